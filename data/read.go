@@ -1,0 +1,443 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ReadOptions says how to read a delimited text file. The zero value reads
+// a header-less comma- or tab-separated file whose columns are the ID
+// column (if the schema has one) followed by the attributes in schema
+// order.
+type ReadOptions struct {
+	// Name names the input in error messages; ReadCSV defaults it to
+	// "input" and ReadFile to the path.
+	Name string
+	// Comma is the field separator; 0 picks a tab if the first line
+	// (after skipped lines) contains one, and a comma otherwise.
+	Comma rune
+	// Header says the first line names the columns. Columns are then
+	// matched by name in any order; a column that is neither an attribute
+	// nor the ID column is an error unless listed in IgnoreColumns.
+	Header bool
+	// IgnoreColumns names header columns to skip (needs Header).
+	IgnoreColumns []string
+	// Rename maps header names to schema names, for files whose header
+	// spells columns differently (needs Header).
+	Rename map[string]string
+	// MissingTokens are the cell values that mean "missing"; a row with a
+	// missing cell is dropped and counted, as the papers do. Nil means
+	// {"?", ""}; an empty non-nil slice means no value is missing.
+	MissingTokens []string
+	// SkipLinePrefixes drops records whose first field starts with one of
+	// these prefixes (e.g. "|" for the comment line of UCI adult.test).
+	SkipLinePrefixes []string
+	// KeepSpace keeps the white space around fields. By default fields are
+	// trimmed, which reads UCI files separated by ", ".
+	KeepSpace bool
+	// StripSuffix is removed from a categorical or binary value that is
+	// not itself a category (e.g. "." for the labels of adult.test).
+	StripSuffix string
+	// OtherCategory maps a categorical attribute to one of its categories
+	// that values outside its declared list are read as, instead of being
+	// an error (e.g. country codes missing from a fixed code list).
+	OtherCategory map[string]string
+}
+
+// ReadStats counts what reading did.
+type ReadStats struct {
+	// Rows is the number of rows kept.
+	Rows int
+	// DroppedMissing is the number of rows dropped for a missing value.
+	DroppedMissing int
+	// Clamped is the number of numeric cells outside their declared
+	// bounds. They are kept as read; the Encoder clamps them.
+	Clamped int
+	// Ignored is the number of file columns skipped (IgnoreColumns).
+	Ignored int
+	// SkippedLines is the number of records dropped by SkipLinePrefixes.
+	SkippedLines int
+	// MappedToOther is the number of cells read as an OtherCategory.
+	MappedToOther int
+}
+
+var defaultMissing = []string{"?", ""}
+
+// ReadFile reads a delimited file (gzip-compressed or not: detected from
+// its first bytes) into a table; see ReadCSV.
+func ReadFile(path string, s Schema, o ReadOptions) (*Table, ReadStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ReadStats{}, fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	if o.Name == "" {
+		o.Name = path
+	}
+	return ReadCSV(f, s, o)
+}
+
+// ReadCSV reads delimited text (transparently gunzipped if it starts with
+// the gzip magic bytes) into a table with schema s. Numeric cells must
+// parse as finite numbers; categorical and binary cells must be one of
+// their attribute's categories. Rows with a missing value are dropped.
+func ReadCSV(r io.Reader, s Schema, o ReadOptions) (*Table, ReadStats, error) {
+	name := o.Name
+	if name == "" {
+		name = "input"
+	}
+	if err := s.Validate(); err != nil {
+		return nil, ReadStats{}, err
+	}
+	if err := o.validate(s); err != nil {
+		return nil, ReadStats{}, err
+	}
+	br, err := maybeGunzip(r, name)
+	if err != nil {
+		return nil, ReadStats{}, err
+	}
+	rd := &reader{name: name, schema: s, opts: o}
+	if err := rd.init(br); err != nil {
+		return nil, ReadStats{}, err
+	}
+	return rd.read()
+}
+
+func (o ReadOptions) validate(s Schema) error {
+	if o.Comma != 0 && (o.Comma == '\r' || o.Comma == '\n' || o.Comma == '"' || !utf8.ValidRune(o.Comma) || o.Comma == utf8.RuneError) {
+		return fmt.Errorf("data: invalid separator %q", o.Comma)
+	}
+	if !o.Header && (len(o.IgnoreColumns) > 0 || len(o.Rename) > 0) {
+		return errors.New("data: IgnoreColumns and Rename need a header (ReadOptions.Header)")
+	}
+	for attr, other := range o.OtherCategory {
+		a, err := s.Attribute(attr)
+		if err != nil {
+			return fmt.Errorf("data: OtherCategory: %w", err)
+		}
+		if a.Kind == Numeric {
+			return fmt.Errorf("data: OtherCategory: attribute %q is numeric", attr)
+		}
+		if _, err := a.CategoryIndex(other); err != nil {
+			return fmt.Errorf("data: OtherCategory: %w", err)
+		}
+	}
+	return nil
+}
+
+var gzipMagic = []byte{0x1f, 0x8b}
+
+func maybeGunzip(r io.Reader, name string) (*bufio.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(2)
+	if !bytes.Equal(head, gzipMagic) {
+		return br, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("data: gunzip %q: %w", name, err)
+	}
+	return bufio.NewReaderSize(zr, 1<<16), nil
+}
+
+// reader holds the state of one ReadCSV call.
+type reader struct {
+	name    string
+	schema  Schema
+	opts    ReadOptions
+	csv     *csv.Reader
+	missing map[string]bool
+	// cols[j] is the file column of attribute j; idCol that of the ID
+	// column or -1; width the number of fields per record.
+	cols         []int
+	idCol, width int
+	cats         []map[string]int
+	other        []int
+	stats        ReadStats
+	block        []float64
+}
+
+func (rd *reader) init(br *bufio.Reader) error {
+	comma := rd.opts.Comma
+	if comma == 0 {
+		comma = detectComma(br, rd.opts.SkipLinePrefixes)
+	}
+	rd.csv = csv.NewReader(br)
+	rd.csv.Comma = comma
+	rd.csv.FieldsPerRecord = -1 // ragged rows are reported by read with counts
+	rd.csv.ReuseRecord = true
+	rd.missing = toSet(rd.opts.MissingTokens)
+	if rd.opts.MissingTokens == nil {
+		rd.missing = toSet(defaultMissing)
+	}
+	rd.cats = make([]map[string]int, len(rd.schema.Attributes))
+	rd.other = make([]int, len(rd.schema.Attributes))
+	for j, a := range rd.schema.Attributes {
+		rd.other[j] = -1
+		if a.Kind == Numeric {
+			continue
+		}
+		rd.cats[j] = make(map[string]int, len(a.Categories))
+		for i, c := range a.Categories {
+			rd.cats[j][c] = i
+		}
+		if other, ok := rd.opts.OtherCategory[a.Name]; ok {
+			rd.other[j] = rd.cats[j][other]
+		}
+	}
+	if rd.opts.Header {
+		return rd.mapHeader()
+	}
+	rd.idCol = -1
+	offset := 0
+	if rd.schema.ID != "" {
+		rd.idCol, offset = 0, 1
+	}
+	rd.cols = make([]int, len(rd.schema.Attributes))
+	for j := range rd.cols {
+		rd.cols[j] = j + offset
+	}
+	rd.width = len(rd.cols) + offset
+	return nil
+}
+
+// detectComma looks at the first line that is not skipped.
+func detectComma(br *bufio.Reader, skip []string) rune {
+	buf, _ := br.Peek(br.Size())
+	for len(buf) > 0 {
+		line := buf
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			line, buf = buf[:i], buf[i+1:]
+		} else {
+			buf = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 || hasAnyPrefix(string(line), skip) {
+			continue
+		}
+		if bytes.IndexByte(line, '\t') >= 0 {
+			return '\t'
+		}
+		return ','
+	}
+	return ','
+}
+
+func (rd *reader) mapHeader() error {
+	header, line, err := rd.next()
+	if err == io.EOF {
+		return fmt.Errorf("data: no rows in %q", rd.name)
+	}
+	if err != nil {
+		return err
+	}
+	pos := make(map[string]int, len(header))
+	for i, h := range header {
+		h = rd.trim(h)
+		if to, ok := rd.opts.Rename[h]; ok {
+			h = to
+		}
+		if _, dup := pos[h]; dup {
+			return fmt.Errorf("data: %q line %d: header names column %q twice", rd.name, line, h)
+		}
+		pos[h] = i
+	}
+	used := make(map[int]bool, len(header))
+	find := func(col string) (int, error) {
+		i, ok := pos[col]
+		if !ok {
+			return 0, fmt.Errorf("data: %q line %d: header lacks column %q of the schema", rd.name, line, col)
+		}
+		used[i] = true
+		return i, nil
+	}
+	rd.cols = make([]int, len(rd.schema.Attributes))
+	for j, a := range rd.schema.Attributes {
+		if rd.cols[j], err = find(a.Name); err != nil {
+			return err
+		}
+	}
+	rd.idCol = -1
+	if rd.schema.ID != "" {
+		if rd.idCol, err = find(rd.schema.ID); err != nil {
+			return err
+		}
+	}
+	ignore := toSet(rd.opts.IgnoreColumns)
+	for _, col := range rd.opts.IgnoreColumns {
+		if i, ok := pos[col]; !ok || used[i] {
+			return fmt.Errorf("data: %q: ignored column %q is not an extra column of the header", rd.name, col)
+		}
+	}
+	for h, i := range pos {
+		if !used[i] && !ignore[h] {
+			return fmt.Errorf("data: %q line %d: column %q is not in the schema (list it in IgnoreColumns to skip it)", rd.name, line, h)
+		}
+	}
+	rd.stats.Ignored = len(rd.opts.IgnoreColumns)
+	rd.width = len(header)
+	return nil
+}
+
+// next returns the next record that is not skipped, and its line number.
+func (rd *reader) next() ([]string, int, error) {
+	for {
+		rec, err := rd.csv.Read()
+		if err == io.EOF {
+			return nil, 0, err
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("data: %q: %w", rd.name, err)
+		}
+		line, _ := rd.csv.FieldPos(0)
+		if hasAnyPrefix(rec[0], rd.opts.SkipLinePrefixes) {
+			rd.stats.SkippedLines++
+			continue
+		}
+		return rec, line, nil
+	}
+}
+
+func (rd *reader) read() (*Table, ReadStats, error) {
+	t := &Table{Schema: rd.schema.clone()}
+	seen := 0
+	for {
+		rec, line, err := rd.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, rd.stats, err
+		}
+		seen++
+		if len(rec) != rd.width {
+			return nil, rd.stats, fmt.Errorf("data: %q line %d has %d fields, want %d", rd.name, line, len(rec), rd.width)
+		}
+		if rd.hasMissing(rec) {
+			rd.stats.DroppedMissing++
+			continue
+		}
+		row, err := rd.parse(rec, line)
+		if err != nil {
+			return nil, rd.stats, err
+		}
+		t.Rows = append(t.Rows, row)
+		if rd.idCol >= 0 {
+			t.IDs = append(t.IDs, rd.trim(rec[rd.idCol]))
+		}
+	}
+	if seen == 0 {
+		return nil, rd.stats, fmt.Errorf("data: no rows in %q", rd.name)
+	}
+	if len(t.Rows) == 0 {
+		return nil, rd.stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, rd.name)
+	}
+	rd.stats.Rows = len(t.Rows)
+	return t, rd.stats, nil
+}
+
+func (rd *reader) hasMissing(rec []string) bool {
+	if len(rd.missing) == 0 {
+		return false
+	}
+	if rd.idCol >= 0 && rd.missing[rd.trim(rec[rd.idCol])] {
+		return true
+	}
+	for _, c := range rd.cols {
+		if rd.missing[rd.trim(rec[c])] {
+			return true
+		}
+	}
+	return false
+}
+
+func (rd *reader) parse(rec []string, line int) ([]float64, error) {
+	row := rd.newRow()
+	for j, a := range rd.schema.Attributes {
+		field := rd.trim(rec[rd.cols[j]])
+		if a.Kind == Numeric {
+			v, err := strconv.ParseFloat(field, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("data: %q line %d: column %q: %q is not a finite number", rd.name, line, a.Name, field)
+			}
+			if v < a.Min || v > a.Max {
+				rd.stats.Clamped++
+			}
+			row[j] = v
+			continue
+		}
+		k, err := rd.category(j, field)
+		if err != nil {
+			return nil, fmt.Errorf("data: %q line %d: %w", rd.name, line, err)
+		}
+		row[j] = float64(k)
+	}
+	return row, nil
+}
+
+func (rd *reader) category(j int, field string) (int, error) {
+	if k, ok := rd.cats[j][field]; ok {
+		return k, nil
+	}
+	if suf := rd.opts.StripSuffix; suf != "" && strings.HasSuffix(field, suf) {
+		if k, ok := rd.cats[j][strings.TrimSuffix(field, suf)]; ok {
+			return k, nil
+		}
+	}
+	if rd.other[j] >= 0 {
+		rd.stats.MappedToOther++
+		return rd.other[j], nil
+	}
+	a := rd.schema.Attributes[j]
+	return 0, fmt.Errorf("unknown category %q in column %q (declared: %s)", field, a.Name, listBrief(a.Categories))
+}
+
+// listBrief joins a list for an error message, eliding long ones.
+func listBrief(xs []string) string {
+	const most = 12
+	if len(xs) <= most {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%s, ... (%d in all)", strings.Join(xs[:most], ", "), len(xs))
+}
+
+// newRow hands out row slices cut from larger blocks, so that a big file
+// costs a few allocations rather than one per row.
+func (rd *reader) newRow() []float64 {
+	w := len(rd.schema.Attributes)
+	if len(rd.block) < w {
+		rd.block = make([]float64, w*1024)
+	}
+	row := rd.block[:w:w]
+	rd.block = rd.block[w:]
+	return row
+}
+
+func (rd *reader) trim(s string) string {
+	if rd.opts.KeepSpace {
+		return s
+	}
+	return strings.TrimSpace(s)
+}
+
+func toSet(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	return slices.ContainsFunc(prefixes, func(p string) bool { return p != "" && strings.HasPrefix(s, p) })
+}

@@ -1,0 +1,230 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const personCSV = `pid,age,sex,x,color,w
+p1,30,Male,1,red,0.5
+p2,45,Female,0,blue,-0.25
+p3,?,Female,0,blue,0
+p4,101,Male,0,green,1
+`
+
+func TestReadCSVHeader(t *testing.T) {
+	s := personSchema(t)
+	tab, st, err := ReadCSV(strings.NewReader(personCSV), s, ReadOptions{Header: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ReadStats{Rows: 3, DroppedMissing: 1, Clamped: 1}
+	if st != want {
+		t.Fatalf("stats %+v, want %+v", st, want)
+	}
+	wantRows := [][]float64{{30, 1, 1, 0, 0.5}, {45, 0, 0, 2, -0.25}, {101, 1, 0, 1, 1}}
+	exp := &Table{Schema: s, Rows: wantRows, IDs: []string{"p1", "p2", "p4"}}
+	if !tab.Equal(exp) {
+		t.Fatalf("read %+v", tab)
+	}
+}
+
+func TestReadCSVHeaderOrderFreeAndIgnore(t *testing.T) {
+	s := personSchema(t)
+	in := "w\textra\tcolor\tx\tsex\tage\tpid\n0.5\tjunk\tred\t1\tMale\t30\tp1\n"
+	tab, st, err := ReadCSV(strings.NewReader(in), s, ReadOptions{Header: true, IgnoreColumns: []string{"extra"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Ignored != 1 || tab.Len() != 1 || tab.IDs[0] != "p1" {
+		t.Fatalf("stats %+v table %+v", st, tab)
+	}
+	if got := tab.Rows[0]; got[0] != 30 || got[1] != 1 || got[4] != 0.5 {
+		t.Fatalf("row %v", got)
+	}
+	_, _, err = ReadCSV(strings.NewReader(in), s, ReadOptions{Header: true})
+	if err == nil || !strings.Contains(err.Error(), `"extra"`) {
+		t.Fatalf("unlisted extra column: error %v", err)
+	}
+}
+
+func TestReadCSVRename(t *testing.T) {
+	s, _ := ParseSchema([]byte(`{"attributes":[{"name":"bed","kind":"binary"},{"name":"eating","kind":"binary"}]}`))
+	in := "eating,getting in/out of bed\n1,0\n0,0\n"
+	tab, _, err := ReadCSV(strings.NewReader(in), s, ReadOptions{Header: true, Rename: map[string]string{"getting in/out of bed": "bed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := tab.Column("eating"); c[0] != 1 || c[1] != 0 {
+		t.Fatalf("eating column %v", c)
+	}
+}
+
+// adultLike mimics UCI adult.test: a comment line, ", " separators,
+// trailing dots on labels, a blank last line and "?" for missing.
+const adultLike = `|1x3 Cross validator
+25, Private, <=50K.
+38, ?, >50K.
+44, Self-emp, >50K.
+
+`
+
+func adultLikeSchema() Schema {
+	return Schema{Attributes: []Attribute{
+		{Name: "age", Kind: Numeric, Min: 17, Max: 90, Integer: true},
+		{Name: "workclass", Kind: Categorical, Categories: []string{"Private", "Self-emp"}},
+		{Name: "income", Kind: Binary, Categories: []string{"<=50K", ">50K"}},
+	}}
+}
+
+func TestReadCSVUCIQuirks(t *testing.T) {
+	opts := ReadOptions{SkipLinePrefixes: []string{"|"}, StripSuffix: "."}
+	tab, st, err := ReadCSV(strings.NewReader(adultLike), adultLikeSchema(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (ReadStats{Rows: 2, DroppedMissing: 1, SkippedLines: 1}) {
+		t.Fatalf("stats %+v", st)
+	}
+	if tab.Rows[0][2] != 0 || tab.Rows[1][2] != 1 || tab.Rows[1][1] != 1 {
+		t.Fatalf("rows %v", tab.Rows)
+	}
+	// Without StripSuffix the dotted labels are unknown categories.
+	_, _, err = ReadCSV(strings.NewReader(adultLike), adultLikeSchema(), ReadOptions{SkipLinePrefixes: []string{"|"}})
+	for _, want := range []string{`"<=50K."`, `"income"`, "line 2"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v does not mention %s", err, want)
+		}
+	}
+}
+
+func TestReadCSVGzipAndFile(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(personCSV))
+	zw.Close()
+	s := personSchema(t)
+	tab, _, err := ReadCSV(bytes.NewReader(buf.Bytes()), s, ReadOptions{Header: true})
+	if err != nil || tab.Len() != 3 {
+		t.Fatalf("gzip: %v, %v", tab, err)
+	}
+	path := filepath.Join(t.TempDir(), "p.csv.gz")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	fromFile, _, err := ReadFile(path, s, ReadOptions{Header: true})
+	if err != nil || !fromFile.Equal(tab) {
+		t.Fatalf("ReadFile: %v", err)
+	}
+	if _, _, err := ReadFile(filepath.Join(t.TempDir(), "none.csv"), s, ReadOptions{}); err == nil {
+		t.Fatal("missing file accepted")
+	}
+}
+
+func TestReadCSVMissingTokens(t *testing.T) {
+	s := adultLikeSchema()
+	in := "30,NA,<=50K\n40,Private,>50K\n"
+	s.Attributes[1].Categories = []string{"Private", "NA"}
+	tab, st, err := ReadCSV(strings.NewReader(in), s, ReadOptions{})
+	if err != nil || tab.Len() != 2 || st.DroppedMissing != 0 {
+		t.Fatalf("default tokens: %v %+v", err, st)
+	}
+	_, st, err = ReadCSV(strings.NewReader(in), s, ReadOptions{MissingTokens: []string{"NA"}})
+	if err != nil || st.DroppedMissing != 1 {
+		t.Fatalf("NA token: %v %+v", err, st)
+	}
+	_, _, err = ReadCSV(strings.NewReader("30,,<=50K\n"), s, ReadOptions{MissingTokens: []string{}})
+	if err == nil || !strings.Contains(err.Error(), `unknown category ""`) {
+		t.Fatalf("no missing tokens: empty cell error %v", err)
+	}
+}
+
+func TestReadCSVOtherCategory(t *testing.T) {
+	s := adultLikeSchema()
+	s.Attributes[1].Categories = []string{"Private", "other"}
+	opts := ReadOptions{OtherCategory: map[string]string{"workclass": "other"}}
+	tab, st, err := ReadCSV(strings.NewReader("30,Never-worked,<=50K\n31,Private,<=50K\n"), s, opts)
+	if err != nil || st.MappedToOther != 1 || tab.Rows[0][1] != 1 || tab.Rows[1][1] != 0 {
+		t.Fatalf("%v %+v %v", err, st, tab)
+	}
+	bad := ReadOptions{OtherCategory: map[string]string{"workclass": "nope"}}
+	if _, _, err := ReadCSV(strings.NewReader("30,Private,<=50K\n"), s, bad); err == nil {
+		t.Fatal("undeclared other category accepted")
+	}
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	s := adultLikeSchema()
+	cases := []struct {
+		in   string
+		opts ReadOptions
+		want []string
+	}{
+		{"", ReadOptions{}, []string{`no rows in "input"`}},
+		{"\n\n", ReadOptions{}, []string{`no rows in "input"`}},
+		{"|only a comment\n", ReadOptions{SkipLinePrefixes: []string{"|"}}, []string{"no rows"}},
+		{"30,?,<=50K\n", ReadOptions{}, []string{"all 1 rows", "missing"}},
+		{"30,Private,<=50K\n31,Private\n", ReadOptions{}, []string{"line 2", "2 fields", "want 3"}},
+		{"30,Private,<=50K\n3x,Private,<=50K\n", ReadOptions{}, []string{"line 2", `"age"`, `"3x"`}},
+		{"NaN,Private,<=50K\n", ReadOptions{}, []string{`"NaN"`, "finite"}},
+		{"30,Retired,<=50K\n", ReadOptions{}, []string{"line 1", `"Retired"`, `"workclass"`}},
+		{"age,income\n30,<=50K\n", ReadOptions{Header: true}, []string{`header lacks column "workclass"`}},
+		{"age,age,workclass,income\n", ReadOptions{Header: true}, []string{`"age" twice`}},
+		{"30,Private,<=50K\n", ReadOptions{IgnoreColumns: []string{"x"}}, []string{"need a header"}},
+		{"age,workclass,income\n", ReadOptions{Header: true, IgnoreColumns: []string{"x"}}, []string{`ignored column "x"`}},
+		{"30,\"Priv\"ate,<=50K\n", ReadOptions{}, []string{`"input"`}},
+	}
+	for _, c := range cases {
+		_, _, err := ReadCSV(strings.NewReader(c.in), s, c.opts)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("ReadCSV(%q): error %v, want it to mention %s", c.in, err, w)
+			}
+		}
+	}
+}
+
+func TestReadCSVCommaDetection(t *testing.T) {
+	s := adultLikeSchema()
+	s.Attributes[1].Categories = []string{"Private", "a,b"}
+	// Tab-separated, so the comma inside a category is data.
+	tab, _, err := ReadCSV(strings.NewReader("30\ta,b\t>50K\n"), s, ReadOptions{})
+	if err != nil || tab.Rows[0][1] != 1 {
+		t.Fatalf("tab detection: %v %v", err, tab)
+	}
+	if _, _, err := ReadCSV(strings.NewReader("30;Private;>50K\n"), s, ReadOptions{Comma: ';'}); err != nil {
+		t.Fatalf("explicit separator: %v", err)
+	}
+}
+
+func TestWriteCSVRoundTrip(t *testing.T) {
+	s := personSchema(t)
+	tab, _, err := ReadCSV(strings.NewReader(personCSV), s, ReadOptions{Header: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, tab); err != nil {
+		t.Fatal(err)
+	}
+	want := "pid,age,sex,x,color,w\np1,30,Male,1,red,0.5\np2,45,Female,0,blue,-0.25\np4,101,Male,0,green,1\n"
+	if buf.String() != want {
+		t.Fatalf("wrote\n%s\nwant\n%s", buf.String(), want)
+	}
+	for _, header := range []bool{true, false} {
+		in := buf.String()
+		if !header {
+			in = in[strings.IndexByte(in, '\n')+1:]
+		}
+		back, _, err := ReadCSV(strings.NewReader(in), s, ReadOptions{Header: header})
+		if err != nil || !back.Equal(tab) {
+			t.Fatalf("header=%v: read back %v, %v", header, back, err)
+		}
+	}
+	tab.Rows[0][1] = 7 // not a category index
+	if err := WriteCSV(&buf, tab); err == nil {
+		t.Fatal("invalid table written")
+	}
+}

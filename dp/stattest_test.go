@@ -1,0 +1,58 @@
+package dp
+
+import (
+	"math"
+	"sort"
+	"testing"
+)
+
+// ksStatistic returns √n·D for the one-sample Kolmogorov–Smirnov test of
+// sample against cdf.
+func ksStatistic(sample []float64, cdf func(float64) float64) float64 {
+	s := append([]float64(nil), sample...)
+	sort.Float64s(s)
+	n := float64(len(s))
+	d := 0.0
+	for i, x := range s {
+		f := cdf(x)
+		d = math.Max(d, math.Max(f-float64(i)/n, float64(i+1)/n-f))
+	}
+	return d * math.Sqrt(n)
+}
+
+// ksCritical is the asymptotic Kolmogorov critical value for √n·D at a
+// false-rejection probability of 1e-4 (P(K > 2.226) ≈ 1e-4).
+const ksCritical = 2.226
+
+func laplaceCDF(b float64) func(float64) float64 {
+	return func(x float64) float64 {
+		if x < 0 {
+			return 0.5 * math.Exp(x/b)
+		}
+		return 1 - 0.5*math.Exp(-x/b)
+	}
+}
+
+func normalCDF(sigma float64) func(float64) float64 {
+	return func(x float64) float64 { return 0.5 * math.Erfc(-x/(sigma*math.Sqrt2)) }
+}
+
+func assertKS(t *testing.T, name string, sample []float64, cdf func(float64) float64) {
+	t.Helper()
+	if k := ksStatistic(sample, cdf); k > ksCritical {
+		t.Errorf("%s: KS statistic √n·D = %.3f exceeds %.3f (false-rejection probability 1e-4)", name, k, ksCritical)
+	}
+}
+
+func meanVar(v []float64) (float64, float64) {
+	m := 0.0
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	s := 0.0
+	for _, x := range v {
+		s += (x - m) * (x - m)
+	}
+	return m, s / float64(len(v)-1)
+}

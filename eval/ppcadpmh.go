@@ -1,0 +1,250 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/protocol/ppcadpmh"
+	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/randx"
+)
+
+// PPCAOptions configure the PPCA-DP-MH experiments (paper §5).
+type PPCAOptions struct {
+	Figure int // 2, 3 or 4
+	Reps   int // default 5, as in the paper
+	Source *randx.Source
+	// Progress, if set, is called after every measured point.
+	Progress func(done, total int)
+	// Overrides of the paper's grids (nil: the paper's).
+	Epsilons []float64
+	Ks       []int
+	Parties  []int
+	Tasks    []Task
+}
+
+type ppcaPoint struct {
+	task        Task
+	calibration ppca.Calibration
+	noise       ppcadpmh.NoiseMode
+	eps         float64
+	k           int
+	parties     int
+}
+
+// contributionRate is the paper's c per dataset (§5).
+func contributionRate(dataset string) float64 {
+	if dataset == "adult" {
+		return 0.9
+	}
+	return 0.85
+}
+
+// PPCAFigure runs one figure's experiment and returns its rows.
+func PPCAFigure(ctx context.Context, o PPCAOptions) ([]Row, error) {
+	if o.Reps == 0 {
+		o.Reps = 5
+	}
+	if o.Reps < 1 {
+		return nil, fmt.Errorf("eval: reps = %d, need at least 1", o.Reps)
+	}
+	if o.Source == nil {
+		o.Source = randx.NewSecure()
+	}
+	points, tasks, err := ppcaGrid(o)
+	if err != nil {
+		return nil, err
+	}
+	total := len(points) + len(tasks)
+	done := 0
+	step := func() {
+		done++
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
+	var rows []Row
+	for _, t := range tasks {
+		r, err := noPrivacyRow(t, o, fmt.Sprintf("ppca-dp-mh-fig%d", o.Figure))
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+		step()
+	}
+	for _, pt := range points {
+		r, err := ppcaPointRows(ctx, pt, o)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+		step()
+	}
+	return rows, nil
+}
+
+func ppcaGrid(o PPCAOptions) ([]ppcaPoint, []Task, error) {
+	cals := []ppca.Calibration{ppca.Paper, ppca.Sound}
+	var pts []ppcaPoint
+	pick := func(def []Task) []Task {
+		if o.Tasks != nil {
+			return o.Tasks
+		}
+		return def
+	}
+	switch o.Figure {
+	case 2:
+		tasks := pick([]Task{NLTCSOutside, AdultSalary})
+		for _, t := range tasks {
+			ks := o.Ks
+			if ks == nil {
+				ks = []int{1, 2, 4, 6, 8, 10, 12, 14, 16}
+				if t.Dataset == "adult" {
+					ks = []int{5, 10, 15, 20, 25, 30, 35}
+				}
+			}
+			for _, c := range cals {
+				for _, k := range ks {
+					pts = append(pts, ppcaPoint{task: t, calibration: c, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.1), k: k, parties: firstInt(o.Parties, 3)})
+				}
+			}
+		}
+		return pts, tasks, nil
+	case 3:
+		tasks := pick([]Task{NLTCSMoney, NLTCSOutside, AdultEducation, AdultSalary})
+		eps := o.Epsilons
+		if eps == nil {
+			eps = []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1.6}
+		}
+		for _, t := range tasks {
+			for _, c := range cals {
+				for _, e := range eps {
+					pts = append(pts, ppcaPoint{task: t, calibration: c, noise: ppcadpmh.Local, eps: e, parties: firstInt(o.Parties, 3)})
+				}
+			}
+		}
+		return pts, tasks, nil
+	case 4:
+		tasks := pick([]Task{AdultEducation, AdultSalary})
+		parties := o.Parties
+		if parties == nil {
+			parties = []int{2, 4, 6, 8, 10}
+		}
+		for _, t := range tasks {
+			for _, m := range parties {
+				pts = append(pts,
+					ppcaPoint{task: t, calibration: ppca.Paper, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.2), parties: m},
+					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.2), parties: m},
+					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.SecureAggregate, eps: first(o.Epsilons, 0.2), parties: m})
+			}
+		}
+		return pts, tasks, nil
+	}
+	return nil, nil, fmt.Errorf("eval: ppca-dp-mh has figures 2, 3 and 4, not %d", o.Figure)
+}
+
+func first(v []float64, def float64) float64 {
+	if len(v) > 0 {
+		return v[0]
+	}
+	return def
+}
+
+func firstInt(v []int, def int) int {
+	if len(v) > 0 {
+		return v[0]
+	}
+	return def
+}
+
+// split80 is the papers' 80/20 split of a dataset for one repetition.
+func split80(t Task, src *randx.Source) (train, test *data.Table, err error) {
+	tab, err := datasets.Load(t.Dataset)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data.TrainTestSplit(tab, 0.8, src)
+}
+
+func noPrivacyRow(t Task, o PPCAOptions, experiment string) (Row, error) {
+	var accs []float64
+	for rep := 0; rep < o.Reps; rep++ {
+		src := o.Source.Child()
+		train, test, err := split80(t, src)
+		if err != nil {
+			return Row{}, err
+		}
+		acc, err := SVMAccuracy(t, train, test, src)
+		if err != nil {
+			return Row{}, err
+		}
+		accs = append(accs, acc)
+	}
+	m, s := meanStd(accs)
+	return Row{Experiment: experiment, Dataset: t.Dataset, Task: t.Name, Method: "no-privacy",
+		Reps: o.Reps, Metric: "accuracy", Mean: m, Std: s}, nil
+}
+
+func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, error) {
+	var accs []float64
+	var cum [][]float64
+	for rep := 0; rep < o.Reps; rep++ {
+		src := o.Source.Child()
+		train, test, err := split80(pt.task, src)
+		if err != nil {
+			return nil, err
+		}
+		owners, err := data.SplitHorizontal(train, pt.parties, nil, src)
+		if err != nil {
+			return nil, err
+		}
+		res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Epsilon: pt.eps,
+			Calibration: pt.calibration, Mechanism: ppca.Laplace, Noise: pt.noise,
+			Contribution: contributionRate(pt.task.Dataset), K: pt.k, Source: src})
+		if err != nil {
+			return nil, fmt.Errorf("eval: %s ε=%v k=%d m=%d %s: %w", pt.task.Name, pt.eps, pt.k, pt.parties, pt.calibration, err)
+		}
+		acc, err := SVMAccuracy(pt.task, res.Synthetic, test, src)
+		if err != nil {
+			return nil, err
+		}
+		accs = append(accs, acc)
+		cum = append(cum, cumulative(res.Model.Eigenvalues))
+	}
+	base := Row{Experiment: fmt.Sprintf("ppca-dp-mh-fig%d", o.Figure), Dataset: pt.task.Dataset, Task: pt.task.Name,
+		Method: "ppca-dp-mh", Calibration: string(pt.calibration), Noise: string(pt.noise),
+		Epsilon: pt.eps, Parties: pt.parties, K: pt.k, Reps: o.Reps}
+	acc := base
+	acc.Metric = "accuracy"
+	acc.Mean, acc.Std = meanStd(accs)
+	rows := []Row{acc}
+	if o.Figure == 2 && pt.k > 0 {
+		c := base
+		c.Metric = "cumulative_contribution"
+		var at []float64
+		for _, v := range cum {
+			at = append(at, v[min(pt.k, len(v))-1])
+		}
+		c.Mean, c.Std = meanStd(at)
+		rows = append(rows, c)
+	}
+	return rows, nil
+}
+
+// cumulative returns the cumulative contribution rates Σ_{i≤k}λ_i/Σλ_i.
+func cumulative(vals []float64) []float64 {
+	total := 0.0
+	for _, v := range vals {
+		total += v
+	}
+	out := make([]float64, len(vals))
+	acc := 0.0
+	for i, v := range vals {
+		acc += v
+		out[i] = acc / total
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/privacy"
+)
+
+// run executes the CLI and returns exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const schemaJSON = `{"attributes": [
+ {"name": "age", "kind": "numeric", "min": 0, "max": 100},
+ {"name": "smoker", "kind": "binary", "categories": ["no", "yes"]},
+ {"name": "region", "kind": "categorical", "categories": ["north", "south", "east"]}]}`
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func csvRows(n int) string {
+	var b strings.Builder
+	b.WriteString("age,smoker,region\n")
+	regions := []string{"north", "south", "east"}
+	for i := 0; i < n; i++ {
+		smoker := "no"
+		if i%3 == 0 {
+			smoker = "yes"
+		}
+		b.WriteString(strings.Join([]string{itoa(20 + i%50), smoker, regions[i%3]}, ",") + "\n")
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestPublishPPCABadInputWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeFile(t, dir, "s.json", schemaJSON)
+	good := writeFile(t, dir, "good.csv", csvRows(40))
+	empty := writeFile(t, dir, "empty.csv", "")
+	ragged := writeFile(t, dir, "ragged.csv", "age,smoker,region\n30,no,north\n31,yes\n")
+	unknownCol := writeFile(t, dir, "unknown.csv", "age,smoker,place\n30,no,north\n31,yes,south\n")
+	tiny := writeFile(t, dir, "tiny.csv", csvRows(1))
+	out := filepath.Join(dir, "out.csv")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"epsilon zero", []string{"--input", good, "--schema", schema, "--epsilon", "0"}, "--epsilon must be positive"},
+		{"epsilon negative", []string{"--input", good, "--schema", schema, "--epsilon", "-1"}, "--epsilon must be positive"},
+		{"delta one", []string{"--input", good, "--schema", schema, "--delta", "1"}, "--delta must be in [0, 1)"},
+		{"empty file", []string{"--input", empty, "--schema", schema}, "no rows"},
+		{"ragged", []string{"--input", ragged, "--schema", schema}, "line 3"},
+		{"unknown column", []string{"--input", unknownCol, "--schema", schema}, "region"},
+		{"k above p", []string{"--input", good, "--schema", schema, "--k", "6"}, "k = 6 outside [1, 5]"},
+		{"one row per owner", []string{"--input", good, "--input", tiny, "--schema", schema}, "at least 2"},
+		{"unknown calibration", []string{"--input", good, "--schema", schema, "--calibration", "loose"}, `"loose"`},
+		{"no data", []string{}, "no data"},
+		{"unknown dataset", []string{"--dataset", "nope"}, `"nope"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"publish", "ppca-dp-mh", "--out", out}, c.args...)
+			code, _, stderr := run(t, args...)
+			if code == 0 {
+				t.Fatal("exit code 0 for bad input")
+			}
+			if !strings.Contains(stderr, c.want) {
+				t.Fatalf("stderr %q does not mention %q", stderr, c.want)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
+				t.Fatalf("error is %d lines, want one: %q", n+1, stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("output written despite the error")
+			}
+			if _, err := os.Stat(out + ".privacy.json"); !os.IsNotExist(err) {
+				t.Fatalf("report written despite the error")
+			}
+		})
+	}
+}
+
+func TestPublishPPCAOnCSVWritesTableAndReport(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeFile(t, dir, "s.json", schemaJSON)
+	a := writeFile(t, dir, "a.csv", csvRows(60))
+	b := writeFile(t, dir, "b.csv", csvRows(50))
+	out := filepath.Join(dir, "synth.csv")
+	code, stdout, stderr := run(t, "publish", "ppca-dp-mh", "--input", a, "--input", b, "--schema", schema,
+		"--epsilon", "2", "--seed", "9", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "NO privacy guarantee") {
+		t.Fatalf("--seed did not warn on stderr: %q", stderr)
+	}
+	body, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(body), "\n"); lines != 111 {
+		t.Fatalf("synthetic CSV has %d lines, want header + 110 rows", lines)
+	}
+	var rep privacy.Report
+	js, err := os.ReadFile(out + ".privacy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Parties) != 2 || !rep.WithinBudget() || rep.Overall.Epsilon != 2 {
+		t.Fatalf("report parties=%d within=%v overall=%v", len(rep.Parties), rep.WithinBudget(), rep.Overall)
+	}
+	if !strings.Contains(stdout, "Privacy report") || !strings.Contains(stdout, "total-variation") {
+		t.Fatalf("stdout lacks the report or the utility summary:\n%s", stdout)
+	}
+}
+
+func TestHelpTeaches(t *testing.T) {
+	code, stdout, _ := run(t, "publish", "ppca-dp-mh", "--help")
+	if code != 0 || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "secure-aggregate") {
+		t.Fatalf("help lacks examples or modes (exit %d)", code)
+	}
+	code, stdout, _ = run(t, "datasets")
+	if code != 0 || !strings.Contains(stdout, "adult") || !strings.Contains(stdout, "45222") {
+		t.Fatalf("datasets listing: exit %d\n%s", code, stdout)
+	}
+}

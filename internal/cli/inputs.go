@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
+	"github.com/spf13/pflag"
+)
+
+// sourceFlags choose the randomness.
+type sourceFlags struct {
+	seed uint64
+}
+
+func (s *sourceFlags) register(fs *pflag.FlagSet) {
+	fs.Uint64Var(&s.seed, "seed", 0, "INSECURE: seed the randomness for a reproducible run (tests and experiments only; the output carries no privacy guarantee)")
+}
+
+func (s *sourceFlags) source(fs *pflag.FlagSet, stderr io.Writer) *randx.Source {
+	if fs.Changed("seed") {
+		fmt.Fprintf(stderr, "WARNING: --seed %d makes the noise predictable: this output carries NO privacy guarantee\n", s.seed)
+		return randx.NewSeeded(s.seed)
+	}
+	return randx.NewSecure()
+}
+
+// ownerFlags choose the owners' data: a built-in dataset or CSV files.
+type ownerFlags struct {
+	dataset string
+	inputs  []string
+	schema  string
+	parties int
+}
+
+func (o *ownerFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among --parties owners")
+	fs.StringArrayVar(&o.inputs, "input", nil, "CSV/TSV file (gzip allowed) with a header row; repeat once per owner, or give one file and --parties")
+	fs.StringVar(&o.schema, "schema", "", "schema JSON for --input files (see README: column kinds and public bounds)")
+	fs.IntVar(&o.parties, "parties", 0, "number of owners to split one table into (default 3 for --dataset, 1 per --input file)")
+}
+
+// load returns one table per owner.
+func (o *ownerFlags) load(src *randx.Source) ([]*data.Table, error) {
+	switch {
+	case o.dataset != "" && len(o.inputs) > 0:
+		return nil, usagef("give --dataset or --input, not both")
+	case o.dataset == "" && len(o.inputs) == 0:
+		return nil, usagef("no data: give --dataset NAME or --input FILE")
+	case o.parties < 0:
+		return nil, usagef("--parties must be positive, got %d", o.parties)
+	}
+	if o.dataset != "" {
+		t, err := datasets.Load(o.dataset)
+		if err != nil {
+			return nil, err
+		}
+		return split(t, max(o.parties, 0), 3, src)
+	}
+	if o.schema == "" {
+		return nil, usagef("--input needs --schema FILE (column kinds and public bounds)")
+	}
+	s, err := data.LoadSchema(o.schema)
+	if err != nil {
+		return nil, err
+	}
+	var tables []*data.Table
+	for _, path := range o.inputs {
+		t, _, err := data.ReadFile(path, s, data.ReadOptions{Header: true})
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	if len(tables) > 1 {
+		if o.parties != 0 && o.parties != len(tables) {
+			return nil, usagef("--parties %d does not match the %d --input files", o.parties, len(tables))
+		}
+		return tables, nil
+	}
+	return split(tables[0], o.parties, 1, src)
+}
+
+func split(t *data.Table, parties, def int, src *randx.Source) ([]*data.Table, error) {
+	if parties == 0 {
+		parties = def
+	}
+	if parties == 1 {
+		return []*data.Table{t}, nil
+	}
+	return data.SplitHorizontal(t, parties, nil, src)
+}
+
+func checkBudget(eps, delta float64) error {
+	if !(eps > 0) || math.IsInf(eps, 0) {
+		return usagef("--epsilon must be positive and finite, got %v", eps)
+	}
+	if !(delta >= 0 && delta < 1) {
+		return usagef("--delta must be in [0, 1), got %v", delta)
+	}
+	return nil
+}
+
+// writeOutputs writes the table and its report atomically; if the report
+// cannot be written the table is removed, so nothing is half-published.
+func writeOutputs(out, reportPath string, t *data.Table, r *privacy.Report) error {
+	js, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(out, 0o644, func(w io.Writer) error { return data.WriteCSV(w, t) }); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	if err := fsutil.WriteFileAtomic(reportPath, 0o644, func(w io.Writer) error {
+		_, err := w.Write(js)
+		return err
+	}); err != nil {
+		os.Remove(out)
+		return fmt.Errorf("writing %s: %w", reportPath, err)
+	}
+	return nil
+}
+
+func union(tables []*data.Table) *data.Table {
+	u := &data.Table{Schema: tables[0].Schema}
+	for _, t := range tables {
+		u.Rows = append(u.Rows, t.Rows...)
+	}
+	return u
+}

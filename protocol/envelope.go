@@ -1,0 +1,69 @@
+package protocol
+
+import (
+	"fmt"
+)
+
+// Envelope is one message between two roles.
+type Envelope struct {
+	Session string
+	From    string
+	To      string
+	Seq     uint64 // per (From, To) pair, starting at 1
+	Type    string
+	Payload []byte
+}
+
+// MarshalBinary encodes the envelope.
+func (e *Envelope) MarshalBinary() ([]byte, error) {
+	var w Writer
+	w.String(e.Session)
+	w.String(e.From)
+	w.String(e.To)
+	w.Uint64(e.Seq)
+	w.String(e.Type)
+	w.Bytes(e.Payload)
+	return w.Data(), nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary wrote.
+func (e *Envelope) UnmarshalBinary(b []byte) error {
+	r := NewReader(b)
+	e.Session = r.String()
+	e.From = r.String()
+	e.To = r.String()
+	e.Seq = r.Uint64()
+	e.Type = r.String()
+	e.Payload = r.Bytes()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("protocol: envelope: %w", err)
+	}
+	return nil
+}
+
+// Message is a protocol message body.
+type Message interface {
+	MessageType() string
+	MarshalBinary() ([]byte, error)
+}
+
+// Seal wraps a message in an envelope (Seq is set by whoever sends it).
+func Seal(session, from, to string, m Message) (Envelope, error) {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return Envelope{}, fmt.Errorf("protocol: marshal %s: %w", m.MessageType(), err)
+	}
+	return Envelope{Session: session, From: from, To: to, Type: m.MessageType(), Payload: b}, nil
+}
+
+// Role is one participant of a protocol.
+type Role interface {
+	// ID is the role's unique name in the session (e.g. "owner-2").
+	ID() string
+	// Start returns the role's first messages.
+	Start() ([]Envelope, error)
+	// Handle processes one incoming message and returns the replies.
+	Handle(Envelope) ([]Envelope, error)
+	// Done reports whether the role has finished its part.
+	Done() bool
+}

@@ -1,0 +1,153 @@
+package protocol
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// MaxFieldLen bounds any length prefix a Reader accepts, so a malformed or
+// hostile message cannot make it allocate without limit.
+const MaxFieldLen = 1 << 28
+
+// Writer appends fields in a fixed little-endian, length-prefixed format.
+type Writer struct{ buf []byte }
+
+// Data returns the bytes written.
+func (w *Writer) Data() []byte { return w.buf }
+
+// Uint64 writes v.
+func (w *Writer) Uint64(v uint64) { w.buf = binary.LittleEndian.AppendUint64(w.buf, v) }
+
+// Int writes v as a signed 64-bit integer.
+func (w *Writer) Int(v int) { w.Uint64(uint64(int64(v))) }
+
+// Float64 writes v.
+func (w *Writer) Float64(v float64) { w.Uint64(math.Float64bits(v)) }
+
+// Bytes writes a length-prefixed byte slice.
+func (w *Writer) Bytes(b []byte) {
+	w.buf = slices.Grow(w.buf, len(b)+8)
+	w.Uint64(uint64(len(b)))
+	w.buf = append(w.buf, b...)
+}
+
+// String writes a length-prefixed string.
+func (w *Writer) String(s string) { w.Bytes([]byte(s)) }
+
+// Float64s writes a length-prefixed float slice.
+func (w *Writer) Float64s(v []float64) {
+	w.buf = slices.Grow(w.buf, 8*len(v)+8)
+	w.Uint64(uint64(len(v)))
+	for _, x := range v {
+		w.Float64(x)
+	}
+}
+
+// Uint64s writes a length-prefixed uint64 slice.
+func (w *Writer) Uint64s(v []uint64) {
+	w.buf = slices.Grow(w.buf, 8*len(v)+8)
+	w.Uint64(uint64(len(v)))
+	for _, x := range v {
+		w.Uint64(x)
+	}
+}
+
+// Reader reads what a Writer wrote. The first error sticks; check Finish.
+type Reader struct {
+	buf []byte
+	err error
+}
+
+// NewReader reads from b.
+func NewReader(b []byte) *Reader { return &Reader{buf: b} }
+
+var errShort = errors.New("message truncated")
+
+// Uint64 reads a uint64.
+func (r *Reader) Uint64() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.buf) < 8 {
+		r.err = errShort
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.buf)
+	r.buf = r.buf[8:]
+	return v
+}
+
+// Int reads a signed integer.
+func (r *Reader) Int() int { return int(int64(r.Uint64())) }
+
+// Float64 reads a float64.
+func (r *Reader) Float64() float64 { return math.Float64frombits(r.Uint64()) }
+
+func (r *Reader) length(elem int) int {
+	n := r.Uint64()
+	if r.err != nil {
+		return 0
+	}
+	if n > MaxFieldLen || n*uint64(elem) > uint64(len(r.buf)) {
+		r.err = fmt.Errorf("field length %d exceeds the %d bytes left", n, len(r.buf))
+		return 0
+	}
+	return int(n)
+}
+
+// Bytes reads a length-prefixed byte slice (a copy).
+func (r *Reader) Bytes() []byte {
+	n := r.length(1)
+	if r.err != nil {
+		return nil
+	}
+	b := append([]byte(nil), r.buf[:n]...)
+	r.buf = r.buf[n:]
+	return b
+}
+
+// String reads a length-prefixed string.
+func (r *Reader) String() string { return string(r.Bytes()) }
+
+// Float64s reads a length-prefixed float slice.
+func (r *Reader) Float64s() []float64 {
+	n := r.length(8)
+	if r.err != nil {
+		return nil
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = r.Float64()
+	}
+	return v
+}
+
+// Uint64s reads a length-prefixed uint64 slice.
+func (r *Reader) Uint64s() []uint64 {
+	n := r.length(8)
+	if r.err != nil {
+		return nil
+	}
+	v := make([]uint64, n)
+	for i := range v {
+		v[i] = r.Uint64()
+	}
+	return v
+}
+
+// Err is the first error met, if any.
+func (r *Reader) Err() error { return r.err }
+
+// Finish reports the first error, or trailing bytes.
+func (r *Reader) Finish() error {
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.buf) != 0 {
+		return fmt.Errorf("%d unexpected trailing bytes", len(r.buf))
+	}
+	return nil
+}
