@@ -28,6 +28,7 @@ type PPCAOptions struct {
 
 type ppcaPoint struct {
 	task        Task
+	mechanism   ppca.Mechanism
 	calibration ppca.Calibration
 	noise       ppcadpmh.NoiseMode
 	eps         float64
@@ -125,6 +126,9 @@ func ppcaGrid(o PPCAOptions) ([]ppcaPoint, []Task, error) {
 					pts = append(pts, ppcaPoint{task: t, calibration: c, noise: ppcadpmh.Local, eps: e, parties: firstInt(o.Parties, 3)})
 				}
 			}
+			for _, e := range eps {
+				pts = append(pts, ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: e, parties: firstInt(o.Parties, 3)})
+			}
 		}
 		return pts, tasks, nil
 	case 4:
@@ -138,7 +142,9 @@ func ppcaGrid(o PPCAOptions) ([]ppcaPoint, []Task, error) {
 				pts = append(pts,
 					ppcaPoint{task: t, calibration: ppca.Paper, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.2), parties: m},
 					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.2), parties: m},
-					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.SecureAggregate, eps: first(o.Epsilons, 0.2), parties: m})
+					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.SecureAggregate, eps: first(o.Epsilons, 0.2), parties: m},
+					ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.2), parties: m},
+					ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.SecureAggregate, eps: first(o.Epsilons, 0.2), parties: m})
 			}
 		}
 		return pts, tasks, nil
@@ -191,6 +197,7 @@ func noPrivacyRow(t Task, o PPCAOptions, experiment string) (Row, error) {
 func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, error) {
 	var accs []float64
 	var cum [][]float64
+	delta := 0.0
 	for rep := 0; rep < o.Reps; rep++ {
 		src := o.Source.Child()
 		train, test, err := split80(pt.task, src)
@@ -201,8 +208,9 @@ func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, err
 		if err != nil {
 			return nil, err
 		}
-		res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Epsilon: pt.eps,
-			Calibration: pt.calibration, Mechanism: ppca.Laplace, Noise: pt.noise,
+		delta = gaussianDelta(pt, owners)
+		res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Epsilon: pt.eps, Delta: delta,
+			Calibration: pt.calibration, Mechanism: pt.mech(), Noise: pt.noise,
 			Contribution: contributionRate(pt.task.Dataset), K: pt.k, Source: src})
 		if err != nil {
 			return nil, fmt.Errorf("eval: %s ε=%v k=%d m=%d %s: %w", pt.task.Name, pt.eps, pt.k, pt.parties, pt.calibration, err)
@@ -215,8 +223,8 @@ func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, err
 		cum = append(cum, cumulative(res.Model.Eigenvalues))
 	}
 	base := Row{Experiment: fmt.Sprintf("ppca-dp-mh-fig%d", o.Figure), Dataset: pt.task.Dataset, Task: pt.task.Name,
-		Method: "ppca-dp-mh", Calibration: string(pt.calibration), Noise: string(pt.noise),
-		Epsilon: pt.eps, Parties: pt.parties, K: pt.k, Reps: o.Reps}
+		Method: pt.method(), Calibration: string(pt.calibration), Noise: string(pt.noise),
+		Epsilon: pt.eps, Delta: delta, Parties: pt.parties, K: pt.k, Reps: o.Reps}
 	acc := base
 	acc.Metric = "accuracy"
 	acc.Mean, acc.Std = meanStd(accs)
@@ -247,4 +255,31 @@ func cumulative(vals []float64) []float64 {
 		out[i] = acc / total
 	}
 	return out
+}
+
+func (pt ppcaPoint) mech() ppca.Mechanism {
+	if pt.mechanism == "" {
+		return ppca.Laplace
+	}
+	return pt.mechanism
+}
+
+func (pt ppcaPoint) method() string {
+	if pt.mech() == ppca.Gaussian {
+		return "ppca-dp-mh-gaussian"
+	}
+	return "ppca-dp-mh"
+}
+
+// gaussianDelta is δ = 1/n_min² over the owners for the Gaussian mechanism
+// (the convention of the DPPCA paper's experiments), 0 for Laplace.
+func gaussianDelta(pt ppcaPoint, owners []*data.Table) float64 {
+	if pt.mech() != ppca.Gaussian {
+		return 0
+	}
+	n := owners[0].Len()
+	for _, t := range owners {
+		n = min(n, t.Len())
+	}
+	return 1 / float64(n) / float64(n)
 }

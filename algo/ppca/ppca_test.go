@@ -146,3 +146,15 @@ func TestPooledAndPaperAggregateAgreeWithoutNoise(t *testing.T) {
 		t.Fatal("paper aggregation far from the pooled covariance on a random split")
 	}
 }
+
+func TestStructuralZeros(t *testing.T) {
+	b := RowBounds{P: 4, Groups: []int{3, 1}}
+	z := b.StructuralZeros()
+	// Packed: 4 sums, then (0,0) (0,1) (0,2) (0,3) (1,1) (1,2) (1,3) (2,2) (2,3) (3,3).
+	want := []bool{false, false, false, false, false, true, true, false, false, true, false, false, false, false}
+	for i := range want {
+		if z[i] != want[i] {
+			t.Fatalf("structural zeros %v, want %v", z, want)
+		}
+	}
+}

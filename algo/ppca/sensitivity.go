@@ -84,3 +84,32 @@ func (b RowBounds) Sensitivities() Sensitivities {
 // PaperSensitivity is the sensitivity the paper asserts for both the mean
 // and the second-moment sums (Theorem 4: p/n_i on the means, p on the sums).
 func PaperSensitivity(p int) float64 { return float64(p) }
+
+// GroupOf returns, for every column, the index of its group.
+func (b RowBounds) GroupOf() []int {
+	g := make([]int, 0, b.P)
+	for k, size := range b.Groups {
+		for i := 0; i < size; i++ {
+			g = append(g, k)
+		}
+	}
+	return g
+}
+
+// StructuralZeros marks the packed entries (Σx, then the upper triangle of
+// Σxxᵀ row by row) that are zero for every possible dataset: x_i·x_j for
+// two different columns of one one-hot group. They carry no information
+// about anyone, so the sound calibration releases them exactly, without
+// noise, at no privacy cost (their sensitivity is 0).
+func (b RowBounds) StructuralZeros() []bool {
+	group := b.GroupOf()
+	zero := make([]bool, b.P+b.P*(b.P+1)/2)
+	k := b.P
+	for i := 0; i < b.P; i++ {
+		for j := i; j < b.P; j++ {
+			zero[k] = i != j && group[i] == group[j]
+			k++
+		}
+	}
+	return zero
+}

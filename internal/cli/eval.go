@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
@@ -79,8 +80,12 @@ Example:
 				return err
 			}
 			x := map[int]string{2: "k", 3: "epsilon", 4: "parties"}[f.figure]
-			return writeEval(cmd, f, rows, eval.PlotOptions{Title: fmt.Sprintf("PPCA-DP-MH Fig. %d", f.figure),
-				X: x, Metric: "accuracy", LogX: x == "epsilon"})
+			plots := []eval.PlotOptions{{Title: fmt.Sprintf("PPCA-DP-MH Fig. %d", f.figure),
+				X: x, Metric: "accuracy", LogX: x == "epsilon"}}
+			if f.figure == 2 {
+				plots = append(plots, eval.PlotOptions{Title: "PPCA-DP-MH Fig. 2(a)", X: "k", Metric: "cumulative_contribution"})
+			}
+			return writeEval(cmd, f, rows, plots...)
 		},
 	}
 	f.register(cmd, "2, 3 or 4")
@@ -99,7 +104,9 @@ func newBar(w io.Writer, desc string) func(done, total int) {
 	}
 }
 
-func writeEval(cmd *cobra.Command, f *evalFlags, rows []eval.Row, po eval.PlotOptions) error {
+// writeEval writes the CSV and one PNG per plot: the first at --plot, the
+// others beside it with the metric's name appended.
+func writeEval(cmd *cobra.Command, f *evalFlags, rows []eval.Row, plots ...eval.PlotOptions) error {
 	if f.plot == "" {
 		base := f.out
 		if len(base) > 4 && base[len(base)-4:] == ".csv" {
@@ -110,10 +117,21 @@ func writeEval(cmd *cobra.Command, f *evalFlags, rows []eval.Row, po eval.PlotOp
 	if err := fsutil.WriteFileAtomic(f.out, 0o644, func(w io.Writer) error { return eval.WriteCSV(w, rows) }); err != nil {
 		return err
 	}
-	if err := fsutil.WriteFileAtomic(f.plot, 0o644, func(w io.Writer) error { return eval.WritePNG(w, rows, po) }); err != nil {
-		os.Remove(f.out)
-		return err
+	var written []string
+	for i, po := range plots {
+		path := f.plot
+		if i > 0 {
+			path = strings.TrimSuffix(f.plot, ".png") + "-" + po.Metric + ".png"
+		}
+		if err := fsutil.WriteFileAtomic(path, 0o644, func(w io.Writer) error { return eval.WritePNG(w, rows, po) }); err != nil {
+			os.Remove(f.out)
+			for _, p := range written {
+				os.Remove(p)
+			}
+			return err
+		}
+		written = append(written, path)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Wrote %d result rows to %s and the plot to %s\n", len(rows), f.out, f.plot)
+	fmt.Fprintf(cmd.OutOrStdout(), "Wrote %d result rows to %s and the plots %s\n", len(rows), f.out, strings.Join(written, ", "))
 	return nil
 }

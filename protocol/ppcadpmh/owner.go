@@ -180,7 +180,14 @@ func (w *Owner) addNoise(packed []float64, p int) {
 			return w.noiser.Gaussian(scale / math.Sqrt(m))
 		}
 	}
+	var zero []bool
+	if w.o.Params.Plan.Calibration == ppca.Sound {
+		zero = w.o.Params.Plan.Bounds.StructuralZeros()
+	}
 	for i := range packed {
+		if zero != nil && zero[i] {
+			continue
+		}
 		scale := w.plan.OuterScale
 		if i < p {
 			scale = w.plan.SumScale
