@@ -39,8 +39,8 @@ func WritePNG(w io.Writer, rows []Row, o PlotOptions) error {
 		plots[0] = append(plots[0], p)
 	}
 	cols := len(plots[0])
-	const side = 4.2 * vg.Inch
-	img := vgimg.New(vg.Length(cols)*side, side)
+	const width, height = 5 * vg.Inch, 5.5 * vg.Inch
+	img := vgimg.New(vg.Length(cols)*width, height)
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 1, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
@@ -115,6 +115,8 @@ func panelPlot(title string, rows []Row, o PlotOptions) (*plot.Plot, error) {
 	p.Y.Label.Text = o.Metric
 	p.Legend.Top = false
 	p.Legend.Left = false
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Legend.YOffs = vg.Points(-4)
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
