@@ -1,0 +1,36 @@
+// Package marginal is the statistical engine of PDP-MVDS ("A multi-party
+// vertically partitioned data synthesis mechanism with personalized
+// differential privacy"; ../shared/papers/pdp-mvds.txt, NOTES.md §4), whose
+// design follows PrivSyn (Zhang, Wang, Li, Honorio, Backes, He, Chen, Zhang:
+// "PrivSyn: Differentially Private Data Synthesis", USENIX Security 2021).
+//
+// It works in three separable layers, so that the multi-party protocol can
+// drive the same engine:
+//
+//   - what to measure: discretisation to a finite Domain from declared bins,
+//     the personalised budget plan (Allocate: each party's ρ_k split
+//     0.1/0.1/0.8 as in Algorithm 3, a release spanning parties charged to
+//     each at the stricter budget), pair selection by Algorithm 2
+//     (SelectPairs) and PrivSyn's marginal combination (Combine; by
+//     default only where it does not add noise);
+//   - measuring: the Measurer interface. LocalMeasurer, for one owner,
+//     counts locally, charges the parties' accountants and adds noise; the
+//     protocol implements the same interface with secure scalar products
+//     and distributed noise;
+//   - from noisy marginals only: post-processing (NormSub, Merge,
+//     Consistent) and the gradually update method (GUM; by default with
+//     one-attribute conditional moves, see GUMMode), then decoding to the
+//     schema (Domain.Decode).
+//
+// Synthesize runs the whole of Algorithm 3 against any Measurer.
+//
+// Neighbouring relation: replace one record (n is public and fixed).
+// Sensitivities used (each stated where it is used): a count vector over any
+// attribute set changes in two cells by one, so Δ₁ = 2 and Δ₂ = √2; the
+// paper's IInDif score (Algorithm 1, against published noisy one-way
+// marginals) has Δ = 2; PrivSyn's InDif (against the true marginals) has
+// Δ = 6 under replace-one. All noise is accounted in ρ-zCDP (Bun & Steinke
+// 2016); Laplace releases are charged ε²/2.
+//
+// The package does no I/O; randomness comes in as a *randx.Source.
+package marginal

@@ -1,0 +1,264 @@
+package marginal
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/randx"
+)
+
+// DefaultBins is the number of equal-width bins a numeric attribute is
+// discretised into when DomainOptions names no other count.
+const DefaultBins = 16
+
+// maxDomainSize bounds one attribute's domain: cells are stored as uint16.
+const maxDomainSize = math.MaxUint16 + 1
+
+// DomainOptions choose the discretisation. Bins come only from the declared
+// schema (bounds and categories), never from the private values.
+type DomainOptions struct {
+	// Bins is the number of equal-width bins over a numeric attribute's
+	// declared [Min, Max] (default DefaultBins). An integer attribute with
+	// fewer distinct values gets one bin per value.
+	Bins int
+	// BinsFor overrides Bins for the named numeric attributes.
+	BinsFor map[string]int
+}
+
+// attrDomain is the discretisation of one attribute.
+type attrDomain struct {
+	attr data.Attribute
+	size int
+	// span is the number of integers in [Min, Max] for integer attributes.
+	span int64
+}
+
+// Domain maps every attribute of a schema to a finite set {0, …, size−1}:
+// categorical and binary attributes to their category index, numeric ones
+// to equal-width bins over their declared public bounds.
+type Domain struct {
+	schema data.Schema
+	attrs  []attrDomain
+}
+
+// NewDomain validates the schema and the bin counts.
+func NewDomain(s data.Schema, o DomainOptions) (*Domain, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("marginal: %w", err)
+	}
+	if o.Bins == 0 {
+		o.Bins = DefaultBins
+	}
+	if o.Bins < 1 || o.Bins > maxDomainSize {
+		return nil, fmt.Errorf("marginal: bins = %d, need 1..%d", o.Bins, maxDomainSize)
+	}
+	for name, b := range o.BinsFor {
+		a, err := s.Attribute(name)
+		if err != nil {
+			return nil, fmt.Errorf("marginal: bins for %q: %w", name, err)
+		}
+		if a.Kind != data.Numeric {
+			return nil, fmt.Errorf("marginal: bins for %q: attribute is %s, not numeric", name, a.Kind)
+		}
+		if b < 1 || b > maxDomainSize {
+			return nil, fmt.Errorf("marginal: bins for %q = %d, need 1..%d", name, b, maxDomainSize)
+		}
+	}
+	d := &Domain{schema: s, attrs: make([]attrDomain, len(s.Attributes))}
+	for j, a := range s.Attributes {
+		ad := attrDomain{attr: a}
+		switch a.Kind {
+		case data.Numeric:
+			bins := o.Bins
+			if b, ok := o.BinsFor[a.Name]; ok {
+				bins = b
+			}
+			ad.size = bins
+			if a.Integer {
+				ad.span = int64(a.Max-a.Min) + 1
+				ad.size = int(min(int64(bins), ad.span))
+			}
+		default:
+			ad.size = len(a.Categories)
+			if ad.size > maxDomainSize {
+				return nil, fmt.Errorf("marginal: attribute %q has %d categories, at most %d are supported", a.Name, ad.size, maxDomainSize)
+			}
+		}
+		d.attrs[j] = ad
+	}
+	return d, nil
+}
+
+// Schema is the schema the domain discretises.
+func (d *Domain) Schema() data.Schema { return d.schema }
+
+// Len is the number of attributes.
+func (d *Domain) Len() int { return len(d.attrs) }
+
+// Size is the domain size of attribute j.
+func (d *Domain) Size(j int) int { return d.attrs[j].size }
+
+// Sizes returns every attribute's domain size.
+func (d *Domain) Sizes() []int {
+	s := make([]int, len(d.attrs))
+	for j, a := range d.attrs {
+		s[j] = a.size
+	}
+	return s
+}
+
+// Name is the name of attribute j.
+func (d *Domain) Name(j int) string { return d.attrs[j].attr.Name }
+
+// Index returns the position of the named attribute.
+func (d *Domain) Index(name string) (int, error) {
+	j, err := d.schema.Index(name)
+	if err != nil {
+		return 0, fmt.Errorf("marginal: %w", err)
+	}
+	return j, nil
+}
+
+// Cells is the number of cells of the marginal over attrs, and false if it
+// exceeds MaxCells.
+func (d *Domain) Cells(attrs []int) (int, bool) {
+	return cellsOf(d.Sizes(), attrs)
+}
+
+// MaxCells bounds any one marginal table (its cell index is an int32).
+const MaxCells = 1 << 30
+
+func cellsOf(sizes []int, attrs []int) (int, bool) {
+	c := 1
+	for _, a := range attrs {
+		c *= sizes[a]
+		if c > MaxCells {
+			return 0, false
+		}
+	}
+	return c, true
+}
+
+// Bin returns the cell of value v of attribute j and whether v lay outside
+// the declared bounds and was clamped (numeric attributes only).
+func (d *Domain) Bin(j int, v float64) (int, bool) {
+	ad := d.attrs[j]
+	a := ad.attr
+	if a.Kind != data.Numeric {
+		return int(v), false
+	}
+	clamped := v < a.Min || v > a.Max
+	v = math.Min(math.Max(v, a.Min), a.Max)
+	if a.Integer {
+		off := int64(math.Round(v - a.Min))
+		return int(off * int64(ad.size) / ad.span), clamped
+	}
+	b := int((v - a.Min) / (a.Max - a.Min) * float64(ad.size))
+	return min(max(b, 0), ad.size-1), clamped
+}
+
+// BinRange returns the values bin b of numeric attribute j stands for: the
+// interval [lo, hi) for a continuous attribute, the integers lo..hi for an
+// integer one.
+func (d *Domain) BinRange(j, b int) (lo, hi float64) {
+	ad := d.attrs[j]
+	a := ad.attr
+	if a.Integer {
+		first := (int64(b)*ad.span + int64(ad.size) - 1) / int64(ad.size)
+		next := (int64(b+1)*ad.span + int64(ad.size) - 1) / int64(ad.size)
+		return a.Min + float64(first), a.Min + float64(next-1)
+	}
+	w := (a.Max - a.Min) / float64(ad.size)
+	return a.Min + float64(b)*w, a.Min + float64(b+1)*w
+}
+
+// Dataset is a discretised table in column-major order: Cols[j][i] is the
+// cell of attribute j in record i.
+type Dataset struct {
+	Sizes []int
+	Cols  [][]uint16
+}
+
+// NewDataset allocates n records over domain sizes, all in cell 0.
+func NewDataset(sizes []int, n int) *Dataset {
+	ds := &Dataset{Sizes: append([]int(nil), sizes...), Cols: make([][]uint16, len(sizes))}
+	for j := range sizes {
+		ds.Cols[j] = make([]uint16, n)
+	}
+	return ds
+}
+
+// Len is the number of records.
+func (ds *Dataset) Len() int {
+	if len(ds.Cols) == 0 {
+		return 0
+	}
+	return len(ds.Cols[0])
+}
+
+// EncodeStats counts what encoding did. Clamped is not private: report it
+// only to the data owner.
+type EncodeStats struct {
+	Clamped int
+}
+
+// Encode discretises a table with the domain's schema.
+func (d *Domain) Encode(t *data.Table) (*Dataset, EncodeStats, error) {
+	var st EncodeStats
+	if !t.Schema.Equal(d.schema) {
+		return nil, st, fmt.Errorf("marginal: table schema (%v) differs from the domain's (%v)", t.Schema.Names(), d.schema.Names())
+	}
+	if err := t.Validate(); err != nil {
+		return nil, st, fmt.Errorf("marginal: %w", err)
+	}
+	ds := NewDataset(d.Sizes(), t.Len())
+	for i, row := range t.Rows {
+		for j, v := range row {
+			b, c := d.Bin(j, v)
+			if c {
+				st.Clamped++
+			}
+			ds.Cols[j][i] = uint16(b)
+		}
+	}
+	return ds, st, nil
+}
+
+// Decode maps a discretised dataset back to the schema: categories to
+// their index, a numeric bin to a value drawn uniformly from the bin (an
+// integer one for integer attributes). The draw is post-processing.
+func (d *Domain) Decode(ds *Dataset, src *randx.Source) (*data.Table, error) {
+	if len(ds.Cols) != len(d.attrs) {
+		return nil, fmt.Errorf("marginal: dataset has %d attributes, domain %d", len(ds.Cols), len(d.attrs))
+	}
+	n := ds.Len()
+	t := &data.Table{Schema: d.schema, Rows: make([][]float64, n)}
+	w := len(d.attrs)
+	cells := make([]float64, n*w)
+	for i := range t.Rows {
+		t.Rows[i] = cells[i*w : (i+1)*w : (i+1)*w]
+	}
+	for j, ad := range d.attrs {
+		col := ds.Cols[j]
+		for i, b := range col {
+			if int(b) >= ad.size {
+				return nil, fmt.Errorf("marginal: record %d holds cell %d of attribute %q, domain size %d", i, b, ad.attr.Name, ad.size)
+			}
+			t.Rows[i][j] = d.decodeCell(j, int(b), src)
+		}
+	}
+	return t, nil
+}
+
+func (d *Domain) decodeCell(j, b int, src *randx.Source) float64 {
+	a := d.attrs[j].attr
+	if a.Kind != data.Numeric {
+		return float64(b)
+	}
+	lo, hi := d.BinRange(j, b)
+	if a.Integer {
+		return lo + float64(src.Int64N(int64(hi-lo)+1))
+	}
+	return lo + src.Float64()*(hi-lo)
+}

@@ -1,0 +1,141 @@
+package marginal
+
+import (
+	"math"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/randx"
+)
+
+func testSchema() data.Schema {
+	return data.Schema{Attributes: []data.Attribute{
+		{Name: "age", Kind: data.Numeric, Min: 0, Max: 99, Integer: true},
+		{Name: "score", Kind: data.Numeric, Min: -1, Max: 1},
+		{Name: "colour", Kind: data.Categorical, Categories: []string{"red", "green", "blue"}},
+		{Name: "smoker", Kind: data.Binary, Categories: []string{"no", "yes"}},
+		{Name: "grade", Kind: data.Numeric, Min: 1, Max: 5, Integer: true},
+	}}
+}
+
+func TestDomainSizesAndBins(t *testing.T) {
+	d, err := NewDomain(testSchema(), DomainOptions{Bins: 10, BinsFor: map[string]int{"score": 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// age: 100 integers in 10 bins of 10; score: 4 bins of width 0.5;
+	// grade: 5 integers < 10 bins, so one bin per value.
+	want := []int{10, 4, 3, 2, 5}
+	for j, w := range want {
+		if d.Size(j) != w {
+			t.Errorf("size of %s = %d, want %d", d.Name(j), d.Size(j), w)
+		}
+	}
+	cases := []struct {
+		attr    int
+		v       float64
+		bin     int
+		clamped bool
+	}{
+		{0, 0, 0, false}, {0, 9, 0, false}, {0, 10, 1, false}, {0, 99, 9, false}, {0, 120, 9, true}, {0, -3, 0, true},
+		{1, -1, 0, false}, {1, -0.5, 1, false}, {1, 0.49, 2, false}, {1, 1, 3, false}, {1, 7, 3, true},
+		{2, 2, 2, false}, {4, 1, 0, false}, {4, 5, 4, false},
+	}
+	for _, c := range cases {
+		b, cl := d.Bin(c.attr, c.v)
+		if b != c.bin || cl != c.clamped {
+			t.Errorf("Bin(%s, %v) = %d, %v; want %d, %v", d.Name(c.attr), c.v, b, cl, c.bin, c.clamped)
+		}
+	}
+}
+
+// Every integer of an integer attribute falls in exactly the bin whose
+// BinRange contains it, for awkward ratios of span to bins.
+func TestIntegerBinRangesPartition(t *testing.T) {
+	for _, bins := range []int{1, 3, 7, 16, 73, 74} {
+		s := data.Schema{Attributes: []data.Attribute{{Name: "age", Kind: data.Numeric, Min: 17, Max: 90, Integer: true}}}
+		d, err := NewDomain(s, DomainOptions{Bins: bins})
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := 17.0
+		for b := range d.Size(0) {
+			lo, hi := d.BinRange(0, b)
+			if lo != next || hi < lo {
+				t.Fatalf("bins=%d: bin %d covers %v..%v, want to start at %v", bins, b, lo, hi, next)
+			}
+			for v := lo; v <= hi; v++ {
+				if got, _ := d.Bin(0, v); got != b {
+					t.Fatalf("bins=%d: %v is in bin %d, BinRange says %d", bins, v, got, b)
+				}
+			}
+			next = hi + 1
+		}
+		if next != 91 {
+			t.Fatalf("bins=%d: bins end at %v, want 90", bins, next-1)
+		}
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	s := testSchema()
+	d, err := NewDomain(s, DomainOptions{Bins: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := &data.Table{Schema: s, Rows: [][]float64{
+		{34, 0.3, 2, 1, 3},
+		{150, -2, 0, 0, 5}, // two values outside the bounds
+	}}
+	ds, st, err := d.Encode(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Clamped != 2 {
+		t.Errorf("clamped %d values, want 2", st.Clamped)
+	}
+	if ds.Cols[0][0] != 3 || ds.Cols[0][1] != 9 || ds.Cols[1][1] != 0 || ds.Cols[2][0] != 2 || ds.Cols[4][1] != 4 {
+		t.Errorf("unexpected cells %v", ds.Cols)
+	}
+	out, err := d.Decode(ds, randx.NewSeeded(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range tab.Rows {
+		for j := range s.Attributes {
+			b, _ := d.Bin(j, out.Rows[i][j])
+			if b != int(ds.Cols[j][i]) {
+				t.Errorf("decoded %v of %s lies in bin %d, not %d", out.Rows[i][j], d.Name(j), b, ds.Cols[j][i])
+			}
+		}
+		if a := out.Rows[i][0]; a != math.Trunc(a) {
+			t.Errorf("integer attribute decoded to %v", a)
+		}
+		if out.Rows[i][2] != tab.Rows[i][2] || out.Rows[i][4] != tab.Rows[i][4] {
+			t.Errorf("categorical or one-value bins changed: %v vs %v", out.Rows[i], tab.Rows[i])
+		}
+	}
+}
+
+func TestDomainErrors(t *testing.T) {
+	s := testSchema()
+	for name, o := range map[string]DomainOptions{
+		"negative bins":      {Bins: -1},
+		"too many bins":      {Bins: 1 << 17},
+		"bins of categories": {BinsFor: map[string]int{"colour": 3}},
+		"bins of unknown":    {BinsFor: map[string]int{"height": 3}},
+		"zero bins for one":  {BinsFor: map[string]int{"score": 0}},
+	} {
+		if _, err := NewDomain(s, o); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	d, _ := NewDomain(s, DomainOptions{})
+	other := &data.Table{Schema: data.Schema{Attributes: s.Attributes[:2]}}
+	if _, _, err := d.Encode(other); err == nil {
+		t.Error("encoding a table of another schema: no error")
+	}
+}

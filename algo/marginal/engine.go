@@ -1,0 +1,477 @@
+package marginal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dppub/dppub/randx"
+)
+
+// Party is one data owner of a vertical partition: the attributes it holds
+// and the zCDP budget ρ_k it demands for them.
+type Party struct {
+	Name  string
+	Rho   float64
+	Attrs []int
+}
+
+// Options configure Synthesize (Algorithm 3).
+type Options struct {
+	// Domain discretises the attributes (required).
+	Domain *Domain
+	// Parties partition the domain's attributes (required; one party for
+	// a single owner).
+	Parties []Party
+	// Records is the public record count n (required).
+	Records int
+	// Split divides every ρ_k between the stages (default PaperSplit).
+	Split Split
+	// Score is the pair score (default IInDif, the paper's).
+	Score ScoreKind
+	// Noise of the one-way marginals (default Laplace, as the paper), of
+	// the scores and of the selected marginals (default Gaussian).
+	OneWayNoise, ScoreNoise, MarginalNoise Mechanism
+	// Mu is the paper's ratio μ ∈ [0, 1) in Algorithm 2: the error model
+	// assumes (1 − μ)·ρ_3^k for measuring party k's pairs (default 0).
+	Mu float64
+	// Combine configures marginal combination.
+	Combine CombineOptions
+	// ConsistencyRounds alternate consistency and non-negativity
+	// (default 3).
+	ConsistencyRounds int
+	// GUM configures the synthesis; Rows defaults to Records and Source to
+	// the Options' Source.
+	GUM GUMOptions
+	// Source drives the post-processing randomness (GUM). The noise comes
+	// from the Measurer's own source. Default randx.NewSecure().
+	Source *randx.Source
+	// Progress, if set, reports each stage: its name, steps done, total.
+	Progress func(stage string, done, total int)
+}
+
+// Planned is one release of the plan and what it measured.
+type Planned struct {
+	Attrs   []int
+	Release Release
+}
+
+// Result is what Synthesize produced and how.
+type Result struct {
+	// Data is the synthetic dataset, discretised; Domain.Decode maps it
+	// back to the schema.
+	Data *Dataset
+	// OneWays are the published noisy one-way marginals (raw).
+	OneWays []*Noisy
+	// Candidates are all attribute pairs with their published noisy scores
+	// and the party whose I_k holds them.
+	Candidates []Candidate
+	// Selection is Algorithm 2's outcome over Candidates.
+	Selection Selection
+	// Measured are the combined attribute sets measured with ρ_3, raw.
+	Measured []*Noisy
+	// Targets are the post-processed marginals GUM matched.
+	Targets []*Noisy
+	// Plan lists every release in order: one-ways, scores, marginals.
+	Plan []Planned
+	// Timings per stage.
+	Timings Timings
+}
+
+// Timings is the wall time of each stage.
+type Timings struct {
+	OneWays, Scores, Select, Marginals, PostProcess, GUM time.Duration
+}
+
+func (o *Options) defaults() error {
+	if o.Split == (Split{}) {
+		o.Split = PaperSplit
+	}
+	if o.Score == "" {
+		o.Score = IInDif
+	}
+	if o.OneWayNoise == "" {
+		o.OneWayNoise = Laplace
+	}
+	if o.ScoreNoise == "" {
+		o.ScoreNoise = Gaussian
+	}
+	if o.MarginalNoise == "" {
+		o.MarginalNoise = Gaussian
+	}
+	if o.Combine.MaxCells == 0 {
+		o.Combine.MaxCells = DefaultMaxCells
+	}
+	if o.Source == nil {
+		o.Source = randx.NewSecure()
+	}
+	if o.GUM.Rows == 0 {
+		o.GUM.Rows = o.Records
+	}
+	if o.GUM.Source == nil {
+		o.GUM.Source = o.Source
+	}
+	return o.validate()
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.Domain == nil:
+		return fmt.Errorf("marginal: synthesize needs a domain")
+	case o.Records < 1:
+		return fmt.Errorf("marginal: record count %d must be positive", o.Records)
+	case !(o.Mu >= 0 && o.Mu < 1):
+		return fmt.Errorf("marginal: mu = %v, need [0, 1)", o.Mu)
+	case o.Combine.MaxCells < 1:
+		return fmt.Errorf("marginal: max cells %d must be positive", o.Combine.MaxCells)
+	case o.Score != IInDif && o.Score != InDif:
+		return fmt.Errorf("marginal: unknown score %q (want iindif or indif)", o.Score)
+	}
+	if err := o.Split.Validate(); err != nil {
+		return err
+	}
+	for _, m := range []Mechanism{o.OneWayNoise, o.ScoreNoise, o.MarginalNoise} {
+		if m != Laplace && m != Gaussian {
+			return fmt.Errorf("marginal: unknown mechanism %q (want laplace or gaussian)", m)
+		}
+	}
+	_, err := o.owners()
+	return err
+}
+
+// owners maps every attribute to its party, checking that the parties
+// partition the attributes.
+func (o *Options) owners() ([]int, error) {
+	if len(o.Parties) == 0 {
+		return nil, fmt.Errorf("marginal: no parties")
+	}
+	owner := make([]int, o.Domain.Len())
+	for j := range owner {
+		owner[j] = -1
+	}
+	names := map[string]bool{}
+	for k, p := range o.Parties {
+		if p.Name == "" || names[p.Name] {
+			return nil, fmt.Errorf("marginal: party %d has an empty or repeated name %q", k, p.Name)
+		}
+		names[p.Name] = true
+		if !(p.Rho > 0) || math.IsInf(p.Rho, 0) {
+			return nil, fmt.Errorf("marginal: party %q has budget rho = %v", p.Name, p.Rho)
+		}
+		if len(p.Attrs) == 0 {
+			return nil, fmt.Errorf("marginal: party %q holds no attribute", p.Name)
+		}
+		for _, j := range p.Attrs {
+			if j < 0 || j >= len(owner) {
+				return nil, fmt.Errorf("marginal: party %q names attribute %d of %d", p.Name, j, len(owner))
+			}
+			if owner[j] >= 0 {
+				return nil, fmt.Errorf("marginal: attribute %q belongs to both %q and %q", o.Domain.Name(j), o.Parties[owner[j]].Name, p.Name)
+			}
+			owner[j] = k
+		}
+	}
+	for j, k := range owner {
+		if k < 0 {
+			return nil, fmt.Errorf("marginal: attribute %q belongs to no party", o.Domain.Name(j))
+		}
+	}
+	return owner, nil
+}
+
+// stageBudgets returns every party's budget for one stage.
+func (o *Options) stageBudgets(share float64) []float64 {
+	b := make([]float64, len(o.Parties))
+	for k, p := range o.Parties {
+		b[k] = share * p.Rho
+	}
+	return b
+}
+
+// Synthesize runs Algorithm 3 against m: noisy one-way marginals (ρ_1),
+// noisy pair scores and Algorithm 2's selection (ρ_2), marginal
+// combination, the combined marginals (ρ_3), post-processing and GUM.
+// Every noisy value comes from m, which charges the parties; everything
+// after is post-processing.
+func Synthesize(ctx context.Context, m Measurer, o Options) (*Result, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	owner, _ := o.owners()
+	e := &engine{o: o, m: m, owner: owner, res: &Result{}}
+	steps := []struct {
+		run  func(context.Context) error
+		time *time.Duration
+	}{
+		{e.oneWays, &e.res.Timings.OneWays},
+		{e.scores, &e.res.Timings.Scores},
+		{e.selectPairs, &e.res.Timings.Select},
+		{e.marginals, &e.res.Timings.Marginals},
+		{e.postProcess, &e.res.Timings.PostProcess},
+		{e.gum, &e.res.Timings.GUM},
+	}
+	for _, s := range steps {
+		start := time.Now()
+		if err := s.run(ctx); err != nil {
+			return nil, err
+		}
+		*s.time = time.Since(start)
+	}
+	return e.res, nil
+}
+
+type engine struct {
+	o     Options
+	m     Measurer
+	owner []int
+	res   *Result
+	refs  [][]float64 // post-processed one-way counts, per attribute
+}
+
+func (e *engine) progress(stage string, done, total int) {
+	if e.o.Progress != nil {
+		e.o.Progress(stage, done, total)
+	}
+}
+
+func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*Noisy, error) {
+	mg, err := NewMarginal(e.o.Domain.Sizes(), attrs)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := e.m.Marginal(ctx, mg.Attrs, r)
+	if err != nil {
+		return nil, fmt.Errorf("marginal: measuring %s: %w", r.Purpose, err)
+	}
+	if len(counts) != mg.Cells() {
+		return nil, fmt.Errorf("marginal: measurer returned %d cells for %s, want %d", len(counts), r.Purpose, mg.Cells())
+	}
+	mg.Counts = counts
+	e.res.Plan = append(e.res.Plan, Planned{Attrs: mg.Attrs, Release: r})
+	return &Noisy{Marginal: mg, Variance: r.Noise.Variance()}, nil
+}
+
+func (e *engine) names(attrs []int) string {
+	s := ""
+	for k, a := range attrs {
+		if k > 0 {
+			s += " × "
+		}
+		s += e.o.Domain.Name(a)
+	}
+	return s
+}
+
+// oneWays is Algorithm 3, step 3: each party publishes the one-way
+// marginal of each of its attributes, splitting ρ_1^k evenly among them.
+func (e *engine) oneWays(ctx context.Context) error {
+	d := e.o.Domain.Len()
+	e.res.OneWays = make([]*Noisy, d)
+	e.refs = make([][]float64, d)
+	done := 0
+	for k, p := range e.o.Parties {
+		rho := e.o.Split.OneWay * p.Rho / float64(len(p.Attrs))
+		noise, err := Calibrate(e.o.OneWayNoise, CountL1, CountL2, rho)
+		if err != nil {
+			return err
+		}
+		for _, j := range p.Attrs {
+			r := Release{Purpose: "one-way marginal " + e.o.Domain.Name(j), Parties: []int{k}, Noise: noise}
+			nm, err := e.measure(ctx, []int{j}, r)
+			if err != nil {
+				return err
+			}
+			e.res.OneWays[j] = nm
+			ref := append([]float64(nil), nm.Counts...)
+			NormSub(ref, float64(e.o.Records))
+			e.refs[j] = ref
+			done++
+			e.progress("one-way marginals", done, d)
+		}
+	}
+	return nil
+}
+
+// scores measures every pair's dependency score with ρ_2, each pair
+// charged to the parties of its two attributes.
+func (e *engine) scores(ctx context.Context) error {
+	d := e.o.Domain.Len()
+	var cands []Candidate
+	var parties [][]int
+	for a := range d {
+		for b := a + 1; b < d; b++ {
+			c, _ := e.o.Domain.Cells([]int{a, b})
+			cands = append(cands, Candidate{A: a, B: b, Cells: c})
+			parties = append(parties, partiesOf(e.owner, []int{a, b}))
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	weights := make([]float64, len(cands))
+	for i := range weights {
+		weights[i] = 1
+	}
+	rhos, err := Allocate(e.o.stageBudgets(e.o.Split.Scores), parties, weights)
+	if err != nil {
+		return err
+	}
+	sens := IInDifSensitivity
+	if e.o.Score == InDif {
+		sens = InDifSensitivity
+	}
+	budgets3 := e.selectBudgets()
+	for i := range cands {
+		c := &cands[i]
+		noise, err := Calibrate(e.o.ScoreNoise, sens, sens, rhos[i])
+		if err != nil {
+			return err
+		}
+		r := Release{Purpose: fmt.Sprintf("%s score %s", e.o.Score, e.names([]int{c.A, c.B})), Parties: parties[i], Noise: noise}
+		q := ScoreQuery{Kind: e.o.Score, A: c.A, B: c.B, RefA: e.refs[c.A], RefB: e.refs[c.B], N: e.o.Records}
+		s, err := e.m.Score(ctx, q, r)
+		if err != nil {
+			return fmt.Errorf("marginal: measuring %s: %w", r.Purpose, err)
+		}
+		e.res.Plan = append(e.res.Plan, Planned{Attrs: []int{c.A, c.B}, Release: r})
+		c.Score = s
+		c.Owner = OwnerOf(c.A, c.B, e.owner, budgets3)
+		e.progress("pair scores", i+1, len(cands))
+	}
+	e.res.Candidates = cands
+	return nil
+}
+
+func (e *engine) selectBudgets() []float64 {
+	return e.o.stageBudgets(e.o.Split.Marginals * (1 - e.o.Mu))
+}
+
+func (e *engine) selectPairs(context.Context) error {
+	if len(e.res.Candidates) == 0 {
+		return nil
+	}
+	sel, err := SelectPairs(SelectOptions{Candidates: e.res.Candidates, Budgets: e.selectBudgets(), L2: CountL2})
+	if err != nil {
+		return err
+	}
+	e.res.Selection = sel
+	return nil
+}
+
+// measureSets returns the attribute sets measured with ρ_3: the selected
+// pairs combined under the cap, plus the one-way marginal of every
+// attribute no set covers (so ρ_3 is never left idle).
+func (e *engine) measureSets() ([][]int, error) {
+	var pairs [][2]int
+	for _, i := range e.res.Selection.Chosen {
+		c := e.res.Candidates[i]
+		pairs = append(pairs, [2]int{c.A, c.B})
+	}
+	sets, err := Combine(pairs, e.o.Domain.Sizes(), e.o.Combine)
+	if err != nil {
+		return nil, err
+	}
+	covered := make([]bool, e.o.Domain.Len())
+	for _, s := range sets {
+		for _, a := range s {
+			covered[a] = true
+		}
+	}
+	for j, c := range covered {
+		if !c {
+			sets = append(sets, []int{j})
+		}
+	}
+	return sets, nil
+}
+
+// marginals is Algorithm 3, steps 5-6.
+func (e *engine) marginals(ctx context.Context) error {
+	sets, err := e.measureSets()
+	if err != nil {
+		return err
+	}
+	parties := make([][]int, len(sets))
+	weights := make([]float64, len(sets))
+	for i, s := range sets {
+		c, ok := e.o.Domain.Cells(s)
+		if !ok {
+			return fmt.Errorf("marginal: set %v is too large", s)
+		}
+		parties[i] = partiesOf(e.owner, s)
+		weights[i] = math.Pow(float64(c), 2.0/3)
+	}
+	rhos, err := Allocate(e.o.stageBudgets(e.o.Split.Marginals), parties, weights)
+	if err != nil {
+		return err
+	}
+	for i, s := range sets {
+		noise, err := Calibrate(e.o.MarginalNoise, CountL1, CountL2, rhos[i])
+		if err != nil {
+			return err
+		}
+		r := Release{Purpose: "marginal " + e.names(s), Parties: parties[i], Noise: noise}
+		nm, err := e.measure(ctx, s, r)
+		if err != nil {
+			return err
+		}
+		e.res.Measured = append(e.res.Measured, nm)
+		e.progress("marginals", i+1, len(sets))
+	}
+	return nil
+}
+
+// postProcess merges each published one-way marginal with a re-measured
+// one of the same attribute, then makes everything consistent and
+// non-negative.
+func (e *engine) postProcess(context.Context) error {
+	var targets []*Noisy
+	measuredOne := map[int]*Noisy{}
+	for _, m := range e.res.Measured {
+		if len(m.Attrs) == 1 {
+			measuredOne[m.Attrs[0]] = m
+		}
+	}
+	for j, ow := range e.res.OneWays {
+		t := &Noisy{Marginal: ow.Marginal.Clone(), Variance: ow.Variance}
+		if m, ok := measuredOne[j]; ok {
+			var err error
+			if t, err = Merge(ow, m); err != nil {
+				return err
+			}
+		}
+		targets = append(targets, t)
+	}
+	for _, m := range e.res.Measured {
+		if len(m.Attrs) > 1 {
+			targets = append(targets, &Noisy{Marginal: m.Marginal.Clone(), Variance: m.Variance})
+		}
+	}
+	if err := Consistent(targets, ConsistencyOptions{Total: float64(e.o.Records), Rounds: e.o.ConsistencyRounds}); err != nil {
+		return err
+	}
+	e.res.Targets = targets
+	return nil
+}
+
+func (e *engine) gum(ctx context.Context) error {
+	targets := make([]*Marginal, len(e.res.Targets))
+	for i, t := range e.res.Targets {
+		targets[i] = t.Marginal
+	}
+	g := e.o.GUM
+	user := g.Progress
+	g.Progress = func(done, total int) {
+		e.progress("GUM rounds", done, total)
+		if user != nil {
+			user(done, total)
+		}
+	}
+	ds, err := GUM(ctx, e.o.Domain.Sizes(), targets, g)
+	if err != nil {
+		return err
+	}
+	e.res.Data = ds
+	return nil
+}

@@ -1,0 +1,230 @@
+package marginal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
+)
+
+// Release says how one measurement is paid for: its noise, and the parties
+// whose accountants are each charged Noise's guarantee. A release over
+// attributes of several parties must satisfy the strictest of their
+// budgets; the plan (Allocate) sees to that, the measurer only charges.
+type Release struct {
+	Purpose string
+	Parties []int
+	Noise   Noise
+}
+
+// Charge is the accountant entry of the release.
+func (r Release) Charge() privacy.Charge {
+	return privacy.Charge{Purpose: r.Purpose, Spec: r.Noise.Spec(), Calibration: "sound"}
+}
+
+// Validate checks the release against K parties.
+func (r Release) Validate(parties int) error {
+	if len(r.Parties) == 0 {
+		return fmt.Errorf("marginal: release %q charges no party", r.Purpose)
+	}
+	for _, p := range r.Parties {
+		if p < 0 || p >= parties {
+			return fmt.Errorf("marginal: release %q charges party %d, have %d parties", r.Purpose, p, parties)
+		}
+	}
+	return r.Noise.Validate()
+}
+
+// ScoreKind chooses the pair dependency score.
+type ScoreKind string
+
+const (
+	// IInDif is the paper's score (Algorithm 1): Σ_ij |N*_{a=i} N*_{b=j}/n
+	// − N_{a=i,b=j}| against the published noisy one-way counts N*, with
+	// sensitivity IInDifSensitivity = 2. The default.
+	IInDif ScoreKind = "iindif"
+	// InDif is PrivSyn's score Σ_ij |N_ij − N_i M_j/n| against the true
+	// one-way counts, sensitivity InDifSensitivity = 6 under replace-one.
+	InDif ScoreKind = "indif"
+)
+
+// ScoreQuery asks for the dependency score of the pair (A, B), A < B.
+type ScoreQuery struct {
+	Kind ScoreKind
+	A, B int
+	// RefA and RefB are the public (post-processed noisy) one-way counts of
+	// A and B, and N the public record count; IInDif compares the pair's
+	// counts with RefA_i·RefB_j/N. InDif ignores them.
+	RefA, RefB []float64
+	N          int
+}
+
+// Measurer releases noisy statistics of the (possibly distributed) records.
+// Every method charges each party in r.Parties before any noisy value
+// leaves it and fails, releasing nothing, if a party's accountant refuses.
+// The single-owner path is LocalMeasurer; the multi-party protocol
+// implements the same methods with secure scalar products and distributed
+// noise.
+type Measurer interface {
+	// Marginal returns the counts over attrs (sorted, mixed radix with the
+	// last attribute fastest, see Marginal) plus independent noise per cell.
+	Marginal(ctx context.Context, attrs []int, r Release) ([]float64, error)
+	// Score returns the pair's dependency score plus one noise draw.
+	Score(ctx context.Context, q ScoreQuery, r Release) (float64, error)
+}
+
+// LocalOptions configure a LocalMeasurer.
+type LocalOptions struct {
+	// Data is the discretised table of the single owner.
+	Data *Dataset
+	// Accountants has one accountant per party (attribute group), indexed
+	// like the plan's parties.
+	Accountants []*privacy.Accountant
+	// Source draws the noise (default randx.NewSecure()).
+	Source *randx.Source
+}
+
+// LocalMeasurer measures one owner's table in memory.
+type LocalMeasurer struct {
+	data   *Dataset
+	accts  []*privacy.Accountant
+	noiser *dp.Noiser
+}
+
+var _ Measurer = (*LocalMeasurer)(nil)
+
+// NewLocalMeasurer validates o.
+func NewLocalMeasurer(o LocalOptions) (*LocalMeasurer, error) {
+	if o.Data == nil || o.Data.Len() == 0 {
+		return nil, fmt.Errorf("marginal: local measurer needs a non-empty dataset")
+	}
+	if len(o.Accountants) == 0 {
+		return nil, fmt.Errorf("marginal: local measurer needs at least one accountant")
+	}
+	for k, a := range o.Accountants {
+		if a == nil {
+			return nil, fmt.Errorf("marginal: accountant %d is nil", k)
+		}
+		if a.Budget().Notion != dp.ZCDP {
+			return nil, fmt.Errorf("marginal: party %q has a %v budget, want zCDP", a.Party(), a.Budget().Notion)
+		}
+	}
+	if o.Source == nil {
+		o.Source = randx.NewSecure()
+	}
+	return &LocalMeasurer{data: o.Data, accts: o.Accountants, noiser: dp.NewNoiser(o.Source)}, nil
+}
+
+// charge checks that every party can afford r, then charges them all, so
+// that a refusal leaves no party charged.
+func (l *LocalMeasurer) charge(r Release) error {
+	if err := r.Validate(len(l.accts)); err != nil {
+		return err
+	}
+	c := r.Charge()
+	for _, p := range r.Parties {
+		total, err := dp.Compose(l.accts[p].Spent(), c.Spec.Guarantee)
+		if err != nil || !dp.Within(total, l.accts[p].Budget()) {
+			return fmt.Errorf("marginal: party %q cannot afford %v for %q (remaining %v)",
+				l.accts[p].Party(), c.Spec.Guarantee, r.Purpose, l.accts[p].Remaining())
+		}
+	}
+	for _, p := range r.Parties {
+		if err := l.accts[p].Spend(c); err != nil {
+			return fmt.Errorf("marginal: %w", err)
+		}
+	}
+	return nil
+}
+
+// Marginal counts locally, charges, and adds noise.
+func (l *LocalMeasurer) Marginal(ctx context.Context, attrs []int, r Release) ([]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m, err := Count(l.data, attrs)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.charge(r); err != nil {
+		return nil, err
+	}
+	r.Noise.Add(l.noiser, m.Counts)
+	return m.Counts, nil
+}
+
+// Score computes the exact score locally, charges, and adds noise.
+func (l *LocalMeasurer) Score(ctx context.Context, q ScoreQuery, r Release) (float64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s, err := ExactScore(l.data, q)
+	if err != nil {
+		return 0, err
+	}
+	if err := l.charge(r); err != nil {
+		return 0, err
+	}
+	v := []float64{s}
+	r.Noise.Add(l.noiser, v)
+	return v[0], nil
+}
+
+// ExactScore is the noiseless score of q on ds.
+func ExactScore(ds *Dataset, q ScoreQuery) (float64, error) {
+	if q.A >= q.B {
+		return 0, fmt.Errorf("marginal: score pair (%d, %d) must have A < B", q.A, q.B)
+	}
+	ab, err := Count(ds, []int{q.A, q.B})
+	if err != nil {
+		return 0, err
+	}
+	var ra, rb []float64
+	var n float64
+	switch q.Kind {
+	case IInDif:
+		if len(q.RefA) != ab.Sizes[0] || len(q.RefB) != ab.Sizes[1] {
+			return 0, fmt.Errorf("marginal: IInDif of (%d, %d) needs references of lengths %d and %d, got %d and %d",
+				q.A, q.B, ab.Sizes[0], ab.Sizes[1], len(q.RefA), len(q.RefB))
+		}
+		if q.N <= 0 {
+			return 0, fmt.Errorf("marginal: IInDif needs the public record count, got %d", q.N)
+		}
+		ra, rb, n = q.RefA, q.RefB, float64(q.N)
+	case InDif:
+		pa, _ := ab.Project([]int{q.A})
+		pb, _ := ab.Project([]int{q.B})
+		ra, rb, n = pa.Counts, pb.Counts, float64(ds.Len())
+	default:
+		return 0, fmt.Errorf("marginal: unknown score kind %q (want iindif or indif)", q.Kind)
+	}
+	return dependency(ab.Counts, ra, rb, n), nil
+}
+
+// dependency is Σ_ij |ra_i·rb_j/n − N_ij|.
+func dependency(joint, ra, rb []float64, n float64) float64 {
+	s := 0.0
+	for i, a := range ra {
+		row := joint[i*len(rb) : (i+1)*len(rb)]
+		for j, b := range rb {
+			s += math.Abs(a*b/n - row[j])
+		}
+	}
+	return s
+}
+
+// partiesOf returns the sorted distinct parties owning attrs.
+func partiesOf(owner []int, attrs []int) []int {
+	var ps []int
+	for _, a := range attrs {
+		if !slices.Contains(ps, owner[a]) {
+			ps = append(ps, owner[a])
+		}
+	}
+	slices.Sort(ps)
+	return ps
+}

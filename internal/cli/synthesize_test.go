@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/privacy"
+)
+
+func TestSynthesizeCSVTwoParties(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeFile(t, dir, "s.json", schemaJSON)
+	in := writeFile(t, dir, "in.csv", csvRows(300))
+	out := filepath.Join(dir, "synth.csv")
+	code, stdout, stderr := run(t, "synthesize", "--input", in, "--schema", schema, "--party", "a:age,smoker",
+		"--party", "b:region", "--party-budgets", "1,0.1", "--seed", "3", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "NO privacy guarantee") {
+		t.Errorf("--seed did not warn on stderr")
+	}
+	body, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(body), "\n"); lines != 301 {
+		t.Fatalf("synthetic CSV has %d lines, want header + 300 rows", lines)
+	}
+	var rep privacy.Report
+	js, err := os.ReadFile(out + ".privacy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Parties) != 2 || !rep.WithinBudget() || rep.Parties[1].Budget.Rho != 0.1 || rep.Parties[1].AsDP == nil {
+		t.Fatalf("report: %d parties, within %v, %+v", len(rep.Parties), rep.WithinBudget(), rep.Parties)
+	}
+	if !strings.Contains(stdout, "Privacy report") || !strings.Contains(stdout, "total-variation") {
+		t.Errorf("stdout lacks the report or the utility summary:\n%s", stdout)
+	}
+}
+
+func TestSynthesizeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeFile(t, dir, "s.json", schemaJSON)
+	in := writeFile(t, dir, "in.csv", csvRows(50))
+	out := filepath.Join(dir, "out.csv")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"rho zero", []string{"--input", in, "--schema", schema, "--rho", "0"}, "--rho must be positive"},
+		{"budgets mismatch", []string{"--input", in, "--schema", schema, "--parties", "2", "--party-budgets", "1"}, "1 values for 2 parties"},
+		{"too many parties", []string{"--input", in, "--schema", schema, "--parties", "4"}, "--parties must be in 1..3"},
+		{"bad party", []string{"--input", in, "--schema", schema, "--party", "nocolon"}, "NAME:ATTR"},
+		{"uncovered attribute", []string{"--input", in, "--schema", schema, "--party", "a:age"}, `"smoker" belongs to no party`},
+		{"bad score", []string{"--input", in, "--schema", schema, "--score", "mi"}, "--score"},
+		{"no schema", []string{"--input", in}, "--schema"},
+		{"both sources", []string{"--input", in, "--dataset", "adult"}, "not both"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := run(t, append([]string{"synthesize", "--out", out}, c.args...)...)
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q does not mention %q", code, stderr, c.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatal("output written despite the error")
+			}
+		})
+	}
+	if code, _, stderr := run(t, "synthesize", "--dataset", "adult"); code == 0 || !strings.Contains(stderr, "--out") {
+		t.Errorf("missing --out: exit %d, %q", code, stderr)
+	}
+}
+
+func TestEvalSynthWritesCSVAndPlots(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "fig1.csv")
+	code, stdout, stderr := run(t, "eval", "pdp-mvds", "--figure", "1", "--reps", "1", "--rhos", "1",
+		"--datasets", "adult", "--seed", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, m := range []string{"tvd", "accuracy", "range-error", "seconds"} {
+		if _, err := os.Stat(filepath.Join(dir, "fig1-"+m+".png")); err != nil {
+			t.Errorf("plot for %s: %v (stdout %q)", m, err, stdout)
+		}
+	}
+	body, _ := os.ReadFile(out)
+	if !strings.Contains(string(body), "pdp-mvds,sound,one owner,1,") {
+		t.Errorf("CSV lacks the ρ = 1 rows:\n%s", body)
+	}
+	if code, _, stderr := run(t, "eval", "pdp-mvds", "--figure", "3"); code == 0 || !strings.Contains(stderr, "--figure must be 1 or 2") {
+		t.Errorf("figure 3: exit %d, %q", code, stderr)
+	}
+}

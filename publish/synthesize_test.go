@@ -1,0 +1,83 @@
+package publish
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/randx"
+)
+
+// Adult split between two parties, the second at ρ/10: the synthetic table
+// has Adult's schema and size, every party is within its budget, and the
+// report states the (ε, δ) equivalents and the whole-record guarantee.
+func TestSynthesizeAdultPersonalised(t *testing.T) {
+	tab, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parties, err := EvenParties(tab.Schema, []float64{0.5, 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parties[0].Attributes) != 7 || len(parties[1].Attributes) != 8 {
+		t.Fatalf("split %d + %d attributes, want 7 + 8", len(parties[0].Attributes), len(parties[1].Attributes))
+	}
+	res, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Parties: parties, Source: randx.NewSeeded(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Synthetic.Len() != tab.Len() || !res.Synthetic.Schema.Equal(tab.Schema) {
+		t.Fatalf("synthetic table %d rows, schema equal %v", res.Synthetic.Len(), res.Synthetic.Schema.Equal(tab.Schema))
+	}
+	if err := res.Synthetic.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r := res.Report
+	if !r.WithinBudget() || len(r.Parties) != 2 {
+		t.Fatalf("within budget %v, %d parties", r.WithinBudget(), len(r.Parties))
+	}
+	for k, p := range r.Parties {
+		if p.AsDP == nil || p.AsDP.Delta != 1/float64(tab.Len())/float64(tab.Len()) {
+			t.Errorf("party %s: no (ε, δ) statement at δ = 1/n²: %v", p.Party, p.AsDP)
+		}
+		if p.Spent.Rho > parties[k].Rho*(1+1e-9) || p.Spent.Rho < 0.5*parties[k].Rho {
+			t.Errorf("party %s spent %v of %v", p.Party, p.Spent.Rho, parties[k].Rho)
+		}
+	}
+	// ε = ρ + 2√(ρ ln(1/δ)) for the strict party.
+	p := r.Parties[1]
+	want := p.Spent.Rho + 2*math.Sqrt(p.Spent.Rho*math.Log(1/p.AsDP.Delta))
+	if math.Abs(p.AsDP.Epsilon-want) > 1e-9 {
+		t.Errorf("ε = %v, want %v", p.AsDP.Epsilon, want)
+	}
+	warn := strings.Join(r.Warnings, " ")
+	if !strings.Contains(warn, "SEEDED") || !strings.Contains(warn, "every party's columns") {
+		t.Errorf("warnings miss the seed or the whole-record guarantee: %q", warn)
+	}
+	if r.Overall.Rho > 0.5*(1+1e-9) {
+		t.Errorf("overall %v exceeds the largest party budget", r.Overall)
+	}
+}
+
+func TestSynthesizeErrors(t *testing.T) {
+	tab, _ := datasets.Load("adult")
+	small := tab.Subset([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	for name, o := range map[string]SynthesizeOptions{
+		"no table":      {Rho: 1},
+		"zero rho":      {Table: small},
+		"unknown attr":  {Table: small, Parties: []SynthesizeParty{{Name: "a", Rho: 1, Attributes: []string{"height"}}}},
+		"missing attrs": {Table: small, Parties: []SynthesizeParty{{Name: "a", Rho: 1, Attributes: []string{"age"}}}},
+		"bad delta":     {Table: small, Rho: 1, Delta: 2},
+	} {
+		o.Source = randx.NewSeeded(1)
+		if _, err := Synthesize(context.Background(), o); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := EvenParties(tab.Schema, make([]float64, 16)); err == nil {
+		t.Error("16 parties for 15 attributes: no error")
+	}
+}
