@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/privacy"
+)
+
+func TestPublishPrivBayesAndDPSUBN3OnCSV(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeFile(t, dir, "s.json", schemaJSON)
+	a := writeFile(t, dir, "a.csv", csvRows(60))
+	b := writeFile(t, dir, "b.csv", csvRows(50))
+	for _, c := range []struct {
+		method string
+		owners int
+		args   []string
+	}{
+		{"privbayes", 1, []string{"--input", a, "--input", b}}, // joined into one central table
+		{"dp-subn3", 2, []string{"--input", a, "--input", b, "--frontier", "2"}},
+	} {
+		out := filepath.Join(dir, c.method+".csv")
+		args := append([]string{"publish", c.method, "--schema", schema, "--epsilon", "2", "--seed", "3", "--out", out}, c.args...)
+		code, stdout, stderr := run(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.method, code, stderr)
+		}
+		if !strings.Contains(stdout, "Network (published, DP)") || !strings.Contains(stderr, "NO privacy guarantee") {
+			t.Errorf("%s: output lacks the network or the seed warning:\n%s\n%s", c.method, stdout, stderr)
+		}
+		synth, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines := strings.Count(string(synth), "\n"); lines != 111 {
+			t.Errorf("%s: %d lines, want a header and 110 rows", c.method, lines)
+		}
+		js, err := os.ReadFile(out + ".privacy.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r privacy.Report
+		if err := json.Unmarshal(js, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Method != c.method || len(r.Parties) != c.owners || r.Overall.Epsilon != 2 {
+			t.Errorf("%s: report method %q, %d parties, overall %v", c.method, r.Method, len(r.Parties), r.Overall)
+		}
+	}
+}
+
+func TestPublishBaselinesBadUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"publish", "privbayes", "--dataset", "nltcs", "--parties", "3", "--out", filepath.Join(dir, "x.csv")},
+		{"publish", "privbayes", "--dataset", "nltcs", "--beta", "1", "--out", filepath.Join(dir, "x.csv")},
+		{"publish", "dp-subn3", "--dataset", "nltcs", "--score", "f", "--out", filepath.Join(dir, "x.csv")},
+		{"publish", "dp-subn3", "--dataset", "nltcs"},
+		{"eval", "baselines", "--paper", "lda-dp", "--figure", "4"},
+	} {
+		if code, _, _ := run(t, args...); code == 0 {
+			t.Errorf("%v succeeded", args)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.csv")); err == nil {
+		t.Error("a failed publication wrote its output")
+	}
+}

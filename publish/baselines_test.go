@@ -1,0 +1,109 @@
+package publish
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
+)
+
+func baselineTable(tb testing.TB, name string) *data.Table {
+	tb.Helper()
+	t, err := datasets.Load(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+func TestPrivBayesNLTCSValidTableAndReport(t *testing.T) {
+	tab := baselineTable(t, "nltcs")
+	res, err := PrivBayes(context.Background(), PrivBayesOptions{Table: tab,
+		BayesNetOptions: BayesNetOptions{Epsilon: 0.5, Source: randx.NewSeeded(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Synthetic.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if res.Synthetic.Len() != tab.Len() || !res.Synthetic.Schema.Equal(tab.Schema) {
+		t.Errorf("synthetic table: %d rows, schema equal %v", res.Synthetic.Len(), res.Synthetic.Schema.Equal(tab.Schema))
+	}
+	r := res.Report
+	if r.Overall.Epsilon != 0.5 || r.Composition != privacy.Single || !r.WithinBudget() || len(r.Parties[0].Charges) != 2 {
+		t.Errorf("report: %+v", r)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, " "), "SEEDED") {
+		t.Error("the report does not warn about seeded randomness")
+	}
+}
+
+func TestDPSUBN3AdultThreeOwners(t *testing.T) {
+	tab := baselineTable(t, "adult")
+	owners, err := data.SplitHorizontal(tab, 3, nil, randx.NewSeeded(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners, Frontier: 5,
+		BayesNetOptions: BayesNetOptions{Epsilon: 0.2, Source: randx.NewSeeded(3)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Synthetic.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if res.Synthetic.Len() != tab.Len() {
+		t.Errorf("%d synthetic rows, want %d", res.Synthetic.Len(), tab.Len())
+	}
+	r := res.Report
+	if len(r.Parties) != 3 || r.Overall.Epsilon != 0.2 || !r.WithinBudget() || r.Composition != privacy.ParallelOverOwners {
+		t.Errorf("report: overall %v, %d parties, composition %q", r.Overall, len(r.Parties), r.Composition)
+	}
+	for _, p := range r.Parties {
+		if math.Abs(p.Spent.Epsilon-0.2) > 1e-12 {
+			t.Errorf("%s spent %v", p.Party, p.Spent)
+		}
+	}
+	if !strings.Contains(strings.Join(r.Warnings, " "), "RECONSTRUCTION") {
+		t.Error("the report does not say DP-SUBN3 is a reconstruction")
+	}
+	if res.Traffic.Messages != 6 {
+		t.Errorf("%d messages, want 6 (a prior and an update per owner)", res.Traffic.Messages)
+	}
+}
+
+func TestBaselineErrors(t *testing.T) {
+	nltcs, adult := baselineTable(t, "nltcs"), baselineTable(t, "adult")
+	ctx := context.Background()
+	if _, err := DPSUBN3(ctx, DPSUBN3Options{Owners: []*data.Table{nltcs, adult}, BayesNetOptions: BayesNetOptions{Epsilon: 1}}); err == nil {
+		t.Error("owners with different schemas were accepted")
+	}
+	if _, err := PrivBayes(ctx, PrivBayesOptions{Table: nltcs, BayesNetOptions: BayesNetOptions{Epsilon: -1}}); err == nil {
+		t.Error("a negative ε was accepted")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := PrivBayes(cancelled, PrivBayesOptions{Table: nltcs, BayesNetOptions: BayesNetOptions{Epsilon: 1}}); err == nil {
+		t.Error("a cancelled context was ignored")
+	}
+}
+
+func BenchmarkDPSUBN3Adult3Owners(b *testing.B) {
+	tab := baselineTable(b, "adult")
+	owners, err := data.SplitHorizontal(tab, 3, nil, randx.NewSeeded(2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := randx.NewSeeded(3)
+	for b.Loop() {
+		if _, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners,
+			BayesNetOptions: BayesNetOptions{Epsilon: 0.8, Source: src}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
