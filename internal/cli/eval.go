@@ -8,6 +8,7 @@ import (
 
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/randx"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -34,6 +35,7 @@ var evalCommands []func() *cobra.Command
 func init() { evalCommands = append(evalCommands, newEvalPPCACmd) }
 
 type evalFlags struct {
+	baselines bool
 	figure    int
 	reps      int
 	out, plot string
@@ -74,10 +76,18 @@ Example:
 				return usagef("--reps must be at least 1, got %d", f.reps)
 			}
 			bar := newBar(cmd.ErrOrStderr(), fmt.Sprintf("ppca-dp-mh fig %d", f.figure))
+			src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
 			rows, err := eval.PPCAFigure(cmd.Context(), eval.PPCAOptions{Figure: f.figure, Reps: f.reps,
-				Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Progress: bar})
+				Source: src, Progress: bar})
 			if err != nil {
 				return err
+			}
+			if f.baselines && f.figure != 2 {
+				more, err := baselineRows(cmd, "ppca-dp-mh", f.figure, f.reps, src)
+				if err != nil {
+					return err
+				}
+				rows = append(rows, more...)
 			}
 			x := map[int]string{2: "k", 3: "epsilon", 4: "parties"}[f.figure]
 			plots := []eval.PlotOptions{{Title: fmt.Sprintf("PPCA-DP-MH Fig. %d", f.figure),
@@ -89,7 +99,20 @@ Example:
 		},
 	}
 	f.register(cmd, "2, 3 or 4")
+	cmd.Flags().BoolVar(&f.baselines, "baselines", true, "also run the paper's baseline (DP-SUBN3) for Figs. 3 and 4")
 	return cmd
+}
+
+// baselineRows runs the baseline a paper's figure compares against, on the
+// same tasks, splits and classifier.
+func baselineRows(cmd *cobra.Command, paper string, figure, reps int, src *randx.Source) ([]eval.Row, error) {
+	o, err := eval.BaselineFigure(paper, figure)
+	if err != nil {
+		return nil, err
+	}
+	o.Reps, o.Source = reps, src
+	o.Progress = newBar(cmd.ErrOrStderr(), fmt.Sprintf("%s fig %d baseline %s", paper, figure, o.Method))
+	return eval.BaselineRows(cmd.Context(), o)
 }
 
 func newBar(w io.Writer, desc string) func(done, total int) {
