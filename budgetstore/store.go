@@ -1,0 +1,398 @@
+package budgetstore
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Options configure Open.
+type Options struct {
+	// Path is the ledger file; it is created if missing.
+	Path string
+	// LockTimeout is how long to wait for another process holding the file
+	// (default 1s); only one process may use a ledger at a time.
+	LockTimeout time.Duration
+	// Now stamps entries (default time.Now).
+	Now func() time.Time
+}
+
+// Store is an open ledger. It is safe for concurrent use.
+type Store struct {
+	db  *bolt.DB
+	now func() time.Time
+}
+
+// Entry is one recorded charge.
+type Entry struct {
+	Seq     uint64         `json:"seq"`
+	Time    time.Time      `json:"time"`
+	Session string         `json:"session"`
+	Charge  privacy.Charge `json:"charge"`
+}
+
+// Balance is a dataset's budget state.
+type Balance struct {
+	Dataset   string       `json:"dataset"`
+	Lifetime  dp.Guarantee `json:"lifetime"`
+	Spent     dp.Guarantee `json:"spent"`
+	Remaining dp.Guarantee `json:"remaining"`
+	Entries   int          `json:"entries"`
+	Sessions  int          `json:"sessions"`
+}
+
+var (
+	keyLifetime = []byte("lifetime")
+	keySpent    = []byte("spent")
+	bktEntries  = []byte("entries")
+	bktSessions = []byte("sessions")
+)
+
+// ErrUnknownDataset is returned for a dataset with no lifetime budget.
+var ErrUnknownDataset = errors.New("budgetstore: unknown dataset")
+
+// Open opens or creates the ledger at o.Path.
+func Open(o Options) (*Store, error) {
+	if o.Path == "" {
+		return nil, fmt.Errorf("budgetstore: no ledger path")
+	}
+	if o.LockTimeout == 0 {
+		o.LockTimeout = time.Second
+	}
+	if o.LockTimeout < 0 {
+		return nil, fmt.Errorf("budgetstore: lock timeout %v is negative", o.LockTimeout)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	db, err := bolt.Open(o.Path, 0o600, &bolt.Options{Timeout: o.LockTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("budgetstore: open %q: %w (is another process using it?)", o.Path, err)
+	}
+	return &Store{db: db, now: o.Now}, nil
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the ledger file.
+func (s *Store) Path() string { return s.db.Path() }
+
+// Define sets the lifetime budget of dataset the first time it is seen. A
+// lifetime budget never changes afterwards: a different one is refused.
+func (s *Store) Define(dataset string, lifetime dp.Guarantee) error {
+	if dataset == "" {
+		return fmt.Errorf("budgetstore: empty dataset name")
+	}
+	if err := lifetime.Validate(); err != nil {
+		return fmt.Errorf("budgetstore: lifetime budget of %q: %w", dataset, err)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(dataset))
+		if b != nil {
+			old, err := getGuarantee(b, keyLifetime)
+			if err != nil {
+				return err
+			}
+			if old != lifetime {
+				return fmt.Errorf("budgetstore: dataset %q already has lifetime budget %v; refusing to change it to %v", dataset, old, lifetime)
+			}
+			return nil
+		}
+		b, err := tx.CreateBucket([]byte(dataset))
+		if err != nil {
+			return fmt.Errorf("budgetstore: %w", err)
+		}
+		for _, name := range [][]byte{bktEntries, bktSessions} {
+			if _, err := b.CreateBucket(name); err != nil {
+				return fmt.Errorf("budgetstore: %w", err)
+			}
+		}
+		if err := putGuarantee(b, keyLifetime, lifetime); err != nil {
+			return err
+		}
+		return putGuarantee(b, keySpent, dp.Zero(lifetime.Notion))
+	})
+}
+
+// Spend records charges for session in one transaction, or none of them if
+// together they would exceed the lifetime budget.
+func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error {
+	if session == "" {
+		return fmt.Errorf("budgetstore: spend without a session ID")
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b, err := dataBucket(tx, dataset)
+		if err != nil {
+			return err
+		}
+		lifetime, err := getGuarantee(b, keyLifetime)
+		if err != nil {
+			return err
+		}
+		spent, err := getGuarantee(b, keySpent)
+		if err != nil {
+			return err
+		}
+		entries, sessions := b.Bucket(bktEntries), b.Bucket(bktSessions)
+		for _, c := range charges {
+			if err := c.Spec.Guarantee.Validate(); err != nil {
+				return fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
+			}
+			total, err := dp.Compose(spent, c.Spec.Guarantee)
+			if err != nil {
+				return fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
+			}
+			if !dp.Within(total, lifetime) {
+				return fmt.Errorf("budgetstore: dataset %q: charging %v for %q in session %q would exceed its lifetime budget %v (spent %v, remaining %v)",
+					dataset, c.Spec.Guarantee, c.Purpose, session, lifetime, spent, remaining(lifetime, spent))
+			}
+			spent = total
+			seq, err := entries.NextSequence()
+			if err != nil {
+				return fmt.Errorf("budgetstore: %w", err)
+			}
+			v, err := json.Marshal(Entry{Seq: seq, Time: s.now().UTC(), Session: session, Charge: c})
+			if err != nil {
+				return fmt.Errorf("budgetstore: %w", err)
+			}
+			if err := entries.Put(seqKey(seq), v); err != nil {
+				return fmt.Errorf("budgetstore: %w", err)
+			}
+			if sessions.Get([]byte(session)) == nil {
+				if err := sessions.Put([]byte(session), seqKey(seq)); err != nil {
+					return fmt.Errorf("budgetstore: %w", err)
+				}
+			}
+		}
+		return putGuarantee(b, keySpent, spent)
+	})
+}
+
+// Balance returns dataset's lifetime budget and what is spent and left.
+func (s *Store) Balance(dataset string) (Balance, error) {
+	var bal Balance
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b, err := dataBucket(tx, dataset)
+		if err != nil {
+			return err
+		}
+		if bal.Lifetime, err = getGuarantee(b, keyLifetime); err != nil {
+			return err
+		}
+		if bal.Spent, err = getGuarantee(b, keySpent); err != nil {
+			return err
+		}
+		bal.Dataset = dataset
+		bal.Remaining = remaining(bal.Lifetime, bal.Spent)
+		bal.Entries = b.Bucket(bktEntries).Stats().KeyN
+		bal.Sessions = b.Bucket(bktSessions).Stats().KeyN
+		return nil
+	})
+	return bal, err
+}
+
+// Fits reports, as an error naming the shortfall, whether extra (e.g. the
+// budgets of sessions about to run) would fit in what remains.
+func (s *Store) Fits(dataset string, extra ...dp.Guarantee) error {
+	bal, err := s.Balance(dataset)
+	if err != nil {
+		return err
+	}
+	total := bal.Spent
+	for _, g := range extra {
+		if total, err = dp.Compose(total, g); err != nil {
+			return fmt.Errorf("budgetstore: dataset %q: %w", dataset, err)
+		}
+	}
+	if !dp.Within(total, bal.Lifetime) {
+		return fmt.Errorf("budgetstore: dataset %q: %s would exceed the lifetime budget %v (spent %v, remaining %v)",
+			dataset, describe(extra), bal.Lifetime, bal.Spent, bal.Remaining)
+	}
+	return nil
+}
+
+func describe(gs []dp.Guarantee) string {
+	if len(gs) == 1 {
+		return gs[0].String()
+	}
+	return fmt.Sprintf("%d budgets %v", len(gs), gs)
+}
+
+// Entries returns dataset's recorded charges in order.
+func (s *Store) Entries(dataset string) ([]Entry, error) {
+	var out []Entry
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b, err := dataBucket(tx, dataset)
+		if err != nil {
+			return err
+		}
+		return b.Bucket(bktEntries).ForEach(func(k, v []byte) error {
+			var e Entry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("budgetstore: dataset %q: entry %x: %w", dataset, k, err)
+			}
+			out = append(out, e)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// SessionSeen reports whether session has recorded a spend on dataset.
+func (s *Store) SessionSeen(dataset, session string) (bool, error) {
+	seen := false
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b, err := dataBucket(tx, dataset)
+		if err != nil {
+			return err
+		}
+		seen = b.Bucket(bktSessions).Get([]byte(session)) != nil
+		return nil
+	})
+	return seen, err
+}
+
+// Datasets lists the datasets with a lifetime budget.
+func (s *Store) Datasets() ([]string, error) {
+	var out []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			out = append(out, string(name))
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Verify checks the file's page structure and that, for every dataset, the
+// stored total equals the composition of its entries, lies within the
+// lifetime budget, and every entry's session is indexed.
+func (s *Store) Verify() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		var damaged error
+		for err := range tx.Check() { // drain: the checker stops only at the end
+			if damaged == nil {
+				damaged = fmt.Errorf("budgetstore: %s is damaged: %w", s.Path(), err)
+			}
+		}
+		if damaged != nil {
+			return damaged
+		}
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error { return verifyDataset(string(name), b) })
+	})
+}
+
+func verifyDataset(dataset string, b *bolt.Bucket) error {
+	lifetime, err := getGuarantee(b, keyLifetime)
+	if err != nil {
+		return err
+	}
+	stored, err := getGuarantee(b, keySpent)
+	if err != nil {
+		return err
+	}
+	if b.Bucket(bktEntries) == nil || b.Bucket(bktSessions) == nil {
+		return fmt.Errorf("budgetstore: dataset %q lacks its entries or sessions bucket", dataset)
+	}
+	total := dp.Zero(lifetime.Notion)
+	sessions := b.Bucket(bktSessions)
+	last := uint64(0)
+	err = b.Bucket(bktEntries).ForEach(func(k, v []byte) error {
+		var e Entry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return fmt.Errorf("budgetstore: dataset %q: entry %x: %w", dataset, k, err)
+		}
+		if len(k) != 8 || binary.BigEndian.Uint64(k) != e.Seq || e.Seq <= last {
+			return fmt.Errorf("budgetstore: dataset %q: entry key %x does not match sequence %d", dataset, k, e.Seq)
+		}
+		last = e.Seq
+		if sessions.Get([]byte(e.Session)) == nil {
+			return fmt.Errorf("budgetstore: dataset %q: entry %d's session %q is not indexed", dataset, e.Seq, e.Session)
+		}
+		if total, err = dp.Compose(total, e.Charge.Spec.Guarantee); err != nil {
+			return fmt.Errorf("budgetstore: dataset %q: entry %d: %w", dataset, e.Seq, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !dp.Within(total, stored) || !dp.Within(stored, total) {
+		return fmt.Errorf("budgetstore: dataset %q: stored total %v differs from its entries' %v", dataset, stored, total)
+	}
+	if !dp.Within(stored, lifetime) {
+		return fmt.Errorf("budgetstore: dataset %q: spent %v exceeds the lifetime budget %v", dataset, stored, lifetime)
+	}
+	return nil
+}
+
+// LoadAccountant rebuilds an accountant for party whose budget is
+// dataset's lifetime budget and whose charges are every recorded entry.
+func (s *Store) LoadAccountant(dataset, party string) (*privacy.Accountant, error) {
+	bal, err := s.Balance(dataset)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.Entries(dataset)
+	if err != nil {
+		return nil, err
+	}
+	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: party, Budget: bal.Lifetime})
+	if err != nil {
+		return nil, fmt.Errorf("budgetstore: %w", err)
+	}
+	for _, e := range entries {
+		if err := a.Spend(e.Charge); err != nil {
+			return nil, fmt.Errorf("budgetstore: dataset %q entry %d: %w", dataset, e.Seq, err)
+		}
+	}
+	return a, nil
+}
+
+func dataBucket(tx *bolt.Tx, dataset string) (*bolt.Bucket, error) {
+	b := tx.Bucket([]byte(dataset))
+	if b == nil {
+		return nil, fmt.Errorf("%w %q (no lifetime budget defined)", ErrUnknownDataset, dataset)
+	}
+	return b, nil
+}
+
+func getGuarantee(b *bolt.Bucket, key []byte) (dp.Guarantee, error) {
+	var g dp.Guarantee
+	v := b.Get(key)
+	if v == nil {
+		return g, fmt.Errorf("budgetstore: ledger lacks %q", key)
+	}
+	if err := json.Unmarshal(v, &g); err != nil {
+		return g, fmt.Errorf("budgetstore: %q: %w", key, err)
+	}
+	return g, nil
+}
+
+func putGuarantee(b *bolt.Bucket, key []byte, g dp.Guarantee) error {
+	v, err := json.Marshal(g)
+	if err != nil {
+		return fmt.Errorf("budgetstore: %w", err)
+	}
+	if err := b.Put(key, v); err != nil {
+		return fmt.Errorf("budgetstore: %w", err)
+	}
+	return nil
+}
+
+func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
+
+func remaining(lifetime, spent dp.Guarantee) dp.Guarantee {
+	r := lifetime
+	r.Epsilon -= spent.Epsilon
+	r.Delta -= spent.Delta
+	r.Rho -= spent.Rho
+	return r
+}

@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/ledger"
+	"github.com/dppub/dppub/publish"
+	"github.com/spf13/cobra"
+)
+
+func init() { topCommands = append(topCommands, newLedgerCmd) }
+
+// Files dppub keeps in a ledger directory besides the ledger's own
+// (ledger.DataFile, ledger.CheckpointFile).
+const (
+	ledgerKeyringFile  = "keyring"  // verifier keys of every member, one a line
+	ledgerOperatorFile = "operator" // the publisher's (log operator's) verifier key
+	ledgerKeysDir      = "keys"     // SECRET signer keys of the simulated parties
+	ledgerOrigin       = "dppub-publishing-ledger"
+)
+
+func newLedgerCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ledger",
+		Short: "Inspect and audit a publishing ledger",
+		Long: `A publishing ledger (the "blockchain" of LDA-DP / Mul-LDA-DP) is an
+append-only log in a directory: every entry (budget spent, statistics
+submitted, class means and directions computed, artifact published) is
+signed by its sender with Ed25519, chained to the previous one by its hash,
+and covered by a Merkle tree whose head the publisher signs as a checkpoint.
+Flipping a byte, reordering or dropping an entry is detected.
+
+Files in DIR:
+  entries.log   the entries (append-only, checksummed records)
+  checkpoint    the last checkpoint the publisher signed
+  keyring       the members' public keys, one per line
+  operator      the publisher's public key (verifies checkpoints)
+  keys/         the parties' SECRET signing keys: dppub plays every party
+                in one process, so it keeps them here (mode 0600); in a real
+                deployment each party keeps only its own
+
+Examples:
+  dppub publish mul-lda-dp --dataset nltcs --label money --epsilon 1 --delta 1e-3 --ledger ./ledger --out p.csv
+  dppub ledger show ./ledger
+  dppub ledger verify ./ledger --operator publisher.pub`,
+	}
+	cmd.AddCommand(newLedgerShowCmd(), newLedgerVerifyCmd())
+	return cmd
+}
+
+func newLedgerShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show DIR",
+		Short: "List the entries of a ledger, one a line",
+		Long: `List every entry: index, sequence number, time, sender, kind, session,
+payload size and the first bytes of the payload's SHA-256. Nothing is
+verified (use verify) and nothing on disk changes.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := openLedgerReadOnly(args[0], ledger.Keyring{})
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			if t := l.TornTail(); t != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %v (an interrupted write)\n", t)
+			}
+			return ledger.Show(cmd.OutOrStdout(), l)
+		},
+	}
+}
+
+func newLedgerVerifyCmd() *cobra.Command {
+	var keyringPath, operatorPath string
+	cmd := &cobra.Command{
+		Use:   "verify DIR",
+		Short: "Audit a ledger: signatures, hash chain and Merkle root against the signed checkpoint",
+		Long: `Check every entry's signature against the keyring, the sequence numbers and
+the hash chain, recompute the Merkle tree and compare its root with the
+checkpoint signed by the publisher. Exits non-zero if anything fails.
+
+By default the keyring and the publisher's key are read from DIR, which
+only proves the log is consistent with the keys stored beside it. For an
+independent audit, pass the publisher's key (and the keyring) you obtained
+out of band with --operator and --keyring.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			rep, err := verifyLedgerDir(dir, keyringPath, operatorPath)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), rep.String())
+			if keyringPath == "" && operatorPath == "" {
+				fmt.Fprintln(cmd.OutOrStdout(), "trust: keys read from the ledger directory itself (pass --operator/--keyring for an independent audit)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&keyringPath, "keyring", "", "members' verifier keys, one a line (default DIR/keyring)")
+	cmd.Flags().StringVar(&operatorPath, "operator", "", "the publisher's verifier key (default DIR/operator)")
+	return cmd
+}
+
+func verifyLedgerDir(dir, keyringPath, operatorPath string) (*ledger.Report, error) {
+	if keyringPath == "" {
+		keyringPath = filepath.Join(dir, ledgerKeyringFile)
+	}
+	if operatorPath == "" {
+		operatorPath = filepath.Join(dir, ledgerOperatorFile)
+	}
+	text, err := os.ReadFile(keyringPath)
+	if err != nil {
+		return nil, fmt.Errorf("ledger keyring: %w", err)
+	}
+	ring, err := ledger.ParseKeyring(text)
+	if err != nil {
+		return nil, err
+	}
+	opText, err := os.ReadFile(operatorPath)
+	if err != nil {
+		return nil, fmt.Errorf("ledger operator key: %w", err)
+	}
+	op, err := ledger.ParseMember(opText)
+	if err != nil {
+		return nil, err
+	}
+	verifier, err := op.NoteVerifier()
+	if err != nil {
+		return nil, err
+	}
+	cp, err := ledger.LatestCheckpoint(dir)
+	if err != nil {
+		return nil, err
+	}
+	l, err := openLedgerReadOnly(dir, ring)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	return ledger.Verify(l, ring, cp, verifier)
+}
+
+func openLedgerReadOnly(dir string, ring ledger.Keyring) (*ledger.FileLedger, error) {
+	if _, err := os.Stat(filepath.Join(dir, ledger.DataFile)); err != nil {
+		return nil, fmt.Errorf("%q is not a ledger directory: %w", dir, err)
+	}
+	return ledger.Open(dir, ledger.Options{Keyring: ring, Origin: ledgerOrigin, ReadOnly: true})
+}
+
+// openLedgerDir opens (creating if needed) the ledger in dir for a
+// publication by parties: it reuses their signing keys from dir/keys,
+// creates the missing ones, and rewrites the keyring and operator files.
+func openLedgerDir(dir string, parties []string) (*publish.LedgerSetup, *ledger.FileLedger, error) {
+	keysDir := filepath.Join(dir, ledgerKeysDir)
+	if err := os.MkdirAll(keysDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("ledger directory: %w", err)
+	}
+	ids, err := loadIdentities(keysDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range parties {
+		if ids[name] != nil {
+			continue
+		}
+		id, err := ledger.NewIdentity(nil, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		key, _ := id.MarshalText()
+		if err := writeSmallFile(filepath.Join(keysDir, name+".key"), 0o600, append(key, '\n')); err != nil {
+			return nil, nil, err
+		}
+		ids[name] = id
+	}
+	ring, err := keyringOf(ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	pub := ids[publish.LDAPublisher]
+	if err := writeKeyFiles(dir, ring, pub); err != nil {
+		return nil, nil, err
+	}
+	signer, err := pub.NoteSigner()
+	if err != nil {
+		return nil, nil, err
+	}
+	verifier, err := pub.Member().NoteVerifier()
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := ledger.Open(dir, ledger.Options{Keyring: ring, Signer: signer, Origin: ledgerOrigin})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &publish.LedgerSetup{Log: l, Identities: ids, Keyring: ring, Operator: verifier}, l, nil
+}
+
+func loadIdentities(keysDir string) (map[string]*ledger.Identity, error) {
+	ids := map[string]*ledger.Identity{}
+	entries, err := os.ReadDir(keysDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("ledger keys: %w", err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".key") {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(keysDir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("ledger keys: %w", err)
+		}
+		id, err := ledger.ParseIdentity(text)
+		if err != nil {
+			return nil, fmt.Errorf("ledger key %s: %w", e.Name(), err)
+		}
+		if id.Name()+".key" != e.Name() {
+			return nil, fmt.Errorf("ledger key %s holds the key of %q", e.Name(), id.Name())
+		}
+		ids[id.Name()] = id
+	}
+	return ids, nil
+}
+
+func keyringOf(ids map[string]*ledger.Identity) (ledger.Keyring, error) {
+	names := make([]string, 0, len(ids))
+	for n := range ids {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	members := make([]ledger.Member, 0, len(names))
+	for _, n := range names {
+		members = append(members, ids[n].Member())
+	}
+	return ledger.NewKeyring(members...)
+}
+
+func writeKeyFiles(dir string, ring ledger.Keyring, pub *ledger.Identity) error {
+	var b strings.Builder
+	b.WriteString("# dppub publishing ledger: members' verifier keys\n")
+	for _, m := range ring.Members() {
+		b.WriteString(m.VerifierKey() + "\n")
+	}
+	if err := writeSmallFile(filepath.Join(dir, ledgerKeyringFile), 0o644, []byte(b.String())); err != nil {
+		return err
+	}
+	return writeSmallFile(filepath.Join(dir, ledgerOperatorFile), 0o644, []byte(pub.Member().VerifierKey()+"\n"))
+}
+
+func writeSmallFile(path string, perm os.FileMode, body []byte) error {
+	return fsutil.WriteFileAtomic(path, perm, func(w io.Writer) error {
+		_, err := w.Write(body)
+		return err
+	})
+}

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/transport"
+	"github.com/spf13/cobra"
+)
+
+type runFlags struct {
+	config, member, settings, listen string
+	set, peers                       []string
+	out, report                      string
+	src                              sourceFlags
+	verbose                          bool
+}
+
+func newRunCmd() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run METHOD",
+		Short: "Run a multi-party method across the consortium's members and publish the result",
+		Long: `Starts a session as the method's coordinating member (for ppca-dp-mh, the
+curator), with the members serving (` + "`dppub serve`" + `) on their machines. Every
+member is first asked to join, and may refuse (e.g. when the session would
+exceed its lifetime budget); only when all have accepted does any of them
+release a statistic. The session is aborted, naming the member at fault,
+when a member fails, stops answering, or exceeds the step deadline; then
+nothing is published. On success the output and its privacy report are
+written exactly as ` + "`dppub publish`" + ` writes them.
+
+Settings come from the consortium file's "methods" section, or --settings
+FILE, with --set KEY=VALUE on top (VALUE is read as JSON when it parses,
+else as a string). Methods: ` + fmt.Sprint(transport.Methods()) + `
+
+Example:
+  dppub run ppca-dp-mh --config demo/consortium.json --set epsilon=0.5 --out synth.csv`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, f, args[0]) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.config, "config", "", "consortium file (required)")
+	fs.StringVar(&f.member, "member", "", "coordinating member (default: the only member with the method's coordinating role)")
+	fs.StringVar(&f.settings, "settings", "", "method settings JSON file (default: the consortium file's methods section)")
+	fs.StringArrayVar(&f.set, "set", nil, "override one setting, KEY=VALUE (repeatable)")
+	fs.StringVar(&f.listen, "listen", "", "address to listen on for the members' replies (default: the member's address)")
+	fs.StringArrayVar(&f.peers, "peer", nil, "override a member's address, NAME=HOST:PORT (repeatable)")
+	fs.StringVar(&f.out, "out", "", "output file to write (required)")
+	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	fs.BoolVar(&f.verbose, "verbose", false, "log the session's progress on stderr")
+	f.src.register(fs)
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, f *runFlags, method string) error {
+	if f.config == "" || f.out == "" {
+		return usagef("--config FILE and --out FILE are required")
+	}
+	if f.report == "" {
+		f.report = f.out + ".privacy.json"
+	}
+	m, err := transport.Lookup(method)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	file, err := consortium.Load(f.config)
+	if err != nil {
+		return err
+	}
+	self, err := coordinatorMember(file, m, f.member)
+	if err != nil {
+		return err
+	}
+	settings, err := runSettings(file, method, f.settings, f.set)
+	if err != nil {
+		return err
+	}
+	peers, err := parsePeers(f.peers)
+	if err != nil {
+		return err
+	}
+	logw := io.Discard
+	if f.verbose {
+		logw = cmd.ErrOrStderr()
+	}
+	node, err := transport.NewNode(transport.NodeOptions{Consortium: file, Member: self, Listen: f.listen, Logger: newLogger(logw, f.verbose)})
+	if err != nil {
+		return err
+	}
+	if err := node.Start(); err != nil {
+		return err
+	}
+	defer node.Close()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := node.Run(ctx, transport.RunOptions{Method: method, Settings: settings,
+		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers})
+	if err != nil {
+		return err
+	}
+	if err := writeOutcome(f.out, f.report, res.Outcome); err != nil {
+		return err
+	}
+	printOutcome(cmd.OutOrStdout(), f, res)
+	return nil
+}
+
+func coordinatorMember(file *consortium.File, m transport.Method, name string) (string, error) {
+	if name != "" {
+		return name, nil
+	}
+	cands := file.WithRole(m.CoordinatorRole)
+	if len(cands) != 1 {
+		return "", usagef("%d members have the %q role that coordinates %s; choose one with --member", len(cands), m.CoordinatorRole, m.Name)
+	}
+	return cands[0].Name, nil
+}
+
+// runSettings merges the method's settings: file or consortium section,
+// then --set overrides.
+func runSettings(file *consortium.File, method, path string, set []string) (json.RawMessage, error) {
+	raw := file.Methods[method]
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	}
+	if len(set) == 0 {
+		return raw, nil
+	}
+	obj := map[string]json.RawMessage{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, fmt.Errorf("settings of %s: %w", method, err)
+		}
+	}
+	for _, kv := range set {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usagef("--set %q: want KEY=VALUE", kv)
+		}
+		if json.Valid([]byte(v)) {
+			obj[k] = json.RawMessage(v)
+		} else {
+			b, _ := json.Marshal(v)
+			obj[k] = b
+		}
+	}
+	return json.Marshal(obj)
+}
+
+func parsePeers(peers []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range peers {
+		name, addr, ok := strings.Cut(p, "=")
+		if !ok || name == "" || !strings.Contains(addr, ":") {
+			return nil, usagef("--peer %q: want NAME=HOST:PORT", p)
+		}
+		out[name] = addr
+	}
+	return out, nil
+}
+
+// writeOutcome writes the published artifact and its report as publish
+// does: atomically, and nothing if either cannot be written.
+func writeOutcome(out, report string, o *transport.Outcome) error {
+	if err := writeMain(out, report, o); err != nil {
+		return err
+	}
+	for _, f := range o.Files {
+		if err := fsutil.WriteFileAtomic(out+f.Suffix, 0o644, func(w io.Writer) error {
+			_, err := w.Write(f.Data)
+			return err
+		}); err != nil {
+			os.Remove(out)
+			os.Remove(report)
+			for _, g := range o.Files {
+				os.Remove(out + g.Suffix)
+			}
+			return fmt.Errorf("writing %s: %w", out+f.Suffix, err)
+		}
+	}
+	return nil
+}
+
+func writeMain(out, report string, o *transport.Outcome) error {
+	if o.Table != nil {
+		return writeOutputs(out, report, o.Table, o.Report)
+	}
+	js, err := o.Report.JSON()
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(o.Artifact, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(out, 0o644, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(report, 0o644, func(w io.Writer) error {
+		_, err := w.Write(js)
+		return err
+	}); err != nil {
+		os.Remove(out)
+		return err
+	}
+	return nil
+}
+
+func printOutcome(w io.Writer, f *runFlags, res *transport.Result) {
+	fmt.Fprint(w, res.Report.Text())
+	if res.Table != nil {
+		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", res.Table.Len(), len(res.Table.Schema.Attributes), f.out, f.report)
+	} else {
+		fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	}
+	for _, file := range res.Files {
+		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
+	}
+	if res.Summary != "" {
+		fmt.Fprintf(w, "  %s\n", res.Summary)
+	}
+	fmt.Fprintf(w, "  session %s: %d messages, %.1f MB sent by the coordinator, %v\n", res.Session, res.Messages, float64(res.BytesSent)/1e6, res.Elapsed.Round(1e6))
+	names := make([]string, 0, len(res.Receipts))
+	for n := range res.Receipts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if r := res.Receipts[n]; r.Remaining != nil {
+			fmt.Fprintf(w, "  %s: lifetime budget %v, remaining %v\n", n, *r.Lifetime, *r.Remaining)
+		}
+	}
+}

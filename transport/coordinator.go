@@ -1,0 +1,387 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/transport/gen/transportv1"
+)
+
+// RunOptions configure a session started by Run.
+type RunOptions struct {
+	// Method is the registered method's name.
+	Method string
+	// Settings are the method's settings (JSON).
+	Settings json.RawMessage
+	// Source is the coordinator's randomness (default secure). A seeded
+	// Source makes the session reproducible: the method hands each
+	// participant a seed, which participants refuse unless they accept
+	// seeds.
+	Source *randx.Source
+	// Addresses override participants' addresses from the consortium file.
+	Addresses map[string]string
+}
+
+// Result is a finished session.
+type Result struct {
+	*Outcome
+	Session  string
+	Receipts map[string]Receipt
+	Elapsed  time.Duration
+	// Messages and BytesSent count what the coordinator sent.
+	Messages  int
+	BytesSent int64
+}
+
+// Run starts a session as its coordinator and drives it to the end: every
+// participant is asked to join (and may refuse, with its reason); only when
+// all have accepted are they started; then the coordinator polls them and
+// aborts the session, naming the member at fault, when one fails, becomes
+// unreachable, takes longer than the step deadline on one message, or the
+// session makes no progress for a step deadline. On success it returns the
+// method's published outcome; on failure it publishes nothing.
+func (n *Node) Run(ctx context.Context, o RunOptions) (*Result, error) {
+	started := time.Now()
+	m, err := Lookup(o.Method)
+	if err != nil {
+		return nil, err
+	}
+	if n.self.Role != m.CoordinatorRole {
+		return nil, fmt.Errorf("transport: %s has role %q; %s sessions are coordinated by the %q role", n.self.Name, n.self.Role, m.Name, m.CoordinatorRole)
+	}
+	if n.ln == nil {
+		return nil, fmt.Errorf("transport: start the node before running a session")
+	}
+	if o.Source == nil {
+		o.Source = randx.NewSecure()
+	}
+	setup, err := m.Prepare(PrepareInput{Consortium: n.file, Self: n.self, Settings: o.Settings, Source: o.Source})
+	if err != nil {
+		return nil, err
+	}
+	open, err := n.checkSetup(m, setup, o.Addresses)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(n, setup.Session, m, open, true)
+	s.role = setup.Role
+	n.mu.Lock()
+	if _, dup := n.sessions[s.id]; dup || n.closed[s.id] != nil {
+		n.mu.Unlock()
+		return nil, fmt.Errorf("transport: session %q already ran here", s.id)
+	}
+	n.sessions[s.id] = s
+	n.mu.Unlock()
+	s.launch()
+	n.log.Info("opening a session", "session", s.id, "method", m.Name, "participants", len(open.Participants))
+	err = s.drive(ctx, setup)
+	n.endAll(s, err)
+	s.close()
+	if err != nil {
+		// Not waiting for the loop: the coordinator's own role may be the
+		// one stuck past its deadline.
+		return nil, fmt.Errorf("transport: session %s failed: %w", s.id, err)
+	}
+	<-s.loopDone // idle: every role is done
+	s.mu.Lock()
+	receipts, msgs, sent := s.receipts, s.messages, s.bytesSent
+	s.mu.Unlock()
+	out, err := setup.Finish(receipts)
+	if err != nil {
+		return nil, fmt.Errorf("transport: session %s: %w", s.id, err)
+	}
+	return &Result{Outcome: out, Session: s.id, Receipts: receipts, Elapsed: time.Since(started), Messages: msgs, BytesSent: sent}, nil
+}
+
+// checkSetup checks what the method prepared and builds the Open message.
+func (n *Node) checkSetup(m Method, setup *Setup, addrs map[string]string) (Open, error) {
+	if setup.Role == nil || setup.Role.ID() != n.self.Name || setup.Finish == nil || len(setup.Participants) == 0 {
+		return Open{}, fmt.Errorf("transport: method %s prepared an incomplete session", m.Name)
+	}
+	if err := checkToken("session", setup.Session, maxSessionLen); err != nil {
+		return Open{}, err
+	}
+	for name := range addrs {
+		if _, err := n.file.Member(name); err != nil {
+			return Open{}, fmt.Errorf("transport: address override: %w", err)
+		}
+	}
+	open := Open{Method: m.Name, Coordinator: n.self.Name, CoordinatorAddress: n.advertise}
+	for _, p := range setup.Participants {
+		fm, err := n.file.Member(p.Name)
+		if err != nil {
+			return Open{}, fmt.Errorf("transport: %w", err)
+		}
+		if fm.Role != p.Role {
+			return Open{}, fmt.Errorf("transport: method %s gave %s the role %q; the consortium file says %q", m.Name, p.Name, p.Role, fm.Role)
+		}
+		p.Address = fm.Address
+		if a, ok := addrs[p.Name]; ok {
+			p.Address = a
+		}
+		open.Participants = append(open.Participants, p)
+	}
+	return open, open.validate()
+}
+
+// openFor is the Open message for one participant: other participants'
+// params and seeds are left out.
+func openFor(o Open, name string) Open {
+	c := o
+	c.Participants = make([]Participant, len(o.Participants))
+	for i, p := range o.Participants {
+		if p.Name != name {
+			p.Params, p.Seed = nil, nil
+		}
+		c.Participants[i] = p
+	}
+	return c
+}
+
+// drive runs the session: open, start, watch.
+func (s *session) drive(ctx context.Context, setup *Setup) error {
+	if err := s.openAll(ctx); err != nil {
+		s.fail(err, false)
+		return err
+	}
+	for _, p := range s.open.Participants {
+		s.outbox(p.Name).enqueue(envelope{Session: s.id, From: s.self, To: p.Name, Type: TypeStart})
+	}
+	s.push(envelope{Session: s.id, From: s.self, To: s.self, Type: TypeStart})
+	return s.watch(ctx)
+}
+
+// openAll proposes the session to every participant and waits for all to
+// accept; the first refusal fails the session.
+func (s *session) openAll(ctx context.Context) error {
+	waits := make([]<-chan error, 0, len(s.open.Participants))
+	for _, p := range s.open.Participants {
+		b, err := openFor(s.open, p.Name).MarshalBinary()
+		if err != nil {
+			return err
+		}
+		waits = append(waits, s.outbox(p.Name).add(envelope{Session: s.id, From: s.self, To: p.Name, Type: TypeOpen, Payload: b}, true))
+	}
+	var refusals []error
+	for _, w := range waits {
+		select {
+		case err := <-w:
+			if err != nil {
+				refusals = append(refusals, err)
+			}
+		case <-s.finished:
+			return s.failure()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return errors.Join(refusals...)
+}
+
+func (s *session) failure() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	return fmt.Errorf("session ended")
+}
+
+// memberWatch is the coordinator's view of one participant.
+type memberWatch struct {
+	name     string
+	lastOK   time.Time
+	lastErr  error
+	inflight bool
+	status   *transportv1.StatusResponse
+	progress uint64
+}
+
+type pollResult struct {
+	name   string
+	status *transportv1.StatusResponse
+	err    error
+}
+
+// watch polls the participants until the session finishes or must be
+// aborted.
+func (s *session) watch(ctx context.Context) error {
+	lim := s.n.limits
+	now := time.Now()
+	watches := map[string]*memberWatch{}
+	for _, p := range s.open.Participants {
+		watches[p.Name] = &memberWatch{name: p.Name, lastOK: now}
+	}
+	results := make(chan pollResult, len(watches))
+	tick := time.NewTicker(lim.PingInterval.Duration)
+	defer tick.Stop()
+	lastProgress, ownProgress := now, uint64(0)
+	for {
+		select {
+		case <-s.finished:
+			return s.finalError()
+		case <-ctx.Done():
+			err := fmt.Errorf("interrupted: %w", ctx.Err())
+			s.fail(err, false)
+			return err
+		case r := <-results:
+			w := watches[r.name]
+			w.inflight = false
+			if r.err != nil {
+				w.lastErr = r.err
+				continue
+			}
+			w.lastOK, w.status = time.Now(), r.status
+			if r.status.GetProgress() != w.progress {
+				w.progress, lastProgress = r.status.GetProgress(), time.Now()
+			}
+			if err := s.judge(w); err != nil {
+				s.fail(err, false)
+				return err
+			}
+		case <-tick.C:
+			for _, w := range watches {
+				if !w.inflight {
+					w.inflight = true
+					go s.poll(w.name, results)
+				}
+			}
+			s.mu.Lock()
+			p := s.progress
+			s.mu.Unlock()
+			if p != ownProgress {
+				ownProgress, lastProgress = p, time.Now()
+			}
+			if err := s.checkDeadlines(watches, lastProgress); err != nil {
+				s.fail(err, false)
+				return err
+			}
+		}
+	}
+}
+
+func (s *session) finalError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateDone {
+		return nil
+	}
+	return s.err
+}
+
+func (s *session) poll(name string, results chan<- pollResult) {
+	lim := s.n.limits
+	ctx, cancel := context.WithTimeout(s.ctx, lim.UnreachableAfter.Duration)
+	defer cancel()
+	c, err := s.n.client(name, s.addrs[name])
+	if err != nil {
+		results <- pollResult{name: name, err: err}
+		return
+	}
+	resp, err := c.Status(ctx, connect.NewRequest(&transportv1.StatusRequest{Session: s.id}))
+	if err != nil {
+		results <- pollResult{name: name, err: fmt.Errorf("%s", describe(err))}
+		return
+	}
+	results <- pollResult{name: name, status: resp.Msg}
+}
+
+// judge turns one participant's status into an abort reason, if any.
+func (s *session) judge(w *memberWatch) error {
+	st, step := w.status, s.n.limits.StepTimeout.Duration
+	switch st.GetState() {
+	case stateFailed:
+		return fmt.Errorf("%s failed: %s", w.name, st.GetError())
+	case stateUnknown:
+		return fmt.Errorf("%s no longer knows the session (did it restart?)", w.name)
+	}
+	if busy := time.Duration(st.GetBusyMs()) * time.Millisecond; busy > step {
+		return fmt.Errorf("%s has been %s for %v, over the %v step deadline", w.name, st.GetHandling(), busy.Round(time.Millisecond), step)
+	}
+	return nil
+}
+
+// checkDeadlines aborts for unreachable members, an overlong step of the
+// coordinator's own role, or a session that makes no progress.
+func (s *session) checkDeadlines(watches map[string]*memberWatch, lastProgress time.Time) error {
+	lim := s.n.limits
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range watches {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	for _, name := range names {
+		w := watches[name]
+		if silent := time.Since(w.lastOK); silent > lim.UnreachableAfter.Duration {
+			return fmt.Errorf("%s is unreachable: no answer for %v (last error: %v)", name, silent.Round(time.Millisecond), w.lastErr)
+		}
+	}
+	if what, d := s.busy(); d > lim.StepTimeout.Duration {
+		return fmt.Errorf("%s (the coordinator) has been %s for %v, over the %v step deadline", s.self, what, d.Round(time.Millisecond), lim.StepTimeout)
+	}
+	if idle := time.Since(lastProgress); idle > lim.StepTimeout.Duration {
+		return fmt.Errorf("no progress for %v (step deadline %v): %s", idle.Round(time.Millisecond), lim.StepTimeout, s.waitingFor(watches, names))
+	}
+	return nil
+}
+
+// waitingFor names who holds the session up: members busy or still
+// delivering, else those whose part is not done.
+func (s *session) waitingFor(watches map[string]*memberWatch, names []string) string {
+	var busy, stuck, notDone []string
+	for _, name := range names {
+		st := watches[name].status
+		if st == nil {
+			notDone = append(notDone, name)
+			continue
+		}
+		if st.GetHandling() != "" {
+			busy = append(busy, fmt.Sprintf("%s (%s)", name, st.GetHandling()))
+		}
+		if len(st.GetPending()) > 0 {
+			stuck = append(stuck, fmt.Sprintf("%s → %s", name, strings.Join(st.GetPending(), ", ")))
+		}
+		s.mu.Lock()
+		_, receipted := s.receipts[name]
+		s.mu.Unlock()
+		if !receipted {
+			notDone = append(notDone, name)
+		}
+	}
+	switch {
+	case len(busy) > 0:
+		return "still working: " + strings.Join(busy, "; ")
+	case len(stuck) > 0:
+		return "undelivered messages: " + strings.Join(stuck, "; ")
+	case len(notDone) > 0:
+		return "waiting for " + strings.Join(notDone, ", ")
+	}
+	return "waiting for the coordinator's own role"
+}
+
+// endAll tells every participant the session's outcome, in parallel.
+func (n *Node) endAll(s *session, failure error) {
+	nt := Notice{OK: failure == nil}
+	if failure != nil {
+		nt.Reason = failure.Error()
+	}
+	done := make(chan struct{}, len(s.open.Participants))
+	for _, p := range s.open.Participants {
+		go func() {
+			n.notify(p.Name, s.addrs[p.Name], s.id, TypeEnd, nt)
+			done <- struct{}{}
+		}()
+	}
+	for range s.open.Participants {
+		<-done
+	}
+}

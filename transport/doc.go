@@ -1,0 +1,48 @@
+// Package transport runs dppub's multi-party methods across machines: the
+// same role step objects that protocol.RunLocal drives in one process,
+// hosted by one Node per consortium member and connected over HTTP/2 with
+// mutual TLS (Connect, gRPC protocol; service in proto/dppub/transport/v1).
+//
+// Identity. Every member holds a certificate from the consortium's CA
+// naming it dppub://<consortium>/<role>/<name> (package consortium). A
+// node reads the caller's identity from the verified client certificate,
+// refuses callers absent from its consortium file or whose role differs
+// from it, and refuses an envelope whose From is not the caller. Clients
+// verify that the server's certificate names the member they meant to
+// reach.
+//
+// Sessions. A method's coordinating role (e.g. the PPCA-DP-MH curator)
+// starts a session with Node.Run. It proposes the session to every
+// participant (TypeOpen); each checks it against its own consortium file,
+// its policy (no seeded randomness without consent; method-specific
+// checks) and its remaining lifetime budget, builds its role, or refuses
+// with a reason that reaches the coordinator. Only when all have accepted
+// does the coordinator start them (TypeStart), so no statistic leaves
+// anyone for a session that will not run. Envelopes carry a session ID and
+// per-(sender, receiver) sequence numbers: a node acknowledges and ignores
+// an envelope it already has (a retry or a replay), refuses a gap, and
+// never runs a session ID twice. Deliveries are retried on transient
+// failures up to the step deadline; messages above the size limit are
+// refused. Each participant ends with a receipt of what the session
+// charged to its budget (TypeReceipt); the coordinator then closes the
+// session (TypeEnd) and its method publishes.
+//
+// Deadlines and faults. The coordinator polls every participant (Status)
+// and aborts the session, naming the member at fault and publishing
+// nothing, when a member reports a failure (TypeAbort or its status), has
+// not answered for UnreachableAfter, has spent longer than the step
+// deadline on one message, or when the session as a whole makes no
+// progress for a step deadline; participants abort when the coordinator
+// goes silent. Every session also has an overall timeout.
+//
+// Budgets. A member holding data keeps a budgetstore ledger. Its role
+// charges an in-memory privacy.Accountant holding the session's budget;
+// after every step the node commits the new charges to the ledger in one
+// transaction and only then sends the step's messages, so a crash can lose
+// a release but never a recorded spend.
+//
+// Methods plug in with Register (see package transport/methods and the
+// Example): a Prepare that builds the coordinator's role and the
+// participants' setup, and a Join that builds a participant's role from
+// its own data.
+package transport

@@ -1,0 +1,535 @@
+package transport_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/dppub/dppub/budgetstore"
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/internal/testenv"
+	"github.com/dppub/dppub/transport"
+	"github.com/dppub/dppub/transport/gen/transportv1"
+	"github.com/dppub/dppub/transport/gen/transportv1/transportv1connect"
+)
+
+// dppubBin is the dppub binary, built once for the tests that run real
+// processes on loopback.
+var dppubBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "dppub-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dppubBin = filepath.Join(dir, "dppub")
+	build := exec.Command("go", "build", "-o", dppubBin, "./cmd/dppub")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building dppub: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// cluster is a consortium of real dppub processes on loopback: a curator
+// (started per session by `dppub run`) and owners (`dppub serve`), every
+// port chosen by the kernel.
+type cluster struct {
+	t      *testing.T
+	dir    string
+	config string
+	file   *consortium.File
+	procs  map[string]*exec.Cmd
+	addrs  map[string]string
+}
+
+func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits), demoFlags ...string) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: t.TempDir(), procs: map[string]*exec.Cmd{}, addrs: map[string]string{}}
+	args := append([]string{"consortium", "demo", "--dir", c.dir, "--owners", fmt.Sprint(owners), "--split-seed", "1"}, demoFlags...)
+	if rows > 0 {
+		args = append(args, "--rows", fmt.Sprint(rows))
+	}
+	c.dppub(args...)
+	c.config = filepath.Join(c.dir, "consortium.json")
+	var f consortium.File
+	b, err := os.ReadFile(c.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	f.Limits.PingInterval.Duration = 100 * time.Millisecond
+	f.Limits.UnreachableAfter.Duration = 1500 * time.Millisecond
+	f.Limits.StepTimeout.Duration = 10 * time.Second
+	if limits != nil {
+		limits(&f.Limits)
+	}
+	for i := range f.Members {
+		f.Members[i].Address = "127.0.0.1:0"
+	}
+	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.config, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.dppub("consortium", "init", "--config", c.config)
+	if c.file, err = consortium.Load(c.config); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// dppub runs a short command that must succeed.
+func (c *cluster) dppub(args ...string) string {
+	c.t.Helper()
+	out, err := exec.Command(dppubBin, args...).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("dppub %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// serve starts a member (an owner, or a dealer) and waits for its ready
+// file.
+func (c *cluster) serve(name string, extra ...string) {
+	c.t.Helper()
+	m, err := c.file.Member(name)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	ready := filepath.Join(c.dir, name+".addr")
+	os.Remove(ready)
+	logf, err := os.OpenFile(filepath.Join(c.dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	args := append([]string{"serve", m.Role, "--config", c.config, "--member", name,
+		"--listen", "127.0.0.1:0", "--ready-file", ready}, extra...)
+	cmd := exec.Command(dppubBin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.procs[name] = cmd
+	c.t.Cleanup(func() { c.stop(name); logf.Close() })
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(ready); err == nil && len(b) > 0 {
+			c.addrs[name] = strings.TrimSpace(string(b))
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s did not become ready:\n%s", name, c.log(name))
+		}
+	}
+}
+
+func (c *cluster) serveAll(extra ...string) {
+	for _, m := range c.file.WithRole("owner") {
+		c.serve(m.Name, extra...)
+	}
+}
+
+func (c *cluster) logs() string {
+	var b strings.Builder
+	for _, m := range c.file.WithRole("owner") {
+		fmt.Fprintf(&b, "--- %s:\n%s", m.Name, c.log(m.Name))
+	}
+	return b.String()
+}
+
+func (c *cluster) log(name string) string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, name+".log"))
+	return string(b)
+}
+
+// stop ends an owner with SIGTERM (a clean stop), if it is running.
+func (c *cluster) stop(name string) {
+	cmd := c.procs[name]
+	if cmd == nil {
+		return
+	}
+	delete(c.procs, name)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// kill ends an owner with SIGKILL: a crash, no clean-up.
+func (c *cluster) kill(name string) {
+	cmd := c.procs[name]
+	delete(c.procs, name)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+}
+
+type runResult struct {
+	stdout, stderr string
+	err            error
+	took           time.Duration
+}
+
+// runCmd builds `dppub run ppca-dp-mh` against the running members.
+func (c *cluster) runCmd(out string, extra ...string) *exec.Cmd {
+	return c.runMethodCmd("ppca-dp-mh", out, extra...)
+}
+
+func (c *cluster) runMethodCmd(method, out string, extra ...string) *exec.Cmd {
+	args := []string{"run", method, "--config", c.config, "--listen", "127.0.0.1:0", "--out", out}
+	for name, addr := range c.addrs {
+		args = append(args, "--peer", name+"="+addr)
+	}
+	return exec.Command(dppubBin, append(args, extra...)...)
+}
+
+func (c *cluster) run(out string, extra ...string) runResult {
+	return wait(c.runCmd(out, extra...))
+}
+
+func wait(cmd *exec.Cmd) runResult {
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	start := time.Now()
+	err := cmd.Run()
+	return runResult{stdout: so.String(), stderr: se.String(), err: err, took: time.Since(start)}
+}
+
+func (c *cluster) ledger(name string) budgetstore.Balance {
+	c.t.Helper()
+	m, err := c.file.Member(name)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	st, err := budgetstore.Open(budgetstore.Options{Path: c.file.LedgerPath(m)})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Verify(); err != nil {
+		c.t.Fatal(err)
+	}
+	b, err := st.Balance(m.DatasetName())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return b
+}
+
+func sameFile(t *testing.T, a, b string) {
+	t.Helper()
+	x, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(x, y) {
+		t.Fatalf("%s (%d bytes) differs from %s (%d bytes)", a, len(x), b, len(y))
+	}
+}
+
+func absent(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s was written by a failed session", p)
+		}
+	}
+}
+
+// A 3-owner Adult session over mutual TLS between real processes gives,
+// for the same seed, byte for byte the outputs and the privacy report of
+// `dppub publish` in one process: PPCA-DP-MH with local Laplace noise (the
+// paper's setting) and with secure-aggregate Gaussian noise, and
+// Mul-LDA-DP with the paper's correlated noise through a noise dealer.
+func TestNetworkMatchesOneProcess(t *testing.T) {
+	c := newCluster(t, 3, 0, nil, "--lda")
+	c.serveAll("--insecure-accept-seed")
+	c.serve("dealer", "--insecure-accept-seed")
+	inputs := []string{}
+	for _, m := range c.file.WithRole("owner") {
+		inputs = append(inputs, "--input", c.file.Path(m.Dataset.Path))
+	}
+	for _, tc := range []struct {
+		name, seed string
+		set        []string
+		flags      []string
+	}{
+		// Distinct seeds: a seeded session ID repeats, and owners run a
+		// session ID only once.
+		{"local-laplace", "7", nil, nil},
+		{"secure-aggregate-gaussian", "8",
+			[]string{"--set", "noise=secure-aggregate", "--set", "mechanism=gaussian", "--set", "delta=1e-6"},
+			[]string{"--noise", "secure-aggregate", "--mechanism", "gaussian", "--delta", "1e-6"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			net := filepath.Join(c.dir, tc.name+"-net.csv")
+			r := c.run(net, append([]string{"--seed", tc.seed}, tc.set...)...)
+			if r.err != nil {
+				t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
+			}
+			local := filepath.Join(c.dir, tc.name+"-local.csv")
+			args := append([]string{"publish", "ppca-dp-mh", "--schema", filepath.Join(c.dir, "adult.schema.json"),
+				"--seed", tc.seed, "--out", local}, inputs...)
+			start := time.Now()
+			pub := c.dppub(append(args, tc.flags...)...)
+			t.Logf("3-owner Adult, %s: `dppub run` over loopback mTLS %v (session: %s); `dppub publish` in one process %v (protocol: %s)",
+				tc.name, r.took.Round(time.Millisecond), grab(r.stdout, `session \S+: (.*)`), time.Since(start).Round(time.Millisecond), grab(pub, `protocol: (.*)`))
+			sameFile(t, net, local)
+			sameFile(t, net+".privacy.json", local+".privacy.json")
+			if !strings.Contains(r.stdout, "Wrote 45222 rows") {
+				t.Fatalf("unexpected output:\n%s", r.stdout)
+			}
+		})
+	}
+	t.Run("mul-lda-dp", func(t *testing.T) {
+		net := filepath.Join(c.dir, "lda-net.csv")
+		r := wait(c.runMethodCmd("mul-lda-dp", net, "--seed", "9"))
+		if r.err != nil {
+			t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
+		}
+		local := filepath.Join(c.dir, "lda-local.csv")
+		c.dppub(append([]string{"publish", "mul-lda-dp", "--schema", filepath.Join(c.dir, "adult.schema.json"),
+			"--label", "income", "--epsilon", "1", "--delta", "1e-6", "--seed", "9", "--out", local}, inputs...)...)
+		for _, suffix := range []string{"", ".privacy.json", ".model.json"} {
+			sameFile(t, net+suffix, local+suffix)
+		}
+	})
+}
+
+// An owner killed mid-session (SIGKILL after it released its statistics,
+// while it handles the model): the coordinator aborts, naming the owner,
+// and publishes nothing. Restarted, the owner's ledger is intact and
+// consistent, holds the spend of the interrupted session, and the owner
+// serves the next session.
+func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
+	c := newCluster(t, 3, 3000, nil)
+	c.serve("owner-1")
+	c.serve("owner-2", "--fault-handle-delay", "1m")
+	c.serve("owner-3")
+	out := filepath.Join(c.dir, "synth.csv")
+	cmd := c.runCmd(out)
+	done := make(chan runResult, 1)
+	go func() { done <- wait(cmd) }()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log("owner-2"), "type=ppca-dp-mh/model"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("owner-2 never handled the model:\n%s", c.log("owner-2"))
+		}
+	}
+	c.kill("owner-2")
+	killed := time.Now()
+	r := <-done
+	t.Logf("aborted %v after the kill: %s", time.Since(killed).Round(time.Millisecond), strings.TrimSpace(r.stderr))
+	if r.err == nil || !strings.Contains(r.stderr, "owner-2 is unreachable") {
+		t.Fatalf("want an abort naming owner-2, got %v:\n%s%s", r.err, r.stdout, r.stderr)
+	}
+	// The reason proves the abort came from the liveness check
+	// (unreachable_after 1.5 s), not from the 10 s step deadline or the
+	// session timeout.
+	absent(t, out, out+".privacy.json")
+
+	b := c.ledger("owner-2")
+	if b.Entries != 2 || b.Sessions != 1 || b.Spent.Epsilon != 1 {
+		t.Fatalf("owner-2's ledger after the crash: %+v (want the 2 charges of the interrupted session)", b)
+	}
+	c.serve("owner-2")
+	if r := c.run(out); r.err != nil {
+		t.Fatalf("session after the restart: %v\n%s", r.err, r.stderr)
+	}
+	for _, name := range []string{"owner-1", "owner-2", "owner-3"} {
+		c.stop(name)
+		if b := c.ledger(name); b.Entries != 4 || b.Sessions != 2 || b.Spent.Epsilon != 2 {
+			t.Fatalf("%s's ledger: %+v", name, b)
+		}
+	}
+}
+
+// A slow owner: the coordinator aborts at the step deadline, naming the
+// owner and what it is doing.
+func TestSlowOwnerMissesTheStepDeadline(t *testing.T) {
+	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = time.Second })
+	c.serve("owner-1")
+	c.serve("owner-2")
+	c.serve("owner-3", "--fault-handle-delay", "30s")
+	out := filepath.Join(c.dir, "synth.csv")
+	r := c.run(out)
+	t.Log(strings.TrimSpace(r.stderr))
+	if r.err == nil || !strings.Contains(r.stderr, "owner-3 has been handling ppca-dp-mh/model from curator") ||
+		!strings.Contains(r.stderr, "step deadline") {
+		t.Fatalf("want owner-3 named at the step deadline, got %v:\n%s", r.err, r.stderr)
+	}
+	absent(t, out, out+".privacy.json")
+}
+
+// rawClient speaks to a member with the given certificate, without
+// checking the server (the tests probe the server's checks).
+func rawClient(t *testing.T, creds *consortium.Credentials, addr string) transportv1connect.TransportServiceClient {
+	t.Helper()
+	protocols := new(http.Protocols)
+	protocols.SetHTTP2(true)
+	hc := &http.Client{Transport: &http.Transport{Protocols: protocols,
+		TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{creds.Certificate}, InsecureSkipVerify: true, NextProtos: []string{"h2"}}}}
+	t.Cleanup(hc.CloseIdleConnections)
+	return transportv1connect.NewTransportServiceClient(hc, "https://"+addr, connect.WithGRPC(), connect.WithSendMaxBytes(64<<20))
+}
+
+func deliver(c transportv1connect.TransportServiceClient, e *transportv1.Envelope) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.Deliver(ctx, connect.NewRequest(e))
+	if err != nil {
+		return false, err
+	}
+	return resp.Msg.GetDuplicate(), nil
+}
+
+func wantCode(t *testing.T, what string, err error, code connect.Code, text string) {
+	t.Helper()
+	if connect.CodeOf(err) != code || !strings.Contains(fmt.Sprint(err), text) {
+		t.Fatalf("%s: want %v containing %q, got %v", what, code, text, err)
+	}
+}
+
+// Bad callers and bad messages are refused and the owner keeps serving; a
+// replayed message is acknowledged and ignored.
+func TestRefusalsReplaysAndTheOwnerKeepsServing(t *testing.T) {
+	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.MaxMessageBytes = 2 << 20 })
+	c.serveAll()
+	owner1 := c.addrs["owner-1"]
+	load := func(f *consortium.File, name string) *consortium.Credentials {
+		cr, err := consortium.LoadCredentials(f, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cr
+	}
+	curator := rawClient(t, load(c.file, "curator"), owner1)
+	asOwner2 := rawClient(t, load(c.file, "owner-2"), owner1)
+
+	t.Run("certificate from another CA", func(t *testing.T) {
+		// The same consortium and member names, but another CA.
+		other := *c.file
+		other.Certs = "other-certs"
+		if _, err := consortium.Init(&other, consortium.InitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		cl := rawClient(t, load(&other, "curator"), owner1)
+		_, err := deliver(cl, &transportv1.Envelope{Session: "s", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen})
+		if err == nil {
+			t.Fatal("a certificate from another CA was accepted")
+		}
+		t.Log(err)
+	})
+	t.Run("sender claims another member's name", func(t *testing.T) {
+		_, err := deliver(asOwner2, &transportv1.Envelope{Session: "s", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen})
+		wantCode(t, "forged from", err, connect.CodePermissionDenied, "claims to come from")
+	})
+	t.Run("owner uses the curator's role", func(t *testing.T) {
+		open := transport.Open{Method: "ppca-dp-mh", Coordinator: "owner-2", CoordinatorAddress: c.addrs["owner-2"],
+			Participants: []transport.Participant{{Name: "owner-1", Role: "owner"}}}
+		b, _ := open.MarshalBinary()
+		_, err := deliver(asOwner2, &transportv1.Envelope{Session: "s2", From: "owner-2", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: b})
+		wantCode(t, "owner as coordinator", err, connect.CodePermissionDenied, `only the "curator" role coordinates it`)
+	})
+	t.Run("oversized message", func(t *testing.T) {
+		_, err := deliver(curator, &transportv1.Envelope{Session: "s3", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: make([]byte, 3<<20)})
+		wantCode(t, "oversized", err, connect.CodeResourceExhausted, "")
+	})
+	t.Run("malformed messages", func(t *testing.T) {
+		_, err := deliver(curator, &transportv1.Envelope{Session: "s4", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: []byte("garbage")})
+		wantCode(t, "garbage open", err, connect.CodeInvalidArgument, "open")
+		_, err = deliver(curator, &transportv1.Envelope{Session: "s 5", From: "curator", To: "owner-1", Seq: 1, Type: "x"})
+		wantCode(t, "bad session", err, connect.CodeInvalidArgument, "session")
+		_, err = deliver(curator, &transportv1.Envelope{Session: "s6", From: "curator", To: "owner-1", Seq: 4, Type: "ppca-dp-mh/model"})
+		wantCode(t, "unknown session", err, connect.CodeNotFound, "no session")
+		// Not a protobuf message at all, straight over HTTP/2.
+		req, _ := http.NewRequest("POST", "https://"+owner1+transportv1connect.TransportServiceDeliverProcedure, strings.NewReader("\x00\x00\x00\x00\x05\xff\xff\xff\xff\xff"))
+		req.Header.Set("Content-Type", "application/grpc")
+		protocols := new(http.Protocols)
+		protocols.SetHTTP2(true)
+		hc := &http.Client{Transport: &http.Transport{Protocols: protocols, TLSClientConfig: &tls.Config{
+			Certificates: []tls.Certificate{load(c.file, "curator").Certificate}, InsecureSkipVerify: true, NextProtos: []string{"h2"}}}}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body) // trailers arrive after the body
+		resp.Body.Close()
+		if st := resp.Header.Get("Grpc-Status") + resp.Trailer.Get("Grpc-Status"); st == "" || st == "0" {
+			t.Fatalf("garbage protobuf accepted: status %q", st)
+		}
+	})
+
+	// The owners still serve a real session.
+	out := filepath.Join(c.dir, "synth.csv")
+	r := c.run(out)
+	if r.err != nil {
+		t.Fatalf("session after the refusals: %v\n%s", r.err, r.stderr)
+	}
+	session := regexp.MustCompile(`session (ppca-dp-mh-[0-9a-f]+)`).FindStringSubmatch(r.stdout)
+	if session == nil {
+		t.Fatalf("no session ID in:\n%s", r.stdout)
+	}
+	t.Run("replayed messages", func(t *testing.T) {
+		// The model (seq 3) of the finished session is acknowledged and
+		// ignored; its Open never runs the session again.
+		dup, err := deliver(curator, &transportv1.Envelope{Session: session[1], From: "curator", To: "owner-1", Seq: 3, Type: "ppca-dp-mh/model", Payload: []byte("x")})
+		if err != nil || !dup {
+			t.Fatalf("replayed model: duplicate=%v, %v", dup, err)
+		}
+		_, err = deliver(curator, &transportv1.Envelope{Session: session[1], From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: []byte("x")})
+		wantCode(t, "replayed open", err, connect.CodeAlreadyExists, "already ran")
+		_, err = deliver(curator, &transportv1.Envelope{Session: session[1], From: "curator", To: "owner-1", Seq: 9, Type: "ppca-dp-mh/model"})
+		wantCode(t, "new message in a finished session", err, connect.CodeFailedPrecondition, "over")
+	})
+	c.stop("owner-1")
+	if b := c.ledger("owner-1"); b.Entries != 2 || b.Sessions != 1 {
+		t.Fatalf("owner-1's ledger after refusals and replays: %+v", b)
+	}
+	if log := c.log("owner-1"); !strings.Contains(log, "ignored a duplicate") || !strings.Contains(log, "TLS handshake error") {
+		t.Fatalf("owner-1's log lacks the replay or the refused handshake:\n%s", log)
+	}
+}
+
+func grab(s, pattern string) string {
+	if m := regexp.MustCompile(pattern).FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return "?"
+}

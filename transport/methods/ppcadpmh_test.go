@@ -1,0 +1,168 @@
+package methods
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol/ppcadpmh"
+	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/transport"
+)
+
+const schemaJSON = `{"attributes": [
+ {"name": "age", "kind": "numeric", "min": 0, "max": 100},
+ {"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`
+
+func testConsortium(t *testing.T, allowUnsound bool) *consortium.File {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("s.json", schemaJSON)
+	write("other.json", strings.Replace(schemaJSON, "100", "120", 1))
+	write("a.csv", "age,smoker\n30,no\n41,yes\n52,no\n")
+	f := consortium.File{Name: "t", Members: []consortium.Member{
+		{Name: "curator", Role: "curator", Address: "h:1"},
+		{Name: "owner-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
+			Dataset: &consortium.Dataset{Path: "a.csv", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+		{Name: "owner-2", Role: "owner", Address: "h:3",
+			Dataset: &consortium.Dataset{Path: "a.csv", Schema: "other.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+	}}
+	b, _ := json.Marshal(f)
+	path := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, err := consortium.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func prepare(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
+	t.Helper()
+	self, _ := f.Member("curator")
+	return preparePPCA(transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+}
+
+func TestPrepareChecksSettings(t *testing.T) {
+	f := testConsortium(t, false)
+	for name, s := range map[string]string{
+		"no schema":          `{"epsilon": 1}`,
+		"gaussian, no delta": `{"schema": "s.json", "epsilon": 1, "mechanism": "gaussian"}`,
+		"typo":               `{"schema": "s.json", "epsilonn": 1}`,
+		"no epsilon":         `{"schema": "s.json"}`,
+		"missing schema":     `{"schema": "nope.json", "epsilon": 1}`,
+		"paper + aggregate":  `{"schema": "s.json", "epsilon": 1, "calibration": "paper", "noise": "secure-aggregate"}`,
+	} {
+		if _, err := prepare(t, f, s); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	setup, err := prepare(t, f, `{"schema": "s.json", "epsilon": 0.5, "k": 1}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(setup.Participants) != 2 || *setup.Participants[0].Budget != dp.Pure(0.5) || setup.Participants[1].Seed == nil {
+		t.Fatalf("participants %+v", setup.Participants)
+	}
+	// The session ID and the seeds follow publish.PPCADPMH's draws.
+	src := randx.NewSeeded(1)
+	if want := "ppca-dp-mh-"; !strings.HasPrefix(setup.Session, want) {
+		t.Fatalf("session %q", setup.Session)
+	}
+	_ = src.Uint64()
+	if got, want := *setup.Participants[0].Seed, src.Uint64(); got != want {
+		t.Fatalf("owner-1 seed %d, want the first child seed %d", got, want)
+	}
+}
+
+func join(t *testing.T, f *consortium.File, setup *transport.Setup, name string) error {
+	t.Helper()
+	self, _ := f.Member(name)
+	var me transport.Participant
+	for _, p := range setup.Participants {
+		if p.Name == name {
+			me = p
+		}
+	}
+	acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: *me.Budget})
+	_, err := joinPPCA(transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
+		Participants: setup.Participants, Params: me.Params, Accountant: acct, Source: randx.NewSeeded(2)})
+	return err
+}
+
+func TestJoinChecksPolicyAndData(t *testing.T) {
+	f := testConsortium(t, false)
+	setup, err := prepare(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := join(t, f, setup, "owner-1"); err != nil {
+		t.Fatalf("owner-1 should join: %v", err)
+	}
+	if err := join(t, f, setup, "owner-2"); err == nil || !strings.Contains(err.Error(), "schema differs") {
+		t.Fatalf("owner-2's other schema: %v", err)
+	}
+	unsound, err := prepare(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1, "paper_latent": true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := join(t, f, unsound, "owner-1"); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
+		t.Fatalf("paper latent codes accepted without consent: %v", err)
+	}
+	if err := join(t, testConsortium(t, true), unsound, "owner-1"); err != nil {
+		t.Fatalf("with allow_unsound: %v", err)
+	}
+	// A coordinator that lists other owners than it addresses is refused.
+	setup.Participants = setup.Participants[:1]
+	if err := join(t, f, setup, "owner-1"); err == nil || !strings.Contains(err.Error(), "differ from its participants") {
+		t.Fatalf("owner list mismatch: %v", err)
+	}
+}
+
+// FuzzPPCAMessages feeds every PPCA-DP-MH decoder a node can receive; the
+// first byte picks the decoder.
+func FuzzPPCAMessages(f *testing.F) {
+	st, _ := ppcadpmh.Statistics{N: 3, P: 1, Packed: []float64{1, 2}}.MarshalBinary()
+	f.Add(append([]byte{1}, st...))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		body := b[1:]
+		switch b[0] % 5 {
+		case 0:
+			var m ppcadpmh.MaskSeed
+			_ = m.UnmarshalBinary(body)
+		case 1:
+			var m ppcadpmh.Statistics
+			if m.UnmarshalBinary(body) == nil && m.P < 1 {
+				t.Fatalf("statistics for p=%d accepted", m.P)
+			}
+		case 2:
+			var m ppcadpmh.ModelMsg
+			if m.UnmarshalBinary(body) == nil && len(m.Components) != len(m.Mean)*m.K {
+				t.Fatal("inconsistent model accepted")
+			}
+		case 3:
+			var m ppcadpmh.Rows
+			if m.UnmarshalBinary(body) == nil && len(m.Data)%m.P != 0 {
+				t.Fatal("ragged rows accepted")
+			}
+		case 4:
+			var s ppcaSession
+			_ = decodeStrict(body, &s, "session")
+		}
+	})
+}

@@ -1,0 +1,621 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/dppub/dppub/budgetstore"
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/transport/gen/transportv1"
+)
+
+// Session states as Status reports them.
+const (
+	stateOpen    = "open"
+	stateRunning = "running"
+	stateDone    = "done"
+	stateFailed  = "failed"
+	stateUnknown = "unknown"
+)
+
+// maxInbox bounds the envelopes queued for one session's role.
+const maxInbox = 4096
+
+// session is one protocol run as this member sees it.
+type session struct {
+	n               *Node
+	id              string
+	method          Method
+	open            Open
+	coordinator     bool // this node coordinates
+	coordinatorName string
+	self            string
+	role            protocol.Role
+	tracker         *budgetstore.Tracker
+	budget          *dp.Guarantee
+	members         map[string]string // name → role, coordinator included
+	addrs           map[string]string
+	ctx             context.Context
+	cancel          context.CancelFunc
+	finished        chan struct{} // closed when done or failed
+	loopDone        chan struct{}
+	wake            chan struct{}
+
+	mu          sync.Mutex
+	state       string
+	err         error
+	lastSeq     map[string]uint64
+	inbox       []envelope
+	deferred    []envelope
+	started     bool
+	handling    string
+	busySince   time.Time
+	progress    uint64
+	bytesSent   int64
+	messages    int
+	receipts    map[string]Receipt
+	receiptSent bool
+	lastContact time.Time
+	outboxes    map[string]*outbox
+}
+
+func newSession(n *Node, id string, m Method, o Open, coordinator bool) *session {
+	members := map[string]string{o.Coordinator: m.CoordinatorRole}
+	addrs := map[string]string{o.Coordinator: o.CoordinatorAddress}
+	for _, p := range o.Participants {
+		members[p.Name], addrs[p.Name] = p.Role, p.Address
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), n.limits.SessionTimeout.Duration)
+	return &session{
+		n: n, id: id, method: m, open: o, coordinator: coordinator, coordinatorName: o.Coordinator,
+		self: n.self.Name, members: members, addrs: addrs, ctx: ctx, cancel: cancel,
+		finished: make(chan struct{}), loopDone: make(chan struct{}), wake: make(chan struct{}, 1),
+		state: stateOpen, lastSeq: map[string]uint64{}, receipts: map[string]Receipt{},
+		lastContact: time.Now(), outboxes: map[string]*outbox{},
+	}
+}
+
+// launch starts the session's goroutines. A participant's Open counts as
+// the coordinator's first message.
+func (s *session) launch() {
+	if !s.coordinator {
+		s.lastSeq[s.coordinatorName] = 1
+		go s.watchdog()
+	}
+	go s.loop()
+}
+
+// openRetry answers a repeated Open of a running session.
+func (s *session) openRetry(env envelope) (bool, error) {
+	if env.From == s.coordinatorName && env.Seq == 1 {
+		return true, nil
+	}
+	return false, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("session %q already exists", s.id))
+}
+
+// accept queues an envelope of this session, or acknowledges a duplicate.
+func (s *session) accept(peer consortium.Identity, env envelope) (bool, error) {
+	role, ok := s.members[peer.Name]
+	if !ok || role != peer.Role {
+		return false, connect.NewError(connect.CodePermissionDenied, fmt.Errorf("%v is not a member of session %q", peer, s.id))
+	}
+	if env.Seq == 0 {
+		return false, s.notice(env)
+	}
+	if err := s.checkType(env); err != nil {
+		return false, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := s.lastSeq[env.From]
+	switch {
+	case env.Seq <= last:
+		return true, nil
+	case s.state == stateDone || s.state == stateFailed:
+		return false, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("session %q is over (%s)", s.id, s.state))
+	case env.Seq != last+1:
+		return false, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("seq %d from %s, want %d", env.Seq, env.From, last+1))
+	case len(s.inbox)+len(s.deferred) >= maxInbox:
+		return false, connect.NewError(connect.CodeUnavailable, fmt.Errorf("session %q has %d messages queued", s.id, maxInbox))
+	}
+	s.lastSeq[env.From] = env.Seq
+	if env.From == s.coordinatorName {
+		s.lastContact = time.Now()
+	}
+	s.inbox = append(s.inbox, env)
+	s.signal()
+	return false, nil
+}
+
+// checkType allows control messages only in their direction.
+func (s *session) checkType(env envelope) error {
+	if !strings.HasPrefix(env.Type, controlPrefix) {
+		return nil
+	}
+	switch {
+	case env.Type == TypeStart && !s.coordinator && env.From == s.coordinatorName:
+	case env.Type == TypeReceipt && s.coordinator:
+	default:
+		return fmt.Errorf("control message %s from %s not allowed here", env.Type, env.From)
+	}
+	return nil
+}
+
+// notice handles the unsequenced Abort (at the coordinator) and End (at a
+// participant); both are idempotent.
+func (s *session) notice(env envelope) error {
+	var nt Notice
+	if err := nt.UnmarshalBinary(env.Payload); err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	switch {
+	case env.Type == TypeAbort && s.coordinator:
+		s.fail(fmt.Errorf("%s aborted: %s", env.From, nt.Reason), false)
+	case env.Type == TypeEnd && !s.coordinator && env.From == s.coordinatorName:
+		if nt.OK {
+			s.succeed()
+		} else {
+			s.fail(fmt.Errorf("the coordinator %s ended the session: %s", env.From, nt.Reason), false)
+		}
+	default:
+		return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("unsequenced %s from %s not allowed here", env.Type, env.From))
+	}
+	return nil
+}
+
+func (s *session) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// push queues a local envelope (the coordinator's own Start, or a role's
+// message to itself).
+func (s *session) push(env envelope) {
+	s.mu.Lock()
+	s.inbox = append(s.inbox, env)
+	s.mu.Unlock()
+	s.signal()
+}
+
+// loop hands queued envelopes to the role one at a time.
+func (s *session) loop() {
+	defer close(s.loopDone)
+	for {
+		select {
+		case <-s.ctx.Done():
+			if s.ctx.Err() == context.DeadlineExceeded {
+				s.fail(s.own(fmt.Errorf("session timeout %v exceeded", s.n.limits.SessionTimeout)), true)
+			}
+			return
+		case <-s.wake:
+		}
+		for {
+			env, ok := s.next()
+			if !ok || s.ctx.Err() != nil {
+				break
+			}
+			s.step(env)
+		}
+	}
+}
+
+// next pops the next envelope, holding back the role's messages until the
+// role has started.
+func (s *session) next() (envelope, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.inbox) > 0 {
+		env := s.inbox[0]
+		s.inbox = s.inbox[1:]
+		if !s.started && env.Type != TypeStart && env.Type != TypeReceipt {
+			s.deferred = append(s.deferred, env)
+			continue
+		}
+		if env.Type == TypeStart {
+			s.started, s.state = true, stateRunning
+			s.inbox = append(s.deferred, s.inbox...)
+			s.deferred = nil
+		}
+		return env, true
+	}
+	return envelope{}, false
+}
+
+func (s *session) step(env envelope) {
+	switch env.Type {
+	case TypeStart:
+		s.n.log.Info("starting", "session", s.id)
+		s.run("start", s.role.Start)
+	case TypeReceipt:
+		var r Receipt
+		if err := r.UnmarshalBinary(env.Payload); err != nil {
+			s.fail(fmt.Errorf("receipt from %s: %w", env.From, err), true)
+			return
+		}
+		s.mu.Lock()
+		s.receipts[env.From] = r
+		s.progress++
+		s.mu.Unlock()
+		s.checkFinished()
+	default:
+		s.n.log.Info("handling", "session", s.id, "type", env.Type, "from", env.From, "bytes", len(env.Payload))
+		what := fmt.Sprintf("handling %s from %s", env.Type, env.From)
+		s.run(what, func() ([]envelope, error) {
+			if d := s.n.opts.HandleDelay; d > 0 {
+				select {
+				case <-time.After(d):
+				case <-s.ctx.Done():
+					return nil, s.ctx.Err()
+				}
+			}
+			return s.role.Handle(env)
+		})
+	}
+}
+
+// run performs one protocol step: the role computes, the ledger records
+// what the role charged, and only then do the step's messages leave.
+func (s *session) run(what string, f func() ([]envelope, error)) {
+	s.setBusy(what)
+	out, err := f()
+	s.setBusy("")
+	if s.tracker != nil {
+		n, cerr := s.tracker.Commit()
+		if cerr != nil {
+			s.fail(s.own(fmt.Errorf("the budget ledger refused the charges of %s, so nothing was sent: %w", what, cerr)), true)
+			return
+		}
+		if n > 0 {
+			s.n.log.Info("recorded spends in the budget ledger", "session", s.id, "charges", n, "dataset", s.n.self.DatasetName())
+		}
+	}
+	if err != nil {
+		s.fail(s.own(fmt.Errorf("%s: %w", what, err)), true)
+		return
+	}
+	if s.ctx.Err() != nil {
+		return
+	}
+	for _, e := range out {
+		if err := s.checkOutgoing(e); err != nil {
+			s.fail(err, true)
+			return
+		}
+	}
+	for _, e := range out {
+		if e.To == s.self {
+			s.push(e)
+			continue
+		}
+		s.outbox(e.To).enqueue(e)
+	}
+	s.mu.Lock()
+	s.progress += 1 + uint64(len(out))
+	sendReceipt := !s.coordinator && !s.receiptSent && s.role.Done()
+	s.receiptSent = s.receiptSent || sendReceipt
+	s.mu.Unlock()
+	if sendReceipt {
+		s.sendReceipt()
+	}
+	if s.coordinator {
+		s.checkFinished()
+	}
+}
+
+func (s *session) checkOutgoing(e envelope) error {
+	if e.Session != s.id || e.From != s.self || strings.HasPrefix(e.Type, controlPrefix) {
+		return fmt.Errorf("%s's role produced an envelope for session %q from %q of type %q (want session %q from %q)", s.self, e.Session, e.From, e.Type, s.id, s.self)
+	}
+	if _, ok := s.members[e.To]; !ok {
+		return fmt.Errorf("%s's role sent %s to %q, not a member of session %q", s.self, e.Type, e.To, s.id)
+	}
+	return nil
+}
+
+func (s *session) sendReceipt() {
+	r := Receipt{Budget: s.budget}
+	if s.tracker != nil {
+		r.Charges = s.tracker.Committed()
+		if bal, err := s.n.ledger.Balance(s.n.self.DatasetName()); err == nil {
+			r.Lifetime, r.Remaining = &bal.Lifetime, &bal.Remaining
+		}
+	}
+	b, err := r.MarshalBinary()
+	if err != nil {
+		s.fail(err, true)
+		return
+	}
+	s.outbox(s.coordinatorName).enqueue(envelope{Session: s.id, From: s.self, To: s.coordinatorName, Type: TypeReceipt, Payload: b})
+	s.n.log.Info("role done; receipt sent", "session", s.id, "charges", len(r.Charges))
+}
+
+// checkFinished ends a coordinator's session once its role is done and
+// every participant has sent its receipt.
+func (s *session) checkFinished() {
+	s.mu.Lock()
+	done := s.role.Done() && len(s.receipts) == len(s.open.Participants)
+	s.mu.Unlock()
+	if done {
+		s.succeed()
+	}
+}
+
+func (s *session) setBusy(what string) {
+	s.mu.Lock()
+	s.handling, s.busySince = what, time.Now()
+	s.mu.Unlock()
+}
+
+// busy reports what the role is doing and for how long.
+func (s *session) busy() (string, time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.handling == "" {
+		return "", 0
+	}
+	return s.handling, time.Since(s.busySince)
+}
+
+func (s *session) outbox(to string) *outbox {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.outboxes[to]
+	if !ok {
+		o = &outbox{s: s, to: to, addr: s.addrs[to], wake: make(chan struct{}, 1)}
+		s.outboxes[to] = o
+		go o.run()
+	}
+	return o
+}
+
+// pending lists the members with undelivered envelopes.
+func (s *session) pending() []string {
+	s.mu.Lock()
+	boxes := slices.Collect(maps.Values(s.outboxes))
+	s.mu.Unlock()
+	var out []string
+	for _, o := range boxes {
+		if o.pending() {
+			out = append(out, o.to)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *session) status() *transportv1.StatusResponse {
+	what, d := s.busy()
+	s.mu.Lock()
+	s.lastContact = time.Now()
+	st := &transportv1.StatusResponse{State: s.state, Handling: what, BusyMs: d.Milliseconds(), Progress: s.progress}
+	if s.err != nil {
+		st.Error = s.err.Error()
+	}
+	s.mu.Unlock()
+	st.Pending = s.pending()
+	return st
+}
+
+// succeed marks the session done; a participant retires it, a coordinator
+// leaves that to Run.
+func (s *session) succeed() {
+	s.mu.Lock()
+	if s.state == stateDone || s.state == stateFailed {
+		s.mu.Unlock()
+		return
+	}
+	s.state = stateDone
+	close(s.finished)
+	s.mu.Unlock()
+	if !s.coordinator {
+		s.n.log.Info("session done", "session", s.id)
+		s.close()
+	}
+}
+
+// fail ends the session with err; notify tells the coordinator (from a
+// participant) when the failure is this member's own.
+func (s *session) fail(err error, notify bool) {
+	s.mu.Lock()
+	if s.state == stateDone || s.state == stateFailed {
+		s.mu.Unlock()
+		return
+	}
+	s.state, s.err = stateFailed, err
+	close(s.finished)
+	s.mu.Unlock()
+	s.n.log.Warn("session failed", "session", s.id, "error", err)
+	if s.coordinator {
+		return // Run ends it with every participant
+	}
+	if notify {
+		go s.n.notify(s.coordinatorName, s.addrs[s.coordinatorName], s.id, TypeAbort, Notice{Reason: err.Error()})
+	}
+	s.close()
+}
+
+// own names the coordinator in its own failures; a participant's failure
+// reaches the coordinator, which names the participant.
+func (s *session) own(err error) error {
+	if s.coordinator {
+		return fmt.Errorf("%s (the coordinator): %w", s.self, err)
+	}
+	return err
+}
+
+// close stops the session's goroutines and retires it.
+func (s *session) close() {
+	s.cancel()
+	s.mu.Lock()
+	c := &closedSession{coordinator: s.coordinatorName, state: s.state, lastSeq: maps.Clone(s.lastSeq)}
+	if s.err != nil {
+		c.err = s.err.Error()
+	}
+	s.mu.Unlock()
+	s.n.retire(s, c)
+}
+
+// watchdog fails a participant's session when the coordinator has gone
+// silent: it polls every ping interval, so silence means it is gone.
+func (s *session) watchdog() {
+	limit := s.n.limits.StepTimeout.Duration + s.n.limits.UnreachableAfter.Duration
+	t := time.NewTicker(s.n.limits.PingInterval.Duration)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		silent := time.Since(s.lastContact)
+		s.mu.Unlock()
+		if silent > limit {
+			s.fail(fmt.Errorf("lost contact with the coordinator %s for %v", s.coordinatorName, silent.Round(time.Millisecond)), true)
+			return
+		}
+	}
+}
+
+// closedSession is what a node remembers of a finished session.
+type closedSession struct {
+	coordinator string
+	state, err  string
+	lastSeq     map[string]uint64
+}
+
+// accept acknowledges late retries of a finished session and refuses
+// anything new.
+func (c *closedSession) accept(env envelope) (bool, error) {
+	if env.Seq != 0 && env.Seq <= c.lastSeq[env.From] {
+		return true, nil
+	}
+	if env.Seq == 0 {
+		return false, nil // a late abort or end: the session is over anyway
+	}
+	return false, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("session is over (%s)", c.state))
+}
+
+// outbox delivers one session's envelopes to one member in order.
+type outbox struct {
+	s    *session
+	to   string
+	addr string
+	wake chan struct{}
+
+	mu    sync.Mutex
+	queue []outItem
+	seq   uint64
+}
+
+type outItem struct {
+	env  envelope
+	done chan error
+	// quiet leaves a delivery failure to whoever waits on done, instead of
+	// failing the session at once (Open: the coordinator collects every
+	// refusal).
+	quiet bool
+}
+
+// enqueue numbers env and queues it; the channel reports its delivery.
+func (o *outbox) enqueue(env envelope) <-chan error { return o.add(env, false) }
+
+func (o *outbox) add(env envelope, quiet bool) <-chan error {
+	o.mu.Lock()
+	o.seq++
+	env.Seq = o.seq
+	done := make(chan error, 1)
+	o.queue = append(o.queue, outItem{env: env, done: done, quiet: quiet})
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+	return done
+}
+
+func (o *outbox) pending() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.queue) > 0
+}
+
+func (o *outbox) peek() (outItem, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.queue) == 0 {
+		return outItem{}, false
+	}
+	return o.queue[0], true
+}
+
+func (o *outbox) run() {
+	s := o.s
+	for {
+		select {
+		case <-s.ctx.Done():
+			o.drain(s.ctx.Err())
+			return
+		case <-o.wake:
+		}
+		for {
+			it, ok := o.peek()
+			if !ok {
+				break
+			}
+			err := s.n.deliver(s.ctx, o.to, o.addr, it.env, s.n.limits.StepTimeout.Duration)
+			if err != nil {
+				it.done <- err
+				if s.ctx.Err() == nil && !it.quiet {
+					s.fail(err, true)
+				}
+				o.drain(err)
+				return
+			}
+			o.mu.Lock()
+			o.queue = o.queue[1:]
+			o.mu.Unlock()
+			it.done <- nil
+			s.mu.Lock()
+			s.progress++
+			s.messages++
+			s.bytesSent += int64(len(it.env.Payload))
+			s.mu.Unlock()
+		}
+	}
+}
+
+func (o *outbox) drain(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, it := range o.queue {
+		select {
+		case it.done <- err:
+		default:
+		}
+	}
+}
+
+// notify sends an unsequenced Abort or End, best effort and briefly.
+func (n *Node) notify(to, addr, session, typ string, nt Notice) {
+	b, _ := nt.MarshalBinary()
+	// Brief: the recipient may be the member that died; its own watchdog
+	// ends the session if this notice never arrives.
+	patience := min(n.limits.UnreachableAfter.Duration, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience+time.Second)
+	defer cancel()
+	env := envelope{Session: session, From: n.self.Name, To: to, Type: typ, Payload: b}
+	if err := n.deliver(ctx, to, addr, env, patience); err != nil {
+		n.log.Warn("could not notify", "to", to, "type", typ, "session", session, "error", err)
+	}
+}
