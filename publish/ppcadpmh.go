@@ -133,7 +133,8 @@ func PPCADPMH(ctx context.Context, o PPCAOptions) (*PPCAResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	report, err := ppcaReport(o, params, accts, res.Counts)
+	report, err := PPCAReport(PPCAReportOptions{Params: params, Accountants: accts, Counts: res.Counts,
+		Secure: o.Source.IsSecure(), Randomness: o.Source.Describe()})
 	if err != nil {
 		return nil, err
 	}
@@ -162,10 +163,23 @@ func RowBoundsOf(enc *data.Encoder) (ppca.RowBounds, error) {
 	return b, b.Validate()
 }
 
-func ppcaReport(o PPCAOptions, params ppcadpmh.Params, accts []*privacy.Accountant, counts map[string]int) (*privacy.Report, error) {
+// PPCAReportOptions is what a PPCA-DP-MH privacy report depends on; the
+// in-process pipeline and the networked runner build it the same way, so
+// the same session publishes the same report wherever it runs.
+type PPCAReportOptions struct {
+	Params      ppcadpmh.Params
+	Accountants []*privacy.Accountant
+	Counts      map[string]int
+	Secure      bool   // randomness from a CSPRNG
+	Randomness  string // how the randomness was drawn, for the report
+}
+
+// PPCAReport builds the privacy report of a PPCA-DP-MH session.
+func PPCAReport(o PPCAReportOptions) (*privacy.Report, error) {
+	params := o.Params
 	ro := privacy.ReportOptions{
-		Method: "ppca-dp-mh", Calibration: string(o.Calibration), Randomness: o.Source.Describe(),
-		Composition: privacy.ParallelOverOwners, Accountants: accts, Records: counts,
+		Method: "ppca-dp-mh", Calibration: string(params.Plan.Calibration), Randomness: o.Randomness,
+		Composition: privacy.ParallelOverOwners, Accountants: o.Accountants, Records: o.Counts,
 		Assumptions: []string{
 			"each owner's record count n_i is public (as in the paper) and is released without noise",
 			"numeric attributes are clamped to the bounds declared in the schema; the bounds are public",
@@ -176,12 +190,12 @@ func ppcaReport(o PPCAOptions, params ppcadpmh.Params, accts []*privacy.Accounta
 			"the owners' record counts n_i and the total n (released exactly)",
 		},
 	}
-	if o.PaperLatent {
+	if params.PaperLatent {
 		ro.NotCovered = append(ro.NotCovered, "the synthetic rows: with --paper-latent their latent codes are projections of real records (paper Algorithm 1, steps 15-16), so every published row is derived from a real record")
 	} else {
 		ro.Covered = append(ro.Covered, "the synthetic rows: latent codes drawn from N(0, I_k), so the rows are post-processing of the DP model")
 	}
-	if o.Calibration == ppca.Paper {
+	if params.Plan.Calibration == ppca.Paper {
 		plan, err := ppca.NewPlan(params.Plan)
 		if err != nil {
 			return nil, err
@@ -190,14 +204,14 @@ func ppcaReport(o PPCAOptions, params ppcadpmh.Params, accts []*privacy.Accounta
 			"paper calibration: each owner is charged %v as the paper claims, but its noise on the second-moment matrix is calibrated to sensitivity p instead of p(p+1)/2; the true guarantee per owner is only %v",
 			plan.Claimed(), plan.Actual()))
 	}
-	if o.Noise == ppcadpmh.SecureAggregate {
+	if params.Noise == ppcadpmh.SecureAggregate {
 		ro.ThreatModel = append(ro.ThreatModel,
 			"secure-aggregate noise: owners and curator are honest-but-curious; the curator sees only the masked sum of the owners' statistics, which carries the noise of one centralised release",
 			"if the curator colludes with all other owners, they can remove one owner's masks and the other noise shares, leaving that owner's statistics protected by only its 1/m share of the noise")
 	} else {
 		ro.ThreatModel = append(ro.ThreatModel, "local noise: each owner noises its own statistics before they leave it; the semi-trusted curator and any coalition see only DP statistics")
 	}
-	if !o.Source.IsSecure() {
+	if !o.Secure {
 		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
 	}
 	return privacy.NewReport(ro)

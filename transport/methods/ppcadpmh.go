@@ -202,7 +202,8 @@ func finishPPCA(curator *ppcadpmh.Curator, enc *data.Encoder, sess ppcaSession, 
 	if err != nil {
 		return nil, err
 	}
-	report, err := ppcaReport(sess.Settings, params, accts, res.Counts, secure, randomness)
+	report, err := publish.PPCAReport(publish.PPCAReportOptions{Params: params, Accountants: accts,
+		Counts: res.Counts, Secure: secure, Randomness: randomness})
 	if err != nil {
 		return nil, err
 	}
