@@ -1,0 +1,448 @@
+package cli
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/eval"
+	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/protocol/pdpmvds"
+	"github.com/dppub/dppub/publish"
+	"github.com/spf13/cobra"
+)
+
+func init() { publishCommands = append(publishCommands, newPublishPDPMVDSCmd) }
+
+type pdpmvdsFlags struct {
+	dataset      string
+	parties      int
+	inputs       []string
+	schema, id   string
+	budgets      []float64
+	sspp, noise  string
+	mechanism    string
+	keyBits      int
+	insecureKeys bool
+	keysDir      string
+	bins         int
+	maxCells     int
+	rounds, rows int
+	delta        float64
+	workers      int
+	src          sourceFlags
+	out, report  string
+	protoReport  string
+}
+
+func newPublishPDPMVDSCmd() *cobra.Command {
+	f := &pdpmvdsFlags{}
+	cmd := &cobra.Command{
+		Use:   "pdp-mvds",
+		Short: "Synthetic data from vertically partitioned owners through the PDP-MVDS protocol",
+		Long: `PDP-MVDS: K owners hold different columns of the same records, each with its
+own zCDP budget ρ_k, and a semi-trusted third party S helps. Together they
+publish noisy one-way marginals (each owner alone), noisy dependency scores
+of attribute pairs (Algorithm 1: secure scalar products of indicator
+vectors, aggregation at S, a sign step, distributed noise), select pairs
+(Algorithm 2), measure the combined marginals across owners, and one owner
+synthesises rows from the noisy marginals (GUM). No owner sees another's
+records; every message is marshalled between the roles.
+
+Secure scalar products (--sspp):
+  commodity (default)  Du & Atallah: S deals correlated randomness, all on
+                       additive shares mod 2^64, no encryption; seconds
+  paillier             the paper: Goethals et al. under each owner's own
+                       Paillier key, aggregation at S under a shared key
+                       split 2-of-2 between every pair of owners; minutes
+
+Noise (--noise):
+  insider-safe (default)  every owner and S draw a share; any K of the K+1
+                          make up the calibrated noise, so the budget holds
+                          against S and against each single owner too
+  exact                   the paper's: only the measured owners draw (DLPA
+                          for Laplace in the Paillier suite); the budget
+                          holds against S and outsiders only
+
+Threat model: semi-honest owners and S; S colludes with no owner; no two
+owners collude. The sign step of Algorithm 1 reveals, for every cell of
+every cross-owner pair, whether the true joint count is above or below the
+product of the noisy one-way counts over n: NOT covered by DP (the report
+says so).
+
+The shared Paillier key comes from a key ceremony (dppub keygen, at a dealer
+that is neither S nor an owner) given with --keys DIR; without it an
+in-process dealer makes one (and the report says so).
+
+Examples:
+  dppub publish pdp-mvds --dataset adult --parties 3 --budgets 0.5,1,2 --out adult-synth.csv
+  dppub publish pdp-mvds --input a.csv --input b.csv --schema s.json --id id \
+      --budgets 1,1 --sspp paillier --keys keys/ --out synth.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPublishPDPMVDS(cmd, f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset, split column-wise among --parties owners")
+	fs.IntVar(&f.parties, "parties", 3, "number of owners for --dataset (contiguous groups of columns)")
+	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row holding one owner's columns (and the ID column); repeat once per owner")
+	fs.StringVar(&f.schema, "schema", "", "schema JSON describing every owner's columns (kinds and public bounds)")
+	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order)")
+	fs.Float64SliceVar(&f.budgets, "budgets", nil, "zCDP budget ρ_k of every owner, comma-separated (one value: the same for all)")
+	fs.StringVar(&f.sspp, "sspp", string(pdpmvds.SuiteCommodity), "secure scalar product: commodity or paillier")
+	fs.StringVar(&f.noise, "noise", string(pdpmvds.NoiseInsiderSafe), "noise mode: insider-safe or exact")
+	fs.StringVar(&f.mechanism, "mechanism", string(marginal.Gaussian), "noise of the pair scores and marginals: gaussian or laplace (one-way marginals are always Laplace)")
+	fs.IntVar(&f.keyBits, "key-bits", pdpmvds.DefaultKeyBits, "Paillier modulus size (paillier suite); 3072 recommended beyond 2030")
+	fs.BoolVar(&f.insecureKeys, "insecure-test-keys", false, "INSECURE: allow --key-bits below 2048 (tests only)")
+	fs.StringVar(&f.keysDir, "keys", "", "directory of key files from `dppub keygen` (paillier suite)")
+	fs.IntVar(&f.bins, "bins", marginal.DefaultBins, "equal-width bins per numeric attribute (over its declared bounds)")
+	fs.IntVar(&f.maxCells, "max-cells", marginal.DefaultMaxCells, "domain-size cap of a combined marginal")
+	fs.IntVar(&f.rounds, "rounds", 30, "GUM rounds")
+	fs.IntVar(&f.rows, "rows", 0, "synthetic rows (default: as many as the input)")
+	fs.Float64Var(&f.delta, "delta", 0, "δ at which each party's zCDP spend is also stated as (ε, δ)-DP (default 1/n²)")
+	fs.IntVar(&f.workers, "workers", 0, "goroutines per role and step (default: all cores)")
+	f.src.register(fs)
+	fs.StringVar(&f.out, "out", "", "output CSV of synthetic rows (required)")
+	fs.StringVar(&f.report, "report", "", "privacy report JSON (default OUT.privacy.json)")
+	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
+	return cmd
+}
+
+func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
+	if f.out == "" {
+		return usagef("--out FILE is required")
+	}
+	if f.report == "" {
+		f.report = f.out + ".privacy.json"
+	}
+	if f.protoReport == "" {
+		f.protoReport = f.out + ".protocol.json"
+	}
+	suite, noise, mech := pdpmvds.Suite(f.sspp), pdpmvds.NoiseMode(f.noise), marginal.Mechanism(f.mechanism)
+	switch {
+	case suite != pdpmvds.SuiteCommodity && suite != pdpmvds.SuitePaillier:
+		return usagef("--sspp must be commodity or paillier, got %q", f.sspp)
+	case noise != pdpmvds.NoiseInsiderSafe && noise != pdpmvds.NoiseExact:
+		return usagef("--noise must be insider-safe or exact, got %q", f.noise)
+	case mech != marginal.Gaussian && mech != marginal.Laplace:
+		return usagef("--mechanism must be gaussian or laplace, got %q", f.mechanism)
+	case f.keyBits < 2048 && !f.insecureKeys:
+		return usagef("--key-bits %d is below 2048; add --insecure-test-keys for a test run", f.keyBits)
+	case f.bins < 1, f.maxCells < 1, f.rounds < 1, f.rows < 0, f.workers < 0:
+		return usagef("--bins, --max-cells and --rounds must be positive, --rows and --workers not negative")
+	case f.delta != 0 && !(f.delta > 0 && f.delta < 1):
+		return usagef("--delta must be in (0, 1), got %v", f.delta)
+	}
+	tables, real, err := f.load()
+	if err != nil {
+		return err
+	}
+	budgets, err := expandBudgets(f.budgets, len(tables))
+	if err != nil {
+		return err
+	}
+	var keys []*pdpmvds.KeyFile
+	if f.keysDir != "" {
+		if suite != pdpmvds.SuitePaillier {
+			return usagef("--keys is for --sspp paillier")
+		}
+		if keys, err = readKeyFiles(f.keysDir, len(tables)); err != nil {
+			return err
+		}
+	}
+	stderr := cmd.ErrOrStderr()
+	res, err := publish.PDPMVDS(cmd.Context(), publish.PDPMVDSOptions{
+		Tables: tables, Budgets: budgets, Suite: suite, Noise: noise, Mechanism: mech,
+		KeyBits: f.keyBits, InsecureTestKeys: f.insecureKeys, Keys: keys,
+		Bins: f.bins, Combine: marginal.CombineOptions{MaxCells: f.maxCells},
+		Rounds: f.rounds, Rows: f.rows, Delta: f.delta, Workers: f.workers,
+		Source: f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeOutputs(f.out, f.report, res.Synthetic, res.Report); err != nil {
+		return err
+	}
+	if err := writeProtocolReport(f.protoReport, suite, noise, f.keyBits, res); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprint(w, res.Report.Text())
+	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s, the privacy report to %s and the protocol report to %s\n",
+		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report, f.protoReport)
+	printPhases(w, res)
+	tv, err := eval.SynthTVD(real, res.Synthetic, res.Domain, res.Parties)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nUtility (computed on the joined real data, for the owners' eyes only; not published):\n")
+	fmt.Fprintf(w, "  mean total-variation distance %.4f (1-way %.4f, 2-way %.4f); %d of %d pairs selected; %d marginals measured\n",
+		tv.All, tv.OneWay, tv.TwoWay, len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
+	for k, c := range res.Clamped {
+		if c > 0 {
+			fmt.Fprintf(w, "  owner %d: %d values were clamped to the declared bounds\n", k+1, c)
+		}
+	}
+	fmt.Fprintf(w, "  total time %v\n", res.Elapsed.Round(time.Millisecond))
+	return nil
+}
+
+// expandBudgets turns --budgets into one ρ per party.
+func expandBudgets(b []float64, parties int) ([]float64, error) {
+	switch len(b) {
+	case 0:
+		return nil, usagef("--budgets is required: one zCDP ρ per owner (or one for all)")
+	case 1:
+		out := make([]float64, parties)
+		for i := range out {
+			out[i] = b[0]
+		}
+		return out, nil
+	case parties:
+		return b, nil
+	}
+	return nil, usagef("--budgets has %d values for %d owners", len(b), parties)
+}
+
+// load returns one table per owner and the joined table (for the local
+// utility summary).
+func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
+	switch {
+	case f.dataset != "" && len(f.inputs) > 0:
+		return nil, nil, usagef("give --dataset or --input, not both")
+	case f.dataset != "":
+		if f.parties < 2 {
+			return nil, nil, usagef("--parties must be at least 2, got %d", f.parties)
+		}
+		t, err := datasets.Load(f.dataset)
+		if err != nil {
+			return nil, nil, err
+		}
+		parts, err := publish.VerticalSplit(t, f.parties)
+		if err != nil {
+			return nil, nil, err
+		}
+		return parts, t, nil
+	case len(f.inputs) < 2:
+		return nil, nil, usagef("give --dataset NAME, or one --input FILE per owner (at least 2)")
+	case f.schema == "":
+		return nil, nil, usagef("--input needs --schema FILE (column kinds and public bounds)")
+	}
+	s, err := data.LoadSchema(f.schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.id != "" {
+		s.ID = f.id
+	}
+	var tables []*data.Table
+	for _, path := range f.inputs {
+		t, err := readPart(path, s)
+		if err != nil {
+			return nil, nil, err
+		}
+		tables = append(tables, t)
+	}
+	real, err := joinParts(tables)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tables, real, nil
+}
+
+// readPart reads one owner's file: the schema's attributes its header
+// names, plus the ID column.
+func readPart(path string, s data.Schema) (*data.Table, error) {
+	header, err := readPartHeader(path)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, h := range header {
+		if h == s.ID {
+			continue
+		}
+		if _, err := s.Attribute(h); err != nil {
+			return nil, fmt.Errorf("%s: column %q is not in the schema", path, h)
+		}
+		names = append(names, h)
+	}
+	if s.ID != "" && !slices.Contains(header, s.ID) {
+		return nil, fmt.Errorf("%s has no ID column %q", path, s.ID)
+	}
+	sub, err := s.Select(names...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true})
+	return t, err
+}
+
+// readPartHeader returns the column names of a (possibly gzipped) delimited
+// file.
+func readPartHeader(path string) ([]string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	br := bufio.NewReader(fh)
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	}
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && line == "" {
+		return nil, fmt.Errorf("%s: no header line: %w", path, err)
+	}
+	line = strings.TrimRight(line, "\r\n")
+	cr := csv.NewReader(strings.NewReader(line))
+	if strings.Contains(line, "\t") {
+		cr.Comma = '\t'
+	}
+	rec, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: header: %w", path, err)
+	}
+	for i := range rec {
+		rec[i] = strings.TrimSpace(rec[i])
+	}
+	return rec, nil
+}
+
+// joinParts joins the owners' columns (by ID, or row order) for the local
+// utility summary.
+func joinParts(ts []*data.Table) (*data.Table, error) {
+	var s data.Schema
+	pos := map[string]int{}
+	if ts[0].IDs != nil {
+		for i, id := range ts[0].IDs {
+			pos[id] = i
+		}
+	}
+	rows := make([][]float64, ts[0].Len())
+	for _, t := range ts {
+		if t.Len() != len(rows) {
+			return nil, fmt.Errorf("owners hold %d and %d records: vertically partitioned files must hold the same records", len(rows), t.Len())
+		}
+		s.Attributes = append(s.Attributes, t.Schema.Attributes...)
+		for i, row := range t.Rows {
+			j := i
+			if t.IDs != nil {
+				var ok bool
+				if j, ok = pos[t.IDs[i]]; !ok {
+					return nil, fmt.Errorf("ID %q is missing from the first owner's file", t.IDs[i])
+				}
+			}
+			rows[j] = append(rows[j], row...)
+		}
+	}
+	return &data.Table{Schema: s, Rows: rows}, nil
+}
+
+// readKeyFiles reads DIR/party-k.key.json for every party.
+func readKeyFiles(dir string, parties int) ([]*pdpmvds.KeyFile, error) {
+	out := make([]*pdpmvds.KeyFile, parties)
+	for k := range out {
+		path := filepath.Join(dir, keyFileName(k))
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var f pdpmvds.KeyFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out[k] = &f
+	}
+	return out, nil
+}
+
+func keyFileName(k int) string { return pdpmvds.PartyID(k) + ".key.json" }
+
+// protocolReport is the per-phase cost written beside the output.
+type protocolReport struct {
+	Suite   string          `json:"suite"`
+	Noise   string          `json:"noise"`
+	KeyBits int             `json:"key_bits,omitempty"`
+	Total   float64         `json:"total_seconds"`
+	Phases  []protocolPhase `json:"phases"`
+}
+
+type protocolPhase struct {
+	Name     string                 `json:"name"`
+	Requests int                    `json:"requests"`
+	Seconds  float64                `json:"wall_seconds"`
+	Messages int                    `json:"messages"`
+	Bytes    map[string]int         `json:"bytes_sent"`
+	Ops      map[string]pdpmvds.Ops `json:"paillier_ops"`
+}
+
+func writeProtocolReport(path string, suite pdpmvds.Suite, noise pdpmvds.NoiseMode, bits int, res *publish.PDPMVDSResult) error {
+	r := protocolReport{Suite: string(suite), Noise: string(noise), Total: res.Elapsed.Seconds()}
+	if suite == pdpmvds.SuitePaillier {
+		r.KeyBits = bits
+	}
+	for _, p := range res.Phases {
+		r.Phases = append(r.Phases, protocolPhase{Name: p.Name, Requests: p.Requests, Seconds: p.Wall.Seconds(),
+			Messages: p.Messages, Bytes: p.Bytes, Ops: p.Ops})
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(append(js, '\n'))
+		return err
+	})
+}
+
+// printPhases prints the per-phase cost table.
+func printPhases(w io.Writer, res *publish.PDPMVDSResult) {
+	fmt.Fprintf(w, "\nProtocol cost per phase (wall time; Paillier operations; bytes sent by each role):\n")
+	for _, p := range res.Phases {
+		var ops pdpmvds.Ops
+		roles := make([]string, 0, len(p.Bytes))
+		for id := range p.Bytes {
+			roles = append(roles, id)
+		}
+		sort.Strings(roles)
+		for _, o := range p.Ops {
+			ops = ops.Add(o)
+		}
+		var sent []string
+		for _, id := range roles {
+			sent = append(sent, fmt.Sprintf("%s %s", id, byteSize(p.Bytes[id])))
+		}
+		fmt.Fprintf(w, "  %-18s %4d requests %10v  %9d Paillier ops  %s\n", p.Name, p.Requests, p.Wall.Round(time.Millisecond), ops.Total(), strings.Join(sent, ", "))
+	}
+}
+
+func byteSize(b int) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}

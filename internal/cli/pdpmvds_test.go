@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pdpmvdsParts writes two owners' files of the same 120 records: ids,
+// owner 1's age and smoker, owner 2's region (rows in another order).
+func pdpmvdsParts(t *testing.T, dir string) (schema, a, b string) {
+	t.Helper()
+	var sa, sb strings.Builder
+	sa.WriteString("id,age,smoker\n")
+	sb.WriteString("region,id\n")
+	regions := []string{"north", "south", "east"}
+	for i := range 120 {
+		smoker := "no"
+		if i%3 == 0 {
+			smoker = "yes"
+		}
+		sa.WriteString("p" + itoa(i) + "," + itoa(20+i%50) + "," + smoker + "\n")
+		j := 119 - i
+		sb.WriteString(regions[(j+j/7)%3] + ",p" + itoa(j) + "\n")
+	}
+	return writeFile(t, dir, "s.json", `{"id": "id", "attributes": [
+ {"name": "age", "kind": "numeric", "min": 0, "max": 100, "integer": true},
+ {"name": "smoker", "kind": "binary", "categories": ["no", "yes"]},
+ {"name": "region", "kind": "categorical", "categories": ["north", "south", "east"]}]}`),
+		writeFile(t, dir, "a.csv", sa.String()), writeFile(t, dir, "b.csv", sb.String())
+}
+
+// TestKeygenAndPublishPaillier: the key ceremony writes one secret file
+// per owner and the public key; publishing with those files through the
+// Paillier suite writes the synthetic rows, the privacy report and the
+// protocol report.
+func TestKeygenAndPublishPaillier(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	code, out, errs := run(t, "keygen", "--parties", "2", "--bits", "512", "--insecure-test-keys", "--seed", "1", "--out", keys)
+	if code != 0 {
+		t.Fatalf("keygen exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "INSECURE") || !strings.Contains(out, "erase") {
+		t.Errorf("keygen output lacks its warnings:\n%s", out)
+	}
+	st, err := os.Stat(filepath.Join(keys, "party-1.key.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		t.Errorf("key file mode %v is readable by others", st.Mode().Perm())
+	}
+	schema, a, b := pdpmvdsParts(t, dir)
+	synth := filepath.Join(dir, "synth.csv")
+	code, out, errs = run(t, "publish", "pdp-mvds", "--input", a, "--input", b, "--schema", schema, "--budgets", "1,2",
+		"--sspp", "paillier", "--keys", keys, "--key-bits", "512", "--insecure-test-keys", "--rounds", "3", "--seed", "2", "--out", synth)
+	if code != 0 {
+		t.Fatalf("publish exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"sign step", "key ceremony", "Protocol cost per phase", "pair scores"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	js, err := os.ReadFile(synth + ".protocol.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Suite  string `json:"suite"`
+		Phases []struct {
+			Name string         `json:"name"`
+			Ops  map[string]any `json:"paillier_ops"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Suite != "paillier" || len(rep.Phases) < 3 {
+		t.Errorf("protocol report: %s", js)
+	}
+	body, err := os.ReadFile(synth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(body), "\n"); lines != 121 {
+		t.Errorf("synthetic file has %d lines, want 121", lines)
+	}
+}
+
+// TestPublishPDPMVDSBadFlags: bad choices are usage errors and write
+// nothing.
+func TestPublishPDPMVDSBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.csv")
+	for _, args := range [][]string{
+		{"--dataset", "adult", "--budgets", "1", "--sspp", "magic", "--out", out},
+		{"--dataset", "adult", "--budgets", "1", "--sspp", "paillier", "--key-bits", "1024", "--out", out},
+		{"--dataset", "adult", "--budgets", "1,2", "--parties", "3", "--out", out},
+		{"--dataset", "adult", "--out", out},
+		{"--dataset", "adult", "--budgets", "1", "--noise", "loud", "--out", out},
+	} {
+		code, _, errs := run(t, append([]string{"publish", "pdp-mvds"}, args...)...)
+		if code == 0 || !strings.Contains(errs, "--help") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused run wrote output")
+	}
+	if code, _, _ := run(t, "keygen", "--parties", "1", "--out", dir); code == 0 {
+		t.Error("keygen accepted one party")
+	}
+}
