@@ -201,7 +201,7 @@ func encodeLDA(o LDAOptions) (*ldaInput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	classes, err := ldaClassNames(schema, o.Label, o.Positive)
+	classes, err := LDAClassNames(schema, o.Label, o.Positive)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func encodeLDA(o LDAOptions) (*ldaInput, error) {
 			return nil, fmt.Errorf("publish: %s: %w", LDAOwnerName(i+1), err)
 		}
 		data.NormalizeRowsL2(X)
-		y, err := ldaLabels(t, o.Label, o.Positive)
+		y, err := LDALabels(t, o.Label, o.Positive)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +277,7 @@ func runLDA(ctx context.Context, o LDAOptions, method string) (*LDAResult, error
 	out := &LDAResult{Directions: res.Directions, Features: in.enc.ColumnNames(), ClassNames: in.classes,
 		Projections: res.Projections, Labels: res.Labels, Estimate: res.Estimate, Plan: plan, Ridge: res.Ridge,
 		Encoder: in.enc, ArtifactSHA256: res.ArtifactSHA256, Clamped: in.clamped, Traffic: traffic}
-	if out.Published, err = ldaTable(o, in.classes, res.Projections, res.Labels); err != nil {
+	if out.Published, err = LDATable(o.Label, in.classes, res.Projections, res.Labels); err != nil {
 		return nil, err
 	}
 	if o.Ledger != nil {
@@ -334,8 +334,8 @@ func verifyLedger(s *LedgerSetup) (*ledger.Report, error) {
 	return rep, nil
 }
 
-// ldaClassNames names the classes of the label attribute.
-func ldaClassNames(s data.Schema, label string, positive []string) ([]string, error) {
+// LDAClassNames names the classes of the label attribute.
+func LDAClassNames(s data.Schema, label string, positive []string) ([]string, error) {
 	a, err := s.Attribute(label)
 	if err != nil {
 		return nil, fmt.Errorf("publish: label: %w", err)
@@ -354,8 +354,8 @@ func ldaClassNames(s data.Schema, label string, positive []string) ([]string, er
 	return []string{"other", "in:" + strings.Join(positive, "|")}, nil
 }
 
-// ldaLabels returns the class of every row (as in eval.Task.Labels).
-func ldaLabels(t *data.Table, label string, positive []string) ([]int, error) {
+// LDALabels returns the class of every row (as in eval.Task.Labels).
+func LDALabels(t *data.Table, label string, positive []string) ([]int, error) {
 	j, err := t.Schema.Index(label)
 	if err != nil {
 		return nil, fmt.Errorf("publish: label: %w", err)
@@ -375,9 +375,9 @@ func ldaLabels(t *data.Table, label string, positive []string) ([]int, error) {
 	return y, nil
 }
 
-// ldaTable turns labelled projections into a table: z1..zd in [−1, 1] and
+// LDATable turns labelled projections into a table: z1..zd in [−1, 1] and
 // the label.
-func ldaTable(o LDAOptions, classes []string, z *mat.Dense, y []int) (*data.Table, error) {
+func LDATable(label string, classes []string, z *mat.Dense, y []int) (*data.Table, error) {
 	n, d := z.Dims()
 	var s data.Schema
 	for j := 1; j <= d; j++ {
@@ -387,7 +387,7 @@ func ldaTable(o LDAOptions, classes []string, z *mat.Dense, y []int) (*data.Tabl
 	if len(classes) == 2 {
 		kind = data.Binary
 	}
-	name := o.Label
+	name := label
 	if slices.ContainsFunc(s.Attributes, func(a data.Attribute) bool { return a.Name == name }) {
 		name = "label"
 	}
@@ -417,11 +417,33 @@ func (r *LDAResult) Project(t *data.Table) (*mat.Dense, error) {
 	return lda.Project(X, r.Directions), nil
 }
 
+// LDAReportInput is what an LDA-DP / Mul-LDA-DP privacy report depends on;
+// the in-process pipeline and the networked runner fill it the same way, so
+// a session publishes the same report wherever it runs.
+type LDAReportInput struct {
+	Method       string
+	Owners       int
+	Calibration  lda.Calibration
+	Noise        lda.NoiseMode
+	PublicCounts bool
+	Output       mullda.Output
+	Delta        float64
+	Ledger       bool // a publishing ledger was attached
+	Secure       bool
+	Randomness   string
+}
+
 func ldaReport(o LDAOptions, method string, plan *lda.Plan, accts []*privacy.Accountant, ridge float64) (*privacy.Report, error) {
-	m := len(o.Owners)
+	return LDAReport(LDAReportInput{Method: method, Owners: len(o.Owners), Calibration: o.Calibration, Noise: o.Noise,
+		PublicCounts: o.PublicCounts, Output: o.Output, Delta: o.Delta, Ledger: o.Ledger != nil,
+		Secure: o.Source.IsSecure(), Randomness: o.Source.Describe()}, plan, accts, ridge)
+}
+
+// LDAReport builds the privacy report of an LDA-DP or Mul-LDA-DP release.
+func LDAReport(o LDAReportInput, plan *lda.Plan, accts []*privacy.Accountant, ridge float64) (*privacy.Report, error) {
 	counts := o.PublicCounts || o.Calibration == lda.Paper
 	ro := privacy.ReportOptions{
-		Method: method, Calibration: string(o.Calibration), Randomness: o.Source.Describe(),
+		Method: o.Method, Calibration: string(o.Calibration), Randomness: o.Randomness,
 		Composition: privacy.ParallelOverOwners, Accountants: accts,
 		Assumptions: []string{
 			"features are encoded into [0,1] with the public schema bounds and every row is scaled to unit L2 norm; replacing one record (label included) moves the class sums by at most 2, the class counts by √2 and Σxxᵀ by √2 (L2)",
@@ -441,8 +463,8 @@ func ldaReport(o LDAOptions, method string, plan *lda.Plan, accts []*privacy.Acc
 	} else {
 		ro.Covered = append(ro.Covered, "the published labelled projections: drawn from the DP class-conditional Gaussians N(Wᵀμ_k, WᵀΣW) with Σ = S_w/(N − C), as many per class as the DP count says (post-processing)")
 	}
-	ro.ThreatModel = ldaThreatModel(o, plan, m)
-	if o.Ledger != nil {
+	ro.ThreatModel = ldaThreatModel(o, plan)
+	if o.Ledger {
 		ro.ThreatModel = append(ro.ThreatModel, "ledger: every owner's spending and a SHA-256 of each of its messages, and the publisher's DP means, directions and artifact digest are signed entries of a hash-chained, Merkle-checkpointed log; each receiver checked the entry behind every message it relied on. The ledger adds accountability, not secrecy; a publisher showing different logs to different owners is caught only by comparing checkpoints")
 	}
 	if o.Calibration == lda.Paper {
@@ -450,13 +472,14 @@ func ldaReport(o LDAOptions, method string, plan *lda.Plan, accts []*privacy.Acc
 			"paper calibration: each owner is charged %v as the paper claims; its σ on the class sums (%.4g) and on Σxxᵀ (%.4g) are far above what that budget needs, so the true guarantee against the publisher's view is %v, but the class counts are released exactly",
 			plan.Claimed(), plan.SumSigma, plan.SecondSigma, plan.Actual()))
 	}
-	if !o.Source.IsSecure() {
+	if !o.Secure {
 		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
 	}
 	return privacy.NewReport(ro)
 }
 
-func ldaThreatModel(o LDAOptions, plan *lda.Plan, m int) []string {
+func ldaThreatModel(o LDAReportInput, plan *lda.Plan) []string {
+	m := o.Owners
 	if m == 1 {
 		return []string{"one owner: it noises its statistics itself; the publisher and everyone else see only DP statistics"}
 	}
@@ -465,18 +488,17 @@ func ldaThreatModel(o LDAOptions, plan *lda.Plan, m int) []string {
 			"independent noise: each owner adds the full noise to its own statistics, so every message, and any coalition of the other parties, sees that owner only through a DP release; the aggregate carries M times the centralised noise variance",
 		}
 	}
-	tm := []string{
+	return []string{
 		"honest-but-curious owners, noise dealer and publisher; the dealer's shares travel on private channels",
 		fmt.Sprintf("correlated noise (the paper's scheme): each owner's message carries N(0, σ²), and the aggregate exactly N(0, σ²) because the dealer's shares cancel; but the publisher sees every message and its own share, which together protect one owner with only %.3f·σ (M = %d)%s",
-			plan.ViewFactor, m, viewPaid(o)),
+			plan.ViewFactor, m, viewPaid(o.Calibration)),
 		fmt.Sprintf("if the publisher colludes with the dealer, or with the other %d owners, it can remove an owner's share, leaving that owner's statistics with only its own N(0, σ²/%d): the guarantee per owner then degrades to (ε=%.4g, δ=%g)",
 			m-1, m, plan.CollusionEpsilon(), o.Delta),
 	}
-	return tm
 }
 
-func viewPaid(o LDAOptions) string {
-	if o.Calibration == lda.Sound {
+func viewPaid(c lda.Calibration) string {
+	if c == lda.Sound {
 		return "; the sound calibration sets σ so that this view is (ε, δ)-DP"
 	}
 	return "; the paper's Theorems 7–8 overlook this, and the charges' actual guarantees account for it"

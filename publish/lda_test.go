@@ -44,7 +44,7 @@ func svmError(tb testing.TB, res *LDAResult, test *data.Table, label string) flo
 	if err != nil {
 		tb.Fatal(err)
 	}
-	yte, err := ldaLabels(test, label, nil)
+	yte, err := LDALabels(test, label, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/protocol/mullda"
+	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/transport"
 	"gonum.org/v1/gonum/mat"
 )
@@ -104,7 +104,7 @@ func (ls ldaSession) params(session string) (mullda.Params, *data.Encoder, []str
 	if err != nil {
 		return mullda.Params{}, nil, nil, fmt.Errorf("methods: %w", err)
 	}
-	classes, err := ldaClassNames(ls.Schema, st.Label, st.Positive)
+	classes, err := publish.LDAClassNames(ls.Schema, st.Label, st.Positive)
 	if err != nil {
 		return mullda.Params{}, nil, nil, err
 	}
@@ -205,7 +205,7 @@ func finishLDA(pub *mullda.Publisher, sess ldaSession, params mullda.Params, enc
 	if err != nil {
 		return nil, err
 	}
-	table, err := ldaTable(sess.Settings.Label, classes, res.Projections, res.Labels)
+	table, err := publish.LDATable(sess.Settings.Label, classes, res.Projections, res.Labels)
 	if err != nil {
 		return nil, err
 	}
@@ -214,9 +214,9 @@ func finishLDA(pub *mullda.Publisher, sess ldaSession, params mullda.Params, enc
 		return nil, err
 	}
 	st := sess.Settings
-	report, err := ldaReport(ldaReportInput{method: sess.Method, owners: len(sess.Owners), calibration: lda.Calibration(st.Calibration),
-		noise: lda.NoiseMode(st.Noise), publicCounts: st.PublicCounts, output: st.output(), delta: st.Delta,
-		secure: secure, randomness: randomness}, plan, accts, res.Ridge)
+	report, err := publish.LDAReport(publish.LDAReportInput{Method: sess.Method, Owners: len(sess.Owners), Calibration: lda.Calibration(st.Calibration),
+		Noise: lda.NoiseMode(st.Noise), PublicCounts: st.PublicCounts, Output: st.output(), Delta: st.Delta,
+		Secure: secure, Randomness: randomness}, plan, accts, res.Ridge)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +273,7 @@ func joinLDA(in transport.JoinInput) (protocol.Role, error) {
 		return nil, err
 	}
 	data.NormalizeRowsL2(X)
-	y, err := ldaLabels(t, st.Label, st.Positive)
+	y, err := publish.LDALabels(t, st.Label, st.Positive)
 	if err != nil {
 		return nil, err
 	}
@@ -313,77 +313,6 @@ func readOwnData(in transport.JoinInput, schema data.Schema) (*data.Table, error
 // internal/cli/lda.go (which this package cannot call), so that a
 // networked run publishes the same files; TestNetworkMatchesOneProcess
 // compares them byte for byte.
-
-// ldaClassNames names the classes of the label attribute.
-func ldaClassNames(s data.Schema, label string, positive []string) ([]string, error) {
-	a, err := s.Attribute(label)
-	if err != nil {
-		return nil, fmt.Errorf("methods: label: %w", err)
-	}
-	if a.Kind == data.Numeric {
-		return nil, fmt.Errorf("methods: label %q is numeric; LDA needs a categorical or binary class attribute", label)
-	}
-	if positive == nil {
-		return append([]string(nil), a.Categories...), nil
-	}
-	for _, c := range positive {
-		if _, err := a.CategoryIndex(c); err != nil {
-			return nil, fmt.Errorf("methods: positive class: %w", err)
-		}
-	}
-	return []string{"other", "in:" + strings.Join(positive, "|")}, nil
-}
-
-// ldaLabels returns the class of every row.
-func ldaLabels(t *data.Table, label string, positive []string) ([]int, error) {
-	j, err := t.Schema.Index(label)
-	if err != nil {
-		return nil, fmt.Errorf("methods: label: %w", err)
-	}
-	a := t.Schema.Attributes[j]
-	y := make([]int, t.Len())
-	for i, row := range t.Rows {
-		c := int(row[j])
-		if positive != nil {
-			c = 0
-			if slices.Contains(positive, a.Categories[int(row[j])]) {
-				c = 1
-			}
-		}
-		y[i] = c
-	}
-	return y, nil
-}
-
-// ldaTable turns labelled projections into a table: z1..zd in [−1, 1] and
-// the label.
-func ldaTable(label string, classes []string, z *mat.Dense, y []int) (*data.Table, error) {
-	n, d := z.Dims()
-	var s data.Schema
-	for j := 1; j <= d; j++ {
-		s.Attributes = append(s.Attributes, data.Attribute{Name: fmt.Sprintf("z%d", j), Kind: data.Numeric, Min: -1, Max: 1})
-	}
-	kind := data.Categorical
-	if len(classes) == 2 {
-		kind = data.Binary
-	}
-	name := label
-	if slices.ContainsFunc(s.Attributes, func(a data.Attribute) bool { return a.Name == name }) {
-		name = "label"
-	}
-	s.Attributes = append(s.Attributes, data.Attribute{Name: name, Kind: kind, Categories: classes})
-	t := &data.Table{Schema: s, Rows: make([][]float64, n)}
-	for i := range n {
-		row := make([]float64, d+1)
-		copy(row, z.RawRowView(i))
-		row[d] = float64(y[i])
-		t.Rows[i] = row
-	}
-	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("methods: %w", err)
-	}
-	return t, nil
-}
 
 // ldaModelFile is <out>.model.json, as `dppub publish mul-lda-dp` writes it.
 type ldaModelFile struct {
