@@ -24,7 +24,7 @@ type bayesNetFlags struct {
 	beta, theta float64
 	k, bins     int
 	score       string
-	out, report string
+	outputFlags
 }
 
 func (f *bayesNetFlags) register(fs *pflag.FlagSet) {
@@ -36,16 +36,12 @@ func (f *bayesNetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.k, "k", 0, "fix the network's degree k (0: parent sets chosen by θ-usefulness)")
 	fs.StringVar(&f.score, "score", "r", "r (L1 distance from independence) | mi (mutual information)")
 	fs.IntVar(&f.bins, "bins", 8, "equal-width bins per numeric attribute over its declared bounds")
-	fs.StringVar(&f.out, "out", "", "synthetic CSV to write (required)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	f.outputFlags.register(fs, "synthetic CSV")
 }
 
 func (f *bayesNetFlags) check() error {
-	if f.out == "" {
-		return usagef("--out FILE is required")
-	}
-	if f.report == "" {
-		f.report = f.out + ".privacy.json"
+	if err := f.resolve(); err != nil {
+		return err
 	}
 	if err := checkBudget(f.epsilon, 0); err != nil {
 		return err

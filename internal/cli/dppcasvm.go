@@ -91,7 +91,7 @@ type dppcaFlags struct {
 	k                     int
 	share, c, lambda, hub float64
 	perturbation          string
-	out, report           string
+	outputFlags
 }
 
 var dppcaShort = map[dppca.Method]string{
@@ -163,8 +163,7 @@ Examples:
 	fs.Float64Var(&f.c, "C", 1, "paper: cost C of the non-private SVM (and of Lap(2Cnd/ε) for pca-dpsvm)")
 	fs.Float64Var(&f.lambda, "lambda", 0, "sound: regulariser λ of the DP SVM (default 1/n for objective, 1/√n for output perturbation)")
 	fs.Float64Var(&f.hub, "huber", dppca.DefaultHuber, "sound: smoothing h of the DP SVM's Huber hinge loss")
-	fs.StringVar(&f.out, "out", "", "model JSON to write (required)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	f.outputFlags.register(fs, "model JSON")
 	return cmd
 }
 
@@ -195,11 +194,8 @@ func (f *dppcaFlags) options(m dppca.Method) (publish.DPPCASVMOptions, error) {
 	if err := f.table.check(); err != nil {
 		return o, err
 	}
-	if f.out == "" {
-		return o, usagef("--out FILE is required")
-	}
-	if f.report == "" {
-		f.report = f.out + ".privacy.json"
+	if err := f.resolve(); err != nil {
+		return o, err
 	}
 	if err := checkBudget(f.epsilon, f.delta); err != nil {
 		return o, err

@@ -134,3 +134,25 @@ func union(tables []*data.Table) *data.Table {
 	}
 	return u
 }
+
+// outputFlags are the --out and --report flags of every publishing command.
+type outputFlags struct {
+	out, report string
+}
+
+// register adds the flags; what names the output ("synthetic CSV").
+func (o *outputFlags) register(fs *pflag.FlagSet, what string) {
+	fs.StringVar(&o.out, "out", "", what+" to write (required)")
+	fs.StringVar(&o.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+}
+
+// resolve requires --out and puts the report beside it by default.
+func (o *outputFlags) resolve() error {
+	if o.out == "" {
+		return usagef("--out FILE is required")
+	}
+	if o.report == "" {
+		o.report = o.out + ".privacy.json"
+	}
+	return nil
+}

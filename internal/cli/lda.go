@@ -39,8 +39,8 @@ type ldaFlags struct {
 	paperProjections bool
 	ridge            float64
 	ledgerDir        string
-	out, report      string
-	model            string
+	outputFlags
+	model string
 }
 
 const ldaLong = `LDA-DP and Mul-LDA-DP (Gu, Zhang, Zhang 2022): publish a linear
@@ -118,8 +118,7 @@ Examples:
 		fs.StringVar(&f.noise, "noise", "correlated", "correlated | independent")
 	}
 	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory, created if absent (see dppub ledger --help)")
-	fs.StringVar(&f.out, "out", "", "labelled projections CSV to write (required)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	f.outputFlags.register(fs, "labelled projections CSV")
 	fs.StringVar(&f.model, "model", "", "model JSON (default <out>.model.json)")
 	return cmd
 }
@@ -182,11 +181,8 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 }
 
 func (f *ldaFlags) check(method string) error {
-	if f.out == "" {
-		return usagef("--out FILE is required")
-	}
-	if f.report == "" {
-		f.report = f.out + ".privacy.json"
+	if err := f.resolve(); err != nil {
+		return err
 	}
 	if f.model == "" {
 		f.model = f.out + ".model.json"

@@ -44,7 +44,7 @@ type mpcrdpFlags struct {
 	queries      string
 	numQueries   int
 	bins, runs   int
-	out, report  string
+	outputFlags
 }
 
 func newPublishMPCRDPCmd() *cobra.Command {
@@ -122,8 +122,7 @@ Examples:
 	fs.IntVar(&f.numQueries, "num-queries", mpcrdp.DefaultQueries, "number of random count queries when no --queries file is given")
 	fs.IntVar(&f.bins, "bins", 10, "equal-width bins of numeric features (correlation, entropies, queries)")
 	fs.IntVar(&f.runs, "runs", mpcrdp.DefaultRuns, "stability-selection runs")
-	fs.StringVar(&f.out, "out", "", "model JSON (logreg, svm) or answers CSV (queries) to write (required)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	f.outputFlags.register(fs, "model JSON (logreg, svm) or answers CSV (queries)")
 	return cmd
 }
 
@@ -157,11 +156,8 @@ func (f *mpcrdpFlags) config() (mpcrdp.Config, error) {
 }
 
 func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
-	if f.out == "" {
-		return usagef("--out FILE is required")
-	}
-	if f.report == "" {
-		f.report = f.out + ".privacy.json"
+	if err := f.resolve(); err != nil {
+		return err
 	}
 	if f.b == 0 {
 		f.b = 2

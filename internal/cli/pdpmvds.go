@@ -43,8 +43,8 @@ type pdpmvdsFlags struct {
 	delta        float64
 	workers      int
 	src          sourceFlags
-	out, report  string
-	protoReport  string
+	outputFlags
+	protoReport string
 }
 
 func newPublishPDPMVDSCmd() *cobra.Command {
@@ -113,18 +113,14 @@ Examples:
 	fs.Float64Var(&f.delta, "delta", 0, "δ at which each party's zCDP spend is also stated as (ε, δ)-DP (default 1/n²)")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines per role and step (default: all cores)")
 	f.src.register(fs)
-	fs.StringVar(&f.out, "out", "", "output CSV of synthetic rows (required)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (default OUT.privacy.json)")
+	f.outputFlags.register(fs, "output CSV of synthetic rows")
 	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
 	return cmd
 }
 
 func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
-	if f.out == "" {
-		return usagef("--out FILE is required")
-	}
-	if f.report == "" {
-		f.report = f.out + ".privacy.json"
+	if err := f.resolve(); err != nil {
+		return err
 	}
 	if f.protoReport == "" {
 		f.protoReport = f.out + ".protocol.json"

@@ -43,7 +43,7 @@ type ppcaFlags struct {
 	k             int
 	paperLatent   bool
 	genericBounds bool
-	out, report   string
+	outputFlags
 }
 
 func newPublishPPCACmd() *cobra.Command {
@@ -89,17 +89,13 @@ Examples:
 	fs.IntVar(&f.k, "k", 0, "keep exactly k components (overrides --contribution)")
 	fs.BoolVar(&f.paperLatent, "paper-latent", false, "take latent codes from real rows as the paper does (the rows are then NOT covered by DP)")
 	fs.BoolVar(&f.genericBounds, "generic-bounds", false, "calibrate to rows in [0,1]^p, ignoring the one-hot structure (more noise)")
-	fs.StringVar(&f.out, "out", "", "synthetic CSV to write (required)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	f.outputFlags.register(fs, "synthetic CSV")
 	return cmd
 }
 
 func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
-	if f.out == "" {
-		return usagef("--out FILE is required")
-	}
-	if f.report == "" {
-		f.report = f.out + ".privacy.json"
+	if err := f.resolve(); err != nil {
+		return err
 	}
 	if err := checkBudget(f.epsilon, f.delta); err != nil {
 		return err

@@ -36,7 +36,7 @@ type synthFlags struct {
 	rounds, rows           int
 	delta                  float64
 	src                    sourceFlags
-	out, report            string
+	outputFlags
 }
 
 func newSynthesizeCmd() *cobra.Command {
@@ -86,17 +86,13 @@ Examples:
 	fs.IntVar(&f.rows, "rows", 0, "synthetic rows (default: as many as the input)")
 	fs.Float64Var(&f.delta, "delta", 0, "δ at which each party's spend is also stated as (ε, δ)-DP (default 1/n²)")
 	f.src.register(fs)
-	fs.StringVar(&f.out, "out", "", "synthetic CSV to write (required)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	f.outputFlags.register(fs, "synthetic CSV")
 	return cmd
 }
 
 func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
-	if f.out == "" {
-		return usagef("--out FILE is required")
-	}
-	if f.report == "" {
-		f.report = f.out + ".privacy.json"
+	if err := f.resolve(); err != nil {
+		return err
 	}
 	switch {
 	case f.bins < 1:
