@@ -3,7 +3,7 @@ package dlpa
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"github.com/dppub/dppub/crypto/internal/wire"
 	"math/big"
 )
 
@@ -25,7 +25,7 @@ func (m *SharesMessage) MarshalBinary() ([]byte, error) {
 		if c == nil {
 			return nil, errors.New("dlpa: incomplete shares message")
 		}
-		b = appendField(b, c.Bytes())
+		b = wire.AppendField(b, c.Bytes())
 	}
 	return b, nil
 }
@@ -37,11 +37,11 @@ func (m *SharesMessage) UnmarshalBinary(b []byte) error {
 	if err != nil {
 		return err
 	}
-	out := SharesMessage{From: int(r.uint32())}
+	out := SharesMessage{From: int(r.Uint32())}
 	for j := range out.Ciphertexts {
-		out.Ciphertexts[j] = new(big.Int).SetBytes(r.field())
+		out.Ciphertexts[j] = new(big.Int).SetBytes(r.Field())
 	}
-	if err := r.finish(); err != nil {
+	if err := r.Finish(); err != nil {
 		return err
 	}
 	*m = out
@@ -57,7 +57,7 @@ func (c *Contribution) MarshalBinary() ([]byte, error) {
 		return nil, errors.New("dlpa: empty contribution")
 	}
 	b := binary.BigEndian.AppendUint32([]byte(contributionMagic), uint32(c.From))
-	return appendField(b, c.Ciphertext.Bytes()), nil
+	return wire.AppendField(b, c.Ciphertext.Bytes()), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote; Combine validates the
@@ -67,68 +67,15 @@ func (c *Contribution) UnmarshalBinary(b []byte) error {
 	if err != nil {
 		return err
 	}
-	out := Contribution{From: int(r.uint32())}
-	out.Ciphertext = new(big.Int).SetBytes(r.field())
-	if err := r.finish(); err != nil {
+	out := Contribution{From: int(r.Uint32())}
+	out.Ciphertext = new(big.Int).SetBytes(r.Field())
+	if err := r.Finish(); err != nil {
 		return err
 	}
 	*c = out
 	return nil
 }
 
-func appendField(b, f []byte) []byte {
-	b = binary.BigEndian.AppendUint32(b, uint32(len(f)))
-	return append(b, f...)
-}
-
-type reader struct {
-	b   []byte
-	err error
-}
-
-func newReader(b []byte, magic string) (*reader, error) {
-	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
-		return nil, fmt.Errorf("dlpa: not a %q message", magic[:4])
-	}
-	return &reader{b: b[len(magic):]}, nil
-}
-
-func (r *reader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > len(r.b) {
-		r.err = errors.New("dlpa: message truncated")
-		return nil
-	}
-	f := r.b[:n]
-	r.b = r.b[n:]
-	return f
-}
-
-func (r *reader) uint32() uint32 {
-	b := r.take(4)
-	if b == nil {
-		return 0
-	}
-	return binary.BigEndian.Uint32(b)
-}
-
-func (r *reader) field() []byte {
-	n := r.uint32()
-	if n > maxField {
-		r.err = fmt.Errorf("dlpa: field of %d bytes too long", n)
-		return nil
-	}
-	return r.take(int(n))
-}
-
-func (r *reader) finish() error {
-	if r.err != nil {
-		return r.err
-	}
-	if len(r.b) != 0 {
-		return fmt.Errorf("dlpa: %d trailing bytes", len(r.b))
-	}
-	return nil
+func newReader(b []byte, magic string) (*wire.Reader, error) {
+	return wire.NewReader(b, magic, "dlpa", maxField)
 }

@@ -249,12 +249,12 @@ func (c *Correlation) UnmarshalBinary(b []byte) error {
 		return err
 	}
 	var out Correlation
-	copy(out.Session[:], r.take(16))
-	role := r.take(1)
-	out.Length = int(r.uint32())
-	copy(out.Seed[:], r.take(32))
-	out.Share = r.uint64()
-	if err := r.finish(); err != nil {
+	copy(out.Session[:], r.Take(16))
+	role := r.Take(1)
+	out.Length = int(r.Uint32())
+	copy(out.Seed[:], r.Take(32))
+	out.Share = r.Uint64()
+	if err := r.Finish(); err != nil {
 		return fmt.Errorf("sspp: correlation: %w", err)
 	}
 	out.Role = Role(role[0])
@@ -287,17 +287,17 @@ func (m *MaskedVector) UnmarshalBinary(b []byte) error {
 		return err
 	}
 	var out MaskedVector
-	copy(out.Session[:], r.take(16))
-	role := r.take(1)
-	n := int(r.uint32())
-	if r.err == nil && (n > MaxLength || 8*n != len(r.b)) {
-		return fmt.Errorf("sspp: masked vector of %d values in %d bytes", n, len(r.b))
+	copy(out.Session[:], r.Take(16))
+	role := r.Take(1)
+	n := int(r.Uint32())
+	if r.Err() == nil && (n > MaxLength || 8*n != r.Remaining()) {
+		return fmt.Errorf("sspp: masked vector of %d values in %d bytes", n, r.Remaining())
 	}
 	out.Values = make([]uint64, n)
 	for i := range out.Values {
-		out.Values[i] = r.uint64()
+		out.Values[i] = r.Uint64()
 	}
-	if err := r.finish(); err != nil {
+	if err := r.Finish(); err != nil {
 		return fmt.Errorf("sspp: masked vector: %w", err)
 	}
 	out.From = Role(role[0])

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/dppub/dppub/crypto/internal/wire"
 	"io"
 	"math/big"
 	"runtime"
@@ -363,7 +364,7 @@ func (v *EncryptedVector) MarshalBinary() ([]byte, error) {
 	if v.Key == nil || v.Len() == 0 {
 		return nil, errors.New("sspp: incomplete encrypted vector")
 	}
-	b := appendField([]byte(encryptedVectorMagic), v.Key.N.Bytes())
+	b := wire.AppendField([]byte(encryptedVectorMagic), v.Key.N.Bytes())
 	b = binary.BigEndian.AppendUint32(b, uint32(v.Len()))
 	return append(b, v.Key.MarshalCiphertexts(v.Ciphertexts)...), nil
 }
@@ -376,14 +377,14 @@ func (v *EncryptedVector) UnmarshalBinary(b []byte) error {
 	if err != nil {
 		return err
 	}
-	pk, err := r.publicKey()
+	pk, err := readPublicKey(r)
 	if err != nil {
 		return err
 	}
-	n := r.uint32()
-	body := r.rest()
-	if r.err != nil || n == 0 || len(body) != int(n)*pk.CiphertextSize() {
-		return fmt.Errorf("sspp: encrypted vector of %d entries in %d bytes (%v)", n, len(body), r.err)
+	n := r.Uint32()
+	body := r.Rest()
+	if r.Err() != nil || n == 0 || len(body) != int(n)*pk.CiphertextSize() {
+		return fmt.Errorf("sspp: encrypted vector of %d entries in %d bytes (%v)", n, len(body), r.Err())
 	}
 	cts, err := pk.UnmarshalCiphertexts(body)
 	if err != nil {
@@ -402,7 +403,7 @@ func (r *GoethalsReply) MarshalBinary() ([]byte, error) {
 	if r.Ciphertext == nil {
 		return nil, errors.New("sspp: empty Goethals reply")
 	}
-	return appendField([]byte(goethalsReplyMagic), r.Ciphertext.Value().Bytes()), nil
+	return wire.AppendField([]byte(goethalsReplyMagic), r.Ciphertext.Value().Bytes()), nil
 }
 
 // UnmarshalBinary decodes the reply; Alice validates the ciphertext against
@@ -412,8 +413,8 @@ func (r *GoethalsReply) UnmarshalBinary(b []byte) error {
 	if err != nil {
 		return err
 	}
-	v := rd.field()
-	if err := rd.finish(); err != nil {
+	v := rd.Field()
+	if err := rd.Finish(); err != nil {
 		return err
 	}
 	*r = GoethalsReply{raw: new(big.Int).SetBytes(v)}
