@@ -162,13 +162,10 @@ Example:
 }
 
 func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, tables []*data.Table, res *publish.BaselineResult) error {
-	if err := writeOutputs(f.out, f.report, res.Synthetic, res.Report); err != nil {
+	w := cmd.OutOrStdout()
+	if err := f.publishTable(w, res.Synthetic, res.Report); err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
-	fmt.Fprint(w, res.Report.Text())
-	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
-		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report)
 	names := res.Synthetic.Schema.Names()
 	fmt.Fprintf(w, "Network (published, DP):\n")
 	for _, fam := range res.Model.Net {

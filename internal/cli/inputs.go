@@ -156,3 +156,15 @@ func (o *outputFlags) resolve() error {
 	}
 	return nil
 }
+
+// publishTable writes a synthetic table and its report atomically, then
+// prints the report and where both went.
+func (o *outputFlags) publishTable(w io.Writer, t *data.Table, r *privacy.Report) error {
+	if err := writeOutputs(o.out, o.report, t, r); err != nil {
+		return err
+	}
+	fmt.Fprint(w, r.Text())
+	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
+		t.Len(), len(t.Schema.Attributes), o.out, o.report)
+	return nil
+}

@@ -125,13 +125,10 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(f.out, f.report, res.Synthetic, res.Report); err != nil {
+	w := cmd.OutOrStdout()
+	if err := f.publishTable(w, res.Synthetic, res.Report); err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
-	fmt.Fprint(w, res.Report.Text())
-	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
-		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report)
 	return printPPCAUtility(cmd, owners, res)
 }
 

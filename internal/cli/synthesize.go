@@ -126,13 +126,10 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(f.out, f.report, res.Synthetic, res.Report); err != nil {
+	w := cmd.OutOrStdout()
+	if err := f.publishTable(w, res.Synthetic, res.Report); err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
-	fmt.Fprint(w, res.Report.Text())
-	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
-		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report)
 	return printSynthUtility(w, table, res)
 }
 
