@@ -70,8 +70,32 @@ func (m Method) Runs(o MethodOptions, long bool) int {
 	return n
 }
 
+// registered holds the audits that files of this package add from their
+// init functions (see register), after the core ones below.
+var (
+	registered      []Method
+	registeredCases []Case
+)
+
+// register adds a named audit and its suite cases (a case with Long set
+// runs only in long mode). It panics on a duplicate name: registration
+// happens in init functions, where that is a programming error.
+func register(m Method, cases ...Case) {
+	for _, o := range append(coreMethods(), registered...) {
+		if o.Name == m.Name {
+			panic("audit: method " + m.Name + " registered twice")
+		}
+	}
+	registered = append(registered, m)
+	registeredCases = append(registeredCases, cases...)
+}
+
 // Methods lists every named audit.
 func Methods() []Method {
+	return append(coreMethods(), registered...)
+}
+
+func coreMethods() []Method {
 	return []Method{
 		{Name: "laplace", Summary: "dp.Laplace on a scalar query (ε = 1)", Calibrations: []string{"sound"},
 			FastRuns: 20_000, LongRuns: 1_000_000, build: func(o MethodOptions) (Mechanism, error) {
@@ -140,6 +164,8 @@ type Case struct {
 	Method  string
 	Options MethodOptions
 	Expect  Verdict
+	// Long cases run only before a release.
+	Long bool
 }
 
 // Suite is the set of audits run in CI (fast) and before a release (long,
@@ -168,6 +194,11 @@ func Suite(long bool) []Case {
 			Case{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "sound", Part: PartSum}, Expect: Pass},
 			Case{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "paper", Part: PartSum}, Expect: Pass},
 		)
+	}
+	for _, c := range registeredCases {
+		if long || !c.Long {
+			cases = append(cases, c)
+		}
 	}
 	return cases
 }

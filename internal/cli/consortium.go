@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -12,9 +11,7 @@ import (
 	"github.com/dppub/dppub/budgetstore"
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/internal/fsutil"
-	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
 
@@ -75,89 +72,6 @@ members: existing certificates are kept and checked.`,
 	cmd.Flags().StringVar(&config, "config", "", "consortium file (required)")
 	cmd.Flags().DurationVar(&validity, "validity", 365*24*time.Hour, "validity of new member certificates")
 	return cmd
-}
-
-func newConsortiumDemoCmd() *cobra.Command {
-	var dir, dataset string
-	var owners, rows int
-	var seed uint64
-	var withLDA bool
-	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Write a ready-to-run consortium on this machine from a built-in dataset",
-		Long: `Writes DIR/consortium.json (a curator and --owners owners on 127.0.0.1 ports
-7400, 7401, ...), the dataset's schema, and one CSV per owner holding a
-random, disjoint share of the dataset's rows. Then run
-  dppub consortium init --config DIR/consortium.json
-and follow transport/README.md.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if owners < 1 || owners > 50 {
-				return usagef("--owners must be in [1, 50], got %d", owners)
-			}
-			if rows < 0 {
-				return usagef("--rows must not be negative, got %d", rows)
-			}
-			src := randx.NewSecure()
-			if cmd.Flags().Changed("split-seed") {
-				src = randx.NewSeeded(seed)
-			}
-			return writeDemo(cmd.OutOrStdout(), dir, dataset, owners, rows, withLDA, src)
-		},
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&dir, "dir", "demo", "directory to write into")
-	fs.StringVar(&dataset, "dataset", "adult", "built-in dataset to split among the owners")
-	fs.IntVar(&owners, "owners", 3, "number of data owners")
-	fs.IntVar(&rows, "rows", 0, "use only the first N rows of the dataset (0: all)")
-	fs.BoolVar(&withLDA, "lda", false, "also add a publisher and a noise dealer for mul-lda-dp (label: the dataset's)")
-	fs.Uint64Var(&seed, "split-seed", 0, "seed the random split among owners (reproducible files; the split is not a privacy mechanism)")
-	return cmd
-}
-
-// writeDemo splits a built-in dataset among owners and writes the files
-// of a consortium on this machine.
-func writeDemo(w io.Writer, dir, dataset string, owners, rows int, withLDA bool, src *randx.Source) error {
-	t, err := datasets.Load(dataset)
-	if err != nil {
-		return err
-	}
-	if rows > 0 && rows < t.Len() {
-		t = &data.Table{Schema: t.Schema, Rows: t.Rows[:rows]}
-	}
-	parts := []*data.Table{t}
-	if owners > 1 {
-		if parts, err = data.SplitHorizontal(t, owners, nil, src); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
-		return err
-	}
-	schemaFile := dataset + ".schema.json"
-	if err := writeJSONFile(filepath.Join(dir, schemaFile), t.Schema); err != nil {
-		return err
-	}
-	f := demoConsortium(dataset, owners, schemaFile)
-	if withLDA {
-		label := ldaDatasetLabel(dataset)
-		if label == "" {
-			return usagef("dataset %q has no default label for mul-lda-dp", dataset)
-		}
-		addLDAMembers(&f, owners, schemaFile, label)
-	}
-	for i, part := range parts {
-		if err := writeTableFile(filepath.Join(dir, f.Members[i+1].Dataset.Path), part); err != nil {
-			return err
-		}
-	}
-	path := filepath.Join(dir, "consortium.json")
-	if err := writeJSONFile(path, f); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "Wrote %s: consortium %q with a curator and %d owners of %s (%d rows in all)\n", path, f.Name, owners, dataset, t.Len())
-	fmt.Fprintf(w, "Next: dppub consortium init --config %s\n", path)
-	return nil
 }
 
 func newConsortiumBudgetCmd() *cobra.Command {
@@ -231,34 +145,6 @@ func printBudget(w io.Writer, store *budgetstore.Store, dataset string, asJSON b
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%v\n", e.Seq, e.Time.Format(time.RFC3339), e.Session, e.Charge.Purpose, e.Charge.Spec.Guarantee)
 	}
 	return tw.Flush()
-}
-
-// demoConsortium is the consortium file the demo command writes.
-func demoConsortium(dataset string, owners int, schemaFile string) consortium.File {
-	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
-		Members: []consortium.Member{{Name: "curator", Role: "curator", Address: "127.0.0.1:7400"}},
-		Methods: map[string]json.RawMessage{
-			"ppca-dp-mh": json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "mechanism": "laplace", "noise": "local"}`, schemaFile)),
-		}}
-	for i := 1; i <= owners; i++ {
-		name := fmt.Sprintf("owner-%d", i)
-		f.Members = append(f.Members, consortium.Member{
-			Name: name, Role: "owner", Address: fmt.Sprintf("127.0.0.1:%d", 7400+i),
-			Dataset: &consortium.Dataset{Name: dataset + "-" + name, Path: filepath.Join("data", name+".csv"), Schema: schemaFile},
-			Budget:  &consortium.Budget{Epsilon: 3, Delta: 1e-5},
-			Ledger:  name + ".budget.db",
-		})
-	}
-	return f
-}
-
-// addLDAMembers adds a publisher and a noise dealer, and default
-// mul-lda-dp settings.
-func addLDAMembers(f *consortium.File, owners int, schemaFile, label string) {
-	f.Members = append(f.Members,
-		consortium.Member{Name: "publisher", Role: "publisher", Address: fmt.Sprintf("127.0.0.1:%d", 7401+owners)},
-		consortium.Member{Name: "dealer", Role: "dealer", Address: fmt.Sprintf("127.0.0.1:%d", 7402+owners)})
-	f.Methods["mul-lda-dp"] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "label": %q, "epsilon": 1, "delta": 1e-06}`, schemaFile, label))
 }
 
 func writeJSONFile(path string, v any) error {

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/randx"
+	"github.com/spf13/cobra"
+)
+
+// demoInput is what a method's demo layout is built from.
+type demoInput struct {
+	Dataset string
+	Table   *data.Table
+	Owners  int
+	// Src draws the split of records (or columns) among owners; the split
+	// is not a privacy mechanism.
+	Src *randx.Source
+}
+
+// demoLayout is a ready-to-run consortium: the file, and every file it
+// refers to (relative paths).
+type demoLayout struct {
+	File    consortium.File
+	Tables  map[string]*data.Table
+	Schemas map[string]data.Schema
+	// Summary completes "Wrote consortium.json: consortium "demo" with …".
+	Summary string
+}
+
+// demoMethods builds each method's demo layout; methods register theirs
+// from init functions.
+var demoMethods = map[string]func(demoInput) (*demoLayout, error){
+	"ppca-dp-mh": horizontalDemo,
+	"mul-lda-dp": ldaDemo,
+}
+
+func demoMethodNames() []string {
+	var names []string
+	for n := range demoMethods {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func newConsortiumDemoCmd() *cobra.Command {
+	var dir, dataset, method string
+	var owners, rows int
+	var seed uint64
+	var withLDA bool
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Write a ready-to-run consortium on this machine from a built-in dataset",
+		Long: `Writes DIR/consortium.json (members on 127.0.0.1 ports 7400, 7401, ...), the
+schemas, and one CSV per data owner, for the method chosen by --method:
+  ppca-dp-mh   a curator and --owners owners, each holding a random disjoint
+               share of the dataset's rows (horizontal split)
+  mul-lda-dp   the same owners plus a publisher and a noise dealer
+` + demoHelp + `Then run
+  dppub consortium init --config DIR/consortium.json
+and follow the README's multi-machine walkthrough.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if owners < 1 || owners > 50 {
+				return usagef("--owners must be in [1, 50], got %d", owners)
+			}
+			if rows < 0 {
+				return usagef("--rows must not be negative, got %d", rows)
+			}
+			if withLDA {
+				method = "mul-lda-dp"
+			}
+			src := randx.NewSecure()
+			if cmd.Flags().Changed("split-seed") {
+				src = randx.NewSeeded(seed)
+			}
+			return writeDemo(cmd.OutOrStdout(), dir, method, dataset, owners, rows, src)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&dir, "dir", "demo", "directory to write into")
+	fs.StringVar(&method, "method", "ppca-dp-mh", "method to lay the consortium out for: "+strings.Join(demoMethodNames(), ", "))
+	fs.StringVar(&dataset, "dataset", "adult", "built-in dataset to split among the owners")
+	fs.IntVar(&owners, "owners", 3, "number of data owners")
+	fs.IntVar(&rows, "rows", 0, "use only the first N rows of the dataset (0: all)")
+	fs.BoolVar(&withLDA, "lda", false, "same as --method mul-lda-dp (the curator stays, so ppca-dp-mh runs too)")
+	fs.Uint64Var(&seed, "split-seed", 0, "seed the random split among owners (reproducible files; the split is not a privacy mechanism)")
+	return cmd
+}
+
+// demoHelp lists the layouts registered by other files, for --help.
+var demoHelp string
+
+// writeDemo lays a built-in dataset out for a method and writes the files
+// of a consortium on this machine.
+func writeDemo(w io.Writer, dir, method, dataset string, owners, rows int, src *randx.Source) error {
+	build, ok := demoMethods[method]
+	if !ok {
+		return usagef("--method %q has no demo layout (want one of %s)", method, strings.Join(demoMethodNames(), ", "))
+	}
+	t, err := datasets.Load(dataset)
+	if err != nil {
+		return err
+	}
+	if rows > 0 && rows < t.Len() {
+		t = &data.Table{Schema: t.Schema, Rows: t.Rows[:rows], IDs: idsPrefix(t.IDs, rows)}
+	}
+	l, err := build(demoInput{Dataset: dataset, Table: t, Owners: owners, Src: src})
+	if err != nil {
+		return err
+	}
+	for name, s := range l.Schemas {
+		if err := writeJSONFile(filepath.Join(dir, name), s); err != nil {
+			return err
+		}
+	}
+	for name, part := range l.Tables {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			return err
+		}
+		if err := writeTableFile(filepath.Join(dir, name), part); err != nil {
+			return err
+		}
+	}
+	path := filepath.Join(dir, "consortium.json")
+	if err := writeJSONFile(path, l.File); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Wrote %s: consortium %q with %s\n", path, l.File.Name, l.Summary)
+	fmt.Fprintf(w, "Next: dppub consortium init --config %s\n", path)
+	return nil
+}
+
+func idsPrefix(ids []string, n int) []string {
+	if ids == nil {
+		return nil
+	}
+	return ids[:n]
+}
+
+// demoOwner is a data owner of a demo consortium, at port 7400+i.
+func demoOwner(name, role, dataset string, i int, schemaFile string, budget consortium.Budget) consortium.Member {
+	return consortium.Member{
+		Name: name, Role: role, Address: fmt.Sprintf("127.0.0.1:%d", 7400+i),
+		Dataset: &consortium.Dataset{Name: dataset + "-" + name, Path: filepath.Join("data", name+".csv"), Schema: schemaFile},
+		Budget:  &budget,
+		Ledger:  name + ".budget.db",
+	}
+}
+
+// horizontalDemo is a curator and owners holding random disjoint shares
+// of the rows.
+func horizontalDemo(in demoInput) (*demoLayout, error) {
+	parts := []*data.Table{in.Table}
+	if in.Owners > 1 {
+		var err error
+		if parts, err = data.SplitHorizontal(in.Table, in.Owners, nil, in.Src); err != nil {
+			return nil, err
+		}
+	}
+	schemaFile := in.Dataset + ".schema.json"
+	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
+		Members: []consortium.Member{{Name: "curator", Role: "curator", Address: "127.0.0.1:7400"}},
+		Methods: map[string]json.RawMessage{
+			"ppca-dp-mh": json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "mechanism": "laplace", "noise": "local"}`, schemaFile)),
+		}}
+	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{schemaFile: in.Table.Schema},
+		Summary: fmt.Sprintf("a curator and %d owners of %s (%d rows in all)", in.Owners, in.Dataset, in.Table.Len())}
+	for i, part := range parts {
+		m := demoOwner(fmt.Sprintf("owner-%d", i+1), "owner", in.Dataset, i+1, schemaFile, consortium.Budget{Epsilon: 3, Delta: 1e-5})
+		f.Members = append(f.Members, m)
+		l.Tables[m.Dataset.Path] = part
+	}
+	l.File = f
+	return l, nil
+}
+
+// ldaDemo adds a publisher and a noise dealer, and default mul-lda-dp
+// settings, to the horizontal layout.
+func ldaDemo(in demoInput) (*demoLayout, error) {
+	label := ldaDatasetLabel(in.Dataset)
+	if label == "" {
+		return nil, usagef("dataset %q has no default label for mul-lda-dp", in.Dataset)
+	}
+	l, err := horizontalDemo(in)
+	if err != nil {
+		return nil, err
+	}
+	f := &l.File
+	f.Members = append(f.Members,
+		consortium.Member{Name: "publisher", Role: "publisher", Address: fmt.Sprintf("127.0.0.1:%d", 7401+in.Owners)},
+		consortium.Member{Name: "dealer", Role: "dealer", Address: fmt.Sprintf("127.0.0.1:%d", 7402+in.Owners)})
+	f.Methods["mul-lda-dp"] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "label": %q, "epsilon": 1, "delta": 1e-06}`, in.Dataset+".schema.json", label))
+	l.Summary += ", a publisher and a noise dealer"
+	return l, nil
+}
