@@ -48,6 +48,12 @@ type Member struct {
 	// covered by DP or whose guarantee is weaker than charged (e.g. the
 	// paper calibration or latent codes of PPCA-DP-MH). Off by default.
 	AllowUnsound bool `json:"allow_unsound,omitempty"`
+	// PublishingLedger is, for a coordinating member, the directory of the
+	// shared publishing ledger (see `dppub ledger`) in which it records
+	// every session it runs: published (with the digests of the files) or
+	// aborted (with the reason), and each participant's receipted spend.
+	// Relative to the file; empty: no record.
+	PublishingLedger string `json:"publishing_ledger,omitempty"`
 }
 
 // Dataset is a member's local data.

@@ -87,7 +87,7 @@ func (n *Node) Run(ctx context.Context, o RunOptions) (*Result, error) {
 	if err != nil {
 		// Not waiting for the loop: the coordinator's own role may be the
 		// one stuck past its deadline.
-		return nil, fmt.Errorf("transport: session %s failed: %w", s.id, err)
+		return nil, s.abort(open, " failed: ", err)
 	}
 	<-s.loopDone // idle: every role is done
 	s.mu.Lock()
@@ -95,9 +95,45 @@ func (n *Node) Run(ctx context.Context, o RunOptions) (*Result, error) {
 	s.mu.Unlock()
 	out, err := setup.Finish(receipts)
 	if err != nil {
-		return nil, fmt.Errorf("transport: session %s: %w", s.id, err)
+		return nil, s.abort(open, ": ", err)
 	}
 	return &Result{Outcome: out, Session: s.id, Receipts: receipts, Elapsed: time.Since(started), Messages: msgs, BytesSent: sent}, nil
+}
+
+// SessionError is the error of a session that started and then failed:
+// nothing was published. It names the session and what the coordinator
+// knows of it, so that the failure can be recorded (see SessionRecord).
+type SessionError struct {
+	Session string
+	Method  string
+	// Participants are the members asked to take part, in order.
+	Participants []string
+	// Receipts are those that arrived before the failure: a participant
+	// without one may or may not have spent budget (its own budget ledger
+	// says).
+	Receipts map[string]Receipt
+	prefix   string
+	Err      error
+}
+
+func (e *SessionError) Error() string {
+	return fmt.Sprintf("transport: session %s%s%v", e.Session, e.prefix, e.Err)
+}
+
+func (e *SessionError) Unwrap() error { return e.Err }
+
+// abort wraps a failure of the running session.
+func (s *session) abort(open Open, prefix string, err error) error {
+	e := &SessionError{Session: s.id, Method: open.Method, prefix: prefix, Err: err, Receipts: map[string]Receipt{}}
+	for _, p := range open.Participants {
+		e.Participants = append(e.Participants, p.Name)
+	}
+	s.mu.Lock()
+	for k, v := range s.receipts {
+		e.Receipts[k] = v
+	}
+	s.mu.Unlock()
+	return e
 }
 
 // checkSetup checks what the method prepared and builds the Open message.

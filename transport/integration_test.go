@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/dppub/dppub/budgetstore"
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/internal/testenv"
+	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/transport"
 	"github.com/dppub/dppub/transport/gen/transportv1"
 	"github.com/dppub/dppub/transport/gen/transportv1/transportv1connect"
@@ -203,6 +205,38 @@ type runResult struct {
 	took           time.Duration
 }
 
+type sessionEntry struct {
+	kind string
+	rec  transport.SessionRecord
+}
+
+// sessions verifies the publishing ledger in dir with `dppub ledger
+// verify` and returns its session records.
+func (c *cluster) sessions(dir string) []sessionEntry {
+	c.t.Helper()
+	if out := c.dppub("ledger", "verify", dir); !strings.Contains(out, "ledger OK") {
+		c.t.Fatalf("ledger verify: %s", out)
+	}
+	l, err := ledger.Open(dir, ledger.Options{ReadOnly: true, Origin: "dppub-publishing-ledger"})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer l.Close()
+	var out []sessionEntry
+	for i := range l.Len() {
+		e, err := l.Entry(i)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		var r transport.SessionRecord
+		if err := json.Unmarshal(e.Payload, &r); err != nil {
+			c.t.Fatal(err)
+		}
+		out = append(out, sessionEntry{kind: e.Kind, rec: r})
+	}
+	return out
+}
+
 // runCmd builds `dppub run ppca-dp-mh` against the running members.
 func (c *cluster) runCmd(out string, extra ...string) *exec.Cmd {
 	return c.runMethodCmd("ppca-dp-mh", out, extra...)
@@ -320,7 +354,8 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 	}
 	t.Run("mul-lda-dp", func(t *testing.T) {
 		net := filepath.Join(c.dir, "lda-net.csv")
-		r := wait(c.runMethodCmd("mul-lda-dp", net, "--seed", "9"))
+		pubLedger := filepath.Join(c.dir, "publishing-ledger")
+		r := wait(c.runMethodCmd("mul-lda-dp", net, "--seed", "9", "--ledger", pubLedger))
 		if r.err != nil {
 			t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
 		}
@@ -329,6 +364,21 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 			"--label", "income", "--epsilon", "1", "--delta", "1e-6", "--seed", "9", "--out", local}, inputs...)...)
 		for _, suffix := range []string{"", ".privacy.json", ".model.json"} {
 			sameFile(t, net+suffix, local+suffix)
+		}
+		// The publisher recorded the session, with the digest of every
+		// file it wrote and the owners' receipted spends.
+		recs := c.sessions(pubLedger)
+		if len(recs) != 1 || recs[0].kind != transport.KindSessionPublished || len(recs[0].rec.Spent) != 3 {
+			t.Fatalf("publishing ledger: %+v", recs)
+		}
+		for _, suffix := range []string{"", ".privacy.json", ".model.json"} {
+			b, err := os.ReadFile(net + suffix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := recs[0].rec.Published[filepath.Base(net+suffix)]; got != transport.FileDigest(b) {
+				t.Fatalf("recorded digest of %s: %q, file has %s", net+suffix, got, transport.FileDigest(b))
+			}
 		}
 	})
 }
@@ -344,7 +394,8 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 	c.serve("owner-2", "--fault-handle-delay", "1m")
 	c.serve("owner-3")
 	out := filepath.Join(c.dir, "synth.csv")
-	cmd := c.runCmd(out)
+	pubLedger := filepath.Join(c.dir, "publishing-ledger")
+	cmd := c.runCmd(out, "--ledger", pubLedger)
 	done := make(chan runResult, 1)
 	go func() { done <- wait(cmd) }()
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log("owner-2"), "type=ppca-dp-mh/model"); time.Sleep(20 * time.Millisecond) {
@@ -363,6 +414,11 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 	// (unreachable_after 1.5 s), not from the 10 s step deadline or the
 	// session timeout.
 	absent(t, out, out+".privacy.json")
+	aborted := c.sessions(pubLedger)
+	if len(aborted) != 1 || aborted[0].kind != transport.KindSessionAborted ||
+		!strings.Contains(aborted[0].rec.Failure, "owner-2 is unreachable") || !slices.Contains(aborted[0].rec.Missing, "owner-2") {
+		t.Fatalf("publishing ledger after the abort: %+v", aborted)
+	}
 
 	b := c.ledger("owner-2")
 	if b.Entries != 2 || b.Sessions != 1 || b.Spent.Epsilon != 1 {

@@ -197,9 +197,10 @@ func ldaDemo(in demoInput) (*demoLayout, error) {
 	}
 	f := &l.File
 	f.Members = append(f.Members,
-		consortium.Member{Name: "publisher", Role: "publisher", Address: fmt.Sprintf("127.0.0.1:%d", 7401+in.Owners)},
+		consortium.Member{Name: "publisher", Role: "publisher", Address: fmt.Sprintf("127.0.0.1:%d", 7401+in.Owners),
+			PublishingLedger: "publishing-ledger"},
 		consortium.Member{Name: "dealer", Role: "dealer", Address: fmt.Sprintf("127.0.0.1:%d", 7402+in.Owners)})
 	f.Methods["mul-lda-dp"] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "label": %q, "epsilon": 1, "delta": 1e-06}`, in.Dataset+".schema.json", label))
-	l.Summary += ", a publisher and a noise dealer"
+	l.Summary += ", a publisher (recording every session in publishing-ledger/) and a noise dealer"
 	return l, nil
 }

@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/ledger"
@@ -36,7 +40,11 @@ append-only log in a directory: every entry (budget spent, statistics
 submitted, class means and directions computed, artifact published) is
 signed by its sender with Ed25519, chained to the previous one by its hash,
 and covered by a Merkle tree whose head the publisher signs as a checkpoint.
-Flipping a byte, reordering or dropping an entry is detected.
+Flipping a byte, reordering or dropping an entry is detected. Over the
+network, ` + "`dppub run METHOD --ledger DIR`" + ` (or a coordinator's publishing_ledger in
+the consortium file) records every session there: session-published entries
+with the SHA-256 of every file written and each owner's receipted spend,
+session-aborted entries with the reason.
 
 Files in DIR:
   entries.log   the entries (append-only, checksummed records)
@@ -57,12 +65,16 @@ Examples:
 }
 
 func newLedgerShowCmd() *cobra.Command {
-	return &cobra.Command{
+	var payloads bool
+	cmd := &cobra.Command{
 		Use:   "show DIR",
 		Short: "List the entries of a ledger, one a line",
 		Long: `List every entry: index, sequence number, time, sender, kind, session,
-payload size and the first bytes of the payload's SHA-256. Nothing is
-verified (use verify) and nothing on disk changes.`,
+payload size and the first bytes of the payload's SHA-256; with --payload,
+also each payload (JSON payloads indented: e.g. the session records of
+` + "`dppub run --ledger`" + `, with every published file's SHA-256 and every
+participant's charges). Nothing is verified (use verify) and nothing on
+disk changes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			l, err := openLedgerReadOnly(args[0], ledger.Keyring{})
@@ -73,9 +85,33 @@ verified (use verify) and nothing on disk changes.`,
 			if t := l.TornTail(); t != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: %v (an interrupted write)\n", t)
 			}
-			return ledger.Show(cmd.OutOrStdout(), l)
+			if !payloads {
+				return ledger.Show(cmd.OutOrStdout(), l)
+			}
+			return showPayloads(cmd.OutOrStdout(), l)
 		},
 	}
+	cmd.Flags().BoolVar(&payloads, "payload", false, "print every entry's payload too")
+	return cmd
+}
+
+// showPayloads lists the entries as ledger.Show does, each followed by its
+// payload.
+func showPayloads(w io.Writer, l ledger.Ledger) error {
+	for i := range l.Len() {
+		e, err := l.Entry(i)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%d seq=%d %s %s %s session=%s\n", i, e.Seq, e.Time.UTC().Format(time.RFC3339Nano), e.Sender, e.Kind, e.Session)
+		var b bytes.Buffer
+		if json.Indent(&b, e.Payload, "    ", "  ") == nil {
+			fmt.Fprintf(w, "    %s\n", b.String())
+		} else {
+			fmt.Fprintf(w, "    (%d bytes, not JSON)\n", len(e.Payload))
+		}
+	}
+	return nil
 }
 
 func newLedgerVerifyCmd() *cobra.Command {
@@ -157,9 +193,19 @@ func openLedgerReadOnly(dir string, ring ledger.Keyring) (*ledger.FileLedger, er
 }
 
 // openLedgerDir opens (creating if needed) the ledger in dir for a
-// publication by parties: it reuses their signing keys from dir/keys,
-// creates the missing ones, and rewrites the keyring and operator files.
+// publication by parties in one process, the publisher operating it.
 func openLedgerDir(dir string, parties []string) (*publish.LedgerSetup, *ledger.FileLedger, error) {
+	return openLedgerDirAs(dir, publish.LDAPublisher, parties)
+}
+
+// openLedgerDirAs opens (creating if needed) the ledger in dir, operated
+// by operator (who signs its checkpoints), for entries signed by parties:
+// it reuses their signing keys from dir/keys, creates the missing ones,
+// and rewrites the keyring and operator files.
+func openLedgerDirAs(dir, operator string, parties []string) (*publish.LedgerSetup, *ledger.FileLedger, error) {
+	if !slices.Contains(parties, operator) {
+		return nil, nil, fmt.Errorf("ledger: the operator %q must be one of the parties %v", operator, parties)
+	}
 	keysDir := filepath.Join(dir, ledgerKeysDir)
 	if err := os.MkdirAll(keysDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("ledger directory: %w", err)
@@ -186,7 +232,7 @@ func openLedgerDir(dir string, parties []string) (*publish.LedgerSetup, *ledger.
 	if err != nil {
 		return nil, nil, err
 	}
-	pub := ids[publish.LDAPublisher]
+	pub := ids[operator]
 	if err := writeKeyFiles(dir, ring, pub); err != nil {
 		return nil, nil, err
 	}

@@ -2,16 +2,20 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/transport"
 	"github.com/spf13/cobra"
 )
@@ -19,7 +23,7 @@ import (
 type runFlags struct {
 	config, member, settings, listen string
 	set, peers                       []string
-	out, report                      string
+	out, report, ledgerDir           string
 	src                              sourceFlags
 	verbose                          bool
 }
@@ -42,6 +46,14 @@ Settings come from the consortium file's "methods" section, or --settings
 FILE, with --set KEY=VALUE on top (VALUE is read as JSON when it parses,
 else as a string). Methods: ` + fmt.Sprint(transport.Methods()) + `
 
+With --ledger DIR (default: the coordinating member's publishing_ledger in
+the consortium file), every session is recorded in the shared publishing
+ledger (see dppub ledger --help), signed by the coordinator: a published
+session with the SHA-256 of every file written and each participant's
+receipted spend; an aborted one with the reason. Published files are
+removed again if the record cannot be written, so nothing is published
+unrecorded.
+
 Example:
   dppub run ppca-dp-mh --config demo/consortium.json --set epsilon=0.5 --out synth.csv`,
 		Args: cobra.ExactArgs(1),
@@ -56,6 +68,7 @@ Example:
 	fs.StringArrayVar(&f.peers, "peer", nil, "override a member's address, NAME=HOST:PORT (repeatable)")
 	fs.StringVar(&f.out, "out", "", "output file to write (required)")
 	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory to record the session in (default: the member's publishing_ledger)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log the session's progress on stderr")
 	f.src.register(fs)
 	return cmd
@@ -102,16 +115,106 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	defer node.Close()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	rec, err := openSessionLedger(file, self, f.ledgerDir)
+	if err != nil {
+		return err
+	}
+	defer rec.close()
 	res, err := node.Run(ctx, transport.RunOptions{Method: method, Settings: settings,
 		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers})
 	if err != nil {
-		return err
+		return errors.Join(err, rec.record(transport.AbortedRecord(err, self, settings, method)))
 	}
 	if err := writeOutcome(f.out, f.report, res.Outcome); err != nil {
 		return err
 	}
+	written := outcomeFiles(f.out, f.report, res.Outcome)
+	digests, err := digestFiles(written)
+	if err == nil {
+		err = rec.record(transport.PublishedRecord(res, self, settings, method, digests))
+	}
+	if err != nil {
+		removeAll(written)
+		return fmt.Errorf("nothing published: %w", err)
+	}
 	printOutcome(cmd.OutOrStdout(), f, res)
+	if rec != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
+	}
 	return nil
+}
+
+// sessionLedger is the publishing ledger a coordinator records its
+// sessions in; a nil *sessionLedger records nothing.
+type sessionLedger struct {
+	dir  string
+	l    *ledger.FileLedger
+	id   *ledger.Identity
+	last uint64
+}
+
+// openSessionLedger opens the coordinator's publishing ledger, before the
+// session starts, so that a ledger that cannot be written stops the
+// session before anyone spends budget.
+func openSessionLedger(file *consortium.File, self, dir string) (*sessionLedger, error) {
+	if dir == "" {
+		m, err := file.Member(self)
+		if err != nil {
+			return nil, err
+		}
+		dir = file.Path(m.PublishingLedger)
+	}
+	if dir == "" {
+		return nil, nil
+	}
+	setup, l, err := openLedgerDirAs(dir, self, []string{self})
+	if err != nil {
+		return nil, fmt.Errorf("publishing ledger %s: %w", dir, err)
+	}
+	return &sessionLedger{dir: dir, l: l, id: setup.Identities[self]}, nil
+}
+
+func (s *sessionLedger) record(r transport.SessionRecord) error {
+	if s == nil {
+		return nil
+	}
+	i, err := transport.Record(s.l, s.id, r, time.Now())
+	s.last = i
+	return err
+}
+
+func (s *sessionLedger) close() {
+	if s != nil {
+		s.l.Close()
+	}
+}
+
+// outcomeFiles lists the files writeOutcome wrote.
+func outcomeFiles(out, report string, o *transport.Outcome) []string {
+	files := []string{out, report}
+	for _, f := range o.Files {
+		files = append(files, out+f.Suffix)
+	}
+	return files
+}
+
+// digestFiles maps each file's base name to the SHA-256 of its bytes.
+func digestFiles(paths []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out[filepath.Base(p)] = transport.FileDigest(b)
+	}
+	return out, nil
+}
+
+func removeAll(paths []string) {
+	for _, p := range paths {
+		os.Remove(p)
+	}
 }
 
 func coordinatorMember(file *consortium.File, m transport.Method, name string) (string, error) {
