@@ -118,6 +118,9 @@ func writeDemo(w io.Writer, dir, method, dataset string, owners, rows int, src *
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	for name, s := range l.Schemas {
 		if err := writeJSONFile(filepath.Join(dir, name), s); err != nil {
 			return err

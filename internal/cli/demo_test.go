@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/data"
+)
+
+// Every method's demo layout writes, into a directory that does not exist
+// yet, a consortium file that loads and every data file it names, each
+// readable with its schema.
+func TestDemoLayouts(t *testing.T) {
+	for _, method := range demoMethodNames() {
+		t.Run(method, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "a", "b")
+			code, out, stderr := run(t, "consortium", "demo", "--dir", dir, "--method", method, "--rows", "300", "--split-seed", "1")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(out, "Next: dppub consortium init") {
+				t.Fatalf("output: %s", out)
+			}
+			f, err := consortium.Load(filepath.Join(dir, "consortium.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := f.Methods[method]; !ok {
+				t.Fatalf("no default settings for %s in %v", method, f.Methods)
+			}
+			rows := 0
+			for _, m := range f.Members {
+				if m.Dataset == nil {
+					continue
+				}
+				s, err := data.LoadSchema(f.Path(m.Dataset.Schema))
+				if err != nil {
+					t.Fatal(err)
+				}
+				tab, _, err := data.ReadFile(f.Path(m.Dataset.Path), s, data.ReadOptions{Header: true})
+				if err != nil {
+					t.Fatalf("%s's data: %v", m.Name, err)
+				}
+				rows += tab.Len()
+			}
+			if rows == 0 {
+				t.Fatal("no member holds data")
+			}
+		})
+	}
+	if code, _, stderr := run(t, "consortium", "demo", "--dir", t.TempDir(), "--method", "nope"); code == 0 || !strings.Contains(stderr, `"nope"`) {
+		t.Fatalf("unknown method: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat("demo"); err == nil {
+		t.Fatal("the test wrote into the package directory")
+	}
+}
