@@ -167,17 +167,32 @@ func DPSUBN3(ctx context.Context, o DPSUBN3Options) (*BaselineResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	report, err := bayesNetReport("dp-subn3", o.BayesNetOptions, params.Options.PrivBayes, accts, res.Counts, privacy.ParallelOverOwners)
-	if err == nil && o.Frontier > 0 {
-		report.Assumptions = append(report.Assumptions, fmt.Sprintf(
-			"search frontier: each attribute may take parents only among the %d attributes most correlated with it in the prior model (computed from the prior, no budget)", o.Frontier))
-	}
+	report, err := DPSUBN3Report(o.BayesNetOptions, o.Frontier, accts, res.Counts)
 	if err != nil {
 		return nil, err
 	}
 	return &BaselineResult{Synthetic: z.Undiscretize(res.Rows, o.Source), Report: report, Model: res.Model,
 		Discretizer: z, Clamped: clamped, Traffic: traffic, Elapsed: time.Since(start)}, nil
 }
+
+// DPSUBN3Report is the privacy report of a DP-SUBN3 publication, from the
+// owners' accountants (in turn order) and record counts; the in-process
+// pipeline and the networked curator build it alike.
+func DPSUBN3Report(o BayesNetOptions, frontier int, accts []*privacy.Accountant, counts map[string]int) (*privacy.Report, error) {
+	report, err := bayesNetReport("dp-subn3", o, o.privBayes(), accts, counts, privacy.ParallelOverOwners)
+	if err != nil {
+		return nil, err
+	}
+	if frontier > 0 {
+		report.Assumptions = append(report.Assumptions, fmt.Sprintf(
+			"search frontier: each attribute may take parents only among the %d attributes most correlated with it in the prior model (computed from the prior, no budget)", frontier))
+	}
+	return report, nil
+}
+
+// NetworkOptions are the resolved PrivBayes parameters of o, as every
+// DP-SUBN3 party must agree on them.
+func (o BayesNetOptions) NetworkOptions() privbayes.Options { return o.privBayes() }
 
 func bayesNetReport(method string, o BayesNetOptions, pb privbayes.Options, accts []*privacy.Accountant,
 	counts map[string]int, comp privacy.Composition) (*privacy.Report, error) {

@@ -41,6 +41,7 @@ type demoLayout struct {
 var demoMethods = map[string]func(demoInput) (*demoLayout, error){
 	"ppca-dp-mh": horizontalDemo,
 	"mul-lda-dp": ldaDemo,
+	"dp-subn3":   dpsubn3Demo,
 }
 
 func demoMethodNames() []string {
@@ -65,6 +66,7 @@ schemas, and one CSV per data owner, for the method chosen by --method:
   ppca-dp-mh   a curator and --owners owners, each holding a random disjoint
                share of the dataset's rows (horizontal split)
   mul-lda-dp   the same owners plus a publisher and a noise dealer
+  dp-subn3     the same curator and owners, with dp-subn3 settings
 ` + demoHelp + `Then run
   dppub consortium init --config DIR/consortium.json
 and follow the README's multi-machine walkthrough.`,
@@ -205,5 +207,16 @@ func ldaDemo(in demoInput) (*demoLayout, error) {
 		consortium.Member{Name: "dealer", Role: "dealer", Address: fmt.Sprintf("127.0.0.1:%d", 7402+in.Owners)})
 	f.Methods["mul-lda-dp"] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "label": %q, "epsilon": 1, "delta": 1e-06}`, in.Dataset+".schema.json", label))
 	l.Summary += ", a publisher (recording every session in publishing-ledger/) and a noise dealer"
+	return l, nil
+}
+
+// dpsubn3Demo is the horizontal layout with default dp-subn3 settings: the
+// owners take their turns in file order, the curator relays and samples.
+func dpsubn3Demo(in demoInput) (*demoLayout, error) {
+	l, err := horizontalDemo(in)
+	if err != nil {
+		return nil, err
+	}
+	l.File.Methods["dp-subn3"] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1}`, in.Dataset+".schema.json"))
 	return l, nil
 }

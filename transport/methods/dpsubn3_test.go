@@ -1,0 +1,96 @@
+package methods
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	protodpsubn3 "github.com/dppub/dppub/protocol/dpsubn3"
+	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/transport"
+)
+
+func prepareSUBN(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
+	t.Helper()
+	self, _ := f.Member("curator")
+	return prepareDPSUBN3(transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+}
+
+func TestDPSUBN3SettingsAndJoin(t *testing.T) {
+	f := testConsortium(t, false)
+	for name, s := range map[string]string{
+		"no settings":    ``,
+		"no schema":      `{"epsilon": 1}`,
+		"no epsilon":     `{"schema": "s.json"}`,
+		"typo":           `{"schema": "s.json", "epsilon": 1, "thetta": 2}`,
+		"beta above 1":   `{"schema": "s.json", "epsilon": 1, "beta": 1.5}`,
+		"negative k":     `{"schema": "s.json", "epsilon": 1, "k": -1}`,
+		"unknown score":  `{"schema": "s.json", "epsilon": 1, "score": "gini"}`,
+		"missing schema": `{"schema": "nope.json", "epsilon": 1}`,
+	} {
+		if _, err := prepareSUBN(t, f, s); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	setup, err := prepareSUBN(t, f, `{"schema": "s.json", "epsilon": 0.5}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(setup.Participants) != 2 || *setup.Participants[0].Budget != dp.Pure(0.5) || setup.Participants[1].Seed == nil ||
+		!strings.HasPrefix(setup.Session, "dp-subn3-") {
+		t.Fatalf("setup %+v", setup)
+	}
+	join := func(name string, params []byte, budget dp.Guarantee, participants []transport.Participant) error {
+		self, _ := f.Member(name)
+		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
+		_, err := joinDPSUBN3(transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
+			Participants: participants, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
+		return err
+	}
+	params := setup.Participants[0].Params
+	if err := join("owner-1", params, dp.Pure(0.5), setup.Participants); err != nil {
+		t.Fatalf("owner-1 should join: %v", err)
+	}
+	if err := join("owner-2", params, dp.Pure(0.5), setup.Participants); err == nil || !strings.Contains(err.Error(), "schema differs") {
+		t.Fatalf("owner-2's other schema: %v", err)
+	}
+	if err := join("owner-1", params, dp.Pure(1), setup.Participants); err == nil || !strings.Contains(err.Error(), "budget") {
+		t.Fatalf("budget mismatch: %v", err)
+	}
+	if err := join("owner-1", params, dp.Pure(0.5), setup.Participants[:1]); err == nil || !strings.Contains(err.Error(), "differ from its participants") {
+		t.Fatalf("owner list mismatch: %v", err)
+	}
+}
+
+// FuzzDPSUBN3Messages feeds every DP-SUBN3 decoder a node can receive; the
+// first byte picks the decoder.
+func FuzzDPSUBN3Messages(f *testing.F) {
+	up, _ := protodpsubn3.UpdateMsg{Records: 3}.MarshalBinary()
+	f.Add(append([]byte{1}, up...))
+	pr, _ := protodpsubn3.PriorMsg{}.MarshalBinary()
+	f.Add(append([]byte{0}, pr...))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		body := b[1:]
+		switch b[0] % 3 {
+		case 0:
+			var m protodpsubn3.PriorMsg
+			if m.UnmarshalBinary(body) == nil && (m.Model == nil) != (m.N == 0) {
+				t.Fatal("inconsistent prior accepted")
+			}
+		case 1:
+			var m protodpsubn3.UpdateMsg
+			if m.UnmarshalBinary(body) == nil && (m.Model == nil || m.Records < 1) {
+				t.Fatal("empty update accepted")
+			}
+		case 2:
+			var s dpsubn3Session
+			_ = decodeStrict(body, &s, "session")
+		}
+	})
+}
