@@ -2,6 +2,8 @@ package publish
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/csv"
 	"context"
 	"fmt"
 	"io"
@@ -211,17 +213,50 @@ func MPCRDP(ctx context.Context, o MPCRDPOptions) (*MPCRDPResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	res := &MPCRDPResult{Result: sr.Result, Merged: sr.Merged, Dropped: sr.Dropped, Pipeline: sr.Pipeline,
-		Traffic: traffic, Elapsed: time.Since(start)}
-	cfg := o.Config
-	_ = cfg.Validate()
-	if res.Report, err = mpcrdpReport(cfg, o.Source, append(accts, ledger), sr); err != nil {
+	res, err := FinishMPCRDP(o.Config, o.Label, o.Source, append(accts, ledger), sr)
+	if err != nil {
 		return nil, err
 	}
-	if err := res.packageRelease(cfg, o.Label); err != nil {
+	res.Traffic, res.Elapsed = traffic, time.Since(start)
+	return res, nil
+}
+
+// FinishMPCRDP packages the trusted server's result: the privacy report
+// from the parties' accountants followed by the server's merged ledger,
+// and the published model or query answers. The in-process pipeline and
+// the networked server finish alike; src is the server's source, which
+// the report describes.
+func FinishMPCRDP(cfg mpcrdp.Config, label string, src *randx.Source, accts []*privacy.Accountant, sr *protompcrdp.Result) (*MPCRDPResult, error) {
+	res := &MPCRDPResult{Result: sr.Result, Merged: sr.Merged, Dropped: sr.Dropped, Pipeline: sr.Pipeline}
+	_ = cfg.Validate() // fills the defaults the report states
+	var err error
+	if res.Report, err = mpcrdpReport(cfg, src, accts, sr); err != nil {
+		return nil, err
+	}
+	if err := res.packageRelease(cfg, label); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// Output is the published file's bytes: the model JSON (logreg, svm) or
+// the CSV of the queries and their noisy counts.
+func (res *MPCRDPResult) Output() ([]byte, error) {
+	if res.Model != nil {
+		return res.Model.JSON()
+	}
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	if err := cw.Write([]string{"query", "noisy_count"}); err != nil {
+		return nil, err
+	}
+	for i, q := range res.QueryText {
+		if err := cw.Write([]string{q, strconv.FormatFloat(res.Answers[i], 'f', 2, 64)}); err != nil {
+			return nil, err
+		}
+	}
+	cw.Flush()
+	return b.Bytes(), cw.Error()
 }
 
 // packageRelease builds the published model or query answers.

@@ -86,6 +86,9 @@ type Outcome struct {
 	Table *data.Table
 	// Artifact is any other published artifact (written as JSON).
 	Artifact any
+	// Data, if set, is the main output's exact bytes (e.g. a model file
+	// or a CSV that is not a data table), written as they are.
+	Data []byte
 	// Report is the privacy report, built as the one-process pipeline
 	// builds it.
 	Report *privacy.Report

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -42,6 +44,7 @@ var demoMethods = map[string]func(demoInput) (*demoLayout, error){
 	"ppca-dp-mh": horizontalDemo,
 	"mul-lda-dp": ldaDemo,
 	"dp-subn3":   dpsubn3Demo,
+	"mp-crdp":    mpcrdpDemo,
 }
 
 func demoMethodNames() []string {
@@ -67,6 +70,10 @@ schemas, and one CSV per data owner, for the method chosen by --method:
                share of the dataset's rows (horizontal split)
   mul-lda-dp   the same owners plus a publisher and a noise dealer
   dp-subn3     the same curator and owners, with dp-subn3 settings
+  mp-crdp      a trusted server and --owners parties, each holding a
+               consecutive group of the features of every record, with an
+               ID column to join on (party 1 also holds the label); adult
+               or wdbc; also writes the global schema for dppub publish
 ` + demoHelp + `Then run
   dppub consortium init --config DIR/consortium.json
 and follow the README's multi-machine walkthrough.`,
@@ -218,5 +225,53 @@ func dpsubn3Demo(in demoInput) (*demoLayout, error) {
 		return nil, err
 	}
 	l.File.Methods["dp-subn3"] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1}`, in.Dataset+".schema.json"))
+	return l, nil
+}
+
+// mpcrdpDemo splits the dataset by columns as the paper's §6 does (see
+// publish.SplitMPCRDP), with a trusted server and standard-DP settings.
+func mpcrdpDemo(in demoInput) (*demoLayout, error) {
+	var features []string
+	label, b := "", 2
+	switch in.Dataset {
+	case "adult":
+		features, label = publish.AdultMPCRDPFeatures, "income"
+	case "wdbc":
+		label, b = "diagnosis", 4
+		features = slices.DeleteFunc(in.Table.Schema.Names(), func(s string) bool { return s == label })
+	default:
+		return nil, usagef("mp-crdp's demo splits adult or wdbc, not %q", in.Dataset)
+	}
+	t, err := in.Table.SelectColumns(append(slices.Clone(features), label)...)
+	if err != nil {
+		return nil, err
+	}
+	if t.Schema.ID == "" {
+		t.Schema.ID = "id"
+		t.IDs = make([]string, t.Len())
+		for i := range t.IDs {
+			t.IDs[i] = strconv.Itoa(i + 1)
+		}
+	}
+	parts, err := publish.SplitMPCRDP(t, features, label, in.Owners)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	global := in.Dataset + ".schema.json"
+	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
+		Members: []consortium.Member{{Name: "server", Role: "server", Address: "127.0.0.1:7400"}},
+		Methods: map[string]json.RawMessage{
+			"mp-crdp": json.RawMessage(fmt.Sprintf(`{"label": %q, "epsilon": 1, "notion": "standard", "b": %d}`, label, b)),
+		}}
+	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{global: t.Schema},
+		Summary: fmt.Sprintf("a trusted server and %d parties holding the columns of %d %s records (global schema %s)", in.Owners, t.Len(), in.Dataset, global)}
+	for i, part := range parts {
+		name := publish.MPCRDPPartyName(i + 1)
+		schemaFile := fmt.Sprintf("%s.%s.schema.json", in.Dataset, name)
+		m := demoOwner(name, "owner", in.Dataset, i+1, schemaFile, consortium.Budget{Epsilon: 3})
+		f.Members = append(f.Members, m)
+		l.Tables[m.Dataset.Path], l.Schemas[schemaFile] = part, part.Schema
+	}
+	l.File = f
 	return l, nil
 }

@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/dppub/dppub/algo/mpcrdp"
@@ -193,7 +191,7 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := writeMPCRDP(f, cfg, res); err != nil {
+	if err := writeMPCRDP(f, res); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
@@ -274,27 +272,16 @@ func readPartyFile(path string, s data.Schema) (*data.Table, error) {
 	return t, err
 }
 
-func writeMPCRDP(f *mpcrdpFlags, cfg mpcrdp.Config, res *publish.MPCRDPResult) error {
-	if res.Model != nil {
-		return writeModel(f.out, f.report, res.Model, res.Report)
+func writeMPCRDP(f *mpcrdpFlags, res *publish.MPCRDPResult) error {
+	out, err := res.Output()
+	if err != nil {
+		return err
 	}
 	rj, err := res.Report.JSON()
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteFileAtomic(f.out, 0o644, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write([]string{"query", "noisy_count"}); err != nil {
-			return err
-		}
-		for i, q := range res.QueryText {
-			if err := cw.Write([]string{q, strconv.FormatFloat(res.Answers[i], 'f', 2, 64)}); err != nil {
-				return err
-			}
-		}
-		cw.Flush()
-		return cw.Error()
-	}); err != nil {
+	if err := fsutil.WriteFileAtomic(f.out, 0o644, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
 	if err := fsutil.WriteFileAtomic(f.report, 0o644, func(w io.Writer) error { _, err := w.Write(rj); return err }); err != nil {

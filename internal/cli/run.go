@@ -305,12 +305,15 @@ func writeMain(out, report string, o *transport.Outcome) error {
 	if err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(o.Artifact, "", "  ")
-	if err != nil {
-		return err
+	b := o.Data
+	if b == nil {
+		if b, err = json.MarshalIndent(o.Artifact, "", "  "); err != nil {
+			return err
+		}
+		b = append(b, '\n')
 	}
 	if err := fsutil.WriteFileAtomic(out, 0o644, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
+		_, err := w.Write(b)
 		return err
 	}); err != nil {
 		return err

@@ -1,0 +1,145 @@
+package methods
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	protompcrdp "github.com/dppub/dppub/protocol/mpcrdp"
+	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/transport"
+)
+
+// verticalConsortium is a server and two parties holding different
+// columns of the same three individuals; party-1 holds the label.
+func verticalConsortium(t *testing.T, allowUnsound bool) *consortium.File {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("p1.json", `{"id": "id", "attributes": [{"name": "age", "kind": "numeric", "min": 0, "max": 100},
+ {"name": "y", "kind": "binary", "categories": ["no", "yes"]}]}`)
+	write("p2.json", `{"id": "id", "attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`)
+	write("noid.json", `{"attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`)
+	write("p1.csv", "id,age,y\n1,30,no\n2,41,yes\n3,52,no\n")
+	write("p2.csv", "id,smoker\n1,no\n2,yes\n3,no\n")
+	f := consortium.File{Name: "t", Members: []consortium.Member{
+		{Name: "server", Role: "server", Address: "h:1"},
+		{Name: "party-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
+			Dataset: &consortium.Dataset{Path: "p1.csv", Schema: "p1.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+		{Name: "party-2", Role: "owner", Address: "h:3",
+			Dataset: &consortium.Dataset{Path: "p2.csv", Schema: "noid.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+	}}
+	b, _ := json.Marshal(f)
+	path := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, err := consortium.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestMPCRDPSettingsAndJoin(t *testing.T) {
+	f := verticalConsortium(t, false)
+	self, _ := f.Member("server")
+	prepare := func(settings string) (*transport.Setup, error) {
+		return prepareMPCRDP(transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+	}
+	for name, s := range map[string]string{
+		"no settings":        ``,
+		"no label":           `{"epsilon": 1}`,
+		"no epsilon":         `{"label": "y"}`,
+		"typo":               `{"label": "y", "epsilon": 1, "notoin": "standard"}`,
+		"no noise":           `{"label": "y", "epsilon": 1, "calibration": "none"}`,
+		"bad notion":         `{"label": "y", "epsilon": 1, "notion": "loose"}`,
+		"bad release":        `{"label": "y", "epsilon": 1, "release": "none"}`,
+		"stranger holds y":   `{"label": "y", "epsilon": 1, "label_holder": "server"}`,
+		"feature share of 1": `{"label": "y", "epsilon": 1, "feature_share": 1}`,
+	} {
+		if _, err := prepare(s); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	setup, err := prepare(`{"label": "y", "epsilon": 0.5, "notion": "standard"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(setup.Participants) != 2 || *setup.Participants[0].Budget != dp.Pure(0.5) || !strings.HasPrefix(setup.Session, "mp-crdp-") {
+		t.Fatalf("setup %+v", setup)
+	}
+	join := func(f *consortium.File, name string, params []byte, budget dp.Guarantee, ps []transport.Participant) error {
+		self, _ := f.Member(name)
+		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
+		_, err := joinMPCRDP(transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "server",
+			Participants: ps, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
+		return err
+	}
+	params := setup.Participants[0].Params
+	if err := join(f, "party-1", params, dp.Pure(0.5), setup.Participants); err != nil {
+		t.Fatalf("party-1 should join: %v", err)
+	}
+	if err := join(f, "party-2", params, dp.Pure(0.5), setup.Participants); err == nil || !strings.Contains(err.Error(), "no ID column") {
+		t.Fatalf("party-2 without an ID column: %v", err)
+	}
+	if err := join(f, "party-1", params, dp.Pure(1), setup.Participants); err == nil || !strings.Contains(err.Error(), "budget") {
+		t.Fatalf("budget mismatch: %v", err)
+	}
+	// The paper's notion is not standard DP: a party must consent.
+	unsound, err := prepare(`{"label": "y", "epsilon": 0.5}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := join(f, "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
+		t.Fatalf("mp-crdp notion accepted without consent: %v", err)
+	}
+	if err := join(verticalConsortium(t, true), "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err != nil {
+		t.Fatalf("with allow_unsound: %v", err)
+	}
+}
+
+// FuzzMPCRDPMessages feeds every MP-CRDP decoder a node can receive; the
+// first byte picks the decoder.
+func FuzzMPCRDPMessages(f *testing.F) {
+	cols, _ := protompcrdp.Columns{Schema: data.Schema{ID: "id", Attributes: []data.Attribute{{Name: "a", Kind: data.Numeric, Max: 1}}},
+		IDs: []string{"1"}, Values: []float64{0.5}}.MarshalBinary()
+	f.Add(append([]byte{0}, cols...))
+	cr, _ := protompcrdp.ChargeRequest{Step: 1, Name: "s", Charges: []privacy.Charge{{Purpose: "p", Spec: dp.Spec{Guarantee: dp.Pure(1)}}}}.MarshalBinary()
+	f.Add(append([]byte{1}, cr...))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		body := b[1:]
+		switch b[0] % 5 {
+		case 0:
+			var m protompcrdp.Columns
+			if m.UnmarshalBinary(body) == nil && len(m.Values) != len(m.IDs)*len(m.Schema.Attributes) {
+				t.Fatal("ragged columns accepted")
+			}
+		case 1:
+			var m protompcrdp.ChargeRequest
+			_ = m.UnmarshalBinary(body)
+		case 2:
+			var m protompcrdp.Approval
+			_ = m.UnmarshalBinary(body)
+		case 3:
+			var m protompcrdp.Published
+			_ = m.UnmarshalBinary(body)
+		case 4:
+			var s mpcrdpSession
+			_ = decodeStrict(body, &s, "session")
+		}
+	})
+}
