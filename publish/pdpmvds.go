@@ -137,27 +137,10 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	parties := make([]marginal.Party, len(tables))
-	for k := range tables {
-		var attrs []int
-		for j, ow := range owners {
-			if ow == k {
-				attrs = append(attrs, j)
-			}
-		}
-		parties[k] = marginal.Party{Name: o.Names[k], Rho: o.Budgets[k], Attrs: attrs}
-		names := make([]string, len(attrs))
-		for i, j := range attrs {
-			names[i] = dom.Name(j)
-		}
-		res.Parties = append(res.Parties, SynthesizeParty{Name: o.Names[k], Rho: o.Budgets[k], Attributes: names})
-	}
-	eng, err := marginal.Synthesize(ctx, m, marginal.Options{
-		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: marginal.IInDif,
-		OneWayNoise: marginal.Laplace, ScoreNoise: o.Mechanism, MarginalNoise: o.Mechanism,
-		Combine: o.Combine, GUM: marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows},
-		Source: o.Source.Child(), Progress: o.Progress,
-	})
+	var eo marginal.Options
+	eo, res.Parties = o.engineOptions(dom, owners, n)
+	eo.Source = o.Source.Child()
+	eng, err := marginal.Synthesize(ctx, m, eo)
 	res.Phases = m.Phases()
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -325,20 +308,8 @@ func (o *PDPMVDSOptions) roles(s pdpmvds.Session, dom *marginal.Domain, ts []*da
 	var accts []*privacy.Accountant
 	g := 0
 	for k, t := range ts {
-		cols := map[int][]uint16{}
-		clamped := 0
-		for j := range t.Schema.Attributes {
-			col := make([]uint16, t.Len())
-			for r, row := range t.Rows {
-				b, c := dom.Bin(g, row[j])
-				if c {
-					clamped++
-				}
-				col[r] = uint16(b)
-			}
-			cols[g] = col
-			g++
-		}
+		cols, clamped := PDPMVDSColumns(dom, t, g)
+		g += len(t.Schema.Attributes)
 		res.Clamped = append(res.Clamped, clamped)
 		a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: o.Names[k], Budget: dp.Concentrated(o.Budgets[k])})
 		if err != nil {

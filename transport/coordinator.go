@@ -66,6 +66,9 @@ func (n *Node) Run(ctx context.Context, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if setup != nil && setup.Cleanup != nil {
+		defer setup.Cleanup()
+	}
 	open, err := n.checkSetup(m, setup, o.Addresses)
 	if err != nil {
 		return nil, err

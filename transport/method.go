@@ -58,6 +58,9 @@ type Setup struct {
 	// Finish builds the published result once every role is done, from
 	// the participants' receipts (keyed by member name).
 	Finish func(receipts map[string]Receipt) (*Outcome, error)
+	// Cleanup, if set, runs when the session ends, successful or not
+	// (e.g. to stop a goroutine the coordinator's role runs).
+	Cleanup func()
 }
 
 // JoinInput is what a participant knows when asked to join.

@@ -45,6 +45,7 @@ var demoMethods = map[string]func(demoInput) (*demoLayout, error){
 	"mul-lda-dp": ldaDemo,
 	"dp-subn3":   dpsubn3Demo,
 	"mp-crdp":    mpcrdpDemo,
+	"pdp-mvds":   pdpmvdsDemo,
 }
 
 func demoMethodNames() []string {
@@ -74,6 +75,9 @@ schemas, and one CSV per data owner, for the method chosen by --method:
                consecutive group of the features of every record, with an
                ID column to join on (party 1 also holds the label); adult
                or wdbc; also writes the global schema for dppub publish
+  pdp-mvds     a synthesizer (runs the engine), --owners parties holding
+               contiguous groups of columns of the same rows (same order,
+               no ID) and the third party S; also the global schema
 ` + demoHelp + `Then run
   dppub consortium init --config DIR/consortium.json
 and follow the README's multi-machine walkthrough.`,
@@ -272,6 +276,38 @@ func mpcrdpDemo(in demoInput) (*demoLayout, error) {
 		f.Members = append(f.Members, m)
 		l.Tables[m.Dataset.Path], l.Schemas[schemaFile] = part, part.Schema
 	}
+	l.File = f
+	return l, nil
+}
+
+// pdpmvdsDemo splits the dataset by columns among the parties (see
+// publish.VerticalSplit), with a synthesizer and the third party S.
+func pdpmvdsDemo(in demoInput) (*demoLayout, error) {
+	if in.Owners < 2 {
+		return nil, usagef("pdp-mvds needs at least 2 owners, got %d", in.Owners)
+	}
+	t := &data.Table{Schema: in.Table.Schema, Rows: in.Table.Rows}
+	t.Schema.ID = ""
+	parts, err := publish.VerticalSplit(t, in.Owners)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	global := in.Dataset + ".schema.json"
+	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
+		Members: []consortium.Member{{Name: "synthesizer", Role: "synthesizer", Address: "127.0.0.1:7400"}},
+		Methods: map[string]json.RawMessage{
+			"pdp-mvds": json.RawMessage(fmt.Sprintf(`{"records": %d, "rho": 0.5}`, t.Len())),
+		}}
+	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{global: t.Schema},
+		Summary: fmt.Sprintf("a synthesizer, %d parties holding the columns of %d %s records and the third party S (global schema %s)", in.Owners, t.Len(), in.Dataset, global)}
+	for i, part := range parts {
+		name := fmt.Sprintf("party-%d", i+1)
+		schemaFile := fmt.Sprintf("%s.%s.schema.json", in.Dataset, name)
+		m := demoOwner(name, "owner", in.Dataset, i+1, schemaFile, consortium.Budget{Rho: 5})
+		f.Members = append(f.Members, m)
+		l.Tables[m.Dataset.Path], l.Schemas[schemaFile] = part, part.Schema
+	}
+	f.Members = append(f.Members, consortium.Member{Name: "third-party", Role: "third-party", Address: fmt.Sprintf("127.0.0.1:%d", 7401+in.Owners)})
 	l.File = f
 	return l, nil
 }

@@ -35,6 +35,7 @@ type fixture struct {
 	m       *Measurer
 	accts   []*privacy.Accountant
 	parties []*Party
+	third   *ThirdParty
 }
 
 var (
@@ -43,8 +44,18 @@ var (
 )
 
 // newFixture builds parties, S and a measurer over testData with INSECURE
-// 512-bit keys.
+// 512-bit keys, and runs the setup.
 func newFixture(t testing.TB, suite Suite, noise NoiseMode, n int, rho float64, seed uint64) *fixture {
+	t.Helper()
+	f := newRoles(t, suite, noise, n, rho, seed)
+	if err := f.m.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// newRoles builds the fixture without running the setup.
+func newRoles(t testing.TB, suite Suite, noise NoiseMode, n int, rho float64, seed uint64) *fixture {
 	t.Helper()
 	src := randx.NewSeeded(seed)
 	ds := testData(n, testSizes, src)
@@ -87,10 +98,8 @@ func newFixture(t testing.TB, suite Suite, noise NoiseMode, n int, rho float64, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.third = third
 	if f.m, err = NewMeasurer(MeasurerOptions{Parties: f.parties, ThirdParty: third}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.m.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return f

@@ -31,6 +31,9 @@ type Measurer struct {
 	next    uint64
 	ready   bool
 	phases  []*Phase
+	// remote, if set, runs each request elsewhere (see Driver) instead
+	// of in one RunLocal session over parties and third.
+	remote func(ctx context.Context, q *Request) ([]float64, error)
 }
 
 var _ marginal.Measurer = (*Measurer)(nil)
@@ -127,10 +130,13 @@ func (m *Measurer) Score(ctx context.Context, q marginal.ScoreQuery, r marginal.
 	return v[0], nil
 }
 
-// run is one RunLocal session.
+// run is one RunLocal session, or one remote request.
 func (m *Measurer) run(ctx context.Context, q *Request, phase string) ([]float64, error) {
 	m.next++
 	q.ID = m.next
+	if m.remote != nil {
+		return m.remote(ctx, q)
+	}
 	c, err := newCoordinator(m.s, q)
 	if err != nil {
 		return nil, err

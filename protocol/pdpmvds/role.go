@@ -18,7 +18,16 @@ type base struct {
 	meter   meter
 	jobs    map[uint64]*job
 	out     []protocol.Envelope
+	// early holds messages that arrived before their request did: over a
+	// network only each sender's own messages keep their order, so a
+	// fellow role's message can overtake the coordinator's request.
+	early    map[uint64][]protocol.Envelope
+	nEarly   int
+	finished map[uint64]bool
 }
+
+// maxEarly bounds the messages a role buffers for requests not yet open.
+const maxEarly = 1 << 16
 
 // job is one request in flight at one role.
 type job struct {
@@ -53,7 +62,7 @@ func (j *job) has(kind, from string, stage, index int) bool {
 func (b *base) ID() string { return b.id }
 
 // Done reports whether the role has no request in flight.
-func (b *base) Done() bool { return len(b.jobs) == 0 }
+func (b *base) Done() bool { return len(b.jobs) == 0 && b.nEarly == 0 }
 
 // send queues a body for another role.
 func (b *base) send(to string, m *Body) error {
@@ -86,12 +95,29 @@ func (b *base) handle(e protocol.Envelope, open func(*Request) (*job, error)) ([
 		if _, dup := b.jobs[q.ID]; dup {
 			return nil, fmt.Errorf("pdpmvds: %s: request %d opened twice", b.id, q.ID)
 		}
+		if b.finished[q.ID] {
+			return nil, fmt.Errorf("pdpmvds: %s: request %d opened again after it finished", b.id, q.ID)
+		}
 		j, err := open(&q)
 		if err != nil {
 			return nil, err
 		}
 		b.jobs[q.ID] = j
-		return b.run(j)
+		out, err := b.run(j)
+		if err != nil {
+			return nil, err
+		}
+		early := b.early[q.ID]
+		delete(b.early, q.ID)
+		b.nEarly -= len(early)
+		for _, e := range early {
+			more, err := b.handle(e, open)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+		}
+		return out, nil
 	}
 	if !strings.HasPrefix(e.Type, typePrefix) {
 		return nil, fmt.Errorf("pdpmvds: %s: unexpected message type %q", b.id, e.Type)
@@ -105,7 +131,7 @@ func (b *base) handle(e protocol.Envelope, open func(*Request) (*job, error)) ([
 	}
 	j := b.jobs[m.ID]
 	if j == nil {
-		return nil, fmt.Errorf("pdpmvds: %s: %s from %s for request %d, which is not open here", b.id, m.Kind, e.From, m.ID)
+		return nil, b.keepEarly(e, &m)
 	}
 	k := inboxKey(m.Kind, e.From, m.Stage, m.Index)
 	if j.inbox[k] != nil {
@@ -125,8 +151,29 @@ func (b *base) run(j *job) ([]protocol.Envelope, error) {
 			return nil, fmt.Errorf("pdpmvds: %s finished request %d with %d unread messages", b.id, j.req.ID, len(j.inbox))
 		}
 		delete(b.jobs, j.req.ID)
+		if b.finished == nil {
+			b.finished = map[uint64]bool{}
+		}
+		b.finished[j.req.ID] = true
 	}
 	return b.flush(), nil
+}
+
+// keepEarly buffers a message whose request is not open yet; one for a
+// finished request is an error.
+func (b *base) keepEarly(e protocol.Envelope, m *Body) error {
+	if b.finished[m.ID] {
+		return fmt.Errorf("pdpmvds: %s: %s from %s for request %d, which has finished", b.id, m.Kind, e.From, m.ID)
+	}
+	if b.nEarly >= maxEarly {
+		return fmt.Errorf("pdpmvds: %s: more than %d messages for requests that are not open", b.id, maxEarly)
+	}
+	if b.early == nil {
+		b.early = map[uint64][]protocol.Envelope{}
+	}
+	b.early[m.ID] = append(b.early[m.ID], e)
+	b.nEarly++
+	return nil
 }
 
 func newJob(q *Request, flow func(*job) (bool, error)) *job {

@@ -1,0 +1,142 @@
+package methods
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/protocol/pdpmvds"
+	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/transport"
+)
+
+// pdpmvdsConsortium is a synthesizer, two parties holding different
+// columns of the same three rows, and S.
+func pdpmvdsConsortium(t *testing.T) *consortium.File {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("p1.json", `{"attributes": [{"name": "age", "kind": "numeric", "min": 0, "max": 100}]}`)
+	write("p2.json", `{"attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`)
+	write("p1.csv", "age\n30\n41\n52\n")
+	write("p2.csv", "smoker\nno\nyes\n")
+	f := consortium.File{Name: "t", Members: []consortium.Member{
+		{Name: "synth", Role: "synthesizer", Address: "h:1"},
+		{Name: "a", Role: "owner", Address: "h:2", Dataset: &consortium.Dataset{Path: "p1.csv", Schema: "p1.json"}, Budget: &consortium.Budget{Rho: 1}},
+		{Name: "b", Role: "owner", Address: "h:3", Dataset: &consortium.Dataset{Path: "p2.csv", Schema: "p2.json"}, Budget: &consortium.Budget{Rho: 1}},
+		{Name: "s", Role: "third-party", Address: "h:4"},
+	}}
+	bs, _ := json.Marshal(f)
+	path := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(path, bs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, err := consortium.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestPDPMVDSSettingsAndJoin(t *testing.T) {
+	f := pdpmvdsConsortium(t)
+	self, _ := f.Member("synth")
+	prepare := func(settings string) (*transport.Setup, error) {
+		return preparePDPMVDS(transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+	}
+	for name, s := range map[string]string{
+		"no records":         `{"rho": 1}`,
+		"no budget":          `{"records": 3}`,
+		"stranger budget":    `{"records": 3, "rho": 1, "budgets": {"zed": 1}}`,
+		"paillier":           `{"records": 3, "rho": 1, "sspp": "paillier"}`,
+		"bad noise":          `{"records": 3, "rho": 1, "noise": "loud"}`,
+		"bad mechanism":      `{"records": 3, "rho": 1, "mechanism": "cauchy"}`,
+		"typo":               `{"records": 3, "rho": 1, "roundz": 3}`,
+		"negative rounds":    `{"records": 3, "rho": 1, "rounds": -1}`,
+		"delta out of (0,1)": `{"records": 3, "rho": 1, "delta": 2}`,
+	} {
+		if _, err := prepare(s); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	setup, err := prepare(`{"records": 3, "rho": 0.5, "budgets": {"b": 0.25}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(setup.Participants) != 3 || *setup.Participants[1].Budget != dp.Concentrated(0.25) || setup.Participants[2].Budget != nil {
+		t.Fatalf("participants %+v", setup.Participants)
+	}
+	setup.Cleanup()
+	join := func(name string, budget *dp.Guarantee) (protocol.Role, error) {
+		self, _ := f.Member(name)
+		in := transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "synth",
+			Participants: setup.Participants, Params: setup.Participants[0].Params, Source: randx.NewSeeded(2)}
+		if budget != nil {
+			in.Accountant, _ = privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: *budget})
+		}
+		return joinPDPMVDS(in)
+	}
+	half, quarter := dp.Concentrated(0.5), dp.Concentrated(0.25)
+	r, err := join("a", &half)
+	if err != nil {
+		t.Fatalf("a should join: %v", err)
+	}
+	if r.ID() != "a" {
+		t.Fatalf("a's role is named %q", r.ID())
+	}
+	if s, err := join("s", nil); err != nil || s.ID() != "s" {
+		t.Fatalf("S should join as s: %v", err)
+	}
+	if _, err := join("b", &quarter); err == nil || !strings.Contains(err.Error(), "2 records") {
+		t.Fatalf("b holds 2 of 3 records: %v", err)
+	}
+	if _, err := join("a", &quarter); err == nil || !strings.Contains(err.Error(), "budget") {
+		t.Fatalf("budget mismatch: %v", err)
+	}
+	// Messages are renamed both ways; a message from a non-member is refused.
+	e, _ := protocol.Seal(setup.Session, "zed", "a", pdpmvds.Close{})
+	if _, err := r.Handle(e); err == nil || !strings.Contains(err.Error(), "not a member") {
+		t.Fatalf("message from a stranger: %v", err)
+	}
+}
+
+// FuzzPDPMVDSMessages feeds every PDP-MVDS decoder a node can receive;
+// the first byte picks the decoder.
+func FuzzPDPMVDSMessages(f *testing.F) {
+	q, _ := (&pdpmvds.Request{ID: 1, Kind: pdpmvds.KindMarginal, Attrs: []int{0, 1}}).MarshalBinary()
+	f.Add(append([]byte{0}, q...))
+	b, _ := (&pdpmvds.Body{Kind: "totals", ID: 1, Words: []uint64{1, 2}}).MarshalBinary()
+	f.Add(append([]byte{1}, b...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		body := data[1:]
+		switch data[0] % 4 {
+		case 0:
+			var m pdpmvds.Request
+			_ = m.UnmarshalBinary(body)
+		case 1:
+			var m pdpmvds.Body
+			_ = m.UnmarshalBinary(body)
+		case 2:
+			var m pdpmvds.Close
+			if m.UnmarshalBinary(body) == nil && len(body) != 0 {
+				t.Fatal("close with a body accepted")
+			}
+		case 3:
+			var s pdpmvdsSession
+			_ = decodeStrict(body, &s, "session")
+		}
+	})
+}
