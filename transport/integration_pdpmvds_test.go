@@ -1,9 +1,13 @@
 package transport_test
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dppub/dppub/consortium"
 )
 
 // A 3-party PDP-MVDS session between real processes (the synthesizer,
@@ -33,4 +37,59 @@ func TestPDPMVDSNetworkMatchesOneProcess(t *testing.T) {
 		t.Fatalf("unexpected output:\n%s", r.stdout)
 	}
 	t.Logf("3-party Adult (2000 rows), pdp-mvds commodity over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
+}
+
+// The Paillier suite over the network: every party reads only its own
+// key file of the ceremony and S only the public key; the outputs equal
+// those of one process with the same key files and seed. (INSECURE
+// 512-bit keys, which every member must consent to, to keep the test
+// short.)
+func TestPDPMVDSPaillierNetworkMatchesOneProcess(t *testing.T) {
+	c := newCluster(t, 2, 300, nil, "--method", "pdp-mvds")
+	c.dppub("keygen", "--parties", "2", "--bits", "512", "--insecure-test-keys", "--out", filepath.Join(c.dir, "keys"))
+	c.allowUnsound()
+	c.serveAll("--insecure-accept-seed")
+	c.serve("third-party", "--insecure-accept-seed")
+	var inputs []string
+	for _, m := range c.file.WithRole("owner") {
+		inputs = append(inputs, "--input", c.file.Path(m.Dataset.Path))
+	}
+	net := filepath.Join(c.dir, "net.csv")
+	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", "32", "--set", "rounds=3", "--set", "sspp=paillier",
+		"--set", "keys=keys", "--set", "key_bits=512", "--set", "insecure_test_keys=true"))
+	if r.err != nil {
+		t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
+	}
+	local := filepath.Join(c.dir, "local.csv")
+	c.dppub(append([]string{"publish", "pdp-mvds", "--schema", filepath.Join(c.dir, "adult.schema.json"),
+		"--budgets", "0.5", "--rounds", "3", "--sspp", "paillier", "--keys", filepath.Join(c.dir, "keys"),
+		"--key-bits", "512", "--insecure-test-keys", "--seed", "32", "--out", local}, inputs...)...)
+	sameFile(t, net, local)
+	sameFile(t, net+".privacy.json", local+".privacy.json")
+	t.Logf("2-party Adult (300 rows), pdp-mvds paillier-512 over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
+}
+
+// allowUnsound sets allow_unsound for every member and reloads the file.
+func (c *cluster) allowUnsound() {
+	c.t.Helper()
+	b, err := os.ReadFile(c.config)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var f consortium.File
+	if err := json.Unmarshal(b, &f); err != nil {
+		c.t.Fatal(err)
+	}
+	for i := range f.Members {
+		f.Members[i].AllowUnsound = true
+	}
+	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.WriteFile(c.config, b, 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+	if c.file, err = consortium.Load(c.config); err != nil {
+		c.t.Fatal(err)
+	}
 }

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/protocol"
@@ -55,6 +58,13 @@ type PDPMVDSSettings struct {
 	Rounds    int                `json:"rounds,omitempty"`
 	Rows      int                `json:"rows,omitempty"`
 	Delta     float64            `json:"delta,omitempty"`
+	// Keys is, for the paillier suite, the directory (relative to the
+	// consortium file, on each member's own machine) of the key ceremony's
+	// files: party k reads only its party-k.key.json, S only
+	// public-key.json. No key ever travels over the network.
+	Keys             string `json:"keys,omitempty"`
+	KeyBits          int    `json:"key_bits,omitempty"`
+	InsecureTestKeys bool   `json:"insecure_test_keys,omitempty"`
 }
 
 func (s *PDPMVDSSettings) defaults() {
@@ -76,6 +86,9 @@ func (s *PDPMVDSSettings) defaults() {
 	if s.Rounds == 0 {
 		s.Rounds = 30
 	}
+	if s.KeyBits == 0 {
+		s.KeyBits = pdpmvds.DefaultKeyBits
+	}
 	if s.Delta == 0 && s.Records > 0 {
 		s.Delta = 1 / float64(s.Records) / float64(s.Records)
 	}
@@ -85,10 +98,14 @@ func (s PDPMVDSSettings) validate(owners []string) error {
 	switch {
 	case s.Records < 1:
 		return fmt.Errorf("methods: pdp-mvds: the settings need the public record count (records), got %d", s.Records)
-	case s.SSPP == string(pdpmvds.SuitePaillier):
-		return fmt.Errorf("methods: pdp-mvds: the paillier suite does not yet run over the network (its key files would have to be read by each party and S); use sspp commodity, or dppub publish pdp-mvds --sspp paillier in one process")
-	case s.SSPP != string(pdpmvds.SuiteCommodity):
-		return fmt.Errorf("methods: pdp-mvds: sspp must be commodity, got %q", s.SSPP)
+	case s.SSPP != string(pdpmvds.SuiteCommodity) && s.SSPP != string(pdpmvds.SuitePaillier):
+		return fmt.Errorf("methods: pdp-mvds: sspp must be commodity or paillier, got %q", s.SSPP)
+	case s.SSPP == string(pdpmvds.SuitePaillier) && s.Keys == "":
+		return fmt.Errorf("methods: pdp-mvds: the paillier suite needs keys, the directory of the key ceremony's files (dppub keygen) on every member's machine")
+	case s.SSPP != string(pdpmvds.SuitePaillier) && s.Keys != "":
+		return fmt.Errorf("methods: pdp-mvds: keys is for sspp paillier")
+	case s.KeyBits < 2048 && !s.InsecureTestKeys:
+		return fmt.Errorf("methods: pdp-mvds: key_bits %d is below 2048; set insecure_test_keys for a test run", s.KeyBits)
 	case s.Noise != string(pdpmvds.NoiseInsiderSafe) && s.Noise != string(pdpmvds.NoiseExact):
 		return fmt.Errorf("methods: pdp-mvds: noise must be insider-safe or exact, got %q", s.Noise)
 	case s.Mechanism != string(marginal.Gaussian) && s.Mechanism != string(marginal.Laplace):
@@ -144,7 +161,8 @@ func (ps pdpmvdsSession) layout() (*marginal.Domain, pdpmvds.Session, error) {
 		return nil, pdpmvds.Session{}, fmt.Errorf("methods: pdp-mvds: %w", err)
 	}
 	s := pdpmvds.Session{Parties: len(ps.Owners), Records: ps.Settings.Records, Sizes: dom.Sizes(), Owners: owners,
-		Suite: pdpmvds.Suite(ps.Settings.SSPP), Noise: pdpmvds.NoiseMode(ps.Settings.Noise), KeyBits: pdpmvds.DefaultKeyBits}
+		Suite: pdpmvds.Suite(ps.Settings.SSPP), Noise: pdpmvds.NoiseMode(ps.Settings.Noise),
+		KeyBits: ps.Settings.KeyBits, InsecureTestKeys: ps.Settings.InsecureTestKeys}
 	if err := s.Validate(); err != nil {
 		return nil, s, fmt.Errorf("methods: pdp-mvds: %w", err)
 	}
@@ -164,7 +182,7 @@ func (ps pdpmvdsSession) names() map[string]string {
 func (ps pdpmvdsSession) options(src *randx.Source) publish.PDPMVDSOptions {
 	st := ps.Settings
 	o := publish.PDPMVDSOptions{Names: ps.Owners, Suite: pdpmvds.Suite(st.SSPP), Noise: pdpmvds.NoiseMode(st.Noise),
-		Mechanism: marginal.Mechanism(st.Mechanism), KeyBits: pdpmvds.DefaultKeyBits, Bins: st.Bins,
+		Mechanism: marginal.Mechanism(st.Mechanism), KeyBits: st.KeyBits, InsecureTestKeys: st.InsecureTestKeys, Bins: st.Bins,
 		Combine: marginal.CombineOptions{MaxCells: st.MaxCells}, Rounds: st.Rounds, Rows: st.Rows, Delta: st.Delta, Source: src}
 	for _, name := range ps.Owners {
 		o.Budgets = append(o.Budgets, st.rho(name))
@@ -302,8 +320,15 @@ func joinPDPMVDS(in transport.JoinInput) (protocol.Role, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.InsecureTestKeys && !in.Self.AllowUnsound {
+		return nil, fmt.Errorf("the session asks for INSECURE %d-bit Paillier keys and %s's consortium entry does not set allow_unsound", st.KeyBits, in.Self.Name)
+	}
 	if in.Self.Name == sess.Third {
-		third, err := pdpmvds.NewThirdParty(pdpmvds.ThirdPartyOptions{Session: ps, Source: in.Source})
+		pk, err := readPublicKey(in, st)
+		if err != nil {
+			return nil, err
+		}
+		third, err := pdpmvds.NewThirdParty(pdpmvds.ThirdPartyOptions{Session: ps, PublicKey: pk, Source: in.Source})
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +353,11 @@ func joinPDPMVDS(in transport.JoinInput) (protocol.Role, error) {
 	if in.Log != nil {
 		in.Log.Info("pdp-mvds: data loaded", "rows", t.Len(), "columns", len(cols), "clamped", clamped)
 	}
-	party, err := pdpmvds.NewParty(pdpmvds.PartyOptions{Session: ps, Index: k, Columns: cols, Accountant: in.Accountant, Source: in.Source})
+	keys, err := readKeyFile(in, st, k, len(sess.Owners))
+	if err != nil {
+		return nil, err
+	}
+	party, err := pdpmvds.NewParty(pdpmvds.PartyOptions{Session: ps, Index: k, Columns: cols, Accountant: in.Accountant, Keys: keys, Source: in.Source})
 	if err != nil {
 		return nil, err
 	}
@@ -360,6 +389,48 @@ func readPartyColumns(in transport.JoinInput, want data.Schema, records int) (*d
 		return nil, fmt.Errorf("%s holds %d records, the session's public record count is %d", in.Self.Name, t.Len(), records)
 	}
 	return t, nil
+}
+
+// readKeyFile reads party k's own key file of the ceremony (paillier
+// suite; nil otherwise).
+func readKeyFile(in transport.JoinInput, st PDPMVDSSettings, k, parties int) (*pdpmvds.KeyFile, error) {
+	if st.SSPP != string(pdpmvds.SuitePaillier) {
+		return nil, nil
+	}
+	path := filepath.Join(in.Consortium.Path(st.Keys), pdpmvds.PartyID(k)+".key.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s's key file: %w", in.Self.Name, err)
+	}
+	var f pdpmvds.KeyFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if f.Party != k || f.Parties != parties {
+		return nil, fmt.Errorf("%s is party %d's of %d, %s is party %d of %d", path, f.Party+1, f.Parties, in.Self.Name, k+1, parties)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &f, nil
+}
+
+// readPublicKey reads the shared public key for S (paillier suite; nil
+// otherwise).
+func readPublicKey(in transport.JoinInput, st PDPMVDSSettings) (*paillier.PublicKey, error) {
+	if st.SSPP != string(pdpmvds.SuitePaillier) {
+		return nil, nil
+	}
+	path := filepath.Join(in.Consortium.Path(st.Keys), "public-key.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("the third party's public key: %w", err)
+	}
+	var pk paillier.PublicKey
+	if err := json.Unmarshal(b, &pk); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &pk, nil
 }
 
 // renamed runs a protocol role under the members' names: the protocol
