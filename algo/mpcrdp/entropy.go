@@ -98,3 +98,14 @@ func pearson(n, sx, sy, sxx, syy, sxy float64) float64 {
 	}
 	return math.Min(1, math.Max(-1, (sxy/n-mx*my)/math.Sqrt(vx*vy)))
 }
+
+// InfoGain is IG(Y; X) in bits, the u1 utility of a single feature
+// (Algorithm 2, Eq. 17), of labels y with classes classes and a feature's
+// codes x with levels levels, record by record.
+func InfoGain(y []int, classes int, x []uint32, levels int) float64 {
+	yc := column{codes: make([]uint32, len(y)), levels: classes}
+	for i, v := range y {
+		yc.codes[i] = uint32(v)
+	}
+	return infoGain(yc, column{codes: x, levels: levels})
+}

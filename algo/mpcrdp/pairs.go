@@ -132,7 +132,7 @@ func (p *redundancyPlan) coefficients(cal Calibration, eps float64, noise *dp.No
 	ent := p.entropies()
 	if cal == Sound {
 		if len(mom) > 0 {
-			noise.AddLaplace(mom, momentSensitivity(len(p.numeric))/p.epsMom)
+			mom = NoisyMoments(p.numericCols(), p.epsMom, noise) // the same sums, noised
 		}
 		if len(ent) > 0 {
 			noise.AddLaplace(ent, float64(p.entropyCount())*EntropySensitivity(n)/p.epsEnt)
@@ -157,24 +157,51 @@ func (p *redundancyPlan) coefficients(cal Calibration, eps float64, noise *dp.No
 }
 
 // moments packs Σx_j for the numeric features, then Σx_j·x_k (j ≤ k).
-func (p *redundancyPlan) moments() []float64 {
-	m := len(p.numeric)
+func (p *redundancyPlan) moments() []float64 { return PearsonMoments(p.numericCols()) }
+
+// numericCols are the numeric features' columns encoded into [0, 1].
+func (p *redundancyPlan) numericCols() [][]float64 {
+	cols := make([][]float64, len(p.numeric))
+	for j, f := range p.numeric {
+		cols[j] = p.feats[f].unit
+	}
+	return cols
+}
+
+// PearsonMoments packs Σx_j, then Σx_j·x_k (j ≤ k), of the columns: the
+// exact sufficient statistics of their Pearson coefficients.
+func PearsonMoments(cols [][]float64) []float64 {
+	m := len(cols)
 	if m == 0 {
 		return nil
 	}
 	out := make([]float64, m+m*(m+1)/2)
-	for i := range p.feats[p.numeric[0]].unit {
+	for i := range cols[0] {
 		at := m
-		for j, f := range p.numeric {
-			v := p.feats[f].unit[i]
+		for j, col := range cols {
+			v := col[i]
 			out[j] += v
-			for _, g := range p.numeric[j:] {
-				out[at] += v * p.feats[g].unit[i]
+			for _, other := range cols[j:] {
+				out[at] += v * other[i]
 				at++
 			}
 		}
 	}
 	return out
+}
+
+// NoisyMoments is MP-FS's sound release of the sufficient statistics of
+// the Pearson coefficients between numeric features encoded into [0, 1]
+// (one column each, one value per record): Σx_j, then Σx_j·x_k (j ≤ k),
+// each moving by at most 1 when a record is replaced, so Laplace of scale
+// (M + M(M+1)/2)/ε on every entry is ε-DP (Dwork et al. 2006). The
+// coefficients are post-processing. The pipeline releases exactly this.
+func NoisyMoments(cols [][]float64, eps float64, noise *dp.Noiser) []float64 {
+	mom := PearsonMoments(cols)
+	if len(mom) > 0 {
+		noise.AddLaplace(mom, momentSensitivity(len(cols))/eps)
+	}
+	return mom
 }
 
 // momentAt indexes Σx_j·x_k (j ≤ k, positions among the numeric features).
