@@ -26,6 +26,7 @@ func TestMarginalAndPDPMVDSNoiseAudits(t *testing.T) {
 		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe), Mechanism: ViewParty}, Pass, 0, 1},
 		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Pass, 0, 1},
 		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact), Mechanism: ViewParty}, Violation, 1, 3},
+		{"dlpa", MethodOptions{}, Pass, 0.7, 1},
 	} {
 		meth, err := LookupMethod(tc.method)
 		if err != nil {

@@ -186,6 +186,8 @@ func Suite(long bool) []Case {
 		{Method: "dppca", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
 		{Method: "dppca", Options: MethodOptions{Calibration: "paper"}, Expect: Pass},
 		{Method: "dppca", Options: MethodOptions{Calibration: "sound", Mechanism: string(dppca.AGSVM)}, Expect: Pass},
+		{Method: "dppca", Options: MethodOptions{Calibration: "sound", Mechanism: string(dppca.ModSuLQSVM)}, Expect: Pass},
+		{Method: "mul-lda-dp", Options: MethodOptions{Calibration: "sound", Owners: 1}, Expect: Pass},
 	}
 	if long {
 		cases = append(cases,
