@@ -44,6 +44,13 @@ func init() {
 		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe), Mechanism: ViewParty}, Expect: Pass},
 		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Expect: Pass},
 		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseExact), Mechanism: ViewParty}, Expect: Violation})
+	register(Method{Name: "pdp-mvds-laplace-noise", Summary: "PDP-MVDS distributed Laplace noise by Gamma differences (2 parties + S, ε = 1 on a count), the coordinator's view",
+		Calibrations: []string{string(pdpmvds.NoiseInsiderSafe), string(pdpmvds.NoiseExact)}, FastRuns: 20_000, LongRuns: 500_000,
+		build: func(o MethodOptions) (Mechanism, error) {
+			return PDPMVDSLaplaceNoise(pdpmvds.NoiseMode(o.Calibration), or(o.Epsilon, 1))
+		}},
+		Case{Method: "pdp-mvds-laplace-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe)}, Expect: Pass},
+		Case{Method: "pdp-mvds-laplace-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Expect: Pass})
 	register(Method{Name: "dlpa", Summary: "DLPA distributed Laplace (Rastogi & Nath 2010) as PDP-MVDS's Paillier suite draws it: 3 parties' Gaussian shares, quantised, combined (ε = 1)",
 		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
 		build: func(o MethodOptions) (Mechanism, error) { return DLPA(or(o.Epsilon, 1)) }},
@@ -324,6 +331,37 @@ func DLPA(eps float64) (Mechanism, error) {
 			noise, err := dlpa.CombineQuantized(shares, fracBits)
 			out[0] = sideValue(side, 1) + noise
 			return err
+		},
+	}, nil
+}
+
+// PDPMVDSLaplaceNoise audits PDP-MVDS's Laplace noise drawn as shares
+// (Session.NoiseShares): each contributor adds Gamma(1/m', b) −
+// Gamma(1/m', b), so that m' of them sum to exactly Lap(b) by infinite
+// divisibility (m' = m − 1 insider-safe, m exact), b = 1/ε for a count of
+// sensitivity 1. The coordinator sees the count plus every share; claimed
+// ε-DP. The statistic is the release.
+func PDPMVDSLaplaceNoise(mode pdpmvds.NoiseMode, eps float64) (Mechanism, error) {
+	s := pdpmvds.Session{Parties: 2, Records: 10, Sizes: []int{2, 2}, Owners: []int{0, 1}, Noise: mode}
+	if err := s.Validate(); err != nil {
+		return Mechanism{}, fmt.Errorf("audit: %w", err)
+	}
+	noise, err := marginal.Calibrate(marginal.Laplace, 1, 1, eps*eps/2)
+	if err != nil {
+		return Mechanism{}, fmt.Errorf("audit: %w", err)
+	}
+	return Mechanism{
+		Name:  fmt.Sprintf("pdp-mvds %s Laplace noise by Gamma shares (ε=%g), coordinator's view", mode, eps),
+		Claim: noise.Spec().Guarantee,
+		Pair:  "a count of 0 on D and 1 on D'",
+		Dim:   1,
+		Release: func(side Side, src *randx.Source, out []float64) error {
+			_, shares := s.NoiseShares(noise, []int{0, 1}, dp.NewNoiser(src))
+			out[0] = sideValue(side, 1)
+			for _, v := range shares {
+				out[0] += v
+			}
+			return nil
 		},
 	}, nil
 }

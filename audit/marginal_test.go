@@ -27,6 +27,8 @@ func TestMarginalAndPDPMVDSNoiseAudits(t *testing.T) {
 		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Pass, 0, 1},
 		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact), Mechanism: ViewParty}, Violation, 1, 3},
 		{"dlpa", MethodOptions{}, Pass, 0.7, 1},
+		{"pdp-mvds-laplace-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Pass, 0.7, 1},
+		{"pdp-mvds-laplace-noise", MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe)}, Pass, 0.4, 1},
 	} {
 		meth, err := LookupMethod(tc.method)
 		if err != nil {

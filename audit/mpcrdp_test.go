@@ -19,6 +19,7 @@ func TestMPCRDPAudits(t *testing.T) {
 		{"mp-crdp-stability", "", Pass, 0, 1},
 		{"mp-crdp-pearson", "", Pass, 0.6, 1},
 		{"mp-crdp-u1", "", Pass, 0, 1},
+		{"mp-crdp-entropy", "", Pass, 0.6, 1},
 	} {
 		meth, err := LookupMethod(tc.method)
 		if err != nil {

@@ -109,3 +109,11 @@ func InfoGain(y []int, classes int, x []uint32, levels int) float64 {
 	}
 	return infoGain(yc, column{codes: x, levels: levels})
 }
+
+// Entropy is the empirical entropy in bits of a feature's codes (levels
+// codes), as MP-FS releases it, with Laplace noise of scale
+// EntropySensitivity(n)/ε per entropy, for the NMI of pairs with a
+// categorical feature.
+func Entropy(codes []uint32, levels int) float64 {
+	return column{codes: codes, levels: levels}.entropy()
+}
