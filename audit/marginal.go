@@ -98,6 +98,18 @@ func pairOfDatasets(sizes []int, recs [][]int, swap []int) [2]*marginal.Dataset 
 	return out
 }
 
+// scoreRelease releases q's noisy score through a LocalMeasurer.
+func scoreRelease(pair [2]*marginal.Dataset, q marginal.ScoreQuery, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
+	return func(side Side, src *randx.Source, out []float64) error {
+		m, err := measurer(pair[side], src)
+		if err != nil {
+			return err
+		}
+		out[0], err = m.Score(context.Background(), q, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
+		return err
+	}
+}
+
 func counts(ds *marginal.Dataset, attrs []int) []float64 {
 	m, err := marginal.Count(ds, attrs)
 	if err != nil {
@@ -212,14 +224,7 @@ func IInDifScore() (Mechanism, error) {
 		Claim: gaussianProfile(sigma, marginal.IInDifSensitivity),
 		Pair:  fmt.Sprintf("20 records over two binary attributes, references 10/10: score %g on D, %g on D'", sD, sD2),
 		Dim:   1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			m, err := measurer(pair[side], src)
-			if err != nil {
-				return err
-			}
-			out[0], err = m.Score(context.Background(), q, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
-			return err
-		},
+		Release: scoreRelease(pair, q, noise),
 	}, nil
 }
 
@@ -252,14 +257,7 @@ func InDifScore(calibration string, eps float64) (Mechanism, error) {
 		Claim: noise.Spec().Guarantee,
 		Pair:  fmt.Sprintf("12 records over 3×3, record 0 replaced (1,1) → (2,2): InDif %.4g on D, %.4g on D'", sD, sD2),
 		Dim:   1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			m, err := measurer(pair[side], src)
-			if err != nil {
-				return err
-			}
-			out[0], err = m.Score(context.Background(), q, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
-			return err
-		},
+		Release: scoreRelease(pair, q, noise),
 	}, nil
 }
 

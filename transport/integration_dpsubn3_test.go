@@ -12,10 +12,7 @@ import (
 func TestDPSUBN3NetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 4000, nil, "--method", "dp-subn3")
 	c.serveAll("--insecure-accept-seed")
-	var inputs []string
-	for _, m := range c.file.WithRole("owner") {
-		inputs = append(inputs, "--input", c.file.Path(m.Dataset.Path))
-	}
+	inputs := c.ownerInputs()
 	net := filepath.Join(c.dir, "net.csv")
 	r := wait(c.runMethodCmd("dp-subn3", net, "--seed", "11", "--set", "epsilon=0.5", "--set", "k=2"))
 	if r.err != nil {

@@ -13,10 +13,7 @@ import (
 func TestMPCRDPNetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 3000, nil, "--method", "mp-crdp")
 	c.serveAll("--insecure-accept-seed")
-	var inputs []string
-	for _, m := range c.file.WithRole("owner") {
-		inputs = append(inputs, "--input", c.file.Path(m.Dataset.Path))
-	}
+	inputs := c.ownerInputs()
 	for _, tc := range []struct {
 		name, seed string
 		set, flags []string

@@ -19,10 +19,7 @@ func TestPDPMVDSNetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 2000, nil, "--method", "pdp-mvds")
 	c.serveAll("--insecure-accept-seed")
 	c.serve("third-party", "--insecure-accept-seed")
-	var inputs []string
-	for _, m := range c.file.WithRole("owner") {
-		inputs = append(inputs, "--input", c.file.Path(m.Dataset.Path))
-	}
+	inputs := c.ownerInputs()
 	net := filepath.Join(c.dir, "net.csv")
 	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", "31", "--set", "rounds=5"))
 	if r.err != nil {
@@ -50,10 +47,7 @@ func TestPDPMVDSPaillierNetworkMatchesOneProcess(t *testing.T) {
 	c.allowUnsound()
 	c.serveAll("--insecure-accept-seed")
 	c.serve("third-party", "--insecure-accept-seed")
-	var inputs []string
-	for _, m := range c.file.WithRole("owner") {
-		inputs = append(inputs, "--input", c.file.Path(m.Dataset.Path))
-	}
+	inputs := c.ownerInputs()
 	net := filepath.Join(c.dir, "net.csv")
 	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", "32", "--set", "rounds=3", "--set", "sspp=paillier",
 		"--set", "keys=keys", "--set", "key_bits=512", "--set", "insecure_test_keys=true"))

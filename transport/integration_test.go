@@ -237,6 +237,16 @@ func (c *cluster) sessions(dir string) []sessionEntry {
 	return out
 }
 
+// ownerInputs are the --input flags of the owners' files, in file order,
+// for the one-process `dppub publish` that a networked run must match.
+func (c *cluster) ownerInputs() []string {
+	var inputs []string
+	for _, m := range c.file.WithRole("owner") {
+		inputs = append(inputs, "--input", c.file.Path(m.Dataset.Path))
+	}
+	return inputs
+}
+
 // runCmd builds `dppub run ppca-dp-mh` against the running members.
 func (c *cluster) runCmd(out string, extra ...string) *exec.Cmd {
 	return c.runMethodCmd("ppca-dp-mh", out, extra...)
@@ -316,10 +326,7 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 0, nil, "--lda")
 	c.serveAll("--insecure-accept-seed")
 	c.serve("dealer", "--insecure-accept-seed")
-	inputs := []string{}
-	for _, m := range c.file.WithRole("owner") {
-		inputs = append(inputs, "--input", c.file.Path(m.Dataset.Path))
-	}
+	inputs := c.ownerInputs()
 	for _, tc := range []struct {
 		name, seed string
 		set        []string

@@ -39,6 +39,16 @@ func measureSome(t testing.TB, f *fixture, got *[][]float64) Engine {
 	}
 }
 
+// driven is a run's roles under d: d, and S and the parties staying until
+// d closes the run.
+func (f *fixture) driven(d *Driver) []protocol.Role {
+	roles := []protocol.Role{d, Stay(f.third)}
+	for _, p := range f.parties {
+		roles = append(roles, Stay(p))
+	}
+	return roles
+}
+
 // One protocol session driven by a Driver releases exactly what one
 // RunLocal session per measurement releases, for the same seeds, in both
 // suites; every role ends done.
@@ -55,10 +65,7 @@ func TestDriverMatchesMeasurer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			roles := []protocol.Role{d, Stay(f.third)}
-			for _, p := range f.parties {
-				roles = append(roles, Stay(p))
-			}
+			roles := f.driven(d)
 			if _, err := protocol.RunLocal(context.Background(), roles...); err != nil {
 				t.Fatal(err)
 			}
@@ -93,10 +100,7 @@ func TestDriverFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roles := []protocol.Role{d, Stay(f.third)}
-	for _, p := range f.parties {
-		roles = append(roles, Stay(p))
-	}
+	roles := f.driven(d)
 	if _, err := protocol.RunLocal(context.Background(), roles...); !errors.Is(err, boom) {
 		t.Fatalf("want the engine's error, got %v", err)
 	}
@@ -166,10 +170,7 @@ func TestDriverToleratesNetworkOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		roles := []protocol.Role{d, Stay(f.third)}
-		for _, p := range f.parties {
-			roles = append(roles, Stay(p))
-		}
+		roles := f.driven(d)
 		runShuffled(t, seed, roles...)
 		if !slices.EqualFunc(got, want, slices.Equal) {
 			t.Fatalf("order %d released %v, want %v", seed, got, want)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dppub/dppub/algo/dpsubn3"
 	"github.com/dppub/dppub/algo/privbayes"
@@ -92,31 +91,23 @@ func (ds dpsubn3Session) params(session string) (protodpsubn3.Params, *privbayes
 
 func prepareDPSUBN3(in transport.PrepareInput) (*transport.Setup, error) {
 	var st DPSUBN3Settings
-	if len(in.Settings) == 0 {
-		return nil, fmt.Errorf("methods: dp-subn3: no settings (give them in the consortium file's methods section)")
-	}
-	if err := decodeStrict(in.Settings, &st, "dp-subn3 settings"); err != nil {
+	if err := decodeSettings("dp-subn3", in.Settings, &st); err != nil {
 		return nil, err
 	}
 	st.defaults()
 	if err := st.validate(); err != nil {
 		return nil, err
 	}
-	if st.Schema == "" {
-		return nil, fmt.Errorf("methods: dp-subn3: the settings need a schema file")
-	}
-	schema, err := data.LoadSchema(in.Consortium.Path(st.Schema))
+	schema, err := sharedSchema("dp-subn3", in.Consortium, st.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("methods: dp-subn3: %w", err)
+		return nil, err
 	}
-	sess := dpsubn3Session{Settings: st, Schema: schema, Curator: in.Self.Name}
+	owners, err := memberNames("dp-subn3", in.Consortium, RoleOwner)
+	if err != nil {
+		return nil, err
+	}
+	sess := dpsubn3Session{Settings: st, Schema: schema, Curator: in.Self.Name, Owners: owners}
 	sess.Settings.Schema = ""
-	for _, m := range in.Consortium.WithRole(RoleOwner) {
-		sess.Owners = append(sess.Owners, m.Name)
-	}
-	if len(sess.Owners) == 0 {
-		return nil, fmt.Errorf("methods: dp-subn3: the consortium has no member with role %q", RoleOwner)
-	}
 	// The draws below follow publish.DPSUBN3: the session ID, one child
 	// seed per owner in turn order, the curator's child; the synthetic
 	// rows are then un-binned with the coordinator's source itself.
@@ -132,12 +123,7 @@ func prepareDPSUBN3(in transport.PrepareInput) (*transport.Setup, error) {
 	budget := dp.Pure(st.Epsilon)
 	setup := &transport.Setup{Session: id}
 	for _, o := range sess.Owners {
-		p := transport.Participant{Name: o, Role: RoleOwner, Budget: &budget, Params: payload}
-		if !in.Source.IsSecure() {
-			seed := in.Source.Uint64()
-			p.Seed = &seed
-		}
-		setup.Participants = append(setup.Participants, p)
+		setup.Participants = append(setup.Participants, participant(o, RoleOwner, &budget, payload, in.Source))
 	}
 	curator, err := protodpsubn3.NewCurator(params, in.Source.Child())
 	if err != nil {
@@ -175,18 +161,11 @@ func joinDPSUBN3(in transport.JoinInput) (protocol.Role, error) {
 	if err := st.validate(); err != nil {
 		return nil, err
 	}
-	if sess.Curator != in.Coordinator {
-		return nil, fmt.Errorf("the session names %q as curator but %q coordinates it", sess.Curator, in.Coordinator)
+	if err := checkSession(in, "curator", sess.Curator, sess.Owners); err != nil {
+		return nil, err
 	}
-	var owners []string
-	for _, p := range in.Participants {
-		owners = append(owners, p.Name)
-	}
-	if !slices.Equal(owners, sess.Owners) {
-		return nil, fmt.Errorf("the session's owners %v differ from its participants %v", sess.Owners, owners)
-	}
-	if in.Accountant == nil || in.Accountant.Budget() != dp.Pure(st.Epsilon) {
-		return nil, fmt.Errorf("the session's budget does not match its settings (ε=%v)", st.Epsilon)
+	if err := checkBudget(in, dp.Pure(st.Epsilon)); err != nil {
+		return nil, err
 	}
 	params, z, err := sess.params(in.Session)
 	if err != nil {

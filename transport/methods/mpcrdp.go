@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
@@ -114,20 +113,15 @@ func (ms mpcrdpSession) params(session string) (protompcrdp.Params, error) {
 
 func prepareMPCRDP(in transport.PrepareInput) (*transport.Setup, error) {
 	var st MPCRDPSettings
-	if len(in.Settings) == 0 {
-		return nil, fmt.Errorf("methods: mp-crdp: no settings (give them in the consortium file's methods section)")
-	}
-	if err := decodeStrict(in.Settings, &st, "mp-crdp settings"); err != nil {
+	if err := decodeSettings("mp-crdp", in.Settings, &st); err != nil {
 		return nil, err
 	}
 	st.defaults()
-	sess := mpcrdpSession{Server: in.Self.Name}
-	for _, m := range in.Consortium.WithRole(RoleOwner) {
-		sess.Parties = append(sess.Parties, m.Name)
+	parties, err := memberNames("mp-crdp", in.Consortium, RoleOwner)
+	if err != nil {
+		return nil, err
 	}
-	if len(sess.Parties) == 0 {
-		return nil, fmt.Errorf("methods: mp-crdp: the consortium has no member with role %q", RoleOwner)
-	}
+	sess := mpcrdpSession{Server: in.Self.Name, Parties: parties}
 	if st.LabelHolder == "" {
 		st.LabelHolder = sess.Parties[0]
 	}
@@ -190,18 +184,11 @@ func joinMPCRDP(in transport.JoinInput) (protocol.Role, error) {
 	if st.unsound() && !in.Self.AllowUnsound {
 		return nil, fmt.Errorf("the session asks for calibration %q and notion %q, whose release is not covered by standard DP, and %s's consortium entry does not set allow_unsound", st.Calibration, st.Notion, in.Self.Name)
 	}
-	if sess.Server != in.Coordinator {
-		return nil, fmt.Errorf("the session names %q as server but %q coordinates it", sess.Server, in.Coordinator)
+	if err := checkSession(in, "server", sess.Server, sess.Parties); err != nil {
+		return nil, err
 	}
-	var parties []string
-	for _, p := range in.Participants {
-		parties = append(parties, p.Name)
-	}
-	if !slices.Equal(parties, sess.Parties) {
-		return nil, fmt.Errorf("the session's parties %v differ from its participants %v", sess.Parties, parties)
-	}
-	if in.Accountant == nil || in.Accountant.Budget() != dp.Pure(st.Epsilon) {
-		return nil, fmt.Errorf("the session's budget does not match its settings (ε=%v)", st.Epsilon)
+	if err := checkBudget(in, dp.Pure(st.Epsilon)); err != nil {
+		return nil, err
 	}
 	params, err := sess.params(in.Session)
 	if err != nil {

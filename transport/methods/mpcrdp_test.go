@@ -2,8 +2,6 @@ package methods
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,35 +18,20 @@ import (
 // columns of the same three individuals; party-1 holds the label.
 func verticalConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 	t.Helper()
-	dir := t.TempDir()
-	write := func(name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("p1.json", `{"id": "id", "attributes": [{"name": "age", "kind": "numeric", "min": 0, "max": 100},
- {"name": "y", "kind": "binary", "categories": ["no", "yes"]}]}`)
-	write("p2.json", `{"id": "id", "attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`)
-	write("noid.json", `{"attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`)
-	write("p1.csv", "id,age,y\n1,30,no\n2,41,yes\n3,52,no\n")
-	write("p2.csv", "id,smoker\n1,no\n2,yes\n3,no\n")
-	f := consortium.File{Name: "t", Members: []consortium.Member{
+	return writeConsortium(t, map[string]string{
+		"p1.json": `{"id": "id", "attributes": [{"name": "age", "kind": "numeric", "min": 0, "max": 100},
+ {"name": "y", "kind": "binary", "categories": ["no", "yes"]}]}`,
+		"p2.json":   `{"id": "id", "attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`,
+		"noid.json": `{"attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`,
+		"p1.csv":    "id,age,y\n1,30,no\n2,41,yes\n3,52,no\n",
+		"p2.csv":    "id,smoker\n1,no\n2,yes\n3,no\n",
+	}, []consortium.Member{
 		{Name: "server", Role: "server", Address: "h:1"},
 		{Name: "party-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
 			Dataset: &consortium.Dataset{Path: "p1.csv", Schema: "p1.json"}, Budget: &consortium.Budget{Epsilon: 5}},
 		{Name: "party-2", Role: "owner", Address: "h:3",
 			Dataset: &consortium.Dataset{Path: "p2.csv", Schema: "noid.json"}, Budget: &consortium.Budget{Epsilon: 5}},
-	}}
-	b, _ := json.Marshal(f)
-	path := filepath.Join(dir, "c.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	file, err := consortium.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return file
+	})
 }
 
 func TestMPCRDPSettingsAndJoin(t *testing.T) {

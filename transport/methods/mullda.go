@@ -120,34 +120,26 @@ func (ls ldaSession) params(session string) (mullda.Params, *data.Encoder, []str
 
 func prepareLDA(method string, in transport.PrepareInput) (*transport.Setup, error) {
 	var st LDASettings
-	if len(in.Settings) == 0 {
-		return nil, fmt.Errorf("methods: %s: no settings (give them in the consortium file's methods section)", method)
-	}
-	if err := decodeStrict(in.Settings, &st, method+" settings"); err != nil {
+	if err := decodeSettings(method, in.Settings, &st); err != nil {
 		return nil, err
 	}
 	st.defaults()
 	if err := st.validate(); err != nil {
 		return nil, err
 	}
-	if st.Schema == "" {
-		return nil, fmt.Errorf("methods: %s: the settings need a schema file", method)
-	}
-	schema, err := data.LoadSchema(in.Consortium.Path(st.Schema))
+	schema, err := sharedSchema(method, in.Consortium, st.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("methods: %s: %w", method, err)
+		return nil, err
 	}
-	sess := ldaSession{Method: method, Settings: st, Schema: schema, Publisher: in.Self.Name}
+	owners, err := memberNames(method, in.Consortium, RoleOwner)
+	if err != nil {
+		return nil, err
+	}
+	if method == "lda-dp" && len(owners) != 1 {
+		return nil, fmt.Errorf("methods: lda-dp takes one owner, the consortium has %d (use mul-lda-dp)", len(owners))
+	}
+	sess := ldaSession{Method: method, Settings: st, Schema: schema, Publisher: in.Self.Name, Owners: owners}
 	sess.Settings.Schema = ""
-	for _, m := range in.Consortium.WithRole(RoleOwner) {
-		sess.Owners = append(sess.Owners, m.Name)
-	}
-	switch m := len(sess.Owners); {
-	case m == 0:
-		return nil, fmt.Errorf("methods: %s: the consortium has no member with role %q", method, RoleOwner)
-	case method == "lda-dp" && m != 1:
-		return nil, fmt.Errorf("methods: lda-dp takes one owner, the consortium has %d (use mul-lda-dp)", m)
-	}
 	if st.Noise != string(lda.Independent) && len(sess.Owners) >= 2 {
 		dealers := in.Consortium.WithRole(RoleDealer)
 		if len(dealers) != 1 {
@@ -168,21 +160,11 @@ func prepareLDA(method string, in transport.PrepareInput) (*transport.Setup, err
 	}
 	budget := dp.Approx(st.Epsilon, st.Delta)
 	setup := &transport.Setup{Session: id}
-	seed := func(p *transport.Participant) {
-		if !in.Source.IsSecure() {
-			s := in.Source.Uint64()
-			p.Seed = &s
-		}
-	}
 	for _, o := range sess.Owners {
-		p := transport.Participant{Name: o, Role: RoleOwner, Budget: &budget, Params: payload}
-		seed(&p)
-		setup.Participants = append(setup.Participants, p)
+		setup.Participants = append(setup.Participants, participant(o, RoleOwner, &budget, payload, in.Source))
 	}
 	if sess.Dealer != "" {
-		p := transport.Participant{Name: sess.Dealer, Role: RoleDealer, Params: payload}
-		seed(&p)
-		setup.Participants = append(setup.Participants, p)
+		setup.Participants = append(setup.Participants, participant(sess.Dealer, RoleDealer, nil, payload, in.Source))
 	}
 	pub, err := mullda.NewPublisher(mullda.PublisherOptions{Params: params, Source: in.Source.Child()})
 	if err != nil {
@@ -238,15 +220,8 @@ func joinLDA(in transport.JoinInput) (protocol.Role, error) {
 	if err := st.validate(); err != nil {
 		return nil, err
 	}
-	if sess.Publisher != in.Coordinator {
-		return nil, fmt.Errorf("the session names %q as publisher but %q coordinates it", sess.Publisher, in.Coordinator)
-	}
-	var want []string
-	for _, p := range in.Participants {
-		want = append(want, p.Name)
-	}
-	if got := append(slices.Clone(sess.Owners), nonEmpty(sess.Dealer)...); !slices.Equal(got, want) {
-		return nil, fmt.Errorf("the session's owners and dealer %v differ from its participants %v", got, want)
+	if err := checkSession(in, "publisher", sess.Publisher, append(slices.Clone(sess.Owners), nonEmpty(sess.Dealer)...)); err != nil {
+		return nil, err
 	}
 	params, enc, _, err := sess.params(in.Session)
 	if err != nil {

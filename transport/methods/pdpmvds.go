@@ -200,10 +200,7 @@ func onlyMember(f *consortium.File, role, method string) (string, error) {
 
 func preparePDPMVDS(in transport.PrepareInput) (*transport.Setup, error) {
 	var st PDPMVDSSettings
-	if len(in.Settings) == 0 {
-		return nil, fmt.Errorf("methods: pdp-mvds: no settings (give them in the consortium file's methods section)")
-	}
-	if err := decodeStrict(in.Settings, &st, "pdp-mvds settings"); err != nil {
+	if err := decodeSettings("pdp-mvds", in.Settings, &st); err != nil {
 		return nil, err
 	}
 	st.defaults()
@@ -241,21 +238,11 @@ func preparePDPMVDS(in transport.PrepareInput) (*transport.Setup, error) {
 	// system's secure generator, so that a seeded run follows its draws
 	// (one child per party in order, S's, the engine's, the decoder's).
 	setup := &transport.Setup{Session: fmt.Sprintf("pdp-mvds-%016x", randx.NewSecure().Uint64())}
-	seed := func(p *transport.Participant) {
-		if !in.Source.IsSecure() {
-			s := in.Source.Uint64()
-			p.Seed = &s
-		}
-	}
 	for _, o := range sess.Owners {
 		budget := dp.Concentrated(st.rho(o))
-		p := transport.Participant{Name: o, Role: RoleOwner, Budget: &budget, Params: payload}
-		seed(&p)
-		setup.Participants = append(setup.Participants, p)
+		setup.Participants = append(setup.Participants, participant(o, RoleOwner, &budget, payload, in.Source))
 	}
-	tp := transport.Participant{Name: third, Role: RoleThirdParty, Params: payload}
-	seed(&tp)
-	setup.Participants = append(setup.Participants, tp)
+	setup.Participants = append(setup.Participants, participant(third, RoleThirdParty, nil, payload, in.Source))
 
 	opts := sess.options(in.Source)
 	eo, _ := publish.PDPMVDSEngineOptions(opts, dom, ps.Owners, st.Records)
@@ -303,15 +290,8 @@ func joinPDPMVDS(in transport.JoinInput) (protocol.Role, error) {
 	if err := st.validate(sess.Owners); err != nil {
 		return nil, err
 	}
-	if sess.Synthesizer != in.Coordinator {
-		return nil, fmt.Errorf("the session names %q as synthesizer but %q coordinates it", sess.Synthesizer, in.Coordinator)
-	}
-	var names []string
-	for _, p := range in.Participants {
-		names = append(names, p.Name)
-	}
-	if want := append(slices.Clone(sess.Owners), sess.Third); !slices.Equal(names, want) {
-		return nil, fmt.Errorf("the session's parties and third party %v differ from its participants %v", want, names)
+	if err := checkSession(in, "synthesizer", sess.Synthesizer, append(slices.Clone(sess.Owners), sess.Third)); err != nil {
+		return nil, err
 	}
 	if len(sess.Schemas) != len(sess.Owners) {
 		return nil, fmt.Errorf("the session lists %d schemas for %d owners", len(sess.Schemas), len(sess.Owners))
@@ -338,8 +318,8 @@ func joinPDPMVDS(in transport.JoinInput) (protocol.Role, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("%s is neither a party nor the third party of the session", in.Self.Name)
 	}
-	if in.Accountant == nil || in.Accountant.Budget() != dp.Concentrated(st.rho(in.Self.Name)) {
-		return nil, fmt.Errorf("the session's budget does not match its settings (ρ=%v)", st.rho(in.Self.Name))
+	if err := checkBudget(in, dp.Concentrated(st.rho(in.Self.Name))); err != nil {
+		return nil, err
 	}
 	t, err := readPartyColumns(in, sess.Schemas[k], st.Records)
 	if err != nil {

@@ -2,8 +2,6 @@ package methods
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,32 +18,17 @@ import (
 // columns of the same three rows, and S.
 func pdpmvdsConsortium(t *testing.T) *consortium.File {
 	t.Helper()
-	dir := t.TempDir()
-	write := func(name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("p1.json", `{"attributes": [{"name": "age", "kind": "numeric", "min": 0, "max": 100}]}`)
-	write("p2.json", `{"attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`)
-	write("p1.csv", "age\n30\n41\n52\n")
-	write("p2.csv", "smoker\nno\nyes\n")
-	f := consortium.File{Name: "t", Members: []consortium.Member{
+	return writeConsortium(t, map[string]string{
+		"p1.json": `{"attributes": [{"name": "age", "kind": "numeric", "min": 0, "max": 100}]}`,
+		"p2.json": `{"attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`,
+		"p1.csv":  "age\n30\n41\n52\n",
+		"p2.csv":  "smoker\nno\nyes\n",
+	}, []consortium.Member{
 		{Name: "synth", Role: "synthesizer", Address: "h:1"},
 		{Name: "a", Role: "owner", Address: "h:2", Dataset: &consortium.Dataset{Path: "p1.csv", Schema: "p1.json"}, Budget: &consortium.Budget{Rho: 1}},
 		{Name: "b", Role: "owner", Address: "h:3", Dataset: &consortium.Dataset{Path: "p2.csv", Schema: "p2.json"}, Budget: &consortium.Budget{Rho: 1}},
 		{Name: "s", Role: "third-party", Address: "h:4"},
-	}}
-	bs, _ := json.Marshal(f)
-	path := filepath.Join(dir, "c.json")
-	if err := os.WriteFile(path, bs, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	file, err := consortium.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return file
+	})
 }
 
 func TestPDPMVDSSettingsAndJoin(t *testing.T) {

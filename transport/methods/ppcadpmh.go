@@ -1,11 +1,9 @@
 package methods
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
@@ -125,42 +123,25 @@ func (ps ppcaSession) params(session string) (ppcadpmh.Params, *data.Encoder, er
 	return p, enc, nil
 }
 
-func decodeStrict(b []byte, v any, what string) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("methods: %s: %w", what, err)
-	}
-	return nil
-}
-
 func preparePPCA(in transport.PrepareInput) (*transport.Setup, error) {
 	var st PPCASettings
-	if len(in.Settings) == 0 {
-		return nil, fmt.Errorf("methods: ppca-dp-mh: no settings (give them in the consortium file's methods section)")
-	}
-	if err := decodeStrict(in.Settings, &st, "ppca-dp-mh settings"); err != nil {
+	if err := decodeSettings("ppca-dp-mh", in.Settings, &st); err != nil {
 		return nil, err
 	}
 	st.defaults()
 	if err := st.validate(); err != nil {
 		return nil, err
 	}
-	if st.Schema == "" {
-		return nil, fmt.Errorf("methods: ppca-dp-mh: the settings need a schema file")
-	}
-	schema, err := data.LoadSchema(in.Consortium.Path(st.Schema))
+	schema, err := sharedSchema("ppca-dp-mh", in.Consortium, st.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("methods: ppca-dp-mh: %w", err)
+		return nil, err
 	}
-	sess := ppcaSession{Settings: st, Schema: schema, Curator: in.Self.Name}
+	owners, err := memberNames("ppca-dp-mh", in.Consortium, RoleOwner)
+	if err != nil {
+		return nil, err
+	}
+	sess := ppcaSession{Settings: st, Schema: schema, Curator: in.Self.Name, Owners: owners}
 	sess.Settings.Schema = ""
-	for _, m := range in.Consortium.WithRole(RoleOwner) {
-		sess.Owners = append(sess.Owners, m.Name)
-	}
-	if len(sess.Owners) == 0 {
-		return nil, fmt.Errorf("methods: ppca-dp-mh: the consortium has no member with role %q", RoleOwner)
-	}
 	// The draws below follow publish.PPCADPMH: the session ID, then one
 	// child seed per owner in order, so a seeded run reproduces it.
 	id := fmt.Sprintf("ppca-dp-mh-%016x", in.Source.Uint64())
@@ -179,12 +160,7 @@ func preparePPCA(in transport.PrepareInput) (*transport.Setup, error) {
 	budget := st.budget()
 	setup := &transport.Setup{Session: id, Role: curator}
 	for _, o := range sess.Owners {
-		p := transport.Participant{Name: o, Role: RoleOwner, Budget: &budget, Params: payload}
-		if !in.Source.IsSecure() {
-			seed := in.Source.Uint64()
-			p.Seed = &seed
-		}
-		setup.Participants = append(setup.Participants, p)
+		setup.Participants = append(setup.Participants, participant(o, RoleOwner, &budget, payload, in.Source))
 	}
 	setup.Finish = func(receipts map[string]transport.Receipt) (*transport.Outcome, error) {
 		return finishPPCA(curator, enc, sess, params, receipts, in.Source.IsSecure(), in.Source.Describe())
@@ -247,18 +223,11 @@ func joinPPCA(in transport.JoinInput) (protocol.Role, error) {
 	if st.unsound() && !in.Self.AllowUnsound {
 		return nil, fmt.Errorf("the session asks for the paper calibration or paper latent codes, whose output is not (fully) covered by DP, and %s's consortium entry does not set allow_unsound", in.Self.Name)
 	}
-	if sess.Curator != in.Coordinator {
-		return nil, fmt.Errorf("the session names %q as curator but %q coordinates it", sess.Curator, in.Coordinator)
+	if err := checkSession(in, "curator", sess.Curator, sess.Owners); err != nil {
+		return nil, err
 	}
-	var owners []string
-	for _, p := range in.Participants {
-		owners = append(owners, p.Name)
-	}
-	if !slices.Equal(owners, sess.Owners) {
-		return nil, fmt.Errorf("the session's owners %v differ from its participants %v", sess.Owners, owners)
-	}
-	if in.Accountant == nil || in.Accountant.Budget() != st.budget() {
-		return nil, fmt.Errorf("the session's budget does not match its settings (ε=%v, δ=%v)", st.Epsilon, st.Delta)
+	if err := checkBudget(in, st.budget()); err != nil {
+		return nil, err
 	}
 	params, enc, err := sess.params(in.Session)
 	if err != nil {

@@ -2,8 +2,6 @@ package methods
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,32 +19,17 @@ const schemaJSON = `{"attributes": [
 
 func testConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 	t.Helper()
-	dir := t.TempDir()
-	write := func(name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("s.json", schemaJSON)
-	write("other.json", strings.Replace(schemaJSON, "100", "120", 1))
-	write("a.csv", "age,smoker\n30,no\n41,yes\n52,no\n")
-	f := consortium.File{Name: "t", Members: []consortium.Member{
+	return writeConsortium(t, map[string]string{
+		"s.json":     schemaJSON,
+		"other.json": strings.Replace(schemaJSON, "100", "120", 1),
+		"a.csv":      "age,smoker\n30,no\n41,yes\n52,no\n",
+	}, []consortium.Member{
 		{Name: "curator", Role: "curator", Address: "h:1"},
 		{Name: "owner-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
 			Dataset: &consortium.Dataset{Path: "a.csv", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},
 		{Name: "owner-2", Role: "owner", Address: "h:3",
 			Dataset: &consortium.Dataset{Path: "a.csv", Schema: "other.json"}, Budget: &consortium.Budget{Epsilon: 5}},
-	}}
-	b, _ := json.Marshal(f)
-	path := filepath.Join(dir, "c.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	file, err := consortium.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return file
+	})
 }
 
 func prepare(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
