@@ -98,3 +98,32 @@ func checkBudget(in transport.JoinInput, want dp.Guarantee) error {
 	}
 	return nil
 }
+
+// settings are a method's settings: defaults filled in place, then
+// checked; schemaFile names the shared schema of a horizontal method.
+type settings[T any] interface {
+	*T
+	defaults()
+	validate() error
+	schemaFile() string
+}
+
+// horizontalStart is how every horizontally split method's Prepare
+// begins: the settings decoded, defaulted and checked, the shared schema
+// they name, and the owners in file order.
+func horizontalStart[T any, P settings[T]](method string, in transport.PrepareInput) (T, data.Schema, []string, error) {
+	var st T
+	if err := decodeSettings(method, in.Settings, &st); err != nil {
+		return st, data.Schema{}, nil, err
+	}
+	P(&st).defaults()
+	if err := P(&st).validate(); err != nil {
+		return st, data.Schema{}, nil, err
+	}
+	schema, err := sharedSchema(method, in.Consortium, P(&st).schemaFile())
+	if err != nil {
+		return st, data.Schema{}, nil, err
+	}
+	owners, err := memberNames(method, in.Consortium, RoleOwner)
+	return st, schema, owners, err
+}

@@ -50,6 +50,8 @@ func (s *DPSUBN3Settings) defaults() {
 	}
 }
 
+func (s DPSUBN3Settings) schemaFile() string { return s.Schema }
+
 func (s DPSUBN3Settings) validate() error {
 	switch {
 	case !(s.Epsilon > 0) || math.IsInf(s.Epsilon, 0):
@@ -90,19 +92,7 @@ func (ds dpsubn3Session) params(session string) (protodpsubn3.Params, *privbayes
 }
 
 func prepareDPSUBN3(in transport.PrepareInput) (*transport.Setup, error) {
-	var st DPSUBN3Settings
-	if err := decodeSettings("dp-subn3", in.Settings, &st); err != nil {
-		return nil, err
-	}
-	st.defaults()
-	if err := st.validate(); err != nil {
-		return nil, err
-	}
-	schema, err := sharedSchema("dp-subn3", in.Consortium, st.Schema)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := memberNames("dp-subn3", in.Consortium, RoleOwner)
+	st, schema, owners, err := horizontalStart[DPSUBN3Settings]("dp-subn3", in)
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,8 @@ func (s *LDASettings) defaults() {
 	}
 }
 
+func (s LDASettings) schemaFile() string { return s.Schema }
+
 func (s LDASettings) validate() error {
 	switch {
 	case s.Label == "":
@@ -119,19 +121,7 @@ func (ls ldaSession) params(session string) (mullda.Params, *data.Encoder, []str
 }
 
 func prepareLDA(method string, in transport.PrepareInput) (*transport.Setup, error) {
-	var st LDASettings
-	if err := decodeSettings(method, in.Settings, &st); err != nil {
-		return nil, err
-	}
-	st.defaults()
-	if err := st.validate(); err != nil {
-		return nil, err
-	}
-	schema, err := sharedSchema(method, in.Consortium, st.Schema)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := memberNames(method, in.Consortium, RoleOwner)
+	st, schema, owners, err := horizontalStart[LDASettings](method, in)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,8 @@ func (s *PPCASettings) defaults() {
 	}
 }
 
+func (s PPCASettings) schemaFile() string { return s.Schema }
+
 func (s PPCASettings) validate() error {
 	switch {
 	case !(s.Epsilon > 0) || math.IsInf(s.Epsilon, 0):
@@ -124,19 +126,7 @@ func (ps ppcaSession) params(session string) (ppcadpmh.Params, *data.Encoder, er
 }
 
 func preparePPCA(in transport.PrepareInput) (*transport.Setup, error) {
-	var st PPCASettings
-	if err := decodeSettings("ppca-dp-mh", in.Settings, &st); err != nil {
-		return nil, err
-	}
-	st.defaults()
-	if err := st.validate(); err != nil {
-		return nil, err
-	}
-	schema, err := sharedSchema("ppca-dp-mh", in.Consortium, st.Schema)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := memberNames("ppca-dp-mh", in.Consortium, RoleOwner)
+	st, schema, owners, err := horizontalStart[PPCASettings]("ppca-dp-mh", in)
 	if err != nil {
 		return nil, err
 	}
