@@ -220,10 +220,10 @@ func IInDifScore() (Mechanism, error) {
 		return Mechanism{}, fmt.Errorf("audit: the IInDif pair moves the score by %v, want %v", math.Abs(sD-sD2), marginal.IInDifSensitivity)
 	}
 	return Mechanism{
-		Name:  fmt.Sprintf("IInDif score, Gaussian (Δ=2, σ=%g)", sigma),
-		Claim: gaussianProfile(sigma, marginal.IInDifSensitivity),
-		Pair:  fmt.Sprintf("20 records over two binary attributes, references 10/10: score %g on D, %g on D'", sD, sD2),
-		Dim:   1,
+		Name:    fmt.Sprintf("IInDif score, Gaussian (Δ=2, σ=%g)", sigma),
+		Claim:   gaussianProfile(sigma, marginal.IInDifSensitivity),
+		Pair:    fmt.Sprintf("20 records over two binary attributes, references 10/10: score %g on D, %g on D'", sD, sD2),
+		Dim:     1,
 		Release: scoreRelease(pair, q, noise),
 	}, nil
 }
@@ -253,10 +253,10 @@ func InDifScore(calibration string, eps float64) (Mechanism, error) {
 	}
 	sD2, _ := marginal.ExactScore(pair[DPrime], q)
 	return Mechanism{
-		Name:  fmt.Sprintf("InDif score, Laplace calibrated to Δ=%g (%s, ε=%g)", sens, calibration, eps),
-		Claim: noise.Spec().Guarantee,
-		Pair:  fmt.Sprintf("12 records over 3×3, record 0 replaced (1,1) → (2,2): InDif %.4g on D, %.4g on D'", sD, sD2),
-		Dim:   1,
+		Name:    fmt.Sprintf("InDif score, Laplace calibrated to Δ=%g (%s, ε=%g)", sens, calibration, eps),
+		Claim:   noise.Spec().Guarantee,
+		Pair:    fmt.Sprintf("12 records over 3×3, record 0 replaced (1,1) → (2,2): InDif %.4g on D, %.4g on D'", sD, sD2),
+		Dim:     1,
 		Release: scoreRelease(pair, q, noise),
 	}, nil
 }

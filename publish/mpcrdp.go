@@ -3,8 +3,8 @@ package publish
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
