@@ -19,9 +19,9 @@ func init() {
 		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
 		build: func(o MethodOptions) (Mechanism, error) { return PrivBayesMarginals(or(o.Epsilon, 1)) }},
 		Case{Method: "privbayes-marginals", Expect: Pass})
-	register(Method{Name: "privbayes-structure", Summary: "PrivBayes' GreedyBayes structure (exponential mechanism, R score, k = 1, ε1 = 1) on 6 records",
+	register(Method{Name: "privbayes-structure", Summary: "PrivBayes' GreedyBayes structure (exponential mechanism, R score, k = 1, ε1 = 10) on 6 records",
 		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(o MethodOptions) (Mechanism, error) { return PrivBayesStructure(or(o.Epsilon, 1)) }},
+		build: func(o MethodOptions) (Mechanism, error) { return PrivBayesStructure(or(o.Epsilon, 10)) }},
 		Case{Method: "privbayes-structure", Expect: Pass})
 	register(Method{Name: "dp-subn3", Summary: "one DP-SUBN3 party's update with a prior (sample, merge, PrivBayes on the merge; ε = 1)",
 		Calibrations: []string{"sound"}, FastRuns: 10_000, LongRuns: 200_000,

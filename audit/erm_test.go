@@ -14,6 +14,9 @@ func TestDPERMPasses(t *testing.T) {
 		if r.Verdict != Pass || r.EpsilonLower > 1 {
 			t.Errorf("%s: %s with ε_lower %.3f", r.Mechanism, r.Verdict, r.EpsilonLower)
 		}
+		if r.EpsilonLower < 0.2 {
+			t.Errorf("%s: ε_lower %.3f: the pair no longer moves the model measurably", r.Mechanism, r.EpsilonLower)
+		}
 		if variant == "output" && r.EpsilonLower < 0.8 {
 			t.Errorf("%s: ε_lower %.3f: the audit lost its power (want close to ε)", r.Mechanism, r.EpsilonLower)
 		}

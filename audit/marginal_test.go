@@ -19,12 +19,12 @@ func TestMarginalAndPDPMVDSNoiseAudits(t *testing.T) {
 		lo, hi float64
 	}{
 		{"marginal-one-way", MethodOptions{}, Pass, 0.5, 1},
-		{"marginal-gaussian", MethodOptions{}, Pass, 0, 1},
-		{"iindif", MethodOptions{}, Pass, 0, 1},
+		{"marginal-gaussian", MethodOptions{}, Pass, 0.5, 1},
+		{"iindif", MethodOptions{}, Pass, 0.5, 1},
 		{"indif", MethodOptions{Calibration: "sound"}, Pass, 0.5, 2},
 		{"indif", MethodOptions{Calibration: "privsyn"}, Violation, 2, 2.4},
-		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe), Mechanism: ViewParty}, Pass, 0, 1},
-		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Pass, 0, 1},
+		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe), Mechanism: ViewParty}, Pass, 0.5, 1},
+		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Pass, 0.5, 1},
 		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact), Mechanism: ViewParty}, Violation, 1, 3},
 		{"dlpa", MethodOptions{}, Pass, 0.7, 1},
 		{"pdp-mvds-laplace-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Pass, 0.7, 1},

@@ -25,7 +25,8 @@ func newConsortiumCmd() *cobra.Command {
 		Short: "Set up the members who run methods together over the network",
 		Long: `A consortium file (JSON) lists the members: each one's name, role (e.g. owner,
 curator), address, and for data owners the dataset, its schema, the lifetime
-privacy budget and the ledger file. See transport/README.md for a walkthrough.`,
+privacy budget and the ledger file. The README's "Running a method across machines"
+walks through it; dppub consortium demo --method M writes one for each method.`,
 	}
 	cmd.AddCommand(newConsortiumInitCmd(), newConsortiumDemoCmd(), newConsortiumBudgetCmd())
 	return cmd
