@@ -6,16 +6,15 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/algo/marginal"
-	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/randx"
 )
 
 // The audits of this file run the marginal engine's real measurement code
 // (marginal.LocalMeasurer, which the single-owner engine uses and whose
-// noise the protocol reproduces) and PDP-MVDS's real share drawing.
+// noise the protocol reproduces); pdpmvds.go audits how PDP-MVDS draws
+// that noise as shares.
 
 func init() {
 	register(Method{Name: "marginal-one-way", Summary: "PDP-MVDS/marginal engine: a noisy one-way marginal, Laplace at ε = √(2ρ) (ρ = 0.5)",
@@ -35,31 +34,7 @@ func init() {
 		build: func(o MethodOptions) (Mechanism, error) { return InDifScore(o.Calibration, or(o.Epsilon, 2)) }},
 		Case{Method: "indif", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
 		Case{Method: "indif", Options: MethodOptions{Calibration: "privsyn"}, Expect: Violation})
-	register(Method{Name: "pdp-mvds-noise", Summary: "PDP-MVDS distributed Gaussian noise (2 parties + S, σ = 1 on a count), seen by the coordinator or by a fellow party that knows its own share",
-		Calibrations: []string{string(pdpmvds.NoiseInsiderSafe), string(pdpmvds.NoiseExact)}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(o MethodOptions) (Mechanism, error) {
-			return PDPMVDSNoise(pdpmvds.NoiseMode(o.Calibration), o.Mechanism)
-		}},
-		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe)}, Expect: Pass},
-		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe), Mechanism: ViewParty}, Expect: Pass},
-		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Expect: Pass},
-		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseExact), Mechanism: ViewParty}, Expect: Violation})
-	register(Method{Name: "pdp-mvds-laplace-noise", Summary: "PDP-MVDS distributed Laplace noise by Gamma differences (2 parties + S, ε = 1 on a count), the coordinator's view",
-		Calibrations: []string{string(pdpmvds.NoiseInsiderSafe), string(pdpmvds.NoiseExact)}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(o MethodOptions) (Mechanism, error) {
-			return PDPMVDSLaplaceNoise(pdpmvds.NoiseMode(o.Calibration), or(o.Epsilon, 1))
-		}},
-		Case{Method: "pdp-mvds-laplace-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe)}, Expect: Pass},
-		Case{Method: "pdp-mvds-laplace-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Expect: Pass})
-	register(Method{Name: "dlpa", Summary: "DLPA distributed Laplace (Rastogi & Nath 2010) as PDP-MVDS's Paillier suite draws it: 3 parties' Gaussian shares, quantised, combined (ε = 1)",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(o MethodOptions) (Mechanism, error) { return DLPA(or(o.Epsilon, 1)) }},
-		Case{Method: "dlpa", Expect: Pass})
 }
-
-// ViewParty audits what a fellow party sees of PDP-MVDS's noise: the
-// release minus its own share.
-const ViewParty = "party"
 
 // gaussianProfile is the exact (ε, δ) guarantee at ε = 1 of a Gaussian
 // mechanism with noise σ on a query of L2 sensitivity Δ (Balle & Wang
@@ -172,7 +147,7 @@ func MarginalGaussian() (Mechanism, error) {
 	fD, fD2 := counts(pair[D], []int{0, 1}), counts(pair[DPrime], []int{0, 1})
 	sigma := []float64{noise.Scale, noise.Scale, noise.Scale, noise.Scale}
 	return Mechanism{
-		Name:      fmt.Sprintf("marginal 2-way, Gaussian (Δ₂=√2, σ=%.3g, ρ=%g)", noise.Scale, rho),
+		Name:      fmt.Sprintf("marginal 2-way, Gaussian (Δ₂=√2, σ=%.3g, ρ=%.3g)", noise.Scale, rho),
 		Claim:     gaussianProfile(noise.Scale, marginal.CountL2),
 		Pair:      "16 records over two binary attributes; D' moves record 0 from (0,0) to (1,1)",
 		Dim:       4,
@@ -258,108 +233,5 @@ func InDifScore(calibration string, eps float64) (Mechanism, error) {
 		Pair:    fmt.Sprintf("12 records over 3×3, record 0 replaced (1,1) → (2,2): InDif %.4g on D, %.4g on D'", sD, sD2),
 		Dim:     1,
 		Release: scoreRelease(pair, q, noise),
-	}, nil
-}
-
-// PDPMVDSNoise audits the noise PDP-MVDS adds to a count of one cell
-// (sensitivity 1) over two parties' attributes, σ = 1 (ρ = 0.5), drawn as
-// the protocol's contributors draw their shares (Session.NoiseShares),
-// claimed as the exact (ε = 1, δ) profile of N(0, 1). The coordinator
-// sees count + all shares. A fellow party (view "party") also knows its
-// own share and sees count + the others'. Insider-safe: any m−1 of the m
-// shares already make up N(0, 1), so both views pass. Exact (the paper's):
-// the two involved parties' shares are N(0, ½) each, so a party sees
-// N(0, ½): a VIOLATION of the claim against a fellow party.
-func PDPMVDSNoise(mode pdpmvds.NoiseMode, view string) (Mechanism, error) {
-	if view != "" && view != "coordinator" && view != ViewParty {
-		return Mechanism{}, fmt.Errorf("audit: pdp-mvds-noise view must be coordinator or party, got %q", view)
-	}
-	if view == "" {
-		view = "coordinator"
-	}
-	s := pdpmvds.Session{Parties: 2, Records: 10, Sizes: []int{2, 2}, Owners: []int{0, 1}, Noise: mode}
-	if err := s.Validate(); err != nil {
-		return Mechanism{}, fmt.Errorf("audit: %w", err)
-	}
-	noise, err := marginal.Calibrate(marginal.Gaussian, 1, 1, 0.5)
-	if err != nil {
-		return Mechanism{}, fmt.Errorf("audit: %w", err)
-	}
-	return Mechanism{
-		Name:  fmt.Sprintf("pdp-mvds %s noise (σ=1), %s's view", mode, view),
-		Claim: gaussianProfile(noise.Scale, 1),
-		Pair:  "a count of 0 on D and 1 on D'",
-		Dim:   1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			_, shares := s.NoiseShares(noise, []int{0, 1}, dp.NewNoiser(src))
-			out[0] = sideValue(side, 1)
-			for i, v := range shares {
-				if view == ViewParty && i == 0 {
-					continue // party 1 knows its own share
-				}
-				out[0] += v
-			}
-			return nil
-		},
-	}, nil
-}
-
-// DLPA audits the distributed Laplace noise of crypto/dlpa (Rastogi &
-// Nath 2010): three parties each draw four Gaussian shares of variance
-// λ/6, and Σ_j ±(Σ_k y_jk)², computed on the shares quantised to 8
-// fractional bits as under encryption (CombineQuantized), is Lap(λ) with
-// λ = 1/ε. The coordinator sees a count of 0 or 1 plus that noise, claimed
-// ε-DP. The statistic is the release.
-func DLPA(eps float64) (Mechanism, error) {
-	const parties, fracBits = 3, 8
-	return Mechanism{
-		Name:  fmt.Sprintf("dlpa distributed Laplace (%d parties, %d fractional bits, ε=%g)", parties, fracBits, eps),
-		Claim: dp.Pure(eps),
-		Pair:  "a count of 0 on D and 1 on D'",
-		Dim:   1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			shares := make([]dlpa.Share, parties)
-			for k := range shares {
-				s, err := dlpa.DrawShare(src, 1/eps, parties)
-				if err != nil {
-					return err
-				}
-				shares[k] = s
-			}
-			noise, err := dlpa.CombineQuantized(shares, fracBits)
-			out[0] = sideValue(side, 1) + noise
-			return err
-		},
-	}, nil
-}
-
-// PDPMVDSLaplaceNoise audits PDP-MVDS's Laplace noise drawn as shares
-// (Session.NoiseShares): each contributor adds Gamma(1/m', b) −
-// Gamma(1/m', b), so that m' of them sum to exactly Lap(b) by infinite
-// divisibility (m' = m − 1 insider-safe, m exact), b = 1/ε for a count of
-// sensitivity 1. The coordinator sees the count plus every share; claimed
-// ε-DP. The statistic is the release.
-func PDPMVDSLaplaceNoise(mode pdpmvds.NoiseMode, eps float64) (Mechanism, error) {
-	s := pdpmvds.Session{Parties: 2, Records: 10, Sizes: []int{2, 2}, Owners: []int{0, 1}, Noise: mode}
-	if err := s.Validate(); err != nil {
-		return Mechanism{}, fmt.Errorf("audit: %w", err)
-	}
-	noise, err := marginal.Calibrate(marginal.Laplace, 1, 1, eps*eps/2)
-	if err != nil {
-		return Mechanism{}, fmt.Errorf("audit: %w", err)
-	}
-	return Mechanism{
-		Name:  fmt.Sprintf("pdp-mvds %s Laplace noise by Gamma shares (ε=%g), coordinator's view", mode, eps),
-		Claim: noise.Spec().Guarantee,
-		Pair:  "a count of 0 on D and 1 on D'",
-		Dim:   1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			_, shares := s.NoiseShares(noise, []int{0, 1}, dp.NewNoiser(src))
-			out[0] = sideValue(side, 1)
-			for _, v := range shares {
-				out[0] += v
-			}
-			return nil
-		},
 	}, nil
 }

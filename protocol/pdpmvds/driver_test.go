@@ -3,11 +3,14 @@ package pdpmvds
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 )
@@ -176,4 +179,210 @@ func TestDriverToleratesNetworkOrder(t *testing.T) {
 			t.Fatalf("order %d released %v, want %v", seed, got, want)
 		}
 	}
+}
+
+// testEngine is Algorithm 3 over testSizes' categorical attributes, with
+// the fixture's parties (one ρ for all) and a few GUM rounds; src drives
+// GUM.
+func testEngine(t testing.TB, rho float64, src *randx.Source, res **marginal.Result) Engine {
+	var s data.Schema
+	for j, n := range testSizes {
+		a := data.Attribute{Name: fmt.Sprintf("a%d", j), Kind: data.Categorical}
+		for c := range n {
+			a.Categories = append(a.Categories, fmt.Sprint(c))
+		}
+		s.Attributes = append(s.Attributes, a)
+	}
+	dom, err := marginal.NewDomain(s, marginal.DomainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parties := make([]marginal.Party, 3)
+	for k := range parties {
+		parties[k] = marginal.Party{Name: PartyID(k), Rho: rho}
+	}
+	for j, k := range testOwners {
+		parties[k].Attrs = append(parties[k].Attrs, j)
+	}
+	return func(ctx context.Context, m marginal.Measurer) error {
+		var err error
+		*res, err = marginal.Synthesize(ctx, m, marginal.Options{Domain: dom, Parties: parties, Records: testRecords,
+			GUM: marginal.GUMOptions{Rounds: 3}, Source: src})
+		return err
+	}
+}
+
+const testRecords = 300
+
+// The whole engine (Algorithm 3) driven in one protocol session
+// synthesises exactly the table it synthesises through the Measurer (one
+// session per measurement), for the same seeds.
+func TestDriverSynthesizeMatchesMeasurer(t *testing.T) {
+	var want, got *marginal.Result
+	ref := newRoles(t, SuiteCommodity, NoiseInsiderSafe, testRecords, 1, 11)
+	if err := testEngine(t, 1, randx.NewSeeded(12), &want)(context.Background(), ref.m); err != nil {
+		t.Fatal(err)
+	}
+	f := newRoles(t, SuiteCommodity, NoiseInsiderSafe, testRecords, 1, 11)
+	d, err := NewDriver(context.Background(), f.session, testEngine(t, 1, randx.NewSeeded(12), &got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := protocol.RunLocal(context.Background(), f.driven(d)...); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Measured) == 0 || len(got.Measured) != len(want.Measured) {
+		t.Fatalf("measured %d marginals, per-request run %d", len(got.Measured), len(want.Measured))
+	}
+	t.Logf("%d releases, %d marginals measured", len(got.Plan), len(got.Measured))
+	for j := range want.Data.Cols {
+		if !slices.Equal(got.Data.Cols[j], want.Data.Cols[j]) {
+			t.Fatalf("synthetic column %d differs from the per-request run's", j)
+		}
+	}
+	for k, a := range f.accts {
+		if a.Spent() != ref.accts[k].Spent() {
+			t.Fatalf("party %d spent %v, per-request run %v", k+1, a.Spent(), ref.accts[k].Spent())
+		}
+	}
+}
+
+// Stopping a driver (a session that aborts) ends the engine's goroutine
+// even while it waits for a reply that will never come; an engine that
+// fails or measures nothing ends at Start.
+func TestDriverStop(t *testing.T) {
+	f := newRoles(t, SuiteCommodity, NoiseInsiderSafe, 50, 1, 3)
+	ended := make(chan error, 1)
+	d, err := NewDriver(context.Background(), f.session, func(ctx context.Context, m marginal.Measurer) error {
+		_, err := m.Marginal(ctx, []int{0}, f.release(t, []int{0}, marginal.Laplace, 2, 2, 0.1))
+		ended <- err
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.Start()
+	if err != nil || len(out) == 0 {
+		t.Fatalf("start: %d envelopes, %v", len(out), err)
+	}
+	d.Stop()
+	// A goroutine still blocked fails the test by its deadline.
+	select {
+	case err := <-ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the engine's measurement ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the engine still waits after Stop")
+	}
+	if _, err := d.Handle(out[0]); err == nil || d.Done() {
+		t.Fatalf("a stopped driver handled a message: %v", err)
+	}
+
+	boom := errors.New("boom")
+	d, _ = NewDriver(context.Background(), f.session, func(context.Context, marginal.Measurer) error { return boom })
+	if _, err := d.Start(); !errors.Is(err, boom) || d.Done() {
+		t.Fatalf("failing engine: start returned %v", err)
+	}
+	d, _ = NewDriver(context.Background(), f.session, func(context.Context, marginal.Measurer) error { return nil })
+	out, err = d.Start()
+	if err != nil || !d.Done() || len(out) != 4 {
+		t.Fatalf("idle engine: %d envelopes, done %v, %v", len(out), d.Done(), err)
+	}
+	for _, e := range out {
+		if e.Type != TypeClose || e.From != CoordinatorID {
+			t.Fatalf("idle engine sent %s from %s", e.Type, e.From)
+		}
+	}
+}
+
+// fuzzKinds are the commodity suite's message kinds, the request's and
+// the close's (the request and close are not Bodies: mutating into them
+// sends a body under their type).
+var fuzzKinds = []string{"result", "ready", "totals", "pair-seed", "mask-seeds", "masked", "deal", "noise",
+	"sign-query", "signs", "request", "close"}
+
+// mutate rewrites one envelope of a run as a misbehaving sender could:
+// another sender or kind, another request ID, stage or index, other or
+// truncated words.
+func mutate(e protocol.Envelope, from, kind uint8, dID int8, stage, index int, words []byte) protocol.Envelope {
+	ids := []string{CoordinatorID, ThirdPartyID, PartyID(0), PartyID(1), PartyID(2)}
+	if int(from) < len(ids) {
+		e.From = ids[from]
+	}
+	if e.Type == (&Request{}).MessageType() {
+		var q Request
+		if q.UnmarshalBinary(e.Payload) == nil {
+			q.ID += uint64(int64(dID))
+			if len(q.Attrs) > 0 {
+				q.Attrs[0] = index
+			}
+			e.Payload, _ = q.MarshalBinary()
+		}
+		return e
+	}
+	var m Body
+	if m.UnmarshalBinary(e.Payload) != nil {
+		return e
+	}
+	if int(kind) < len(fuzzKinds) {
+		m.Kind = fuzzKinds[kind]
+	}
+	m.ID += uint64(int64(dID))
+	m.Stage, m.Index = stage, index
+	switch {
+	case len(words)%8 == 0 && len(words) > 0:
+		m.Words = bytesWords(words)
+	case len(words) < len(m.Words):
+		m.Words = m.Words[:len(words)]
+	}
+	e.Payload, _ = m.MarshalBinary()
+	e.Type = m.MessageType()
+	return e
+}
+
+// fuzzRunLen is the number of messages of FuzzDrivenRoles' run.
+const fuzzRunLen = 64
+
+// FuzzDrivenRoles replaces one message of a driven commodity run with a
+// mutated one: whatever a fellow role sends, the roles refuse it or carry
+// on, and never panic (a panic would bring down a member's server).
+//
+//	go test -run XXX -fuzz FuzzDrivenRoles ./protocol/pdpmvds
+func FuzzDrivenRoles(f *testing.F) {
+	f.Add(uint16(3), uint8(9), uint8(5), int8(0), 0, 7, []byte{1, 2, 3})
+	f.Add(uint16(20), uint8(9), uint8(6), int8(0), 1, 1, []byte{})
+	f.Add(uint16(40), uint8(2), uint8(3), int8(1), 0, 0, make([]byte, 16))
+	f.Add(uint16(0), uint8(0), uint8(0), int8(0), -1, 99, []byte{0})
+	f.Fuzz(func(t *testing.T, step uint16, from, kind uint8, dID int8, stage, index int, words []byte) {
+		fx := newRoles(t, SuiteCommodity, NoiseInsiderSafe, 20, 1, 3)
+		var got [][]float64
+		d, err := NewDriver(context.Background(), fx.session, measureSome(t, fx, &got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Stop()
+		byID := map[string]protocol.Role{}
+		var pending []protocol.Envelope
+		for _, r := range fx.driven(d) {
+			byID[r.ID()] = r
+			out, err := r.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending = append(pending, out...)
+		}
+		for n := 0; len(pending) > 0; n++ {
+			e := pending[0]
+			pending = pending[1:]
+			if n == int(step)%fuzzRunLen {
+				e = mutate(e, from, kind, dID, stage, index, words)
+			}
+			out, err := byID[e.To].Handle(e)
+			if err != nil {
+				return
+			}
+			pending = append(pending, out...)
+		}
+	})
 }

@@ -59,9 +59,10 @@ type PDPMVDSSettings struct {
 	Rows      int                `json:"rows,omitempty"`
 	Delta     float64            `json:"delta,omitempty"`
 	// Keys is, for the paillier suite, the directory (relative to the
-	// consortium file, on each member's own machine) of the key ceremony's
-	// files: party k reads only its party-k.key.json, S only
-	// public-key.json. No key ever travels over the network.
+	// consortium file and inside its directory, on each member's own
+	// machine) of the key ceremony's files: party k reads only its
+	// party-k.key.json, S only public-key.json. No key ever travels over
+	// the network.
 	Keys             string `json:"keys,omitempty"`
 	KeyBits          int    `json:"key_bits,omitempty"`
 	InsecureTestKeys bool   `json:"insecure_test_keys,omitempty"`
@@ -104,6 +105,10 @@ func (s PDPMVDSSettings) validate(owners []string) error {
 		return fmt.Errorf("methods: pdp-mvds: the paillier suite needs keys, the directory of the key ceremony's files (dppub keygen) on every member's machine")
 	case s.SSPP != string(pdpmvds.SuitePaillier) && s.Keys != "":
 		return fmt.Errorf("methods: pdp-mvds: keys is for sspp paillier")
+	case s.Keys != "" && !filepath.IsLocal(s.Keys):
+		// The coordinator names the directory; it must not steer a party
+		// to read a key file from anywhere but its consortium directory.
+		return fmt.Errorf("methods: pdp-mvds: keys must be a directory inside the consortium file's directory (relative, no ..), got %q", s.Keys)
 	case s.KeyBits < 2048 && !s.InsecureTestKeys:
 		return fmt.Errorf("methods: pdp-mvds: key_bits %d is below 2048; set insecure_test_keys for a test run", s.KeyBits)
 	case s.Noise != string(pdpmvds.NoiseInsiderSafe) && s.Noise != string(pdpmvds.NoiseExact):

@@ -2,10 +2,13 @@ package methods
 
 import (
 	"encoding/json"
+	"math/big"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/crypto/dlpa"
+	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
@@ -42,6 +45,8 @@ func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 		"no budget":          `{"records": 3}`,
 		"stranger budget":    `{"records": 3, "rho": 1, "budgets": {"zed": 1}}`,
 		"paillier":           `{"records": 3, "rho": 1, "sspp": "paillier"}`,
+		"keys outside":       `{"records": 3, "rho": 1, "sspp": "paillier", "keys": "../keys"}`,
+		"keys absolute":      `{"records": 3, "rho": 1, "sspp": "paillier", "keys": "/etc"}`,
 		"bad noise":          `{"records": 3, "rho": 1, "noise": "loud"}`,
 		"bad mechanism":      `{"records": 3, "rho": 1, "mechanism": "cauchy"}`,
 		"typo":               `{"records": 3, "rho": 1, "roundz": 3}`,
@@ -93,19 +98,32 @@ func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 	}
 }
 
-// FuzzPDPMVDSMessages feeds every PDP-MVDS decoder a node can receive;
-// the first byte picks the decoder.
+// FuzzPDPMVDSMessages feeds every PDP-MVDS decoder a node can receive:
+// the envelopes' (request, body, close, session), and the Paillier
+// suite's blobs inside bodies (a fellow's modulus, ciphertexts, partial
+// decryptions, DLPA messages); the first byte picks the decoder.
 func FuzzPDPMVDSMessages(f *testing.F) {
 	q, _ := (&pdpmvds.Request{ID: 1, Kind: pdpmvds.KindMarginal, Attrs: []int{0, 1}}).MarshalBinary()
 	f.Add(append([]byte{0}, q...))
 	b, _ := (&pdpmvds.Body{Kind: "totals", ID: 1, Words: []uint64{1, 2}}).MarshalBinary()
 	f.Add(append([]byte{1}, b...))
+	sk, err := paillier.GenerateInsecureTestKey(paillier.NewReader(randx.NewSeeded(1)), 512)
+	if err != nil {
+		f.Fatal(err)
+	}
+	pk := &sk.PublicKey
+	c, err := pk.Encrypt(paillier.NewReader(randx.NewSeeded(2)), big.NewInt(7))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(append([]byte{5}, pk.MarshalCiphertexts([]*paillier.Ciphertext{c})...))
+	f.Add(append([]byte{4}, pk.N.Bytes()...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return
 		}
 		body := data[1:]
-		switch data[0] % 4 {
+		switch data[0] % 9 {
 		case 0:
 			var m pdpmvds.Request
 			_ = m.UnmarshalBinary(body)
@@ -120,6 +138,19 @@ func FuzzPDPMVDSMessages(f *testing.F) {
 		case 3:
 			var s pdpmvdsSession
 			_ = decodeStrict(body, &s, "session")
+		case 4:
+			_, _ = paillier.NewPublicKey(new(big.Int).SetBytes(body))
+		case 5:
+			_, _ = pk.UnmarshalCiphertexts(body)
+		case 6:
+			var m paillier.PartialDecryption
+			_ = m.UnmarshalBinary(body)
+		case 7:
+			var m dlpa.SharesMessage
+			_ = m.UnmarshalBinary(body)
+		case 8:
+			var m dlpa.Contribution
+			_ = m.UnmarshalBinary(body)
 		}
 	})
 }
