@@ -113,7 +113,8 @@ func TestSuiteFast(t *testing.T) {
 func TestCatchesHalvedLaplaceScale(t *testing.T) {
 	m := Mechanism{Name: "laplace with half the scale", Claim: dp.Pure(1), Dim: 1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			out[0] = sideValue(side, 1) + dp.NewNoiser(src).Laplace(0.5)
+			out[0] = sideValue(side, 1)
+			dp.NewNoiser(src).ReleaseLaplace(1, 2, out[:1]) // scale 0.5
 			return nil
 		}}
 	r := mustRun(t, m, nil, 5000, 2)

@@ -14,10 +14,11 @@ func ExampleRun() {
 	good, _ := audit.Laplace(audit.ScalarOptions{Epsilon: 1})
 	bad := audit.Mechanism{Name: "half noise", Claim: dp.Pure(1), Dim: 1,
 		Release: func(side audit.Side, src *randx.Source, out []float64) error {
-			out[0] = dp.NewNoiser(src).Laplace(0.5) // Δ = 1 needs scale 1
 			if side == audit.DPrime {
-				out[0]++
+				out[0] = 1
 			}
+			// Δ = 1 needs scale 1 for ε = 1; the author used Δ = 0.5.
+			dp.NewNoiser(src).ReleaseLaplace(0.5, 1, out[:1])
 			return nil
 		}}
 	for _, m := range []audit.Mechanism{good, bad} {

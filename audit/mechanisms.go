@@ -85,15 +85,17 @@ type ExponentialOptions struct {
 	Candidates int
 }
 
-// Exponential audits dp.Exponential (McSherry & Talwar 2007; claimed ε-DP
-// for utilities of sensitivity Δu = 1). The pair is the worst case for
+// Exponential audits dp.PermuteAndFlip, dppub's exponential-mechanism
+// selection (McKenna & Sheldon 2020; claimed ε-DP for utilities of
+// sensitivity Δu = 1, like the exponential mechanism of McSherry & Talwar
+// 2007). The pair is the worst case for
 // candidate 0: its utility is 1 on D and 0 on D', while every other
 // candidate's is 0 on D and 1 on D'. Then
 //
-//	P_D(0) / P_D'(0) = e^{ε/2} (1 + (k−1) e^{ε/2}) / (e^{ε/2} + k − 1),
-//
-// which tends to e^ε as the number of candidates k grows (2.66 = e^0.98
-// for ε = 1, k = 50). The release is the chosen index.
+// for the exponential mechanism P_D(0)/P_D'(0) = e^{ε/2}(1 + (k−1)e^{ε/2})
+// / (e^{ε/2} + k − 1), which tends to e^ε as the number of candidates k
+// grows (2.66 = e^0.98 for ε = 1, k = 50); permute-and-flip's ratio on
+// this pair is of the same order. The release is the chosen index.
 func Exponential(o ExponentialOptions) (Mechanism, error) {
 	k := o.Candidates
 	if k == 0 {
@@ -102,7 +104,7 @@ func Exponential(o ExponentialOptions) (Mechanism, error) {
 	if k < 2 {
 		return Mechanism{}, fmt.Errorf("audit: the exponential mechanism needs at least 2 candidates, got %d", k)
 	}
-	spec := dp.ExponentialSpec(1, o.Epsilon)
+	spec := dp.SelectionSpec(1, o.Epsilon)
 	if err := spec.Guarantee.Validate(); err != nil {
 		return Mechanism{}, fmt.Errorf("audit: exponential: %w", err)
 	}
@@ -117,7 +119,7 @@ func Exponential(o ExponentialOptions) (Mechanism, error) {
 		Pair:  "utility of candidate 0 is 1 on D and 0 on D'; every other candidate's is 0 on D and 1 on D'",
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			i, err := dp.Exponential(src, utilities[side], 1, o.Epsilon)
+			i, err := dp.PermuteAndFlip(src, utilities[side], 1, o.Epsilon)
 			out[0] = float64(i)
 			return err
 		},

@@ -260,7 +260,7 @@ func MPCRDPPearson(eps float64) (Mechanism, error) {
 
 // MPCRDPU1 audits MP-OP's candidate selection with the u1 utility: each of
 // three candidate features (b = 1) scores its information gain with the
-// label (mpcrdp.InfoGain), and dp.Exponential picks one with the sound
+// label (mpcrdp.InfoGain), and dp.PermuteAndFlip picks one with the sound
 // sensitivity mpcrdp.UtilitySensitivity(U1, Sound, …) (McSherry & Talwar
 // 2007). On 8 records D' replaces a record that agrees with feature 0 by
 // one that contradicts it, lowering candidate 0's utility and raising the
@@ -282,7 +282,7 @@ func MPCRDPU1(eps float64) (Mechanism, error) {
 		Pair:  fmt.Sprintf("8 records, three binary features, the first equal to the label; D' flips record 0's label (utilities %.3g → %.3g)", utilities[D], utilities[DPrime]),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			i, err := dp.Exponential(src, utilities[side], sens, eps)
+			i, err := dp.PermuteAndFlip(src, utilities[side], sens, eps)
 			out[0] = float64(i)
 			return err
 		},
@@ -306,7 +306,8 @@ func MPCRDPEntropy(eps float64) (Mechanism, error) {
 		Pair:  fmt.Sprintf("8 records of a binary feature: all 0 on D (entropy 0), one 1 on D' (entropy %.3g)", mpcrdp.Entropy(codes[DPrime], 2)),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			out[0] = mpcrdp.Entropy(codes[side], 2) + dp.NewNoiser(src).Laplace(scale)
+			out[0] = mpcrdp.Entropy(codes[side], 2)
+			dp.NewNoiser(src).ReleaseLaplace(mpcrdp.EntropySensitivity(n), eps, out[:1])
 			return nil
 		},
 	}, nil
@@ -536,7 +537,7 @@ func laplaceLLRScales(fD, fDPrime []float64, b, bPrime float64) func([]float64) 
 
 // MPCRDPU2 audits MP-OP's candidate selection with the u2 utility (paper
 // Eq. 18): candidate c scores u2 = MCD/ΔCS_p of β ∪ c at w0 = MCD, and
-// dp.Exponential picks one with mpcrdp.UtilitySensitivity(U2, c, …): the
+// dp.PermuteAndFlip picks one with mpcrdp.UtilitySensitivity(U2, c, …): the
 // sound Δu2 = 1 (u2 lies in (0, 1]) or the paper's 1/K, K the number of
 // records correlated with β's most correlated record. The utilities are
 // computed as Pipeline's candidate step computes them, with the real
@@ -596,7 +597,7 @@ func MPCRDPU2(c mpcrdp.Calibration, eps float64) (Mechanism, error) {
 			utilities[D], utilities[DPrime]),
 		Dim: 1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			i, err := dp.Exponential(src, utilities[side], sens[side], eps)
+			i, err := dp.PermuteAndFlip(src, utilities[side], sens[side], eps)
 			out[0] = float64(i)
 			return err
 		},

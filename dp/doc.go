@@ -14,13 +14,19 @@
 //   - Gaussian, analytic: the smallest σ with Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) ≤ δ
 //     gives (ε, δ)-DP for every ε > 0 (Balle & Wang 2018, Thm. 8).
 //   - Gaussian, zCDP: σ = Δ₂/√(2ρ) gives ρ-zCDP (Bun & Steinke, Prop. 1.6).
-//   - Exponential: picks i with probability ∝ exp(ε·u_i/(2Δu)), ε-DP
-//     (McSherry & Talwar 2007).
+//   - Selection: permute-and-flip (McKenna & Sheldon 2020) stops at
+//     candidate i with probability exp(ε(u_i − u*)/(2Δu)), ε-DP.
 //
-// Noise is drawn by a Noiser. With a secure randx.Source it uses the samplers
-// of Google's differential-privacy library (github.com/google/differential-privacy/go/v3/noise),
-// which are built to resist the floating-point attacks on naive Laplace and
-// Gaussian samplers (Mironov 2012); with a seeded source (tests,
-// reproducible experiments) it uses plain inverse-CDF and Box–Muller-style
-// draws from that source.
+// Every noisy value is released on a public power-of-two grid g chosen from
+// public parameters: the output is g·(round(x/g) + K) with K an integer
+// drawn exactly from discrete Laplace or discrete Gaussian noise (Canonne,
+// Kamath & Steinke 2020) using only uniform random integers. The output is
+// a function of that integer alone, so the floating-point attack on naive
+// samplers (Mironov 2012), which reads the true value's low-order bits from
+// the output, has nothing to read. The rounding moves a release by at most
+// one grid step per coordinate; the plans add that to the sensitivity, so
+// it costs a 2^-20 relative increase in noise and nothing in privacy.
+// Protocols whose parties add noise shares to fixed-point statistics get
+// integer shares on the same grid (Noiser.Shares). docs/privacy-design.md
+// lists every mechanism of dppub with its sampler, grid and sensitivity.
 package dp

@@ -2,6 +2,7 @@ package dp
 
 import (
 	"math"
+	"math/big"
 	"testing"
 
 	"github.com/dppub/dppub/randx"
@@ -13,14 +14,17 @@ func sources() map[string]*randx.Source {
 	return map[string]*randx.Source{"secure": randx.NewSecure(), "seeded": randx.NewSeeded(42)}
 }
 
-func TestLaplaceSamplerIsLaplace(t *testing.T) {
+// zeros returns n zeros: releasing them draws the noise alone, still
+// through the grid path.
+func zeros(n int) []float64 { return make([]float64, n) }
+
+func TestLaplaceReleaseIsLaplace(t *testing.T) {
 	for name, src := range sources() {
 		n := NewNoiser(src)
+		// Δ₁ = 1, ε = 0.4: b = 2.5 (plus at most 2^-20 for the grid).
+		s := zeros(20000)
+		n.ReleaseLaplace(1, 0.4, s)
 		const b = 2.5
-		s := make([]float64, 20000)
-		for i := range s {
-			s[i] = n.Laplace(b)
-		}
 		assertKS(t, name+" laplace", s, laplaceCDF(b))
 		// Var = 2b²; with n = 20000 the sample variance has relative sd
 		// ≈ sqrt(5/n) ≈ 1.6%; 8% is a 5-sigma band (false rejection < 1e-6).
@@ -30,14 +34,12 @@ func TestLaplaceSamplerIsLaplace(t *testing.T) {
 	}
 }
 
-func TestGaussianSamplerIsGaussian(t *testing.T) {
+func TestGaussianReleaseIsGaussian(t *testing.T) {
 	for name, src := range sources() {
 		n := NewNoiser(src)
 		const sigma = 3.0
-		s := make([]float64, 20000)
-		for i := range s {
-			s[i] = n.Gaussian(sigma)
-		}
+		s := zeros(20000)
+		n.ReleaseGaussian(1, sigma, s)
 		assertKS(t, name+" gaussian", s, normalCDF(sigma))
 		// Relative sd of the sample variance is sqrt(2/n) = 1%: 5% is 5 sigma.
 		if _, v := meanVar(s); math.Abs(v/(sigma*sigma)-1) > 0.05 {
@@ -46,16 +48,119 @@ func TestGaussianSamplerIsGaussian(t *testing.T) {
 	}
 }
 
-func TestGammaSharesSumToLaplace(t *testing.T) {
-	n := NewNoiser(randx.NewSeeded(7))
-	const b, m = 1.5, 5
-	s := make([]float64, 20000)
-	for i := range s {
-		for j := 0; j < m; j++ {
-			s[i] += n.Gamma(1.0/m, b) - n.Gamma(1.0/m, b)
-		}
+// TestReleaseSeesOnlyTheGridValue is the floating-point attack's
+// precondition turned into a test: two true values with the same grid
+// value must give bit-identical releases under the same randomness, and
+// every release must lie on the grid.
+func TestReleaseSeesOnlyTheGridValue(t *testing.T) {
+	plans := map[string]func() (GridNoise, error){
+		"laplace":  func() (GridNoise, error) { return PlanLaplace(1, 1, 1) },
+		"gaussian": func() (GridNoise, error) { return PlanGaussian(1, 2, 1) },
 	}
-	assertKS(t, "sum of gamma differences", s, laplaceCDF(b))
+	for name, plan := range plans {
+		t.Run(name, func(t *testing.T) {
+			p, err := plan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := 1234 + 23.0/73
+			y := (p.Snap(x) + 0.3) * p.Grid // same grid value, other low bits
+			for seed := uint64(0); seed < 200; seed++ {
+				a, b := []float64{x}, []float64{y}
+				NewNoiser(randx.NewSeeded(seed)).Release(p, a)
+				NewNoiser(randx.NewSeeded(seed)).Release(p, b)
+				if math.Float64bits(a[0]) != math.Float64bits(b[0]) {
+					t.Fatalf("seed %d: %v and %v released as %v and %v", seed, x, y, a[0], b[0])
+				}
+				if k := a[0] / p.Grid; k != math.Round(k) {
+					t.Fatalf("release %v is off the grid %g", a[0], p.Grid)
+				}
+			}
+		})
+	}
+}
+
+// TestDiscreteSamplersMatchTheirLaws checks small scales, where the
+// discreteness is visible, against the exact probability mass functions.
+func TestDiscreteSamplersMatchTheirLaws(t *testing.T) {
+	src := randx.NewSeeded(11)
+	const runs = 40000
+	cases := []struct {
+		name string
+		draw func() int64
+		pmf  func(k int64) float64 // unnormalised
+	}{
+		{"laplace t=2", func() int64 { return discreteLaplace(src, 2) },
+			func(k int64) float64 { return math.Exp(-math.Abs(float64(k)) / 2) }},
+		{"gaussian σ²=3/2", func() int64 { return newDiscreteGaussian(big.NewRat(3, 2)).draw(src) },
+			func(k int64) float64 { return math.Exp(-float64(k*k) / 3) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			counts := map[int64]float64{}
+			for range runs {
+				counts[c.draw()]++
+			}
+			assertPMF(t, counts, c.pmf, runs)
+		})
+	}
+}
+
+// assertPMF runs a χ² goodness-of-fit test over the cells |k| ≤ 6 and the
+// tail beyond, 13 degrees of freedom: P(χ² > 39.2) ≈ 1e-4.
+func assertPMF(t *testing.T, counts map[int64]float64, pmf func(int64) float64, runs int) {
+	t.Helper()
+	z := 0.0
+	for k := int64(-200); k <= 200; k++ {
+		z += pmf(k)
+	}
+	chi2, tailExp, tailObs := 0.0, 1.0, float64(runs)
+	for k := int64(-6); k <= 6; k++ {
+		e := float64(runs) * pmf(k) / z
+		chi2 += (counts[k] - e) * (counts[k] - e) / e
+		tailExp -= pmf(k) / z
+		tailObs -= counts[k]
+	}
+	if e := float64(runs) * tailExp; e > 5 {
+		chi2 += (tailObs - e) * (tailObs - e) / e
+	}
+	if chi2 > 39.2 {
+		t.Fatalf("χ² = %.1f > 39.2 (false rejection 1e-4); counts %v", chi2, counts)
+	}
+}
+
+func TestSharesSumToThePlansLaw(t *testing.T) {
+	lap, err := PlanLaplace(1, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gau, err := PlanGaussian(1, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		plan GridNoise
+		cdf  func(float64) float64
+	}{
+		{"laplace b=2", lap, laplaceCDF(2)},
+		{"gaussian σ=2", gau, normalCDF(2)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := NewNoiser(randx.NewSeeded(7))
+			const parts = 5
+			s := make([]float64, 20000)
+			share := make([]int64, len(s))
+			for range parts {
+				n.Shares(c.plan, parts, share)
+				for i, k := range share {
+					s[i] += float64(k) * c.plan.Grid
+				}
+			}
+			assertKS(t, c.name, s, c.cdf)
+		})
+	}
 }
 
 func TestAnalyticGaussianMatchesBalleWang(t *testing.T) {
@@ -138,7 +243,7 @@ func TestValidation(t *testing.T) {
 func TestSymmetricNoiseIsSymmetric(t *testing.T) {
 	n := NewNoiser(randx.NewSeeded(1))
 	s := mat.NewSymDense(4, nil)
-	n.AddLaplaceSym(s, 1)
+	n.ReleaseLaplaceSym(s, 1, 1)
 	for i := 0; i < 4; i++ {
 		for j := 0; j < 4; j++ {
 			if s.At(i, j) != s.At(j, i) {
@@ -151,27 +256,39 @@ func TestSymmetricNoiseIsSymmetric(t *testing.T) {
 	}
 }
 
-func TestExponentialMechanismFrequencies(t *testing.T) {
+// TestPermuteAndFlipFrequencies compares the selection frequencies with
+// permute-and-flip's exact law, computed by averaging over the 3! visiting
+// orders: stop at i with probability p_i = exp(ε(u_i − u*)/(2Δ)).
+func TestPermuteAndFlipFrequencies(t *testing.T) {
 	src := randx.NewSeeded(3)
 	u := []float64{0, 1, 2}
 	const eps, runs = 2.0, 30000
 	counts := make([]float64, len(u))
 	for i := 0; i < runs; i++ {
-		k, err := Exponential(src, u, 1, eps)
+		k, err := PermuteAndFlip(src, u, 1, eps)
 		if err != nil {
 			t.Fatal(err)
 		}
 		counts[k]++
 	}
-	w := []float64{1, math.E, math.E * math.E} // exp(ε u/2) with ε = 2
-	total := w[0] + w[1] + w[2]
+	// Δ + g with g = 2^-20 shrinks the exponent by a factor 1/(1 + 2^-20):
+	// invisible at this sample size.
+	p := []float64{math.Exp(-2), math.Exp(-1), 1}
+	want := make([]float64, len(u))
+	for _, order := range [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
+		reach := 1.0
+		for _, i := range order {
+			want[i] += reach * p[i] / 6
+			reach *= 1 - p[i]
+		}
+	}
 	chi2 := 0.0
 	for i := range u {
-		exp := runs * w[i] / total
+		exp := runs * want[i]
 		chi2 += (counts[i] - exp) * (counts[i] - exp) / exp
 	}
 	// χ² with 2 degrees of freedom: P(χ² > 18.42) = 1e-4.
 	if chi2 > 18.42 {
-		t.Fatalf("chi-square %.2f > 18.42 (false-rejection 1e-4); counts %v", chi2, counts)
+		t.Fatalf("chi-square %.2f > 18.42 (false-rejection 1e-4); counts %v, want %v", chi2, counts, want)
 	}
 }

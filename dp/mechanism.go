@@ -3,6 +3,7 @@ package dp
 import (
 	"fmt"
 	"math"
+	"math/big"
 
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
@@ -57,12 +58,16 @@ func (m *Laplace) Spec() Spec {
 		Scale: m.scale, Guarantee: Pure(m.opts.Epsilon)}
 }
 
-// Release adds the noise to v in place.
-func (m *Laplace) Release(n *Noiser, v []float64) { n.AddLaplace(v, m.scale) }
+// Release replaces v by its ε-DP release on a grid (Noiser.ReleaseLaplace).
+func (m *Laplace) Release(n *Noiser, v []float64) {
+	n.ReleaseLaplace(m.opts.L1Sensitivity, m.opts.Epsilon, v)
+}
 
-// ReleaseSym adds the noise to the upper triangle of s and mirrors it; the
+// ReleaseSym releases the upper triangle of s and mirrors it; the
 // sensitivity must then be that of the upper triangle.
-func (m *Laplace) ReleaseSym(n *Noiser, s *mat.SymDense) { n.AddLaplaceSym(s, m.scale) }
+func (m *Laplace) ReleaseSym(n *Noiser, s *mat.SymDense) {
+	n.ReleaseLaplaceSym(s, m.opts.L1Sensitivity, m.opts.Epsilon)
+}
 
 // GaussianCalibration chooses how σ is derived from the budget.
 type GaussianCalibration int
@@ -145,51 +150,71 @@ func (m *Gaussian) Spec() Spec {
 		Sensitivity: m.opts.L2Sensitivity, Scale: m.sigma, Guarantee: m.Guarantee()}
 }
 
-// Release adds the noise to v in place.
-func (m *Gaussian) Release(n *Noiser, v []float64) { n.AddGaussian(v, m.sigma) }
+// Release replaces v by its release on a grid with discrete Gaussian noise
+// of (at least) σ (Noiser.ReleaseGaussian).
+func (m *Gaussian) Release(n *Noiser, v []float64) {
+	n.ReleaseGaussian(m.opts.L2Sensitivity, m.sigma, v)
+}
 
-// ReleaseSym adds the noise to the upper triangle of s and mirrors it.
-func (m *Gaussian) ReleaseSym(n *Noiser, s *mat.SymDense) { n.AddGaussianSym(s, m.sigma) }
+// ReleaseSym releases the upper triangle of s and mirrors it.
+func (m *Gaussian) ReleaseSym(n *Noiser, s *mat.SymDense) {
+	n.ReleaseGaussianSym(s, m.opts.L2Sensitivity, m.sigma)
+}
 
-// Exponential picks an index with probability ∝ exp(ε·u_i/(2Δu)), which is
-// ε-DP when every utility u_i has sensitivity at most Δu (McSherry & Talwar
-// 2007, Thm. 6). Scores are shifted by their maximum before exponentiation
-// so large utilities do not overflow.
-func Exponential(src *randx.Source, utilities []float64, sensitivity, eps float64) (int, error) {
+// PermuteAndFlip selects an index with the permute-and-flip mechanism
+// (McKenna & Sheldon, NeurIPS 2020): visit the candidates in a uniformly
+// random order and stop at candidate i with probability
+// exp(ε·(u_i − u*)/(2Δu)), u* the best utility. It is ε-DP when every
+// utility has sensitivity at most Δu, like the exponential mechanism
+// (McSherry & Talwar 2007), and never has lower expected utility.
+//
+// It is drawn without floating-point exposure: the utilities are rounded
+// to a public power-of-two grid g ≤ Δu·2^-20 (which adds g to their
+// sensitivity, accounted in Δu + g), the exponent is an exact dyadic
+// rational rounded towards zero (a smaller effective ε), and each stop is
+// an exact Bernoulli(exp(−γ)) draw (Canonne, Kamath & Steinke 2020,
+// Algorithm 1), so the choice depends on the utilities only through their
+// grid values.
+func PermuteAndFlip(src *randx.Source, utilities []float64, sensitivity, eps float64) (int, error) {
 	if len(utilities) == 0 {
-		return 0, fmt.Errorf("dp: exponential mechanism over no candidates")
+		return 0, fmt.Errorf("dp: selection over no candidates")
 	}
 	if err := checkSensitivity(sensitivity); err != nil {
-		return 0, fmt.Errorf("dp: exponential: %w", err)
+		return 0, fmt.Errorf("dp: permute-and-flip: %w", err)
 	}
 	if err := checkEpsilon(eps); err != nil {
-		return 0, fmt.Errorf("dp: exponential: %w", err)
+		return 0, fmt.Errorf("dp: permute-and-flip: %w", err)
 	}
+	g := pow2Floor(sensitivity / (1 << gridPrecisionBits))
+	units := make([]float64, len(utilities))
 	top := math.Inf(-1)
 	for i, u := range utilities {
 		if math.IsNaN(u) || math.IsInf(u, 0) {
-			return 0, fmt.Errorf("dp: exponential: utility %d is %v", i, u)
+			return 0, fmt.Errorf("dp: permute-and-flip: utility %d is %v", i, u)
 		}
-		top = math.Max(top, u)
+		units[i] = math.Round(u / g)
+		top = math.Max(top, units[i])
 	}
-	weights := make([]float64, len(utilities))
-	total := 0.0
-	for i, u := range utilities {
-		weights[i] = math.Exp(eps * (u - top) / (2 * sensitivity))
-		total += weights[i]
-	}
-	r := src.Float64() * total
-	for i, w := range weights {
-		if r < w {
+	// γ_i = (top − units_i)·c with c = ε·g/(2(Δu + g)) rounded down.
+	c := math.Nextafter(eps*g/(2*(sensitivity+g)), 0)
+	rate := new(big.Rat).SetFloat64(c)
+	gap, num := new(big.Int), new(big.Int)
+	exp := newBigBernoulliExp()
+	for _, i := range src.Perm(len(units)) {
+		if _, acc := new(big.Float).SetFloat64(top - units[i]).Int(gap); acc != big.Exact {
+			return 0, fmt.Errorf("dp: permute-and-flip: utility gap %v is not an integer", top-units[i])
+		}
+		num.Mul(gap, rate.Num())
+		if exp.accept(src, num, rate.Denom()) {
 			return i, nil
 		}
-		r -= w
 	}
-	return len(weights) - 1, nil
+	// Unreachable: the best candidate stops with probability 1.
+	panic("dp: permute-and-flip visited every candidate without stopping")
 }
 
-// ExponentialSpec describes one use of the exponential mechanism.
-func ExponentialSpec(sensitivity, eps float64) Spec {
-	return Spec{Mechanism: "exponential", Norm: "utility", Sensitivity: sensitivity,
+// SelectionSpec describes one use of PermuteAndFlip.
+func SelectionSpec(sensitivity, eps float64) Spec {
+	return Spec{Mechanism: "permute-and-flip", Norm: "utility", Sensitivity: sensitivity,
 		Scale: 2 * sensitivity / eps, Guarantee: Pure(eps)}
 }

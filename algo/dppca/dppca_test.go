@@ -139,8 +139,8 @@ func TestPerturbDistribution(t *testing.T) {
 		plan  NoisePlan
 		check func(absMean, variance float64) bool
 	}{
-		{NoisePlan{Mechanism: "laplace", Scale: 0.3}, func(a, _ float64) bool { return math.Abs(a-0.3) < 5*0.3/math.Sqrt(m) }},
-		{NoisePlan{Mechanism: "gaussian", Scale: 0.2}, func(_, v float64) bool { return math.Abs(v/0.04-1) < 5*math.Sqrt(2/m) }},
+		{NoisePlan{Mechanism: "laplace", Scale: 0.3, Charge: privacy.Charge{Spec: dp.Spec{Sensitivity: 0.03}}}, func(a, _ float64) bool { return math.Abs(a-0.3) < 5*0.3/math.Sqrt(m) }},
+		{NoisePlan{Mechanism: "gaussian", Scale: 0.2, Charge: privacy.Charge{Spec: dp.Spec{Sensitivity: 0.05}}}, func(_, v float64) bool { return math.Abs(v/0.04-1) < 5*math.Sqrt(2/m) }},
 	} {
 		a := mat.NewSymDense(d, nil)
 		c.plan.Perturb(a, randx.NewSeeded(3))

@@ -241,13 +241,15 @@ func markActual(c *privacy.Charge, sigma, l2 float64, o PlanOptions) {
 	c.Actual = &actual
 }
 
-// Perturb adds the plan's symmetric noise to A in place: one draw per
-// upper-triangle entry, mirrored.
+// Perturb releases A's upper triangle in place on a public grid, mirrored:
+// Laplace of scale Scale for the charge's L1 sensitivity (ε = Δ₁/Scale),
+// or Gaussian of σ = Scale for its L2 sensitivity.
 func (p *NoisePlan) Perturb(a *mat.SymDense, src *randx.Source) {
 	nz := dp.NewNoiser(src)
+	sens := p.Charge.Spec.Sensitivity
 	if p.Mechanism == "laplace" {
-		nz.AddLaplaceSym(a, p.Scale)
+		nz.ReleaseLaplaceSym(a, sens, sens/p.Scale)
 		return
 	}
-	nz.AddGaussianSym(a, p.Scale)
+	nz.ReleaseGaussianSym(a, sens, p.Scale)
 }

@@ -403,7 +403,7 @@ func paperWeightNoise(Y *mat.Dense, y []int, classes, d int, o *Options, res *Re
 	}
 	nz := dp.NewNoiser(o.Source)
 	for _, m := range c.Models {
-		nz.AddLaplace(m.W, scale)
+		lap.Release(nz, m.W)
 	}
 	res.Classifier, res.WeightScale = c, scale
 	return nil

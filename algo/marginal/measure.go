@@ -153,7 +153,7 @@ func (l *LocalMeasurer) Marginal(ctx context.Context, attrs []int, r Release) ([
 	if err := l.charge(r); err != nil {
 		return nil, err
 	}
-	r.Noise.Add(l.noiser, m.Counts)
+	r.Noise.Release(l.noiser, m.Counts)
 	return m.Counts, nil
 }
 
@@ -170,7 +170,7 @@ func (l *LocalMeasurer) Score(ctx context.Context, q ScoreQuery, r Release) (flo
 		return 0, err
 	}
 	v := []float64{s}
-	r.Noise.Add(l.noiser, v)
+	r.Noise.Release(l.noiser, v)
 	return v[0], nil
 }
 

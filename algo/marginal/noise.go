@@ -127,11 +127,13 @@ func (n Noise) Spec() dp.Spec {
 		Guarantee: dp.Concentrated(n.Rho)}
 }
 
-// Add adds independent draws to every element of v.
-func (n Noise) Add(nz *dp.Noiser, v []float64) {
+// Release replaces v (one measurement) by its noisy release on a public
+// grid (dp.Noiser.ReleaseLaplace / ReleaseGaussian): Laplace at ε =
+// Sensitivity/Scale, Gaussian of σ = Scale for L2 Sensitivity.
+func (n Noise) Release(nz *dp.Noiser, v []float64) {
 	if n.Mechanism == Laplace {
-		nz.AddLaplace(v, n.Scale)
+		nz.ReleaseLaplace(n.Sensitivity, n.Epsilon(), v)
 		return
 	}
-	nz.AddGaussian(v, n.Scale)
+	nz.ReleaseGaussian(n.Sensitivity, n.Scale, v)
 }

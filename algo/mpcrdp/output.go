@@ -214,7 +214,8 @@ func (p *Pipeline) answer(out *Output, eps float64, exact bool, src *randx.Sourc
 	if !exact {
 		// The scale counts every query of the set, answered or skipped.
 		out.NoiseScale = QueryScale(p.cfg.Calibration, p.numQueries(), out.Factor, eps)
-		dp.NewNoiser(src).AddLaplace(out.Answers, out.NoiseScale)
+		// L1 sensitivity: the scale times ε (Q·factor sound, factor paper).
+		dp.NewNoiser(src).ReleaseLaplace(out.NoiseScale*eps, eps, out.Answers)
 	}
 	if len(out.Answers) > 0 {
 		out.MAE = MAE(out.Answers, out.Truth)

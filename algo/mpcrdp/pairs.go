@@ -135,7 +135,7 @@ func (p *redundancyPlan) coefficients(cal Calibration, eps float64, noise *dp.No
 			mom = NoisyMoments(p.numericCols(), p.epsMom, noise) // the same sums, noised
 		}
 		if len(ent) > 0 {
-			noise.AddLaplace(ent, float64(p.entropyCount())*EntropySensitivity(n)/p.epsEnt)
+			noise.ReleaseLaplace(float64(p.entropyCount())*EntropySensitivity(n), p.epsEnt, ent)
 		}
 	}
 	out := make([]float64, len(p.pairs))
@@ -150,7 +150,7 @@ func (p *redundancyPlan) coefficients(cal Calibration, eps float64, noise *dp.No
 			nmiAt++
 		}
 		if cal == Paper {
-			out[k] += noise.Laplace(1 / eps)
+			noise.ReleaseLaplace(1, eps, out[k:k+1])
 		}
 	}
 	return out
@@ -199,7 +199,7 @@ func PearsonMoments(cols [][]float64) []float64 {
 func NoisyMoments(cols [][]float64, eps float64, noise *dp.Noiser) []float64 {
 	mom := PearsonMoments(cols)
 	if len(mom) > 0 {
-		noise.AddLaplace(mom, momentSensitivity(len(cols))/eps)
+		noise.ReleaseLaplace(momentSensitivity(len(cols)), eps, mom)
 	}
 	return mom
 }

@@ -386,7 +386,7 @@ func (p *Pipeline) stability(k int) error {
 		noisy[f] = float64(c)
 	}
 	if sound {
-		p.noise.AddLaplace(noisy, float64(len(feats))/p.budget.StabilityPerParty)
+		p.noise.ReleaseLaplace(float64(len(feats)), p.budget.StabilityPerParty, noisy)
 	}
 	for f, name := range feats {
 		s := math.Min(1, math.Max(0, noisy[f]/float64(p.cfg.Runs)))

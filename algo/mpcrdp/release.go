@@ -81,10 +81,12 @@ func FitFM(X *mat.Dense, y []int, o FMOptions, src *randx.Source) (*learn.Linear
 		}
 	}
 	if !o.Exact {
-		noise := dp.NewNoiser(src)
-		scale := o.Spec().Scale
-		noise.AddLaplace(lin, scale)
-		noise.AddLaplaceSym(quad, scale)
+		// One release: the linear and the upper quadratic coefficients
+		// share the L1 sensitivity of the spec.
+		spec := o.Spec()
+		upper := dp.UpperTriangle(quad)
+		dp.NewNoiser(src).ReleaseLaplace(spec.Sensitivity, spec.Guarantee.Epsilon, lin, upper)
+		dp.SetUpperTriangle(quad, upper)
 	}
 	// Monomial coefficient c_jk (j < k) multiplies w_j·w_k = ½(M_jk + M_kj).
 	M := mat.NewSymDense(D, nil)

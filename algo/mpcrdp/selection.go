@@ -143,7 +143,7 @@ func (p *Pipeline) selectionCharges() ([]privacy.Charge, error) {
 	eps := p.budget.Selection
 	ch := privacy.Charge{
 		Purpose:     fmt.Sprintf("MP-OP: exponential mechanism over %d candidate groups of the adjusted set (utility %s)", len(p.res.Candidates), p.cfg.Utility),
-		Spec:        dp.ExponentialSpec(p.res.UtilitySensitivity, eps),
+		Spec:        dp.SelectionSpec(p.res.UtilitySensitivity, eps),
 		Calibration: string(p.cfg.Calibration),
 	}
 	switch {
@@ -177,7 +177,7 @@ func (p *Pipeline) selectCandidate() error {
 		}
 	case len(p.res.Candidates) > 1:
 		var err error
-		if chosen, err = dp.Exponential(p.src, p.res.Utilities, p.res.UtilitySensitivity, p.budget.Selection); err != nil {
+		if chosen, err = dp.PermuteAndFlip(p.src, p.res.Utilities, p.res.UtilitySensitivity, p.budget.Selection); err != nil {
 			return err
 		}
 	}

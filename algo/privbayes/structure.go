@@ -159,7 +159,7 @@ func LearnStructure(d *Data, o StructureOptions, sp Spender, src *randx.Source) 
 		if err != nil {
 			return nil, err
 		}
-		pick, err := dp.Exponential(src, scores, sens, eps)
+		pick, err := dp.PermuteAndFlip(src, scores, sens, eps)
 		if err != nil {
 			return nil, fmt.Errorf("privbayes: %w", err)
 		}

@@ -160,7 +160,7 @@ func TestMessagesRoundTrip(t *testing.T) {
 		t.Error("truncated columns accepted")
 	}
 	act := dp.Pure(3)
-	req := ChargeRequest{Step: 2, Name: "n", Charges: []privacy.Charge{{Purpose: "p", Spec: dp.ExponentialSpec(1, 0.5), Actual: &act}}}
+	req := ChargeRequest{Step: 2, Name: "n", Charges: []privacy.Charge{{Purpose: "p", Spec: dp.SelectionSpec(1, 0.5), Actual: &act}}}
 	b, _ = req.MarshalBinary()
 	var rback ChargeRequest
 	if err := rback.UnmarshalBinary(b); err != nil {
