@@ -4,7 +4,9 @@
 // (Bun & Steinke 2016), with the standard conversions:
 //
 //	ε-DP      ⇒ (ε²/2)-zCDP                          (Bun & Steinke, Prop. 1.4)
-//	ρ-zCDP    ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP for any δ  (Bun & Steinke, Prop. 1.3)
+//	ρ-zCDP    ⇒ (ε, δ)-DP with δ = inf_{α>1} e^{(α−1)(αρ−ε)}(1−1/α)^α/(α−1)
+//	            (Canonne, Kamath & Steinke 2020, Cor. 13; tighter than
+//	            Bun & Steinke's ε = ρ + 2√(ρ ln(1/δ)), Prop. 1.3)
 //
 // Mechanisms state their sensitivity and the guarantee they give:
 //

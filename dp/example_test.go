@@ -30,5 +30,5 @@ func ExampleNewLaplace() {
 func ExampleGuarantee_ToApprox() {
 	g, _ := dp.Concentrated(0.1).ToApprox(1e-6)
 	fmt.Println(g)
-	// Output: (ε=2.451, δ=1e-06)
+	// Output: (ε=2.142, δ=1e-06)
 }

@@ -94,9 +94,10 @@ func (g Guarantee) ToZCDP() (Guarantee, error) {
 	return Guarantee{}, fmt.Errorf("dp: (ε=%v, δ=%v)-DP cannot be expressed as zCDP", g.Epsilon, g.Delta)
 }
 
-// ToApprox converts to (ε, δ)-DP at the given δ for zCDP
-// (ε = ρ + 2√(ρ ln(1/δ))); pure ε becomes (ε, 0) and approximate guarantees
-// are returned unchanged.
+// ToApprox converts to (ε, δ)-DP at the given δ: for zCDP the smallest ε
+// that the conversion of Canonne, Kamath & Steinke (2020, Cor. 13) proves
+// (ZCDPEpsilon), never larger than Bun & Steinke's ρ + 2√(ρ ln(1/δ)); pure
+// ε becomes (ε, 0) and approximate guarantees are returned unchanged.
 func (g Guarantee) ToApprox(delta float64) (Guarantee, error) {
 	switch g.Notion {
 	case PureDP:
@@ -107,7 +108,7 @@ func (g Guarantee) ToApprox(delta float64) (Guarantee, error) {
 		if !(delta > 0 && delta < 1) {
 			return Guarantee{}, fmt.Errorf("dp: converting zCDP needs delta in (0, 1), got %v", delta)
 		}
-		return Approx(g.Rho+2*math.Sqrt(g.Rho*math.Log(1/delta)), delta), nil
+		return Approx(ZCDPEpsilon(g.Rho, delta), delta), nil
 	}
 	return Guarantee{}, fmt.Errorf("dp: unknown privacy notion %d", int(g.Notion))
 }
@@ -204,3 +205,55 @@ func Within(g, budget Guarantee) bool {
 
 // Zero returns the empty guarantee in notion n.
 func Zero(n Notion) Guarantee { return Guarantee{Notion: n} }
+
+// ZCDPEpsilon returns the ε at which ρ-zCDP implies (ε, δ)-DP, by the
+// conversion of Canonne, Kamath & Steinke (2020, Corollary 13):
+//
+//	δ(ε) = inf_{α>1} exp((α−1)(αρ−ε)) / (α−1) · (1 − 1/α)^α,
+//
+// solved for ε by bisection and rounded up (the returned ε has δ(ε) ≤ δ).
+// It is never above Bun & Steinke's ρ + 2√(ρ ln(1/δ)) (Prop. 1.3), which
+// bounds the search. ρ > 0 and δ in (0, 1) are the caller's to check.
+func ZCDPEpsilon(rho, delta float64) float64 {
+	hi := rho + 2*math.Sqrt(rho*math.Log(1/delta))
+	lo := 0.0
+	logDelta := math.Log(delta)
+	for range 100 {
+		mid := (lo + hi) / 2
+		if zcdpLogDelta(rho, mid) <= logDelta {
+			hi = mid
+		} else {
+			lo = mid
+		}
+		if hi-lo <= 1e-12*hi {
+			break
+		}
+	}
+	return hi
+}
+
+// zcdpLogDelta is log δ(ε) of ZCDPEpsilon, minimised over α by golden-
+// section search on log(α−1) (the objective is unimodal there).
+func zcdpLogDelta(rho, eps float64) float64 {
+	f := func(t float64) float64 {
+		am1 := math.Exp(t) // α − 1
+		a := 1 + am1
+		return am1*(a*rho-eps) - math.Log(am1) + a*math.Log1p(-1/a)
+	}
+	lo, hi := -30.0, 30.0
+	const phi = 0.6180339887498949
+	x1, x2 := hi-phi*(hi-lo), lo+phi*(hi-lo)
+	f1, f2 := f(x1), f(x2)
+	for hi-lo > 1e-9 {
+		if f1 < f2 {
+			hi, x2, f2 = x2, x1, f1
+			x1 = hi - phi*(hi-lo)
+			f1 = f(x1)
+		} else {
+			lo, x1, f1 = x1, x2, f2
+			x2 = lo + phi*(hi-lo)
+			f2 = f(x2)
+		}
+	}
+	return math.Min(f1, f2)
+}

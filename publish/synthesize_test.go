@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -47,9 +48,9 @@ func TestSynthesizeAdultPersonalised(t *testing.T) {
 			t.Errorf("party %s spent %v of %v", p.Party, p.Spent.Rho, parties[k].Rho)
 		}
 	}
-	// ε = ρ + 2√(ρ ln(1/δ)) for the strict party.
+	// ε by the zCDP conversion (dp.ZCDPEpsilon) for the strict party.
 	p := r.Parties[1]
-	want := p.Spent.Rho + 2*math.Sqrt(p.Spent.Rho*math.Log(1/p.AsDP.Delta))
+	want := dp.ZCDPEpsilon(p.Spent.Rho, p.AsDP.Delta)
 	if math.Abs(p.AsDP.Epsilon-want) > 1e-9 {
 		t.Errorf("ε = %v, want %v", p.AsDP.Epsilon, want)
 	}
