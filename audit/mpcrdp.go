@@ -107,7 +107,8 @@ func MPCRDPQueries(c mpcrdp.Calibration, eps float64) (Mechanism, error) {
 		}
 		exact[side] = a
 	}
-	scale := mpcrdp.QueryScale(c, len(qs), 1, eps)
+	l1 := mpcrdp.QuerySensitivity(c, len(qs), len(qs), 1) // four distinct feature sets
+	scale := l1 / eps
 	scales := make([]float64, len(qs))
 	for i := range scales {
 		scales[i] = scale
@@ -123,8 +124,7 @@ func MPCRDPQueries(c mpcrdp.Calibration, eps float64) (Mechanism, error) {
 			if err != nil {
 				return err
 			}
-			dp.NewNoiser(src).AddLaplace(a, scale)
-			copy(out, a)
+			copy(out, mpcrdp.ReleaseAnswers(qs, a, l1, eps, dp.NewNoiser(src)))
 			return nil
 		},
 	}, nil

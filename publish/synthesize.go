@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -40,6 +41,10 @@ type SynthesizeOptions struct {
 	Split marginal.Split
 	// Score is the pair score (default the paper's IInDif).
 	Score marginal.ScoreKind
+	// OneWayNoise is the noise of the one-way marginals: default Gaussian,
+	// a quarter of the paper's Laplace variance at the same ρ (Δ₂ = √2
+	// against Δ₁ = 2 under replacement); marginal.Laplace is the paper's.
+	OneWayNoise marginal.Mechanism
 	// Combine configures marginal combination.
 	Combine marginal.CombineOptions
 	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
@@ -119,7 +124,8 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	start := time.Now()
 	res, err := marginal.Synthesize(ctx, m, marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
-		GUM: marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows}, Source: o.Source.Child(), Progress: o.Progress,
+		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian),
+		GUM:         marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows}, Source: o.Source.Child(), Progress: o.Progress,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)

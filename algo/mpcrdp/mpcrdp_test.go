@@ -278,8 +278,24 @@ func TestCountQueriesAndScale(t *testing.T) {
 			t.Fatalf("query with %d conditions", len(query))
 		}
 	}
-	if QueryScale(Paper, 10000, 3, 0.5) != 6 || QueryScale(Sound, 10000, 3, 0.5) != 60000 {
-		t.Error("query scales: paper Δ/ε per query, sound Q·Δ/ε")
+	for _, c := range []struct {
+		name          string
+		cal           Calibration
+		queries, sets int
+		want          float64
+	}{
+		{"paper: one query's Δ/ε", Paper, 10000, 175, 6},
+		{"sound, shared features: 2·sets·Δ/ε", Sound, 10000, 175, 2 * 175 * 3 / 0.5},
+		{"sound, few queries: Q·Δ/ε", Sound, 100, 175, 100 * 3 / 0.5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := QueryScale(c.cal, c.queries, c.sets, 3, 0.5); math.Abs(got-c.want) > 1e-9 {
+				t.Errorf("scale %v, want %v", got, c.want)
+			}
+		})
+	}
+	if GeneratedFeatureSets(10) != 175 {
+		t.Errorf("1–3 of 10 features: %d sets, want 175", GeneratedFeatureSets(10))
 	}
 }
 
@@ -427,5 +443,27 @@ func TestPipelineStepMisuse(t *testing.T) {
 		if _, err := NewPipeline(o); err == nil {
 			t.Errorf("bad options %d accepted", i)
 		}
+	}
+}
+
+// TestReleaseAnswersSharesNoiseBetweenRepeatedCells: a query asked twice
+// (conditions in another order) is one cell, released once; the noise of
+// the distinct cells has the Laplace scale l1/ε (mean |noise| = b; with
+// 4000 cells its sd is b/√4000 ≈ 1.6% of b, 8% is 5 sd: false rejection
+// < 1e-6).
+func TestReleaseAnswersSharesNoiseBetweenRepeatedCells(t *testing.T) {
+	qs := []Query{{{Feature: 0, Code: 1}, {Feature: 2, Code: 0}}, {{Feature: 2, Code: 0}, {Feature: 0, Code: 1}}}
+	got := ReleaseAnswers(qs, []float64{7, 7}, 10, 1, dp.NewNoiser(randx.NewSeeded(1)))
+	if got[0] != got[1] {
+		t.Fatalf("the same cell answered %v and %v", got[0], got[1])
+	}
+	many := make([]Query, 4000)
+	for i := range many {
+		many[i] = Query{{Feature: 0, Code: uint32(i)}}
+	}
+	truth := make([]float64, len(many))
+	ans := ReleaseAnswers(many, truth, 10, 2, dp.NewNoiser(randx.NewSeeded(2)))
+	if mae := MAE(ans, truth); math.Abs(mae/5-1) > 0.08 {
+		t.Fatalf("mean |noise| %.3f, want the scale 5", mae)
 	}
 }

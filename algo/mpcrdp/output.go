@@ -92,7 +92,7 @@ func (p *Pipeline) ReleaseCharge(kind Release, notion Notion, eps float64) (priv
 	switch kind {
 	case Queries:
 		q := p.numQueries()
-		scale := QueryScale(p.cfg.Calibration, q, factor, eps)
+		scale := QueryScale(p.cfg.Calibration, q, p.featureSets(), factor, eps)
 		ch.Purpose = fmt.Sprintf("release: %d count queries over the %d final features", q, len(p.res.Final))
 		ch.Spec = dp.Spec{Mechanism: "laplace", Norm: "L1", Sensitivity: scale * eps, Scale: scale, Guarantee: dp.Pure(eps)}
 		if p.cfg.Calibration == Paper && q > 1 {
@@ -100,7 +100,7 @@ func (p *Pipeline) ReleaseCharge(kind Release, notion Notion, eps float64) (priv
 			ch.Actual = &actual
 			ch.Note = "the paper's Lap(2ΔCS_p/ε2) per query (Eq. 22) covers one query; the answers to Q queries compose to Q·ε2/2"
 		} else {
-			ch.Note = "L1 sensitivity of the answer vector: Q queries × factor"
+			ch.Note = fmt.Sprintf("L1 sensitivity of the distinct answers: min(Q = %d queries, 2 × %d feature sets) × factor (mpcrdp.QuerySensitivity)", q, p.featureSets())
 		}
 	case LogReg:
 		ch.Purpose = fmt.Sprintf("release: logistic regression by the functional mechanism on the %d final features", len(p.res.Final))
@@ -118,6 +118,24 @@ func (p *Pipeline) ReleaseCharge(kind Release, notion Notion, eps float64) (priv
 		ch.Note += fmt.Sprintf("; sensitivity factor %g (%s) computed from the data without noise: NOT standard DP", factor, notion)
 	}
 	return ch, nil
+}
+
+// featureSets bounds the distinct feature sets the queries fix (public:
+// the named queries, or every set of 1–3 final features).
+func (p *Pipeline) featureSets() int {
+	if p.querySet == nil {
+		return GeneratedFeatureSets(len(p.res.Final))
+	}
+	sets := map[string]bool{}
+	for _, q := range p.querySet {
+		names := make([]string, len(q))
+		for i, c := range q {
+			names[i] = c.Feature
+		}
+		slices.Sort(names)
+		sets[fmt.Sprint(names)] = true
+	}
+	return len(sets)
 }
 
 func (p *Pipeline) numQueries() int {
@@ -212,10 +230,10 @@ func (p *Pipeline) answer(out *Output, eps float64, exact bool, src *randx.Sourc
 	}
 	out.Answers = slices.Clone(out.Truth)
 	if !exact {
-		// The scale counts every query of the set, answered or skipped.
-		out.NoiseScale = QueryScale(p.cfg.Calibration, p.numQueries(), out.Factor, eps)
-		// L1 sensitivity: the scale times ε (Q·factor sound, factor paper).
-		dp.NewNoiser(src).ReleaseLaplace(out.NoiseScale*eps, eps, out.Answers)
+		// The sensitivity counts every query of the set, answered or skipped.
+		l1 := QuerySensitivity(p.cfg.Calibration, p.numQueries(), p.featureSets(), out.Factor)
+		out.NoiseScale = l1 / eps
+		out.Answers = ReleaseAnswers(out.Queries, out.Truth, l1, eps, dp.NewNoiser(src))
 	}
 	if len(out.Answers) > 0 {
 		out.MAE = MAE(out.Answers, out.Truth)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/learn"
@@ -255,12 +256,70 @@ func CountQueries(rows [][]uint32, levels []int, queries []Query) ([]float64, er
 }
 
 // QueryScale is the Laplace scale of each answer: the paper's Δ/ε per
-// query, or, sound, Q·Δ/ε for the set of Q queries.
-func QueryScale(c Calibration, queries int, factor, eps float64) float64 {
+// query, or, sound, QuerySensitivity/ε.
+func QueryScale(c Calibration, queries, featureSets int, factor, eps float64) float64 {
+	return QuerySensitivity(c, queries, featureSets, factor) / eps
+}
+
+// QuerySensitivity is the L1 sensitivity, under replacement and times the
+// notion's factor, of the distinct answers to Q count queries whose
+// conditions fix at most featureSets distinct sets of features. Two bounds
+// hold and the smaller is used: every count moves by at most 1 (Q in all);
+// and the queries fixing the same feature set are distinct cells of one
+// marginal, whose cells move by at most 2 in L1 together (a record leaves
+// one cell and enters another), so 2·featureSets. The answers are thus a
+// sub-vector of featureSets noisy marginals, answered by post-processing —
+// far less noise than Q per-query releases when queries share features
+// (10⁴ queries over 10 features: 350 instead of 10⁴). The paper's
+// calibration (Eq. 22) is 1, one query's sensitivity.
+func QuerySensitivity(c Calibration, queries, featureSets int, factor float64) float64 {
 	if c == Paper {
-		return factor / eps
+		return factor
 	}
-	return float64(queries) * factor / eps
+	return float64(min(queries, 2*featureSets)) * factor
+}
+
+// GeneratedFeatureSets is the number of distinct feature sets that
+// GenerateQueries can fix over f features: every set of 1 to 3 of them.
+func GeneratedFeatureSets(f int) int {
+	n := int64(0)
+	for k := 1; k <= min(3, f); k++ {
+		n += binomial(f, k)
+	}
+	return int(n)
+}
+
+// cellKey names the cell a query counts: its sorted conditions.
+func cellKey(q Query) string {
+	cs := slices.Clone(q)
+	slices.SortFunc(cs, func(a, b Condition) int { return a.Feature - b.Feature })
+	return fmt.Sprint(cs)
+}
+
+// ReleaseAnswers returns noisy answers to the queries from their exact
+// counts: one grid Laplace release (dp.Noiser.ReleaseLaplace) of the
+// distinct cells at L1 sensitivity l1 and ε, so a query asked twice gets
+// the same answer.
+func ReleaseAnswers(queries []Query, truth []float64, l1, eps float64, noise *dp.Noiser) []float64 {
+	first := map[string]int{}
+	var cells []float64
+	at := make([]int, len(queries))
+	for i, q := range queries {
+		k := cellKey(q)
+		j, ok := first[k]
+		if !ok {
+			j = len(cells)
+			first[k] = j
+			cells = append(cells, truth[i])
+		}
+		at[i] = j
+	}
+	noise.ReleaseLaplace(l1, eps, cells)
+	out := make([]float64, len(queries))
+	for i, j := range at {
+		out[i] = cells[j]
+	}
+	return out
 }
 
 // MAE is the mean absolute error of noisy answers (Eq. 24).
