@@ -1,0 +1,108 @@
+package archtest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/dppub/dppub"
+
+// TestArchitectureIsTrue fails on any import against the layers of
+// docs/ARCHITECTURE.md and on any package the table does not list.
+func TestArchitectureIsTrue(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	layers, err := ParseLayers(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graph := importGraph(t, root)
+	if len(graph) < 10 {
+		t.Fatalf("go list found only %d packages", len(graph))
+	}
+	for _, v := range Violations(layers, graph) {
+		t.Error(v)
+	}
+}
+
+// importGraph runs `go list -json ./...` in root and keeps the module's own
+// packages and their non-test imports of the module.
+func importGraph(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v: %s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	graph := map[string][]string{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		rel := relative(p.ImportPath)
+		graph[rel] = nil
+		for _, imp := range p.Imports {
+			if r := relative(imp); r != imp {
+				graph[rel] = append(graph[rel], r)
+			}
+		}
+	}
+	return graph
+}
+
+func relative(pkg string) string {
+	if pkg == module {
+		return "."
+	}
+	return strings.TrimPrefix(pkg, module+"/")
+}
+
+// TestViolationsCatchAPlantedImport shows the check can fail: a primitive
+// importing a pipeline, and a package no row lists.
+func TestViolationsCatchAPlantedImport(t *testing.T) {
+	layers, err := ParseLayers(strings.NewReader("| layer | package | concern |\n|---|---|---|\n| p | `dp`, `randx` | x |\n| a | `algo/...` | y |\n| c | `publish` | z |\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		graph map[string][]string
+		want  int
+	}{
+		{"downwards only", map[string][]string{"dp": {"randx"}, "algo/ppca": {"dp"}, "publish": {"algo/ppca", "dp"}}, 0},
+		{"planted upward import", map[string][]string{"dp": {"publish"}, "publish": nil}, 1},
+		{"unlisted package", map[string][]string{"utility": {"dp"}, "dp": nil}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Violations(layers, c.graph); len(got) != c.want {
+				t.Fatalf("violations %q, want %d", got, c.want)
+			}
+		})
+	}
+}
