@@ -14,6 +14,12 @@
 //   - TrainDPLinear / TrainDPClassifier: ε-differentially private empirical
 //     risk minimisation by output or objective perturbation (Chaudhuri,
 //     Monteleoni & Sarwate, JMLR 2011), for logistic and Huber-hinge loss.
+//     The optimiser must certify ‖∇J‖₂ ≤ τ or nothing is released; the
+//     residual distance to the exact minimiser is added to the output
+//     perturbation's sensitivity, and objective perturbation covers it with
+//     a small share of ε on extra noise (Iyengar et al. 2019). The weights
+//     are released on a public grid, g·(⌊w/g⌉ + ⌊v/g⌉), so they carry no
+//     low-order bits of the data (DPERMOptions.Plan states every number).
 //   - Accuracy, MisclassificationRate, ConfusionMatrix.
 //
 // A bias is learned, when asked, as the weight of a constant feature

@@ -103,24 +103,33 @@ var dpVariants = []struct {
 // dpAccuracy is the mean test accuracy of TrainDPLinear over 5 seeds.
 func dpAccuracy(t *testing.T, Xtr *mat.Dense, ytr []int, Xte *mat.Dense, yte []int, o DPERMOptions) float64 {
 	t.Helper()
+	return dpAccuracyN(t, Xtr, ytr, Xte, yte, o, 5)
+}
+
+// dpAccuracyN is the mean test accuracy of TrainDPLinear over seeds
+// 100, 101, …, 100+seeds−1.
+func dpAccuracyN(t *testing.T, Xtr *mat.Dense, ytr []int, Xte *mat.Dense, yte []int, o DPERMOptions, seeds int) float64 {
+	t.Helper()
 	var acc float64
-	for s := range 5 {
+	for s := range seeds {
 		m, err := TrainDPLinear(Xtr, ytr, o, randx.NewSeeded(uint64(100+s)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		c := &Classifier{Classes: 2, Models: []*LinearModel{m}}
-		acc += Accuracy(c.PredictAll(Xte), yte) / 5
+		acc += Accuracy(c.PredictAll(Xte), yte)
 	}
-	return acc
+	return acc / float64(seeds)
 }
 
 // TestDPERMAccuracyAgainstEpsilon: with a huge ε the noise vanishes and the
 // private model classifies like non-private logistic regression (within
 // 1%); as ε shrinks accuracy falls towards chance. The data and seeds are
-// fixed, so these are known answers; the margins asserted (≥ 0.03 at
-// ε = 0.1, ≥ 0.15 at ε = 0.01, against 800 test rows) are several times the
-// seed-to-seed spread, so that a reseeding would not flip them.
+// fixed, so these are known answers; the margins asserted (≥ 0.15 lost at
+// ε = 0.01, against 800 test rows; ε = 0.1 between ε = 0.01 and ε = 10
+// within 0.01) are several times the seed-to-seed spread, so that a
+// reseeding would not flip them. (Objective perturbation with the resolved
+// λ loses only ≈ 0.015 at ε = 0.1 on these data, where λ = 1e-3 lost 0.04.)
 func TestDPERMAccuracyAgainstEpsilon(t *testing.T) {
 	X, y := dpData(41, 4000)
 	Xtr, ytr, Xte, yte := split(randx.NewSeeded(42), X, y)
@@ -141,7 +150,7 @@ func TestDPERMAccuracyAgainstEpsilon(t *testing.T) {
 		if math.Abs(acc[1e9]-base) > 0.01 {
 			t.Errorf("%s: accuracy %.4f at ε = 1e9, non-private %.4f", v.name, acc[1e9], base)
 		}
-		if acc[0.1] > acc[10]-0.03 || acc[0.01] > acc[10]-0.15 {
+		if acc[0.01] > acc[10]-0.15 || acc[0.1] > acc[10]+0.01 || acc[0.01] > acc[0.1]+0.01 {
 			t.Errorf("%s: accuracy does not degrade with ε: %v", v.name, acc)
 		}
 	}
@@ -287,7 +296,8 @@ func TestDPERMRejectsBadInput(t *testing.T) {
 	for name, mutate := range map[string]func(*DPERMOptions){
 		"ε = 0":        func(o *DPERMOptions) { o.Epsilon = 0 },
 		"ε = +Inf":     func(o *DPERMOptions) { o.Epsilon = math.Inf(1) },
-		"λ = 0":        func(o *DPERMOptions) { o.Lambda = 0 },
+		"λ < 0":        func(o *DPERMOptions) { o.Lambda = -1e-3 },
+		"λ = NaN":      func(o *DPERMOptions) { o.Lambda = math.NaN() },
 		"loss":         func(o *DPERMOptions) { o.Loss = 0 },
 		"huber h = 0":  func(o *DPERMOptions) { o.Loss, o.Huber = HuberHinge, 0 },
 		"method":       func(o *DPERMOptions) { o.Method = 7 },

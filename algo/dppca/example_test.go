@@ -36,6 +36,6 @@ func Example() {
 	fmt.Printf("Laplace scale on A: (d+1)/(nε) = %.4f\n", res.MatrixNoise.Scale)
 	// Output:
 	// laplace: ε=0.5
-	// objective-perturbation (Chaudhuri et al. 2011, Alg. 2): ε=0.5
+	// objective-perturbation (Chaudhuri et al. 2011, Alg. 2) + residual noise (Iyengar et al. 2019): ε=0.5
 	// Laplace scale on A: (d+1)/(nε) = 0.0030
 }

@@ -83,16 +83,17 @@ func EndToEnd(m Method, c Calibration) bool { return c == Sound && m != PCADPSVM
 // DefaultLambda is the regulariser λ of the DP SVM's objective
 // (1/n)Σℓ + (λ/2)‖w‖² when none is set. n is public here.
 //
-//   - objective perturbation: 1/n, the trade-off of the non-private SVM's
-//     C = 1 (λ = 1/(nC)); Algorithm 2 itself adds regularisation when ε
-//     is too small for it.
+//   - objective perturbation: 0, which learn resolves from n and each
+//     model's ε (learn.DPERMOptions.ResolvedLambda) so that Chaudhuri et
+//     al.'s extra-regulariser branch, which halves ε, is not taken (λ =
+//     1/n took it for every ε ≤ 1.39 with the Huber hinge).
 //   - output perturbation: 1/√n. Its noise norm grows like 1/(nλε), so
 //     λ = 1/n would swamp w; 1/√n keeps the noise O(1/(√n ε)).
 func DefaultLambda(n int, p learn.Perturbation) float64 {
 	if p == learn.OutputPerturbation {
 		return 1 / math.Sqrt(float64(n))
 	}
-	return 1 / float64(n)
+	return 0
 }
 
 func (o *Options) defaults(n int) {
@@ -305,7 +306,11 @@ func dpSVM(Y *mat.Dense, y []int, classes int, o *Options, eps float64) (*learn.
 	so := *o.DPSVM
 	so.Epsilon = eps / float64(models)
 	for _, label := range binaryLabels(classes) {
-		if err := o.Accountant.Spend(dpSVMCharge(so, n, k, label, o.Method)); err != nil {
+		charge, err := dpSVMCharge(so, n, k, label, o.Method)
+		if err != nil {
+			return nil, fmt.Errorf("dppca: %w", err)
+		}
+		if err := o.Accountant.Spend(charge); err != nil {
 			return nil, fmt.Errorf("dppca: %w", err)
 		}
 	}
@@ -325,54 +330,33 @@ func binaryLabels(classes int) []string {
 	return out
 }
 
-// dpSVMCharge describes one DP-ERM model (Chaudhuri et al. 2011). Output
-// perturbation: minimiser sensitivity 2/(nλ) in L2, noise density
-// ∝ exp(−‖b‖/scale) with scale 2/(nλε). Objective perturbation: the linear
-// term bᵀw/n with density ∝ exp(−ε′‖b‖/2), so scale 2/ε′ (Algorithm 2).
-func dpSVMCharge(so learn.DPERMOptions, n, k int, label string, m Method) privacy.Charge {
-	c := curvature(so)
-	spec := dp.Spec{Norm: "L2", Guarantee: dp.Pure(so.Epsilon)}
-	note := fmt.Sprintf("%s loss, λ=%g, on the %d projected coordinates", so.Loss, so.Lambda, k)
+// dpSVMCharge describes one DP-ERM model (Chaudhuri et al. 2011) as
+// learn calibrates it (learn.DPERMOptions.Plan): the released weights are
+// g·(⌊w/g⌉ + ⌊v/g⌉) with v ∝ exp(−‖v‖/scale) covering the stated L2
+// sensitivity; objective perturbation also spends ε₁ on its linear term.
+func dpSVMCharge(so learn.DPERMOptions, n, k int, label string, m Method) (privacy.Charge, error) {
+	plan, err := so.Plan(n, k)
+	if err != nil {
+		return privacy.Charge{}, err
+	}
+	spec := dp.Spec{Norm: "L2", Guarantee: dp.Pure(so.Epsilon), Sensitivity: plan.Sensitivity, Scale: plan.Scale}
+	note := fmt.Sprintf("%s loss, λ=%.3g, on the %d projected coordinates; optimiser certified to ‖∇J‖ ≤ %g (the residual is in the sensitivity); released on the grid %g", so.Loss, plan.Lambda, k, plan.GradTol, plan.Grid)
 	if so.Bias {
-		note += " and a bias (rows scaled by 1/√2 to keep ‖x̃‖ ≤ 1)"
+		note += "; a bias (rows scaled by 1/√2 to keep ‖x̃‖ ≤ 1)"
 	}
 	if so.Method == learn.OutputPerturbation {
 		spec.Mechanism = "output-perturbation (Chaudhuri et al. 2011, Alg. 1)"
-		spec.Sensitivity = 2 / (float64(n) * so.Lambda)
-		spec.Scale = spec.Sensitivity / so.Epsilon
 	} else {
-		epsPrime, delta := objectiveBudget(so.Epsilon, n, so.Lambda, c)
-		spec.Mechanism = "objective-perturbation (Chaudhuri et al. 2011, Alg. 2)"
-		spec.Sensitivity = 2
-		spec.Scale = 2 / epsPrime
-		if delta > 0 {
-			note += fmt.Sprintf("; extra regulariser Δ=%.3g since ε is small for n", delta)
+		spec.Mechanism = "objective-perturbation (Chaudhuri et al. 2011, Alg. 2) + residual noise (Iyengar et al. 2019)"
+		note += fmt.Sprintf("; ε₁=%.3g on the linear term (ε′=%.3g), ε₂=%.3g on the release", plan.EpsObjective, plan.EpsPrime, plan.EpsRelease)
+		if plan.Delta > 0 {
+			note += fmt.Sprintf("; extra regulariser Δ=%.3g since ε is small for n", plan.Delta)
 		}
 	}
 	if m == PCADPSVM {
 		note += "; the guarantee assumes components fixed independently of the records, which exact PCA on the same records is not"
 	}
-	return privacy.Charge{Purpose: "DP SVM " + label, Spec: spec, Calibration: string(Sound), Note: note}
-}
-
-// curvature is c, the bound on ℓ″ (Chaudhuri et al. 2011, Theorem 9).
-func curvature(so learn.DPERMOptions) float64 {
-	if so.Loss == learn.HuberHinge {
-		return 1 / (2 * so.Huber)
-	}
-	return 0.25
-}
-
-// objectiveBudget is Algorithm 2 steps 1–2 of Chaudhuri et al. (2011):
-// ε′ = ε − log(1 + 2c/(nλ) + c²/(n²λ²)); if ε′ ≤ 0, Δ = c/(n(e^{ε/4} − 1))
-// − λ and ε′ = ε/2.
-func objectiveBudget(eps float64, n int, lambda, c float64) (epsPrime, delta float64) {
-	r := c / (float64(n) * lambda)
-	epsPrime = eps - math.Log(1+2*r+r*r)
-	if epsPrime > 0 {
-		return epsPrime, 0
-	}
-	return eps / 2, c/(float64(n)*math.Expm1(eps/4)) - lambda
+	return privacy.Charge{Purpose: "DP SVM " + label, Spec: spec, Calibration: string(Sound), Note: note}, nil
 }
 
 // paperWeightNoise is Algorithm 2 steps 4–5: a hinge-loss SVM, then

@@ -146,9 +146,12 @@ type Config struct {
 	// FeatureShare is ε1/ε (default 0.5).
 	FeatureShare float64
 	Calibration  Calibration // default Sound
-	Notion       Notion      // default MPCRDP (the paper's)
-	Utility      Utility     // default U2
-	Release      Release     // default LogReg
+	// Notion defaults to Standard (record-level DP): the correlated
+	// notions, the paper's MPCRDP among them, scale the release noise to a
+	// sensitivity computed from the data and must be asked for explicitly.
+	Notion  Notion
+	Utility Utility // default U2
+	Release Release // default LogReg
 	// InitialThreshold is w0 of the parties' analyses and of the
 	// correlated notion (default 0.9).
 	InitialThreshold float64
@@ -175,7 +178,8 @@ type Config struct {
 	// NumQueries is the number of generated count queries (default 10000)
 	// when no query set is given.
 	NumQueries int
-	// SVMLambda is the SVM's regulariser on the mean loss (default 1/n);
+	// SVMLambda is the SVM's regulariser on the mean loss (default 0:
+	// resolved from n and ε, see SVMOptions);
 	// Huber its smoothing (default 0.5). Ridge is the FM-regression ridge
 	// per record (default 1e-3).
 	SVMLambda, Huber, Ridge float64
@@ -199,7 +203,7 @@ func (c *Config) defaults() {
 		c.Calibration = Sound
 	}
 	if c.Notion == "" {
-		c.Notion = MPCRDP
+		c.Notion = Standard
 	}
 	if c.Utility == "" {
 		c.Utility = U2

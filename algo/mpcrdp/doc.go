@@ -71,11 +71,12 @@
 // # Releases and notions
 //
 // The release sensitivity is multiplied by the notion's factor Δ:
-// standard 1 (record-level DP), group ΔGS (the largest correlated group at
-// w0, or a declared public bound), correlated ΔCS at w0 (Zhu et al. 2015),
-// mp-crdp ΔCS_p at w0 = MCD (the paper). ΔGS, ΔCS and ΔCS_p are computed
-// from the data without noise: noise scaled by them is a data-dependent
-// calibration, the paper's correlated-DP notion, NOT standard DP.
+// standard 1 (record-level DP, the default), group ΔGS (the largest
+// correlated group at w0, or a declared public bound), correlated ΔCS at
+// w0 (Zhu et al. 2015), mp-crdp ΔCS_p at w0 = MCD (the paper). ΔGS, ΔCS
+// and ΔCS_p are computed from the data without noise: noise scaled by them
+// is a data-dependent calibration, the paper's correlated-DP notion, NOT
+// standard DP, so those notions must be chosen explicitly.
 //
 //   - Count queries: each count moves by at most 1 per record, so by Δ
 //     under the notion. Paper calibration: Laplace(Δ/(ε2/2)) per query,

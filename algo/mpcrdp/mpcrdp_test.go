@@ -388,7 +388,7 @@ func TestPipelineSoundSpendsExactlyEpsilon(t *testing.T) {
 }
 
 func TestPipelinePaperChargesAndNotions(t *testing.T) {
-	p, acct := runPipeline(t, Config{Epsilon: 4, B: 4, Utility: U1, Calibration: Paper, Release: Queries, NumQueries: 500})
+	p, acct := runPipeline(t, Config{Epsilon: 4, B: 4, Utility: U1, Calibration: Paper, Notion: MPCRDP, Release: Queries, NumQueries: 500})
 	r := p.Result()
 	var actual bool
 	for _, ch := range acct.Charges() {

@@ -151,8 +151,10 @@ func checkUnitRow(x []float64, bound float64) error {
 // SVMOptions configure TrainSVM.
 type SVMOptions struct {
 	Epsilon, Factor float64
-	// Lambda is the regulariser on the mean loss (0: 1/n); Huber the
-	// smoothing of the Huber hinge loss.
+	// Lambda is the regulariser on the mean loss (0: resolved by learn
+	// from n and ε so that objective perturbation keeps its whole ε,
+	// learn.DPERMOptions.ResolvedLambda); Huber the smoothing of the Huber
+	// hinge loss.
 	Lambda, Huber float64
 }
 
@@ -160,16 +162,11 @@ type SVMOptions struct {
 // Huber hinge, bias) at ε = Epsilon/Factor on rows with ‖x‖₂ ≤ 1: by group
 // privacy it protects a group of Factor records at Epsilon.
 func TrainSVM(X *mat.Dense, y []int, o SVMOptions, src *randx.Source) (*learn.LinearModel, error) {
-	n, _ := X.Dims()
 	if !(o.Factor >= 1) {
 		return nil, fmt.Errorf("mpcrdp: SVM sensitivity factor %v below 1", o.Factor)
 	}
-	lambda := o.Lambda
-	if lambda == 0 {
-		lambda = 1 / float64(n)
-	}
 	do := learn.DefaultDPERMOptions(o.Epsilon / o.Factor)
-	do.Loss, do.Huber, do.Lambda = learn.HuberHinge, o.Huber, lambda
+	do.Loss, do.Huber, do.Lambda = learn.HuberHinge, o.Huber, o.Lambda
 	m, err := learn.TrainDPLinear(X, y, do, src)
 	if err != nil {
 		return nil, fmt.Errorf("mpcrdp: %w", err)
