@@ -48,6 +48,18 @@ type Mechanism struct {
 	// Statistic reduces a release to the scalar whose threshold events are
 	// searched; nil means out[0]. It is called concurrently.
 	Statistic func(out []float64) float64
+	// Truth, if set, returns the noise-free value of the release on side
+	// (length Dim); GreyBox then also compares the low-order features of
+	// the residual o − v. Optional; called once per side.
+	Truth func(side Side) []float64
+	// ReplayBound, if positive, is the largest distance (in the
+	// ℓ_ReplayNorm norm) between the releases on D and on D' made from the
+	// same seeded randomness: for additive noise, the sensitivity plus any
+	// rounding to a grid. GreyBox checks it; 0 skips the check.
+	ReplayBound float64
+	// ReplayNorm is the p of the ℓp norm of ReplayBound: 1 (also when 0),
+	// 2, or math.Inf(1).
+	ReplayNorm float64
 }
 
 // Validate checks that m can be audited.

@@ -206,7 +206,6 @@ func MPCRDPStability(eps float64) (Mechanism, error) {
 		in[side] = mpcrdp.StabilityInput{X: mpcrdp.NewSparse(X, nil, []int{0, 1}), Groups: [][]int{{0}, {1}}, Y: y[side]}
 	}
 	const runs, feats = 4, 2
-	scale := float64(feats) / eps
 	// The counts without noise are random (the blocks), so no exact LLR:
 	// the statistic is count₀ − count₁, which the pair pushes down.
 	return Mechanism{
@@ -223,7 +222,7 @@ func MPCRDPStability(eps float64) (Mechanism, error) {
 			for f, v := range c {
 				out[f] = float64(v)
 			}
-			dp.NewNoiser(src).AddLaplace(out, scale)
+			dp.NewNoiser(src).ReleaseLaplace(feats, eps, out)
 			return nil
 		},
 	}, nil
@@ -299,7 +298,6 @@ func MPCRDPEntropy(eps float64) (Mechanism, error) {
 	codes := [2][]uint32{make([]uint32, 8), make([]uint32, 8)}
 	codes[DPrime][0] = 1
 	n := len(codes[D])
-	scale := mpcrdp.EntropySensitivity(n) / eps
 	return Mechanism{
 		Name:  fmt.Sprintf("mp-crdp noisy entropy (n=%d, Δ=%.3g, ε=%g)", n, mpcrdp.EntropySensitivity(n), eps),
 		Claim: dp.Pure(eps),
@@ -550,11 +548,12 @@ func laplaceLLRScales(fD, fDPrime []float64, b, bPrime float64) func([]float64) 
 // parties ({g, a} and {b, c, d}). Then ΔCS_p = 1 and u2 = MCD = 1 for
 // every candidate on D. D' gives record 0 record 1's value of a, so
 // records 0 and 1 agree on β ∪ {a}: ΔCS_p = 2 and u2(a) = 0.5 (MCD stays
-// 1). The release is the chosen index. With 4 candidates P_D(a) = 1/4 and
-// P_D'(a) = 1/(1 + 3e^{ε·0.5/(2Δu2)}): the sound selection is 0.19ε-tight
-// here (ln((1 + 3e^{ε/4})/4) at ε = 1), the paper's is 2.24-DP at ε = 1
-// (ln((1 + 3e^{2.5})/4)), the under-noising the pipeline's report states
-// ("actually ε·K").
+// 1). The release is the chosen index. With 4 candidates P_D(a) = 1/4;
+// on D' permute-and-flip stops at a only when a comes first and its coin
+// (probability e^{−ε·0.5/(2Δu2)}) succeeds, since every other candidate
+// has the top utility: P_D'(a) = e^{−ε/(4Δu2)}/4. So the sound selection
+// is 0.25-tight here at ε = 1 and the paper's is 2.5-DP (e^{2.5}), the
+// under-noising the pipeline's report states ("actually ε·K").
 func MPCRDPU2(c mpcrdp.Calibration, eps float64) (Mechanism, error) {
 	if c == "" {
 		c = mpcrdp.Sound

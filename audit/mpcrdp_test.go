@@ -12,7 +12,7 @@ import (
 // a floor (the pair moves the output measurably); the paper's per-query
 // count-query noise is caught (four answers at Laplace(1/ε) each are 4ε-DP:
 // the bound should be well above 1), and so is the paper's Δu2 = 1/K
-// (true ε = ln((1 + 3e^{2.5})/4) = 2.24 for the pair). The data-dependent
+// (true ε = 2.5 for the pair under permute-and-flip, see MPCRDPU2). The data-dependent
 // notions are not standard DP: a duplicate doubles the noise scale, and
 // the four answers (or FM's weights) reveal it. Seeded runs; a fresh seed
 // would turn a PASS into a false VIOLATION with probability at most 5%,
@@ -33,7 +33,7 @@ func TestMPCRDPAudits(t *testing.T) {
 		{"mp-crdp-u1", "", "", Pass, 0.05, 1},
 		{"mp-crdp-entropy", "", "", Pass, 0.6, 1},
 		{"mp-crdp-u2", "sound", "", Pass, 0.05, 0.25},
-		{"mp-crdp-u2", "paper", "", Violation, 1.8, 2.3},
+		{"mp-crdp-u2", "paper", "", Violation, 1.8, 2.5},
 		{"mp-crdp-release", "sound", "queries", Pass, 0.7, 1},
 		{"mp-crdp-release", "paper", "queries", Violation, 2.5, 4},
 		{"mp-crdp-release", "sound", "queries/mp-crdp", Violation, 3, 10},

@@ -148,6 +148,25 @@ func (s *mulLDASession) entries(sums, counts, upper []float64) []float64 {
 	return append(out, upper...)
 }
 
+// shareValues is the publisher's own zero-sum share ḡ₀ in value units:
+// each block's grid steps times its grid.
+func (s *mulLDASession) shareValues(g0 mullda.Shares) ([]float64, error) {
+	blocks := []func() (lda.BlockNoise, error){s.plan.SumsNoise, s.plan.CountsNoise, s.plan.SecondNoise}
+	steps := [][]int64{g0.Sums, g0.Counts, g0.Upper}
+	values := make([][]float64, len(steps))
+	for b, block := range blocks {
+		bn, err := block()
+		if err != nil {
+			return nil, err
+		}
+		values[b] = make([]float64, len(steps[b]))
+		for i, k := range steps[b] {
+			values[b][i] = float64(k) * bn.Plan.Grid
+		}
+	}
+	return s.entries(values[0], values[1], values[2]), nil
+}
+
 func (s *mulLDASession) parties() int {
 	if s.params.NeedsDealer() {
 		return len(s.params.Owners) + 1
@@ -174,7 +193,11 @@ func (s *mulLDASession) release(side Side, src *randx.Source, out []float64) err
 		if err := g0.UnmarshalBinary(shares[0].Payload); err != nil {
 			return err
 		}
-		copy(out[len(s.params.Owners)*e:], s.entries(g0.Sums, g0.Counts, g0.Upper))
+		values, err := s.shareValues(g0)
+		if err != nil {
+			return err
+		}
+		copy(out[len(s.params.Owners)*e:], values)
 	}
 	means, err := protocol.Seal(s.params.Session, s.params.Publisher, "", mullda.Means{Classes: mulLDAClasses, P: mulLDAP,
 		Means: make([]float64, mulLDAClasses*mulLDAP), Counts: make([]float64, mulLDAClasses)})

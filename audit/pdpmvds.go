@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"math/big"
 
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/dlpa"
@@ -85,30 +86,37 @@ func PDPMVDSNoise(mode pdpmvds.NoiseMode, view string) (Mechanism, error) {
 }
 
 // DLPA audits the distributed Laplace noise of crypto/dlpa (Rastogi &
-// Nath 2010): three parties each draw four Gaussian shares of variance
-// λ/6, and Σ_j ±(Σ_k y_jk)², computed on the shares quantised to 8
-// fractional bits as under encryption (CombineQuantized), is Lap(λ) with
-// λ = 1/ε. The coordinator sees a count of 0 or 1 plus that noise, claimed
-// ε-DP. The statistic is the release.
+// Nath 2010) as PDP-MVDS's Paillier suite uses it: three parties each draw
+// four integer discrete-Gaussian shares of variance λ/6, and η̂ =
+// Σ_j ±(Σ_k ŷ_jk)², exactly what the encrypted computation yields
+// (CombinePlain), is close to a discrete Laplace of scale λ. It is drawn
+// 2^FineBits times finer than the unit (λ = 2^FineBits/ε) and the noisy
+// count rounded back to units. The coordinator sees a count of 0 or 1
+// plus that noise, claimed ε-DP. The statistic is the release.
 func DLPA(eps float64) (Mechanism, error) {
-	const parties, fracBits = 3, 8
+	const parties, fine = 3, 1 << dlpa.FineBits
 	return Mechanism{
-		Name:  fmt.Sprintf("dlpa distributed Laplace (%d parties, %d fractional bits, ε=%g)", parties, fracBits, eps),
+		Name:  fmt.Sprintf("dlpa distributed Laplace (%d parties, integer shares 2^%d finer than the unit, ε=%g)", parties, dlpa.FineBits, eps),
 		Claim: dp.Pure(eps),
 		Pair:  "a count of 0 on D and 1 on D'",
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
+			// The count in steps of 2^-FineBits, η̂ at λ = 2^FineBits/ε
+			// steps, the sum rounded back to whole units as PDP-MVDS's
+			// decoder does.
+			nz := dp.NewNoiser(src)
 			shares := make([]dlpa.Share, parties)
 			for k := range shares {
-				s, err := dlpa.DrawShare(src, 1/eps, parties)
+				s, err := dlpa.DrawShare(nz, float64(fine)/eps, parties)
 				if err != nil {
 					return err
 				}
 				shares[k] = s
 			}
-			noise, err := dlpa.CombineQuantized(shares, fracBits)
-			out[0] = sideValue(side, 1) + noise
-			return err
+			total := new(big.Int).Add(dlpa.CombinePlain(shares), big.NewInt(int64(sideValue(side, 1))*fine))
+			q := new(big.Int).Div(total.Add(total, big.NewInt(fine/2)), big.NewInt(fine))
+			out[0] = float64(q.Int64())
+			return nil
 		},
 	}, nil
 }

@@ -137,5 +137,5 @@ func aggregateRelease(params ppcadpmh.Params, plan *ppca.Plan, data []*mat.Dense
 	if len(stats) != len(params.Owners) || slices.ContainsFunc(stats, func(s ppcadpmh.Statistics) bool { return len(s.Masked) == 0 }) {
 		return nil, fmt.Errorf("audit: %d masked statistics messages, want %d", len(stats), len(params.Owners))
 	}
-	return ppcadpmh.Aggregate(params.Plan.Bounds.P, stats)
+	return ppcadpmh.Aggregate(params, stats)
 }

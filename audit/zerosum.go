@@ -98,16 +98,23 @@ func ZeroSum(o ZeroSumOptions) (Mechanism, error) {
 		return Mechanism{}, fmt.Errorf("audit: unknown zero-sum calibration %q (want sound or paper)", o.Calibration)
 	}
 	dim := cov.SymmetricDim()
-	own, share := lda.OwnSigma(lda.Correlated, m, sigma), lda.ShareSigma(m, sigma)
+	block, err := lda.NewBlockNoise(lda.Correlated, m, sens, sigma, 1)
+	if err != nil {
+		return Mechanism{}, fmt.Errorf("audit: zero-sum: %w", err)
+	}
 	release := func(side Side, src *randx.Source, out []float64) error {
 		n := dp.NewNoiser(src)
-		shares := lda.ZeroSumShares(n, m+1, 1, share) // shares[0] is the publisher's ḡ₀
-		for i := 0; i < min(dim, m); i++ {            // owner i+1's message
-			out[i] = n.Gaussian(own) + shares[i+1][0]
+		shares := lda.ZeroSumShares(n, block.Plan, m+1, 1) // shares[0] is the publisher's ḡ₀
+		for i := 0; i < min(dim, m); i++ {                  // owner i+1's message
+			v := []float64{0}
+			if i == 0 {
+				v[0] = sideValue(side, sens)
+			}
+			block.Release(n, v, shares[i+1])
+			out[i] = v[0]
 		}
-		out[0] += sideValue(side, sens)
 		if o.View == ViewPublisher {
-			out[m] = shares[0][0]
+			out[m] = float64(shares[0][0]) * block.Plan.Grid
 		}
 		return nil
 	}

@@ -329,3 +329,33 @@ func bisectGaussianEpsilon(sigma, delta float64) float64 {
 	}
 	return hi
 }
+
+// TestPlansRefuseOrTerminateAtExtremeScales: noise far above the
+// sensitivity either plans on a coarse grid or is refused, never loops.
+func TestPlansRefuseOrTerminateAtExtremeScales(t *testing.T) {
+	cases := []struct {
+		name    string
+		plan    func() (GridNoise, error)
+		refused bool
+	}{
+		{"gaussian σ = 2^45 Δ", func() (GridNoise, error) { return PlanGaussian(1, 1<<45, 4) }, false},
+		{"gaussian σ = 1e70 Δ", func() (GridNoise, error) { return PlanGaussian(1, 1e70, 1) }, true},
+		{"laplace d/ε = 2^50", func() (GridNoise, error) { return PlanLaplace(1, 1.0/(1<<40), 1<<10) }, false},
+		{"laplace ε = 1e-30", func() (GridNoise, error) { return PlanLaplace(1, 1e-30, 1) }, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := c.plan()
+			if c.refused != (err != nil) {
+				t.Fatalf("err = %v, want refused %v", err, c.refused)
+			}
+			if err == nil {
+				v := []float64{3}
+				NewNoiser(randx.NewSeeded(1)).Release(p, v)
+				if k := v[0] / p.Grid; k != math.Round(k) {
+					t.Fatalf("release %v off the grid %g", v[0], p.Grid)
+				}
+			}
+		})
+	}
+}

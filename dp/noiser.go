@@ -49,6 +49,10 @@ const gridPrecisionBits = 20
 const (
 	maxLaplaceUnits  = 1 << 48
 	maxGaussianUnits = 1 << 40
+	// maxUnitsLimit refuses plans whose noise, whatever the grid, stays
+	// above 2^56 grid steps: d/ε (Laplace) or σ√d/Δ₂ (Gaussian) that large
+	// means noise astronomically above the sensitivity, a caller's error.
+	maxUnitsLimit = 1 << 56
 )
 
 // gaussianProfileMargin inflates σ by 2^-12 relative. The discrete
@@ -110,9 +114,13 @@ func PlanLaplace(l1, eps float64, dim int) (GridNoise, error) {
 	if dim < 1 {
 		return GridNoise{}, fmt.Errorf("dp: laplace plan over %d coordinates", dim)
 	}
+	// As g grows the scale in steps falls towards d/ε, never below it.
+	if floor := float64(dim) / eps; floor > maxUnitsLimit {
+		return GridNoise{}, fmt.Errorf("dp: laplace plan: %d coordinates at ε=%v need noise of %.3g grid steps", dim, eps, floor)
+	}
 	for g := pow2Floor(l1 / float64(dim) / (1 << gridPrecisionBits)); ; g *= 2 {
 		units := math.Ceil((l1+float64(dim)*g)/eps/g) + 1
-		if units <= maxLaplaceUnits {
+		if units <= maxLaplaceUnits || units <= 2*float64(dim)/eps+2 {
 			return GridNoise{Kind: DiscreteLaplace, Grid: g, t: uint64(units), scale: units * g}, nil
 		}
 	}
@@ -137,10 +145,15 @@ func PlanGaussian(l2, sigma float64, dim int) (GridNoise, error) {
 		return GridNoise{}, fmt.Errorf("dp: gaussian plan over %d coordinates", dim)
 	}
 	root := math.Sqrt(float64(dim))
+	// As g grows the scale in steps falls towards σ√d/Δ₂, never below it.
+	floor := sigma * root / l2 * gaussianProfileMargin
+	if floor > maxUnitsLimit {
+		return GridNoise{}, fmt.Errorf("dp: gaussian plan: σ=%v is %.3g grid steps over %d coordinates of sensitivity %v", sigma, floor, dim, l2)
+	}
 	for g := pow2Floor(l2 / root / (1 << gridPrecisionBits)); ; g *= 2 {
 		s := sigma * (l2 + g*root) / l2 * gaussianProfileMargin
 		units := s / g
-		if units <= maxGaussianUnits {
+		if units <= maxGaussianUnits || units <= 2*floor {
 			v := units * units
 			sigma2 := new(big.Rat).SetFloat64(math.Nextafter(v, math.Inf(1)))
 			return GridNoise{Kind: DiscreteGaussian, Grid: g, sigma2: sigma2, scale: s}, nil

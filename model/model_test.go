@@ -118,7 +118,7 @@ func TestJSONRoundTrip(t *testing.T) {
 			t.Fatalf("row %d: %d before the round trip, %d after", i, p1[i], p2[i])
 		}
 	}
-	if back.Privacy == nil || back.Privacy.Method != "test" || back.Privacy.Overall.Notion != dp.PureDP {
+	if back.Privacy == nil || back.Privacy.Method != "test" || back.Privacy.Claimed.Notion != dp.PureDP {
 		t.Errorf("embedded report lost: %+v", back.Privacy)
 	}
 	js2, _ := back.JSON()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/internal/version"
 )
 
 // Composition says how the parties' guarantees combine into one for the
@@ -28,10 +29,17 @@ const (
 
 // PartyReport is one party's spending.
 type PartyReport struct {
-	Party   string        `json:"party"`
-	Records int           `json:"records,omitempty"`
-	Budget  dp.Guarantee  `json:"budget"`
-	Spent   dp.Guarantee  `json:"spent"`
+	Party   string       `json:"party"`
+	Records int          `json:"records,omitempty"`
+	Budget  dp.Guarantee `json:"budget"`
+	Spent   dp.Guarantee `json:"spent"`
+	// Actual is what the party's releases really cost when some charge's
+	// actual guarantee differs from the charged one (a paper
+	// calibration); nil when every charge is what it claims.
+	Actual *dp.Guarantee `json:"actual_spent,omitempty"`
+	// Within compares the actual spend (Actual when set, else Spent) with
+	// the budget, so that a release charged below its true cost is not
+	// reported within budget.
 	Within  bool          `json:"within_budget"`
 	AsDP    *dp.Guarantee `json:"equivalent_approx_dp,omitempty"`
 	Charges []Charge      `json:"charges"`
@@ -39,18 +47,35 @@ type PartyReport struct {
 
 // Report is the privacy report attached to every published artifact.
 type Report struct {
-	Method       string        `json:"method"`
-	Calibration  string        `json:"calibration"`
-	Neighbouring string        `json:"neighbouring_relation"`
-	Randomness   string        `json:"randomness"`
-	Composition  Composition   `json:"composition"`
-	Overall      dp.Guarantee  `json:"overall_guarantee"`
-	Parties      []PartyReport `json:"parties"`
-	Assumptions  []string      `json:"assumptions"`
-	Covered      []string      `json:"covered_by_dp"`
-	NotCovered   []string      `json:"not_covered_by_dp"`
-	Warnings     []string      `json:"warnings,omitempty"`
-	ThreatModel  []string      `json:"threat_model,omitempty"`
+	Method string `json:"method"`
+	// Status is the verdict on the guarantee; StatusReasons say why, for
+	// every condition that applies (most severe first), including those
+	// outranked by Status.
+	Status        Status   `json:"guarantee_status"`
+	StatusReasons []string `json:"guarantee_status_reasons,omitempty"`
+	// Claimed is the nominal guarantee: what the accountants were charged,
+	// composed as Composition says.
+	Claimed dp.Guarantee `json:"claimed"`
+	// Actual is the guarantee the releases really give, composed alike,
+	// when some charge's actual guarantee differs from its claim.
+	Actual *dp.Guarantee `json:"actual,omitempty"`
+	// WholeRecord is, under personalised per-party budgets, the guarantee
+	// for a person whose values change in every party's columns: each
+	// distinct release counted once. Claimed (the largest party spend)
+	// covers only one party's columns.
+	WholeRecord     *dp.Guarantee `json:"whole_record,omitempty"`
+	WholeRecordAsDP *dp.Guarantee `json:"whole_record_equivalent_approx_dp,omitempty"`
+	Calibration     string        `json:"calibration"`
+	Neighbouring    string        `json:"neighbouring_relation"`
+	Randomness      string        `json:"randomness"`
+	Composition     Composition   `json:"composition"`
+	Parties         []PartyReport `json:"parties"`
+	Assumptions     []string      `json:"assumptions"`
+	Covered         []string      `json:"covered_by_dp"`
+	NotCovered      []string      `json:"not_covered_by_dp"`
+	Warnings        []string      `json:"warnings,omitempty"`
+	ThreatModel     []string      `json:"threat_model,omitempty"`
+	Run
 }
 
 // ReportOptions holds what the method knows about its own release.
@@ -63,12 +88,27 @@ type ReportOptions struct {
 	Accountants  []*Accountant
 	Records      map[string]int // per party, if the counts are part of the report
 	DeltaForZCDP float64        // δ at which zCDP spends are also stated as (ε, δ)
-	Assumptions  []string
-	Covered      []string
-	NotCovered   []string
-	Warnings     []string
-	ThreatModel  []string
+	// Seeded says the randomness was seeded (randx.Source.IsSecure()
+	// false): the report then states that no guarantee holds.
+	Seeded bool
+	// NotStandardDP, when set, says why the release has no standard DP
+	// guarantee (a sensitivity computed from the private data).
+	NotStandardDP string
+	// NotDP, when set, says which part of the output is published without
+	// DP.
+	NotDP string
+	// WholeRecord is the guarantee for a change of a whole record under
+	// personalised budgets (see Report.WholeRecord).
+	WholeRecord *dp.Guarantee
+	Assumptions []string
+	Covered     []string
+	NotCovered  []string
+	Warnings    []string
+	ThreatModel []string
 }
+
+// SeededWarning is the warning of every report whose randomness was seeded.
+const SeededWarning = "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee"
 
 // NewReport builds a report from the parties' accountants.
 func NewReport(o ReportOptions) (*Report, error) {
@@ -78,26 +118,123 @@ func NewReport(o ReportOptions) (*Report, error) {
 	if o.Neighbouring == "" {
 		o.Neighbouring = "replace one record (datasets of equal size differing in one row)"
 	}
+	if o.Seeded {
+		o.Warnings = append(o.Warnings, SeededWarning)
+	}
 	r := &Report{
 		Method: o.Method, Calibration: o.Calibration, Neighbouring: o.Neighbouring,
 		Randomness: o.Randomness, Composition: o.Composition,
 		Assumptions: nonNil(o.Assumptions), Covered: nonNil(o.Covered),
 		NotCovered: nonNil(o.NotCovered), Warnings: o.Warnings, ThreatModel: o.ThreatModel,
+		Run: Run{Version: version.String()},
 	}
-	r.Overall = dp.Zero(o.Accountants[0].Spent().Notion)
+	if err := r.addParties(o); err != nil {
+		return nil, err
+	}
+	r.addWholeRecord(o)
+	r.judge(o)
+	return r, nil
+}
+
+// addParties reports each party and folds their claimed and actual spends
+// into the overall ones.
+func (r *Report) addParties(o ReportOptions) error {
+	notion := o.Accountants[0].Spent().Notion
+	r.Claimed = dp.Zero(notion)
+	actual, differs := dp.Zero(notion), false
 	for _, a := range o.Accountants {
 		pr := PartyReport{Party: a.Party(), Records: o.Records[a.Party()], Budget: a.Budget(),
 			Spent: a.Spent(), Charges: a.Charges()}
-		pr.Within = dp.Within(pr.Spent, pr.Budget)
-		if pr.Spent.Notion == dp.ZCDP && o.DeltaForZCDP > 0 {
-			if g, err := pr.Spent.ToApprox(o.DeltaForZCDP); err == nil {
-				pr.AsDP = &g
-			}
+		act, err := actualSpend(pr.Budget, pr.Charges)
+		if err != nil {
+			return fmt.Errorf("privacy: party %q: %w", pr.Party, err)
 		}
+		really := pr.Spent
+		if act != nil {
+			pr.Actual, really, differs = act, *act, true
+		}
+		pr.Within = dp.Within(really, pr.Budget)
+		pr.AsDP = asApprox(pr.Spent, o.DeltaForZCDP)
 		r.Parties = append(r.Parties, pr)
-		r.Overall = maxGuarantee(r.Overall, pr.Spent, o.Composition)
+		r.Claimed = maxGuarantee(r.Claimed, pr.Spent, o.Composition)
+		actual = maxGuarantee(actual, really, o.Composition)
 	}
-	return r, nil
+	if differs {
+		r.Actual = &actual
+	}
+	return nil
+}
+
+// actualSpend composes the charges' actual guarantees (the charged one
+// where a charge states none) into the budget's notion, as the accountant
+// composes the charged ones; nil when no charge states an actual guarantee.
+func actualSpend(budget dp.Guarantee, charges []Charge) (*dp.Guarantee, error) {
+	g, differs := dp.Zero(budget.Notion), false
+	for _, c := range charges {
+		x := c.Spec.Guarantee
+		if c.Actual != nil {
+			x, differs = *c.Actual, true
+		}
+		var err error
+		if g, err = dp.Compose(g, x); err != nil {
+			return nil, fmt.Errorf("actual guarantee of %q: %w", c.Purpose, err)
+		}
+	}
+	if !differs {
+		return nil, nil
+	}
+	return &g, nil
+}
+
+// asApprox states a zCDP guarantee as (ε, δ)-DP at delta; nil for other
+// notions or without a δ.
+func asApprox(g dp.Guarantee, delta float64) *dp.Guarantee {
+	if g.Notion != dp.ZCDP || !(delta > 0) {
+		return nil
+	}
+	a, err := g.ToApprox(delta)
+	if err != nil {
+		return nil
+	}
+	return &a
+}
+
+func (r *Report) addWholeRecord(o ReportOptions) {
+	if o.WholeRecord == nil {
+		return
+	}
+	w := *o.WholeRecord
+	r.WholeRecord = &w
+	r.WholeRecordAsDP = asApprox(w, o.DeltaForZCDP)
+}
+
+// judge sets the status to the most severe condition that applies and
+// lists the reasons of all of them.
+func (r *Report) judge(o ReportOptions) {
+	reasons := map[Status]string{}
+	if o.Seeded {
+		reasons[NoneSeeded] = "the randomness is seeded and predictable (--seed): the output carries no privacy guarantee and is for tests and experiments only"
+	}
+	if o.NotStandardDP != "" {
+		reasons[NotStandardDP] = o.NotStandardDP
+	}
+	if r.Actual != nil && !dp.Within(*r.Actual, r.Claimed) {
+		reasons[ExceedsClaim] = "some releases lose more privacy than they are charged (see each charge's actual guarantee)"
+	}
+	if o.NotDP != "" {
+		reasons[NotDP] = o.NotDP
+	}
+	r.Status = Holds
+	for _, s := range statuses {
+		why, ok := reasons[s]
+		if !ok {
+			continue
+		}
+		if r.Status == Holds {
+			r.Status = s
+		}
+		r.StatusReasons = append(r.StatusReasons, why)
+	}
 }
 
 // maxGuarantee folds a party's spend into the overall guarantee: the maximum
@@ -149,42 +286,102 @@ func (r *Report) JSON() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Text renders the report for a terminal.
+// Text renders the report for a terminal. Its first line after the title
+// is the Headline.
 func (r *Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Privacy report: %s (calibration: %s)\n", r.Method, r.Calibration)
-	fmt.Fprintf(&b, "  guarantee:     %v per record\n", r.Overall)
+	fmt.Fprintf(&b, "  guarantee:     %s\n", r.Headline())
 	fmt.Fprintf(&b, "  composition:   %s\n", r.Composition)
 	fmt.Fprintf(&b, "  neighbouring:  %s\n", r.Neighbouring)
 	fmt.Fprintf(&b, "  randomness:    %s\n", r.Randomness)
 	for _, p := range r.Parties {
-		status := "within budget"
-		if !p.Within {
-			status = "OVER BUDGET"
-		}
-		fmt.Fprintf(&b, "  party %s", p.Party)
-		if p.Records > 0 {
-			fmt.Fprintf(&b, " (%d records)", p.Records)
-		}
-		fmt.Fprintf(&b, ": spent %v of %v, %s", p.Spent, p.Budget, status)
-		if p.AsDP != nil {
-			fmt.Fprintf(&b, "; as (ε, δ)-DP: %v", *p.AsDP)
-		}
-		b.WriteString("\n")
-		for _, c := range p.Charges {
-			fmt.Fprintf(&b, "    - %s: %v", c.Purpose, c.Spec)
-			if c.Actual != nil {
-				fmt.Fprintf(&b, " [actually only %v]", *c.Actual)
-			}
-			b.WriteString("\n")
-		}
+		partyText(&b, p)
 	}
 	section(&b, "Covered by DP", r.Covered)
 	section(&b, "NOT covered by DP", r.NotCovered)
 	section(&b, "Assumptions", r.Assumptions)
 	section(&b, "Threat model", r.ThreatModel)
 	section(&b, "WARNINGS", r.Warnings)
+	if r.Version != "" {
+		fmt.Fprintf(&b, "  dppub %s\n", r.Version)
+	}
 	return b.String()
+}
+
+// Headline states the guarantee in one line, leading with the status:
+// what holds (or does not), the claimed and actual figures, the
+// whole-record and per-party figures under personalised budgets, and the
+// reasons behind a status other than Holds.
+func (r *Report) Headline() string {
+	var b strings.Builder
+	b.WriteString(r.Status.Phrase())
+	b.WriteString(": ")
+	switch {
+	case r.Status == Holds:
+		b.WriteString(r.figures(r.Claimed))
+	case r.Status == ExceedsClaim && r.Actual != nil:
+		fmt.Fprintf(&b, "actually %s; claimed %s", r.figures(*r.Actual), r.figures(r.Claimed))
+	default:
+		fmt.Fprintf(&b, "claimed %s", r.figures(r.Claimed))
+	}
+	if r.Actual != nil && r.Status != ExceedsClaim {
+		fmt.Fprintf(&b, " (actually %v)", *r.Actual)
+	}
+	for _, why := range r.StatusReasons {
+		b.WriteString("; ")
+		b.WriteString(why)
+	}
+	return b.String()
+}
+
+// figures describes g per record, or, under personalised budgets, the
+// whole-record guarantee followed by each party's.
+func (r *Report) figures(g dp.Guarantee) string {
+	if r.WholeRecord == nil {
+		return fmt.Sprintf("%v per record", g)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v per whole record", *r.WholeRecord)
+	if r.WholeRecordAsDP != nil {
+		fmt.Fprintf(&b, " ≈ %v", *r.WholeRecordAsDP)
+	}
+	b.WriteString(", per party (its own columns):")
+	for i, p := range r.Parties {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s %v", p.Party, p.Spent)
+	}
+	return b.String()
+}
+
+// partyText is one party's line and its charges.
+func partyText(b *strings.Builder, p PartyReport) {
+	status := "within budget"
+	if !p.Within {
+		status = "OVER BUDGET"
+	}
+	fmt.Fprintf(b, "  party %s", p.Party)
+	if p.Records > 0 {
+		fmt.Fprintf(b, " (%d records)", p.Records)
+	}
+	if p.Actual != nil {
+		fmt.Fprintf(b, ": charged %v, actually spent %v of %v, %s", p.Spent, *p.Actual, p.Budget, status)
+	} else {
+		fmt.Fprintf(b, ": spent %v of %v, %s", p.Spent, p.Budget, status)
+	}
+	if p.AsDP != nil {
+		fmt.Fprintf(b, "; as (ε, δ)-DP: %v", *p.AsDP)
+	}
+	b.WriteString("\n")
+	for _, c := range p.Charges {
+		fmt.Fprintf(b, "    - %s: %v", c.Purpose, c.Spec)
+		if c.Actual != nil {
+			fmt.Fprintf(b, " [actually only %v]", *c.Actual)
+		}
+		b.WriteString("\n")
+	}
 }
 
 func section(b *strings.Builder, title string, items []string) {

@@ -202,14 +202,14 @@ func bayesNetReport(method string, o BayesNetOptions, pb privbayes.Options, acct
 	}
 	ro := privacy.ReportOptions{
 		Method: method, Calibration: "sound (PrivBayes' mechanisms with proven sensitivities)",
-		Randomness: o.Source.Describe(), Composition: comp, Accountants: accts, Records: counts,
+		Randomness: o.Source.Describe(), Composition: comp, Accountants: accts, Records: counts, Seeded: !o.Source.IsSecure(),
 		Assumptions: []string{
 			"each owner's record count is public (as in PrivBayes and DP-SUBN) and is released without noise",
 			"numeric attributes are cut into equal-width bins over the bounds declared in the schema; values outside are clamped; the bounds and the bins are public",
 			fmt.Sprintf("budget split β = %g: ε1 = βε chooses the network (%s, score %s), ε2 = (1−β)ε releases its noisy marginals", pb.Beta, degree, pb.Score),
 		},
 		Covered: []string{
-			"the Bayesian network's structure (exponential mechanism)",
+			"the Bayesian network's structure (permute-and-flip)",
 			"its conditional distributions (Laplace-noised count marginals, clipped and normalised)",
 			"the synthetic rows: sampled from the DP model, so post-processing",
 		},
@@ -223,9 +223,6 @@ func bayesNetReport(method string, o BayesNetOptions, pb privbayes.Options, acct
 			"DP-SUBN3 is OUR RECONSTRUCTION from the published abstracts of Cheng et al. (TKDE 2020, ICDE 2016): sequential update of a PrivBayes network, each owner using the previous owners' model as prior (its synthetic sample joins the owner's data when scoring and counting); the paper's NOCD pair-correlation release and its search-frontier construction were not available; our optional frontier (Frontier > 0) is computed from the prior alone")
 		ro.ThreatModel = append(ro.ThreatModel,
 			"the owners take turns in a public order; each sends the semi-trusted curator only its DP model and its record count; the curator forwards the model to the next owner and samples the synthetic rows, so no coalition sees more than DP outputs and counts")
-	}
-	if !o.Source.IsSecure() {
-		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
 	}
 	return privacy.NewReport(ro)
 }

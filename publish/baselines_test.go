@@ -35,7 +35,7 @@ func TestPrivBayesNLTCSValidTableAndReport(t *testing.T) {
 		t.Errorf("synthetic table: %d rows, schema equal %v", res.Synthetic.Len(), res.Synthetic.Schema.Equal(tab.Schema))
 	}
 	r := res.Report
-	if r.Overall.Epsilon != 0.5 || r.Composition != privacy.Single || !r.WithinBudget() || len(r.Parties[0].Charges) != 2 {
+	if r.Claimed.Epsilon != 0.5 || r.Composition != privacy.Single || !r.WithinBudget() || len(r.Parties[0].Charges) != 2 {
 		t.Errorf("report: %+v", r)
 	}
 	if !strings.Contains(strings.Join(r.Warnings, " "), "SEEDED") {
@@ -61,8 +61,8 @@ func TestDPSUBN3AdultThreeOwners(t *testing.T) {
 		t.Errorf("%d synthetic rows, want %d", res.Synthetic.Len(), tab.Len())
 	}
 	r := res.Report
-	if len(r.Parties) != 3 || r.Overall.Epsilon != 0.2 || !r.WithinBudget() || r.Composition != privacy.ParallelOverOwners {
-		t.Errorf("report: overall %v, %d parties, composition %q", r.Overall, len(r.Parties), r.Composition)
+	if len(r.Parties) != 3 || r.Claimed.Epsilon != 0.2 || !r.WithinBudget() || r.Composition != privacy.ParallelOverOwners {
+		t.Errorf("report: overall %v, %d parties, composition %q", r.Claimed, len(r.Parties), r.Composition)
 	}
 	for _, p := range r.Parties {
 		if math.Abs(p.Spent.Epsilon-0.2) > 1e-12 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dppub/dppub/algo/dppca"
@@ -268,7 +269,7 @@ func dppcaReport(o DPPCASVMOptions, acct *privacy.Accountant, fit *dppca.Result)
 	ro := privacy.ReportOptions{
 		Method: string(o.Method), Calibration: string(o.Calibration), Randomness: o.Source.Describe(),
 		Composition: privacy.Single, Accountants: []*privacy.Accountant{acct},
-		Records: map[string]int{DPPCAParty: n},
+		Records: map[string]int{DPPCAParty: n}, Seeded: !o.Source.IsSecure(), NotDP: dppcaNotDP(o),
 		Assumptions: []string{
 			fmt.Sprintf("the record count n = %d is public: the noise scales (and the default δ = 1/n²) depend on it", n),
 			"numeric attributes are clamped to the bounds declared in the schema, and the label's categories are declared there too; both are public",
@@ -285,14 +286,27 @@ func dppcaReport(o DPPCASVMOptions, acct *privacy.Accountant, fit *dppca.Result)
 	ro.Covered = append(ro.Covered, covered...)
 	ro.NotCovered = append(ro.NotCovered, notCovered...)
 	ro.Warnings = append(ro.Warnings, warnings...)
-	if !o.Source.IsSecure() {
-		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
-	}
 	r, err := privacy.NewReport(ro)
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
 	return r, nil
+}
+
+// dppcaNotDP says which part of the published model is computed without
+// DP, or "" when all of it is DP.
+func dppcaNotDP(o DPPCASVMOptions) string {
+	var parts []string
+	switch {
+	case o.Method == dppca.PCADPSVM:
+		parts = append(parts, "the principal components are computed exactly from the records")
+	case o.Calibration == dppca.Paper:
+		parts = append(parts, "the classifier is trained without privacy on the projected records")
+	}
+	if o.Scaling == ScaleStandardize {
+		parts = append(parts, "the standardisation's exact means and standard deviations are published")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // dppcaCoverage says, in words, which parts of the model DP covers.

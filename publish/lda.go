@@ -444,7 +444,7 @@ func LDAReport(o LDAReportInput, plan *lda.Plan, accts []*privacy.Accountant, ri
 	counts := o.PublicCounts || o.Calibration == lda.Paper
 	ro := privacy.ReportOptions{
 		Method: o.Method, Calibration: string(o.Calibration), Randomness: o.Randomness,
-		Composition: privacy.ParallelOverOwners, Accountants: accts,
+		Composition: privacy.ParallelOverOwners, Accountants: accts, Seeded: !o.Secure,
 		Assumptions: []string{
 			"features are encoded into [0,1] with the public schema bounds and every row is scaled to unit L2 norm; replacing one record (label included) moves the class sums by at most 2, the class counts by √2 and Σxxᵀ by √2 (L2)",
 			fmt.Sprintf("the ridge %.4g added to S_w before solving depends only on public quantities (σ and p)", ridge),
@@ -460,6 +460,7 @@ func LDAReport(o LDAReportInput, plan *lda.Plan, accts []*privacy.Accountant, ri
 		ro.NotCovered = append(ro.NotCovered,
 			"the published projections X·W: every row is the projection of a real record with its real label (the paper's Algorithm 1 step 9 / Algorithm 2 step 17); the paper's 'underdetermined system' argument is not a differential-privacy argument, so these rows are NOT covered by DP",
 			"the number of records of each owner (one projection per record)")
+		ro.NotDP = "the published projections X·W are those of the real records, with their real labels"
 	} else {
 		ro.Covered = append(ro.Covered, "the published labelled projections: drawn from the DP class-conditional Gaussians N(Wᵀμ_k, WᵀΣW) with Σ = S_w/(N − C), as many per class as the DP count says (post-processing)")
 	}
@@ -469,11 +470,8 @@ func LDAReport(o LDAReportInput, plan *lda.Plan, accts []*privacy.Accountant, ri
 	}
 	if o.Calibration == lda.Paper {
 		ro.Warnings = append(ro.Warnings, fmt.Sprintf(
-			"paper calibration: each owner is charged %v as the paper claims; its σ on the class sums (%.4g) and on Σxxᵀ (%.4g) are far above what that budget needs, so the true guarantee against the publisher's view is %v, but the class counts are released exactly",
-			plan.Claimed(), plan.SumSigma, plan.SecondSigma, plan.Actual()))
-	}
-	if !o.Secure {
-		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
+			"paper calibration: each owner is charged as the paper claims; its σ on the class sums (%.4g) and on Σxxᵀ (%.4g) are far above what that budget needs, so the report's actual guarantee (against the publisher's view) differs from the claimed one, but the class counts are released exactly",
+			plan.SumSigma, plan.SecondSigma))
 	}
 	return privacy.NewReport(ro)
 }

@@ -83,8 +83,8 @@ func TestMulLDADPNLTCSWithLedger(t *testing.T) {
 	if res.Ledger == nil || res.Ledger.Entries != 12 || res.Ledger.BySender[LDAPublisher] != 3 {
 		t.Fatalf("ledger report %+v", res.Ledger)
 	}
-	if !res.Report.WithinBudget() || res.Report.Overall.Epsilon != 1 {
-		t.Fatalf("report: within %v, overall %v", res.Report.WithinBudget(), res.Report.Overall)
+	if !res.Report.WithinBudget() || res.Report.Claimed.Epsilon != 1 {
+		t.Fatalf("report: within %v, overall %v", res.Report.WithinBudget(), res.Report.Claimed)
 	}
 	tm := strings.Join(res.Report.ThreatModel, " ")
 	if !strings.Contains(tm, "collude") || !strings.Contains(tm, "0.770·σ") && !strings.Contains(tm, "0.8") {

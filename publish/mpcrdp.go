@@ -361,13 +361,16 @@ func ParseQueries(r io.Reader) ([]mpcrdp.NamedQuery, error) {
 
 func mpcrdpReport(cfg mpcrdp.Config, src *randx.Source, accts []*privacy.Accountant, sr *protompcrdp.Result) (*privacy.Report, error) {
 	r := sr.Result
+	parties := len(accts) - 1
 	dataDependent := cfg.Notion.DataDependent(cfg.GroupSize)
-	releaseEps := cfg.Split(len(accts) - 1).Release
-	guarantee := cfg.Notion.Guarantee(releaseEps, r.Factor, cfg.GroupSize)
+	guarantee := cfg.Notion.Guarantee(cfg.Split(parties).Release, r.Factor, cfg.GroupSize)
+	if cfg.Notion == mpcrdp.Group {
+		guarantee += "; " + mpcrdpGroupTotal(cfg, parties, r.Factor)
+	}
 	ro := privacy.ReportOptions{
 		Method: "mp-crdp", Calibration: fmt.Sprintf("%s; notion %s; utility %s; release %s", cfg.Calibration, cfg.Notion, cfg.Utility, cfg.Release),
 		Neighbouring: "replace one individual: all of their attributes at every party (joined datasets of equal size differing in one ID's record)",
-		Randomness:   src.Describe(), Composition: MPCRDPComposition, Accountants: accts,
+		Randomness:   src.Describe(), Seeded: !src.IsSecure(), Composition: MPCRDPComposition, Accountants: accts,
 		Records: map[string]int{MPCRDPLedger: sr.Merged.Len()},
 		Assumptions: []string{
 			fmt.Sprintf("the number of joined records n = %d is public (it calibrates the entropy bounds and the stability blocks)", sr.Merged.Len()),
@@ -380,29 +383,50 @@ func mpcrdpReport(cfg mpcrdp.Config, src *randx.Source, accts []*privacy.Account
 			"every party spends every charge on its own accountant before the server runs the step, and may refuse",
 		},
 	}
-	ro.Covered, ro.NotCovered, ro.Warnings = mpcrdpCoverage(cfg, r, guarantee, dataDependent)
-	if !src.IsSecure() {
-		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
+	if dataDependent {
+		ro.NotStandardDP = fmt.Sprintf("notion %s scales the release noise to a sensitivity factor (%g) computed from the private data without noise", cfg.Notion, r.Factor)
 	}
+	if cfg.Calibration == mpcrdp.Paper {
+		ro.NotDP = "the paper calibration's cleaning and stability selection run without noise, so the published feature selection is not DP"
+	}
+	ro.Covered, ro.NotCovered, ro.Warnings = mpcrdpCoverage(cfg, r, guarantee, dataDependent)
 	return privacy.NewReport(ro)
+}
+
+// mpcrdpGroupTotal states what a group of correlated records gets in total
+// under the group notion: the release protects the group at its ε2/2, but
+// feature selection is record-level (ε − ε2/2 per record), so by group
+// privacy a group of k records pays k times that.
+func mpcrdpGroupTotal(cfg mpcrdp.Config, parties int, factor float64) string {
+	k := factor
+	bound := fmt.Sprintf("the measured ΔGS = %g (data-dependent)", factor)
+	if cfg.GroupSize > 0 {
+		k, bound = float64(cfg.GroupSize), fmt.Sprintf("the declared bound %d", cfg.GroupSize)
+	}
+	rel := cfg.Split(parties).Release
+	selection := cfg.Epsilon - rel
+	return fmt.Sprintf("group-level total including feature selection: for a group of k records, k = %s, the record-level feature selection (ε − ε2/2 = %g) costs k·%g by group privacy, so the group is protected at k·%g + %g = %g in total, not at the release's %g",
+		bound, selection, selection, selection, rel, k*selection+rel, rel)
 }
 
 // mpcrdpCoverage says what is and is not covered by DP.
 func mpcrdpCoverage(cfg mpcrdp.Config, r *mpcrdp.Result, guarantee string, dataDependent bool) (covered, notCovered, warnings []string) {
-	fs := "the feature selection: the stability scores (disjoint blocks + Laplace), the redundancy coefficients (from Laplace-noised sums, cross-products and entropies), the best and adjusted feature sets and the chosen candidate group (exponential mechanism): standard ε-DP steps"
+	fs := "the feature selection: the stability scores (disjoint blocks + Laplace), the redundancy coefficients (from Laplace-noised sums, cross-products and entropies), the best and adjusted feature sets and the chosen candidate group (permute-and-flip): standard ε-DP steps"
+	notCovered = append(notCovered, fmt.Sprintf(
+		"MCD = %.4f, the mean of the parties' ΔCS_n/K_n: computed from the private data without noise and broadcast by the server to every party in the published summary (it is also w0 of ΔCS_p and enters the u2 utility)", r.MCD))
 	if cfg.Calibration == mpcrdp.Paper {
 		notCovered = append(notCovered,
 			"the cleaning and stability-selection steps (paper Algorithm 1, lines 1–19) use no noise: which features are dropped, scored best or adjusted is derived from the data without DP",
 			"the redundancy step's Laplace(1/ε1) per coefficient is charged at ε1 as the paper claims, but its true guarantee is weaker (see the charge marked 'actually')")
 		fs = "the candidate-group choice (exponential mechanism) given the non-private best and adjusted sets"
-		warnings = append(warnings, "paper calibration: some charges give a weaker guarantee than charged (marked 'actually only'); the feature selection is partly not DP")
+		warnings = append(warnings, "paper calibration: some charges give a weaker guarantee than charged (marked 'actually only'; the report's actual guarantee composes them); the feature selection is partly not DP")
 	}
 	covered = append(covered, fs)
 	rel := "the release (" + string(cfg.Release) + "): " + guarantee
 	if dataDependent {
 		notCovered = append(notCovered, rel,
-			fmt.Sprintf("the sensitivity factor %g and the thresholds behind it (MCD = %.4f from the parties' ΔCS_n/K_n; ΔCS, ΔCS_p, ΔGS) are computed from the private data without noise and published through the noise scale and this report", r.Factor, r.MCD))
-		warnings = append(warnings, "notion "+string(cfg.Notion)+": the release noise is calibrated to a data-dependent sensitivity, the paper's correlated-DP notion — this is NOT standard differential privacy; use --notion standard (or group with a declared --group-size) for a standard guarantee")
+			fmt.Sprintf("the sensitivity factor %g and the sensitivities behind it (ΔCS, ΔCS_p, ΔGS) are computed from the private data without noise and published through the noise scale and this report", r.Factor))
+		warnings = append(warnings, "notion "+string(cfg.Notion)+": the release noise is calibrated to a data-dependent sensitivity, the paper's correlated-DP notion — this is NOT standard differential privacy; use --notion standard (the default, or group with a declared --group-size) for a standard guarantee")
 	} else {
 		covered = append(covered, rel)
 	}

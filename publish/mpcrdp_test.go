@@ -48,6 +48,16 @@ func TestLoadAndSplitMPCRDPData(t *testing.T) {
 
 func wdbcMPCRDP(t *testing.T, c mpcrdp.Config, qs []mpcrdp.NamedQuery) *MPCRDPResult {
 	t.Helper()
+	return wdbcMPCRDPQueries(t, 5, c, qs)
+}
+
+func wdbcMPCRDPSeeded(t *testing.T, seed uint64, c mpcrdp.Config) *MPCRDPResult {
+	t.Helper()
+	return wdbcMPCRDPQueries(t, seed, c, nil)
+}
+
+func wdbcMPCRDPQueries(t *testing.T, seed uint64, c mpcrdp.Config, qs []mpcrdp.NamedQuery) *MPCRDPResult {
+	t.Helper()
 	d, err := LoadMPCRDPData("wdbc", 0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +66,7 @@ func wdbcMPCRDP(t *testing.T, c mpcrdp.Config, qs []mpcrdp.NamedQuery) *MPCRDPRe
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := MPCRDP(context.Background(), MPCRDPOptions{Parties: parts, Label: d.Label, Config: c, QuerySet: qs, Source: randx.NewSeeded(5)})
+	res, err := MPCRDP(context.Background(), MPCRDPOptions{Parties: parts, Label: d.Label, Config: c, QuerySet: qs, Source: randx.NewSeeded(seed)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +74,10 @@ func wdbcMPCRDP(t *testing.T, c mpcrdp.Config, qs []mpcrdp.NamedQuery) *MPCRDPRe
 }
 
 func TestMPCRDPModelAndHonestReport(t *testing.T) {
-	res := wdbcMPCRDP(t, mpcrdp.Config{Epsilon: 2, B: 4, Utility: mpcrdp.U1, Release: mpcrdp.SVM}, nil)
+	res := wdbcMPCRDP(t, mpcrdp.Config{Epsilon: 2, B: 4, Utility: mpcrdp.U1, Notion: mpcrdp.MPCRDP, Release: mpcrdp.SVM}, nil)
 	r := res.Report
-	if !r.WithinBudget() || math.Abs(r.Overall.Epsilon-2) > 1e-9 || len(r.Parties) != 4 {
-		t.Errorf("report: overall %v, %d ledgers", r.Overall, len(r.Parties))
+	if !r.WithinBudget() || math.Abs(r.Claimed.Epsilon-2) > 1e-9 || len(r.Parties) != 4 {
+		t.Errorf("report: overall %v, %d ledgers", r.Claimed, len(r.Parties))
 	}
 	joined := strings.Join(r.NotCovered, "\n") + strings.Join(r.Warnings, "\n")
 	if !strings.Contains(joined, "NOT standard") || !strings.Contains(joined, "ΔCS_p") {
@@ -103,14 +113,26 @@ func TestMPCRDPStandardNotionIsCovered(t *testing.T) {
 	if strings.Contains(strings.Join(r.Warnings, " "), "NOT standard") || !strings.Contains(strings.Join(r.Covered, " "), "standard ε-DP") {
 		t.Errorf("standard notion: covered %v, warnings %v", r.Covered, r.Warnings)
 	}
+	// At ε = 50 (release ε2/2 = 12.5) the functional mechanism beats the
+	// majority class (62.7%) on WDBC, but its noise still rivals the signal
+	// of features squeezed into [0, 0.5] by WDBC's generous declared
+	// bounds: one run falls below 0.65 about one time in six (2 of 12
+	// seeds measured, mean 0.79), so the median of 9 runs is tested; it is
+	// below 0.65 with probability ≈ 0.016 for a correct implementation.
+	accs := []float64{accuracyOf(res)}
+	for seed := uint64(6); len(accs) < 9; seed++ {
+		accs = append(accs, accuracyOf(wdbcMPCRDPSeeded(t, seed, mpcrdp.Config{Epsilon: 50, B: 4, Utility: mpcrdp.U1, Notion: mpcrdp.Standard, Release: mpcrdp.LogReg})))
+	}
+	slices.Sort(accs)
+	if accs[4] < 0.65 {
+		t.Errorf("median training accuracy %.4f at ε = 50 over 9 runs %v", accs[4], accs)
+	}
+}
+
+func accuracyOf(res *MPCRDPResult) float64 {
 	pred, _ := res.Model.Apply(res.Merged)
 	truth, _, _ := res.Model.Truth(res.Merged)
-	// At ε = 50 (release ε2/2 = 12.5) the functional mechanism beats the
-	// majority class (62.7%) on WDBC; its noise still rivals the signal of
-	// features squeezed into [0, 0.5] by WDBC's generous declared bounds.
-	if acc := learn.Accuracy(pred, truth); acc < 0.7 {
-		t.Errorf("training accuracy %.4f at ε = 50", acc)
-	}
+	return learn.Accuracy(pred, truth)
 }
 
 func TestMPCRDPQueriesFromFile(t *testing.T) {

@@ -337,6 +337,12 @@ func (o *PDPMVDSOptions) roles(s pdpmvds.Session, dom *marginal.Domain, ts []*da
 	return m, accts, nil
 }
 
+// signStepThreat is what a malicious coordinator could learn through the
+// sign step: it chooses every score request's reference counts (RefA,
+// RefB) and budget ρ, and the parties check neither against the published
+// one-way counts (only that the noise matches the ρ asked for).
+const signStepThreat = "a MALICIOUS coordinator is not covered: it chooses the reference one-way counts and the ρ of every pair-score request, and the parties check only that the noise matches that ρ, so for a pair with one of its own attributes it can send score requests at a negligible ρ with reference counts of its choosing; the sign step (Algorithm 1, step 5) then tells it, for every cell, whether the true joint count lies above the threshold it chose, and about log₂ n such requests reveal the exact joint counts of its attributes with the partner's (the signs of a pair it is not part of go to that pair, and to S in the Paillier suite)"
+
 func pdpmvdsReport(o PDPMVDSOptions, s pdpmvds.Session, eng *marginal.Result, accts []*privacy.Accountant, n int, dealt bool) (*privacy.Report, error) {
 	records := map[string]int{}
 	for _, a := range accts {
@@ -346,6 +352,7 @@ func pdpmvdsReport(o PDPMVDSOptions, s pdpmvds.Session, eng *marginal.Result, ac
 		Method:       fmt.Sprintf("pdp-mvds multi-party protocol (NOTES §4 Algorithms 1-3; %s suite, %s noise)", s.Suite, s.Noise),
 		Calibration:  "sound",
 		Randomness:   o.Source.Describe(),
+		Seeded:       !o.Source.IsSecure(),
 		Composition:  privacy.PersonalisedPerParty,
 		Accountants:  accts,
 		Records:      records,
@@ -372,6 +379,7 @@ func pdpmvdsReport(o PDPMVDSOptions, s pdpmvds.Session, eng *marginal.Result, ac
 			"S colludes with no party, and no two parties collude",
 			"the channels between roles are private and authenticated",
 			"the coordinating party receives every noisy release (covered by DP) and runs the post-processing and GUM",
+			signStepThreat,
 		},
 	}
 	switch s.Suite {
@@ -381,6 +389,8 @@ func pdpmvdsReport(o PDPMVDSOptions, s pdpmvds.Session, eng *marginal.Result, ac
 		ro.ThreatModel = append(ro.ThreatModel,
 			"Paillier suite: Goethals et al.'s scalar products under each party's own key; aggregation under one shared key whose decryption exponent is split 2-of-2 between every pair of parties, so any two parties together could decrypt everything S handles",
 			fmt.Sprintf("Paillier keys of %d bits; encryption uses the short-exponent randomness of Damgård, Jurik & Nielsen (an extra indistinguishability assumption); masks hide with statistical distance 2^-%d", s.KeyBits, s.StatBits))
+		ro.Assumptions = append(ro.Assumptions,
+			"Paillier suite, Laplace releases: the noise is DLPA (Rastogi & Nath 2010) on integer shares drawn 2^16 times finer than the grid; its law is not exactly discrete Laplace, and the excess privacy loss per release is estimated numerically at about 2·10⁻⁵ in ε, not proven (docs/privacy-design.md); the commodity suite's Pólya shares are exact")
 		if dealt {
 			ro.ThreatModel = append(ro.ThreatModel, "the shared key was dealt in this process (the dealer knew the factorisation and could decrypt everything); in a deployment run `dppub keygen` at a dealer that is neither S nor a party, and have it erase the key")
 		} else {
@@ -399,18 +409,12 @@ func pdpmvdsReport(o PDPMVDSOptions, s pdpmvds.Session, eng *marginal.Result, ac
 			"exact noise mode (the paper's): only the measured parties draw noise shares, which sum to exactly the calibrated noise; the charged guarantee holds against outsiders and S, but a party knows its own share, so against a fellow party a Gaussian release is only ρ·m/(m−1)-zCDP (m parties measured) and a DLPA Laplace release has no quantified guarantee")
 	}
 	if len(accts) > 1 {
-		total := 0.0
-		for _, p := range eng.Plan {
-			total += p.Release.Noise.Rho
-		}
-		ro.Warnings = append(ro.Warnings, fmt.Sprintf(
-			"a person whose values change in every party's columns is protected only at the sum over distinct releases, ρ = %.4g (zCDP), not at the largest party budget", total))
+		whole := dp.Concentrated(totalRho(eng))
+		ro.WholeRecord = &whole
+		ro.Warnings = append(ro.Warnings, wholeRecordWarning(whole))
 	}
 	if s.KeyBits < paillier.MinBits && s.Suite == pdpmvds.SuitePaillier {
 		ro.Warnings = append(ro.Warnings, fmt.Sprintf("INSECURE %d-bit Paillier keys: for tests only; the cryptographic protection is void", s.KeyBits))
-	}
-	if !o.Source.IsSecure() {
-		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
 	}
 	r, err := privacy.NewReport(ro)
 	if err != nil {

@@ -179,7 +179,7 @@ func PPCAReport(o PPCAReportOptions) (*privacy.Report, error) {
 	params := o.Params
 	ro := privacy.ReportOptions{
 		Method: "ppca-dp-mh", Calibration: string(params.Plan.Calibration), Randomness: o.Randomness,
-		Composition: privacy.ParallelOverOwners, Accountants: o.Accountants, Records: o.Counts,
+		Composition: privacy.ParallelOverOwners, Accountants: o.Accountants, Records: o.Counts, Seeded: !o.Secure,
 		Assumptions: []string{
 			"each owner's record count n_i is public (as in the paper) and is released without noise",
 			"numeric attributes are clamped to the bounds declared in the schema; the bounds are public",
@@ -192,27 +192,70 @@ func PPCAReport(o PPCAReportOptions) (*privacy.Report, error) {
 	}
 	if params.PaperLatent {
 		ro.NotCovered = append(ro.NotCovered, "the synthetic rows: with --paper-latent their latent codes are projections of real records (paper Algorithm 1, steps 15-16), so every published row is derived from a real record")
+		ro.NotDP = "with --paper-latent every synthetic row is derived from a real record's latent code"
 	} else {
 		ro.Covered = append(ro.Covered, "the synthetic rows: latent codes drawn from N(0, I_k), so the rows are post-processing of the DP model")
 	}
 	if params.Plan.Calibration == ppca.Paper {
-		plan, err := ppca.NewPlan(params.Plan)
-		if err != nil {
-			return nil, err
-		}
-		ro.Warnings = append(ro.Warnings, fmt.Sprintf(
-			"paper calibration: each owner is charged %v as the paper claims, but its noise on the second-moment matrix is calibrated to sensitivity p instead of p(p+1)/2; the true guarantee per owner is only %v",
-			plan.Claimed(), plan.Actual()))
+		ro.Warnings = append(ro.Warnings,
+			"paper calibration: each owner is charged as the paper claims, but its noise on the second-moment matrix is calibrated to sensitivity p instead of p(p+1)/2; the report's actual guarantee is what each owner really gets")
 	}
-	if params.Noise == ppcadpmh.SecureAggregate {
-		ro.ThreatModel = append(ro.ThreatModel,
-			"secure-aggregate noise: owners and curator are honest-but-curious; the curator sees only the masked sum of the owners' statistics, which carries the noise of one centralised release",
-			"if the curator colludes with all other owners, they can remove one owner's masks and the other noise shares, leaving that owner's statistics protected by only its 1/m share of the noise")
-	} else {
-		ro.ThreatModel = append(ro.ThreatModel, "local noise: each owner noises its own statistics before they leave it; the semi-trusted curator and any coalition see only DP statistics")
+	threats, err := ppcaThreatModel(params)
+	if err != nil {
+		return nil, err
 	}
-	if !o.Secure {
-		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
-	}
+	ro.ThreatModel = append(ro.ThreatModel, threats...)
 	return privacy.NewReport(ro)
+}
+
+// ppcaThreatModel states who sees what. In secure-aggregate mode it also
+// states what a curator colluding with the other m−1 owners learns about
+// the remaining owner: that owner's own noise share is then all that
+// protects its statistics, and the guarantee of that share alone is
+// computed from its distribution.
+func ppcaThreatModel(params ppcadpmh.Params) ([]string, error) {
+	if params.Noise != ppcadpmh.SecureAggregate {
+		return []string{"local noise: each owner noises its own statistics before they leave it; the semi-trusted curator and any coalition see only DP statistics"}, nil
+	}
+	plan, err := ppca.NewPlan(params.Plan)
+	if err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
+	return []string{
+		"secure-aggregate noise: owners and curator are honest-but-curious; the curator sees only the masked sum of the owners' statistics, which carries the noise of one centralised release",
+		collusionSentence(plan, len(params.Owners), params.Plan),
+	}, nil
+}
+
+// collusionSentence says what holds for one owner when the curator
+// colludes with the other m−1 owners: they remove their masks and noise
+// shares, leaving the owner's statistics with its own share only.
+func collusionSentence(plan *ppca.Plan, m int, po ppca.PlanOptions) string {
+	if m == 1 {
+		return "one owner: its share is the whole noise, so its budget holds against the curator"
+	}
+	lead := fmt.Sprintf("if the curator colludes with the other m−1 = %d owners, they can remove their masks and noise shares, and the remaining owner's statistics are protected by its own share alone", m-1)
+	if plan.Mechanism == ppca.Laplace {
+		eps, units := ppcaShareEpsilon(plan, m)
+		return lead + fmt.Sprintf(": per entry a difference of two Pólya NB(1/%d, e^{−1/t}) draws on its block's grid (t, the discrete Laplace scale in grid steps, is %.4g for Σx and %.4g for Σxxᵀ), whose probabilities at neighbouring grid points differ by a factor up to %d·e^{1/t} instead of e^{1/t}: that owner's statistics then keep only ε ≤ %.4g, a vacuous guarantee (treat them as unprotected), instead of its budget ε = %g",
+			m, units[0], units[1], m, eps, po.Epsilon)
+	}
+	full, share := ppcaShareRho(plan, 1), ppcaShareRho(plan, m)
+	s := lead + fmt.Sprintf(": N(0, σ²/%d) per entry, i.e. ρ·m-zCDP where ρ = %.4g is the full noise's: %v for that owner's statistics", m, full.Rho, share)
+	if a, err := share.ToApprox(po.Delta); err == nil {
+		s += fmt.Sprintf(", ≈ %v", a)
+	}
+	return s + fmt.Sprintf(", instead of its budget %v", dp.Approx(po.Epsilon, po.Delta))
+}
+
+// ppcaShareRho is the zCDP guarantee of Gaussian noise σ/√m on every
+// release of the plan (one owner's share of m): Δ²·m/(2σ²) per release
+// (L2 sensitivity Δ), summed.
+func ppcaShareRho(plan *ppca.Plan, m int) dp.Guarantee {
+	rho := 0.0
+	for _, c := range plan.Charges {
+		d, sigma := c.Spec.Sensitivity, c.Spec.Scale
+		rho += d * d * float64(m) / (2 * sigma * sigma)
+	}
+	return dp.Concentrated(rho)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 )
@@ -59,9 +60,15 @@ func TestPPCAPaperCalibrationReportsTrueGuarantee(t *testing.T) {
 		t.Fatal(err)
 	}
 	// p = 106 for Adult: the second moment's true ε is (p(p+1)/2)/(2p/ε) = (p+1)/4 · ε = 26.75.
-	w := strings.Join(res.Report.Warnings, " ")
-	if !strings.Contains(w, "ε=27.25") {
-		t.Fatalf("warning does not state the true total ε = 0.5 + 26.75 = 27.25: %q", w)
+	r := res.Report
+	if r.Actual == nil || math.Abs(r.Actual.Epsilon-27.25) > 1e-9 || r.Claimed.Epsilon != 1 {
+		t.Fatalf("report: actual %v, claimed %v; want the true total ε = 0.5 + 26.75 = 27.25 beside the claimed 1", r.Actual, r.Claimed)
+	}
+	if r.WithinBudget() || r.Parties[0].Actual == nil || r.Parties[0].Actual.Epsilon != r.Actual.Epsilon {
+		t.Fatalf("owner-1 within budget %v at actual %v", r.Parties[0].Within, r.Parties[0].Actual)
+	}
+	if r.Status != privacy.NoneSeeded || !strings.Contains(r.Headline(), "actually ε=27.25") {
+		t.Fatalf("status %q, headline %q", r.Status, r.Headline())
 	}
 	if !strings.Contains(strings.Join(res.Report.NotCovered, " "), "derived from a real record") {
 		t.Fatalf("paper latent codes not reported as uncovered: %v", res.Report.NotCovered)

@@ -182,6 +182,7 @@ func synthesizeReport(o SynthesizeOptions, res *marginal.Result, accts []*privac
 		Method:       "pdp-mvds marginal synthesis (one process; NOTES §4 Algorithms 2-3, PrivSyn)",
 		Calibration:  "sound",
 		Randomness:   o.Source.Describe(),
+		Seeded:       !o.Source.IsSecure(),
 		Composition:  privacy.Single,
 		Accountants:  accts,
 		Records:      records,
@@ -205,17 +206,21 @@ func synthesizeReport(o SynthesizeOptions, res *marginal.Result, accts []*privac
 		ro.Composition = privacy.PersonalisedPerParty
 		ro.Assumptions = append(ro.Assumptions,
 			"personalised budgets: each party's guarantee covers a change of one record's values in that party's columns; a release over columns of several parties satisfies the strictest of their budgets and is charged to each")
-		ro.Warnings = append(ro.Warnings, fmt.Sprintf(
-			"a person whose values change in every party's columns is protected only at the sum over distinct releases, ρ = %.4g (zCDP), not at the largest party budget", totalRho(res)))
-	}
-	if !o.Source.IsSecure() {
-		ro.Warnings = append(ro.Warnings, "randomness is SEEDED and predictable: this output is for tests and experiments only and carries no privacy guarantee")
+		whole := dp.Concentrated(totalRho(res))
+		ro.WholeRecord = &whole
+		ro.Warnings = append(ro.Warnings, wholeRecordWarning(whole))
 	}
 	r, err := privacy.NewReport(ro)
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
 	return r, nil
+}
+
+// wholeRecordWarning explains the report's whole-record guarantee, which
+// the headline states.
+func wholeRecordWarning(whole dp.Guarantee) string {
+	return fmt.Sprintf("a person whose values change in every party's columns is protected only at the sum over distinct releases, %v (the report's whole_record guarantee), not at the largest party budget", whole)
 }
 
 // totalRho sums every distinct release once: the guarantee of a change to

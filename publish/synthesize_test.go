@@ -58,8 +58,8 @@ func TestSynthesizeAdultPersonalised(t *testing.T) {
 	if !strings.Contains(warn, "SEEDED") || !strings.Contains(warn, "every party's columns") {
 		t.Errorf("warnings miss the seed or the whole-record guarantee: %q", warn)
 	}
-	if r.Overall.Rho > 0.5*(1+1e-9) {
-		t.Errorf("overall %v exceeds the largest party budget", r.Overall)
+	if r.Claimed.Rho > 0.5*(1+1e-9) {
+		t.Errorf("overall %v exceeds the largest party budget", r.Claimed)
 	}
 }
 

@@ -308,6 +308,42 @@ func sameFile(t *testing.T, a, b string) {
 	}
 }
 
+// sameReport checks that the privacy reports beside two outputs agree but
+// for their run records (publication time, parameters, digests keyed by
+// file name), and that both record the same digest of their output.
+func sameReport(t *testing.T, a, b string) {
+	t.Helper()
+	ra, rb := readReport(t, a), readReport(t, b)
+	da, _ := ra["output_sha256"].(map[string]any)
+	db, _ := rb["output_sha256"].(map[string]any)
+	if x, y := da[filepath.Base(a)], db[filepath.Base(b)]; x == nil || x != y {
+		t.Fatalf("reports record the outputs' digests %v and %v", x, y)
+	}
+	for _, r := range []map[string]any{ra, rb} {
+		delete(r, "created")
+		delete(r, "parameters")
+		delete(r, "output_sha256")
+	}
+	x, _ := json.Marshal(ra)
+	y, _ := json.Marshal(rb)
+	if !bytes.Equal(x, y) {
+		t.Fatalf("%s's report differs from %s's beyond the run record:\n%s\n%s", a, b, x, y)
+	}
+}
+
+func readReport(t *testing.T, out string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(out + ".privacy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func absent(t *testing.T, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
@@ -318,8 +354,9 @@ func absent(t *testing.T, paths ...string) {
 }
 
 // A 3-owner Adult session over mutual TLS between real processes gives,
-// for the same seed, byte for byte the outputs and the privacy report of
-// `dppub publish` in one process: PPCA-DP-MH with local Laplace noise (the
+// for the same seed, byte for byte the outputs of `dppub publish` in one
+// process, and its privacy report but for the run record (publication
+// time, parameters, digests keyed by file name): PPCA-DP-MH with local Laplace noise (the
 // paper's setting) and with secure-aggregate Gaussian noise, and
 // Mul-LDA-DP with the paper's correlated noise through a noise dealer.
 func TestNetworkMatchesOneProcess(t *testing.T) {
@@ -353,7 +390,7 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 			t.Logf("3-owner Adult, %s: `dppub run` over loopback mTLS %v (session: %s); `dppub publish` in one process %v (protocol: %s)",
 				tc.name, r.took.Round(time.Millisecond), grab(r.stdout, `session \S+: (.*)`), time.Since(start).Round(time.Millisecond), grab(pub, `protocol: (.*)`))
 			sameFile(t, net, local)
-			sameFile(t, net+".privacy.json", local+".privacy.json")
+			sameReport(t, net, local)
 			if !strings.Contains(r.stdout, "Wrote 45222 rows") {
 				t.Fatalf("unexpected output:\n%s", r.stdout)
 			}
@@ -369,9 +406,10 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 		local := filepath.Join(c.dir, "lda-local.csv")
 		c.dppub(append([]string{"publish", "mul-lda-dp", "--schema", filepath.Join(c.dir, "adult.schema.json"),
 			"--label", "income", "--epsilon", "1", "--delta", "1e-6", "--seed", "9", "--out", local}, inputs...)...)
-		for _, suffix := range []string{"", ".privacy.json", ".model.json"} {
+		for _, suffix := range []string{"", ".model.json"} {
 			sameFile(t, net+suffix, local+suffix)
 		}
+		sameReport(t, net, local)
 		// The publisher recorded the session, with the digest of every
 		// file it wrote and the owners' receipted spends.
 		recs := c.sessions(pubLedger)

@@ -40,8 +40,9 @@ type SessionRecord struct {
 	Missing []string `json:"missing,omitempty"`
 	// Published maps each written file's name to the SHA-256 of its bytes.
 	Published map[string]string `json:"published,omitempty"`
-	// Guarantee is the privacy report's overall guarantee (published
-	// sessions).
+	// Guarantee is the privacy report's headline (published sessions): its
+	// guarantee status first, so that the ledger never records a claimed
+	// figure as if it held.
 	Guarantee string `json:"guarantee,omitempty"`
 	// Failure is why the session was aborted.
 	Failure string `json:"failure,omitempty"`
@@ -67,7 +68,7 @@ func PublishedRecord(res *Result, coordinator string, settings json.RawMessage, 
 	})
 	r.Spent = spends(r.Participants, res.Receipts)
 	if res.Outcome != nil && res.Report != nil {
-		r.Guarantee = res.Report.Overall.String()
+		r.Guarantee = res.Report.Headline()
 	}
 	return r
 }

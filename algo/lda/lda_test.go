@@ -235,27 +235,80 @@ func TestViewFactorMatchesSchurComplement(t *testing.T) {
 	}
 }
 
-// Shares sum to zero exactly (to rounding) and each has the requested
-// variance. The variance check is a two-sided χ² bound at z = 5 per share
-// on K = 20000 draws (sd of s²/σ² ≈ √(2/K) = 1%, tolerance 5·1% = 5%):
-// false-rejection probability < 6e-7 per share, < 1e-5 for the test.
+// Shares are integers that sum to exactly zero, each with the plan's
+// variance s² (in grid steps²) and pairwise covariance −s²/(P−1), the
+// covariance of the real-valued construction (iid minus their mean). The
+// variance check is a two-sided χ² bound at z = 5 per share on K = 20000
+// draws (sd of s²/σ² ≈ √(2/K) = 1%, tolerance 5·1% = 5%): false-rejection
+// probability < 6e-7 per share, < 1e-5 for the test; the covariance of
+// shares 0 and 1 is checked to 5 standard errors (≈ √(1+ρ²)/√K·s²).
 func TestZeroSumShares(t *testing.T) {
 	const k = 20000
 	n := dp.NewNoiser(randx.NewSeeded(7))
+	plan, err := dp.PlanGaussian(1, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := plan.Units() * plan.Units()
 	for _, parties := range []int{3, 6, 11} {
-		sh := ZeroSumShares(n, parties, k, 2)
+		sh := ZeroSumShares(n, plan, parties, k)
+		cov := 0.0
 		for j := 0; j < k; j++ {
-			sum := 0.0
+			var sum int64
 			for i := range sh {
 				sum += sh[i][j]
 			}
-			if math.Abs(sum) > 1e-12 {
-				t.Fatalf("%d parties: shares of entry %d sum to %v", parties, j, sum)
+			if sum != 0 {
+				t.Fatalf("%d parties: shares of entry %d sum to %d", parties, j, sum)
+			}
+			cov += float64(sh[0][j]) * float64(sh[1][j])
+		}
+		cov /= k
+		for i := range sh {
+			f := make([]float64, k)
+			for j, v := range sh[i] {
+				f[j] = float64(v)
+			}
+			if v := variance(f); math.Abs(v/s2-1) > 5*math.Sqrt(2.0/k) {
+				t.Fatalf("%d parties: share %d has variance %v, want %v", parties, i, v, s2)
 			}
 		}
-		for i := range sh {
-			if v := variance(sh[i]); math.Abs(v/4-1) > 5*math.Sqrt(2.0/k) {
-				t.Fatalf("%d parties: share %d has variance %v, want 4", parties, i, v)
+		want := -s2 / float64(parties-1)
+		if math.Abs(cov-want) > 5*s2*math.Sqrt(2.0/k) {
+			t.Fatalf("%d parties: share covariance %v, want %v", parties, cov, want)
+		}
+	}
+}
+
+// A block's noise on its grid: without shares the owner's own noise is the
+// plan's (κσ); with shares own plus share have κ²σ² together, κ ≥ 1 the
+// rounding's price, and everything lies on one grid.
+func TestBlockNoise(t *testing.T) {
+	for _, m := range []int{1, 2, 5} {
+		b, err := NewBlockNoise(Correlated, m, math.Sqrt2, 3, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := b.Plan.Scale() * b.Plan.Scale() / float64(b.OwnParts)
+		total := own
+		if b.Shared {
+			total += b.Plan.Scale() * b.Plan.Scale()
+		}
+		if k2 := total / 9; k2 < 1 || k2 > 1+1e-3 {
+			t.Fatalf("M=%d: message variance %v for σ=3", m, total)
+		}
+		if m >= 2 && math.Abs(own/total-1/float64(m)) > 1e-9 {
+			t.Fatalf("M=%d: own noise is %v of the message's", m, own/total)
+		}
+		v := []float64{0.1, 1.7, 2.5}
+		var share []int64
+		if b.Shared {
+			share = []int64{3, -4, 1}
+		}
+		b.Release(dp.NewNoiser(randx.NewSeeded(1)), v, share)
+		for _, x := range v {
+			if x/b.Plan.Grid != math.Trunc(x/b.Plan.Grid) {
+				t.Fatalf("M=%d: released %v is off the grid %v", m, x, b.Plan.Grid)
 			}
 		}
 	}

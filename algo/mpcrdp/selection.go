@@ -142,7 +142,7 @@ func (p *Pipeline) selectionCharges() ([]privacy.Charge, error) {
 	}
 	eps := p.budget.Selection
 	ch := privacy.Charge{
-		Purpose:     fmt.Sprintf("MP-OP: exponential mechanism over %d candidate groups of the adjusted set (utility %s)", len(p.res.Candidates), p.cfg.Utility),
+		Purpose:     fmt.Sprintf("MP-OP: permute-and-flip (the paper's exponential mechanism's ε-DP replacement) over %d candidate groups of the adjusted set (utility %s)", len(p.res.Candidates), p.cfg.Utility),
 		Spec:        dp.SelectionSpec(p.res.UtilitySensitivity, eps),
 		Calibration: string(p.cfg.Calibration),
 	}
@@ -161,7 +161,7 @@ func (p *Pipeline) selectionCharges() ([]privacy.Charge, error) {
 	return []privacy.Charge{ch}, nil
 }
 
-// selectCandidate picks a candidate (exponential mechanism, or the best
+// selectCandidate picks a candidate (permute-and-flip, or the best
 // for calibration none) and adds it to β (Algorithm 2, lines 4–6).
 func (p *Pipeline) selectCandidate() error {
 	chosen := -1

@@ -41,9 +41,24 @@ type PlanOptions struct {
 // Plan is the calibrated noise for the two sums, with the charges it costs.
 type Plan struct {
 	Mechanism  Mechanism
-	SumScale   float64 // Laplace b or Gaussian σ on Σx
+	SumScale   float64 // Laplace b or Gaussian σ on Σx (continuous calibration)
 	OuterScale float64 // on each upper-triangle entry of Σxxᵀ
-	Charges    []privacy.Charge
+	// SumNoise and OuterNoise are how the two blocks are actually released:
+	// on a public power-of-two grid with discrete noise (dp.GridNoise),
+	// built by dp.PlanLaplace (the block's L1 sensitivity and ε) or
+	// dp.PlanGaussian (its L2 sensitivity and the σ above) over the
+	// coordinates the block noises (Noised). Every role derives them from
+	// the public PlanOptions alone, so owners and curator agree on the
+	// grids. Their Scale() is the scale actually drawn, slightly above
+	// SumScale and OuterScale: the grid's rounding is paid for in noise, so
+	// each block keeps exactly the guarantee its charge states.
+	SumNoise, OuterNoise dp.GridNoise
+	// Noised marks the packed entries (Σx, then the upper triangle of Σxxᵀ
+	// row by row) that carry noise: all but the structural zeros under the
+	// sound calibration (RowBounds.StructuralZeros), which are released
+	// exactly; all under the paper's.
+	Noised  []bool
+	Charges []privacy.Charge
 }
 
 // NewPlan validates o and calibrates the noise.
@@ -60,14 +75,69 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	case o.Calibration == Paper && o.Mechanism != Laplace:
 		return nil, fmt.Errorf("ppca: the paper calibration uses the Laplace mechanism only, got %q", o.Mechanism)
 	}
-	if o.Calibration == Paper {
-		return paperPlan(o.Bounds.P, half)
+	var (
+		pl  *Plan
+		err error
+	)
+	switch {
+	case o.Calibration == Paper:
+		pl, err = paperPlan(o.Bounds.P, half)
+	case o.Mechanism == Laplace:
+		pl, err = laplacePlan(o.Bounds.Sensitivities(), half)
+	default:
+		pl, err = gaussianPlan(o.Bounds.Sensitivities(), half, o.Delta/2)
 	}
-	s := o.Bounds.Sensitivities()
-	if o.Mechanism == Laplace {
-		return laplacePlan(s, half)
+	if err != nil {
+		return nil, err
 	}
-	return gaussianPlan(s, half, o.Delta/2)
+	if err := pl.grids(o); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// grids builds SumNoise, OuterNoise and Noised from the charges: each
+// block's grid release has the sensitivity and budget its charge states
+// (the paper's claimed sensitivity p for the paper calibration, whose
+// Actual stays an upper bound: rounding adds the same dim·g to the claimed
+// and the true sensitivity, which only lowers their ratio).
+func (pl *Plan) grids(o PlanOptions) error {
+	p := o.Bounds.P
+	pl.Noised = make([]bool, p+p*(p+1)/2)
+	var zeros []bool
+	if o.Calibration == Sound {
+		zeros = o.Bounds.StructuralZeros()
+	}
+	outerDim := 0 // at least p: the diagonal is never a structural zero
+	for i := range pl.Noised {
+		pl.Noised[i] = zeros == nil || !zeros[i]
+		if i >= p && pl.Noised[i] {
+			outerDim++
+		}
+	}
+	block := func(c privacy.Charge, scale float64, dim int) (dp.GridNoise, error) {
+		if pl.Mechanism == Laplace {
+			return dp.PlanLaplace(c.Spec.Sensitivity, c.Spec.Guarantee.Epsilon, dim)
+		}
+		return dp.PlanGaussian(c.Spec.Sensitivity, scale, dim)
+	}
+	var err error
+	if pl.SumNoise, err = block(pl.Charges[0], pl.SumScale, p); err != nil {
+		return fmt.Errorf("ppca: mean: %w", err)
+	}
+	if pl.OuterNoise, err = block(pl.Charges[1], pl.OuterScale, outerDim); err != nil {
+		return fmt.Errorf("ppca: second moment: %w", err)
+	}
+	return nil
+}
+
+// BlockNoise returns the grid release of packed entry i (Σx first, then
+// the upper triangle of Σxxᵀ) for p columns.
+func (pl *Plan) BlockNoise(i, p int) dp.GridNoise {
+	if i < p {
+		return pl.SumNoise
+	}
+	return pl.OuterNoise
 }
 
 func laplacePlan(s Sensitivities, eps float64) (*Plan, error) {

@@ -68,7 +68,7 @@ type StructureOptions struct {
 	Tau float64 // θ-useful domain bound τ (UsefulDomain), needed when K = 0
 	// MaxCells caps the cells of any family (default 1<<20).
 	MaxCells int
-	// Epsilon is ε1, spent in d−1 equal exponential-mechanism selections.
+	// Epsilon is ε1, spent in d−1 equal permute-and-flip selections.
 	Epsilon float64
 	// FixRoot makes Root the first attribute; otherwise it is drawn
 	// uniformly at random (the paper's choice, which costs no privacy).
@@ -119,8 +119,9 @@ type candidate struct {
 }
 
 // LearnStructure is GreedyBayes: it charges ε1 to sp once, then places
-// the attributes one by one, each step choosing (X, Π) with the
-// exponential mechanism at ε1/(d−1) on the score over d. Every score is
+// the attributes one by one, each step choosing (X, Π) by permute-and-flip
+// (dp.PermuteAndFlip, ε-DP like the exponential mechanism of the paper,
+// never worse in expected score) at ε1/(d−1) on the score over d. Every score is
 // computed on all of d's N rows, so replacing one row moves it by at most
 // the score's sensitivity at N (RSensitivity, MISensitivity) — whether
 // the other rows are private or public (DP-SUBN's prior rows).
@@ -147,8 +148,8 @@ func LearnStructure(d *Data, o StructureOptions, sp Spender, src *randx.Source) 
 		sens = MISensitivity(d.N, true)
 	}
 	if err := sp.Spend(privacy.Charge{
-		Purpose: fmt.Sprintf("network structure: %d exponential-mechanism selections of (attribute, parents) at ε1/%d each, score %s", dims-1, dims-1, o.Score),
-		Spec: dp.Spec{Mechanism: fmt.Sprintf("exponential ×%d", dims-1), Norm: "utility", Sensitivity: sens,
+		Purpose: fmt.Sprintf("network structure: %d permute-and-flip selections of (attribute, parents) at ε1/%d each, score %s", dims-1, dims-1, o.Score),
+		Spec: dp.Spec{Mechanism: fmt.Sprintf("permute-and-flip ×%d", dims-1), Norm: "utility", Sensitivity: sens,
 			Scale: 2 * sens / eps, Guarantee: dp.Pure(o.Epsilon)},
 	}); err != nil {
 		return nil, err

@@ -7,35 +7,91 @@ import (
 	"math/big"
 
 	"github.com/dppub/dppub/crypto/paillier"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
 )
 
 // signs are s_j: Y1² + Y2² − Y3² − Y4².
 var signs = [4]int64{1, 1, -1, -1}
 
-// Share is one party's four Gaussian shares y_1k..y_4k. It is secret.
+// FineBits is how much finer than a release's grid a caller should draw
+// η̂ (see the package documentation): λ = 2^FineBits·t for a release of
+// discrete Laplace scale t grid steps, and the released value rounded to
+// steps of 2^FineBits.
+const FineBits = 16
+
+// Share is one party's four integer shares ŷ_1k..ŷ_4k. It is secret.
 type Share struct {
-	Y [4]float64
+	Y [4]int64
 }
 
-// DrawShare draws party k's shares, each N(0, λ/(2K)) (variance), so that the
-// sum over K parties is N(0, λ/2) and the combination is Lap(λ).
-func DrawShare(src *randx.Source, lambda float64, parties int) (Share, error) {
+// unitL2 makes dp.PlanGaussian choose the integer grid: with one
+// coordinate its grid is the largest power of two ≤ l2·2^-20.
+const unitL2 = 1 << 20
+
+// maxShareSigma keeps the share law on the integer grid (dp.PlanGaussian
+// coarsens its grid beyond 2^40 grid steps).
+const maxShareSigma = 1 << 39
+
+// ShareLaw is the law of one share for a combined noise of Laplace scale
+// λ (in integer units of η̂) over K parties: the discrete Gaussian on the
+// integers of variance λ/(2K), an exact sampler (dp's, Canonne, Kamath &
+// Steinke 2020) behind dp.Noiser.Shares with one part. It is a
+// dp.GridNoise on the grid 1 whose σ is set to √(λ/(2K)) (to within
+// 10^-12 relative, never below).
+func ShareLaw(lambda float64, parties int) (dp.GridNoise, error) {
 	if err := checkLambda(lambda); err != nil {
-		return Share{}, err
+		return dp.GridNoise{}, err
 	}
 	if parties < 1 {
-		return Share{}, fmt.Errorf("dlpa: %d parties, need at least 1", parties)
+		return dp.GridNoise{}, fmt.Errorf("dlpa: %d parties, need at least 1", parties)
 	}
-	if src == nil {
-		return Share{}, errors.New("dlpa: nil random source")
+	target := math.Sqrt(lambda / (2 * float64(parties)))
+	if target > maxShareSigma {
+		return dp.GridNoise{}, fmt.Errorf("dlpa: share σ = %g is too large for the integer grid (λ = %g); at most 2^39", target, lambda)
 	}
-	sd := math.Sqrt(lambda / (2 * float64(parties)))
-	var s Share
-	for j := range s.Y {
-		s.Y[j] = sd * src.NormFloat64()
+	// dp.PlanGaussian inflates σ by its rounding and profile margins; undo
+	// them (on the integer grid there is nothing to round), then make sure
+	// no floating-point slack leaves σ below the target.
+	sigma := target
+	var pl dp.GridNoise
+	for range 4 {
+		var err error
+		if pl, err = dp.PlanGaussian(unitL2, sigma, 1); err != nil {
+			return dp.GridNoise{}, fmt.Errorf("dlpa: %w", err)
+		}
+		if pl.Grid != 1 {
+			return dp.GridNoise{}, fmt.Errorf("dlpa: share σ = %g is too large for the integer grid (λ = %g)", target, lambda)
+		}
+		got := pl.Units()
+		if got >= target && got <= target*(1+1e-12) {
+			return pl, nil
+		}
+		sigma *= target / got
+		if got < target {
+			sigma = math.Nextafter(sigma, math.Inf(1))
+		}
 	}
-	return s, nil
+	if pl.Units() < target {
+		return dp.GridNoise{}, fmt.Errorf("dlpa: could not set the share σ to %g", target)
+	}
+	return pl, nil
+}
+
+// DrawShare draws party k's four shares, each from ShareLaw(λ, K): the
+// sum over the K parties of each Y_j is discrete Gaussian of variance λ/2
+// up to Kairouz, Liu & Steinke's (2021) τ, negligible at these variances.
+func DrawShare(nz *dp.Noiser, lambda float64, parties int) (Share, error) {
+	if nz == nil {
+		return Share{}, errors.New("dlpa: nil noiser")
+	}
+	law, err := ShareLaw(lambda, parties)
+	if err != nil {
+		return Share{}, err
+	}
+	var y [4]int64
+	nz.Shares(law, 1, y[:])
+	return Share{Y: y}, nil
 }
 
 func checkLambda(lambda float64) error {
@@ -45,32 +101,14 @@ func checkLambda(lambda float64) error {
 	return nil
 }
 
-// CombinePlain returns Σ_j s_j (Σ_k y_jk)² in floating point: the Lap(λ)
-// value the parties' shares define (for tests and simulations).
-func CombinePlain(shares []Share) float64 {
-	var y [4]float64
-	for _, s := range shares {
-		for j := range y {
-			y[j] += s.Y[j]
-		}
-	}
-	return y[0]*y[0] + y[1]*y[1] - y[2]*y[2] - y[3]*y[3]
-}
-
-// CombineQuantized returns exactly what the encrypted computation yields
-// for these shares: Σ_j s_j (Σ_k ŷ_jk)² / 2^{2f} with ŷ = round(y·2^f),
-// converted to float64 only at the end.
-func CombineQuantized(shares []Share, fracBits int) (float64, error) {
-	enc := paillier.Encoder{FracBits: fracBits}
+// CombinePlain returns η̂ = Σ_j s_j (Σ_k ŷ_jk)², exactly what the encrypted
+// computation yields for these shares (for tests and simulations).
+func CombinePlain(shares []Share) *big.Int {
 	total := new(big.Int)
 	for j := range 4 {
 		y := new(big.Int)
 		for _, s := range shares {
-			q, err := enc.Quantize(s.Y[j])
-			if err != nil {
-				return 0, fmt.Errorf("dlpa: %w", err)
-			}
-			y.Add(y, q)
+			y.Add(y, big.NewInt(s.Y[j]))
 		}
 		y.Mul(y, y)
 		if signs[j] < 0 {
@@ -78,17 +116,7 @@ func CombineQuantized(shares []Share, fracBits int) (float64, error) {
 		}
 		total.Add(total, y)
 	}
-	f := new(big.Float).SetInt(total)
-	x, _ := f.SetMantExp(f, -2*fracBits).Float64()
-	return x, nil
-}
-
-// DefaultFracBits is the default fixed-point precision of the shares.
-const DefaultFracBits = 32
-
-// ResultEncoder decodes the decrypted noise: 2·fracBits fractional bits.
-func ResultEncoder(fracBits int) paillier.Encoder {
-	return paillier.Encoder{FracBits: 2 * fracBits}
+	return total
 }
 
 // Options configures one party.
@@ -97,11 +125,9 @@ type Options struct {
 	PublicKey *paillier.PublicKey
 	// Parties is K ≥ 2; Index is this party's number in 1..K.
 	Parties, Index int
-	// Lambda is the Laplace scale λ of the combined noise.
+	// Lambda is the Laplace scale λ of the combined noise η̂, in its
+	// integer units.
 	Lambda float64
-	// FracBits is the fixed-point precision f of the shares, in [1, 128];
-	// 0 means DefaultFracBits.
-	FracBits int
 	// Random defaults to randx.NewSecure(). It draws the shares and the
 	// encryption randomness.
 	Random *randx.Source
@@ -109,13 +135,12 @@ type Options struct {
 
 // Party is one party's side of the encrypted DLPA computation.
 type Party struct {
-	pk       *paillier.PublicKey
-	parties  int
-	index    int
-	fracBits int
-	random   *randx.Source
-	share    Share
-	quant    [4]*big.Int // ŷ_j
+	pk      *paillier.PublicKey
+	parties int
+	index   int
+	random  *randx.Source
+	share   Share
+	quant   [4]*big.Int // ŷ_j
 }
 
 // New validates opts and draws the party's shares.
@@ -132,52 +157,37 @@ func New(opts Options) (*Party, error) {
 	if err := checkLambda(opts.Lambda); err != nil {
 		return nil, err
 	}
-	fracBits := opts.FracBits
-	if fracBits == 0 {
-		fracBits = DefaultFracBits
-	}
-	if fracBits < 1 || fracBits > 128 {
-		return nil, fmt.Errorf("dlpa: FracBits %d outside [1, 128]", opts.FracBits)
-	}
 	random := opts.Random
 	if random == nil {
 		random = randx.NewSecure()
 	}
-	share, err := DrawShare(random, opts.Lambda, opts.Parties)
+	if err := checkCapacity(opts.PublicKey, opts.Lambda); err != nil {
+		return nil, err
+	}
+	share, err := DrawShare(dp.NewNoiser(random), opts.Lambda, opts.Parties)
 	if err != nil {
 		return nil, err
 	}
-	p := &Party{pk: opts.PublicKey, parties: opts.Parties, index: opts.Index, fracBits: fracBits, random: random, share: share}
-	enc := paillier.Encoder{FracBits: fracBits}
+	p := &Party{pk: opts.PublicKey, parties: opts.Parties, index: opts.Index, random: random, share: share}
 	for j, y := range share.Y {
-		q, err := enc.Quantize(y)
-		if err != nil {
-			return nil, fmt.Errorf("dlpa: %w", err)
-		}
-		p.quant[j] = q
-	}
-	if err := p.checkCapacity(opts.Lambda); err != nil {
-		return nil, err
+		p.quant[j] = big.NewInt(y)
 	}
 	return p, nil
 }
 
 // checkCapacity makes sure the plaintext η̂ stays below N/3 even for sums
 // of shares as large as 40 standard deviations (probability < 10^−300):
-// |η̂| ≤ 2·(40·√(λ/2)·2^f)².
-func (p *Party) checkCapacity(lambda float64) error {
-	yBits := math.Log2(40*math.Sqrt(lambda/2)+1) + float64(p.fracBits)
-	if need := 2*yBits + 3; need >= float64(p.pk.Bits()-2) {
-		return fmt.Errorf("dlpa: noise of %.0f bits does not fit a %d-bit key: lower FracBits %d or λ %v", need, p.pk.Bits(), p.fracBits, lambda)
+// |η̂| ≤ 2·(40·√(λ/2))².
+func checkCapacity(pk *paillier.PublicKey, lambda float64) error {
+	yBits := math.Log2(40*math.Sqrt(lambda/2) + 1)
+	if need := 2*yBits + 3; need >= float64(pk.Bits()-2) {
+		return fmt.Errorf("dlpa: noise of %.0f bits does not fit a %d-bit key: lower λ %v", need, pk.Bits(), lambda)
 	}
 	return nil
 }
 
 // Share returns the party's secret shares (for tests and simulations).
 func (p *Party) Share() Share { return p.share }
-
-// FracBits returns the shares' fixed-point precision f.
-func (p *Party) FracBits() int { return p.fracBits }
 
 // SharesMessage is round 1: Enc(ŷ_1k), ..., Enc(ŷ_4k) from party From, for
 // the parties with a larger index. Values are ciphertexts, validated by
@@ -187,7 +197,7 @@ type SharesMessage struct {
 	Ciphertexts [4]*big.Int
 }
 
-// Commit encrypts the party's quantized shares.
+// Commit encrypts the party's shares.
 func (p *Party) Commit() (*SharesMessage, error) {
 	r := paillier.NewReader(p.random)
 	m := &SharesMessage{From: p.index}
@@ -276,7 +286,7 @@ func (p *Party) lowerMessages(msgs []*SharesMessage) ([][4]*paillier.Ciphertext,
 }
 
 // Combine is S's step: the product of one contribution from each of the
-// parties 1..K, an encryption of η̂ = η·2^{2f}.
+// parties 1..K, an encryption of the integer η̂.
 func Combine(pk *paillier.PublicKey, parties int, contributions []*Contribution) (*paillier.Ciphertext, error) {
 	if parties < 2 || len(contributions) != parties {
 		return nil, fmt.Errorf("dlpa: %d contributions for %d parties", len(contributions), parties)

@@ -4,22 +4,22 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/crypto/dlpa"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
 )
 
-// Three parties each draw four Gaussian shares; their combination is one
-// Lap(λ) draw that no single party knows.
+// Three parties each draw four integer discrete-Gaussian shares; their
+// combination is one approximately Lap(λ) integer that no single party
+// knows.
 func Example() {
-	src := randx.NewSeeded(1) // seeded: reproducible, INSECURE; use randx.NewSecure()
-	const lambda, parties = 2.0, 3
+	nz := dp.NewNoiser(randx.NewSeeded(1)) // seeded: reproducible, INSECURE; use randx.NewSecure()
+	const lambda, parties = 1000.0, 3
 	var shares []dlpa.Share
 	for range parties {
-		s, _ := dlpa.DrawShare(src, lambda, parties)
+		s, _ := dlpa.DrawShare(nz, lambda, parties)
 		shares = append(shares, s)
 	}
-	eta := dlpa.CombinePlain(shares)
-	fixed, _ := dlpa.CombineQuantized(shares, 32)
-	fmt.Printf("η = %.6f, fixed point = %.6f\n", eta, fixed)
+	fmt.Printf("η̂ = %v\n", dlpa.CombinePlain(shares))
 	// Output:
-	// η = -0.645161, fixed point = -0.645161
+	// η̂ = 1288
 }

@@ -163,7 +163,7 @@ Example:
 
 func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, tables []*data.Table, res *publish.BaselineResult) error {
 	w := cmd.OutOrStdout()
-	if err := f.publishTable(w, res.Synthetic, res.Report); err != nil {
+	if err := f.publishTable(cmd, res.Synthetic, res.Report); err != nil {
 		return err
 	}
 	names := res.Synthetic.Schema.Names()

@@ -47,8 +47,8 @@ func TestPublishPrivBayesAndDPSUBN3OnCSV(t *testing.T) {
 		if err := json.Unmarshal(js, &r); err != nil {
 			t.Fatal(err)
 		}
-		if r.Method != c.method || len(r.Parties) != c.owners || r.Overall.Epsilon != 2 {
-			t.Errorf("%s: report method %q, %d parties, overall %v", c.method, r.Method, len(r.Parties), r.Overall)
+		if r.Method != c.method || len(r.Parties) != c.owners || r.Claimed.Epsilon != 2 {
+			t.Errorf("%s: report method %q, %d parties, overall %v", c.method, r.Method, len(r.Parties), r.Claimed)
 		}
 	}
 }

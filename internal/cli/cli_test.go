@@ -128,8 +128,8 @@ func TestPublishPPCAOnCSVWritesTableAndReport(t *testing.T) {
 	if err := json.Unmarshal(js, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Parties) != 2 || !rep.WithinBudget() || rep.Overall.Epsilon != 2 {
-		t.Fatalf("report parties=%d within=%v overall=%v", len(rep.Parties), rep.WithinBudget(), rep.Overall)
+	if len(rep.Parties) != 2 || !rep.WithinBudget() || rep.Claimed.Epsilon != 2 {
+		t.Fatalf("report parties=%d within=%v overall=%v", len(rep.Parties), rep.WithinBudget(), rep.Claimed)
 	}
 	if !strings.Contains(stdout, "Privacy report") || !strings.Contains(stdout, "total-variation") {
 		t.Fatalf("stdout lacks the report or the utility summary:\n%s", stdout)

@@ -180,7 +180,7 @@ func runPublishDPPCA(cmd *cobra.Command, m dppca.Method, f *dppcaFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := writeModel(f.out, f.report, res.Model, res.Report); err != nil {
+	if err := writeModel(cmd, f.out, f.report, res.Model, res.Report); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
@@ -246,28 +246,15 @@ func nilIfEmpty(s []string) []string {
 	return s
 }
 
-// writeModel writes the model and its report atomically; if the report
-// cannot be written the model is removed, so nothing is half-published.
-func writeModel(out, reportPath string, m *model.Model, r *privacy.Report) error {
+// writeModel writes the model and then its report, which records the
+// model's digest; if the report cannot be written the model is removed, so
+// nothing is half-published.
+func writeModel(cmd *cobra.Command, out, reportPath string, m *model.Model, r *privacy.Report) error {
 	mj, err := m.JSON()
 	if err != nil {
 		return err
 	}
-	rj, err := r.JSON()
-	if err != nil {
-		return err
-	}
-	write := func(path string, b []byte) error {
-		return fsutil.WriteFileAtomic(path, 0o644, func(w io.Writer) error { _, err := w.Write(b); return err })
-	}
-	if err := write(out, mj); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
-	}
-	if err := write(reportPath, rj); err != nil {
-		os.Remove(out)
-		return fmt.Errorf("writing %s: %w", reportPath, err)
-	}
-	return nil
+	return publishFiles(cmd, nil, r, reportPath, outputFile{out, mj})
 }
 
 func printDPPCAUtility(w io.Writer, train *data.Table, res *publish.DPPCASVMResult) error {

@@ -1,16 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -107,24 +107,15 @@ func checkBudget(eps, delta float64) error {
 	return nil
 }
 
-// writeOutputs writes the table and its report atomically; if the report
-// cannot be written the table is removed, so nothing is half-published.
-func writeOutputs(out, reportPath string, t *data.Table, r *privacy.Report) error {
-	js, err := r.JSON()
-	if err != nil {
-		return err
-	}
-	if err := fsutil.WriteFileAtomic(out, 0o644, func(w io.Writer) error { return data.WriteCSV(w, t) }); err != nil {
+// writeOutputs writes the table and then its report, which records the
+// table's digest; if the report cannot be written the table is removed, so
+// nothing is half-published.
+func writeOutputs(cmd *cobra.Command, out, reportPath string, t *data.Table, r *privacy.Report) error {
+	var csv bytes.Buffer
+	if err := data.WriteCSV(&csv, t); err != nil {
 		return fmt.Errorf("writing %s: %w", out, err)
 	}
-	if err := fsutil.WriteFileAtomic(reportPath, 0o644, func(w io.Writer) error {
-		_, err := w.Write(js)
-		return err
-	}); err != nil {
-		os.Remove(out)
-		return fmt.Errorf("writing %s: %w", reportPath, err)
-	}
-	return nil
+	return publishFiles(cmd, nil, r, reportPath, outputFile{out, csv.Bytes()})
 }
 
 func union(tables []*data.Table) *data.Table {
@@ -157,12 +148,13 @@ func (o *outputFlags) resolve() error {
 	return nil
 }
 
-// publishTable writes a synthetic table and its report atomically, then
-// prints the report and where both went.
-func (o *outputFlags) publishTable(w io.Writer, t *data.Table, r *privacy.Report) error {
-	if err := writeOutputs(o.out, o.report, t, r); err != nil {
+// publishTable writes a synthetic table and its report, then prints the
+// report and where both went.
+func (o *outputFlags) publishTable(cmd *cobra.Command, t *data.Table, r *privacy.Report) error {
+	if err := writeOutputs(cmd, o.out, o.report, t, r); err != nil {
 		return err
 	}
+	w := cmd.OutOrStdout()
 	fmt.Fprint(w, r.Text())
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
 		t.Len(), len(t.Schema.Attributes), o.out, o.report)

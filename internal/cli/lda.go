@@ -1,16 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
-	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/publish"
@@ -174,7 +172,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 			return err
 		}
 	}
-	if err := writeLDAOutputs(f, method, res); err != nil {
+	if err := writeLDAOutputs(cmd, f, method, res); err != nil {
 		return err
 	}
 	return printLDASummary(cmd, f, owners, res)
@@ -239,7 +237,7 @@ type ldaModelFile struct {
 	Preprocessing       string      `json:"preprocessing"`
 }
 
-func writeLDAOutputs(f *ldaFlags, method string, res *publish.LDAResult) error {
+func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, method string, res *publish.LDAResult) error {
 	var means mat.Dense
 	means.Mul(res.Estimate.Means, res.Directions)
 	m := ldaModelFile{Method: method, Calibration: res.Report.Calibration, Features: res.Features, Classes: res.ClassNames,
@@ -251,18 +249,11 @@ func writeLDAOutputs(f *ldaFlags, method string, res *publish.LDAResult) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(f.out, f.report, res.Published, res.Report); err != nil {
-		return err
+	var csv bytes.Buffer
+	if err := data.WriteCSV(&csv, res.Published); err != nil {
+		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
-	if err := fsutil.WriteFileAtomic(f.model, 0o644, func(w io.Writer) error {
-		_, err := w.Write(append(body, '\n'))
-		return err
-	}); err != nil {
-		os.Remove(f.out)
-		os.Remove(f.report)
-		return fmt.Errorf("writing %s: %w", f.model, err)
-	}
-	return nil
+	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, csv.Bytes()}, outputFile{f.model, append(body, '\n')})
 }
 
 func projectedCov(res *publish.LDAResult) mat.Matrix {

@@ -33,8 +33,8 @@ func TestPublishMulLDAWithLedger(t *testing.T) {
 	}
 	var rep privacy.Report
 	js, _ := os.ReadFile(out + ".privacy.json")
-	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Parties) != 3 || rep.Overall.Epsilon != 1 {
-		t.Fatalf("report: %v %+v", err, rep.Overall)
+	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Parties) != 3 || rep.Claimed.Epsilon != 1 {
+		t.Fatalf("report: %v %+v", err, rep.Claimed)
 	}
 	var model ldaModelFile
 	mj, _ := os.ReadFile(out + ".model.json")

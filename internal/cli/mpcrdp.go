@@ -61,14 +61,14 @@ an SVM (objective perturbation). Budget: ε = ε1 + ε2/2 + ε2/2; every party
 spends every step on its own accountant before the server runs it.
 
 Privacy notions (--notion), i.e. what the release noise is scaled to:
-  mp-crdp (default, the paper)  ΔCS_p: correlated sensitivity at w0 = MCD
-  correlated                    ΔCS at w0 (Zhu et al. 2015)
-  group                         ΔGS, the largest correlated group (or a
-                                declared public bound, --group-size)
-  standard                      1: record-level DP
+  standard (default)  1: record-level DP
+  group               ΔGS, the largest correlated group (or a declared
+                      public bound, --group-size)
+  correlated          ΔCS at w0 (Zhu et al. 2015)
+  mp-crdp (the paper) ΔCS_p: correlated sensitivity at w0 = MCD
 mp-crdp, correlated and group without --group-size calibrate noise to a
 sensitivity computed from the private data: that is NOT standard DP, and
-the report says so. Records correlate when they agree (same category, or
+the report's guarantee status says so (not-standard-dp). Records correlate when they agree (same category, or
 same equal-width bin of the declared bounds for numeric features) on at
 least w0 of the features.
 
@@ -92,7 +92,7 @@ default: --num-queries random ones). The report goes beside it.
 
 Examples:
   dppub publish mp-crdp --dataset adult --parties 3 --epsilon 1 --release logreg --out adult-lr.json
-  dppub publish mp-crdp --dataset wdbc --release svm --notion standard --out wdbc-svm.json
+  dppub publish mp-crdp --dataset wdbc --release svm --notion mp-crdp --out wdbc-svm.json
   dppub publish mp-crdp --input a.csv --input b.csv --input c.csv --schema s.json --id pid \
       --label outcome --release queries --queries q.txt --out answers.csv`,
 		Args: cobra.NoArgs,
@@ -110,7 +110,7 @@ Examples:
 	fs.Float64Var(&f.epsilon, "epsilon", 1, "whole budget ε = ε1 + ε2/2 + ε2/2")
 	fs.Float64Var(&f.featureShare, "feature-share", mpcrdp.DefaultFeatureShare, "ε1/ε, the feature-selection share")
 	fs.StringVar(&f.calibration, "calibration", "sound", "sound | paper")
-	fs.StringVar(&f.notion, "notion", "mp-crdp", "mp-crdp | correlated | group | standard")
+	fs.StringVar(&f.notion, "notion", string(mpcrdp.Standard), "standard | group | correlated | mp-crdp (all but standard, and group without --group-size, are NOT standard DP)")
 	fs.StringVar(&f.utility, "utility", "u2", "u1 (information gain) | u2 (MCD/ΔCS_p)")
 	fs.StringVar(&f.release, "release", "logreg", "logreg | svm | queries")
 	fs.IntVar(&f.b, "b", 0, "adjustment coefficient b, features per candidate group (default: 2 adult, 4 wdbc, 2 for --input)")
@@ -191,7 +191,7 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := writeMPCRDP(f, res); err != nil {
+	if err := writeMPCRDP(cmd, f, res); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
@@ -272,23 +272,12 @@ func readPartyFile(path string, s data.Schema) (*data.Table, error) {
 	return t, err
 }
 
-func writeMPCRDP(f *mpcrdpFlags, res *publish.MPCRDPResult) error {
+func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *publish.MPCRDPResult) error {
 	out, err := res.Output()
 	if err != nil {
 		return err
 	}
-	rj, err := res.Report.JSON()
-	if err != nil {
-		return err
-	}
-	if err := fsutil.WriteFileAtomic(f.out, 0o644, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
-		return fmt.Errorf("writing %s: %w", f.out, err)
-	}
-	if err := fsutil.WriteFileAtomic(f.report, 0o644, func(w io.Writer) error { _, err := w.Write(rj); return err }); err != nil {
-		os.Remove(f.out)
-		return fmt.Errorf("writing %s: %w", f.report, err)
-	}
-	return nil
+	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, out})
 }
 
 func printMPCRDPSummary(w io.Writer, cfg mpcrdp.Config, parties int, res *publish.MPCRDPResult) error {

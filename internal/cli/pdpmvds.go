@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
@@ -18,7 +19,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
-	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
@@ -168,10 +168,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(f.out, f.report, res.Synthetic, res.Report); err != nil {
-		return err
-	}
-	if err := writeProtocolReport(f.protoReport, suite, noise, f.keyBits, res); err != nil {
+	if err := writePDPMVDS(cmd, f, res); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
@@ -391,7 +388,21 @@ type protocolPhase struct {
 	Ops      map[string]pdpmvds.Ops `json:"paillier_ops"`
 }
 
-func writeProtocolReport(path string, suite pdpmvds.Suite, noise pdpmvds.NoiseMode, bits int, res *publish.PDPMVDSResult) error {
+// writePDPMVDS writes the synthetic table, the protocol report and then
+// the privacy report, which records the digests of both.
+func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *publish.PDPMVDSResult) error {
+	var csv bytes.Buffer
+	if err := data.WriteCSV(&csv, res.Synthetic); err != nil {
+		return fmt.Errorf("writing %s: %w", f.out, err)
+	}
+	proto, err := protocolReportJSON(pdpmvds.Suite(f.sspp), pdpmvds.NoiseMode(f.noise), f.keyBits, res)
+	if err != nil {
+		return err
+	}
+	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, csv.Bytes()}, outputFile{f.protoReport, proto})
+}
+
+func protocolReportJSON(suite pdpmvds.Suite, noise pdpmvds.NoiseMode, bits int, res *publish.PDPMVDSResult) ([]byte, error) {
 	r := protocolReport{Suite: string(suite), Noise: string(noise), Total: res.Elapsed.Seconds()}
 	if suite == pdpmvds.SuitePaillier {
 		r.KeyBits = bits
@@ -402,12 +413,9 @@ func writeProtocolReport(path string, suite pdpmvds.Suite, noise pdpmvds.NoiseMo
 	}
 	js, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return fsutil.WriteFileAtomic(path, 0o644, func(w io.Writer) error {
-		_, err := w.Write(append(js, '\n'))
-		return err
-	})
+	return append(js, '\n'), nil
 }
 
 // printPhases prints the per-phase cost table.

@@ -125,8 +125,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
-	if err := f.publishTable(w, res.Synthetic, res.Report); err != nil {
+	if err := f.publishTable(cmd, res.Synthetic, res.Report); err != nil {
 		return err
 	}
 	return printPPCAUtility(cmd, owners, res)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dppub/dppub/internal/version"
 	"github.com/spf13/cobra"
 )
 
@@ -46,6 +47,7 @@ Start with:
   dppub datasets                       list the built-in datasets
   dppub publish ppca-dp-mh --help      the first multi-party method
   dppub eval ppca-dp-mh --help         reproduce the paper's figures`,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

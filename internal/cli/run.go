@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/consortium"
-	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/transport"
 	"github.com/spf13/cobra"
@@ -125,7 +126,7 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	if err != nil {
 		return errors.Join(err, rec.record(transport.AbortedRecord(err, self, settings, method)))
 	}
-	if err := writeOutcome(f.out, f.report, res.Outcome); err != nil {
+	if err := writeOutcome(cmd, runParameters(method, settings), f.out, f.report, res.Outcome); err != nil {
 		return err
 	}
 	written := outcomeFiles(f.out, f.report, res.Outcome)
@@ -142,6 +143,21 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
 	}
 	return nil
+}
+
+// runParameters are the session's method and merged settings (one entry
+// per setting, its value as JSON) for the report, beside the flags.
+func runParameters(method string, settings json.RawMessage) map[string]string {
+	params := map[string]string{"method": method}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(settings, &obj) != nil {
+		params["settings"] = string(settings)
+		return params
+	}
+	for k, v := range obj {
+		params["settings."+k] = string(v)
+	}
+	return params
 }
 
 // sessionLedger is the publishing ledger a coordinator records its
@@ -275,57 +291,39 @@ func parsePeers(peers []string) (map[string]string, error) {
 	return out, nil
 }
 
-// writeOutcome writes the published artifact and its report as publish
-// does: atomically, and nothing if either cannot be written.
-func writeOutcome(out, report string, o *transport.Outcome) error {
-	if err := writeMain(out, report, o); err != nil {
-		return err
-	}
-	for _, f := range o.Files {
-		if err := fsutil.WriteFileAtomic(out+f.Suffix, 0o644, func(w io.Writer) error {
-			_, err := w.Write(f.Data)
-			return err
-		}); err != nil {
-			os.Remove(out)
-			os.Remove(report)
-			for _, g := range o.Files {
-				os.Remove(out + g.Suffix)
-			}
-			return fmt.Errorf("writing %s: %w", out+f.Suffix, err)
-		}
-	}
-	return nil
-}
-
-func writeMain(out, report string, o *transport.Outcome) error {
-	if o.Table != nil {
-		return writeOutputs(out, report, o.Table, o.Report)
-	}
-	js, err := o.Report.JSON()
+// writeOutcome writes the published artifact and its extra files, then
+// the report, which records their digests, as publish does: atomically,
+// and nothing if any of them cannot be written.
+func writeOutcome(cmd *cobra.Command, params map[string]string, out, report string, o *transport.Outcome) error {
+	main, err := mainOutput(o)
 	if err != nil {
 		return err
 	}
-	b := o.Data
-	if b == nil {
-		if b, err = json.MarshalIndent(o.Artifact, "", "  "); err != nil {
-			return err
+	outs := []outputFile{{out, main}}
+	for _, f := range o.Files {
+		outs = append(outs, outputFile{out + f.Suffix, f.Data})
+	}
+	return publishFiles(cmd, params, o.Report, report, outs...)
+}
+
+// mainOutput is the bytes of the main published file: the synthetic table
+// as CSV, the method's own bytes, or its artifact as JSON.
+func mainOutput(o *transport.Outcome) ([]byte, error) {
+	if o.Table != nil {
+		var b bytes.Buffer
+		if err := data.WriteCSV(&b, o.Table); err != nil {
+			return nil, err
 		}
-		b = append(b, '\n')
+		return b.Bytes(), nil
 	}
-	if err := fsutil.WriteFileAtomic(out, 0o644, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	}); err != nil {
-		return err
+	if o.Data != nil {
+		return o.Data, nil
 	}
-	if err := fsutil.WriteFileAtomic(report, 0o644, func(w io.Writer) error {
-		_, err := w.Write(js)
-		return err
-	}); err != nil {
-		os.Remove(out)
-		return err
+	b, err := json.MarshalIndent(o.Artifact, "", "  ")
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return append(b, '\n'), nil
 }
 
 func printOutcome(w io.Writer, f *runFlags, res *transport.Result) {

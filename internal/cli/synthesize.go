@@ -127,7 +127,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	if err := f.publishTable(w, res.Synthetic, res.Report); err != nil {
+	if err := f.publishTable(cmd, res.Synthetic, res.Report); err != nil {
 		return err
 	}
 	return printSynthUtility(w, table, res)

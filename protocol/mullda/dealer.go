@@ -17,7 +17,9 @@ type DealerOptions struct {
 
 // NoiseDealer is the paper's random-number generator (§4.2.1, step 1): it
 // draws zero-sum shares ḡ_0..ḡ_M and Ḡ_0..Ḡ_M, each of variance
-// (M−1)/M·σ², and sends ḡ_0 to the publisher and ḡ_m to owner m, secretly.
+// (M−1)/M·σ² (times κ² ≈ 1, see lda.NewBlockNoise), integers on the
+// blocks' public grids, and sends ḡ_0 to the publisher and ḡ_m to owner
+// m, secretly.
 // It sees no data. A dealer that colludes with the publisher removes one
 // owner's share and leaves it N(0, σ²/M).
 type NoiseDealer struct {
@@ -57,15 +59,29 @@ func (d *NoiseDealer) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 }
 
 // Start draws the shares and sends them: index 0 to the publisher, m to
-// owner m.
+// owner m. The shares are integers in grid steps of each block's public
+// grid, summing to exactly zero over the M+1 parties (lda.ZeroSumShares),
+// each of variance κ²(M−1)σ²/M grid steps² (lda.NewBlockNoise).
 func (d *NoiseDealer) Start() ([]protocol.Envelope, error) {
 	o := d.plan.Options
 	m := len(d.params.Owners)
-	sums := lda.ZeroSumShares(d.noiser, m+1, o.Classes*o.P, lda.ShareSigma(m, d.plan.SumSigma))
-	upper := lda.ZeroSumShares(d.noiser, m+1, lda.UpperLen(o.P), lda.ShareSigma(m, d.plan.SecondSigma))
-	var counts [][]float64
+	sb, err := d.plan.SumsNoise()
+	if err != nil {
+		return nil, err
+	}
+	ub, err := d.plan.SecondNoise()
+	if err != nil {
+		return nil, err
+	}
+	sums := lda.ZeroSumShares(d.noiser, sb.Plan, m+1, o.Classes*o.P)
+	upper := lda.ZeroSumShares(d.noiser, ub.Plan, m+1, lda.UpperLen(o.P))
+	var counts [][]int64
 	if d.plan.CountSigma > 0 {
-		counts = lda.ZeroSumShares(d.noiser, m+1, o.Classes, lda.ShareSigma(m, d.plan.CountSigma))
+		cb, err := d.plan.CountsNoise()
+		if err != nil {
+			return nil, err
+		}
+		counts = lda.ZeroSumShares(d.noiser, cb.Plan, m+1, o.Classes)
 	}
 	to := append([]string{d.params.Publisher}, d.params.Owners...)
 	out := make([]protocol.Envelope, 0, len(to))

@@ -24,6 +24,20 @@
 //
 // LDA-DP is the same protocol with one owner and no dealer.
 //
+// Fixed point. No floating-point noise is ever added to a statistic: each
+// block (class sums, class counts, Σxxᵀ) has a public power-of-two grid g
+// and a discrete Gaussian law (lda.Plan.SumsNoise, CountsNoise,
+// SecondNoise, derived from the public plan by every role). The dealer's
+// shares are integers in grid steps that sum to exactly zero
+// (lda.ZeroSumShares); an owner sends g·(round(x/g) + K + G), K its own
+// integer discrete Gaussian and G its share, so every value the publisher
+// receives is an integer multiple of g and a function of the rounded
+// statistic plus integer noise. The publisher sums the messages and its
+// share exactly in integer grid steps (refusing off-grid values). The
+// variances are the paper's (σ²/M own, (M−1)σ²/M per share) times κ² =
+// ((Δ₂ + g√dim)/Δ₂)² (and dp's profile margin), which pays for the
+// rounding.
+//
 // Ledger. With a Ledger attached, every party appends signed entries to the
 // shared publishing ledger (package ledger): owners the budget they spend
 // and a digest of each message of statistics; the publisher the DP means,

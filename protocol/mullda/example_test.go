@@ -47,5 +47,5 @@ func Example() {
 	fmt.Printf("%d messages; direction (%.1f, %.1f); %d synthetic rows\n",
 		stats.Messages, res.Directions.At(0, 0), res.Directions.At(1, 0), len(res.Labels))
 	// Output:
-	// 11 messages; direction (1.0, -0.1); 8 synthetic rows
+	// 11 messages; direction (0.7, 0.7); 7 synthetic rows
 }

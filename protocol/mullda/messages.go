@@ -17,14 +17,16 @@ const (
 	TypeProjections = "mul-lda-dp/projections"
 )
 
-// Shares are one party's zero-sum noise shares from the dealer: ḡ_m on the
-// class sums (Classes·P), on the counts (Classes, empty when counts are
-// public) and Ḡ_m on the upper triangle of Σxxᵀ.
+// Shares are one party's zero-sum noise shares from the dealer, as
+// integers in grid steps of their block's public grid
+// (lda.Plan.SumsNoise, CountsNoise, SecondNoise): ḡ_m on the class sums
+// (Classes·P), on the counts (Classes, empty when counts are public) and
+// Ḡ_m on the upper triangle of Σxxᵀ.
 type Shares struct {
 	Classes, P int
-	Sums       []float64
-	Counts     []float64
-	Upper      []float64
+	Sums       []int64
+	Counts     []int64
+	Upper      []int64
 }
 
 func (Shares) MessageType() string { return TypeShares }
@@ -33,16 +35,16 @@ func (m Shares) MarshalBinary() ([]byte, error) {
 	var w protocol.Writer
 	w.Int(m.Classes)
 	w.Int(m.P)
-	w.Float64s(m.Sums)
-	w.Float64s(m.Counts)
-	w.Float64s(m.Upper)
+	w.Uint64s(toWords(m.Sums))
+	w.Uint64s(toWords(m.Counts))
+	w.Uint64s(toWords(m.Upper))
 	return w.Data(), nil
 }
 
 func (m *Shares) UnmarshalBinary(b []byte) error {
 	r := protocol.NewReader(b)
 	m.Classes, m.P = r.Int(), r.Int()
-	m.Sums, m.Counts, m.Upper = r.Float64s(), r.Float64s(), r.Float64s()
+	m.Sums, m.Counts, m.Upper = fromWords(r.Uint64s()), fromWords(r.Uint64s()), fromWords(r.Uint64s())
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("mullda: shares: %w", err)
 	}
@@ -53,6 +55,29 @@ func (m *Shares) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("mullda: shares for %d classes × p=%d carry %d, %d, %d values", m.Classes, m.P, len(m.Sums), len(m.Counts), len(m.Upper))
 	}
 	return nil
+}
+
+// toWords and fromWords carry int64 shares as two's-complement words.
+func toWords(v []int64) []uint64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]uint64, len(v))
+	for i, x := range v {
+		out[i] = uint64(x)
+	}
+	return out
+}
+
+func fromWords(w []uint64) []int64 {
+	if len(w) == 0 {
+		return nil
+	}
+	out := make([]int64, len(w))
+	for i, x := range w {
+		out[i] = int64(x)
+	}
+	return out
 }
 
 // Sums are an owner's noisy class sums and class counts (exact when the

@@ -138,7 +138,14 @@ func zeroDataRound(t *testing.T, pr Params, seed uint64) ([][]float64, []float64
 			if err := s.UnmarshalBinary(e.Payload); err != nil {
 				t.Fatal(err)
 			}
-			share0 = s.Sums
+			plan, _ := lda.NewPlan(pr.Plan)
+			sb, err := plan.SumsNoise()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range s.Sums {
+				share0 = append(share0, float64(v)*sb.Plan.Grid)
+			}
 			continue
 		}
 		out, err := owners[e.To].Handle(e)

@@ -163,18 +163,26 @@ func (w *Owner) pay(charges []privacy.Charge) error {
 }
 
 // sendSums is Algorithm 2 lines 2–3: class sums (and counts) with the
-// owner's own noise plus its share.
+// owner's own noise plus its share, on the blocks' public grids.
 func (w *Owner) sendSums() ([]protocol.Envelope, error) {
 	if err := w.pay(w.plan.SumsCharges); err != nil {
 		return nil, err
 	}
 	w.sentSums = true
 	o := w.plan.Options
+	sb, err := w.plan.SumsNoise()
+	if err != nil {
+		return nil, err
+	}
 	sums := w.exact.SumsVector()
-	w.addNoise(sums, w.plan.SumSigma, w.shareOf(func(s *Shares) []float64 { return s.Sums }))
+	sb.Release(w.noiser, sums, w.shareOf(func(s *Shares) []int64 { return s.Sums }))
 	counts := append([]float64(nil), w.exact.Counts...)
 	if w.plan.CountSigma > 0 {
-		w.addNoise(counts, w.plan.CountSigma, w.shareOf(func(s *Shares) []float64 { return s.Counts }))
+		cb, err := w.plan.CountsNoise()
+		if err != nil {
+			return nil, err
+		}
+		cb.Release(w.noiser, counts, w.shareOf(func(s *Shares) []int64 { return s.Counts }))
 	}
 	return w.send(Sums{Classes: o.Classes, P: o.P, Sums: sums, Counts: counts})
 }
@@ -186,26 +194,25 @@ func (w *Owner) sendSecond() ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	w.sentSec = true
+	ub, err := w.plan.SecondNoise()
+	if err != nil {
+		return nil, err
+	}
 	upper := w.exact.SecondUpper()
-	w.addNoise(upper, w.plan.SecondSigma, w.shareOf(func(s *Shares) []float64 { return s.Upper }))
+	ub.Release(w.noiser, upper, w.shareOf(func(s *Shares) []int64 { return s.Upper }))
 	return w.send(Second{P: w.plan.Options.P, Upper: upper})
 }
 
-func (w *Owner) shareOf(get func(*Shares) []float64) []float64 {
+// shareOf is the owner's zero-sum share of a block in grid steps (nil
+// without a dealer). The owner's message for the block is then
+// g·(round(x/g) + K + share) (lda.BlockNoise.Release): own discrete
+// Gaussian K of variance κ²σ²/M (κ²σ² without a dealer), all on the
+// block's public grid g.
+func (w *Owner) shareOf(get func(*Shares) []int64) []int64 {
 	if w.shares == nil {
 		return nil
 	}
 	return get(w.shares)
-}
-
-// addNoise adds the owner's own Gaussian noise (σ/√M correlated, σ
-// independent) and its share, if any.
-func (w *Owner) addNoise(v []float64, sigma float64, share []float64) {
-	own := lda.OwnSigma(w.plan.Options.Noise, w.plan.Options.Owners, sigma)
-	w.noiser.AddGaussian(v, own)
-	for i := range share {
-		v[i] += share[i]
-	}
 }
 
 // sendProjections is Algorithm 2 line 17: X_m W of the owner's real rows.

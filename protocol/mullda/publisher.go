@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/ledger"
@@ -192,22 +193,42 @@ func (pb *Publisher) ready(n int) bool {
 }
 
 // maybeMeans is Algorithm 2 line 7: μ^(k) = (Σ_m owner sums + ḡ_0)/N^(k).
-// The shares cancel, leaving the owners' own noise: N(0, σ²) in total.
+// The shares cancel exactly (integers on the block's grid), leaving the
+// owners' own noise: variance κ²σ² in total.
 func (pb *Publisher) maybeMeans() ([]protocol.Envelope, error) {
 	if pb.agg != nil || !pb.ready(len(pb.sums)) {
 		return nil, nil
 	}
 	o := pb.plan.Options
 	agg := lda.NewStats(o.Classes, o.P)
-	raw := agg.Sums.RawMatrix().Data
-	for _, id := range pb.o.Params.Owners {
-		m := pb.sums[id]
-		addTo(raw, m.Sums)
-		addTo(agg.Counts, m.Counts)
+	sb, err := pb.plan.SumsNoise()
+	if err != nil {
+		return nil, err
 	}
+	var sums, counts [][]float64
+	for _, id := range pb.o.Params.Owners {
+		sums = append(sums, pb.sums[id].Sums)
+		counts = append(counts, pb.sums[id].Counts)
+	}
+	var shareSums, shareCounts []int64
 	if pb.share != nil {
-		addTo(raw, pb.share.Sums)
-		addTo(agg.Counts, pb.share.Counts)
+		shareSums, shareCounts = pb.share.Sums, pb.share.Counts
+	}
+	if err := gridSum(agg.Sums.RawMatrix().Data, sb.Plan.Grid, sums, shareSums); err != nil {
+		return nil, fmt.Errorf("mullda: class sums: %w", err)
+	}
+	if pb.plan.CountSigma > 0 {
+		cb, err := pb.plan.CountsNoise()
+		if err != nil {
+			return nil, err
+		}
+		if err := gridSum(agg.Counts, cb.Plan.Grid, counts, shareCounts); err != nil {
+			return nil, fmt.Errorf("mullda: class counts: %w", err)
+		}
+	} else {
+		for _, c := range counts {
+			addTo(agg.Counts, c) // exact (public) counts
+		}
 	}
 	pb.agg = agg
 	est, err := lda.NewEstimate(agg)
@@ -226,12 +247,21 @@ func (pb *Publisher) maybeDirection() ([]protocol.Envelope, error) {
 	}
 	p := pb.o.Params
 	o := pb.plan.Options
-	upper := make([]float64, lda.UpperLen(o.P))
-	for _, id := range p.Owners {
-		addTo(upper, pb.second[id].Upper)
+	ub, err := pb.plan.SecondNoise()
+	if err != nil {
+		return nil, err
 	}
+	upper := make([]float64, lda.UpperLen(o.P))
+	var msgs [][]float64
+	for _, id := range p.Owners {
+		msgs = append(msgs, pb.second[id].Upper)
+	}
+	var share []int64
 	if pb.share != nil {
-		addTo(upper, pb.share.Upper)
+		share = pb.share.Upper
+	}
+	if err := gridSum(upper, ub.Plan.Grid, msgs, share); err != nil {
+		return nil, fmt.Errorf("mullda: Σxxᵀ: %w", err)
 	}
 	stats, err := lda.StatsFromVectors(o.Classes, o.P, pb.agg.SumsVector(), pb.agg.Counts, upper)
 	if err != nil {
@@ -367,4 +397,37 @@ func addTo(dst, src []float64) {
 	for i, v := range src {
 		dst[i] += v
 	}
+}
+
+// gridMax bounds the grid steps of one received value, so that the sum of
+// up to 2^10 messages stays inside int64.
+const gridMax = 1 << 52
+
+// gridSum sets dst to the sum of the owners' messages and the publisher's
+// share on a block's public grid g: every received value must be an
+// integer multiple of g (owners send g·(round(x/g) + K + G)), the sum is
+// taken exactly in integer grid steps (where the zero-sum shares cancel
+// exactly) and scaled back by g.
+func gridSum(dst []float64, g float64, msgs [][]float64, share []int64) error {
+	if len(msgs) >= 1<<10 {
+		return fmt.Errorf("%d messages to sum", len(msgs))
+	}
+	for i := range dst {
+		var total int64
+		if share != nil {
+			total = share[i]
+			if total > gridMax || total < -gridMax {
+				return fmt.Errorf("share entry %d is %d grid steps, beyond ±2^52", i, total)
+			}
+		}
+		for k, m := range msgs {
+			u := m[i] / g
+			if u != math.Trunc(u) || math.Abs(u) > gridMax {
+				return fmt.Errorf("message %d entry %d = %v is not on the public grid %g (within ±2^52 steps)", k, i, m[i], g)
+			}
+			total += int64(u)
+		}
+		dst[i] = float64(total) * g
+	}
+	return nil
 }

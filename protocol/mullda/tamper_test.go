@@ -159,7 +159,7 @@ func TestMessagesRoundTripAndRejectTruncation(t *testing.T) {
 	msgs := []interface {
 		protocol.Message
 	}{
-		Shares{Classes: 2, P: 2, Sums: []float64{1, 2, 3, 4}, Counts: []float64{1, 2}, Upper: []float64{1, 2, 3}},
+		Shares{Classes: 2, P: 2, Sums: []int64{1, -2, 3, 4}, Counts: []int64{1, 2}, Upper: []int64{1, 2, -3}},
 		Sums{Classes: 2, P: 1, Sums: []float64{1, 2}, Counts: []float64{3, 4}},
 		Means{Classes: 2, P: 1, Means: []float64{1, 2}, Counts: []float64{3, 4}},
 		Second{P: 2, Upper: []float64{1, 2, 3}},

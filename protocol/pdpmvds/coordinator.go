@@ -2,7 +2,7 @@ package pdpmvds
 
 import (
 	"fmt"
-	"math"
+	"math/big"
 
 	"github.com/dppub/dppub/protocol"
 )
@@ -109,7 +109,8 @@ func (c *coordinator) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	return nil, c.assemble()
 }
 
-// assemble turns what arrived into the released values.
+// assemble turns what arrived into the released values, which must lie
+// on the release's public grid.
 func (c *coordinator) assemble() error {
 	if c.pl.local || c.s.Suite == SuitePaillier {
 		for _, m := range c.got {
@@ -127,17 +128,17 @@ func (c *coordinator) assemble() error {
 			}
 			addInto(sum, w)
 		}
-		frac, _ := c.s.commodityScale(c.req.Kind)
 		c.result = make([]float64, len(sum))
 		for i, v := range sum {
-			c.result[i] = math.Ldexp(float64(int64(v)), -frac)
-		}
-		if c.req.Kind == KindScore {
-			c.result[0] /= float64(c.s.Records)
+			c.result[i] = c.pl.enc.decode(big.NewInt(int64(v)), c.req.Kind)
 		}
 	}
 	if len(c.result) != c.pl.values {
 		return fmt.Errorf("pdpmvds: coordinator: %d values released, want %d", len(c.result), c.pl.values)
 	}
-	return nil
+	grid, err := releaseGrid(c.req.Release.Noise, c.pl.values)
+	if err != nil {
+		return err
+	}
+	return onGrid(c.result, grid.Grid)
 }

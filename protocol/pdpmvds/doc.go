@@ -47,14 +47,28 @@
 // # Noise
 //
 // NoiseInsiderSafe (default): every owner and S draw a share such that any
-// K of the K+1 shares already make up the calibrated noise (Gaussian
-// N(0, σ²/K); Laplace as differences of Gamma(1/K, b) variables). The
-// charged guarantee holds against outsiders, S, and each single owner; the
-// noise variance is (K+1)/K times the calibrated one. NoiseExact (the
-// paper's): only the measured owners draw, their shares summing to exactly
-// the calibrated noise (Laplace: DLPA, Rastogi & Nath 2010, in the Paillier
-// suite; Gamma shares in the commodity suite). Against a fellow owner the
-// guarantee is then weaker (it knows its own share).
+// K of the K+1 shares already make up the calibrated noise (discrete
+// Gaussian of variance s²/K; discrete Laplace as differences of Pólya
+// variables). The charged guarantee holds against outsiders, S, and each
+// single owner; the noise variance is (K+1)/K times the calibrated one.
+// NoiseExact (the paper's): only the measured owners draw, their shares
+// summing to the calibrated noise (Laplace: DLPA, Rastogi & Nath 2010, in
+// the Paillier suite, approximately discrete Laplace; Pólya shares,
+// exactly, in the commodity suite). Against a fellow owner the guarantee
+// is then weaker (it knows its own share).
+//
+// Fixed point. No floating-point noise ever meets a statistic. Every
+// release has a public power-of-two grid G and a discrete law (the
+// dp.PlanLaplace or dp.PlanGaussian that marginal.Noise.Release uses for
+// the same values, so joint and local releases agree), every noise share
+// is an integer number of grid steps (dp.Noiser.Shares), and the
+// statistic travels as an integer too (see encoding): a count c as c/G
+// (exact, G ≤ 1), so the ring or plaintext holds c/G + K exactly and the
+// coordinator receives G·(c/G + K); a score, which is computed on shares
+// at a finer fixed point, is stochastically rounded to the grid by a
+// dither S adds (the extra grid step this costs is the one the plans
+// already pay for). DLPA's η̂ is drawn 2^16 times finer and rounded back.
+// Every value the coordinator accepts lies on the grid.
 //
 // # Threat model
 //
@@ -74,7 +88,11 @@
 //     sign;
 //   - scalar-product shares and masked vectors are uniformly random
 //     (commodity) or statistically hiding to 2^−StatBits (Paillier masks);
-//   - the coordinator receives the noisy releases (covered by DP).
+//   - the coordinator receives the noisy releases (covered by DP); for a
+//     score, the commodity suite's coordinator and the Paillier suite's
+//     decrypting owner also see the released value's residue below the
+//     grid, which S's dither makes uniform (covered with the release, see
+//     encoding). S knows the dither and must not collude with either.
 //
 // Performance: Paillier operations are counted per role (Ops), and
 // Measurer.Phases reports wall time, operations and bytes per phase.

@@ -40,7 +40,7 @@ func Example() {
 		panic(err)
 	}
 	for i := range 2 {
-		fmt.Println(math.Round(counts[3*i]), math.Round(counts[3*i+1]), math.Round(counts[3*i+2]))
+		fmt.Println(int(math.Round(counts[3*i])), int(math.Round(counts[3*i+1])), int(math.Round(counts[3*i+2])))
 	}
 	// Output:
 	// 0 1 2

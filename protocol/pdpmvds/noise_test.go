@@ -29,10 +29,13 @@ func ksLaplace(xs []float64, b float64) float64 {
 }
 
 // TestInsiderSafeSharesAreCalibrated checks that any m−1 of m insider-safe
-// Laplace shares sum to Lap(b) (KS test, 20000 draws, critical value
-// 1.95/√n: false rejection probability 0.001) and that m exact shares do,
-// and that Gaussian shares have the stated variances (relative tolerance
-// 5% on 20000 draws: about 5 standard errors).
+// Laplace shares sum to the plan's discrete Laplace (KS test against
+// Lap(b) at the plan's effective b, 20000 draws, critical value 1.95/√n:
+// false rejection probability 0.001; the grid is 2^-19 of b's order, far
+// below the test's resolution) and that m exact shares do, that every share
+// is an integer number of grid steps, and that Gaussian shares have the
+// stated variances (relative tolerance 5% on 20000 draws: about 5
+// standard errors).
 func TestInsiderSafeSharesAreCalibrated(t *testing.T) {
 	nz := dp.NewNoiser(randx.NewSeeded(3))
 	const draws = 20000
@@ -41,43 +44,52 @@ func TestInsiderSafeSharesAreCalibrated(t *testing.T) {
 	for _, mode := range []NoiseMode{NoiseInsiderSafe, NoiseExact} {
 		s := Session{Noise: mode}
 		const m = 4
-		sp := s.shareSpec(lap, m)
+		sp, err := s.shareSpec(lap, 1, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := sp.plan.Scale() / lap.Scale; r < 1 || r > 1+1e-5 {
+			t.Fatalf("grid scale %v for b = %v", sp.plan.Scale(), lap.Scale)
+		}
 		sum := make([]float64, draws)
 		for i := range sum {
 			for range sp.parts {
-				sum[i] += sp.draw(nz)
+				sum[i] += float64(sp.draw(nz, 1)[0]) * sp.plan.Grid
 			}
 		}
-		if d := ksLaplace(sum, lap.Scale); d > crit {
-			t.Errorf("%s: KS distance of %d Laplace shares from Lap(%v) is %.4f > %.4f", mode, sp.parts, lap.Scale, d, crit)
+		if d := ksLaplace(sum, sp.plan.Scale()); d > crit {
+			t.Errorf("%s: KS distance of %d Laplace shares from Lap(%v) is %.4f > %.4f", mode, sp.parts, sp.plan.Scale(), d, crit)
 		}
 		if mode == NoiseInsiderSafe && sp.parts != m-1 {
 			t.Errorf("insider-safe: %d shares make the noise, want %d", sp.parts, m-1)
 		}
 		gauss := marginal.Noise{Mechanism: marginal.Gaussian, Sensitivity: math.Sqrt2, Scale: 5, Rho: 0.04}
-		gp := s.shareSpec(gauss, m)
+		gp, err := s.shareSpec(gauss, 1, m)
+		if err != nil {
+			t.Fatal(err)
+		}
 		v := 0.0
 		for range draws {
-			x := gp.draw(nz)
+			x := float64(gp.draw(nz, 1)[0]) * gp.plan.Grid
 			v += x * x
 		}
 		v /= draws
-		want := gauss.Variance() / float64(gp.parts)
+		want := gp.plan.Scale() * gp.plan.Scale() / float64(gp.parts)
 		if math.Abs(v/want-1) > 0.05 {
 			t.Errorf("%s: Gaussian share variance %.3f, want %.3f", mode, v, want)
 		}
-		if got, want := gp.variance(m), gauss.Variance()*m/float64(gp.parts); math.Abs(got-want) > 1e-9 {
+		if got, want := gp.variance(m), gp.plan.Scale()*gp.plan.Scale()*m/float64(gp.parts); math.Abs(got-want) > 1e-9 {
 			t.Errorf("%s: total variance %v, want %v", mode, got, want)
 		}
 	}
 	// The test can fail: a single insider-safe share is not Lap(b).
 	si := Session{Noise: NoiseInsiderSafe}
-	sp := si.shareSpec(lap, 4)
+	sp, _ := si.shareSpec(lap, 1, 4)
 	one := make([]float64, draws)
 	for i := range one {
-		one[i] = sp.draw(nz)
+		one[i] = float64(sp.draw(nz, 1)[0]) * sp.plan.Grid
 	}
-	if d := ksLaplace(one, lap.Scale); d <= crit {
+	if d := ksLaplace(one, sp.plan.Scale()); d <= crit {
 		t.Errorf("one share of three passes as Lap(b): KS %.4f", d)
 	}
 }

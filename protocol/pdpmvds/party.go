@@ -241,7 +241,7 @@ func (p *Party) answerLocally(pl *plan) error {
 		}
 		vals = m.Counts
 	}
-	q.Release.Noise.Add(p.noiser, vals)
+	q.Release.Noise.Release(p.noiser, vals) // g·(round(x/g) + K) on the release's grid
 	return p.send(CoordinatorID, &Body{Kind: "result", ID: q.ID, Floats: vals})
 }
 
@@ -250,12 +250,12 @@ func (p *Party) column(attrs []int) []int32 {
 	return compositeColumn(p.o.Columns, p.session.Sizes, attrs, p.n)
 }
 
-// noiseValues draws this contributor's share of every released value.
-func (p *Party) noiseValues(pl *plan) []float64 {
-	sp := p.session.shareSpec(pl.req.Release.Noise, len(pl.contributors))
-	out := make([]float64, pl.values)
-	for i := range out {
-		out[i] = sp.draw(p.noiser)
+// noiseShares draws this contributor's integer share of every released
+// value, in grid steps.
+func (p *Party) noiseShares(pl *plan) ([]int64, error) {
+	sp, err := p.session.shareSpec(pl.req.Release.Noise, pl.values, len(pl.contributors))
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return sp.draw(p.noiser, pl.values), nil
 }

@@ -151,7 +151,7 @@ func (p *Party) commodityFlow(pl *plan) func(*job) (bool, error) {
 		if pl.req.Kind == KindScore {
 			return p.commodityScore(j, st)
 		}
-		return p.commodityTotals(j, st, scaleShares(st.shares, 1<<commodityMarginalFrac))
+		return p.commodityTotals(j, st, scaleShares(st.shares, 1<<pl.enc.countShift))
 	}
 }
 
@@ -163,42 +163,33 @@ func scaleShares(v []uint64, k uint64) []uint64 {
 	return out
 }
 
-// valueFrac is the fixed-point precision of a commodity release, and
-// valueScale the factor applied to the noise (n for a score, whose shares
-// count n·IInDif).
-func (s *Session) commodityScale(kind string) (frac int, factor float64) {
-	if kind == KindScore {
-		return s.signFrac(), float64(s.Records)
-	}
-	return commodityMarginalFrac, 1
-}
-
-// commodityNoise draws the party's noise share; a contributor that holds
-// no share splits it among the holders.
+// commodityNoise draws the party's integer noise share (in ring units of
+// the release's encoding); a contributor that holds no share splits it
+// among the holders.
 func (p *Party) commodityNoise(j *job, st *commodityState) error {
 	pl := st.pl
 	if !pl.isContributor(p.index) {
 		return nil
 	}
-	frac, factor := p.session.commodityScale(pl.req.Kind)
-	words := make([]uint64, pl.values)
-	for i, v := range p.noiseValues(pl) {
-		w, err := fixedWord(v*factor, frac)
-		if err != nil {
-			return err
-		}
-		words[i] = w
+	k, err := p.noiseShares(pl)
+	if err != nil {
+		return err
+	}
+	words, err := pl.enc.noiseWords(k, pl.req.Kind, len(pl.contributors))
+	if err != nil {
+		return err
 	}
 	if pl.isHolder(p.index) {
 		st.own = words
 		return nil
 	}
-	return splitNoise(&p.base, p.src, pl, j.req.ID, p.index, words)
+	return splitNoise(&p.base, p.src, pl, j.req.ID, "noise", p.index, words)
 }
 
-// splitNoise sends every holder a uniformly random part of words, the
-// parts summing to words mod 2^64: no holder learns the share.
-func splitNoise(b *base, src interface{ Uint64() uint64 }, pl *plan, id uint64, from int, words []uint64) error {
+// splitNoise sends every holder a uniformly random part of words (a noise
+// share, or S's dither), the parts summing to words mod 2^64: no holder
+// learns them.
+func splitNoise(b *base, src interface{ Uint64() uint64 }, pl *plan, id uint64, kind string, from int, words []uint64) error {
 	rest := slices.Clone(words)
 	for i, h := range pl.holders {
 		part := rest
@@ -209,7 +200,7 @@ func splitNoise(b *base, src interface{ Uint64() uint64 }, pl *plan, id uint64, 
 				rest[c] -= part[c]
 			}
 		}
-		if err := b.send(PartyID(h), &Body{Kind: "noise", ID: id, Index: from, Words: part}); err != nil {
+		if err := b.send(PartyID(h), &Body{Kind: kind, ID: id, Index: from, Words: part}); err != nil {
 			return err
 		}
 	}
@@ -374,7 +365,8 @@ func (p *Party) finishProduct(j *job, st *commodityState, pr product) (bool, err
 }
 
 // commodityTotals adds the party's own noise and the parts received from
-// the other contributors to its shares and sends the total.
+// the other contributors (and, for a score, its part of S's dither) to its
+// shares and sends the total.
 func (p *Party) commodityTotals(j *job, st *commodityState, shares []uint64) (bool, error) {
 	pl := st.pl
 	for _, c := range pl.contributors {
@@ -385,7 +377,18 @@ func (p *Party) commodityTotals(j *job, st *commodityState, shares []uint64) (bo
 			return false, nil
 		}
 	}
+	score := pl.req.Kind == KindScore
+	if score && !j.has("dither", ThirdPartyID, 0, ThirdPartyIndex) {
+		return false, nil
+	}
 	total := slices.Clone(shares)
+	if score {
+		m := j.take("dither", ThirdPartyID, 0, ThirdPartyIndex)
+		if len(m.Words) != len(total) {
+			return false, fmt.Errorf("dither part of %d words, want %d", len(m.Words), len(total))
+		}
+		addInto(total, m.Words)
+	}
 	if st.own != nil {
 		addInto(total, st.own)
 	}
@@ -497,7 +500,9 @@ func (p *Party) commodityScore(j *job, st *commodityState) (bool, error) {
 			abs += t
 		}
 	}
-	done, err := p.commodityTotals(j, st, []uint64{abs})
+	// Σ|t| = n·2^f·IInDif, scaled so that a grid step is a whole number of
+	// ring units (encoding).
+	done, err := p.commodityTotals(j, st, []uint64{abs << pl.enc.shift})
 	if done {
 		j.take("signs", ThirdPartyID, 0, 0)
 	}

@@ -6,24 +6,31 @@ import (
 	"math/big"
 	"slices"
 
+	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/randx"
 )
 
 // Value ranges of the Paillier suite (L = bit length of n, f =
-// paillierFrac, σ = StatBits):
+// paillierFrac, σ = StatBits, c = the release's countShift, u = the noise
+// scale in grid steps times fine; see encoding):
 //
 //	scalar-product digits N − m:  |·| < 2^{σ+L}          slots of σ+L+2 bits
 //	sign step t·r + r':           |·| < 2^{2L+f+σ}       slots of 2L+f+σ+2 bits
-//	noisy counts ·2^f:            |·| < 2^{L+f+46}       slots of L+f+48 bits
+//	noisy counts c·2^c + noise:   |·| < 2^{max(L+c, log u+12)+1}, slots 1 bit wider
+//
+// The noise bound covers 2^12 noise scales (tails below e^{-4000}); an
+// overflow is detected when unpacking.
 
 func (s *Session) signPacking(keyBits int) (packing, error) {
 	return newPacking(keyBits, 2*s.recordBits()+paillierFrac+s.StatBits+2)
 }
 
-func (s *Session) outPacking(keyBits int) (packing, error) {
-	return newPacking(keyBits, s.recordBits()+paillierFrac+48)
+func (s *Session) outPacking(keyBits int, e encoding) (packing, error) {
+	count := s.recordBits() + int(e.countShift)
+	noise := int(math.Ceil(math.Log2(e.plan.Units()*float64(e.fine)+1))) + 12
+	return newPacking(keyBits, max(count, noise)+2)
 }
 
 // fixedBig returns round(x·2^frac) as an integer.
@@ -286,42 +293,24 @@ func (p *Party) paillierNoise(j *job, st *paillierState) error {
 	if p.usesDLPA(pl) {
 		return p.dlpaCommit(j, st)
 	}
-	factor := 1.0
-	if pl.req.Kind == KindScore {
-		factor = float64(p.n)
+	k, err := p.noiseShares(pl)
+	if err != nil {
+		return err
 	}
-	vals := p.noiseValues(pl)
-	for i := range vals {
-		vals[i] *= factor
-	}
-	cts, err := encryptValues(p.shared, &p.session, pl, vals, p.src, p.o.Workers, &p.meter)
+	cts, err := encryptInts(p.shared, &p.session, pl, pl.enc.noiseInts(k, pl.req.Kind), p.src, p.o.Workers, &p.meter)
 	if err != nil {
 		return err
 	}
 	return p.send(ThirdPartyID, &Body{Kind: "noise-ciphers", ID: j.req.ID, Index: p.index, Blobs: [][]byte{p.shared.MarshalCiphertexts(cts)}})
 }
 
-// usesDLPA reports whether a release's noise comes from DLPA.
+// usesDLPA reports whether a release's noise comes from DLPA: exact
+// Laplace noise in the Paillier suite.
 func (s *Session) usesDLPA(pl *plan) bool {
-	return s.Noise == NoiseExact && pl.req.Release.Noise.Mechanism == "laplace"
+	return s.Suite == SuitePaillier && s.Noise == NoiseExact && pl.req.Release.Noise.Mechanism == marginal.Laplace
 }
 
 func (p *Party) usesDLPA(pl *plan) bool { return p.session.usesDLPA(pl) }
-
-// encryptValues encrypts released-value-shaped reals in fixed point
-// (paillierFrac): one ciphertext for a score, packed output blocks for a
-// marginal.
-func encryptValues(pk *paillier.PublicKey, s *Session, pl *plan, vals []float64, src *randx.Source, workers int, mt *meter) ([]*paillier.Ciphertext, error) {
-	ints := make([]*big.Int, len(vals))
-	for i, v := range vals {
-		b, err := fixedBig(v, paillierFrac)
-		if err != nil {
-			return nil, err
-		}
-		ints[i] = b
-	}
-	return encryptInts(pk, s, pl, ints, src, workers, mt)
-}
 
 // encryptInts encrypts integers: one ciphertext per value for a score's
 // cells (S needs them one by one), packed output blocks for a marginal.
@@ -330,7 +319,7 @@ func encryptInts(pk *paillier.PublicKey, s *Session, pl *plan, ints []*big.Int, 
 	if pl.req.Kind == KindScore {
 		plains = ints
 	} else {
-		op, err := s.outPacking(pk.Bits())
+		op, err := s.outPacking(pk.Bits(), pl.enc)
 		if err != nil {
 			return nil, err
 		}
@@ -366,17 +355,16 @@ func (s *Session) outBlocks(pl *plan, keyBits int) int {
 	if pl.req.Kind == KindScore {
 		return 1
 	}
-	op, _ := s.outPacking(keyBits)
+	op, _ := s.outPacking(keyBits, pl.enc)
 	return (pl.values + op.slots - 1) / op.slots
 }
 
-// dlpaLambda is the Laplace scale of the DLPA noise in value units.
+// dlpaLambda is the Laplace scale of the DLPA noise η̂ in its integer
+// units, G/fine (encoding): the release's discrete Laplace scale t grid
+// steps, drawn fine = 2^dlpa.FineBits times finer and rounded back to the
+// grid by the decoder.
 func (s *Session) dlpaLambda(pl *plan) float64 {
-	b := pl.req.Release.Noise.Scale
-	if pl.req.Kind == KindScore {
-		b *= float64(s.Records)
-	}
-	return b
+	return pl.enc.plan.Units() * float64(pl.enc.fine)
 }
 
 // dlpaCommit draws the party's DLPA shares for every released value and
@@ -388,7 +376,7 @@ func (p *Party) dlpaCommit(j *job, st *paillierState) error {
 	blobs := make([][]byte, pl.values)
 	for v := range blobs {
 		d, err := dlpa.New(dlpa.Options{PublicKey: p.shared, Parties: len(pl.involved), Index: idx,
-			Lambda: p.session.dlpaLambda(pl), FracBits: dlpaFrac, Random: p.src.Child()})
+			Lambda: p.session.dlpaLambda(pl), Random: p.src.Child()})
 		if err != nil {
 			return err
 		}
@@ -744,15 +732,15 @@ func (p *Party) bobStep(j *job, st *paillierState, lay layout, unit, first, nb i
 }
 
 // sendShares: a holder encrypts its shares under the shared key for S,
-// per cell for a score (S transforms them one by one), packed (scaled to
-// the output's fixed point) for a marginal.
+// per cell for a score (S transforms them one by one), packed (a count c
+// as c·fine/G, exactly: encoding) for a marginal.
 func (p *Party) sendShares(j *job, st *paillierState) error {
 	pl := st.pl
 	ints := st.shares
 	if pl.req.Kind == KindMarginal {
 		ints = make([]*big.Int, len(st.shares))
 		for i, v := range st.shares {
-			ints[i] = new(big.Int).Lsh(v, paillierFrac)
+			ints[i] = new(big.Int).Lsh(v, pl.enc.countShift)
 		}
 	}
 	cts, err := encryptInts(p.shared, &p.session, pl, ints, p.src, p.o.Workers, &p.meter)
@@ -878,18 +866,14 @@ func (p *Party) sendSigns(j *job, pl *plan, plains []*big.Int) error {
 	return p.send(ThirdPartyID, &Body{Kind: "signs", ID: j.req.ID, Words: bits})
 }
 
-// sendResult decodes the noisy result and sends it to the coordinator.
+// sendResult decodes the noisy result on the release's grid (encoding)
+// and sends it to the coordinator.
 func (p *Party) sendResult(j *job, pl *plan, plains []*big.Int) error {
-	scale := math.Ldexp(1, -paillierFrac)
 	var vals []float64
 	if pl.req.Kind == KindScore {
-		v, err := paillier.Encoder{FracBits: paillierFrac}.Decode(p.shared, plains[0])
-		if err != nil {
-			return err
-		}
-		vals = []float64{v / float64(p.n)}
+		vals = []float64{pl.enc.decode(p.shared.Signed(plains[0]), KindScore)}
 	} else {
-		op, err := p.session.outPacking(p.shared.Bits())
+		op, err := p.session.outPacking(p.shared.Bits(), pl.enc)
 		if err != nil {
 			return err
 		}
@@ -900,8 +884,7 @@ func (p *Party) sendResult(j *job, pl *plan, plains []*big.Int) error {
 				return err
 			}
 			for _, x := range d {
-				f, _ := new(big.Float).SetInt(x).Float64()
-				vals = append(vals, f*scale)
+				vals = append(vals, pl.enc.decode(x, KindMarginal))
 			}
 		}
 	}

@@ -33,6 +33,8 @@ type plan struct {
 	// helper and combiner jointly decrypt (Paillier suite): the two
 	// lowest-numbered involved parties.
 	helper, combiner int
+	// enc is how a joint release travels in integers (noise.go).
+	enc encoding
 }
 
 // product is one commodity two-party product: A (holding U, n × du)
@@ -81,6 +83,11 @@ func (s *Session) plan(q *Request) (*plan, error) {
 		s.paillierChain(p)
 	}
 	p.layout = s.cellLayout(q.Attrs, p.chain)
+	enc, err := s.encoding(p)
+	if err != nil {
+		return nil, err
+	}
+	p.enc = enc
 	return p, nil
 }
 

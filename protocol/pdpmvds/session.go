@@ -32,19 +32,22 @@ type NoiseMode string
 const (
 	// NoiseInsiderSafe (the default) has every party and S contribute a
 	// share, drawn so that any m−1 of the m shares already sum to the
-	// calibrated noise: Gaussian shares N(0, σ²/(m−1)); Laplace shares
-	// Gamma(1/(m−1), b) − Gamma(1/(m−1), b), whose sum over m−1
-	// contributors is exactly Lap(b). A participant who knows its own
+	// calibrated noise. Shares are integers on the release's public grid
+	// (dp.Noiser.Shares with m−1 parts): discrete Gaussian shares of
+	// variance s²/(m−1); discrete Laplace shares as differences of two
+	// Pólya NB(1/(m−1), e^{−1/t}) draws, whose sum over m−1 contributors
+	// is exactly discrete Laplace of scale t. A participant who knows its own
 	// share still faces the full calibrated noise, so the charged
 	// guarantee holds against S and against every single party, not only
 	// against outsiders. Cost: the total noise variance is m/(m−1) times
 	// the calibrated one.
 	NoiseInsiderSafe NoiseMode = "insider-safe"
 	// NoiseExact is the paper's: only the parties whose attributes are
-	// measured draw noise, and their shares sum to exactly the calibrated
-	// noise (Laplace by DLPA, Rastogi & Nath 2010, in the Paillier suite;
-	// by Gamma-divisibility in the commodity suite; Gaussian split into
-	// equal-variance shares). The guarantee holds against S and outsiders;
+	// measured draw noise, and their shares sum to the calibrated noise
+	// (Laplace by DLPA, Rastogi & Nath 2010, in the Paillier suite, with
+	// integer discrete Gaussian shares and approximately discrete Laplace
+	// η̂, see package dlpa; by Pólya divisibility, exactly, in the
+	// commodity suite; Gaussian split into equal-variance shares). The guarantee holds against S and outsiders;
 	// a party knows its own share, so against a fellow party it is weaker
 	// (Gaussian: ρ·m/(m−1); Laplace by DLPA: not quantified).
 	NoiseExact NoiseMode = "exact"
@@ -61,14 +64,11 @@ const (
 	DefaultKeyBits = 2048
 	// signMaskBits is the size of the commodity sign step's multiplier r.
 	signMaskBits = 15
-	// paillierFrac is the fixed-point precision of every Paillier-suite
-	// value: twice DLPA's share precision, as DLPA's product of two
-	// f-bit numbers has 2f fractional bits.
-	paillierFrac = 2 * dlpaFrac
-	dlpaFrac     = 8
-	// commodityMarginalFrac is the fixed-point precision of noisy
-	// marginals in the commodity suite.
-	commodityMarginalFrac = 16
+	// paillierFrac is the fixed-point precision of the Paillier suite's
+	// score terms t = Â − n·2^f·N (the public Â = N*_a·N*_b rounded to
+	// 2^-f). Counts and noise are integers on the release's grid
+	// (encoding).
+	paillierFrac = 16
 )
 
 // Session is the public description of a run that every role holds: the

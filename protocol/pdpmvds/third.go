@@ -139,6 +139,12 @@ func (t *ThirdParty) commodityFlow(pl *plan) func(*job) (bool, error) {
 					return false, err
 				}
 			}
+			if pl.req.Kind == KindScore {
+				u := pl.enc.dither(t.src)
+				if err := splitNoise(&t.base, t.src, pl, j.req.ID, "dither", ThirdPartyIndex, []uint64{u.Uint64()}); err != nil {
+					return false, err
+				}
+			}
 			dealt = true
 		}
 		if pl.req.Kind != KindScore {
@@ -175,18 +181,18 @@ func (t *ThirdParty) deal(j *job, pl *plan) error {
 	return nil
 }
 
+// commodityNoise draws S's integer noise share and splits it among the
+// holders.
 func (t *ThirdParty) commodityNoise(j *job, pl *plan) error {
-	sp := t.session.shareSpec(pl.req.Release.Noise, len(pl.contributors))
-	frac, factor := t.session.commodityScale(pl.req.Kind)
-	words := make([]uint64, pl.values)
-	for i := range words {
-		w, err := fixedWord(sp.draw(t.noiser)*factor, frac)
-		if err != nil {
-			return err
-		}
-		words[i] = w
+	sp, err := t.session.shareSpec(pl.req.Release.Noise, pl.values, len(pl.contributors))
+	if err != nil {
+		return err
 	}
-	return splitNoise(&t.base, t.src, pl, j.req.ID, ThirdPartyIndex, words)
+	words, err := pl.enc.noiseWords(sp.draw(t.noiser, pl.values), pl.req.Kind, len(pl.contributors))
+	if err != nil {
+		return err
+	}
+	return splitNoise(&t.base, t.src, pl, j.req.ID, "noise", ThirdPartyIndex, words)
 }
 
 // answerSigns sums the pair's masked values V = s·(r·t + r') and returns

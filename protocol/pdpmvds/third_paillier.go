@@ -26,16 +26,12 @@ func (t *ThirdParty) paillierFlow(pl *plan) func(*job) (bool, error) {
 		if !st.started {
 			st.started = true
 			if pl.isContributor(ThirdPartyIndex) {
-				sp := t.session.shareSpec(pl.req.Release.Noise, len(pl.contributors))
-				factor := 1.0
-				if pl.req.Kind == KindScore {
-					factor = float64(t.session.Records)
+				sp, err := t.session.shareSpec(pl.req.Release.Noise, pl.values, len(pl.contributors))
+				if err != nil {
+					return false, err
 				}
-				vals := make([]float64, pl.values)
-				for i := range vals {
-					vals[i] = sp.draw(t.noiser) * factor
-				}
-				cts, err := encryptValues(t.shared, &t.session, pl, vals, t.src, t.o.Workers, &t.meter)
+				ints := pl.enc.noiseInts(sp.draw(t.noiser, pl.values), pl.req.Kind)
+				cts, err := encryptInts(t.shared, &t.session, pl, ints, t.src, t.o.Workers, &t.meter)
 				if err != nil {
 					return false, err
 				}
@@ -133,6 +129,14 @@ func (t *ThirdParty) aggregate(j *job, pl *plan, st *thirdState) (bool, error) {
 		}
 	}
 	t.meter.mul.Add(int64(cells))
+	// Σ|t| = n·2^f·IInDif, scaled so that a grid step is a whole number of
+	// plaintext units, plus S's dither U uniform in [0, step): the
+	// decoder's ⌊T/step⌋ is then the stochastic rounding of IInDif to the
+	// release's grid (encoding).
+	sum = pk.MulPlain(sum, new(big.Int).Lsh(big.NewInt(1), pl.enc.shift))
+	sum = pk.AddPlain(sum, pl.enc.dither(t.src))
+	t.meter.exp.Add(1)
+	t.meter.mul.Add(1)
 	st.base = []*paillier.Ciphertext{sum}
 	return true, nil
 }
@@ -273,9 +277,13 @@ func (t *ThirdParty) dlpaNoise(j *job, pl *plan) ([]*paillier.Ciphertext, bool, 
 	}
 	t.meter.mul.Add(int64(pl.values * len(pl.involved)))
 	if pl.req.Kind == KindScore {
+		// η̂ counts steps of G/fine: step/fine plaintext units each.
+		f := new(big.Int).Quo(pl.enc.step, big.NewInt(pl.enc.fine))
+		noise[0] = pk.MulPlain(noise[0], f)
+		t.meter.exp.Add(1)
 		return noise, true, nil
 	}
-	op, err := t.session.outPacking(pk.Bits())
+	op, err := t.session.outPacking(pk.Bits(), pl.enc)
 	if err != nil {
 		return nil, false, err
 	}

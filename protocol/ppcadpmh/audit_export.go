@@ -1,12 +1,22 @@
 package ppcadpmh
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dppub/dppub/algo/ppca"
+)
 
 // Aggregate is what the curator computes from the owners' masked
 // statistics in secure-aggregate mode: the sum of their packed noisy
 // moments (Σx, then the upper triangle of Σxxᵀ), the pairwise masks having
-// cancelled. For audits and tests of what the curator sees.
-func Aggregate(p int, stats []Statistics) ([]float64, error) {
+// cancelled, decoded from grid steps with the plan's public grids. For
+// audits and tests of what the curator sees.
+func Aggregate(params Params, stats []Statistics) ([]float64, error) {
+	plan, err := ppca.NewPlan(params.Plan)
+	if err != nil {
+		return nil, err
+	}
+	p := params.Plan.Bounds.P
 	total := make([]uint64, packedLen(p))
 	for i, s := range stats {
 		if len(s.Masked) != len(total) {
@@ -16,9 +26,5 @@ func Aggregate(p int, stats []Statistics) ([]float64, error) {
 			total[j] += w
 		}
 	}
-	out := make([]float64, len(total))
-	for j, w := range total {
-		out[j] = fromFixed(w)
-	}
-	return out, nil
+	return decode(plan, p, total)
 }

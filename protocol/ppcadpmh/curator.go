@@ -110,18 +110,29 @@ func (c *Curator) estimate() (*ppca.Estimate, error) {
 				total[i] += w
 			}
 		}
-		packed := make([]float64, len(total))
-		for i, w := range total {
-			packed[i] = fromFixed(w)
+		plan, err := ppca.NewPlan(c.params.Plan)
+		if err != nil {
+			return nil, err
+		}
+		packed, err := decode(plan, p, total)
+		if err != nil {
+			return nil, err
 		}
 		sum, outer := unpack(packed, p)
 		return ppca.Pooled([]ppca.NoisyMoments{{N: n, Sum: sum, Outer: outer}})
+	}
+	plan, err := ppca.NewPlan(c.params.Plan)
+	if err != nil {
+		return nil, err
 	}
 	parts := make([]ppca.NoisyMoments, 0, len(c.params.Owners))
 	for _, o := range c.params.Owners {
 		s := c.stats[o]
 		if len(s.Packed) != packedLen(p) {
 			return nil, fmt.Errorf("ppcadpmh: %s sent masked statistics in local mode", o)
+		}
+		if err := onGrid(plan, p, s.Packed); err != nil {
+			return nil, fmt.Errorf("ppcadpmh: %s: %w", o, err)
 		}
 		sum, outer := unpack(s.Packed, p)
 		parts = append(parts, ppca.NoisyMoments{N: s.N, Sum: sum, Outer: outer})

@@ -61,6 +61,11 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Params.Noise == SecureAggregate {
+		if err := checkFixedRange(plan, n, len(o.Params.Owners)); err != nil {
+			return nil, fmt.Errorf("ppcadpmh: owner %q: %w", o.ID, err)
+		}
+	}
 	return &Owner{o: o, index: idx, plan: plan, noiser: dp.NewNoiser(o.Source), seeds: map[string][]byte{}}, nil
 }
 
@@ -154,55 +159,106 @@ func (w *Owner) sendStatistics() ([]protocol.Envelope, error) {
 	n, p := w.o.Data.Dims()
 	sum, outer := linalg.Moments(w.o.Data)
 	packed := pack(sum, outer)
-	w.addNoise(packed, p)
 	stat := Statistics{N: n, P: p}
 	if w.o.Params.Noise == Local {
+		w.release(packed, p)
 		stat.Packed = packed
 	} else {
-		stat.Masked = w.mask(packed)
+		words, err := w.encode(packed, p)
+		if err != nil {
+			return nil, err
+		}
+		stat.Masked = w.mask(words)
 	}
 	e, err := protocol.Seal(w.o.Params.Session, w.o.ID, w.o.Params.Curator, stat)
 	return []protocol.Envelope{e}, err
 }
 
-// addNoise adds the plan's noise (local) or this owner's share of it.
-func (w *Owner) addNoise(packed []float64, p int) {
-	m := float64(len(w.o.Params.Owners))
-	draw := func(scale float64) float64 {
+// release is local mode: every noised entry x of a block becomes
+// g·(round(x/g) + K) with the block's grid g and discrete noise K
+// (ppca.Plan.SumNoise, OuterNoise), so the curator receives a function of
+// the rounded statistic plus integer noise only; structural zeros are
+// sent as exactly 0, their value on every dataset the bounds allow.
+func (w *Owner) release(packed []float64, p int) {
+	var sums, outer []float64
+	for i, x := range packed {
 		switch {
-		case w.o.Params.Noise == Local && w.plan.Mechanism == ppca.Laplace:
-			return w.noiser.Laplace(scale)
-		case w.o.Params.Noise == Local:
-			return w.noiser.Gaussian(scale)
-		case w.plan.Mechanism == ppca.Laplace:
-			return w.noiser.Gamma(1/m, scale) - w.noiser.Gamma(1/m, scale)
+		case !w.plan.Noised[i]:
+		case i < p:
+			sums = append(sums, x)
 		default:
-			return w.noiser.Gaussian(scale / math.Sqrt(m))
+			outer = append(outer, x)
 		}
 	}
-	var zero []bool
-	if w.o.Params.Plan.Calibration == ppca.Sound {
-		zero = w.o.Params.Plan.Bounds.StructuralZeros()
-	}
+	w.noiser.Release(w.plan.SumNoise, sums)
+	w.noiser.Release(w.plan.OuterNoise, outer)
 	for i := range packed {
-		if zero != nil && zero[i] {
-			continue
+		switch {
+		case !w.plan.Noised[i]:
+			packed[i] = 0 // a structural zero: 0 on every dataset the bounds allow
+		case i < p:
+			packed[i], sums = sums[0], sums[1:]
+		default:
+			packed[i], outer = outer[0], outer[1:]
 		}
-		scale := w.plan.OuterScale
-		if i < p {
-			scale = w.plan.SumScale
-		}
-		packed[i] += draw(scale)
 	}
 }
 
-// mask encodes packed in fixed point and adds +mask for later owners' seeds
-// and −mask for earlier owners', so all owners' masks cancel in the sum.
-func (w *Owner) mask(packed []float64) []uint64 {
-	out := make([]uint64, len(packed))
-	for i, v := range packed {
-		out[i] = toFixed(v)
+// encode is secure-aggregate mode before masking: every entry x becomes
+// the integer round(x/g) on its block's grid g plus, when noised, this
+// owner's integer share of the block's noise (dp.Noiser.Shares over m
+// owners: the m shares sum to exactly the discrete Laplace of the block,
+// or to its discrete Gaussian within the distributed discrete Gaussian's
+// τ), as a two's-complement word. The curator's sum of the m words is
+// then Σ round(x/g) + K exactly, which it scales by g; structural zeros
+// are the word 0 (no noise, as in local mode). Each word is kept
+// within ±2^62/m so that the sum never leaves the int64 range.
+func (w *Owner) encode(packed []float64, p int) ([]uint64, error) {
+	m := len(w.o.Params.Owners)
+	limit := int64(fixedLimit / uint64(m))
+	dimSum, dimOuter := 0, 0
+	for i := range packed {
+		if w.plan.Noised[i] {
+			if i < p {
+				dimSum++
+			} else {
+				dimOuter++
+			}
+		}
 	}
+	sumShares, outerShares := make([]int64, dimSum), make([]int64, dimOuter)
+	w.noiser.Shares(w.plan.SumNoise, m, sumShares)
+	w.noiser.Shares(w.plan.OuterNoise, m, outerShares)
+	out := make([]uint64, len(packed))
+	for i, x := range packed {
+		g := w.plan.BlockNoise(i, p)
+		if !w.plan.Noised[i] {
+			continue // a structural zero: word 0
+		}
+		snap := g.Snap(x)
+		if !(math.Abs(snap) <= float64(limit)) {
+			return nil, fmt.Errorf("ppcadpmh: owner %q: entry %d is %g grid steps of %g, beyond the fixed-point range ±2^62/%d", w.o.ID, i, snap, g.Grid, m)
+		}
+		v := int64(snap)
+		if i < p {
+			v += sumShares[0]
+			sumShares = sumShares[1:]
+		} else {
+			v += outerShares[0]
+			outerShares = outerShares[1:]
+		}
+		if v > limit || v < -limit {
+			return nil, fmt.Errorf("ppcadpmh: owner %q: entry %d with its noise share is %d grid steps of %g, beyond the fixed-point range ±2^62/%d", w.o.ID, i, v, g.Grid, m)
+		}
+		out[i] = uint64(v)
+	}
+	return out, nil
+}
+
+// mask adds +mask for later owners' seeds and −mask for earlier owners' to
+// the fixed-point words, so all owners' masks cancel in the sum.
+func (w *Owner) mask(words []uint64) []uint64 {
+	out := append([]uint64(nil), words...)
 	for peer, seed := range w.seeds {
 		stream := maskStream(seed, len(out))
 		later := w.o.Params.ownerIndex(peer) > w.index

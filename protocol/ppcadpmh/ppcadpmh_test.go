@@ -71,17 +71,16 @@ func TestMasksCancelExactly(t *testing.T) {
 			}
 		}
 	}
-	values := []float64{1.5, -2.25, 1e6, 3.125e-3, 0}
-	total := make([]uint64, len(values))
+	words := []uint64{15, uint64(1) << 40, 0, 3}
+	total := make([]uint64, len(words))
 	for _, o := range owners {
-		for i, w := range o.mask(append([]float64(nil), values...)) {
+		for i, w := range o.mask(words) {
 			total[i] += w
 		}
 	}
 	for i, w := range total {
-		want := 4 * values[i]
-		if got := fromFixed(w); math.Abs(got-want) > 4*math.Ldexp(1, -fracBits) {
-			t.Fatalf("entry %d: masked sum %v, want %v", i, got, want)
+		if w != 4*words[i] {
+			t.Fatalf("entry %d: masked sum %d, want %d", i, w, 4*words[i])
 		}
 	}
 }
@@ -101,7 +100,17 @@ func TestAggregateNoiseVariance(t *testing.T) {
 					agg := make([]float64, packedLen(p))
 					for _, o := range owners {
 						noise := make([]float64, packedLen(p))
-						o.addNoise(noise, p)
+						if mode == Local {
+							o.release(noise, p)
+						} else {
+							words, err := o.encode(noise, p)
+							if err != nil {
+								t.Fatal(err)
+							}
+							for i, w := range words {
+								noise[i] = float64(int64(w)) * plan.BlockNoise(i, p).Grid
+							}
+						}
 						for i, v := range noise {
 							agg[i] += v
 						}
@@ -110,7 +119,10 @@ func TestAggregateNoiseVariance(t *testing.T) {
 						samples = append(samples, agg[i])
 					}
 				}
-				want := plan.OuterScale * plan.OuterScale
+				want := plan.OuterNoise.Scale() * plan.OuterNoise.Scale()
+				if r := plan.OuterNoise.Scale() / plan.OuterScale; r < 1 || r > 1+1e-3 {
+					t.Errorf("m=%d %s: grid scale %v is not just above the calibrated %v", m, mech, plan.OuterNoise.Scale(), plan.OuterScale)
+				}
 				if mech == ppca.Laplace {
 					want *= 2
 				}

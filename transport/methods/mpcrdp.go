@@ -53,7 +53,7 @@ func (s *MPCRDPSettings) defaults() {
 		s.Calibration = string(mpcrdp.Sound)
 	}
 	if s.Notion == "" {
-		s.Notion = string(mpcrdp.MPCRDP)
+		s.Notion = string(mpcrdp.Standard)
 	}
 	if s.Utility == "" {
 		s.Utility = string(mpcrdp.U2)

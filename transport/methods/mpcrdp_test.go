@@ -55,7 +55,7 @@ func TestMPCRDPSettingsAndJoin(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	setup, err := prepare(`{"label": "y", "epsilon": 0.5, "notion": "standard"}`)
+	setup, err := prepare(`{"label": "y", "epsilon": 0.5}`) // the default notion is standard
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestMPCRDPSettingsAndJoin(t *testing.T) {
 		t.Fatalf("budget mismatch: %v", err)
 	}
 	// The paper's notion is not standard DP: a party must consent.
-	unsound, err := prepare(`{"label": "y", "epsilon": 0.5}`)
+	unsound, err := prepare(`{"label": "y", "epsilon": 0.5, "notion": "mp-crdp"}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 // FuzzLDAMessages feeds every LDA-DP / Mul-LDA-DP decoder a node can
 // receive; the first byte picks the decoder.
 func FuzzLDAMessages(f *testing.F) {
-	sh, _ := mullda.Shares{Classes: 2, P: 1, Sums: []float64{1, 2}, Upper: []float64{3}}.MarshalBinary()
+	sh, _ := mullda.Shares{Classes: 2, P: 1, Sums: []int64{1, 2}, Upper: []int64{3}}.MarshalBinary()
 	f.Add(append([]byte{0}, sh...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) == 0 {

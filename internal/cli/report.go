@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"time"
+
+	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/privacy"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// stampReport records in r when it is published and the run's settings:
+// the command and every flag, set or default (so the run can be repeated),
+// with extra entries on top.
+func stampReport(cmd *cobra.Command, r *privacy.Report, extra map[string]string) {
+	params := map[string]string{"command": cmd.CommandPath()}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "help" {
+			params[f.Name] = f.Value.String()
+		}
+	})
+	maps.Copy(params, extra)
+	r.Stamp(time.Now(), params)
+}
+
+// outputFile is one published file and its bytes.
+type outputFile struct {
+	path string
+	data []byte
+}
+
+// publishFiles writes every output atomically, then records in r the run
+// (stampReport, with extra parameters) and each output's SHA-256, and
+// writes r to reportPath. The outputs are rendered before the run is
+// recorded, so a report embedded in an output (a model file) holds no
+// publication time or parameters and a seeded run's outputs stay the same
+// byte for byte wherever it runs. The report comes last because it lists
+// the outputs' digests (it cannot list its own). If any write fails, the
+// files already written are removed, so nothing is half-published.
+func publishFiles(cmd *cobra.Command, extra map[string]string, r *privacy.Report, reportPath string, outs ...outputFile) error {
+	var written []string
+	for _, o := range outs {
+		if err := writeBytes(o.path, o.data); err != nil {
+			removeAll(written)
+			return fmt.Errorf("writing %s: %w", o.path, err)
+		}
+		written = append(written, o.path)
+	}
+	stampReport(cmd, r, extra)
+	for _, o := range outs {
+		r.RecordOutput(o.path, o.data)
+	}
+	js, err := r.JSON()
+	if err != nil {
+		removeAll(written)
+		return err
+	}
+	if err := writeBytes(reportPath, js); err != nil {
+		removeAll(written)
+		return fmt.Errorf("writing %s: %w", reportPath, err)
+	}
+	return nil
+}
+
+func writeBytes(path string, b []byte) error {
+	return fsutil.WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
