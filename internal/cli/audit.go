@@ -37,6 +37,8 @@ type auditFlags struct {
 	noise       string
 	pairD       string
 	pairDPrime  string
+	greybox     bool
+	alpha       float64
 }
 
 func newAuditCmd() *cobra.Command {
@@ -66,7 +68,22 @@ Methods:
 ` + strings.Join(names, "\n") + `
   all          the whole suite (fast mode in CI; --long before a release);
                exits non-zero if any verdict differs from the expected one;
-               each audit at confidence 1 − 5%/N (family-wise 95%)
+               each audit at confidence 1 − 5%/N (family-wise 95%), then the
+               grey-box audit of every method (each at α = 1%/M, family-wise
+               1%; so at most 6% for the whole run); with --greybox only the
+               grey-box audits
+
+--greybox audits the floating-point representation instead of ε: it
+compares the low-order bits of the released float64s (trailing zeros and
+low bits of the significand; of o − v too when the method states its true
+value v) between D and D' with χ² tests, Bonferroni over features, at
+false-alarm rate --alpha (default 0.001). LEAK means the output keeps bits
+of the data (Mironov 2012: noise added to the value in floating point);
+PASS means none were detected (not a proof). Releases on a fixed
+power-of-two grid with integer noise pass. Values frequent on both
+datasets (a clamped 0 or 1, a selected index) are left out. A method that
+states its sensitivity is also replayed: same seed on D and D', outputs
+within it.
 
 The runs use a seeded stream (printed, so a run can be repeated with
 --seed); --secure audits the production samplers instead (about 10 µs per
@@ -78,6 +95,7 @@ Examples:
   dppub audit ppca-dp-mh --calibration paper --part all --long
   dppub audit zero-sum --calibration paper --json   # VIOLATION: ε ≥ 2.5 > 2
   dppub audit dppca --mechanism ag-svm
+  dppub audit laplace --greybox                   # low-order bits of the release
   dppub audit all --long`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAudit(cmd, f, args[0]) },
@@ -101,6 +119,8 @@ Examples:
 	fs.StringVar(&f.noise, "noise", "", "mul-lda-dp: correlated (default) | independent")
 	fs.StringVar(&f.pairD, "pair-d", "", "ppca-dp-mh: CSV of numbers in [0,1] (one record per line) for dataset D")
 	fs.StringVar(&f.pairDPrime, "pair-dprime", "", "ppca-dp-mh: CSV for D', equal to D except in one record")
+	fs.BoolVar(&f.greybox, "greybox", false, "grey-box audit of the released float64s' low-order bits instead of ε (with all: only the grey-box suite)")
+	fs.Float64Var(&f.alpha, "alpha", 0, "--greybox: false-alarm rate of each grey-box audit (default 0.001; in all, 0.01 split over the audits)")
 	return cmd
 }
 
@@ -120,6 +140,9 @@ func runAudit(cmd *cobra.Command, f *auditFlags, method string) error {
 	if f.runs < 0 || f.workers < 0 || f.epsilon < 0 || f.delta < 0 {
 		return usagef("--runs, --workers, --epsilon and --delta must not be negative")
 	}
+	if !(f.alpha >= 0 && f.alpha < 1) {
+		return usagef("--alpha must be in (0, 1), got %v", f.alpha)
+	}
 	if !cmd.Flags().Changed("seed") {
 		f.seed = randx.NewSecure().Uint64()
 	}
@@ -133,6 +156,21 @@ func runAudit(cmd *cobra.Command, f *auditFlags, method string) error {
 	o, err := f.methodOptions()
 	if err != nil {
 		return err
+	}
+	if f.greybox {
+		alpha := f.alpha
+		if alpha == 0 {
+			alpha = 1e-3
+		}
+		g, err := f.greyOne(cmd, meth, o, alpha)
+		if err != nil {
+			return err
+		}
+		if f.asJSON {
+			return printJSON(cmd.OutOrStdout(), g)
+		}
+		printGreyBox(cmd.OutOrStdout(), g)
+		return nil
 	}
 	out, err := f.auditOne(cmd, meth, o)
 	if err != nil {
@@ -213,49 +251,168 @@ func printAudit(w io.Writer, a *auditOutput, f *auditFlags) {
 func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
 	if f.calibration != "" || f.epsilon != 0 || f.delta != 0 || f.part != "" || f.mechanism != "" ||
 		f.columns != 0 || f.owners != 0 || f.view != "" || f.noise != "" || f.pairD != "" || f.pairDPrime != "" {
-		return usagef("audit all runs the fixed suite: give only --long, --runs, --confidence, --json, --seed, --secure, --workers")
+		return usagef("audit all runs the fixed suite: give only --long, --runs, --confidence, --greybox, --alpha, --json, --seed, --secure, --workers")
 	}
 	var outs []*auditOutput
-	failed := 0
-	cases := audit.Suite(f.long)
+	failed, total := 0, 0
 	family := ""
-	if !cmd.Flags().Changed("confidence") {
-		// Bonferroni: each audit at 1 − 5%/N, so that the whole suite
-		// reports a false VIOLATION with probability at most 5%.
-		f.confidence = 1 - 0.05/float64(len(cases))
-		family = fmt.Sprintf(" (family-wise 0.95 over %d audits, Bonferroni)", len(cases))
+	if !f.greybox {
+		cases := audit.Suite(f.long)
+		if !cmd.Flags().Changed("confidence") {
+			// Bonferroni: each audit at 1 − 5%/N, so that the whole suite
+			// reports a false VIOLATION with probability at most 5%.
+			f.confidence = 1 - 0.05/float64(len(cases))
+			family = fmt.Sprintf(" (family-wise 0.95 over %d audits, Bonferroni)", len(cases))
+		}
+		for _, c := range cases {
+			meth, err := audit.LookupMethod(c.Method)
+			if err != nil {
+				return err
+			}
+			out, err := f.auditOne(cmd, meth, c.Options)
+			if err != nil {
+				return err
+			}
+			out.Expected = c.Expect
+			if out.Verdict != c.Expect {
+				failed++
+			}
+			outs = append(outs, out)
+		}
+		total += len(cases)
 	}
-	for _, c := range cases {
+	// The grey-box audits: each at 1%/M unless --alpha is given, so that
+	// they report a false LEAK with probability at most 1%.
+	greyCases := audit.GreyBoxSuite(f.long)
+	alpha, greyFamily := f.alpha, ""
+	if alpha == 0 {
+		alpha = 0.01 / float64(len(greyCases))
+		greyFamily = fmt.Sprintf(" (family-wise 0.01 over %d grey-box audits, Bonferroni)", len(greyCases))
+	}
+	var greys []*greyOutput
+	for _, c := range greyCases {
 		meth, err := audit.LookupMethod(c.Method)
 		if err != nil {
 			return err
 		}
-		out, err := f.auditOne(cmd, meth, c.Options)
+		g, err := f.greyOne(cmd, meth, c.Options, alpha)
 		if err != nil {
 			return err
 		}
-		out.Expected = c.Expect
-		if out.Verdict != c.Expect {
+		g.Case, g.Expected = c.Key(), c.Expect
+		if g.Verdict != c.Expect {
 			failed++
 		}
-		outs = append(outs, out)
+		greys = append(greys, g)
 	}
+	total += len(greyCases)
 	w := cmd.OutOrStdout()
 	if f.asJSON {
-		if err := printJSON(w, outs); err != nil {
+		if err := printJSON(w, struct {
+			Audits  []*auditOutput `json:"audits,omitempty"`
+			GreyBox []*greyOutput  `json:"greybox"`
+		}{outs, greys}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(w, "%-90s %-16s %9s  %-9s  %-9s %7s\n", "mechanism", "claim", "ε_lower", "verdict", "expected", "seconds")
-		for _, o := range outs {
-			fmt.Fprintf(w, "%-90s %-16v %9.3f  %-9s  %-9s %7.1f\n", o.Mechanism, o.Claim, o.EpsilonLower, o.Verdict, o.Expected, o.Seconds)
+		if len(outs) > 0 {
+			fmt.Fprintf(w, "%-90s %-16s %9s  %-9s  %-9s %7s\n", "mechanism", "claim", "ε_lower", "verdict", "expected", "seconds")
+			for _, o := range outs {
+				fmt.Fprintf(w, "%-90s %-16v %9.3f  %-9s  %-9s %7.1f\n", o.Mechanism, o.Claim, o.EpsilonLower, o.Verdict, o.Expected, o.Seconds)
+			}
+			fmt.Fprintf(w, "seed %d; confidence %.5g per audit%s\n\n", f.seed, f.confidence, family)
 		}
-		fmt.Fprintf(w, "seed %d; confidence %.5g per audit%s\n", f.seed, f.confidence, family)
+		fmt.Fprintf(w, "%-90s %7s %9s  %-9s  %-9s %7s\n", "grey-box (low-order bits of the release)", "max TV", "p-value", "verdict", "expected", "seconds")
+		for _, g := range greys {
+			fmt.Fprintf(w, "%-90s %7.3f %9.3g  %-9s  %-9s %7.1f\n", g.Case, g.MaxTV, g.PValue, g.Verdict, g.Expected, g.Seconds)
+		}
+		fmt.Fprintf(w, "seed %d; α = %.3g per grey-box audit%s\n", f.seed, alpha, greyFamily)
+		if len(outs) > 0 && family != "" && greyFamily != "" {
+			fmt.Fprintln(w, "a false VIOLATION or LEAK anywhere in this run has probability at most 6% (Bonferroni)")
+		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("audit: %d of %d audits did not give the expected verdict", failed, len(outs))
+		return fmt.Errorf("audit: %d of %d audits did not give the expected verdict", failed, total)
 	}
 	return nil
+}
+
+// greyOutput is one grey-box audit as printed with --json.
+type greyOutput struct {
+	audit.GreyBoxResult
+	Case     string        `json:"case,omitempty"`
+	Expected audit.Verdict `json:"expected,omitempty"`
+	Source   string        `json:"source"`
+	Seed     *uint64       `json:"seed,omitempty"`
+	Seconds  float64       `json:"seconds"`
+}
+
+func (f *auditFlags) greyOne(cmd *cobra.Command, meth audit.Method, o audit.MethodOptions, alpha float64) (*greyOutput, error) {
+	m, err := meth.Mechanism(o)
+	if err != nil {
+		return nil, err
+	}
+	runs := f.runs
+	if runs == 0 {
+		runs = meth.GreyBoxRuns(m.Dim, f.long)
+	}
+	src, seed := randx.NewSeeded(f.seed), &f.seed
+	if f.secure {
+		src, seed = randx.NewSecure(), nil
+	}
+	start := time.Now()
+	r, err := audit.GreyBox(m, audit.GreyBoxOptions{Runs: runs, Alpha: alpha, Workers: f.workers, Source: src,
+		Progress: newBar(cmd.ErrOrStderr(), "grey-box "+meth.Name)})
+	if err != nil {
+		return nil, err
+	}
+	return &greyOutput{GreyBoxResult: r, Source: src.Describe(), Seed: seed, Seconds: time.Since(start).Seconds()}, nil
+}
+
+func printGreyBox(w io.Writer, g *greyOutput) {
+	r := g.GreyBoxResult
+	fmt.Fprintf(w, "Grey-box audit of %s\n", r.Mechanism)
+	fmt.Fprintf(w, "  pair:         %s\n", r.Pair)
+	fmt.Fprintf(w, "  releases:     %d per dataset; %d tests, each at level %.3g (α = %g, Bonferroni)\n", r.Runs, r.Tests, r.Level, r.Alpha)
+	for _, t := range r.Features {
+		scope := "all"
+		if t.Coordinate >= 0 {
+			scope = fmt.Sprintf("coord %d", t.Coordinate)
+		}
+		verdict := ""
+		if t.Leak {
+			verdict = "  LEAK"
+		}
+		fmt.Fprintf(w, "    %-26s %-8s TV %.3f  p = %-9.3g%s\n", t.Feature, scope, t.TV, t.PValue, verdict)
+		var cats []string
+		for _, c := range t.Table[:min(len(t.Table), 4)] {
+			cats = append(cats, fmt.Sprintf("%s %.3f/%.3f", c.Category, c.D, c.DPrime))
+		}
+		fmt.Fprintf(w, "      D/D': %s\n", strings.Join(cats, ", "))
+	}
+	if r.Atoms > 0 {
+		fmt.Fprintf(w, "  atoms:        %d values frequent on both datasets, %.1f%% of the outputs on D and %.1f%% on D' (left out)\n",
+			r.Atoms, 100*r.AtomShare[0], 100*r.AtomShare[1])
+	}
+	if rp := r.Replay; rp != nil {
+		state := "within"
+		if rp.Exceeded {
+			state = "EXCEEDED"
+		}
+		fmt.Fprintf(w, "  replay:       max ℓ%g distance %.6g over %d same-seed pairs, bound %.6g: %s\n", rp.Norm, rp.MaxDiff, rp.Runs, rp.Bound, state)
+	}
+	fmt.Fprintf(w, "  power:        a feature TV ≥ %.3f is detected with probability ≥ 0.99\n", r.DetectableTV)
+	if r.Verdict == audit.Pass {
+		fmt.Fprintf(w, "  verdict:      PASS (max TV %.3f, p = %.3g: no low-order bits of the data detected; not a proof)\n", r.MaxTV, r.PValue)
+	} else {
+		fmt.Fprintf(w, "  verdict:      LEAK (max TV %.3f, p = %.3g: the release's low-order bits depend on the data; a false alarm has probability ≤ %.3g%%)\n",
+			r.MaxTV, r.PValue, 100*r.Alpha)
+	}
+	if g.Seed != nil {
+		fmt.Fprintf(w, "  %.1f s; seed %d (repeat with --seed %d)\n", g.Seconds, *g.Seed, *g.Seed)
+	} else {
+		fmt.Fprintf(w, "  %.1f s; %s\n", g.Seconds, g.Source)
+	}
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -65,6 +66,78 @@ func TestAuditBadUsage(t *testing.T) {
 	} {
 		if code, _, errs := run(t, args...); code == 0 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, errs)
+		}
+	}
+}
+
+func TestAuditGreyBox(t *testing.T) {
+	// The exponential mechanism releases an index: an integer, whose low
+	// significand bits are zero on D and D' alike.
+	code, out, errs := run(t, "audit", "exponential", "--greybox", "--runs", "2000", "--seed", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Verdict  string  `json:"verdict"`
+		Alpha    float64 `json:"alpha"`
+		Tests    int     `json:"tests"`
+		Seed     uint64  `json:"seed"`
+		Features []struct {
+			Feature string  `json:"feature"`
+			TV      float64 `json:"tv"`
+		} `json:"features"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if res.Verdict != "PASS" || res.Alpha != 1e-3 || res.Tests != 2 || len(res.Features) != 2 || res.Seed != 1 {
+		t.Errorf("got %+v; want PASS at α = 0.001 over 2 tests, seed 1", res)
+	}
+	code, out, errs = run(t, "audit", "laplace", "--greybox", "--runs", "500", "--seed", "2", "--alpha", "0.01")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"Grey-box audit of laplace", "residual-trailing-zeros", "4 tests, each at level 0.0025 (α = 0.01", "replay:", "verdict:", "repeat with --seed 2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, args := range [][]string{
+		{"audit", "laplace", "--greybox", "--alpha", "1.5"},
+		{"audit", "laplace", "--greybox", "--runs", "50"},
+		{"audit", "all", "--greybox", "--mechanism", "x"},
+	} {
+		if code, _, errs := run(t, args...); code == 0 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, errs)
+		}
+	}
+}
+
+// audit all --greybox prints one grey-box audit per suite case (the
+// verdicts depend on the samplers, so only the shape is checked here;
+// audit.TestGreyBoxRegisteredMethods checks them).
+func TestAuditAllGreyBoxJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every method")
+	}
+	_, out, _ := run(t, "audit", "all", "--greybox", "--runs", "200", "--seed", "1", "--json")
+	var res struct {
+		Audits  []json.RawMessage `json:"audits"`
+		GreyBox []struct {
+			Case    string  `json:"case"`
+			Alpha   float64 `json:"alpha"`
+			Verdict string  `json:"verdict"`
+		} `json:"greybox"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(res.Audits) != 0 || len(res.GreyBox) < 30 {
+		t.Fatalf("%d audits and %d grey-box audits; want only grey-box ones, one per method at least", len(res.Audits), len(res.GreyBox))
+	}
+	for _, g := range res.GreyBox {
+		if g.Case == "" || g.Verdict == "" || math.Abs(g.Alpha*float64(len(res.GreyBox))-0.01) > 1e-12 {
+			t.Errorf("%+v: want a case, a verdict and α = 1%%/%d", g, len(res.GreyBox))
 		}
 	}
 }

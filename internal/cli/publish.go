@@ -83,7 +83,7 @@ Examples:
 	fs.Float64Var(&f.epsilon, "epsilon", 1, "privacy budget ε of each owner")
 	fs.Float64Var(&f.delta, "delta", 0, "δ for the Gaussian mechanism (default 1/n² of the smallest owner when 0)")
 	fs.StringVar(&f.calibration, "calibration", "sound", "sound | paper")
-	fs.StringVar(&f.mechanism, "mechanism", "laplace", "laplace | gaussian")
+	fs.StringVar(&f.mechanism, "mechanism", "laplace", "laplace | gaussian (default gaussian when --delta is given: about 10× less error for a δ)")
 	fs.StringVar(&f.noise, "noise", "local", "local | secure-aggregate")
 	fs.Float64Var(&f.contribution, "contribution", 0.85, "keep the fewest components whose cumulative contribution reaches this rate")
 	fs.IntVar(&f.k, "k", 0, "keep exactly k components (overrides --contribution)")
@@ -102,6 +102,12 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	}
 	if f.k < 0 {
 		return usagef("--k must be positive, got %d", f.k)
+	}
+	// A user who grants a δ gets the mechanism that uses it: the analytic
+	// Gaussian on the L2 sensitivity √(a²+a) instead of Laplace on the L1
+	// a²+a of the second moment.
+	if cmd.Flags().Changed("delta") && !cmd.Flags().Changed("mechanism") && f.delta > 0 {
+		f.mechanism = string(ppca.Gaussian)
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
 	owners, err := f.owners.load(src)

@@ -1,0 +1,969 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dppub/dppub/randx"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Leak is GreyBox's verdict when the low-order floating-point structure of
+// the release depends on the dataset.
+const Leak Verdict = "LEAK"
+
+// GreyBoxOptions configure one grey-box audit.
+type GreyBoxOptions struct {
+	// Runs is the number of releases per dataset; at least 100.
+	Runs int
+	// Alpha is the audit's false-alarm rate: the probability of a LEAK
+	// verdict when every compared feature has the same distribution on D
+	// and D'. It is split evenly over the audit's tests (Bonferroni); 0
+	// means 1e-3.
+	Alpha float64
+	// TrailingCap caps the count of trailing zero bits of the significand
+	// (and holds ±0); 0 means 8. At most 52.
+	TrailingCap int
+	// LowBits is the number k of low significand bits compared; 0 means 4.
+	// At most 7.
+	LowBits int
+	// MinCount merges every category observed fewer times (both datasets,
+	// all coordinates of one test) into one, so that the χ² approximation
+	// holds; 0 means 50.
+	MinCount int
+	// PerCoordinate adds one test per output coordinate and feature to the
+	// tests pooled over coordinates (Bonferroni over all of them).
+	PerCoordinate bool
+	// ReplayRuns is the number of same-seed pairs of releases of the
+	// replay check, made only when the mechanism states a ReplayBound; 0
+	// means 1000, negative skips the check.
+	ReplayRuns int
+	// Workers run releases in parallel; 0 means GOMAXPROCS. The result
+	// does not depend on it.
+	Workers int
+	// Source seeds the releases; nil means randx.NewSecure(). A seeded
+	// source makes the audit reproducible; where a sampler draws
+	// differently from secure sources (the float samplers dp.Noiser had
+	// before grid releases did), audit with both.
+	Source *randx.Source
+	// Progress, if set, is called with the releases done so far and the
+	// total.
+	Progress func(done, total int)
+}
+
+func (o *GreyBoxOptions) setDefaults() error {
+	if o.Alpha == 0 {
+		o.Alpha = 1e-3
+	}
+	if o.TrailingCap == 0 {
+		o.TrailingCap = 8
+	}
+	if o.LowBits == 0 {
+		o.LowBits = 4
+	}
+	if o.MinCount == 0 {
+		o.MinCount = 50
+	}
+	if o.ReplayRuns == 0 {
+		o.ReplayRuns = 1000
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Source == nil {
+		o.Source = randx.NewSecure()
+	}
+	switch {
+	case o.Runs < 100:
+		return fmt.Errorf("audit: grey-box runs must be at least 100, got %d", o.Runs)
+	case !(o.Alpha > 0 && o.Alpha < 1):
+		return fmt.Errorf("audit: grey-box alpha must be in (0, 1), got %v", o.Alpha)
+	case o.TrailingCap < 1 || o.TrailingCap > 52:
+		return fmt.Errorf("audit: grey-box trailing-zero cap must be in [1, 52], got %d", o.TrailingCap)
+	case o.LowBits < 1 || o.LowBits > 7:
+		return fmt.Errorf("audit: grey-box low bits must be in [1, 7], got %d", o.LowBits)
+	case o.MinCount < 1:
+		return fmt.Errorf("audit: grey-box minimum count must be positive, got %d", o.MinCount)
+	case o.Workers < 1:
+		return fmt.Errorf("audit: workers must be positive, got %d", o.Workers)
+	}
+	return nil
+}
+
+// FeatureFreq is one category of a feature with its frequency among the
+// releases on D and on D'.
+type FeatureFreq struct {
+	Category string  `json:"category"`
+	D        float64 `json:"d"`
+	DPrime   float64 `json:"dprime"`
+}
+
+// FeatureTest is the comparison of one low-order feature between D and D'.
+type FeatureTest struct {
+	// Feature is trailing-zeros, low-bits, or residual-… for o − v.
+	Feature string `json:"feature"`
+	// Coordinate is the output coordinate tested, or -1 for all of them
+	// pooled.
+	Coordinate int `json:"coordinate"`
+	// TV is the total variation distance between the feature's empirical
+	// distributions on D and on D' (raw categories, atoms left out).
+	// Sampling alone gives about √(K/(π·Runs)) for K equally likely
+	// categories.
+	TV float64 `json:"tv"`
+	// Groups is the number of categories after merging the sparse ones;
+	// DF the degrees of freedom of the χ² test on them.
+	Groups    int     `json:"groups"`
+	DF        int     `json:"df"`
+	Statistic float64 `json:"statistic"`
+	PValue    float64 `json:"p_value"`
+	// Leak: PValue is below the audit's per-test level.
+	Leak bool `json:"leak"`
+	// Table lists the raw categories seen, by frequency (atoms left out).
+	Table []FeatureFreq `json:"table"`
+}
+
+// Replay is the outcome of the same-seed check.
+type Replay struct {
+	Runs  int     `json:"runs"`
+	Norm  float64 `json:"norm"`
+	Bound float64 `json:"bound"`
+	// MaxDiff is the largest distance observed between the two releases
+	// of a pair, ignoring differences within 4 ulps per coordinate (the
+	// rounding of the final addition).
+	MaxDiff  float64 `json:"max_diff"`
+	Exceeded bool    `json:"exceeded"`
+}
+
+// GreyBoxResult is the outcome of a grey-box audit.
+type GreyBoxResult struct {
+	Mechanism string `json:"mechanism"`
+	Pair      string `json:"pair"`
+	Runs      int    `json:"runs"`
+	// Alpha is the audit's false-alarm rate, Tests the number of tests it
+	// is split over, Level = Alpha/Tests the level of each.
+	Alpha    float64       `json:"alpha"`
+	Tests    int           `json:"tests"`
+	Level    float64       `json:"level"`
+	Features []FeatureTest `json:"features"`
+	// MaxTV is the largest feature TV; PValue the smallest p-value times
+	// Tests (capped at 1): LEAK when below Alpha.
+	MaxTV  float64 `json:"max_tv"`
+	PValue float64 `json:"p_value"`
+	// DetectableTV: a feature whose distributions on D and D' differ by at
+	// least this TV (after merging, one observation per release) is
+	// detected with probability at least 0.99.
+	DetectableTV float64 `json:"detectable_tv"`
+	// Atoms is the number of values (over all coordinates) that a pilot
+	// batch saw at least 3 times on each dataset, such as the clamped ends
+	// 0 and 1 of a probability or the indices of a selection; AtomShare is
+	// the share of the tested outputs on D and on D' that were atoms. Atoms
+	// are left out of the tests: how often a value common to both datasets
+	// occurs is the output's distribution itself, which DP lets differ.
+	Atoms     int        `json:"atoms"`
+	AtomShare [2]float64 `json:"atom_share"`
+	// Grid holds, when the mechanism states its Truth, the power of two g
+	// per coordinate (the finest spacing of a pilot batch's outputs) to
+	// which v is rounded before the residual o − round_g(v) is taken.
+	Grid    []float64 `json:"grid,omitempty"`
+	Replay  *Replay   `json:"replay,omitempty"`
+	Verdict Verdict   `json:"verdict"`
+}
+
+// GreyBox audits the floating-point representation of m's releases. It
+// releases Runs times on each of D and D' (independent children of
+// Source, as Run does) and tests, for each feature of every released
+// float64 o,
+//
+//	(a) trailing-zeros: the number of trailing zero bits of o's 53-bit
+//	    significand (implicit bit included), capped at TrailingCap, ±0
+//	    counted with the cap (zero has no low-order bits to leak);
+//	(b) low-bits: the low LowBits bits of the significand;
+//	(c) when m states its Truth v: (a) and (b) of the residual
+//	    o − round_g(v), g the finest power-of-two spacing of a pilot
+//	    batch's outputs (round_g(v) = v for outputs with no common grid);
+//
+// whether its distribution is the same on D and D': a χ² test of
+// homogeneity pooled over the coordinates (and per coordinate with
+// PerCoordinate), on categories merged until each holds MinCount
+// observations. The test takes each release as one observation of its
+// vector of category counts (a score test with the release-level
+// covariance), so coordinates may be dependent. Outputs equal to an atom,
+// a value that a separate pilot batch saw at least 3 times on each
+// dataset (the clamped ends 0 and 1 of a probability, the index of a
+// selection, the few values of a coarse grid), are left out: how often
+// such a value occurs is the output distribution itself, which DP lets
+// differ, not a low-order bit; values seen on one dataset only stay in.
+// It also checks, when m states a ReplayBound, that releases on D and D'
+// made from the same seeded randomness lie within it.
+//
+// What it detects: a release whose low-order bits depend on the data, the
+// precondition of the floating-point attack of Mironov (2012, "On
+// significance of the least significant bits for differential privacy").
+// Noise drawn around 0 and added to the true value in float64 leaves the
+// value's low bits in the output when the noise lies on a coarser grid
+// (o ≡ v mod 2^-40 with a granular sampler: TV 1 at once), and shows the
+// noise sampler's own bit structure on one dataset while the addition
+// rounds it away on the other (TV 0.1–0.4 for v = 0 against v' = 1/3 or
+// 1). A release g·(round(v/g) + K) on a grid g chosen from public
+// parameters, K integer noise, has (a) = cap and (b) = 0 on both datasets
+// while |o/g| < 2^(53−max(cap, k)), and its residual is g·K, distributed
+// alike on both; the parity of K and the magnitude of o, which DP lets
+// differ by up to e^ε, are not features, so small noise (K of a few grid
+// steps) passes too.
+//
+// What it cannot: it is a lower-bound style test, not a proof. PASS says
+// only that these features did not differ detectably (see DetectableTV);
+// a leak through other functions of the bits (which values are reachable
+// at all, as in the far tail of an inverse-CDF sampler) escapes it. Beyond
+// |o/g| = 2^(53−max(cap, k)) the significand holds low bits of round(v/g)
+// + K and its trailing zeros move with the exponent, so a correct release
+// of such large values can be flagged. Features (a) and (b) are functions of
+// the release, so a difference is a real difference between the output
+// distributions (though DP alone would allow one up to e^ε); the residual
+// (c) depends on v, which differs between D and D': it tests the stronger
+// property a grid release has, and would also flag an exactly rounded
+// continuous mechanism fl(v + X).
+//
+// False alarms: each test's p-value is from the χ² approximation (with
+// MinCount 50, 20,000 simulated null tests at 300 runs per dataset, one
+// or three dependent coordinates, fell below 1e-3 at rates 1.05e-3 and
+// 1.1e-3), and the Bonferroni split makes the probability of a false LEAK
+// at most Alpha when every feature is equally distributed on D and D'. The replay check
+// has no false alarms if the stated bound is right.
+func GreyBox(m Mechanism, o GreyBoxOptions) (GreyBoxResult, error) {
+	if err := m.Validate(); err != nil {
+		return GreyBoxResult{}, err
+	}
+	if err := o.setDefaults(); err != nil {
+		return GreyBoxResult{}, err
+	}
+	var truth [2][]float64
+	if m.Truth != nil {
+		for _, s := range []Side{D, DPrime} {
+			truth[s] = m.Truth(s)
+			if len(truth[s]) != m.Dim {
+				return GreyBoxResult{}, fmt.Errorf("audit: %s: truth on %v has length %d, want %d", m.Name, s, len(truth[s]), m.Dim)
+			}
+			for j, v := range truth[s] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return GreyBoxResult{}, fmt.Errorf("audit: %s: truth on %v, coordinate %d, is %v", m.Name, s, j, v)
+				}
+			}
+		}
+	}
+	res := GreyBoxResult{Mechanism: m.Name, Pair: m.Pair, Runs: o.Runs, Alpha: o.Alpha}
+	pilot := min(o.Runs, chunkSize)
+	replay := 0
+	if m.ReplayBound > 0 && o.ReplayRuns > 0 {
+		replay = o.ReplayRuns
+	}
+	prog := &progress{fn: o.Progress, total: 2 * (pilot + o.Runs + replay)}
+
+	if replay > 0 {
+		r, err := replayCheck(m, replay, o.Source.Child(), prog)
+		if err != nil {
+			return GreyBoxResult{}, err
+		}
+		res.Replay = r
+	}
+
+	// A pilot batch, apart from the tested one, fixes the atoms and the grid.
+	pl, err := runPilot(m, pilot, o, prog)
+	if err != nil {
+		return GreyBoxResult{}, err
+	}
+	for _, a := range pl.atoms {
+		res.Atoms += len(a)
+	}
+	feats := []feature{trailingZeros(o.TrailingCap), lowBits(o.LowBits)}
+	if m.Truth != nil {
+		res.Grid = pl.grid
+		var snapped [2][]float64
+		for s := range snapped {
+			snapped[s] = make([]float64, m.Dim)
+			for j, v := range truth[s] {
+				snapped[s][j] = snapToGrid(v, pl.grid[j])
+			}
+		}
+		for _, f := range feats[:2] {
+			feats = append(feats, f.residual(snapped))
+		}
+	}
+
+	// cats[f][((side·Runs)+run)·Dim + j] is feature f's category of
+	// coordinate j of one release, or atom.
+	runs, dim := o.Runs, m.Dim
+	cats := make([][]uint8, len(feats))
+	for f := range cats {
+		cats[f] = make([]uint8, 2*runs*dim)
+	}
+	err = releaseEach(m, runs, o.Workers, o.Source, prog, func(side Side, run int, out []float64) error {
+		base := (int(side)*runs + run) * dim
+		for j, x := range out {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("audit: %s on %v: coordinate %d of the release is %v", m.Name, side, j, x)
+			}
+			if a := pl.atoms[j]; a != nil && a[x] {
+				for f := range feats {
+					cats[f][base+j] = atom
+				}
+				continue
+			}
+			for f := range feats {
+				cats[f][base+j] = uint8(feats[f].category(side, j, x))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return GreyBoxResult{}, err
+	}
+	for s := range 2 {
+		n := 0
+		for _, c := range cats[0][s*runs*dim : (s+1)*runs*dim] {
+			if c == atom {
+				n++
+			}
+		}
+		res.AtomShare[s] = float64(n) / float64(runs*dim)
+	}
+
+	res.Tests = len(feats)
+	if o.PerCoordinate && dim > 1 {
+		res.Tests += len(feats) * dim
+	}
+	res.Level = o.Alpha / float64(res.Tests)
+	minP := 1.0
+	maxK := 0
+	for f, ft := range feats {
+		maxK = max(maxK, len(ft.labels))
+		scopes := []int{-1}
+		if o.PerCoordinate && dim > 1 {
+			for j := range dim {
+				scopes = append(scopes, j)
+			}
+		}
+		for _, j := range scopes {
+			t := homogeneity(cats[f], ft.labels, runs, dim, j, o.MinCount)
+			t.Feature = ft.name
+			t.Leak = t.PValue < res.Level
+			res.MaxTV = math.Max(res.MaxTV, t.TV)
+			minP = math.Min(minP, t.PValue)
+			res.Features = append(res.Features, t)
+		}
+	}
+	res.PValue = math.Min(1, minP*float64(res.Tests))
+	res.DetectableTV = detectableTV(runs, maxK-1, res.Level, 0.99)
+	res.Verdict = Pass
+	if res.PValue < o.Alpha || (res.Replay != nil && res.Replay.Exceeded) {
+		res.Verdict = Leak
+	}
+	return res, nil
+}
+
+// atom marks an excluded observation in the category arrays (categories
+// are below 2^7).
+const atom = 255
+
+// feature maps a coordinate's released value to a category.
+type feature struct {
+	name     string
+	labels   []string
+	category func(side Side, j int, x float64) int
+	of       func(x float64) int
+}
+
+// significand is x's 53-bit significand with the implicit bit (the 52-bit
+// fraction for subnormals; 0 for ±0).
+func significand(x float64) uint64 {
+	b := math.Float64bits(x)
+	frac := b & (1<<52 - 1)
+	if b>>52&0x7ff == 0 {
+		return frac
+	}
+	return frac | 1<<52
+}
+
+// lowestBit returns e such that x = odd·2^e, and false for ±0.
+func lowestBit(x float64) (int, bool) {
+	m := significand(x)
+	if m == 0 {
+		return 0, false
+	}
+	base := -1074
+	if e := int(math.Float64bits(x) >> 52 & 0x7ff); e != 0 {
+		base = e - 1075
+	}
+	return base + bits.TrailingZeros64(m), true
+}
+
+func trailingZeros(limit int) feature {
+	labels := make([]string, limit+1)
+	for i := range limit {
+		labels[i] = fmt.Sprint(i)
+	}
+	labels[limit] = fmt.Sprintf("≥%d or 0", limit)
+	of := func(x float64) int {
+		m := significand(x)
+		if m == 0 {
+			return limit
+		}
+		return min(bits.TrailingZeros64(m), limit)
+	}
+	return feature{name: "trailing-zeros", labels: labels, of: of,
+		category: func(_ Side, _ int, x float64) int { return of(x) }}
+}
+
+func lowBits(k int) feature {
+	labels := make([]string, 1<<k)
+	for i := range labels {
+		labels[i] = fmt.Sprintf("%0*b", k, i)
+	}
+	of := func(x float64) int { return int(significand(x) & (1<<k - 1)) }
+	return feature{name: fmt.Sprintf("low-%d-bits", k), labels: labels, of: of,
+		category: func(_ Side, _ int, x float64) int { return of(x) }}
+}
+
+// residual is f of o − r, r the rounded truth of the side and coordinate.
+func (f feature) residual(r [2][]float64) feature {
+	of := f.of
+	return feature{name: "residual-" + f.name, labels: f.labels, of: of,
+		category: func(side Side, j int, x float64) int { return of(x - r[side][j]) }}
+}
+
+// snapToGrid rounds v to the nearest multiple of the power of two g (g = 0:
+// v unchanged). A v already on the grid is returned as it is, so v/g never
+// overflows.
+func snapToGrid(v, g float64) float64 {
+	if g == 0 {
+		return v
+	}
+	ev, ok := lowestBit(v)
+	_, eg := math.Frexp(g)
+	eg-- // g = 2^eg
+	if !ok || ev >= eg {
+		return v
+	}
+	return math.Ldexp(math.Round(math.Ldexp(v, -eg)), eg)
+}
+
+// pilot is what a batch of its own (so that nothing is chosen on the
+// tested releases) fixes per coordinate: the grid, the largest power of
+// two dividing every output (0 if all were zero), and the atoms, the
+// values seen at least atomMin times on each dataset.
+type pilot struct {
+	grid  []float64
+	atoms []map[float64]bool
+}
+
+const atomMin = 3
+
+func runPilot(m Mechanism, runs int, o GreyBoxOptions, prog *progress) (*pilot, error) {
+	outs := make([]float64, 2*runs*m.Dim)
+	err := releaseEach(m, runs, o.Workers, o.Source, prog, func(side Side, run int, out []float64) error {
+		for j, x := range out {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("audit: %s on %v: coordinate %d of the release is %v", m.Name, side, j, x)
+			}
+		}
+		copy(outs[(int(side)*runs+run)*m.Dim:], out)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &pilot{grid: make([]float64, m.Dim), atoms: make([]map[float64]bool, m.Dim)}
+	const none = math.MaxInt
+	for j := range m.Dim {
+		e := none
+		var seen [2]map[float64]int
+		for s := range seen {
+			seen[s] = map[float64]int{}
+			for r := range runs {
+				x := outs[(s*runs+r)*m.Dim+j]
+				if k, ok := lowestBit(x); ok {
+					e = min(e, k)
+				}
+				seen[s][x]++
+			}
+		}
+		if e != none {
+			p.grid[j] = math.Ldexp(1, e)
+		}
+		for x, n := range seen[0] {
+			if n >= atomMin && seen[1][x] >= atomMin {
+				if p.atoms[j] == nil {
+					p.atoms[j] = map[float64]bool{}
+				}
+				p.atoms[j][x] = true
+			}
+		}
+	}
+	return p, nil
+}
+
+// homogeneity tests whether the feature categories of the observations
+// that are not atoms (cats laid out as in GreyBox) have the same
+// distribution on D and D', at coordinate j or pooled over all
+// coordinates (j = -1).
+func homogeneity(cats []uint8, labels []string, runs, dim, j, minCount int) FeatureTest {
+	k := len(labels)
+	t := FeatureTest{Coordinate: j}
+	from, to := 0, dim
+	if j >= 0 {
+		from, to = j, j+1
+	}
+	count := [2][]int{make([]int, k), make([]int, k)}
+	var seen [2]int
+	for s := range 2 {
+		for r := range runs {
+			base := (s*runs + r) * dim
+			for _, c := range cats[base+from : base+to] {
+				if c != atom {
+					count[s][c]++
+					seen[s]++
+				}
+			}
+		}
+	}
+	total := make([]int, k)
+	for c := range k {
+		total[c] = count[0][c] + count[1][c]
+		var p [2]float64
+		for s := range p {
+			if seen[s] > 0 {
+				p[s] = float64(count[s][c]) / float64(seen[s])
+			}
+		}
+		t.TV += math.Abs(p[0]-p[1]) / 2
+		if total[c] > 0 {
+			t.Table = append(t.Table, FeatureFreq{Category: labels[c], D: p[0], DPrime: p[1]})
+		}
+	}
+	sort.SliceStable(t.Table, func(a, b int) bool {
+		return t.Table[a].D+t.Table[a].DPrime > t.Table[b].D+t.Table[b].DPrime
+	})
+	group, groups := mergeSparse(total, minCount)
+	t.Groups = groups
+	t.PValue = 1
+	if groups < 2 || seen[0] == 0 || seen[1] == 0 {
+		return t
+	}
+	t.Statistic, t.DF = scoreTest(cats, count, group, groups, runs, dim, from, to)
+	if t.DF > 0 {
+		t.PValue = distuv.ChiSquared{K: float64(t.DF)}.Survival(t.Statistic)
+	}
+	return t
+}
+
+// mergeSparse maps the categories to groups: every category with at least
+// minCount observations is a group; the others form one more group, itself
+// merged into the largest if it is still sparse. Only the pooled counts
+// decide, never the side labels.
+func mergeSparse(total []int, minCount int) (group []int, groups int) {
+	group = make([]int, len(total))
+	largest, rest, restCount := -1, -1, 0
+	for c, n := range total {
+		if n >= minCount {
+			group[c] = groups
+			if largest < 0 || n > total[largest] {
+				largest = c
+			}
+			groups++
+		}
+	}
+	for c, n := range total {
+		if n >= minCount || n == 0 {
+			continue
+		}
+		if rest < 0 {
+			rest = groups
+			groups++
+		}
+		group[c] = rest
+		restCount += n
+	}
+	if rest >= 0 && restCount < minCount && largest >= 0 {
+		for c, n := range total {
+			if n > 0 && n < minCount {
+				group[c] = group[largest]
+			}
+		}
+		groups--
+	}
+	return group, groups
+}
+
+// scoreTest compares the two sides' distributions of the groups among the
+// observations that are not atoms, each release one observation: with y_r
+// the release's group counts, m_r its number of observations and p̂ the
+// pooled group shares, z_r = y_r − p̂·m_r has mean zero on both sides
+// under H0 (equal conditional distributions, whatever the share of
+// atoms), and T = dᵀ Σ⁺ d / (2/n), d the difference of the sides' mean z
+// and Σ the covariance of z over all releases, is asymptotically χ² with
+// rank(Σ) degrees of freedom. With one coordinate and no atoms it is
+// Pearson's χ² times (N−1)/N; with several, coordinates of a release may
+// be dependent.
+func scoreTest(cats []uint8, count [2][]int, group []int, groups, runs, dim, from, to int) (float64, int) {
+	var y [2][]float64 // group counts by side
+	for s := range y {
+		y[s] = make([]float64, groups)
+		for c, n := range count[s] {
+			if n > 0 {
+				y[s][group[c]] += float64(n)
+			}
+		}
+	}
+	mSum := [2]float64{}
+	share := make([]float64, groups)
+	for s := range y {
+		for _, v := range y[s] {
+			mSum[s] += v
+		}
+	}
+	for g := range share {
+		share[g] = (y[0][g] + y[1][g]) / (mSum[0] + mSum[1])
+	}
+	n := float64(runs)
+	d := make([]float64, groups)
+	for g := range d {
+		d[g] = (y[0][g]-share[g]*mSum[0])/n - (y[1][g]-share[g]*mSum[1])/n
+	}
+	// Σ_r z zᵀ = Σ y yᵀ − p̂ (Σ m y)ᵀ − (Σ m y) p̂ᵀ + (Σ m²) p̂ p̂ᵀ. With one
+	// coordinate y is one-hot or zero, so Σ y yᵀ = diag(Σ y), Σ m y = Σ y
+	// and Σ m² = Σ m.
+	yy := mat.NewSymDense(groups, nil)
+	my := make([]float64, groups)
+	mm := 0.0
+	if to-from == 1 {
+		for g := range groups {
+			yy.SetSym(g, g, y[0][g]+y[1][g])
+			my[g] = y[0][g] + y[1][g]
+		}
+		mm = mSum[0] + mSum[1]
+	} else {
+		yr := make([]float64, groups)
+		for s := range 2 {
+			for r := range runs {
+				clear(yr)
+				m := 0.0
+				base := (s*runs + r) * dim
+				for _, c := range cats[base+from : base+to] {
+					if c != atom {
+						yr[group[c]]++
+						m++
+					}
+				}
+				mm += m * m
+				for a := range groups {
+					if yr[a] == 0 {
+						continue
+					}
+					my[a] += m * yr[a]
+					for b := a; b < groups; b++ {
+						yy.SetSym(a, b, yy.At(a, b)+yr[a]*yr[b])
+					}
+				}
+			}
+		}
+	}
+	cov := mat.NewSymDense(groups, nil)
+	for a := range groups {
+		for b := a; b < groups; b++ {
+			v := yy.At(a, b) - share[a]*my[b] - my[a]*share[b] + mm*share[a]*share[b]
+			cov.SetSym(a, b, v/(2*n-1))
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(cov, true) {
+		return 0, 0
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	top := 0.0
+	for _, v := range vals {
+		top = math.Max(top, v)
+	}
+	stat, df := 0.0, 0
+	for i, v := range vals {
+		if v <= 1e-10*top {
+			continue
+		}
+		proj := 0.0
+		for a := range groups {
+			proj += vecs.At(a, i) * d[a]
+		}
+		stat += proj * proj / v
+		df++
+	}
+	return stat / (2 / n), df
+}
+
+// detectableTV is the smallest TV τ such that a χ² test with df degrees of
+// freedom at level alpha detects it with probability power, by the bound
+// λ ≥ 2nτ² on the noncentrality of two samples of n (Cauchy–Schwarz).
+func detectableTV(n, df int, alpha, power float64) float64 {
+	if df < 1 {
+		df = 1
+	}
+	crit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - alpha)
+	lo, hi := 0.0, 1.0
+	for noncentralSurvival(crit, df, hi) < power {
+		hi *= 2
+	}
+	for range 60 {
+		mid := (lo + hi) / 2
+		if noncentralSurvival(crit, df, mid) < power {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Min(1, math.Sqrt(hi/(2*float64(n))))
+}
+
+// noncentralSurvival is P(X > x) for X noncentral χ² with df degrees of
+// freedom and noncentrality lambda: a Poisson(λ/2) mixture of central χ².
+func noncentralSurvival(x float64, df int, lambda float64) float64 {
+	half := lambda / 2
+	sum := 0.0
+	for j := 0; j < int(half+20*math.Sqrt(half)+30); j++ {
+		w := math.Exp(-half + float64(j)*math.Log(half) - lgamma(float64(j)+1))
+		if half == 0 {
+			w = 0
+			if j == 0 {
+				w = 1
+			}
+		}
+		sum += w * distuv.ChiSquared{K: float64(df + 2*j)}.Survival(x)
+	}
+	return sum
+}
+
+func lgamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+// replayCheck releases on D and D' from the same seeded stream, runs
+// times, and measures the largest distance between the pair.
+func replayCheck(m Mechanism, runs int, src *randx.Source, prog *progress) (*Replay, error) {
+	p := m.ReplayNorm
+	if p == 0 {
+		p = 1
+	}
+	r := &Replay{Runs: runs, Norm: p, Bound: m.ReplayBound}
+	a, b := make([]float64, m.Dim), make([]float64, m.Dim)
+	for range runs {
+		seed := src.Uint64()
+		clear(a)
+		clear(b)
+		if err := m.Release(D, randx.NewSeeded(seed), a); err != nil {
+			return nil, fmt.Errorf("audit: %s on %v: %w", m.Name, D, err)
+		}
+		if err := m.Release(DPrime, randx.NewSeeded(seed), b); err != nil {
+			return nil, fmt.Errorf("audit: %s on %v: %w", m.Name, DPrime, err)
+		}
+		r.MaxDiff = math.Max(r.MaxDiff, distance(a, b, p))
+		prog.add(2)
+	}
+	r.Exceeded = !(r.MaxDiff <= r.Bound*(1+1e-12))
+	return r, nil
+}
+
+// distance is the ℓp distance between a and b, each coordinate's
+// difference reduced by 4 ulps of the larger magnitude.
+func distance(a, b []float64, p float64) float64 {
+	acc := 0.0
+	for i := range a {
+		big := math.Max(math.Abs(a[i]), math.Abs(b[i]))
+		d := math.Max(0, math.Abs(a[i]-b[i])-4*(math.Nextafter(big, math.Inf(1))-big))
+		switch {
+		case math.IsInf(p, 1):
+			acc = math.Max(acc, d)
+		case p == 1:
+			acc += d
+		default:
+			acc += math.Pow(d, p)
+		}
+	}
+	if math.IsInf(p, 1) || p == 1 {
+		return acc
+	}
+	return math.Pow(acc, 1/p)
+}
+
+// progress counts releases for Options.Progress.
+type progress struct {
+	fn    func(done, total int)
+	total int
+	mu    sync.Mutex
+	done  int
+}
+
+func (p *progress) add(n int) {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += n
+	p.fn(p.done, p.total)
+}
+
+// releaseEach releases m runs times on each side in parallel, calling
+// visit after each release with its side, index and output (out is reused
+// afterwards). As in sampler.batch, the chunks and their child sources are
+// fixed before any worker starts, so nothing depends on the number of
+// workers.
+func releaseEach(m Mechanism, runs, workers int, parent *randx.Source, prog *progress, visit func(side Side, run int, out []float64) error) error {
+	var chunks []chunk
+	for _, side := range []Side{D, DPrime} {
+		for from := 0; from < runs; from += chunkSize {
+			chunks = append(chunks, chunk{side: side, from: from, to: min(from+chunkSize, runs), src: parent.Child()})
+		}
+	}
+	jobs := make(chan chunk)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out := make([]float64, m.Dim)
+			for c := range jobs {
+				if err := releaseChunk(m, c, out, visit); err != nil {
+					errs <- err
+					for range jobs { // drain so the feeder finishes
+					}
+					return
+				}
+				prog.add(c.to - c.from)
+			}
+		}()
+	}
+	for _, c := range chunks {
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+func releaseChunk(m Mechanism, c chunk, out []float64, visit func(Side, int, []float64) error) error {
+	for run := c.from; run < c.to; run++ {
+		clear(out)
+		if err := m.Release(c.side, c.src, out); err != nil {
+			return fmt.Errorf("audit: %s on %v: %w", m.Name, c.side, err)
+		}
+		if err := visit(c.side, run, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WithScalarTruth returns m with its Truth set to the scalar query's values
+// vD on D and vDPrime on D', and its ReplayBound to |vD − vDPrime| (the
+// same in every norm for one coordinate): for a mechanism that adds noise
+// drawn independently of the value to a scalar whose values lie on its
+// grid, or none.
+func WithScalarTruth(m Mechanism, vD, vDPrime float64) Mechanism {
+	m.Truth = func(s Side) []float64 {
+		if s == D {
+			return []float64{vD}
+		}
+		return []float64{vDPrime}
+	}
+	m.ReplayBound = math.Abs(vD - vDPrime)
+	return m
+}
+
+// String summarises the result in one line.
+func (r GreyBoxResult) String() string {
+	var worst []string
+	for _, f := range r.Features {
+		if f.Leak {
+			worst = append(worst, fmt.Sprintf("%s TV %.3f", f.Feature, f.TV))
+		}
+	}
+	s := fmt.Sprintf("%s: %s (max TV %.3f, p = %.3g over %d tests at α = %.3g", r.Mechanism, r.Verdict, r.MaxTV, r.PValue, r.Tests, r.Alpha)
+	if r.Replay != nil {
+		s += fmt.Sprintf("; replay max diff %.6g vs bound %.6g", r.Replay.MaxDiff, r.Replay.Bound)
+	}
+	s += ")"
+	if len(worst) > 0 {
+		s += ": " + strings.Join(worst, ", ")
+	}
+	return s
+}
+
+// GreyBoxRuns is the default number of grey-box releases per dataset for a
+// release of dim coordinates: the method's fast runs, at most 20,000 and
+// at most 200,000/dim but at least 2,000 (in long mode its long runs, at
+// most 200,000 and 2,000,000/dim but at least 20,000). The grey-box test
+// has no search batch and pools the coordinates of a release, and a
+// floating-point leak is a large TV, so fewer runs than Run's suffice.
+func (m Method) GreyBoxRuns(dim int, long bool) int {
+	dim = max(dim, 1)
+	if long {
+		return min(m.LongRuns, 200_000, max(20_000, 2_000_000/dim))
+	}
+	return min(m.FastRuns, 20_000, max(2_000, 200_000/dim))
+}
+
+// GreyBoxSuite is the set of grey-box audits run in CI and by `dppub audit
+// all`: every registered method at its default options and at the options
+// of each case of Suite(long), once each, all expected to PASS (no release
+// keeps low-order bits of its data).
+func GreyBoxSuite(long bool) []Case {
+	var cases []Case
+	seen := map[string]bool{}
+	add := func(c Case) {
+		c.Expect, c.Long = Pass, false
+		if k := c.Key(); !seen[k] {
+			seen[k] = true
+			cases = append(cases, c)
+		}
+	}
+	for _, m := range Methods() {
+		add(Case{Method: m.Name, Options: MethodOptions{Calibration: m.Calibrations[0]}})
+	}
+	for _, c := range Suite(long) {
+		if c.Options.Calibration == "" {
+			meth, err := LookupMethod(c.Method)
+			if err != nil {
+				panic(err) // the suite names registered methods
+			}
+			c.Options.Calibration = meth.Calibrations[0]
+		}
+		add(c)
+	}
+	return cases
+}
+
+// Key names the case: the method and its non-default options.
+func (c Case) Key() string {
+	parts := []string{c.Method}
+	o := c.Options
+	for _, kv := range [][2]string{{"", o.Calibration}, {"", o.Mechanism}, {"part=", string(o.Part)}, {"view=", string(o.View)}, {"noise=", o.Noise}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+kv[1])
+		}
+	}
+	if o.Owners != 0 {
+		parts = append(parts, fmt.Sprintf("owners=%d", o.Owners))
+	}
+	if o.P != 0 {
+		parts = append(parts, fmt.Sprintf("p=%d", o.P))
+	}
+	return strings.Join(parts, "/")
+}
