@@ -105,7 +105,7 @@ func ZeroSum(o ZeroSumOptions) (Mechanism, error) {
 	release := func(side Side, src *randx.Source, out []float64) error {
 		n := dp.NewNoiser(src)
 		shares := lda.ZeroSumShares(n, block.Plan, m+1, 1) // shares[0] is the publisher's ḡ₀
-		for i := 0; i < min(dim, m); i++ {                  // owner i+1's message
+		for i := 0; i < min(dim, m); i++ {                 // owner i+1's message
 			v := []float64{0}
 			if i == 0 {
 				v[0] = sideValue(side, sens)
