@@ -25,7 +25,7 @@ func ExamplePrivBayes() {
 	}
 	fmt.Println(res.Synthetic.Len(), "rows,", res.Synthetic.Validate() == nil)
 	// Output:
-	// exponential ×15 → ε=0.3
+	// permute-and-flip ×15 → ε=0.3
 	// laplace → ε=0.7
 	// 21574 rows, true
 }
