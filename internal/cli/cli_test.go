@@ -146,3 +146,23 @@ func TestHelpTeaches(t *testing.T) {
 		t.Fatalf("datasets listing: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestProgressOnlyOnATerminal: a bar drawn into a buffer or a regular file
+// (a log, CI) writes nothing.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	bar := newBar(&buf, "work")
+	for i := range 10 {
+		bar(i+1, 10)
+	}
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fileBar := newBar(f, "work")
+	fileBar(5, 10)
+	if st, err := f.Stat(); err != nil || st.Size() != 0 || buf.Len() != 0 {
+		t.Fatalf("progress written off a terminal: buffer %q, file %v bytes (%v)", buf.String(), st.Size(), err)
+	}
+}
