@@ -91,11 +91,6 @@ func ZCDPGaussianSigma(l2Sensitivity, rho float64) (float64, error) {
 	return l2Sensitivity / math.Sqrt(2*rho), nil
 }
 
-// GaussianRho returns the ρ-zCDP of Gaussian noise σ on sensitivity Δ₂: Δ₂²/(2σ²).
-func GaussianRho(sigma, l2Sensitivity float64) float64 {
-	return l2Sensitivity * l2Sensitivity / (2 * sigma * sigma)
-}
-
 func checkSensitivity(s float64) error {
 	if !(s > 0) || math.IsInf(s, 0) {
 		return fmt.Errorf("dp: sensitivity must be positive and finite, got %v", s)

@@ -6,7 +6,6 @@ import (
 	"math/big"
 
 	"github.com/dppub/dppub/randx"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Spec describes a calibrated mechanism for privacy reports: which noise,
@@ -61,12 +60,6 @@ func (m *Laplace) Spec() Spec {
 // Release replaces v by its ε-DP release on a grid (Noiser.ReleaseLaplace).
 func (m *Laplace) Release(n *Noiser, v []float64) {
 	n.ReleaseLaplace(m.opts.L1Sensitivity, m.opts.Epsilon, v)
-}
-
-// ReleaseSym releases the upper triangle of s and mirrors it; the
-// sensitivity must then be that of the upper triangle.
-func (m *Laplace) ReleaseSym(n *Noiser, s *mat.SymDense) {
-	n.ReleaseLaplaceSym(s, m.opts.L1Sensitivity, m.opts.Epsilon)
 }
 
 // GaussianCalibration chooses how σ is derived from the budget.
@@ -154,11 +147,6 @@ func (m *Gaussian) Spec() Spec {
 // of (at least) σ (Noiser.ReleaseGaussian).
 func (m *Gaussian) Release(n *Noiser, v []float64) {
 	n.ReleaseGaussian(m.opts.L2Sensitivity, m.sigma, v)
-}
-
-// ReleaseSym releases the upper triangle of s and mirrors it.
-func (m *Gaussian) ReleaseSym(n *Noiser, s *mat.SymDense) {
-	n.ReleaseGaussianSym(s, m.opts.L2Sensitivity, m.sigma)
 }
 
 // PermuteAndFlip selects an index with the permute-and-flip mechanism

@@ -27,11 +27,6 @@ func DefaultLogRegOptions() LogRegOptions {
 	return LogRegOptions{Lambda: 1e-5, Bias: true, MaxIter: 1000, GradTol: 1e-6}
 }
 
-// LambdaForC returns the λ on the mean loss equivalent to LIBLINEAR's cost
-// C on the summed loss for n examples: ½‖w‖² + C Σ loss = nC·(mean loss +
-// λ/2‖w‖²) with λ = 1/(nC).
-func LambdaForC(c float64, n int) float64 { return 1 / (c * float64(n)) }
-
 // Validate reports the first invalid field.
 func (o LogRegOptions) Validate() error {
 	switch {

@@ -72,14 +72,6 @@ type Timing struct {
 	Moment, Eigen, Project, SVM time.Duration
 }
 
-// Total is the sum of the stages.
-func (t Timing) Total() time.Duration { return t.Moment + t.Eigen + t.Project + t.SVM }
-
-// EndToEnd reports whether the published pipeline (components and
-// classifier) is covered by DP: only the sound calibration of the three
-// input-perturbation methods.
-func EndToEnd(m Method, c Calibration) bool { return c == Sound && m != PCADPSVM }
-
 // DefaultLambda is the regulariser λ of the DP SVM's objective
 // (1/n)Σℓ + (λ/2)‖w‖² when none is set. n is public here.
 //

@@ -30,15 +30,6 @@ func ShareSigma(owners int, sigma float64) float64 {
 	return sigma * math.Sqrt(float64(owners-1)/float64(owners))
 }
 
-// OwnSigma is the standard deviation of the noise an owner draws itself:
-// σ/√M in correlated mode, σ in independent mode.
-func OwnSigma(mode NoiseMode, owners int, sigma float64) float64 {
-	if mode == Correlated {
-		return sigma / math.Sqrt(float64(owners))
-	}
-	return sigma
-}
-
 // BlockNoise is how one block of an owner's message (class sums, class
 // counts or the upper triangle of Σxxᵀ) is noised on a public grid: the
 // owner sends g·(round(x/g) + K + G), K its own integer noise and G its

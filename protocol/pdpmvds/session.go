@@ -214,16 +214,6 @@ const (
 // PartyID names party k (0-based) as "party-(k+1)".
 func PartyID(k int) string { return fmt.Sprintf("party-%d", k+1) }
 
-// partyIndex is the inverse of PartyID (−1 if id names no party).
-func partyIndex(id string, parties int) int {
-	for k := range parties {
-		if PartyID(k) == id {
-			return k
-		}
-	}
-	return -1
-}
-
 // composite is one party's part of a measured attribute set: its
 // attributes (sorted) and the size of their joint domain.
 type composite struct {

@@ -54,14 +54,6 @@ func (r *Reader) Uint32() uint32 {
 	return 0
 }
 
-// Uint64 reads a big-endian uint64.
-func (r *Reader) Uint64() uint64 {
-	if b := r.Take(8); b != nil {
-		return binary.BigEndian.Uint64(b)
-	}
-	return 0
-}
-
 // Field reads a length-prefixed field.
 func (r *Reader) Field() []byte {
 	n := r.Uint32()
@@ -71,12 +63,6 @@ func (r *Reader) Field() []byte {
 	}
 	return r.Take(int(n))
 }
-
-// Rest returns the unread bytes.
-func (r *Reader) Rest() []byte { return r.Take(len(r.b)) }
-
-// Remaining is the number of unread bytes.
-func (r *Reader) Remaining() int { return len(r.b) }
 
 // Err is the first error met, if any.
 func (r *Reader) Err() error { return r.err }
