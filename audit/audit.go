@@ -220,7 +220,7 @@ func Run(m Mechanism, o Options) (*Result, error) {
 	}
 	alpha := (1 - o.Confidence) / 4
 	total := 2 * (o.SearchRuns + o.Runs)
-	s := &sampler{m: m, workers: o.Workers, progress: o.Progress, total: total}
+	s := &sampler{m: m, workers: o.Workers, progress: &progress{fn: o.Progress, total: total}}
 	search, err := s.batch(o.SearchRuns, o.Source)
 	if err != nil {
 		return nil, err

@@ -22,11 +22,7 @@ type samples struct {
 type sampler struct {
 	m        Mechanism
 	workers  int
-	progress func(done, total int)
-	total    int
-
-	mu   sync.Mutex
-	done int
+	progress *progress
 }
 
 type chunk struct {
@@ -91,16 +87,6 @@ func (s *sampler) run(c chunk, dst []float64) error {
 		}
 		dst[i] = v
 	}
-	s.report(len(dst))
+	s.progress.add(len(dst))
 	return nil
-}
-
-func (s *sampler) report(n int) {
-	if s.progress == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.done += n
-	s.progress(s.done, s.total)
 }

@@ -83,3 +83,16 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 	}
 	return stats, nil
 }
+
+// Recorder wraps a role and keeps every envelope it receives, in order:
+// the role's view of a run, for tests and audits of what a party sees.
+type Recorder struct {
+	Role
+	Received []Envelope
+}
+
+// Handle records e, then lets the wrapped role handle it.
+func (r *Recorder) Handle(e Envelope) ([]Envelope, error) {
+	r.Received = append(r.Received, e)
+	return r.Role.Handle(e)
+}

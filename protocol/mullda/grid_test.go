@@ -12,17 +12,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// recorder keeps every envelope the wrapped role receives.
-type recorder struct {
-	protocol.Role
-	got []protocol.Envelope
-}
-
-func (r *recorder) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
-	r.got = append(r.got, e)
-	return r.Role.Handle(e)
-}
-
 // gridRows are n rows of p multiples of 1/16 inside the unit ball (every
 // moment is a multiple of 2^-8), with entry (0, 0) moved by tweak.
 func gridRows(n, p int, tweak float64) (*mat.Dense, []int) {
@@ -43,12 +32,12 @@ func publisherView(t *testing.T, pr Params, tweak float64) []protocol.Envelope {
 	t.Helper()
 	X, y := gridRows(24, pr.Plan.P, tweak)
 	s := newSession(t, pr, X, y, map[string]*Ledger{}, 9)
-	rec := &recorder{Role: s.publisher}
+	rec := &protocol.Recorder{Role: s.publisher}
 	s.roles[len(s.roles)-1] = rec
 	if _, err := protocol.RunLocal(context.Background(), s.roles...); err != nil {
 		t.Fatal(err)
 	}
-	return rec.got
+	return rec.Received
 }
 
 // Everything the publisher receives lies on the blocks' public grids: the

@@ -14,17 +14,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// recorder keeps every envelope the wrapped role receives.
-type recorder struct {
-	protocol.Role
-	got []protocol.Envelope
-}
-
-func (r *recorder) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
-	r.got = append(r.got, e)
-	return r.Role.Handle(e)
-}
-
 // gridData is rows of multiples of 1/16 (so every moment is on any grid
 // finer than 2^-8), with entry (0, 0) moved by tweak.
 func gridData(rows, p int, seed uint64, tweak float64) *mat.Dense {
@@ -44,7 +33,7 @@ func run(t *testing.T, pr Params, tweak float64) (*Curator, []protocol.Envelope)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{Role: cur}
+	rec := &protocol.Recorder{Role: cur}
 	roles := []protocol.Role{rec}
 	src := randx.NewSeeded(11)
 	for i, id := range pr.Owners {
@@ -66,7 +55,7 @@ func run(t *testing.T, pr Params, tweak float64) (*Curator, []protocol.Envelope)
 	if _, err := protocol.RunLocal(context.Background(), roles...); err != nil {
 		t.Fatal(err)
 	}
-	return cur, rec.got
+	return cur, rec.Received
 }
 
 // The curator receives only values on the plan's public grids: local
