@@ -54,10 +54,13 @@ type Plan struct {
 	// each block keeps exactly the guarantee its charge states.
 	SumNoise, OuterNoise dp.GridNoise
 	// Noised marks the packed entries (Σx, then the upper triangle of Σxxᵀ
-	// row by row) that carry noise: all but the structural zeros under the
-	// sound calibration (RowBounds.StructuralZeros), which are released
-	// exactly; all under the paper's.
-	Noised  []bool
+	// row by row) that carry noise: under the sound calibration all but the
+	// structural zeros (RowBounds.StructuralZeros), released as exactly 0,
+	// and the one-hot diagonal (RowBounds.OneHotDiagonal), sent as 0 and
+	// filled from Σx by FillDerived; all under the paper's.
+	Noised []bool
+	// derived maps a one-hot diagonal entry to its Σx entry (−1 elsewhere).
+	derived []int
 	Charges []privacy.Charge
 }
 
@@ -104,16 +107,27 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 func (pl *Plan) grids(o PlanOptions) error {
 	p := o.Bounds.P
 	pl.Noised = make([]bool, p+p*(p+1)/2)
-	var zeros []bool
+	pl.derived = make([]int, len(pl.Noised))
+	var zeros, diag []bool
 	if o.Calibration == Sound {
-		zeros = o.Bounds.StructuralZeros()
+		zeros, diag = o.Bounds.StructuralZeros(), o.Bounds.OneHotDiagonal()
 	}
-	outerDim := 0 // at least p: the diagonal is never a structural zero
+	outerDim, col := 0, 0
 	for i := range pl.Noised {
-		pl.Noised[i] = zeros == nil || !zeros[i]
+		pl.derived[i] = -1
+		if diag != nil && diag[i] {
+			pl.derived[i] = col
+		}
+		if i >= p && diag != nil && i == diagonalIndex(p, col) {
+			col++
+		}
+		pl.Noised[i] = zeros == nil || (!zeros[i] && !diag[i])
 		if i >= p && pl.Noised[i] {
 			outerDim++
 		}
+	}
+	if outerDim == 0 {
+		outerDim = 1 // every column one-hot in one group: nothing but derived entries
 	}
 	block := func(c privacy.Charge, scale float64, dim int) (dp.GridNoise, error) {
 		if pl.Mechanism == Laplace {
@@ -209,4 +223,18 @@ func (pl *Plan) total(actual bool) dp.Guarantee {
 		g, _ = dp.Compose(g, x)
 	}
 	return g
+}
+
+// diagonalIndex is the packed index of Σx_c² (after the p sums, row c of
+// the upper triangle starts at Σ_{r<c}(p − r)).
+func diagonalIndex(p, c int) int { return p + c*p - c*(c-1)/2 }
+
+// FillDerived copies each noisy Σx_i into the one-hot diagonal entry Σx_i²
+// it equals (a no-op under the paper's calibration).
+func (pl *Plan) FillDerived(packed []float64) {
+	for i, col := range pl.derived {
+		if col >= 0 {
+			packed[i] = packed[col]
+		}
+	}
 }

@@ -14,21 +14,24 @@ func TestSensitivitiesKnownAnswers(t *testing.T) {
 	if g.SumL1 != 20 || g.OuterL1 != 210 || math.Abs(g.SumL2-math.Sqrt(20)) > 1e-12 || math.Abs(g.OuterL2-math.Sqrt(210)) > 1e-12 {
 		t.Fatalf("generic p=20: %+v", g)
 	}
-	// Two one-hot groups of 5 and one scalar: a = 3, p = 11.
+	// Two one-hot groups of 5 and one scalar: a = 3, h = 2, s = 1, p = 11;
+	// the one-hot diagonal is not released: a² − h + s = 8, √(a² + s).
 	s := RowBounds{P: 11, Groups: []int{5, 5, 1}}.Sensitivities()
-	if s.SumL1 != 5 || s.OuterL1 != 12 || math.Abs(s.OuterL2-math.Sqrt(12)) > 1e-12 {
-		t.Fatalf("structured: %+v, want SumL1 5, OuterL1 12, OuterL2 √12", s)
+	if s.SumL1 != 5 || s.OuterL1 != 8 || math.Abs(s.OuterL2-math.Sqrt(10)) > 1e-12 {
+		t.Fatalf("structured: %+v, want SumL1 5, OuterL1 8, OuterL2 √10", s)
 	}
 	if err := (RowBounds{P: 4, Groups: []int{2, 1}}).Validate(); err == nil {
 		t.Fatal("groups covering 3 of 4 columns validated")
 	}
 }
 
-// The structured bound is a true bound: brute force over every pair of
-// rows of a small one-hot + scalar layout.
+// The structured bound is a true bound on the released entries (the
+// one-hot diagonal left out): brute force over every pair of rows of a
+// small one-hot + scalar layout.
 func TestStructuredSensitivityHoldsByBruteForce(t *testing.T) {
 	b := RowBounds{P: 5, Groups: []int{3, 1, 1}}
 	s := b.Sensitivities()
+	derived := b.OneHotDiagonal()
 	var rows [][]float64
 	for c := 0; c < 3; c++ {
 		for _, u := range []float64{0, 0.5, 1} {
@@ -41,9 +44,13 @@ func TestStructuredSensitivityHoldsByBruteForce(t *testing.T) {
 	}
 	for _, x := range rows {
 		for _, y := range rows {
-			l1, l2 := 0.0, 0.0
+			l1, l2, k := 0.0, 0.0, 5
 			for i := 0; i < 5; i++ {
 				for j := i; j < 5; j++ {
+					k++
+					if derived[k-1] {
+						continue
+					}
 					d := x[i]*x[j] - y[i]*y[j]
 					l1 += math.Abs(d)
 					l2 += d * d
@@ -156,5 +163,27 @@ func TestStructuralZeros(t *testing.T) {
 		if z[i] != want[i] {
 			t.Fatalf("structural zeros %v, want %v", z, want)
 		}
+	}
+}
+
+// TestOneHotDiagonalIsFilledFromTheSums: the sound plan does not noise the
+// diagonal of one-hot columns and fills it from Σx, which it equals.
+func TestOneHotDiagonalIsFilledFromTheSums(t *testing.T) {
+	b := RowBounds{P: 4, Groups: []int{3, 1}}
+	pl, err := NewPlan(PlanOptions{Calibration: Sound, Mechanism: Laplace, Epsilon: 1, Bounds: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Packed: Σx (4), then rows 0..3 of the upper triangle (4+3+2+1).
+	packed := make([]float64, 4+10)
+	copy(packed, []float64{7, 8, 9, 10})
+	pl.FillDerived(packed)
+	for c, at := range map[int]int{0: 4, 1: 8, 2: 11} {
+		if pl.Noised[at] || packed[at] != packed[c] {
+			t.Errorf("one-hot diagonal %d: noised %v, value %v, want Σx %v", c, pl.Noised[at], packed[at], packed[c])
+		}
+	}
+	if !pl.Noised[13] || packed[13] != 0 {
+		t.Errorf("the scalar column's diagonal must stay released: noised %v value %v", pl.Noised[13], packed[13])
 	}
 }

@@ -46,39 +46,64 @@ type Sensitivities struct {
 	OuterL1, OuterL2 float64
 }
 
-// Sensitivities derives the replace-one sensitivities from the bounds.
+// Sensitivities derives the replace-one sensitivities from the bounds,
+// for the upper triangle of Σxxᵀ without the diagonal entries of one-hot
+// columns (OneHotDiagonal: x_i² = x_i there, so they repeat Σx and are
+// filled in from its release instead of being released again).
 //
-// Let a be the number of groups; every row has ‖x‖₁ ≤ a and ‖x‖₂² ≤ a.
+// Let a be the number of groups, h of them one-hot and s = a − h scalar;
+// every row has ‖x‖₁ ≤ a and ‖x‖₂² ≤ a, and Σ_{one-hot i} x_i² = h.
 //
 //   - Σx: one scalar column moves by at most 1 and a one-hot group by
 //     1 in L∞ on two columns, so ‖Δ‖₁ ≤ Σ_g w_g (w = 1 scalar, 2 one-hot)
 //     and ‖Δ‖₂² ≤ Σ_g w_g.
-//   - upper triangle of Σxxᵀ, L1: Σ_{i≤j}|x_i x_j − x'_i x'_j| ≤
-//     ((Σx)² + Σx²)/2 + ((Σx')² + Σx'²)/2 ≤ a² + a, and entrywise at most
-//     p(p+1)/2 (NOTES §1).
-//   - upper triangle, L2: Σ_{i≤j} d_ij² = (‖D‖_F² + Σ d_ii²)/2 with
-//     D = xxᵀ − x'x'ᵀ; for non-negative rows ‖D‖_F² ≤ ‖x‖⁴ + ‖x'‖⁴ ≤ 2a²
-//     and Σ d_ii² ≤ 2a, so ≤ √(a² + a); entrywise at most √(p(p+1)/2).
+//   - released upper triangle, L1: the entries of one row sum to
+//     Σ_{i<j} x_i x_j + Σ_{scalar i} x_i² = ((Σx)² − h + Σ_{scalar} x_i²)/2
+//     ≤ (a² − h + s)/2, so a replaced row moves them by at most a² − h + s
+//     (a² + a with the one-hot diagonal), and entrywise at most p(p+1)/2
+//     (NOTES §1).
+//   - released upper triangle, L2: with D = xxᵀ − x'x'ᵀ it is
+//     (‖D‖_F² + Σ_i d_ii²)/2 − Σ_{one-hot i} d_ii²; for non-negative rows
+//     ‖D‖_F² ≤ ‖x‖⁴ + ‖x'‖⁴ ≤ 2a², and Σ_{scalar} d_ii² − Σ_{one-hot}
+//     d_ii² ≤ 2s, so ≤ √(a² + s); entrywise at most √(p(p+1)/2).
 //
-// For GenericBounds (a = p) this is the paper setting's true sensitivity:
-// p(p+1)/2 in L1, not the paper's p.
+// For GenericBounds (a = s = p) this is the paper setting's true
+// sensitivity: p(p+1)/2 in L1, not the paper's p.
 func (b RowBounds) Sensitivities() Sensitivities {
 	a := float64(len(b.Groups))
-	w := 0.0
+	w, h := 0.0, 0.0
 	for _, g := range b.Groups {
 		if g == 1 {
 			w++
 		} else {
 			w += 2
+			h++
 		}
 	}
+	s := a - h
 	p := float64(b.P)
 	return Sensitivities{
 		SumL1:   math.Min(w, p),
 		SumL2:   math.Sqrt(math.Min(w, p)),
-		OuterL1: math.Min(a*a+a, p*(p+1)/2),
-		OuterL2: math.Min(math.Sqrt(a*a+a), math.Sqrt(p*(p+1)/2)),
+		OuterL1: math.Min(a*a-h+s, p*(p+1)/2),
+		OuterL2: math.Min(math.Sqrt(a*a+s), math.Sqrt(p*(p+1)/2)),
 	}
+}
+
+// OneHotDiagonal marks the packed entries (Σx, then the upper triangle of
+// Σxxᵀ row by row) that are the diagonal Σx_i² of a one-hot column i: on
+// every dataset the bounds allow they equal Σx_i, so the sound calibration
+// does not release them and the curator copies the noisy Σx_i into them
+// (post-processing).
+func (b RowBounds) OneHotDiagonal() []bool {
+	group := b.GroupOf()
+	derived := make([]bool, b.P+b.P*(b.P+1)/2)
+	k := b.P
+	for i := 0; i < b.P; i++ {
+		derived[k] = b.Groups[group[i]] > 1
+		k += b.P - i
+	}
+	return derived
 }
 
 // PaperSensitivity is the sensitivity the paper asserts for both the mean

@@ -2,6 +2,7 @@ package ppcadpmh
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/protocol"
@@ -118,6 +119,7 @@ func (c *Curator) estimate() (*ppca.Estimate, error) {
 		if err != nil {
 			return nil, err
 		}
+		plan.FillDerived(packed)
 		sum, outer := unpack(packed, p)
 		return ppca.Pooled([]ppca.NoisyMoments{{N: n, Sum: sum, Outer: outer}})
 	}
@@ -134,7 +136,9 @@ func (c *Curator) estimate() (*ppca.Estimate, error) {
 		if err := onGrid(plan, p, s.Packed); err != nil {
 			return nil, fmt.Errorf("ppcadpmh: %s: %w", o, err)
 		}
-		sum, outer := unpack(s.Packed, p)
+		packed := slices.Clone(s.Packed)
+		plan.FillDerived(packed)
+		sum, outer := unpack(packed, p)
 		parts = append(parts, ppca.NoisyMoments{N: s.N, Sum: sum, Outer: outer})
 	}
 	if c.params.Plan.Calibration == ppca.Paper {
