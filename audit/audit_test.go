@@ -27,10 +27,10 @@ func mustRun(t *testing.T, m Mechanism, err error, runs int, seed uint64) *Resul
 }
 
 // TestPPCAPaperViolatesSoundPasses is the audit that must catch the wrong
-// sensitivity of PPCA-DP-MH (NOTES.md §1) at p = 20, ε = 2: the paper puts
-// Lap(2p/ε) = Lap(20) on each of the 210 upper-triangle entries of Σxxᵀ
-// and charges ε/2 = 1, but the pair moves every entry by 1, so the true ε
-// is 210/20 = 10.5.
+// sensitivity of PPCA-DP-MH (docs/errata.md#ppca-second-moment-sensitivity)
+// at p = 20, ε = 2: the paper puts Lap(2p/ε) = Lap(20) on each of the 210
+// upper-triangle entries of Σxxᵀ and charges ε/2 = 1, but the pair moves
+// every entry by 1, so the true ε is 210/20 = 10.5.
 //
 // Run count from the Clopper–Pearson arithmetic. The LLR over the 210
 // entries is a sum of 210 small terms (each within ±1/20), roughly

@@ -31,7 +31,16 @@
 // Methods lists them under the names `dppub audit` uses, and Suite is what
 // CI runs.
 //
-// Randomness: the audit's releases draw from children of Options.Source. A
-// seeded source exercises dp.Noiser's plain samplers (fast, reproducible);
-// a secure one exercises the production samplers (about 10 µs per draw).
+// Grey-box: GreyBox runs the same mechanisms on D and D' and compares the
+// distributions of the low-order structure of their float64 outputs (the
+// significand's trailing zeros and low bits, of the output and of the
+// output minus the true value rounded to the release's grid) by χ² tests
+// at a stated false-alarm rate. It finds the floating-point leak of noise
+// added to the true value in float64 (Mironov 2012), which black-box
+// thresholds on the value cannot see; GreyBoxSuite runs it for every
+// registered audit.
+//
+// Randomness: the audit's releases draw from children of Options.Source.
+// Seeded and secure sources drive the same exact samplers of package dp;
+// a seeded one makes a run reproducible.
 package audit

@@ -53,9 +53,10 @@ const (
 // Default pair: D has the rows 0 and ½·1, D' replaces 0 by 1 (all ones), so
 // every entry of Σx and of Σxxᵀ moves by exactly 1: the full L1
 // sensitivities p and p(p+1)/2 and L2 sensitivities √p and √(p(p+1)/2)
-// (NOTES.md §1). The statistic is the log-likelihood ratio over all
-// released entries of the part (LaplaceLLR or GaussianLLR with the plan's
-// scales), the most powerful test of D against D'.
+// (docs/errata.md#ppca-second-moment-sensitivity). The statistic is the
+// log-likelihood ratio over all released entries of the part (LaplaceLLR or
+// GaussianLLR with the plan's scales), the most powerful test of D against
+// D'.
 //
 // The paper calibration (Algorithm 1: Lap(2p/ε) on every entry, each part
 // charged ε/2) really gives p(p+1)/2 · ε/(2p) = ε(p+1)/4 on the second

@@ -41,11 +41,12 @@ type ZeroSumOptions struct {
 }
 
 // ZeroSum audits the correlated zero-sum noise of Mul-LDA-DP (§4.2.1 of
-// ../shared/papers/lda-dp-mul-lda-dp.txt, NOTES.md §2) on a scalar
-// statistic: a generator draws shares ḡ₀..ḡ_M summing to zero (M+1 iid
-// N(0, s²) minus their mean, so each has variance (M−1)σ²/M), owner m
-// sends y_m = s_m + N(0, σ²/M) + ḡ_m, and the publisher, who holds ḡ₀,
-// publishes Σ y_m + ḡ₀, which carries exactly N(0, σ²).
+// ../shared/papers/lda-dp-mul-lda-dp.txt,
+// docs/errata.md#mul-lda-dp-publisher-view) on a scalar statistic: a
+// generator draws shares ḡ₀..ḡ_M summing to zero (M+1 iid N(0, s²) minus
+// their mean, so each has variance (M−1)σ²/M), owner m sends y_m = s_m +
+// N(0, σ²/M) + ḡ_m, and the publisher, who holds ḡ₀, publishes Σ y_m + ḡ₀,
+// which carries exactly N(0, σ²).
 //
 // Theorem 7 argues that each message carries N(0, σ²) and is therefore
 // (ε, δ)-DP, and that the aggregate inherits this by post-processing. But

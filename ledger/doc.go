@@ -1,8 +1,8 @@
 // Package ledger is the tamper-evident publishing ledger shared by the data
 // owners and the publisher of a multi-party release: the "blockchain" of the
-// LDA-DP / Mul-LDA-DP paper (see papers/NOTES.md §2), reduced to the
-// properties the paper relies on. It is append-only, every entry is signed
-// by its sender, and any party can audit what was published.
+// LDA-DP / Mul-LDA-DP paper (see docs/errata.md#mul-lda-dp-blockchain),
+// reduced to the properties the paper relies on. It is append-only, every
+// entry is signed by its sender, and any party can audit what was published.
 //
 // Every Entry (noisy statistics submitted, direction computed, artifact
 // published, budget spent, ...) carries its sequence number, its sender's

@@ -1,7 +1,7 @@
 // Package correlation is the record-correlation analysis of MP-CRDP (Zhao,
 // Wang, Mao, Huang, Su, Li: "Correlated Differential Privacy of Multiparty
 // Data Release in Machine Learning", JCST 2022; ../shared/papers/mp-crdp.txt
-// §3.3 and §4, and NOTES.md §3).
+// §3.3 and §4, and docs/errata.md#mp-crdp).
 //
 // Records are first discretised into integer codes, one per feature
 // (Discretize): a categorical or binary attribute keeps its category index;
@@ -14,7 +14,7 @@
 // in the first or last bin.
 //
 // The feature-oriented correlated degree (the paper's Eq. 8–9, garbled as
-// printed; resolved as in NOTES.md §3) is
+// printed; resolved as in docs/errata.md#mp-crdp-correlated-degree) is
 //
 //	w_ij = (number of features on which records i and j agree) / l,
 //

@@ -1,10 +1,10 @@
-// Package dppca is the mathematics of DPPCA-SVM and PCA-DPSVM (Huang,
-// Yang, Xu, Zhou: "Differential Privacy Principal Component Analysis for
-// Support Vector Machines", Security and Communication Networks 2021; see
-// ../shared/papers/dppca-svm.txt and NOTES.md §5) and of the two baselines
-// the paper compares against, AG-SVM (Analyze Gauss, Dwork, Talwar,
-// Thakurta & Zhang, STOC 2014) and MOD-SuLQ-SVM (Chaudhuri, Sarwate &
-// Sinha, JMLR 2013).
+// Package dppca is the mathematics of DPPCA-SVM and PCA-DPSVM (Huang, Yang,
+// Xu, Zhou: "Differential Privacy Principal Component Analysis for Support
+// Vector Machines", Security and Communication Networks 2021; see
+// ../shared/papers/dppca-svm.txt and docs/errata.md#dppca-svm-and-pca-dpsvm)
+// and of the two baselines the paper compares against, AG-SVM (Analyze
+// Gauss, Dwork, Talwar, Thakurta & Zhang, STOC 2014) and MOD-SuLQ-SVM
+// (Chaudhuri, Sarwate & Sinha, JMLR 2013).
 //
 // Every method works on rows with ‖x‖₂ ≤ 1 (ClipRows) and the second
 // moment A = XᵀX/n (the paper's Eq. 1, which it calls the covariance):

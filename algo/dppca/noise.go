@@ -67,8 +67,9 @@ func ParseCalibration(s string) (Calibration, error) {
 //	Σ_{i≤j} |x_i x_j − x'_i x'_j| ≤ Σ_{i≤j}|x_i x_j| + Σ_{i≤j}|x'_i x'_j|,
 //	Σ_{i≤j}|x_i x_j| = (‖x‖₁² + ‖x‖₂²)/2 ≤ (d‖x‖₂² + ‖x‖₂²)/2 ≤ (d+1)/2,
 //
-// so (d+1)/n (NOTES §5). The paper's Lemma 1 states 2d/n, using a
-// max-column-sum matrix norm; its value is larger, so its scale is valid.
+// so (d+1)/n (docs/errata.md#dppca-lemma1-norm). The paper's Lemma 1 states
+// 2d/n, using a max-column-sum matrix norm; its value is larger, so its
+// scale is valid.
 func UpperTriangleL1(n, d int) float64 { return float64(d+1) / float64(n) }
 
 // UpperTriangleL2 is the L2 sensitivity of the upper triangle of A under

@@ -1,13 +1,14 @@
-// Package lda is the mathematics of LDA-DP and Mul-LDA-DP (Gu, Zhang,
-// Zhang: "Multiparty data publishing via blockchain and differential
-// privacy", 2022; ../shared/papers/lda-dp-mul-lda-dp.txt and NOTES.md §2):
-// the class statistics of rows in the unit L2 ball, their noise plan under
-// the paper's and the sound calibration, the correlated zero-sum noise
-// shares of the paper's scheme, the DP class means and pooled within-class
-// scatter, the Fisher direction (two classes) and the C−1 discriminant
-// directions (C classes), and synthetic labelled projections drawn from the
-// DP class-conditional Gaussians. It has no roles and no I/O; package
-// protocol/mullda runs it between owners, a noise dealer and a publisher.
+// Package lda is the mathematics of LDA-DP and Mul-LDA-DP (Gu, Zhang, Zhang:
+// "Multiparty data publishing via blockchain and differential privacy",
+// 2022; ../shared/papers/lda-dp-mul-lda-dp.txt and
+// docs/errata.md#lda-dp-and-mul-lda-dp): the class statistics of rows in the
+// unit L2 ball, their noise plan under the paper's and the sound
+// calibration, the correlated zero-sum noise shares of the paper's scheme,
+// the DP class means and pooled within-class scatter, the Fisher direction
+// (two classes) and the C−1 discriminant directions (C classes), and
+// synthetic labelled projections drawn from the DP class-conditional
+// Gaussians. It has no roles and no I/O; package protocol/mullda runs it
+// between owners, a noise dealer and a publisher.
 //
 // Privacy in one paragraph. Rows are scaled into the unit L2 ball. Replacing
 // one record (features and label) moves the stacked class sums by at most 2

@@ -1,8 +1,9 @@
 // Package marginal is the statistical engine of PDP-MVDS ("A multi-party
 // vertically partitioned data synthesis mechanism with personalized
-// differential privacy"; ../shared/papers/pdp-mvds.txt, NOTES.md §4), whose
-// design follows PrivSyn (Zhang, Wang, Li, Honorio, Backes, He, Chen, Zhang:
-// "PrivSyn: Differentially Private Data Synthesis", USENIX Security 2021).
+// differential privacy"; ../shared/papers/pdp-mvds.txt,
+// docs/errata.md#pdp-mvds), whose design follows PrivSyn (Zhang, Wang, Li,
+// Honorio, Backes, He, Chen, Zhang: "PrivSyn: Differentially Private Data
+// Synthesis", USENIX Security 2021).
 //
 // It works in three separable layers, so that the multi-party protocol can
 // drive the same engine:

@@ -30,7 +30,8 @@ func OwnerOf(a, b int, owner []int, budgets []float64) int {
 type SelectOptions struct {
 	Candidates []Candidate
 	// Budgets[k] is the budget party k's error model assumes for measuring
-	// its selected pairs: ρ_3^k·(1 − μ) (NOTES §4).
+	// its selected pairs: ρ_3^k·(1 − μ)
+	// (docs/errata.md#pdp-mvds-selection-budget).
 	Budgets []float64
 	// L2 is the L2 sensitivity of a marginal count vector: CountL2 (√2)
 	// under replace-one. The paper's c·sqrt(1/(πρ)) is the case L2 = 1.

@@ -1,12 +1,12 @@
 // Package mpcrdp is the mathematics of MP-CRDP (Zhao, Wang, Mao, Huang, Su,
 // Li: "Correlated Differential Privacy of Multiparty Data Release in Machine
-// Learning", JCST 37(1), 2022; ../shared/papers/mp-crdp.txt and NOTES.md
-// §3): private multiparty feature selection (MP-FS, Algorithm 1), private
-// utility optimisation (MP-OP, Algorithm 2) and the three releases (noisy
-// count queries, FM-regression logistic regression, objective-perturbation
-// SVM), each under one of four privacy notions. It has no roles and no I/O:
-// package protocol/mpcrdp runs a Pipeline between the parties and the
-// trusted server, and package publish wraps it.
+// Learning", JCST 37(1), 2022; ../shared/papers/mp-crdp.txt and
+// docs/errata.md#mp-crdp): private multiparty feature selection (MP-FS,
+// Algorithm 1), private utility optimisation (MP-OP, Algorithm 2) and the
+// three releases (noisy count queries, FM-regression logistic regression,
+// objective-perturbation SVM), each under one of four privacy notions. It
+// has no roles and no I/O: package protocol/mpcrdp runs a Pipeline between
+// the parties and the trusted server, and package publish wraps it.
 //
 // # Budget
 //

@@ -119,7 +119,8 @@ type Model struct {
 
 // Fit eigendecomposes the estimate's covariance and builds the model.
 // Negative eigenvalues (noise) are clipped at 0, and only components with
-// λ > σ² are kept so that W is real (NOTES §1).
+// λ > σ² are kept so that W is real
+// (docs/errata.md#ppca-negative-eigenvalues).
 func Fit(e *Estimate, o FitOptions) (*Model, error) {
 	p := len(e.Mean)
 	if o.K < 0 || o.K > p {

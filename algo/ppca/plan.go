@@ -11,7 +11,8 @@ import (
 type Calibration string
 
 const (
-	// Sound scales noise to the true sensitivities (NOTES.md §1).
+	// Sound scales noise to the true sensitivities
+	// (docs/errata.md#ppca-second-moment-sensitivity).
 	Sound Calibration = "sound"
 	// Paper reproduces Algorithm 1: Lap(2p/(n_i ε)) on the mean and on the
 	// second-moment matrix, each charged ε/2. Its guarantee for the

@@ -15,7 +15,7 @@ type RowBounds struct {
 }
 
 // GenericBounds treats every column as an independent scalar in [0,1], the
-// setting of the paper and NOTES.md §1.
+// setting of the paper (docs/errata.md#ppca-second-moment-sensitivity).
 func GenericBounds(p int) RowBounds {
 	g := make([]int, p)
 	for i := range g {
@@ -61,7 +61,7 @@ type Sensitivities struct {
 //     Σ_{i<j} x_i x_j + Σ_{scalar i} x_i² = ((Σx)² − h + Σ_{scalar} x_i²)/2
 //     ≤ (a² − h + s)/2, so a replaced row moves them by at most a² − h + s
 //     (a² + a with the one-hot diagonal), and entrywise at most p(p+1)/2
-//     (NOTES §1).
+//     (docs/errata.md#ppca-second-moment-sensitivity).
 //   - released upper triangle, L2: with D = xxᵀ − x'x'ᵀ it is
 //     (‖D‖_F² + Σ_i d_ii²)/2 − Σ_{one-hot i} d_ii²; for non-negative rows
 //     ‖D‖_F² ≤ ‖x‖⁴ + ‖x'‖⁴ ≤ 2a², and Σ_{scalar} d_ii² − Σ_{one-hot}

@@ -1,8 +1,9 @@
 // Package mullda runs LDA-DP and Mul-LDA-DP (Gu, Zhang, Zhang 2022,
-// Algorithms 1 and 2; ../shared/papers/lda-dp-mul-lda-dp.txt, NOTES.md §2)
-// as role step objects: Owner (a data owner), NoiseDealer (the paper's
-// random-number generator) and Publisher (the paper's blockchain-based data
-// publisher). The mathematics is in algo/lda.
+// Algorithms 1 and 2; ../shared/papers/lda-dp-mul-lda-dp.txt,
+// docs/errata.md#lda-dp-and-mul-lda-dp) as role step objects: Owner (a data
+// owner), NoiseDealer (the paper's random-number generator) and Publisher
+// (the paper's blockchain-based data publisher). The mathematics is in
+// algo/lda.
 //
 // Rounds:
 //

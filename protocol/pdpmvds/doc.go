@@ -1,11 +1,11 @@
 // Package pdpmvds is the multi-party protocol of PDP-MVDS ("A multi-party
 // vertically partitioned data synthesis mechanism with personalized
-// differential privacy"; ../shared/papers/pdp-mvds.txt, NOTES.md §4): K data
-// owners holding different columns of the same n records, each with its own
-// zCDP budget, and a semi-trusted third party S measure noisy statistics of
-// the joined records without any of them seeing another's records. The
-// statistics feed the marginal engine (algo/marginal) through Measurer,
-// which implements marginal.Measurer.
+// differential privacy"; ../shared/papers/pdp-mvds.txt,
+// docs/errata.md#pdp-mvds): K data owners holding different columns of the
+// same n records, each with its own zCDP budget, and a semi-trusted third
+// party S measure noisy statistics of the joined records without any of them
+// seeing another's records. The statistics feed the marginal engine
+// (algo/marginal) through Measurer, which implements marginal.Measurer.
 //
 // # Roles
 //
