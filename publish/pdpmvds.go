@@ -349,7 +349,7 @@ func pdpmvdsReport(o PDPMVDSOptions, s pdpmvds.Session, eng *marginal.Result, ac
 		records[a.Party()] = n
 	}
 	ro := privacy.ReportOptions{
-		Method:       fmt.Sprintf("pdp-mvds multi-party protocol (NOTES §4 Algorithms 1-3; %s suite, %s noise)", s.Suite, s.Noise),
+		Method:       fmt.Sprintf("pdp-mvds multi-party protocol (Algorithms 1-3 as in docs/errata.md#pdp-mvds-algorithms; %s suite, %s noise)", s.Suite, s.Noise),
 		Calibration:  "sound",
 		Randomness:   o.Source.Describe(),
 		Seeded:       !o.Source.IsSecure(),

@@ -179,7 +179,7 @@ func synthesizeReport(o SynthesizeOptions, res *marginal.Result, accts []*privac
 		scoreSens = marginal.InDifSensitivity
 	}
 	ro := privacy.ReportOptions{
-		Method:       "pdp-mvds marginal synthesis (one process; NOTES §4 Algorithms 2-3, PrivSyn)",
+		Method:       "pdp-mvds marginal synthesis (one process; Algorithms 2-3 as in docs/errata.md#pdp-mvds-algorithms, PrivSyn)",
 		Calibration:  "sound",
 		Randomness:   o.Source.Describe(),
 		Seeded:       !o.Source.IsSecure(),
