@@ -110,3 +110,14 @@ func checkGaussianArgs(l2, eps, delta float64) error {
 	}
 	return nil
 }
+
+// DefaultDelta is dppub's default δ for n records, 1/n²: below 1/n, so
+// that a mechanism that reveals one record outright with probability δ
+// is not (ε, δ)-DP for any useful ε, and the value the papers use in their
+// experiments. n is public wherever it is used.
+func DefaultDelta(n int) float64 {
+	if n < 1 {
+		panic(fmt.Sprintf("dp: default delta for %d records", n))
+	}
+	return 1 / float64(n) / float64(n)
+}

@@ -359,3 +359,15 @@ func TestPlansRefuseOrTerminateAtExtremeScales(t *testing.T) {
 		})
 	}
 }
+
+func TestDefaultDelta(t *testing.T) {
+	if d := DefaultDelta(1000); math.Abs(d-1e-6) > 1e-18 {
+		t.Fatalf("DefaultDelta(1000) = %v, want 1e-6", d)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("DefaultDelta(0) did not panic")
+		}
+	}()
+	DefaultDelta(0)
+}

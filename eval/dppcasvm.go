@@ -479,7 +479,7 @@ func (r *dppcaRunner) timingFigure() ([]Row, error) {
 				}
 				row.Experiment, row.Dataset, row.Task, row.Parties = base.Experiment, s.name, s.task, 1
 				if m.Gaussian() {
-					row.Delta = 1 / (float64(n) * float64(n))
+					row.Delta = dp.DefaultDelta(n)
 				}
 				rows = append(rows, row)
 				r.step()
@@ -499,7 +499,7 @@ func (r *dppcaRunner) timeMethod(X *mat.Dense, y []int, classes int, m dppca.Met
 		}
 		start := time.Now()
 		res, err := dppca.Train(X, y, classes, dppca.Options{Method: m, Calibration: c, Epsilon: 1,
-			Delta: 1 / (float64(n) * float64(n)), Accountant: acct, Source: r.o.Source.Child()})
+			Delta: dp.DefaultDelta(n), Accountant: acct, Source: r.o.Source.Child()})
 		if err != nil {
 			return Row{}, err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
@@ -281,5 +282,5 @@ func gaussianDelta(pt ppcaPoint, owners []*data.Table) float64 {
 	for _, t := range owners {
 		n = min(n, t.Len())
 	}
-	return 1 / float64(n) / float64(n)
+	return dp.DefaultDelta(n)
 }

@@ -110,7 +110,7 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 	}
 	n := tables[0].Len()
 	if o.Delta == 0 {
-		o.Delta = 1 / float64(n) / float64(n)
+		o.Delta = dp.DefaultDelta(n)
 	}
 	if !(o.Delta > 0 && o.Delta < 1) {
 		return nil, fmt.Errorf("publish: delta %v must be in (0, 1)", o.Delta)

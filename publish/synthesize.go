@@ -97,7 +97,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	}
 	n := o.Table.Len()
 	if o.Delta == 0 {
-		o.Delta = 1 / float64(n) / float64(n)
+		o.Delta = dp.DefaultDelta(n)
 	}
 	if !(o.Delta > 0 && o.Delta < 1) {
 		return nil, fmt.Errorf("publish: delta %v must be in (0, 1)", o.Delta)

@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/protocol/mullda"
@@ -218,7 +219,7 @@ func smallestOwnerDelta(owners []*data.Table) float64 {
 	for _, t := range owners {
 		n = min(n, t.Len())
 	}
-	return 1 / float64(n) / float64(n)
+	return dp.DefaultDelta(n)
 }
 
 // ldaModelFile is the JSON of <out>.model.json: everything in it is DP.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/utility"
@@ -120,7 +121,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 		for _, t := range owners {
 			smallest = min(smallest, t.Len())
 		}
-		delta = 1 / float64(smallest) / float64(smallest)
+		delta = dp.DefaultDelta(smallest)
 	}
 	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{
 		Owners: owners, Epsilon: f.epsilon, Delta: delta,

@@ -91,7 +91,7 @@ func (s *PDPMVDSSettings) defaults() {
 		s.KeyBits = pdpmvds.DefaultKeyBits
 	}
 	if s.Delta == 0 && s.Records > 0 {
-		s.Delta = 1 / float64(s.Records) / float64(s.Records)
+		s.Delta = dp.DefaultDelta(s.Records)
 	}
 }
 
