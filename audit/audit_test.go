@@ -82,6 +82,9 @@ func TestPPCAPaperViolatesSoundPasses(t *testing.T) {
 //   - ppca-dp-mh sound Gaussian: the pair is tight for the L2 sensitivity
 //     √210 of the second moment, so like the scalar Gaussian, about 0.5.
 func TestSuiteFast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole audit suite (about 60 s on 2 cores) runs without -short")
+	}
 	ranges := map[string][2]float64{
 		"laplace": {0.85, 1}, "gaussian": {0.2, 1}, "exponential": {0.6, 1},
 		"ppca-dp-mh/sound/gaussian": {0.2, 1}, "dppca/sound/ag-svm": {0.2, 1}, "zero-sum/sound": {1.4, 2}, "zero-sum/paper": {2.2, 3}, "zero-sum/paper/message": {1.4, 2},
