@@ -131,9 +131,23 @@ func (n Noise) Spec() dp.Spec {
 // grid (dp.Noiser.ReleaseLaplace / ReleaseGaussian): Laplace at ε =
 // Sensitivity/Scale, Gaussian of σ = Scale for L2 Sensitivity.
 func (n Noise) Release(nz *dp.Noiser, v []float64) {
-	if n.Mechanism == Laplace {
-		nz.ReleaseLaplace(n.Sensitivity, n.Epsilon(), v)
+	if len(v) == 0 {
 		return
 	}
-	nz.ReleaseGaussian(n.Sensitivity, n.Scale, v)
+	plan, err := n.Plan(len(v))
+	if err != nil {
+		panic(err) // Calibrate validated the noise
+	}
+	nz.Release(plan, v)
+}
+
+// Plan is the grid release of one measurement of `values` values:
+// dp.PlanLaplace(Δ₁, ε, values) or dp.PlanGaussian(Δ₂, σ, values). A
+// protocol that draws the same noise as shares uses the same plan, so the
+// joint and the local releases have the same law on the same grid.
+func (n Noise) Plan(values int) (dp.GridNoise, error) {
+	if n.Mechanism == Laplace {
+		return dp.PlanLaplace(n.Sensitivity, n.Epsilon(), values)
+	}
+	return dp.PlanGaussian(n.Sensitivity, n.Scale, values)
 }

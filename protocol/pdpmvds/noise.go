@@ -30,20 +30,10 @@ func (s *Session) contributors(involved []int) []int {
 const ThirdPartyIndex = -1
 
 // releaseGrid is the public grid release of a measurement of `values`
-// values: dp.PlanLaplace(Δ₁, ε, values) or dp.PlanGaussian(Δ₂, σ,
-// values), exactly the plan marginal.Noise.Release uses when one party
-// releases the same values alone, so the joint and the local releases of a
-// measurement have the same law, on the same grid.
+// values: marginal.Noise.Plan, the plan a party uses when it releases the
+// same values alone.
 func releaseGrid(n marginal.Noise, values int) (dp.GridNoise, error) {
-	var (
-		pl  dp.GridNoise
-		err error
-	)
-	if n.Mechanism == marginal.Laplace {
-		pl, err = dp.PlanLaplace(n.Sensitivity, n.Epsilon(), values)
-	} else {
-		pl, err = dp.PlanGaussian(n.Sensitivity, n.Scale, values)
-	}
+	pl, err := n.Plan(values)
 	if err != nil {
 		return dp.GridNoise{}, fmt.Errorf("pdpmvds: %w", err)
 	}
