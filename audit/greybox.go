@@ -243,19 +243,9 @@ func GreyBox(m Mechanism, o GreyBoxOptions) (GreyBoxResult, error) {
 	if err := o.setDefaults(); err != nil {
 		return GreyBoxResult{}, err
 	}
-	var truth [2][]float64
-	if m.Truth != nil {
-		for _, s := range []Side{D, DPrime} {
-			truth[s] = m.Truth(s)
-			if len(truth[s]) != m.Dim {
-				return GreyBoxResult{}, fmt.Errorf("audit: %s: truth on %v has length %d, want %d", m.Name, s, len(truth[s]), m.Dim)
-			}
-			for j, v := range truth[s] {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return GreyBoxResult{}, fmt.Errorf("audit: %s: truth on %v, coordinate %d, is %v", m.Name, s, j, v)
-				}
-			}
-		}
+	truth, err := greyBoxTruth(m)
+	if err != nil {
+		return GreyBoxResult{}, err
 	}
 	res := GreyBoxResult{Mechanism: m.Name, Pair: m.Pair, Runs: o.Runs, Alpha: o.Alpha}
 	pilot := min(o.Runs, chunkSize)
@@ -264,15 +254,11 @@ func GreyBox(m Mechanism, o GreyBoxOptions) (GreyBoxResult, error) {
 		replay = o.ReplayRuns
 	}
 	prog := &progress{fn: o.Progress, total: 2 * (pilot + o.Runs + replay)}
-
 	if replay > 0 {
-		r, err := replayCheck(m, replay, o.Source.Child(), prog)
-		if err != nil {
+		if res.Replay, err = replayCheck(m, replay, o.Source.Child(), prog); err != nil {
 			return GreyBoxResult{}, err
 		}
-		res.Replay = r
 	}
-
 	// A pilot batch, apart from the tested one, fixes the atoms and the grid.
 	pl, err := runPilot(m, pilot, o, prog)
 	if err != nil {
@@ -281,29 +267,68 @@ func GreyBox(m Mechanism, o GreyBoxOptions) (GreyBoxResult, error) {
 	for _, a := range pl.atoms {
 		res.Atoms += len(a)
 	}
-	feats := []feature{trailingZeros(o.TrailingCap), lowBits(o.LowBits)}
-	if m.Truth != nil {
-		res.Grid = pl.grid
-		var snapped [2][]float64
-		for s := range snapped {
-			snapped[s] = make([]float64, m.Dim)
-			for j, v := range truth[s] {
-				snapped[s][j] = snapToGrid(v, pl.grid[j])
+	feats := greyBoxFeatures(m, o, pl, truth, &res)
+	cats, err := categorise(m, o, pl, feats, prog)
+	if err != nil {
+		return GreyBoxResult{}, err
+	}
+	res.AtomShare = atomShares(cats[0], o.Runs*m.Dim)
+	testFeatures(&res, feats, cats, o, m.Dim)
+	return res, nil
+}
+
+// greyBoxTruth returns m's declared true values on D and D' (nil without
+// Truth), checked finite and of length Dim.
+func greyBoxTruth(m Mechanism) ([2][]float64, error) {
+	var truth [2][]float64
+	if m.Truth == nil {
+		return truth, nil
+	}
+	for _, s := range []Side{D, DPrime} {
+		truth[s] = m.Truth(s)
+		if len(truth[s]) != m.Dim {
+			return truth, fmt.Errorf("audit: %s: truth on %v has length %d, want %d", m.Name, s, len(truth[s]), m.Dim)
+		}
+		for j, v := range truth[s] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return truth, fmt.Errorf("audit: %s: truth on %v, coordinate %d, is %v", m.Name, s, j, v)
 			}
 		}
-		for _, f := range feats[:2] {
-			feats = append(feats, f.residual(snapped))
+	}
+	return truth, nil
+}
+
+// greyBoxFeatures lists the features to compare: those of the output,
+// and, when the truth is declared, the same on the output minus the truth
+// rounded to the pilot's grid.
+func greyBoxFeatures(m Mechanism, o GreyBoxOptions, pl *pilot, truth [2][]float64, res *GreyBoxResult) []feature {
+	feats := []feature{trailingZeros(o.TrailingCap), lowBits(o.LowBits)}
+	if m.Truth == nil {
+		return feats
+	}
+	res.Grid = pl.grid
+	var snapped [2][]float64
+	for s := range snapped {
+		snapped[s] = make([]float64, m.Dim)
+		for j, v := range truth[s] {
+			snapped[s][j] = snapToGrid(v, pl.grid[j])
 		}
 	}
+	for _, f := range feats[:2] {
+		feats = append(feats, f.residual(snapped))
+	}
+	return feats
+}
 
-	// cats[f][((side·Runs)+run)·Dim + j] is feature f's category of
-	// coordinate j of one release, or atom.
+// categorise runs the tested batch: cats[f][((side·Runs)+run)·Dim + j] is
+// feature f's category of coordinate j of one release, or atom.
+func categorise(m Mechanism, o GreyBoxOptions, pl *pilot, feats []feature, prog *progress) ([][]uint8, error) {
 	runs, dim := o.Runs, m.Dim
 	cats := make([][]uint8, len(feats))
 	for f := range cats {
 		cats[f] = make([]uint8, 2*runs*dim)
 	}
-	err = releaseEach(m, runs, o.Workers, o.Source, prog, func(side Side, run int, out []float64) error {
+	err := releaseEach(m, runs, o.Workers, o.Source, prog, func(side Side, run int, out []float64) error {
 		base := (int(side)*runs + run) * dim
 		for j, x := range out {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -321,19 +346,27 @@ func GreyBox(m Mechanism, o GreyBoxOptions) (GreyBoxResult, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return GreyBoxResult{}, err
-	}
+	return cats, err
+}
+
+// atomShares is the share of atoms among each side's perSide observations.
+func atomShares(cats []uint8, perSide int) [2]float64 {
+	var out [2]float64
 	for s := range 2 {
 		n := 0
-		for _, c := range cats[0][s*runs*dim : (s+1)*runs*dim] {
+		for _, c := range cats[s*perSide : (s+1)*perSide] {
 			if c == atom {
 				n++
 			}
 		}
-		res.AtomShare[s] = float64(n) / float64(runs*dim)
+		out[s] = float64(n) / float64(perSide)
 	}
+	return out
+}
 
+// testFeatures runs the homogeneity tests (pooled, and per coordinate when
+// asked) at the Bonferroni level and sets the verdict.
+func testFeatures(res *GreyBoxResult, feats []feature, cats [][]uint8, o GreyBoxOptions, dim int) {
 	res.Tests = len(feats)
 	if o.PerCoordinate && dim > 1 {
 		res.Tests += len(feats) * dim
@@ -350,7 +383,7 @@ func GreyBox(m Mechanism, o GreyBoxOptions) (GreyBoxResult, error) {
 			}
 		}
 		for _, j := range scopes {
-			t := homogeneity(cats[f], ft.labels, runs, dim, j, o.MinCount)
+			t := homogeneity(cats[f], ft.labels, o.Runs, dim, j, o.MinCount)
 			t.Feature = ft.name
 			t.Leak = t.PValue < res.Level
 			res.MaxTV = math.Max(res.MaxTV, t.TV)
@@ -359,12 +392,11 @@ func GreyBox(m Mechanism, o GreyBoxOptions) (GreyBoxResult, error) {
 		}
 	}
 	res.PValue = math.Min(1, minP*float64(res.Tests))
-	res.DetectableTV = detectableTV(runs, maxK-1, res.Level, 0.99)
+	res.DetectableTV = detectableTV(o.Runs, maxK-1, res.Level, 0.99)
 	res.Verdict = Pass
 	if res.PValue < o.Alpha || (res.Replay != nil && res.Replay.Exceeded) {
 		res.Verdict = Leak
 	}
-	return res, nil
 }
 
 // atom marks an excluded observation in the category arrays (categories
