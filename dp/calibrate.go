@@ -85,8 +85,8 @@ func ZCDPGaussianSigma(l2Sensitivity, rho float64) (float64, error) {
 	if err := checkSensitivity(l2Sensitivity); err != nil {
 		return 0, err
 	}
-	if !(rho > 0) || math.IsInf(rho, 0) {
-		return 0, fmt.Errorf("dp: rho must be positive and finite, got %v", rho)
+	if err := CheckRho(rho); err != nil {
+		return 0, err
 	}
 	return l2Sensitivity / math.Sqrt(2*rho), nil
 }

@@ -60,10 +60,7 @@ func (g Guarantee) Validate() error {
 		}
 		return checkDelta(g.Delta)
 	case ZCDP:
-		if !(g.Rho > 0) || math.IsInf(g.Rho, 0) {
-			return fmt.Errorf("dp: rho must be positive and finite, got %v", g.Rho)
-		}
-		return nil
+		return CheckRho(g.Rho)
 	}
 	return fmt.Errorf("dp: unknown privacy notion %d", int(g.Notion))
 }
@@ -256,4 +253,13 @@ func zcdpLogDelta(rho, eps float64) float64 {
 		}
 	}
 	return math.Min(f1, f2)
+}
+
+// CheckRho reports whether ρ is a usable zCDP budget: positive and finite.
+// Every layer that takes a ρ (flags, settings, plans) checks it here.
+func CheckRho(rho float64) error {
+	if !(rho > 0) || math.IsInf(rho, 0) {
+		return fmt.Errorf("dp: rho must be positive and finite, got %v", rho)
+	}
+	return nil
 }

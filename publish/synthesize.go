@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -148,8 +147,8 @@ func synthesizeParties(dom *marginal.Domain, ps []SynthesizeParty) ([]marginal.P
 	var parties []marginal.Party
 	var accts []*privacy.Accountant
 	for _, p := range ps {
-		if !(p.Rho > 0) || math.IsInf(p.Rho, 0) {
-			return nil, nil, fmt.Errorf("publish: party %q needs a positive finite rho, got %v", p.Name, p.Rho)
+		if err := dp.CheckRho(p.Rho); err != nil {
+			return nil, nil, fmt.Errorf("publish: party %q: %w", p.Name, err)
 		}
 		mp := marginal.Party{Name: p.Name, Rho: p.Rho}
 		for _, name := range p.Attributes {

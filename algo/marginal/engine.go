@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -156,8 +157,8 @@ func (o *Options) owners() ([]int, error) {
 			return nil, fmt.Errorf("marginal: party %d has an empty or repeated name %q", k, p.Name)
 		}
 		names[p.Name] = true
-		if !(p.Rho > 0) || math.IsInf(p.Rho, 0) {
-			return nil, fmt.Errorf("marginal: party %q has budget rho = %v", p.Name, p.Rho)
+		if err := dp.CheckRho(p.Rho); err != nil {
+			return nil, fmt.Errorf("marginal: party %q: %w", p.Name, err)
 		}
 		if len(p.Attrs) == 0 {
 			return nil, fmt.Errorf("marginal: party %q holds no attribute", p.Name)

@@ -58,8 +58,8 @@ type Noise struct {
 // L2 sensitivity l2 ρ-zCDP with the given mechanism: Laplace at
 // ε = √(2ρ), b = l1/ε; Gaussian at σ = l2/√(2ρ).
 func Calibrate(mech Mechanism, l1, l2, rho float64) (Noise, error) {
-	if !(rho > 0) || math.IsInf(rho, 0) {
-		return Noise{}, fmt.Errorf("marginal: rho must be positive and finite, got %v", rho)
+	if err := dp.CheckRho(rho); err != nil {
+		return Noise{}, fmt.Errorf("marginal: %w", err)
 	}
 	switch mech {
 	case Laplace:

@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/publish"
@@ -155,7 +156,7 @@ func (f *synthFlags) load() (*data.Table, error) {
 // partyList turns --party / --parties / --party-budgets / --rho into the
 // parties and their budgets.
 func (f *synthFlags) partyList(s data.Schema) ([]publish.SynthesizeParty, error) {
-	if !(f.rho > 0) || math.IsInf(f.rho, 0) {
+	if dp.CheckRho(f.rho) != nil {
 		return nil, usagef("--rho must be positive and finite, got %v", f.rho)
 	}
 	var parties []publish.SynthesizeParty

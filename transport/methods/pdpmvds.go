@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,8 +125,8 @@ func (s PDPMVDSSettings) validate(owners []string) error {
 		}
 	}
 	for _, o := range owners {
-		if rho := s.rho(o); !(rho > 0) || math.IsInf(rho, 0) {
-			return fmt.Errorf("methods: pdp-mvds: %s's budget ρ must be positive and finite, got %v (set rho or budgets)", o, rho)
+		if err := dp.CheckRho(s.rho(o)); err != nil {
+			return fmt.Errorf("methods: pdp-mvds: %s's budget (set rho or budgets): %w", o, err)
 		}
 	}
 	return nil
