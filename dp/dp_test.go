@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/randx"
@@ -370,4 +371,33 @@ func TestDefaultDelta(t *testing.T) {
 		}
 	}()
 	DefaultDelta(0)
+}
+
+func TestVocabularyParses(t *testing.T) {
+	cases := []struct {
+		in    string
+		parse func(string) (string, error)
+		ok    bool
+	}{
+		{"laplace", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, true},
+		{"gaussian", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, true},
+		{"Laplace", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, false},
+		{"sound", func(s string) (string, error) { c, err := ParseCalibration(s); return c.String(), err }, true},
+		{"none", func(s string) (string, error) { c, err := ParseCalibration(s); return c.String(), err }, false},
+		{"none", func(s string) (string, error) {
+			c, err := ParseCalibration(s, CalibrationSound, CalibrationNone)
+			return c.String(), err
+		}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			got, err := c.parse(c.in)
+			if c.ok != (err == nil) || (c.ok && got != c.in) {
+				t.Fatalf("parse %q = %q, %v; want ok %v", c.in, got, err, c.ok)
+			}
+			if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.in)) {
+				t.Fatalf("error %q does not quote the bad value", err)
+			}
+		})
+	}
 }

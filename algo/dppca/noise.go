@@ -40,25 +40,25 @@ func ParseMethod(s string) (Method, error) {
 // Gaussian reports whether the method's budget is (ε, δ).
 func (m Method) Gaussian() bool { return m == AGSVM || m == ModSuLQSVM }
 
-// Calibration selects how noise is scaled.
-type Calibration string
+// Calibration selects how noise is scaled (dp's shared vocabulary).
+type Calibration = dp.Calibration
 
 const (
 	// Sound uses the true replace-one sensitivities and a DP SVM, so the
 	// published model is DP end to end (except pca-dpsvm, whose exact PCA
 	// cannot be; see Train).
-	Sound Calibration = "sound"
+	Sound = dp.CalibrationSound
 	// Paper reproduces the paper's noise scales and its non-private SVM.
-	Paper Calibration = "paper"
+	Paper = dp.CalibrationPaper
 )
 
 // ParseCalibration checks a calibration name.
 func ParseCalibration(s string) (Calibration, error) {
-	switch Calibration(s) {
-	case Sound, Paper:
-		return Calibration(s), nil
+	c, err := dp.ParseCalibration(s)
+	if err != nil {
+		return "", fmt.Errorf("dppca: %w", err)
 	}
-	return "", fmt.Errorf("dppca: unknown calibration %q (want sound or paper)", s)
+	return c, nil
 }
 
 // UpperTriangleL1 is the L1 sensitivity of the upper triangle (diagonal

@@ -8,18 +8,18 @@ import (
 	"github.com/dppub/dppub/privacy"
 )
 
-// Calibration selects how the noise is scaled.
-type Calibration string
+// Calibration selects how the noise is scaled (dp's shared vocabulary).
+type Calibration = dp.Calibration
 
 const (
 	// Sound: one analytic Gaussian mechanism (Balle & Wang 2018) over the
 	// class sums, class counts and Σxxᵀ, on their true L2 sensitivities
 	// (2, √2 and √2), paying for the publisher's whole view (ViewFactor).
-	Sound Calibration = "sound"
+	Sound = dp.CalibrationSound
 	// Paper: the paper's σ1 (Theorem 5) on the class sums and σ2
 	// (Theorem 6) on the scatter, with ε1 = ε2 = ε/2 and δ1 = δ2 = δ/2, and
 	// the class counts released exactly, as in Algorithms 1 and 2.
-	Paper Calibration = "paper"
+	Paper = dp.CalibrationPaper
 )
 
 // Sensitivities of the released blocks when one record (features and label)
@@ -87,7 +87,8 @@ func (o PlanOptions) Validate() error {
 	o.defaults()
 	switch {
 	case o.Calibration != Sound && o.Calibration != Paper:
-		return fmt.Errorf("lda: unknown calibration %q (want sound or paper)", o.Calibration)
+		_, err := dp.ParseCalibration(string(o.Calibration))
+		return fmt.Errorf("lda: %w", err)
 	case o.Noise != Correlated && o.Noise != Independent:
 		return fmt.Errorf("lda: unknown noise mode %q (want correlated or independent)", o.Noise)
 	case !(o.Epsilon > 0) || math.IsInf(o.Epsilon, 0):

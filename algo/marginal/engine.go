@@ -133,8 +133,8 @@ func (o *Options) validate() error {
 		return err
 	}
 	for _, m := range []Mechanism{o.OneWayNoise, o.ScoreNoise, o.MarginalNoise} {
-		if m != Laplace && m != Gaussian {
-			return fmt.Errorf("marginal: unknown mechanism %q (want laplace or gaussian)", m)
+		if _, err := dp.ParseMechanism(string(m)); err != nil {
+			return fmt.Errorf("marginal: %w", err)
 		}
 	}
 	_, err := o.owners()

@@ -31,17 +31,18 @@ const (
 // cells change by one, so √2.
 var CountL2 = math.Sqrt2
 
-// Mechanism is the noise distribution of a release.
-type Mechanism string
+// Mechanism is the noise distribution of a release (dp's shared
+// vocabulary).
+type Mechanism = dp.Mechanism
 
 const (
 	// Laplace adds Lap(b) with b = Δ₁/ε, ε-DP (Dwork et al. 2006), hence
 	// ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4). The paper uses it for the
 	// one-way marginals (Algorithm 3, step 3).
-	Laplace Mechanism = "laplace"
+	Laplace = dp.MechanismLaplace
 	// Gaussian adds N(0, σ²) with σ = Δ₂/√(2ρ): ρ-zCDP (Bun & Steinke
 	// 2016, Prop. 1.6).
-	Gaussian Mechanism = "gaussian"
+	Gaussian = dp.MechanismGaussian
 )
 
 // Noise is a calibrated release: which distribution, the sensitivity it
@@ -75,13 +76,14 @@ func Calibrate(mech Mechanism, l1, l2, rho float64) (Noise, error) {
 		}
 		return Noise{Mechanism: Gaussian, Sensitivity: l2, Scale: s, Rho: rho}, nil
 	}
-	return Noise{}, fmt.Errorf("marginal: unknown mechanism %q (want laplace or gaussian)", mech)
+	_, err := dp.ParseMechanism(string(mech))
+	return Noise{}, fmt.Errorf("marginal: %w", err)
 }
 
 // Validate checks a noise specification received from elsewhere.
 func (n Noise) Validate() error {
-	if n.Mechanism != Laplace && n.Mechanism != Gaussian {
-		return fmt.Errorf("marginal: unknown mechanism %q", n.Mechanism)
+	if _, err := dp.ParseMechanism(string(n.Mechanism)); err != nil {
+		return fmt.Errorf("marginal: %w", err)
 	}
 	for _, v := range []float64{n.Sensitivity, n.Scale, n.Rho} {
 		if !(v > 0) || math.IsInf(v, 0) {

@@ -3,33 +3,36 @@ package mpcrdp
 import (
 	"fmt"
 	"math"
+
+	"github.com/dppub/dppub/dp"
 )
 
-// Calibration chooses how the feature-selection steps are privatised.
-type Calibration string
+// Calibration chooses how the feature-selection steps are privatised
+// (dp's shared vocabulary).
+type Calibration = dp.Calibration
 
 const (
 	// Sound: DP stability selection (disjoint blocks + Laplace), Pearson
 	// and NMI from Laplace-noised sufficient statistics with proven
 	// sensitivities, Δu1 from the entropy bound, Δu2 = 1, count queries
 	// noised for the whole query set. The default.
-	Sound Calibration = "sound"
+	Sound = dp.CalibrationSound
 	// Paper: the paper's Algorithm 1 and 2 as written: no noise in the
 	// cleaning and stability selection, Laplace(1/ε1) per coefficient,
 	// Δu1 = log₂C, Δu2 = 1/K, Laplace(2Δ/ε2) per query.
-	Paper Calibration = "paper"
+	Paper = dp.CalibrationPaper
 	// None runs every step without noise (the evaluation's non-private
 	// baselines); it spends nothing and guarantees nothing.
-	None Calibration = "none"
+	None = dp.CalibrationNone
 )
 
 // ParseCalibration checks a calibration name.
 func ParseCalibration(s string) (Calibration, error) {
-	switch c := Calibration(s); c {
-	case Sound, Paper, None:
-		return c, nil
+	c, err := dp.ParseCalibration(s, Sound, Paper, None)
+	if err != nil {
+		return "", fmt.Errorf("mpcrdp: %w", err)
 	}
-	return "", fmt.Errorf("mpcrdp: unknown calibration %q (want sound, paper or none)", s)
+	return c, nil
 }
 
 // Notion is the privacy notion the release noise is scaled for.

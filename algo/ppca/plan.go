@@ -8,24 +8,24 @@ import (
 )
 
 // Calibration selects how noise is scaled.
-type Calibration string
+type Calibration = dp.Calibration
 
 const (
 	// Sound scales noise to the true sensitivities
 	// (docs/errata.md#ppca-second-moment-sensitivity).
-	Sound Calibration = "sound"
+	Sound = dp.CalibrationSound
 	// Paper reproduces Algorithm 1: Lap(2p/(n_i ε)) on the mean and on the
 	// second-moment matrix, each charged ε/2. Its guarantee for the
 	// second-moment matrix is weaker than claimed; reports say by how much.
-	Paper Calibration = "paper"
+	Paper = dp.CalibrationPaper
 )
 
 // Mechanism selects the noise distribution.
-type Mechanism string
+type Mechanism = dp.Mechanism
 
 const (
-	Laplace  Mechanism = "laplace"
-	Gaussian Mechanism = "gaussian"
+	Laplace  = dp.MechanismLaplace
+	Gaussian = dp.MechanismGaussian
 )
 
 // PlanOptions configures the noise for one release of (Σx, Σxxᵀ).
@@ -71,12 +71,13 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		return nil, err
 	}
 	half := o.Epsilon / 2
-	switch {
-	case o.Calibration != Sound && o.Calibration != Paper:
-		return nil, fmt.Errorf("ppca: unknown calibration %q (want sound or paper)", o.Calibration)
-	case o.Mechanism != Laplace && o.Mechanism != Gaussian:
-		return nil, fmt.Errorf("ppca: unknown mechanism %q (want laplace or gaussian)", o.Mechanism)
-	case o.Calibration == Paper && o.Mechanism != Laplace:
+	if _, err := dp.ParseCalibration(string(o.Calibration)); err != nil {
+		return nil, fmt.Errorf("ppca: %w", err)
+	}
+	if _, err := dp.ParseMechanism(string(o.Mechanism)); err != nil {
+		return nil, fmt.Errorf("ppca: %w", err)
+	}
+	if o.Calibration == Paper && o.Mechanism != Laplace {
 		return nil, fmt.Errorf("ppca: the paper calibration uses the Laplace mechanism only, got %q", o.Mechanism)
 	}
 	var (

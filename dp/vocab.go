@@ -1,0 +1,62 @@
+package dp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Mechanism names a noise distribution in settings, flags and reports.
+// Each method's package aliases it, so a flag value, a JSON field and a
+// plan all carry the same typed word.
+type Mechanism string
+
+const (
+	// MechanismLaplace: pure ε-DP noise calibrated to an L1 sensitivity.
+	MechanismLaplace Mechanism = "laplace"
+	// MechanismGaussian: zCDP or (ε, δ) noise calibrated to an L2
+	// sensitivity.
+	MechanismGaussian Mechanism = "gaussian"
+)
+
+func (m Mechanism) String() string { return string(m) }
+
+// ParseMechanism checks a mechanism name.
+func ParseMechanism(s string) (Mechanism, error) {
+	return parseWord("mechanism", s, []Mechanism{MechanismLaplace, MechanismGaussian})
+}
+
+// Calibration says how a method scales its noise: to sensitivities dppub
+// has proven (the default), as its paper wrote it (to reproduce the paper;
+// reports state the true guarantee), or not at all (non-private
+// baselines of the evaluations).
+type Calibration string
+
+const (
+	CalibrationSound Calibration = "sound"
+	CalibrationPaper Calibration = "paper"
+	CalibrationNone  Calibration = "none"
+)
+
+func (c Calibration) String() string { return string(c) }
+
+// ParseCalibration checks a calibration name against the ones a method
+// offers (default: sound and paper).
+func ParseCalibration(s string, offered ...Calibration) (Calibration, error) {
+	if len(offered) == 0 {
+		offered = []Calibration{CalibrationSound, CalibrationPaper}
+	}
+	return parseWord("calibration", s, offered)
+}
+
+// parseWord returns s as a T when it is one of the allowed words.
+func parseWord[T ~string](what, s string, allowed []T) (T, error) {
+	if slices.Contains(allowed, T(s)) {
+		return T(s), nil
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	return "", fmt.Errorf("unknown %s %q (want %s)", what, s, strings.Join(names, " or "))
+}
