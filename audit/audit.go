@@ -94,10 +94,9 @@ type Options struct {
 	// Workers run releases in parallel; 0 means GOMAXPROCS. The result
 	// does not depend on it.
 	Workers int
-	// Source seeds the releases; nil means randx.NewSecure(). A seeded
-	// source makes the audit reproducible and fast (dp.Noiser's plain
-	// samplers); a secure one exercises the production samplers, at about
-	// 10 µs per draw.
+	// Source seeds the releases; nil means randx.NewSecure(). Seeded and
+	// secure sources drive the same samplers; a seeded one makes the audit
+	// reproducible.
 	Source *randx.Source
 	// Progress, if set, is called with the releases done so far and the
 	// total.

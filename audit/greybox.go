@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
@@ -48,9 +47,9 @@ type GreyBoxOptions struct {
 	// does not depend on it.
 	Workers int
 	// Source seeds the releases; nil means randx.NewSecure(). A seeded
-	// source makes the audit reproducible; where a sampler draws
-	// differently from secure sources (the float samplers dp.Noiser had
-	// before grid releases did), audit with both.
+	// source makes the audit reproducible; a mechanism whose samplers
+	// depend on the kind of source (as dp.Noiser's did before grid
+	// releases) should be audited with both.
 	Source *randx.Source
 	// Progress, if set, is called with the releases done so far and the
 	// total.
@@ -830,77 +829,6 @@ func distance(a, b []float64, p float64) float64 {
 		return acc
 	}
 	return math.Pow(acc, 1/p)
-}
-
-// progress counts releases for Options.Progress.
-type progress struct {
-	fn    func(done, total int)
-	total int
-	mu    sync.Mutex
-	done  int
-}
-
-func (p *progress) add(n int) {
-	if p.fn == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done += n
-	p.fn(p.done, p.total)
-}
-
-// releaseEach releases m runs times on each side in parallel, calling
-// visit after each release with its side, index and output (out is reused
-// afterwards). As in sampler.batch, the chunks and their child sources are
-// fixed before any worker starts, so nothing depends on the number of
-// workers.
-func releaseEach(m Mechanism, runs, workers int, parent *randx.Source, prog *progress, visit func(side Side, run int, out []float64) error) error {
-	var chunks []chunk
-	for _, side := range []Side{D, DPrime} {
-		for from := 0; from < runs; from += chunkSize {
-			chunks = append(chunks, chunk{side: side, from: from, to: min(from+chunkSize, runs), src: parent.Child()})
-		}
-	}
-	jobs := make(chan chunk)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out := make([]float64, m.Dim)
-			for c := range jobs {
-				if err := releaseChunk(m, c, out, visit); err != nil {
-					errs <- err
-					for range jobs { // drain so the feeder finishes
-					}
-					return
-				}
-				prog.add(c.to - c.from)
-			}
-		}()
-	}
-	for _, c := range chunks {
-		jobs <- c
-	}
-	close(jobs)
-	wg.Wait()
-	close(errs)
-	return <-errs
-}
-
-func releaseChunk(m Mechanism, c chunk, out []float64, visit func(Side, int, []float64) error) error {
-	for run := c.from; run < c.to; run++ {
-		clear(out)
-		if err := m.Release(c.side, c.src, out); err != nil {
-			return fmt.Errorf("audit: %s on %v: %w", m.Name, c.side, err)
-		}
-		if err := visit(c.side, run, out); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // WithScalarTruth returns m with its Truth set to the scalar query's values

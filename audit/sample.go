@@ -34,27 +34,71 @@ type chunk struct {
 // batch releases runs times on each side and keeps the statistics.
 func (s *sampler) batch(runs int, parent *randx.Source) (*samples, error) {
 	b := &samples{}
-	var chunks []chunk
 	for _, side := range []Side{D, DPrime} {
 		b.stats[side] = make([]float64, runs)
+	}
+	err := releaseEach(s.m, runs, s.workers, parent, s.progress, func(side Side, run int, out []float64) error {
+		v := out[0]
+		if s.m.Statistic != nil {
+			v = s.m.Statistic(out)
+		}
+		if math.IsNaN(v) {
+			return fmt.Errorf("audit: %s on %v: the statistic is NaN", s.m.Name, side)
+		}
+		b.stats[side][run] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// progress counts releases for Options.Progress.
+type progress struct {
+	fn    func(done, total int)
+	total int
+	mu    sync.Mutex
+	done  int
+}
+
+func (p *progress) add(n int) {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += n
+	p.fn(p.done, p.total)
+}
+
+// releaseEach releases m runs times on each side in parallel, calling
+// visit after each release with its side, index and output (out is reused
+// afterwards). The chunks and their child sources are fixed before any
+// worker starts, so nothing depends on the number of workers.
+func releaseEach(m Mechanism, runs, workers int, parent *randx.Source, prog *progress, visit func(side Side, run int, out []float64) error) error {
+	var chunks []chunk
+	for _, side := range []Side{D, DPrime} {
 		for from := 0; from < runs; from += chunkSize {
 			chunks = append(chunks, chunk{side: side, from: from, to: min(from+chunkSize, runs), src: parent.Child()})
 		}
 	}
 	jobs := make(chan chunk)
-	errs := make(chan error, s.workers)
+	errs := make(chan error, workers)
 	var wg sync.WaitGroup
-	for range s.workers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			out := make([]float64, m.Dim)
 			for c := range jobs {
-				if err := s.run(c, b.stats[c.side][c.from:c.to]); err != nil {
+				if err := releaseChunk(m, c, out, visit); err != nil {
 					errs <- err
 					for range jobs { // drain so the feeder finishes
 					}
 					return
 				}
+				prog.add(c.to - c.from)
 			}
 		}()
 	}
@@ -64,29 +108,18 @@ func (s *sampler) batch(runs int, parent *randx.Source) (*samples, error) {
 	close(jobs)
 	wg.Wait()
 	close(errs)
-	if err := <-errs; err != nil {
-		return nil, err
-	}
-	return b, nil
+	return <-errs
 }
 
-// run fills dst with the statistics of len(dst) releases on c.side.
-func (s *sampler) run(c chunk, dst []float64) error {
-	out := make([]float64, s.m.Dim)
-	for i := range dst {
+func releaseChunk(m Mechanism, c chunk, out []float64, visit func(Side, int, []float64) error) error {
+	for run := c.from; run < c.to; run++ {
 		clear(out)
-		if err := s.m.Release(c.side, c.src, out); err != nil {
-			return fmt.Errorf("audit: %s on %v: %w", s.m.Name, c.side, err)
+		if err := m.Release(c.side, c.src, out); err != nil {
+			return fmt.Errorf("audit: %s on %v: %w", m.Name, c.side, err)
 		}
-		v := out[0]
-		if s.m.Statistic != nil {
-			v = s.m.Statistic(out)
+		if err := visit(c.side, run, out); err != nil {
+			return err
 		}
-		if math.IsNaN(v) {
-			return fmt.Errorf("audit: %s on %v: the statistic is NaN", s.m.Name, c.side)
-		}
-		dst[i] = v
 	}
-	s.progress.add(len(dst))
 	return nil
 }
