@@ -25,7 +25,7 @@ func init() {
 		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe), Mechanism: ViewParty}, Expect: Pass},
 		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Expect: Pass},
 		Case{Method: "pdp-mvds-noise", Options: MethodOptions{Calibration: string(pdpmvds.NoiseExact), Mechanism: ViewParty}, Expect: Violation})
-	register(Method{Name: "pdp-mvds-laplace-noise", Summary: "PDP-MVDS distributed Laplace noise by Gamma differences (2 parties + S, ε = 1 on a count), the coordinator's view",
+	register(Method{Name: "pdp-mvds-laplace-noise", Summary: "PDP-MVDS distributed discrete Laplace noise by Pólya shares (2 parties + S, ε = 1 on a count), the coordinator's view",
 		Calibrations: []string{string(pdpmvds.NoiseInsiderSafe), string(pdpmvds.NoiseExact)}, FastRuns: 20_000, LongRuns: 500_000,
 		build: func(o MethodOptions) (Mechanism, error) {
 			return PDPMVDSLaplaceNoise(pdpmvds.NoiseMode(o.Calibration), or(o.Epsilon, 1))
@@ -122,10 +122,11 @@ func DLPA(eps float64) (Mechanism, error) {
 }
 
 // PDPMVDSLaplaceNoise audits PDP-MVDS's Laplace noise drawn as shares
-// (Session.NoiseShares): each contributor adds Gamma(1/m', b) −
-// Gamma(1/m', b), so that m' of them sum to exactly Lap(b) by infinite
-// divisibility (m' = m − 1 insider-safe, m exact), b = 1/ε for a count of
-// sensitivity 1. The coordinator sees the count plus every share; claimed
+// (Session.NoiseShares): each contributor adds the difference of two
+// Pólya NB(1/m', e^{−1/t}) integers on the release's grid, so that m' of
+// them sum to exactly the discrete Laplace of the plan (infinite
+// divisibility; m' = m − 1 insider-safe, m exact), calibrated to ε for a
+// count of sensitivity 1. The coordinator sees the count plus every share; claimed
 // ε-DP. The statistic is the release.
 func PDPMVDSLaplaceNoise(mode pdpmvds.NoiseMode, eps float64) (Mechanism, error) {
 	s := pdpmvds.Session{Parties: 2, Records: 10, Sizes: []int{2, 2}, Owners: []int{0, 1}, Noise: mode}
@@ -137,7 +138,7 @@ func PDPMVDSLaplaceNoise(mode pdpmvds.NoiseMode, eps float64) (Mechanism, error)
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
 	return Mechanism{
-		Name:  fmt.Sprintf("pdp-mvds %s Laplace noise by Gamma shares (ε=%g), coordinator's view", mode, eps),
+		Name:  fmt.Sprintf("pdp-mvds %s discrete Laplace noise by Pólya shares (ε=%g), coordinator's view", mode, eps),
 		Claim: noise.Spec().Guarantee,
 		Pair:  "a count of 0 on D and 1 on D'",
 		Dim:   1,
