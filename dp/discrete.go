@@ -125,7 +125,10 @@ func (g *discreteGaussian) draw(src *randx.Source) int64 {
 
 // bigBernoulliExp draws Bernoulli(exp(−a/d)) for big non-negative
 // rationals a/d, reusing its scratch integers between draws.
-type bigBernoulliExp struct{ q, r, u *big.Int }
+type bigBernoulliExp struct {
+	q, r, u *big.Int
+	words   []big.Word // u's digits, reused between draws
+}
 
 func newBigBernoulliExp() *bigBernoulliExp {
 	return &bigBernoulliExp{q: new(big.Int), r: new(big.Int), u: new(big.Int)}
@@ -152,16 +155,20 @@ func (b *bigBernoulliExp) accept(src *randx.Source, a, d *big.Int) bool {
 
 // below returns true with probability r/d for the remainder r.
 func (b *bigBernoulliExp) below(src *randx.Source, d *big.Int) bool {
-	uniformBig(src, d, b.u)
+	uniformBig(src, d, b.u, &b.words)
 	return b.u.Cmp(b.r) < 0
 }
 
 // uniformBig sets out to a uniform integer in [0, n) by rejection on
-// n's bit length.
-func uniformBig(src *randx.Source, n, out *big.Int) {
+// n's bit length, drawing into *scratch (grown as needed). out aliases the
+// scratch words afterwards, so each call must consume out before the next.
+func uniformBig(src *randx.Source, n, out *big.Int, scratch *[]big.Word) {
 	bitLen := n.BitLen()
 	words := (bitLen + bits.UintSize - 1) / bits.UintSize
-	buf := make([]big.Word, words)
+	if cap(*scratch) < words {
+		*scratch = make([]big.Word, words)
+	}
+	buf := (*scratch)[:words]
 	top := uint(bitLen % bits.UintSize)
 	for {
 		for i := range buf {
@@ -174,7 +181,6 @@ func uniformBig(src *randx.Source, n, out *big.Int) {
 		if out.Cmp(n) < 0 {
 			return
 		}
-		buf = make([]big.Word, words) // SetBits aliases buf
 	}
 }
 
