@@ -217,48 +217,39 @@ func (n *Noiser) ReleaseSym(p GridNoise, m *mat.SymDense) {
 // across all their coordinates) with ε-DP discrete Laplace noise on a grid
 // (PlanLaplace). It panics on invalid parameters, which callers validate.
 func (n *Noiser) ReleaseLaplace(l1, eps float64, parts ...[]float64) {
-	if totalLen(parts) == 0 {
-		return
+	if d := totalLen(parts); d > 0 {
+		n.Release(mustPlan(PlanLaplace(l1, eps, d)), parts...)
 	}
-	p, err := PlanLaplace(l1, eps, totalLen(parts))
-	if err != nil {
-		panic(err)
-	}
-	n.Release(p, parts...)
 }
 
 // ReleaseGaussian releases the parts (one release of L2 sensitivity l2)
 // with discrete Gaussian noise of σ calibrated by the caller for l2
 // (PlanGaussian). It panics on invalid parameters.
 func (n *Noiser) ReleaseGaussian(l2, sigma float64, parts ...[]float64) {
-	if totalLen(parts) == 0 {
-		return
+	if d := totalLen(parts); d > 0 {
+		n.Release(mustPlan(PlanGaussian(l2, sigma, d)), parts...)
 	}
-	p, err := PlanGaussian(l2, sigma, totalLen(parts))
-	if err != nil {
-		panic(err)
-	}
-	n.Release(p, parts...)
 }
 
 // ReleaseLaplaceSym is ReleaseLaplace on the upper triangle of m, whose L1
 // sensitivity (over the p(p+1)/2 upper entries) is l1.
 func (n *Noiser) ReleaseLaplaceSym(m *mat.SymDense, l1, eps float64) {
-	p, err := PlanLaplace(l1, eps, UpperTriangleLen(m.SymmetricDim()))
-	if err != nil {
-		panic(err)
-	}
-	n.ReleaseSym(p, m)
+	n.ReleaseSym(mustPlan(PlanLaplace(l1, eps, UpperTriangleLen(m.SymmetricDim()))), m)
 }
 
 // ReleaseGaussianSym is ReleaseGaussian on the upper triangle of m, whose
 // L2 sensitivity (over the upper entries) is l2.
 func (n *Noiser) ReleaseGaussianSym(m *mat.SymDense, l2, sigma float64) {
-	p, err := PlanGaussian(l2, sigma, UpperTriangleLen(m.SymmetricDim()))
+	n.ReleaseSym(mustPlan(PlanGaussian(l2, sigma, UpperTriangleLen(m.SymmetricDim()))), m)
+}
+
+// mustPlan panics on a plan error: the convenience releases take
+// parameters their callers have validated.
+func mustPlan(p GridNoise, err error) GridNoise {
 	if err != nil {
 		panic(err)
 	}
-	n.ReleaseSym(p, m)
+	return p
 }
 
 // Shares fills out with one contributor's integer shares, in grid steps, of
