@@ -60,7 +60,8 @@ type Plan struct {
 	// and the one-hot diagonal (RowBounds.OneHotDiagonal), sent as 0 and
 	// filled from Σx by FillDerived; all under the paper's.
 	Noised []bool
-	// derived maps a one-hot diagonal entry to its Σx entry (−1 elsewhere).
+	// derived maps a one-hot diagonal entry to its Σx entry (−1
+	// elsewhere; nil under the paper's calibration).
 	derived []int
 	Charges []privacy.Charge
 }
@@ -109,21 +110,13 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 func (pl *Plan) grids(o PlanOptions) error {
 	p := o.Bounds.P
 	pl.Noised = make([]bool, p+p*(p+1)/2)
-	pl.derived = make([]int, len(pl.Noised))
-	var zeros, diag []bool
+	var zeros []bool
 	if o.Calibration == Sound {
-		zeros, diag = o.Bounds.StructuralZeros(), o.Bounds.OneHotDiagonal()
+		zeros, pl.derived = o.Bounds.StructuralZeros(), o.Bounds.OneHotDiagonal()
 	}
-	outerDim, col := 0, 0
+	outerDim := 0
 	for i := range pl.Noised {
-		pl.derived[i] = -1
-		if diag != nil && diag[i] {
-			pl.derived[i] = col
-		}
-		if i >= p && diag != nil && i == diagonalIndex(p, col) {
-			col++
-		}
-		pl.Noised[i] = zeros == nil || (!zeros[i] && !diag[i])
+		pl.Noised[i] = zeros == nil || (!zeros[i] && pl.derived[i] < 0)
 		if i >= p && pl.Noised[i] {
 			outerDim++
 		}
@@ -226,10 +219,6 @@ func (pl *Plan) total(actual bool) dp.Guarantee {
 	}
 	return g
 }
-
-// diagonalIndex is the packed index of Σx_c² (after the p sums, row c of
-// the upper triangle starts at Σ_{r<c}(p − r)).
-func diagonalIndex(p, c int) int { return p + c*p - c*(c-1)/2 }
 
 // FillDerived copies each noisy Σx_i into the one-hot diagonal entry Σx_i²
 // it equals (a no-op under the paper's calibration).

@@ -90,17 +90,22 @@ func (b RowBounds) Sensitivities() Sensitivities {
 	}
 }
 
-// OneHotDiagonal marks the packed entries (Σx, then the upper triangle of
-// Σxxᵀ row by row) that are the diagonal Σx_i² of a one-hot column i: on
-// every dataset the bounds allow they equal Σx_i, so the sound calibration
-// does not release them and the curator copies the noisy Σx_i into them
-// (post-processing).
-func (b RowBounds) OneHotDiagonal() []bool {
+// OneHotDiagonal maps each packed entry (Σx, then the upper triangle of
+// Σxxᵀ row by row) that is the diagonal Σx_i² of a one-hot column i to i,
+// and every other entry to −1: on every dataset the bounds allow such an
+// entry equals Σx_i, so the sound calibration does not release it and the
+// curator copies the noisy Σx_i into it (post-processing).
+func (b RowBounds) OneHotDiagonal() []int {
 	group := b.GroupOf()
-	derived := make([]bool, b.P+b.P*(b.P+1)/2)
-	k := b.P
+	derived := make([]int, b.P+b.P*(b.P+1)/2)
+	for k := range derived {
+		derived[k] = -1
+	}
+	k := b.P // Σx_i² opens row i of the upper triangle
 	for i := 0; i < b.P; i++ {
-		derived[k] = b.Groups[group[i]] > 1
+		if b.Groups[group[i]] > 1 {
+			derived[k] = i
+		}
 		k += b.P - i
 	}
 	return derived
