@@ -178,6 +178,14 @@ func (p GridNoise) Snap(x float64) float64 {
 	return math.Round(x / p.Grid)
 }
 
+// Perturb returns g·(round(x/g) + k): x on the grid, moved by k grid
+// steps of integer noise (the plan's own draw, or the sum of protocol
+// shares). Adding k and scaling by the power of two g are exact, or
+// rounded as a function of the noisy integer alone beyond 2^53.
+func (p GridNoise) Perturb(x float64, k int64) float64 {
+	return (p.Snap(x) + float64(k)) * p.Grid
+}
+
 // sampler returns a draw function for this plan; it holds scratch space
 // and must not be shared between goroutines.
 func (p GridNoise) sampler(src *randx.Source) func() int64 {
@@ -200,7 +208,7 @@ func (n *Noiser) Release(p GridNoise, parts ...[]float64) {
 	draw := p.sampler(n.src)
 	for _, v := range parts {
 		for i, x := range v {
-			v[i] = (p.Snap(x) + float64(draw())) * p.Grid
+			v[i] = p.Perturb(x, draw())
 		}
 	}
 }

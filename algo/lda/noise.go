@@ -77,7 +77,7 @@ func (b BlockNoise) Release(nz *dp.Noiser, v []float64, share []int64) {
 		if share != nil {
 			k += share[i]
 		}
-		v[i] = (b.Plan.Snap(x) + float64(k)) * b.Plan.Grid
+		v[i] = b.Plan.Perturb(x, k)
 	}
 }
 
