@@ -52,6 +52,7 @@ type ReadOptions struct {
 	// OtherCategory maps a categorical attribute to one of its categories
 	// that values outside its declared list are read as, instead of being
 	// an error (e.g. country codes missing from a fixed code list).
+	// It overrides the schema's own Attribute.Other.
 	OtherCategory map[string]string
 }
 
@@ -192,6 +193,9 @@ func (rd *reader) init(br *bufio.Reader) error {
 		for i, c := range a.Categories {
 			rd.cats[j][c] = i
 		}
+		if a.Other != "" {
+			rd.other[j] = rd.cats[j][a.Other]
+		}
 		if other, ok := rd.opts.OtherCategory[a.Name]; ok {
 			rd.other[j] = rd.cats[j][other]
 		}
@@ -264,6 +268,9 @@ func (rd *reader) mapHeader() error {
 	rd.cols = make([]int, len(rd.schema.Attributes))
 	for j, a := range rd.schema.Attributes {
 		if rd.cols[j], err = find(a.Name); err != nil {
+			if HeaderLooksLikeData(header) {
+				return fmt.Errorf("data: %q: the first row looks like data; dppub needs a header row naming the columns", rd.name)
+			}
 			return err
 		}
 	}
@@ -287,6 +294,17 @@ func (rd *reader) mapHeader() error {
 	rd.stats.Ignored = len(rd.opts.IgnoreColumns)
 	rd.width = len(header)
 	return nil
+}
+
+// HeaderLooksLikeData reports whether a first row is more likely a record
+// than a header: some field is a number (column names are words).
+func HeaderLooksLikeData(fields []string) bool {
+	for _, f := range fields {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // next returns the next record that is not skipped, and its line number.

@@ -175,6 +175,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"30,Private,<=50K\n", ReadOptions{IgnoreColumns: []string{"x"}}, []string{"need a header"}},
 		{"age,workclass,income\n", ReadOptions{Header: true, IgnoreColumns: []string{"x"}}, []string{`ignored column "x"`}},
 		{"30,\"Priv\"ate,<=50K\n", ReadOptions{}, []string{`"input"`}},
+		{"30,Private,<=50K\n", ReadOptions{Header: true}, []string{"the first row looks like data; dppub needs a header row"}},
 	}
 	for _, c := range cases {
 		_, _, err := ReadCSV(strings.NewReader(c.in), s, c.opts)
@@ -226,5 +227,55 @@ func TestWriteCSVRoundTrip(t *testing.T) {
 	tab.Rows[0][1] = 7 // not a category index
 	if err := WriteCSV(&buf, tab); err == nil {
 		t.Fatal("invalid table written")
+	}
+}
+
+// The schema's own "other" category reads values outside the list and
+// counts them; ReadOptions.OtherCategory overrides it.
+func TestReadCSVSchemaOther(t *testing.T) {
+	s := adultLikeSchema()
+	s.Attributes[1].Categories = []string{"Private", "other", "rest"}
+	s.Attributes[1].Other = "other"
+	tab, st, err := ReadCSV(strings.NewReader("30,Never-worked,<=50K\n31,Private,<=50K\n"), s, ReadOptions{})
+	if err != nil || st.MappedToOther != 1 || tab.Rows[0][1] != 1 {
+		t.Fatalf("%v %+v %v", err, st, tab)
+	}
+	tab, _, err = ReadCSV(strings.NewReader("30,Never-worked,<=50K\n"), s, ReadOptions{OtherCategory: map[string]string{"workclass": "rest"}})
+	if err != nil || tab.Rows[0][1] != 2 {
+		t.Fatalf("override: %v %v", err, tab)
+	}
+}
+
+// Numbers are written in plain decimal notation: whole numbers of an
+// integer attribute without a fraction or exponent, others with their
+// declared decimals or exactly.
+func TestWriteCSVNumberFormat(t *testing.T) {
+	cases := []struct {
+		name string
+		attr Attribute
+		v    float64
+		want string
+	}{
+		{"large integer", Attribute{Integer: true, Min: 0, Max: 1e7}, 1000118, "1000118"},
+		{"integer beyond float's exponent switch", Attribute{Integer: true, Min: 0, Max: 1e22}, 1e21, "1000000000000000000000"},
+		{"fractional cell of an integer attribute kept exact", Attribute{Integer: true, Min: 0, Max: 10}, 2.5, "2.5"},
+		{"small float", Attribute{Min: 0, Max: 1}, 6.26036e-05, "0.0000626036"},
+		{"declared decimals", Attribute{Min: 0, Max: 1, Decimals: 3}, 0.123456, "0.123"},
+		{"declared decimals round", Attribute{Min: 0, Max: 1, Decimals: 2}, 6.26036e-05, "0.00"},
+		{"negative zero", Attribute{Min: -1, Max: 1, Decimals: 2}, -0.001, "0.00"},
+		{"negative", Attribute{Min: -1e6, Max: 1}, -123456.75, "-123456.75"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.attr.Name, c.attr.Kind = "x", Numeric
+			tab := &Table{Schema: Schema{Attributes: []Attribute{c.attr}}, Rows: [][]float64{{c.v}}}
+			var buf bytes.Buffer
+			if err := WriteCSV(&buf, tab); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(strings.TrimPrefix(buf.String(), "x\n")); got != c.want {
+				t.Fatalf("%v written as %q, want %q", c.v, got, c.want)
+			}
+		})
 	}
 }

@@ -54,11 +54,23 @@ type Attribute struct {
 	// Integer marks a numeric attribute whose values are whole numbers;
 	// Decode rounds it.
 	Integer bool
+	// Decimals, when positive, is the number of decimal places a
+	// non-integer numeric attribute is written with (WriteCSV); zero
+	// writes the shortest plain decimal that reads back exactly.
+	Decimals int
 	// Categories lists the values of a categorical or binary attribute in
 	// a fixed order; a cell holds the index into it. A binary attribute has
 	// exactly two, index 0 being the negative one.
 	Categories []string
+	// Other, when set, names one of Categories that values outside the
+	// list are read as (and counted), instead of being an error: a
+	// category list chosen under DP leaves out rare values.
+	Other string
 }
+
+// maxDecimals bounds Attribute.Decimals: float64 holds about 15
+// significant decimal digits.
+const maxDecimals = 15
 
 // Validate checks one attribute on its own.
 func (a Attribute) Validate() error {
@@ -76,9 +88,18 @@ func (a Attribute) Validate() error {
 		if a.Integer && (a.Min != math.Trunc(a.Min) || a.Max != math.Trunc(a.Max)) {
 			return fmt.Errorf("data: integer attribute %q has non-integer bounds [%g, %g]", a.Name, a.Min, a.Max)
 		}
+		if a.Decimals < 0 || a.Decimals > maxDecimals || (a.Integer && a.Decimals != 0) {
+			return fmt.Errorf("data: numeric attribute %q: decimals %d must be in 1..%d and not set on an integer attribute", a.Name, a.Decimals, maxDecimals)
+		}
+		if a.Other != "" {
+			return fmt.Errorf("data: numeric attribute %q has an other category %q", a.Name, a.Other)
+		}
 	case Categorical, Binary:
-		if a.Min != 0 || a.Max != 0 || a.Integer {
-			return fmt.Errorf("data: %s attribute %q has numeric bounds or the integer flag", a.Kind, a.Name)
+		if a.Min != 0 || a.Max != 0 || a.Integer || a.Decimals != 0 {
+			return fmt.Errorf("data: %s attribute %q has numeric bounds, decimals or the integer flag", a.Kind, a.Name)
+		}
+		if a.Other != "" && !slices.Contains(a.Categories, a.Other) {
+			return fmt.Errorf("data: attribute %q: other category %q is not one of its categories", a.Name, a.Other)
 		}
 		if a.Kind == Binary && len(a.Categories) != 2 {
 			return fmt.Errorf("data: binary attribute %q needs exactly 2 categories, got %d", a.Name, len(a.Categories))
@@ -105,7 +126,8 @@ func (a Attribute) Validate() error {
 // Equal reports whether two attributes have the same definition.
 func (a Attribute) Equal(b Attribute) bool {
 	return a.Name == b.Name && a.Kind == b.Kind && a.Min == b.Min && a.Max == b.Max &&
-		a.Integer == b.Integer && slices.Equal(a.Categories, b.Categories)
+		a.Integer == b.Integer && a.Decimals == b.Decimals && a.Other == b.Other &&
+		slices.Equal(a.Categories, b.Categories)
 }
 
 // CategoryIndex returns the index of category c.
@@ -123,10 +145,44 @@ func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 type Schema struct {
 	Attributes []Attribute
 	ID         string
+	// Label, when set, names the categorical or binary attribute that
+	// commands predict or stratify by when no --label is given. It is a
+	// default for commands, not part of the table's definition: Equal
+	// ignores it.
+	Label string
+	// Draft marks a schema written by `dppub schema` that nobody has
+	// reviewed yet. ParseSchema and LoadSchema refuse it (ErrDraft), so
+	// no publishing command runs on an unreviewed draft.
+	Draft bool
 }
 
-// Validate checks every attribute and that names are unique.
+// ErrDraft is returned for a schema still marked as an unreviewed draft.
+var ErrDraft = errors.New("data: unreviewed draft schema")
+
+// Validate checks every attribute, that names are unique and that the
+// label, if any, names a categorical or binary attribute. It refuses a
+// draft.
 func (s Schema) Validate() error {
+	if s.Draft {
+		return ErrDraft
+	}
+	if err := s.validateAttributes(); err != nil {
+		return err
+	}
+	if s.Label == "" {
+		return nil
+	}
+	a, err := s.Attribute(s.Label)
+	if err != nil {
+		return fmt.Errorf("data: schema label: %w", err)
+	}
+	if a.Kind == Numeric {
+		return fmt.Errorf("data: schema label %q is numeric; a label must be categorical or binary", s.Label)
+	}
+	return nil
+}
+
+func (s Schema) validateAttributes() error {
 	if len(s.Attributes) == 0 {
 		return errors.New("data: schema has no attributes")
 	}
@@ -178,7 +234,7 @@ func (s Schema) Names() []string {
 }
 
 // Select returns the schema of the named attributes, in the order given;
-// the ID column is kept.
+// the ID column is kept, and the label if it is selected.
 func (s Schema) Select(names ...string) (Schema, error) {
 	idx, err := s.indices(names)
 	if err != nil {
@@ -187,6 +243,9 @@ func (s Schema) Select(names ...string) (Schema, error) {
 	out := Schema{ID: s.ID, Attributes: make([]Attribute, len(idx))}
 	for k, i := range idx {
 		out.Attributes[k] = s.Attributes[i].clone()
+		if out.Attributes[k].Name == s.Label {
+			out.Label = s.Label
+		}
 	}
 	return out, nil
 }
@@ -223,7 +282,8 @@ func (a Attribute) clone() Attribute {
 }
 
 func (s Schema) clone() Schema {
-	out := Schema{ID: s.ID, Attributes: make([]Attribute, len(s.Attributes))}
+	out := s
+	out.Attributes = make([]Attribute, len(s.Attributes))
 	for i, a := range s.Attributes {
 		out.Attributes[i] = a.clone()
 	}
@@ -233,7 +293,9 @@ func (s Schema) clone() Schema {
 // schemaJSON and attributeJSON are the file format documented in doc.go.
 // Bounds are pointers so that a missing bound is an error, not a zero.
 type schemaJSON struct {
+	Draft      bool            `json:"draft,omitempty"`
 	ID         string          `json:"id,omitempty"`
+	Label      string          `json:"label,omitempty"`
 	Attributes []attributeJSON `json:"attributes"`
 }
 
@@ -243,21 +305,51 @@ type attributeJSON struct {
 	Min        *float64 `json:"min,omitempty"`
 	Max        *float64 `json:"max,omitempty"`
 	Integer    bool     `json:"integer,omitempty"`
+	Decimals   *int     `json:"decimals,omitempty"`
 	Categories []string `json:"categories,omitempty"`
+	Other      string   `json:"other,omitempty"`
 }
 
-// MarshalJSON writes the schema file format.
+// attributeOut is attributeJSON for writing: a NaN bound (a draft's
+// placeholder) is written as null, so the field is there to fill in.
+type attributeOut struct {
+	Name       string   `json:"name"`
+	Kind       string   `json:"kind"`
+	Min        any      `json:"min,omitempty"`
+	Max        any      `json:"max,omitempty"`
+	Integer    bool     `json:"integer,omitempty"`
+	Decimals   int      `json:"decimals,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+	Other      string   `json:"other,omitempty"`
+}
+
+type schemaOut struct {
+	Draft      bool           `json:"draft,omitempty"`
+	ID         string         `json:"id,omitempty"`
+	Label      string         `json:"label,omitempty"`
+	Attributes []attributeOut `json:"attributes"`
+}
+
+// MarshalJSON writes the schema file format. A draft's unknown numeric
+// bounds (NaN) are written as null.
 func (s Schema) MarshalJSON() ([]byte, error) {
-	out := schemaJSON{ID: s.ID, Attributes: make([]attributeJSON, len(s.Attributes))}
+	out := schemaOut{Draft: s.Draft, ID: s.ID, Label: s.Label, Attributes: make([]attributeOut, len(s.Attributes))}
 	for i, a := range s.Attributes {
-		aj := attributeJSON{Name: a.Name, Kind: a.Kind.String(), Integer: a.Integer, Categories: a.Categories}
+		ao := attributeOut{Name: a.Name, Kind: a.Kind.String(), Integer: a.Integer,
+			Decimals: a.Decimals, Categories: a.Categories, Other: a.Other}
 		if a.Kind == Numeric {
-			lo, hi := a.Min, a.Max
-			aj.Min, aj.Max = &lo, &hi
+			ao.Min, ao.Max = boundOut(a.Min), boundOut(a.Max)
 		}
-		out.Attributes[i] = aj
+		out.Attributes[i] = ao
 	}
 	return json.Marshal(out)
+}
+
+func boundOut(v float64) any {
+	if math.IsNaN(v) {
+		return json.RawMessage("null")
+	}
+	return v
 }
 
 // UnmarshalJSON reads and validates the schema file format.
@@ -274,6 +366,9 @@ func (s *Schema) UnmarshalJSON(b []byte) error {
 // comment and validates it. Unknown fields are rejected so that a typo
 // cannot silently drop a bound.
 func ParseSchema(b []byte) (Schema, error) {
+	if isDraft(b) {
+		return Schema{}, ErrDraft
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var sj schemaJSON
@@ -283,7 +378,7 @@ func ParseSchema(b []byte) (Schema, error) {
 	if dec.More() {
 		return Schema{}, errors.New("data: parse schema: trailing data after the schema object")
 	}
-	s := Schema{ID: sj.ID, Attributes: make([]Attribute, len(sj.Attributes))}
+	s := Schema{ID: sj.ID, Label: sj.Label, Attributes: make([]Attribute, len(sj.Attributes))}
 	for i, aj := range sj.Attributes {
 		a, err := aj.attribute()
 		if err != nil {
@@ -297,12 +392,28 @@ func ParseSchema(b []byte) (Schema, error) {
 	return s, nil
 }
 
+// isDraft reports whether a schema file sets "draft": true. It is checked
+// before strict parsing so that a draft, whose placeholders would fail
+// with some other message, is refused for what it is.
+func isDraft(b []byte) bool {
+	var d struct {
+		Draft bool `json:"draft"`
+	}
+	return json.Unmarshal(b, &d) == nil && d.Draft
+}
+
 func (aj attributeJSON) attribute() (Attribute, error) {
 	kind, err := ParseKind(aj.Kind)
 	if err != nil {
 		return Attribute{}, fmt.Errorf("data: attribute %q: %w", aj.Name, err)
 	}
-	a := Attribute{Name: aj.Name, Kind: kind, Integer: aj.Integer, Categories: aj.Categories}
+	a := Attribute{Name: aj.Name, Kind: kind, Integer: aj.Integer, Categories: aj.Categories, Other: aj.Other}
+	if aj.Decimals != nil {
+		if *aj.Decimals < 1 {
+			return Attribute{}, fmt.Errorf("data: attribute %q: \"decimals\": %d must be at least 1 (for whole numbers write \"integer\": true)", aj.Name, *aj.Decimals)
+		}
+		a.Decimals = *aj.Decimals
+	}
 	switch {
 	case kind == Numeric && (aj.Min == nil || aj.Max == nil):
 		return Attribute{}, fmt.Errorf("data: numeric attribute %q needs both \"min\" and \"max\" (declared public bounds)", aj.Name)
@@ -316,13 +427,17 @@ func (aj attributeJSON) attribute() (Attribute, error) {
 	return a, nil
 }
 
-// LoadSchema reads a schema file.
+// LoadSchema reads a schema file. A draft is refused with one line that
+// says what to do (the error wraps ErrDraft).
 func LoadSchema(path string) (Schema, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Schema{}, fmt.Errorf("data: read schema: %w", err)
 	}
 	s, err := ParseSchema(b)
+	if errors.Is(err, ErrDraft) {
+		return Schema{}, fmt.Errorf("%w %q: review every column (fill each null bound with a public value, check kinds and category lists), then delete the line \"draft\": true", err, path)
+	}
 	if err != nil {
 		return Schema{}, fmt.Errorf("%w (in %q)", err, path)
 	}

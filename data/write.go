@@ -4,12 +4,16 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
+	"strings"
 )
 
 // WriteCSV writes t as comma-separated text with a header row: the ID
 // column first (if any), then the attributes; categories are written as
-// their names and numbers in the shortest form that reads back exactly.
+// their names and numbers in plain decimal notation (never exponents):
+// integer attributes as whole numbers, others with their Decimals places,
+// or without Decimals in the shortest form that reads back exactly.
 // ReadCSV with Header (or without, since the column order is the
 // header-less one) reads it back.
 func WriteCSV(w io.Writer, t *Table) error {
@@ -48,8 +52,19 @@ func WriteCSV(w io.Writer, t *Table) error {
 }
 
 func formatCell(a Attribute, v float64) string {
-	if a.Kind == Numeric {
-		return strconv.FormatFloat(v, 'g', -1, 64)
+	if a.Kind != Numeric {
+		return a.Categories[int(v)]
 	}
-	return a.Categories[int(v)]
+	prec := -1
+	switch {
+	case a.Integer && v == math.Trunc(v):
+		prec = 0
+	case a.Decimals > 0:
+		prec = a.Decimals
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.TrimLeft(s, "-0.") == "" {
+		return strings.TrimPrefix(s, "-") // no "-0" nor "-0.00"
+	}
+	return s
 }
