@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"fmt"
+
+	"github.com/dppub/dppub/internal/wire"
 )
 
 // Envelope is one message between two roles.
@@ -16,7 +18,7 @@ type Envelope struct {
 
 // MarshalBinary encodes the envelope.
 func (e *Envelope) MarshalBinary() ([]byte, error) {
-	var w Writer
+	var w wire.Writer
 	w.String(e.Session)
 	w.String(e.From)
 	w.String(e.To)
@@ -28,7 +30,7 @@ func (e *Envelope) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (e *Envelope) UnmarshalBinary(b []byte) error {
-	r := NewReader(b)
+	r := wire.NewReader(b)
 	e.Session = r.String()
 	e.From = r.String()
 	e.To = r.String()

@@ -8,8 +8,8 @@ import (
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/internal/wire"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/protocol"
 )
 
 // Control message types, exchanged by the transport itself around a
@@ -61,7 +61,7 @@ type Open struct {
 
 // MarshalBinary encodes the message.
 func (o Open) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.String(o.Method)
 	w.String(o.Coordinator)
 	w.String(o.CoordinatorAddress)
@@ -89,7 +89,7 @@ const maxParticipants = 1024
 
 // UnmarshalBinary decodes and checks what MarshalBinary wrote.
 func (o *Open) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	o.Method, o.Coordinator, o.CoordinatorAddress = r.String(), r.String(), r.String()
 	n := r.Int()
 	if r.Err() == nil && (n < 1 || n > maxParticipants) {
@@ -152,7 +152,7 @@ func (o *Open) participant(name string) (Participant, bool) {
 	return Participant{}, false
 }
 
-func writeGuarantee(w *protocol.Writer, g *dp.Guarantee) {
+func writeGuarantee(w *wire.Writer, g *dp.Guarantee) {
 	if g == nil {
 		w.Int(0)
 		w.Float64(0)
@@ -166,7 +166,7 @@ func writeGuarantee(w *protocol.Writer, g *dp.Guarantee) {
 	w.Float64(g.Rho)
 }
 
-func readGuarantee(r *protocol.Reader) *dp.Guarantee {
+func readGuarantee(r *wire.Reader) *dp.Guarantee {
 	n := r.Int()
 	g := dp.Guarantee{Epsilon: r.Float64(), Delta: r.Float64(), Rho: r.Float64()}
 	if n == 0 || n < 0 || n > math.MaxInt8 {
@@ -232,7 +232,7 @@ const maxReason = 4096
 
 // MarshalBinary encodes the notice.
 func (n Notice) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	if n.OK {
 		w.Uint64(1)
 	} else {
@@ -244,7 +244,7 @@ func (n Notice) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary decodes a notice.
 func (n *Notice) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	ok := r.Uint64()
 	n.Reason = r.String()
 	if err := r.Finish(); err != nil {

@@ -1,18 +1,18 @@
 package dlpa
 
 import (
-	"encoding/binary"
 	"errors"
-	"github.com/dppub/dppub/crypto/internal/wire"
+	"fmt"
 	"math/big"
+
+	"github.com/dppub/dppub/internal/wire"
 )
 
-// Wire formats: a 5-byte magic (4 letters and a version), a big-endian
-// uint32 party index, then length-prefixed (uint32) big-endian ciphertexts.
+// Wire formats (internal/wire): a 5-byte magic (4 letters and a version),
+// the party index, then the ciphertexts as big-endian byte strings.
 const (
 	sharesMagic       = "DLSH\x01"
 	contributionMagic = "DLCT\x01"
-	maxField          = 1 << 16
 )
 
 // MessageType names the message for the protocol envelope.
@@ -20,29 +20,29 @@ func (m *SharesMessage) MessageType() string { return "dlpa.shares" }
 
 // MarshalBinary encodes the message.
 func (m *SharesMessage) MarshalBinary() ([]byte, error) {
-	b := binary.BigEndian.AppendUint32([]byte(sharesMagic), uint32(m.From))
+	var w wire.Writer
+	w.Tag(sharesMagic)
+	w.Int(m.From)
 	for _, c := range m.Ciphertexts {
 		if c == nil {
 			return nil, errors.New("dlpa: incomplete shares message")
 		}
-		b = wire.AppendField(b, c.Bytes())
+		w.Bytes(c.Bytes())
 	}
-	return b, nil
+	return w.Data(), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote; Contribute validates the
 // ciphertexts against the shared key.
 func (m *SharesMessage) UnmarshalBinary(b []byte) error {
-	r, err := newReader(b, sharesMagic)
-	if err != nil {
-		return err
-	}
-	out := SharesMessage{From: int(r.Uint32())}
+	r := wire.NewReader(b)
+	r.Tag(sharesMagic)
+	out := SharesMessage{From: r.Int()}
 	for j := range out.Ciphertexts {
-		out.Ciphertexts[j] = new(big.Int).SetBytes(r.Field())
+		out.Ciphertexts[j] = new(big.Int).SetBytes(r.Bytes())
 	}
 	if err := r.Finish(); err != nil {
-		return err
+		return fmt.Errorf("dlpa: shares message: %w", err)
 	}
 	*m = out
 	return nil
@@ -56,26 +56,23 @@ func (c *Contribution) MarshalBinary() ([]byte, error) {
 	if c.Ciphertext == nil {
 		return nil, errors.New("dlpa: empty contribution")
 	}
-	b := binary.BigEndian.AppendUint32([]byte(contributionMagic), uint32(c.From))
-	return wire.AppendField(b, c.Ciphertext.Bytes()), nil
+	var w wire.Writer
+	w.Tag(contributionMagic)
+	w.Int(c.From)
+	w.Bytes(c.Ciphertext.Bytes())
+	return w.Data(), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote; Combine validates the
 // ciphertext.
 func (c *Contribution) UnmarshalBinary(b []byte) error {
-	r, err := newReader(b, contributionMagic)
-	if err != nil {
-		return err
-	}
-	out := Contribution{From: int(r.Uint32())}
-	out.Ciphertext = new(big.Int).SetBytes(r.Field())
+	r := wire.NewReader(b)
+	r.Tag(contributionMagic)
+	out := Contribution{From: r.Int()}
+	out.Ciphertext = new(big.Int).SetBytes(r.Bytes())
 	if err := r.Finish(); err != nil {
-		return err
+		return fmt.Errorf("dlpa: contribution: %w", err)
 	}
 	*c = out
 	return nil
-}
-
-func newReader(b []byte, magic string) (*wire.Reader, error) {
-	return wire.NewReader(b, magic, "dlpa", maxField)
 }

@@ -1,11 +1,12 @@
 package paillier
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
+
+	"github.com/dppub/dppub/internal/wire"
 )
 
 // keyFileVersion is written into every JSON key file.
@@ -178,87 +179,43 @@ const partialMagic = "PLPD\x01"
 // MessageType names the message for the protocol envelope.
 func (p *PartialDecryption) MessageType() string { return "paillier.partial-decryption" }
 
-// MarshalBinary encodes p as: magic, then length-prefixed (uint32
-// big-endian) fields: sharing ID, index (uint32), value, and for the
-// Threshold scheme the proof's E and Z (empty fields when absent).
+// MarshalBinary encodes p in the internal/wire format: the magic, the
+// sharing ID, the index, the value, and for the Threshold scheme the
+// proof's E and Z (empty byte strings when absent).
 func (p *PartialDecryption) MarshalBinary() ([]byte, error) {
 	if p.Value == nil || p.Value.Sign() < 0 || p.Index < 1 {
 		return nil, errors.New("paillier: incomplete partial decryption")
 	}
-	b := []byte(partialMagic)
-	b = appendField(b, []byte(p.SharingID))
-	b = binary.BigEndian.AppendUint32(b, uint32(p.Index))
-	b = appendField(b, p.Value.Bytes())
+	var w wire.Writer
+	w.Tag(partialMagic)
+	w.String(p.SharingID)
+	w.Int(p.Index)
+	w.Bytes(p.Value.Bytes())
 	var e, z []byte
 	if p.Proof != nil {
 		e, z = p.Proof.E.Bytes(), p.Proof.Z.Bytes()
 	}
-	b = appendField(b, e)
-	return appendField(b, z), nil
+	w.Bytes(e)
+	w.Bytes(z)
+	return w.Data(), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote. Values are checked by
 // Combine, not here.
 func (p *PartialDecryption) UnmarshalBinary(b []byte) error {
-	if len(b) < len(partialMagic) || string(b[:len(partialMagic)]) != partialMagic {
-		return errors.New("paillier: not a partial decryption")
+	r := wire.NewReader(b)
+	r.Tag(partialMagic)
+	id := r.String()
+	index := r.Int()
+	value := r.Bytes()
+	e, z := r.Bytes(), r.Bytes()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("paillier: partial decryption: %w", err)
 	}
-	r := fieldReader{b: b[len(partialMagic):]}
-	id := r.field()
-	index := r.uint32()
-	value := r.field()
-	e, z := r.field(), r.field()
-	if r.err != nil {
-		return fmt.Errorf("paillier: partial decryption: %w", r.err)
-	}
-	if len(r.b) != 0 {
-		return fmt.Errorf("paillier: partial decryption: %d trailing bytes", len(r.b))
-	}
-	out := PartialDecryption{SharingID: string(id), Index: int(index), Value: new(big.Int).SetBytes(value)}
+	out := PartialDecryption{SharingID: id, Index: index, Value: new(big.Int).SetBytes(value)}
 	if len(e) > 0 || len(z) > 0 {
 		out.Proof = &Proof{E: new(big.Int).SetBytes(e), Z: new(big.Int).SetBytes(z)}
 	}
 	*p = out
 	return nil
-}
-
-// maxField bounds one length-prefixed field (64 KiB: far above any
-// ciphertext this package accepts).
-const maxField = 1 << 16
-
-func appendField(b, f []byte) []byte {
-	b = binary.BigEndian.AppendUint32(b, uint32(len(f)))
-	return append(b, f...)
-}
-
-type fieldReader struct {
-	b   []byte
-	err error
-}
-
-func (r *fieldReader) uint32() uint32 {
-	if r.err != nil {
-		return 0
-	}
-	if len(r.b) < 4 {
-		r.err = errors.New("truncated")
-		return 0
-	}
-	v := binary.BigEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return v
-}
-
-func (r *fieldReader) field() []byte {
-	n := r.uint32()
-	if r.err != nil {
-		return nil
-	}
-	if n > maxField || int(n) > len(r.b) {
-		r.err = fmt.Errorf("field of %d bytes exceeds the %d left", n, len(r.b))
-		return nil
-	}
-	f := r.b[:n]
-	r.b = r.b[n:]
-	return f
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/algo/privbayes"
-	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/internal/wire"
 )
 
 // Message types.
@@ -24,14 +24,14 @@ type PriorMsg struct {
 func (PriorMsg) MessageType() string { return TypePrior }
 
 func (m PriorMsg) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.N)
 	writeModel(&w, m.Model)
 	return w.Data(), nil
 }
 
 func (m *PriorMsg) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.N = r.Int()
 	model, err := readModel(r)
 	if err != nil {
@@ -56,14 +56,14 @@ type UpdateMsg struct {
 func (UpdateMsg) MessageType() string { return TypeUpdate }
 
 func (m UpdateMsg) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.Records)
 	writeModel(&w, m.Model)
 	return w.Data(), nil
 }
 
 func (m *UpdateMsg) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Records = r.Int()
 	model, err := readModel(r)
 	if err != nil {
@@ -81,7 +81,7 @@ func (m *UpdateMsg) UnmarshalBinary(b []byte) error {
 
 // writeModel writes a presence flag, the cards, each family (child,
 // parents) and its conditional table.
-func writeModel(w *protocol.Writer, m *privbayes.Model) {
+func writeModel(w *wire.Writer, m *privbayes.Model) {
 	if m == nil {
 		w.Int(0)
 		return
@@ -96,7 +96,7 @@ func writeModel(w *protocol.Writer, m *privbayes.Model) {
 	}
 }
 
-func readModel(r *protocol.Reader) (*privbayes.Model, error) {
+func readModel(r *wire.Reader) (*privbayes.Model, error) {
 	switch r.Int() {
 	case 0:
 		return nil, r.Err()

@@ -6,8 +6,8 @@ import (
 
 	"github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/internal/wire"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/protocol"
 )
 
 // Message types.
@@ -34,7 +34,7 @@ func (m Columns) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpcrdp: columns schema: %w", err)
 	}
-	var w protocol.Writer
+	var w wire.Writer
 	w.Bytes(s)
 	w.Int(len(m.IDs))
 	for _, id := range m.IDs {
@@ -49,10 +49,10 @@ func (m Columns) MarshalBinary() ([]byte, error) {
 }
 
 func (m *Columns) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	schema := r.Bytes()
 	n := r.Int()
-	if n < 0 || n > protocol.MaxFieldLen {
+	if n < 0 || n > wire.MaxFieldLen {
 		return fmt.Errorf("mpcrdp: columns: %d IDs", n)
 	}
 	m.IDs = nil
@@ -103,7 +103,7 @@ func (m ChargeRequest) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpcrdp: charges: %w", err)
 	}
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.Step)
 	w.String(m.Name)
 	w.Bytes(c)
@@ -111,7 +111,7 @@ func (m ChargeRequest) MarshalBinary() ([]byte, error) {
 }
 
 func (m *ChargeRequest) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Step, m.Name = r.Int(), r.String()
 	c := r.Bytes()
 	if err := r.Finish(); err != nil {
@@ -134,13 +134,13 @@ type Approval struct{ Step int }
 func (Approval) MessageType() string { return TypeApproval }
 
 func (m Approval) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.Step)
 	return w.Data(), nil
 }
 
 func (m *Approval) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Step = r.Int()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("mpcrdp: approval: %w", err)
@@ -171,13 +171,13 @@ func (m Published) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpcrdp: summary: %w", err)
 	}
-	var w protocol.Writer
+	var w wire.Writer
 	w.Bytes(b)
 	return w.Data(), nil
 }
 
 func (m *Published) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	s := r.Bytes()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("mpcrdp: published: %w", err)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/algo/lda"
-	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/internal/wire"
 )
 
 // Message types.
@@ -32,7 +32,7 @@ type Shares struct {
 func (Shares) MessageType() string { return TypeShares }
 
 func (m Shares) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.Classes)
 	w.Int(m.P)
 	w.Uint64s(toWords(m.Sums))
@@ -42,7 +42,7 @@ func (m Shares) MarshalBinary() ([]byte, error) {
 }
 
 func (m *Shares) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Classes, m.P = r.Int(), r.Int()
 	m.Sums, m.Counts, m.Upper = fromWords(r.Uint64s()), fromWords(r.Uint64s()), fromWords(r.Uint64s())
 	if err := r.Finish(); err != nil {
@@ -91,7 +91,7 @@ type Sums struct {
 func (Sums) MessageType() string { return TypeSums }
 
 func (m Sums) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.Classes)
 	w.Int(m.P)
 	w.Float64s(m.Sums)
@@ -100,7 +100,7 @@ func (m Sums) MarshalBinary() ([]byte, error) {
 }
 
 func (m *Sums) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Classes, m.P = r.Int(), r.Int()
 	m.Sums, m.Counts = r.Float64s(), r.Float64s()
 	if err := r.Finish(); err != nil {
@@ -125,7 +125,7 @@ type Means struct {
 func (Means) MessageType() string { return TypeMeans }
 
 func (m Means) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.Classes)
 	w.Int(m.P)
 	w.Float64s(m.Means)
@@ -134,7 +134,7 @@ func (m Means) MarshalBinary() ([]byte, error) {
 }
 
 func (m *Means) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Classes, m.P = r.Int(), r.Int()
 	m.Means, m.Counts = r.Float64s(), r.Float64s()
 	if err := r.Finish(); err != nil {
@@ -158,14 +158,14 @@ type Second struct {
 func (Second) MessageType() string { return TypeSecond }
 
 func (m Second) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.P)
 	w.Float64s(m.Upper)
 	return w.Data(), nil
 }
 
 func (m *Second) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.P, m.Upper = r.Int(), r.Float64s()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("mullda: second moment: %w", err)
@@ -186,7 +186,7 @@ type Direction struct {
 func (Direction) MessageType() string { return TypeDirection }
 
 func (m Direction) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.P)
 	w.Int(m.D)
 	w.Float64s(m.W)
@@ -194,7 +194,7 @@ func (m Direction) MarshalBinary() ([]byte, error) {
 }
 
 func (m *Direction) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.P, m.D, m.W = r.Int(), r.Int(), r.Float64s()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("mullda: direction: %w", err)
@@ -215,7 +215,7 @@ type Projections struct {
 func (Projections) MessageType() string { return TypeProjections }
 
 func (m Projections) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.D)
 	w.Float64s(m.Z)
 	w.Uint64s(m.Labels)
@@ -223,7 +223,7 @@ func (m Projections) MarshalBinary() ([]byte, error) {
 }
 
 func (m *Projections) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.D, m.Z, m.Labels = r.Int(), r.Float64s(), r.Uint64s()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("mullda: projections: %w", err)
@@ -235,7 +235,7 @@ func (m *Projections) UnmarshalBinary(b []byte) error {
 }
 
 func checkShape(classes, p int) error {
-	if classes < 2 || p < 1 || classes > protocol.MaxFieldLen || p > protocol.MaxFieldLen {
+	if classes < 2 || p < 1 || classes > wire.MaxFieldLen || p > wire.MaxFieldLen {
 		return fmt.Errorf("mullda: message shape of %d classes × p=%d", classes, p)
 	}
 	return nil

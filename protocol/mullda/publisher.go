@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/algo/lda"
+	"github.com/dppub/dppub/internal/wire"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -377,10 +378,10 @@ func (pb *Publisher) Result() (*Result, error) {
 }
 
 // ArtifactDigest is the hex SHA-256 of the canonical encoding of labelled
-// projections (protocol.Writer: width, values row-major, labels), the
+// projections (wire.Writer: width, values row-major, labels), the
 // digest the artifact-published entry records.
 func ArtifactDigest(z *mat.Dense, y []int) string {
-	var w protocol.Writer
+	var w wire.Writer
 	_, d := z.Dims()
 	w.Int(d)
 	w.Float64s(mat.DenseCopyOf(z).RawMatrix().Data)

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/algo/marginal"
-	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/internal/wire"
 )
 
 // Message types. Every body but the request is a Body; its kind says
@@ -61,7 +61,7 @@ func (*Request) MessageType() string { return typePrefix + "request" }
 
 // MarshalBinary encodes the request.
 func (q *Request) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Uint64(q.ID)
 	w.String(q.Kind)
 	writeInts(&w, q.Attrs)
@@ -77,7 +77,7 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (q *Request) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	q.ID = r.Uint64()
 	q.Kind = r.String()
 	q.Attrs = readInts(r)
@@ -106,7 +106,7 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
-func writeInts(w *protocol.Writer, v []int) {
+func writeInts(w *wire.Writer, v []int) {
 	u := make([]uint64, len(v))
 	for i, x := range v {
 		u[i] = uint64(int64(x))
@@ -114,7 +114,7 @@ func writeInts(w *protocol.Writer, v []int) {
 	w.Uint64s(u)
 }
 
-func readInts(r *protocol.Reader) []int {
+func readInts(r *wire.Reader) []int {
 	u := r.Uint64s()
 	out := make([]int, len(u))
 	for i, x := range u {
@@ -140,7 +140,7 @@ func (m *Body) MessageType() string { return typePrefix + m.Kind }
 
 // MarshalBinary encodes the body.
 func (m *Body) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.String(m.Kind)
 	w.Uint64(m.ID)
 	w.Int(m.Stage)
@@ -159,7 +159,7 @@ const maxBlobs = 1 << 20
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (m *Body) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Kind = r.String()
 	m.ID = r.Uint64()
 	m.Stage, m.Index = r.Int(), r.Int()

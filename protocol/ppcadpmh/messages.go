@@ -3,7 +3,7 @@ package ppcadpmh
 import (
 	"fmt"
 
-	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/internal/wire"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,13 +21,13 @@ type MaskSeed struct{ Seed []byte }
 func (MaskSeed) MessageType() string { return TypeMaskSeed }
 
 func (m MaskSeed) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Bytes(m.Seed)
 	return w.Data(), nil
 }
 
 func (m *MaskSeed) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Seed = r.Bytes()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("ppcadpmh: mask seed: %w", err)
@@ -51,7 +51,7 @@ type Statistics struct {
 func (Statistics) MessageType() string { return TypeStatistics }
 
 func (m Statistics) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.N)
 	w.Int(m.P)
 	w.Float64s(m.Packed)
@@ -60,7 +60,7 @@ func (m Statistics) MarshalBinary() ([]byte, error) {
 }
 
 func (m *Statistics) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.N, m.P = r.Int(), r.Int()
 	m.Packed, m.Masked = r.Float64s(), r.Uint64s()
 	if err := r.Finish(); err != nil {
@@ -85,7 +85,7 @@ type ModelMsg struct {
 func (ModelMsg) MessageType() string { return TypeModel }
 
 func (m ModelMsg) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Float64s(m.Mean)
 	w.Float64s(m.Eigenvalues)
 	w.Int(m.K)
@@ -95,7 +95,7 @@ func (m ModelMsg) MarshalBinary() ([]byte, error) {
 }
 
 func (m *ModelMsg) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.Mean, m.Eigenvalues = r.Float64s(), r.Float64s()
 	m.K, m.Sigma2 = r.Int(), r.Float64()
 	m.Components = r.Float64s()
@@ -119,14 +119,14 @@ type Rows struct {
 func (Rows) MessageType() string { return TypeRows }
 
 func (m Rows) MarshalBinary() ([]byte, error) {
-	var w protocol.Writer
+	var w wire.Writer
 	w.Int(m.P)
 	w.Float64s(m.Data)
 	return w.Data(), nil
 }
 
 func (m *Rows) UnmarshalBinary(b []byte) error {
-	r := protocol.NewReader(b)
+	r := wire.NewReader(b)
 	m.P, m.Data = r.Int(), r.Float64s()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("ppcadpmh: rows: %w", err)

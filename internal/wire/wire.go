@@ -1,4 +1,13 @@
-package protocol
+// Package wire is dppub's one binary message format: fixed-width
+// little-endian integers and floats, and byte strings and slices behind a
+// uint64 length prefix. Protocol envelopes and bodies (package protocol and
+// its method packages) and the cryptographic messages (crypto/paillier's
+// partial decryptions, crypto/dlpa's rounds) are all written with it.
+//
+// A Reader never allocates more than its input holds: every length prefix
+// is checked against the bytes left (and MaxFieldLen) before anything is
+// made, so a malformed or hostile message costs at most its own size.
+package wire
 
 import (
 	"encoding/binary"
@@ -17,6 +26,10 @@ type Writer struct{ buf []byte }
 
 // Data returns the bytes written.
 func (w *Writer) Data() []byte { return w.buf }
+
+// Tag writes magic as it is, without a length: a fixed prefix naming a
+// message and its version, which Reader.Tag checks.
+func (w *Writer) Tag(magic string) { w.buf = append(w.buf, magic...) }
 
 // Uint64 writes v.
 func (w *Writer) Uint64(v uint64) { w.buf = binary.LittleEndian.AppendUint64(w.buf, v) }
@@ -66,6 +79,19 @@ func NewReader(b []byte) *Reader { return &Reader{buf: b} }
 
 var errShort = errors.New("message truncated")
 
+// Tag consumes the fixed prefix magic, failing when the message does not
+// start with it.
+func (r *Reader) Tag(magic string) {
+	if r.err != nil {
+		return
+	}
+	if len(r.buf) < len(magic) || string(r.buf[:len(magic)]) != magic {
+		r.err = fmt.Errorf("not a %q message", magic)
+		return
+	}
+	r.buf = r.buf[len(magic):]
+}
+
 // Uint64 reads a uint64.
 func (r *Reader) Uint64() uint64 {
 	if r.err != nil {
@@ -86,6 +112,8 @@ func (r *Reader) Int() int { return int(int64(r.Uint64())) }
 // Float64 reads a float64.
 func (r *Reader) Float64() float64 { return math.Float64frombits(r.Uint64()) }
 
+// length reads a length prefix of elements of elem bytes each and checks
+// it against the bytes left.
 func (r *Reader) length(elem int) int {
 	n := r.Uint64()
 	if r.err != nil {

@@ -1,0 +1,96 @@
+package wire
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRoundTrip(t *testing.T) {
+	var w Writer
+	w.Tag("TEST\x01")
+	w.Uint64(math.MaxUint64)
+	w.Int(-7)
+	w.Float64(-0.5)
+	w.Bytes([]byte{1, 2, 3})
+	w.String("héllo")
+	w.Float64s([]float64{1.5, math.Inf(-1)})
+	w.Uint64s([]uint64{0, 9})
+	w.Bytes(nil)
+	r := NewReader(w.Data())
+	r.Tag("TEST\x01")
+	u, i, f := r.Uint64(), r.Int(), r.Float64()
+	b, s, fs, us, empty := r.Bytes(), r.String(), r.Float64s(), r.Uint64s(), r.Bytes()
+	if err := r.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if u != math.MaxUint64 || i != -7 || f != -0.5 || string(b) != "\x01\x02\x03" || s != "héllo" ||
+		!slices.Equal(fs, []float64{1.5, math.Inf(-1)}) || !slices.Equal(us, []uint64{0, 9}) || len(empty) != 0 {
+		t.Fatalf("round trip gave %v %v %v %v %q %v %v %v", u, i, f, b, s, fs, us, empty)
+	}
+}
+
+func TestReaderRejects(t *testing.T) {
+	var huge Writer
+	huge.Uint64(1 << 40) // a length prefix far beyond the data
+	var trailing Writer
+	trailing.Uint64(1)
+	trailing.Uint64(2)
+	cases := []struct {
+		name string
+		data []byte
+		read func(*Reader)
+		want string
+	}{
+		{"oversized floats", huge.Data(), func(r *Reader) { r.Float64s() }, "exceeds"},
+		{"oversized bytes", huge.Data(), func(r *Reader) { r.Bytes() }, "exceeds"},
+		{"oversized words", huge.Data(), func(r *Reader) { r.Uint64s() }, "exceeds"},
+		{"truncated", []byte{1, 2, 3}, func(r *Reader) { r.Uint64() }, "truncated"},
+		{"wrong tag", []byte("XXXX\x01"), func(r *Reader) { r.Tag("TEST\x01") }, "not a"},
+		{"short tag", []byte("TE"), func(r *Reader) { r.Tag("TEST\x01") }, "not a"},
+		{"trailing", trailing.Data(), func(r *Reader) { r.Uint64() }, "trailing"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := NewReader(c.data)
+			c.read(r)
+			err := r.Finish()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestErrorSticks(t *testing.T) {
+	r := NewReader([]byte{1})
+	if r.Uint64(); r.Err() == nil {
+		t.Fatal("truncated read gave no error")
+	}
+	first := r.Err()
+	r.Tag("x")
+	if r.String() != "" || r.Err() != first {
+		t.Fatal("a later read replaced the first error")
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	var w Writer
+	w.String("s")
+	w.Uint64s([]uint64{1, 2})
+	f.Add(w.Data())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(data)
+		s, v := r.String(), r.Uint64s()
+		if r.Finish() != nil {
+			return
+		}
+		var again Writer
+		again.String(s)
+		again.Uint64s(v)
+		if string(again.Data()) != string(data) {
+			t.Fatalf("re-encoding %x gave %x", data, again.Data())
+		}
+	})
+}
