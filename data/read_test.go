@@ -279,3 +279,29 @@ func TestWriteCSVNumberFormat(t *testing.T) {
 		})
 	}
 }
+
+func TestReadRaw(t *testing.T) {
+	raw, err := ReadRaw(strings.NewReader("a, b\n1, x\n?,y\n"), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(raw.Header, "|") != "a|b" || len(raw.Records) != 2 || strings.Join(raw.Column(1), "|") != "x|y" {
+		t.Fatalf("ReadRaw = %+v", raw)
+	}
+	if !IsMissing(raw.Records[1][0]) || IsMissing("x") {
+		t.Fatal("IsMissing wrong")
+	}
+	cases := []struct{ in, want string }{
+		{"", "no rows"},
+		{"a,b\n", "only a header"},
+		{"1,2\n3,4\n", "the first row looks like data; dppub needs a header row"},
+		{"a,a\n1,2\n", `"a" twice`},
+		{"a,\n1,2\n", "column 2 has no name"},
+		{"a,b\n1,2\n3\n", "line 3 has 1 fields, want 2"},
+	}
+	for _, c := range cases {
+		if _, err := ReadRaw(strings.NewReader(c.in), "in"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ReadRaw(%q) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
