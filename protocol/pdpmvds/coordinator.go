@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/dppub/dppub/crypto/sspp"
 	"github.com/dppub/dppub/protocol"
 )
 
@@ -126,7 +127,7 @@ func (c *coordinator) assemble() error {
 			if len(w) != len(sum) {
 				return fmt.Errorf("pdpmvds: coordinator: totals of %d and %d words", len(w), len(sum))
 			}
-			addInto(sum, w)
+			sspp.AddInto(sum, w)
 		}
 		c.result = make([]float64, len(sum))
 		for i, v := range sum {

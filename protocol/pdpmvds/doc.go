@@ -12,7 +12,9 @@
 // Party (one per owner) and ThirdParty (S) are step objects: they hold no
 // I/O, every message is a Request or a Body marshalled to bytes, and they
 // run under protocol.RunLocal (one session per measurement, plus a setup
-// session). A coordinator, at the owner that runs the engine (Algorithm 3's
+// session). The arithmetic of both suites (slot packing, the two scalar
+// products, the sign step, the splitting of shares) is crypto/sspp's: this
+// package holds the roles, their messages and their order. A coordinator, at the owner that runs the engine (Algorithm 3's
 // P_x), sends each request and assembles the released values. A request
 // about one owner's attributes is answered by that owner alone with exact
 // noise. A request spanning owners goes through one of two suites:

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/crypto/sspp"
 	"github.com/dppub/dppub/internal/wire"
 )
 
@@ -208,7 +209,7 @@ func bytesWords(b []byte) []uint64 {
 }
 
 // seedWords and wordsSeed convert a 32-byte seed to and from 4 words.
-func seedWords(s seed) []uint64 {
+func seedWords(s sspp.Seed) []uint64 {
 	out := make([]uint64, 4)
 	for i := range out {
 		for b := range 8 {
@@ -218,8 +219,8 @@ func seedWords(s seed) []uint64 {
 	return out
 }
 
-func wordsSeed(w []uint64) seed {
-	var s seed
+func wordsSeed(w []uint64) sspp.Seed {
+	var s sspp.Seed
 	for i := range 4 {
 		for b := range 8 {
 			s[8*i+b] = byte(w[i] >> (8 * b))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/paillier"
+	"github.com/dppub/dppub/crypto/sspp"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
@@ -54,10 +55,10 @@ type Party struct {
 	src      *randx.Source
 
 	// Commodity suite.
-	maskSeeds map[[2]int]seed     // (own attribute, recipient) → mask seed
-	masked    map[[2]int][]uint64 // (owner, attribute) → its masked one-hot
-	pairSeeds map[int]seed
-	maskCache maskCache
+	maskSeeds map[[2]int]sspp.Seed // (own attribute, recipient) → mask seed
+	masked    map[[2]int][]uint64  // (owner, attribute) → its masked one-hot
+	pairSeeds map[int]sspp.Seed
+	maskCache sspp.MaskCache
 
 	// Paillier suite.
 	own     *paillier.PrivateKey
@@ -130,7 +131,7 @@ func NewParty(o PartyOptions) (*Party, error) {
 		base: base{id: PartyID(o.Index), session: s, jobs: map[uint64]*job{}},
 		o:    o, index: o.Index, n: s.Records, attrs: attrs, localDS: ds, localIdx: idx,
 		noiser: dp.NewNoiser(o.Source.Child()), src: o.Source,
-		maskSeeds: map[[2]int]seed{}, masked: map[[2]int][]uint64{}, pairSeeds: map[int]seed{}, maskCache: maskCache{},
+		maskSeeds: map[[2]int]sspp.Seed{}, masked: map[[2]int][]uint64{}, pairSeeds: map[int]sspp.Seed{}, maskCache: sspp.MaskCache{},
 		peers: map[int]*paillier.PublicKey{}, vectors: map[int][][]*paillier.Ciphertext{},
 		digits: map[string][][]*big.Int{}, masks: map[string][][]*big.Int{},
 	}

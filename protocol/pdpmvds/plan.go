@@ -3,6 +3,8 @@ package pdpmvds
 import (
 	"fmt"
 	"slices"
+
+	"github.com/dppub/dppub/crypto/sspp"
 )
 
 // plan is what every role derives, identically, from the session and a
@@ -43,7 +45,7 @@ type product struct {
 	index        int
 	stage        int
 	a, b         int
-	mode         productMode
+	mode         sspp.Mode
 	du, dz       int
 	aAttr, bAttr int // the cached single attribute of each side, or −1
 }
@@ -102,9 +104,9 @@ func (s *Session) commodityChain(p *plan) {
 	du := p.chain[0].size
 	for st := 1; st < m; st++ {
 		b := p.chain[st]
-		mode := rowMode
+		mode := sspp.Row
 		if st == m-1 {
-			mode = sumMode
+			mode = sspp.Sum
 		}
 		for _, h := range holders {
 			pr := product{index: len(p.products), stage: st, a: h, b: b.party, mode: mode, du: du, dz: b.size, aAttr: -1, bAttr: -1}
@@ -127,20 +129,20 @@ func (s *Session) commodityChain(p *plan) {
 // encrypting reports which parties encrypt their one-hot vectors once at
 // setup (Paillier suite): all but the one with the most blocks, so that
 // every pair of parties has at least one encrypted side.
-func (s *Session) encrypting() ([]bool, []layout, error) {
+func (s *Session) encrypting() ([]bool, []sspp.Layout, error) {
 	pk, err := s.goethalsPacking()
 	if err != nil {
 		return nil, nil, err
 	}
-	lays := make([]layout, s.Parties)
+	lays := make([]sspp.Layout, s.Parties)
 	skip := 0
 	for k := range s.Parties {
 		var sizes []int
 		for _, a := range s.attrsOf(k) {
 			sizes = append(sizes, s.Sizes[a])
 		}
-		lays[k] = newLayout(pk, sizes)
-		if lays[k].blocks >= lays[skip].blocks {
+		lays[k] = sspp.NewLayout(pk, sizes)
+		if lays[k].Blocks >= lays[skip].Blocks {
 			skip = k
 		}
 	}
@@ -165,7 +167,7 @@ func (s *Session) paillierChain(p *plan) {
 		if len(c.attrs) != 1 || !enc[c.party] {
 			continue
 		}
-		cost := lays[c.party].blocks
+		cost := lays[c.party].Blocks
 		for _, o := range p.comps {
 			if o.party != c.party {
 				cost *= len(s.attrsOf(o.party))

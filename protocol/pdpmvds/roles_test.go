@@ -140,28 +140,3 @@ func TestMessagesRoundTrip(t *testing.T) {
 		t.Fatal("garbage decodes as a request")
 	}
 }
-
-// TestPackingRoundTrip packs signed values into slots and decodes them.
-func TestPackingRoundTrip(t *testing.T) {
-	sk, err := paillier.GenerateInsecureTestKey(paillier.NewReader(randx.NewSeeded(4)), 512)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPacking(512, 60)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals := []*big.Int{big.NewInt(-5), big.NewInt(1 << 40), new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), 58)), big.NewInt(0), big.NewInt(77)}
-	got, err := p.unpack(&sk.PublicKey, new(big.Int).Mod(p.pack(vals), sk.N), len(vals))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range vals {
-		if got[i].Cmp(vals[i]) != 0 {
-			t.Fatalf("slot %d = %v, want %v", i, got[i], vals[i])
-		}
-	}
-	if _, err := p.unpack(&sk.PublicKey, p.pack(vals), 3); err == nil {
-		t.Fatal("decoding too few slots does not report the overflow")
-	}
-}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/dppub/dppub/crypto/sspp"
 )
 
 // Suite chooses the secure scalar product and, with it, how the rest of
@@ -62,8 +64,6 @@ const (
 	// recommended for data that must stay secret beyond 2030 (NIST SP
 	// 800-57).
 	DefaultKeyBits = 2048
-	// signMaskBits is the size of the commodity sign step's multiplier r.
-	signMaskBits = 15
 	// paillierFrac is the fixed-point precision of the Paillier suite's
 	// score terms t = Â − n·2^f·N (the public Â = N*_a·N*_b rounded to
 	// 2^-f). Counts and noise are integers on the release's grid
@@ -156,9 +156,9 @@ func (s *Session) Validate() error {
 func (s *Session) recordBits() int { return bits.Len(uint(s.Records)) }
 
 // signFrac is the commodity suite's fixed-point precision for scores:
-// |t|·r must stay below 2^62 with |t| ≤ n²·2^f and r < 2^signMaskBits.
+// |t|·r must stay below 2^62 with |t| ≤ n²·2^f and r < 2^sspp.SignMaskBits.
 func (s *Session) signFrac() int {
-	return 62 - signMaskBits - 2*s.recordBits()
+	return 62 - sspp.SignMaskBits - 2*s.recordBits()
 }
 
 // attrsOf returns party k's attributes in increasing order.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/crypto/paillier"
+	"github.com/dppub/dppub/crypto/sspp"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -33,8 +34,8 @@ type ThirdParty struct {
 	src       *randx.Source
 	noiser    *dp.Noiser
 	shared    *paillier.PublicKey
-	maskSeeds map[[3]int]seed // (owner, attribute, recipient) → seed
-	masks     maskCache
+	maskSeeds map[[3]int]sspp.Seed // (owner, attribute, recipient) → seed
+	masks     sspp.MaskCache
 }
 
 var _ protocol.Role = (*ThirdParty)(nil)
@@ -52,7 +53,7 @@ func NewThirdParty(o ThirdPartyOptions) (*ThirdParty, error) {
 	}
 	return &ThirdParty{
 		base: base{id: ThirdPartyID, session: o.Session, jobs: map[uint64]*job{}},
-		o:    o, src: o.Source, noiser: dp.NewNoiser(o.Source.Child()), maskSeeds: map[[3]int]seed{}, masks: maskCache{},
+		o:    o, src: o.Source, noiser: dp.NewNoiser(o.Source.Child()), maskSeeds: map[[3]int]sspp.Seed{}, masks: sspp.MaskCache{},
 	}, nil
 }
 
@@ -84,14 +85,6 @@ func (t *ThirdParty) open(q *Request) (*job, error) {
 	return newJob(q, t.paillierFlow(pl)), nil
 }
 
-func (t *ThirdParty) newSeed() seed {
-	var s seed
-	for i := range s {
-		s[i] = byte(t.src.Uint64())
-	}
-	return s
-}
-
 func (t *ThirdParty) setup(j *job) (bool, error) {
 	s := t.session
 	if s.Suite == SuitePaillier {
@@ -112,7 +105,7 @@ func (t *ThirdParty) setup(j *job) (bool, error) {
 				if q == k {
 					continue
 				}
-				sd := t.newSeed()
+				sd := sspp.NewSeed(t.src)
 				t.maskSeeds[[3]int{k, a, q}] = sd
 				w = append(w, uint64(a), uint64(q))
 				w = append(w, seedWords(sd)...)
@@ -157,8 +150,8 @@ func (t *ThirdParty) commodityFlow(pl *plan) func(*job) (bool, error) {
 func (t *ThirdParty) deal(j *job, pl *plan) error {
 	n := t.session.Records
 	for _, pr := range pl.products {
-		sa, sb, srb := t.newSeed(), t.newSeed(), t.newSeed()
-		var zero seed
+		sa, sb, srb := sspp.NewSeed(t.src), sspp.NewSeed(t.src), sspp.NewSeed(t.src)
+		var zero sspp.Seed
 		wa, wb := sa, sb
 		if pr.aAttr >= 0 {
 			sa, wa = t.maskSeeds[[3]int{pr.a, pr.aAttr, pr.b}], zero
@@ -166,9 +159,12 @@ func (t *ThirdParty) deal(j *job, pl *plan) error {
 		if pr.bAttr >= 0 {
 			sb, wb = t.maskSeeds[[3]int{pr.b, pr.bAttr, pr.a}], zero
 		}
-		ra := t.masks.get(sa, n*pr.du, pr.aAttr >= 0)
-		rb := t.masks.get(sb, n*pr.dz, pr.bAttr >= 0)
-		corr := dealCorrection(pr.mode, pr.du, pr.dz, ra, rb, srb, t.o.Workers)
+		ra := t.masks.Get(sa, n*pr.du, pr.aAttr >= 0)
+		rb := t.masks.Get(sb, n*pr.dz, pr.bAttr >= 0)
+		corr, err := sspp.Correction(pr.mode, pr.du, pr.dz, ra, rb, srb, t.o.Workers)
+		if err != nil {
+			return err
+		}
 		a := append(seedWords(wa), corr...)
 		if err := t.send(PartyID(pr.a), &Body{Kind: "deal", ID: j.req.ID, Stage: 0, Index: pr.index, Words: a}); err != nil {
 			return err
@@ -208,11 +204,9 @@ func (t *ThirdParty) answerSigns(j *job, pl *plan) (bool, error) {
 	if len(wa) != cells || len(wb) != cells {
 		return false, fmt.Errorf("sign queries of %d and %d words for %d cells", len(wa), len(wb), cells)
 	}
-	bits := make([]uint64, cells)
-	for i := range bits {
-		if int64(wa[i]+wb[i]) < 0 {
-			bits[i] = 1
-		}
+	bits, err := sspp.SignBits(wa, wb)
+	if err != nil {
+		return false, err
 	}
 	for _, h := range pl.holders {
 		if err := t.send(PartyID(h), &Body{Kind: "signs", ID: j.req.ID, Words: bits}); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/crypto/paillier"
+	"github.com/dppub/dppub/crypto/sspp"
 )
 
 // thirdState is S's progress through a joint request (Paillier suite).
@@ -117,16 +118,9 @@ func (t *ThirdParty) aggregate(j *job, pl *plan, st *thirdState) (bool, error) {
 		return false, fmt.Errorf("%d signs for %d cells", len(sg.Words), cells)
 	}
 	// Step 6 and the product of step 8: c_ij = C[t] or C[−t].
-	var sum *paillier.Ciphertext
-	for i, c := range st.t {
-		if sg.Words[i] == 1 {
-			c = pk.Neg(c)
-		}
-		if sum == nil {
-			sum = c
-		} else {
-			sum = pk.Add(sum, c)
-		}
+	sum, err := sspp.AbsSum(pk, st.t, sg.Words)
+	if err != nil {
+		return false, err
 	}
 	t.meter.mul.Add(int64(cells))
 	// Σ|t| = n·2^f·IInDif, scaled so that a grid step is a whole number of
@@ -152,53 +146,28 @@ func (t *ThirdParty) signStep(j *job, pl *plan, st *thirdState, cx, cy []*pailli
 	cells := len(cx)
 	scale := new(big.Int).Lsh(big.NewInt(int64(s.Records)), paillierFrac)
 	scale.Neg(scale)
-	st.t = make([]*paillier.Ciphertext, cells)
-	v := make([]*paillier.Ciphertext, cells)
-	// Masks are drawn in order (reproducible for a seeded source).
-	rnd := paillier.NewReader(t.src.Child())
-	bound := new(big.Int).Lsh(big.NewInt(1), uint(s.StatBits))
-	bound.Sub(bound, big.NewInt(1))
-	rs, offs := make([]*big.Int, cells), make([]*big.Int, cells)
 	ahat := make([]*big.Int, cells)
 	nb := len(q.RefB)
 	for c := range cells {
-		r, err := randInt(rnd, bound)
-		if err != nil {
-			return err
-		}
-		r.Add(r, big.NewInt(1))
-		off, err := randInt(rnd, r)
-		if err != nil {
-			return err
-		}
-		rs[c], offs[c] = r, off
-		if ahat[c], err = fixedBig(q.RefA[c/nb]*q.RefB[c%nb], paillierFrac); err != nil {
+		var err error
+		if ahat[c], err = sspp.FixedPoint(q.RefA[c/nb]*q.RefB[c%nb], paillierFrac); err != nil {
 			return err
 		}
 	}
-	chunks(cells, heavyWorkers(cells, t.o.Workers), func(_, lo, hi int) {
-		for c := lo; c < hi; c++ {
-			tc := pk.AddPlain(pk.MulPlain(pk.Add(cx[c], cy[c]), scale), ahat[c])
-			st.t[c] = tc
-			v[c] = pk.AddPlain(pk.MulPlain(tc, rs[c]), offs[c])
-		}
-	})
+	tc, v, err := sspp.BlindSigns(pk, cx, cy, ahat, scale, s.StatBits, t.src, t.o.Workers)
+	if err != nil {
+		return err
+	}
+	st.t = tc
 	t.meter.mul.Add(int64(3 * cells))
 	t.meter.exp.Add(int64(2 * cells))
 	sp, err := s.signPacking(pk.Bits())
 	if err != nil {
 		return err
 	}
-	var packs [][]*paillier.Ciphertext
-	for lo := 0; lo < cells; lo += sp.slots {
-		packs = append(packs, v[lo:min(lo+sp.slots, cells)])
-	}
-	packed := make([]*paillier.Ciphertext, len(packs))
-	chunks(len(packs), heavyWorkers(len(packs), t.o.Workers), func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			packed[i] = sp.hornerPack(pk, packs[i], &t.meter)
-		}
-	})
+	packed := sp.PackAll(pk, v, t.o.Workers)
+	t.meter.exp.Add(int64(cells - len(packed)))
+	t.meter.mul.Add(int64(cells - len(packed)))
 	raw := pk.MarshalCiphertexts(packed)
 	for _, k := range []int{pl.helper, pl.combiner} {
 		if err := t.send(PartyID(k), &Body{Kind: "sign-ciphers", ID: j.req.ID, Stage: 1, Blobs: [][]byte{raw}}); err != nil {
@@ -287,9 +256,8 @@ func (t *ThirdParty) dlpaNoise(j *job, pl *plan) ([]*paillier.Ciphertext, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	var out []*paillier.Ciphertext
-	for lo := 0; lo < len(noise); lo += op.slots {
-		out = append(out, op.hornerPack(pk, noise[lo:min(lo+op.slots, len(noise))], &t.meter))
-	}
+	out := op.PackAll(pk, noise, t.o.Workers)
+	t.meter.exp.Add(int64(len(noise) - len(out)))
+	t.meter.mul.Add(int64(len(noise) - len(out)))
 	return out, true, nil
 }

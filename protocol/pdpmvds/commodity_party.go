@@ -1,112 +1,12 @@
 package pdpmvds
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"slices"
+
+	"github.com/dppub/dppub/crypto/sspp"
+	"github.com/dppub/dppub/randx"
 )
-
-// commoditySetup: S deals a mask seed for every (own attribute,
-// recipient); the party sends every other party each attribute's one-hot
-// column plus that mask (uniformly random words), and the lower-numbered
-// party of every pair sends the pair's seed for the sign step's common
-// randomness.
-func (p *Party) commoditySetup() func(*job) (bool, error) {
-	sentPairs, sentMasked := false, false
-	return func(j *job) (bool, error) {
-		s := p.session
-		if !sentPairs {
-			for q := p.index + 1; q < s.Parties; q++ {
-				var sd seed
-				for i := range sd {
-					sd[i] = byte(p.src.Uint64())
-				}
-				p.pairSeeds[q] = sd
-				if err := p.send(PartyID(q), &Body{Kind: "pair-seed", ID: j.req.ID, Words: seedWords(sd)}); err != nil {
-					return false, err
-				}
-			}
-			sentPairs = true
-		}
-		if !sentMasked {
-			m := j.take("mask-seeds", ThirdPartyID, 0, 0)
-			if m == nil {
-				return false, nil
-			}
-			if err := p.readMaskSeeds(m.Words); err != nil {
-				return false, err
-			}
-			for q := range s.Parties {
-				if q == p.index {
-					continue
-				}
-				for _, a := range p.attrs {
-					v := maskOneHot(p.column([]int{a}), s.Sizes[a], p.maskSeeds[[2]int{a, q}])
-					if err := p.send(PartyID(q), &Body{Kind: "masked", ID: j.req.ID, Index: a, Words: v}); err != nil {
-						return false, err
-					}
-				}
-			}
-			sentMasked = true
-		}
-		// Wait for every other party's masked columns and pair seeds.
-		for q := range s.Parties {
-			if q == p.index {
-				continue
-			}
-			if q < p.index && !j.has("pair-seed", PartyID(q), 0, 0) {
-				return false, nil
-			}
-			for _, a := range s.attrsOf(q) {
-				if !j.has("masked", PartyID(q), 0, a) {
-					return false, nil
-				}
-			}
-		}
-		for q := range s.Parties {
-			if q == p.index {
-				continue
-			}
-			if q < p.index {
-				w := j.take("pair-seed", PartyID(q), 0, 0).Words
-				if len(w) != 4 {
-					return false, fmt.Errorf("pair seed of %d words", len(w))
-				}
-				p.pairSeeds[q] = wordsSeed(w)
-			}
-			for _, a := range s.attrsOf(q) {
-				v := j.take("masked", PartyID(q), 0, a).Words
-				if len(v) != p.n*s.Sizes[a] {
-					return false, fmt.Errorf("masked column of attribute %d has %d words, want %d", a, len(v), p.n*s.Sizes[a])
-				}
-				p.masked[[2]int{q, a}] = v
-			}
-		}
-		p.setupOK = true
-		return true, p.send(CoordinatorID, &Body{Kind: "ready", ID: j.req.ID})
-	}
-}
-
-// readMaskSeeds reads S's (attribute, recipient, seed) triples.
-func (p *Party) readMaskSeeds(w []uint64) error {
-	const width = 6
-	if len(w)%width != 0 {
-		return fmt.Errorf("mask seeds of %d words", len(w))
-	}
-	for i := 0; i < len(w); i += width {
-		a, q := int(w[i]), int(w[i+1])
-		if !slices.Contains(p.attrs, a) || q < 0 || q >= p.session.Parties || q == p.index {
-			return fmt.Errorf("mask seed for attribute %d and recipient %d", a, q)
-		}
-		p.maskSeeds[[2]int{a, q}] = wordsSeed(w[i+2 : i+6])
-	}
-	if len(p.maskSeeds) != len(p.attrs)*(p.session.Parties-1) {
-		return fmt.Errorf("got %d mask seeds, want %d", len(p.maskSeeds), len(p.attrs)*(p.session.Parties-1))
-	}
-	return nil
-}
 
 // commodityState is a party's progress through a joint request.
 type commodityState struct {
@@ -189,18 +89,10 @@ func (p *Party) commodityNoise(j *job, st *commodityState) error {
 // splitNoise sends every holder a uniformly random part of words (a noise
 // share, or S's dither), the parts summing to words mod 2^64: no holder
 // learns them.
-func splitNoise(b *base, src interface{ Uint64() uint64 }, pl *plan, id uint64, kind string, from int, words []uint64) error {
-	rest := slices.Clone(words)
+func splitNoise(b *base, src *randx.Source, pl *plan, id uint64, kind string, from int, words []uint64) error {
+	parts := sspp.SplitWords(words, len(pl.holders), src)
 	for i, h := range pl.holders {
-		part := rest
-		if i < len(pl.holders)-1 {
-			part = make([]uint64, len(words))
-			for c := range part {
-				part[c] = src.Uint64()
-				rest[c] -= part[c]
-			}
-		}
-		if err := b.send(PartyID(h), &Body{Kind: kind, ID: id, Index: from, Words: part}); err != nil {
+		if err := b.send(PartyID(h), &Body{Kind: kind, ID: id, Index: from, Words: parts[i]}); err != nil {
 			return err
 		}
 	}
@@ -251,7 +143,7 @@ func (p *Party) runProducts(j *job, st *commodityState) (bool, error) {
 					if sum == nil {
 						sum = st.vb[pr.index]
 					} else {
-						addInto(sum, st.vb[pr.index])
+						sspp.AddInto(sum, st.vb[pr.index])
 					}
 				}
 			}
@@ -291,16 +183,20 @@ func (p *Party) sendMasked(j *job, st *commodityState, pr product) error {
 	}
 	sd := wordsSeed(d.Words[:4])
 	var v []uint64
+	var err error
 	to := pr.a
 	if side == 0 {
 		to = pr.b
 		if pr.stage == 1 {
-			v = maskOneHot(p.column(st.pl.chain[0].attrs), pr.du, sd)
+			v, err = sspp.MaskOneHot(p.column(st.pl.chain[0].attrs), pr.du, sd)
 		} else {
-			v = maskWords(st.cur, sd)
+			v = sspp.MaskWords(st.cur, sd)
 		}
 	} else {
-		v = maskOneHot(p.column(st.pl.chain[pr.stage].attrs), pr.dz, sd)
+		v, err = sspp.MaskOneHot(p.column(st.pl.chain[pr.stage].attrs), pr.dz, sd)
+	}
+	if err != nil {
+		return err
 	}
 	st.sentMask[key] = true
 	return p.send(PartyID(to), &Body{Kind: "masked", ID: j.req.ID, Index: pr.index, Stage: side, Words: v})
@@ -342,7 +238,7 @@ func (p *Party) finishProduct(j *job, st *commodityState, pr product) (bool, err
 	if side == 0 {
 		want := n * pr.dz
 		corrLen := pr.du * pr.dz
-		if pr.mode == rowMode {
+		if pr.mode == sspp.Row {
 			corrLen *= n
 		}
 		if len(masked) != want || len(d.Words) != 4+corrLen {
@@ -352,15 +248,23 @@ func (p *Party) finishProduct(j *job, st *commodityState, pr product) (bool, err
 		if pr.aAttr >= 0 {
 			sd = p.maskSeeds[[2]int{pr.aAttr, pr.b}]
 		}
-		ra := p.maskCache.get(sd, n*pr.du, pr.aAttr >= 0)
-		st.ua[pr.index] = productA(pr.mode, pr.du, pr.dz, ra, d.Words[4:], masked, p.o.Workers)
+		ra := p.maskCache.Get(sd, n*pr.du, pr.aAttr >= 0)
+		u, err := sspp.ShareA(pr.mode, pr.du, pr.dz, ra, d.Words[4:], masked, p.o.Workers)
+		if err != nil {
+			return false, fmt.Errorf("product %d: %w", pr.index, err)
+		}
+		st.ua[pr.index] = u
 		return true, nil
 	}
 	if len(masked) != n*pr.du || len(d.Words) != 8 {
 		return false, fmt.Errorf("product %d: masked input of %d words (want %d), deal of %d (want 8)", pr.index, len(masked), n*pr.du, len(d.Words))
 	}
 	col := p.column(st.pl.chain[pr.stage].attrs)
-	st.vb[pr.index] = productB(pr.mode, pr.du, pr.dz, masked, col, wordsSeed(d.Words[4:8]), p.o.Workers)
+	v, err := sspp.ShareB(pr.mode, pr.du, pr.dz, masked, col, wordsSeed(d.Words[4:8]), p.o.Workers)
+	if err != nil {
+		return false, fmt.Errorf("product %d: %w", pr.index, err)
+	}
+	st.vb[pr.index] = v
 	return true, nil
 }
 
@@ -387,10 +291,10 @@ func (p *Party) commodityTotals(j *job, st *commodityState, shares []uint64) (bo
 		if len(m.Words) != len(total) {
 			return false, fmt.Errorf("dither part of %d words, want %d", len(m.Words), len(total))
 		}
-		addInto(total, m.Words)
+		sspp.AddInto(total, m.Words)
 	}
 	if st.own != nil {
-		addInto(total, st.own)
+		sspp.AddInto(total, st.own)
 	}
 	for _, c := range pl.contributors {
 		if c == p.index || pl.isHolder(c) {
@@ -400,7 +304,7 @@ func (p *Party) commodityTotals(j *job, st *commodityState, shares []uint64) (bo
 		if len(m.Words) != len(total) {
 			return false, fmt.Errorf("noise part of %d words, want %d", len(m.Words), len(total))
 		}
-		addInto(total, m.Words)
+		sspp.AddInto(total, m.Words)
 	}
 	return true, p.send(CoordinatorID, &Body{Kind: "totals", ID: j.req.ID, Words: total})
 }
@@ -410,27 +314,6 @@ func contributorID(c int) string {
 		return ThirdPartyID
 	}
 	return PartyID(c)
-}
-
-// signStream returns the common randomness of the pair's sign step for a
-// request: per cell a multiplier r ∈ [1, 2^signMaskBits), an offset
-// r' ∈ [0, r) and a sign s ∈ {±1}, unknown to S.
-func signStream(pair seed, id uint64) *rand.ChaCha8 {
-	h := sha256.New()
-	h.Write(pair[:])
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], id)
-	h.Write(b[:])
-	var k seed
-	copy(k[:], h.Sum(nil))
-	return rand.NewChaCha8(k)
-}
-
-func signMask(c *rand.ChaCha8) (r, off uint64, neg bool) {
-	r = 1 + c.Uint64()%((1<<signMaskBits)-1)
-	off = c.Uint64() % r
-	neg = c.Uint64()&1 == 1
-	return r, off, neg
 }
 
 // commodityScore is Algorithm 1, steps 3–9, on additive shares: the pair
@@ -462,21 +345,8 @@ func (p *Party) commodityScore(j *job, st *commodityState) (bool, error) {
 			}
 		}
 	}
-	stream := func() *rand.ChaCha8 { return signStream(p.pairSeeds[partner], q.ID) }
 	if !st.queried {
-		c := stream()
-		w := make([]uint64, len(st.tShare))
-		for i, t := range st.tShare {
-			r, off, neg := signMask(c)
-			v := r * t
-			if first {
-				v += off
-			}
-			if neg {
-				v = -v
-			}
-			w[i] = v
-		}
+		w := sspp.SignQuery(p.pairSeeds[partner], q.ID, st.tShare, first)
 		st.queried = true
 		if err := p.send(ThirdPartyID, &Body{Kind: "sign-query", ID: q.ID, Words: w}); err != nil {
 			return false, err
@@ -486,19 +356,9 @@ func (p *Party) commodityScore(j *job, st *commodityState) (bool, error) {
 	if sg == nil {
 		return false, nil
 	}
-	if len(sg.Words) != len(st.tShare) {
-		return false, fmt.Errorf("%d signs for %d cells", len(sg.Words), len(st.tShare))
-	}
-	c := stream()
-	var abs uint64
-	for i, t := range st.tShare {
-		_, _, neg := signMask(c)
-		// sign(t) = s·σ: flip the share when exactly one of them is −1.
-		if neg != (sg.Words[i] == 1) {
-			abs -= t
-		} else {
-			abs += t
-		}
+	abs, err := sspp.AbsShare(p.pairSeeds[partner], q.ID, st.tShare, sg.Words)
+	if err != nil {
+		return false, err
 	}
 	// Σ|t| = n·2^f·IInDif, scaled so that a grid step is a whole number of
 	// ring units (encoding).
