@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"github.com/dppub/dppub/method/dpsubn3"
 	"slices"
 	"strings"
 
@@ -179,7 +180,7 @@ func baselineRep(ctx context.Context, o BaselineOptions, tasks []Task, eps float
 		if err != nil {
 			return nil, err
 		}
-		res, err := publish.DPSUBN3(ctx, publish.DPSUBN3Options{BayesNetOptions: p, Owners: owners, Frontier: o.Frontier})
+		res, err := publish.DPSUBN3(ctx, publish.DPSUBN3Options{Owners: owners, Source: p.Source, Settings: dpsubn3.Settings{Settings: p.Settings, Frontier: o.Frontier}})
 		if err != nil {
 			return nil, fmt.Errorf("eval: dp-subn3 ε=%v m=%d: %w", eps, parties, err)
 		}

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/algo/ppca"
@@ -220,8 +221,7 @@ func (sp ldaSplit) ldaPoint(ctx context.Context, owners []*data.Table, eps float
 
 func (sp ldaSplit) ppcaBaseline(ctx context.Context, owners []*data.Table, eps float64, acc *ldaAccumulator) error {
 	t := sp.task
-	res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Epsilon: eps, Calibration: ppca.Sound,
-		Mechanism: ppca.Laplace, Noise: ppcadpmh.Local, Contribution: contributionRate(t.Dataset), Source: sp.src})
+	res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Source: sp.src, Settings: ppcaspec.Settings{Epsilon: eps, Calibration: ppca.Sound, Mechanism: ppca.Laplace, Noise: ppcadpmh.Local, Contribution: contributionRate(t.Dataset)}})
 	if err != nil {
 		return fmt.Errorf("eval: ppca-dp-mh baseline %s ε=%v m=%d: %w", t.Name, eps, len(owners), err)
 	}

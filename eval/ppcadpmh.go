@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
@@ -210,9 +211,7 @@ func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, err
 			return nil, err
 		}
 		delta = gaussianDelta(pt, owners)
-		res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Epsilon: pt.eps, Delta: delta,
-			Calibration: pt.calibration, Mechanism: pt.mech(), Noise: pt.noise,
-			Contribution: contributionRate(pt.task.Dataset), K: pt.k, Source: src})
+		res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Source: src, Settings: ppcaspec.Settings{Epsilon: pt.eps, Delta: delta, Calibration: pt.calibration, Mechanism: pt.mech(), Noise: pt.noise, Contribution: contributionRate(pt.task.Dataset), K: pt.k}})
 		if err != nil {
 			return nil, fmt.Errorf("eval: %s ε=%v k=%d m=%d %s: %w", pt.task.Name, pt.eps, pt.k, pt.parties, pt.calibration, err)
 		}

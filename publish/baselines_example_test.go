@@ -3,6 +3,7 @@ package publish_test
 import (
 	"context"
 	"fmt"
+	bnspec "github.com/dppub/dppub/method/privbayes"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/publish"
@@ -15,7 +16,7 @@ import (
 func ExamplePrivBayes() {
 	tab, _ := datasets.Load("nltcs")
 	res, err := publish.PrivBayes(context.Background(), publish.PrivBayesOptions{Table: tab,
-		BayesNetOptions: publish.BayesNetOptions{Epsilon: 1, Source: randx.NewSeeded(1)}}) // seeded: tests only
+		BayesNetOptions: publish.BayesNetOptions{Settings: bnspec.Settings{Epsilon: 1}, Source: randx.NewSeeded(1)}}) // seeded: tests only
 	if err != nil {
 		fmt.Println(err)
 		return

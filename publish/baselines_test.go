@@ -2,6 +2,8 @@ package publish
 
 import (
 	"context"
+	"github.com/dppub/dppub/method/dpsubn3"
+	bnspec "github.com/dppub/dppub/method/privbayes"
 	"math"
 	"strings"
 	"testing"
@@ -24,7 +26,7 @@ func baselineTable(tb testing.TB, name string) *data.Table {
 func TestPrivBayesNLTCSValidTableAndReport(t *testing.T) {
 	tab := baselineTable(t, "nltcs")
 	res, err := PrivBayes(context.Background(), PrivBayesOptions{Table: tab,
-		BayesNetOptions: BayesNetOptions{Epsilon: 0.5, Source: randx.NewSeeded(1)}})
+		BayesNetOptions: BayesNetOptions{Settings: bnspec.Settings{Epsilon: 0.5}, Source: randx.NewSeeded(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +51,8 @@ func TestDPSUBN3AdultThreeOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners, Frontier: 5,
-		BayesNetOptions: BayesNetOptions{Epsilon: 0.2, Source: randx.NewSeeded(3)}})
+	res, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners, Source: randx.NewSeeded(3),
+		Settings: dpsubn3.Settings{Settings: bnspec.Settings{Epsilon: 0.2}, Frontier: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,15 +82,15 @@ func TestDPSUBN3AdultThreeOwners(t *testing.T) {
 func TestBaselineErrors(t *testing.T) {
 	nltcs, adult := baselineTable(t, "nltcs"), baselineTable(t, "adult")
 	ctx := context.Background()
-	if _, err := DPSUBN3(ctx, DPSUBN3Options{Owners: []*data.Table{nltcs, adult}, BayesNetOptions: BayesNetOptions{Epsilon: 1}}); err == nil {
+	if _, err := DPSUBN3(ctx, DPSUBN3Options{Owners: []*data.Table{nltcs, adult}, Settings: dpsubn3.Settings{Settings: bnspec.Settings{Epsilon: 1}}}); err == nil {
 		t.Error("owners with different schemas were accepted")
 	}
-	if _, err := PrivBayes(ctx, PrivBayesOptions{Table: nltcs, BayesNetOptions: BayesNetOptions{Epsilon: -1}}); err == nil {
+	if _, err := PrivBayes(ctx, PrivBayesOptions{Table: nltcs, BayesNetOptions: BayesNetOptions{Settings: bnspec.Settings{Epsilon: -1}}}); err == nil {
 		t.Error("a negative ε was accepted")
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := PrivBayes(cancelled, PrivBayesOptions{Table: nltcs, BayesNetOptions: BayesNetOptions{Epsilon: 1}}); err == nil {
+	if _, err := PrivBayes(cancelled, PrivBayesOptions{Table: nltcs, BayesNetOptions: BayesNetOptions{Settings: bnspec.Settings{Epsilon: 1}}}); err == nil {
 		t.Error("a cancelled context was ignored")
 	}
 }
@@ -101,8 +103,8 @@ func BenchmarkDPSUBN3Adult3Owners(b *testing.B) {
 	}
 	src := randx.NewSeeded(3)
 	for b.Loop() {
-		if _, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners,
-			BayesNetOptions: BayesNetOptions{Epsilon: 0.8, Source: src}}); err != nil {
+		if _, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners, Source: src,
+			Settings: dpsubn3.Settings{Settings: bnspec.Settings{Epsilon: 0.8}}}); err != nil {
 			b.Fatal(err)
 		}
 	}

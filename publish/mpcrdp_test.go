@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"math"
 	"slices"
 	"strings"
@@ -66,7 +67,7 @@ func wdbcMPCRDPQueries(t *testing.T, seed uint64, c mpcrdp.Config, qs []mpcrdp.N
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := MPCRDP(context.Background(), MPCRDPOptions{Parties: parts, Label: d.Label, Config: c, QuerySet: qs, Source: randx.NewSeeded(seed)})
+	res, err := MPCRDP(context.Background(), MPCRDPOptions{Parties: parts, Source: randx.NewSeeded(seed), Settings: mpcrdpspec.Settings{Label: d.Label, Config: c, Queries: qs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +168,12 @@ func TestQueryStringRendersBins(t *testing.T) {
 	d, _ := LoadMPCRDPData("adult", 100, randx.NewSeeded(1))
 	s := d.Table.Schema
 	q := mpcrdp.Query{{Feature: 0, Code: 2}, {Feature: 1, Code: 3}, {Feature: 2, Code: 9}}
-	got := QueryString(s, []string{"age", "workclass", "education-num"}, q, 10)
+	got := mpcrdpspec.QueryString(s, []string{"age", "workclass", "education-num"}, q, 10)
 	if got != "age=[31.6,38.9); workclass=Federal-gov; education-num=[14.5,16]" {
 		t.Errorf("rendered %q", got)
 	}
 	// With 16 bins education-num's 16 levels keep their values.
-	if got := QueryString(s, []string{"education-num"}, mpcrdp.Query{{Feature: 0, Code: 15}}, 16); got != "education-num=16" {
+	if got := mpcrdpspec.QueryString(s, []string{"education-num"}, mpcrdp.Query{{Feature: 0, Code: 15}}, 16); got != "education-num=16" {
 		t.Errorf("rendered %q", got)
 	}
 }

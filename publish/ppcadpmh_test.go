@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"math"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func adultOwners(tb testing.TB, m int, seed uint64) []*data.Table {
 
 func TestPPCADPMHAdultEndToEnd(t *testing.T) {
 	owners := adultOwners(t, 3, 1)
-	res, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Epsilon: 1, Source: randx.NewSeeded(2)})
+	res, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: randx.NewSeeded(2), Settings: ppcaspec.Settings{Epsilon: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +55,7 @@ func TestPPCADPMHAdultEndToEnd(t *testing.T) {
 
 func TestPPCAPaperCalibrationReportsTrueGuarantee(t *testing.T) {
 	owners := adultOwners(t, 2, 3)
-	res, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Epsilon: 1, Calibration: ppca.Paper,
-		PaperLatent: true, Source: randx.NewSeeded(4)})
+	res, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: randx.NewSeeded(4), Settings: ppcaspec.Settings{Epsilon: 1, Calibration: ppca.Paper, PaperLatent: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestPPCAPaperCalibrationReportsTrueGuarantee(t *testing.T) {
 func TestPPCAOwnersNeedTwoRows(t *testing.T) {
 	owners := adultOwners(t, 2, 5)
 	owners[1] = owners[1].Subset([]int{0})
-	_, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Epsilon: 1, Source: randx.NewSeeded(6)})
+	_, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: randx.NewSeeded(6), Settings: ppcaspec.Settings{Epsilon: 1}})
 	if err == nil || !strings.Contains(err.Error(), "at least 2") {
 		t.Fatalf("want a too-few-rows error, got %v", err)
 	}
@@ -91,7 +91,7 @@ func BenchmarkPPCADPMHAdult3Owners(b *testing.B) {
 			src := randx.NewSecure()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Epsilon: 1, Noise: mode, Source: src}); err != nil {
+				if _, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: src, Settings: ppcaspec.Settings{Epsilon: 1, Noise: mode}}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/dppub/dppub/consortium"
-	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -83,30 +83,12 @@ type JoinInput struct {
 	Log    *slog.Logger
 }
 
-// Outcome is what a session publishes.
-type Outcome struct {
-	// Table is the published table (written as CSV), if any.
-	Table *data.Table
-	// Artifact is any other published artifact (written as JSON).
-	Artifact any
-	// Data, if set, is the main output's exact bytes (e.g. a model file
-	// or a CSV that is not a data table), written as they are.
-	Data []byte
-	// Report is the privacy report, built as the one-process pipeline
-	// builds it.
-	Report *privacy.Report
-	// Files are further published files, each written beside the output
-	// under the output's name plus its suffix (e.g. ".model.json").
-	Files []OutputFile
-	// Summary is printed after the report.
-	Summary string
-}
+// Outcome is what a session publishes: a method's outcome, built as the
+// one-process run builds it.
+type Outcome = method.Outcome
 
 // OutputFile is one further published file.
-type OutputFile struct {
-	Suffix string
-	Data   []byte
-}
+type OutputFile = method.OutputFile
 
 var (
 	registryMu sync.RWMutex

@@ -145,47 +145,50 @@ const (
 // Config holds the public parameters of one MP-CRDP run.
 type Config struct {
 	// Epsilon is the whole budget ε = ε1 + ε2/2 + ε2/2.
-	Epsilon float64
+	Epsilon float64 `json:"epsilon"`
 	// FeatureShare is ε1/ε (default 0.5).
-	FeatureShare float64
-	Calibration  Calibration // default Sound
+	FeatureShare float64     `json:"feature_share,omitempty"`
+	Calibration  Calibration `json:"calibration,omitempty"` // default Sound
 	// Notion defaults to Standard (record-level DP): the correlated
 	// notions, the paper's MPCRDP among them, scale the release noise to a
 	// sensitivity computed from the data and must be asked for explicitly.
-	Notion  Notion
-	Utility Utility // default U2
-	Release Release // default LogReg
+	Notion  Notion  `json:"notion,omitempty"`
+	Utility Utility `json:"utility,omitempty"` // default U2
+	Release Release `json:"release,omitempty"` // default LogReg
 	// InitialThreshold is w0 of the parties' analyses and of the
 	// correlated notion (default 0.9).
-	InitialThreshold float64
+	InitialThreshold float64 `json:"w0,omitempty"`
 	// ImportanceThreshold is θ_im (default 0.6), PearsonThreshold θ_per
 	// (default 0.9).
-	ImportanceThreshold, PearsonThreshold float64
+	ImportanceThreshold float64 `json:"importance_threshold,omitempty"`
+	PearsonThreshold    float64 `json:"pearson_threshold,omitempty"`
 	// B is the adjustment coefficient b, the size of a candidate group
 	// (the paper: 2 for Adult, 4 for breast cancer). Required.
-	B int
+	B int `json:"b,omitempty"`
 	// MaxDominantShare drops, in the paper calibration, features whose
 	// most frequent value covers at least this share (default 0.99).
-	MaxDominantShare float64
+	MaxDominantShare float64 `json:"max_dominant_share,omitempty"`
 	// Runs is the number of stability-selection runs (default 20);
 	// LambdaRatio the L1 penalty as a fraction of the smallest penalty
 	// that selects nothing (default 0.1).
-	Runs        int
-	LambdaRatio float64
+	Runs        int     `json:"runs,omitempty"`
+	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
 	// Bins is the number of equal-width bins of numeric features for the
 	// correlation analysis, entropies and queries (default 10).
-	Bins int
+	Bins int `json:"bins,omitempty"`
 	// GroupSize > 0 is a declared public bound on correlated groups used
 	// by the group notion instead of the measured ΔGS.
-	GroupSize int
+	GroupSize int `json:"group_size,omitempty"`
 	// NumQueries is the number of generated count queries (default 10000)
 	// when no query set is given.
-	NumQueries int
+	NumQueries int `json:"num_queries,omitempty"`
 	// SVMLambda is the SVM's regulariser on the mean loss (default 0:
 	// resolved from n and ε, see SVMOptions);
 	// Huber its smoothing (default 0.5). Ridge is the FM-regression ridge
 	// per record (default 1e-3).
-	SVMLambda, Huber, Ridge float64
+	SVMLambda float64 `json:"svm_lambda,omitempty"`
+	Huber     float64 `json:"huber,omitempty"`
+	Ridge     float64 `json:"ridge,omitempty"`
 }
 
 func (c *Config) defaults() {

@@ -5,7 +5,10 @@ import (
 
 	"github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
+	"github.com/dppub/dppub/method/dpsubn3"
+	bnspec "github.com/dppub/dppub/method/privbayes"
 	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,6 +27,7 @@ type bayesNetFlags struct {
 	beta, theta float64
 	k, bins     int
 	score       string
+	label       string
 	outputFlags
 }
 
@@ -36,6 +40,7 @@ func (f *bayesNetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.k, "k", 0, "fix the network's degree k (0: parent sets chosen by θ-usefulness)")
 	fs.StringVar(&f.score, "score", "r", "r (L1 distance from independence) | mi (mutual information)")
 	fs.IntVar(&f.bins, "bins", 8, "equal-width bins per numeric attribute over its declared bounds")
+	fs.StringVar(&f.label, "label", "", "attribute to be predicted from the synthetic rows: warn if the network leaves it independent of the rest (default: the --dataset's label)")
 	f.outputFlags.register(fs, "synthetic CSV")
 }
 
@@ -62,8 +67,21 @@ func (f *bayesNetFlags) check() error {
 }
 
 func (f *bayesNetFlags) options(cmd *cobra.Command) publish.BayesNetOptions {
-	return publish.BayesNetOptions{Epsilon: f.epsilon, Beta: f.beta, Theta: f.theta, K: f.k,
-		Score: privbayes.Score(f.score), Bins: f.bins, Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr())}
+	return publish.BayesNetOptions{Settings: bnspec.Settings{Epsilon: f.epsilon, Beta: f.beta, Theta: f.theta, K: f.k,
+		Score: privbayes.Score(f.score), Bins: f.bins}, Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Label: f.labelName()}
+}
+
+// labelName is --label, or else the built-in dataset's label.
+func (f *bayesNetFlags) labelName() string {
+	if f.label != "" || f.owners.dataset == "" {
+		return f.label
+	}
+	for _, d := range datasets.List() {
+		if d.Name == f.owners.dataset {
+			return d.Label
+		}
+	}
+	return ""
 }
 
 const bayesNetDetails = `Every attribute is discretised with the public schema only: numeric ones
@@ -74,7 +92,11 @@ information; parent sets are the largest whose domain keeps the noisy
 marginal θ-useful, or all sets of --k parents), and its conditionals come
 from Laplace-noised count marginals (ε2 = (1−β)ε). The synthetic rows are
 sampled from the DP model. PrivBayes' generalisation hierarchies and its F
-score are not implemented.`
+score are not implemented. A numeric attribute also gets one code for its
+declared minimum and one for 0 when 0 lies inside its bounds, decoded to
+exactly that value, so a column that is mostly 0 stays mostly 0. A warning
+is printed (and written to the report) when the network leaves --label
+independent of every other attribute or has no edge at all.`
 
 func newPublishPrivBayesCmd() *cobra.Command {
 	f := &bayesNetFlags{}
@@ -149,7 +171,8 @@ Example:
 			if err != nil {
 				return err
 			}
-			res, err := publish.DPSUBN3(cmd.Context(), publish.DPSUBN3Options{BayesNetOptions: o, Owners: tables, Frontier: frontier})
+			res, err := publish.DPSUBN3(cmd.Context(), publish.DPSUBN3Options{Owners: tables, Source: o.Source, Label: o.Label,
+				Settings: dpsubn3.Settings{Settings: o.Settings, Frontier: frontier}})
 			if err != nil {
 				return err
 			}
@@ -177,6 +200,9 @@ func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, tables []*data.Table, 
 	}
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "%d values were clamped to the declared bounds (local information, not published)\n", res.Clamped)
+	}
+	for _, msg := range res.Warnings {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", msg)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"io"
 	"os"
 	"slices"
@@ -187,7 +188,7 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 			return err
 		}
 	}
-	res, err := publish.MPCRDP(cmd.Context(), publish.MPCRDPOptions{Parties: parties, Label: label, Config: cfg, QuerySet: qs, Source: src})
+	res, err := publish.MPCRDP(cmd.Context(), publish.MPCRDPOptions{Parties: parties, Source: src, Settings: mpcrdpspec.Settings{Label: label, Config: cfg, Queries: qs}})
 	if err != nil {
 		return err
 	}
@@ -295,7 +296,7 @@ func printMPCRDPSummary(w io.Writer, cfg mpcrdp.Config, parties int, res *publis
 	fmt.Fprintf(w, "  MCD = %.4f; final features: ΔGS = %d, ΔCS = %g (K = %d) at w0 = %g, ΔCS_p = %g (K = %d) at w0 = MCD\n",
 		r.MCD, s.GroupSensitivity, s.Sensitivity, s.K, cfg.InitialThreshold, s.SensitivityP, s.KP)
 	fmt.Fprintf(w, "  what each notion would give for this release:\n")
-	for _, line := range publish.MPCRDPNotionTable(cfg, parties, s) {
+	for _, line := range mpcrdpspec.NotionTable(cfg, parties, s) {
 		fmt.Fprintf(w, "    %s\n", line)
 	}
 	if out := r.Output; out != nil {

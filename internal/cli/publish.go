@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"sort"
 
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/utility"
@@ -84,7 +84,7 @@ Examples:
 	fs.Float64Var(&f.epsilon, "epsilon", 1, "privacy budget ε of each owner")
 	fs.Float64Var(&f.delta, "delta", 0, "δ for the Gaussian mechanism (default 1/n² of the smallest owner when 0)")
 	fs.StringVar(&f.calibration, "calibration", "sound", "sound | paper")
-	fs.StringVar(&f.mechanism, "mechanism", "laplace", "laplace | gaussian (default gaussian when --delta is given: about 10× less error for a δ)")
+	fs.StringVar(&f.mechanism, "mechanism", "", "laplace | gaussian (default: gaussian when --delta is given, about 10× less error for a δ; else laplace)")
 	fs.StringVar(&f.noise, "noise", "local", "local | secure-aggregate")
 	fs.Float64Var(&f.contribution, "contribution", 0.85, "keep the fewest components whose cumulative contribution reaches this rate")
 	fs.IntVar(&f.k, "k", 0, "keep exactly k components (overrides --contribution)")
@@ -101,34 +101,14 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if err := checkBudget(f.epsilon, f.delta); err != nil {
 		return err
 	}
-	if f.k < 0 {
-		return usagef("--k must be positive, got %d", f.k)
-	}
-	// A user who grants a δ gets the mechanism that uses it: the analytic
-	// Gaussian on the L2 sensitivity √(a²+a) instead of Laplace on the L1
-	// a²+a of the second moment.
-	if cmd.Flags().Changed("delta") && !cmd.Flags().Changed("mechanism") && f.delta > 0 {
-		f.mechanism = string(ppca.Gaussian)
-	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
 	owners, err := f.owners.load(src)
 	if err != nil {
 		return err
 	}
-	delta := f.delta
-	if f.mechanism == string(ppca.Gaussian) && delta == 0 {
-		smallest := owners[0].Len()
-		for _, t := range owners {
-			smallest = min(smallest, t.Len())
-		}
-		delta = dp.DefaultDelta(smallest)
-	}
-	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{
-		Owners: owners, Epsilon: f.epsilon, Delta: delta,
-		Calibration: ppca.Calibration(f.calibration), Mechanism: ppca.Mechanism(f.mechanism),
-		Noise: ppcadpmh.NoiseMode(f.noise), Contribution: f.contribution, K: f.k,
-		PaperLatent: f.paperLatent, GenericBounds: f.genericBounds, Source: src,
-	})
+	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{Owners: owners, Source: src, Settings: ppcaspec.Settings{
+		Epsilon: f.epsilon, Delta: f.delta, Calibration: ppca.Calibration(f.calibration), Mechanism: ppca.Mechanism(f.mechanism),
+		Noise: ppcadpmh.NoiseMode(f.noise), Contribution: f.contribution, K: f.k, PaperLatent: f.paperLatent, GenericBounds: f.genericBounds}})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
@@ -127,3 +128,9 @@ func horizontalStart[T any, P settings[T]](method string, in transport.PrepareIn
 	owners, err := memberNames(method, in.Consortium, RoleOwner)
 	return st, schema, owners, err
 }
+
+// Roles of the methods not yet defined in package method.
+const (
+	RoleCurator = "curator"
+	RoleOwner   = method.RoleOwner
+)

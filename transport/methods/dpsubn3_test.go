@@ -2,6 +2,7 @@ package methods
 
 import (
 	"encoding/json"
+	"github.com/dppub/dppub/method/dpsubn3"
 	"strings"
 	"testing"
 
@@ -16,14 +17,13 @@ import (
 func prepareSUBN(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
 	t.Helper()
 	self, _ := f.Member("curator")
-	return prepareDPSUBN3(transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+	return prepare(dpsubn3.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
 }
 
 func TestDPSUBN3SettingsAndJoin(t *testing.T) {
 	f := testConsortium(t, false)
 	for name, s := range map[string]string{
 		"no settings":    ``,
-		"no schema":      `{"epsilon": 1}`,
 		"no epsilon":     `{"schema": "s.json"}`,
 		"typo":           `{"schema": "s.json", "epsilon": 1, "thetta": 2}`,
 		"beta above 1":   `{"schema": "s.json", "epsilon": 1, "beta": 1.5}`,
@@ -46,7 +46,7 @@ func TestDPSUBN3SettingsAndJoin(t *testing.T) {
 	join := func(name string, params []byte, budget dp.Guarantee, participants []transport.Participant) error {
 		self, _ := f.Member(name)
 		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
-		_, err := joinDPSUBN3(transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
+		_, err := join(dpsubn3.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
 			Participants: participants, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
 		return err
 	}
@@ -89,8 +89,7 @@ func FuzzDPSUBN3Messages(f *testing.F) {
 				t.Fatal("empty update accepted")
 			}
 		case 2:
-			var s dpsubn3Session
-			_ = decodeStrict(body, &s, "session")
+			_, _ = dpsubn3.Spec.Decode(body)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package methods
 
 import (
 	"encoding/json"
+	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"strings"
 	"testing"
 
@@ -25,20 +26,21 @@ func verticalConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 		"noid.json": `{"attributes": [{"name": "smoker", "kind": "binary", "categories": ["no", "yes"]}]}`,
 		"p1.csv":    "id,age,y\n1,30,no\n2,41,yes\n3,52,no\n",
 		"p2.csv":    "id,smoker\n1,no\n2,yes\n3,no\n",
+		"noid.csv":  "smoker\nno\nyes\nno\n",
 	}, []consortium.Member{
 		{Name: "server", Role: "server", Address: "h:1"},
 		{Name: "party-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
 			Dataset: &consortium.Dataset{Path: "p1.csv", Schema: "p1.json"}, Budget: &consortium.Budget{Epsilon: 5}},
 		{Name: "party-2", Role: "owner", Address: "h:3",
-			Dataset: &consortium.Dataset{Path: "p2.csv", Schema: "noid.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+			Dataset: &consortium.Dataset{Path: "noid.csv", Schema: "noid.json"}, Budget: &consortium.Budget{Epsilon: 5}},
 	})
 }
 
 func TestMPCRDPSettingsAndJoin(t *testing.T) {
 	f := verticalConsortium(t, false)
 	self, _ := f.Member("server")
-	prepare := func(settings string) (*transport.Setup, error) {
-		return prepareMPCRDP(transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+	prep := func(settings string) (*transport.Setup, error) {
+		return prepare(mpcrdpspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
 	}
 	for name, s := range map[string]string{
 		"no settings":        ``,
@@ -51,43 +53,43 @@ func TestMPCRDPSettingsAndJoin(t *testing.T) {
 		"stranger holds y":   `{"label": "y", "epsilon": 1, "label_holder": "server"}`,
 		"feature share of 1": `{"label": "y", "epsilon": 1, "feature_share": 1}`,
 	} {
-		if _, err := prepare(s); err == nil {
+		if _, err := prep(s); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	setup, err := prepare(`{"label": "y", "epsilon": 0.5}`) // the default notion is standard
+	setup, err := prep(`{"label": "y", "epsilon": 0.5}`) // the default notion is standard
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(setup.Participants) != 2 || *setup.Participants[0].Budget != dp.Pure(0.5) || !strings.HasPrefix(setup.Session, "mp-crdp-") {
 		t.Fatalf("setup %+v", setup)
 	}
-	join := func(f *consortium.File, name string, params []byte, budget dp.Guarantee, ps []transport.Participant) error {
+	joinAs := func(f *consortium.File, name string, params []byte, budget dp.Guarantee, ps []transport.Participant) error {
 		self, _ := f.Member(name)
 		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
-		_, err := joinMPCRDP(transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "server",
+		_, err := join(mpcrdpspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "server",
 			Participants: ps, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
 		return err
 	}
 	params := setup.Participants[0].Params
-	if err := join(f, "party-1", params, dp.Pure(0.5), setup.Participants); err != nil {
+	if err := joinAs(f, "party-1", params, dp.Pure(0.5), setup.Participants); err != nil {
 		t.Fatalf("party-1 should join: %v", err)
 	}
-	if err := join(f, "party-2", params, dp.Pure(0.5), setup.Participants); err == nil || !strings.Contains(err.Error(), "no ID column") {
+	if err := joinAs(f, "party-2", params, dp.Pure(0.5), setup.Participants); err == nil || !strings.Contains(err.Error(), "no ID column") {
 		t.Fatalf("party-2 without an ID column: %v", err)
 	}
-	if err := join(f, "party-1", params, dp.Pure(1), setup.Participants); err == nil || !strings.Contains(err.Error(), "budget") {
+	if err := joinAs(f, "party-1", params, dp.Pure(1), setup.Participants); err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Fatalf("budget mismatch: %v", err)
 	}
 	// The paper's notion is not standard DP: a party must consent.
-	unsound, err := prepare(`{"label": "y", "epsilon": 0.5, "notion": "mp-crdp"}`)
+	unsound, err := prep(`{"label": "y", "epsilon": 0.5, "notion": "mp-crdp"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := join(f, "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
+	if err := joinAs(f, "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
 		t.Fatalf("mp-crdp notion accepted without consent: %v", err)
 	}
-	if err := join(verticalConsortium(t, true), "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err != nil {
+	if err := joinAs(verticalConsortium(t, true), "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err != nil {
 		t.Fatalf("with allow_unsound: %v", err)
 	}
 }
@@ -121,8 +123,7 @@ func FuzzMPCRDPMessages(f *testing.F) {
 			var m protompcrdp.Published
 			_ = m.UnmarshalBinary(body)
 		case 4:
-			var s mpcrdpSession
-			_ = decodeStrict(body, &s, "session")
+			_, _ = mpcrdpspec.Spec.Decode(body)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
@@ -32,27 +33,30 @@ func testConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 	})
 }
 
-func prepare(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
+func preparePPCA(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
 	t.Helper()
 	self, _ := f.Member("curator")
-	return preparePPCA(transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+	return prepare(ppcaspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
 }
 
 func TestPrepareChecksSettings(t *testing.T) {
 	f := testConsortium(t, false)
 	for name, s := range map[string]string{
-		"no schema":          `{"epsilon": 1}`,
 		"gaussian, no delta": `{"schema": "s.json", "epsilon": 1, "mechanism": "gaussian"}`,
 		"typo":               `{"schema": "s.json", "epsilonn": 1}`,
 		"no epsilon":         `{"schema": "s.json"}`,
 		"missing schema":     `{"schema": "nope.json", "epsilon": 1}`,
 		"paper + aggregate":  `{"schema": "s.json", "epsilon": 1, "calibration": "paper", "noise": "secure-aggregate"}`,
 	} {
-		if _, err := prepare(t, f, s); err == nil {
+		if _, err := preparePPCA(t, f, s); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	setup, err := prepare(t, f, `{"schema": "s.json", "epsilon": 0.5, "k": 1}`)
+	// Without a schema file the first owner's declared schema is shared.
+	if _, err := preparePPCA(t, f, `{"epsilon": 0.5, "k": 1}`); err != nil {
+		t.Fatalf("no schema file: %v", err)
+	}
+	setup, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 0.5, "k": 1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +74,7 @@ func TestPrepareChecksSettings(t *testing.T) {
 	}
 }
 
-func join(t *testing.T, f *consortium.File, setup *transport.Setup, name string) error {
+func joinPPCA(t *testing.T, f *consortium.File, setup *transport.Setup, name string) error {
 	t.Helper()
 	self, _ := f.Member(name)
 	var me transport.Participant
@@ -80,36 +84,36 @@ func join(t *testing.T, f *consortium.File, setup *transport.Setup, name string)
 		}
 	}
 	acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: *me.Budget})
-	_, err := joinPPCA(transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
+	_, err := join(ppcaspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
 		Participants: setup.Participants, Params: me.Params, Accountant: acct, Source: randx.NewSeeded(2)})
 	return err
 }
 
 func TestJoinChecksPolicyAndData(t *testing.T) {
 	f := testConsortium(t, false)
-	setup, err := prepare(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1}`)
+	setup, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := join(t, f, setup, "owner-1"); err != nil {
+	if err := joinPPCA(t, f, setup, "owner-1"); err != nil {
 		t.Fatalf("owner-1 should join: %v", err)
 	}
-	if err := join(t, f, setup, "owner-2"); err == nil || !strings.Contains(err.Error(), "schema differs") {
+	if err := joinPPCA(t, f, setup, "owner-2"); err == nil || !strings.Contains(err.Error(), "schema differs") {
 		t.Fatalf("owner-2's other schema: %v", err)
 	}
-	unsound, err := prepare(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1, "paper_latent": true}`)
+	unsound, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1, "paper_latent": true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := join(t, f, unsound, "owner-1"); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
+	if err := joinPPCA(t, f, unsound, "owner-1"); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
 		t.Fatalf("paper latent codes accepted without consent: %v", err)
 	}
-	if err := join(t, testConsortium(t, true), unsound, "owner-1"); err != nil {
+	if err := joinPPCA(t, testConsortium(t, true), unsound, "owner-1"); err != nil {
 		t.Fatalf("with allow_unsound: %v", err)
 	}
 	// A coordinator that lists other owners than it addresses is refused.
 	setup.Participants = setup.Participants[:1]
-	if err := join(t, f, setup, "owner-1"); err == nil || !strings.Contains(err.Error(), "differ from its participants") {
+	if err := joinPPCA(t, f, setup, "owner-1"); err == nil || !strings.Contains(err.Error(), "differ from its participants") {
 		t.Fatalf("owner list mismatch: %v", err)
 	}
 }
@@ -144,8 +148,7 @@ func FuzzPPCAMessages(f *testing.F) {
 				t.Fatal("ragged rows accepted")
 			}
 		case 4:
-			var s ppcaSession
-			_ = decodeStrict(body, &s, "session")
+			_, _ = ppcaspec.Spec.Decode(body)
 		}
 	})
 }

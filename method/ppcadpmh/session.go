@@ -1,0 +1,159 @@
+package ppcadpmh
+
+import (
+	"fmt"
+
+	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol"
+	proto "github.com/dppub/dppub/protocol/ppcadpmh"
+	"github.com/dppub/dppub/randx"
+)
+
+// Spec is PPCA-DP-MH's definition.
+var Spec = method.Spec{
+	Name:        Name,
+	Summary:     "synthetic data from owners of rows via DP covariance and probabilistic PCA",
+	Split:       method.Rows,
+	Coordinator: RoleCurator,
+	MemberRoles: []string{method.RoleOwner},
+	NewSettings: func() method.Settings { return new(Settings) },
+	Open:        open,
+	Decode:      method.DecodeSession[session],
+}
+
+// session is what the curator sends every owner.
+type session struct {
+	method.Header
+	Settings Settings    `json:"settings"`
+	Schema   data.Schema `json:"schema"`
+	Owners   []string    `json:"owners"`
+}
+
+func open(st method.Settings, o method.Open) (method.Session, error) {
+	owners, err := o.Names(method.RoleOwner, 1)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := o.Schema()
+	if err != nil {
+		return nil, err
+	}
+	s := &session{Header: o.Header(), Settings: *st.(*Settings), Schema: schema, Owners: owners}
+	s.Settings.Mechanism = s.Settings.mechanism()
+	if _, _, err := s.params(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// params derives the protocol parameters, on every side from the same
+// session.
+func (s *session) params() (proto.Params, *data.Encoder, error) {
+	st := s.Settings
+	if err := st.Validate(); err != nil {
+		return proto.Params{}, nil, err
+	}
+	enc, err := data.NewEncoder(s.Schema, data.EncoderOptions{})
+	if err != nil {
+		return proto.Params{}, nil, err
+	}
+	bounds, err := RowBoundsOf(enc)
+	if err != nil {
+		return proto.Params{}, nil, err
+	}
+	if st.GenericBounds {
+		bounds = ppca.GenericBounds(enc.Dim())
+	}
+	p := proto.Params{
+		Session: s.ID, Owners: s.Owners, Curator: s.Coordinator,
+		Plan: ppca.PlanOptions{Calibration: st.Calibration, Mechanism: st.mechanism(),
+			Epsilon: st.Epsilon, Delta: st.Delta, Bounds: bounds},
+		Noise: st.Noise, Fit: ppca.FitOptions{Contribution: st.Contribution, K: st.K},
+		PaperLatent: st.PaperLatent,
+	}
+	return p, enc, p.Validate()
+}
+
+func (s *session) Members() []method.Member {
+	b := s.Settings.Budget()
+	var ms []method.Member
+	for _, o := range s.Owners {
+		ms = append(ms, method.Member{Name: o, Role: method.RoleOwner, Budget: &b, Draws: true})
+	}
+	return ms
+}
+
+func (s *session) Unsound() bool { return s.Settings.unsound() }
+
+func (s *session) Join(l method.Local) (protocol.Role, error) {
+	params, enc, err := s.params()
+	if err != nil {
+		return nil, err
+	}
+	t, err := l.SharedTable(s.Schema)
+	if err != nil {
+		return nil, err
+	}
+	X, stats, err := enc.Encode(t)
+	if err != nil {
+		return nil, err
+	}
+	l.Note(Name, t.Len(), stats.Clamped, "columns", enc.Dim())
+	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Data: X, Accountant: l.Accountant, Source: l.Source})
+}
+
+// Result is the in-process detail of a run (Outcome.Detail).
+type Result struct {
+	Model   *ppca.Model
+	Encoder *data.Encoder
+}
+
+func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, error) {
+	params, enc, err := s.params()
+	if err != nil {
+		return nil, err
+	}
+	curator, err := proto.NewCurator(params)
+	if err != nil {
+		return nil, err
+	}
+	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
+		res, err := curator.Result()
+		if err != nil {
+			return nil, err
+		}
+		report, err := Report(ReportOptions{Params: params, Accountants: accts, Counts: res.Counts,
+			Secure: src.IsSecure(), Randomness: src.Describe()})
+		if err != nil {
+			return nil, err
+		}
+		summary := fmt.Sprintf("model: k = %d components of p = %d, noise variance σ² = %.4g", res.Model.K, enc.Dim(), res.Model.Sigma2)
+		return &method.Outcome{Table: enc.Decode(res.Synthetic), Report: report, Summary: summary,
+			Detail: &Result{Model: res.Model, Encoder: enc}}, nil
+	}
+	return &method.Coordination{Role: curator, Publish: publish}, nil
+}
+
+// RowBoundsOf reads the column groups of an encoder: one group per
+// attribute (a one-hot block or a single scalar column).
+func RowBoundsOf(enc *data.Encoder) (ppca.RowBounds, error) {
+	b := ppca.RowBounds{P: enc.Dim()}
+	next := 0
+	for _, a := range enc.Attributes() {
+		cols, err := enc.Columns(a)
+		if err != nil {
+			return b, err
+		}
+		for k, c := range cols {
+			if c != next+k {
+				return b, fmt.Errorf("encoder columns of %q are not contiguous", a)
+			}
+		}
+		next += len(cols)
+		b.Groups = append(b.Groups, len(cols))
+	}
+	return b, b.Validate()
+}

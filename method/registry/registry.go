@@ -1,0 +1,21 @@
+// Package registry registers every method with package method: importing
+// it makes them all known to the CLI, eval, audit, the demo and the
+// transport. Adding a method is one line here.
+package registry
+
+import (
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/dpsubn3"
+	"github.com/dppub/dppub/method/mpcrdp"
+	"github.com/dppub/dppub/method/ppcadpmh"
+)
+
+func init() {
+	for _, s := range []method.Spec{
+		ppcadpmh.Spec,
+		dpsubn3.Spec,
+		mpcrdp.Spec,
+	} {
+		method.Register(s)
+	}
+}

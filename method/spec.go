@@ -1,0 +1,161 @@
+package method
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+)
+
+// Spec defines one method.
+type Spec struct {
+	// Name is the method's name on the command line, e.g. "ppca-dp-mh".
+	Name string
+	// Summary is one line saying what the method publishes.
+	Summary string
+	Split   Split
+	// Coordinator is the role of the member that opens sessions and
+	// publishes the result (e.g. "curator"); MemberRoles are the roles
+	// its sessions may ask to join, in the order they are drawn.
+	Coordinator string
+	MemberRoles []string
+	// NewSettings returns zero settings (a pointer to the method's
+	// settings struct).
+	NewSettings func() Settings
+	// Open opens a session at the coordinator from validated settings.
+	Open func(st Settings, o Open) (Session, error)
+	// Decode reads a session that a coordinator sent.
+	Decode func(payload []byte) (Session, error)
+}
+
+// Multiparty reports whether the method runs as a session of roles (in
+// one process or across processes).
+func (s Spec) Multiparty() bool { return s.Open != nil && s.Decode != nil }
+
+// Settings decodes raw JSON settings over the defaults, refusing unknown
+// fields (a typo must not silently fall back to a default), and
+// validates them.
+func (s Spec) Settings(raw json.RawMessage) (Settings, error) {
+	st := s.NewSettings()
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := DecodeStrict(raw, st); err != nil {
+			return nil, fmt.Errorf("%s settings: %w", s.Name, err)
+		}
+	}
+	st.SetDefaults()
+	if err := st.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return st, nil
+}
+
+// DecodeStrict decodes JSON into v, refusing unknown fields and trailing
+// data.
+func DecodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// DecodeSession is the usual Spec.Decode: strict JSON into a fresh T.
+func DecodeSession[T any, P interface {
+	*T
+	Session
+}](payload []byte) (Session, error) {
+	var s T
+	if err := DecodeStrict(payload, &s); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	return P(&s), nil
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Spec{}
+)
+
+// Register adds a method. It panics on a duplicate or incomplete spec:
+// registration is one line per method (method/registry), where that is a
+// programming error.
+func Register(s Spec) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if s.Name == "" || s.NewSettings == nil || (s.Open == nil) != (s.Decode == nil) {
+		panic(fmt.Sprintf("method: incomplete spec %q", s.Name))
+	}
+	if s.Multiparty() && s.Coordinator == "" {
+		panic(fmt.Sprintf("method: %q runs sessions but names no coordinator role", s.Name))
+	}
+	if _, dup := registry[s.Name]; dup {
+		panic(fmt.Sprintf("method: %q registered twice", s.Name))
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the method called name.
+func Lookup(name string) (Spec, error) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	s, ok := registry[name]
+	if !ok {
+		return Spec{}, fmt.Errorf("unknown method %q (known: %v)", name, namesLocked(nil))
+	}
+	return s, nil
+}
+
+// All lists the registered methods by name.
+func All() []Spec {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	var out []Spec
+	for _, n := range namesLocked(nil) {
+		out = append(out, registry[n])
+	}
+	return out
+}
+
+// Names lists the registered methods' names, those for which keep is true
+// when keep is set.
+func Names(keep func(Spec) bool) []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return namesLocked(keep)
+}
+
+func namesLocked(keep func(Spec) bool) []string {
+	names := make([]string, 0, len(registry))
+	for n, s := range registry {
+		if keep == nil || keep(s) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// SessionID draws a session's ID from the coordinator's randomness: the
+// first draw of every run, in one process or across processes.
+func SessionID(method string, draw func() uint64) string {
+	return fmt.Sprintf("%s-%016x", method, draw())
+}
+
+// CheckMembers checks that the members a session lists are exactly those
+// asked to join, in order.
+func CheckMembers(s Session, asked []string) error {
+	var listed []string
+	for _, m := range s.Members() {
+		listed = append(listed, m.Name)
+	}
+	if !slices.Equal(listed, asked) {
+		return fmt.Errorf("the session's members %v differ from its participants %v", listed, asked)
+	}
+	return nil
+}
