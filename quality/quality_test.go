@@ -1,0 +1,176 @@
+package quality
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/randx"
+)
+
+func TestW1KS(t *testing.T) {
+	grid := func(n int, shift float64) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i)/float64(n) + shift
+		}
+		return v
+	}
+	cases := []struct {
+		name   string
+		x, y   []float64
+		w1, ks float64
+	}{
+		{"identical", []float64{0, 1, 2}, []float64{0, 1, 2}, 0, 0},
+		{"two points", []float64{0}, []float64{1}, 1, 1},
+		{"same law, other sizes", []float64{0, 0, 1, 1}, []float64{0, 1}, 0, 0},
+		{"half moved", []float64{0, 0}, []float64{0, 2}, 1, 0.5},
+		// A shift by s moves every quantile by s: W1 = s; KS = 0.11 (the
+		// grid points 0, 0.01, ..., 0.10 lie below the shifted sample).
+		{"shift", grid(100, 0), grid(100, 0.105), 0.105, 0.11},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w1, ks := w1KS(c.x, c.y)
+			if math.Abs(w1-c.w1) > 1e-9 || math.Abs(ks-c.ks) > 1e-9 {
+				t.Fatalf("w1 %v ks %v, want %v %v", w1, ks, c.w1, c.ks)
+			}
+		})
+	}
+}
+
+func TestCombinations(t *testing.T) {
+	var got []string
+	combinations(4, 2, func(s []int) { got = append(got, jsonOf(s)) })
+	if strings.Join(got, " ") != "[0,1] [0,2] [0,3] [1,2] [1,3] [2,3]" || binomial(4, 2) != 6 || binomial(58, 3) != 30856 {
+		t.Fatalf("combinations %v", got)
+	}
+}
+
+func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// shuffledColumns returns a table whose columns are independently
+// shuffled: the same one-way distributions as t, no dependence between
+// columns — the worst a synthesizer that matches marginals can do.
+func shuffledColumns(t *data.Table, src *randx.Source) *data.Table {
+	out := t.Subset(src.Perm(t.Len()))
+	for j := range t.Schema.Attributes {
+		perm := src.Perm(t.Len())
+		col := make([]float64, t.Len())
+		for i, p := range perm {
+			col[i] = out.Rows[p][j]
+		}
+		for i := range col {
+			out.Rows[i][j] = col[i]
+		}
+	}
+	return out
+}
+
+func adult(t *testing.T) *data.Table {
+	t.Helper()
+	tab, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// Real Adult against itself: every distance is zero.
+func TestCompareIdentical(t *testing.T) {
+	tab := adult(t)
+	r, err := Compare(tab, tab, Options{Source: randx.NewSeeded(1), MaxSets: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Columns {
+		if c.TVD != 0 || (c.W1 != nil && (*c.W1 != 0 || *c.KS != 0)) {
+			t.Fatalf("column %s: %+v", c.Name, c)
+		}
+	}
+	for _, m := range r.Marginals {
+		if m.Mean != 0 || m.Max != 0 || m.Evaluated == 0 || m.Evaluated > 40 {
+			t.Fatalf("marginal %+v", m)
+		}
+	}
+	if r.Association.MeanAbsDiff != 0 || len(r.Warnings) != 0 {
+		t.Fatalf("association diff %v, warnings %q", r.Association.MeanAbsDiff, r.Warnings)
+	}
+}
+
+// Real Adult against its columns shuffled independently: one-way
+// distributions agree exactly, two- and three-way ones do not, the
+// associations vanish, and a classifier trained on the shuffled rows
+// falls to about the majority rate while one trained on real rows beats
+// it. The thresholds are far from the values seen (real accuracy about
+// 0.85 against a majority of 0.75; shuffled within 0.01 of the
+// majority), so a failure means a broken measure, not bad luck.
+func TestCompareShuffledAdult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two classifiers on Adult (about 10 s); skipped with -short")
+	}
+	tab := adult(t)
+	src := randx.NewSeeded(2)
+	r, err := Compare(tab, shuffledColumns(tab, src), Options{Label: "income", Source: src, MaxSets: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Marginals[0]; m.Max > 1e-12 {
+		t.Fatalf("one-way distance %v after a shuffle", m.Max)
+	}
+	if m2, m3 := r.Marginals[1], r.Marginals[2]; m2.Mean < 0.02 || m3.Mean <= m2.Mean {
+		t.Fatalf("2-way mean %v, 3-way mean %v", m2.Mean, m3.Mean)
+	}
+	if r.Association.MeanAbsDiff < 0.02 {
+		t.Fatalf("association difference %v after destroying every association", r.Association.MeanAbsDiff)
+	}
+	c := r.Classifier
+	if c.RealAccuracy < c.Majority+0.05 || c.SynthAccuracy > c.Majority+0.02 {
+		t.Fatalf("classifier %+v", c)
+	}
+	t.Logf("2-way TVD %.3f, 3-way %.3f, association diff %.3f, classifier %+v",
+		r.Marginals[1].Mean, r.Marginals[2].Mean, r.Association.MeanAbsDiff, *c)
+}
+
+func TestCompareErrors(t *testing.T) {
+	tab := adult(t)
+	other, _ := tab.SelectColumns("age", "sex")
+	if _, err := Compare(tab, other, Options{}); err == nil || !strings.Contains(err.Error(), "different schemas") {
+		t.Fatalf("schema mismatch: %v", err)
+	}
+	if _, err := Compare(tab, tab, Options{Label: "age"}); err == nil || !strings.Contains(err.Error(), `"age" is numeric`) {
+		t.Fatalf("numeric label: %v", err)
+	}
+}
+
+// The page holds every section, the owner-only notice at top and bottom,
+// one chart per column and two matrices, and escapes names.
+func TestWriteHTML(t *testing.T) {
+	tab := adult(t)
+	small := tab.Subset([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19})
+	small.Schema.Attributes[0].Name = "age<script>"
+	r, err := Compare(small, small, Options{Label: "income", Source: randx.NewSeeded(1), Privacy: &PrivacyFacts{Method: "m", Status: "s", Claimed: "ρ=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`id="notice"`, `id="summary"`, `id="privacy"`, `id="classifier"`, `id="marginals"`, `id="columns"`, `id="correlations"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Count(page, "FOR THE DATA OWNER ONLY") != 2 || strings.Count(page, "<svg") != len(tab.Schema.Attributes)+2 {
+		t.Errorf("%d notices, %d charts", strings.Count(page, "FOR THE DATA OWNER ONLY"), strings.Count(page, "<svg"))
+	}
+	if strings.Contains(page, "age<script>") || strings.Contains(page, "<script") || strings.Contains(page, "http://") && !strings.Contains(page, "http://www.w3.org/2000/svg") {
+		t.Error("page has a script, an unescaped name or an external reference")
+	}
+}
