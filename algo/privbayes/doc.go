@@ -28,16 +28,24 @@
 //     paper's F score (binary domains, computed by dynamic programming) is
 //     not implemented.
 //   - NoisyConditionals: each family's joint counts get Laplace noise and
-//     the conditionals are read off them, negative entries clipped to 0 and
-//     each conditional normalised. We release one marginal per maximal
-//     family (a family contained in a later one, such as the first k of a
+//     the conditionals are read off them. Where the paper clips negative
+//     entries to 0 and normalises, we subtract from every entry of a
+//     parent configuration the shift s ≥ 0 that makes the clipped entries
+//     sum to the configuration's noisy total (PrivSyn's Norm-Sub):
+//     clipping keeps every positive noise draw of the empty cells, which
+//     pulls sparse configurations towards uniform (on Adult at ε = 1, mean
+//     2-way TVD 0.065 with clipping, 0.049 with Norm-Sub over 8 seeds).
+//     We release one marginal per maximal family (a family contained in a later one, such as the first k of a
 //     degree-k network, is read from it), m′ ≤ d marginals at ε2/m′ each.
 //   - Sampling: ancestral sampling in network order.
 //
 // Where we had to choose (the TODS paper's generalisation hierarchies are
 // not implemented): numeric attributes are cut into equal-width bins over
 // the schema's declared, public bounds and decoded uniformly inside the
-// bin; categorical and binary attributes are their categories. A
+// bin, plus one code each for the declared minimum and for 0 when inside
+// the bounds, decoded to exactly that value (see Discretizer: a column
+// that is mostly 0 stays mostly 0); categorical and binary attributes are
+// their categories. A
 // conditional whose clipped counts are all zero falls back to the child's
 // own (noisy, clipped) marginal from the same table. MaxCells caps the
 // cells of any marginal (a computational bound, not a privacy one).

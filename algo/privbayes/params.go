@@ -3,6 +3,7 @@ package privbayes
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/privacy"
@@ -78,10 +79,11 @@ func AddCounts(a, b Marginal) (Marginal, error) {
 }
 
 // Fit reads every conditional Pr[X | Π] of net off the first of the
-// (noisy) marginals that contains X ∪ Π: project, clip negative counts to
-// 0, normalise per parent configuration. A configuration whose clipped
-// counts are all zero gets the child's own clipped marginal from the same
-// table (uniform if that is zero too). This is post-processing.
+// (noisy) marginals that contains X ∪ Π: project, and per parent
+// configuration take the distribution closest to its noisy counts under
+// their noisy total (normSub). A configuration whose noisy total is not
+// positive gets the child's own clipped marginal from the same table
+// (uniform if that is zero too). This is post-processing.
 func Fit(cards []int, net Network, marginals []Marginal) (*Model, error) {
 	if err := net.Validate(len(cards)); err != nil {
 		return nil, err
@@ -109,7 +111,7 @@ func Fit(cards []int, net Network, marginals []Marginal) (*Model, error) {
 func conditional(counts, fallback []float64, card int) []float64 {
 	out := make([]float64, len(counts))
 	for p := 0; p < len(counts); p += card {
-		row := clipNormalise(counts[p : p+card])
+		row := normSub(counts[p : p+card])
 		if row == nil {
 			row = fallback
 		}
@@ -136,6 +138,44 @@ func clipNormalise(v []float64) []float64 {
 	}
 	for i := range out {
 		out[i] /= sum
+	}
+	return out
+}
+
+// normSub returns max(v − s, 0)/T for the noisy counts v and their noisy
+// total T = Σv, with the shift s ≥ 0 chosen so that the entries sum to 1
+// (PrivSyn's Norm-Sub; the Euclidean projection of v onto the counts of
+// total T), or nil when T ≤ 0. Clipping alone (clipNormalise) keeps every
+// positive noise draw, so in a parent configuration with few rows the
+// noise of its empty cells outweighs its real ones and the conditional
+// drifts towards uniform; subtracting s first removes that mass.
+// Post-processing of noisy counts.
+func normSub(v []float64) []float64 {
+	total := 0.0
+	for _, x := range v {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return clipNormalise(v)
+		}
+		total += x
+	}
+	if !(total > 0) {
+		return nil
+	}
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
+	slices.Reverse(sorted)
+	// s = (S_k − T)/k for the largest k with sorted[k−1] > s, S_k the
+	// sum of the k largest counts.
+	shift, prefix := 0.0, 0.0
+	for k, x := range sorted {
+		prefix += x
+		if s := (prefix - total) / float64(k+1); x > s {
+			shift = s
+		}
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = math.Max(x-shift, 0) / total
 	}
 	return out
 }

@@ -46,6 +46,30 @@ func (n Network) Validate(d int) error {
 	return nil
 }
 
+// Isolated lists, in increasing order, the attributes of a d-attribute
+// network that have no parent and are no one's parent: in every model on
+// this network, and so in every row sampled from it, such an attribute is
+// independent of all the others. A label among them makes the synthetic
+// data useless for learning it.
+func (n Network) Isolated(d int) []int {
+	linked := make([]bool, d)
+	for _, f := range n {
+		if len(f.Parents) > 0 {
+			linked[f.Child] = true
+		}
+		for _, p := range f.Parents {
+			linked[p] = true
+		}
+	}
+	var out []int
+	for j, l := range linked {
+		if !l {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
 func unique(s []int) []int {
 	c := slices.Clone(s)
 	slices.Sort(c)
