@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
 	"github.com/dppub/dppub/algo/lda"
@@ -186,8 +187,7 @@ func ldaRep(ctx context.Context, t Task, rep int, g ldaGridSpec, o LDAOptions, a
 // ldaPoint runs one publication and scores each of the variant's outputs.
 func (sp ldaSplit) ldaPoint(ctx context.Context, owners []*data.Table, eps float64, v ldaVariant, g ldaGridSpec, o LDAOptions, acc *ldaAccumulator) error {
 	t := sp.task
-	res, err := publish.MulLDADP(ctx, publish.LDAOptions{Owners: owners, Label: t.Label, Positive: t.Positive, Exclude: t.Drop,
-		Epsilon: eps, Delta: o.Delta, Calibration: v.calibration, Noise: v.noise, Source: sp.src})
+	res, err := publish.MulLDADP(ctx, publish.LDAOptions{Owners: owners, Source: sp.src, Settings: mulldaspec.Settings{Label: t.Label, Positive: t.Positive, Exclude: t.Drop, Epsilon: eps, Delta: o.Delta, Calibration: v.calibration, Noise: v.noise}})
 	if err != nil {
 		return fmt.Errorf("eval: %s ε=%v m=%d %s: %w", t.Name, eps, len(owners), v.calibration, err)
 	}

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"math"
 	"strings"
 	"testing"
@@ -11,7 +12,6 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/ledger"
-	"github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -44,7 +44,7 @@ func svmError(tb testing.TB, res *LDAResult, test *data.Table, label string) flo
 	if err != nil {
 		tb.Fatal(err)
 	}
-	yte, err := LDALabels(test, label, nil)
+	yte, err := mulldaspec.Labels(test, label, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -65,8 +65,7 @@ func TestMulLDADPNLTCSWithLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Label: "money", Epsilon: 1, Delta: 1e-3,
-		Ledger: lg, Source: randx.NewSeeded(2)})
+	res, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Ledger: lg, Source: randx.NewSeeded(2), Settings: mulldaspec.Settings{Label: "money", Epsilon: 1, Delta: 1e-3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +100,7 @@ func TestMulLDADPNLTCSWithLedger(t *testing.T) {
 // says plainly what is not DP.
 func TestLDADPPaperRealProjectionsReport(t *testing.T) {
 	owners, _ := nltcsSplit(t, 1, 3)
-	res, err := LDADP(context.Background(), LDAOptions{Owners: owners, Label: "outside", Epsilon: 1, Delta: 1e-3,
-		Calibration: lda.Paper, Output: mullda.RealProjections, Source: randx.NewSeeded(4)})
+	res, err := LDADP(context.Background(), LDAOptions{Owners: owners, Source: randx.NewSeeded(4), Settings: mulldaspec.Settings{Label: "outside", Epsilon: 1, Delta: 1e-3, Calibration: lda.Paper, PaperProjections: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +132,7 @@ func TestMulLDADPMulticlass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Label: "race", Epsilon: 2, Delta: 1e-5, Source: randx.NewSeeded(6)})
+	res, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Source: randx.NewSeeded(6), Settings: mulldaspec.Settings{Label: "race", Epsilon: 2, Delta: 1e-5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,10 +150,10 @@ func TestLDAOptionErrors(t *testing.T) {
 		o    LDAOptions
 		want string
 	}{
-		{LDAOptions{Owners: owners, Label: "money", Epsilon: 1, Delta: 1e-3}, "one owner"},
-		{LDAOptions{Owners: owners[:1], Label: "nope", Epsilon: 1, Delta: 1e-3}, "nope"},
-		{LDAOptions{Owners: owners[:1], Label: "money", Epsilon: 1}, "delta"},
-		{LDAOptions{Owners: owners[:1], Label: "money", Epsilon: -1, Delta: 1e-3}, "epsilon"},
+		{LDAOptions{Owners: owners, Settings: mulldaspec.Settings{Label: "money", Epsilon: 1, Delta: 1e-3}}, "one owner"},
+		{LDAOptions{Owners: owners[:1], Settings: mulldaspec.Settings{Label: "nope", Epsilon: 1, Delta: 1e-3}}, "nope"},
+		{LDAOptions{Owners: owners[:1], Settings: mulldaspec.Settings{Label: "money", Epsilon: 1, Delta: 1}}, "delta"},
+		{LDAOptions{Owners: owners[:1], Settings: mulldaspec.Settings{Label: "money", Epsilon: -1, Delta: 1e-3}}, "epsilon"},
 	}
 	for _, c := range cases {
 		c.o.Source = randx.NewSeeded(1)
@@ -186,7 +184,7 @@ func BenchmarkMulLDADPAdult3Owners(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Label: "income", Epsilon: 1, Delta: 1e-3, Source: src}); err != nil {
+				if _, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Source: src, Settings: mulldaspec.Settings{Label: "income", Epsilon: 1, Delta: 1e-3}}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,20 +2,17 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
 
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/learn"
-	"github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
-	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
@@ -142,15 +139,9 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 			return usagef("--label COL is required")
 		}
 	}
-	o := publish.LDAOptions{Owners: owners, Label: f.label, Positive: f.positive, Exclude: f.exclude,
-		Epsilon: f.epsilon, Delta: f.delta, Calibration: lda.Calibration(f.calibration), Noise: lda.NoiseMode(f.noise),
-		PublicCounts: f.publicCounts, Ridge: f.ridge, Source: src}
-	if f.paperProjections {
-		o.Output = mullda.RealProjections
-	}
-	if o.Delta == 0 {
-		o.Delta = smallestOwnerDelta(owners)
-	}
+	o := publish.LDAOptions{Owners: owners, Source: src, Settings: mulldaspec.Settings{Label: f.label, Positive: f.positive,
+		Exclude: f.exclude, Epsilon: f.epsilon, Delta: f.delta, Calibration: lda.Calibration(f.calibration),
+		Noise: lda.NoiseMode(f.noise), PublicCounts: f.publicCounts, PaperProjections: f.paperProjections, Ridge: f.ridge}}
 	var closeLedger func() error
 	if f.ledgerDir != "" {
 		setup, fl, err := openLedgerDir(f.ledgerDir, publish.LDAParties(len(owners)))
@@ -173,7 +164,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 			return err
 		}
 	}
-	if err := writeLDAOutputs(cmd, f, method, res); err != nil {
+	if err := writeLDAOutputs(cmd, f, res); err != nil {
 		return err
 	}
 	return printLDASummary(cmd, f, owners, res)
@@ -213,65 +204,12 @@ func ldaDatasetLabel(name string) string {
 	return ""
 }
 
-// smallestOwnerDelta is 1/n² for the smallest owner, the default δ.
-func smallestOwnerDelta(owners []*data.Table) float64 {
-	n := owners[0].Len()
-	for _, t := range owners {
-		n = min(n, t.Len())
-	}
-	return dp.DefaultDelta(n)
-}
-
-// ldaModelFile is the JSON of <out>.model.json: everything in it is DP.
-type ldaModelFile struct {
-	Method              string      `json:"method"`
-	Calibration         string      `json:"calibration"`
-	Features            []string    `json:"features"`
-	Classes             []string    `json:"classes"`
-	Directions          [][]float64 `json:"directions"` // one row per direction, over Features
-	ClassMeans          [][]float64 `json:"class_means"`
-	ClassCounts         []float64   `json:"class_counts"`
-	ProjectedMeans      [][]float64 `json:"projected_means"`
-	ProjectedCovariance [][]float64 `json:"projected_covariance"`
-	Ridge               float64     `json:"ridge"`
-	ArtifactSHA256      string      `json:"artifact_sha256"`
-	Preprocessing       string      `json:"preprocessing"`
-}
-
-func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, method string, res *publish.LDAResult) error {
-	var means mat.Dense
-	means.Mul(res.Estimate.Means, res.Directions)
-	m := ldaModelFile{Method: method, Calibration: res.Report.Calibration, Features: res.Features, Classes: res.ClassNames,
-		Directions: rowsOf(mat.DenseCopyOf(res.Directions.T())), ClassMeans: rowsOf(res.Estimate.Means),
-		ClassCounts: res.Estimate.Counts, ProjectedMeans: rowsOf(&means), ProjectedCovariance: rowsOf(mat.DenseCopyOf(projectedCov(res))),
-		Ridge: res.Ridge, ArtifactSHA256: res.ArtifactSHA256,
-		Preprocessing: "encode each feature into [0,1] with the schema bounds (categorical: one-hot), then scale the row to unit L2 norm; z = xᵀW"}
-	body, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
+func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, res *publish.LDAResult) error {
 	var csv bytes.Buffer
 	if err := data.WriteCSV(&csv, res.Published); err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
-	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, csv.Bytes()}, outputFile{f.model, append(body, '\n')})
-}
-
-func projectedCov(res *publish.LDAResult) mat.Matrix {
-	m, err := res.Estimate.Model(res.Directions)
-	if err != nil {
-		return mat.NewDense(1, 1, nil)
-	}
-	return m.Cov
-}
-
-func rowsOf(m mat.Matrix) [][]float64 {
-	r, _ := m.Dims()
-	out := make([][]float64, r)
-	for i := range out {
-		out[i] = mat.Row(nil, i, m)
-	}
-	return out
+	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, csv.Bytes()}, outputFile{f.model, res.Model})
 }
 
 func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res *publish.LDAResult) error {

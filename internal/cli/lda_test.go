@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,7 @@ func TestPublishMulLDAWithLedger(t *testing.T) {
 	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Parties) != 3 || rep.Claimed.Epsilon != 1 {
 		t.Fatalf("report: %v %+v", err, rep.Claimed)
 	}
-	var model ldaModelFile
+	var model mulldaspec.ModelFile
 	mj, _ := os.ReadFile(out + ".model.json")
 	if err := json.Unmarshal(mj, &model); err != nil || len(model.Directions) != 1 || len(model.Directions[0]) != 15 {
 		t.Fatalf("model: %v, %d directions", err, len(model.Directions))

@@ -7,6 +7,7 @@ import (
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dpsubn3"
 	"github.com/dppub/dppub/method/mpcrdp"
+	"github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/method/ppcadpmh"
 )
 
@@ -15,6 +16,8 @@ func init() {
 		ppcadpmh.Spec,
 		dpsubn3.Spec,
 		mpcrdp.Spec,
+		mullda.Single,
+		mullda.Multi,
 	} {
 		method.Register(s)
 	}

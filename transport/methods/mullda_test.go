@@ -3,6 +3,7 @@ package methods
 import (
 	"testing"
 
+	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/protocol/mullda"
 )
 
@@ -38,28 +39,7 @@ func FuzzLDAMessages(f *testing.F) {
 			var m mullda.Projections
 			_ = m.UnmarshalBinary(body)
 		case 6:
-			var s ldaSession
-			_ = decodeStrict(body, &s, "session")
+			_, _ = mulldaspec.Multi.Decode(body)
 		}
 	})
-}
-
-func TestLDASettingsChecks(t *testing.T) {
-	for name, s := range map[string]LDASettings{
-		"no label":          {Epsilon: 1, Delta: 1e-6},
-		"no delta":          {Label: "y", Epsilon: 1},
-		"bad calibration":   {Label: "y", Epsilon: 1, Delta: 1e-6, Calibration: "exact", Noise: "correlated"},
-		"paper with counts": {Label: "y", Epsilon: 1, Delta: 1e-6, Calibration: "paper", Noise: "correlated", PublicCounts: true},
-		"bad noise":         {Label: "y", Epsilon: 1, Delta: 1e-6, Calibration: "sound", Noise: "loud"},
-		"negative ridge":    {Label: "y", Epsilon: 1, Delta: 1e-6, Calibration: "sound", Noise: "correlated", Ridge: -1},
-	} {
-		if s.validate() == nil {
-			t.Errorf("%s: accepted", name)
-		}
-	}
-	ok := LDASettings{Label: "y", Epsilon: 1, Delta: 1e-6}
-	ok.defaults()
-	if err := ok.validate(); err != nil || ok.unsound() || ok.output() != mullda.Synthetic {
-		t.Fatalf("defaults: %v, unsound %v, output %v", err, ok.unsound(), ok.output())
-	}
 }

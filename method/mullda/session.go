@@ -1,0 +1,342 @@
+// Package mullda defines LDA-DP (one owner, the paper's Algorithm 1) and
+// Mul-LDA-DP (owners of rows with correlated noise from a dealer,
+// Algorithm 2) as methods: settings, session, roles, published files and
+// privacy report, once for the one-process and the networked run.
+package mullda
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/dppub/dppub/algo/lda"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol"
+	proto "github.com/dppub/dppub/protocol/mullda"
+	"github.com/dppub/dppub/randx"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The methods' names and roles (owners have method.RoleOwner).
+const (
+	NameSingle    = "lda-dp"
+	NameMulti     = "mul-lda-dp"
+	RolePublisher = "publisher"
+	RoleDealer    = "dealer"
+)
+
+// Settings are LDA-DP's and Mul-LDA-DP's settings.
+type Settings struct {
+	// Label is the class attribute (categorical or binary). With
+	// Positive set, the task is binary: class 1 when the label is in
+	// Positive.
+	Label    string   `json:"label"`
+	Positive []string `json:"positive,omitempty"`
+	// Exclude lists further attributes left out of the features.
+	Exclude []string `json:"exclude,omitempty"`
+	// Epsilon and Delta are each owner's budget; Delta 0 in one process
+	// means 1/n² of the smallest owner.
+	Epsilon     float64         `json:"epsilon"`
+	Delta       float64         `json:"delta"`
+	Calibration lda.Calibration `json:"calibration,omitempty"`
+	Noise       lda.NoiseMode   `json:"noise,omitempty"`
+	// PublicCounts releases the class counts exactly (sound only; the
+	// paper calibration always does).
+	PublicCounts bool `json:"public_counts,omitempty"`
+	// PaperProjections publishes the owners' real projections (the
+	// paper's; NOT DP) instead of synthetic ones.
+	PaperProjections bool `json:"paper_projections,omitempty"`
+	// Ridge overrides the default ridge (σ√p of the aggregate's noise).
+	Ridge float64 `json:"ridge,omitempty"`
+}
+
+// SetDefaults fills the zero fields: sound calibration, correlated noise.
+func (s *Settings) SetDefaults() {
+	if s.Calibration == "" {
+		s.Calibration = lda.Sound
+	}
+	if s.Noise == "" {
+		s.Noise = lda.Correlated
+	}
+}
+
+// DefaultRecords sets δ = 1/n² of the smallest owner when none is given.
+func (s *Settings) DefaultRecords(smallest int) {
+	if s.Delta == 0 {
+		s.Delta = dp.DefaultDelta(smallest)
+	}
+}
+
+// Validate checks the settings.
+func (s *Settings) Validate() error {
+	if _, err := dp.ParseCalibration(string(s.Calibration), lda.Sound, lda.Paper); err != nil {
+		return err
+	}
+	switch {
+	case s.Label == "":
+		return fmt.Errorf("the settings need a label")
+	case !(s.Epsilon > 0) || math.IsInf(s.Epsilon, 0):
+		return fmt.Errorf("epsilon must be positive and finite, got %v", s.Epsilon)
+	case !(s.Delta > 0 && s.Delta < 1):
+		return fmt.Errorf("delta must be in (0, 1), got %v (over the network it is not derived from the owners' sizes)", s.Delta)
+	case s.Calibration == lda.Paper && s.PublicCounts:
+		return fmt.Errorf("public_counts is implied by the paper calibration")
+	case s.Noise != lda.Correlated && s.Noise != lda.Independent:
+		return fmt.Errorf("noise must be correlated or independent, got %q", s.Noise)
+	case !(s.Ridge >= 0) || math.IsInf(s.Ridge, 0):
+		return fmt.Errorf("ridge must be non-negative and finite, got %v", s.Ridge)
+	}
+	return nil
+}
+
+func (s Settings) output() proto.Output {
+	if s.PaperProjections {
+		return proto.RealProjections
+	}
+	return proto.Synthetic
+}
+
+// Single is LDA-DP: one owner.
+var Single = spec(NameSingle, "a DP linear discriminant from one owner (LDA-DP, Algorithm 1)")
+
+// Multi is Mul-LDA-DP: owners of rows, the paper's correlated noise by
+// default.
+var Multi = spec(NameMulti, "a DP linear discriminant from owners of rows with a publishing ledger (Mul-LDA-DP)")
+
+func spec(name, summary string) method.Spec {
+	return method.Spec{
+		Name: name, Summary: summary, Split: method.Rows,
+		Coordinator: RolePublisher, MemberRoles: []string{method.RoleOwner, RoleDealer},
+		NewSettings: func() method.Settings { return new(Settings) },
+		Open:        func(st method.Settings, o method.Open) (method.Session, error) { return open(name, st, o) },
+		Decode:      method.DecodeSession[session],
+	}
+}
+
+// session is what the publisher sends every owner and the dealer.
+type session struct {
+	method.Header
+	Method   string      `json:"method"`
+	Settings Settings    `json:"settings"`
+	Schema   data.Schema `json:"schema"`
+	Owners   []string    `json:"owners"`
+	Dealer   string      `json:"dealer,omitempty"`
+}
+
+func open(name string, st method.Settings, o method.Open) (method.Session, error) {
+	owners, err := o.Names(method.RoleOwner, 1)
+	if err != nil {
+		return nil, err
+	}
+	if name == NameSingle && len(owners) != 1 {
+		return nil, fmt.Errorf("lda-dp takes one owner, got %d (use mul-lda-dp)", len(owners))
+	}
+	schema, err := o.Schema()
+	if err != nil {
+		return nil, err
+	}
+	s := &session{Header: o.Header(), Method: name, Settings: *st.(*Settings), Schema: schema, Owners: owners}
+	if s.Settings.Noise != lda.Independent && len(owners) >= 2 {
+		if s.Dealer, err = o.Only(RoleDealer); err != nil {
+			return nil, fmt.Errorf("correlated noise: %w", err)
+		}
+	}
+	_, _, _, err = s.params()
+	return s, err
+}
+
+// params derives the protocol parameters, on every side from the same
+// session.
+func (s *session) params() (proto.Params, *data.Encoder, []string, error) {
+	st := s.Settings
+	if err := st.Validate(); err != nil {
+		return proto.Params{}, nil, nil, err
+	}
+	enc, err := data.NewEncoder(s.Schema, data.EncoderOptions{Exclude: append([]string{st.Label}, st.Exclude...)})
+	if err != nil {
+		return proto.Params{}, nil, nil, err
+	}
+	classes, err := ClassNames(s.Schema, st.Label, st.Positive)
+	if err != nil {
+		return proto.Params{}, nil, nil, err
+	}
+	p := proto.Params{Session: s.ID, Owners: s.Owners, Publisher: s.Coordinator, Dealer: s.Dealer,
+		Plan: lda.PlanOptions{Calibration: st.Calibration, Epsilon: st.Epsilon, Delta: st.Delta, P: enc.Dim(),
+			Classes: len(classes), Owners: len(s.Owners), Noise: st.Noise, PublicCounts: st.PublicCounts},
+		Ridge: st.Ridge, Output: st.output()}
+	if p.NeedsDealer() != (s.Dealer != "") {
+		return p, nil, nil, fmt.Errorf("the session's dealer %q does not match its noise mode", s.Dealer)
+	}
+	return p, enc, classes, p.Validate()
+}
+
+// Members are the owners, then the dealer when the noise is correlated.
+func (s *session) Members() []method.Member {
+	b := dp.Approx(s.Settings.Epsilon, s.Settings.Delta)
+	var ms []method.Member
+	for _, o := range s.Owners {
+		ms = append(ms, method.Member{Name: o, Role: method.RoleOwner, Budget: &b, Draws: true})
+	}
+	if s.Dealer != "" {
+		ms = append(ms, method.Member{Name: s.Dealer, Role: RoleDealer, Draws: true})
+	}
+	return ms
+}
+
+func (s *session) Unsound() bool {
+	return s.Settings.Calibration == lda.Paper || s.Settings.PaperProjections
+}
+
+// Join builds an owner's or the dealer's role; an attachment of type
+// *proto.Ledger connects it to the publishing ledger.
+func (s *session) Join(l method.Local) (protocol.Role, error) {
+	params, enc, _, err := s.params()
+	if err != nil {
+		return nil, err
+	}
+	lg, _ := l.Attach.(*proto.Ledger)
+	if l.Name == s.Dealer {
+		return proto.NewNoiseDealer(proto.DealerOptions{Params: params, Source: l.Source})
+	}
+	t, err := l.SharedTable(s.Schema)
+	if err != nil {
+		return nil, err
+	}
+	X, stats, err := enc.Encode(t)
+	if err != nil {
+		return nil, err
+	}
+	data.NormalizeRowsL2(X)
+	y, err := Labels(t, s.Settings.Label, s.Settings.Positive)
+	if err != nil {
+		return nil, err
+	}
+	l.Note(s.Method, t.Len(), stats.Clamped, "features", enc.Dim())
+	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Data: X, Labels: y,
+		Accountant: l.Accountant, Source: l.Source, Ledger: lg})
+}
+
+// Result is the in-process detail of a run (Outcome.Detail).
+type Result struct {
+	Directions     *mat.Dense
+	Features       []string
+	ClassNames     []string
+	Projections    *mat.Dense
+	Labels         []int
+	Estimate       *lda.Estimate
+	Plan           *lda.Plan
+	Ridge          float64
+	Encoder        *data.Encoder
+	ArtifactSHA256 string
+}
+
+// Coordinate builds the publisher; an attachment of type *proto.Ledger
+// connects it to the publishing ledger (as its operator).
+func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
+	params, enc, classes, err := s.params()
+	if err != nil {
+		return nil, err
+	}
+	lg, _ := attach.(*proto.Ledger)
+	pub, err := proto.NewPublisher(proto.PublisherOptions{Params: params, Source: src.Child(), Ledger: lg})
+	if err != nil {
+		return nil, err
+	}
+	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
+		return s.publish(pub, params, enc, classes, accts, src, lg != nil)
+	}
+	return &method.Coordination{Role: pub, Publish: publish}, nil
+}
+
+func (s *session) publish(pub *proto.Publisher, params proto.Params, enc *data.Encoder, classes []string,
+	accts []*privacy.Accountant, src *randx.Source, ledger bool) (*method.Outcome, error) {
+	res, err := pub.Result()
+	if err != nil {
+		return nil, err
+	}
+	plan, err := lda.NewPlan(params.Plan)
+	if err != nil {
+		return nil, err
+	}
+	table, err := Table(s.Settings.Label, classes, res.Projections, res.Labels)
+	if err != nil {
+		return nil, err
+	}
+	st := s.Settings
+	report, err := Report(ReportInput{Method: s.Method, Owners: len(s.Owners), Calibration: st.Calibration,
+		Noise: st.Noise, PublicCounts: st.PublicCounts, Output: st.output(), Delta: st.Delta, Ledger: ledger,
+		Secure: src.IsSecure(), Randomness: src.Describe()}, plan, accts, res.Ridge)
+	if err != nil {
+		return nil, err
+	}
+	d := &Result{Directions: res.Directions, Features: enc.ColumnNames(), ClassNames: classes, Projections: res.Projections,
+		Labels: res.Labels, Estimate: res.Estimate, Plan: plan, Ridge: res.Ridge, Encoder: enc, ArtifactSHA256: res.ArtifactSHA256}
+	model, err := d.ModelJSON(s.Method, report.Calibration)
+	if err != nil {
+		return nil, err
+	}
+	_, dirs := res.Directions.Dims()
+	return &method.Outcome{Table: table, Report: report, Files: []method.OutputFile{{Suffix: ".model.json", Data: model}},
+		Summary: fmt.Sprintf("%d discriminant direction(s) over %d features, ridge %.4g", dirs, enc.Dim(), res.Ridge),
+		Detail:  d}, nil
+}
+
+// ModelFile is <out>.model.json: everything in it is DP.
+type ModelFile struct {
+	Method              string      `json:"method"`
+	Calibration         string      `json:"calibration"`
+	Features            []string    `json:"features"`
+	Classes             []string    `json:"classes"`
+	Directions          [][]float64 `json:"directions"` // one row per direction, over Features
+	ClassMeans          [][]float64 `json:"class_means"`
+	ClassCounts         []float64   `json:"class_counts"`
+	ProjectedMeans      [][]float64 `json:"projected_means"`
+	ProjectedCovariance [][]float64 `json:"projected_covariance"`
+	Ridge               float64     `json:"ridge"`
+	ArtifactSHA256      string      `json:"artifact_sha256"`
+	Preprocessing       string      `json:"preprocessing"`
+}
+
+// ModelJSON is the published model file's bytes.
+func (r *Result) ModelJSON(method, calibration string) ([]byte, error) {
+	var means mat.Dense
+	means.Mul(r.Estimate.Means, r.Directions)
+	var cov mat.Matrix = mat.NewDense(1, 1, nil)
+	if m, err := r.Estimate.Model(r.Directions); err == nil {
+		cov = m.Cov
+	}
+	m := ModelFile{Method: method, Calibration: calibration, Features: r.Features, Classes: r.ClassNames,
+		Directions: rowsOf(mat.DenseCopyOf(r.Directions.T())), ClassMeans: rowsOf(r.Estimate.Means),
+		ClassCounts: r.Estimate.Counts, ProjectedMeans: rowsOf(&means), ProjectedCovariance: rowsOf(mat.DenseCopyOf(cov)),
+		Ridge: r.Ridge, ArtifactSHA256: r.ArtifactSHA256,
+		Preprocessing: "encode each feature into [0,1] with the schema bounds (categorical: one-hot), then scale the row to unit L2 norm; z = xᵀW"}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Project encodes t's rows as the publication did (features in [0, 1],
+// rows scaled to unit L2 norm) and projects them on the directions: how a
+// user applies the published LDA to new data.
+func (r *Result) Project(t *data.Table) (*mat.Dense, error) {
+	X, _, err := r.Encoder.Encode(t)
+	if err != nil {
+		return nil, err
+	}
+	data.NormalizeRowsL2(X)
+	return lda.Project(X, r.Directions), nil
+}
+
+func rowsOf(m mat.Matrix) [][]float64 {
+	r, _ := m.Dims()
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = mat.Row(nil, i, m)
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+package mullda
+
+import "testing"
+
+func TestSettingsChecks(t *testing.T) {
+	for name, s := range map[string]Settings{
+		"no label":          {Epsilon: 1, Delta: 1e-6},
+		"no delta":          {Label: "y", Epsilon: 1},
+		"bad calibration":   {Label: "y", Epsilon: 1, Delta: 1e-6, Calibration: "exact"},
+		"paper with counts": {Label: "y", Epsilon: 1, Delta: 1e-6, Calibration: "paper", PublicCounts: true},
+		"bad noise":         {Label: "y", Epsilon: 1, Delta: 1e-6, Noise: "loud"},
+		"negative ridge":    {Label: "y", Epsilon: 1, Delta: 1e-6, Ridge: -1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s.SetDefaults()
+			if s.Validate() == nil {
+				t.Errorf("accepted %+v", s)
+			}
+		})
+	}
+	ok := Settings{Label: "y", Epsilon: 1, Delta: 1e-6}
+	ok.SetDefaults()
+	sess := &session{Settings: ok}
+	if err := ok.Validate(); err != nil || sess.Unsound() || ok.output() != "synthetic" {
+		t.Fatalf("defaults: %v, unsound %v, output %v", err, sess.Unsound(), ok.output())
+	}
+	ok.DefaultRecords(100)
+	if ok.Delta != 1e-6 {
+		t.Fatalf("a given δ was replaced by %v", ok.Delta)
+	}
+	none := Settings{Label: "y", Epsilon: 1}
+	none.DefaultRecords(100)
+	if none.Delta != 1e-4 {
+		t.Fatalf("default δ for n = 100 is %v, want 1/n² = 1e-4", none.Delta)
+	}
+}
