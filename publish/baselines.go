@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -23,8 +24,8 @@ type BayesNetOptions struct {
 	bnspec.Settings
 	Source *randx.Source
 	// Label names the attribute a user will predict from the synthetic
-	// rows ("" for none): the result warns when the network leaves it
-	// independent of every other attribute.
+	// rows (default: the schema's Label; "" for none): the result warns
+	// when the network leaves it independent of every other attribute.
 	Label string
 }
 
@@ -66,6 +67,7 @@ func PrivBayes(ctx context.Context, o PrivBayesOptions) (*BaselineResult, error)
 	if o.Table == nil || o.Table.Len() < 2 {
 		return nil, fmt.Errorf("publish: privbayes needs a table of at least 2 rows")
 	}
+	o.Label = cmp.Or(o.Label, o.Table.Schema.Label)
 	if err := checkLabel(o.Table.Schema, o.Label); err != nil {
 		return nil, err
 	}
@@ -111,6 +113,7 @@ func PrivBayes(ctx context.Context, o PrivBayesOptions) (*BaselineResult, error)
 // the method's session run in one process.
 func DPSUBN3(ctx context.Context, o DPSUBN3Options) (*BaselineResult, error) {
 	if len(o.Owners) > 0 {
+		o.Label = cmp.Or(o.Label, o.Owners[0].Schema.Label)
 		if err := checkLabel(o.Owners[0].Schema, o.Label); err != nil {
 			return nil, err
 		}
