@@ -67,6 +67,11 @@ type BoundsResult struct {
 	NoisyMissing float64
 	// Threshold is the keep threshold in rows.
 	Threshold float64
+	// Beyond is a cautious estimate of the share of non-missing values
+	// outside [Min, Max], which the encoder will clamp: their noisy count
+	// less two standard deviations of its noise (post-processing of the
+	// same release; for a warning only).
+	Beyond float64
 	// Spec is the mechanism, for the privacy report.
 	Spec dp.Spec
 }
@@ -123,8 +128,22 @@ func Bounds(n *dp.Noiser, values []float64, missing int, integer bool, eps float
 	}
 	if upper > lower {
 		res.Min, res.Max, res.Found = lower, upper, true
+		res.Beyond = beyond(edges, hist, lower, upper, plan.Scale()) / math.Max(total, 1)
 	}
 	return res, nil
+}
+
+// beyond sums the noisy counts of the bins outside [lower, upper] and
+// subtracts two standard deviations of that sum's noise (√2·b per bin).
+func beyond(edges, hist []float64, lower, upper, b float64) float64 {
+	sum, bins := 0.0, 0
+	for i, c := range hist {
+		if upperEdge(edges, i) <= lower || lowerEdge(edges, i) >= upper {
+			sum += c
+			bins++
+		}
+	}
+	return math.Max(sum-2*b*math.Sqrt(2*float64(bins)), 0)
 }
 
 // crossing returns the first bin, scanning from the bottom (or the top),

@@ -14,6 +14,10 @@ import (
 // list are read as (data.Attribute.Other).
 const OtherCategory = "other"
 
+// clampWarning is the estimated share of values outside DP bounds above
+// which a column is marked for review.
+const clampWarning = 0.03
+
 // discoverer turns profiles into attributes, spending the budget.
 type discoverer struct {
 	o     Options
@@ -94,6 +98,10 @@ func (d *discoverer) numeric(a *data.Attribute, col *Column, p profile) error {
 	}
 	a.Min, a.Max = b.Min, b.Max
 	col.Note = fmt.Sprintf("%s; bounds [%v, %v] from DP %.1f%%/%.1f%% quantiles (ε = %.3g)", prec, b.Min, b.Max, 100*LowerQuantile, 100*UpperQuantile, d.epsEach)
+	if b.Beyond > clampWarning {
+		col.Note += fmt.Sprintf("; about %.0f%% of values lie outside (noisy estimate) and will be clamped: widen them from public knowledge if that matters", 100*b.Beyond)
+		col.Warn = true
+	}
 	return nil
 }
 
@@ -125,7 +133,7 @@ func (d *discoverer) categorical(a *data.Attribute, col *Column, p profile) erro
 		a.Categories = append(a.Categories, OtherCategory)
 	}
 	a.Other = OtherCategory
-	col.Note = fmt.Sprintf("%d categories kept by DP partition selection (noisy count ≥ %.0f rows, ε = %.3g); rarer values read as %q",
+	col.Note = fmt.Sprintf("%d value(s) kept by DP partition selection (noisy count ≥ %.0f rows, ε = %.3g); rarer values read as %q",
 		len(sel.Kept), sel.Threshold, d.epsEach, OtherCategory)
 	if len(sel.Kept) == 0 {
 		col.Note += "; none passed: an identifier or free text? --skip it"

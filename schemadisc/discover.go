@@ -44,8 +44,12 @@ type Column struct {
 	Kind data.Kind
 	Note string
 	// Review is true when a person must act on this column before the
-	// schema can be used (a placeholder to fill, values to check).
+	// schema can be used (a placeholder to fill, values to check); it
+	// makes the schema a draft.
 	Review bool
+	// Warn is true when the column deserves a look but the schema is
+	// usable as it is (DP bounds that clamp many values).
+	Warn bool
 }
 
 // Result is a discovered schema and how it was found.

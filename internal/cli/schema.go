@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/schemadisc"
+	"github.com/spf13/cobra"
+)
+
+func init() { topCommands = append(topCommands, newSchemaCmd) }
+
+type schemaFlags struct {
+	out, report    string
+	epsilon, delta float64
+	id, label      string
+	skip           []string
+	force          bool
+	src            sourceFlags
+}
+
+func newSchemaCmd() *cobra.Command {
+	f := &schemaFlags{}
+	cmd := &cobra.Command{
+		Use:   "schema INPUT.csv --out SCHEMA.json",
+		Short: "Draft a schema for your CSV (DP bounds with --epsilon, or placeholders to review)",
+		Long: `Read a CSV or TSV file with a header row and write a draft schema: column
+names, kinds (numeric, categorical, binary), integer or decimal precision,
+and the public bounds and category lists every method needs.
+
+Bounds and category lists must never be read off the private data as they
+are (a column's minimum is one person's value). Two ways:
+
+  --epsilon E [--delta D]   find them under differential privacy: numeric
+                            bounds at the 0.5% and 99.5% quantiles of a
+                            noisy histogram on a public grid, category
+                            lists by noisy partition selection (rarer
+                            values read as "other"). The budget is charged
+                            to the data's owner and recorded in a privacy
+                            report beside the schema (--report); it adds to
+                            the budget of every later release.
+  (no --epsilon)            spend nothing: numeric bounds are left null for
+                            you to fill from public knowledge, category
+                            lists are the values found (WITHOUT noise), and
+                            the schema is marked "draft": true. Every
+                            publishing command refuses it until you have
+                            reviewed it and deleted that line.
+
+Kinds and precision are read from the data without noise in both cases:
+check them.
+
+Examples:
+  dppub schema people.csv --out people.json
+  dppub schema people.csv --epsilon 0.5 --label smoker --skip patient-id --out people.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runSchema(cmd, args[0], f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.out, "out", "", "schema JSON to write (required)")
+	fs.StringVar(&f.report, "report", "", "privacy report JSON, with --epsilon (default <out>.privacy.json)")
+	fs.Float64Var(&f.epsilon, "epsilon", 0, "find bounds and categories under DP at this budget ε (default: a draft with placeholders, no budget)")
+	fs.Float64Var(&f.delta, "delta", 0, "δ of the category selection, with --epsilon (default 1/n²)")
+	fs.StringVar(&f.id, "id", "", "ID column: carried with each row, never an attribute")
+	fs.StringArrayVar(&f.skip, "skip", nil, "column to leave out of the schema (repeat)")
+	fs.StringVar(&f.label, "label", "", "categorical or binary column to record as the schema's label")
+	fs.BoolVar(&f.force, "force", false, "replace existing output files")
+	f.src.register(fs)
+	return cmd
+}
+
+func runSchema(cmd *cobra.Command, input string, f *schemaFlags) error {
+	if err := f.check(cmd, input); err != nil {
+		return err
+	}
+	raw, err := readRaw(input)
+	if err != nil {
+		return err
+	}
+	res, err := schemadisc.Discover(raw, schemadisc.Options{
+		Epsilon: f.epsilon, Delta: f.delta, ID: f.id, Skip: f.skip, Label: f.label,
+		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()),
+	})
+	if err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(res.Schema, "", "  ")
+	if err != nil {
+		return err
+	}
+	js = append(js, '\n')
+	if res.Report != nil {
+		err = publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, js})
+	} else {
+		err = writeBytes(f.out, js)
+	}
+	if err != nil {
+		return err
+	}
+	printSchemaSummary(cmd.OutOrStdout(), input, f, res)
+	return nil
+}
+
+// check validates the flags and the output paths before anything is
+// read or spent.
+func (f *schemaFlags) check(cmd *cobra.Command, input string) error {
+	switch {
+	case f.out == "":
+		return usagef("--out SCHEMA.json is required")
+	case cmd.Flags().Changed("epsilon") && (!(f.epsilon > 0) || f.epsilon > 1e6):
+		return usagef("--epsilon must be positive and finite, got %v", f.epsilon)
+	case f.delta != 0 && !cmd.Flags().Changed("epsilon"):
+		return usagef("--delta needs --epsilon (a draft spends no budget)")
+	case !(f.delta >= 0 && f.delta < 1):
+		return usagef("--delta must be in [0, 1), got %v", f.delta)
+	case f.report != "" && !cmd.Flags().Changed("epsilon"):
+		return usagef("--report needs --epsilon (a draft spends no budget and has no privacy report)")
+	}
+	outs := []string{f.out}
+	if cmd.Flags().Changed("epsilon") {
+		if f.report == "" {
+			f.report = f.out + ".privacy.json"
+		}
+		outs = append(outs, f.report)
+	}
+	return checkOwnerOutputs(f.force, []string{input}, outs...)
+}
+
+// checkOwnerOutputs refuses an output that is also an input or another
+// output, lies in a missing directory, or exists (unless force).
+func checkOwnerOutputs(force bool, inputs []string, outs ...string) error {
+	seen := map[string]string{}
+	for _, in := range inputs {
+		seen[cleanAbs(in)] = "input " + in
+	}
+	for _, out := range outs {
+		key := cleanAbs(out)
+		if what, dup := seen[key]; dup {
+			return usagef("output %s is also the %s: refusing to overwrite it", out, what)
+		}
+		seen[key] = "output " + out
+		if fi, err := os.Stat(filepath.Dir(key)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("output %s: directory %s does not exist", out, filepath.Dir(out))
+		}
+		if _, err := os.Stat(out); err == nil && !force {
+			return fmt.Errorf("output %s already exists (give --force to replace it)", out)
+		}
+	}
+	return nil
+}
+
+func cleanAbs(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+func readRaw(path string) (*data.Raw, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	return data.ReadRaw(f, path)
+}
+
+// maxSchemaLines caps the column lines of the terminal summary; the
+// columns needing review come first.
+const maxSchemaLines = 15
+
+func printSchemaSummary(w io.Writer, input string, f *schemaFlags, res *schemadisc.Result) {
+	s := res.Schema
+	fmt.Fprintf(w, "Read %d rows × %d columns from %s.\n", res.Rows, len(s.Attributes), input)
+	cols := slices.Clone(res.Columns)
+	rank := func(c schemadisc.Column) int {
+		switch {
+		case c.Review:
+			return 0
+		case c.Warn:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(cols, func(a, b schemadisc.Column) int { return rank(a) - rank(b) })
+	width := 0
+	for _, c := range cols {
+		width = max(width, min(len(c.Name), 24))
+	}
+	for i, c := range cols {
+		if i == maxSchemaLines {
+			fmt.Fprintf(w, "  ... and %d more columns (see %s)\n", len(cols)-i, f.out)
+			break
+		}
+		mark := [3]string{"!", "?", " "}[rank(c)]
+		fmt.Fprintf(w, "%s %-*s %-11s %s\n", mark, width, c.Name, c.Kind, c.Note)
+	}
+	if res.Report != nil {
+		p := res.Report.Parties[0]
+		fmt.Fprintf(w, "Spent %v of the data's budget (privacy report: %s); it adds to every later release from this data.\n", p.Spent, f.report)
+	}
+	if s.Draft {
+		fmt.Fprintf(w, "Wrote a DRAFT schema to %s. Review the columns marked !, then delete the line \"draft\": true:\n", f.out)
+		fmt.Fprintln(w, "publishing commands refuse the file until then.")
+		return
+	}
+	fmt.Fprintf(w, "Wrote the schema to %s; check the columns marked ? and the kinds.\n", f.out)
+}
