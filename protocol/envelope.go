@@ -49,11 +49,15 @@ type Message interface {
 	MarshalBinary() ([]byte, error)
 }
 
-// Seal wraps a message in an envelope (Seq is set by whoever sends it).
+// Seal wraps a message in an envelope (Seq is set by whoever sends it). It
+// refuses a body over MaxPayload: such a payload must be streamed.
 func Seal(session, from, to string, m Message) (Envelope, error) {
 	b, err := m.MarshalBinary()
 	if err != nil {
 		return Envelope{}, fmt.Errorf("protocol: marshal %s: %w", m.MessageType(), err)
+	}
+	if len(b) > MaxPayload {
+		return Envelope{}, fmt.Errorf("protocol: %s of %d bytes exceeds the message limit of %d bytes (protocol.MaxPayload); it must be sent in chunks", m.MessageType(), len(b), MaxPayload)
 	}
 	return Envelope{Session: session, From: from, To: to, Type: m.MessageType(), Payload: b}, nil
 }

@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -15,7 +16,9 @@ type Stats struct {
 
 // RunLocal drives roles in one process until every role is done. Every
 // envelope is marshalled and unmarshalled on its way, so roles share no
-// memory, exactly as over a network. Messages are delivered in FIFO order.
+// memory, exactly as over a network. Messages are delivered in FIFO order;
+// a Streamer's next batch is asked for only once every queued message has
+// been delivered, so at most one batch of a stream is held at a time.
 func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 	byID := make(map[string]Role, len(roles))
 	for _, r := range roles {
@@ -27,6 +30,7 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 	stats := &Stats{Bytes: map[string]int{}}
 	seq := map[[2]string]uint64{}
 	var queue [][]byte
+	var streams []Streamer // roles whose More may have batches left, in order
 	post := func(out []Envelope) error {
 		for _, e := range out {
 			if _, ok := byID[e.To]; !ok {
@@ -44,6 +48,11 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 		}
 		return nil
 	}
+	watch := func(r Role) {
+		if s, ok := r.(Streamer); ok && !slices.Contains(streams, s) {
+			streams = append(streams, s)
+		}
+	}
 	for _, r := range roles {
 		out, err := r.Start()
 		if err != nil {
@@ -52,10 +61,24 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 		if err := post(out); err != nil {
 			return stats, err
 		}
+		watch(r)
 	}
-	for len(queue) > 0 {
+	for len(queue) > 0 || len(streams) > 0 {
 		if err := ctx.Err(); err != nil {
 			return stats, fmt.Errorf("protocol: %w", err)
+		}
+		if len(queue) == 0 {
+			out, err := streams[0].More()
+			if err != nil {
+				return stats, fmt.Errorf("protocol: %s: streaming: %w", streams[0].ID(), err)
+			}
+			if len(out) == 0 {
+				streams = streams[1:]
+			}
+			if err := post(out); err != nil {
+				return stats, err
+			}
+			continue
 		}
 		var e Envelope
 		if err := e.UnmarshalBinary(queue[0]); err != nil {
@@ -70,6 +93,7 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 		if err := post(out); err != nil {
 			return stats, err
 		}
+		watch(byID[e.To])
 	}
 	var waiting []string
 	for _, r := range roles {

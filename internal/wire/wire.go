@@ -5,8 +5,9 @@
 // partial decryptions, crypto/dlpa's rounds) are all written with it.
 //
 // A Reader never allocates more than its input holds: every length prefix
-// is checked against the bytes left (and MaxFieldLen) before anything is
+// is checked against MaxFieldLen and the bytes left before anything is
 // made, so a malformed or hostile message costs at most its own size.
+// Payloads larger than a field may hold travel in chunks (protocol.Chunk).
 package wire
 
 import (
@@ -17,8 +18,9 @@ import (
 	"slices"
 )
 
-// MaxFieldLen bounds any length prefix a Reader accepts, so a malformed or
-// hostile message cannot make it allocate without limit.
+// MaxFieldLen bounds the size in bytes of any one field a Reader accepts
+// (a byte string, or a slice's elements times their width), so a
+// malformed or hostile message cannot make it allocate without limit.
 const MaxFieldLen = 1 << 28
 
 // Writer appends fields in a fixed little-endian, length-prefixed format.
@@ -113,14 +115,21 @@ func (r *Reader) Int() int { return int(int64(r.Uint64())) }
 func (r *Reader) Float64() float64 { return math.Float64frombits(r.Uint64()) }
 
 // length reads a length prefix of elements of elem bytes each and checks
-// it against the bytes left.
+// the field's size in bytes, first against MaxFieldLen, then against the
+// bytes left; each error names the limit it hit. (The check used to
+// compare a count of elements with a limit in bytes, and to report the
+// bytes left whichever limit failed.)
 func (r *Reader) length(elem int) int {
 	n := r.Uint64()
 	if r.err != nil {
 		return 0
 	}
-	if n > MaxFieldLen || n*uint64(elem) > uint64(len(r.buf)) {
-		r.err = fmt.Errorf("field length %d exceeds the %d bytes left", n, len(r.buf))
+	if n > MaxFieldLen/uint64(elem) {
+		r.err = fmt.Errorf("field of %d elements of %d bytes exceeds the field limit of %d bytes (wire.MaxFieldLen)", n, elem, MaxFieldLen)
+		return 0
+	}
+	if size := n * uint64(elem); size > uint64(len(r.buf)) {
+		r.err = fmt.Errorf("field of %d bytes exceeds the %d bytes left in the message", size, len(r.buf))
 		return 0
 	}
 	return int(n)

@@ -63,6 +63,44 @@ func TestReaderRejects(t *testing.T) {
 	}
 }
 
+// Each failed length check names the limit it hit: the run got
+// "field length 282667248 exceeds the 282667248 bytes left" for a field
+// over the field limit. The limit is in bytes for every element width.
+func TestLengthLimitNamed(t *testing.T) {
+	prefix := func(n uint64, extra int) []byte {
+		var w Writer
+		w.Uint64(n)
+		return append(w.Data(), make([]byte, extra)...)
+	}
+	cases := []struct {
+		name string
+		data []byte
+		read func(*Reader)
+		want string
+	}{
+		{"bytes over the field limit", prefix(282667248, 16), func(r *Reader) { r.Bytes() }, "exceeds the field limit of 268435456 bytes"},
+		{"floats one over the field limit", prefix(MaxFieldLen/8+1, 16), func(r *Reader) { r.Float64s() }, "exceeds the field limit"},
+		{"words one over the field limit", prefix(MaxFieldLen/8+1, 16), func(r *Reader) { r.Uint64s() }, "exceeds the field limit"},
+		{"floats at the field limit, short", prefix(MaxFieldLen/8, 16), func(r *Reader) { r.Float64s() }, "exceeds the 16 bytes left"},
+		{"bytes at the field limit, short", prefix(MaxFieldLen, 3), func(r *Reader) { r.Bytes() }, "exceeds the 3 bytes left"},
+		{"floats one more than left", prefix(3, 16), func(r *Reader) { r.Float64s() }, "field of 24 bytes exceeds the 16 bytes left"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := NewReader(c.data)
+			c.read(r)
+			if err := r.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+	// Exactly the bytes left is accepted.
+	r := NewReader(prefix(2, 16))
+	if v := r.Float64s(); len(v) != 2 || r.Finish() != nil {
+		t.Fatalf("two floats in 16 bytes: %v, %v", v, r.Finish())
+	}
+}
+
 func TestErrorSticks(t *testing.T) {
 	r := NewReader([]byte{1})
 	if r.Uint64(); r.Err() == nil {
