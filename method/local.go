@@ -35,12 +35,24 @@ type Run struct {
 	Facts Facts
 }
 
-// RunLocal runs a method in one process: it opens the session exactly as
-// a networked coordinator does (the same draws, in the same order), builds
-// every member's role and the coordinator's, drives them with
-// protocol.RunLocal and publishes. The members' accountants hold the
-// budgets the session names for them.
-func RunLocal(ctx context.Context, s Spec, st Settings, o LocalOptions) (*Run, error) {
+// Built is a session opened in one process with every member's role.
+type Built struct {
+	Session     Session
+	Roles       []protocol.Role
+	Accountants []*privacy.Accountant
+	// Facts sums what the members learnt about their own data (local use
+	// only: the clamped count is not private).
+	Facts Facts
+	// Source is the run's randomness, after the members' draws: the
+	// coordinator's.
+	Source *randx.Source
+}
+
+// BuildLocal opens a session in one process exactly as a networked
+// coordinator does (the same draws, in the same order) and builds every
+// member's role, each with an accountant holding the budget the session
+// names for it.
+func BuildLocal(s Spec, st Settings, o LocalOptions) (*Built, error) {
 	if !s.Multiparty() {
 		return nil, fmt.Errorf("%s runs in one place, not as a session", s.Name)
 	}
@@ -57,38 +69,51 @@ func RunLocal(ctx context.Context, s Spec, st Settings, o LocalOptions) (*Run, e
 	if err := st.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	coord := o.Coordinator
-	if coord == "" {
-		coord = s.Coordinator
-	}
-	schemas := localSchemas(s, o)
-	sess, err := s.Open(st, Open{ID: SessionID(s.Name, src.Uint64), Coordinator: coord, Members: o.Members, Schemas: schemas})
+	sess, err := s.Open(st, Open{ID: SessionID(s.Name, src.Uint64), Coordinator: o.coordinator(s),
+		Members: o.Members, Schemas: localSchemas(s, o)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	run := &Run{Session: sess}
-	var roles []protocol.Role
+	b := &Built{Session: sess, Source: src}
 	for _, m := range sess.Members() {
-		role, acct, err := localMember(sess, m, o, src, &run.Facts)
+		role, acct, err := localMember(sess, m, o, src, &b.Facts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, m.Name, err)
 		}
-		roles = append(roles, role)
+		b.Roles = append(b.Roles, role)
 		if acct != nil {
-			run.Accountants = append(run.Accountants, acct)
+			b.Accountants = append(b.Accountants, acct)
 		}
 	}
-	c, err := sess.Coordinate(src, o.Attach[coord])
+	return b, nil
+}
+
+func (o LocalOptions) coordinator(s Spec) string {
+	if o.Coordinator != "" {
+		return o.Coordinator
+	}
+	return s.Coordinator
+}
+
+// RunLocal runs a method in one process: BuildLocal, then the
+// coordinator's role, all driven by protocol.RunLocal, then the outcome.
+func RunLocal(ctx context.Context, s Spec, st Settings, o LocalOptions) (*Run, error) {
+	b, err := BuildLocal(s, st, o)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.Session.Coordinate(b.Source, o.Attach[o.coordinator(s)])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	if c.Cleanup != nil {
 		defer c.Cleanup()
 	}
-	if run.Traffic, err = protocol.RunLocal(ctx, append(roles, c.Role)...); err != nil {
+	run := &Run{Session: b.Session, Accountants: b.Accountants, Facts: b.Facts}
+	if run.Traffic, err = protocol.RunLocal(ctx, append(b.Roles, c.Role)...); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	if run.Outcome, err = c.Publish(run.Accountants); err != nil {
+	if run.Outcome, err = c.Publish(b.Accountants); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	return run, nil

@@ -2,6 +2,7 @@ package publish_test
 
 import (
 	"context"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 		}
 		single += tv.TwoWay / seeds
 		for _, mode := range []pdpmvds.NoiseMode{pdpmvds.NoiseExact, pdpmvds.NoiseInsiderSafe} {
-			r, err := publish.PDPMVDS(ctx, publish.PDPMVDSOptions{Tables: parts, Budgets: budgets, Noise: mode, Rounds: 20, Source: randx.NewSeeded(seed + 100)})
+			r, err := publish.PDPMVDS(ctx, publish.PDPMVDSOptions{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(seed + 100), Settings: pdpmvdsspec.Settings{Noise: mode, Rounds: 20}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,8 +105,7 @@ func TestPDPMVDSPaillierSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	budgets := []float64{1, 2, 4}
-	res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: budgets,
-		Suite: pdpmvds.SuitePaillier, KeyBits: 512, InsecureTestKeys: true, Rounds: 5, Source: randx.NewSeeded(3)})
+	res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(3), Settings: pdpmvdsspec.Settings{SSPP: pdpmvds.SuitePaillier, KeyBits: 512, InsecureTestKeys: true, Rounds: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestPDPMVDSAlignsByID(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(ps []*data.Table) *data.Table {
-		res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: ps, Budgets: []float64{1, 1}, Rounds: 5, Source: randx.NewSeeded(8)})
+		res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: ps, Budgets: []float64{1, 1}, Source: randx.NewSeeded(8), Settings: pdpmvdsspec.Settings{Rounds: 5}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestPDPMVDSBig5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: []float64{1, 1, 1}, Rounds: 5, Source: randx.NewSeeded(2)})
+	res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(2), Settings: pdpmvdsspec.Settings{Rounds: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"io"
 	"os"
 	"path/filepath"
@@ -158,11 +159,10 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	res, err := publish.PDPMVDS(cmd.Context(), publish.PDPMVDSOptions{
-		Tables: tables, Budgets: budgets, Suite: suite, Noise: noise, Mechanism: mech,
-		KeyBits: f.keyBits, InsecureTestKeys: f.insecureKeys, Keys: keys,
-		Bins: f.bins, Combine: marginal.CombineOptions{MaxCells: f.maxCells},
-		Rounds: f.rounds, Rows: f.rows, Delta: f.delta, Workers: f.workers,
+	res, err := publish.PDPMVDS(cmd.Context(), publish.PDPMVDSOptions{Tables: tables, Budgets: budgets, Keys: keys,
+		Settings: pdpmvdsspec.Settings{SSPP: suite, Noise: noise, Mechanism: mech, KeyBits: f.keyBits,
+			InsecureTestKeys: f.insecureKeys, Bins: f.bins, MaxCells: f.maxCells, Rounds: f.rounds, Rows: f.rows,
+			Delta: f.delta, Workers: f.workers},
 		Source: f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
 	})
 	if err != nil {
@@ -183,10 +183,8 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	fmt.Fprintf(w, "\nUtility (computed on the joined real data, for the owners' eyes only; not published):\n")
 	fmt.Fprintf(w, "  mean total-variation distance %.4f (1-way %.4f, 2-way %.4f); %d of %d pairs selected; %d marginals measured\n",
 		tv.All, tv.OneWay, tv.TwoWay, len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
-	for k, c := range res.Clamped {
-		if c > 0 {
-			fmt.Fprintf(w, "  owner %d: %d values were clamped to the declared bounds\n", k+1, c)
-		}
+	if res.Clamped > 0 {
+		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
 	fmt.Fprintf(w, "  total time %v\n", res.Elapsed.Round(time.Millisecond))
 	return nil

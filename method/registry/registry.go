@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/method/dpsubn3"
 	"github.com/dppub/dppub/method/mpcrdp"
 	"github.com/dppub/dppub/method/mullda"
+	"github.com/dppub/dppub/method/pdpmvds"
 	"github.com/dppub/dppub/method/ppcadpmh"
 )
 
@@ -18,6 +19,7 @@ func init() {
 		mpcrdp.Spec,
 		mullda.Single,
 		mullda.Multi,
+		pdpmvds.Spec,
 	} {
 		method.Register(s)
 	}

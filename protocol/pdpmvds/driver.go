@@ -192,6 +192,7 @@ type Staying struct {
 func Stay(r protocol.Role) *Staying { return &Staying{inner: r} }
 
 func (s *Staying) ID() string                          { return s.inner.ID() }
+func (s *Staying) Unwrap() protocol.Role               { return s.inner }
 func (s *Staying) Start() ([]protocol.Envelope, error) { return s.inner.Start() }
 func (s *Staying) Done() bool                          { return s.closed && s.inner.Done() }
 

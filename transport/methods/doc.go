@@ -1,12 +1,12 @@
-// Package methods registers dppub's multi-party methods with the
-// transport, so that `dppub serve` and `dppub run` can run them across
-// machines. Each method is one file: a Prepare that builds the
-// coordinator's role and the participants' setup from the consortium file
-// and the method's settings, a Join that builds a participant's role from
-// its own data, and a Finish that publishes what the one-process pipeline
-// in package publish publishes, with the same privacy report.
+// Package methods puts every multi-party method of package method on the
+// network, so that `dppub serve` and `dppub run` can run them across
+// machines. There is one adapter for all of them (Adapt): the coordinator
+// opens the method's session exactly as a one-process run does
+// (method.RunLocal), hands each member its seed when the run is seeded,
+// and publishes the method's outcome from the members' receipts; each
+// member decodes the session, checks it against its own policy, budget
+// and data, and builds its role with the method's own Join.
 //
-// Adding a method: write its Prepare/Join over the role constructors of
-// protocol/<method>, call transport.Register from an init function, and
-// check in a test that a seeded run gives the one-process output.
+// Adding a method needs nothing here: register its spec in
+// method/registry.
 package methods

@@ -2,6 +2,7 @@ package methods
 
 import (
 	"encoding/json"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"math/big"
 	"strings"
 	"testing"
@@ -37,14 +38,13 @@ func pdpmvdsConsortium(t *testing.T) *consortium.File {
 func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 	f := pdpmvdsConsortium(t)
 	self, _ := f.Member("synth")
-	prepare := func(settings string) (*transport.Setup, error) {
-		return preparePDPMVDS(transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+	prep := func(settings string) (*transport.Setup, error) {
+		return prepare(pdpmvdsspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
 	}
 	for name, s := range map[string]string{
 		"no records":         `{"rho": 1}`,
 		"no budget":          `{"records": 3}`,
 		"stranger budget":    `{"records": 3, "rho": 1, "budgets": {"zed": 1}}`,
-		"paillier":           `{"records": 3, "rho": 1, "sspp": "paillier"}`,
 		"keys outside":       `{"records": 3, "rho": 1, "sspp": "paillier", "keys": "../keys"}`,
 		"keys absolute":      `{"records": 3, "rho": 1, "sspp": "paillier", "keys": "/etc"}`,
 		"bad noise":          `{"records": 3, "rho": 1, "noise": "loud"}`,
@@ -53,11 +53,11 @@ func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 		"negative rounds":    `{"records": 3, "rho": 1, "rounds": -1}`,
 		"delta out of (0,1)": `{"records": 3, "rho": 1, "delta": 2}`,
 	} {
-		if _, err := prepare(s); err == nil {
+		if _, err := prep(s); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	setup, err := prepare(`{"records": 3, "rho": 0.5, "budgets": {"b": 0.25}}`)
+	setup, err := prep(`{"records": 3, "rho": 0.5, "budgets": {"b": 0.25}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,31 +65,43 @@ func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 		t.Fatalf("participants %+v", setup.Participants)
 	}
 	setup.Cleanup()
-	join := func(name string, budget *dp.Guarantee) (protocol.Role, error) {
+	joinAs := func(name string, budget *dp.Guarantee) (protocol.Role, error) {
 		self, _ := f.Member(name)
 		in := transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "synth",
 			Participants: setup.Participants, Params: setup.Participants[0].Params, Source: randx.NewSeeded(2)}
 		if budget != nil {
 			in.Accountant, _ = privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: *budget})
 		}
-		return joinPDPMVDS(in)
+		return join(pdpmvdsspec.Spec, in)
 	}
 	half, quarter := dp.Concentrated(0.5), dp.Concentrated(0.25)
-	r, err := join("a", &half)
+	r, err := joinAs("a", &half)
 	if err != nil {
 		t.Fatalf("a should join: %v", err)
 	}
 	if r.ID() != "a" {
 		t.Fatalf("a's role is named %q", r.ID())
 	}
-	if s, err := join("s", nil); err != nil || s.ID() != "s" {
+	if s, err := joinAs("s", nil); err != nil || s.ID() != "s" {
 		t.Fatalf("S should join as s: %v", err)
 	}
-	if _, err := join("b", &quarter); err == nil || !strings.Contains(err.Error(), "2 records") {
+	if _, err := joinAs("b", &quarter); err == nil || !strings.Contains(err.Error(), "2 records") {
 		t.Fatalf("b holds 2 of 3 records: %v", err)
 	}
-	if _, err := join("a", &quarter); err == nil || !strings.Contains(err.Error(), "budget") {
+	if _, err := joinAs("a", &quarter); err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Fatalf("budget mismatch: %v", err)
+	}
+	// The paillier suite needs the key ceremony's directory.
+	keyless, err := prep(`{"records": 3, "rho": 1, "sspp": "paillier"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyless.Cleanup()
+	self, _ = f.Member("a")
+	if _, err := join(pdpmvdsspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: keyless.Session, Coordinator: "synth",
+		Participants: keyless.Participants, Params: keyless.Participants[0].Params, Source: randx.NewSeeded(2),
+		Accountant: mustAccountant(t, "a", dp.Concentrated(1))}); err == nil || !strings.Contains(err.Error(), "needs keys") {
+		t.Fatalf("paillier without keys: %v", err)
 	}
 	// Messages are renamed both ways; a message from a non-member is refused.
 	e, _ := protocol.Seal(setup.Session, "zed", "a", pdpmvds.Close{})
@@ -136,8 +148,7 @@ func FuzzPDPMVDSMessages(f *testing.F) {
 				t.Fatal("close with a body accepted")
 			}
 		case 3:
-			var s pdpmvdsSession
-			_ = decodeStrict(body, &s, "session")
+			_, _ = pdpmvdsspec.Spec.Decode(body)
 		case 4:
 			_, _ = paillier.NewPublicKey(new(big.Int).SetBytes(body))
 		case 5:
@@ -153,4 +164,13 @@ func FuzzPDPMVDSMessages(f *testing.F) {
 			_ = m.UnmarshalBinary(body)
 		}
 	})
+}
+
+func mustAccountant(t *testing.T, name string, b dp.Guarantee) *privacy.Accountant {
+	t.Helper()
+	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
