@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	dpsubn3spec "github.com/dppub/dppub/method/dpsubn3"
 
 	"github.com/dppub/dppub/algo/dpsubn3"
 	"github.com/dppub/dppub/algo/privbayes"
@@ -23,10 +24,10 @@ func init() {
 		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
 		build: func(o MethodOptions) (Mechanism, error) { return PrivBayesStructure(or(o.Epsilon, 10)) }},
 		Case{Method: "privbayes-structure", Expect: Pass})
-	register(Method{Name: "dp-subn3", Summary: "one DP-SUBN3 party's update with a prior (sample, merge, PrivBayes on the merge; ε = 1)",
+	register(Method{Name: dpsubn3spec.Name, Summary: "one DP-SUBN3 party's update with a prior (sample, merge, PrivBayes on the merge; ε = 1)",
 		Calibrations: []string{"sound"}, FastRuns: 10_000, LongRuns: 200_000,
 		build: func(o MethodOptions) (Mechanism, error) { return DPSUBN3Update(or(o.Epsilon, 1)) }},
-		Case{Method: "dp-subn3", Expect: Pass})
+		Case{Method: dpsubn3spec.Name, Expect: Pass})
 }
 
 // bayesPair is D: n records over binary attributes, and D' with record 0

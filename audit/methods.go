@@ -2,6 +2,8 @@ package audit
 
 import (
 	"fmt"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"slices"
 	"strings"
 
@@ -64,7 +66,7 @@ func (m Method) Runs(o MethodOptions, long bool) int {
 	if long {
 		n = m.LongRuns
 	}
-	if m.Name == "ppca-dp-mh" && o.Part == PartAll {
+	if m.Name == ppcaspec.Name && o.Part == PartAll {
 		n *= 5
 	}
 	return n
@@ -111,7 +113,7 @@ func coreMethods() []Method {
 			FastRuns: 20_000, LongRuns: 500_000, build: func(o MethodOptions) (Mechanism, error) {
 				return Exponential(ExponentialOptions{Epsilon: or(o.Epsilon, 1)})
 			}},
-		{Name: "ppca-dp-mh", Summary: "one PPCA-DP-MH owner's noisy Σx and Σxxᵀ (p = 20, ε = 2; second moment by default)",
+		{Name: ppcaspec.Name, Summary: "one PPCA-DP-MH owner's noisy Σx and Σxxᵀ (p = 20, ε = 2; second moment by default)",
 			Calibrations: []string{string(ppca.Sound), string(ppca.Paper)},
 			FastRuns:     20_000, LongRuns: 100_000, build: func(o MethodOptions) (Mechanism, error) {
 				return PPCADPMH(PPCAOptions{P: o.P, Epsilon: or(o.Epsilon, 2), Delta: or(o.Delta, 1e-5),
@@ -123,7 +125,7 @@ func coreMethods() []Method {
 				return ZeroSum(ZeroSumOptions{Owners: o.Owners, Epsilon: or(o.Epsilon, 2), Delta: or(o.Delta, 1e-3),
 					Calibration: o.Calibration, View: o.View})
 			}},
-		{Name: "mul-lda-dp", Summary: "the Mul-LDA-DP publisher's whole view, real protocol roles (M = 3, p = 2, ε = 2, δ = 1e-3)",
+		{Name: mulldaspec.NameMulti, Summary: "the Mul-LDA-DP publisher's whole view, real protocol roles (M = 3, p = 2, ε = 2, δ = 1e-3)",
 			Calibrations: []string{string(lda.Sound), string(lda.Paper)},
 			FastRuns:     5_000, LongRuns: 100_000, build: func(o MethodOptions) (Mechanism, error) {
 				return MulLDA(MulLDAOptions{Owners: o.Owners, Epsilon: or(o.Epsilon, 2), Delta: or(o.Delta, 1e-3),
@@ -177,26 +179,26 @@ func Suite(long bool) []Case {
 		{Method: "laplace", Expect: Pass},
 		{Method: "gaussian", Expect: Pass},
 		{Method: "exponential", Expect: Pass},
-		{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
-		{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "paper"}, Expect: Violation},
-		{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "sound", Mechanism: string(ppca.Gaussian)}, Expect: Pass},
+		{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
+		{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "paper"}, Expect: Violation},
+		{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "sound", Mechanism: string(ppca.Gaussian)}, Expect: Pass},
 		{Method: "zero-sum", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
 		{Method: "zero-sum", Options: MethodOptions{Calibration: "paper"}, Expect: Violation},
 		{Method: "zero-sum", Options: MethodOptions{Calibration: "paper", View: ViewMessage}, Expect: Pass},
-		{Method: "mul-lda-dp", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
-		{Method: "mul-lda-dp", Options: MethodOptions{Calibration: "paper"}, Expect: Pass},
+		{Method: mulldaspec.NameMulti, Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
+		{Method: mulldaspec.NameMulti, Options: MethodOptions{Calibration: "paper"}, Expect: Pass},
 		{Method: "dppca", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
 		{Method: "dppca", Options: MethodOptions{Calibration: "paper"}, Expect: Pass},
 		{Method: "dppca", Options: MethodOptions{Calibration: "sound", Mechanism: string(dppca.AGSVM)}, Expect: Pass},
 		{Method: "dppca", Options: MethodOptions{Calibration: "sound", Mechanism: string(dppca.ModSuLQSVM)}, Expect: Pass},
-		{Method: "mul-lda-dp", Options: MethodOptions{Calibration: "sound", Owners: 1}, Expect: Pass},
+		{Method: mulldaspec.NameMulti, Options: MethodOptions{Calibration: "sound", Owners: 1}, Expect: Pass},
 	}
 	if long {
 		cases = append(cases,
-			Case{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "sound", Part: PartAll}, Expect: Pass},
-			Case{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "paper", Part: PartAll}, Expect: Violation},
-			Case{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "sound", Part: PartSum}, Expect: Pass},
-			Case{Method: "ppca-dp-mh", Options: MethodOptions{Calibration: "paper", Part: PartSum}, Expect: Pass},
+			Case{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "sound", Part: PartAll}, Expect: Pass},
+			Case{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "paper", Part: PartAll}, Expect: Violation},
+			Case{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "sound", Part: PartSum}, Expect: Pass},
+			Case{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "paper", Part: PartSum}, Expect: Pass},
 		)
 	}
 	for _, c := range registeredCases {

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"github.com/dppub/dppub/method/dpsubn3"
+	dpsubn3spec "github.com/dppub/dppub/method/dpsubn3"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
+	bnspec "github.com/dppub/dppub/method/privbayes"
 	"slices"
 	"strings"
 
@@ -14,8 +18,8 @@ import (
 
 // The baselines the papers compare against.
 const (
-	MethodPrivBayes = "privbayes" // Zhang et al., SIGMOD 2014 / TODS 2017
-	MethodDPSUBN3   = "dp-subn3"  // Cheng et al., TKDE 2020 (our reconstruction)
+	MethodPrivBayes = bnspec.Name      // Zhang et al., SIGMOD 2014 / TODS 2017
+	MethodDPSUBN3   = dpsubn3spec.Name // Cheng et al., TKDE 2020 (our reconstruction)
 )
 
 // BaselineOptions configure a sweep of one baseline over tasks, budgets
@@ -48,17 +52,17 @@ func BaselineFigure(paper string, figure int) (BaselineOptions, error) {
 	owners := []int{2, 4, 6, 8, 10}
 	o := BaselineOptions{Experiment: fmt.Sprintf("%s-fig%d", paper, figure), Method: MethodDPSUBN3}
 	switch {
-	case paper == "ppca-dp-mh" && figure == 3:
+	case paper == ppcaspec.Name && figure == 3:
 		o.Tasks, o.Epsilons, o.Parties = []Task{NLTCSMoney, NLTCSOutside, AdultEducation, AdultSalary}, eps, []int{3}
-	case paper == "ppca-dp-mh" && figure == 4:
+	case paper == ppcaspec.Name && figure == 4:
 		o.Tasks, o.Epsilons, o.Parties = []Task{AdultEducation, AdultSalary}, []float64{0.2}, owners
-	case paper == "lda-dp" && figure == 1:
+	case paper == mulldaspec.NameSingle && figure == 1:
 		o.Method = MethodPrivBayes
 		o.Tasks = []Task{NLTCSMoney, NLTCSOutside, NLTCSBathing, NLTCSTraveling, AdultSalary, AdultEducation}
 		o.Epsilons, o.Parties = eps, []int{1}
-	case paper == "lda-dp" && figure == 2:
+	case paper == mulldaspec.NameSingle && figure == 2:
 		o.Tasks, o.Epsilons, o.Parties = []Task{NLTCSMoney, NLTCSOutside, AdultSalary, AdultEducation}, eps, []int{3}
-	case paper == "lda-dp" && figure == 3:
+	case paper == mulldaspec.NameSingle && figure == 3:
 		o.Tasks, o.Epsilons, o.Parties = []Task{AdultSalary, AdultEducation}, []float64{0.2}, owners
 	default:
 		return o, fmt.Errorf("eval: no baseline comparison in %s Fig. %d (have ppca-dp-mh 3, 4; lda-dp 1, 2, 3)", paper, figure)
@@ -133,7 +137,7 @@ func (o BaselineOptions) rows(t Task, eps float64, parties int, accs []float64) 
 		Epsilon: eps, Parties: parties, Reps: len(accs), Metric: "accuracy"}
 	r.Mean, r.Std = meanStd(accs)
 	out := []Row{r}
-	if strings.HasPrefix(o.Experiment, "lda-dp") {
+	if strings.HasPrefix(o.Experiment, mulldaspec.NameSingle) {
 		mis := r
 		mis.Metric, mis.Mean = "misclassification", 1-r.Mean
 		out = append(out, mis)

@@ -117,17 +117,17 @@ func ldaGrid(o LDAOptions) (ldaGridSpec, error) {
 	switch o.Figure {
 	case 1:
 		return ldaGridSpec{tasks: pick([]Task{NLTCSMoney, NLTCSOutside, NLTCSBathing, NLTCSTraveling, AdultSalary, AdultEducation}),
-			epsilons: eps, parties: []int{1}, variants: sweep, method: "lda-dp"}, nil
+			epsilons: eps, parties: []int{1}, variants: sweep, method: mulldaspec.NameSingle}, nil
 	case 2:
 		return ldaGridSpec{tasks: pick([]Task{NLTCSMoney, NLTCSOutside, AdultSalary, AdultEducation}),
-			epsilons: eps, parties: []int{firstInt(o.Parties, 3)}, variants: sweep, method: "mul-lda-dp"}, nil
+			epsilons: eps, parties: []int{firstInt(o.Parties, 3)}, variants: sweep, method: mulldaspec.NameMulti}, nil
 	case 3:
 		parties := o.Parties
 		if parties == nil {
 			parties = []int{2, 3, 4, 5, 6, 7, 8, 9, 10}
 		}
 		return ldaGridSpec{tasks: pick([]Task{AdultSalary, AdultEducation}), epsilons: []float64{first(o.Epsilons, 0.2)},
-			parties: parties, method: "mul-lda-dp", variants: []ldaVariant{
+			parties: parties, method: mulldaspec.NameMulti, variants: []ldaVariant{
 				{lda.Sound, lda.Correlated, both}, {lda.Sound, lda.Independent, []string{outSynthetic}},
 				{lda.Paper, lda.Correlated, []string{outReal}}}}, nil
 	}
@@ -229,7 +229,7 @@ func (sp ldaSplit) ppcaBaseline(ctx context.Context, owners []*data.Table, eps f
 	if err != nil {
 		return err
 	}
-	acc.add(Row{Dataset: t.Dataset, Task: t.Name, Method: "ppca-dp-mh", Calibration: string(ppca.Sound), Noise: string(ppcadpmh.Local),
+	acc.add(Row{Dataset: t.Dataset, Task: t.Name, Method: ppcaspec.Name, Calibration: string(ppca.Sound), Noise: string(ppcadpmh.Local),
 		Epsilon: eps, Parties: len(owners)}, 1-a)
 	return nil
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"math"
 	"slices"
 	"time"
@@ -202,7 +203,7 @@ func (sp *synthSplit) point(ctx context.Context, rho float64, p synthProfile, o 
 		return fmt.Errorf("eval: %s at rho %v (%s): %w", sp.name, rho, p.name, err)
 	}
 	elapsed := time.Since(start)
-	key := Row{Dataset: sp.name, Task: "marginals", Method: "pdp-mvds", Calibration: "sound", Noise: p.name,
+	key := Row{Dataset: sp.name, Task: "marginals", Method: pdpmvdsspec.Name, Calibration: "sound", Noise: p.name,
 		Epsilon: rho, Parties: len(parties)}
 	add := func(metric string, v float64) {
 		k := key

@@ -268,7 +268,7 @@ func (pt ppcaPoint) method() string {
 	if pt.mech() == ppca.Gaussian {
 		return "ppca-dp-mh-gaussian"
 	}
-	return "ppca-dp-mh"
+	return ppcaspec.Name
 }
 
 // gaussianDelta is δ = 1/n_min² over the owners for the Gaussian mechanism

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
 	"github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/data"
@@ -249,7 +251,7 @@ Example:
 			if len(o.Epsilons) == 1 {
 				x = "parties"
 			}
-			if paper == "lda-dp" {
+			if paper == mulldaspec.NameSingle {
 				metric = "misclassification"
 			}
 			return writeEval(cmd, f, rows, eval.PlotOptions{Title: fmt.Sprintf("%s Fig. %d: %s", paper, f.figure, o.Method),
@@ -257,7 +259,7 @@ Example:
 		},
 	}
 	f.register(cmd, "3 or 4 (ppca-dp-mh), 1, 2 or 3 (lda-dp)")
-	cmd.Flags().StringVar(&paper, "paper", "ppca-dp-mh", "ppca-dp-mh | lda-dp")
+	cmd.Flags().StringVar(&paper, "paper", ppcaspec.Name, "ppca-dp-mh | lda-dp")
 	cmd.Flags().IntVar(&frontier, "frontier", 0, "DP-SUBN3's search frontier width (0: all)")
 	return cmd
 }

@@ -3,6 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	dpsubn3spec "github.com/dppub/dppub/method/dpsubn3"
+	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,11 +46,11 @@ type demoLayout struct {
 // demoMethods builds each method's demo layout; methods register theirs
 // from init functions.
 var demoMethods = map[string]func(demoInput) (*demoLayout, error){
-	"ppca-dp-mh": horizontalDemo,
-	"mul-lda-dp": ldaDemo,
-	"dp-subn3":   dpsubn3Demo,
-	"mp-crdp":    mpcrdpDemo,
-	"pdp-mvds":   pdpmvdsDemo,
+	ppcaspec.Name:        horizontalDemo,
+	mulldaspec.NameMulti: ldaDemo,
+	dpsubn3spec.Name:     dpsubn3Demo,
+	mpcrdpspec.Name:      mpcrdpDemo,
+	pdpmvdsspec.Name:     pdpmvdsDemo,
 }
 
 func demoMethodNames() []string {
@@ -90,7 +95,7 @@ and follow the README's multi-machine walkthrough.`,
 				return usagef("--rows must not be negative, got %d", rows)
 			}
 			if withLDA {
-				method = "mul-lda-dp"
+				method = mulldaspec.NameMulti
 			}
 			src := randx.NewSecure()
 			if cmd.Flags().Changed("split-seed") {
@@ -101,7 +106,7 @@ and follow the README's multi-machine walkthrough.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&dir, "dir", "demo", "directory to write into")
-	fs.StringVar(&method, "method", "ppca-dp-mh", "method to lay the consortium out for: "+strings.Join(demoMethodNames(), ", "))
+	fs.StringVar(&method, "method", ppcaspec.Name, "method to lay the consortium out for: "+strings.Join(demoMethodNames(), ", "))
 	fs.StringVar(&dataset, "dataset", "adult", "built-in dataset to split among the owners")
 	fs.IntVar(&owners, "owners", 3, "number of data owners")
 	fs.IntVar(&rows, "rows", 0, "use only the first N rows of the dataset (0: all)")
@@ -187,7 +192,7 @@ func horizontalDemo(in demoInput) (*demoLayout, error) {
 	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
 		Members: []consortium.Member{{Name: "curator", Role: "curator", Address: "127.0.0.1:7400"}},
 		Methods: map[string]json.RawMessage{
-			"ppca-dp-mh": json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "mechanism": "laplace", "noise": "local"}`, schemaFile)),
+			ppcaspec.Name: json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "mechanism": "laplace", "noise": "local"}`, schemaFile)),
 		}}
 	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{schemaFile: in.Table.Schema},
 		Summary: fmt.Sprintf("a curator and %d owners of %s (%d rows in all)", in.Owners, in.Dataset, in.Table.Len())}
@@ -216,7 +221,7 @@ func ldaDemo(in demoInput) (*demoLayout, error) {
 		consortium.Member{Name: "publisher", Role: "publisher", Address: fmt.Sprintf("127.0.0.1:%d", 7401+in.Owners),
 			PublishingLedger: "publishing-ledger"},
 		consortium.Member{Name: "dealer", Role: "dealer", Address: fmt.Sprintf("127.0.0.1:%d", 7402+in.Owners)})
-	f.Methods["mul-lda-dp"] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "label": %q, "epsilon": 1, "delta": 1e-06}`, in.Dataset+".schema.json", label))
+	f.Methods[mulldaspec.NameMulti] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "label": %q, "epsilon": 1, "delta": 1e-06}`, in.Dataset+".schema.json", label))
 	l.Summary += ", a publisher (recording every session in publishing-ledger/) and a noise dealer"
 	return l, nil
 }
@@ -228,7 +233,7 @@ func dpsubn3Demo(in demoInput) (*demoLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.File.Methods["dp-subn3"] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1}`, in.Dataset+".schema.json"))
+	l.File.Methods[dpsubn3spec.Name] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1}`, in.Dataset+".schema.json"))
 	return l, nil
 }
 
@@ -265,7 +270,7 @@ func mpcrdpDemo(in demoInput) (*demoLayout, error) {
 	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
 		Members: []consortium.Member{{Name: "server", Role: "server", Address: "127.0.0.1:7400"}},
 		Methods: map[string]json.RawMessage{
-			"mp-crdp": json.RawMessage(fmt.Sprintf(`{"label": %q, "epsilon": 1, "notion": "standard", "b": %d}`, label, b)),
+			mpcrdpspec.Name: json.RawMessage(fmt.Sprintf(`{"label": %q, "epsilon": 1, "notion": "standard", "b": %d}`, label, b)),
 		}}
 	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{global: t.Schema},
 		Summary: fmt.Sprintf("a trusted server and %d parties holding the columns of %d %s records (global schema %s)", in.Owners, t.Len(), in.Dataset, global)}
@@ -296,7 +301,7 @@ func pdpmvdsDemo(in demoInput) (*demoLayout, error) {
 	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
 		Members: []consortium.Member{{Name: "synthesizer", Role: "synthesizer", Address: "127.0.0.1:7400"}},
 		Methods: map[string]json.RawMessage{
-			"pdp-mvds": json.RawMessage(fmt.Sprintf(`{"records": %d, "rho": 0.5}`, t.Len())),
+			pdpmvdsspec.Name: json.RawMessage(fmt.Sprintf(`{"records": %d, "rho": 0.5}`, t.Len())),
 		}}
 	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{global: t.Schema},
 		Summary: fmt.Sprintf("a synthesizer, %d parties holding the columns of %d %s records and the third party S (global schema %s)", in.Owners, t.Len(), in.Dataset, global)}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"io"
 	"os"
 	"strings"
@@ -84,7 +85,7 @@ Example:
 				return err
 			}
 			if f.baselines && f.figure != 2 {
-				more, err := baselineRows(cmd, "ppca-dp-mh", f.figure, f.reps, src)
+				more, err := baselineRows(cmd, ppcaspec.Name, f.figure, f.reps, src)
 				if err != nil {
 					return err
 				}

@@ -17,8 +17,8 @@ import (
 
 func init() {
 	publishCommands = append(publishCommands,
-		func() *cobra.Command { return newPublishLDACmd("lda-dp") },
-		func() *cobra.Command { return newPublishLDACmd("mul-lda-dp") })
+		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameSingle) },
+		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameMulti) })
 	evalCommands = append(evalCommands, newEvalLDACmd)
 }
 
@@ -80,7 +80,7 @@ func newPublishLDACmd(method string) *cobra.Command {
 
 Example:
   dppub publish lda-dp --dataset nltcs --label money --epsilon 0.5 --delta 1e-5 --out money.csv`
-	if method == "mul-lda-dp" {
+	if method == mulldaspec.NameMulti {
 		short = "Linear discriminant projection of several owners' data, correlated noise and a ledger (Mul-LDA-DP)"
 		long = ldaLong + `
 Noise (Mul-LDA-DP):
@@ -110,7 +110,7 @@ Examples:
 	fs.BoolVar(&f.publicCounts, "public-counts", false, "release the class counts exactly, declaring them public (sound calibration)")
 	fs.BoolVar(&f.paperProjections, "paper-projections", false, "publish X·w of the real rows as the paper does (NOT covered by DP)")
 	fs.Float64Var(&f.ridge, "ridge", 0, "ridge added to S_w (default σ√p of the aggregate noise)")
-	if method == "mul-lda-dp" {
+	if method == mulldaspec.NameMulti {
 		fs.StringVar(&f.noise, "noise", "correlated", "correlated | independent")
 	}
 	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory, created if absent (see dppub ledger --help)")
@@ -123,7 +123,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	if err := f.check(method); err != nil {
 		return err
 	}
-	if method == "lda-dp" && f.owners.parties == 0 {
+	if method == mulldaspec.NameSingle && f.owners.parties == 0 {
 		f.owners.parties = 1 // one owner unless told otherwise
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
@@ -131,7 +131,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	if err != nil {
 		return err
 	}
-	if method == "lda-dp" && len(owners) != 1 {
+	if method == mulldaspec.NameSingle && len(owners) != 1 {
 		return usagef("lda-dp takes one owner, got %d (use mul-lda-dp)", len(owners))
 	}
 	if f.label == "" {
@@ -152,7 +152,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 		defer fl.Close()
 	}
 	run := publish.MulLDADP
-	if method == "lda-dp" {
+	if method == mulldaspec.NameSingle {
 		run = publish.LDADP
 	}
 	res, err := run(cmd.Context(), o)
@@ -186,7 +186,7 @@ func (f *ldaFlags) check(method string) error {
 	if f.calibration == string(lda.Paper) && f.publicCounts {
 		return usagef("--public-counts is implied by the paper calibration")
 	}
-	if method == "mul-lda-dp" && f.noise != string(lda.Correlated) && f.noise != string(lda.Independent) {
+	if method == mulldaspec.NameMulti && f.noise != string(lda.Correlated) && f.noise != string(lda.Independent) {
 		return usagef("--noise must be correlated or independent, got %q", f.noise)
 	}
 	if f.ridge < 0 {

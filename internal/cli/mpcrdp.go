@@ -390,7 +390,7 @@ func runEvalMPCRDP(cmd *cobra.Command, f *mpcrdpEvalFlags) error {
 	}
 	o := eval.MPCRDPOptions{Figures: f.figures, Table: f.table, Reps: f.reps, Epsilons: nilIfNoFloats(f.epsilons),
 		Datasets: nilIfEmpty(f.datasets), AdultRows: f.rows, Queries: f.queries,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Progress: newBar(cmd.ErrOrStderr(), "mp-crdp")}
+		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Progress: newBar(cmd.ErrOrStderr(), mpcrdpspec.Name)}
 	rows, err := eval.MPCRDPFigure(cmd.Context(), o)
 	if err != nil {
 		return usageOrErr(err)

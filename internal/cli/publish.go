@@ -7,6 +7,8 @@ import (
 
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method"
+	_ "github.com/dppub/dppub/method/registry"
 	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/utility"
@@ -20,8 +22,17 @@ func newPublishCmd() *cobra.Command {
 		Long: `Publish with one of the implemented methods. Each writes its output and a
 privacy report (JSON) beside it, and prints the report's summary.`,
 	}
+	own := map[string]bool{}
 	for _, sub := range publishCommands {
-		cmd.AddCommand(sub())
+		c := sub()
+		own[c.Name()] = true
+		cmd.AddCommand(c)
+	}
+	// Every other registered session method gets the generic command.
+	for _, s := range method.All() {
+		if s.Multiparty() && !own[s.Name] {
+			cmd.AddCommand(genericPublishCmd(s))
+		}
 	}
 	return cmd
 }

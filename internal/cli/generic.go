@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/randx"
+	"github.com/spf13/cobra"
+)
+
+// genericPublishCmd is `dppub publish NAME` for a registered session
+// method that has no command of its own: its settings become flags
+// (bindSettings), its owners' data come from --dataset or --input files
+// laid out by the method's split, and its outcome is written as `dppub
+// run` writes it. A new method needs nothing more in the CLI.
+func genericPublishCmd(s method.Spec) *cobra.Command {
+	st := s.NewSettings()
+	st.SetDefaults()
+	f := &genericFlags{}
+	cmd := &cobra.Command{
+		Use:   s.Name,
+		Short: s.Summary,
+		Long: s.Summary + `
+
+Runs the method's session in one process: the same roles, draws and
+privacy report as a networked run (dppub run ` + s.Name + `).
+Its settings are the flags below (or --settings FILE with the JSON keys).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runGenericPublish(cmd, s, st, f) },
+	}
+	fs := cmd.Flags()
+	bindSettings(fs, st)
+	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among the owners")
+	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, one per owner (repeat)")
+	fs.StringArrayVar(&f.schemas, "schema", nil, "schema JSON of the --input files (one for all, or one per file for parties of columns)")
+	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among")
+	f.src.register(fs)
+	f.outputFlags.register(fs, "output file")
+	return cmd
+}
+
+type genericFlags struct {
+	dataset string
+	inputs  []string
+	schemas []string
+	owners  int
+	src     sourceFlags
+	outputFlags
+}
+
+func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericFlags) error {
+	if err := f.resolve(); err != nil {
+		return err
+	}
+	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	tables, err := f.tables(s, src)
+	if err != nil {
+		return err
+	}
+	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
+	for i, t := range tables {
+		name := publish.OwnerName(i + 1)
+		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
+		lo.Data[name] = t
+	}
+	for _, r := range s.MemberRoles {
+		if r != method.RoleOwner {
+			lo.Members[r] = []string{r}
+		}
+	}
+	run, err := method.RunLocal(cmd.Context(), s, st, lo)
+	if err != nil {
+		return err
+	}
+	if err := writeOutcome(cmd, nil, f.out, f.report, run.Outcome); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprint(w, run.Outcome.Report.Text())
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	for _, file := range run.Outcome.Files {
+		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
+	}
+	if run.Outcome.Summary != "" {
+		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
+	}
+	return nil
+}
+
+// tables are the owners' tables, laid out by the method's split.
+func (f *genericFlags) tables(s method.Spec, src *randx.Source) ([]*data.Table, error) {
+	switch {
+	case (f.dataset == "") == (len(f.inputs) == 0):
+		return nil, usagef("give --dataset NAME or --input FILE (one per owner)")
+	case f.dataset != "":
+		t, err := datasets.Load(f.dataset)
+		if err != nil {
+			return nil, err
+		}
+		if s.Split == method.Columns {
+			return publish.VerticalSplit(t, f.owners)
+		}
+		return data.SplitHorizontal(t, f.owners, nil, src)
+	}
+	if len(f.schemas) != 1 && len(f.schemas) != len(f.inputs) {
+		return nil, usagef("give one --schema for all --input files or one per file, got %d for %d", len(f.schemas), len(f.inputs))
+	}
+	var out []*data.Table
+	for i, path := range f.inputs {
+		sc, err := data.LoadSchema(f.schemas[min(i, len(f.schemas)-1)])
+		if err != nil {
+			return nil, err
+		}
+		t, _, err := data.ReadFile(path, sc, data.ReadOptions{Header: true})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
