@@ -1,0 +1,134 @@
+package method_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/ppcadpmh"
+	_ "github.com/dppub/dppub/method/registry"
+	"github.com/dppub/dppub/randx"
+)
+
+func owners(t *testing.T, m int) method.LocalOptions {
+	t.Helper()
+	tab, err := datasets.Load("wdbc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := data.SplitHorizontal(tab, m, nil, randx.NewSeeded(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}}
+	for i, p := range parts {
+		name := "o" + string(rune('1'+i))
+		o.Members[method.RoleOwner] = append(o.Members[method.RoleOwner], name)
+		o.Data[name] = p
+	}
+	return o
+}
+
+func TestSettingsDecodeOverDefaultsAndRefuseTypos(t *testing.T) {
+	cases := []struct {
+		name, raw, want string
+	}{
+		{"unknown key", `{"epsilon": 1, "epsilonn": 2}`, "epsilonn"},
+		{"trailing data", `{"epsilon": 1} {}`, "trailing"},
+		{"invalid value", `{"epsilon": -1}`, "epsilon"},
+		{"unknown word", `{"epsilon": 1, "noise": "loud"}`, "loud"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := ppcadpmh.Spec.Settings([]byte(c.raw)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error naming %q", err, c.want)
+			}
+		})
+	}
+	st, err := ppcadpmh.Spec.Settings([]byte(`{"epsilon": 0.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := st.(*ppcadpmh.Settings); s.Epsilon != 0.5 || s.Calibration != "sound" || s.Contribution != 0.85 {
+		t.Fatalf("defaults not filled around the given key: %+v", s)
+	}
+}
+
+// A seeded one-process run is reproducible, its session ID is the first
+// draw of the run's randomness, and BuildLocal + Coordinate is RunLocal.
+func TestRunLocalDrawsInOneOrder(t *testing.T) {
+	o := owners(t, 3)
+	run := func() *method.Run {
+		o.Source = randx.NewSeeded(7)
+		r, err := method.RunLocal(context.Background(), ppcadpmh.Spec, &ppcadpmh.Settings{Epsilon: 1, K: 2}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := run(), run()
+	if want := method.SessionID(ppcadpmh.Name, randx.NewSeeded(7).Uint64); a.Session.Head().ID != want {
+		t.Fatalf("session %q, want the first draw %q", a.Session.Head().ID, want)
+	}
+	var ca, cb bytes.Buffer
+	if err := data.WriteCSV(&ca, a.Outcome.Table); err != nil {
+		t.Fatal(err)
+	}
+	if err := data.WriteCSV(&cb, b.Outcome.Table); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ca.Bytes(), cb.Bytes()) {
+		t.Fatal("two runs with the same seed published different tables")
+	}
+	if len(a.Accountants) != 3 || a.Facts.Rows != 569 {
+		t.Fatalf("%d accountants, %d rows read; want 3 and 569", len(a.Accountants), a.Facts.Rows)
+	}
+	for _, acct := range a.Accountants {
+		if acct.Spent().Epsilon > 1+1e-9 {
+			t.Fatalf("%s spent %v of ε = 1", acct.Party(), acct.Spent())
+		}
+	}
+}
+
+func TestRunLocalRefuses(t *testing.T) {
+	o := owners(t, 2)
+	cases := []struct {
+		name string
+		st   *ppcadpmh.Settings
+		o    method.LocalOptions
+		want string
+	}{
+		{"bad settings", &ppcadpmh.Settings{Epsilon: 0}, o, "epsilon"},
+		{"no owners", &ppcadpmh.Settings{Epsilon: 1}, method.LocalOptions{}, `role "owner"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := method.RunLocal(context.Background(), ppcadpmh.Spec, c.st, c.o)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error naming %s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	if _, err := method.Lookup("nope"); err == nil || !strings.Contains(err.Error(), ppcadpmh.Name) {
+		t.Fatalf("unknown method: %v (should list the known ones)", err)
+	}
+	names := method.Names(func(s method.Spec) bool { return s.Multiparty() })
+	for _, want := range []string{"dp-subn3", "lda-dp", "mp-crdp", "mul-lda-dp", "pdp-mvds", "ppca-dp-mh"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("%s is not registered: %v", want, names)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("registering a name twice did not panic")
+		}
+	}()
+	method.Register(ppcadpmh.Spec)
+}
