@@ -299,6 +299,12 @@ func (s *session) run(what string, f func() ([]envelope, error)) {
 		}
 		s.outbox(e.To).enqueue(e)
 	}
+	if st, ok := s.role.(protocol.Streamer); ok {
+		if err := s.stream(st); err != nil {
+			s.fail(s.own(fmt.Errorf("%s: %w", what, err)), true)
+			return
+		}
+	}
 	s.mu.Lock()
 	s.progress += 1 + uint64(len(out))
 	sendReceipt := !s.coordinator && !s.receiptSent && s.role.Done()
@@ -310,6 +316,55 @@ func (s *session) run(what string, f func() ([]envelope, error)) {
 	if s.coordinator {
 		s.checkFinished()
 	}
+}
+
+// stream sends a Streamer's batches (protocol.Streamer) one at a time,
+// waiting until each is delivered before asking for the next, so the role
+// and its outboxes hold about one batch however long the stream. Each
+// batch's charges, if any, are committed to the ledger before it leaves,
+// as after any step.
+func (s *session) stream(st protocol.Streamer) error {
+	for s.ctx.Err() == nil {
+		s.setBusy("streaming")
+		out, err := st.More()
+		s.setBusy("")
+		if err != nil {
+			return fmt.Errorf("streaming: %w", err)
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		if s.tracker != nil {
+			if _, err := s.tracker.Commit(); err != nil {
+				return fmt.Errorf("the budget ledger refused the charges of a streamed batch, so nothing was sent: %w", err)
+			}
+		}
+		var sent []<-chan error
+		for _, e := range out {
+			if err := s.checkOutgoing(e); err != nil {
+				return err
+			}
+			if e.To == s.self {
+				s.push(e)
+				continue
+			}
+			sent = append(sent, s.outbox(e.To).enqueue(e))
+		}
+		s.mu.Lock()
+		s.progress += uint64(len(out))
+		s.mu.Unlock()
+		for _, done := range sent {
+			select {
+			case err := <-done:
+				if err != nil {
+					return err
+				}
+			case <-s.ctx.Done():
+				return s.ctx.Err()
+			}
+		}
+	}
+	return s.ctx.Err()
 }
 
 func (s *session) checkOutgoing(e envelope) error {

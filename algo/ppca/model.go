@@ -184,50 +184,35 @@ func chooseK(vals []float64, c float64) int {
 }
 
 // Sample draws n synthetic rows from the model with s ~ N(0, I_k): pure
-// post-processing of DP outputs.
+// post-processing of DP outputs. It is SampleStream written at once.
 func (m *Model) Sample(n int, src *randx.Source) *mat.Dense {
-	p := len(m.Mean)
-	s := mat.NewDense(n, m.K, nil)
-	fillNormal(s.RawMatrix().Data, src)
-	return m.generate(s, n, p, src)
+	return m.collect(m.SampleStream(n, src))
 }
 
 // Reconstruct is the paper's steps 15–16: latent codes from the owner's
 // real rows, s = (Λ_k − σ²I)^{-1/2} U_kᵀ(x − μ̂), so that
 // x' = U_k U_kᵀ (x − μ̂) + μ̂ + ξ. Every output row is derived from a real
-// record: NOT covered by DP.
+// record: NOT covered by DP. It is ReconstructStream written at once.
 func (m *Model) Reconstruct(X *mat.Dense, src *randx.Source) *mat.Dense {
 	n, p := X.Dims()
-	centred := mat.DenseCopyOf(X)
-	for i := 0; i < n; i++ {
-		row := centred.RawRowView(i)
-		for j := range row {
-			row[j] -= m.Mean[j]
+	real := func(lo, hi int, dst []float64) error {
+		for i := lo; i < hi; i++ {
+			copy(dst[(i-lo)*p:], X.RawRowView(i))
 		}
+		return nil
 	}
-	var s mat.Dense
-	s.Mul(centred, m.Components)
-	for j := 0; j < m.K; j++ {
-		f := 1 / math.Sqrt(m.Eigenvalues[j]-m.Sigma2)
-		for i := 0; i < n; i++ {
-			s.Set(i, j, s.At(i, j)*f)
-		}
-	}
-	return m.generate(&s, n, p, src)
+	return m.collect(m.ReconstructStream(n, real, src))
 }
 
-func (m *Model) generate(s *mat.Dense, n, p int, src *randx.Source) *mat.Dense {
-	out := mat.NewDense(n, p, nil)
-	out.Mul(s, m.W.T())
-	sd := math.Sqrt(m.Sigma2)
-	for i := 0; i < n; i++ {
-		row := out.RawRowView(i)
-		for j := range row {
-			row[j] += m.Mean[j]
-			if sd > 0 {
-				row[j] += sd * src.NormFloat64()
-			}
+func (m *Model) collect(g *RowStream) *mat.Dense {
+	p := len(m.Mean)
+	out := mat.NewDense(g.Len(), p, nil)
+	for data := out.RawMatrix().Data; len(data) > 0; {
+		r, err := g.Next(data)
+		if err != nil || r == 0 {
+			panic(fmt.Sprintf("ppca: writing %d rows stopped at %d: %v", g.Len(), g.Written(), err))
 		}
+		data = data[r*p:]
 	}
 	return out
 }

@@ -97,12 +97,14 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	if err != nil {
 		return nil, err
 	}
-	X, stats, err := enc.Encode(t)
+	// One pass over the rows, encoded on the fly: no n×p matrix.
+	m, clamped, err := ppca.TableMoments(t, enc, 0)
 	if err != nil {
 		return nil, err
 	}
-	l.Note(Name, t.Len(), stats.Clamped, "columns", enc.Dim())
-	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Data: X, Accountant: l.Accountant, Source: l.Source})
+	l.Note(Name, t.Len(), clamped, "columns", enc.Dim())
+	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Moments: m, Table: t, Encoder: enc,
+		Accountant: l.Accountant, Source: l.Source})
 }
 
 // Result is the in-process detail of a run (Outcome.Detail).

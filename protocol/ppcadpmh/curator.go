@@ -13,9 +13,14 @@ import (
 type Curator struct {
 	params Params
 	stats  map[string]Statistics
-	rows   map[string]Rows
-	model  *ppca.Model
-	est    *ppca.Estimate
+	got    map[string]int // synthetic rows received, by owner
+	offset map[string]int // where an owner's rows start in synthetic
+	// synthetic holds every owner's rows in owner order, allocated once
+	// when the statistics give the total; nil with a sink.
+	synthetic []float64
+	sink      func(owner string, first int, rows *mat.Dense) error
+	model     *ppca.Model
+	est       *ppca.Estimate
 }
 
 // NewCurator validates the session parameters.
@@ -23,8 +28,13 @@ func NewCurator(p Params) (*Curator, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Curator{params: p, stats: map[string]Statistics{}, rows: map[string]Rows{}}, nil
+	return &Curator{params: p, stats: map[string]Statistics{}, got: map[string]int{}}, nil
 }
+
+// SetSink hands every chunk of synthetic rows to f as it arrives instead
+// of keeping them, so the curator's memory does not grow with the rows
+// (Result's Synthetic is then nil). Call it before the session runs.
+func (c *Curator) SetSink(f func(owner string, first int, rows *mat.Dense) error) { c.sink = f }
 
 // ID is the curator's name.
 func (c *Curator) ID() string { return c.params.Curator }
@@ -33,7 +43,17 @@ func (c *Curator) ID() string { return c.params.Curator }
 func (c *Curator) Start() ([]protocol.Envelope, error) { return nil, nil }
 
 // Done reports whether every owner's synthetic rows have arrived.
-func (c *Curator) Done() bool { return len(c.rows) == len(c.params.Owners) }
+func (c *Curator) Done() bool {
+	if c.model == nil {
+		return false
+	}
+	for _, o := range c.params.Owners {
+		if c.got[o] < c.stats[o].N {
+			return false
+		}
+	}
+	return true
+}
 
 // Handle collects statistics and rows.
 func (c *Curator) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
@@ -62,15 +82,39 @@ func (c *Curator) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		if err := r.UnmarshalBinary(e.Payload); err != nil {
 			return nil, err
 		}
-		if want := c.stats[e.From].N; len(r.Data) != want*c.params.Plan.Bounds.P {
-			return nil, fmt.Errorf("ppcadpmh: %s sent %d values, want %d rows", e.From, len(r.Data), want)
-		}
-		if _, dup := c.rows[e.From]; !dup {
-			c.rows[e.From] = r
-		}
-		return nil, nil
+		return nil, c.addRows(e.From, r)
 	}
 	return nil, fmt.Errorf("ppcadpmh: curator cannot handle %q", e.Type)
+}
+
+// addRows stores one chunk of an owner's rows (a replayed chunk is
+// ignored; a gap or a surplus is an error).
+func (c *Curator) addRows(from string, r Rows) error {
+	p := c.params.Plan.Bounds.P
+	if c.model == nil {
+		return fmt.Errorf("ppcadpmh: %s sent rows before the model", from)
+	}
+	if r.P != p {
+		return fmt.Errorf("ppcadpmh: %s sent rows of width %d, want %d", from, r.P, p)
+	}
+	k, got, want := len(r.Data)/p, c.got[from], c.stats[from].N
+	switch {
+	case r.First+k <= got:
+		return nil // a replay
+	case r.First != got:
+		return fmt.Errorf("ppcadpmh: %s sent rows from %d, expected row %d next", from, r.First, got)
+	case got+k > want:
+		return fmt.Errorf("ppcadpmh: %s sent %d rows, more than its %d records", from, got+k, want)
+	}
+	c.got[from] = got + k
+	if c.sink != nil {
+		if k == 0 {
+			return nil
+		}
+		return c.sink(from, r.First, mat.NewDense(k, p, r.Data))
+	}
+	copy(c.synthetic[(c.offset[from]+r.First)*p:], r.Data)
+	return nil
 }
 
 func (c *Curator) fitAndBroadcast() ([]protocol.Envelope, error) {
@@ -83,6 +127,15 @@ func (c *Curator) fitAndBroadcast() ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	c.est, c.model = est, model
+	c.offset = map[string]int{}
+	total := 0
+	for _, o := range c.params.Owners {
+		c.offset[o] = total
+		total += c.stats[o].N
+	}
+	if c.sink == nil {
+		c.synthetic = make([]float64, total*c.params.Plan.Bounds.P)
+	}
 	msg := ModelMsg{Mean: model.Mean, Eigenvalues: model.Eigenvalues, K: model.K, Sigma2: model.Sigma2,
 		Components: mat.DenseCopyOf(model.Components).RawMatrix().Data}
 	var out []protocol.Envelope
@@ -149,7 +202,7 @@ func (c *Curator) estimate() (*ppca.Estimate, error) {
 
 // Result is what the curator publishes.
 type Result struct {
-	Synthetic *mat.Dense // union of the owners' synthetic rows, in owner order
+	Synthetic *mat.Dense // union of the owners' synthetic rows, in owner order (nil with a sink)
 	Model     *ppca.Model
 	Estimate  *ppca.Estimate
 	Counts    map[string]int
@@ -158,14 +211,26 @@ type Result struct {
 // Result returns the published output once Done.
 func (c *Curator) Result() (*Result, error) {
 	if !c.Done() {
-		return nil, fmt.Errorf("ppcadpmh: the session is not finished (%d of %d owners delivered rows)", len(c.rows), len(c.params.Owners))
+		return nil, fmt.Errorf("ppcadpmh: the session is not finished (%d of %d owners delivered all rows)", c.finished(), len(c.params.Owners))
 	}
 	p := c.params.Plan.Bounds.P
-	var data []float64
 	counts := map[string]int{}
 	for _, o := range c.params.Owners {
-		data = append(data, c.rows[o].Data...)
 		counts[o] = c.stats[o].N
 	}
-	return &Result{Synthetic: mat.NewDense(len(data)/p, p, data), Model: c.model, Estimate: c.est, Counts: counts}, nil
+	res := &Result{Model: c.model, Estimate: c.est, Counts: counts}
+	if c.synthetic != nil {
+		res.Synthetic = mat.NewDense(len(c.synthetic)/p, p, c.synthetic)
+	}
+	return res, nil
+}
+
+func (c *Curator) finished() int {
+	k := 0
+	for _, o := range c.params.Owners {
+		if c.got[o] >= c.stats[o].N {
+			k++
+		}
+	}
+	return k
 }

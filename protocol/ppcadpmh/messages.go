@@ -110,10 +110,13 @@ func (m *ModelMsg) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
-// Rows are synthetic rows in the encoded space.
+// Rows are one chunk of an owner's synthetic rows in the encoded space:
+// rows First, First+1, … of the owner's stream, at most
+// protocol.ChunkBytes of them per message.
 type Rows struct {
-	P    int
-	Data []float64 // n×p row-major
+	P     int
+	First int
+	Data  []float64 // row-major, P columns
 }
 
 func (Rows) MessageType() string { return TypeRows }
@@ -121,18 +124,19 @@ func (Rows) MessageType() string { return TypeRows }
 func (m Rows) MarshalBinary() ([]byte, error) {
 	var w wire.Writer
 	w.Int(m.P)
+	w.Int(m.First)
 	w.Float64s(m.Data)
 	return w.Data(), nil
 }
 
 func (m *Rows) UnmarshalBinary(b []byte) error {
 	r := wire.NewReader(b)
-	m.P, m.Data = r.Int(), r.Float64s()
+	m.P, m.First, m.Data = r.Int(), r.Int(), r.Float64s()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("ppcadpmh: rows: %w", err)
 	}
-	if m.P < 1 || len(m.Data)%m.P != 0 {
-		return fmt.Errorf("ppcadpmh: %d values are not rows of width %d", len(m.Data), m.P)
+	if m.P < 1 || m.First < 0 || len(m.Data)%m.P != 0 {
+		return fmt.Errorf("ppcadpmh: %d values from row %d are not rows of width %d", len(m.Data), m.First, m.P)
 	}
 	return nil
 }

@@ -5,20 +5,32 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/linalg"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
 
-// OwnerOptions configure one data owner.
+// OwnerOptions configure one data owner. Its statistics are Moments when
+// given, else computed from Data or Table (one of them; PaperLatent needs
+// one of them even with Moments).
 type OwnerOptions struct {
 	ID     string
 	Params Params
 	// Data are the owner's encoded rows, every entry in [0, 1].
 	Data *mat.Dense
+	// Table and Encoder are the owner's rows and the session's encoder:
+	// the statistics are computed in one pass that encodes each row on the
+	// fly (ppca.TableMoments), with no n×p matrix, on Workers cores
+	// (≤ 0: all).
+	Table   *data.Table
+	Encoder *data.Encoder
+	Workers int
+	// Moments are statistics computed elsewhere with the same encoding
+	// (ppca.TableMoments, the Beam pipeline, a statistics file).
+	Moments *ppca.Moments
 	// Accountant is charged before any noisy value leaves the owner.
 	Accountant *privacy.Accountant
 	Source     *randx.Source
@@ -27,6 +39,9 @@ type OwnerOptions struct {
 // Owner is a data owner's role.
 type Owner struct {
 	o        OwnerOptions
+	moments  *ppca.Moments
+	rows     *ppca.RowStream // synthetic rows still to send, once the model came
+	chunk    []float64
 	index    int
 	plan     *ppca.Plan
 	noiser   *dp.Noiser
@@ -44,18 +59,19 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 	if idx < 0 {
 		return nil, fmt.Errorf("ppcadpmh: %q is not an owner of this session", o.ID)
 	}
-	if o.Data == nil || o.Accountant == nil || o.Source == nil {
-		return nil, fmt.Errorf("ppcadpmh: owner %q needs data, an accountant and a randomness source", o.ID)
+	if o.Accountant == nil || o.Source == nil {
+		return nil, fmt.Errorf("ppcadpmh: owner %q needs an accountant and a randomness source", o.ID)
 	}
-	n, p := o.Data.Dims()
+	m, err := ownerMoments(o)
+	if err != nil {
+		return nil, fmt.Errorf("ppcadpmh: owner %q: %w", o.ID, err)
+	}
+	n, p := m.N, m.P
 	if p != o.Params.Plan.Bounds.P {
 		return nil, fmt.Errorf("ppcadpmh: owner %q has %d columns, the session expects %d", o.ID, p, o.Params.Plan.Bounds.P)
 	}
 	if n < 2 {
 		return nil, fmt.Errorf("ppcadpmh: owner %q holds %d rows, need at least 2", o.ID, n)
-	}
-	if err := checkUnitInterval(o.Data); err != nil {
-		return nil, fmt.Errorf("ppcadpmh: owner %q: %w", o.ID, err)
 	}
 	plan, err := ppca.NewPlan(o.Params.Plan)
 	if err != nil {
@@ -66,7 +82,34 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 			return nil, fmt.Errorf("ppcadpmh: owner %q: %w", o.ID, err)
 		}
 	}
-	return &Owner{o: o, index: idx, plan: plan, noiser: dp.NewNoiser(o.Source), seeds: map[string][]byte{}}, nil
+	return &Owner{o: o, moments: m, index: idx, plan: plan, noiser: dp.NewNoiser(o.Source), seeds: map[string][]byte{}}, nil
+}
+
+// ownerMoments takes the given moments, or computes them from the one
+// source of rows the options give.
+func ownerMoments(o OwnerOptions) (*ppca.Moments, error) {
+	if o.Data != nil && o.Table != nil {
+		return nil, fmt.Errorf("give the rows as data or as a table, not both")
+	}
+	if o.Table != nil && o.Encoder == nil {
+		return nil, fmt.Errorf("a table needs the session's encoder")
+	}
+	if o.Params.PaperLatent && o.Data == nil && o.Table == nil {
+		return nil, fmt.Errorf("paper latent codes need the rows, not only their moments")
+	}
+	switch {
+	case o.Moments != nil:
+		return o.Moments, nil
+	case o.Table != nil:
+		m, _, err := ppca.TableMoments(o.Table, o.Encoder, o.Workers)
+		return m, err
+	case o.Data != nil:
+		if err := checkUnitInterval(o.Data); err != nil {
+			return nil, err
+		}
+		return ppca.DenseMoments(o.Data, o.Workers), nil
+	}
+	return nil, fmt.Errorf("no rows: give data, a table or moments")
 }
 
 func checkUnitInterval(X *mat.Dense) error {
@@ -156,9 +199,8 @@ func (w *Owner) sendStatistics() ([]protocol.Envelope, error) {
 		}
 	}
 	w.sentStat = true
-	n, p := w.o.Data.Dims()
-	sum, outer := linalg.Moments(w.o.Data)
-	packed := pack(sum, outer)
+	n, p := w.moments.N, w.moments.P
+	packed := w.moments.Packed()
 	stat := Statistics{N: n, P: p}
 	if w.o.Params.Noise == Local {
 		w.release(packed, p)
@@ -273,22 +315,75 @@ func (w *Owner) mask(words []uint64) []uint64 {
 	return out
 }
 
+// synthesize starts the stream of synthetic rows (as many as the owner
+// holds), sent by More in chunks of at most protocol.ChunkBytes.
 func (w *Owner) synthesize(m ModelMsg) ([]protocol.Envelope, error) {
-	p := len(m.Mean)
 	model, err := modelFromMsg(m)
 	if err != nil {
 		return nil, err
 	}
-	n, _ := w.o.Data.Dims()
-	var rows *mat.Dense
+	n := w.moments.N
 	if w.o.Params.PaperLatent {
-		rows = model.Reconstruct(w.o.Data, w.o.Source)
+		w.rows = model.ReconstructStream(n, w.realRows(), w.o.Source)
 	} else {
-		rows = model.Sample(n, w.o.Source)
+		w.rows = model.SampleStream(n, w.o.Source)
 	}
-	w.done = true
-	e, err := protocol.Seal(w.o.Params.Session, w.o.ID, w.o.Params.Curator, Rows{P: p, Data: rows.RawMatrix().Data})
+	p := len(m.Mean)
+	w.chunk = make([]float64, protocol.RowsPerChunk(8*p)*p)
+	return w.More()
+}
+
+// More sends the next chunk of synthetic rows (protocol.Streamer): the
+// owner holds one chunk of rows and one block of latent codes
+// (ppca.SampleBlock), whatever its number of rows.
+func (w *Owner) More() ([]protocol.Envelope, error) {
+	if w.rows == nil || w.done {
+		return nil, nil
+	}
+	p, first := w.moments.P, w.rows.Written()
+	r, err := w.rows.Next(w.chunk)
+	if err != nil {
+		return nil, err
+	}
+	e, err := protocol.Seal(w.o.Params.Session, w.o.ID, w.o.Params.Curator, Rows{P: p, First: first, Data: w.chunk[:r*p]})
+	if w.done = w.rows.Written() == w.rows.Len(); w.done {
+		w.rows, w.chunk = nil, nil
+	}
 	return []protocol.Envelope{e}, err
+}
+
+// realRows writes the owner's real rows [lo, hi), encoded, for the
+// paper's latent codes.
+func (w *Owner) realRows() func(lo, hi int, dst []float64) error {
+	if w.o.Data != nil {
+		return func(lo, hi int, dst []float64) error {
+			_, p := w.o.Data.Dims()
+			for i := lo; i < hi; i++ {
+				copy(dst[(i-lo)*p:], w.o.Data.RawRowView(i))
+			}
+			return nil
+		}
+	}
+	re, err := w.o.Encoder.RowEncoder(w.o.Table.Schema)
+	return func(lo, hi int, dst []float64) error {
+		if err != nil {
+			return err
+		}
+		p := re.Dim()
+		clear(dst[:(hi-lo)*p])
+		var idx []int
+		var val []float64
+		for i := lo; i < hi; i++ {
+			var err error
+			if idx, val, _, err = re.Sparse(w.o.Table.Rows[i], idx[:0], val[:0]); err != nil {
+				return err
+			}
+			for a, j := range idx {
+				dst[(i-lo)*p+j] = val[a]
+			}
+		}
+		return nil
+	}
 }
 
 func modelFromMsg(m ModelMsg) (*ppca.Model, error) {
@@ -306,18 +401,6 @@ func modelFromMsg(m ModelMsg) (*ppca.Model, error) {
 		}
 	}
 	return &ppca.Model{Mean: m.Mean, Eigenvalues: m.Eigenvalues, Components: u, K: m.K, Sigma2: m.Sigma2, W: wm}, nil
-}
-
-func pack(sum []float64, outer *mat.SymDense) []float64 {
-	p := len(sum)
-	out := make([]float64, 0, packedLen(p))
-	out = append(out, sum...)
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			out = append(out, outer.At(i, j))
-		}
-	}
-	return out
 }
 
 func unpack(packed []float64, p int) ([]float64, *mat.SymDense) {
