@@ -388,6 +388,9 @@ func TestVocabularyParses(t *testing.T) {
 			c, err := ParseCalibration(s, CalibrationSound, CalibrationNone)
 			return c.String(), err
 		}, true},
+		{"individual", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, true},
+		{"party-columns", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, true},
+		{"row", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {

@@ -60,3 +60,37 @@ func parseWord[T ~string](what, s string, allowed []T) (T, error) {
 	}
 	return "", fmt.Errorf("unknown %s %q (want %s)", what, s, strings.Join(names, " or "))
 }
+
+// Unit is the privacy unit: what two neighbouring datasets differ in, so
+// what one guarantee protects.
+type Unit string
+
+const (
+	// UnitRecord: one record replaced (datasets of equal size, n public).
+	UnitRecord Unit = "record"
+	// UnitIndividual: one person's values at every party replaced (the
+	// parties' joined records differ in one ID's record).
+	UnitIndividual Unit = "individual"
+	// UnitPartyColumns: one record's values in one party's columns
+	// replaced; personalised budgets guarantee each party this unit, and a
+	// whole individual only the sum over the releases.
+	UnitPartyColumns Unit = "party-columns"
+)
+
+func (u Unit) String() string { return string(u) }
+
+// ParseUnit checks a privacy unit's name.
+func ParseUnit(s string) (Unit, error) {
+	return parseWord("privacy unit", s, []Unit{UnitRecord, UnitIndividual, UnitPartyColumns})
+}
+
+// Neighbouring says in words which datasets are neighbours under u.
+func (u Unit) Neighbouring() string {
+	switch u {
+	case UnitIndividual:
+		return "replace one individual: all of their attributes at every party (joined datasets of equal size differing in one ID's record)"
+	case UnitPartyColumns:
+		return "replace one record's values in one party's columns (each party's personalised budget covers its own columns; a whole record is covered at the report's whole_record guarantee)"
+	}
+	return "replace one record (datasets of equal size differing in one row)"
+}

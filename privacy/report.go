@@ -66,6 +66,7 @@ type Report struct {
 	WholeRecord     *dp.Guarantee `json:"whole_record,omitempty"`
 	WholeRecordAsDP *dp.Guarantee `json:"whole_record_equivalent_approx_dp,omitempty"`
 	Calibration     string        `json:"calibration"`
+	Unit            dp.Unit       `json:"privacy_unit"`
 	Neighbouring    string        `json:"neighbouring_relation"`
 	Randomness      string        `json:"randomness"`
 	Composition     Composition   `json:"composition"`
@@ -80,9 +81,12 @@ type Report struct {
 
 // ReportOptions holds what the method knows about its own release.
 type ReportOptions struct {
-	Method       string
-	Calibration  string
-	Neighbouring string // default: replace one record
+	Method      string
+	Calibration string
+	// Unit is the privacy unit (default dp.UnitRecord); Neighbouring
+	// states it in words (default: the unit's sentence).
+	Unit         dp.Unit
+	Neighbouring string
 	Randomness   string
 	Composition  Composition
 	Accountants  []*Accountant
@@ -115,14 +119,17 @@ func NewReport(o ReportOptions) (*Report, error) {
 	if len(o.Accountants) == 0 {
 		return nil, fmt.Errorf("privacy: report for %q has no accountants", o.Method)
 	}
+	if o.Unit == "" {
+		o.Unit = dp.UnitRecord
+	}
 	if o.Neighbouring == "" {
-		o.Neighbouring = "replace one record (datasets of equal size differing in one row)"
+		o.Neighbouring = o.Unit.Neighbouring()
 	}
 	if o.Seeded {
 		o.Warnings = append(o.Warnings, SeededWarning)
 	}
 	r := &Report{
-		Method: o.Method, Calibration: o.Calibration, Neighbouring: o.Neighbouring,
+		Method: o.Method, Calibration: o.Calibration, Unit: o.Unit, Neighbouring: o.Neighbouring,
 		Randomness: o.Randomness, Composition: o.Composition,
 		Assumptions: nonNil(o.Assumptions), Covered: nonNil(o.Covered),
 		NotCovered: nonNil(o.NotCovered), Warnings: o.Warnings, ThreatModel: o.ThreatModel,
@@ -293,7 +300,7 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "Privacy report: %s (calibration: %s)\n", r.Method, r.Calibration)
 	fmt.Fprintf(&b, "  guarantee:     %s\n", r.Headline())
 	fmt.Fprintf(&b, "  composition:   %s\n", r.Composition)
-	fmt.Fprintf(&b, "  neighbouring:  %s\n", r.Neighbouring)
+	fmt.Fprintf(&b, "  privacy unit:  %s: %s\n", r.Unit, r.Neighbouring)
 	fmt.Fprintf(&b, "  randomness:    %s\n", r.Randomness)
 	for _, p := range r.Parties {
 		partyText(&b, p)

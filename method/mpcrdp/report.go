@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"github.com/dppub/dppub/algo/correlation"
+	"github.com/dppub/dppub/dp"
 	"math"
 	"strconv"
 	"strings"
@@ -160,8 +161,8 @@ func report(cfg algo.Config, src *randx.Source, accts []*privacy.Accountant, sr 
 	}
 	ro := privacy.ReportOptions{
 		Method: Name, Calibration: fmt.Sprintf("%s; notion %s; utility %s; release %s", cfg.Calibration, cfg.Notion, cfg.Utility, cfg.Release),
-		Neighbouring: "replace one individual: all of their attributes at every party (joined datasets of equal size differing in one ID's record)",
-		Randomness:   src.Describe(), Seeded: !src.IsSecure(), Composition: Composition, Accountants: accts,
+		Unit:       dp.UnitIndividual,
+		Randomness: src.Describe(), Seeded: !src.IsSecure(), Composition: Composition, Accountants: accts,
 		Records: map[string]int{Ledger: sr.Merged.Len()},
 		Assumptions: []string{
 			fmt.Sprintf("the number of joined records n = %d is public (it calibrates the entropy bounds and the stability blocks)", sr.Merged.Len()),

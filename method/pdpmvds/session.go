@@ -1,0 +1,411 @@
+package pdpmvds
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/crypto/paillier"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol"
+	proto "github.com/dppub/dppub/protocol/pdpmvds"
+	"github.com/dppub/dppub/randx"
+)
+
+// Spec is PDP-MVDS's definition.
+var Spec = method.Spec{
+	Name:        Name,
+	Summary:     "one synthetic table from parties of columns with personalised budgets (PDP-MVDS)",
+	Split:       method.Columns,
+	Coordinator: RoleSynthesizer,
+	MemberRoles: []string{method.RoleOwner, RoleThirdParty},
+	NewSettings: func() method.Settings { return new(Settings) },
+	Open:        open,
+	Decode:      method.DecodeSession[Session],
+}
+
+// Session is what the synthesizer sends every party and S.
+type Session struct {
+	method.Header
+	Settings Settings `json:"settings"`
+	// Schemas are the parties' schemas, in party order.
+	Schemas []data.Schema `json:"schemas"`
+	Owners  []string      `json:"owners"`
+	Third   string        `json:"third_party"`
+}
+
+func open(st method.Settings, o method.Open) (method.Session, error) {
+	owners, err := o.Names(method.RoleOwner, 2)
+	if err != nil {
+		return nil, err
+	}
+	third, err := o.Only(RoleThirdParty)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Schemas) != len(owners) {
+		return nil, fmt.Errorf("%d schemas for %d parties", len(o.Schemas), len(owners))
+	}
+	s := &Session{Header: o.Header(), Settings: *st.(*Settings), Schemas: o.Schemas, Owners: owners, Third: third}
+	_, _, _, err = s.layout()
+	return s, err
+}
+
+// layout derives the domain, the owner of each attribute and the
+// protocol's session, on every side from the same session.
+func (s *Session) layout() (*marginal.Domain, []int, proto.Session, error) {
+	st := &s.Settings
+	if err := st.Validate(); err != nil {
+		return nil, nil, proto.Session{}, err
+	}
+	if err := st.checkParties(s.Owners); err != nil {
+		return nil, nil, proto.Session{}, err
+	}
+	if len(s.Schemas) != len(s.Owners) {
+		return nil, nil, proto.Session{}, fmt.Errorf("the session lists %d schemas for %d parties", len(s.Schemas), len(s.Owners))
+	}
+	global, owners, err := globalSchema(s.Schemas)
+	if err != nil {
+		return nil, nil, proto.Session{}, err
+	}
+	dom, err := marginal.NewDomain(global, marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor})
+	if err != nil {
+		return nil, nil, proto.Session{}, err
+	}
+	ps := proto.Session{Parties: len(s.Owners), Records: st.Records, Sizes: dom.Sizes(), Owners: owners,
+		Suite: st.SSPP, Noise: st.Noise, KeyBits: st.KeyBits, InsecureTestKeys: st.InsecureTestKeys}
+	return dom, owners, ps, ps.Validate()
+}
+
+// globalSchema concatenates the parties' attributes (party order) and
+// returns the owner of each.
+func globalSchema(schemas []data.Schema) (data.Schema, []int, error) {
+	var g data.Schema
+	var owners []int
+	seen := map[string]int{}
+	for k, s := range schemas {
+		for _, a := range s.Attributes {
+			if o, dup := seen[a.Name]; dup {
+				return data.Schema{}, nil, fmt.Errorf("attribute %q is held by parties %d and %d; vertical parts must be disjoint", a.Name, o+1, k+1)
+			}
+			seen[a.Name] = k
+			g.Attributes = append(g.Attributes, a)
+			owners = append(owners, k)
+		}
+	}
+	return g, owners, nil
+}
+
+// names maps the protocol's role IDs to the members' names.
+func (s *Session) names() map[string]string {
+	m := map[string]string{proto.ThirdPartyID: s.Third, proto.CoordinatorID: s.Coordinator}
+	for k, o := range s.Owners {
+		m[proto.PartyID(k)] = o
+	}
+	return m
+}
+
+// Members are the parties in order, then S; all draw.
+func (s *Session) Members() []method.Member {
+	var ms []method.Member
+	for _, o := range s.Owners {
+		b := dp.Concentrated(s.Settings.rho(o))
+		ms = append(ms, method.Member{Name: o, Role: method.RoleOwner, Budget: &b, Draws: true})
+	}
+	return append(ms, method.Member{Name: s.Third, Role: RoleThirdParty, Draws: true})
+}
+
+// Unsound: INSECURE test keys void the cryptographic protection.
+func (s *Session) Unsound() bool { return s.Settings.InsecureTestKeys }
+
+// Keys are a one-process run's key material for a member (Local.Attach):
+// a party's key file, or S's public key.
+type Keys struct {
+	Party  *proto.KeyFile
+	Public *paillier.PublicKey
+}
+
+// Join builds a party's or S's role, under the members' names.
+func (s *Session) Join(l method.Local) (protocol.Role, error) {
+	role, err := s.join(l)
+	if err != nil {
+		return nil, err
+	}
+	return method.Rename(proto.Stay(role), s.ID, s.names()), nil
+}
+
+func (s *Session) join(l method.Local) (protocol.Role, error) {
+	dom, _, ps, err := s.layout()
+	if err != nil {
+		return nil, err
+	}
+	keys, _ := l.Attach.(*Keys)
+	if l.Name == s.Third {
+		pk, err := s.publicKey(l, keys)
+		if err != nil {
+			return nil, err
+		}
+		return proto.NewThirdParty(proto.ThirdPartyOptions{Session: ps, PublicKey: pk, Source: l.Source, Workers: s.Settings.Workers})
+	}
+	k := slices.Index(s.Owners, l.Name)
+	if k < 0 {
+		return nil, fmt.Errorf("%s is neither a party nor the third party of the session", l.Name)
+	}
+	t, err := s.partyTable(l, k)
+	if err != nil {
+		return nil, err
+	}
+	first := 0
+	for _, sc := range s.Schemas[:k] {
+		first += len(sc.Attributes)
+	}
+	cols, clamped := Columns(dom, t, first)
+	l.Note(Name, t.Len(), clamped, "columns", len(cols))
+	kf, err := s.keyFile(l, keys, k)
+	if err != nil {
+		return nil, err
+	}
+	return proto.NewParty(proto.PartyOptions{Session: ps, Index: k, Columns: cols, Accountant: l.Accountant,
+		Keys: kf, Source: l.Source, Workers: s.Settings.Workers})
+}
+
+// partyTable checks party k's table: the session's schema for it, no ID
+// column (rows are aligned by position), the public record count.
+func (s *Session) partyTable(l method.Local, k int) (*data.Table, error) {
+	t, err := l.SharedTable(s.Schemas[k])
+	if err != nil {
+		return nil, err
+	}
+	if t.Schema.ID != "" {
+		return nil, fmt.Errorf("%s's schema names an ID column %q: the parties' rows are aligned by position, so align the files beforehand and drop the ID column", l.Name, t.Schema.ID)
+	}
+	if t.Len() != s.Settings.Records {
+		return nil, fmt.Errorf("%s holds %d records, the session's public record count is %d", l.Name, t.Len(), s.Settings.Records)
+	}
+	return t, nil
+}
+
+// Columns bins one party's table over the domain: its attributes are the
+// domain's attributes first, first+1, …; it returns the columns by global
+// index and how many values were clamped to their bounds.
+func Columns(dom *marginal.Domain, t *data.Table, first int) (map[int][]uint16, int) {
+	cols := map[int][]uint16{}
+	clamped := 0
+	for j := range t.Schema.Attributes {
+		col := make([]uint16, t.Len())
+		for r, row := range t.Rows {
+			b, c := dom.Bin(first+j, row[j])
+			if c {
+				clamped++
+			}
+			col[r] = uint16(b)
+		}
+		cols[first+j] = col
+	}
+	return cols, clamped
+}
+
+// keyFile is party k's key file (paillier suite; nil otherwise): given in
+// one process, else read from the ceremony's directory on the member's
+// own machine.
+func (s *Session) keyFile(l method.Local, keys *Keys, k int) (*proto.KeyFile, error) {
+	if s.Settings.SSPP != proto.SuitePaillier {
+		return nil, nil
+	}
+	if keys != nil && keys.Party != nil {
+		return keys.Party, nil
+	}
+	path, err := s.keyPath(l, proto.PartyID(k)+".key.json")
+	if err != nil {
+		return nil, err
+	}
+	var f proto.KeyFile
+	if err := readJSON(path, &f); err != nil {
+		return nil, fmt.Errorf("%s's key file: %w", l.Name, err)
+	}
+	if f.Party != k || f.Parties != len(s.Owners) {
+		return nil, fmt.Errorf("%s is party %d's of %d, %s is party %d of %d", path, f.Party+1, f.Parties, l.Name, k+1, len(s.Owners))
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &f, nil
+}
+
+// publicKey is S's shared public key (paillier suite; nil otherwise).
+func (s *Session) publicKey(l method.Local, keys *Keys) (*paillier.PublicKey, error) {
+	if s.Settings.SSPP != proto.SuitePaillier {
+		return nil, nil
+	}
+	if keys != nil && keys.Public != nil {
+		return keys.Public, nil
+	}
+	path, err := s.keyPath(l, "public-key.json")
+	if err != nil {
+		return nil, err
+	}
+	var pk paillier.PublicKey
+	if err := readJSON(path, &pk); err != nil {
+		return nil, fmt.Errorf("the third party's public key: %w", err)
+	}
+	return &pk, nil
+}
+
+func (s *Session) keyPath(l method.Local, file string) (string, error) {
+	if s.Settings.Keys == "" || l.Dir == "" {
+		return "", fmt.Errorf("the paillier suite needs keys, the directory of the key ceremony's files (dppub keygen) on every member's machine")
+	}
+	return filepath.Join(l.Dir, s.Settings.Keys, file), nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Progress is the coordinator's attachment in one process: the engine's
+// stages.
+type Progress func(stage string, done, total int)
+
+// Result is the in-process detail of a run (Outcome.Detail).
+type Result struct {
+	Engine  *marginal.Result
+	Domain  *marginal.Domain
+	Parties []Party
+	// KeysDealt says the Paillier key was dealt in this process.
+	KeysDealt bool
+}
+
+// Party is one party as the result lists it.
+type Party struct {
+	Name       string
+	Rho        float64
+	Attributes []string
+}
+
+// Coordinate builds the synthesizer: the engine runs in a goroutine and
+// each of its measurements is one request to the parties and S within
+// this one session.
+func (s *Session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
+	dom, owners, ps, err := s.layout()
+	if err != nil {
+		return nil, err
+	}
+	eo, parties := s.engineOptions(dom, owners, attach)
+	eo.Source = src.Child()
+	decodeSrc := src.Child()
+	var eng *marginal.Result
+	driver, err := proto.NewDriver(context.Background(), ps, func(ctx context.Context, m marginal.Measurer) error {
+		var err error
+		eng, err = marginal.Synthesize(ctx, m, eo)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
+		if eng == nil {
+			return nil, fmt.Errorf("the engine did not finish")
+		}
+		return s.Publish(eng, dom, parties, accts, decodeSrc, src, false)
+	}
+	return &method.Coordination{Role: method.Rename(driver, s.ID, s.names()), Publish: publish, Cleanup: driver.Stop}, nil
+}
+
+// RunMeasured runs the engine in one process over member roles built by
+// Join (in member order), one protocol session per measurement, timing
+// every phase. It draws from src exactly as Coordinate does.
+func (s *Session) RunMeasured(ctx context.Context, roles []protocol.Role, accts []*privacy.Accountant, src *randx.Source,
+	attach any, dealt bool) (*method.Outcome, []proto.Phase, error) {
+	dom, owners, _, err := s.layout()
+	if err != nil {
+		return nil, nil, err
+	}
+	var parties []*proto.Party
+	var third *proto.ThirdParty
+	for _, r := range roles {
+		switch x := method.Unwrap(r).(type) {
+		case *proto.Party:
+			parties = append(parties, x)
+		case *proto.ThirdParty:
+			third = x
+		default:
+			return nil, nil, fmt.Errorf("unexpected role %T", x)
+		}
+	}
+	m, err := proto.NewMeasurer(proto.MeasurerOptions{Parties: parties, ThirdParty: third})
+	if err != nil {
+		return nil, nil, err
+	}
+	eo, listed := s.engineOptions(dom, owners, attach)
+	eo.Source = src.Child()
+	decodeSrc := src.Child()
+	eng, err := marginal.Synthesize(ctx, m, eo)
+	phases := m.Phases()
+	if err != nil {
+		return nil, phases, err
+	}
+	out, err := s.Publish(eng, dom, listed, accts, decodeSrc, src, dealt)
+	return out, phases, err
+}
+
+// engineOptions are the engine's options (without its Source).
+func (s *Session) engineOptions(dom *marginal.Domain, owners []int, attach any) (marginal.Options, []Party) {
+	st := s.Settings
+	parties := make([]marginal.Party, len(s.Owners))
+	var listed []Party
+	for k, name := range s.Owners {
+		var attrs []int
+		for j, ow := range owners {
+			if ow == k {
+				attrs = append(attrs, j)
+			}
+		}
+		parties[k] = marginal.Party{Name: name, Rho: st.rho(name), Attrs: attrs}
+		names := make([]string, len(attrs))
+		for i, j := range attrs {
+			names[i] = dom.Name(j)
+		}
+		listed = append(listed, Party{Name: name, Rho: st.rho(name), Attributes: names})
+	}
+	progress, _ := attach.(Progress)
+	return marginal.Options{
+		Domain: dom, Parties: parties, Records: st.Records, Split: st.Split, Score: marginal.IInDif,
+		OneWayNoise: marginal.Laplace, ScoreNoise: st.Mechanism, MarginalNoise: st.Mechanism,
+		Combine: marginal.CombineOptions{MaxCells: st.MaxCells}, GUM: marginal.GUMOptions{Rounds: st.Rounds, Rows: st.Rows},
+		Progress: progress,
+	}, listed
+}
+
+// Publish decodes the engine's synthetic records and builds the report.
+func (s *Session) Publish(eng *marginal.Result, dom *marginal.Domain, parties []Party, accts []*privacy.Accountant,
+	decodeSrc, src *randx.Source, dealt bool) (*method.Outcome, error) {
+	syn, err := dom.Decode(eng.Data, decodeSrc)
+	if err != nil {
+		return nil, err
+	}
+	_, _, ps, err := s.layout()
+	if err != nil {
+		return nil, err
+	}
+	report, err := Report(s.Settings, ps, eng, accts, src, dealt)
+	if err != nil {
+		return nil, err
+	}
+	summary := fmt.Sprintf("%d of %d pairs selected; %d marginals measured", len(eng.Selection.Chosen), len(eng.Candidates), len(eng.Measured))
+	return &method.Outcome{Table: syn, Report: report, Summary: summary,
+		Detail: &Result{Engine: eng, Domain: dom, Parties: parties, KeysDealt: dealt}}, nil
+}

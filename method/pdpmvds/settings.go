@@ -1,0 +1,163 @@
+// Package pdpmvds defines PDP-MVDS (parties of columns synthesising one
+// table with personalised budgets through secure multi-party marginals)
+// as a method: its settings, the session its synthesizer opens, every
+// role built from it, and the published table with its privacy report.
+// A one-process run can drive the engine's measurements one protocol
+// session at a time (RunMeasured, which also times every phase) or as one
+// session (method.RunLocal, as the network does); both build the roles
+// and draw the randomness here, in one order.
+package pdpmvds
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/dp"
+	proto "github.com/dppub/dppub/protocol/pdpmvds"
+)
+
+// Name is the method's name.
+const Name = "pdp-mvds"
+
+// Roles: the synthesizer runs the engine (it holds no data), the third
+// party S assists the secure computation; the parties have method.RoleOwner.
+const (
+	RoleSynthesizer = "synthesizer"
+	RoleThirdParty  = "third-party"
+)
+
+// Settings are PDP-MVDS's settings. The parties are the members of role
+// owner in order, each holding the columns its own schema declares, for
+// the same records in the same row order.
+type Settings struct {
+	// Records is the public record count n every party holds (one
+	// process: the tables').
+	Records int `json:"records"`
+	// Rho is every party's zCDP budget ρ_k for the session; Budgets
+	// overrides it per party (by name).
+	Rho     float64            `json:"rho,omitempty"`
+	Budgets map[string]float64 `json:"budgets,omitempty"`
+	// SSPP is the secure-computation suite (default commodity).
+	SSPP proto.Suite `json:"sspp,omitempty"`
+	// Noise is the noise mode (default insider-safe).
+	Noise proto.NoiseMode `json:"noise,omitempty"`
+	// Mechanism of the pair scores and the selected marginals (default
+	// Gaussian; Laplace with the exact noise mode uses DLPA in the
+	// Paillier suite, as the paper).
+	Mechanism marginal.Mechanism `json:"mechanism,omitempty"`
+	// Bins and BinsFor discretise numeric attributes over their declared
+	// bounds (default marginal.DefaultBins).
+	Bins    int            `json:"bins,omitempty"`
+	BinsFor map[string]int `json:"bins_for,omitempty"`
+	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
+	Split    marginal.Split `json:"split,omitempty"`
+	MaxCells int            `json:"max_cells,omitempty"`
+	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
+	Rounds int `json:"rounds,omitempty"`
+	Rows   int `json:"rows,omitempty"`
+	// Delta states each party's zCDP spend as (ε, δ)-DP too (default 1/n²).
+	Delta float64 `json:"delta,omitempty"`
+	// Keys is, for the paillier suite over the network, the directory
+	// (relative to the consortium file and inside its directory, on each
+	// member's own machine) of the key ceremony's files: party k reads
+	// only its party-k.key.json, S only public-key.json. No key ever
+	// travels over the network.
+	Keys string `json:"keys,omitempty"`
+	// KeyBits sizes every Paillier key (default 2048); InsecureTestKeys
+	// allows smaller, INSECURE keys (tests only).
+	KeyBits          int  `json:"key_bits,omitempty"`
+	InsecureTestKeys bool `json:"insecure_test_keys,omitempty"`
+	// Workers bounds each role's parallelism (0: GOMAXPROCS); local to
+	// each member.
+	Workers int `json:"workers,omitempty"`
+}
+
+// SetDefaults fills the zero fields.
+func (s *Settings) SetDefaults() {
+	if s.SSPP == "" {
+		s.SSPP = proto.SuiteCommodity
+	}
+	if s.Noise == "" {
+		s.Noise = proto.NoiseInsiderSafe
+	}
+	if s.Mechanism == "" {
+		s.Mechanism = marginal.Gaussian
+	}
+	if s.Bins == 0 {
+		s.Bins = marginal.DefaultBins
+	}
+	if s.MaxCells == 0 {
+		s.MaxCells = marginal.DefaultMaxCells
+	}
+	if s.Rounds == 0 {
+		s.Rounds = 30
+	}
+	if s.KeyBits == 0 {
+		s.KeyBits = proto.DefaultKeyBits
+	}
+	if s.Delta == 0 && s.Records > 0 {
+		s.Delta = dp.DefaultDelta(s.Records)
+	}
+}
+
+// DefaultRecords takes the public record count from the parties' tables
+// (a one-process run), and δ = 1/n² from it.
+func (s *Settings) DefaultRecords(n int) {
+	if s.Records == 0 {
+		s.Records = n
+	}
+	s.SetDefaults()
+}
+
+// Validate checks the settings on their own; the budgets are checked
+// against the parties when a session opens.
+func (s *Settings) Validate() error {
+	switch {
+	case s.Records < 1:
+		return fmt.Errorf("the settings need the public record count (records), got %d", s.Records)
+	case s.SSPP != proto.SuiteCommodity && s.SSPP != proto.SuitePaillier:
+		return fmt.Errorf("sspp must be commodity or paillier, got %q", s.SSPP)
+	case s.SSPP != proto.SuitePaillier && s.Keys != "":
+		return fmt.Errorf("keys is for sspp paillier")
+	case s.Keys != "" && !filepath.IsLocal(s.Keys):
+		// The coordinator names the directory; it must not steer a party
+		// to read a key file from anywhere but its consortium directory.
+		return fmt.Errorf("keys must be a directory inside the consortium file's directory (relative, no ..), got %q", s.Keys)
+	case s.KeyBits < 2048 && !s.InsecureTestKeys:
+		return fmt.Errorf("key_bits %d is below 2048; set insecure_test_keys for a test run", s.KeyBits)
+	case s.Noise != proto.NoiseInsiderSafe && s.Noise != proto.NoiseExact:
+		return fmt.Errorf("noise must be insider-safe or exact, got %q", s.Noise)
+	case s.Mechanism != marginal.Gaussian && s.Mechanism != marginal.Laplace:
+		return fmt.Errorf("mechanism must be gaussian or laplace, got %q", s.Mechanism)
+	case s.Bins < 1 || s.MaxCells < 1 || s.Rounds < 1 || s.Rows < 0 || s.Workers < 0:
+		return fmt.Errorf("bins, max_cells and rounds must be positive, rows and workers not negative")
+	case !(s.Delta > 0 && s.Delta < 1):
+		return fmt.Errorf("delta must be in (0, 1), got %v", s.Delta)
+	}
+	return nil
+}
+
+// rho is the named party's budget.
+func (s *Settings) rho(party string) float64 {
+	if r, ok := s.Budgets[party]; ok {
+		return r
+	}
+	return s.Rho
+}
+
+// checkParties checks the budgets against the session's parties.
+func (s *Settings) checkParties(parties []string) error {
+	for name := range s.Budgets {
+		if !slices.Contains(parties, name) {
+			return fmt.Errorf("budgets names %q, not a party of the session %v", name, parties)
+		}
+	}
+	for _, p := range parties {
+		if err := dp.CheckRho(s.rho(p)); err != nil {
+			return fmt.Errorf("%s's budget (set rho or budgets): %w", p, err)
+		}
+	}
+	return nil
+}
