@@ -27,7 +27,8 @@ func genericPublishCmd(s method.Spec) *cobra.Command {
 
 Runs the method's session in one process: the same roles, draws and
 privacy report as a networked run (dppub run ` + s.Name + `).
-Its settings are the flags below (or --settings FILE with the JSON keys).`,
+Its settings are the flags below. The owners hold ` + s.Split.String() + `: --dataset is
+split among --owners of them, or give one --input per owner.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runGenericPublish(cmd, s, st, f) },
 	}
