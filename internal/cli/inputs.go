@@ -129,12 +129,14 @@ func union(tables []*data.Table) *data.Table {
 // outputFlags are the --out and --report flags of every publishing command.
 type outputFlags struct {
 	out, report string
+	force       bool
 }
 
 // register adds the flags; what names the output ("synthetic CSV").
 func (o *outputFlags) register(fs *pflag.FlagSet, what string) {
 	fs.StringVar(&o.out, "out", "", what+" to write (required)")
 	fs.StringVar(&o.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	fs.BoolVar(&o.force, "force", false, "replace outputs that already exist")
 }
 
 // resolve requires --out and puts the report beside it by default.

@@ -20,7 +20,7 @@ func TestPublishMulLDAWithLedger(t *testing.T) {
 	out := filepath.Join(dir, "p.csv")
 	for i, want := range []string{"12 entries", "24 entries"} {
 		code, stdout, stderr := run(t, "publish", "mul-lda-dp", "--dataset", "nltcs", "--label", "money", "--epsilon", "1",
-			"--delta", "1e-3", "--seed", "5", "--ledger", lg, "--out", out)
+			"--delta", "1e-3", "--seed", "5", "--ledger", lg, "--out", out, "--force")
 		if code != 0 {
 			t.Fatalf("run %d: exit %d: %s", i, code, stderr)
 		}

@@ -47,9 +47,10 @@ Start with:
   dppub datasets                       list the built-in datasets
   dppub publish ppca-dp-mh --help      the first multi-party method
   dppub eval ppca-dp-mh --help         reproduce the paper's figures`,
-		Version:       version.String(),
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Version:           version.String(),
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: checkOutputsFirst,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -69,6 +69,7 @@ Example:
 	fs.StringArrayVar(&f.peers, "peer", nil, "override a member's address, NAME=HOST:PORT (repeatable)")
 	fs.StringVar(&f.out, "out", "", "output file to write (required)")
 	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	fs.Bool("force", false, "replace outputs that already exist")
 	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory to record the session in (default: the member's publishing_ledger)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log the session's progress on stderr")
 	f.src.register(fs)

@@ -3,9 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/dppub/dppub/internal/fsutil"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/dppub/dppub/data"
@@ -133,31 +133,10 @@ func (f *schemaFlags) check(cmd *cobra.Command, input string) error {
 // checkOwnerOutputs refuses an output that is also an input or another
 // output, lies in a missing directory, or exists (unless force).
 func checkOwnerOutputs(force bool, inputs []string, outs ...string) error {
-	seen := map[string]string{}
-	for _, in := range inputs {
-		seen[cleanAbs(in)] = "input " + in
-	}
-	for _, out := range outs {
-		key := cleanAbs(out)
-		if what, dup := seen[key]; dup {
-			return usagef("output %s is also the %s: refusing to overwrite it", out, what)
-		}
-		seen[key] = "output " + out
-		if fi, err := os.Stat(filepath.Dir(key)); err != nil || !fi.IsDir() {
-			return fmt.Errorf("output %s: directory %s does not exist", out, filepath.Dir(out))
-		}
-		if _, err := os.Stat(out); err == nil && !force {
-			return fmt.Errorf("output %s already exists (give --force to replace it)", out)
-		}
+	if err := fsutil.CheckOutputs(outs, inputs, force); err != nil {
+		return usageError{err}
 	}
 	return nil
-}
-
-func cleanAbs(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
-	}
-	return filepath.Clean(p)
 }
 
 func readRaw(path string) (*data.Raw, error) {
