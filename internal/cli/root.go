@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"strings"
 
@@ -59,7 +60,17 @@ Start with:
 	for _, c := range topCommands {
 		root.AddCommand(c())
 	}
+	plainFlagHelp(root)
 	return root
+}
+
+// plainFlagHelp quotes command names in flag help with '…': pflag reads a
+// `backticked` word as the flag's value type (--dataset dppub datasets).
+func plainFlagHelp(c *cobra.Command) {
+	c.Flags().VisitAll(func(f *pflag.Flag) { f.Usage = strings.ReplaceAll(f.Usage, "`", "'") })
+	for _, sub := range c.Commands() {
+		plainFlagHelp(sub)
+	}
 }
 
 // topCommands are further top-level commands (predict, ledger, audit, ...);
