@@ -1,0 +1,290 @@
+// Package stats is an owner's statistics as the Beam pipeline computes
+// them, record by record, and as the core computes them in process: the
+// exact PPCA-DP-MH moments (ppca.Moments: n, Σx, Σxxᵀ in 128-bit fixed
+// point) and the counts of every 1-way and 2-way marginal over the
+// marginal engine's discretised domain (marginal.Domain). Both are exact
+// integers, so any order of records, split between workers and order of
+// merges gives the same bits. No noise is added here: the owner releases
+// these through dppub's mechanisms (package dp), never inside a pipeline.
+package stats
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/internal/wire"
+)
+
+// Config is what every worker needs to encode a record: the schema, how
+// the file is read, its first line (header or separator detection) and
+// the marginal domain's bins. It is JSON so a pipeline can ship it.
+type Config struct {
+	Schema  data.Schema
+	Read    data.ReadOptions
+	First   string
+	Bins    int            `json:",omitempty"` // marginal.DomainOptions.Bins
+	BinsFor map[string]int `json:",omitempty"`
+}
+
+// Statistics are one owner's exact statistics.
+type Statistics struct {
+	Moments *ppca.Moments
+	// Sizes are the domain sizes of the attributes; Counts the 1-way
+	// marginal of every attribute in order, then the 2-way marginal of
+	// every pair a < b in order, each in marginal.Count's cell order.
+	Sizes  []int
+	Counts []uint64
+}
+
+// layout is where each marginal starts in Counts.
+type layout struct {
+	sizes []int
+	one   []int   // one[a]: offset of a's 1-way marginal
+	two   [][]int // two[a][b-a-1]: offset of (a, b)'s 2-way marginal
+	total int
+}
+
+func newLayout(sizes []int) layout {
+	l := layout{sizes: sizes, one: make([]int, len(sizes)), two: make([][]int, len(sizes))}
+	for a, s := range sizes {
+		l.one[a] = l.total
+		l.total += s
+	}
+	for a := range sizes {
+		for b := a + 1; b < len(sizes); b++ {
+			l.two[a] = append(l.two[a], l.total)
+			l.total += sizes[a] * sizes[b]
+		}
+	}
+	return l
+}
+
+// Marginal returns the counts of the marginal over attrs (one attribute,
+// or two in increasing order), in marginal.Count's cell order.
+func (s *Statistics) Marginal(attrs ...int) ([]uint64, error) {
+	l := newLayout(s.Sizes)
+	switch {
+	case len(attrs) == 1 && attrs[0] >= 0 && attrs[0] < len(s.Sizes):
+		a := attrs[0]
+		return s.Counts[l.one[a] : l.one[a]+s.Sizes[a]], nil
+	case len(attrs) == 2 && attrs[0] >= 0 && attrs[0] < attrs[1] && attrs[1] < len(s.Sizes):
+		a, b := attrs[0], attrs[1]
+		o := l.two[a][b-a-1]
+		return s.Counts[o : o+s.Sizes[a]*s.Sizes[b]], nil
+	}
+	return nil, fmt.Errorf("stats: no marginal over %v (1 attribute, or 2 in increasing order, of %d)", attrs, len(s.Sizes))
+}
+
+// Equal reports whether two statistics are identical, bit for bit.
+func (s *Statistics) Equal(o *Statistics) bool {
+	if !s.Moments.Equal(o.Moments) || len(s.Sizes) != len(o.Sizes) || len(s.Counts) != len(o.Counts) {
+		return false
+	}
+	for i := range s.Sizes {
+		if s.Sizes[i] != o.Sizes[i] {
+			return false
+		}
+	}
+	for i := range s.Counts {
+		if s.Counts[i] != o.Counts[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Encoders are the core's per-record encodings for one configuration.
+type Encoders struct {
+	Row    *data.RowEncoder
+	Domain *marginal.Domain
+	Dim    int
+	layout layout
+}
+
+// NewEncoders builds the core's encoders for c: data.Encoder (PPCA-DP-MH's
+// one-hot and [0, 1] scaling) and marginal.Domain (the marginal engine's
+// bins).
+func (c Config) NewEncoders() (*Encoders, error) {
+	enc, err := data.NewEncoder(c.Schema, data.EncoderOptions{})
+	if err != nil {
+		return nil, err
+	}
+	re, err := enc.RowEncoder(c.Schema)
+	if err != nil {
+		return nil, err
+	}
+	dom, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor})
+	if err != nil {
+		return nil, err
+	}
+	return &Encoders{Row: re, Domain: dom, Dim: enc.Dim(), layout: newLayout(dom.Sizes())}, nil
+}
+
+// New returns empty statistics for the encoders.
+func (e *Encoders) New() *Statistics {
+	return &Statistics{Moments: ppca.NewMoments(e.Dim), Sizes: e.Domain.Sizes(), Counts: make([]uint64, e.layout.total)}
+}
+
+// Scratch is one worker's reusable buffers.
+type Scratch struct {
+	idx   []int
+	val   []float64
+	cells []int
+}
+
+// Add adds one record (a row of the schema) to s: its encoded row to the
+// moments and one count to every marginal. Each record contributes once,
+// with every encoded entry in [0, 1], exactly as in the core.
+func (e *Encoders) Add(s *Statistics, row []float64, sc *Scratch) error {
+	var err error
+	sc.idx, sc.val, _, err = e.Row.Sparse(row, sc.idx[:0], sc.val[:0])
+	if err != nil {
+		return err
+	}
+	s.Moments.AddSparse(sc.idx, sc.val)
+	sc.cells = sc.cells[:0]
+	for j, v := range row[:e.Domain.Len()] {
+		c, _ := e.Domain.Bin(j, v)
+		sc.cells = append(sc.cells, c)
+	}
+	l := e.layout
+	for a, ca := range sc.cells {
+		s.Counts[l.one[a]+ca]++
+		for b := a + 1; b < len(sc.cells); b++ {
+			s.Counts[l.two[a][b-a-1]+ca*l.sizes[b]+sc.cells[b]]++
+		}
+	}
+	return nil
+}
+
+// Merge adds o into s, exactly.
+func (s *Statistics) Merge(o *Statistics) error {
+	if len(o.Counts) != len(s.Counts) {
+		return fmt.Errorf("stats: merging %d counts into %d", len(o.Counts), len(s.Counts))
+	}
+	if err := s.Moments.Merge(o.Moments); err != nil {
+		return err
+	}
+	for i, c := range o.Counts {
+		s.Counts[i] += c
+	}
+	return nil
+}
+
+// FromTable computes the statistics the core's in-process way: the
+// moments by ppca.TableMoments, every marginal by marginal.Count over
+// marginal.Domain.Encode's dataset.
+func FromTable(t *data.Table, c Config) (*Statistics, error) {
+	e, err := c.NewEncoders()
+	if err != nil {
+		return nil, err
+	}
+	enc, err := data.NewEncoder(c.Schema, data.EncoderOptions{})
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := ppca.TableMoments(t, enc, 0)
+	if err != nil {
+		return nil, err
+	}
+	ds, _, err := e.Domain.Encode(t)
+	if err != nil {
+		return nil, err
+	}
+	s := e.New()
+	s.Moments = m
+	l := e.layout
+	for a := range l.sizes {
+		if err := fill(s.Counts[l.one[a]:], ds, a); err != nil {
+			return nil, err
+		}
+		for b := a + 1; b < len(l.sizes); b++ {
+			if err := fill(s.Counts[l.two[a][b-a-1]:], ds, a, b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s, nil
+}
+
+func fill(dst []uint64, ds *marginal.Dataset, attrs ...int) error {
+	m, err := marginal.Count(ds, attrs)
+	if err != nil {
+		return err
+	}
+	for i, c := range m.Counts {
+		dst[i] = uint64(c)
+	}
+	return nil
+}
+
+const fileTag = "dppub-owner-statistics\x01"
+
+// MarshalBinary writes the statistics file.
+func (s *Statistics) MarshalBinary() ([]byte, error) {
+	mb, err := s.Moments.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	var w wire.Writer
+	w.Tag(fileTag)
+	w.Bytes(mb)
+	sizes := make([]uint64, len(s.Sizes))
+	for i, v := range s.Sizes {
+		sizes[i] = uint64(v)
+	}
+	w.Uint64s(sizes)
+	w.Uint64s(s.Counts)
+	return w.Data(), nil
+}
+
+// UnmarshalBinary reads a statistics file.
+func (s *Statistics) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	r.Tag(fileTag)
+	mb, sizes, counts := r.Bytes(), r.Uint64s(), r.Uint64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	m := new(ppca.Moments)
+	if err := m.UnmarshalBinary(mb); err != nil {
+		return err
+	}
+	s.Moments, s.Sizes, s.Counts = m, make([]int, len(sizes)), counts
+	for i, v := range sizes {
+		if v < 1 || v > 1<<16 {
+			return fmt.Errorf("stats: attribute %d has domain size %d", i, v)
+		}
+		s.Sizes[i] = int(v)
+	}
+	if l := newLayout(s.Sizes); l.total != len(counts) {
+		return fmt.Errorf("stats: %d counts for domain sizes %v, want %d", len(counts), s.Sizes, l.total)
+	}
+	return nil
+}
+
+// ReadFile reads a statistics file.
+func ReadFile(path string) (*Statistics, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	s := new(Statistics)
+	return s, s.UnmarshalBinary(b)
+}
+
+// ParseConfig reads a Config from JSON.
+func ParseConfig(b []byte) (Config, error) {
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("stats: config: %w", err)
+	}
+	return c, nil
+}
+
+// JSON is the configuration as workers receive it (ParseConfig reads it).
+func (c Config) JSON() ([]byte, error) { return json.Marshal(c) }
