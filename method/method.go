@@ -228,3 +228,35 @@ func (l Local) Note(method string, rows, clamped int, attrs ...any) {
 		l.Log.Info(method+": data loaded", append([]any{"rows", rows, "clamped", clamped}, attrs...)...)
 	}
 }
+
+// RowsSession is the part every session of owners of rows shares: embed it.
+type RowsSession struct {
+	Header
+	// Schema is the owners' shared schema; Owners the owners in order.
+	Schema data.Schema `json:"schema"`
+	Owners []string    `json:"owners"`
+}
+
+// OpenRows reads what a session of owners of rows opens with: at least
+// one owner and their shared schema.
+func OpenRows(o Open) (RowsSession, error) {
+	owners, err := o.Names(RoleOwner, 1)
+	if err != nil {
+		return RowsSession{}, err
+	}
+	schema, err := o.Schema()
+	if err != nil {
+		return RowsSession{}, err
+	}
+	return RowsSession{Header: o.Header(), Schema: schema, Owners: owners}, nil
+}
+
+// OwnerMembers lists the owners, in order, each with budget b and its
+// randomness drawn from the coordinator's when seeded.
+func (r RowsSession) OwnerMembers(b dp.Guarantee) []Member {
+	ms := make([]Member, len(r.Owners))
+	for i, o := range r.Owners {
+		ms[i] = Member{Name: o, Role: RoleOwner, Budget: &b, Draws: true}
+	}
+	return ms
+}

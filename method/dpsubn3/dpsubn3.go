@@ -9,7 +9,6 @@ import (
 
 	algo "github.com/dppub/dppub/algo/dpsubn3"
 	"github.com/dppub/dppub/algo/privbayes"
-	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	bn "github.com/dppub/dppub/method/privbayes"
@@ -56,22 +55,16 @@ var Spec = method.Spec{
 
 // session is what the curator sends every owner.
 type session struct {
-	method.Header
-	Settings Settings    `json:"settings"`
-	Schema   data.Schema `json:"schema"`
-	Owners   []string    `json:"owners"`
+	method.RowsSession
+	Settings Settings `json:"settings"`
 }
 
 func open(st method.Settings, o method.Open) (method.Session, error) {
-	owners, err := o.Names(method.RoleOwner, 1)
+	rows, err := method.OpenRows(o)
 	if err != nil {
 		return nil, err
 	}
-	schema, err := o.Schema()
-	if err != nil {
-		return nil, err
-	}
-	s := &session{Header: o.Header(), Settings: *st.(*Settings), Schema: schema, Owners: owners}
+	s := &session{RowsSession: rows, Settings: *st.(*Settings)}
 	_, _, err = s.params()
 	return s, err
 }
@@ -89,14 +82,7 @@ func (s *session) params() (proto.Params, *privbayes.Discretizer, error) {
 	return p, z, p.Validate()
 }
 
-func (s *session) Members() []method.Member {
-	b := dp.Pure(s.Settings.Epsilon)
-	var ms []method.Member
-	for _, o := range s.Owners {
-		ms = append(ms, method.Member{Name: o, Role: method.RoleOwner, Budget: &b, Draws: true})
-	}
-	return ms
-}
+func (s *session) Members() []method.Member { return s.OwnerMembers(dp.Pure(s.Settings.Epsilon)) }
 
 func (s *session) Unsound() bool { return false }
 

@@ -118,28 +118,22 @@ func spec(name, summary string) method.Spec {
 
 // session is what the publisher sends every owner and the dealer.
 type session struct {
-	method.Header
-	Method   string      `json:"method"`
-	Settings Settings    `json:"settings"`
-	Schema   data.Schema `json:"schema"`
-	Owners   []string    `json:"owners"`
-	Dealer   string      `json:"dealer,omitempty"`
+	method.RowsSession
+	Method   string   `json:"method"`
+	Settings Settings `json:"settings"`
+	Dealer   string   `json:"dealer,omitempty"`
 }
 
 func open(name string, st method.Settings, o method.Open) (method.Session, error) {
-	owners, err := o.Names(method.RoleOwner, 1)
+	rows, err := method.OpenRows(o)
 	if err != nil {
 		return nil, err
 	}
-	if name == NameSingle && len(owners) != 1 {
-		return nil, fmt.Errorf("lda-dp takes one owner, got %d (use mul-lda-dp)", len(owners))
+	if name == NameSingle && len(rows.Owners) != 1 {
+		return nil, fmt.Errorf("lda-dp takes one owner, got %d (use mul-lda-dp)", len(rows.Owners))
 	}
-	schema, err := o.Schema()
-	if err != nil {
-		return nil, err
-	}
-	s := &session{Header: o.Header(), Method: name, Settings: *st.(*Settings), Schema: schema, Owners: owners}
-	if s.Settings.Noise != lda.Independent && len(owners) >= 2 {
+	s := &session{RowsSession: rows, Method: name, Settings: *st.(*Settings)}
+	if s.Settings.Noise != lda.Independent && len(rows.Owners) >= 2 {
 		if s.Dealer, err = o.Only(RoleDealer); err != nil {
 			return nil, fmt.Errorf("correlated noise: %w", err)
 		}
@@ -175,11 +169,7 @@ func (s *session) params() (proto.Params, *data.Encoder, []string, error) {
 
 // Members are the owners, then the dealer when the noise is correlated.
 func (s *session) Members() []method.Member {
-	b := dp.Approx(s.Settings.Epsilon, s.Settings.Delta)
-	var ms []method.Member
-	for _, o := range s.Owners {
-		ms = append(ms, method.Member{Name: o, Role: method.RoleOwner, Budget: &b, Draws: true})
-	}
+	ms := s.OwnerMembers(dp.Approx(s.Settings.Epsilon, s.Settings.Delta))
 	if s.Dealer != "" {
 		ms = append(ms, method.Member{Name: s.Dealer, Role: RoleDealer, Draws: true})
 	}

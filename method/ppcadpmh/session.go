@@ -26,22 +26,16 @@ var Spec = method.Spec{
 
 // session is what the curator sends every owner.
 type session struct {
-	method.Header
-	Settings Settings    `json:"settings"`
-	Schema   data.Schema `json:"schema"`
-	Owners   []string    `json:"owners"`
+	method.RowsSession
+	Settings Settings `json:"settings"`
 }
 
 func open(st method.Settings, o method.Open) (method.Session, error) {
-	owners, err := o.Names(method.RoleOwner, 1)
+	rows, err := method.OpenRows(o)
 	if err != nil {
 		return nil, err
 	}
-	schema, err := o.Schema()
-	if err != nil {
-		return nil, err
-	}
-	s := &session{Header: o.Header(), Settings: *st.(*Settings), Schema: schema, Owners: owners}
+	s := &session{RowsSession: rows, Settings: *st.(*Settings)}
 	s.Settings.Mechanism = s.Settings.mechanism()
 	if _, _, err := s.params(); err != nil {
 		return nil, err
@@ -77,14 +71,7 @@ func (s *session) params() (proto.Params, *data.Encoder, error) {
 	return p, enc, p.Validate()
 }
 
-func (s *session) Members() []method.Member {
-	b := s.Settings.Budget()
-	var ms []method.Member
-	for _, o := range s.Owners {
-		ms = append(ms, method.Member{Name: o, Role: method.RoleOwner, Budget: &b, Draws: true})
-	}
-	return ms
-}
+func (s *session) Members() []method.Member { return s.OwnerMembers(s.Settings.Budget()) }
 
 func (s *session) Unsound() bool { return s.Settings.unsound() }
 
