@@ -67,7 +67,7 @@ func BuildLocal(s Spec, st Settings, o LocalOptions) (*Built, error) {
 		}
 	}
 	if err := st.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Name, err)
+		return nil, fmt.Errorf("%s: %w", s.Name, SettingsError{err})
 	}
 	sess, err := s.Open(st, Open{ID: SessionID(s.Name, src.Uint64), Coordinator: o.coordinator(s),
 		Members: o.Members, Schemas: localSchemas(s, o)})

@@ -46,10 +46,17 @@ func (s Spec) Settings(raw json.RawMessage) (Settings, error) {
 	}
 	st.SetDefaults()
 	if err := st.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Name, err)
+		return nil, fmt.Errorf("%s: %w", s.Name, SettingsError{err})
 	}
 	return st, nil
 }
+
+// SettingsError marks a mistake in a method's settings (as opposed to a
+// failure of the run): a command line reports it as a usage error.
+type SettingsError struct{ Err error }
+
+func (e SettingsError) Error() string { return e.Err.Error() }
+func (e SettingsError) Unwrap() error { return e.Err }
 
 // DecodeStrict decodes JSON into v, refusing unknown fields and trailing
 // data.

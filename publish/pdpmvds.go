@@ -90,6 +90,11 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Checked before a key is dealt (BuildLocal checks them again).
+	o.Settings.DefaultRecords(tables[0].Len())
+	if err := o.Settings.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", pdpmvdsspec.Name, method.SettingsError{Err: err})
+	}
 	dealt, err := o.keys(&lo)
 	if err != nil {
 		return nil, err
@@ -203,7 +208,6 @@ func has(b bool) string {
 // suite): given, or dealt in this process (reported as such).
 func (o *PDPMVDSOptions) keys(lo *method.LocalOptions) (bool, error) {
 	st := o.Settings
-	st.SetDefaults()
 	if st.SSPP != pdpmvds.SuitePaillier {
 		return false, nil
 	}

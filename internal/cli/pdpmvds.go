@@ -126,21 +126,8 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if f.protoReport == "" {
 		f.protoReport = f.out + ".protocol.json"
 	}
+	// The settings are checked once, by the method (method/pdpmvds).
 	suite, noise, mech := pdpmvds.Suite(f.sspp), pdpmvds.NoiseMode(f.noise), marginal.Mechanism(f.mechanism)
-	switch {
-	case suite != pdpmvds.SuiteCommodity && suite != pdpmvds.SuitePaillier:
-		return usagef("--sspp must be commodity or paillier, got %q", f.sspp)
-	case noise != pdpmvds.NoiseInsiderSafe && noise != pdpmvds.NoiseExact:
-		return usagef("--noise must be insider-safe or exact, got %q", f.noise)
-	case mech != marginal.Gaussian && mech != marginal.Laplace:
-		return usagef("--mechanism must be gaussian or laplace, got %q", f.mechanism)
-	case f.keyBits < 2048 && !f.insecureKeys:
-		return usagef("--key-bits %d is below 2048; add --insecure-test-keys for a test run", f.keyBits)
-	case f.bins < 1, f.maxCells < 1, f.rounds < 1, f.rows < 0, f.workers < 0:
-		return usagef("--bins, --max-cells and --rounds must be positive, --rows and --workers not negative")
-	case f.delta != 0 && !(f.delta > 0 && f.delta < 1):
-		return usagef("--delta must be in (0, 1), got %v", f.delta)
-	}
 	tables, real, err := f.load()
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/dppub/dppub/method"
 	"github.com/spf13/pflag"
 	"io"
 	"strings"
@@ -18,7 +19,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err := root.Execute(); err != nil {
 		msg := err.Error()
 		var u usageError
-		if errors.As(err, &u) {
+		var se method.SettingsError
+		if errors.As(err, &u) || errors.As(err, &se) {
 			msg += " (see --help)"
 		}
 		fmt.Fprintln(stderr, "dppub: "+strings.TrimPrefix(msg, "dppub: "))
