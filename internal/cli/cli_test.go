@@ -64,9 +64,9 @@ func TestPublishPPCABadInputWritesNothing(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"epsilon zero", []string{"--input", good, "--schema", schema, "--epsilon", "0"}, "--epsilon must be positive"},
-		{"epsilon negative", []string{"--input", good, "--schema", schema, "--epsilon", "-1"}, "--epsilon must be positive"},
-		{"delta one", []string{"--input", good, "--schema", schema, "--delta", "1"}, "--delta must be in [0, 1)"},
+		{"epsilon zero", []string{"--input", good, "--schema", schema, "--epsilon", "0"}, "epsilon must be positive"},
+		{"epsilon negative", []string{"--input", good, "--schema", schema, "--epsilon", "-1"}, "epsilon must be positive"},
+		{"delta one", []string{"--input", good, "--schema", schema, "--delta", "1"}, "delta must be in [0, 1)"},
 		{"empty file", []string{"--input", empty, "--schema", schema}, "no rows"},
 		{"ragged", []string{"--input", ragged, "--schema", schema}, "line 3"},
 		{"unknown column", []string{"--input", unknownCol, "--schema", schema}, "region"},

@@ -5,11 +5,9 @@ import (
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"sort"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	_ "github.com/dppub/dppub/method/registry"
-	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
@@ -44,22 +42,15 @@ var publishCommands []func() *cobra.Command
 func init() { publishCommands = append(publishCommands, newPublishPPCACmd) }
 
 type ppcaFlags struct {
-	owners        ownerFlags
-	src           sourceFlags
-	epsilon       float64
-	delta         float64
-	calibration   string
-	mechanism     string
-	noise         string
-	contribution  float64
-	k             int
-	paperLatent   bool
-	genericBounds bool
+	owners   ownerFlags
+	src      sourceFlags
+	settings ppcaspec.Settings
 	outputFlags
 }
 
 func newPublishPPCACmd() *cobra.Command {
-	f := &ppcaFlags{}
+	f := &ppcaFlags{settings: ppcaspec.Settings{Epsilon: 1}}
+	f.settings.SetDefaults()
 	cmd := &cobra.Command{
 		Use:   "ppca-dp-mh",
 		Short: "Synthetic data from horizontally split owners via DP covariance and probabilistic PCA",
@@ -92,15 +83,7 @@ Examples:
 	fs := cmd.Flags()
 	f.owners.register(fs)
 	f.src.register(fs)
-	fs.Float64Var(&f.epsilon, "epsilon", 1, "privacy budget ε of each owner")
-	fs.Float64Var(&f.delta, "delta", 0, "δ for the Gaussian mechanism (default 1/n² of the smallest owner when 0)")
-	fs.StringVar(&f.calibration, "calibration", "sound", "sound | paper")
-	fs.StringVar(&f.mechanism, "mechanism", "", "laplace | gaussian (default: gaussian when --delta is given, about 10× less error for a δ; else laplace)")
-	fs.StringVar(&f.noise, "noise", "local", "local | secure-aggregate")
-	fs.Float64Var(&f.contribution, "contribution", 0.85, "keep the fewest components whose cumulative contribution reaches this rate")
-	fs.IntVar(&f.k, "k", 0, "keep exactly k components (overrides --contribution)")
-	fs.BoolVar(&f.paperLatent, "paper-latent", false, "take latent codes from real rows as the paper does (the rows are then NOT covered by DP)")
-	fs.BoolVar(&f.genericBounds, "generic-bounds", false, "calibrate to rows in [0,1]^p, ignoring the one-hot structure (more noise)")
+	bindSettings(fs, &f.settings)
 	f.outputFlags.register(fs, "synthetic CSV")
 	return cmd
 }
@@ -109,17 +92,12 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if err := f.resolve(); err != nil {
 		return err
 	}
-	if err := checkBudget(f.epsilon, f.delta); err != nil {
-		return err
-	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
 	owners, err := f.owners.load(src)
 	if err != nil {
 		return err
 	}
-	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{Owners: owners, Source: src, Settings: ppcaspec.Settings{
-		Epsilon: f.epsilon, Delta: f.delta, Calibration: ppca.Calibration(f.calibration), Mechanism: ppca.Mechanism(f.mechanism),
-		Noise: ppcadpmh.NoiseMode(f.noise), Contribution: f.contribution, K: f.k, PaperLatent: f.paperLatent, GenericBounds: f.genericBounds}})
+	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{Owners: owners, Source: src, Settings: f.settings})
 	if err != nil {
 		return err
 	}

@@ -20,24 +20,24 @@ const RoleCurator = "curator"
 type Settings struct {
 	// Epsilon (and Delta for the Gaussian mechanism) is each owner's
 	// budget.
-	Epsilon float64 `json:"epsilon"`
+	Epsilon float64 `json:"epsilon" help:"privacy budget ε of each owner"`
 	// Delta is δ of the Gaussian mechanism; 0 in one process means 1/n²
 	// of the smallest owner.
-	Delta       float64          `json:"delta,omitempty"`
-	Calibration ppca.Calibration `json:"calibration,omitempty"`
+	Delta       float64          `json:"delta,omitempty" help:"δ for the Gaussian mechanism (default 1/n² of the smallest owner)"`
+	Calibration ppca.Calibration `json:"calibration,omitempty" help:"sound | paper"`
 	// Mechanism is laplace or gaussian; empty means gaussian when a δ is
 	// given (the analytic Gaussian on the L2 sensitivity has about 10×
 	// less error than Laplace on the L1), else laplace.
-	Mechanism    ppca.Mechanism  `json:"mechanism,omitempty"`
-	Noise        proto.NoiseMode `json:"noise,omitempty"`
-	Contribution float64         `json:"contribution,omitempty"`
-	K            int             `json:"k,omitempty"`
+	Mechanism    ppca.Mechanism  `json:"mechanism,omitempty" help:"laplace | gaussian (default: gaussian when --delta is given, about 10× less error for a δ; else laplace)"`
+	Noise        proto.NoiseMode `json:"noise,omitempty" help:"local | secure-aggregate"`
+	Contribution float64         `json:"contribution,omitempty" help:"keep the fewest components whose cumulative contribution reaches this rate"`
+	K            int             `json:"k,omitempty" help:"keep exactly k components (overrides --contribution)"`
 	// PaperLatent takes latent codes from real rows as the paper does
 	// (the rows are then NOT covered by DP).
-	PaperLatent bool `json:"paper_latent,omitempty"`
+	PaperLatent bool `json:"paper_latent,omitempty" help:"take latent codes from real rows as the paper does (the rows are then NOT covered by DP)"`
 	// GenericBounds calibrates to rows in [0,1]^p, ignoring the one-hot
 	// structure of the encoding (the paper's setting; more noise).
-	GenericBounds bool `json:"generic_bounds,omitempty"`
+	GenericBounds bool `json:"generic_bounds,omitempty" help:"calibrate to rows in [0,1]^p, ignoring the one-hot structure (more noise)"`
 }
 
 // SetDefaults fills the zero fields: the sound calibration, local noise,
