@@ -5,7 +5,6 @@ import (
 	"fmt"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 
-	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
@@ -23,18 +22,10 @@ func init() {
 }
 
 type ldaFlags struct {
-	owners           ownerFlags
-	src              sourceFlags
-	label            string
-	positive         []string
-	exclude          []string
-	epsilon, delta   float64
-	calibration      string
-	noise            string
-	publicCounts     bool
-	paperProjections bool
-	ridge            float64
-	ledgerDir        string
+	owners    ownerFlags
+	src       sourceFlags
+	settings  mulldaspec.Settings
+	ledgerDir string
 	outputFlags
 	model string
 }
@@ -74,7 +65,8 @@ Ledger:
                        at the end (see dppub ledger --help)`
 
 func newPublishLDACmd(method string) *cobra.Command {
-	f := &ldaFlags{}
+	f := &ldaFlags{settings: mulldaspec.Settings{Epsilon: 1}}
+	f.settings.SetDefaults()
 	short := "Linear discriminant projection of one owner's labelled data under DP (LDA-DP)"
 	long := ldaLong + `
 
@@ -101,18 +93,7 @@ Examples:
 	fs := cmd.Flags()
 	f.owners.register(fs)
 	f.src.register(fs)
-	fs.StringVar(&f.label, "label", "", "class attribute, categorical or binary (default: the dataset's label)")
-	fs.StringSliceVar(&f.positive, "positive", nil, "categories of --label forming class 1 of a binary task (comma-separated)")
-	fs.StringSliceVar(&f.exclude, "exclude", nil, "attributes left out of the features (comma-separated)")
-	fs.Float64Var(&f.epsilon, "epsilon", 1, "privacy budget ε of each owner")
-	fs.Float64Var(&f.delta, "delta", 0, "δ of each owner (default 1/n² of the smallest owner when 0)")
-	fs.StringVar(&f.calibration, "calibration", "sound", "sound | paper")
-	fs.BoolVar(&f.publicCounts, "public-counts", false, "release the class counts exactly, declaring them public (sound calibration)")
-	fs.BoolVar(&f.paperProjections, "paper-projections", false, "publish X·w of the real rows as the paper does (NOT covered by DP)")
-	fs.Float64Var(&f.ridge, "ridge", 0, "ridge added to S_w (default σ√p of the aggregate noise)")
-	if method == mulldaspec.NameMulti {
-		fs.StringVar(&f.noise, "noise", "correlated", "correlated | independent")
-	}
+	bindSettings(fs, &f.settings)
 	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory, created if absent (see dppub ledger --help)")
 	f.outputFlags.register(fs, "labelled projections CSV")
 	fs.StringVar(&f.model, "model", "", "model JSON (default <out>.model.json)")
@@ -120,7 +101,7 @@ Examples:
 }
 
 func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
-	if err := f.check(method); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
 	if method == mulldaspec.NameSingle && f.owners.parties == 0 {
@@ -134,14 +115,12 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	if method == mulldaspec.NameSingle && len(owners) != 1 {
 		return usagef("lda-dp takes one owner, got %d (use mul-lda-dp)", len(owners))
 	}
-	if f.label == "" {
-		if f.label = ldaDatasetLabel(f.owners.dataset); f.label == "" {
+	if f.settings.Label == "" {
+		if f.settings.Label = ldaDatasetLabel(f.owners.dataset); f.settings.Label == "" {
 			return usagef("--label COL is required")
 		}
 	}
-	o := publish.LDAOptions{Owners: owners, Source: src, Settings: mulldaspec.Settings{Label: f.label, Positive: f.positive,
-		Exclude: f.exclude, Epsilon: f.epsilon, Delta: f.delta, Calibration: lda.Calibration(f.calibration),
-		Noise: lda.NoiseMode(f.noise), PublicCounts: f.publicCounts, PaperProjections: f.paperProjections, Ridge: f.ridge}}
+	o := publish.LDAOptions{Owners: owners, Source: src, Settings: f.settings}
 	var closeLedger func() error
 	if f.ledgerDir != "" {
 		setup, fl, err := openLedgerDir(f.ledgerDir, publish.LDAParties(len(owners)))
@@ -170,27 +149,12 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	return printLDASummary(cmd, f, owners, res)
 }
 
-func (f *ldaFlags) check(method string) error {
+func (f *ldaFlags) check() error {
 	if err := f.resolve(); err != nil {
 		return err
 	}
 	if f.model == "" {
 		f.model = f.out + ".model.json"
-	}
-	if err := checkBudget(f.epsilon, f.delta); err != nil {
-		return err
-	}
-	if f.calibration != string(lda.Sound) && f.calibration != string(lda.Paper) {
-		return usagef("--calibration must be sound or paper, got %q", f.calibration)
-	}
-	if f.calibration == string(lda.Paper) && f.publicCounts {
-		return usagef("--public-counts is implied by the paper calibration")
-	}
-	if method == mulldaspec.NameMulti && f.noise != string(lda.Correlated) && f.noise != string(lda.Independent) {
-		return usagef("--noise must be correlated or independent, got %q", f.noise)
-	}
-	if f.ridge < 0 {
-		return usagef("--ridge must be non-negative, got %v", f.ridge)
 	}
 	return nil
 }
@@ -227,7 +191,7 @@ func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res 
 	if err != nil {
 		return err
 	}
-	y, _, err := eval.Task{Label: f.label, Positive: f.positive}.Labels(u)
+	y, _, err := eval.Task{Label: f.settings.Label, Positive: f.settings.Positive}.Labels(u)
 	if err != nil {
 		return err
 	}

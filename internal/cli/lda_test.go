@@ -82,7 +82,7 @@ func TestPublishLDABadInput(t *testing.T) {
 		{[]string{"mul-lda-dp", "--dataset", "nltcs", "--label", "money", "--noise", "shared"}, `"shared"`},
 		{[]string{"mul-lda-dp", "--dataset", "nltcs", "--label", "nope"}, "nope"},
 		{[]string{"lda-dp", "--dataset", "nltcs"}, "--label"},
-		{[]string{"lda-dp", "--dataset", "nltcs", "--label", "money", "--delta", "1"}, "--delta"},
+		{[]string{"lda-dp", "--dataset", "nltcs", "--label", "money", "--delta", "1"}, "delta must be in (0, 1)"},
 	}
 	for _, c := range cases {
 		code, _, stderr := run(t, append(append([]string{"publish"}, c.args...), "--out", out)...)

@@ -33,24 +33,24 @@ type Settings struct {
 	// Label is the class attribute (categorical or binary). With
 	// Positive set, the task is binary: class 1 when the label is in
 	// Positive.
-	Label    string   `json:"label"`
-	Positive []string `json:"positive,omitempty"`
+	Label    string   `json:"label" help:"class attribute, categorical or binary (default: the dataset's label)"`
+	Positive []string `json:"positive,omitempty" help:"categories of --label forming class 1 of a binary task (comma-separated)"`
 	// Exclude lists further attributes left out of the features.
-	Exclude []string `json:"exclude,omitempty"`
+	Exclude []string `json:"exclude,omitempty" help:"attributes left out of the features (comma-separated)"`
 	// Epsilon and Delta are each owner's budget; Delta 0 in one process
 	// means 1/n² of the smallest owner.
-	Epsilon     float64         `json:"epsilon"`
-	Delta       float64         `json:"delta"`
-	Calibration lda.Calibration `json:"calibration,omitempty"`
-	Noise       lda.NoiseMode   `json:"noise,omitempty"`
+	Epsilon     float64         `json:"epsilon" help:"privacy budget ε of each owner"`
+	Delta       float64         `json:"delta" help:"δ of each owner (default 1/n² of the smallest owner)"`
+	Calibration lda.Calibration `json:"calibration,omitempty" help:"sound | paper"`
+	Noise       lda.NoiseMode   `json:"noise,omitempty" help:"correlated | independent (several owners)"`
 	// PublicCounts releases the class counts exactly (sound only; the
 	// paper calibration always does).
-	PublicCounts bool `json:"public_counts,omitempty"`
+	PublicCounts bool `json:"public_counts,omitempty" help:"release the class counts exactly, declaring them public (sound calibration)"`
 	// PaperProjections publishes the owners' real projections (the
 	// paper's; NOT DP) instead of synthetic ones.
-	PaperProjections bool `json:"paper_projections,omitempty"`
+	PaperProjections bool `json:"paper_projections,omitempty" help:"publish X·w of the real rows as the paper does (NOT covered by DP)"`
 	// Ridge overrides the default ridge (σ√p of the aggregate's noise).
-	Ridge float64 `json:"ridge,omitempty"`
+	Ridge float64 `json:"ridge,omitempty" help:"ridge added to S_w (default σ√p of the aggregate noise)"`
 }
 
 // SetDefaults fills the zero fields: sound calibration, correlated noise.
@@ -221,6 +221,12 @@ type Result struct {
 	Ridge          float64
 	Encoder        *data.Encoder
 	ArtifactSHA256 string
+	// Schema is the session's public schema; Label and Positive are the
+	// settings' class attribute and positive categories (the model file
+	// carries them).
+	Schema   data.Schema
+	Label    string
+	Positive []string
 }
 
 // Coordinate builds the publisher; an attachment of type *proto.Ledger
@@ -263,7 +269,8 @@ func (s *session) publish(pub *proto.Publisher, params proto.Params, enc *data.E
 		return nil, err
 	}
 	d := &Result{Directions: res.Directions, Features: enc.ColumnNames(), ClassNames: classes, Projections: res.Projections,
-		Labels: res.Labels, Estimate: res.Estimate, Plan: plan, Ridge: res.Ridge, Encoder: enc, ArtifactSHA256: res.ArtifactSHA256}
+		Labels: res.Labels, Estimate: res.Estimate, Plan: plan, Ridge: res.Ridge, Encoder: enc, ArtifactSHA256: res.ArtifactSHA256,
+		Schema: s.Schema, Label: st.Label, Positive: st.Positive}
 	model, err := d.ModelJSON(s.Method, report.Calibration)
 	if err != nil {
 		return nil, err
@@ -274,10 +281,17 @@ func (s *session) publish(pub *proto.Publisher, params proto.Params, enc *data.E
 		Detail:  d}, nil
 }
 
-// ModelFile is <out>.model.json: everything in it is DP.
+// ModelFile is <out>.model.json: everything in it is DP or public (the
+// schema, label and positive categories). ModelFile.Classifier turns it
+// into the classifier `dppub predict` applies.
 type ModelFile struct {
-	Method              string      `json:"method"`
-	Calibration         string      `json:"calibration"`
+	Method      string `json:"method"`
+	Calibration string `json:"calibration"`
+	// Schema is the public schema of the features and the label; Label
+	// and Positive are the settings'.
+	Schema              data.Schema `json:"schema"`
+	Label               string      `json:"label"`
+	Positive            []string    `json:"positive,omitempty"`
 	Features            []string    `json:"features"`
 	Classes             []string    `json:"classes"`
 	Directions          [][]float64 `json:"directions"` // one row per direction, over Features
@@ -298,7 +312,13 @@ func (r *Result) ModelJSON(method, calibration string) ([]byte, error) {
 	if m, err := r.Estimate.Model(r.Directions); err == nil {
 		cov = m.Cov
 	}
-	m := ModelFile{Method: method, Calibration: calibration, Features: r.Features, Classes: r.ClassNames,
+	schema, err := r.Schema.Select(append(r.Encoder.Attributes(), r.Label)...)
+	if err != nil {
+		return nil, err
+	}
+	schema.ID = ""
+	m := ModelFile{Method: method, Calibration: calibration, Schema: schema, Label: r.Label, Positive: r.Positive,
+		Features: r.Features, Classes: r.ClassNames,
 		Directions: rowsOf(mat.DenseCopyOf(r.Directions.T())), ClassMeans: rowsOf(r.Estimate.Means),
 		ClassCounts: r.Estimate.Counts, ProjectedMeans: rowsOf(&means), ProjectedCovariance: rowsOf(mat.DenseCopyOf(cov)),
 		Ridge: r.Ridge, ArtifactSHA256: r.ArtifactSHA256,
