@@ -8,10 +8,12 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/privacy"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,8 +39,12 @@ type Model struct {
 	Schema data.Schema `json:"schema"`
 	// Label is the predicted attribute; Classes are its categories in
 	// class-index order.
-	Label      string      `json:"label"`
-	Classes    []string    `json:"classes"`
+	Label   string   `json:"label"`
+	Classes []string `json:"classes"`
+	// Positive, when set, makes the task binary: class 1 when the label is
+	// one of these categories, class 0 otherwise; Classes then name the
+	// two classes.
+	Positive   []string    `json:"positive,omitempty"`
 	Preprocess Preprocess  `json:"preprocess"`
 	Projection *Projection `json:"projection,omitempty"`
 	Classifier Classifier  `json:"classifier"`
@@ -58,6 +64,9 @@ type Preprocess struct {
 	// Centre is subtracted and Scale divides, per encoded column.
 	Centre []float64 `json:"centre,omitempty"`
 	Scale  []float64 `json:"scale,omitempty"`
+	// NormalizeL2 scales every nonzero row to unit Euclidean norm (after
+	// centring and scaling, before clipping).
+	NormalizeL2 bool `json:"normalize_l2,omitempty"`
 	// ClipL2 > 0 scales rows with a larger Euclidean norm down to it.
 	ClipL2 float64 `json:"clip_l2,omitempty"`
 }
@@ -87,8 +96,12 @@ type Options struct {
 	Schema   data.Schema
 	Label    string
 	Features []string
-	// Centre, Scale and ClipL2 as in Preprocess.
+	// Positive and Classes as in Model: with Positive, Classes name the
+	// two classes (default "other" and "in:" the positive categories).
+	Positive, Classes []string
+	// Centre, Scale, NormalizeL2 and ClipL2 as in Preprocess.
 	Centre, Scale []float64
+	NormalizeL2   bool
 	ClipL2        float64
 	// Components (d×k, one component per column) and Mean, optional.
 	Components *mat.Dense
@@ -112,8 +125,9 @@ func New(o Options) (*Model, error) {
 		return nil, errors.New("model: no classifier")
 	}
 	m := &Model{Format: Format, Method: o.Method, Schema: schema, Label: o.Label,
-		Preprocess: Preprocess{Encoding: Encoding, Columns: enc.ColumnNames(),
-			Centre: slices.Clone(o.Centre), Scale: slices.Clone(o.Scale), ClipL2: o.ClipL2},
+		Classes: slices.Clone(o.Classes), Positive: slices.Clone(o.Positive),
+		Preprocess: Preprocess{Encoding: Encoding, Columns: enc.ColumnNames(), Centre: slices.Clone(o.Centre),
+			Scale: slices.Clone(o.Scale), NormalizeL2: o.NormalizeL2, ClipL2: o.ClipL2},
 		Classifier: fromLearn(o.Classifier, o.Loss), Privacy: o.Privacy}
 	if o.Components != nil {
 		m.Projection = &Projection{Mean: slices.Clone(o.Mean), Components: columns(o.Components)}
@@ -196,11 +210,8 @@ func (m *Model) init() error {
 	if label.Kind == data.Numeric {
 		return fmt.Errorf("model: label %q is numeric", m.Label)
 	}
-	if m.Classes == nil {
-		m.Classes = slices.Clone(label.Categories)
-	}
-	if !slices.Equal(m.Classes, label.Categories) {
-		return fmt.Errorf("model: classes %q differ from the categories of label %q", m.Classes, m.Label)
+	if err := m.initClasses(label); err != nil {
+		return err
 	}
 	enc, err := featureEncoder(m.Schema, m.Label)
 	if err != nil {
@@ -217,6 +228,35 @@ func (m *Model) init() error {
 		}
 	}
 	return m.Classifier.check(d, len(m.Classes))
+}
+
+// initClasses checks the classes against the label's categories: equal
+// to them, or two classes and positive categories of the label.
+func (m *Model) initClasses(label data.Attribute) error {
+	if m.Positive == nil {
+		if m.Classes == nil {
+			m.Classes = slices.Clone(label.Categories)
+		}
+		if !slices.Equal(m.Classes, label.Categories) {
+			return fmt.Errorf("model: classes %q differ from the categories of label %q", m.Classes, m.Label)
+		}
+		return nil
+	}
+	if len(m.Positive) == 0 {
+		return fmt.Errorf("model: an empty list of positive categories of label %q", m.Label)
+	}
+	for _, c := range m.Positive {
+		if !slices.Contains(label.Categories, c) {
+			return fmt.Errorf("model: positive category %q is not a category of label %q (%q)", c, m.Label, label.Categories)
+		}
+	}
+	if m.Classes == nil {
+		m.Classes = []string{"other", "in:" + strings.Join(m.Positive, "|")}
+	}
+	if len(m.Classes) != 2 {
+		return fmt.Errorf("model: a task with positive categories has two classes, got %q", m.Classes)
+	}
+	return nil
 }
 
 func (p Preprocess) check(enc *data.Encoder) (int, error) {
@@ -346,12 +386,13 @@ func (p Preprocess) apply(x []float64) {
 			x[j] /= p.Scale[j]
 		}
 	}
-	if p.ClipL2 > 0 {
-		norm := 0.0
-		for _, v := range x {
-			norm += v * v
+	if p.NormalizeL2 {
+		if norm := floats.Norm(x, 2); norm > 0 {
+			floats.Scale(1/norm, x)
 		}
-		if norm = math.Sqrt(norm); norm > p.ClipL2 {
+	}
+	if p.ClipL2 > 0 {
+		if norm := floats.Norm(x, 2); norm > p.ClipL2 {
 			for j := range x {
 				x[j] *= p.ClipL2 / norm
 			}
@@ -403,12 +444,20 @@ func (m *Model) Truth(t *data.Table) ([]int, bool, error) {
 	if err != nil {
 		return nil, false, nil
 	}
-	if !slices.Equal(t.Schema.Attributes[j].Categories, m.Classes) {
-		return nil, false, fmt.Errorf("model: the table's label %q has categories %q, the model's %q", m.Label, t.Schema.Attributes[j].Categories, m.Classes)
+	got := t.Schema.Attributes[j].Categories
+	want, _ := m.Schema.Attribute(m.Label) // checked by init
+	if !slices.Equal(got, want.Categories) {
+		return nil, false, fmt.Errorf("model: the table's label %q has categories %q, the model's %q", m.Label, got, want.Categories)
 	}
 	y := make([]int, t.Len())
 	for i, row := range t.Rows {
 		y[i] = int(row[j])
+		if m.Positive != nil {
+			y[i] = 0
+			if slices.Contains(m.Positive, got[int(row[j])]) {
+				y[i] = 1
+			}
+		}
 	}
 	return y, true, nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,5 +196,60 @@ func TestApplyRejectsRedeclaredFeatures(t *testing.T) {
 	}
 	if _, err := m.Apply(noLabel); err != nil {
 		t.Errorf("Apply without a label column: %v", err)
+	}
+}
+
+func TestNormalizeL2(t *testing.T) {
+	p := Preprocess{NormalizeL2: true}
+	for _, c := range []struct{ in, want []float64 }{
+		{[]float64{0.3, 0.4}, []float64{0.6, 0.8}}, // scaled up
+		{[]float64{3, 4}, []float64{0.6, 0.8}},     // scaled down
+		{[]float64{0, 0}, []float64{0, 0}},         // zero rows stay
+	} {
+		x := slices.Clone(c.in)
+		p.apply(x)
+		for j := range x {
+			if math.Abs(x[j]-c.want[j]) > 1e-15 {
+				t.Errorf("normalised %v to %v, want %v", c.in, x, c.want)
+				break
+			}
+		}
+	}
+}
+
+// A binary task over positive categories of a three-category label: the
+// truth maps high and mid to class 1, the classes are named, and a
+// positive category the label does not have is refused.
+func TestPositiveCategories(t *testing.T) {
+	clf := &learn.Classifier{Classes: 2, Models: []*learn.LinearModel{{W: []float64{1}, B: -0.5}}}
+	m, err := New(Options{Schema: testSchema(), Label: "risk", Features: []string{"age"}, Positive: []string{"mid", "high"},
+		NormalizeL2: false, Classifier: clf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"other", "in:mid|high"}; !slices.Equal(m.Classes, want) {
+		t.Errorf("classes %q, want %q", m.Classes, want)
+	}
+	tab := testTable([]float64{10, 0, 0, 0}, []float64{90, 0, 0, 1}, []float64{90, 0, 0, 2})
+	truth, ok, err := m.Truth(tab)
+	if err != nil || !ok || !slices.Equal(truth, []int{0, 1, 1}) {
+		t.Errorf("Truth = %v, %v, %v; want [0 1 1]", truth, ok, err)
+	}
+	pred, err := m.Apply(tab)
+	if err != nil || !slices.Equal(pred, []int{0, 1, 1}) {
+		t.Errorf("Apply = %v, %v; want [0 1 1]", pred, err)
+	}
+	js, _ := m.JSON()
+	if _, err := Read(bytes.NewReader(js)); err != nil {
+		t.Fatalf("round trip: %v", err)
+	}
+	bad := strings.Replace(string(js), `"positive": [
+    "mid",`, `"positive": [
+    "severe",`, 1)
+	if bad == string(js) {
+		t.Fatalf("the test's replacement does not change the JSON:\n%s", js)
+	}
+	if _, err := Read(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), `"severe"`) {
+		t.Errorf("unknown positive category: error %v", err)
 	}
 }

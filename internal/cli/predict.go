@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/learn"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/model"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +34,9 @@ func newPredictCmd() *cobra.Command {
 		Use:   "predict",
 		Short: "Apply a published model to a table and print its accuracy if the label is present",
 		Long: `Apply a model written by ` + "`dppub publish`" + ` (its JSON holds the schema, the
-scaling, any projection and the classifier) to the rows of a CSV/TSV file or a
+scaling, any projection and the classifier; an LDA-DP or Mul-LDA-DP
+<out>.model.json classifies its projections with its DP class means,
+covariance and class counts) to the rows of a CSV/TSV file or a
 built-in dataset. Columns are matched by the header; columns the model does
 not read are ignored, and the label column is optional. With the label
 present, the accuracy is printed. Predictions go to --out as CSV (row number,
@@ -68,7 +72,7 @@ func runPredict(cmd *cobra.Command, f *predictFlags) error {
 	case f.dataset != "" && f.schema != "":
 		return usagef("--schema applies to --input only")
 	}
-	m, err := model.Load(f.model)
+	m, err := loadModel(f.model)
 	if err != nil {
 		return err
 	}
@@ -101,6 +105,33 @@ func runPredict(cmd *cobra.Command, f *predictFlags) error {
 	}
 	fmt.Fprintf(w, "Wrote the predictions to %s\n", f.out)
 	return nil
+}
+
+// loadModel reads a published model: the dppub-model format, or an
+// LDA-DP / Mul-LDA-DP model file turned into it (its DP Gaussian model of
+// the projections classifies).
+func loadModel(path string) (*model.Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	var probe struct{ Format, Method string }
+	if json.Unmarshal(b, &probe) == nil && probe.Format == "" &&
+		(probe.Method == mulldaspec.NameSingle || probe.Method == mulldaspec.NameMulti) {
+		lf, err := mulldaspec.ReadModelFile(bytes.NewReader(b))
+		if err == nil {
+			var m *model.Model
+			if m, err = lf.Classifier(); err == nil {
+				return m, nil
+			}
+		}
+		return nil, fmt.Errorf("%w (in %s)", err, path)
+	}
+	m, err := model.Read(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, path)
+	}
+	return m, nil
 }
 
 // table reads the rows to predict: with the model's schema (or --schema),
