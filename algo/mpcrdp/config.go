@@ -145,50 +145,50 @@ const (
 // Config holds the public parameters of one MP-CRDP run.
 type Config struct {
 	// Epsilon is the whole budget ε = ε1 + ε2/2 + ε2/2.
-	Epsilon float64 `json:"epsilon"`
+	Epsilon float64 `json:"epsilon" help:"whole budget ε = ε1 + ε2/2 + ε2/2"`
 	// FeatureShare is ε1/ε (default 0.5).
-	FeatureShare float64     `json:"feature_share,omitempty"`
-	Calibration  Calibration `json:"calibration,omitempty"` // default Sound
+	FeatureShare float64     `json:"feature_share,omitempty" help:"ε1/ε, the feature-selection share"`
+	Calibration  Calibration `json:"calibration,omitempty" help:"sound | paper"` // default Sound
 	// Notion defaults to Standard (record-level DP): the correlated
 	// notions, the paper's MPCRDP among them, scale the release noise to a
 	// sensitivity computed from the data and must be asked for explicitly.
-	Notion  Notion  `json:"notion,omitempty"`
-	Utility Utility `json:"utility,omitempty"` // default U2
-	Release Release `json:"release,omitempty"` // default LogReg
+	Notion  Notion  `json:"notion,omitempty" help:"standard | group | correlated | mp-crdp (all but standard, and group without --group-size, are NOT standard DP)"`
+	Utility Utility `json:"utility,omitempty" help:"u1 (information gain) | u2 (MCD/ΔCS_p)"` // default U2
+	Release Release `json:"release,omitempty" help:"logreg | svm | queries"`                 // default LogReg
 	// InitialThreshold is w0 of the parties' analyses and of the
 	// correlated notion (default 0.9).
-	InitialThreshold float64 `json:"w0,omitempty"`
+	InitialThreshold float64 `json:"w0,omitempty" help:"initial correlation threshold w0"`
 	// ImportanceThreshold is θ_im (default 0.6), PearsonThreshold θ_per
 	// (default 0.9).
-	ImportanceThreshold float64 `json:"importance_threshold,omitempty"`
-	PearsonThreshold    float64 `json:"pearson_threshold,omitempty"`
+	ImportanceThreshold float64 `json:"importance_threshold,omitempty" help:"importance threshold θ_im"`
+	PearsonThreshold    float64 `json:"pearson_threshold,omitempty" help:"Pearson threshold θ_per"`
 	// B is the adjustment coefficient b, the size of a candidate group
 	// (the paper: 2 for Adult, 4 for breast cancer). Required.
-	B int `json:"b,omitempty"`
+	B int `json:"b,omitempty" help:"adjustment coefficient b, features per candidate group (default: 2; 4 for --dataset wdbc)"`
 	// MaxDominantShare drops, in the paper calibration, features whose
 	// most frequent value covers at least this share (default 0.99).
-	MaxDominantShare float64 `json:"max_dominant_share,omitempty"`
+	MaxDominantShare float64 `json:"max_dominant_share,omitempty" help:"paper calibration: drop features whose most frequent value covers this share"`
 	// Runs is the number of stability-selection runs (default 20);
 	// LambdaRatio the L1 penalty as a fraction of the smallest penalty
 	// that selects nothing (default 0.1).
-	Runs        int     `json:"runs,omitempty"`
-	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
+	Runs        int     `json:"runs,omitempty" help:"stability-selection runs"`
+	LambdaRatio float64 `json:"lambda_ratio,omitempty" help:"L1 penalty of stability selection, as a fraction of the smallest that selects nothing"`
 	// Bins is the number of equal-width bins of numeric features for the
 	// correlation analysis, entropies and queries (default 10).
-	Bins int `json:"bins,omitempty"`
+	Bins int `json:"bins,omitempty" help:"equal-width bins of numeric features (correlation, entropies, queries)"`
 	// GroupSize > 0 is a declared public bound on correlated groups used
 	// by the group notion instead of the measured ΔGS.
-	GroupSize int `json:"group_size,omitempty"`
+	GroupSize int `json:"group_size,omitempty" help:"group notion: declared public bound on correlated groups (0: measured ΔGS, data-dependent)"`
 	// NumQueries is the number of generated count queries (default 10000)
 	// when no query set is given.
-	NumQueries int `json:"num_queries,omitempty"`
+	NumQueries int `json:"num_queries,omitempty" help:"number of random count queries when no --queries file is given"`
 	// SVMLambda is the SVM's regulariser on the mean loss (default 0:
 	// resolved from n and ε, see SVMOptions);
 	// Huber its smoothing (default 0.5). Ridge is the FM-regression ridge
 	// per record (default 1e-3).
-	SVMLambda float64 `json:"svm_lambda,omitempty"`
-	Huber     float64 `json:"huber,omitempty"`
-	Ridge     float64 `json:"ridge,omitempty"`
+	SVMLambda float64 `json:"svm_lambda,omitempty" help:"SVM regulariser (0: resolved from n and ε)"`
+	Huber     float64 `json:"huber,omitempty" help:"Huber smoothing of the SVM loss"`
+	Ridge     float64 `json:"ridge,omitempty" help:"FM-regression ridge per record"`
 }
 
 func (c *Config) defaults() {

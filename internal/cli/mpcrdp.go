@@ -24,30 +24,20 @@ func init() {
 }
 
 type mpcrdpFlags struct {
-	dataset      string
-	inputs       []string
-	schema, id   string
-	label        string
-	parties      int
-	rows         int
-	src          sourceFlags
-	epsilon      float64
-	featureShare float64
-	calibration  string
-	notion       string
-	utility      string
-	release      string
-	b            int
-	w0           float64
-	groupSize    int
-	queries      string
-	numQueries   int
-	bins, runs   int
+	dataset    string
+	inputs     []string
+	schema, id string
+	parties    int
+	rows       int
+	src        sourceFlags
+	settings   mpcrdpspec.Settings
+	queries    string
 	outputFlags
 }
 
 func newPublishMPCRDPCmd() *cobra.Command {
-	f := &mpcrdpFlags{}
+	f := &mpcrdpFlags{settings: mpcrdpspec.Settings{Config: mpcrdp.Config{Epsilon: 1}}}
+	f.settings.SetDefaults()
 	cmd := &cobra.Command{
 		Use:   "mp-crdp",
 		Short: "Vertically partitioned parties release count queries or a classifier with correlated sensitivity (MP-CRDP)",
@@ -104,69 +94,21 @@ Examples:
 	fs.StringArrayVar(&f.inputs, "input", nil, "one CSV/TSV file per party with a header row (repeat)")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON declaring every column of the --input files (kinds, public bounds)")
 	fs.StringVar(&f.id, "id", "", "ID column joining the parties' rows (default: the schema's id)")
-	fs.StringVar(&f.label, "label", "", "binary label column (default: the dataset's)")
 	fs.IntVar(&f.parties, "parties", 3, "--dataset: number of parties (consecutive feature groups)")
 	fs.IntVar(&f.rows, "rows", publish.DefaultAdultRows, "--dataset adult: records drawn at random (0: all 45222)")
 	f.src.register(fs)
-	fs.Float64Var(&f.epsilon, "epsilon", 1, "whole budget ε = ε1 + ε2/2 + ε2/2")
-	fs.Float64Var(&f.featureShare, "feature-share", mpcrdp.DefaultFeatureShare, "ε1/ε, the feature-selection share")
-	fs.StringVar(&f.calibration, "calibration", "sound", "sound | paper")
-	fs.StringVar(&f.notion, "notion", string(mpcrdp.Standard), "standard | group | correlated | mp-crdp (all but standard, and group without --group-size, are NOT standard DP)")
-	fs.StringVar(&f.utility, "utility", "u2", "u1 (information gain) | u2 (MCD/ΔCS_p)")
-	fs.StringVar(&f.release, "release", "logreg", "logreg | svm | queries")
-	fs.IntVar(&f.b, "b", 0, "adjustment coefficient b, features per candidate group (default: 2 adult, 4 wdbc, 2 for --input)")
-	fs.Float64Var(&f.w0, "w0", mpcrdp.DefaultInitialThreshold, "initial correlation threshold w0")
-	fs.IntVar(&f.groupSize, "group-size", 0, "group notion: declared public bound on correlated groups (0: measured ΔGS, data-dependent)")
+	bindSettings(fs, &f.settings)
 	fs.StringVar(&f.queries, "queries", "", "query file for --release queries")
-	fs.IntVar(&f.numQueries, "num-queries", mpcrdp.DefaultQueries, "number of random count queries when no --queries file is given")
-	fs.IntVar(&f.bins, "bins", 10, "equal-width bins of numeric features (correlation, entropies, queries)")
-	fs.IntVar(&f.runs, "runs", mpcrdp.DefaultRuns, "stability-selection runs")
 	f.outputFlags.register(fs, "model JSON (logreg, svm) or answers CSV (queries)")
 	return cmd
-}
-
-func (f *mpcrdpFlags) config() (mpcrdp.Config, error) {
-	var c mpcrdp.Config
-	if err := checkBudget(f.epsilon, 0); err != nil {
-		return c, err
-	}
-	cal, err := mpcrdp.ParseCalibration(f.calibration)
-	if err != nil || cal == mpcrdp.None {
-		return c, usagef("--calibration must be sound or paper, got %q", f.calibration)
-	}
-	notion, err := mpcrdp.ParseNotion(f.notion)
-	if err != nil {
-		return c, usageError{err}
-	}
-	u, err := mpcrdp.ParseUtility(f.utility)
-	if err != nil {
-		return c, usageError{err}
-	}
-	rel, err := mpcrdp.ParseRelease(f.release)
-	if err != nil || rel == mpcrdp.NoRelease {
-		return c, usagef("--release must be logreg, svm or queries, got %q", f.release)
-	}
-	c = mpcrdp.Config{Epsilon: f.epsilon, FeatureShare: f.featureShare, Calibration: cal, Notion: notion, Utility: u,
-		Release: rel, B: f.b, InitialThreshold: f.w0, GroupSize: f.groupSize, NumQueries: f.numQueries, Bins: f.bins, Runs: f.runs}
-	if err := c.Validate(); err != nil {
-		return c, usageError{err}
-	}
-	return c, nil
 }
 
 func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 	if err := f.resolve(); err != nil {
 		return err
 	}
-	if f.b == 0 {
-		f.b = 2
-		if f.dataset == "wdbc" {
-			f.b = 4
-		}
-	}
-	cfg, err := f.config()
-	if err != nil {
-		return err
+	if f.dataset == "wdbc" && !cmd.Flags().Changed("b") {
+		f.settings.B = 4 // the paper's b for the breast-cancer data
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
 	parties, label, desc, err := f.load(src)
@@ -175,7 +117,7 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 	}
 	var qs []mpcrdp.NamedQuery
 	if f.queries != "" {
-		if cfg.Release != mpcrdp.Queries {
+		if f.settings.Release != mpcrdp.Queries {
 			return usagef("--queries needs --release queries")
 		}
 		file, err := os.Open(f.queries)
@@ -188,7 +130,8 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 			return err
 		}
 	}
-	res, err := publish.MPCRDP(cmd.Context(), publish.MPCRDPOptions{Parties: parties, Source: src, Settings: mpcrdpspec.Settings{Label: label, Config: cfg, Queries: qs}})
+	f.settings.Label, f.settings.Queries = label, qs
+	res, err := publish.MPCRDP(cmd.Context(), publish.MPCRDPOptions{Parties: parties, Source: src, Settings: f.settings})
 	if err != nil {
 		return err
 	}
@@ -197,8 +140,8 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprint(w, res.Report.Text())
-	fmt.Fprintf(w, "\nData: %s\nWrote the %s to %s and the report to %s\n", desc, cfg.Release, f.out, f.report)
-	return printMPCRDPSummary(w, cfg, len(parties), res)
+	fmt.Fprintf(w, "\nData: %s\nWrote the %s to %s and the report to %s\n", desc, f.settings.Release, f.out, f.report)
+	return printMPCRDPSummary(w, f.settings.Config, len(parties), res)
 }
 
 // load returns one table per party, the label and a description.
@@ -212,8 +155,8 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 			return nil, "", "", usageError{err}
 		}
 		label := d.Label
-		if f.label != "" && f.label != label {
-			return nil, "", "", usagef("--dataset %s predicts %q, not %q", f.dataset, label, f.label)
+		if f.settings.Label != "" && f.settings.Label != label {
+			return nil, "", "", usagef("--dataset %s predicts %q, not %q", f.dataset, label, f.settings.Label)
 		}
 		parties, err := publish.SplitMPCRDP(d.Table, d.Features, label, f.parties)
 		if err != nil {
@@ -222,7 +165,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 		return parties, label, fmt.Sprintf("%s, split by columns among %d parties", d.Description, f.parties), nil
 	case len(f.inputs) == 0:
 		return nil, "", "", usagef("no data: give --dataset adult|wdbc or one --input FILE per party")
-	case f.schema == "" || f.label == "":
+	case f.schema == "" || f.settings.Label == "":
 		return nil, "", "", usagef("--input needs --schema FILE and --label COLUMN")
 	}
 	s, err := data.LoadSchema(f.schema)
@@ -243,7 +186,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 		}
 		parties = append(parties, t)
 	}
-	return parties, f.label, fmt.Sprintf("%d input files joined on %q", len(parties), s.ID), nil
+	return parties, f.settings.Label, fmt.Sprintf("%d input files joined on %q", len(parties), s.ID), nil
 }
 
 // readPartyFile reads the schema's attributes that the file's header names,

@@ -47,8 +47,12 @@ func bindStruct(fs *pflag.FlagSet, v reflect.Value) {
 	}
 }
 
-// flagName is the field's JSON key as a flag name ("" for none).
+// flagName is the field's JSON key as a flag name ("" for none, and for
+// fields tagged flag:"-", which a one-process run sets itself).
 func flagName(f reflect.StructField) string {
+	if f.Tag.Get("flag") == "-" {
+		return ""
+	}
 	key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 	if key == "-" || key == "" {
 		return ""

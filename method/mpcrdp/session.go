@@ -23,10 +23,10 @@ const Name = "mp-crdp"
 // owner in order, each holding its own columns of the same individuals
 // with an ID column to join on.
 type Settings struct {
-	Label string `json:"label"`
+	Label string `json:"label" help:"binary label column (default: the dataset's)"`
 	// LabelHolder, if set, must be the party whose schema holds the label
 	// (which the session finds from the public schemas).
-	LabelHolder string `json:"label_holder,omitempty"`
+	LabelHolder string `json:"label_holder,omitempty" flag:"-"`
 	algo.Config
 	// Queries is the count-query set of a queries release (nil:
 	// NumQueries generated queries).
