@@ -239,6 +239,9 @@ func (o *PDPMVDSOptions) keys(lo *method.LocalOptions) (bool, error) {
 		}
 		lo.Attach[o.Names[k]] = &pdpmvdsspec.Keys{Party: f}
 	}
+	if bits := files[0].PublicKey.Bits(); bits != st.KeyBits {
+		return false, fmt.Errorf("publish: the key files hold a %d-bit key, the settings' key_bits is %d (the report states the settings')", bits, st.KeyBits)
+	}
 	lo.Attach[pdpmvds.ThirdPartyID] = &pdpmvdsspec.Keys{Public: files[0].PublicKey}
 	return dealt, nil
 }

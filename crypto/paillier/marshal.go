@@ -14,14 +14,17 @@ const keyFileVersion = 1
 
 type publicKeyJSON struct {
 	Scheme string `json:"scheme"` // always "paillier g=N+1"
-	N      string `json:"n"`      // hexadecimal
+	// Bits is the modulus size, written so that a reader of a key file
+	// sees it (checked against N when present).
+	Bits int    `json:"bits,omitempty"`
+	N    string `json:"n"` // hexadecimal
 }
 
 const publicKeyScheme = "paillier g=N+1"
 
 // MarshalJSON encodes the modulus (the precomputed table is not saved).
 func (pk *PublicKey) MarshalJSON() ([]byte, error) {
-	return json.Marshal(publicKeyJSON{Scheme: publicKeyScheme, N: pk.N.Text(16)})
+	return json.Marshal(publicKeyJSON{Scheme: publicKeyScheme, Bits: pk.Bits(), N: pk.N.Text(16)})
 }
 
 // UnmarshalJSON decodes and validates a public key.
@@ -40,6 +43,9 @@ func (pk *PublicKey) UnmarshalJSON(b []byte) error {
 	parsed, err := NewPublicKey(n)
 	if err != nil {
 		return err
+	}
+	if j.Bits != 0 && j.Bits != parsed.Bits() {
+		return fmt.Errorf("paillier: public key says %d bits, its modulus has %d", j.Bits, parsed.Bits())
 	}
 	*pk = *parsed
 	return nil

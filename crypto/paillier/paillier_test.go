@@ -2,9 +2,11 @@ package paillier
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
+	"strings"
 	"sync"
 	"testing"
 
@@ -510,5 +512,26 @@ func TestUnmarshalRejects(t *testing.T) {
 	}
 	if _, err := insecureTestKey(t).MarshalJSON(); err == nil {
 		t.Error("private key marshalled to JSON")
+	}
+}
+
+// A public key's JSON states its size, and a stated size that does not
+// match the modulus is refused.
+func TestPublicKeyJSONStatesBits(t *testing.T) {
+	pk := &insecureTestKey(t).PublicKey
+	js, err := json.Marshal(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"bits":512`) {
+		t.Fatalf("key JSON does not state 512 bits: %s", js)
+	}
+	var back PublicKey
+	if err := json.Unmarshal(js, &back); err != nil || !back.Equal(pk) {
+		t.Fatalf("round trip: %v", err)
+	}
+	bad := strings.Replace(string(js), `"bits":512`, `"bits":2048`, 1)
+	if err := json.Unmarshal([]byte(bad), &back); err == nil || !strings.Contains(err.Error(), "2048 bits") {
+		t.Errorf("a key stating 2048 bits with a 512-bit modulus: error %v", err)
 	}
 }

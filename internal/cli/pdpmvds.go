@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
@@ -142,6 +143,9 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 			return usagef("--keys is for --sspp paillier")
 		}
 		if keys, err = readKeyFiles(f.keysDir, len(tables)); err != nil {
+			return err
+		}
+		if f.keyBits, err = keyFilesBits(cmd, f, keys); err != nil {
 			return err
 		}
 	}
@@ -333,6 +337,20 @@ func joinParts(ts []*data.Table) (*data.Table, error) {
 		}
 	}
 	return &data.Table{Schema: s, Rows: rows}, nil
+}
+
+// keyFilesBits is the size of the ceremony's key, which the session and
+// its report then state: a --key-bits that disagrees is refused, and so is
+// a test-size key without --insecure-test-keys.
+func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, keys []*pdpmvds.KeyFile) (int, error) {
+	bits := keys[0].PublicKey.Bits()
+	switch {
+	case cmd.Flags().Changed("key-bits") && f.keyBits != bits:
+		return 0, usagef("--key-bits %d, but the key files in %s hold a %d-bit key", f.keyBits, f.keysDir, bits)
+	case bits < paillier.MinBits && !f.insecureKeys:
+		return 0, usagef("the key files in %s hold an INSECURE %d-bit key; add --insecure-test-keys to use it in a test", f.keysDir, bits)
+	}
+	return bits, nil
 }
 
 // readKeyFiles reads DIR/party-k.key.json for every party.

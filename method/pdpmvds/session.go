@@ -236,6 +236,9 @@ func (s *Session) keyFile(l method.Local, keys *Keys, k int) (*proto.KeyFile, er
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := s.checkBits(path, f.PublicKey); err != nil {
+		return nil, err
+	}
 	return &f, nil
 }
 
@@ -255,7 +258,16 @@ func (s *Session) publicKey(l method.Local, keys *Keys) (*paillier.PublicKey, er
 	if err := readJSON(path, &pk); err != nil {
 		return nil, fmt.Errorf("the third party's public key: %w", err)
 	}
-	return &pk, nil
+	return &pk, s.checkBits(path, &pk)
+}
+
+// checkBits refuses a ceremony key of another size than the session's
+// key_bits, which the report states.
+func (s *Session) checkBits(path string, pk *paillier.PublicKey) error {
+	if pk.Bits() != s.Settings.KeyBits {
+		return fmt.Errorf("%s holds a %d-bit key, the session's key_bits is %d", path, pk.Bits(), s.Settings.KeyBits)
+	}
+	return nil
 }
 
 func (s *Session) keyPath(l method.Local, file string) (string, error) {
