@@ -234,6 +234,7 @@ func printAudit(w io.Writer, a *auditOutput, f *auditFlags) {
 		fmt.Fprintf(w, "    %s: %d/%d vs %d/%d → p ≥ %.4g, p' ≤ %.4g → ε ≥ %.3f\n",
 			d.Description, d.HitsNum, r.Runs, d.HitsDen, r.Runs, d.PNumLower, d.PDenUpper, d.EpsilonLower)
 	}
+	fmt.Fprintf(w, "  power:        %v\n", audit.PipelinePower(r.Runs, r.Confidence, r.ClaimedEpsilon, r.Delta))
 	switch r.Verdict {
 	case audit.Pass:
 		fmt.Fprintf(w, "  verdict:      PASS (ε_lower %.3f ≤ claimed %.4g: no evidence against the claim; not a proof)\n", r.EpsilonLower, r.ClaimedEpsilon)
