@@ -58,6 +58,7 @@ Files in DIR:
 Examples:
   dppub publish mul-lda-dp --dataset nltcs --label money --epsilon 1 --delta 1e-3 --ledger ./ledger --out p.csv
   dppub ledger show ./ledger
+  cp ./ledger/operator publisher.pub   # the publisher's key, kept apart from the ledger
   dppub ledger verify ./ledger --operator publisher.pub`,
 	}
 	cmd.AddCommand(newLedgerShowCmd(), newLedgerVerifyCmd())
@@ -124,9 +125,21 @@ the hash chain, recompute the Merkle tree and compare its root with the
 checkpoint signed by the publisher. Exits non-zero if anything fails.
 
 By default the keyring and the publisher's key are read from DIR, which
-only proves the log is consistent with the keys stored beside it. For an
-independent audit, pass the publisher's key (and the keyring) you obtained
-out of band with --operator and --keyring.`,
+only proves the log is consistent with the keys stored beside it: whoever
+can rewrite the log can rewrite those files too. For an independent audit,
+pass the keys you obtained out of band with --operator and --keyring.
+
+The operator key file is one line, the publisher's Ed25519 verifier key in
+the signed-note format NAME+HASH+KEY (e.g. publisher+0436e326+AVhX…). The
+publisher writes it to DIR/operator when it creates the ledger (dppub
+publish mul-lda-dp --ledger DIR, or dppub run --ledger DIR at the
+coordinating member, whose name is then NAME); copy that file when the
+ledger is created, or get the line from the publisher over a channel you
+trust, and keep it apart from DIR. A --keyring file has the same format,
+one member's verifier key a line, as in DIR/keyring.`,
+		Example: `  cp ./ledger/operator publisher.pub    # once, when the ledger is created; keep it elsewhere
+  dppub ledger verify ./ledger --operator publisher.pub
+  dppub ledger verify ./ledger --operator publisher.pub --keyring members.keys`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -142,7 +155,7 @@ out of band with --operator and --keyring.`,
 		},
 	}
 	cmd.Flags().StringVar(&keyringPath, "keyring", "", "members' verifier keys, one a line (default DIR/keyring)")
-	cmd.Flags().StringVar(&operatorPath, "operator", "", "the publisher's verifier key (default DIR/operator)")
+	cmd.Flags().StringVar(&operatorPath, "operator", "", "file holding the publisher's verifier key, one line NAME+HASH+KEY: a copy of DIR/operator taken when the ledger was created, or obtained from the publisher (default DIR/operator)")
 	return cmd
 }
 
