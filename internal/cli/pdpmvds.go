@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
@@ -29,28 +28,21 @@ import (
 func init() { publishCommands = append(publishCommands, newPublishPDPMVDSCmd) }
 
 type pdpmvdsFlags struct {
-	dataset      string
-	parties      int
-	inputs       []string
-	schema, id   string
-	budgets      []float64
-	sspp, noise  string
-	mechanism    string
-	keyBits      int
-	insecureKeys bool
-	keysDir      string
-	bins         int
-	maxCells     int
-	rounds, rows int
-	delta        float64
-	workers      int
-	src          sourceFlags
+	dataset    string
+	parties    int
+	inputs     []string
+	schema, id string
+	budgets    []float64
+	keysDir    string
+	settings   pdpmvdsspec.Settings
+	src        sourceFlags
 	outputFlags
 	protoReport string
 }
 
 func newPublishPDPMVDSCmd() *cobra.Command {
 	f := &pdpmvdsFlags{}
+	f.settings.SetDefaults()
 	cmd := &cobra.Command{
 		Use:   "pdp-mvds",
 		Short: "Synthetic data from vertically partitioned owners through the PDP-MVDS protocol",
@@ -102,18 +94,8 @@ Examples:
 	fs.StringVar(&f.schema, "schema", "", "schema JSON describing every owner's columns (kinds and public bounds)")
 	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order)")
 	fs.Float64SliceVar(&f.budgets, "budgets", nil, "zCDP budget ρ_k of every owner, comma-separated (one value: the same for all)")
-	fs.StringVar(&f.sspp, "sspp", string(pdpmvds.SuiteCommodity), "secure scalar product: commodity or paillier")
-	fs.StringVar(&f.noise, "noise", string(pdpmvds.NoiseInsiderSafe), "noise mode: insider-safe or exact")
-	fs.StringVar(&f.mechanism, "mechanism", string(marginal.Gaussian), "noise of the pair scores and marginals: gaussian or laplace (one-way marginals are always Laplace)")
-	fs.IntVar(&f.keyBits, "key-bits", pdpmvds.DefaultKeyBits, "Paillier modulus size (paillier suite); 3072 recommended beyond 2030")
-	fs.BoolVar(&f.insecureKeys, "insecure-test-keys", false, "INSECURE: allow --key-bits below 2048 (tests only)")
-	fs.StringVar(&f.keysDir, "keys", "", "directory of key files from `dppub keygen` (paillier suite)")
-	fs.IntVar(&f.bins, "bins", marginal.DefaultBins, "equal-width bins per numeric attribute (over its declared bounds)")
-	fs.IntVar(&f.maxCells, "max-cells", marginal.DefaultMaxCells, "domain-size cap of a combined marginal")
-	fs.IntVar(&f.rounds, "rounds", 30, "GUM rounds")
-	fs.IntVar(&f.rows, "rows", 0, "synthetic rows (default: as many as the input)")
-	fs.Float64Var(&f.delta, "delta", 0, "δ at which each party's zCDP spend is also stated as (ε, δ)-DP (default 1/n²)")
-	fs.IntVar(&f.workers, "workers", 0, "goroutines per role and step (default: all cores)")
+	bindSettings(fs, &f.settings)
+	fs.StringVar(&f.keysDir, "keys", "", "directory of key files from 'dppub keygen' (paillier suite)")
 	f.src.register(fs)
 	f.outputFlags.register(fs, "output CSV of synthetic rows")
 	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
@@ -127,8 +109,6 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if f.protoReport == "" {
 		f.protoReport = f.out + ".protocol.json"
 	}
-	// The settings are checked once, by the method (method/pdpmvds).
-	suite, noise, mech := pdpmvds.Suite(f.sspp), pdpmvds.NoiseMode(f.noise), marginal.Mechanism(f.mechanism)
 	tables, real, err := f.load()
 	if err != nil {
 		return err
@@ -139,22 +119,20 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	}
 	var keys []*pdpmvds.KeyFile
 	if f.keysDir != "" {
-		if suite != pdpmvds.SuitePaillier {
+		if f.settings.SSPP != pdpmvds.SuitePaillier {
 			return usagef("--keys is for --sspp paillier")
 		}
 		if keys, err = readKeyFiles(f.keysDir, len(tables)); err != nil {
 			return err
 		}
-		if f.keyBits, err = keyFilesBits(cmd, f, keys); err != nil {
+		if f.settings.KeyBits, err = keyFilesBits(cmd, f, keys); err != nil {
 			return err
 		}
 	}
 	stderr := cmd.ErrOrStderr()
 	res, err := publish.PDPMVDS(cmd.Context(), publish.PDPMVDSOptions{Tables: tables, Budgets: budgets, Keys: keys,
-		Settings: pdpmvdsspec.Settings{SSPP: suite, Noise: noise, Mechanism: mech, KeyBits: f.keyBits,
-			InsecureTestKeys: f.insecureKeys, Bins: f.bins, MaxCells: f.maxCells, Rounds: f.rounds, Rows: f.rows,
-			Delta: f.delta, Workers: f.workers},
-		Source: f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
+		Settings: f.settings,
+		Source:   f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
 	})
 	if err != nil {
 		return err
@@ -345,9 +323,9 @@ func joinParts(ts []*data.Table) (*data.Table, error) {
 func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, keys []*pdpmvds.KeyFile) (int, error) {
 	bits := keys[0].PublicKey.Bits()
 	switch {
-	case cmd.Flags().Changed("key-bits") && f.keyBits != bits:
-		return 0, usagef("--key-bits %d, but the key files in %s hold a %d-bit key", f.keyBits, f.keysDir, bits)
-	case bits < paillier.MinBits && !f.insecureKeys:
+	case cmd.Flags().Changed("key-bits") && f.settings.KeyBits != bits:
+		return 0, usagef("--key-bits %d, but the key files in %s hold a %d-bit key", f.settings.KeyBits, f.keysDir, bits)
+	case bits < paillier.MinBits && !f.settings.InsecureTestKeys:
 		return 0, usagef("the key files in %s hold an INSECURE %d-bit key; add --insecure-test-keys to use it in a test", f.keysDir, bits)
 	}
 	return bits, nil
@@ -398,7 +376,7 @@ func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *publish.PDPMVDSResul
 	if err := data.WriteCSV(&csv, res.Synthetic); err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
-	proto, err := protocolReportJSON(pdpmvds.Suite(f.sspp), pdpmvds.NoiseMode(f.noise), f.keyBits, res)
+	proto, err := protocolReportJSON(f.settings.SSPP, f.settings.Noise, f.settings.KeyBits, res)
 	if err != nil {
 		return err
 	}

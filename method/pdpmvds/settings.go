@@ -34,44 +34,44 @@ const (
 type Settings struct {
 	// Records is the public record count n every party holds (one
 	// process: the tables').
-	Records int `json:"records"`
+	Records int `json:"records" flag:"-"`
 	// Rho is every party's zCDP budget ρ_k for the session; Budgets
 	// overrides it per party (by name).
-	Rho     float64            `json:"rho,omitempty"`
+	Rho     float64            `json:"rho,omitempty" flag:"-"`
 	Budgets map[string]float64 `json:"budgets,omitempty"`
 	// SSPP is the secure-computation suite (default commodity).
-	SSPP proto.Suite `json:"sspp,omitempty"`
+	SSPP proto.Suite `json:"sspp,omitempty" help:"secure scalar product: commodity or paillier"`
 	// Noise is the noise mode (default insider-safe).
-	Noise proto.NoiseMode `json:"noise,omitempty"`
+	Noise proto.NoiseMode `json:"noise,omitempty" help:"noise mode: insider-safe or exact"`
 	// Mechanism of the pair scores and the selected marginals (default
 	// Gaussian; Laplace with the exact noise mode uses DLPA in the
 	// Paillier suite, as the paper).
-	Mechanism marginal.Mechanism `json:"mechanism,omitempty"`
+	Mechanism marginal.Mechanism `json:"mechanism,omitempty" help:"noise of the pair scores and marginals: gaussian or laplace (one-way marginals are always Laplace)"`
 	// Bins and BinsFor discretise numeric attributes over their declared
 	// bounds (default marginal.DefaultBins).
-	Bins    int            `json:"bins,omitempty"`
+	Bins    int            `json:"bins,omitempty" help:"equal-width bins per numeric attribute (over its declared bounds)"`
 	BinsFor map[string]int `json:"bins_for,omitempty"`
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
 	Split    marginal.Split `json:"split,omitempty"`
-	MaxCells int            `json:"max_cells,omitempty"`
+	MaxCells int            `json:"max_cells,omitempty" help:"domain-size cap of a combined marginal"`
 	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
-	Rounds int `json:"rounds,omitempty"`
-	Rows   int `json:"rows,omitempty"`
+	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
+	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input)"`
 	// Delta states each party's zCDP spend as (ε, δ)-DP too (default 1/n²).
-	Delta float64 `json:"delta,omitempty"`
+	Delta float64 `json:"delta,omitempty" help:"δ at which each party's zCDP spend is also stated as (ε, δ)-DP (default 1/n²)"`
 	// Keys is, for the paillier suite over the network, the directory
 	// (relative to the consortium file and inside its directory, on each
 	// member's own machine) of the key ceremony's files: party k reads
 	// only its party-k.key.json, S only public-key.json. No key ever
 	// travels over the network.
-	Keys string `json:"keys,omitempty"`
+	Keys string `json:"keys,omitempty" flag:"-"`
 	// KeyBits sizes every Paillier key (default 2048); InsecureTestKeys
 	// allows smaller, INSECURE keys (tests only).
-	KeyBits          int  `json:"key_bits,omitempty"`
-	InsecureTestKeys bool `json:"insecure_test_keys,omitempty"`
+	KeyBits          int  `json:"key_bits,omitempty" help:"Paillier modulus size (paillier suite); 3072 recommended beyond 2030"`
+	InsecureTestKeys bool `json:"insecure_test_keys,omitempty" help:"INSECURE: allow --key-bits below 2048 (tests only)"`
 	// Workers bounds each role's parallelism (0: GOMAXPROCS); local to
 	// each member.
-	Workers int `json:"workers,omitempty"`
+	Workers int `json:"workers,omitempty" help:"goroutines per role and step (default: all cores)"`
 }
 
 // SetDefaults fills the zero fields.
