@@ -29,6 +29,26 @@ type SynthesizeOptions struct {
 	Table *data.Table
 	// Rho is the budget of the single owner when Parties is empty.
 	Rho float64
+	// Epsilon, if positive, states the single owner's budget as
+	// (Epsilon, Delta)-DP instead: Rho becomes the largest ρ whose
+	// Canonne–Kamath–Steinke conversion (dp.ZCDPEpsilon) gives Epsilon at
+	// Delta (marginal.RhoFor). Rho must then be 0 and Parties empty.
+	Epsilon float64
+	// Method chooses what to measure: default marginal.MethodAdaptive
+	// (AIM-style rounds) for one owner, marginal.MethodPaper (the only one
+	// for several parties).
+	Method marginal.Method
+	// Label names the attribute the data will be used to predict: the
+	// adaptive method's default workload adds every triple holding it.
+	Label string
+	// Workload lists attribute sets (by name) whose marginals the adaptive
+	// method should make accurate (default: every pair, plus the label's
+	// triples).
+	Workload [][]string
+	// MaxModelCells caps the adaptive method's model (default
+	// marginal.DefaultModelCells); AdaptiveRounds is its T (default 16·d).
+	MaxModelCells  float64
+	AdaptiveRounds int
 	// Parties partition the attributes, each with its own budget; empty
 	// means one party "owner" holding all attributes at Rho.
 	Parties []SynthesizeParty
@@ -36,6 +56,11 @@ type SynthesizeOptions struct {
 	// bounds (default marginal.DefaultBins).
 	Bins    int
 	BinsFor map[string]int
+	// BinShare is the share of the single owner's ρ spent choosing
+	// numeric attributes' bins from the data (marginal.ChooseCuts, split
+	// evenly among them): default DefaultBinShare with the adaptive method
+	// and one owner; negative for the schema's equal-width bins.
+	BinShare float64
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
 	Split marginal.Split
 	// Score is the pair score (default the paper's IInDif).
@@ -64,6 +89,11 @@ type SynthesizeResult struct {
 	Engine    *marginal.Result
 	Domain    *marginal.Domain
 	Parties   []SynthesizeParty
+	// Rho is the single owner's zCDP budget the run used (from Epsilon
+	// when one was given), BinRho the part of it spent choosing bins.
+	Rho, BinRho float64
+	// Epsilon and Delta restate the budget when it was given as (ε, δ).
+	Epsilon, Delta float64
 	// Clamped counts values outside their declared bounds (not private:
 	// for the data owner's eyes only).
 	Clamped int
@@ -101,8 +131,24 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if !(o.Delta > 0 && o.Delta < 1) {
 		return nil, fmt.Errorf("publish: delta %v must be in (0, 1)", o.Delta)
 	}
+	if o.Epsilon != 0 {
+		if o.Rho != 0 || len(o.Parties) > 0 {
+			return nil, fmt.Errorf("publish: give the budget as epsilon %v or as rho, not both", o.Epsilon)
+		}
+		rho, err := marginal.RhoFor(o.Epsilon, o.Delta)
+		if err != nil {
+			return nil, fmt.Errorf("publish: %w", err)
+		}
+		o.Rho = rho
+	}
 	if len(o.Parties) == 0 {
 		o.Parties = []SynthesizeParty{{Name: "owner", Rho: o.Rho, Attributes: o.Table.Schema.Names()}}
+	}
+	if o.Method == "" {
+		o.Method = marginal.MethodPaper
+		if len(o.Parties) == 1 {
+			o.Method = marginal.MethodAdaptive
+		}
 	}
 	dom, err := marginal.NewDomain(o.Table.Schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
@@ -112,6 +158,14 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if err != nil {
 		return nil, err
 	}
+	if o.BinShare == 0 && len(parties) == 1 && o.Method == marginal.MethodAdaptive {
+		o.BinShare = DefaultBinShare
+	}
+	var binRho float64
+	if dom, binRho, err = adaptiveBins(o, dom, accts); err != nil {
+		return nil, err
+	}
+	parties[0].Rho -= binRho
 	ds, st, err := dom.Encode(o.Table)
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -120,11 +174,16 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
+	workload, err := namedSets(dom, o.Workload)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	res, err := marginal.Synthesize(ctx, m, marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
-		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian),
-		GUM:         marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows}, Source: o.Source.Child(), Progress: o.Progress,
+		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
+		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds},
+		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows}, Source: o.Source.Child(), Progress: o.Progress,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -133,12 +192,29 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	report, err := synthesizeReport(o, res, accts, n)
+	report, err := synthesizeReport(o, res, accts, n, binRho)
 	if err != nil {
 		return nil, err
 	}
 	return &SynthesizeResult{Synthetic: synth, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
-		Clamped: st.Clamped, Elapsed: time.Since(start)}, nil
+		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: st.Clamped, Elapsed: time.Since(start)}, nil
+}
+
+// namedSets maps attribute-name sets to index sets (nil for none).
+func namedSets(dom *marginal.Domain, sets [][]string) ([][]int, error) {
+	var out [][]int
+	for _, s := range sets {
+		var idx []int
+		for _, name := range s {
+			j, err := dom.Index(name)
+			if err != nil {
+				return nil, fmt.Errorf("publish: workload: %w", err)
+			}
+			idx = append(idx, j)
+		}
+		out = append(out, idx)
+	}
+	return out, nil
 }
 
 // synthesizeParties maps the parties' attribute names to indices and
@@ -168,7 +244,7 @@ func synthesizeParties(dom *marginal.Domain, ps []SynthesizeParty) ([]marginal.P
 	return parties, accts, nil
 }
 
-func synthesizeReport(o SynthesizeOptions, res *marginal.Result, accts []*privacy.Accountant, n int) (*privacy.Report, error) {
+func synthesizeReport(o SynthesizeOptions, res *marginal.Result, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
 	records := map[string]int{}
 	for _, a := range accts {
 		records[a.Party()] = n
@@ -201,6 +277,23 @@ func synthesizeReport(o SynthesizeOptions, res *marginal.Result, accts []*privac
 			"one process held every column: it is a trusted curator; the multi-party protocol (secure scalar products, distributed noise) is not used in this mode",
 		},
 	}
+	if o.Method == marginal.MethodAdaptive {
+		ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
+		ro.Assumptions[2] = fmt.Sprintf("sensitivities under replace-one: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by 2·w, the largest workload weight offered", marginal.CountL2)
+		ro.Assumptions = append(ro.Assumptions,
+			"each round's selection is permute-and-flip at ε (ε-DP, charged ε²/2 in zCDP; the exponential mechanism's ε²/8 bounded-range bound is not known to hold for permute-and-flip); each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly")
+		ro.Covered = []string{
+			"the noisy one-way and selected marginals and every selection",
+			"everything derived from them: the graphical model fitted to the noisy marginals, the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)",
+		}
+	}
+	if binRho > 0 {
+		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one integer decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)
+	}
+	if o.Epsilon != 0 {
+		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
+			"the budget was given as (ε, δ) = (%g, %.3g): ρ = %.6g is the largest ρ whose conversion by Canonne, Kamath & Steinke (2020, Cor. 13) gives at most ε at δ", o.Epsilon, o.Delta, o.Rho))
+	}
 	if len(accts) > 1 {
 		ro.Composition = privacy.PersonalisedPerParty
 		ro.Assumptions = append(ro.Assumptions,
@@ -230,4 +323,50 @@ func totalRho(res *marginal.Result) float64 {
 		s += p.Release.Noise.Rho
 	}
 	return s
+}
+
+// DefaultBinShare is the default share of ρ spent choosing numeric bins.
+const DefaultBinShare = 0.05
+
+// adaptiveBins chooses every numeric attribute's bins from the data when
+// o.BinShare > 0 (one owner), charging the owner's accountant, and returns
+// the domain with those bins and the ρ spent.
+func adaptiveBins(o SynthesizeOptions, dom *marginal.Domain, accts []*privacy.Accountant) (*marginal.Domain, float64, error) {
+	if !(o.BinShare > 0) {
+		return dom, 0, nil
+	}
+	if len(accts) != 1 || o.BinShare >= 1 {
+		return nil, 0, fmt.Errorf("publish: data-adaptive bins (share %v) need one owner and a share below 1", o.BinShare)
+	}
+	s := o.Table.Schema
+	var numeric []int
+	for j, a := range s.Attributes {
+		if a.Kind == data.Numeric {
+			numeric = append(numeric, j)
+		}
+	}
+	if len(numeric) == 0 {
+		return dom, 0, nil
+	}
+	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
+	cuts := map[string][]float64{}
+	src := o.Source.Child()
+	col := make([]float64, o.Table.Len())
+	for _, j := range numeric {
+		a := s.Attributes[j]
+		for i, row := range o.Table.Rows {
+			col[i] = row[j]
+		}
+		bins := cmp.Or(o.BinsFor[a.Name], o.Bins, marginal.DefaultBins)
+		c, err := marginal.ChooseCuts(a, col, marginal.CutsOptions{Bins: bins, Rho: rho, Accountant: accts[0], Source: src})
+		if err != nil {
+			return nil, 0, fmt.Errorf("publish: %w", err)
+		}
+		cuts[a.Name] = c
+	}
+	d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: cuts})
+	if err != nil {
+		return nil, 0, fmt.Errorf("publish: %w", err)
+	}
+	return d, rho * float64(len(numeric)), nil
 }

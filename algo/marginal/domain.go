@@ -3,6 +3,7 @@ package marginal
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/randx"
@@ -24,6 +25,13 @@ type DomainOptions struct {
 	Bins int
 	// BinsFor overrides Bins for the named numeric attributes.
 	BinsFor map[string]int
+	// Cuts gives the named numeric attributes explicit bins instead: the
+	// edges Min = c_0 < c_1 < … < c_k ≤ Max, bin b holding [c_b, c_{b+1})
+	// and the last bin [c_{k−1}, Max] (integers: c_b … c_{b+1}−1, so a bin
+	// whose edges differ by one holds a single value, which decodes to
+	// itself). The edges must be public: from the schema, or released
+	// under DP (ChooseCuts).
+	Cuts map[string][]float64
 }
 
 // attrDomain is the discretisation of one attribute.
@@ -32,6 +40,9 @@ type attrDomain struct {
 	size int
 	// span is the number of integers in [Min, Max] for integer attributes.
 	span int64
+	// edges, if set, are the bins' lower edges plus Max (continuous) or
+	// Max+1 (integers): bin b is [edges[b], edges[b+1]).
+	edges []float64
 }
 
 // Domain maps every attribute of a schema to a finite set {0, …, size−1}:
@@ -65,6 +76,15 @@ func NewDomain(s data.Schema, o DomainOptions) (*Domain, error) {
 			return nil, fmt.Errorf("marginal: bins for %q = %d, need 1..%d", name, b, maxDomainSize)
 		}
 	}
+	for name, c := range o.Cuts {
+		a, err := s.Attribute(name)
+		if err != nil {
+			return nil, fmt.Errorf("marginal: cuts for %q: %w", name, err)
+		}
+		if err := checkCuts(a, c); err != nil {
+			return nil, err
+		}
+	}
 	d := &Domain{schema: s, attrs: make([]attrDomain, len(s.Attributes))}
 	for j, a := range s.Attributes {
 		ad := attrDomain{attr: a}
@@ -78,6 +98,14 @@ func NewDomain(s data.Schema, o DomainOptions) (*Domain, error) {
 			if a.Integer {
 				ad.span = int64(a.Max-a.Min) + 1
 				ad.size = int(min(int64(bins), ad.span))
+			}
+			if c, ok := o.Cuts[a.Name]; ok {
+				top := a.Max
+				if a.Integer {
+					top++
+				}
+				ad.edges = append(slices.Clone(c), top)
+				ad.size = len(c)
 			}
 		default:
 			ad.size = len(a.Categories)
@@ -150,6 +178,16 @@ func (d *Domain) Bin(j int, v float64) (int, bool) {
 	}
 	clamped := v < a.Min || v > a.Max
 	v = math.Min(math.Max(v, a.Min), a.Max)
+	if ad.edges != nil {
+		if a.Integer {
+			v = math.Round(v)
+		}
+		b, _ := slices.BinarySearch(ad.edges, v)
+		if b == len(ad.edges) || ad.edges[b] != v {
+			b-- // v lies inside bin b−1
+		}
+		return min(max(b, 0), ad.size-1), clamped
+	}
 	if a.Integer {
 		off := int64(math.Round(v - a.Min))
 		return int(off * int64(ad.size) / ad.span), clamped
@@ -164,6 +202,13 @@ func (d *Domain) Bin(j int, v float64) (int, bool) {
 func (d *Domain) BinRange(j, b int) (lo, hi float64) {
 	ad := d.attrs[j]
 	a := ad.attr
+	if ad.edges != nil {
+		lo, hi := ad.edges[b], ad.edges[b+1]
+		if a.Integer {
+			hi-- // integers lo..hi
+		}
+		return lo, hi
+	}
 	if a.Integer {
 		first := (int64(b)*ad.span + int64(ad.size) - 1) / int64(ad.size)
 		next := (int64(b+1)*ad.span + int64(ad.size) - 1) / int64(ad.size)
@@ -261,4 +306,20 @@ func (d *Domain) decodeCell(j, b int, src *randx.Source) float64 {
 		return lo + float64(src.Int64N(int64(hi-lo)+1))
 	}
 	return lo + src.Float64()*(hi-lo)
+}
+
+// checkCuts validates explicit bin edges of attribute a.
+func checkCuts(a data.Attribute, c []float64) error {
+	if a.Kind != data.Numeric {
+		return fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
+	}
+	if len(c) < 1 || len(c) > maxDomainSize || c[0] != a.Min {
+		return fmt.Errorf("marginal: cuts for %q: need 1..%d edges starting at the minimum %v, got %v", a.Name, maxDomainSize, a.Min, c)
+	}
+	for i, v := range c {
+		if i > 0 && !(v > c[i-1]) || v > a.Max || (a.Integer && v != math.Trunc(v)) {
+			return fmt.Errorf("marginal: cuts for %q: edges %v must increase within [%v, %v] (integers for an integer attribute)", a.Name, c, a.Min, a.Max)
+		}
+	}
+	return nil
 }

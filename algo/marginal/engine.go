@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/dppub/dppub/dp"
@@ -45,6 +46,17 @@ type Options struct {
 	// GUM configures the synthesis; Rows defaults to Records and Source to
 	// the Options' Source.
 	GUM GUMOptions
+	// Method chooses what to measure (default MethodPaper).
+	Method Method
+	// Adaptive configures MethodAdaptive.
+	Adaptive AdaptiveOptions
+	// Inference chooses how MethodPaper turns its noisy marginals into
+	// records (default InferenceGUM); MethodAdaptive always uses
+	// InferencePGM.
+	Inference Inference
+	// PGMIters is the number of mirror-descent steps of InferencePGM on
+	// the paper path (default 500).
+	PGMIters int
 	// Source drives the post-processing randomness (GUM). The noise comes
 	// from the Measurer's own source. Default randx.NewSecure().
 	Source *randx.Source
@@ -74,6 +86,16 @@ type Result struct {
 	Measured []*Noisy
 	// Targets are the post-processed marginals GUM matched.
 	Targets []*Noisy
+	// Model is the graphical model the records were sampled from
+	// (InferencePGM and MethodAdaptive).
+	Model *Model
+	// Rounds lists the adaptive method's rounds.
+	Rounds []Round
+	// ErrorBars has the analytic noise error of every distinct measured
+	// attribute set (the published marginals), Workload the summary over
+	// the workload (the adaptive method's; every pair for the paper's).
+	ErrorBars []ErrorBar
+	Workload  WorkloadError
 	// Plan lists every release in order: one-ways, scores, marginals.
 	Plan []Planned
 	// Timings per stage.
@@ -104,6 +126,12 @@ func (o *Options) defaults() error {
 	if o.Combine.MaxCells == 0 {
 		o.Combine.MaxCells = DefaultMaxCells
 	}
+	if o.Method == "" {
+		o.Method = MethodPaper
+	}
+	if o.Inference == "" {
+		o.Inference = InferenceGUM
+	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
@@ -128,6 +156,12 @@ func (o *Options) validate() error {
 		return fmt.Errorf("marginal: max cells %d must be positive", o.Combine.MaxCells)
 	case o.Score != IInDif && o.Score != InDif:
 		return fmt.Errorf("marginal: unknown score %q (want iindif or indif)", o.Score)
+	case o.Method != MethodPaper && o.Method != MethodAdaptive:
+		return fmt.Errorf("marginal: unknown method %q (want paper or adaptive)", o.Method)
+	case o.Inference != InferenceGUM && o.Inference != InferencePGM:
+		return fmt.Errorf("marginal: unknown inference %q (want gum or pgm)", o.Inference)
+	case o.GUM.Rows < 1 || o.GUM.Rows > math.MaxInt32:
+		return fmt.Errorf("marginal: synthetic rows = %d", o.GUM.Rows)
 	}
 	if err := o.Split.Validate(); err != nil {
 		return err
@@ -201,6 +235,13 @@ func Synthesize(ctx context.Context, m Measurer, o Options) (*Result, error) {
 	}
 	owner, _ := o.owners()
 	e := &engine{o: o, m: m, owner: owner, res: &Result{}}
+	if o.Method == MethodAdaptive {
+		if err := e.runAdaptive(ctx); err != nil {
+			return nil, err
+		}
+		e.errorBars(e.o.Adaptive.Workload)
+		return e.res, nil
+	}
 	steps := []struct {
 		run  func(context.Context) error
 		time *time.Duration
@@ -219,7 +260,25 @@ func Synthesize(ctx context.Context, m Measurer, o Options) (*Result, error) {
 		}
 		*s.time = time.Since(start)
 	}
+	e.errorBars(DefaultWorkload(e.o.Domain.Len(), -1))
 	return e.res, nil
+}
+
+// errorBars fills the result's error bars from every noisy marginal.
+func (e *engine) errorBars(workload [][]int) {
+	ms := append(slices.Clone(e.res.OneWays), e.res.Measured...)
+	var sets [][]int
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if m != nil && !seen[m.Key()] {
+			seen[m.Key()] = true
+			sets = append(sets, m.Attrs)
+		}
+	}
+	ms = slices.DeleteFunc(ms, func(m *Noisy) bool { return m == nil })
+	sizes := e.o.Domain.Sizes()
+	e.res.ErrorBars = ErrorBars(sizes, ms, sets, e.o.Records)
+	e.res.Workload = Summarise(ErrorBars(sizes, ms, normaliseAll(workload), e.o.Records))
 }
 
 type engine struct {
@@ -457,6 +516,9 @@ func (e *engine) postProcess(context.Context) error {
 }
 
 func (e *engine) gum(ctx context.Context) error {
+	if e.o.Inference == InferencePGM {
+		return e.pgm(ctx)
+	}
 	targets := make([]*Marginal, len(e.res.Targets))
 	for i, t := range e.res.Targets {
 		targets[i] = t.Marginal
@@ -475,4 +537,18 @@ func (e *engine) gum(ctx context.Context) error {
 	}
 	e.res.Data = ds
 	return nil
+}
+
+// pgm fits a graphical model to the raw noisy one-way and selected
+// marginals (Estimate weighs each by its noise variance) and samples the
+// records from it.
+func (e *engine) pgm(ctx context.Context) error {
+	ms := append(slices.Clone(e.res.OneWays), e.res.Measured...)
+	model, err := Estimate(ctx, e.o.Domain.Sizes(), ms, EstimateOptions{Total: float64(e.o.Records), Iters: e.o.PGMIters})
+	if err != nil {
+		return err
+	}
+	e.res.Model = model
+	e.res.Data, err = model.Sample(e.o.GUM.Rows, e.o.Source)
+	return err
 }

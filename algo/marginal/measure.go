@@ -93,6 +93,7 @@ type LocalMeasurer struct {
 	data   *Dataset
 	accts  []*privacy.Accountant
 	noiser *dp.Noiser
+	cache  map[string][]float64 // true counts for Select, by attribute set
 }
 
 var _ Measurer = (*LocalMeasurer)(nil)
@@ -125,15 +126,26 @@ func (l *LocalMeasurer) charge(r Release) error {
 	if err := r.Validate(len(l.accts)); err != nil {
 		return err
 	}
-	c := r.Charge()
-	for _, p := range r.Parties {
+	return l.chargeSpec(r.Purpose, r.Parties, r.Charge())
+}
+
+// chargeSpec charges c to every one of parties, or to none if any of them
+// cannot afford it.
+func (l *LocalMeasurer) chargeSpec(purpose string, parties []int, c privacy.Charge) error {
+	if len(parties) == 0 {
+		return fmt.Errorf("marginal: release %q charges no party", purpose)
+	}
+	for _, p := range parties {
+		if p < 0 || p >= len(l.accts) {
+			return fmt.Errorf("marginal: release %q charges party %d, have %d parties", purpose, p, len(l.accts))
+		}
 		total, err := dp.Compose(l.accts[p].Spent(), c.Spec.Guarantee)
 		if err != nil || !dp.Within(total, l.accts[p].Budget()) {
 			return fmt.Errorf("marginal: party %q cannot afford %v for %q (remaining %v)",
-				l.accts[p].Party(), c.Spec.Guarantee, r.Purpose, l.accts[p].Remaining())
+				l.accts[p].Party(), c.Spec.Guarantee, purpose, l.accts[p].Remaining())
 		}
 	}
-	for _, p := range r.Parties {
+	for _, p := range parties {
 		if err := l.accts[p].Spend(c); err != nil {
 			return fmt.Errorf("marginal: %w", err)
 		}

@@ -36,6 +36,10 @@ type synthFlags struct {
 	score                  string
 	rounds, rows           int
 	delta                  float64
+	epsilon                float64
+	method, label          string
+	maxModelCells          float64
+	adaptiveRounds         int
 	src                    sourceFlags
 	outputFlags
 }
@@ -85,7 +89,12 @@ Examples:
 	fs.StringVar(&f.score, "score", string(marginal.IInDif), "pair score: iindif (the paper's, sensitivity 2) | indif (PrivSyn's, sensitivity 6)")
 	fs.IntVar(&f.rounds, "rounds", 30, "GUM rounds")
 	fs.IntVar(&f.rows, "rows", 0, "synthetic rows (default: as many as the input)")
-	fs.Float64Var(&f.delta, "delta", 0, "δ at which each party's spend is also stated as (ε, δ)-DP (default 1/n²)")
+	fs.Float64Var(&f.delta, "delta", 0, "δ of --epsilon, and at which each party's spend is also stated as (ε, δ)-DP (default 1/n²)")
+	fs.Float64Var(&f.epsilon, "epsilon", 0, "the owner's budget as (ε, δ)-DP at --delta (instead of --rho; converted to the largest ρ that gives it)")
+	fs.StringVar(&f.method, "method", "", "what to measure: adaptive (AIM-style rounds; default for one owner) | paper (PDP-MVDS Algorithm 3; the only one for several parties)")
+	fs.StringVar(&f.label, "label", "", "attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy)")
+	fs.Float64Var(&f.maxModelCells, "max-model-cells", marginal.DefaultModelCells, "adaptive method: cap on the graphical model's junction tree, in cells")
+	fs.IntVar(&f.adaptiveRounds, "adaptive-rounds", 0, "adaptive method: T, the first rounds each get ρ/T (default 16 × attributes)")
 	f.src.register(fs)
 	f.outputFlags.register(fs, "synthetic CSV")
 	return cmd
@@ -108,6 +117,16 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return usagef("--score must be iindif or indif, got %q", f.score)
 	case f.delta != 0 && !(f.delta > 0 && f.delta < 1):
 		return usagef("--delta must be in (0, 1), got %v", f.delta)
+	case f.epsilon != 0 && !(f.epsilon > 0 && !math.IsInf(f.epsilon, 0)):
+		return usagef("--epsilon must be positive and finite, got %v", f.epsilon)
+	case f.epsilon != 0 && (cmd.Flags().Changed("rho") || len(f.partyBudgets) > 0 || len(f.partyGroups) > 0 || f.parties > 1):
+		return usagef("--epsilon is the single owner's budget: it cannot be combined with --rho or parties")
+	case f.method != "" && f.method != string(marginal.MethodAdaptive) && f.method != string(marginal.MethodPaper):
+		return usagef("--method must be adaptive or paper, got %q", f.method)
+	case !(f.maxModelCells >= 1):
+		return usagef("--max-model-cells must be at least 1, got %v", f.maxModelCells)
+	case f.adaptiveRounds < 0:
+		return usagef("--adaptive-rounds must not be negative, got %d", f.adaptiveRounds)
 	}
 	table, err := f.load()
 	if err != nil {
@@ -117,9 +136,15 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.epsilon != 0 {
+		parties = nil
+	}
+	label := f.label
 	stderr := cmd.ErrOrStderr()
 	res, err := publish.Synthesize(cmd.Context(), publish.SynthesizeOptions{
-		Table: table, Parties: parties, Bins: f.bins, Score: marginal.ScoreKind(f.score),
+		Table: table, Parties: parties, Epsilon: f.epsilon, Method: marginal.Method(f.method), Label: label,
+		MaxModelCells: f.maxModelCells, AdaptiveRounds: f.adaptiveRounds,
+		Bins: f.bins, Score: marginal.ScoreKind(f.score),
 		Combine: marginal.CombineOptions{MaxCells: f.maxCells, AnyClique: f.anyClique},
 		Rounds:  f.rounds, Rows: f.rows, Delta: f.delta,
 		Source: f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
@@ -224,11 +249,32 @@ func printSynthUtility(w io.Writer, real *data.Table, res *publish.SynthesizeRes
 	}
 	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
 	fmt.Fprintf(w, "  mean total-variation distance: %.4f over 1-way and 2-way marginals (1-way %.4f, 2-way %.4f)\n", tv.All, tv.OneWay, tv.TwoWay)
-	fmt.Fprintf(w, "  %d of %d attribute pairs selected; measured %s\n", len(e.Selection.Chosen), len(e.Candidates), strings.Join(shape, ", "))
+	if len(e.Rounds) > 0 {
+		fmt.Fprintf(w, "  adaptive: %d rounds after %d one-way marginals; measured %s\n", len(e.Rounds), len(e.Measured)-len(e.Rounds), strings.Join(shape, ", "))
+	} else {
+		fmt.Fprintf(w, "  %d of %d attribute pairs selected; measured %s\n", len(e.Selection.Chosen), len(e.Candidates), strings.Join(shape, ", "))
+	}
+	wl := e.Workload
+	fmt.Fprintf(w, "  noise error bars (public): %d of %d workload marginals covered by a measurement, expected TVD from noise %.4f (95%%: %.4f) on average\n",
+		wl.Covered, wl.Queries, wl.MeanExpectedTVD, wl.MeanTVD95)
 	t := e.Timings
 	fmt.Fprintf(w, "  time: %v (one-way %v, scores %v, selection %v, marginals %v, post-processing %v, GUM %v)\n",
 		res.Elapsed.Round(1e6), t.OneWays.Round(1e6), t.Scores.Round(1e6), t.Select.Round(1e6), t.Marginals.Round(1e6),
 		t.PostProcess.Round(1e6), t.GUM.Round(1e6))
+	nd, err := marginal.NumericDistances(real, res.Synthetic)
+	if err != nil {
+		return err
+	}
+	for _, d := range nd {
+		fmt.Fprintf(w, "  %s (original values): Wasserstein-1 %.4g (%.4f of the range), KS %.4f; value %g: %.1f%% real, %.1f%% synthetic\n",
+			d.Name, d.W1, d.W1Range, d.KS, d.Mode, 100*d.RealMass, 100*d.SynthMass)
+	}
+	if res.BinRho > 0 {
+		fmt.Fprintf(w, "  numeric bins chosen from the data with ρ = %.4g (%.1f%% of the budget)\n", res.BinRho, 100*res.BinRho/res.Rho)
+	}
+	if f := res.Epsilon; f > 0 {
+		fmt.Fprintf(w, "  budget (ε, δ) = (%g, %.3g) → ρ = %.6g (Canonne–Kamath–Steinke conversion)\n", f, res.Delta, res.Rho)
+	}
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}

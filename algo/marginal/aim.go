@@ -1,0 +1,369 @@
+package marginal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Method chooses how Synthesize decides what to measure.
+type Method string
+
+const (
+	// MethodPaper is Algorithm 3 of PDP-MVDS: noisy one-way marginals,
+	// noisy pair scores (IInDif or InDif), Algorithm 2's selection and
+	// the combined marginals, every party at its own budget. The default,
+	// and the only method the multi-party protocol can run.
+	MethodPaper Method = "paper"
+	// MethodAdaptive is workload-adaptive selection in rounds after AIM
+	// (McKenna, Mullins, Sheldon & Miklau, "AIM: an adaptive and iterative
+	// mechanism for differentially private synthetic data", VLDB 2022):
+	// each round privately picks the workload marginal the current
+	// graphical model estimates worst, measures it, and refits the model.
+	// It needs a Selector (one owner).
+	MethodAdaptive Method = "adaptive"
+)
+
+// Inference chooses how the synthetic records are made from the noisy
+// marginals.
+type Inference string
+
+const (
+	// InferenceGUM post-processes the marginals for consistency and runs
+	// PrivSyn's gradually update method (the paper path's default).
+	InferenceGUM Inference = "gum"
+	// InferencePGM fits a graphical model to the raw noisy marginals
+	// (Estimate) and samples from it (Model.Sample); the adaptive
+	// method always uses it.
+	InferencePGM Inference = "pgm"
+)
+
+// AdaptiveOptions configure MethodAdaptive.
+type AdaptiveOptions struct {
+	// Workload lists the attribute sets whose marginals should be
+	// accurate. Default: every pair, plus every triple holding Label when
+	// one is named.
+	Workload [][]int
+	// Label names the attribute the data will be used to predict (may be
+	// empty).
+	Label string
+	// Rounds is T: the first rounds each get ρ/T (default 16·d, AIM's).
+	Rounds int
+	// MaxCells caps the junction tree of the model, in cells (8 bytes
+	// each): a candidate that would grow it beyond MaxCells·(ρ spent/ρ) is
+	// not offered (AIM's size cap, growing with the budget). Default
+	// DefaultModelCells.
+	MaxCells float64
+	// SelectShare is the share of each round's budget spent on the
+	// selection (default 0.1, AIM's).
+	SelectShare float64
+	// Iters is the number of mirror-descent steps after each round (warm
+	// started; default 50) and FinalIters before sampling (default 500).
+	Iters, FinalIters int
+}
+
+// DefaultModelCells is the default cap on the model's junction tree: 2^18
+// cells (2 MB per table). On Adult at ε = 1 a cap of 2^21 gave the same
+// 2-way and 3-way TVD at four times the run time, and 2^16 a worse one
+// (docs/results/synthesis/engine-notes.md).
+const DefaultModelCells = 1 << 18
+
+// Round is one round of the adaptive method.
+type Round struct {
+	// Attrs is the measured set.
+	Attrs []int
+	// Rho is the measurement's zCDP cost, SelectRho the selection's (ε²/2),
+	// Epsilon the selection's ε.
+	Rho, SelectRho, Epsilon float64
+	// Candidates is how many sets were offered.
+	Candidates int
+	// Annealed says the model barely moved, so later rounds got 4× the
+	// budget (σ halved, ε doubled).
+	Annealed bool
+}
+
+func (o *AdaptiveOptions) defaults(d int) error {
+	if o.Rounds == 0 {
+		o.Rounds = 16 * d
+	}
+	if o.MaxCells == 0 {
+		o.MaxCells = DefaultModelCells
+	}
+	if o.SelectShare == 0 {
+		o.SelectShare = 0.1
+	}
+	if o.Iters == 0 {
+		o.Iters = 50
+	}
+	if o.FinalIters == 0 {
+		o.FinalIters = 500
+	}
+	switch {
+	case o.Rounds <= d:
+		return fmt.Errorf("marginal: adaptive: %d rounds for %d attributes, need more rounds than attributes", o.Rounds, d)
+	case !(o.MaxCells >= 1) || math.IsInf(o.MaxCells, 0):
+		return fmt.Errorf("marginal: adaptive: model cap %v cells", o.MaxCells)
+	case !(o.SelectShare > 0 && o.SelectShare < 1):
+		return fmt.Errorf("marginal: adaptive: selection share %v, need (0, 1)", o.SelectShare)
+	case o.Iters < 0 || o.FinalIters < 0:
+		return fmt.Errorf("marginal: adaptive: iterations %d / %d", o.Iters, o.FinalIters)
+	}
+	return nil
+}
+
+// DefaultWorkload is every pair of d attributes, plus every triple holding
+// label when label ≥ 0.
+func DefaultWorkload(d, label int) [][]int {
+	var w [][]int
+	for a := range d {
+		for b := a + 1; b < d; b++ {
+			w = append(w, []int{a, b})
+		}
+	}
+	if label < 0 {
+		return w
+	}
+	for a := range d {
+		for b := a + 1; b < d; b++ {
+			if a != label && b != label {
+				t := []int{a, b, label}
+				slices.Sort(t)
+				w = append(w, t)
+			}
+		}
+	}
+	return w
+}
+
+// candidates returns the downward closure of the workload (every
+// non-empty subset of a workload set), each with AIM's weight
+// Σ_W |S ∩ W|: how much of the workload its marginal informs.
+func candidates(workload [][]int) ([][]int, []float64) {
+	seen := map[string]bool{}
+	var out [][]int
+	for _, w := range workload {
+		for mask := 1; mask < 1<<len(w); mask++ {
+			var s []int
+			for k, a := range w {
+				if mask&(1<<k) != 0 {
+					s = append(s, a)
+				}
+			}
+			if !seen[setKey(s)] {
+				seen[setKey(s)] = true
+				out = append(out, s)
+			}
+		}
+	}
+	weights := make([]float64, len(out))
+	for i, s := range out {
+		for _, w := range workload {
+			weights[i] += float64(len(intersect(s, w)))
+		}
+	}
+	return out, weights
+}
+
+// adaptive runs MethodAdaptive for the single party.
+type adaptive struct {
+	*engine
+	sel      Selector
+	ao       AdaptiveOptions
+	rho      float64 // the party's budget
+	used     float64
+	cands    [][]int
+	weights  []float64
+	measured []*Noisy
+	model    *Model
+}
+
+func (e *engine) runAdaptive(ctx context.Context) error {
+	sel, ok := e.m.(Selector)
+	if !ok {
+		return fmt.Errorf("marginal: the adaptive method needs a measurer that can select (one owner); this one cannot")
+	}
+	if len(e.o.Parties) != 1 {
+		return fmt.Errorf("marginal: the adaptive method runs for one party, got %d", len(e.o.Parties))
+	}
+	ao := e.o.Adaptive
+	d := e.o.Domain.Len()
+	if err := ao.defaults(d); err != nil {
+		return err
+	}
+	if ao.Workload == nil {
+		label := -1
+		if ao.Label != "" {
+			j, err := e.o.Domain.Index(ao.Label)
+			if err != nil {
+				return err
+			}
+			label = j
+		}
+		ao.Workload = DefaultWorkload(d, label)
+	}
+	e.o.Adaptive.Workload = ao.Workload
+	for _, w := range ao.Workload {
+		if _, err := normalise(w, d); err != nil {
+			return fmt.Errorf("marginal: workload: %w", err)
+		}
+	}
+	a := &adaptive{engine: e, sel: sel, ao: ao, rho: e.o.Parties[0].Rho}
+	a.cands, a.weights = candidates(normaliseAll(ao.Workload))
+	start := time.Now()
+	if err := a.rounds(ctx); err != nil {
+		return err
+	}
+	e.res.Timings.Select = time.Since(start)
+	start = time.Now()
+	model, err := Estimate(ctx, e.o.Domain.Sizes(), a.measured, EstimateOptions{Total: float64(e.o.Records), Iters: ao.FinalIters, Warm: a.model})
+	if err != nil {
+		return err
+	}
+	e.res.Model = model
+	e.res.Measured = a.measured
+	e.res.Timings.PostProcess = time.Since(start)
+	start = time.Now()
+	if e.res.Data, err = model.Sample(e.o.GUM.Rows, e.o.Source); err != nil {
+		return err
+	}
+	e.res.Timings.GUM = time.Since(start)
+	return nil
+}
+
+func normaliseAll(sets [][]int) [][]int {
+	out := make([][]int, len(sets))
+	for i, s := range sets {
+		out[i] = slices.Clone(s)
+		slices.Sort(out[i])
+	}
+	return out
+}
+
+// rounds measures every one-way marginal, then selects and measures in
+// rounds until the budget is spent exactly (AIM, Alg. 1): the last round
+// takes whatever is left when less than two rounds' worth remains.
+func (a *adaptive) rounds(ctx context.Context) error {
+	d := a.o.Domain.Len()
+	share := a.ao.SelectShare
+	perRound := a.rho / float64(a.ao.Rounds)
+	rhoMeas, rhoSel := (1-share)*perRound, share*perRound
+	for j := range d {
+		if err := a.measureSet(ctx, []int{j}, rhoMeas); err != nil {
+			return err
+		}
+		a.progress("adaptive rounds", j+1, d)
+	}
+	if err := a.fit(ctx); err != nil {
+		return err
+	}
+	for t := 0; a.rho-a.used > 1e-12*a.rho; t++ {
+		if rem := a.rho - a.used; rem < 2*(rhoMeas+rhoSel) {
+			rhoMeas = (1 - share) * rem
+			rhoSel = rem - rhoMeas
+		}
+		annealed, err := a.round(ctx, rhoMeas, rhoSel)
+		if err != nil {
+			return err
+		}
+		if annealed {
+			rhoMeas, rhoSel = 4*rhoMeas, 4*rhoSel
+		}
+		a.progress("adaptive rounds", d+t+1, d+t+2)
+	}
+	return nil
+}
+
+// round is one selection and measurement; it reports whether the model's
+// estimate of the measured set moved by less than the measurement's
+// expected noise (AIM's signal to anneal).
+func (a *adaptive) round(ctx context.Context, rhoMeas, rhoSel float64) (bool, error) {
+	noise, err := Calibrate(Gaussian, CountL1, CountL2, rhoMeas)
+	if err != nil {
+		return false, err
+	}
+	// The size limit counts this round's spending, as AIM does.
+	limit := a.ao.MaxCells * (a.used + rhoMeas + rhoSel) / a.rho
+	q := a.query(limit, noise.Scale)
+	eps := math.Sqrt(2 * rhoSel)
+	c := Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+1), Parties: []int{0},
+		Epsilon: eps, Sensitivity: q.SelectSensitivity()}
+	i, err := a.sel.Select(ctx, q, c)
+	if err != nil {
+		return false, fmt.Errorf("marginal: %s: %w", c.Purpose, err)
+	}
+	a.used += c.Rho()
+	if err := a.measureSet(ctx, q.Candidates[i], rhoMeas); err != nil {
+		return false, err
+	}
+	if err := a.fit(ctx); err != nil {
+		return false, err
+	}
+	after, err := a.model.Marginal(q.Candidates[i])
+	if err != nil {
+		return false, err
+	}
+	moved := 0.0
+	for x, v := range after.Counts {
+		moved += math.Abs(v - q.Estimates[i][x])
+	}
+	annealed := moved <= q.Penalties[i]
+	a.res.Rounds = append(a.res.Rounds, Round{Attrs: q.Candidates[i], Rho: rhoMeas, SelectRho: c.Rho(), Epsilon: eps,
+		Candidates: len(q.Candidates), Annealed: annealed})
+	return annealed, nil
+}
+
+// query offers every candidate the model-size cap allows (or that the
+// model already holds), with the model's estimates and AIM's penalty: the
+// expected L1 norm of the noise the measurement would add,
+// √(2/π)·σ·cells.
+func (a *adaptive) query(limit, sigma float64) SelectQuery {
+	sizes := a.o.Domain.Sizes()
+	var q SelectQuery
+	var offered []int
+	for i, s := range a.cands {
+		if a.model.tree.home(s) < 0 && modelCells(sizes, append(slices.Clip(a.model.sets), s)) > limit {
+			continue
+		}
+		offered = append(offered, i)
+		cells, _ := cellsOf(sizes, s)
+		q.Candidates = append(q.Candidates, s)
+		q.Weights = append(q.Weights, a.weights[i])
+		q.Penalties = append(q.Penalties, math.Sqrt(2/math.Pi)*sigma*float64(cells))
+	}
+	q.Estimates = make([][]float64, len(offered))
+	parallel(len(offered), func(k int) {
+		est, err := a.model.Marginal(q.Candidates[k])
+		if err != nil {
+			panic(err) // candidates are valid attribute sets of the domain
+		}
+		q.Estimates[k] = est.Counts
+	}, func(int) int { return 1 << 10 })
+	return q
+}
+
+// measureSet measures the marginal over s with Gaussian noise costing rho.
+func (a *adaptive) measureSet(ctx context.Context, s []int, rho float64) error {
+	noise, err := Calibrate(Gaussian, CountL1, CountL2, rho)
+	if err != nil {
+		return err
+	}
+	r := Release{Purpose: "adaptive marginal " + a.names(s), Parties: []int{0}, Noise: noise}
+	nm, err := a.measure(ctx, s, r)
+	if err != nil {
+		return err
+	}
+	a.used += rho
+	a.measured = append(a.measured, nm)
+	return nil
+}
+
+func (a *adaptive) fit(ctx context.Context) error {
+	m, err := Estimate(ctx, a.o.Domain.Sizes(), a.measured, EstimateOptions{Total: float64(a.o.Records), Iters: a.ao.Iters, Warm: a.model})
+	if err != nil {
+		return err
+	}
+	a.model = m
+	return nil
+}

@@ -1,0 +1,187 @@
+package marginal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
+)
+
+// adaptiveOnSmall runs the adaptive method on a small dependent table and
+// returns the result and the accountant.
+func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *privacy.Accountant) {
+	t.Helper()
+	sizes := []int{4, 3, 5, 2, 6}
+	ds := randomDataset(sizes, 3000, 0.8, randx.NewSeeded(5))
+	dom := sizedDomain(t, sizes)
+	a := zcdpAccountant(t, "owner", rho)
+	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(6)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Method: MethodAdaptive, Adaptive: ao,
+		Parties: []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(len(sizes))}}, Source: randx.NewSeeded(7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, a
+}
+
+// sizedDomain is a domain of categorical attributes of the given sizes.
+func sizedDomain(t *testing.T, sizes []int) *Domain {
+	t.Helper()
+	var s data.Schema
+	for j, n := range sizes {
+		a := data.Attribute{Name: fmt.Sprintf("a%d", j), Kind: data.Categorical}
+		for v := range n {
+			a.Categories = append(a.Categories, fmt.Sprint(v))
+		}
+		s.Attributes = append(s.Attributes, a)
+	}
+	d, err := NewDomain(s, DomainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The rounds spend the budget exactly: the accountant's total is ρ (to
+// its 1e-9 relative tolerance), and it equals the sum of the rounds' and
+// the one-way marginals' costs.
+func TestAdaptiveSpendsBudgetExactly(t *testing.T) {
+	for _, rho := range []float64{0.01, 0.3, 2} {
+		res, a := adaptiveOnSmall(t, rho, AdaptiveOptions{})
+		spent := a.Spent().Rho
+		if math.Abs(spent-rho) > 1e-9*rho {
+			t.Errorf("ρ = %v: accountant spent %v", rho, spent)
+		}
+		total := 0.0
+		for _, p := range res.Plan {
+			total += p.Release.Noise.Rho
+		}
+		for _, r := range res.Rounds {
+			total += r.SelectRho
+		}
+		if math.Abs(total-rho) > 1e-9*rho {
+			t.Errorf("ρ = %v: rounds and one-ways cost %v", rho, total)
+		}
+		if len(res.Rounds) == 0 {
+			t.Errorf("ρ = %v: no adaptive round ran", rho)
+		}
+	}
+}
+
+// No selected set grows the model beyond the cap: the final junction tree
+// has at most MaxCells cells (the cap at the full budget), even though the
+// workload's triples alone would exceed it.
+func TestAdaptiveRespectsModelCap(t *testing.T) {
+	const maxCells = 200
+	res, _ := adaptiveOnSmall(t, 5, AdaptiveOptions{MaxCells: maxCells, Workload: [][]int{{0, 1, 2}, {2, 3, 4}, {0, 4}, {1, 3}}})
+	if c := res.Model.tree.cells(); c > maxCells {
+		t.Errorf("model has %v cells, cap %d (cliques %v)", c, maxCells, res.Model.tree.cliques)
+	}
+	for _, r := range res.Rounds {
+		if c, _ := cellsOf([]int{4, 3, 5, 2, 6}, r.Attrs); c > maxCells {
+			t.Errorf("round measured %v of %d cells, above the cap", r.Attrs, c)
+		}
+	}
+}
+
+// RhoFor inverts dp.ZCDPEpsilon: the ρ it returns converts to at most ε,
+// and a hair more would exceed it.
+func TestRhoForInvertsConversion(t *testing.T) {
+	for _, eps := range []float64{0.3, 1, 4} {
+		rho, err := RhoFor(eps, 1e-5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := dp.ZCDPEpsilon(rho, 1e-5); e > eps {
+			t.Errorf("ε = %v: ρ = %v converts to %v", eps, rho, e)
+		}
+		if e := dp.ZCDPEpsilon(rho*(1+1e-9), 1e-5); e <= eps*(1-1e-6) {
+			t.Errorf("ε = %v: ρ = %v is not the largest (ρ·(1+1e-9) gives %v)", eps, rho, e)
+		}
+	}
+}
+
+// On Adult at the ρ of (ε, δ) = (1, 1e-5), the adaptive method's mean
+// 2-way TVD beats the paper engine's. Measured over seeds 100–101 (and
+// the report's runs): paper 0.0238–0.0243, adaptive 0.0216–0.0224, a gap
+// of about 0.002 against a run-to-run spread under 0.0005 per method. The
+// seeds are fixed, so the test is deterministic; a different seed would
+// fail only if the gap shrank by four spreads.
+func TestAdaptiveBeatsPaperOnAdult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs both engines on Adult (about 20 s)")
+	}
+	dom, ds := adult(t)
+	rho, err := RhoFor(1, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper := engineRun(t, dom, ds, rho, Options{OneWayNoise: Gaussian}, 100)
+	adaptive := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
+	p, a := meanTVD2(t, ds, paper.Data), meanTVD2(t, ds, adaptive.Data)
+	t.Logf("mean 2-way TVD: paper %.4f, adaptive %.4f", p, a)
+	if !(a < p) {
+		t.Errorf("adaptive 2-way TVD %.4f is not below the paper engine's %.4f", a, p)
+	}
+}
+
+// Capital-gain is 0 in 91.6 % of Adult's rows: the data-adaptive bins
+// keep 0 as a bin of its own, so decoding returns exactly 0 for it. The
+// noisy zero count (σ ≈ 32 records at ρ = 0.001) would have to fall below
+// half the ≈ 2800-record target, 700 σ away: the failure probability is
+// nil for practical purposes.
+func TestChooseCutsKeepsPointMass(t *testing.T) {
+	tab, err := datasets.Load("adult")
+	if err != nil {
+		t.Skipf("adult not available: %v", err)
+	}
+	j, _ := tab.Schema.Index("capital-gain")
+	a := tab.Schema.Attributes[j]
+	col := make([]float64, tab.Len())
+	for i, r := range tab.Rows {
+		col[i] = r[j]
+	}
+	acct := zcdpAccountant(t, "owner", 0.001)
+	cuts, err := ChooseCuts(a, col, CutsOptions{Rho: 0.001, Accountant: acct, Source: randx.NewSeeded(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cuts) < 2 || cuts[0] != 0 || cuts[1] != 1 {
+		t.Fatalf("cuts %v: 0 is not a bin of its own", cuts)
+	}
+	if s := acct.Spent().Rho; math.Abs(s-0.001) > 1e-12 {
+		t.Errorf("spent %v, want 0.001", s)
+	}
+	dom, err := NewDomain(tab.Schema, DomainOptions{Cuts: map[string][]float64{a.Name: cuts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := dom.Bin(j, 0); b != 0 {
+		t.Errorf("0 falls in bin %d", b)
+	}
+	if lo, hi := dom.BinRange(j, 0); lo != 0 || hi != 0 {
+		t.Errorf("bin 0 stands for %v..%v, want 0..0", lo, hi)
+	}
+	// Every value lands in the bin whose range holds it, and decodes to an
+	// integer inside it.
+	src := randx.NewSeeded(2)
+	for _, v := range []float64{0, 1, 2174, 99999} {
+		b, _ := dom.Bin(j, v)
+		lo, hi := dom.BinRange(j, b)
+		if v < lo || v > hi {
+			t.Errorf("value %v in bin %d = %v..%v", v, b, lo, hi)
+		}
+		if x := dom.decodeCell(j, b, src); x != math.Trunc(x) || x < lo || x > hi {
+			t.Errorf("bin %d decodes to %v", b, x)
+		}
+	}
+}

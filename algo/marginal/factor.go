@@ -1,0 +1,120 @@
+package marginal
+
+import (
+	"slices"
+	"sync"
+)
+
+// Factors are tables over attribute sets laid out like Marginal (sorted
+// attributes, last fastest); the graphical model keeps log-potentials and
+// beliefs in them. These helpers are the few table operations inference
+// needs.
+
+// union returns the sorted union of two sorted attribute sets.
+func union(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// minus returns the sorted set a \ b.
+func minus(a, b []int) []int {
+	var out []int
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); !ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// newFactor returns a zero table over sorted attrs of a domain of sizes.
+func newFactor(sizes []int, attrs []int) *Marginal {
+	m := &Marginal{Attrs: slices.Clone(attrs), Sizes: make([]int, len(attrs))}
+	c := 1
+	for k, a := range attrs {
+		m.Sizes[k] = sizes[a]
+		c *= sizes[a]
+	}
+	m.Counts = make([]float64, c)
+	return m
+}
+
+// mustProject is projector for a subset the caller knows is one.
+func mustProject(m *Marginal, sub []int) []int32 {
+	p, _, err := projector(m, sub)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// projections caches projectors: a projector depends only on the table's
+// and the subset's attributes (the domain's sizes being fixed), and
+// inference asks for the same ones round after round.
+type projections struct {
+	mu sync.Mutex
+	m  map[string][]int32
+}
+
+// get returns the projector of table t onto sub.
+func (p *projections) get(t *Marginal, sub []int) []int32 {
+	if p == nil {
+		return mustProject(t, sub)
+	}
+	k := setKey(t.Attrs) + "|" + setKey(sub)
+	p.mu.Lock()
+	pr, ok := p.m[k]
+	p.mu.Unlock()
+	if ok {
+		return pr
+	}
+	pr = mustProject(t, sub)
+	p.mu.Lock()
+	if p.m == nil {
+		p.m = map[string][]int32{}
+	}
+	p.m[k] = pr
+	p.mu.Unlock()
+	return pr
+}
+
+// project sums t onto sub (sorted, ⊆ t.Attrs).
+func (p *projections) project(t *Marginal, sub []int) *Marginal {
+	pr := p.get(t, sub)
+	out := &Marginal{Attrs: slices.Clone(sub), Sizes: make([]int, len(sub))}
+	n := 1
+	for k, a := range sub {
+		out.Sizes[k] = t.Sizes[slices.Index(t.Attrs, a)]
+		n *= out.Sizes[k]
+	}
+	out.Counts = make([]float64, n)
+	for c, x := range pr {
+		out.Counts[x] += t.Counts[c]
+	}
+	return out
+}
+
+// product returns the table f·g over the union of their attributes.
+func (p *projections) product(sizes []int, f, g *Marginal) *Marginal {
+	h := newFactor(sizes, union(f.Attrs, g.Attrs))
+	pf, pg := p.get(h, f.Attrs), p.get(h, g.Attrs)
+	for c := range h.Counts {
+		h.Counts[c] = f.Counts[pf[c]] * g.Counts[pg[c]]
+	}
+	return h
+}

@@ -1,0 +1,489 @@
+package marginal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+)
+
+// Model is a graphical model over a discretised domain fitted to noisy
+// marginals (Private-PGM: McKenna, Sheldon & Miklau, "Graphical-model based
+// estimation and inference for differential privacy", ICML 2019). Its
+// distribution is p(x) ∝ exp(Σ_r θ_r(x_r)) over the measured attribute sets
+// r; a junction tree over those sets makes every marginal inside a clique
+// exact to compute. Beliefs are kept as counts summing to Total.
+type Model struct {
+	sizes []int
+	total float64
+	tree  *jtree
+	// sets are the measured attribute sets, theta their log-potentials.
+	sets  [][]int
+	theta []*Marginal
+	// home[r] is the clique holding sets[r]; toSet[r] projects its cells
+	// onto sets[r].
+	home  []int
+	toSet [][]int32
+	// toSep[c] projects clique c onto its separator with its parent,
+	// fromParent[c] the parent's cells onto the same separator.
+	toSep, fromParent [][]int32
+	// log[c] is the log-potential of clique c (the sum of the θ_r it
+	// holds), belief[c] its calibrated belief as counts.
+	log, belief []*Marginal
+	msg         [][]float64 // upward message of each clique
+	proj        *projections
+}
+
+// newModel lays out a model over the measured sets (each sorted; every
+// attribute is covered by the tree even when no set holds it).
+func newModel(sizes []int, sets [][]int, total float64) *Model {
+	m := &Model{sizes: sizes, total: total, tree: newJTree(sizes, sets), sets: sets, proj: &projections{}}
+	t := m.tree
+	k := len(t.cliques)
+	m.log, m.belief = make([]*Marginal, k), make([]*Marginal, k)
+	m.toSep, m.fromParent, m.msg = make([][]int32, k), make([][]int32, k), make([][]float64, k)
+	for c, cl := range t.cliques {
+		m.log[c] = newFactor(sizes, cl)
+		m.belief[c] = newFactor(sizes, cl)
+	}
+	for c := range t.cliques {
+		if p := t.parent[c]; p >= 0 {
+			m.toSep[c] = mustProject(m.log[c], t.sep[c])
+			m.fromParent[c] = mustProject(m.log[p], t.sep[c])
+			n := 1
+			for _, a := range t.sep[c] {
+				n *= sizes[a]
+			}
+			m.msg[c] = make([]float64, n)
+		}
+	}
+	m.home, m.toSet, m.theta = make([]int, len(sets)), make([][]int32, len(sets)), make([]*Marginal, len(sets))
+	for r, s := range sets {
+		m.home[r] = t.home(s)
+		m.toSet[r] = mustProject(m.log[m.home[r]], s)
+		m.theta[r] = newFactor(sizes, s)
+	}
+	return m
+}
+
+// propagate computes the calibrated beliefs of the current potentials by
+// two passes of sum-product over the tree. Each clique's potential is
+// exponentiated once, relative to its largest log-value; messages are
+// rescaled to a largest entry of 1, so nothing overflows and the final
+// normalisation to Total absorbs every scale.
+func (m *Model) propagate() {
+	t := m.tree
+	for _, f := range m.log {
+		clear(f.Counts)
+	}
+	for r, th := range m.theta {
+		lg, proj := m.log[m.home[r]].Counts, m.toSet[r]
+		for c, s := range proj {
+			lg[c] += th.Counts[s]
+		}
+	}
+	parallel(len(m.log), func(c int) {
+		lg, b := m.log[c].Counts, m.belief[c].Counts
+		top := math.Inf(-1)
+		for _, v := range lg {
+			top = math.Max(top, v)
+		}
+		for x, v := range lg {
+			b[x] = math.Exp(v - top)
+		}
+	}, func(c int) int { return len(m.log[c].Counts) })
+	// Upward: leaves first; a clique's message to its parent sums out what
+	// the parent lacks.
+	for i := len(t.order) - 1; i >= 0; i-- {
+		c := t.order[i]
+		if t.parent[c] < 0 {
+			continue
+		}
+		msg := m.msg[c]
+		sumProject(m.belief[c].Counts, m.toSep[c], msg)
+		rescale(msg)
+		bp := m.belief[t.parent[c]].Counts
+		for x, s := range m.fromParent[c] {
+			bp[x] *= msg[s]
+		}
+	}
+	// Downward: the parent's full belief summed onto the separator, over
+	// what the child sent up, is the child's missing evidence.
+	for _, c := range t.order {
+		p := t.parent[c]
+		if p < 0 {
+			continue
+		}
+		down := make([]float64, len(m.msg[c]))
+		sumProject(m.belief[p].Counts, m.fromParent[c], down)
+		for s, v := range m.msg[c] {
+			if v > 0 {
+				down[s] /= v
+			} else {
+				down[s] = 0
+			}
+		}
+		rescale(down)
+		bc := m.belief[c].Counts
+		for x, s := range m.toSep[c] {
+			bc[x] *= down[s]
+		}
+	}
+	for _, f := range m.belief {
+		s := 0.0
+		for _, v := range f.Counts {
+			s += v
+		}
+		k := m.total / s
+		for x := range f.Counts {
+			f.Counts[x] *= k
+		}
+	}
+}
+
+// sumProject writes into out the sums of v over the cells proj maps
+// together.
+func sumProject(v []float64, proj []int32, out []float64) {
+	clear(out)
+	for c, t := range proj {
+		out[t] += v[c]
+	}
+}
+
+// rescale divides v by its largest entry (if positive).
+func rescale(v []float64) {
+	top := 0.0
+	for _, x := range v {
+		top = math.Max(top, x)
+	}
+	if top > 0 {
+		for i := range v {
+			v[i] /= top
+		}
+	}
+}
+
+// parallel runs f(0..n−1) on both cores when the work (sum of size(i))
+// is large enough to pay for the goroutines.
+func parallel(n int, f func(int), size func(int) int) {
+	total := 0
+	for i := range n {
+		total += size(i)
+	}
+	if total < 1<<15 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for range 2 {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// setMarginal writes the model's marginal over sets[r] into out.
+func (m *Model) setMarginal(r int, out []float64) {
+	clear(out)
+	b := m.belief[m.home[r]].Counts
+	for c, s := range m.toSet[r] {
+		out[s] += b[c]
+	}
+}
+
+// Marginal returns the model's marginal over attrs (any attribute set;
+// sets outside one clique are computed by variable elimination over the
+// calibrated cliques).
+func (m *Model) Marginal(attrs []int) (*Marginal, error) {
+	a, err := normalise(attrs, len(m.sizes))
+	if err != nil {
+		return nil, err
+	}
+	if c := m.tree.home(a); c >= 0 {
+		return m.proj.project(m.belief[c], a), nil
+	}
+	return m.eliminate(a), nil
+}
+
+// eliminate computes the marginal over attrs from the calibrated tree:
+// p(x) = Π_c B_c / Π_s B_s over the smallest subtree covering attrs.
+// Cliques pass messages towards the subtree's top, each summing out all
+// but its separator and the wanted attributes it carries, so no table
+// grows beyond a clique times the carried attributes.
+func (m *Model) eliminate(attrs []int) *Marginal {
+	t := m.tree
+	keep := m.steiner(attrs)
+	pending := map[int][]*Marginal{}
+	for i := len(t.order) - 1; i >= 0; i-- {
+		c := t.order[i]
+		if !keep[c] {
+			continue
+		}
+		p := t.parent[c]
+		// Only the attributes the messages and the answer involve matter:
+		// sum the clique down to them before multiplying.
+		need := intersect(m.belief[c].Attrs, attrs)
+		if p >= 0 && keep[p] {
+			need = union(need, t.sep[c])
+		}
+		for _, msg := range pending[c] {
+			need = union(need, intersect(m.belief[c].Attrs, msg.Attrs))
+		}
+		f := m.proj.project(m.belief[c], need)
+		for _, msg := range pending[c] {
+			f = m.proj.product(m.sizes, f, msg)
+		}
+		if p < 0 || !keep[p] {
+			res := m.proj.project(f, attrs) // the subtree covers attrs
+			scale := m.total / res.Total()
+			for x := range res.Counts {
+				res.Counts[x] *= scale
+			}
+			return res
+		}
+		msg := m.proj.project(f, union(t.sep[c], intersect(f.Attrs, attrs)))
+		// Divide by the separator's belief: what the parent already has.
+		sep := m.proj.project(m.belief[c], t.sep[c])
+		proj := m.proj.get(msg, t.sep[c])
+		for x, s := range proj {
+			if v := sep.Counts[s]; v > 0 {
+				msg.Counts[x] /= v
+			}
+		}
+		pending[p] = append(pending[p], msg)
+	}
+	panic("marginal: steiner subtree has no top")
+}
+
+// steiner marks the cliques of the smallest subtree whose cliques cover
+// attrs: for each attribute one clique holding it, joined by tree paths.
+func (m *Model) steiner(attrs []int) []bool {
+	t := m.tree
+	keep := make([]bool, len(t.cliques))
+	var ends []int
+	for _, a := range attrs {
+		c := t.home([]int{a})
+		ends = append(ends, c)
+	}
+	depth := make([]int, len(t.cliques))
+	for _, c := range t.order {
+		if p := t.parent[c]; p >= 0 {
+			depth[c] = depth[p] + 1
+		}
+	}
+	keep[ends[0]] = true
+	for _, e := range ends[1:] {
+		a, b := ends[0], e
+		for a != b {
+			keep[a], keep[b] = true, true
+			if depth[a] >= depth[b] {
+				a = t.parent[a]
+			} else {
+				b = t.parent[b]
+			}
+		}
+		keep[a] = true
+	}
+	return keep
+}
+
+// EstimateOptions configure Estimate.
+type EstimateOptions struct {
+	// Total is the public record count the model's marginals sum to
+	// (required).
+	Total float64
+	// Iters is the number of mirror-descent steps (default 500).
+	Iters int
+	// Warm, if set, starts from the potentials of an earlier model for
+	// the attribute sets both measure.
+	Warm *Model
+}
+
+// Estimate fits a graphical model to noisy marginals by mirror descent on
+// the log-potentials (Private-PGM): it minimises
+// L(μ) = Σ_i ‖μ_{r_i} − y_i‖² / (2σ_i²) over the marginals μ a distribution
+// on the whole domain can have, so the fitted marginals are consistent
+// where the measured sets overlap, non-negative and sum to Total. Each step
+// moves θ_r against ∂L/∂μ_r with a backtracking step size. It uses only the
+// noisy measurements, so it is post-processing.
+func Estimate(ctx context.Context, sizes []int, ms []*Noisy, o EstimateOptions) (*Model, error) {
+	if !(o.Total > 0) || math.IsInf(o.Total, 0) {
+		return nil, fmt.Errorf("marginal: estimate: total %v must be positive", o.Total)
+	}
+	if o.Iters == 0 {
+		o.Iters = 500
+	}
+	if o.Iters < 0 {
+		return nil, fmt.Errorf("marginal: estimate: iterations %d", o.Iters)
+	}
+	groups, err := groupMeasurements(sizes, ms)
+	if err != nil {
+		return nil, err
+	}
+	sets := make([][]int, len(groups))
+	for r, g := range groups {
+		sets[r] = g.Attrs
+	}
+	m := newModel(sizes, sets, o.Total)
+	if o.Warm != nil {
+		m.warmFrom(o.Warm)
+		m.proj = o.Warm.proj
+	}
+	f := &fitter{m: m, groups: groups}
+	return m, f.run(ctx, o.Iters)
+}
+
+// warmFrom copies the potentials of the sets w also has.
+func (m *Model) warmFrom(w *Model) {
+	for r, s := range m.sets {
+		for q, t := range w.sets {
+			if slices.Equal(s, t) {
+				copy(m.theta[r].Counts, w.theta[q].Counts)
+			}
+		}
+	}
+}
+
+// groupMeasurements merges measurements of the same attribute set by
+// inverse-variance weighting (a sufficient statistic for the L2 loss).
+func groupMeasurements(sizes []int, ms []*Noisy) ([]*Noisy, error) {
+	byKey := map[string][]*Noisy{}
+	var keys []string
+	for _, n := range ms {
+		if n == nil || n.Marginal == nil {
+			return nil, fmt.Errorf("marginal: estimate: nil measurement")
+		}
+		if err := checkFits(sizes, n.Marginal); err != nil {
+			return nil, err
+		}
+		if !(n.Variance > 0) || math.IsInf(n.Variance, 0) {
+			return nil, fmt.Errorf("marginal: estimate: variance %v of %v must be positive", n.Variance, n.Attrs)
+		}
+		k := n.Key()
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], n)
+	}
+	out := make([]*Noisy, len(keys))
+	for i, k := range keys {
+		g, err := Merge(byKey[k]...)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = g
+	}
+	return out, nil
+}
+
+func checkFits(sizes []int, t *Marginal) error {
+	want, err := NewMarginal(sizes, t.Attrs)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(want.Attrs, t.Attrs) || !slices.Equal(want.Sizes, t.Sizes) || len(t.Counts) != len(want.Counts) {
+		return fmt.Errorf("marginal: measurement over %v does not fit the domain", t.Attrs)
+	}
+	return nil
+}
+
+// fitter runs mirror descent for a model.
+type fitter struct {
+	m      *Model
+	groups []*Noisy
+	mu     [][]float64 // current model marginal of each set
+}
+
+// loss evaluates L and its gradient with respect to each set's marginal.
+func (f *fitter) loss(grad [][]float64) float64 {
+	l := 0.0
+	for r, g := range f.groups {
+		f.m.setMarginal(r, f.mu[r])
+		w := 1 / g.Variance
+		for x, v := range f.mu[r] {
+			d := v - g.Counts[x]
+			l += 0.5 * w * d * d
+			grad[r][x] = w * d
+		}
+	}
+	return l
+}
+
+func (f *fitter) run(ctx context.Context, iters int) error {
+	m := f.m
+	k := len(f.groups)
+	f.mu = make([][]float64, k)
+	grad, newGrad, old, prevMu := make([][]float64, k), make([][]float64, k), make([][]float64, k), make([][]float64, k)
+	minVar := math.Inf(1)
+	for r, g := range f.groups {
+		n := len(g.Counts)
+		f.mu[r], grad[r], newGrad[r], old[r], prevMu[r] = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+		minVar = math.Min(minVar, g.Variance)
+	}
+	m.propagate()
+	cur := f.loss(grad)
+	// A step of α moves log μ by about α·(μ − y)/σ²; α = σ²/n keeps the
+	// first step within the distribution's scale, and the line search
+	// adapts it from there.
+	alpha := minVar / m.total
+	for it := 0; it < iters; it++ {
+		if it%16 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for r := range m.theta {
+			copy(old[r], m.theta[r].Counts)
+			copy(prevMu[r], f.mu[r])
+		}
+		alpha *= 2
+		accepted := false
+		for try := 0; try < 30; try++ {
+			for r, th := range m.theta {
+				for x := range th.Counts {
+					th.Counts[x] = old[r][x] - alpha*grad[r][x]
+				}
+			}
+			m.propagate()
+			next := f.loss(newGrad)
+			// Armijo: the decrease must be at least half what the linear
+			// model of L predicts for the step actually taken.
+			pred := 0.0
+			for r := range grad {
+				for x, g := range grad[r] {
+					pred += g * (prevMu[r][x] - f.mu[r][x])
+				}
+			}
+			if cur-next >= 0.5*pred {
+				cur, accepted = next, true
+				grad, newGrad = newGrad, grad
+				break
+			}
+			alpha /= 2
+		}
+		if !accepted {
+			for r := range m.theta {
+				copy(m.theta[r].Counts, old[r])
+			}
+			m.propagate()
+			f.loss(grad)
+			break
+		}
+	}
+	return nil
+}
