@@ -42,6 +42,8 @@ func newConsortiumInitCmd() *cobra.Command {
 every member without one, a certificate naming it dppub://<consortium>/<role>/<name>
 and its private key, in the file's certs directory. Run it again after adding
 members: existing certificates are kept and checked.`,
+		Example: `  dppub consortium demo --method ppca-dp-mh --dir demo
+  dppub consortium init --config demo/consortium.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if config == "" {
@@ -84,6 +86,8 @@ func newConsortiumBudgetCmd() *cobra.Command {
 		Long: `Prints the lifetime budget, what is spent and what remains for the member's
 dataset, and every recorded charge, after checking the ledger's consistency.
 The member's server must be stopped: a ledger is used by one process at a time.`,
+		Example: `  dppub consortium budget --config demo/consortium.json --member owner-1
+  dppub consortium budget --config demo/consortium.json --member owner-1 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if config == "" || member == "" {

@@ -15,6 +15,8 @@ func newDatasetsCmd() *cobra.Command {
 		Long: `List the datasets dppub knows by name. Embedded ones are compiled into the
 binary; external ones are read from $DPPUB_DATA/<name> or ../shared/data/<name>
 when present. Use a name with --dataset.`,
+		Example: `  dppub datasets
+  dppub publish ppca-dp-mh --dataset adult --parties 3 --epsilon 1 --out adult-synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)

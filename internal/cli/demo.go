@@ -86,6 +86,8 @@ schemas, and one CSV per data owner, for the method chosen by --method:
 ` + demoHelp + `Then run
   dppub consortium init --config DIR/consortium.json
 and follow the README's multi-machine walkthrough.`,
+		Example: `  dppub consortium demo --method mul-lda-dp --dataset nltcs --owners 3 --dir demo-lda
+  dppub consortium demo --method pdp-mvds --dataset adult --owners 2 --rows 2000 --dir demo-pdp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if owners < 1 || owners > 50 {

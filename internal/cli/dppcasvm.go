@@ -317,7 +317,7 @@ exceeds 0.90 for ε > 0.005.
 Examples:
   dppub eval dppca-svm --figure 2 --reps 3 --out fig2.csv
   dppub eval dppca-svm --table 3 --out table3.csv
-  dppub eval dppca-svm --write-covtype-like covtype-like.csv   (for bench/sklearn_pca_svc.py)`,
+  dppub eval dppca-svm --write-covtype-like covtype-like.csv   # for bench/sklearn_pca_svc.py`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEvalDPPCA(cmd, f) },
 	}

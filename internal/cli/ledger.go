@@ -76,6 +76,8 @@ also each payload (JSON payloads indented: e.g. the session records of
 ` + "`dppub run --ledger`" + `, with every published file's SHA-256 and every
 participant's charges). Nothing is verified (use verify) and nothing on
 disk changes.`,
+		Example: `  dppub ledger show ./ledger
+  dppub ledger show ./ledger --payload`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			l, err := openLedgerReadOnly(args[0], ledger.Keyring{})

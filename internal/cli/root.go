@@ -63,6 +63,7 @@ Start with:
 		root.AddCommand(c())
 	}
 	plainFlagHelp(root)
+	examplesFromLong(root)
 	return root
 }
 
