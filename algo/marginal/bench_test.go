@@ -66,3 +66,93 @@ func BenchmarkGUMRoundBig5(b *testing.B)  { benchGUM(b, "big5", 1) }
 // Adult and 20 s on Big5.
 func BenchmarkGUMAdult(b *testing.B) { benchGUM(b, "adult", 0) }
 func BenchmarkGUMBig5(b *testing.B)  { benchGUM(b, "big5", 0) }
+
+// adaptiveRun runs the adaptive method on a dataset at the ρ of
+// (ε, δ) = (1, 1e-5) and returns its result.
+func adaptiveRun(b *testing.B, name string) (*Result, *Domain, *Dataset, float64) {
+	b.Helper()
+	dom, ds := load(b, name)
+	rho, err := RhoFor(1, 1e-5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return engineRun(b, dom, ds, rho, Options{Method: MethodAdaptive}, 1), dom, ds, rho
+}
+
+// The whole adaptive engine at ε = 1 (selection rounds, inference,
+// sampling).
+func benchAdaptive(b *testing.B, name string) {
+	var res *Result
+	for b.Loop() {
+		res, _, _, _ = adaptiveRun(b, name)
+	}
+	b.ReportMetric(float64(len(res.Rounds)), "rounds")
+}
+
+func BenchmarkAdaptiveAdult(b *testing.B) { benchAdaptive(b, "adult") }
+func BenchmarkAdaptiveBig5(b *testing.B)  { benchAdaptive(b, "big5") }
+
+// Inference alone: fitting the final model (500 mirror-descent steps,
+// cold start) to the measurements an adaptive run made.
+func benchEstimate(b *testing.B, name string) {
+	res, dom, ds, _ := adaptiveRun(b, name)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Estimate(context.Background(), dom.Sizes(), res.Measured, EstimateOptions{Total: float64(ds.Len())}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(res.Model.tree.cells(), "model-cells")
+}
+
+func BenchmarkEstimateAdult(b *testing.B) { benchEstimate(b, "adult") }
+func BenchmarkEstimateBig5(b *testing.B)  { benchEstimate(b, "big5") }
+
+// Selection alone: one round's query (model estimates of every candidate)
+// and permute-and-flip over the true counts, on the final model.
+func benchSelect(b *testing.B, name string) {
+	res, dom, ds, _ := adaptiveRun(b, name)
+	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e9)}, Source: randx.NewSeeded(4)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cands, weights := candidates(DefaultWorkload(dom.Len(), -1))
+	a := &adaptive{engine: &engine{o: Options{Domain: dom}}, ao: AdaptiveOptions{MaxCells: DefaultModelCells}, rho: 1, used: 1,
+		cands: cands, weights: weights, model: res.Model}
+	b.ResetTimer()
+	for b.Loop() {
+		q := a.query(DefaultModelCells, 10)
+		if _, err := m.Select(context.Background(), q, Choice{Purpose: "bench", Parties: []int{0}, Epsilon: 0.1, Sensitivity: q.SelectSensitivity()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(cands)), "candidates")
+}
+
+func BenchmarkSelectAdult(b *testing.B) { benchSelect(b, "adult") }
+func BenchmarkSelectBig5(b *testing.B)  { benchSelect(b, "big5") }
+
+// Measurement alone: a noisy 2-way and 3-way marginal through the local
+// measurer (count, charge, discrete Gaussian on the grid).
+func benchMeasure(b *testing.B, name string) {
+	_, ds := load(b, name)
+	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e12)}, Source: randx.NewSeeded(4)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	noise, err := Calibrate(Gaussian, CountL1, CountL2, 0.001)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := Release{Purpose: "bench", Parties: []int{0}, Noise: noise}
+	for b.Loop() {
+		for _, s := range [][]int{{0, 1}, {0, 1, 2}} {
+			if _, err := m.Marginal(context.Background(), s, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkMeasureAdult(b *testing.B) { benchMeasure(b, "adult") }
+func BenchmarkMeasureBig5(b *testing.B)  { benchMeasure(b, "big5") }

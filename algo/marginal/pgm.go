@@ -32,6 +32,7 @@ type Model struct {
 	// holds), belief[c] its calibrated belief as counts.
 	log, belief []*Marginal
 	msg         [][]float64 // upward message of each clique
+	pot         [][]float64 // exp of log, scaled per clique
 	proj        *projections
 }
 
@@ -73,7 +74,6 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 // rescaled to a largest entry of 1, so nothing overflows and the final
 // normalisation to Total absorbs every scale.
 func (m *Model) propagate() {
-	t := m.tree
 	for _, f := range m.log {
 		clear(f.Counts)
 	}
@@ -83,8 +83,14 @@ func (m *Model) propagate() {
 			lg[c] += th.Counts[s]
 		}
 	}
+	if m.pot == nil {
+		m.pot = make([][]float64, len(m.log))
+		for c, f := range m.log {
+			m.pot[c] = make([]float64, len(f.Counts))
+		}
+	}
 	parallel(len(m.log), func(c int) {
-		lg, b := m.log[c].Counts, m.belief[c].Counts
+		lg, b := m.log[c].Counts, m.pot[c]
 		top := math.Inf(-1)
 		for _, v := range lg {
 			top = math.Max(top, v)
@@ -93,6 +99,16 @@ func (m *Model) propagate() {
 			b[x] = math.Exp(v - top)
 		}
 	}, func(c int) int { return len(m.log[c].Counts) })
+	m.calibrate()
+}
+
+// calibrate runs sum-product from the linear potentials pot (each scaled
+// to a largest entry of about 1) to the beliefs.
+func (m *Model) calibrate() {
+	t := m.tree
+	for c, b := range m.belief {
+		copy(b.Counts, m.pot[c])
+	}
 	// Upward: leaves first; a clique's message to its parent sums out what
 	// the parent lacks.
 	for i := len(t.order) - 1; i >= 0; i-- {
@@ -424,6 +440,30 @@ func (f *fitter) loss(grad [][]float64) float64 {
 	return l
 }
 
+// step sets θ = old − α·grad and the linear potentials to match,
+// multiplying the previous ones by exp(−α·grad) broadcast over each
+// clique (exponentials over the measured sets' cells only, not the
+// cliques'), then calibrates.
+func (f *fitter) step(old, potOld, grad [][]float64, alpha float64) {
+	m := f.m
+	for c, p := range m.pot {
+		copy(p, potOld[c])
+	}
+	for r, th := range m.theta {
+		e := make([]float64, len(th.Counts))
+		for x := range th.Counts {
+			th.Counts[x] = old[r][x] - alpha*grad[r][x]
+			e[x] = math.Exp(-alpha * grad[r][x])
+		}
+		p := m.pot[m.home[r]]
+		for c, s := range m.toSet[r] {
+			p[c] *= e[s]
+		}
+	}
+	parallel(len(m.pot), func(c int) { rescale(m.pot[c]) }, func(c int) int { return len(m.pot[c]) })
+	m.calibrate()
+}
+
 func (f *fitter) run(ctx context.Context, iters int) error {
 	m := f.m
 	k := len(f.groups)
@@ -437,6 +477,10 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 	}
 	m.propagate()
 	cur := f.loss(grad)
+	potOld := make([][]float64, len(m.pot))
+	for c, p := range m.pot {
+		potOld[c] = make([]float64, len(p))
+	}
 	// A step of α moves log μ by about α·(μ − y)/σ²; α = σ²/n keeps the
 	// first step within the distribution's scale, and the line search
 	// adapts it from there.
@@ -451,15 +495,13 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 			copy(old[r], m.theta[r].Counts)
 			copy(prevMu[r], f.mu[r])
 		}
+		for c, p := range m.pot {
+			copy(potOld[c], p)
+		}
 		alpha *= 2
 		accepted := false
 		for try := 0; try < 30; try++ {
-			for r, th := range m.theta {
-				for x := range th.Counts {
-					th.Counts[x] = old[r][x] - alpha*grad[r][x]
-				}
-			}
-			m.propagate()
+			f.step(old, potOld, grad, alpha)
 			next := f.loss(newGrad)
 			// Armijo: the decrease must be at least half what the linear
 			// model of L predicts for the step actually taken.

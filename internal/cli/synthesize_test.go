@@ -64,6 +64,9 @@ func TestSynthesizeBadInput(t *testing.T) {
 		{"bad score", []string{"--input", in, "--schema", schema, "--score", "mi"}, "--score"},
 		{"no schema", []string{"--input", in}, "--schema"},
 		{"both sources", []string{"--input", in, "--dataset", "adult"}, "not both"},
+		{"epsilon and rho", []string{"--input", in, "--schema", schema, "--epsilon", "1", "--rho", "0.5"}, "--epsilon"},
+		{"epsilon and parties", []string{"--input", in, "--schema", schema, "--epsilon", "1", "--parties", "2"}, "--epsilon"},
+		{"bad method", []string{"--input", in, "--schema", schema, "--method", "mst"}, "--method"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,5 +103,21 @@ func TestEvalSynthWritesCSVAndPlots(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "eval", "pdp-mvds", "--figure", "3"); code == 0 || !strings.Contains(stderr, "--figure must be 1 or 2") {
 		t.Errorf("figure 3: exit %d, %q", code, stderr)
+	}
+}
+
+// --epsilon/--delta: the owner's budget as (ε, δ); the output states the
+// conversion to ρ.
+func TestSynthesizeEpsilonDelta(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeFile(t, dir, "s.json", schemaJSON)
+	in := writeFile(t, dir, "in.csv", csvRows(300))
+	out := filepath.Join(dir, "synth.csv")
+	code, stdout, stderr := run(t, "synthesize", "--input", in, "--schema", schema, "--epsilon", "1", "--delta", "1e-5", "--seed", "3", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "(ε, δ) = (1, 1e-05) → ρ = 0.0305") || !strings.Contains(stdout, "Wasserstein-1") {
+		t.Errorf("stdout lacks the conversion or the numeric distances:\n%s", stdout)
 	}
 }
