@@ -118,8 +118,8 @@ Example:
 			if err := f.check(); err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("parties") && f.owners.parties != 1 {
-				return usagef("privbayes has one central owner; --parties must be 1, got %d (use dp-subn3 for several owners)", f.owners.parties)
+			if (cmd.Flags().Changed("owners") || cmd.Flags().Changed("parties")) && f.owners.parties != 1 {
+				return usagef("privbayes has one central owner; --owners must be 1, got %d (use dp-subn3 for several owners)", f.owners.parties)
 			}
 			if f.owners.dataset != "" {
 				f.owners.parties = 1
@@ -159,7 +159,7 @@ one. Each owner spends its own ε.
 ` + bayesNetDetails + `
 
 Example:
-  dppub publish dp-subn3 --dataset adult --parties 3 --epsilon 0.2 --out adult-synth.csv`,
+  dppub publish dp-subn3 --dataset adult --owners 3 --epsilon 0.2 --out adult-synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.check(); err != nil {

@@ -56,7 +56,7 @@ func TestPublishPrivBayesAndDPSUBN3OnCSV(t *testing.T) {
 func TestPublishBaselinesBadUsage(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"publish", "privbayes", "--dataset", "nltcs", "--parties", "3", "--out", filepath.Join(dir, "x.csv")},
+		{"publish", "privbayes", "--dataset", "nltcs", "--owners", "3", "--out", filepath.Join(dir, "x.csv")},
 		{"publish", "privbayes", "--dataset", "nltcs", "--beta", "1", "--out", filepath.Join(dir, "x.csv")},
 		{"publish", "dp-subn3", "--dataset", "nltcs", "--score", "f", "--out", filepath.Join(dir, "x.csv")},
 		{"publish", "dp-subn3", "--dataset", "nltcs"},

@@ -16,7 +16,7 @@ func newDatasetsCmd() *cobra.Command {
 binary; external ones are read from $DPPUB_DATA/<name> or ../shared/data/<name>
 when present. Use a name with --dataset.`,
 		Example: `  dppub datasets
-  dppub publish ppca-dp-mh --dataset adult --parties 3 --epsilon 1 --out adult-synth.csv`,
+  dppub publish ppca-dp-mh --dataset adult --owners 3 --epsilon 1 --out adult-synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)

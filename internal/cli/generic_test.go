@@ -27,7 +27,7 @@ func TestGenericPublishEqualsOwnCommand(t *testing.T) {
 	})
 	dir := t.TempDir()
 	own, generic := filepath.Join(dir, "own.csv"), filepath.Join(dir, "generic.csv")
-	if code, _, stderr := run(t, "publish", "dp-subn3", "--dataset", "nltcs", "--parties", "3", "--epsilon", "1",
+	if code, _, stderr := run(t, "publish", "dp-subn3", "--dataset", "nltcs", "--owners", "3", "--epsilon", "1",
 		"--seed", "5", "--out", own); code != 0 {
 		t.Fatalf("own command: exit %d: %s", code, stderr)
 	}

@@ -40,10 +40,13 @@ type ownerFlags struct {
 }
 
 func (o *ownerFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among --parties owners")
-	fs.StringArrayVar(&o.inputs, "input", nil, "CSV/TSV file (gzip allowed) with a header row; repeat once per owner, or give one file and --parties")
+	fs.StringVar(&o.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among --owners owners")
+	fs.StringArrayVar(&o.inputs, "input", nil, "CSV/TSV file (gzip allowed) with a header row; repeat once per owner, or give one file and --owners")
 	fs.StringVar(&o.schema, "schema", "", "schema JSON for --input files (see README: column kinds and public bounds)")
-	fs.IntVar(&o.parties, "parties", 0, "number of owners to split one table into (default 3 for --dataset, 1 per --input file)")
+	fs.IntVar(&o.parties, "owners", 0, "number of owners of rows to split one table into (default 3 for --dataset, 1 per --input file)")
+	// --parties names parties of columns elsewhere; kept here for old scripts.
+	fs.IntVar(&o.parties, "parties", 0, "")
+	_ = fs.MarkDeprecated("parties", "owners of rows are --owners; --parties is for parties of columns")
 }
 
 // load returns one table per owner.
@@ -54,7 +57,7 @@ func (o *ownerFlags) load(src *randx.Source) ([]*data.Table, error) {
 	case o.dataset == "" && len(o.inputs) == 0:
 		return nil, usagef("no data: give --dataset NAME or --input FILE")
 	case o.parties < 0:
-		return nil, usagef("--parties must be positive, got %d", o.parties)
+		return nil, usagef("--owners must be positive, got %d", o.parties)
 	}
 	if o.dataset != "" {
 		t, err := datasets.Load(o.dataset)
@@ -80,7 +83,7 @@ func (o *ownerFlags) load(src *randx.Source) ([]*data.Table, error) {
 	}
 	if len(tables) > 1 {
 		if o.parties != 0 && o.parties != len(tables) {
-			return nil, usagef("--parties %d does not match the %d --input files", o.parties, len(tables))
+			return nil, usagef("--owners %d does not match the %d --input files", o.parties, len(tables))
 		}
 		return tables, nil
 	}
@@ -157,7 +160,7 @@ func (o *outputFlags) publishTable(cmd *cobra.Command, t *data.Table, r *privacy
 		return err
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprint(w, r.Text())
+	printReport(cmd, w, r)
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
 		t.Len(), len(t.Schema.Attributes), o.out, o.report)
 	return nil

@@ -81,7 +81,7 @@ Noise (Mul-LDA-DP):
   independent           each owner adds the full noise (no dealer)
 
 Examples:
-  dppub publish mul-lda-dp --dataset adult --label income --parties 3 \
+  dppub publish mul-lda-dp --dataset adult --label income --owners 3 \
       --epsilon 1 --delta 1e-5 --ledger ./ledger --out adult-lda.csv
   dppub publish mul-lda-dp --input a.csv --input b.csv --schema s.json --label y \
       --epsilon 0.5 --delta 1e-6 --noise independent --out proj.csv`
@@ -178,7 +178,7 @@ func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, res *publish.LDAResult) er
 
 func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res *publish.LDAResult) error {
 	w := cmd.OutOrStdout()
-	fmt.Fprint(w, res.Report.Text())
+	printReport(cmd, w, res.Report)
 	_, d := res.Directions.Dims()
 	fmt.Fprintf(w, "\nWrote %d labelled projections (d = %d) to %s, the model to %s and the report to %s\n",
 		res.Published.Len(), d, f.out, f.model, f.report)
@@ -200,8 +200,9 @@ func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res 
 		return nil // e.g. a single class was drawn: no utility line
 	}
 	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
-	fmt.Fprintf(w, "  an SVM trained on the published projections misclassifies %.1f%% of your own rows\n",
-		100*learn.MisclassificationRate(clf.PredictAll(z), y))
+	miss := learn.MisclassificationRate(clf.PredictAll(z), y)
+	fmt.Fprintf(w, "  an SVM trained on the published projections misclassifies %.1f%% of your own rows\n", 100*miss)
+	noteQuality(cmd, "svm_on_projections_misclassification", miss)
 	fmt.Fprintf(w, "  protocol: %d messages, %.2f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)

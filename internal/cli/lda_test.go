@@ -77,7 +77,7 @@ func TestPublishLDABadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"lda-dp", "--dataset", "nltcs", "--parties", "2"}, "one owner"},
+		{[]string{"lda-dp", "--dataset", "nltcs", "--owners", "2"}, "one owner"},
 		{[]string{"lda-dp", "--dataset", "nltcs", "--label", "money", "--calibration", "loose"}, `"loose"`},
 		{[]string{"mul-lda-dp", "--dataset", "nltcs", "--label", "money", "--noise", "shared"}, `"shared"`},
 		{[]string{"mul-lda-dp", "--dataset", "nltcs", "--label", "nope"}, "nope"},

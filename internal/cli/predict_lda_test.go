@@ -21,7 +21,7 @@ func TestPredictLDAModelBeatsMajority(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"mul-lda-dp nltcs money", []string{"mul-lda-dp", "--dataset", "nltcs", "--label", "money", "--parties", "3"}},
+		{"mul-lda-dp nltcs money", []string{"mul-lda-dp", "--dataset", "nltcs", "--label", "money", "--owners", "3"}},
 		{"lda-dp adult income", []string{"lda-dp", "--dataset", "adult"}},
 		{"lda-dp adult degree", []string{"lda-dp", "--dataset", "adult", "--label", "education",
 			"--positive", "Bachelors,Masters,Doctorate,Prof-school"}},

@@ -74,7 +74,7 @@ Noise modes:
                        accuracy no longer falls as owners are added
 
 Examples:
-  dppub publish ppca-dp-mh --dataset adult --parties 3 --epsilon 1 --out adult-synth.csv
+  dppub publish ppca-dp-mh --dataset adult --owners 3 --epsilon 1 --out adult-synth.csv
   dppub publish ppca-dp-mh --input a.csv --input b.csv --schema s.json \
       --epsilon 0.5 --mechanism gaussian --delta 1e-6 --noise secure-aggregate --out synth.csv`,
 		Args: cobra.NoArgs,
@@ -121,6 +121,7 @@ func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *publish.PPC
 	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
 	fmt.Fprintf(w, "  model: k = %d components of p = %d, noise variance σ² = %.4g\n", res.Model.K, res.Encoder.Dim(), res.Model.Sigma2)
 	fmt.Fprintf(w, "  mean total-variation distance of the one-way marginals: %.3f (worst: %s %.3f)\n", mean, names[0], per[names[0]])
+	noteQuality(cmd, "mean_one_way_tvd", mean)
 	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)

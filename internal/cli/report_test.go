@@ -133,7 +133,7 @@ func TestReportPaperCalibrationStatesActual(t *testing.T) {
 		actual float64 // exact actual ε, when known in advance
 	}{
 		// Adult, p = 106: (p+1)/4 = 26.75 on the second moment plus 0.5 on the mean.
-		{"ppca-dp-mh", []string{"publish", "ppca-dp-mh", "--dataset", "adult", "--parties", "2", "--epsilon", "1", "--calibration", "paper"},
+		{"ppca-dp-mh", []string{"publish", "ppca-dp-mh", "--dataset", "adult", "--owners", "2", "--epsilon", "1", "--calibration", "paper"},
 			privacy.ExceedsClaim, 27.25},
 		{"mp-crdp", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--utility", "u1", "--release", "queries", "--num-queries", "20",
 			"--calibration", "paper"}, privacy.ExceedsClaim, 0},
