@@ -184,7 +184,7 @@ func runPublishDPPCA(cmd *cobra.Command, m dppca.Method, f *dppcaFlags) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprint(w, res.Report.Text())
+	printReport(cmd, w, res.Report)
 	fmt.Fprintf(w, "\nWrote the model to %s and the report to %s\n", f.out, f.report)
 	return printDPPCAUtility(w, o.Table, res)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Every runnable command has an example in its help, and every example is
@@ -45,6 +46,11 @@ func checkExamples(t *testing.T, c *cobra.Command) {
 			t.Errorf("%q: %v", line, err)
 			continue
 		}
+		found.Flags().Visit(func(fl *pflag.Flag) {
+			if fl.Deprecated != "" {
+				t.Errorf("%q uses the deprecated --%s (%s)", line, fl.Name, fl.Deprecated)
+			}
+		})
 		if err := found.ValidateArgs(found.Flags().Args()); err != nil {
 			t.Errorf("%q: %v", line, err)
 		}

@@ -80,7 +80,8 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 		return err
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprint(w, run.Outcome.Report.Text())
+	printReport(cmd, w, run.Outcome.Report)
+	noteQuality(cmd, "summary", run.Outcome.Summary)
 	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
 	for _, file := range run.Outcome.Files {
 		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)

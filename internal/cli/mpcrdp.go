@@ -139,8 +139,9 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprint(w, res.Report.Text())
+	printReport(cmd, w, res.Report)
 	fmt.Fprintf(w, "\nData: %s\nWrote the %s to %s and the report to %s\n", desc, f.settings.Release, f.out, f.report)
+	noteQuality(cmd, "mcd", res.Result.MCD)
 	return printMPCRDPSummary(w, f.settings.Config, len(parties), res)
 }
 

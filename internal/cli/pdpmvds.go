@@ -141,7 +141,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprint(w, res.Report.Text())
+	printReport(cmd, w, res.Report)
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s, the privacy report to %s and the protocol report to %s\n",
 		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report, f.protoReport)
 	printPhases(w, res)
@@ -152,6 +152,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	fmt.Fprintf(w, "\nUtility (computed on the joined real data, for the owners' eyes only; not published):\n")
 	fmt.Fprintf(w, "  mean total-variation distance %.4f (1-way %.4f, 2-way %.4f); %d of %d pairs selected; %d marginals measured\n",
 		tv.All, tv.OneWay, tv.TwoWay, len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
+	noteQuality(cmd, "mean_tvd", map[string]float64{"all": tv.All, "one_way": tv.OneWay, "two_way": tv.TwoWay})
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}

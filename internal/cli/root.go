@@ -62,6 +62,7 @@ Start with:
 	for _, c := range topCommands {
 		root.AddCommand(c())
 	}
+	registerOutputMode(root)
 	plainFlagHelp(root)
 	examplesFromLong(root)
 	return root

@@ -139,6 +139,8 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 		removeAll(written)
 		return fmt.Errorf("nothing published: %w", err)
 	}
+	noteReport(cmd, res.Report)
+	noteQuality(cmd, "summary", res.Summary)
 	printOutcome(cmd.OutOrStdout(), f, res)
 	if rec != nil {
 		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
