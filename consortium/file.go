@@ -61,8 +61,12 @@ type Dataset struct {
 	// Name keys the dataset in the budget ledger (default: the member name).
 	Name string `json:"name,omitempty"`
 	// Path is a CSV/TSV file with a header row, relative to the file.
-	Path string `json:"path"`
-	// Schema is the schema JSON of Path, relative to the file.
+	Path string `json:"path,omitempty"`
+	// Statistics, instead of Path, is a statistics file the owner computed
+	// elsewhere with the same encoding (the Beam pipeline in beam/, see
+	// package ownerstats), for methods that need only statistics.
+	Statistics string `json:"statistics,omitempty"`
+	// Schema is the schema JSON of the data, relative to the file.
 	Schema string `json:"schema"`
 }
 
@@ -272,8 +276,8 @@ func (m Member) validate() error {
 		return fmt.Errorf("consortium: member %q must give both a dataset and a lifetime budget, or neither", m.Name)
 	}
 	if m.Dataset != nil {
-		if m.Dataset.Path == "" || m.Dataset.Schema == "" {
-			return fmt.Errorf("consortium: member %q's dataset needs a path and a schema", m.Name)
+		if (m.Dataset.Path == "") == (m.Dataset.Statistics == "") || m.Dataset.Schema == "" {
+			return fmt.Errorf("consortium: member %q's dataset needs a schema and a path or a statistics file (one of them)", m.Name)
 		}
 		if m.Dataset.Name != "" {
 			if err := CheckName("dataset", m.Dataset.Name); err != nil {

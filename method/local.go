@@ -3,6 +3,7 @@ package method
 import (
 	"context"
 	"fmt"
+	"github.com/dppub/dppub/ownerstats"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/privacy"
@@ -18,6 +19,10 @@ type LocalOptions struct {
 	// tables of the members that hold data, by name.
 	Members map[string][]string
 	Data    map[string]*data.Table
+	// Stats, instead of Data, are members' statistics computed elsewhere,
+	// under the public Schemas given (Schemas is otherwise read off Data).
+	Stats   map[string]*ownerstats.Statistics
+	Schemas []data.Schema
 	// Attach gives a member (by name) or the coordinator (by its name) a
 	// method-specific attachment.
 	Attach map[string]any
@@ -62,7 +67,7 @@ func BuildLocal(s Spec, st Settings, o LocalOptions) (*Built, error) {
 	}
 	st.SetDefaults()
 	if d, ok := st.(RecordDefaults); ok {
-		if n := smallestTable(o.Data); n > 0 {
+		if n := smallestTable(o.Data, o.Stats); n > 0 {
 			d.DefaultRecords(n)
 		}
 	}
@@ -122,6 +127,9 @@ func RunLocal(ctx context.Context, s Spec, st Settings, o LocalOptions) (*Run, e
 // localSchemas are the public schemas of the members' tables: the first
 // table's for a Rows method, every party's in order for Columns.
 func localSchemas(s Spec, o LocalOptions) []data.Schema {
+	if len(o.Schemas) > 0 {
+		return o.Schemas
+	}
 	var out []data.Schema
 	for _, role := range s.MemberRoles {
 		for _, name := range o.Members[role] {
@@ -141,7 +149,10 @@ func localSchemas(s Spec, o LocalOptions) []data.Schema {
 // localMember builds one member's role with an accountant for its budget
 // and a child of the run's randomness when it draws.
 func localMember(sess Session, m Member, o LocalOptions, src *randx.Source, sum *Facts) (protocol.Role, *privacy.Accountant, error) {
-	l := Local{Name: m.Name, Table: o.Data[m.Name], Attach: o.Attach[m.Name], Facts: &Facts{}}
+	l := Local{Name: m.Name, Table: o.Data[m.Name], Statistics: o.Stats[m.Name], Attach: o.Attach[m.Name], Facts: &Facts{}}
+	if l.Statistics != nil && len(o.Schemas) == 1 {
+		l.Schema = o.Schemas[0]
+	}
 	if m.Draws {
 		l.Source = src.Child()
 	}
@@ -158,11 +169,23 @@ func localMember(sess Session, m Member, o LocalOptions, src *randx.Source, sum 
 	return role, l.Accountant, err
 }
 
-func smallestTable(ts map[string]*data.Table) int {
+// smallestTable is the smallest record count among the members' tables
+// and statistics.
+func smallestTable(ts map[string]*data.Table, stats map[string]*ownerstats.Statistics) int {
 	n := 0
+	take := func(m int) {
+		if n == 0 || m < n {
+			n = m
+		}
+	}
 	for _, t := range ts {
-		if t != nil && (n == 0 || t.Len() < n) {
-			n = t.Len()
+		if t != nil {
+			take(t.Len())
+		}
+	}
+	for _, st := range stats {
+		if st != nil && st.Moments != nil {
+			take(st.Moments.N)
 		}
 	}
 	return n

@@ -2,6 +2,7 @@ package method
 
 import (
 	"fmt"
+	"github.com/dppub/dppub/ownerstats"
 	"log/slog"
 
 	"github.com/dppub/dppub/data"
@@ -61,6 +62,11 @@ type Local struct {
 	// Table is the member's own data in its own schema (nil for members
 	// that hold none); the session checks it against what it expects.
 	Table *data.Table
+	// Statistics, instead of Table, are the member's exact statistics
+	// computed elsewhere (a statistics file of the Beam pipeline) under its
+	// own Schema; only methods that need statistics alone accept them.
+	Statistics *ownerstats.Statistics
+	Schema     data.Schema
 	// Accountant holds the member's budget for the session and is charged
 	// by the role before any noisy value leaves.
 	Accountant *privacy.Accountant
@@ -209,6 +215,9 @@ type RecordDefaults interface {
 // SharedTable returns the member's table after checking that its schema
 // is the session's shared one (a method of owners of rows).
 func (l Local) SharedTable(schema data.Schema) (*data.Table, error) {
+	if l.Table == nil && l.Statistics != nil {
+		return nil, fmt.Errorf("%s brings statistics, but this method needs its rows", l.Name)
+	}
 	if l.Table == nil {
 		return nil, fmt.Errorf("%s holds no data", l.Name)
 	}
@@ -216,6 +225,19 @@ func (l Local) SharedTable(schema data.Schema) (*data.Table, error) {
 		return nil, fmt.Errorf("%s's schema differs from the session's", l.Name)
 	}
 	return l.Table, nil
+}
+
+// SharedStatistics returns the member's statistics after checking that
+// the schema they were computed under is the session's shared one; nil
+// when the member brings rows instead.
+func (l Local) SharedStatistics(schema data.Schema) (*ownerstats.Statistics, error) {
+	if l.Statistics == nil {
+		return nil, nil
+	}
+	if !l.Schema.Equal(schema) {
+		return nil, fmt.Errorf("%s's statistics were computed under another schema than the session's", l.Name)
+	}
+	return l.Statistics, nil
 }
 
 // Note records what the member learnt about its data, in Facts and in

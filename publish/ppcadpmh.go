@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"fmt"
+	"github.com/dppub/dppub/ownerstats"
 	"time"
 
 	"github.com/dppub/dppub/algo/ppca"
@@ -19,7 +20,11 @@ type PPCAOptions struct {
 	Settings ppcadpmh.Settings
 	// Owners are the owners' tables, all with the same schema.
 	Owners []*data.Table
-	Source *randx.Source
+	// Statistics, instead of Owners, are the owners' statistics computed
+	// elsewhere (the Beam pipeline, ownerstats.FromTable) under Schema.
+	Statistics []*ownerstats.Statistics
+	Schema     data.Schema
+	Source     *randx.Source
 }
 
 // PPCAResult is the published output and what it cost.
@@ -37,7 +42,11 @@ type PPCAResult struct {
 // method's session run in one process.
 func PPCADPMH(ctx context.Context, o PPCAOptions) (*PPCAResult, error) {
 	start := time.Now()
-	run, err := method.RunLocal(ctx, ppcadpmh.Spec, &o.Settings, rowsRun(o.Owners, o.Source))
+	lo := rowsRun(o.Owners, o.Source)
+	if len(o.Statistics) > 0 {
+		lo = statisticsRun(o.Statistics, o.Schema, o.Source)
+	}
+	run, err := method.RunLocal(ctx, ppcadpmh.Spec, &o.Settings, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +57,19 @@ func PPCADPMH(ctx context.Context, o PPCAOptions) (*PPCAResult, error) {
 
 // OwnerName is the name of owner i (1-based) in a one-process run.
 func OwnerName(i int) string { return fmt.Sprintf("owner-%d", i) }
+
+// statisticsRun lays out a one-process run of owners of rows who bring
+// statistics computed elsewhere under the public schema.
+func statisticsRun(stats []*ownerstats.Statistics, schema data.Schema, src *randx.Source) method.LocalOptions {
+	o := method.LocalOptions{Members: map[string][]string{}, Stats: map[string]*ownerstats.Statistics{},
+		Schemas: []data.Schema{schema}, Source: src}
+	for i, st := range stats {
+		name := OwnerName(i + 1)
+		o.Members[method.RoleOwner] = append(o.Members[method.RoleOwner], name)
+		o.Stats[name] = st
+	}
+	return o
+}
 
 // rowsRun lays out a one-process run of owners of rows: owner-1..m hold
 // the tables in order; every other role is offered under its own name.

@@ -1,8 +1,10 @@
 package publish
 
 import (
+	"bytes"
 	"context"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/ownerstats"
 	"math"
 	"strings"
 	"testing"
@@ -96,5 +98,54 @@ func BenchmarkPPCADPMHAdult3Owners(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Owners who bring statistics computed elsewhere (the Beam pipeline's
+// file format, here ownerstats.FromTable) publish exactly what they
+// publish from their rows: the moments are exact integers.
+func TestPPCADPMHFromStatisticsEqualsFromRows(t *testing.T) {
+	owners := adultOwners(t, 3, 7)
+	var stats []*ownerstats.Statistics
+	for _, o := range owners {
+		st, err := ownerstats.FromTable(o, ownerstats.Config{Schema: o.Schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := st.MarshalBinary() // through the file format
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back ownerstats.Statistics
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		stats = append(stats, &back)
+	}
+	settings := ppcaspec.Settings{Epsilon: 1, Mechanism: ppca.Gaussian, Delta: 1e-6, K: 4}
+	rows, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Settings: settings, Source: randx.NewSeeded(8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromStats, err := PPCADPMH(context.Background(), PPCAOptions{Statistics: stats, Schema: owners[0].Schema,
+		Settings: settings, Source: randx.NewSeeded(8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := data.WriteCSV(&a, rows.Synthetic); err != nil {
+		t.Fatal(err)
+	}
+	if err := data.WriteCSV(&b, fromStats.Synthetic); err != nil {
+		t.Fatal(err)
+	}
+	if a.Len() == 0 || !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatalf("the owners' statistics published other rows than their tables (%d vs %d bytes)", b.Len(), a.Len())
+	}
+	paper := settings
+	paper.PaperLatent = true
+	if _, err := PPCADPMH(context.Background(), PPCAOptions{Statistics: stats, Schema: owners[0].Schema,
+		Settings: paper, Source: randx.NewSeeded(8)}); err == nil || !strings.Contains(err.Error(), "only statistics") {
+		t.Fatalf("paper latent codes from statistics: %v", err)
 	}
 }

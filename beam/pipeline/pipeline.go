@@ -17,7 +17,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/dppub/dppub/beam/stats"
+	stats "github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/data"
 )
 

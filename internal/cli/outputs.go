@@ -7,7 +7,7 @@ import (
 )
 
 // inputFlags name the flags that read files a command must never write.
-var inputFlags = []string{"input", "schema", "settings", "config", "queries", "real", "synthetic", "holdout"}
+var inputFlags = []string{"input", "schema", "settings", "config", "queries", "real", "synthetic", "holdout", "statistics"}
 
 // checkOutputsFirst runs before every command that publishes (it has
 // --report) or writes predictions: every output must be writable without

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/ownerstats"
+	"github.com/dppub/dppub/randx"
 	"sort"
 
 	"github.com/dppub/dppub/data"
@@ -42,9 +44,10 @@ var publishCommands []func() *cobra.Command
 func init() { publishCommands = append(publishCommands, newPublishPPCACmd) }
 
 type ppcaFlags struct {
-	owners   ownerFlags
-	src      sourceFlags
-	settings ppcaspec.Settings
+	owners     ownerFlags
+	statistics []string
+	src        sourceFlags
+	settings   ppcaspec.Settings
 	outputFlags
 }
 
@@ -84,6 +87,7 @@ Examples:
 	f.owners.register(fs)
 	f.src.register(fs)
 	bindSettings(fs, &f.settings)
+	fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (the Beam pipeline, beam/README.md), instead of its rows; repeat once per owner, with --schema")
 	f.outputFlags.register(fs, "synthetic CSV")
 	return cmd
 }
@@ -93,6 +97,9 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 		return err
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	if len(f.statistics) > 0 {
+		return runPPCAFromStatistics(cmd, f, src)
+	}
 	owners, err := f.owners.load(src)
 	if err != nil {
 		return err
@@ -105,6 +112,31 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 		return err
 	}
 	return printPPCAUtility(cmd, owners, res)
+}
+
+// runPPCAFromStatistics publishes from owners who bring statistics files
+// instead of rows; no utility is printed (there are no rows to compare).
+func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) error {
+	if f.owners.schema == "" || f.owners.dataset != "" || len(f.owners.inputs) > 0 {
+		return usagef("--statistics takes --schema (the schema the statistics were computed under) and no --dataset or --input")
+	}
+	schema, err := data.LoadSchema(f.owners.schema)
+	if err != nil {
+		return err
+	}
+	var stats []*ownerstats.Statistics
+	for _, path := range f.statistics {
+		st, err := ownerstats.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		stats = append(stats, st)
+	}
+	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{Statistics: stats, Schema: schema, Source: src, Settings: f.settings})
+	if err != nil {
+		return err
+	}
+	return f.publishTable(cmd, res.Synthetic, res.Report)
 }
 
 func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *publish.PPCAResult) error {

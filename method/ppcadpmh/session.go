@@ -2,6 +2,7 @@ package ppcadpmh
 
 import (
 	"fmt"
+	"github.com/dppub/dppub/ownerstats"
 
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
@@ -80,6 +81,13 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	if err != nil {
 		return nil, err
 	}
+	st, err := l.SharedStatistics(s.Schema)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		return s.joinStatistics(l, params, st)
+	}
 	t, err := l.SharedTable(s.Schema)
 	if err != nil {
 		return nil, err
@@ -91,6 +99,20 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	}
 	l.Note(Name, t.Len(), clamped, "columns", enc.Dim())
 	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Moments: m, Table: t, Encoder: enc,
+		Accountant: l.Accountant, Source: l.Source})
+}
+
+// joinStatistics builds an owner from statistics computed elsewhere with
+// the same encoding (exact integers: the same bits as from its rows).
+func (s *session) joinStatistics(l method.Local, params proto.Params, st *ownerstats.Statistics) (protocol.Role, error) {
+	if st.Moments == nil {
+		return nil, fmt.Errorf("%s's statistics hold no PPCA moments", l.Name)
+	}
+	if s.Settings.PaperLatent {
+		return nil, fmt.Errorf("paper_latent projects the owners' real rows: %s brings only statistics", l.Name)
+	}
+	l.Note(Name, int(st.Moments.N), 0, "source", "statistics")
+	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Moments: st.Moments,
 		Accountant: l.Accountant, Source: l.Source})
 }
 

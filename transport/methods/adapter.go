@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/dppub/dppub/ownerstats"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
@@ -166,7 +167,7 @@ func join(s method.Spec, in transport.JoinInput) (protocol.Role, error) {
 	}
 	l := method.Local{Name: in.Self.Name, Accountant: in.Accountant, Source: in.Source, Log: in.Log, Dir: in.Consortium.Path(".")}
 	if me.Budget != nil {
-		if l.Table, err = readMemberData(in); err != nil {
+		if err := readMemberData(in, &l); err != nil {
 			return nil, err
 		}
 	}
@@ -182,19 +183,25 @@ func self(sess method.Session, name string) (method.Member, error) {
 	return method.Member{}, fmt.Errorf("%s is not a member of the session", name)
 }
 
-// readMemberData reads the member's dataset with its own schema; the session
-// checks it against what it expects.
-func readMemberData(in transport.JoinInput) (*data.Table, error) {
+// readMemberData reads the member's dataset with its own schema: its rows,
+// or the statistics it computed elsewhere. The session checks them
+// against what it expects.
+func readMemberData(in transport.JoinInput, l *method.Local) error {
 	ds := in.Self.Dataset
 	if ds == nil {
-		return nil, fmt.Errorf("%s holds no dataset", in.Self.Name)
+		return fmt.Errorf("%s holds no dataset", in.Self.Name)
 	}
 	sc, err := data.LoadSchema(in.Consortium.Path(ds.Schema))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	t, _, err := data.ReadFile(in.Consortium.Path(ds.Path), sc, data.ReadOptions{Header: true})
-	return t, err
+	l.Schema = sc
+	if ds.Statistics != "" {
+		l.Statistics, err = ownerstats.ReadFile(in.Consortium.Path(ds.Statistics))
+		return err
+	}
+	l.Table, _, err = data.ReadFile(in.Consortium.Path(ds.Path), sc, data.ReadOptions{Header: true})
+	return err
 }
 
 // accountantsFrom rebuilds each member's session accountant from the

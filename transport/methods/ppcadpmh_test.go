@@ -2,6 +2,8 @@ package methods
 
 import (
 	"encoding/json"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/ownerstats"
 	"strings"
 	"testing"
 
@@ -151,4 +153,44 @@ func FuzzPPCAMessages(f *testing.F) {
 			_, _ = ppcaspec.Spec.Decode(body)
 		}
 	})
+}
+
+// An owner whose consortium entry names a statistics file (computed
+// elsewhere, e.g. by the Beam pipeline) joins like one holding rows.
+func TestJoinWithStatisticsFile(t *testing.T) {
+	schema, err := data.ParseSchema([]byte(schemaJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, _, err := data.ReadCSV(strings.NewReader("age,smoker\n30,no\n41,yes\n52,no\n"), schema, data.ReadOptions{Header: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ownerstats.FromTable(tab, ownerstats.Config{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := writeConsortium(t, map[string]string{"s.json": schemaJSON, "a.stats": string(b)}, []consortium.Member{
+		{Name: "curator", Role: "curator", Address: "h:1"},
+		{Name: "owner-1", Role: "owner", Address: "h:2",
+			Dataset: &consortium.Dataset{Statistics: "a.stats", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+	})
+	setup, err := preparePPCA(t, f, `{"epsilon": 1, "k": 1}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := joinPPCA(t, f, setup, "owner-1"); err != nil {
+		t.Fatalf("an owner with a statistics file should join: %v", err)
+	}
+	latent, err := preparePPCA(t, f, `{"epsilon": 1, "k": 1, "paper_latent": true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := joinPPCA(t, f, latent, "owner-1"); err == nil {
+		t.Fatal("paper latent codes accepted from statistics alone")
+	}
 }

@@ -22,7 +22,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dppub/dppub/beam/pipeline"
-	"github.com/dppub/dppub/beam/stats"
+	stats "github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/data"
 )
 

@@ -1,4 +1,4 @@
-// Package stats is an owner's statistics as the Beam pipeline computes
+// Package ownerstats is an owner's statistics as the Beam pipeline computes
 // them, record by record, and as the core computes them in process: the
 // exact PPCA-DP-MH moments (ppca.Moments: n, Σx, Σxxᵀ in 128-bit fixed
 // point) and the counts of every 1-way and 2-way marginal over the
@@ -6,7 +6,7 @@
 // integers, so any order of records, split between workers and order of
 // merges gives the same bits. No noise is added here: the owner releases
 // these through dppub's mechanisms (package dp), never inside a pipeline.
-package stats
+package ownerstats
 
 import (
 	"encoding/json"
@@ -76,7 +76,7 @@ func (s *Statistics) Marginal(attrs ...int) ([]uint64, error) {
 		o := l.two[a][b-a-1]
 		return s.Counts[o : o+s.Sizes[a]*s.Sizes[b]], nil
 	}
-	return nil, fmt.Errorf("stats: no marginal over %v (1 attribute, or 2 in increasing order, of %d)", attrs, len(s.Sizes))
+	return nil, fmt.Errorf("ownerstats: no marginal over %v (1 attribute, or 2 in increasing order, of %d)", attrs, len(s.Sizes))
 }
 
 // Equal reports whether two statistics are identical, bit for bit.
@@ -164,7 +164,7 @@ func (e *Encoders) Add(s *Statistics, row []float64, sc *Scratch) error {
 // Merge adds o into s, exactly.
 func (s *Statistics) Merge(o *Statistics) error {
 	if len(o.Counts) != len(s.Counts) {
-		return fmt.Errorf("stats: merging %d counts into %d", len(o.Counts), len(s.Counts))
+		return fmt.Errorf("ownerstats: merging %d counts into %d", len(o.Counts), len(s.Counts))
 	}
 	if err := s.Moments.Merge(o.Moments); err != nil {
 		return err
@@ -248,7 +248,7 @@ func (s *Statistics) UnmarshalBinary(b []byte) error {
 	r.Tag(fileTag)
 	mb, sizes, counts := r.Bytes(), r.Uint64s(), r.Uint64s()
 	if err := r.Finish(); err != nil {
-		return fmt.Errorf("stats: %w", err)
+		return fmt.Errorf("ownerstats: %w", err)
 	}
 	m := new(ppca.Moments)
 	if err := m.UnmarshalBinary(mb); err != nil {
@@ -257,12 +257,12 @@ func (s *Statistics) UnmarshalBinary(b []byte) error {
 	s.Moments, s.Sizes, s.Counts = m, make([]int, len(sizes)), counts
 	for i, v := range sizes {
 		if v < 1 || v > 1<<16 {
-			return fmt.Errorf("stats: attribute %d has domain size %d", i, v)
+			return fmt.Errorf("ownerstats: attribute %d has domain size %d", i, v)
 		}
 		s.Sizes[i] = int(v)
 	}
 	if l := newLayout(s.Sizes); l.total != len(counts) {
-		return fmt.Errorf("stats: %d counts for domain sizes %v, want %d", len(counts), s.Sizes, l.total)
+		return fmt.Errorf("ownerstats: %d counts for domain sizes %v, want %d", len(counts), s.Sizes, l.total)
 	}
 	return nil
 }
@@ -271,7 +271,7 @@ func (s *Statistics) UnmarshalBinary(b []byte) error {
 func ReadFile(path string) (*Statistics, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("stats: %w", err)
+		return nil, fmt.Errorf("ownerstats: %w", err)
 	}
 	s := new(Statistics)
 	return s, s.UnmarshalBinary(b)
@@ -281,7 +281,7 @@ func ReadFile(path string) (*Statistics, error) {
 func ParseConfig(b []byte) (Config, error) {
 	var c Config
 	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("stats: config: %w", err)
+		return c, fmt.Errorf("ownerstats: config: %w", err)
 	}
 	return c, nil
 }
