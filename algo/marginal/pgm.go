@@ -147,14 +147,27 @@ func (m *Model) calibrate() {
 		}
 	}
 	for _, f := range m.belief {
-		s := 0.0
-		for _, v := range f.Counts {
-			s += v
+		normaliseTo(f.Counts, m.total)
+	}
+}
+
+// normaliseTo scales v to sum to total; a v whose mass underflowed to
+// zero (or overflowed) becomes uniform instead of NaN, which the next
+// fitting step corrects.
+func normaliseTo(v []float64, total float64) {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	if !(s > 0) || math.IsInf(s, 0) || math.IsNaN(s) {
+		for x := range v {
+			v[x] = total / float64(len(v))
 		}
-		k := m.total / s
-		for x := range f.Counts {
-			f.Counts[x] *= k
-		}
+		return
+	}
+	k := total / s
+	for x := range v {
+		v[x] *= k
 	}
 }
 
@@ -167,13 +180,13 @@ func sumProject(v []float64, proj []int32, out []float64) {
 	}
 }
 
-// rescale divides v by its largest entry (if positive).
+// rescale divides v by its largest entry (if positive and finite).
 func rescale(v []float64) {
 	top := 0.0
 	for _, x := range v {
 		top = math.Max(top, x)
 	}
-	if top > 0 {
+	if top > 0 && !math.IsInf(top, 1) {
 		for i := range v {
 			v[i] /= top
 		}
@@ -266,10 +279,7 @@ func (m *Model) eliminate(attrs []int) *Marginal {
 		}
 		if p < 0 || !keep[p] {
 			res := m.proj.project(f, attrs) // the subtree covers attrs
-			scale := m.total / res.Total()
-			for x := range res.Counts {
-				res.Counts[x] *= scale
-			}
+			normaliseTo(res.Counts, m.total)
 			return res
 		}
 		msg := m.proj.project(f, union(t.sep[c], intersect(f.Attrs, attrs)))
@@ -519,8 +529,14 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 			alpha /= 2
 		}
 		if !accepted {
+			// No step size decreased the loss (a trial may even have
+			// overflowed the potentials): keep the last accepted model,
+			// potentials included.
 			for r := range m.theta {
 				copy(m.theta[r].Counts, old[r])
+			}
+			for c, p := range m.pot {
+				copy(p, potOld[c])
 			}
 			m.propagate()
 			f.loss(grad)
