@@ -402,7 +402,10 @@ func retryable(err error) bool {
 	case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeAborted, connect.CodeUnknown:
 		return true
 	}
-	return false
+	// A connection cut mid-reply (a member killed while it answers) is
+	// reported as an internal error: it says nothing about the member's
+	// will, so it is retried until the liveness check decides.
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // describe renders a connect error as its message and code.
