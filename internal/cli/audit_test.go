@@ -11,13 +11,17 @@ func TestAuditJSONVerdicts(t *testing.T) {
 	cases := []struct {
 		args []string
 		want string
+		slow bool
 	}{
-		{[]string{"audit", "laplace", "--runs", "2000", "--seed", "1", "--json"}, "PASS"},
+		{[]string{"audit", "laplace", "--runs", "2000", "--seed", "1", "--json"}, "PASS", false},
 		// The paper's sharing argument at the publisher's view: ε ≥ 2.5 > 2
-		// at these 200,000 runs (see audit.TestSuiteFast).
-		{[]string{"audit", "zero-sum", "--calibration", "paper", "--seed", "1", "--json"}, "VIOLATION"},
+		// at these 200,000 runs (see audit.TestSuiteFast); about 20 s.
+		{[]string{"audit", "zero-sum", "--calibration", "paper", "--seed", "1", "--json"}, "VIOLATION", true},
 	}
 	for _, c := range cases {
+		if c.slow && testing.Short() {
+			continue
+		}
 		code, out, errs := run(t, c.args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, errs)

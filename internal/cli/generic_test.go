@@ -27,11 +27,11 @@ func TestGenericPublishEqualsOwnCommand(t *testing.T) {
 	})
 	dir := t.TempDir()
 	own, generic := filepath.Join(dir, "own.csv"), filepath.Join(dir, "generic.csv")
-	if code, _, stderr := run(t, "publish", "dp-subn3", "--dataset", "nltcs", "--owners", "3", "--epsilon", "1",
+	if code, _, stderr := run(t, "publish", "dp-subn3", "--dataset", "wdbc", "--owners", "3", "--epsilon", "1",
 		"--seed", "5", "--out", own); code != 0 {
 		t.Fatalf("own command: exit %d: %s", code, stderr)
 	}
-	code, stdout, stderr := run(t, "publish", "dp-subn3-generic", "--dataset", "nltcs", "--owners", "3", "--epsilon", "1",
+	code, stdout, stderr := run(t, "publish", "dp-subn3-generic", "--dataset", "wdbc", "--owners", "3", "--epsilon", "1",
 		"--seed", "5", "--out", generic)
 	if code != 0 {
 		t.Fatalf("generic command: exit %d: %s", code, stderr)
@@ -49,7 +49,7 @@ func TestGenericPublishEqualsOwnCommand(t *testing.T) {
 	}
 	// Settings flags are bound from the settings struct and checked by the
 	// method once.
-	if code, _, stderr := run(t, "publish", "dp-subn3-generic", "--dataset", "nltcs", "--epsilon", "1", "--beta", "2", "--out", filepath.Join(dir, "x.csv")); code == 0 || !strings.Contains(stderr, "β") && !strings.Contains(stderr, "beta") {
+	if code, _, stderr := run(t, "publish", "dp-subn3-generic", "--dataset", "wdbc", "--epsilon", "1", "--beta", "2", "--out", filepath.Join(dir, "x.csv")); code == 0 || !strings.Contains(stderr, "β") && !strings.Contains(stderr, "beta") {
 		t.Fatalf("beta = 2 accepted or not named: exit %d, %q", code, stderr)
 	}
 }
