@@ -94,6 +94,9 @@ func TestSuiteFast(t *testing.T) {
 		if c.Method == "ppca-dp-mh" && c.Options.Mechanism == "" && c.Options.Part == "" {
 			continue // TestPPCAPaperViolatesSoundPasses
 		}
+		if wholeRun(c.Method) {
+			continue // TestPipelineAuditsSoundPassBrokenCaught, TestViewPPCAPassesReportedClaims
+		}
 		meth, err := LookupMethod(c.Method)
 		if err != nil {
 			t.Fatal(err)
