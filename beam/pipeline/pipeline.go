@@ -17,8 +17,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	stats "github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/data"
+	stats "github.com/dppub/dppub/ownerstats"
 )
 
 // Acc is the combiner's accumulator: statistics so far, with the

@@ -12,9 +12,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
-	stats "github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	stats "github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
 )
 

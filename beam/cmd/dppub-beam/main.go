@@ -22,8 +22,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dppub/dppub/beam/pipeline"
-	stats "github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/data"
+	stats "github.com/dppub/dppub/ownerstats"
 )
 
 var (
