@@ -6,11 +6,19 @@ code here (see README.md for the protocol, the discretisation and the caps).
 Each run's metrics are cached as JSON under WORK/runs, so an interrupted or
 extended run only computes what is missing; --force METHOD reruns a method.
 """
+import os
+
+# One thread per numerical library, set before numpy and scikit-learn load
+# and inherited by AIM/MST: on a shared machine OpenMP/BLAS worker threads
+# spin-wait (scikit-learn's gradient boosting took 400 s instead of
+# seconds here), which also inflates a peer's CPU time.
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
 import argparse
 import glob
 import itertools
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -32,10 +40,13 @@ LABELS = {"adult": "income", "nltcs": "outside", "wdbc": "diagnosis", "musk2": "
 # CSV next to every row of the method: it states every cap.
 AIM_CAPPED = dict(rounds_per_attr=2, max_model_size=1, max_iters=100)
 AIM_LESS = dict(rounds_per_attr=16, max_model_size=80, max_iters=100)
+AIM_ITERS = dict(rounds_per_attr=2, max_model_size=1, max_iters=1000)
 METHODS = {
     "dppub": "dppub synthesize defaults",
+    "dppub-adaptive": "dppub synthesize --method adaptive, other settings default",
     "aim-capped": "AIM rounds=2*d, max_model_size=1MB, max_iters=100 (defaults 16*d, 80MB, 1000); workload all 2-way with <=10000 cells",
     "aim-less-capped": "AIM rounds=16*d (default), max_model_size=80MB (default), max_iters=100 (default 1000); workload all 2-way with <=10000 cells",
+    "aim-capped-iters1000": "AIM rounds=2*d, max_model_size=1MB (defaults 16*d, 80MB), max_iters=1000 (default); workload all 2-way with <=10000 cells",
     "mst": "MST as published (iters 1000 select / 5000 final)",
     "holdout": "no privacy: marginals of the real held-out rows (sampling-noise floor); classifiers trained on the real training rows",
 }
@@ -274,10 +285,14 @@ def run_method(args, table, method, eps, delta, rep, outdir):
     info = {}
     if method == "holdout":
         return table.test.copy(), {"wall_s": 0.0, "cpu_s": 0.0}, info
-    if method == "dppub":
+    if method.startswith("dppub"):
         helptext = subprocess.run([args.dppub, "synthesize", "--help"], capture_output=True, text=True).stdout
         cmd = [args.dppub, "synthesize", "--input", table.train_csv, "--schema", table.schema_json,
                "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
+        if "--force" in helptext:
+            cmd.append("--force")
+        if method == "dppub-adaptive":
+            cmd += ["--method", "adaptive"]
         if "--epsilon" in helptext:
             cmd += ["--epsilon", repr(eps), "--delta", repr(delta)]
             info["budget"] = "--epsilon/--delta"
@@ -294,7 +309,7 @@ def run_method(args, table, method, eps, delta, rep, outdir):
            "--train", table.disc_csv, "--domain", table.domain_json, "--out", out,
            "--epsilon", repr(eps), "--delta", repr(delta), "--seed", str(seed),
            "--pgm", args.pgm, "--autodp", args.autodp]
-    caps = {"aim-capped": AIM_CAPPED, "aim-less-capped": AIM_LESS}.get(method, {})
+    caps = {"aim-capped": AIM_CAPPED, "aim-less-capped": AIM_LESS, "aim-capped-iters1000": AIM_ITERS}.get(method, {})
     for k, v in caps.items():
         cmd += ["--" + k.replace("_", "-"), str(v)]
     t = timed(cmd, log, args.timeout)
@@ -314,7 +329,7 @@ def one(args, table, method, eps, delta, rep):
     print(f"[{time.strftime('%H:%M:%S')}] {table.name} eps={eps:g} {method} rep={rep}", flush=True)
     synth, timing, info = run_method(args, table, method, eps, delta, rep, outdir)
     settings = METHODS[method]
-    if method == "dppub":
+    if method.startswith("dppub"):
         settings += f" at commit {args.dppub_commit}; budget {info.get('budget')}"
     if synth is None:
         rec = {"settings": settings + f"; TIMED OUT after {args.timeout}s", "metrics": {}}
@@ -362,20 +377,21 @@ def summary(df, path):
             cells = ["timed out"] + [""] * (len(cols) - 1)
         lines.append(f"| {name} | {eps:g} | {method} | {reps} | " + " | ".join(cells) + " |")
     lines += ["", "dppub against each AIM setting (ratios of means; TVD ratio < 1 and CPU ratio > 1 favour dppub):", "",
-              "| data | ε | against | 2-way TVD dppub/AIM | 3-way TVD dppub/AIM | GBT acc dppub − AIM | AIM CPU / dppub CPU |",
-              "|---|---|---|---|---|---|---|"]
+              "| data | ε | dppub | against | 2-way TVD dppub/AIM | 3-way TVD dppub/AIM | GBT acc dppub − AIM | AIM CPU / dppub CPU |",
+              "|---|---|---|---|---|---|---|---|"]
     for (name, eps), _ in mean.groupby(level=[0, 1]):
-        if (name, eps, "dppub") not in mean.index:
-            continue
-        ours = mean.loc[(name, eps, "dppub")]
-        for aim in ("aim-capped", "aim-less-capped"):
-            if (name, eps, aim) not in mean.index or pd.isna(mean.loc[(name, eps, aim)].get("tvd_2way")):
+        for us in ("dppub", "dppub-adaptive"):
+            if (name, eps, us) not in mean.index or pd.isna(mean.loc[(name, eps, us)].get("tvd_2way")):
                 continue
-            theirs = mean.loc[(name, eps, aim)]
-            gbt = ours.get("gbt_acc", np.nan) - theirs.get("gbt_acc", np.nan)
-            lines.append(f"| {name} | {eps:g} | {aim} | {ours.tvd_2way / theirs.tvd_2way:.2f} | "
-                         f"{ours.tvd_3way / theirs.tvd_3way:.2f} | {'' if pd.isna(gbt) else f'{gbt:+.3f}'} | "
-                         f"{theirs.cpu_s / ours.cpu_s:.0f}× |")
+            ours = mean.loc[(name, eps, us)]
+            for aim in ("aim-capped", "aim-less-capped", "aim-capped-iters1000"):
+                if (name, eps, aim) not in mean.index or pd.isna(mean.loc[(name, eps, aim)].get("tvd_2way")):
+                    continue
+                theirs = mean.loc[(name, eps, aim)]
+                gbt = ours.get("gbt_acc", np.nan) - theirs.get("gbt_acc", np.nan)
+                lines.append(f"| {name} | {eps:g} | {us} | {aim} | {ours.tvd_2way / theirs.tvd_2way:.2f} | "
+                             f"{ours.tvd_3way / theirs.tvd_3way:.2f} | {'' if pd.isna(gbt) else f'{gbt:+.3f}'} | "
+                             f"{theirs.cpu_s / ours.cpu_s:.0f}× |")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -425,7 +441,7 @@ def main():
     p.add_argument("--pgm", required=True)
     p.add_argument("--autodp", required=True)
     p.add_argument("--datasets", default="adult,nltcs")
-    p.add_argument("--methods", default="holdout,dppub,mst,aim-capped,aim-less-capped")
+    p.add_argument("--methods", default="holdout,dppub,dppub-adaptive,mst,aim-capped,aim-less-capped")
     p.add_argument("--epsilons", default="0.3,1,4")
     p.add_argument("--delta", type=float, default=1e-5)
     p.add_argument("--reps", type=int, default=1)

@@ -43,10 +43,14 @@ commit=$(git -C "$root" rev-parse --short=12 HEAD)
 if [ -z "${DPPUB_BIN:-}" ]; then
   src=$WORK/dppub-src-$commit
   if [ ! -d "$src" ]; then
-    mkdir -p "$src.tmp" && git -C "$root" archive HEAD | tar -x -C "$src.tmp" && mv "$src.tmp" "$src"
+    tmp=$(mktemp -d "$WORK/src.XXXXXX")
+    git -C "$root" archive HEAD | tar -x -C "$tmp"
+    mv -T "$tmp" "$src" 2>/dev/null || rm -rf "$tmp" # another run got there first
   fi
   DPPUB_BIN=$WORK/dppub-$commit
-  [ -x "$DPPUB_BIN" ] || (cd "$src" && go build -o "$DPPUB_BIN" ./cmd/dppub)
+  if [ ! -x "$DPPUB_BIN" ]; then
+    (cd "$src" && go build -o "$DPPUB_BIN.$$" ./cmd/dppub) && mv -f "$DPPUB_BIN.$$" "$DPPUB_BIN"
+  fi
 else
   commit="$commit (binary $DPPUB_BIN, may include uncommitted changes)"
 fi
