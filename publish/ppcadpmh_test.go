@@ -149,3 +149,31 @@ func TestPPCADPMHFromStatisticsEqualsFromRows(t *testing.T) {
 		t.Fatalf("paper latent codes from statistics: %v", err)
 	}
 }
+
+// The report says when the noise dwarfs the second moment (WDBC's 569
+// rows at ε = 1: noise standard deviation 4.5 on entries in [0, 1]), and
+// not on Adult at ε = 1 (0.024).
+func TestPPCAReportWarnsWhenMostlyNoise(t *testing.T) {
+	for _, c := range []struct {
+		dataset string
+		want    bool
+	}{{"wdbc", true}, {"adult", false}} {
+		t.Run(c.dataset, func(t *testing.T) {
+			tab, err := datasets.Load(c.dataset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			owners, err := data.SplitHorizontal(tab, 3, nil, randx.NewSeeded(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: randx.NewSeeded(2), Settings: ppcaspec.Settings{Epsilon: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(strings.Join(res.Report.Warnings, " "), "mostly noise"); got != c.want {
+				t.Fatalf("warns of noise: %v, want %v (warnings %q)", got, c.want, res.Report.Warnings)
+			}
+		})
+	}
+}

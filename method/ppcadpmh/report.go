@@ -46,6 +46,11 @@ func Report(o ReportOptions) (*privacy.Report, error) {
 		ro.Warnings = append(ro.Warnings,
 			"paper calibration: each owner is charged as the paper claims, but its noise on the second-moment matrix is calibrated to sensitivity p instead of p(p+1)/2; the report's actual guarantee is what each owner really gets")
 	}
+	if w, err := noiseWarning(params, o.Counts); err != nil {
+		return nil, err
+	} else if w != "" {
+		ro.Warnings = append(ro.Warnings, w)
+	}
 	threats, err := threatModel(params)
 	if err != nil {
 		return nil, err
@@ -131,4 +136,41 @@ func shareEpsilon(plan *ppca.Plan, m int) (float64, [2]float64) {
 		eps += g.Epsilon * (1 + units[i]*math.Log(float64(m)))
 	}
 	return eps, units
+}
+
+// MostlyNoise is the noise level, as a share of an entry's largest
+// possible value, above which the report warns that the second moment
+// (and so the model and every synthetic row) is mostly noise: the
+// standard deviation of the aggregate noise on an entry of Σxxᵀ/n, whose
+// entries lie in [0, 1] (a variance is at most 0.25). Adult at ε = 1
+// (Laplace, 3 owners) is at 0.024; WDBC's 569 rows at ε = 1 at 4.5.
+const MostlyNoise = 0.05
+
+// noiseWarning says when the noise dwarfs the second moment, and what
+// would do better; "" otherwise.
+func noiseWarning(params proto.Params, counts map[string]int) (string, error) {
+	plan, err := ppca.NewPlan(params.Plan)
+	if err != nil {
+		return "", err
+	}
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	if n == 0 {
+		return "", nil
+	}
+	sd := plan.OuterNoise.Scale()
+	if plan.Mechanism == ppca.Laplace {
+		sd *= math.Sqrt2 // a Laplace variable of scale b has standard deviation √2·b
+	}
+	if params.Noise == proto.Local {
+		sd *= math.Sqrt(float64(len(params.Owners))) // every owner adds the whole noise
+	}
+	level := sd / float64(n)
+	if level <= MostlyNoise {
+		return "", nil
+	}
+	return fmt.Sprintf("the output is mostly noise: the noise on each entry of the second moment Σxxᵀ/n has standard deviation %.3g (%d columns, %d records), above %.0f%% of an entry's largest value, so the components and every synthetic row carry little of the data; a larger ε, a δ (the Gaussian mechanism), --noise secure-aggregate, fewer columns, or `dppub synthesize` (noisy marginals) would do better",
+		level, params.Plan.Bounds.P, n, 100*MostlyNoise), nil
 }
