@@ -29,6 +29,7 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -88,15 +89,9 @@ type Result struct {
 }
 
 func (o *Options) defaults() error {
-	if o.MaxAdvantage == 0 {
-		o.MaxAdvantage = 0.1
-	}
-	if o.Confidence == 0 {
-		o.Confidence = 0.95
-	}
-	if o.MaxQueries == 0 {
-		o.MaxQueries = 1000
-	}
+	o.MaxAdvantage = cmp.Or(o.MaxAdvantage, 0.1)
+	o.Confidence = cmp.Or(o.Confidence, 0.95)
+	o.MaxQueries = cmp.Or(o.MaxQueries, 1000)
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}

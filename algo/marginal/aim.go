@@ -1,6 +1,7 @@
 package marginal
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -85,21 +86,11 @@ type Round struct {
 }
 
 func (o *AdaptiveOptions) defaults(d int) error {
-	if o.Rounds == 0 {
-		o.Rounds = 16 * d
-	}
-	if o.MaxCells == 0 {
-		o.MaxCells = DefaultModelCells
-	}
-	if o.SelectShare == 0 {
-		o.SelectShare = 0.1
-	}
-	if o.Iters == 0 {
-		o.Iters = 50
-	}
-	if o.FinalIters == 0 {
-		o.FinalIters = 500
-	}
+	o.Rounds = cmp.Or(o.Rounds, 16*d)
+	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)
+	o.SelectShare = cmp.Or(o.SelectShare, 0.1)
+	o.Iters = cmp.Or(o.Iters, 50)
+	o.FinalIters = cmp.Or(o.FinalIters, 500)
 	switch {
 	case o.Rounds <= d:
 		return fmt.Errorf("marginal: adaptive: %d rounds for %d attributes, need more rounds than attributes", o.Rounds, d)

@@ -5,6 +5,7 @@
 package mullda
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -55,12 +56,8 @@ type Settings struct {
 
 // SetDefaults fills the zero fields: sound calibration, correlated noise.
 func (s *Settings) SetDefaults() {
-	if s.Calibration == "" {
-		s.Calibration = lda.Sound
-	}
-	if s.Noise == "" {
-		s.Noise = lda.Correlated
-	}
+	s.Calibration = cmp.Or(s.Calibration, lda.Sound)
+	s.Noise = cmp.Or(s.Noise, lda.Correlated)
 }
 
 // DefaultRecords sets δ = 1/n² of the smallest owner when none is given.

@@ -9,6 +9,7 @@
 package pdpmvds
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -76,27 +77,13 @@ type Settings struct {
 
 // SetDefaults fills the zero fields.
 func (s *Settings) SetDefaults() {
-	if s.SSPP == "" {
-		s.SSPP = proto.SuiteCommodity
-	}
-	if s.Noise == "" {
-		s.Noise = proto.NoiseInsiderSafe
-	}
-	if s.Mechanism == "" {
-		s.Mechanism = marginal.Gaussian
-	}
-	if s.Bins == 0 {
-		s.Bins = marginal.DefaultBins
-	}
-	if s.MaxCells == 0 {
-		s.MaxCells = marginal.DefaultMaxCells
-	}
-	if s.Rounds == 0 {
-		s.Rounds = 30
-	}
-	if s.KeyBits == 0 {
-		s.KeyBits = proto.DefaultKeyBits
-	}
+	s.SSPP = cmp.Or(s.SSPP, proto.SuiteCommodity)
+	s.Noise = cmp.Or(s.Noise, proto.NoiseInsiderSafe)
+	s.Mechanism = cmp.Or(s.Mechanism, marginal.Gaussian)
+	s.Bins = cmp.Or(s.Bins, marginal.DefaultBins)
+	s.MaxCells = cmp.Or(s.MaxCells, marginal.DefaultMaxCells)
+	s.Rounds = cmp.Or(s.Rounds, 30)
+	s.KeyBits = cmp.Or(s.KeyBits, proto.DefaultKeyBits)
 	if s.Delta == 0 && s.Records > 0 {
 		s.Delta = dp.DefaultDelta(s.Records)
 	}

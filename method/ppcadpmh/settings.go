@@ -1,6 +1,7 @@
 package ppcadpmh
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -43,12 +44,8 @@ type Settings struct {
 // SetDefaults fills the zero fields: the sound calibration, local noise,
 // components up to a contribution rate of 0.85.
 func (s *Settings) SetDefaults() {
-	if s.Calibration == "" {
-		s.Calibration = ppca.Sound
-	}
-	if s.Noise == "" {
-		s.Noise = proto.Local
-	}
+	s.Calibration = cmp.Or(s.Calibration, ppca.Sound)
+	s.Noise = cmp.Or(s.Noise, proto.Local)
 	if s.K == 0 && s.Contribution == 0 {
 		s.Contribution = 0.85
 	}
