@@ -96,6 +96,19 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 		return nil, err
 	}
 	grid := PublicGrid(a, o.Grid)
+	counts := GridCounts(a, grid, values)
+	r := Release{Purpose: "bins of " + a.Name, Parties: []int{0}, Noise: noise}
+	if err := o.Accountant.Spend(r.Charge()); err != nil {
+		return nil, fmt.Errorf("marginal: %w", err)
+	}
+	noise.Release(dp.NewNoiser(o.Source), counts)
+	return CutsFromHistogram(grid, counts, float64(len(values)), o.Bins), nil
+}
+
+// GridCounts counts values (clamped to a's bounds, rounded for an integer
+// attribute) in the cells of grid (PublicGrid's lower edges): the
+// histogram ChooseCuts releases. Owners of rows sum theirs.
+func GridCounts(a data.Attribute, grid, values []float64) []float64 {
 	counts := make([]float64, len(grid))
 	for _, v := range values {
 		v = math.Min(math.Max(v, a.Min), a.Max)
@@ -108,12 +121,13 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 		}
 		counts[i]++
 	}
-	r := Release{Purpose: "bins of " + a.Name, Parties: []int{0}, Noise: noise}
-	if err := o.Accountant.Spend(r.Charge()); err != nil {
-		return nil, fmt.Errorf("marginal: %w", err)
-	}
-	noise.Release(dp.NewNoiser(o.Source), counts)
-	return mergeCells(grid, counts, float64(len(values)), o.Bins), nil
+	return counts
+}
+
+// CutsFromHistogram turns a noisy histogram over grid cells of n records
+// into about bins bin edges (post-processing only; see ChooseCuts).
+func CutsFromHistogram(grid, noisy []float64, n float64, bins int) []float64 {
+	return mergeCells(grid, noisy, n, bins)
 }
 
 // mergeCells turns a noisy histogram over grid cells into bin edges.
