@@ -120,7 +120,7 @@ func (o ReadOptions) validate(s Schema) error {
 		return fmt.Errorf("data: invalid separator %q", o.Comma)
 	}
 	if !o.Header && (len(o.IgnoreColumns) > 0 || len(o.Rename) > 0) {
-		return errors.New("data: IgnoreColumns and Rename need a header (ReadOptions.Header)")
+		return errors.New("data: columns can be skipped or renamed only in a file with a header row")
 	}
 	for attr, other := range o.OtherCategory {
 		a, err := s.Attribute(attr)
@@ -240,7 +240,7 @@ func detectComma(br *bufio.Reader, skip []string) rune {
 func (rd *reader) mapHeader() error {
 	header, line, err := rd.next()
 	if err == io.EOF {
-		return fmt.Errorf("data: no rows in %q", rd.name)
+		return fmt.Errorf("data: %q is empty: want a header row naming the columns, then one row per record", rd.name)
 	}
 	if err != nil {
 		return err
@@ -282,18 +282,38 @@ func (rd *reader) mapHeader() error {
 	}
 	ignore := toSet(rd.opts.IgnoreColumns)
 	for _, col := range rd.opts.IgnoreColumns {
-		if i, ok := pos[col]; !ok || used[i] {
-			return fmt.Errorf("data: %q: ignored column %q is not an extra column of the header", rd.name, col)
+		i, ok := pos[col]
+		switch {
+		case !ok:
+			return fmt.Errorf("data: %q: column %q to skip is not in the header (%s)", rd.name, col, listBrief(header))
+		case used[i]:
+			return fmt.Errorf("data: %q: column %q to skip is declared by the schema (read it, or leave it out of the schema)", rd.name, col)
 		}
 	}
-	for h, i := range pos {
-		if !used[i] && !ignore[h] {
-			return fmt.Errorf("data: %q line %d: column %q is not in the schema (list it in IgnoreColumns to skip it)", rd.name, line, h)
+	for _, h := range header { // in file order, so the first extra column is named
+		h = rd.trim(h)
+		if to, ok := rd.opts.Rename[h]; ok {
+			h = to
+		}
+		if !used[pos[h]] && !ignore[h] {
+			return &UnknownColumnError{Input: rd.name, Line: line, Column: h}
 		}
 	}
 	rd.stats.Ignored = len(rd.opts.IgnoreColumns)
 	rd.width = len(header)
 	return nil
+}
+
+// UnknownColumnError is a header column that is neither an attribute of
+// the schema nor its ID column, nor listed in ReadOptions.IgnoreColumns.
+type UnknownColumnError struct {
+	Input  string // the input's name
+	Line   int    // the header's line
+	Column string // the column's name in the header
+}
+
+func (e *UnknownColumnError) Error() string {
+	return fmt.Sprintf("data: %q line %d: column %q is not in the schema (declare it in the schema, or skip it)", e.Input, e.Line, e.Column)
 }
 
 // HeaderLooksLikeData reports whether a first row is more likely a record
@@ -355,6 +375,9 @@ func (rd *reader) read() (*Table, ReadStats, error) {
 		}
 	}
 	if seen == 0 {
+		if rd.opts.Header {
+			return nil, rd.stats, fmt.Errorf("data: no rows in %q: it holds only the header row", rd.name)
+		}
 		return nil, rd.stats, fmt.Errorf("data: no rows in %q", rd.name)
 	}
 	if len(t.Rows) == 0 {

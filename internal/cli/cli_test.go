@@ -67,7 +67,7 @@ func TestPublishPPCABadInputWritesNothing(t *testing.T) {
 		{"epsilon zero", []string{"--input", good, "--schema", schema, "--epsilon", "0"}, "epsilon must be positive"},
 		{"epsilon negative", []string{"--input", good, "--schema", schema, "--epsilon", "-1"}, "epsilon must be positive"},
 		{"delta one", []string{"--input", good, "--schema", schema, "--delta", "1"}, "delta must be in [0, 1)"},
-		{"empty file", []string{"--input", empty, "--schema", schema}, "no rows"},
+		{"empty file", []string{"--input", empty, "--schema", schema}, "is empty: want a header row"},
 		{"ragged", []string{"--input", ragged, "--schema", schema}, "line 3"},
 		{"unknown column", []string{"--input", unknownCol, "--schema", schema}, "region"},
 		{"k above p", []string{"--input", good, "--schema", schema, "--k", "6"}, "k = 6 outside [1, 5]"},
