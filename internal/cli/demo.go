@@ -7,6 +7,7 @@ import (
 	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
+	rowsynthspec "github.com/dppub/dppub/method/rowsynth"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"io"
 	"os"
@@ -51,6 +52,7 @@ var demoMethods = map[string]func(demoInput) (*demoLayout, error){
 	dpsubn3spec.Name:     dpsubn3Demo,
 	mpcrdpspec.Name:      mpcrdpDemo,
 	pdpmvdsspec.Name:     pdpmvdsDemo,
+	rowsynthspec.Name:    rowsynthDemo,
 }
 
 func demoMethodNames() []string {
@@ -76,6 +78,9 @@ schemas, and one CSV per data owner, for the method chosen by --method:
                share of the dataset's rows (horizontal split)
   mul-lda-dp   the same owners plus a publisher and a noise dealer
   dp-subn3     the same curator and owners, with dp-subn3 settings
+  synthesize-rows
+               the same curator (runs the marginal engine) and owners,
+               with synthesize-rows settings and lifetime budgets ρ = 1
   mp-crdp      a trusted server and --owners parties, each holding a
                consecutive group of the features of every record, with an
                ID column to join on (party 1 also holds the label); adult
@@ -236,6 +241,25 @@ func dpsubn3Demo(in demoInput) (*demoLayout, error) {
 		return nil, err
 	}
 	l.File.Methods[dpsubn3spec.Name] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1}`, in.Dataset+".schema.json"))
+	return l, nil
+}
+
+// rowsynthDemo is the horizontal layout with synthesize-rows settings:
+// the curator runs the engine over the owners' secure aggregates.
+func rowsynthDemo(in demoInput) (*demoLayout, error) {
+	l, err := horizontalDemo(in)
+	if err != nil {
+		return nil, err
+	}
+	l.File.Methods[rowsynthspec.Name] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "delta": 1e-05}`, in.Dataset+".schema.json"))
+	// The engine spends ρ-zCDP, which an (ε, δ) lifetime budget cannot
+	// compose; the owners' lifetime budgets are ρ (pure-ε methods such as
+	// ppca-dp-mh with Laplace noise still compose into them).
+	for i := range l.File.Members {
+		if l.File.Members[i].Budget != nil {
+			l.File.Members[i].Budget = &consortium.Budget{Rho: 1}
+		}
+	}
 	return l, nil
 }
 

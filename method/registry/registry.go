@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/method/pdpmvds"
 	"github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method/rowsynth"
 )
 
 func init() {
@@ -20,6 +21,7 @@ func init() {
 		mullda.Single,
 		mullda.Multi,
 		pdpmvds.Spec,
+		rowsynth.Spec,
 	} {
 		method.Register(s)
 	}

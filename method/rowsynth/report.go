@@ -1,0 +1,67 @@
+package rowsynth
+
+import (
+	"fmt"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/privacy"
+	proto "github.com/dppub/dppub/protocol/rowsynth"
+	"github.com/dppub/dppub/randx"
+)
+
+// Report is the privacy report of a synthesize-rows publication.
+func Report(st Settings, res *Result, owners []string, accts []*privacy.Accountant, src *randx.Source) (*privacy.Report, error) {
+	records := map[string]int{}
+	for k, o := range owners {
+		records[o] = res.Records[k]
+	}
+	n := sum(res.Records)
+	delta := st.Delta
+	if delta == 0 {
+		delta = 1 / float64(n) / float64(n)
+	}
+	ro := privacy.ReportOptions{
+		Method:       Name + " (the marginal engine over owners of rows: Algorithms 2-3 of PDP-MVDS as in docs/errata.md#pdp-mvds-algorithms, PrivSyn's consistency and GUM)",
+		Calibration:  "sound",
+		Randomness:   src.Describe(),
+		Seeded:       !src.IsSecure(),
+		Composition:  privacy.ParallelOverOwners,
+		Accountants:  accts,
+		Records:      records,
+		DeltaForZCDP: delta,
+		Assumptions: []string{
+			fmt.Sprintf("each owner's record count is public (they sum to n = %d) and is used without noise; replace-one neighbours within an owner share it", n),
+			fmt.Sprintf("sensitivities under replace-one: every release is a count vector over the pooled records, L1 %g / L2 %.4g; a record changes one owner's counts only", marginal.CountL1, marginal.CountL2),
+			"every release is the discrete Gaussian on a public grid; the owners' integer shares (plus the coordinator's in insider-safe mode) are added to their exact counts in grid steps, so the sum has the central release's law (Kairouz, Liu & Steinke 2021 for the sum of discrete Gaussians)",
+			"pair scores are computed on noisy aggregates: each pair's marginal is released at the score's ρ and the paper's IInDif score is computed from it (post-processing), minus the expected noise contribution",
+			"numeric attributes are clamped to the bounds declared in the schema; bounds and categories are public",
+		},
+		Covered: []string{
+			"the noisy pooled histograms that chose the numeric bins, the noisy one-way marginals, the noisy pair marginals behind the scores and the noisy selected marginals",
+			"everything derived from them: the bins, the pair selection, the combined attribute sets, the post-processed marginals and the synthetic rows (GUM and the draw of numeric values inside their bins are post-processing)",
+		},
+		NotCovered: []string{fmt.Sprintf("the owners' record counts (total n = %d)", n)},
+		ThreatModel: []string{
+			"the coordinator runs the engine and holds no data; it is honest-but-curious and relays the owners' X25519 public keys faithfully (channels authenticated by mutual TLS over the network)",
+			"each owner sends, per release, its counts plus its noise share plus pairwise masks that cancel in the sum (Bonawitz et al., CCS 2017): the coordinator learns only the noisy pooled release, never an owner's counts",
+			"an owner that drops out aborts the session: nothing is published and the charges already made stay charged",
+		},
+	}
+	if st.Noise == proto.NoiseInsiderSafe {
+		ro.ThreatModel = append(ro.ThreatModel, fmt.Sprintf(
+			"insider-safe noise: the %d owners and the coordinator each add a share, any %d of which make up the calibrated noise, so the guarantee holds against the coordinator and against any single owner that knows its own share (noise variance %d/%d of the central release's)",
+			len(owners), len(owners), len(owners)+1, len(owners)))
+	} else {
+		ro.ThreatModel = append(ro.ThreatModel,
+			"exact noise: the owners' shares sum to the central release's noise; against an owner that knows its own share (and sees the release) the guarantee is weaker (Gaussian: ρ·K/(K−1))")
+	}
+	if st.Epsilon != 0 {
+		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
+			"the budget was given as (ε, δ) = (%g, %.3g): ρ = %.6g is the largest ρ whose conversion by Canonne, Kamath & Steinke (2020, Cor. 13) gives at most ε at δ", st.Epsilon, st.Delta, res.Rho))
+	}
+	if res.BinRho > 0 {
+		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
+			"numeric bins were chosen from noisy pooled histograms over a public grid of the declared bounds (ρ = %.4g in all, %.1f%% of the budget), merged as post-processing; a bin holding one integer decodes to it", res.BinRho, 100*res.BinRho/res.Rho))
+	}
+	return privacy.NewReport(ro)
+}

@@ -1,0 +1,225 @@
+package rowsynth
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol"
+	proto "github.com/dppub/dppub/protocol/rowsynth"
+	"github.com/dppub/dppub/randx"
+)
+
+// Spec is synthesize-rows' definition.
+var Spec = method.Spec{
+	Name:        Name,
+	Summary:     "one synthetic table from owners of rows at the quality of one curator: the marginal engine over secure aggregation with distributed noise",
+	Split:       method.Rows,
+	Coordinator: RoleCoordinator,
+	MemberRoles: []string{method.RoleOwner},
+	NewSettings: func() method.Settings { return new(Settings) },
+	Open:        open,
+	Decode:      method.DecodeSession[session],
+}
+
+// session is what the coordinator sends every owner.
+type session struct {
+	method.RowsSession
+	Settings Settings `json:"settings"`
+}
+
+func open(st method.Settings, o method.Open) (method.Session, error) {
+	rows, err := method.OpenRows(o)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{RowsSession: rows, Settings: *st.(*Settings)}
+	_, _, err = s.params()
+	return s, err
+}
+
+// params are the protocol's public parameters and each owner's ρ.
+func (s *session) params() (proto.Params, float64, error) {
+	if err := s.Settings.Validate(); err != nil {
+		return proto.Params{}, 0, err
+	}
+	rho, err := s.Settings.rho()
+	if err != nil {
+		return proto.Params{}, 0, err
+	}
+	p := proto.Params{Session: s.ID, Owners: len(s.Owners), Schema: s.Schema,
+		Bins: s.Settings.Bins, BinsFor: s.Settings.BinsFor, Noise: s.Settings.Noise}
+	return p, rho, p.Validate()
+}
+
+// names maps the protocol's role IDs to the members' names.
+func (s *session) names() map[string]string {
+	m := map[string]string{proto.CoordinatorID: s.Coordinator}
+	for k, o := range s.Owners {
+		m[proto.OwnerID(k)] = o
+	}
+	return m
+}
+
+func (s *session) Members() []method.Member {
+	_, rho, err := s.params()
+	if err != nil {
+		rho = 0 // open validated the settings; Join will refuse them again
+	}
+	return s.OwnerMembers(dp.Concentrated(rho))
+}
+
+func (s *session) Unsound() bool { return false }
+
+func (s *session) Join(l method.Local) (protocol.Role, error) {
+	p, _, err := s.params()
+	if err != nil {
+		return nil, err
+	}
+	k := slices.Index(s.Owners, l.Name)
+	if k < 0 {
+		return nil, fmt.Errorf("%s is not an owner of the session", l.Name)
+	}
+	t, err := l.SharedTable(s.Schema)
+	if err != nil {
+		return nil, err
+	}
+	l.Note(Name, t.Len(), 0, "attributes", len(s.Schema.Attributes))
+	o, err := proto.NewOwner(proto.OwnerOptions{Params: p, Index: k, Table: t, Accountant: l.Accountant, Source: l.Source})
+	if err != nil {
+		return nil, err
+	}
+	return method.Rename(o, s.ID, s.names()), nil
+}
+
+// Result is the in-process detail of a run (Outcome.Detail).
+type Result struct {
+	Engine *marginal.Result
+	Domain *marginal.Domain
+	// Records are the owners' public record counts, in owner order.
+	Records []int
+	// Rho is each owner's budget, BinRho the part spent on bins.
+	Rho, BinRho float64
+	Stats       proto.Stats
+}
+
+// Progress is the coordinator's attachment in one process: the engine's
+// stages.
+type Progress func(stage string, done, total int)
+
+// Coordinate builds the coordinator: once the owners have said hello it
+// chooses the numeric bins from noisy pooled histograms, announces the
+// domain and runs the engine, each measurement one request to all owners.
+func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
+	p, rho, err := s.params()
+	if err != nil {
+		return nil, err
+	}
+	noiseSrc, engineSrc, decodeSrc := src.Child(), src.Child(), src.Child()
+	progress, _ := attach.(Progress)
+	res := &Result{Rho: rho}
+	engine := func(ctx context.Context, m *proto.Measurer) error {
+		return s.run(ctx, m, res, engineSrc, progress)
+	}
+	c, err := proto.NewCoordinator(context.Background(), p, engine, noiseSrc)
+	if err != nil {
+		return nil, err
+	}
+	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
+		if res.Engine == nil {
+			return nil, fmt.Errorf("the engine did not finish")
+		}
+		res.Stats = c.Stats
+		syn, err := res.Domain.Decode(res.Engine.Data, decodeSrc)
+		if err != nil {
+			return nil, err
+		}
+		report, err := Report(s.Settings, res, s.Owners, accts, src)
+		if err != nil {
+			return nil, err
+		}
+		summary := fmt.Sprintf("%d owners, %d records in all; %d of %d pairs selected, %d marginals measured",
+			len(s.Owners), sum(res.Records), len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
+		return &method.Outcome{Table: syn, Report: report, Summary: summary, Detail: res}, nil
+	}
+	return &method.Coordination{Role: method.Rename(c, s.ID, s.names()), Publish: publish, Cleanup: c.Stop}, nil
+}
+
+// run is the coordinator's computation: bins, domain, engine.
+func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *randx.Source, progress Progress) error {
+	st := s.Settings
+	res.Records = m.OwnerRecords()
+	n := m.Records()
+	cuts, binRho, err := s.bins(ctx, m, n, res.Rho)
+	if err != nil {
+		return err
+	}
+	res.BinRho = binRho
+	dom, err := marginal.NewDomain(s.Schema, marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor, Cuts: cuts})
+	if err != nil {
+		return err
+	}
+	if err := m.SetDomain(ctx, cuts); err != nil {
+		return err
+	}
+	res.Domain = dom
+	all := make([]int, dom.Len())
+	for j := range all {
+		all[j] = j
+	}
+	res.Engine, err = marginal.Synthesize(ctx, m, marginal.Options{
+		Domain: dom, Parties: []marginal.Party{{Name: "owners", Rho: res.Rho - binRho, Attrs: all}},
+		Records: n, Split: st.Split, Score: marginal.IInDif, OneWayNoise: marginal.Gaussian,
+		Combine: marginal.CombineOptions{MaxCells: st.MaxCells},
+		GUM:     marginal.GUMOptions{Rounds: st.Rounds, Rows: cmp.Or(st.Rows, n)},
+		Source:  src, Progress: progress,
+	})
+	return err
+}
+
+// bins chooses every numeric attribute's bins from its pooled histogram
+// on the public grid, released with discrete Gaussian noise at an equal
+// part of BinShare·ρ (the single-owner engine's ChooseCuts, with the
+// counting done by the owners and the merging, post-processing, here).
+func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64) (map[string][]float64, float64, error) {
+	st := s.Settings
+	var numeric []int
+	for j, a := range s.Schema.Attributes {
+		if a.Kind == data.Numeric {
+			numeric = append(numeric, j)
+		}
+	}
+	if !(st.BinShare > 0) || len(numeric) == 0 {
+		return nil, 0, nil
+	}
+	each := st.BinShare * rho / float64(len(numeric))
+	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, each)
+	if err != nil {
+		return nil, 0, err
+	}
+	cuts := map[string][]float64{}
+	for _, j := range numeric {
+		a := s.Schema.Attributes[j]
+		noisy, err := m.Histogram(ctx, j, marginal.DefaultGrid, marginal.Release{Purpose: "bins of " + a.Name, Parties: []int{0}, Noise: noise})
+		if err != nil {
+			return nil, 0, err
+		}
+		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
+		cuts[a.Name] = marginal.CutsFromHistogram(marginal.PublicGrid(a, marginal.DefaultGrid), noisy, float64(n), bins)
+	}
+	return cuts, each * float64(len(numeric)), nil
+}
+
+func sum(v []int) int {
+	t := 0
+	for _, x := range v {
+		t += x
+	}
+	return t
+}

@@ -1,0 +1,125 @@
+// Package rowsynth defines synthesize-rows as a method: owners of rows
+// (hospitals with different patients) publish one synthetic table with
+// the marginal engine (algo/marginal) run over their pooled records,
+// through secure aggregation and distributed noise (protocol/rowsynth),
+// so that the result has the quality of one curator holding all the rows
+// without any owner showing its records or its counts to anyone.
+package rowsynth
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/dp"
+	proto "github.com/dppub/dppub/protocol/rowsynth"
+)
+
+// Name is the method's name.
+const Name = "synthesize-rows"
+
+// RoleCoordinator runs the engine, holds no data and publishes the table
+// (the curator of a consortium of owners of rows).
+const RoleCoordinator = "curator"
+
+// Settings are synthesize-rows' settings. Every owner's budget is the
+// same: its records enter every release.
+type Settings struct {
+	// Epsilon and Delta state each owner's budget as (ε, δ)-DP; it is
+	// spent as ρ-zCDP with ρ the largest whose Canonne–Kamath–Steinke
+	// conversion gives ε at δ (marginal.RhoFor). Rho gives ρ directly
+	// instead.
+	Epsilon float64 `json:"epsilon,omitempty" help:"privacy budget ε of each owner (spent as ρ-zCDP, converted at --delta)"`
+	Delta   float64 `json:"delta,omitempty" help:"δ of the (ε, δ) budget (default 1/n² of the smallest owner; required over the network)"`
+	Rho     float64 `json:"rho,omitempty" help:"each owner's budget as ρ-zCDP instead of --epsilon"`
+	// Noise says who draws the noise (default insider-safe).
+	Noise proto.NoiseMode `json:"noise,omitempty" help:"noise mode: insider-safe (every owner and the coordinator add a share; any K of K+1 make up the noise) or exact (the owners' shares sum to the central noise)"`
+	// Bins is the number of bins per numeric attribute (default
+	// marginal.DefaultBins); BinShare the share of ρ spent choosing them
+	// from the pooled data (default 0.05; negative: equal-width bins
+	// over the declared bounds, no budget).
+	Bins     int            `json:"bins,omitempty" help:"bins per numeric attribute"`
+	BinsFor  map[string]int `json:"bins_for,omitempty"`
+	BinShare float64        `json:"bin_share,omitempty" help:"share of the budget spent choosing numeric bins from the pooled data (negative: equal-width bins, no budget)"`
+	// Split of ρ between one-way marginals, pair scores and the selected
+	// marginals (default 0.1 / 0.1 / 0.8).
+	Split    marginal.Split `json:"split,omitempty"`
+	MaxCells int            `json:"max_cells,omitempty" help:"domain-size cap of a combined marginal"`
+	// Rounds of GUM (default 30) and Rows of synthetic data (default the
+	// pooled record count).
+	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
+	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the owners hold together)"`
+}
+
+// DefaultBinShare is the default share of ρ spent choosing numeric bins
+// (the single-owner engine's default).
+const DefaultBinShare = 0.05
+
+// SetDefaults fills the zero fields.
+func (s *Settings) SetDefaults() {
+	s.Noise = cmp.Or(s.Noise, proto.NoiseInsiderSafe)
+	s.Bins = cmp.Or(s.Bins, marginal.DefaultBins)
+	s.BinShare = cmp.Or(s.BinShare, DefaultBinShare)
+	s.MaxCells = cmp.Or(s.MaxCells, marginal.DefaultMaxCells)
+	s.Rounds = cmp.Or(s.Rounds, 30)
+}
+
+// DefaultRecords sets δ = 1/n² of the smallest owner when the budget is
+// (ε, δ) without a δ (one process).
+func (s *Settings) DefaultRecords(smallest int) {
+	if s.Epsilon > 0 && s.Delta == 0 {
+		s.Delta = dp.DefaultDelta(smallest)
+	}
+}
+
+// Validate checks the settings.
+func (s *Settings) Validate() error {
+	switch {
+	case (s.Epsilon != 0) == (s.Rho != 0):
+		return fmt.Errorf("give the budget as epsilon (with delta) or as rho, exactly one; got epsilon %v, rho %v", s.Epsilon, s.Rho)
+	case s.Epsilon != 0 && (!(s.Epsilon > 0) || math.IsInf(s.Epsilon, 0)):
+		return fmt.Errorf("epsilon must be positive and finite, got %v", s.Epsilon)
+	case s.Epsilon != 0 && !(s.Delta > 0 && s.Delta < 1):
+		return fmt.Errorf("delta must be in (0, 1) with epsilon (over the network it is not derived from the owners' sizes), got %v", s.Delta)
+	case s.Rho != 0 && s.Delta != 0 && !(s.Delta > 0 && s.Delta < 1):
+		return fmt.Errorf("delta must be in (0, 1), got %v", s.Delta)
+	case s.Noise != proto.NoiseInsiderSafe && s.Noise != proto.NoiseExact:
+		return fmt.Errorf("noise must be insider-safe or exact, got %q", s.Noise)
+	case s.Bins < 1:
+		return fmt.Errorf("bins must be positive, got %d", s.Bins)
+	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):
+		return fmt.Errorf("bin_share must be below 0.5, got %v", s.BinShare)
+	case s.MaxCells < 1 || s.Rounds < 1 || s.Rows < 0:
+		return fmt.Errorf("max_cells %d, rounds %d and rows %d must be positive", s.MaxCells, s.Rounds, s.Rows)
+	}
+	if s.Rho != 0 {
+		if err := dp.CheckRho(s.Rho); err != nil {
+			return err
+		}
+	}
+	for name, b := range s.BinsFor {
+		if b < 1 {
+			return fmt.Errorf("bins_for %q must be positive, got %d", name, b)
+		}
+	}
+	_, err := s.rho()
+	return err
+}
+
+// rho is each owner's zCDP budget.
+func (s *Settings) rho() (float64, error) {
+	if s.Rho != 0 {
+		return s.Rho, nil
+	}
+	return marginal.RhoFor(s.Epsilon, s.Delta)
+}
+
+// NoiseMode says who draws each release's noise.
+type NoiseMode = proto.NoiseMode
+
+// The noise modes.
+const (
+	NoiseInsiderSafe = proto.NoiseInsiderSafe
+	NoiseExact       = proto.NoiseExact
+)

@@ -1,0 +1,317 @@
+package rowsynth
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/randx"
+)
+
+// Engine is what the coordinator computes over the owners' pooled
+// records: it measures through m and returns when it needs no more.
+type Engine func(ctx context.Context, m *Measurer) error
+
+// question is one step the engine asks of the protocol: a release
+// (Request) or the domain to announce.
+type question struct {
+	req    *Request
+	domain *Domain
+}
+
+// Coordinator runs the engine and assembles the owners' masked shares.
+// Like every role it does no I/O: the engine runs in a goroutine
+// (protocol.Exchange) and Start and Handle block while it computes.
+type Coordinator struct {
+	p       Params
+	ctx     context.Context
+	engine  Engine
+	noiser  *dp.Noiser
+	x       *protocol.Exchange[question, []float64]
+	keys    [][]byte
+	records []int
+	cur     *Request
+	got     map[int][]uint64
+	done    bool
+	// Stats are the run's releases and bytes, for the report.
+	Stats Stats
+}
+
+// Stats count what the coordinator released.
+type Stats struct {
+	Requests int
+	Values   int
+}
+
+var _ protocol.Role = (*Coordinator)(nil)
+
+// NewCoordinator prepares the coordinator; the engine starts once every
+// owner has said hello. src draws the coordinator's noise shares
+// (insider-safe mode).
+func NewCoordinator(ctx context.Context, p Params, engine Engine, src *randx.Source) (*Coordinator, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if engine == nil || src == nil {
+		return nil, fmt.Errorf("rowsynth: the coordinator needs an engine and a source")
+	}
+	return &Coordinator{p: p, ctx: ctx, engine: engine, noiser: dp.NewNoiser(src),
+		keys: make([][]byte, p.Owners), records: make([]int, p.Owners)}, nil
+}
+
+func (c *Coordinator) ID() string { return CoordinatorID }
+func (c *Coordinator) Done() bool { return c.done }
+
+// Stop ends the engine (for a session that failed); idempotent.
+func (c *Coordinator) Stop() {
+	if c.x != nil {
+		c.x.Stop()
+	}
+}
+
+// Start waits for the owners' hellos.
+func (c *Coordinator) Start() ([]protocol.Envelope, error) { return nil, nil }
+
+// Records are the owners' public record counts (known after the hellos).
+func (c *Coordinator) Records() []int { return c.records }
+
+func (c *Coordinator) owner(from string) (int, error) {
+	for k := range c.p.Owners {
+		if OwnerID(k) == from {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("rowsynth: coordinator: message from %q, not an owner", from)
+}
+
+// Handle takes the hellos (then relays the keys and starts the engine)
+// and the shares of the current request.
+func (c *Coordinator) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
+	k, err := c.owner(e.From)
+	if err != nil {
+		return nil, err
+	}
+	switch e.Type {
+	case TypeHello:
+		var h Hello
+		if err := h.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		return c.hello(k, h)
+	case TypeShare:
+		var s Share
+		if err := s.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		return c.share(k, s)
+	}
+	return nil, fmt.Errorf("rowsynth: coordinator: unexpected %s from %s", e.Type, e.From)
+}
+
+func (c *Coordinator) hello(k int, h Hello) ([]protocol.Envelope, error) {
+	if c.keys[k] != nil {
+		return nil, fmt.Errorf("rowsynth: coordinator: %s said hello twice", OwnerID(k))
+	}
+	if h.Records < 1 {
+		return nil, fmt.Errorf("rowsynth: coordinator: %s holds no records", OwnerID(k))
+	}
+	c.keys[k], c.records[k] = h.Key, h.Records
+	for _, key := range c.keys {
+		if key == nil {
+			return nil, nil
+		}
+	}
+	out, err := c.broadcast(&Keys{Keys: c.keys})
+	if err != nil {
+		return nil, err
+	}
+	m := &Measurer{c: c}
+	c.x = protocol.StartExchange(c.ctx, func(ctx context.Context, ask func(context.Context, question) ([]float64, error)) error {
+		m.ask = ask
+		return c.engine(ctx, m)
+	})
+	more, err := c.next()
+	return append(out, more...), err
+}
+
+func (c *Coordinator) share(k int, s Share) ([]protocol.Envelope, error) {
+	if c.cur == nil || s.ID != c.cur.ID {
+		return nil, fmt.Errorf("rowsynth: coordinator: share for request %d from %s while no such request is open", s.ID, OwnerID(k))
+	}
+	if c.got[k] != nil {
+		return nil, fmt.Errorf("rowsynth: coordinator: two shares of request %d from %s", s.ID, OwnerID(k))
+	}
+	c.got[k] = s.Words
+	if len(c.got) < c.p.Owners {
+		return nil, nil
+	}
+	values, err := c.assemble()
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
+	c.cur, c.got = nil, nil
+	if err := c.x.Answer(values, nil); err != nil {
+		return nil, err
+	}
+	return c.next()
+}
+
+// assemble sums the owners' words (the masks cancel) and, in insider-safe
+// mode, the coordinator's own noise share, and maps the integer to the
+// release's public grid.
+func (c *Coordinator) assemble() ([]float64, error) {
+	n := len(c.got[0])
+	plan, err := c.cur.Release.Noise.Plan(max(n, 1))
+	if err != nil {
+		return nil, fmt.Errorf("rowsynth: coordinator: %w", err)
+	}
+	sum := make([]uint64, n)
+	for k, w := range c.got {
+		if len(w) != n {
+			return nil, fmt.Errorf("rowsynth: coordinator: %s sent %d values, %s %d", OwnerID(k), len(w), OwnerID(0), n)
+		}
+		for i, v := range w {
+			sum[i] += v
+		}
+	}
+	if c.p.coordinatorDraws() {
+		own := make([]int64, n)
+		c.noiser.Shares(plan, c.p.parts(), own)
+		for i, v := range own {
+			sum[i] += uint64(v)
+		}
+	}
+	out := make([]float64, n)
+	for i, v := range sum {
+		out[i] = float64(int64(v)) * plan.Grid
+	}
+	c.Stats.Requests++
+	c.Stats.Values += n
+	return out, nil
+}
+
+// next hands the engine's next question to the owners, or closes the run
+// when the engine is done. A Domain needs no reply: it is sent and the
+// engine goes on at once.
+func (c *Coordinator) next() ([]protocol.Envelope, error) {
+	var out []protocol.Envelope
+	for {
+		q, more, err := c.x.Next()
+		if err != nil {
+			return nil, fmt.Errorf("rowsynth: coordinator: %w", err)
+		}
+		if !more {
+			c.done = true
+			closing, err := c.broadcast(Close{})
+			return append(out, closing...), err
+		}
+		if q.domain != nil {
+			sent, err := c.broadcast(q.domain)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sent...)
+			if err := c.x.Answer(nil, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		c.cur, c.got = q.req, map[int][]uint64{}
+		sent, err := c.broadcast(q.req)
+		return append(out, sent...), err
+	}
+}
+
+func (c *Coordinator) broadcast(m protocol.Message) ([]protocol.Envelope, error) {
+	out := make([]protocol.Envelope, 0, c.p.Owners)
+	for k := range c.p.Owners {
+		e, err := protocol.Seal("", CoordinatorID, OwnerID(k), m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Measurer is the engine's view of the owners' pooled records: every
+// release is one request answered by all owners.
+type Measurer struct {
+	c      *Coordinator
+	ask    func(context.Context, question) ([]float64, error)
+	nextID uint64
+}
+
+var _ marginal.Measurer = (*Measurer)(nil)
+
+// OwnerRecords are the owners' public record counts, in owner order.
+func (m *Measurer) OwnerRecords() []int { return slices.Clone(m.c.records) }
+
+// Records is the pooled public record count Σ n_k.
+func (m *Measurer) Records() int {
+	n := 0
+	for _, r := range m.c.records {
+		n += r
+	}
+	return n
+}
+
+func (m *Measurer) release(ctx context.Context, q *Request) ([]float64, error) {
+	m.nextID++
+	q.ID = m.nextID
+	return m.ask(ctx, question{req: q})
+}
+
+// Histogram releases the pooled counts of numeric column j on the public
+// grid of cells cells over its bounds (marginal.PublicGrid).
+func (m *Measurer) Histogram(ctx context.Context, j, cells int, r marginal.Release) ([]float64, error) {
+	return m.release(ctx, &Request{Kind: KindHistogram, Column: j, Cells: cells, Release: r})
+}
+
+// SetDomain announces the bins every later marginal is counted on.
+func (m *Measurer) SetDomain(ctx context.Context, cuts map[string][]float64) error {
+	_, err := m.ask(ctx, question{domain: &Domain{Cuts: cuts}})
+	return err
+}
+
+// Marginal releases the pooled counts over attrs plus noise of r's law.
+func (m *Measurer) Marginal(ctx context.Context, attrs []int, r marginal.Release) ([]float64, error) {
+	return m.release(ctx, &Request{Kind: KindMarginal, Attrs: attrs, Release: r})
+}
+
+// Score answers the paper's IInDif score from a noisy aggregate: the
+// pair's marginal released at the score's ρ (a count vector: Δ₁ = 2,
+// Δ₂ = √2 under replace-one, with r's mechanism), from which the score
+// Σ_ij |N̂_ij − RefA_i·RefB_j/N| is computed as post-processing, minus the
+// expected contribution of the cells' noise (cells · E|noise|), so that
+// an independent pair scores about 0 however many cells it has. The
+// owners are charged the marginal's release, which costs the same ρ as
+// the score's.
+func (m *Measurer) Score(ctx context.Context, q marginal.ScoreQuery, r marginal.Release) (float64, error) {
+	if q.Kind != marginal.IInDif {
+		return 0, fmt.Errorf("rowsynth: pair score %q is not available across owners of rows (only %q, from noisy aggregates)", q.Kind, marginal.IInDif)
+	}
+	noise, err := marginal.Calibrate(r.Noise.Mechanism, marginal.CountL1, marginal.CountL2, r.Noise.Rho)
+	if err != nil {
+		return 0, err
+	}
+	pair, err := m.Marginal(ctx, []int{q.A, q.B}, marginal.Release{Purpose: r.Purpose, Parties: r.Parties, Noise: noise})
+	if err != nil {
+		return 0, err
+	}
+	if len(pair) != len(q.RefA)*len(q.RefB) || q.N < 1 {
+		return 0, fmt.Errorf("rowsynth: score of (%d, %d): %d cells for references of %d and %d values", q.A, q.B, len(pair), len(q.RefA), len(q.RefB))
+	}
+	s := 0.0
+	for i, a := range q.RefA {
+		for j, b := range q.RefB {
+			s += math.Abs(pair[i*len(q.RefB)+j] - a*b/float64(q.N))
+		}
+	}
+	return s - float64(len(pair))*noise.MeanAbs(), nil
+}

@@ -1,0 +1,50 @@
+// Package rowsynth runs the marginal synthesis engine (algo/marginal)
+// across owners of rows: owners that hold the same attributes of
+// different people measure their pooled records as one curator would,
+// and the coordinator, which runs the engine, learns only the noisy
+// totals.
+//
+// Rounds:
+//
+//  1. Every owner draws an X25519 key pair and sends the coordinator its
+//     public key and its record count n_k (public, as in every method of
+//     owners of rows).
+//  2. The coordinator sends every owner all public keys. Owners k and j
+//     derive a common seed from their Diffie–Hellman secret and the
+//     session ID (pairwise masks after Bonawitz et al., CCS 2017).
+//  3. The engine runs at the coordinator. Each of its measurements (a
+//     numeric column's histogram on a public grid, the marginal over an
+//     attribute set, a pair score) is one Request to every owner. Owner k
+//     charges its accountant, counts its own records, adds its integer
+//     share of the release's noise (dp.Noiser.Shares on the release's
+//     public grid) and its pairwise masks (+ for j > k, − for j < k,
+//     mod 2^64), and sends the masked words. The masks cancel in the sum:
+//     the coordinator learns Σ_k (counts_k + noise_k) on the grid, that is
+//     the pooled counts plus noise of the calibrated law, and nothing of
+//     any single owner's counts.
+//  4. After the numeric bins are chosen from the noisy histograms, a
+//     Domain message tells the owners the bins; after the engine's last
+//     measurement, Close ends the run.
+//
+// Noise: with NoiseExact the owners' shares sum to exactly the central
+// release's noise (discrete Laplace by Pólya divisibility; discrete
+// Gaussian within Kairouz, Liu & Steinke's τ), so the output has the law
+// of the single-curator run. With NoiseInsiderSafe (the default) the
+// coordinator adds a share too and any K of the K+1 contributors already
+// make up the calibrated noise: a coordinator or an owner that knows its
+// own share still faces the full noise; the variance is (K+1)/K times the
+// central one.
+//
+// Pair scores are computed on noisy aggregates: a Score is answered by
+// releasing the pair's marginal (count vector, Δ₂ = √2, Δ₁ = 2 under
+// replace-one) at the score's ρ and computing the paper's IInDif score
+// from it at the coordinator (post-processing), minus the noise's expected
+// contribution.
+//
+// Threat model: the coordinator is honest-but-curious and relays the
+// public keys faithfully (channels are authenticated by the transport's
+// mutual TLS); owners do not collude with it beyond one insider (above).
+// An owner that drops out after the masks are fixed aborts the session:
+// the charges already made stay charged (a reservation is spent, never
+// refunded), and no partial release is published.
+package rowsynth

@@ -1,0 +1,236 @@
+package rowsynth
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/internal/wire"
+)
+
+const typePrefix = "rowsynth/"
+
+// Message types.
+const (
+	TypeHello   = typePrefix + "hello"
+	TypeKeys    = typePrefix + "keys"
+	TypeRequest = typePrefix + "request"
+	TypeDomain  = typePrefix + "domain"
+	TypeShare   = typePrefix + "share"
+	TypeClose   = typePrefix + "close"
+)
+
+// Hello is an owner's first message: its X25519 public key and its
+// public record count.
+type Hello struct {
+	Key     []byte
+	Records int
+}
+
+func (*Hello) MessageType() string { return TypeHello }
+
+func (h *Hello) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Bytes(h.Key)
+	w.Int(h.Records)
+	return w.Data(), nil
+}
+
+func (h *Hello) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	h.Key = r.Bytes()
+	h.Records = r.Int()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: hello: %w", err)
+	}
+	if len(h.Key) != 32 || h.Records < 0 {
+		return fmt.Errorf("rowsynth: hello with a %d-byte key and %d records", len(h.Key), h.Records)
+	}
+	return nil
+}
+
+// Keys sends every owner all owners' public keys, in owner order.
+type Keys struct{ Keys [][]byte }
+
+func (*Keys) MessageType() string { return TypeKeys }
+
+func (k *Keys) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Int(len(k.Keys))
+	for _, key := range k.Keys {
+		w.Bytes(key)
+	}
+	return w.Data(), nil
+}
+
+func (k *Keys) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	n := r.Int()
+	if n < 0 || n > 1<<16 {
+		return fmt.Errorf("rowsynth: keys message lists %d keys", n)
+	}
+	k.Keys = make([][]byte, n)
+	for i := range k.Keys {
+		k.Keys[i] = r.Bytes()
+	}
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: keys: %w", err)
+	}
+	return nil
+}
+
+// Request kinds.
+const (
+	// KindHistogram asks for a numeric column's counts on the public grid
+	// of Cells cells over its declared bounds (marginal.PublicGrid).
+	KindHistogram = "histogram"
+	// KindMarginal asks for the counts over Attrs on the session's domain.
+	KindMarginal = "marginal"
+)
+
+// Request asks every owner for its masked share of one release.
+type Request struct {
+	ID      uint64
+	Kind    string
+	Column  int   // KindHistogram
+	Cells   int   // KindHistogram
+	Attrs   []int // KindMarginal
+	Release marginal.Release
+}
+
+func (*Request) MessageType() string { return TypeRequest }
+
+func (q *Request) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Uint64(q.ID)
+	w.String(q.Kind)
+	w.Int(q.Column)
+	w.Int(q.Cells)
+	writeInts(&w, q.Attrs)
+	w.String(q.Release.Purpose)
+	writeInts(&w, q.Release.Parties)
+	n := q.Release.Noise
+	w.String(string(n.Mechanism))
+	w.Float64s([]float64{n.Sensitivity, n.Scale, n.Rho})
+	return w.Data(), nil
+}
+
+func (q *Request) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	q.ID = r.Uint64()
+	q.Kind = r.String()
+	q.Column = r.Int()
+	q.Cells = r.Int()
+	q.Attrs = readInts(r)
+	q.Release.Purpose = r.String()
+	q.Release.Parties = readInts(r)
+	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())
+	p := r.Float64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: request: %w", err)
+	}
+	if len(p) != 3 {
+		return fmt.Errorf("rowsynth: request: noise has %d parameters, want 3", len(p))
+	}
+	q.Release.Noise.Sensitivity, q.Release.Noise.Scale, q.Release.Noise.Rho = p[0], p[1], p[2]
+	if q.Kind != KindHistogram && q.Kind != KindMarginal {
+		return fmt.Errorf("rowsynth: request of unknown kind %q", q.Kind)
+	}
+	return q.Release.Validate(1)
+}
+
+// Domain tells the owners the numeric attributes' bin edges (chosen from
+// noisy histograms): with the session's public bins they make the domain
+// every later marginal is counted on.
+type Domain struct{ Cuts map[string][]float64 }
+
+func (*Domain) MessageType() string { return TypeDomain }
+
+func (d *Domain) MarshalBinary() ([]byte, error) {
+	names := make([]string, 0, len(d.Cuts))
+	for n := range d.Cuts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var w wire.Writer
+	w.Int(len(names))
+	for _, n := range names {
+		w.String(n)
+		w.Float64s(d.Cuts[n])
+	}
+	return w.Data(), nil
+}
+
+func (d *Domain) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	n := r.Int()
+	if n < 0 || n > 1<<16 {
+		return fmt.Errorf("rowsynth: domain message lists %d attributes", n)
+	}
+	d.Cuts = make(map[string][]float64, n)
+	for range n {
+		name := r.String()
+		d.Cuts[name] = r.Float64s()
+	}
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: domain: %w", err)
+	}
+	for name, c := range d.Cuts {
+		for _, v := range c {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("rowsynth: domain: a non-finite bin edge of %q", name)
+			}
+		}
+	}
+	return nil
+}
+
+// Share is an owner's masked share of one release: per value, its count
+// in grid steps plus its noise share plus its pairwise masks, mod 2^64.
+type Share struct {
+	ID    uint64
+	Words []uint64
+}
+
+func (*Share) MessageType() string { return TypeShare }
+
+func (s *Share) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Uint64(s.ID)
+	w.Uint64s(s.Words)
+	return w.Data(), nil
+}
+
+func (s *Share) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	s.ID = r.Uint64()
+	s.Words = r.Uint64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: share: %w", err)
+	}
+	return nil
+}
+
+// Close ends the run.
+type Close struct{}
+
+func (Close) MessageType() string            { return TypeClose }
+func (Close) MarshalBinary() ([]byte, error) { return []byte{}, nil }
+
+func writeInts(w *wire.Writer, v []int) {
+	u := make([]uint64, len(v))
+	for i, x := range v {
+		u[i] = uint64(int64(x))
+	}
+	w.Uint64s(u)
+}
+
+func readInts(r *wire.Reader) []int {
+	u := r.Uint64s()
+	out := make([]int, len(u))
+	for i, x := range u {
+		out[i] = int(int64(x))
+	}
+	return out
+}

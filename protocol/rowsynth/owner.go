@@ -1,0 +1,239 @@
+package rowsynth
+
+import (
+	"crypto/ecdh"
+	"fmt"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/randx"
+)
+
+// OwnerOptions configure an owner.
+type OwnerOptions struct {
+	Params Params
+	// Index is the owner's place k (from 0) in the session's owner order.
+	Index int
+	// Table is the owner's records in the session's schema.
+	Table *data.Table
+	// Accountant is charged every release before the owner's share
+	// leaves.
+	Accountant *privacy.Accountant
+	// Source draws the key and the noise shares.
+	Source *randx.Source
+}
+
+// Owner is one owner of rows.
+type Owner struct {
+	p      Params
+	k      int
+	table  *data.Table
+	acct   *privacy.Accountant
+	src    *randx.Source
+	noiser *dp.Noiser
+	key    *ecdh.PrivateKey
+	seeds  [][32]byte // by owner index; own entry unused
+	keyed  bool
+	ds     *marginal.Dataset
+	// Clamped counts values outside their declared bounds (the owner's
+	// own eyes only).
+	Clamped int
+	closed  bool
+}
+
+// NewOwner validates o.
+func NewOwner(o OwnerOptions) (*Owner, error) {
+	if err := o.Params.Validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case o.Index < 0 || o.Index >= o.Params.Owners:
+		return nil, fmt.Errorf("rowsynth: owner index %d of %d owners", o.Index, o.Params.Owners)
+	case o.Table == nil || o.Table.Len() == 0:
+		return nil, fmt.Errorf("rowsynth: owner %d holds no records", o.Index+1)
+	case !o.Table.Schema.Equal(o.Params.Schema):
+		return nil, fmt.Errorf("rowsynth: owner %d's schema differs from the session's", o.Index+1)
+	case o.Accountant == nil || o.Source == nil:
+		return nil, fmt.Errorf("rowsynth: owner %d needs an accountant and a source", o.Index+1)
+	}
+	return &Owner{p: o.Params, k: o.Index, table: o.Table, acct: o.Accountant, src: o.Source, noiser: dp.NewNoiser(o.Source)}, nil
+}
+
+func (o *Owner) ID() string { return OwnerID(o.k) }
+func (o *Owner) Done() bool { return o.closed }
+
+// Start sends the coordinator the owner's public key and record count.
+func (o *Owner) Start() ([]protocol.Envelope, error) {
+	key, err := newKey(o.src)
+	if err != nil {
+		return nil, err
+	}
+	o.key = key
+	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Hello{Key: key.PublicKey().Bytes(), Records: o.table.Len()})
+	return []protocol.Envelope{e}, err
+}
+
+// Handle takes the keys, the domain, each request and the close, all from
+// the coordinator.
+func (o *Owner) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
+	if e.From != CoordinatorID {
+		return nil, fmt.Errorf("rowsynth: %s: %s from %q, not the coordinator", o.ID(), e.Type, e.From)
+	}
+	if o.closed {
+		return nil, fmt.Errorf("rowsynth: %s: %s after the run was closed", o.ID(), e.Type)
+	}
+	switch e.Type {
+	case TypeKeys:
+		var m Keys
+		if err := m.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		return nil, o.takeKeys(m)
+	case TypeDomain:
+		var m Domain
+		if err := m.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		return nil, o.takeDomain(m)
+	case TypeRequest:
+		var q Request
+		if err := q.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		return o.answer(&q)
+	case TypeClose:
+		o.closed = true
+		return nil, nil
+	}
+	return nil, fmt.Errorf("rowsynth: %s: unexpected %s", o.ID(), e.Type)
+}
+
+// takeKeys derives the pairwise seeds; the owner's own key must be listed
+// at its place (the coordinator relays, it does not choose, the keys).
+func (o *Owner) takeKeys(m Keys) error {
+	if o.keyed {
+		return fmt.Errorf("rowsynth: %s: keys sent twice", o.ID())
+	}
+	if len(m.Keys) != o.p.Owners {
+		return fmt.Errorf("rowsynth: %s: %d keys for %d owners", o.ID(), len(m.Keys), o.p.Owners)
+	}
+	if string(m.Keys[o.k]) != string(o.key.PublicKey().Bytes()) {
+		return fmt.Errorf("rowsynth: %s: the keys list another key at its own place", o.ID())
+	}
+	o.seeds = make([][32]byte, o.p.Owners)
+	for j, kb := range m.Keys {
+		if j == o.k {
+			continue
+		}
+		pub, err := ecdh.X25519().NewPublicKey(kb)
+		if err != nil {
+			return fmt.Errorf("rowsynth: %s: key of owner %d: %w", o.ID(), j+1, err)
+		}
+		secret, err := o.key.ECDH(pub)
+		if err != nil {
+			return fmt.Errorf("rowsynth: %s: key of owner %d: %w", o.ID(), j+1, err)
+		}
+		o.seeds[j] = pairSeed(o.p.Session, min(o.k, j), max(o.k, j), secret)
+	}
+	o.keyed = true
+	return nil
+}
+
+func (o *Owner) takeDomain(m Domain) error {
+	if o.ds != nil {
+		return fmt.Errorf("rowsynth: %s: domain sent twice", o.ID())
+	}
+	dom, err := marginal.NewDomain(o.p.Schema, marginal.DomainOptions{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts})
+	if err != nil {
+		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
+	}
+	ds, st, err := dom.Encode(o.table)
+	if err != nil {
+		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
+	}
+	o.ds, o.Clamped = ds, st.Clamped
+	return nil
+}
+
+// answer charges the release, then sends the owner's counts in grid steps
+// plus its noise share plus its masks.
+func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
+	if !o.keyed {
+		return nil, fmt.Errorf("rowsynth: %s: request %d before the keys", o.ID(), q.ID)
+	}
+	if err := checkCalibration(q.Release.Noise); err != nil {
+		return nil, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
+	}
+	counts, err := o.counts(q)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := q.Release.Noise.Plan(len(counts))
+	if err != nil {
+		return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
+	}
+	if err := o.acct.Spend(q.Release.Charge()); err != nil {
+		return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
+	}
+	shares := make([]int64, len(counts))
+	o.noiser.Shares(plan, o.p.parts(), shares)
+	words := make([]uint64, len(counts))
+	for i, c := range counts {
+		words[i] = uint64(int64(plan.Snap(c)) + shares[i])
+	}
+	for j, seed := range o.seeds {
+		if j != o.k {
+			addMask(words, seed, q.ID, j < o.k)
+		}
+	}
+	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Share{ID: q.ID, Words: words})
+	return []protocol.Envelope{e}, err
+}
+
+// counts are the owner's exact counts for q.
+func (o *Owner) counts(q *Request) ([]float64, error) {
+	switch q.Kind {
+	case KindHistogram:
+		attrs := o.p.Schema.Attributes
+		if q.Column < 0 || q.Column >= len(attrs) || attrs[q.Column].Kind != data.Numeric {
+			return nil, fmt.Errorf("rowsynth: %s: histogram of column %d, not a numeric attribute", o.ID(), q.Column)
+		}
+		if q.Cells < 2 || q.Cells > 1<<16 {
+			return nil, fmt.Errorf("rowsynth: %s: histogram of %d cells", o.ID(), q.Cells)
+		}
+		a := attrs[q.Column]
+		col := make([]float64, o.table.Len())
+		for i, row := range o.table.Rows {
+			col[i] = row[q.Column]
+		}
+		return marginal.GridCounts(a, marginal.PublicGrid(a, q.Cells), col), nil
+	case KindMarginal:
+		if o.ds == nil {
+			return nil, fmt.Errorf("rowsynth: %s: marginal before the domain", o.ID())
+		}
+		m, err := marginal.Count(o.ds, q.Attrs)
+		if err != nil {
+			return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
+		}
+		return m.Counts, nil
+	}
+	return nil, fmt.Errorf("rowsynth: %s: request of kind %q", o.ID(), q.Kind)
+}
+
+// checkCalibration refuses a release whose noise is below what its ρ
+// demands for a count vector (Δ₁ = 2, Δ₂ = √2 under replace-one): the
+// owner checks the coordinator's request against its own calibration, so
+// the charge it records is the guarantee its share actually gets.
+func checkCalibration(n marginal.Noise) error {
+	want, err := marginal.Calibrate(n.Mechanism, marginal.CountL1, marginal.CountL2, n.Rho)
+	if err != nil {
+		return err
+	}
+	if n.Sensitivity < want.Sensitivity || n.Scale < want.Scale*(1-1e-12) {
+		return fmt.Errorf("noise %+v is below the calibration of a count vector at ρ = %v (sensitivity %v, scale %v)", n, n.Rho, want.Sensitivity, want.Scale)
+	}
+	return nil
+}

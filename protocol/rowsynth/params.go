@@ -1,0 +1,116 @@
+package rowsynth
+
+import (
+	"crypto/ecdh"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/protocol/pdpmvds"
+	"github.com/dppub/dppub/randx"
+)
+
+// NoiseMode says who draws each release's noise (the vocabulary PDP-MVDS
+// uses for the same choice).
+type NoiseMode = pdpmvds.NoiseMode
+
+const (
+	// NoiseInsiderSafe: the owners and the coordinator each add a share;
+	// any K of the K+1 make up the calibrated noise.
+	NoiseInsiderSafe = pdpmvds.NoiseInsiderSafe
+	// NoiseExact: the K owners' shares sum to the calibrated noise.
+	NoiseExact = pdpmvds.NoiseExact
+)
+
+// CoordinatorID is the coordinator's protocol name.
+const CoordinatorID = "coordinator"
+
+// OwnerID is owner k's protocol name (k from 0).
+func OwnerID(k int) string { return fmt.Sprintf("owner-%d", k+1) }
+
+// Params are the public parameters every role holds.
+type Params struct {
+	// Session binds the masks to this run.
+	Session string
+	// Owners is the number K of owners.
+	Owners int
+	// Schema is the owners' shared schema.
+	Schema data.Schema
+	// Bins and BinsFor discretise numeric attributes whose bins are not
+	// chosen from the data (marginal.DomainOptions).
+	Bins    int
+	BinsFor map[string]int
+	Noise   NoiseMode
+}
+
+// Validate checks the parameters.
+func (p Params) Validate() error {
+	switch {
+	case p.Session == "":
+		return fmt.Errorf("rowsynth: the parameters name no session")
+	case p.Owners < 1:
+		return fmt.Errorf("rowsynth: %d owners", p.Owners)
+	case len(p.Schema.Attributes) == 0:
+		return fmt.Errorf("rowsynth: the schema has no attributes")
+	case p.Noise != NoiseInsiderSafe && p.Noise != NoiseExact:
+		return fmt.Errorf("rowsynth: noise must be insider-safe or exact, got %q", p.Noise)
+	}
+	return nil
+}
+
+// parts is how many shares sum to the calibrated noise: the owners' (the
+// coordinator's share, in insider-safe mode, comes on top).
+func (p Params) parts() int { return p.Owners }
+
+// coordinatorDraws reports whether the coordinator adds a noise share.
+func (p Params) coordinatorDraws() bool { return p.Noise == NoiseInsiderSafe }
+
+// newKey draws an X25519 key from the owner's randomness (so that a
+// seeded run is reproducible; the masks cancel, so the output does not
+// depend on the keys at all).
+func newKey(src *randx.Source) (*ecdh.PrivateKey, error) {
+	var b [32]byte
+	for i := range 4 {
+		binary.LittleEndian.PutUint64(b[8*i:], src.Uint64())
+	}
+	k, err := ecdh.X25519().NewPrivateKey(b[:])
+	if err != nil {
+		return nil, fmt.Errorf("rowsynth: %w", err)
+	}
+	return k, nil
+}
+
+// pairSeed is the seed owners a < b share: SHA-256 over a domain label,
+// the session, the pair and their X25519 secret.
+func pairSeed(session string, a, b int, secret []byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("dppub rowsynth pairwise mask v1\x00"))
+	h.Write([]byte(session))
+	var buf [16]byte
+	binary.LittleEndian.PutUint64(buf[:8], uint64(a))
+	binary.LittleEndian.PutUint64(buf[8:], uint64(b))
+	h.Write(buf[:])
+	h.Write(secret)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// addMask adds sign·PRG(seed, request) to every word, mod 2^64: a ChaCha8
+// stream keyed by SHA-256(seed ‖ request ID), uniform on 64-bit words.
+func addMask(words []uint64, seed [32]byte, request uint64, negate bool) {
+	var in [40]byte
+	copy(in[:32], seed[:])
+	binary.LittleEndian.PutUint64(in[32:], request)
+	prg := rand.NewChaCha8(sha256.Sum256(in[:]))
+	for i := range words {
+		m := prg.Uint64()
+		if negate {
+			words[i] -= m
+		} else {
+			words[i] += m
+		}
+	}
+}
