@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
 
@@ -82,6 +83,9 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	w := cmd.OutOrStdout()
 	printReport(cmd, w, run.Outcome.Report)
 	noteQuality(cmd, "summary", run.Outcome.Summary)
+	if err := printTableQuality(cmd, tables, run.Outcome.Table); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
 	for _, file := range run.Outcome.Files {
 		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
@@ -123,4 +127,33 @@ func (f *genericFlags) tables(s method.Spec, src *randx.Source) ([]*data.Table, 
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// printTableQuality compares a published table with the owners' tables
+// pooled (this process holds them all): mean 1-way and 2-way TVD on the
+// schema's categories and 16 equal-width bins. It is for the owners' eyes
+// (computed on the real data) and is never written to a published file.
+func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table) error {
+	if syn == nil || len(owners) == 0 || !owners[0].Schema.Equal(syn.Schema) {
+		return nil
+	}
+	real := union(owners)
+	_, one, err := utility.MarginalTVD(real, syn, 16)
+	if err != nil {
+		return err
+	}
+	noteQuality(cmd, "mean_one_way_tvd", one)
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "Quality (computed on your real data, for your eyes only; not published):\n")
+	fmt.Fprintf(w, "  mean total-variation distance of the 1-way marginals: %.3f", one)
+	if len(real.Schema.Attributes) > 1 {
+		two, err := utility.PairTVD(real, syn, 16)
+		if err != nil {
+			return err
+		}
+		noteQuality(cmd, "mean_two_way_tvd", two)
+		fmt.Fprintf(w, ", of the 2-way marginals: %.3f", two)
+	}
+	fmt.Fprintln(w)
+	return nil
 }
