@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // genericPublishCmd is `dppub publish NAME` for a registered session
@@ -41,7 +42,20 @@ split among --owners of them, or give one --input per owner.`,
 	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among")
 	f.src.register(fs)
 	f.outputFlags.register(fs, "output file")
+	cmd.Example = genericExample(s.Name, fs)
 	return cmd
+}
+
+// genericExample is a method's example, with the budget flags its
+// settings have.
+func genericExample(name string, fs *pflag.FlagSet) string {
+	budget := ""
+	for _, b := range []struct{ flag, value string }{{"epsilon", "1"}, {"delta", "1e-5"}} {
+		if fs.Lookup(b.flag) != nil {
+			budget += " --" + b.flag + " " + b.value
+		}
+	}
+	return fmt.Sprintf("  dppub publish %s --dataset adult --owners 3%s --out %s.csv", name, budget, name)
 }
 
 type genericFlags struct {
