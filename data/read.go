@@ -31,8 +31,15 @@ type ReadOptions struct {
 	// matched by name in any order; a column that is neither an attribute
 	// nor the ID column is an error unless listed in IgnoreColumns.
 	Header bool
-	// IgnoreColumns names header columns to skip (needs Header).
+	// IgnoreColumns names header columns to skip (needs Header); each must
+	// be a column of the header that the schema does not declare.
 	IgnoreColumns []string
+	// SkipColumns names columns to leave out (needs Header): an attribute
+	// of the schema (or its ID column) named is dropped from the schema,
+	// and the table has the others; a header column named is skipped. A
+	// name that is neither in the schema nor in the header is an error,
+	// and so is leaving no attribute.
+	SkipColumns []string
 	// Rename maps header names to schema names, for files whose header
 	// spells columns differently (needs Header).
 	Rename map[string]string
@@ -104,11 +111,16 @@ func ReadCSV(r io.Reader, s Schema, o ReadOptions) (*Table, ReadStats, error) {
 	if err := o.validate(s); err != nil {
 		return nil, ReadStats{}, err
 	}
+	declared := s
+	s, err := s.without(o.SkipColumns)
+	if err != nil {
+		return nil, ReadStats{}, fmt.Errorf("data: %q: %w", name, err)
+	}
 	br, err := maybeGunzip(r, name)
 	if err != nil {
 		return nil, ReadStats{}, err
 	}
-	rd := &reader{name: name, schema: s, opts: o}
+	rd := &reader{name: name, schema: s, declared: declared, opts: o}
 	if err := rd.init(br); err != nil {
 		return nil, ReadStats{}, err
 	}
@@ -119,7 +131,7 @@ func (o ReadOptions) validate(s Schema) error {
 	if o.Comma != 0 && (o.Comma == '\r' || o.Comma == '\n' || o.Comma == '"' || !utf8.ValidRune(o.Comma) || o.Comma == utf8.RuneError) {
 		return fmt.Errorf("data: invalid separator %q", o.Comma)
 	}
-	if !o.Header && (len(o.IgnoreColumns) > 0 || len(o.Rename) > 0) {
+	if !o.Header && (len(o.IgnoreColumns) > 0 || len(o.Rename) > 0 || len(o.SkipColumns) > 0) {
 		return errors.New("data: columns can be skipped or renamed only in a file with a header row")
 	}
 	for attr, other := range o.OtherCategory {
@@ -154,11 +166,12 @@ func maybeGunzip(r io.Reader, name string) (*bufio.Reader, error) {
 
 // reader holds the state of one ReadCSV call.
 type reader struct {
-	name    string
-	schema  Schema
-	opts    ReadOptions
-	csv     *csv.Reader
-	missing map[string]bool
+	name     string
+	schema   Schema
+	declared Schema // the schema before SkipColumns
+	opts     ReadOptions
+	csv      *csv.Reader
+	missing  map[string]bool
 	// cols[j] is the file column of attribute j; idCol that of the ID
 	// column or -1; width the number of fields per record.
 	cols         []int
@@ -281,6 +294,17 @@ func (rd *reader) mapHeader() error {
 		}
 	}
 	ignore := toSet(rd.opts.IgnoreColumns)
+	for _, col := range rd.opts.SkipColumns {
+		_, inHeader := pos[col]
+		_, attrErr := rd.declared.Attribute(col)
+		switch {
+		case inHeader:
+			ignore[col] = true
+			rd.stats.Ignored++
+		case attrErr != nil && col != rd.declared.ID:
+			return fmt.Errorf("data: %q: column %q to skip is neither in the header (%s) nor in the schema", rd.name, col, listBrief(header))
+		}
+	}
 	for _, col := range rd.opts.IgnoreColumns {
 		i, ok := pos[col]
 		switch {
@@ -299,9 +323,33 @@ func (rd *reader) mapHeader() error {
 			return &UnknownColumnError{Input: rd.name, Line: line, Column: h}
 		}
 	}
-	rd.stats.Ignored = len(rd.opts.IgnoreColumns)
+	rd.stats.Ignored += len(rd.opts.IgnoreColumns)
 	rd.width = len(header)
 	return nil
+}
+
+// without returns s without the attributes (and the ID column) named.
+func (s Schema) without(names []string) (Schema, error) {
+	if len(names) == 0 {
+		return s, nil
+	}
+	out := s.clone()
+	out.Attributes = nil
+	for _, a := range s.Attributes {
+		if !slices.Contains(names, a.Name) {
+			out.Attributes = append(out.Attributes, a)
+		}
+	}
+	if len(out.Attributes) == 0 {
+		return Schema{}, fmt.Errorf("skipping %s leaves no attribute of the schema", listBrief(names))
+	}
+	if s.Label != "" && slices.Contains(names, s.Label) {
+		out.Label = ""
+	}
+	if s.ID != "" && slices.Contains(names, s.ID) {
+		out.ID = ""
+	}
+	return out, nil
 }
 
 // UnknownColumnError is a header column that is neither an attribute of
@@ -310,10 +358,17 @@ type UnknownColumnError struct {
 	Input  string // the input's name
 	Line   int    // the header's line
 	Column string // the column's name in the header
+	// Remedy says what to do (default: declare the column or skip it); a
+	// command line names its own flag.
+	Remedy string
 }
 
 func (e *UnknownColumnError) Error() string {
-	return fmt.Sprintf("data: %q line %d: column %q is not in the schema (declare it in the schema, or skip it)", e.Input, e.Line, e.Column)
+	remedy := e.Remedy
+	if remedy == "" {
+		remedy = "declare it in the schema, or skip it"
+	}
+	return fmt.Sprintf("data: %q line %d: column %q is not in the schema (%s)", e.Input, e.Line, e.Column, remedy)
 }
 
 // HeaderLooksLikeData reports whether a first row is more likely a record

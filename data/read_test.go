@@ -52,6 +52,58 @@ func TestReadCSVHeaderOrderFreeAndIgnore(t *testing.T) {
 	}
 }
 
+// SkipColumns leaves out extra header columns and declared attributes
+// alike (the table's schema lacks the dropped ones), the ID column too.
+func TestReadCSVSkipColumns(t *testing.T) {
+	in := "age,workclass,income,pid,note\n30,Private,<=50K,p1,hello\n40,Self-emp,>50K,p2,bye\n"
+	s := adultLikeSchema()
+	s.ID, s.Label = "pid", "income"
+	cases := []struct {
+		name  string
+		skip  []string
+		attrs []string
+		id    string
+		label string
+		want  string // error substring, "" for none
+	}{
+		{"extra column", []string{"note"}, []string{"age", "workclass", "income"}, "pid", "income", ""},
+		{"declared and extra", []string{"workclass", "note"}, []string{"age", "income"}, "pid", "income", ""},
+		{"the label", []string{"income", "note"}, []string{"age", "workclass"}, "pid", "", ""},
+		{"the ID", []string{"pid", "note"}, []string{"age", "workclass", "income"}, "", "income", ""},
+		{"declared but absent", []string{"note", "hours"}, nil, "", "", `column "hours" to skip is neither in the header`},
+		{"every attribute", []string{"age", "workclass", "income", "note"}, nil, "", "", "leaves no attribute"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tab, st, err := ReadCSV(strings.NewReader(in), s, ReadOptions{Header: true, SkipColumns: c.skip})
+			if c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, want %q", err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(tab.Schema.Names(), ","); got != strings.Join(c.attrs, ",") || tab.Schema.ID != c.id || tab.Schema.Label != c.label {
+				t.Fatalf("schema %s id %q label %q", got, tab.Schema.ID, tab.Schema.Label)
+			}
+			if tab.Len() != 2 || len(tab.Rows[0]) != len(c.attrs) || st.Ignored != len(c.skip) {
+				t.Fatalf("%d rows of %d, %d ignored", tab.Len(), len(tab.Rows[0]), st.Ignored)
+			}
+		})
+	}
+	// An attribute the schema declares but the file lacks is simply dropped.
+	s2 := adultLikeSchema()
+	s2.Attributes = append(s2.Attributes, Attribute{Name: "hours", Kind: Numeric, Min: 0, Max: 99})
+	if tab, _, err := ReadCSV(strings.NewReader("age,workclass,income\n30,Private,<=50K\n"), s2, ReadOptions{Header: true, SkipColumns: []string{"hours"}}); err != nil || len(tab.Schema.Attributes) != 3 {
+		t.Fatalf("skipping a declared column the file lacks: %v", err)
+	}
+	if _, _, err := ReadCSV(strings.NewReader("30,Private,<=50K\n"), s, ReadOptions{SkipColumns: []string{"note"}}); err == nil || !strings.Contains(err.Error(), "header row") {
+		t.Fatalf("SkipColumns without a header: %v", err)
+	}
+}
+
 func TestReadCSVRename(t *testing.T) {
 	s, _ := ParseSchema([]byte(`{"attributes":[{"name":"bed","kind":"binary"},{"name":"eating","kind":"binary"}]}`))
 	in := "eating,getting in/out of bed\n1,0\n0,0\n"
