@@ -29,7 +29,7 @@ func ReadRaw(r io.Reader, name string) (*Raw, error) {
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("data: no rows in %q", name)
+		return nil, fmt.Errorf("data: %q is empty: want a header row naming the columns, then one row per record", name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("data: %q: %w", name, err)
@@ -56,7 +56,7 @@ func ReadRaw(r io.Reader, name string) (*Raw, error) {
 		raw.Records = append(raw.Records, trimAll(rec))
 	}
 	if len(raw.Records) == 0 {
-		return nil, fmt.Errorf("data: no rows in %q (only a header)", name)
+		return nil, fmt.Errorf("data: no rows in %q: it holds only the header row", name)
 	}
 	return raw, nil
 }

@@ -348,8 +348,8 @@ func TestReadRaw(t *testing.T) {
 		t.Fatal("IsMissing wrong")
 	}
 	cases := []struct{ in, want string }{
-		{"", "no rows"},
-		{"a,b\n", "only a header"},
+		{"", `"in" is empty: want a header row`},
+		{"a,b\n", "it holds only the header row"},
 		{"1,2\n3,4\n", "the first row looks like data; dppub needs a header row"},
 		{"a,a\n1,2\n", `"a" twice`},
 		{"a,\n1,2\n", "column 2 has no name"},
