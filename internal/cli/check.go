@@ -17,6 +17,7 @@ type checkFlags struct {
 	real, holdout, synthetic, schema string
 	maxAdvantage, confidence         float64
 	queries                          int
+	skip                             []string
 	asJSON                           bool
 }
 
@@ -61,6 +62,7 @@ Examples:
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the reported intervals")
 	fs.IntVar(&f.queries, "queries", 1000, "members and non-members scored at most (drawn at random)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	registerSkipColumns(fs, &f.skip)
 	return cmd
 }
 
@@ -71,13 +73,16 @@ func runCheck(cmd *cobra.Command, f *checkFlags) error {
 	if !(f.maxAdvantage > 0 && f.maxAdvantage < 1) {
 		return usagef("--max-advantage must be in (0, 1), got %v", f.maxAdvantage)
 	}
+	if err := checkStdinOnce("input", []string{f.real, f.holdout, f.synthetic}); err != nil {
+		return err
+	}
 	s, err := data.LoadSchema(f.schema)
 	if err != nil {
 		return err
 	}
 	var tables [3]*data.Table
 	for i, path := range []string{f.real, f.holdout, f.synthetic} {
-		if tables[i], _, err = data.ReadFile(path, s, data.ReadOptions{Header: true}); err != nil {
+		if tables[i], _, err = readTable(path, s, f.skip); err != nil {
 			return err
 		}
 	}

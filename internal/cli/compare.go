@@ -22,6 +22,7 @@ func init() { topCommands = append(topCommands, newCompareCmd) }
 type compareFlags struct {
 	schema, label, out, jsonOut, privacyReport string
 	bins                                       int
+	skip                                       []string
 	asJSON, force                              bool
 }
 
@@ -60,6 +61,7 @@ Examples:
 	fs.IntVar(&f.bins, "bins", 20, "equal-width bins per numeric column")
 	fs.BoolVar(&f.asJSON, "json", false, "print the JSON report on standard output instead of the summary")
 	fs.BoolVar(&f.force, "force", false, "replace existing output files")
+	registerSkipColumns(fs, &f.skip)
 	return cmd
 }
 
@@ -71,11 +73,11 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 	if err != nil {
 		return err
 	}
-	real, rst, err := data.ReadFile(realPath, s, data.ReadOptions{Header: true})
+	real, rst, err := readTable(realPath, s, f.skip)
 	if err != nil {
 		return err
 	}
-	synth, sst, err := data.ReadFile(synthPath, s, data.ReadOptions{Header: true})
+	synth, sst, err := readTable(synthPath, s, f.skip)
 	if err != nil {
 		return err
 	}
@@ -120,6 +122,9 @@ func (f *compareFlags) check(realPath, synthPath string) error {
 		return usagef("--out REPORT.html is required")
 	case f.bins < 2:
 		return usagef("--bins must be at least 2, got %d", f.bins)
+	}
+	if err := checkStdinOnce("input", []string{realPath, synthPath}); err != nil {
+		return err
 	}
 	if f.jsonOut == "" {
 		f.jsonOut = strings.TrimSuffix(f.out, ".html") + ".json"

@@ -36,13 +36,15 @@ type ownerFlags struct {
 	dataset string
 	inputs  []string
 	schema  string
+	skip    []string
 	parties int
 }
 
 func (o *ownerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among --owners owners")
-	fs.StringArrayVar(&o.inputs, "input", nil, "CSV/TSV file (gzip allowed) with a header row; repeat once per owner, or give one file and --owners")
+	fs.StringArrayVar(&o.inputs, "input", nil, "CSV/TSV file (gzip allowed) with a header row, or - for standard input; repeat once per owner, or give one file and --owners")
 	fs.StringVar(&o.schema, "schema", "", "schema JSON for --input files (see README: column kinds and public bounds)")
+	registerSkipColumns(fs, &o.skip)
 	fs.IntVar(&o.parties, "owners", 0, "number of owners of rows to split one table into (default 3 for --dataset, 1 per --input file)")
 	// --parties names parties of columns elsewhere; kept here for old scripts.
 	fs.IntVar(&o.parties, "parties", 0, "")
@@ -59,9 +61,15 @@ func (o *ownerFlags) load(src *randx.Source) ([]*data.Table, error) {
 	case o.parties < 0:
 		return nil, usagef("--owners must be positive, got %d", o.parties)
 	}
+	if err := checkStdinOnce("input", o.inputs); err != nil {
+		return nil, err
+	}
 	if o.dataset != "" {
 		t, err := datasets.Load(o.dataset)
 		if err != nil {
+			return nil, err
+		}
+		if t, err = dropColumns(t, o.skip); err != nil {
 			return nil, err
 		}
 		return split(t, max(o.parties, 0), 3, src)
@@ -75,7 +83,7 @@ func (o *ownerFlags) load(src *randx.Source) ([]*data.Table, error) {
 	}
 	var tables []*data.Table
 	for _, path := range o.inputs {
-		t, _, err := data.ReadFile(path, s, data.ReadOptions{Header: true})
+		t, _, err := readTable(path, s, o.skip)
 		if err != nil {
 			return nil, err
 		}
@@ -162,6 +170,6 @@ func (o *outputFlags) publishTable(cmd *cobra.Command, t *data.Table, r *privacy
 	w := cmd.OutOrStdout()
 	printReport(cmd, w, r)
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
-		t.Len(), len(t.Schema.Attributes), o.out, o.report)
+		t.Len(), len(t.Schema.Attributes), displayPath(o.out, stdoutName), o.report)
 	return nil
 }

@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"strings"
+
+	"github.com/dppub/dppub/method"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 
 	"github.com/dppub/dppub/data"
@@ -104,6 +107,9 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	if method == mulldaspec.NameSingle && len(f.owners.inputs) > 1 {
+		return usagef("lda-dp takes one owner's --input, got %d files (%s): use mul-lda-dp for several owners", len(f.owners.inputs), strings.Join(f.owners.inputs, ", "))
+	}
 	if method == mulldaspec.NameSingle && f.owners.parties == 0 {
 		f.owners.parties = 1 // one owner unless told otherwise
 	}
@@ -119,6 +125,9 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 		if f.settings.Label = ldaDatasetLabel(f.owners.dataset); f.settings.Label == "" {
 			return usagef("--label COL is required")
 		}
+	}
+	if err := checkLDASettings(method, f.settings, owners); err != nil {
+		return err // before the ledger is opened: a mistake writes nothing
 	}
 	o := publish.LDAOptions{Owners: owners, Source: src, Settings: f.settings}
 	var closeLedger func() error
@@ -147,6 +156,30 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 		return err
 	}
 	return printLDASummary(cmd, f, owners, res)
+}
+
+// checkLDASettings validates the settings and the label as the session
+// will, so that a mistake is refused before anything is written (the
+// ledger directory and its keys) or spent.
+func checkLDASettings(name string, st mulldaspec.Settings, owners []*data.Table) error {
+	smallest := owners[0].Len()
+	for _, t := range owners {
+		smallest = min(smallest, t.Len())
+	}
+	st.SetDefaults()
+	st.DefaultRecords(smallest)
+	if err := st.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", name, method.SettingsError{Err: err})
+	}
+	s := owners[0].Schema
+	a, err := s.Attribute(st.Label)
+	if err != nil {
+		return usagef("--label %q: no such column (have %s)", st.Label, strings.Join(s.Names(), ", "))
+	}
+	if a.Kind == data.Numeric {
+		return usagef("--label %q is numeric: LDA needs a categorical or binary class column", st.Label)
+	}
+	return nil
 }
 
 func (f *ldaFlags) check() error {
@@ -181,7 +214,7 @@ func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res 
 	printReport(cmd, w, res.Report)
 	_, d := res.Directions.Dims()
 	fmt.Fprintf(w, "\nWrote %d labelled projections (d = %d) to %s, the model to %s and the report to %s\n",
-		res.Published.Len(), d, f.out, f.model, f.report)
+		res.Published.Len(), d, displayPath(f.out, stdoutName), f.model, f.report)
 	if res.Ledger != nil {
 		fmt.Fprintf(w, "Ledger %s verified: %d entries, checkpoint of size %d signed by %s; artifact sha256 %s\n",
 			f.ledgerDir, res.Ledger.Entries, res.Ledger.Checkpoint.Size, res.Ledger.Signer, res.ArtifactSHA256)

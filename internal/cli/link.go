@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +20,7 @@ func init() { topCommands = append(topCommands, newLinkCmd) }
 type linkFlags struct {
 	inputs, schemas []string
 	id, outDir      string
+	skip            []string
 	force           bool
 	src             sourceFlags
 }
@@ -67,6 +70,7 @@ Example:
 	fs.StringVar(&f.id, "id", "", "name of the ID column every file holds (required)")
 	fs.StringVar(&f.outDir, "out-dir", "", "directory to write party-K.csv and link.json to (created if absent; required)")
 	fs.BoolVar(&f.force, "force", false, "replace output files that already exist")
+	registerSkipColumns(fs, &f.skip)
 	f.src.register(fs)
 	return cmd
 }
@@ -82,14 +86,11 @@ func runLink(cmd *cobra.Command, f *linkFlags) error {
 	case f.outDir == "":
 		return usagef("--out-dir DIR is required")
 	}
-	if err := os.MkdirAll(f.outDir, 0o700); err != nil {
-		return err
-	}
 	outs := []string{filepath.Join(f.outDir, "link.json")}
 	for k := range f.inputs {
 		outs = append(outs, filepath.Join(f.outDir, fmt.Sprintf("party-%d.csv", k+1)))
 	}
-	if err := fsutil.CheckOutputs(outs, append(append([]string(nil), f.inputs...), f.schemas...), f.force); err != nil {
+	if err := checkOutDir("out-dir", f.outDir, outs, append(append([]string(nil), f.inputs...), f.schemas...), f.force); err != nil {
 		return err
 	}
 	tables, dropped, err := readLinkInputs(f)
@@ -101,6 +102,9 @@ func runLink(cmd *cobra.Command, f *linkFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(f.outDir, 0o700); err != nil {
+		return err
+	}
 	for k, t := range linked {
 		if err := fsutil.WriteFileAtomic(outs[k+1], 0o600, func(w io.Writer) error { return data.WriteCSV(w, t) }); err != nil {
 			return err
@@ -110,6 +114,28 @@ func runLink(cmd *cobra.Command, f *linkFlags) error {
 		return err
 	}
 	printLink(cmd.OutOrStdout(), f, rep, dropped, outs)
+	return nil
+}
+
+// checkOutDir checks, before anything is read, that the outputs can be
+// written in dir without losing a file; a missing dir is created only
+// when the outputs are written, and its parent must exist.
+func checkOutDir(flag, dir string, outs, inputs []string, force bool) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := fsutil.CheckOutputs([]string{dir}, inputs, false); err != nil {
+			return usageError{fmt.Errorf("--%s: %w", flag, err)}
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("--%s: %w", flag, err)
+	case !st.IsDir():
+		return usagef("--%s %s is a file, not a directory", flag, dir)
+	}
+	if err := fsutil.CheckOutputs(outs, inputs, force); err != nil {
+		return usageError{err}
+	}
 	return nil
 }
 
@@ -127,7 +153,7 @@ func readLinkInputs(f *linkFlags) ([]*data.Table, []int, error) {
 			return nil, nil, usagef("schema %s names ID column %q, --id says %q", f.schemas[k], s.ID, f.id)
 		}
 		s.ID = f.id
-		t, stats, err := data.ReadFile(path, s, data.ReadOptions{Header: true})
+		t, stats, err := readTable(path, s, f.skip)
 		if err != nil {
 			return nil, nil, err
 		}

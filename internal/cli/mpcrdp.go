@@ -27,6 +27,7 @@ type mpcrdpFlags struct {
 	dataset    string
 	inputs     []string
 	schema, id string
+	skip       []string
 	parties    int
 	rows       int
 	src        sourceFlags
@@ -94,6 +95,7 @@ Examples:
 	fs.StringArrayVar(&f.inputs, "input", nil, "one CSV/TSV file per party with a header row (repeat)")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON declaring every column of the --input files (kinds, public bounds)")
 	fs.StringVar(&f.id, "id", "", "ID column joining the parties' rows (default: the schema's id)")
+	registerSkipColumns(fs, &f.skip)
 	fs.IntVar(&f.parties, "parties", 3, "--dataset: number of parties (consecutive feature groups)")
 	fs.IntVar(&f.rows, "rows", publish.DefaultAdultRows, "--dataset adult: records drawn at random (0: all 45222)")
 	f.src.register(fs)
@@ -181,7 +183,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 	}
 	var parties []*data.Table
 	for _, path := range f.inputs {
-		t, err := readPartyFile(path, s)
+		t, err := readPartyFile(path, s, f.skip)
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -192,7 +194,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 
 // readPartyFile reads the schema's attributes that the file's header names,
 // with the ID column.
-func readPartyFile(path string, s data.Schema) (*data.Table, error) {
+func readPartyFile(path string, s data.Schema, skip []string) (*data.Table, error) {
 	header, err := readHeader(path)
 	if err != nil {
 		return nil, err
@@ -200,10 +202,18 @@ func readPartyFile(path string, s data.Schema) (*data.Table, error) {
 	if !slices.Contains(header, s.ID) {
 		return nil, fmt.Errorf("mp-crdp: %s has no ID column %q", path, s.ID)
 	}
-	var keep []string
+	var keep, ignore []string
 	for _, name := range s.Names() {
-		if slices.Contains(header, name) {
+		if slices.Contains(header, name) && !slices.Contains(skip, name) {
 			keep = append(keep, name)
+		}
+	}
+	for _, name := range skip {
+		switch _, err := s.Attribute(name); {
+		case slices.Contains(header, name):
+			ignore = append(ignore, name)
+		case err != nil:
+			return nil, usagef("--%s: column %q is neither in the header of %s nor in the schema", skipColumnsFlag, name, path)
 		}
 	}
 	if len(keep) == 0 {
@@ -213,7 +223,7 @@ func readPartyFile(path string, s data.Schema) (*data.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := data.ReadFile(path, sel, data.ReadOptions{Header: true})
+	t, _, err := data.ReadFile(path, sel, data.ReadOptions{Header: true, IgnoreColumns: ignore})
 	return t, err
 }
 

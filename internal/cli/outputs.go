@@ -20,9 +20,26 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 	if !publishing && cmd.Name() != "predict" {
 		return nil
 	}
+	if err := checkStdinOnce("input", append(flagValues(fs, "input"), args...)); err != nil {
+		return err
+	}
 	out := flagValue(fs, "out")
-	if out == "" || out == "-" {
+	if out == "" {
 		return nil // the command says that --out is required
+	}
+	toStdout := out == stdoutPath
+	if toStdout {
+		if err := startStdout(cmd); err != nil {
+			return err
+		}
+	}
+	// derived is an output's path: the flag's, else its default beside
+	// --out (none beside standard output: startStdout required the flag).
+	derived := func(name, suffix string) string {
+		if toStdout {
+			return flagValue(fs, name)
+		}
+		return orDefault(fs, name, out+suffix)
 	}
 	outs := []string{out}
 	ins := append([]string(nil), args...) // positional arguments are inputs (dppub schema IN.csv)
@@ -30,12 +47,12 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 		ins = append(ins, flagValues(fs, name)...)
 	}
 	if publishing {
-		outs = append(outs, orDefault(fs, "report", out+".privacy.json"))
+		outs = append(outs, derived("report", ".privacy.json"))
 		if fs.Lookup("model") != nil {
-			outs = append(outs, orDefault(fs, "model", out+".model.json"))
+			outs = append(outs, derived("model", ".model.json"))
 		}
 		if fs.Lookup("protocol-report") != nil {
-			outs = append(outs, orDefault(fs, "protocol-report", out+".protocol.json"))
+			outs = append(outs, derived("protocol-report", ".protocol.json"))
 		}
 	} else {
 		ins = append(ins, flagValues(fs, "model")...)
@@ -44,7 +61,10 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 	if f := fs.Lookup("force"); f != nil {
 		force = f.Value.String() == "true"
 	}
-	return fsutil.CheckOutputs(outs, ins, force)
+	if err := fsutil.CheckOutputs(outs, ins, force); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 func flagValue(fs *pflag.FlagSet, name string) string {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,6 +33,7 @@ type pdpmvdsFlags struct {
 	parties    int
 	inputs     []string
 	schema, id string
+	skip       []string
 	budgets    []float64
 	keysDir    string
 	settings   pdpmvdsspec.Settings
@@ -93,6 +95,7 @@ Examples:
 	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row holding one owner's columns (and the ID column); repeat once per owner")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON describing every owner's columns (kinds and public bounds)")
 	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order)")
+	registerSkipColumns(fs, &f.skip)
 	fs.Float64SliceVar(&f.budgets, "budgets", nil, "zCDP budget ρ_k of every owner, comma-separated (one value: the same for all)")
 	bindSettings(fs, &f.settings)
 	fs.StringVar(&f.keysDir, "keys", "", "directory of key files from 'dppub keygen' (paillier suite)")
@@ -162,6 +165,11 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 
 // expandBudgets turns --budgets into one ρ per party.
 func expandBudgets(b []float64, parties int) ([]float64, error) {
+	for k, rho := range b {
+		if !(rho > 0) || math.IsInf(rho, 0) {
+			return nil, usagef("--budgets: ρ = %v (value %d) must be positive and finite", rho, k+1)
+		}
+	}
 	switch len(b) {
 	case 0:
 		return nil, usagef("--budgets is required: one zCDP ρ per owner (or one for all)")
@@ -210,7 +218,7 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	}
 	var tables []*data.Table
 	for _, path := range f.inputs {
-		t, err := readPart(path, s)
+		t, err := readPart(path, s, f.skip)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -224,30 +232,43 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 }
 
 // readPart reads one owner's file: the schema's attributes its header
-// names, plus the ID column.
-func readPart(path string, s data.Schema) (*data.Table, error) {
+// names, plus the ID column, leaving out the columns in skip.
+func readPart(path string, s data.Schema, skip []string) (*data.Table, error) {
 	header, err := readPartHeader(path)
 	if err != nil {
 		return nil, err
 	}
-	var names []string
+	var names, ignore []string
 	for _, h := range header {
-		if h == s.ID {
-			continue
+		switch _, err := s.Attribute(h); {
+		case h == s.ID && !slices.Contains(skip, h):
+		case slices.Contains(skip, h):
+			ignore = append(ignore, h)
+		case err != nil:
+			return nil, &data.UnknownColumnError{Input: path, Line: 1, Column: h}
+		default:
+			names = append(names, h)
 		}
-		if _, err := s.Attribute(h); err != nil {
-			return nil, fmt.Errorf("%s: column %q is not in the schema", path, h)
+	}
+	for _, name := range skip {
+		if _, err := s.Attribute(name); err != nil && !slices.Contains(header, name) && name != s.ID {
+			return nil, usagef("--%s: column %q is neither in the header of %s nor in the schema", skipColumnsFlag, name, path)
 		}
-		names = append(names, h)
 	}
 	if s.ID != "" && !slices.Contains(header, s.ID) {
 		return nil, fmt.Errorf("%s has no ID column %q", path, s.ID)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s has none of the schema's columns", path)
 	}
 	sub, err := s.Select(names...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true})
+	if slices.Contains(skip, s.ID) {
+		sub.ID = ""
+	}
+	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true, IgnoreColumns: ignore})
 	return t, err
 }
 

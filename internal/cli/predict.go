@@ -182,7 +182,7 @@ func (f *predictFlags) table(m *model.Model) (*data.Table, error) {
 func readHeader(path string) ([]string, error) {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("predict: %w", err)
+		return nil, fmt.Errorf("data: %w", err)
 	}
 	defer file.Close()
 	br := bufio.NewReader(file)
@@ -190,14 +190,14 @@ func readHeader(path string) ([]string, error) {
 	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("predict: gunzip %s: %w", path, err)
+			return nil, fmt.Errorf("data: gunzip %s: %w", path, err)
 		}
 		defer zr.Close()
 		r = zr
 	}
 	line, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil && line == "" {
-		return nil, fmt.Errorf("predict: %s has no header line: %w", path, err)
+		return nil, fmt.Errorf("data: %s has no header line: %w", path, err)
 	}
 	cr := csv.NewReader(strings.NewReader(line))
 	if strings.Contains(line, "\t") {
@@ -205,7 +205,7 @@ func readHeader(path string) ([]string, error) {
 	}
 	fields, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("predict: header of %s: %w", path, err)
+		return nil, fmt.Errorf("data: header of %s: %w", path, err)
 	}
 	for i := range fields {
 		fields[i] = strings.TrimSpace(fields[i])

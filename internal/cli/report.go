@@ -39,10 +39,17 @@ type outputFile struct {
 // publication time or parameters and a seeded run's outputs stay the same
 // byte for byte wherever it runs. The report comes last because it lists
 // the outputs' digests (it cannot list its own). If any write fails, the
-// files already written are removed, so nothing is half-published.
+// files already written are removed, so nothing is half-published. An
+// output to standard output ("-") is written after the report, once
+// every file is in place.
 func publishFiles(cmd *cobra.Command, extra map[string]string, r *privacy.Report, reportPath string, outs ...outputFile) error {
 	var written []string
+	var toStdout []byte
 	for _, o := range outs {
+		if o.path == stdoutPath {
+			toStdout = o.data
+			continue
+		}
 		if err := writeBytes(o.path, o.data); err != nil {
 			removeAll(written)
 			return fmt.Errorf("writing %s: %w", o.path, err)
@@ -51,7 +58,7 @@ func publishFiles(cmd *cobra.Command, extra map[string]string, r *privacy.Report
 	}
 	stampReport(cmd, r, extra)
 	for _, o := range outs {
-		r.RecordOutput(o.path, o.data)
+		r.RecordOutput(displayPath(o.path, stdoutName), o.data)
 	}
 	js, err := r.JSON()
 	if err != nil {
@@ -62,7 +69,21 @@ func publishFiles(cmd *cobra.Command, extra map[string]string, r *privacy.Report
 		removeAll(written)
 		return fmt.Errorf("writing %s: %w", reportPath, err)
 	}
+	if toStdout != nil {
+		if err := writeStdout(cmd, toStdout); err != nil {
+			removeAll(append(written, reportPath))
+			return err
+		}
+	}
 	return nil
+}
+
+// writeOutput writes one output file, or to standard output for "-".
+func writeOutput(cmd *cobra.Command, path string, b []byte) error {
+	if path == stdoutPath {
+		return writeStdout(cmd, b)
+	}
+	return writeBytes(path, b)
 }
 
 func writeBytes(path string, b []byte) error {

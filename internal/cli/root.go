@@ -3,10 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	"github.com/spf13/pflag"
-	"io"
-	"strings"
 
 	"github.com/dppub/dppub/internal/version"
 	"github.com/spf13/cobra"
@@ -16,17 +19,29 @@ import (
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
-		msg := err.Error()
-		var u usageError
-		var se method.SettingsError
-		if errors.As(err, &u) || errors.As(err, &se) {
-			msg += " (see --help)"
-		}
-		fmt.Fprintln(stderr, "dppub: "+strings.TrimPrefix(msg, "dppub: "))
+	if cmd, err := root.ExecuteC(); err != nil {
+		fmt.Fprintln(stderr, "dppub: "+strings.TrimPrefix(errorLine(cmd, err), "dppub: "))
 		return 1
 	}
 	return 0
+}
+
+// errorLine is the one line an error is reported in: a column the schema
+// lacks names the command's --skip-columns, and a mistake in the command
+// line (a usage or settings error) ends with "(see --help)"; a failure of
+// the run does not.
+func errorLine(cmd *cobra.Command, err error) string {
+	var unknown *data.UnknownColumnError
+	if errors.As(err, &unknown) && cmd != nil && cmd.Flags().Lookup(skipColumnsFlag) != nil {
+		unknown.Remedy = fmt.Sprintf("declare it in the schema, or give --%s %s to leave it out", skipColumnsFlag, unknown.Column)
+	}
+	msg := err.Error()
+	var u usageError
+	var se method.SettingsError
+	if errors.As(err, &u) || errors.As(err, &se) {
+		msg += " (see --help)"
+	}
+	return msg
 }
 
 // usageError marks a mistake in the command line itself.
@@ -57,12 +72,18 @@ Start with:
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if e := onceError(c); e != nil {
+			return usageError{e} // without pflag's "invalid argument" preamble
+		}
+		return usageError{err}
+	})
 	root.AddCommand(newDatasetsCmd(), newPublishCmd(), newEvalCmd())
 	for _, c := range topCommands {
 		root.AddCommand(c())
 	}
 	registerOutputMode(root)
+	onceOnly(root)
 	plainFlagHelp(root)
 	examplesFromLong(root)
 	return root
@@ -75,6 +96,52 @@ func plainFlagHelp(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		plainFlagHelp(sub)
 	}
+}
+
+// onceFlags name the single-file flags that a command line must not give
+// twice: the second would silently replace the first (a second --input
+// to a command that reads one table).
+var onceFlags = []string{"input", "schema", "out", "report", "model", "config", "settings", "json-out", "protocol-report", "real", "holdout", "synthetic"}
+
+// onceOnly makes every single-valued flag of onceFlags, on c and its
+// subcommands, refuse to be given twice.
+func onceOnly(c *cobra.Command) {
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if slices.Contains(onceFlags, f.Name) && f.Value.Type() == "string" {
+			f.Value = &onceValue{Value: f.Value, name: f.Name, command: c.Name()}
+		}
+	})
+	for _, sub := range c.Commands() {
+		onceOnly(sub)
+	}
+}
+
+// onceValue is a string flag that refuses a second value.
+type onceValue struct {
+	pflag.Value
+	name, command string
+	set           bool
+	err           error
+}
+
+func (o *onceValue) Set(s string) error {
+	if o.set {
+		o.err = fmt.Errorf("--%s given twice (%q, then %q): dppub %s takes one", o.name, o.Value.String(), s, o.command)
+		return o.err
+	}
+	o.set = true
+	return o.Value.Set(s)
+}
+
+// onceError is the error of a flag of c given twice, or nil.
+func onceError(c *cobra.Command) error {
+	var err error
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if o, ok := f.Value.(*onceValue); ok && o.err != nil {
+			err = o.err
+		}
+	})
+	return err
 }
 
 // topCommands are further top-level commands (predict, ledger, audit, ...);

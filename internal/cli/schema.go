@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/dppub/dppub/internal/fsutil"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/dppub/dppub/data"
@@ -19,7 +18,7 @@ type schemaFlags struct {
 	out, report    string
 	epsilon, delta float64
 	id, label      string
-	skip           []string
+	skip, skipOld  []string
 	force          bool
 	src            sourceFlags
 }
@@ -54,9 +53,14 @@ are (a column's minimum is one person's value). Two ways:
 Kinds and precision are read from the data without noise in both cases:
 check them.
 
+INPUT "-" reads standard input and --out - writes the schema to standard
+output (the summary then goes to standard error; with --epsilon, give
+--report FILE).
+
 Examples:
   dppub schema people.csv --out people.json
-  dppub schema people.csv --epsilon 0.5 --label smoker --skip patient-id --out people.json`,
+  dppub schema people.csv --epsilon 0.5 --label smoker --skip-columns patient-id,note --out people.json
+  gunzip -c people.csv.gz | dppub schema - --out - > people.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runSchema(cmd, args[0], f) },
 	}
@@ -66,7 +70,9 @@ Examples:
 	fs.Float64Var(&f.epsilon, "epsilon", 0, "find bounds and categories under DP at this budget ε (default: a draft with placeholders, no budget)")
 	fs.Float64Var(&f.delta, "delta", 0, "δ of the category selection, with --epsilon (default 1/n²)")
 	fs.StringVar(&f.id, "id", "", "ID column: carried with each row, never an attribute")
-	fs.StringArrayVar(&f.skip, "skip", nil, "column to leave out of the schema (repeat)")
+	registerSkipColumns(fs, &f.skip)
+	fs.StringArrayVar(&f.skipOld, "skip", nil, "column to leave out of the schema (repeat)")
+	_ = fs.MarkDeprecated("skip", "use --skip-columns, the name every command that reads a CSV uses")
 	fs.StringVar(&f.label, "label", "", "categorical or binary column to record as the schema's label")
 	fs.BoolVar(&f.force, "force", false, "replace existing output files")
 	f.src.register(fs)
@@ -82,7 +88,7 @@ func runSchema(cmd *cobra.Command, input string, f *schemaFlags) error {
 		return err
 	}
 	res, err := schemadisc.Discover(raw, schemadisc.Options{
-		Epsilon: f.epsilon, Delta: f.delta, ID: f.id, Skip: f.skip, Label: f.label,
+		Epsilon: f.epsilon, Delta: f.delta, ID: f.id, Skip: append(f.skip, f.skipOld...), Label: f.label,
 		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()),
 	})
 	if err != nil {
@@ -96,7 +102,7 @@ func runSchema(cmd *cobra.Command, input string, f *schemaFlags) error {
 	if res.Report != nil {
 		err = publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, js})
 	} else {
-		err = writeBytes(f.out, js)
+		err = writeOutput(cmd, f.out, js)
 	}
 	if err != nil {
 		return err
@@ -140,12 +146,12 @@ func checkOwnerOutputs(force bool, inputs []string, outs ...string) error {
 }
 
 func readRaw(path string) (*data.Raw, error) {
-	f, err := os.Open(path)
+	f, name, err := openInput(path)
 	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	return data.ReadRaw(f, path)
+	return data.ReadRaw(f, name)
 }
 
 // maxSchemaLines caps the column lines of the terminal summary; the
@@ -154,7 +160,8 @@ const maxSchemaLines = 15
 
 func printSchemaSummary(w io.Writer, input string, f *schemaFlags, res *schemadisc.Result) {
 	s := res.Schema
-	fmt.Fprintf(w, "Read %d rows × %d columns from %s.\n", res.Rows, len(s.Attributes), input)
+	fmt.Fprintf(w, "Read %d rows × %d columns from %s.\n", res.Rows, len(s.Attributes), displayPath(input, stdinName))
+	out := displayPath(f.out, stdoutName)
 	cols := slices.Clone(res.Columns)
 	rank := func(c schemadisc.Column) int {
 		switch {
@@ -172,7 +179,7 @@ func printSchemaSummary(w io.Writer, input string, f *schemaFlags, res *schemadi
 	}
 	for i, c := range cols {
 		if i == maxSchemaLines {
-			fmt.Fprintf(w, "  ... and %d more columns (see %s)\n", len(cols)-i, f.out)
+			fmt.Fprintf(w, "  ... and %d more columns (see %s)\n", len(cols)-i, out)
 			break
 		}
 		mark := [3]string{"!", "?", " "}[rank(c)]
@@ -183,9 +190,9 @@ func printSchemaSummary(w io.Writer, input string, f *schemaFlags, res *schemadi
 		fmt.Fprintf(w, "Spent %v of the data's budget (privacy report: %s); it adds to every later release from this data.\n", p.Spent, f.report)
 	}
 	if s.Draft {
-		fmt.Fprintf(w, "Wrote a DRAFT schema to %s. Review the columns marked !, then delete the line \"draft\": true:\n", f.out)
+		fmt.Fprintf(w, "Wrote a DRAFT schema to %s. Review the columns marked !, then delete the line \"draft\": true:\n", out)
 		fmt.Fprintln(w, "publishing commands refuse the file until then.")
 		return
 	}
-	fmt.Fprintf(w, "Wrote the schema to %s; check the columns marked ? and the kinds.\n", f.out)
+	fmt.Fprintf(w, "Wrote the schema to %s; check the columns marked ? and the kinds.\n", out)
 }

@@ -226,7 +226,7 @@ func TestSchemaCompareRefusals(t *testing.T) {
 		{"zero epsilon", []string{"schema", people, "--epsilon", "0", "--out", p("a.json")}, "--epsilon must be positive"},
 		{"delta without epsilon", []string{"schema", people, "--delta", "1e-6", "--out", p("a.json")}, "--delta needs --epsilon"},
 		{"numeric label", []string{"schema", people, "--label", "age", "--out", p("a.json")}, `label "age" holds numbers`},
-		{"unknown skip", []string{"schema", people, "--skip", "nope", "--out", p("a.json")}, `no column "nope"`},
+		{"unknown skip", []string{"schema", people, "--skip-columns", "nope", "--out", p("a.json")}, `no column "nope"`},
 		{"compare out is real", []string{"compare", people, people, "--schema", schema, "--out", people}, "is also the input"},
 		{"compare no schema", []string{"compare", people, people, "--out", p("q.html")}, "--schema FILE is required"},
 		{"compare draft", []string{"compare", people, people, "--schema", writeFile(t, dir, "d.json", `{"draft": true, "attributes": []}`), "--out", p("q.html")}, "unreviewed draft"},

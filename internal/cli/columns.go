@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/dppub/dppub/data"
+	"github.com/spf13/pflag"
+)
+
+// skipColumnsFlag is the one name of the flag, on every command that
+// reads a CSV, that leaves columns out (data.ReadOptions.SkipColumns).
+const skipColumnsFlag = "skip-columns"
+
+// registerSkipColumns adds --skip-columns to fs, writing the names to p.
+func registerSkipColumns(fs *pflag.FlagSet, p *[]string) {
+	fs.StringSliceVar(p, skipColumnsFlag, nil,
+		"columns of the input CSV to leave out, comma-separated or repeated: extra columns the schema does not declare (an ID, a note), or declared ones to drop")
+}
+
+// stdinPath is the --input (or positional input) that reads standard
+// input, and stdinName how messages name it.
+const (
+	stdinPath = "-"
+	stdinName = "standard input"
+)
+
+// displayPath names a path in messages: stream ("standard input",
+// "standard output") for "-".
+func displayPath(path, stream string) string {
+	if path == stdinPath {
+		return stream
+	}
+	return path
+}
+
+// readTable reads one CSV/TSV file with a header row (gzip allowed), or
+// standard input for "-", with schema s, leaving out the columns in skip
+// (--skip-columns).
+func readTable(path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
+	o := data.ReadOptions{Header: true, SkipColumns: skip}
+	if path == stdinPath {
+		o.Name = stdinName
+		return data.ReadCSV(os.Stdin, s, o)
+	}
+	return data.ReadFile(path, s, o)
+}
+
+// dropColumns applies --skip-columns to a built-in dataset's table.
+func dropColumns(t *data.Table, skip []string) (*data.Table, error) {
+	if len(skip) == 0 {
+		return t, nil
+	}
+	for _, name := range skip {
+		if _, err := t.Schema.Attribute(name); err != nil {
+			return nil, usagef("--%s: the dataset has no column %q (%s)", skipColumnsFlag, name, strings.Join(t.Schema.Names(), ", "))
+		}
+	}
+	var keep []string
+	for _, name := range t.Schema.Names() {
+		if !slices.Contains(skip, name) {
+			keep = append(keep, name)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, usagef("--%s leaves no column of the dataset", skipColumnsFlag)
+	}
+	return t.SelectColumns(keep...)
+}
+
+// openInput opens a file, or standard input for "-", and the name to
+// give it in messages.
+func openInput(path string) (io.ReadCloser, string, error) {
+	if path == stdinPath {
+		return io.NopCloser(os.Stdin), stdinName, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, path, fmt.Errorf("data: %w", err)
+	}
+	return f, path, nil
+}
+
+// checkStdinOnce refuses standard input named as more than one input:
+// it can be read once.
+func checkStdinOnce(flag string, paths []string) error {
+	n := 0
+	for _, p := range paths {
+		if p == stdinPath {
+			n++
+		}
+	}
+	if n > 1 {
+		return usagef("--%s - (standard input) given %d times: standard input can be read once", flag, n)
+	}
+	return nil
+}
