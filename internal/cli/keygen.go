@@ -19,6 +19,7 @@ type keygenFlags struct {
 	parties      int
 	bits         int
 	insecureKeys bool
+	force        bool
 	out          string
 	src          sourceFlags
 }
@@ -48,7 +49,8 @@ Example:
 	fs.IntVar(&f.parties, "parties", 0, "number of owners (required, at least 2)")
 	fs.IntVar(&f.bits, "bits", pdpmvds.DefaultKeyBits, "modulus size in bits (2048 minimum; 3072 recommended beyond 2030)")
 	fs.BoolVar(&f.insecureKeys, "insecure-test-keys", false, "INSECURE: allow --bits below 2048 (tests only)")
-	fs.StringVar(&f.out, "out", "", "directory to write the key files to (required)")
+	fs.StringVar(&f.out, "out", "", "directory to write the key files to (created if absent; required)")
+	fs.BoolVar(&f.force, "force", false, "replace key files that already exist in --out (the old keys are lost)")
 	f.src.register(fs)
 	return cmd
 }
@@ -63,6 +65,13 @@ func runKeygen(cmd *cobra.Command, f *keygenFlags) error {
 		return usagef("--bits %d is below %d; add --insecure-test-keys for a test key", f.bits, paillier.MinBits)
 	case f.bits < paillier.MinInsecureTestBits:
 		return usagef("--bits must be at least %d, got %d", paillier.MinInsecureTestBits, f.bits)
+	}
+	outs := []string{filepath.Join(f.out, "public-key.json")}
+	for k := range f.parties {
+		outs = append(outs, filepath.Join(f.out, keyFileName(k)))
+	}
+	if err := checkOutDir("out", f.out, outs, nil, f.force); err != nil {
+		return err // before the (slow) key generation: no key file is lost
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
 	deal := pdpmvds.DealKeys

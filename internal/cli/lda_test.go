@@ -93,7 +93,7 @@ func TestPublishLDABadInput(t *testing.T) {
 			t.Fatalf("%v: output written despite the error", c.args)
 		}
 	}
-	if code, _, stderr := run(t, "ledger", "verify", t.TempDir()); code == 0 || !strings.Contains(stderr, "keyring") {
+	if code, _, stderr := run(t, "ledger", "verify", t.TempDir()); code == 0 || !strings.Contains(stderr, "is not a ledger directory") {
 		t.Fatalf("verify of an empty directory: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := run(t, "eval", "lda-dp", "--figure", "4"); code == 0 || !strings.Contains(stderr, "--figure") {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dppub/dppub/internal/fsutil"
@@ -162,6 +163,9 @@ one member's verifier key a line, as in DIR/keyring.`,
 }
 
 func verifyLedgerDir(dir, keyringPath, operatorPath string) (*ledger.Report, error) {
+	if err := isLedgerDir(dir); err != nil {
+		return nil, err // before its keys: say what is wrong with DIR first
+	}
 	if keyringPath == "" {
 		keyringPath = filepath.Join(dir, ledgerKeyringFile)
 	}
@@ -200,9 +204,21 @@ func verifyLedgerDir(dir, keyringPath, operatorPath string) (*ledger.Report, err
 	return ledger.Verify(l, ring, cp, verifier)
 }
 
+// isLedgerDir checks that dir holds a ledger.
+func isLedgerDir(dir string) error {
+	_, err := os.Stat(filepath.Join(dir, ledger.DataFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%q is not a ledger directory (no %s in it)", dir, ledger.DataFile)
+	case err != nil:
+		return fmt.Errorf("ledger %q: %w", dir, err)
+	}
+	return nil
+}
+
 func openLedgerReadOnly(dir string, ring ledger.Keyring) (*ledger.FileLedger, error) {
-	if _, err := os.Stat(filepath.Join(dir, ledger.DataFile)); err != nil {
-		return nil, fmt.Errorf("%q is not a ledger directory: %w", dir, err)
+	if err := isLedgerDir(dir); err != nil {
+		return nil, err
 	}
 	return ledger.Open(dir, ledger.Options{Keyring: ring, Origin: ledgerOrigin, ReadOnly: true})
 }

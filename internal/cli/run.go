@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ledger"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/transport"
 	"github.com/spf13/cobra"
 )
@@ -98,6 +100,9 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	settings, err := runSettings(file, method, f.settings, f.set)
 	if err != nil {
 		return err
+	}
+	if err := checkRunSettings(method, settings); err != nil {
+		return err // before the ledger is opened: a mistake records nothing
 	}
 	peers, err := parsePeers(f.peers)
 	if err != nil {
@@ -254,7 +259,7 @@ func runSettings(file *consortium.File, method, path string, set []string) (json
 	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--settings: %w", err)
 		}
 		raw = b
 	}
@@ -264,7 +269,7 @@ func runSettings(file *consortium.File, method, path string, set []string) (json
 	obj := map[string]json.RawMessage{}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &obj); err != nil {
-			return nil, fmt.Errorf("settings of %s: %w", method, err)
+			return nil, fmt.Errorf("settings of %s are not a JSON object: %w", method, err)
 		}
 	}
 	for _, kv := range set {
@@ -280,6 +285,67 @@ func runSettings(file *consortium.File, method, path string, set []string) (json
 		}
 	}
 	return json.Marshal(obj)
+}
+
+// checkRunSettings decodes and validates the merged settings as the
+// coordinator's session will (method.Spec.Settings), naming the setting
+// at fault in the words of the command line.
+func checkRunSettings(name string, raw json.RawMessage) error {
+	spec, err := method.Lookup(name)
+	if err != nil || len(bytes.TrimSpace(raw)) == 0 {
+		return nil // a transport-only method, or no settings: the session says
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return usagef("settings of %s are not a JSON object: %v", name, err)
+	}
+	if spec.Split == method.Rows {
+		delete(obj, "schema") // the owners' shared schema file, not a setting
+	}
+	rest, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if _, err := spec.Settings(rest); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return usagef("setting %s of %s must be %s, got %s", typeErr.Field, name, jsonKind(typeErr.Type), obj[typeErr.Field])
+		}
+		if msg, ok := strings.CutPrefix(errorText(err), "json: unknown field "); ok {
+			return usagef("%s has no setting %s (see dppub publish %s --help: its flags are its settings)", name, msg, name)
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+// jsonKind names what a setting of Go type t takes.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
+}
+
+// errorText is the innermost error's text.
+func errorText(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
 }
 
 func parsePeers(peers []string) (map[string]string, error) {

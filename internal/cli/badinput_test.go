@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// badInputFixture is one directory holding every input the bad-input
+// suite needs: good and broken CSV files and schemas, an existing
+// output, a publishing ledger with entries, Paillier key files and a
+// consortium (certificates, no budget spent yet).
+type badInputFixture struct{ dir string }
+
+func (f badInputFixture) p(name string) string { return filepath.Join(f.dir, name) }
+
+func newBadInputFixture(t *testing.T) badInputFixture {
+	t.Helper()
+	f := badInputFixture{dir: t.TempDir()}
+	files := map[string]string{
+		"s.json":          schemaJSON,
+		"in.csv":          csvRows(300),
+		"empty.csv":       "",
+		"header.csv":      "age,smoker,region\n",
+		"headerless.csv":  "30,no,north\n31,yes,south\n",
+		"nonnum.csv":      "age,smoker,region\n30,no,north\nthirty,yes,south\n",
+		"extra.csv":       strings.Replace(csvRows(60), "age,smoker,region\n", "age,smoker,region,pid\n", 1),
+		"badcat.csv":      "age,smoker,region\n30,no,north\n31,maybe,south\n",
+		"ragged.csv":      "age,smoker,region\n30,no,north\n31,yes\n",
+		"other.json":      `{"attributes": [{"name": "income", "kind": "binary", "categories": ["low", "high"]}]}`,
+		"draft.json":      `{"draft": true, "attributes": [{"name": "age", "kind": "numeric", "min": 0, "max": 100}]}`,
+		"old.csv":         "keep me\n",
+		"settings.json":   `{"epsilon": 1}`,
+		"bad-member.json": `not json`,
+	}
+	for name, body := range files {
+		writeFile(t, f.dir, name, body)
+	}
+	// The extra column of extra.csv holds values: give every row one.
+	b, _ := os.ReadFile(f.p("extra.csv"))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] += ",p" + itoa(i)
+	}
+	writeFile(t, f.dir, "extra.csv", strings.Join(lines, "\n")+"\n")
+	if err := os.Mkdir(f.p("parts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pdpmvdsParts(t, f.p("parts"))
+	for _, args := range [][]string{
+		// A publishing ledger with entries (a published Mul-LDA-DP run).
+		{"publish", "mul-lda-dp", "--input", f.p("in.csv"), "--schema", f.p("s.json"), "--label", "smoker",
+			"--owners", "2", "--epsilon", "1", "--ledger", f.p("ledger"), "--out", f.p("lda.csv")},
+		{"keygen", "--parties", "2", "--bits", "256", "--insecure-test-keys", "--out", f.p("keys")},
+		{"consortium", "demo", "--method", "ppca-dp-mh", "--dir", f.p("demo"), "--rows", "300"},
+		{"consortium", "init", "--config", f.p("demo/consortium.json")},
+	} {
+		if code, _, stderr := run(t, args...); code != 0 {
+			t.Fatalf("fixture %v: exit %d: %s", args[:2], code, stderr)
+		}
+	}
+	return f
+}
+
+// snapshot maps every file under dir to the SHA-256 of its bytes (and
+// every directory to "dir"): two equal snapshots mean nothing was
+// written, replaced, appended to or created, budget stores and ledgers
+// included.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			out[rel] = "dir"
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		out[rel] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func diffSnapshots(before, after map[string]string) string {
+	var changes []string
+	for p, h := range after {
+		switch b, ok := before[p]; {
+		case !ok:
+			changes = append(changes, "created "+p)
+		case b != h:
+			changes = append(changes, "changed "+p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			changes = append(changes, "removed "+p)
+		}
+	}
+	sort.Strings(changes)
+	return strings.Join(changes, ", ")
+}
+
+// badInputCase is one refused command line: the error's one line holds
+// want (which quotes the bad value), and is a usage error (a mistake in
+// the command line, ending "(see --help)") or a failure of the run.
+type badInputCase struct {
+	name  string
+	args  []string
+	want  string
+	usage bool
+}
+
+// Every command refuses bad input in one line on stderr, with exit
+// status 1, nothing on stdout, and nothing written, replaced or spent in
+// the directory holding its inputs, outputs, ledger, keys and budget
+// stores; the line says which class of mistake it is.
+func TestBadInput(t *testing.T) {
+	f := newBadInputFixture(t)
+	p := f.p
+	out := p("out.csv")
+	s := p("s.json")
+	in := p("in.csv")
+	ppca := func(extra ...string) []string {
+		return append([]string{"publish", "ppca-dp-mh", "--schema", s, "--out", out}, extra...)
+	}
+	withInput := func(args []string, input string) []string { return append(args, "--input", input) }
+	lda := func(method string, extra ...string) []string {
+		return append([]string{"publish", method, "--input", in, "--schema", s, "--label", "smoker", "--out", out}, extra...)
+	}
+	bn := func(method string, extra ...string) []string {
+		return append([]string{"publish", method, "--input", in, "--schema", s, "--out", out}, extra...)
+	}
+	synth := func(extra ...string) []string {
+		return append([]string{"synthesize", "--input", in, "--schema", s, "--out", out}, extra...)
+	}
+	pdp := func(extra ...string) []string {
+		return append([]string{"publish", "pdp-mvds", "--schema", p("parts/s.json"), "--out", out}, extra...)
+	}
+	svm := func(method string, extra ...string) []string {
+		return append([]string{"publish", method, "--input", in, "--schema", s, "--label", "smoker", "--out", p("model.json")}, extra...)
+	}
+	compare := func(real, synthetic string, extra ...string) []string {
+		return append([]string{"compare", real, synthetic, "--schema", s, "--out", p("q.html")}, extra...)
+	}
+	check := func(holdout string, extra ...string) []string {
+		return append([]string{"check", "--real", in, "--holdout", holdout, "--synthetic", in, "--schema", s}, extra...)
+	}
+	link := func(extra ...string) []string {
+		return append([]string{"link", "--input", in, "--schema", s}, extra...)
+	}
+	config := p("demo/consortium.json")
+	runCmd := func(extra ...string) []string {
+		return append([]string{"run", "ppca-dp-mh", "--config", config, "--ledger", p("run-ledger"), "--out", out}, extra...)
+	}
+	newLedger := p("new-ledger")
+
+	cases := []badInputCase{
+		// dppub schema
+		{"schema/missing file", []string{"schema", p("nope.csv"), "--out", p("a.json")}, "nope.csv", false},
+		{"schema/empty CSV", []string{"schema", p("empty.csv"), "--out", p("a.json")}, `empty.csv" is empty`, false},
+		{"schema/header-only CSV", []string{"schema", p("header.csv"), "--out", p("a.json")}, "holds only the header row", false},
+		{"schema/headerless CSV", []string{"schema", p("headerless.csv"), "--out", p("a.json")}, "the first row looks like data", false},
+		{"schema/epsilon NaN", []string{"schema", in, "--epsilon", "NaN", "--out", p("a.json")}, "--epsilon must be positive and finite, got NaN", true},
+		{"schema/epsilon Inf", []string{"schema", in, "--epsilon", "Inf", "--out", p("a.json")}, "--epsilon must be positive and finite, got +Inf", true},
+		{"schema/delta 1", []string{"schema", in, "--epsilon", "1", "--delta", "1", "--out", p("a.json")}, "--delta must be in [0, 1), got 1", true},
+		{"schema/out is the input", []string{"schema", in, "--out", in}, "output " + in + " is also the input", true},
+		{"schema/existing out", []string{"schema", in, "--out", p("old.csv")}, "old.csv already exists (give --force", true},
+		{"schema/out in a missing directory", []string{"schema", in, "--out", p("nodir/a.json")}, "nodir", true},
+		{"schema/unknown column to skip", []string{"schema", in, "--skip-columns", "nope", "--out", p("a.json")}, `no column "nope"`, false},
+		{"schema/--out - with --json", []string{"schema", in, "--out", "-", "--json"}, "--out - writes the data to standard output, so --json cannot", true},
+		{"schema/--out - with --epsilon but no --report", []string{"schema", in, "--epsilon", "1", "--out", "-"}, "--out - needs --report FILE", true},
+
+		// dppub publish ppca-dp-mh
+		{"ppca-dp-mh/missing file", withInput(ppca(), p("nope.csv")), "nope.csv: no such file", false},
+		{"ppca-dp-mh/missing schema", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", p("nope.json"), "--out", out}, "nope.json: no such file", false},
+		{"ppca-dp-mh/a CSV as schema", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", in, "--out", out}, "parse schema", false},
+		{"ppca-dp-mh/wrong schema", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", p("other.json"), "--out", out}, `header lacks column "income"`, false},
+		{"ppca-dp-mh/unreviewed draft schema", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", p("draft.json"), "--out", out}, `delete the line "draft": true`, false},
+		{"ppca-dp-mh/unknown column", withInput(ppca(), p("extra.csv")), `column "pid" is not in the schema (declare it in the schema, or give --skip-columns pid`, false},
+		{"ppca-dp-mh/unknown column to skip", withInput(ppca("--skip-columns", "nope"), in), `column "nope" to skip is neither in the header`, false},
+		{"ppca-dp-mh/non-numeric value", withInput(ppca(), p("nonnum.csv")), `column "age": "thirty" is not a finite number`, false},
+		{"ppca-dp-mh/unknown category", withInput(ppca(), p("badcat.csv")), `unknown category "maybe" in column "smoker"`, false},
+		{"ppca-dp-mh/ragged row", withInput(ppca(), p("ragged.csv")), "line 3 has 2 fields, want 3", false},
+		{"ppca-dp-mh/empty CSV", withInput(ppca(), p("empty.csv")), `empty.csv" is empty`, false},
+		{"ppca-dp-mh/header-only CSV", withInput(ppca(), p("header.csv")), "holds only the header row", false},
+		{"ppca-dp-mh/headerless CSV", withInput(ppca(), p("headerless.csv")), "the first row looks like data", false},
+		{"ppca-dp-mh/epsilon 0", withInput(ppca("--epsilon", "0"), in), "epsilon must be positive and finite, got 0", true},
+		{"ppca-dp-mh/epsilon negative", withInput(ppca("--epsilon", "-1"), in), "epsilon must be positive and finite, got -1", true},
+		{"ppca-dp-mh/epsilon NaN", withInput(ppca("--epsilon", "NaN"), in), "epsilon must be positive and finite, got NaN", true},
+		{"ppca-dp-mh/epsilon Inf", withInput(ppca("--epsilon", "Inf"), in), "epsilon must be positive and finite, got +Inf", true},
+		{"ppca-dp-mh/epsilon not a number", withInput(ppca("--epsilon", "one"), in), `"one"`, true},
+		{"ppca-dp-mh/delta 1", withInput(ppca("--mechanism", "gaussian", "--delta", "1"), in), "delta must be in [0, 1), got 1", true},
+		{"ppca-dp-mh/delta NaN", withInput(ppca("--delta", "NaN"), in), "delta must be in [0, 1), got NaN", true},
+		{"ppca-dp-mh/out is the schema", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", s, "--out", s}, "output " + s + " is also the input", true},
+		{"ppca-dp-mh/report is the input", withInput(ppca("--report", in), in), "output " + in + " is also the input", true},
+		{"ppca-dp-mh/report is the out", withInput(ppca("--report", out), in), "output " + out + " is also the output", true},
+		{"ppca-dp-mh/existing out", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", s, "--out", p("old.csv")}, "old.csv already exists (give --force", true},
+		{"ppca-dp-mh/out in a missing directory", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", s, "--out", p("nodir/x.csv")}, "nodir", true},
+		{"ppca-dp-mh/standard input twice", withInput(withInput(ppca(), "-"), "-"), "--input - (standard input) given 2 times", true},
+		{"ppca-dp-mh/schema given twice", withInput(ppca("--schema", p("other.json")), in), `--schema given twice ("` + s, true},
+		{"ppca-dp-mh/--out - without --report", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", s, "--out", "-"}, "--out - needs --report FILE", true},
+
+		// dppub publish lda-dp, mul-lda-dp (the ledger's entries must not change)
+		{"lda-dp/repeated --input", withInput(lda("lda-dp"), in), "lda-dp takes one owner's --input, got 2 files", true},
+		{"lda-dp/unknown label", []string{"publish", "lda-dp", "--input", in, "--schema", s, "--label", "nope", "--out", out}, `--label "nope": no such column`, true},
+		{"lda-dp/numeric label", []string{"publish", "lda-dp", "--input", in, "--schema", s, "--label", "age", "--out", out}, `--label "age" is numeric`, true},
+		{"lda-dp/epsilon NaN", lda("lda-dp", "--epsilon", "NaN"), "epsilon must be positive and finite, got NaN", true},
+		{"lda-dp/delta 1", lda("lda-dp", "--delta", "1"), "delta must be in (0, 1), got 1", true},
+		{"lda-dp/--out - without --model", []string{"publish", "lda-dp", "--input", in, "--schema", s, "--label", "smoker", "--out", "-", "--report", p("r.json")}, "--out - needs --model FILE", true},
+		{"mul-lda-dp/epsilon NaN with a ledger", lda("mul-lda-dp", "--owners", "2", "--epsilon", "NaN", "--ledger", p("ledger")), "epsilon must be positive and finite, got NaN", true},
+		{"mul-lda-dp/unknown noise with a new ledger", lda("mul-lda-dp", "--owners", "2", "--noise", "shared", "--ledger", newLedger), `noise must be correlated or independent, got "shared"`, true},
+		{"mul-lda-dp/unknown label with a new ledger", []string{"publish", "mul-lda-dp", "--input", in, "--schema", s, "--label", "nope", "--owners", "2", "--ledger", newLedger, "--out", out}, `--label "nope": no such column`, true},
+		{"mul-lda-dp/existing out with a ledger", []string{"publish", "mul-lda-dp", "--input", in, "--schema", s, "--label", "smoker", "--ledger", p("ledger"), "--out", p("old.csv")}, "old.csv already exists", true},
+
+		// dppub publish privbayes, dp-subn3
+		{"privbayes/epsilon NaN", bn("privbayes", "--epsilon", "NaN"), "--epsilon must be positive and finite, got NaN", true},
+		{"privbayes/several owners", bn("privbayes", "--owners", "2"), "--owners must be 1, got 2", true},
+		{"privbayes/beta 1", bn("privbayes", "--beta", "1"), "--beta must be in (0, 1), got 1", true},
+		{"privbayes/unknown column", []string{"publish", "privbayes", "--input", p("extra.csv"), "--schema", s, "--out", out}, `column "pid" is not in the schema`, false},
+		{"dp-subn3/epsilon Inf", bn("dp-subn3", "--epsilon", "Inf"), "--epsilon must be positive and finite, got +Inf", true},
+		{"dp-subn3/negative owners", bn("dp-subn3", "--owners", "-1"), "--owners must be positive, got -1", true},
+		{"dp-subn3/headerless CSV", []string{"publish", "dp-subn3", "--input", p("headerless.csv"), "--schema", s, "--out", out}, "the first row looks like data", false},
+
+		// dppub synthesize
+		{"synthesize/repeated --input", synth("--input", p("extra.csv")), `--input given twice ("` + in + `", then "` + p("extra.csv") + `")`, true},
+		{"synthesize/rho NaN", synth("--rho", "NaN"), "--rho must be positive and finite, got NaN", true},
+		{"synthesize/rho 0", synth("--rho", "0"), "--rho must be positive and finite, got 0", true},
+		{"synthesize/epsilon Inf", synth("--epsilon", "Inf"), "--epsilon must be positive and finite, got +Inf", true},
+		{"synthesize/delta 1", synth("--epsilon", "1", "--delta", "1"), "--delta must be in (0, 1), got 1", true},
+		{"synthesize/header-only CSV", []string{"synthesize", "--input", p("header.csv"), "--schema", s, "--out", out}, "holds only the header row", false},
+
+		// dppub publish pdp-mvds
+		{"pdp-mvds/one input", pdp("--input", p("parts/a.csv"), "--budgets", "1"), "one --input FILE per owner (at least 2)", true},
+		{"pdp-mvds/budget NaN", pdp("--input", p("parts/a.csv"), "--input", p("parts/b.csv"), "--budgets", "NaN"), "--budgets: ρ = NaN (value 1) must be positive and finite", true},
+		{"pdp-mvds/budget negative", pdp("--input", p("parts/a.csv"), "--input", p("parts/b.csv"), "--budgets", "1,-1"), "--budgets: ρ = -1 (value 2) must be positive", true},
+		{"pdp-mvds/budgets for 3 owners", pdp("--input", p("parts/a.csv"), "--input", p("parts/b.csv"), "--budgets", "1,1,1"), "--budgets has 3 values for 2 owners", true},
+		{"pdp-mvds/no budgets", pdp("--input", p("parts/a.csv"), "--input", p("parts/b.csv")), "--budgets is required", true},
+		{"pdp-mvds/unknown column", pdp("--input", p("parts/a.csv"), "--input", p("extra.csv"), "--budgets", "1"), `column "pid" is not in the schema (declare it in the schema, or give --skip-columns pid`, false},
+
+		// dppub publish mp-crdp
+		{"mp-crdp/no ID column", []string{"publish", "mp-crdp", "--input", in, "--input", in, "--schema", s, "--label", "smoker", "--id", "pid", "--out", out}, `has no ID column "pid"`, false},
+		{"mp-crdp/epsilon 0", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--epsilon", "0", "--out", out}, "ε = 0 must be positive", true},
+		{"mp-crdp/unknown release", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--release", "forest", "--out", out}, `unknown release "forest"`, true},
+		{"mp-crdp/unknown dataset", []string{"publish", "mp-crdp", "--dataset", "iris", "--out", out}, `"iris"`, true},
+
+		// dppub publish dppca-svm and its siblings
+		{"dppca-svm/epsilon NaN", svm("dppca-svm", "--epsilon", "NaN"), "--epsilon must be positive and finite, got NaN", true},
+		{"dppca-svm/unknown label", []string{"publish", "dppca-svm", "--input", in, "--schema", s, "--label", "nope", "--out", p("model.json")}, `"nope"`, false},
+		{"ag-svm/delta 1", svm("ag-svm", "--delta", "1"), "--delta must be in [0, 1), got 1", true},
+		{"dppca-svm/--out - with --json", []string{"publish", "dppca-svm", "--input", in, "--schema", s, "--label", "smoker", "--out", "-", "--json"}, "cannot print there too", true},
+
+		// dppub compare, check, predict
+		{"compare/missing synthetic file", compare(in, p("nope.csv")), "nope.csv: no such file", false},
+		{"compare/header-only synthetic", compare(in, p("header.csv")), "holds only the header row", false},
+		{"compare/one bin", compare(in, in, "--bins", "1"), "--bins must be at least 2, got 1", true},
+		{"compare/unknown label", compare(in, in, "--label", "nope"), `"nope"`, false},
+		{"compare/out is the real file", []string{"compare", in, in, "--schema", s, "--out", in}, "output " + in + " is also the input", true},
+		{"compare/standard input twice", compare("-", "-"), "--input - (standard input) given 2 times", true},
+		{"check/advantage NaN", check(in, "--max-advantage", "NaN"), "--max-advantage must be in (0, 1), got NaN", true},
+		{"check/header-only holdout", check(p("header.csv")), "holds only the header row", false},
+		{"check/missing flags", []string{"check", "--real", in}, "check needs --real, --holdout, --synthetic and --schema", true},
+		{"predict/missing model", []string{"predict", "--model", p("nope.json"), "--input", in}, "nope.json: no such file", false},
+		{"predict/a schema as model", []string{"predict", "--model", s, "--input", in}, s, false},
+		{"predict/input and dataset", []string{"predict", "--model", s, "--input", in, "--dataset", "wdbc"}, "give --input or --dataset, not both", true},
+		{"predict/no model", []string{"predict", "--input", in}, "--model FILE is required", true},
+
+		// dppub link, keygen, ledger verify
+		{"link/one input", link("--id", "id", "--out-dir", p("linked")), "link needs at least 2 --input files, got 1", true},
+		{"link/unknown ID column", link("--input", in, "--schema", s, "--id", "nope", "--out-dir", p("linked")), `header lacks column "nope"`, false},
+		{"link/schemas for inputs", link("--input", in, "--id", "id", "--out-dir", p("linked")), "1 schemas for 2 inputs", true},
+		{"link/out-dir in a missing directory", link("--input", in, "--schema", s, "--id", "id", "--out-dir", p("nodir/linked")), "nodir", true},
+		{"keygen/one party", []string{"keygen", "--parties", "1", "--out", p("keys2")}, "--parties must be at least 2, got 1", true},
+		{"keygen/small key", []string{"keygen", "--parties", "2", "--bits", "512", "--out", p("keys2")}, "--bits 512 is below 2048", true},
+		{"keygen/existing key files", []string{"keygen", "--parties", "2", "--bits", "256", "--insecure-test-keys", "--out", p("keys")}, "already exists (give --force", true},
+		{"ledger verify/missing directory", []string{"ledger", "verify", p("nope")}, `nope" is not a ledger directory`, false},
+		{"ledger verify/a file", []string{"ledger", "verify", in}, `in.csv" is not a ledger directory`, false},
+		{"ledger verify/missing operator key", []string{"ledger", "verify", p("ledger"), "--operator", p("nope.pub")}, "nope.pub: no such file", false},
+
+		// dppub run, serve (no session, no ledger entry, no budget store)
+		{"run/unknown method", []string{"run", "forest", "--config", config, "--out", out}, `unknown method "forest"`, true},
+		{"run/missing config", []string{"run", "ppca-dp-mh", "--config", p("nope.json"), "--out", out}, "nope.json: no such file", false},
+		{"run/no out", []string{"run", "ppca-dp-mh", "--config", config}, "--config FILE and --out FILE are required", true},
+		{"run/negative epsilon", runCmd("--set", "epsilon=-1"), "epsilon must be positive and finite, got -1", true},
+		{"run/epsilon not a number", runCmd("--set", "epsilon=NaN"), `setting epsilon of ppca-dp-mh must be a number, got "NaN"`, true},
+		{"run/unknown setting", runCmd("--set", "epsilonn=1"), `ppca-dp-mh has no setting "epsilonn"`, true},
+		{"run/malformed --set", runCmd("--set", "epsilon"), `--set "epsilon": want KEY=VALUE`, true},
+		{"run/missing settings file", runCmd("--settings", p("nope.json")), "nope.json: no such file", false},
+		{"run/malformed --peer", runCmd("--peer", "owner-1"), `--peer "owner-1": want NAME=HOST:PORT`, true},
+		{"run/existing out", []string{"run", "ppca-dp-mh", "--config", config, "--out", p("old.csv")}, "old.csv already exists", true},
+		{"serve/wrong role", []string{"serve", "curator", "--config", config, "--member", "owner-1"}, `member "owner-1" has role "owner"`, true},
+		{"serve/unknown member", []string{"serve", "owner", "--config", config, "--member", "owner-9"}, `no member "owner-9"`, false},
+		{"serve/no member", []string{"serve", "owner", "--config", config}, "--member NAME are required", true},
+	}
+	if len(cases) < 60 {
+		t.Fatalf("%d cases; the suite promises at least 60", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := snapshot(t, f.dir)
+			code, stdout, stderr := run(t, c.args...)
+			line := strings.TrimSpace(stderr)
+			switch {
+			case code != 1:
+				t.Fatalf("exit %d, want 1; stderr %q", code, stderr)
+			case stdout != "":
+				t.Errorf("stdout %q, want nothing", stdout)
+			case strings.Count(line, "\n") > 0 || !strings.HasPrefix(line, "dppub: "):
+				t.Errorf("stderr is not one line starting with dppub: %q", stderr)
+			case !strings.Contains(line, c.want):
+				t.Errorf("stderr %q does not say %q", line, c.want)
+			case c.usage != strings.HasSuffix(line, "(see --help)"):
+				t.Errorf("usage error %v, want %v: %q", !c.usage, c.usage, line)
+			}
+			if d := diffSnapshots(before, snapshot(t, f.dir)); d != "" {
+				t.Errorf("files changed: %s", d)
+			}
+		})
+	}
+}
