@@ -34,7 +34,7 @@ func TestSkipColumnsEverywhere(t *testing.T) {
 			case !slices.Contains(skipColumnsPending, c.CommandPath()) && !isGeneric(c):
 				missing = append(missing, c.CommandPath())
 			}
-			if f := fs.Lookup("ignore"); f != nil && f.Deprecated == "" && !slices.Contains(skipColumnsPending, c.CommandPath()) {
+			if f := fs.Lookup("ignore"); f != nil && f.Annotations[deprecatedKey] == nil && !slices.Contains(skipColumnsPending, c.CommandPath()) {
 				t.Errorf("%s has a visible --ignore beside --skip-columns: one name for one thing", c.CommandPath())
 			}
 		}

@@ -45,6 +45,7 @@ func registerOutputMode(root *cobra.Command) {
 	pf.Bool(jsonFlag, false, "publishing commands: print the privacy report and a short quality summary as one JSON document instead of the summary")
 	pre := root.PersistentPreRunE
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		warnDeprecated(cmd)
 		if err := startOutputMode(cmd); err != nil {
 			return err
 		}

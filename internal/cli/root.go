@@ -84,6 +84,7 @@ Start with:
 	}
 	registerOutputMode(root)
 	onceOnly(root)
+	deprecationsToStderr(root)
 	plainFlagHelp(root)
 	examplesFromLong(root)
 	return root
@@ -96,6 +97,38 @@ func plainFlagHelp(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		plainFlagHelp(sub)
 	}
+}
+
+// deprecatedKey annotates a deprecated flag with its notice.
+const deprecatedKey = "dppub-deprecated"
+
+// deprecationsToStderr takes pflag's deprecation notices over: cobra
+// prints them on standard output, where --out - writes the data. The
+// flags stay hidden from help, and warnDeprecated prints the notice on
+// standard error.
+func deprecationsToStderr(c *cobra.Command) {
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Deprecated == "" {
+			return
+		}
+		if f.Annotations == nil {
+			f.Annotations = map[string][]string{}
+		}
+		f.Annotations[deprecatedKey] = []string{f.Deprecated}
+		f.Deprecated, f.Hidden = "", true
+	})
+	for _, sub := range c.Commands() {
+		deprecationsToStderr(sub)
+	}
+}
+
+// warnDeprecated prints the notice of every deprecated flag given.
+func warnDeprecated(cmd *cobra.Command) {
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if msg := f.Annotations[deprecatedKey]; len(msg) > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "Flag --%s has been deprecated, %s\n", f.Name, msg[0])
+		}
+	})
 }
 
 // onceFlags name the single-file flags that a command line must not give

@@ -121,6 +121,27 @@ func TestStdinAndStdout(t *testing.T) {
 	}
 }
 
+// A deprecated flag's notice goes to stderr, not into the data on stdout.
+func TestDeprecationNoticeOnStderr(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(csvRows(50)), "\n")
+	for i := range lines {
+		lines[i] = "p" + itoa(i) + "," + lines[i]
+	}
+	lines[0] = "pid," + strings.SplitN(lines[0], ",", 2)[1]
+	withStdin(t, strings.Join(lines, "\n")+"\n")
+	code, stdout, stderr := run(t, "schema", "-", "--skip", "pid", "--out", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("stdout is not the schema alone (%v): %q", err, stdout)
+	}
+	if !strings.Contains(stderr, "Flag --skip has been deprecated, use --skip-columns") {
+		t.Errorf("no deprecation notice on stderr: %q", stderr)
+	}
+}
+
 // --quiet with --out -: stdout holds the data and nothing else, stderr no
 // summary.
 func TestStdoutQuiet(t *testing.T) {
