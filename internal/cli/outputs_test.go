@@ -8,7 +8,7 @@ import (
 )
 
 // Every publishing command refuses, before it reads or charges anything,
-// an output that would lose a file: one line, exit code 2, nothing
+// an output that would lose a file: one line, exit status 1, nothing
 // written.
 func TestNothingLost(t *testing.T) {
 	dir := t.TempDir()
