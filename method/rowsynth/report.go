@@ -33,7 +33,7 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 			fmt.Sprintf("each owner's record count is public (they sum to n = %d) and is used without noise; replace-one neighbours within an owner share it", n),
 			fmt.Sprintf("sensitivities under replace-one: every release is a count vector over the pooled records, L1 %g / L2 %.4g; a record changes one owner's counts only", marginal.CountL1, marginal.CountL2),
 			"every release is the discrete Gaussian on a public grid; the owners' integer shares (plus the coordinator's in insider-safe mode) are added to their exact counts in grid steps, so the sum has the central release's law (Kairouz, Liu & Steinke 2021 for the sum of discrete Gaussians)",
-			"pair scores are computed on noisy aggregates: each pair's marginal is released at the score's ρ and the paper's IInDif score is computed from it (post-processing), minus the expected noise contribution",
+			"pair scores are computed on noisy aggregates: each pair's marginal (over groups of bins chosen from the noisy one-way marginals, when score_groups caps them) is released at the score's ρ and the paper's IInDif score is computed from it (post-processing), minus the expected noise contribution",
 			"numeric attributes are clamped to the bounds declared in the schema; bounds and categories are public",
 		},
 		Covered: []string{

@@ -91,11 +91,15 @@ const (
 
 // Request asks every owner for its masked share of one release.
 type Request struct {
-	ID      uint64
-	Kind    string
-	Column  int   // KindHistogram
-	Cells   int   // KindHistogram
-	Attrs   []int // KindMarginal
+	ID     uint64
+	Kind   string
+	Column int   // KindHistogram
+	Cells  int   // KindHistogram
+	Attrs  []int // KindMarginal
+	// Groups, when set (KindMarginal), has one entry per attribute of
+	// Attrs mapping each of its bins to a group: the counts are over the
+	// groups instead of the bins (a coarse marginal, same sensitivity).
+	Groups  [][]int
 	Release marginal.Release
 }
 
@@ -108,6 +112,10 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 	w.Int(q.Column)
 	w.Int(q.Cells)
 	writeInts(&w, q.Attrs)
+	w.Int(len(q.Groups))
+	for _, g := range q.Groups {
+		writeInts(&w, g)
+	}
 	w.String(q.Release.Purpose)
 	writeInts(&w, q.Release.Parties)
 	n := q.Release.Noise
@@ -123,6 +131,14 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	q.Column = r.Int()
 	q.Cells = r.Int()
 	q.Attrs = readInts(r)
+	if n := r.Int(); n > 0 && n <= len(q.Attrs) {
+		q.Groups = make([][]int, n)
+		for i := range q.Groups {
+			q.Groups[i] = readInts(r)
+		}
+	} else if n != 0 {
+		return fmt.Errorf("rowsynth: request: %d group maps for %d attributes", n, len(q.Attrs))
+	}
 	q.Release.Purpose = r.String()
 	q.Release.Parties = readInts(r)
 	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())

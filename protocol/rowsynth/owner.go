@@ -218,7 +218,14 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 		}
-		return m.Counts, nil
+		if len(q.Groups) == 0 {
+			return m.Counts, nil
+		}
+		c, err := coarsen(m, q.Groups)
+		if err != nil {
+			return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
+		}
+		return c, nil
 	}
 	return nil, fmt.Errorf("rowsynth: %s: request of kind %q", o.ID(), q.Kind)
 }
@@ -236,4 +243,40 @@ func checkCalibration(n marginal.Noise) error {
 		return fmt.Errorf("noise %+v is below the calibration of a count vector at ρ = %v (sensitivity %v, scale %v)", n, n.Rho, want.Sensitivity, want.Scale)
 	}
 	return nil
+}
+
+// coarsen sums m's counts over groups of bins: groups[i] maps each bin of
+// m's i-th attribute to its group (0, 1, …); the result is mixed radix
+// over the group counts, the last attribute fastest.
+func coarsen(m *marginal.Marginal, groups [][]int) ([]float64, error) {
+	if len(groups) != len(m.Attrs) {
+		return nil, fmt.Errorf("%d group maps for %d attributes", len(groups), len(m.Attrs))
+	}
+	sizes := make([]int, len(groups))
+	for i, g := range groups {
+		if len(g) != m.Sizes[i] {
+			return nil, fmt.Errorf("group map of %d bins for an attribute of %d", len(g), m.Sizes[i])
+		}
+		for _, x := range g {
+			if x < 0 || x >= len(g) {
+				return nil, fmt.Errorf("group %d of an attribute of %d bins", x, len(g))
+			}
+			sizes[i] = max(sizes[i], x+1)
+		}
+	}
+	total := 1
+	for _, s := range sizes {
+		total *= s
+	}
+	out := make([]float64, total)
+	vals := make([]int, len(groups))
+	for c, v := range m.Counts {
+		m.Values(c, vals)
+		idx := 0
+		for i, b := range vals {
+			idx = idx*sizes[i] + groups[i][b]
+		}
+		out[idx] += v
+	}
+	return out, nil
 }

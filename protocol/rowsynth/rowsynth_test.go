@@ -311,3 +311,60 @@ func (d *dropper) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	return d.Role.Handle(e)
 }
 
+// A coarse marginal (Request.Groups) sums the pooled counts over groups
+// of bins: here x's 11 values in groups {0–4}, {5–10} and c's categories
+// {a}, {b, c}.
+func TestCoarseMarginal(t *testing.T) {
+	s := newSetup(t, NoiseExact, 25, 31)
+	groups := [][]int{{0, 1, 1}, {0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}}
+	var got []float64
+	engine := func(ctx context.Context, m *Measurer) error {
+		if err := m.SetDomain(ctx, nil); err != nil {
+			return err
+		}
+		var err error
+		got, err = m.release(ctx, &Request{Kind: KindMarginal, Attrs: []int{0, 1}, Groups: groups, Release: release(t, 1e8)})
+		return err
+	}
+	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := protocol.RunLocal(context.Background(), s.roles(c)...); err != nil {
+		t.Fatal(err)
+	}
+	fine := s.pooled(t, []int{0, 1})
+	want := make([]float64, 4)
+	for i := range 3 {
+		for j := range 11 {
+			want[groups[0][i]*2+groups[1][j]] += fine[i*11+j]
+		}
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 0.01 {
+			t.Fatalf("coarse cell %d: released %v, pooled %v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestGroups(t *testing.T) {
+	m := &Measurer{c: &Coordinator{p: Params{Schema: table(1, 0).Schema, ScoreGroups: 2}}}
+	for _, c := range []struct {
+		name     string
+		attr     int
+		ref      []float64
+		wantMap  []int
+		wantSums []float64
+	}{
+		{"few bins stay", 0, []float64{5, 6}, nil, []float64{5, 6}},
+		{"categories by frequency", 0, []float64{1, 9, 3}, []int{1, 0, 1}, []float64{9, 4}},
+		{"numeric by mass, in order", 1, []float64{4, 4, 1, 1, 10}, []int{0, 0, 0, 0, 1}, []float64{10, 10}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, sums := m.groups(c.attr, c.ref)
+			if fmt.Sprint(g) != fmt.Sprint(c.wantMap) || fmt.Sprint(sums) != fmt.Sprint(c.wantSums) {
+				t.Fatalf("groups %v sums %v, want %v %v", g, sums, c.wantMap, c.wantSums)
+			}
+		})
+	}
+}
