@@ -2,8 +2,12 @@ package transport_test
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dppub/dppub/transport"
 )
 
 // A 3-owner synthesize-rows session between real processes (secure
@@ -29,4 +33,40 @@ func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
 		t.Fatalf("unexpected output:\n%s", r.stdout)
 	}
 	t.Logf("3-owner Adult (4000 rows), synthesize-rows over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
+}
+
+// An owner that dies in the middle of a synthesize-rows session (after
+// it has answered releases) aborts the session: the run names it, nothing
+// is written, the publishing ledger records the abort, and the owner's
+// own budget ledger keeps the charges it made (a release that may have
+// reached the coordinator is never refunded).
+func TestRowSynthOwnerKilledMidSession(t *testing.T) {
+	c := newCluster(t, 3, 3000, nil, "--method", "synthesize-rows")
+	c.serve("owner-1")
+	c.serve("owner-2", "--fault-handle-delay", "150ms")
+	c.serve("owner-3")
+	out := filepath.Join(c.dir, "synth.csv")
+	pubLedger := filepath.Join(c.dir, "publishing-ledger")
+	cmd := c.runMethodCmd("synthesize-rows", out, "--ledger", pubLedger, "--set", "epsilon=1", "--set", "delta=1e-5")
+	done := make(chan runResult, 1)
+	go func() { done <- wait(cmd) }()
+	for deadline := time.Now().Add(60 * time.Second); strings.Count(c.log("owner-2"), "type=rowsynth/request") < 3; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("owner-2 never handled three requests:\n%s", c.log("owner-2"))
+		}
+	}
+	c.kill("owner-2")
+	r := <-done
+	t.Logf("aborted: %s", strings.TrimSpace(r.stderr))
+	if r.err == nil || !strings.Contains(r.stderr, "owner-2") {
+		t.Fatalf("want an abort naming owner-2, got %v:\n%s%s", r.err, r.stdout, r.stderr)
+	}
+	absent(t, out, out+".privacy.json")
+	aborted := c.sessions(pubLedger)
+	if len(aborted) != 1 || aborted[0].kind != transport.KindSessionAborted || !slices.Contains(aborted[0].rec.Missing, "owner-2") {
+		t.Fatalf("publishing ledger after the abort: %+v", aborted)
+	}
+	if b := c.ledger("owner-2"); b.Entries < 2 || b.Sessions != 1 || !(b.Spent.Rho > 0) {
+		t.Fatalf("owner-2's ledger after the crash: %+v (want the charges of the interrupted session)", b)
+	}
 }
