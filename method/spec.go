@@ -2,14 +2,18 @@ package method
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/dppub/dppub/randx"
 )
 
-// Spec defines one method.
+// Spec defines one method: a session method (Open and Decode, run by
+// RunLocal or across processes) or a central one (Run, by RunCentral).
 type Spec struct {
 	// Name is the method's name on the command line, e.g. "ppca-dp-mh".
 	Name string
@@ -28,11 +32,43 @@ type Spec struct {
 	Open func(st Settings, o Open) (Session, error)
 	// Decode reads a session that a coordinator sent.
 	Decode func(payload []byte) (Session, error)
+	// Run publishes from one owner's whole table in one place (a Central
+	// method, which has no session: nothing leaves the owner but the
+	// outcome). It gets validated settings and l.Table, l.Source (never
+	// nil) and l.Name (may be empty); it opens its accountants itself
+	// from the settings' budget, since a central method may hold several
+	// (personalised budgets per party of columns), and fills l.Facts.
+	Run func(ctx context.Context, st Settings, l Local) (*Outcome, error)
 }
 
 // Multiparty reports whether the method runs as a session of roles (in
 // one process or across processes).
 func (s Spec) Multiparty() bool { return s.Open != nil && s.Decode != nil }
+
+// RunCentral runs a central method on one owner's data: the settings'
+// defaults are filled (with RecordDefaults from the table's record
+// count), validated once, and the method's Run publishes. The randomness
+// defaults to a secure source.
+func RunCentral(ctx context.Context, s Spec, st Settings, l Local) (*Outcome, error) {
+	if s.Run == nil {
+		return nil, fmt.Errorf("%s runs as a session of roles, not in one place", s.Name)
+	}
+	if l.Source == nil {
+		l.Source = randx.NewSecure()
+	}
+	st.SetDefaults()
+	if d, ok := st.(RecordDefaults); ok && l.Table != nil && l.Table.Len() > 0 {
+		d.DefaultRecords(l.Table.Len())
+	}
+	if err := st.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, SettingsError{err})
+	}
+	out, err := s.Run(ctx, st, l)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return out, nil
+}
 
 // Settings decodes raw JSON settings over the defaults, refusing unknown
 // fields (a typo must not silently fall back to a default), and
@@ -57,6 +93,23 @@ type SettingsError struct{ Err error }
 
 func (e SettingsError) Error() string { return e.Err.Error() }
 func (e SettingsError) Unwrap() error { return e.Err }
+
+// FieldError is a mistake in one setting, named by its JSON key, so that
+// a command line which binds the key as a flag can name the flag instead
+// ("--rho must be positive", not "rho must be positive").
+type FieldError struct {
+	Key string
+	Err error
+}
+
+func (e FieldError) Error() string { return e.Key + " " + e.Err.Error() }
+func (e FieldError) Unwrap() error { return e.Err }
+
+// Fieldf returns a FieldError for key whose text follows the key:
+// Fieldf("rho", "must be positive, got %v", r).
+func Fieldf(key, format string, a ...any) error {
+	return FieldError{Key: key, Err: fmt.Errorf(format, a...)}
+}
 
 // DecodeStrict decodes JSON into v, refusing unknown fields and trailing
 // data.
@@ -91,15 +144,19 @@ var (
 
 // Register adds a method. It panics on a duplicate or incomplete spec:
 // registration is one line per method (method/registry), where that is a
-// programming error.
+// programming error. A spec runs either as sessions (Open and Decode, a
+// coordinator) or in one place (Run, Split Central), never both.
 func Register(s Spec) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	if s.Name == "" || s.NewSettings == nil || (s.Open == nil) != (s.Decode == nil) {
+	if s.Name == "" || s.NewSettings == nil || (s.Open == nil) != (s.Decode == nil) || s.Multiparty() == (s.Run != nil) {
 		panic(fmt.Sprintf("method: incomplete spec %q", s.Name))
 	}
 	if s.Multiparty() && s.Coordinator == "" {
 		panic(fmt.Sprintf("method: %q runs sessions but names no coordinator role", s.Name))
+	}
+	if (s.Run != nil) != (s.Split == Central) {
+		panic(fmt.Sprintf("method: %q: a method runs in one place (Run) exactly when its split is central", s.Name))
 	}
 	if _, dup := registry[s.Name]; dup {
 		panic(fmt.Sprintf("method: %q registered twice", s.Name))

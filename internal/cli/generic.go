@@ -32,7 +32,9 @@ privacy report as a networked run (dppub run ` + s.Name + `).
 Its settings are the flags below. The owners hold ` + s.Split.String() + `: --dataset is
 split among --owners of them, or give one --input per owner.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGenericPublish(cmd, s, st, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagErrors(cmd.Flags(), runGenericPublish(cmd, s, st, f))
+		},
 	}
 	fs := cmd.Flags()
 	bindSettings(fs, st)

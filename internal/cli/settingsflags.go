@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/dppub/dppub/method"
 	"github.com/spf13/pflag"
 )
 
@@ -15,13 +17,28 @@ import (
 // field's `help` tag. Fields of embedded structs are flattened; fields of
 // kinds a flag cannot hold (maps, structs, lists of structs) are left to
 // --settings FILE. The flags write straight into the struct, so the
-// settings are validated once, by the method.
+// settings are validated once, by the method. A list flag splits its
+// value at commas unless the field is tagged flag:"array" (its values
+// hold commas themselves: repeat the flag instead). Only the lists
+// []string and []float64 are bound.
 func bindSettings(fs *pflag.FlagSet, settings any) {
 	v := reflect.ValueOf(settings).Elem()
-	bindStruct(fs, v)
+	applies := func(string) bool { return true }
+	if p, ok := settings.(partial); ok {
+		applies = p.Applies
+	}
+	bindStruct(fs, v, applies)
 }
 
-func bindStruct(fs *pflag.FlagSet, v reflect.Value) {
+// partial is implemented by settings that several methods share but
+// whose fields do not all apply to each (DPPCA-SVM's four variants): a
+// key that does not apply gets no flag, so the command refuses it as it
+// refuses any unknown flag.
+type partial interface {
+	Applies(key string) bool
+}
+
+func bindStruct(fs *pflag.FlagSet, v reflect.Value, applies func(string) bool) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -29,20 +46,34 @@ func bindStruct(fs *pflag.FlagSet, v reflect.Value) {
 			continue
 		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			bindStruct(fs, v.Field(i))
+			bindStruct(fs, v.Field(i), applies)
 			continue
 		}
+		key := jsonKey(f)
 		name := flagName(f)
-		if name == "" || fs.Lookup(name) != nil || !bindable(f.Type) {
+		if name == "" || fs.Lookup(name) != nil || !bindable(f.Type) || !applies(key) {
 			continue
 		}
 		help := f.Tag.Get("help")
 		if help == "" {
 			help = "the method's " + strings.ReplaceAll(name, "-", " ") + " setting"
 		}
-		fl := fs.VarPF(&fieldValue{v: v.Field(i)}, name, "", help)
-		if f.Type.Kind() == reflect.Bool {
-			fl.NoOptDefVal = "true"
+		// Lists take pflag's own values, so they parse and print as a
+		// hand-declared list flag does.
+		switch p := v.Field(i).Addr().Interface().(type) {
+		case *[]string:
+			if f.Tag.Get("flag") == "array" {
+				fs.StringArrayVar(p, name, *p, help)
+			} else {
+				fs.StringSliceVar(p, name, *p, help)
+			}
+		case *[]float64:
+			fs.Float64SliceVar(p, name, *p, help)
+		default:
+			fl := fs.VarPF(&fieldValue{v: v.Field(i)}, name, "", help)
+			if f.Type.Kind() == reflect.Bool {
+				fl.NoOptDefVal = "true"
+			}
 		}
 	}
 }
@@ -53,49 +84,55 @@ func flagName(f reflect.StructField) string {
 	if f.Tag.Get("flag") == "-" {
 		return ""
 	}
-	key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	key := jsonKey(f)
 	if key == "-" || key == "" {
 		return ""
 	}
 	return strings.ReplaceAll(key, "_", "-")
 }
 
+func jsonKey(f reflect.StructField) string {
+	key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return key
+}
+
+// flagErrors names the flag of a mistake in one setting (a
+// method.FieldError whose JSON key bindSettings bound as a flag), so that
+// a command line speaks of its flags: "--rho must be positive", not "rho
+// must be positive". Other errors pass unchanged.
+func flagErrors(fs *pflag.FlagSet, err error) error {
+	var fe method.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	name := strings.ReplaceAll(fe.Key, "_", "-")
+	if fs.Lookup(name) == nil {
+		return err
+	}
+	return usageError{fmt.Errorf("--%s %w", name, fe.Err)}
+}
+
 func bindable(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.String, reflect.Bool, reflect.Int, reflect.Float64:
 		return true
-	case reflect.Slice:
-		return t.Elem().Kind() == reflect.String
 	}
-	return false
+	return t == reflect.TypeFor[[]string]() || t == reflect.TypeFor[[]float64]()
 }
 
-// fieldValue is a flag over one settings field.
+// fieldValue is a flag over one scalar settings field.
 type fieldValue struct{ v reflect.Value }
 
 func (f *fieldValue) String() string {
-	switch f.v.Kind() {
-	case reflect.Slice:
-		var parts []string
-		for i := range f.v.Len() {
-			parts = append(parts, f.v.Index(i).String())
-		}
-		return strings.Join(parts, ",")
-	case reflect.Float64:
+	if f.v.Kind() == reflect.Float64 {
 		return strconv.FormatFloat(f.v.Float(), 'g', -1, 64)
 	}
 	return fmt.Sprint(f.v.Interface())
 }
 
-func (f *fieldValue) Type() string {
-	if f.v.Kind() == reflect.Slice {
-		return "strings"
-	}
-	return f.v.Kind().String()
-}
+func (f *fieldValue) Type() string { return f.v.Kind().String() }
 
-// Set parses s into the field; a list flag appends (repeat it or give a
-// comma-separated list).
+// Set parses s into the field.
 func (f *fieldValue) Set(s string) error {
 	switch f.v.Kind() {
 	case reflect.String:
@@ -118,10 +155,6 @@ func (f *fieldValue) Set(s string) error {
 			return fmt.Errorf("want a number, got %q", s)
 		}
 		f.v.SetFloat(x)
-	case reflect.Slice:
-		for _, part := range strings.Split(s, ",") {
-			f.v.Set(reflect.Append(f.v, reflect.ValueOf(part).Convert(f.v.Type().Elem())))
-		}
 	}
 	return nil
 }
