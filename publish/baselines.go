@@ -9,7 +9,6 @@ import (
 
 	"github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dpsubn3"
 	bnspec "github.com/dppub/dppub/method/privbayes"
@@ -59,11 +58,9 @@ type BaselineResult struct {
 }
 
 // PrivBayes publishes a synthetic table drawn from a PrivBayes model of
-// o.Table (Zhang et al., SIGMOD 2014 / TODS 2017; see algo/privbayes).
+// o.Table (Zhang et al., SIGMOD 2014 / TODS 2017; see algo/privbayes):
+// the method's central run (method/privbayes) in one process.
 func PrivBayes(ctx context.Context, o PrivBayesOptions) (*BaselineResult, error) {
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
-	}
 	if o.Table == nil || o.Table.Len() < 2 {
 		return nil, fmt.Errorf("publish: privbayes needs a table of at least 2 rows")
 	}
@@ -71,39 +68,15 @@ func PrivBayes(ctx context.Context, o PrivBayesOptions) (*BaselineResult, error)
 	if err := checkLabel(o.Table.Schema, o.Label); err != nil {
 		return nil, err
 	}
-	o.Settings.SetDefaults()
-	pb := o.Network()
-	if err := o.Settings.Validate(); err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
-	z, err := privbayes.NewDiscretizer(o.Table.Schema, privbayes.DiscretizeOptions{Bins: o.Bins})
-	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
-	d, clamped, err := z.Discretize(o.Table)
-	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
-	acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: dp.Pure(o.Epsilon)})
-	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
 	start := time.Now()
-	model, err := privbayes.Run(d, pb, acct, o.Source.Child())
+	facts := &method.Facts{}
+	out, err := method.RunCentral(ctx, bnspec.Spec, &o.Settings, method.Local{Table: o.Table, Source: o.Source, Facts: facts})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	synth := z.Undiscretize(model.Sample(o.Table.Len(), o.Source), o.Source)
-	report, err := bnspec.Report(bnspec.ReportOptions{Method: bnspec.Name, Settings: o.Settings, Accountants: []*privacy.Accountant{acct},
-		Counts: map[string]int{"owner": o.Table.Len()}, Composition: privacy.Single, Source: o.Source})
-	if err != nil {
-		return nil, err
-	}
-	res := &BaselineResult{Synthetic: synth, Report: report, Model: model, Discretizer: z, Clamped: clamped,
-		Elapsed: time.Since(start)}
+	d := out.Detail.(*bnspec.Result)
+	res := &BaselineResult{Synthetic: out.Table, Report: out.Report, Model: d.Model, Discretizer: d.Discretizer,
+		Clamped: facts.Clamped, Elapsed: time.Since(start)}
 	res.warn(o.Label)
 	return res, nil
 }

@@ -5,10 +5,9 @@ import (
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
-	"github.com/dppub/dppub/algo/privbayes"
-	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dpsubn3"
 	bnspec "github.com/dppub/dppub/method/privbayes"
 	"github.com/dppub/dppub/publish"
@@ -21,56 +20,41 @@ func init() {
 	evalCommands = append(evalCommands, newEvalBaselinesCmd)
 }
 
-// bayesNetFlags are the flags PrivBayes and DP-SUBN3 share.
+// bayesNetFlags are the flags PrivBayes and DP-SUBN3 share besides their
+// settings, which are bound from the methods' settings structs.
 type bayesNetFlags struct {
-	owners      ownerFlags
-	src         sourceFlags
-	epsilon     float64
-	beta, theta float64
-	k, bins     int
-	score       string
-	label       string
+	owners ownerFlags
+	src    sourceFlags
+	label  string
 	outputFlags
 }
 
-func (f *bayesNetFlags) register(fs *pflag.FlagSet) {
+// register adds the shared flags and binds settings (a pointer to the
+// method's settings, defaults filled).
+func (f *bayesNetFlags) register(fs *pflag.FlagSet, settings method.Settings) {
 	f.owners.register(fs)
 	f.src.register(fs)
-	fs.Float64Var(&f.epsilon, "epsilon", 1, "privacy budget ε of each owner")
-	fs.Float64Var(&f.beta, "beta", 0.3, "share of ε spent on learning the network (PrivBayes' β)")
-	fs.Float64Var(&f.theta, "theta", 4, "usefulness threshold θ that bounds the parents' domain")
-	fs.IntVar(&f.k, "k", 0, "fix the network's degree k (0: parent sets chosen by θ-usefulness)")
-	fs.StringVar(&f.score, "score", "r", "r (L1 distance from independence) | mi (mutual information)")
-	fs.IntVar(&f.bins, "bins", 8, "equal-width bins per numeric attribute over its declared bounds")
+	bindSettings(fs, settings)
 	fs.StringVar(&f.label, "label", "", "attribute to be predicted from the synthetic rows: warn if the network leaves it independent of the rest (default: the --dataset's label)")
 	f.outputFlags.register(fs, "synthetic CSV")
 }
 
-func (f *bayesNetFlags) check() error {
+// check resolves the outputs and validates the settings before any data
+// is read.
+func (f *bayesNetFlags) check(st method.Settings) error {
 	if err := f.resolve(); err != nil {
 		return err
 	}
-	if err := checkBudget(f.epsilon, 0); err != nil {
-		return err
-	}
-	if !(f.beta > 0 && f.beta < 1) {
-		return usagef("--beta must be in (0, 1), got %v", f.beta)
-	}
-	if !(f.theta > 0) {
-		return usagef("--theta must be positive, got %v", f.theta)
-	}
-	if f.k < 0 || f.bins < 2 {
-		return usagef("--k must be ≥ 0 and --bins ≥ 2, got %d and %d", f.k, f.bins)
-	}
-	if f.score != string(privbayes.R) && f.score != string(privbayes.MI) {
-		return usagef("--score must be r or mi, got %q", f.score)
-	}
-	return nil
+	st.SetDefaults()
+	return st.Validate()
 }
 
-func (f *bayesNetFlags) options(cmd *cobra.Command) publish.BayesNetOptions {
-	return publish.BayesNetOptions{Settings: bnspec.Settings{Epsilon: f.epsilon, Beta: f.beta, Theta: f.theta, K: f.k,
-		Score: privbayes.Score(f.score), Bins: f.bins}, Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Label: f.labelName()}
+// newBayesNetSettings are the settings a command starts from: ε = 1 on
+// the command line (a budget has no default in the settings).
+func newBayesNetSettings() bnspec.Settings {
+	st := bnspec.Settings{Epsilon: 1}
+	st.SetDefaults()
+	return st
 }
 
 // labelName is --label, or else the built-in dataset's label.
@@ -102,8 +86,9 @@ independent of every other attribute or has no edge at all.`
 
 func newPublishPrivBayesCmd() *cobra.Command {
 	f := &bayesNetFlags{}
+	st := newBayesNetSettings()
 	cmd := &cobra.Command{
-		Use:   "privbayes",
+		Use:   bnspec.Name,
 		Short: "Synthetic data from a differentially private Bayesian network (PrivBayes, one central owner)",
 		Long: `PrivBayes (Zhang, Cormode, Procopiuc, Srivastava, Xiao; SIGMOD 2014, TODS
 2017), the centralised baseline of the LDA-DP paper. All records are held
@@ -115,36 +100,41 @@ Example:
   dppub publish privbayes --dataset nltcs --epsilon 0.4 --out nltcs-synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.check(); err != nil {
-				return err
-			}
-			if (cmd.Flags().Changed("owners") || cmd.Flags().Changed("parties")) && f.owners.parties != 1 {
-				return usagef("privbayes has one central owner; --owners must be 1, got %d (use dp-subn3 for several owners)", f.owners.parties)
-			}
-			if f.owners.dataset != "" {
-				f.owners.parties = 1
-			}
-			o := f.options(cmd)
-			tables, err := f.owners.load(o.Source)
-			if err != nil {
-				return err
-			}
-			res, err := publish.PrivBayes(cmd.Context(), publish.PrivBayesOptions{BayesNetOptions: o, Table: union(tables)})
-			if err != nil {
-				return err
-			}
-			return finishBayesNet(cmd, f, tables, res)
+			return flagErrors(cmd.Flags(), runPublishPrivBayes(cmd, f, st))
 		},
 	}
-	f.register(cmd.Flags())
+	f.register(cmd.Flags(), &st)
 	return cmd
+}
+
+func runPublishPrivBayes(cmd *cobra.Command, f *bayesNetFlags, st bnspec.Settings) error {
+	if err := f.check(&st); err != nil {
+		return err
+	}
+	if (cmd.Flags().Changed("owners") || cmd.Flags().Changed("parties")) && f.owners.parties != 1 {
+		return usagef("%s has one central owner; --owners must be 1, got %d (use %s for several owners)", bnspec.Name, f.owners.parties, dpsubn3.Name)
+	}
+	if f.owners.dataset != "" {
+		f.owners.parties = 1
+	}
+	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	tables, err := f.owners.load(src)
+	if err != nil {
+		return err
+	}
+	res, err := publish.PrivBayes(cmd.Context(), publish.PrivBayesOptions{Table: union(tables),
+		BayesNetOptions: publish.BayesNetOptions{Settings: st, Source: src, Label: f.labelName()}})
+	if err != nil {
+		return err
+	}
+	return finishBayesNet(cmd, f, res)
 }
 
 func newPublishDPSUBN3Cmd() *cobra.Command {
 	f := &bayesNetFlags{}
-	frontier := 0
+	st := dpsubn3.Settings{Settings: newBayesNetSettings()}
 	cmd := &cobra.Command{
-		Use:   "dp-subn3",
+		Use:   dpsubn3.Name,
 		Short: "Synthetic data from owners updating a DP Bayesian network in turn (our reconstruction of DP-SUBN)",
 		Long: `DP-SUBN (Cheng, Tang, Su, Chen, Wu, Zhu; IEEE TKDE 2020), written DP-SUBN³
 by the PPCA-DP-MH and LDA papers, which compare against it. Only the
@@ -162,31 +152,30 @@ Example:
   dppub publish dp-subn3 --dataset adult --owners 3 --epsilon 0.2 --out adult-synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.check(); err != nil {
-				return err
+			if err := f.check(&st); err != nil {
+				return flagErrors(cmd.Flags(), err)
 			}
-			if frontier < 0 {
-				return usagef("--frontier must be ≥ 0, got %d", frontier)
-			}
-			o := f.options(cmd)
-			tables, err := f.owners.load(o.Source)
+			src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+			tables, err := f.owners.load(src)
 			if err != nil {
 				return err
 			}
-			res, err := publish.DPSUBN3(cmd.Context(), publish.DPSUBN3Options{Owners: tables, Source: o.Source, Label: o.Label,
-				Settings: dpsubn3.Settings{Settings: o.Settings, Frontier: frontier}})
+			res, err := publish.DPSUBN3(cmd.Context(), publish.DPSUBN3Options{Owners: tables, Source: src, Label: f.labelName(), Settings: st})
 			if err != nil {
-				return err
+				return flagErrors(cmd.Flags(), err)
 			}
-			return finishBayesNet(cmd, f, tables, res)
+			return finishBayesNet(cmd, f, res)
 		},
 	}
-	f.register(cmd.Flags())
-	cmd.Flags().IntVar(&frontier, "frontier", 0, "allow each attribute only the N attributes most correlated with it in the prior as parents (0: all)")
+	f.register(cmd.Flags(), &st)
+	// method/dpsubn3 gives Frontier no help tag yet.
+	if fl := cmd.Flags().Lookup("frontier"); fl != nil {
+		fl.Usage = "allow each attribute only the N attributes most correlated with it in the prior as parents (0: all)"
+	}
 	return cmd
 }
 
-func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, tables []*data.Table, res *publish.BaselineResult) error {
+func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, res *publish.BaselineResult) error {
 	w := cmd.OutOrStdout()
 	if err := f.publishTable(cmd, res.Synthetic, res.Report); err != nil {
 		return err

@@ -70,3 +70,27 @@ func TestPublishBaselinesBadUsage(t *testing.T) {
 		t.Error("a failed publication wrote its output")
 	}
 }
+
+// PrivBayes' and DP-SUBN3's settings are checked by the method and named
+// by their flags.
+func TestPublishBaselinesNameTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"privbayes", "--bins", "1"}, "--bins must be at least 2, got 1"},
+		{[]string{"privbayes", "--beta", "1"}, "--beta must be in (0, 1), got 1"},
+		{[]string{"dp-subn3", "--score", "f"}, `--score must be r or mi, got "f"`},
+		{[]string{"dp-subn3", "--epsilon", "0"}, "--epsilon must be positive and finite, got 0"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			args := append([]string{"publish"}, c.args...)
+			code, _, stderr := run(t, append(args, "--dataset", "nltcs", "--out", filepath.Join(dir, "x.csv"))...)
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q, want %q", code, stderr, c.want)
+			}
+		})
+	}
+}
