@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -12,9 +13,8 @@ import (
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/learn"
-	"github.com/dppub/dppub/model"
-	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/dppcasvm"
 	"github.com/spf13/cobra"
 )
 
@@ -80,33 +80,28 @@ func (t *tableFlags) defaultLabel() string {
 	return ""
 }
 
+// dppcaFlags are a DPPCA method's own flags (the data, the randomness,
+// the outputs); its settings are bound from the method's settings.
 type dppcaFlags struct {
-	table                 tableFlags
-	src                   sourceFlags
-	label                 string
-	features              []string
-	epsilon, delta        float64
-	calibration, scaling  string
-	contribution          float64
-	k                     int
-	share, c, lambda, hub float64
-	perturbation          string
+	table    tableFlags
+	src      sourceFlags
+	settings *dppcasvm.Settings
 	outputFlags
 }
 
-var dppcaShort = map[dppca.Method]string{
-	dppca.DPPCASVM:   "SVM on principal components of a Laplace-noised second-moment matrix (DPPCA-SVM)",
-	dppca.PCADPSVM:   "SVM on exact principal components, then noise on the weights (PCA-DPSVM; not DP end to end)",
-	dppca.AGSVM:      "SVM on principal components of a Gaussian-noised second-moment matrix (Analyze Gauss)",
-	dppca.ModSuLQSVM: "SVM on principal components of a MOD-SuLQ-noised second-moment matrix",
-}
-
 func newPublishDPPCACmd(m dppca.Method) *cobra.Command {
-	f := &dppcaFlags{}
+	spec, err := dppcasvm.For(m)
+	if err != nil {
+		panic(err) // dppca.Methods and the specs are the same four
+	}
+	f := &dppcaFlags{settings: dppcasvm.New(m)}
+	// A budget has no default in the settings; on the command line ε = 1.
+	f.settings.Epsilon = 1
+	f.settings.SetDefaults()
 	cmd := &cobra.Command{
-		Use:   string(m),
-		Short: dppcaShort[m],
-		Long: dppcaShort[m] + `.
+		Use:   spec.Name,
+		Short: spec.Summary,
+		Long: spec.Summary + `.
 
 From Huang, Yang, Xu, Zhou (2021), "Differential Privacy Principal Component
 Analysis for Support Vector Machines". One data owner's table is encoded by
@@ -138,105 +133,55 @@ embedded privacy report) and the report beside it. Apply it with
 ` + "`dppub predict --model FILE --input FILE`" + `.
 
 Examples:
-  dppub publish ` + string(m) + ` --dataset musk2 --epsilon 1 --out musk-model.json
-  dppub publish ` + string(m) + ` --input train.csv --schema s.json --label class --out model.json`,
+  dppub publish ` + spec.Name + ` --dataset musk2 --epsilon 1 --out musk-model.json
+  dppub publish ` + spec.Name + ` --input train.csv --schema s.json --label class --out model.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPublishDPPCA(cmd, m, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagErrors(cmd.Flags(), runPublishDPPCA(cmd, spec, f))
+		},
 	}
 	f.table.register(cmd)
 	f.src.register(cmd.Flags())
 	fs := cmd.Flags()
-	fs.StringVar(&f.label, "label", "", "attribute to predict (default: the dataset's label)")
-	fs.StringSliceVar(&f.features, "features", nil, "attributes to use as features (default: all but the label)")
-	fs.Float64Var(&f.epsilon, "epsilon", 1, "privacy budget ε of the whole release")
-	if m.Gaussian() {
-		fs.Float64Var(&f.delta, "delta", 0, "δ (default 1/n², as in the paper's experiments)")
-	}
-	fs.StringVar(&f.calibration, "calibration", "sound", "sound | paper")
-	fs.StringVar(&f.scaling, "scaling", "box", "box | none | standardize (standardize is NOT DP)")
-	fs.Float64Var(&f.contribution, "contribution", dppca.DefaultContribution, "keep the fewest components whose contribution rate reaches α")
-	fs.IntVar(&f.k, "k", 0, "keep exactly k components (overrides --contribution)")
-	if m != dppca.PCADPSVM {
-		fs.Float64Var(&f.share, "component-share", dppca.DefaultComponentShare, "sound: share of ε spent on the components; the rest trains the DP SVM")
-		fs.StringVar(&f.perturbation, "dp-svm", "objective", "sound: objective | output perturbation for the DP SVM")
-	}
-	fs.Float64Var(&f.c, "C", 1, "paper: cost C of the non-private SVM (and of Lap(2Cnd/ε) for pca-dpsvm)")
-	fs.Float64Var(&f.lambda, "lambda", 0, "sound: regulariser λ of the DP SVM (default 1/n for objective, 1/√n for output perturbation)")
-	fs.Float64Var(&f.hub, "huber", dppca.DefaultHuber, "sound: smoothing h of the DP SVM's Huber hinge loss")
+	bindSettings(fs, f.settings)
 	f.outputFlags.register(fs, "model JSON")
 	return cmd
 }
 
-func runPublishDPPCA(cmd *cobra.Command, m dppca.Method, f *dppcaFlags) error {
-	o, err := f.options(m)
+func runPublishDPPCA(cmd *cobra.Command, spec method.Spec, f *dppcaFlags) error {
+	if err := f.table.check(); err != nil {
+		return err
+	}
+	if err := f.resolve(); err != nil {
+		return err
+	}
+	// The dataset's label is the default, recorded in the report as --label.
+	f.settings.Label = cmp.Or(f.settings.Label, f.table.defaultLabel())
+	st := *f.settings
+	st.SetDefaults()
+	if err := st.Validate(); err != nil {
+		return err
+	}
+	table, err := f.table.load()
 	if err != nil {
 		return err
 	}
-	o.Source = f.src.source(cmd.Flags(), cmd.ErrOrStderr())
-	if o.Table, err = f.table.load(); err != nil {
-		return err
-	}
-	res, err := publish.DPPCASVM(o)
+	out, err := method.RunCentral(cmd.Context(), spec, &st, method.Local{Table: table,
+		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
-	if err := writeModel(cmd, f.out, f.report, res.Model, res.Report); err != nil {
+	res := out.Detail.(*dppcasvm.Result)
+	// The model is written before its report, which records the model's
+	// digest; if the report cannot be written the model is removed, so
+	// nothing is half-published.
+	if err := publishFiles(cmd, nil, out.Report, f.report, outputFile{f.out, out.Data}); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, res.Report)
+	printReport(cmd, w, out.Report)
 	fmt.Fprintf(w, "\nWrote the model to %s and the report to %s\n", f.out, f.report)
-	return printDPPCAUtility(w, o.Table, res)
-}
-
-func (f *dppcaFlags) options(m dppca.Method) (publish.DPPCASVMOptions, error) {
-	var o publish.DPPCASVMOptions
-	if err := f.table.check(); err != nil {
-		return o, err
-	}
-	if err := f.resolve(); err != nil {
-		return o, err
-	}
-	if err := checkBudget(f.epsilon, f.delta); err != nil {
-		return o, err
-	}
-	if f.label == "" {
-		if f.label = f.table.defaultLabel(); f.label == "" {
-			return o, usagef("--label COLUMN is required")
-		}
-	}
-	cal, err := dppca.ParseCalibration(f.calibration)
-	if err != nil {
-		return o, usageError{err}
-	}
-	scaling, err := publish.ParseScaling(f.scaling)
-	if err != nil {
-		return o, usageError{err}
-	}
-	switch {
-	case f.k < 0:
-		return o, usagef("--k must be positive, got %d", f.k)
-	case !(f.contribution > 0 && f.contribution <= 1):
-		return o, usagef("--contribution must be in (0, 1], got %v", f.contribution)
-	case m != dppca.PCADPSVM && !(f.share > 0 && f.share < 1):
-		return o, usagef("--component-share must be in (0, 1), got %v", f.share)
-	case !(f.c > 0) || !(f.hub > 0) || f.lambda < 0:
-		return o, usagef("--C and --huber must be positive and --lambda non-negative")
-	}
-	pert := learn.Perturbation(0)
-	switch f.perturbation {
-	case "": // pca-dpsvm: output perturbation is what defines it
-	case "objective":
-		pert = learn.ObjectivePerturbation
-	case "output":
-		pert = learn.OutputPerturbation
-	default:
-		return o, usagef("--dp-svm must be objective or output, got %q", f.perturbation)
-	}
-	return publish.DPPCASVMOptions{Method: m, Label: f.label, Features: nilIfEmpty(f.features),
-		Epsilon: f.epsilon, Delta: f.delta, Calibration: cal, Scaling: scaling,
-		Contribution: f.contribution, K: f.k, ComponentShare: f.share, C: f.c, Lambda: f.lambda, Huber: f.hub,
-		Perturbation: pert}, nil
+	return printDPPCAUtility(w, table, res)
 }
 
 func nilIfEmpty(s []string) []string {
@@ -246,18 +191,7 @@ func nilIfEmpty(s []string) []string {
 	return s
 }
 
-// writeModel writes the model and then its report, which records the
-// model's digest; if the report cannot be written the model is removed, so
-// nothing is half-published.
-func writeModel(cmd *cobra.Command, out, reportPath string, m *model.Model, r *privacy.Report) error {
-	mj, err := m.JSON()
-	if err != nil {
-		return err
-	}
-	return publishFiles(cmd, nil, r, reportPath, outputFile{out, mj})
-}
-
-func printDPPCAUtility(w io.Writer, train *data.Table, res *publish.DPPCASVMResult) error {
+func printDPPCAUtility(w io.Writer, train *data.Table, res *dppcasvm.Result) error {
 	pred, err := res.Model.Apply(train)
 	if err != nil {
 		return err

@@ -137,3 +137,29 @@ func TestEvalDPPCAWritesCovertypeLike(t *testing.T) {
 		t.Errorf("%d lines, header %q", lines, strings.SplitN(string(body), "\n", 2)[0])
 	}
 }
+
+// The four methods share one settings struct, but each command has only
+// the flags that apply to it: δ for the Gaussian methods, the component
+// share and the DP SVM's perturbation for all but pca-dpsvm.
+func TestPublishDPPCAFlagsPerMethod(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		method, flag, value string
+		bound               bool
+	}{
+		{"dppca-svm", "--delta", "1e-5", false},
+		{"ag-svm", "--delta", "1e-5", true},
+		{"pca-dpsvm", "--dp-svm", "output", false},
+		{"pca-dpsvm", "--component-share", "0.5", false},
+		{"mod-sulq-svm", "--component-share", "0.5", true},
+	}
+	for _, c := range cases {
+		t.Run(c.method+c.flag, func(t *testing.T) {
+			out := filepath.Join(dir, c.method+c.flag+".json")
+			code, _, stderr := run(t, "publish", c.method, "--dataset", "wdbc", c.flag, c.value, "--seed", "1", "--out", out)
+			if unknown := strings.Contains(stderr, "unknown flag: "+c.flag); c.bound == unknown || c.bound != (code == 0) {
+				t.Fatalf("exit %d, stderr %q: want the flag bound %v", code, stderr, c.bound)
+			}
+		})
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
@@ -106,16 +105,6 @@ func split(t *data.Table, parties, def int, src *randx.Source) ([]*data.Table, e
 		return []*data.Table{t}, nil
 	}
 	return data.SplitHorizontal(t, parties, nil, src)
-}
-
-func checkBudget(eps, delta float64) error {
-	if !(eps > 0) || math.IsInf(eps, 0) {
-		return usagef("--epsilon must be positive and finite, got %v", eps)
-	}
-	if !(delta >= 0 && delta < 1) {
-		return usagef("--delta must be in [0, 1), got %v", delta)
-	}
-	return nil
 }
 
 // writeOutputs writes the table and then its report, which records the

@@ -1,0 +1,94 @@
+package dppcasvm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/algo/dppca"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/model"
+	"github.com/dppub/dppub/randx"
+)
+
+// A setting that does not apply to a method is refused, and the others
+// are checked and named by their keys.
+func TestValidatePerMethod(t *testing.T) {
+	cases := []struct {
+		name string
+		m    dppca.Method
+		set  func(*Settings)
+		key  string
+		want string
+	}{
+		{"delta on a pure method", dppca.DPPCASVM, func(s *Settings) { s.Delta = 1e-5 }, "delta", "does not apply to dppca-svm"},
+		{"share on pca-dpsvm", dppca.PCADPSVM, func(s *Settings) { s.ComponentShare = 0.3 }, "component_share", "does not apply"},
+		{"objective on pca-dpsvm", dppca.PCADPSVM, func(s *Settings) { s.DPSVM = Objective }, "dp_svm", "does not apply"},
+		{"epsilon", dppca.AGSVM, func(s *Settings) { s.Epsilon = 0 }, "epsilon", "must be positive"},
+		{"scaling", dppca.DPPCASVM, func(s *Settings) { s.Scaling = "minmax" }, "scaling", `"minmax"`},
+		{"share", dppca.DPPCASVM, func(s *Settings) { s.ComponentShare = 1 }, "component_share", "(0, 1)"},
+		{"dp svm", dppca.ModSuLQSVM, func(s *Settings) { s.DPSVM = "input" }, "dp_svm", `"input"`},
+		{"calibration", dppca.DPPCASVM, func(s *Settings) { s.Calibration = "loose" }, "calibration", `"loose"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := New(c.m)
+			st.Epsilon = 1
+			c.set(st)
+			st.SetDefaults()
+			err := st.Validate()
+			var fe method.FieldError
+			if !errors.As(err, &fe) || fe.Key != c.key || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a mistake in %s saying %q", err, c.key, c.want)
+			}
+		})
+	}
+	for _, m := range dppca.Methods {
+		st := New(m)
+		st.Epsilon = 1
+		st.SetDefaults()
+		if err := st.Validate(); err != nil {
+			t.Errorf("%s defaults: %v", m, err)
+		}
+		if want := m.Gaussian(); st.Applies("delta") != want {
+			t.Errorf("%s: delta applies %v, want %v", m, !want, want)
+		}
+	}
+	if _, err := For("svm"); err == nil || !strings.Contains(err.Error(), `"svm"`) {
+		t.Errorf("unknown method: %v", err)
+	}
+}
+
+// A Gaussian method's run takes δ = 1/n² by default and publishes the
+// model's JSON, which loads back with its report.
+func TestRunPublishesTheModel(t *testing.T) {
+	tab, err := datasets.Load("wdbc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := New(dppca.AGSVM)
+	st.Epsilon, st.Label = 2, "diagnosis"
+	out, err := method.RunCentral(context.Background(), AGSVM, st, method.Local{Table: tab, Source: randx.NewSeeded(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := float64(tab.Len())
+	if st.Delta != 1/(n*n) || out.Report.Claimed.Delta != st.Delta {
+		t.Fatalf("δ = %v, report %v, want 1/n² = %v", st.Delta, out.Report.Claimed, 1/(n*n))
+	}
+	m, err := model.Read(bytes.NewReader(out.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Label != "diagnosis" || m.Privacy == nil || out.Detail.(*Result).Fit.Components.K < 1 {
+		t.Fatalf("model %+v", m)
+	}
+	st = New(dppca.DPPCASVM)
+	st.Epsilon = 1
+	if _, err := method.RunCentral(context.Background(), DPPCASVM, st, method.Local{Table: tab}); err == nil || !strings.Contains(err.Error(), "label is required") {
+		t.Fatalf("no label: %v", err)
+	}
+}
