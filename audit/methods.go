@@ -72,6 +72,21 @@ func (m Method) Runs(o MethodOptions, long bool) int {
 	return n
 }
 
+// auditedBy names, for a registered method whose name no audit's name
+// contains, the suite's audits that are the evidence for its claim
+// (TestEveryRegisteredMethodIsAudited). DPPCA-SVM, AG-SVM and
+// MOD-SuLQ-SVM release the same noisy second moment (the dppca audit,
+// whose --mechanism picks the method) and, when sound, train their SVM by
+// DP-ERM (dp-erm); PCA-DPSVM's only DP release is its output-perturbed
+// SVM (dp-erm --mechanism output): its exact components are not DP, as
+// its report says.
+var auditedBy = map[string][]string{
+	string(dppca.DPPCASVM):   {"dppca", "dp-erm"},
+	string(dppca.AGSVM):      {"dppca", "dp-erm"},
+	string(dppca.ModSuLQSVM): {"dppca", "dp-erm"},
+	string(dppca.PCADPSVM):   {"dp-erm"},
+}
+
 // registered holds the audits that files of this package add from their
 // init functions (see register), after the core ones below.
 var (

@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/method/dpsubn3"
 	"github.com/dppub/dppub/method/ppcadpmh"
 	bn "github.com/dppub/dppub/method/privbayes"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
@@ -32,8 +33,8 @@ const (
 
 func init() {
 	variants := func(extra ...string) []string { return append(slices.Clone(pipelineVariants), extra...) }
-	register(Method{Name: "pipeline-synthesize", Summary: fmt.Sprintf("the whole `synthesize` pipeline (one owner, ρ = %g, %d records × %d attributes) on a canary pair; --mechanism picks its selection or inference option (%s)",
-		pipelineRho, canaryRecords, pipelineAttrs, synthesizeOptionNames()),
+	register(Method{Name: pipelineSynthesize, Summary: fmt.Sprintf("the whole `%s` pipeline (one owner, ρ = %g, %d records × %d attributes) on a canary pair; --mechanism picks its selection or inference option (%s)",
+		synthesize.Name, pipelineRho, canaryRecords, pipelineAttrs, synthesizeOptionNames()),
 		Calibrations: variants(), FastRuns: 1_000, LongRuns: 10_000,
 		build: func(o MethodOptions) (Mechanism, error) { return PipelineSynthesize(o.Calibration, o.Mechanism) }},
 		synthesizeCases()...)
@@ -53,6 +54,9 @@ func init() {
 		build: func(o MethodOptions) (Mechanism, error) { return PipelinePDPMVDS(o.Calibration) }},
 		Case{Method: "pipeline-pdp-mvds", Expect: Pass})
 }
+
+// pipelineSynthesize is the audit of the whole synthesize pipeline.
+const pipelineSynthesize = "pipeline-" + synthesize.Name
 
 // synthesizeOptions are the selection and inference options
 // publish.SynthesizeOptions exposes, by the name --mechanism takes ("" is
@@ -79,7 +83,7 @@ func synthesizeOptionNames() string {
 func synthesizeCases() []Case {
 	var cases []Case
 	for i, s := range synthesizeOptions {
-		cases = append(cases, Case{Method: "pipeline-synthesize", Options: MethodOptions{Mechanism: s.name}, Expect: Pass, Long: i > 0})
+		cases = append(cases, Case{Method: pipelineSynthesize, Options: MethodOptions{Mechanism: s.name}, Expect: Pass, Long: i > 0})
 	}
 	return cases
 }
@@ -96,10 +100,10 @@ func PipelineSynthesize(variant, option string) (Mechanism, error) {
 		return s.name == option
 	})
 	if i < 0 {
-		return Mechanism{}, fmt.Errorf("audit: pipeline-synthesize has no option %q (want one of %s)", option, synthesizeOptionNames())
+		return Mechanism{}, fmt.Errorf("audit: %s has no option %q (want one of %s)", pipelineSynthesize, option, synthesizeOptionNames())
 	}
 	set := synthesizeOptions[i].set
-	name := "synthesize"
+	name := synthesize.Name
 	if option != "" {
 		name += " " + option
 	}

@@ -3,14 +3,18 @@ package method_test
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method/privbayes"
 	_ "github.com/dppub/dppub/method/registry"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -131,4 +135,21 @@ func TestRegistry(t *testing.T) {
 		}
 	}()
 	method.Register(ppcadpmh.Spec)
+}
+
+// The central methods are registered beside the session methods, and
+// none of them runs as a session.
+func TestCentralMethodsAreRegistered(t *testing.T) {
+	central := method.Names(func(s method.Spec) bool { return s.Split == method.Central })
+	want := []string{synthesize.Name, privbayes.Name, string(dppca.DPPCASVM), string(dppca.PCADPSVM), string(dppca.AGSVM), string(dppca.ModSuLQSVM)}
+	for _, name := range want {
+		if !slices.Contains(central, name) {
+			t.Errorf("%s is not registered as a central method: %v", name, central)
+		}
+	}
+	for _, name := range central {
+		if s, err := method.Lookup(name); err != nil || s.Multiparty() || s.Run == nil {
+			t.Errorf("central method %s: multiparty %v, run %v, %v", name, s.Multiparty(), s.Run != nil, err)
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -12,9 +11,10 @@ import (
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
 )
@@ -24,30 +24,23 @@ func init() {
 	evalCommands = append(evalCommands, newEvalSynthCmd)
 }
 
+// synthFlags are synthesize's own flags (where the data come from, the
+// randomness, the outputs); its settings are bound from the method's
+// settings struct.
 type synthFlags struct {
 	dataset, input, schema string
-	rho                    float64
-	parties                int
-	partyGroups            []string
-	partyBudgets           []float64
-	bins                   int
-	maxCells               int
-	anyClique              bool
-	score                  string
-	rounds, rows           int
-	delta                  float64
-	epsilon                float64
-	method, label          string
-	maxModelCells          float64
-	adaptiveRounds         int
+	settings               synthesize.Settings
 	src                    sourceFlags
 	outputFlags
 }
 
 func newSynthesizeCmd() *cobra.Command {
-	f := &synthFlags{}
+	// A budget has no default in the settings; on the command line ρ = 1
+	// unless --epsilon is given instead (runSynthesize).
+	f := &synthFlags{settings: synthesize.Settings{Rho: 1}}
+	f.settings.SetDefaults()
 	cmd := &cobra.Command{
-		Use:   "synthesize",
+		Use:   synthesize.Name,
 		Short: "Synthetic data from noisy marginals under personalised zCDP budgets (PDP-MVDS engine)",
 		Long: `Publish a synthetic table whose low-dimensional marginals match the real
 one's, under zero-concentrated DP (the statistical engine of PDP-MVDS, after
@@ -73,28 +66,15 @@ Examples:
   dppub synthesize --input people.csv --schema people.json --rho 1 \
       --party bank:income,owns-home --party clinic:smoker,diagnosis --party-budgets 1,0.1 --out synth.csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSynthesize(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagErrors(cmd.Flags(), runSynthesize(cmd, f))
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (adult, big5, ...; see `dppub datasets`)")
 	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON for --input (column kinds and public bounds)")
-	fs.Float64Var(&f.rho, "rho", 1, "zCDP budget ρ of the owner (or of each party without --party-budgets)")
-	fs.IntVar(&f.parties, "parties", 1, "split the attributes into this many contiguous parties")
-	fs.StringArrayVar(&f.partyGroups, "party", nil, "a party and its attributes, NAME:ATTR,ATTR,... (repeat; overrides --parties)")
-	fs.Float64SliceVar(&f.partyBudgets, "party-budgets", nil, "comma-separated ρ_k per party, in order")
-	fs.IntVar(&f.bins, "bins", marginal.DefaultBins, "equal-width bins per numeric attribute over its declared bounds")
-	fs.IntVar(&f.maxCells, "max-cells", marginal.DefaultMaxCells, "largest domain of a combined marginal")
-	fs.BoolVar(&f.anyClique, "any-clique", false, "combine every clique of selected pairs under --max-cells (PrivSyn), even when that adds noise")
-	fs.StringVar(&f.score, "score", string(marginal.IInDif), "pair score: iindif (the paper's, sensitivity 2) | indif (PrivSyn's, sensitivity 6)")
-	fs.IntVar(&f.rounds, "rounds", 30, "GUM rounds")
-	fs.IntVar(&f.rows, "rows", 0, "synthetic rows (default: as many as the input)")
-	fs.Float64Var(&f.delta, "delta", 0, "δ of --epsilon, and at which each party's spend is also stated as (ε, δ)-DP (default 1/n²)")
-	fs.Float64Var(&f.epsilon, "epsilon", 0, "the owner's budget as (ε, δ)-DP at --delta (instead of --rho; converted to the largest ρ that gives it)")
-	fs.StringVar(&f.method, "method", "", "what to measure: paper (PDP-MVDS Algorithm 3; default, the only one for several parties) | adaptive (AIM-style rounds, one owner: better at ε ≈ 1, 20-40× slower)")
-	fs.StringVar(&f.label, "label", "", "attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy)")
-	fs.Float64Var(&f.maxModelCells, "max-model-cells", marginal.DefaultModelCells, "adaptive method: cap on the graphical model's junction tree, in cells")
-	fs.IntVar(&f.adaptiveRounds, "adaptive-rounds", 0, "adaptive method: T, the first rounds each get ρ/T (default 16 × attributes)")
+	bindSettings(fs, &f.settings)
 	f.src.register(fs)
 	f.outputFlags.register(fs, "synthetic CSV")
 	return cmd
@@ -104,59 +84,30 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err := f.resolve(); err != nil {
 		return err
 	}
-	switch {
-	case f.bins < 1:
-		return usagef("--bins must be positive, got %d", f.bins)
-	case f.maxCells < 1:
-		return usagef("--max-cells must be positive, got %d", f.maxCells)
-	case f.rounds < 1:
-		return usagef("--rounds must be positive, got %d", f.rounds)
-	case f.rows < 0:
-		return usagef("--rows must not be negative, got %d", f.rows)
-	case f.score != string(marginal.IInDif) && f.score != string(marginal.InDif):
-		return usagef("--score must be iindif or indif, got %q", f.score)
-	case f.delta != 0 && !(f.delta > 0 && f.delta < 1):
-		return usagef("--delta must be in (0, 1), got %v", f.delta)
-	case f.epsilon != 0 && !(f.epsilon > 0 && !math.IsInf(f.epsilon, 0)):
-		return usagef("--epsilon must be positive and finite, got %v", f.epsilon)
-	case f.epsilon != 0 && (cmd.Flags().Changed("rho") || len(f.partyBudgets) > 0 || len(f.partyGroups) > 0 || f.parties > 1):
-		return usagef("--epsilon is the single owner's budget: it cannot be combined with --rho or parties")
-	case f.method != "" && f.method != string(marginal.MethodAdaptive) && f.method != string(marginal.MethodPaper):
-		return usagef("--method must be adaptive or paper, got %q", f.method)
-	case !(f.maxModelCells >= 1):
-		return usagef("--max-model-cells must be at least 1, got %v", f.maxModelCells)
-	case f.adaptiveRounds < 0:
-		return usagef("--adaptive-rounds must not be negative, got %d", f.adaptiveRounds)
+	st := f.settings
+	if st.Epsilon != 0 && !cmd.Flags().Changed("rho") {
+		st.Rho = 0 // the budget is (ε, δ), not the flag's default ρ
+	}
+	// The settings are checked before any data is read.
+	st.SetDefaults()
+	if err := st.Validate(); err != nil {
+		return err
 	}
 	table, err := f.load()
 	if err != nil {
 		return err
 	}
-	parties, err := f.partyList(table.Schema)
-	if err != nil {
-		return err
-	}
-	if f.epsilon != 0 {
-		parties = nil
-	}
-	label := f.label
 	stderr := cmd.ErrOrStderr()
-	res, err := publish.Synthesize(cmd.Context(), publish.SynthesizeOptions{
-		Table: table, Parties: parties, Epsilon: f.epsilon, Method: marginal.Method(f.method), Label: label,
-		MaxModelCells: f.maxModelCells, AdaptiveRounds: f.adaptiveRounds,
-		Bins: f.bins, Score: marginal.ScoreKind(f.score),
-		Combine: marginal.CombineOptions{MaxCells: f.maxCells, AnyClique: f.anyClique},
-		Rounds:  f.rounds, Rows: f.rows, Delta: f.delta,
-		Source: f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
-	})
+	out, err := method.RunCentral(cmd.Context(), synthesize.Spec, &st, method.Local{Table: table,
+		Source: f.src.source(cmd.Flags(), stderr), Attach: synthesize.Progress(stageBars(stderr))})
 	if err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
+	res := out.Detail.(*publish.SynthesizeResult)
 	if err := f.publishTable(cmd, res.Synthetic, res.Report); err != nil {
 		return err
 	}
-	return printSynthUtility(w, table, res)
+	return printSynthUtility(cmd.OutOrStdout(), table, res)
 }
 
 func (f *synthFlags) load() (*data.Table, error) {
@@ -176,49 +127,6 @@ func (f *synthFlags) load() (*data.Table, error) {
 	}
 	t, _, err := data.ReadFile(f.input, s, data.ReadOptions{Header: true})
 	return t, err
-}
-
-// partyList turns --party / --parties / --party-budgets / --rho into the
-// parties and their budgets.
-func (f *synthFlags) partyList(s data.Schema) ([]publish.SynthesizeParty, error) {
-	if dp.CheckRho(f.rho) != nil {
-		return nil, usagef("--rho must be positive and finite, got %v", f.rho)
-	}
-	var parties []publish.SynthesizeParty
-	if len(f.partyGroups) > 0 {
-		for _, g := range f.partyGroups {
-			name, attrs, ok := strings.Cut(g, ":")
-			if !ok || name == "" || attrs == "" {
-				return nil, usagef("--party %q: want NAME:ATTR,ATTR,...", g)
-			}
-			parties = append(parties, publish.SynthesizeParty{Name: name, Attributes: strings.Split(attrs, ",")})
-		}
-	} else {
-		if f.parties < 1 || f.parties > len(s.Attributes) {
-			return nil, usagef("--parties must be in 1..%d (one attribute each at most), got %d", len(s.Attributes), f.parties)
-		}
-		even, err := publish.EvenParties(s, make([]float64, f.parties))
-		if err != nil {
-			return nil, err
-		}
-		parties = even
-		if f.parties == 1 {
-			parties[0].Name = "owner"
-		}
-	}
-	if len(f.partyBudgets) > 0 && len(f.partyBudgets) != len(parties) {
-		return nil, usagef("--party-budgets has %d values for %d parties", len(f.partyBudgets), len(parties))
-	}
-	for k := range parties {
-		parties[k].Rho = f.rho
-		if len(f.partyBudgets) > 0 {
-			parties[k].Rho = f.partyBudgets[k]
-		}
-		if r := parties[k].Rho; !(r > 0) || math.IsInf(r, 0) {
-			return nil, usagef("party %q: budget must be positive and finite, got %v", parties[k].Name, r)
-		}
-	}
-	return parties, nil
 }
 
 // stageBars shows one progress bar per engine stage on w.

@@ -5,12 +5,15 @@ package registry
 
 import (
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/dppcasvm"
 	"github.com/dppub/dppub/method/dpsubn3"
 	"github.com/dppub/dppub/method/mpcrdp"
 	"github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/method/pdpmvds"
 	"github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method/privbayes"
 	"github.com/dppub/dppub/method/rowsynth"
+	"github.com/dppub/dppub/method/synthesize"
 )
 
 func init() {
@@ -22,6 +25,12 @@ func init() {
 		mullda.Multi,
 		pdpmvds.Spec,
 		rowsynth.Spec,
+		synthesize.Spec,
+		privbayes.Spec,
+		dppcasvm.DPPCASVM,
+		dppcasvm.PCADPSVM,
+		dppcasvm.AGSVM,
+		dppcasvm.ModSuLQSVM,
 	} {
 		method.Register(s)
 	}

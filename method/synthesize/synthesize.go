@@ -1,0 +1,230 @@
+// Package synthesize defines `synthesize` as a method: a synthetic table
+// from noisy marginals (the PDP-MVDS engine, after PrivSyn, or the
+// adaptive engine) published by one curator who holds every column, with
+// personalised zCDP budgets per party of columns.
+//
+// Its run is publish.Synthesize, so this package sits below publish in
+// docs/ARCHITECTURE.md (with method/registry): the settings and their
+// validation live here, the engine's pipeline in publish/synthesize.go.
+package synthesize
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/publish"
+)
+
+// Name is the method's name.
+const Name = "synthesize"
+
+// Spec is synthesize's definition.
+var Spec = method.Spec{
+	Name:        Name,
+	Summary:     "synthetic data from noisy marginals under personalised zCDP budgets, one curator holding every column (PDP-MVDS engine)",
+	Split:       method.Central,
+	NewSettings: func() method.Settings { return new(Settings) },
+	Run:         run,
+}
+
+// Settings are synthesize's settings: the flags of `dppub synthesize`.
+// The budget is ρ (Rho, or PartyBudgets per party of columns) or, for one
+// owner, (Epsilon, Delta)-DP converted to the largest ρ that gives it.
+type Settings struct {
+	// Rho is the owner's zCDP budget, or each party's without
+	// PartyBudgets. It has no default: a budget is always chosen.
+	Rho float64 `json:"rho,omitempty" help:"zCDP budget ρ of the owner (or of each party without --party-budgets)"`
+	// Epsilon states the single owner's budget as (ε, δ)-DP instead.
+	Epsilon float64 `json:"epsilon,omitempty" help:"the owner's budget as (ε, δ)-DP at --delta (instead of --rho; converted to the largest ρ that gives it)"`
+	// Delta is δ of Epsilon and at which every party's zCDP spend is also
+	// stated as (ε, δ)-DP; 0 means 1/n².
+	Delta float64 `json:"delta,omitempty" help:"δ of --epsilon, and at which each party's spend is also stated as (ε, δ)-DP (default 1/n²)"`
+	// Parties splits the attributes into this many contiguous parties of
+	// columns (default 1); Party names them explicitly instead, each as
+	// NAME:ATTR,ATTR,...
+	Parties int      `json:"parties,omitempty" help:"split the attributes into this many contiguous parties"`
+	Party   []string `json:"party,omitempty" flag:"array" help:"a party and its attributes, NAME:ATTR,ATTR,... (repeat; overrides --parties)"`
+	// PartyBudgets are the parties' ρ_k, in order.
+	PartyBudgets []float64 `json:"party_budgets,omitempty" help:"comma-separated ρ_k per party, in order"`
+	// Bins is the number of equal-width bins of a numeric attribute over
+	// its declared bounds (default marginal.DefaultBins).
+	Bins int `json:"bins,omitempty" help:"equal-width bins per numeric attribute over its declared bounds"`
+	// MaxCells caps a combined marginal's domain; AnyClique combines
+	// every clique of selected pairs under it, as PrivSyn does.
+	MaxCells  int  `json:"max_cells,omitempty" help:"largest domain of a combined marginal"`
+	AnyClique bool `json:"any_clique,omitempty" help:"combine every clique of selected pairs under --max-cells (PrivSyn), even when that adds noise"`
+	// Score is the pair score (default the paper's IInDif).
+	Score marginal.ScoreKind `json:"score,omitempty" help:"pair score: iindif (the paper's, sensitivity 2) | indif (PrivSyn's, sensitivity 6)"`
+	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
+	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
+	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input)"`
+	// Method is what to measure (default marginal.MethodPaper).
+	Method marginal.Method `json:"method,omitempty" help:"what to measure: paper (PDP-MVDS Algorithm 3; default, the only one for several parties) | adaptive (AIM-style rounds, one owner: better at ε ≈ 1, 20-40× slower)"`
+	// Label adds the label's triples to the adaptive workload.
+	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy)"`
+	// MaxModelCells caps the adaptive method's junction tree;
+	// AdaptiveRounds is its T (0: 16 × attributes).
+	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells"`
+	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes)"`
+}
+
+// DefaultRounds is the default number of GUM rounds.
+const DefaultRounds = 30
+
+// SetDefaults fills the zero fields (never the budget).
+func (s *Settings) SetDefaults() {
+	if s.Parties == 0 {
+		s.Parties = 1
+	}
+	if s.Bins == 0 {
+		s.Bins = marginal.DefaultBins
+	}
+	if s.MaxCells == 0 {
+		s.MaxCells = marginal.DefaultMaxCells
+	}
+	if s.Score == "" {
+		s.Score = marginal.IInDif
+	}
+	if s.Rounds == 0 {
+		s.Rounds = DefaultRounds
+	}
+	if s.Method == "" {
+		s.Method = marginal.MethodPaper
+	}
+	if s.MaxModelCells == 0 {
+		s.MaxModelCells = marginal.DefaultModelCells
+	}
+}
+
+// Validate checks what the settings say on their own; what depends on
+// the schema (parties against attributes) is checked by the run.
+func (s *Settings) Validate() error {
+	switch {
+	case s.Bins < 1:
+		return method.Fieldf("bins", "must be positive, got %d", s.Bins)
+	case s.MaxCells < 1:
+		return method.Fieldf("max_cells", "must be positive, got %d", s.MaxCells)
+	case s.Rounds < 1:
+		return method.Fieldf("rounds", "must be positive, got %d", s.Rounds)
+	case s.Rows < 0:
+		return method.Fieldf("rows", "must not be negative, got %d", s.Rows)
+	case s.Score != marginal.IInDif && s.Score != marginal.InDif:
+		return method.Fieldf("score", "must be iindif or indif, got %q", s.Score)
+	case s.Delta != 0 && !(s.Delta > 0 && s.Delta < 1):
+		return method.Fieldf("delta", "must be in (0, 1), got %v", s.Delta)
+	case s.Epsilon != 0 && !(s.Epsilon > 0 && !math.IsInf(s.Epsilon, 0)):
+		return method.Fieldf("epsilon", "must be positive and finite, got %v", s.Epsilon)
+	case s.Epsilon != 0 && (s.Rho != 0 || len(s.PartyBudgets) > 0 || len(s.Party) > 0 || s.Parties > 1):
+		return method.Fieldf("epsilon", "is the single owner's budget: it cannot be combined with rho or parties")
+	case s.Method != marginal.MethodAdaptive && s.Method != marginal.MethodPaper:
+		return method.Fieldf("method", "must be adaptive or paper, got %q", s.Method)
+	case !(s.MaxModelCells >= 1):
+		return method.Fieldf("max_model_cells", "must be at least 1, got %v", s.MaxModelCells)
+	case s.AdaptiveRounds < 0:
+		return method.Fieldf("adaptive_rounds", "must not be negative, got %d", s.AdaptiveRounds)
+	case s.Parties < 1:
+		return method.Fieldf("parties", "must be positive, got %d", s.Parties)
+	}
+	if s.Epsilon == 0 && (s.Rho != 0 || len(s.PartyBudgets) == 0) && dp.CheckRho(s.Rho) != nil {
+		return method.Fieldf("rho", "must be positive and finite, got %v", s.Rho)
+	}
+	for _, g := range s.Party {
+		if _, _, err := parseParty(g); err != nil {
+			return err
+		}
+	}
+	for _, r := range s.PartyBudgets {
+		if dp.CheckRho(r) != nil {
+			return method.Fieldf("party_budgets", "must be positive and finite, got %v", r)
+		}
+	}
+	return nil
+}
+
+// parseParty reads one NAME:ATTR,ATTR,... party.
+func parseParty(g string) (name string, attrs []string, err error) {
+	name, list, ok := strings.Cut(g, ":")
+	if !ok || name == "" || list == "" {
+		return "", nil, method.Fieldf("party", "%q: want NAME:ATTR,ATTR,...", g)
+	}
+	return name, strings.Split(list, ","), nil
+}
+
+// Progress, as the Local's attachment, reports the engine's stages.
+type Progress func(stage string, done, total int)
+
+func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outcome, error) {
+	s := st.(*Settings)
+	if l.Table == nil {
+		return nil, fmt.Errorf("no table to synthesize from")
+	}
+	parties, err := s.partyList(l.Table.Schema)
+	if err != nil {
+		return nil, method.SettingsError{Err: err}
+	}
+	progress, _ := l.Attach.(Progress)
+	res, err := publish.Synthesize(ctx, publish.SynthesizeOptions{
+		Table: l.Table, Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
+		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds,
+		Bins: s.Bins, Score: s.Score,
+		Combine: marginal.CombineOptions{MaxCells: s.MaxCells, AnyClique: s.AnyClique},
+		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta,
+		Source: l.Source, Progress: progress,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if l.Facts != nil {
+		l.Facts.Rows, l.Facts.Clamped = l.Table.Len(), res.Clamped
+	}
+	// Detail is the whole result (the engine's measurements, timings and
+	// domain) for the owner's own utility summary.
+	summary := fmt.Sprintf("%d marginals measured for %d party(ies)", len(res.Engine.Measured), len(res.Parties))
+	return &method.Outcome{Table: res.Synthetic, Report: res.Report, Summary: summary, Detail: res}, nil
+}
+
+// partyList turns the settings into the parties of columns and their
+// budgets (none for an (ε, δ) budget: publish.Synthesize converts it).
+func (s *Settings) partyList(sc data.Schema) ([]publish.SynthesizeParty, error) {
+	if s.Epsilon != 0 {
+		return nil, nil
+	}
+	var parties []publish.SynthesizeParty
+	if len(s.Party) > 0 {
+		for _, g := range s.Party {
+			name, attrs, err := parseParty(g)
+			if err != nil {
+				return nil, err
+			}
+			parties = append(parties, publish.SynthesizeParty{Name: name, Attributes: attrs})
+		}
+	} else {
+		if s.Parties > len(sc.Attributes) {
+			return nil, method.Fieldf("parties", "must be in 1..%d (one attribute each at most), got %d", len(sc.Attributes), s.Parties)
+		}
+		even, err := publish.EvenParties(sc, make([]float64, s.Parties))
+		if err != nil {
+			return nil, err
+		}
+		parties = even
+		if s.Parties == 1 {
+			parties[0].Name = "owner"
+		}
+	}
+	if len(s.PartyBudgets) > 0 && len(s.PartyBudgets) != len(parties) {
+		return nil, method.Fieldf("party_budgets", "has %d values for %d parties", len(s.PartyBudgets), len(parties))
+	}
+	for k := range parties {
+		parties[k].Rho = s.Rho
+		if len(s.PartyBudgets) > 0 {
+			parties[k].Rho = s.PartyBudgets[k]
+		}
+	}
+	return parties, nil
+}
