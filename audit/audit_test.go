@@ -47,6 +47,9 @@ func mustRun(t *testing.T, m Mechanism, err error, runs int, seed uint64) *Resul
 // most 1 − confidence = 5% by construction, and in fact never. Cost: 4·N
 // releases of the real owner per calibration, about 3–5 s on 2 cores.
 func TestPPCAPaperViolatesSoundPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20,000 runs per dataset of two 210-entry releases (about 15–35 s on 2 cores); runs without -short")
+	}
 	const runs = 20_000
 	paper, err := PPCADPMH(PPCAOptions{P: 20, Epsilon: 2, Calibration: ppca.Paper})
 	rp := mustRun(t, paper, err, runs, 11)

@@ -35,6 +35,9 @@ func checkAudits(t *testing.T, cases []auditCase) {
 // (14/3)/4·2 = 2.33 on the pair, and 200,000 runs put the bound at about
 // 2.3 > 2.
 func TestMarginalAudits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the marginal engine's audits, up to 200,000 runs (about 5–11 s on 2 cores); runs without -short")
+	}
 	checkAudits(t, []auditCase{
 		{"marginal-one-way", MethodOptions{}, Pass, 0.5, 1},
 		{"marginal-gaussian", MethodOptions{}, Pass, 0.5, 1},

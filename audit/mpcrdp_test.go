@@ -19,6 +19,9 @@ import (
 // and the ranges hold with probability above 0.99 over seeds (binomial
 // spread of the hit counts at these run counts).
 func TestMPCRDPAudits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every MP-CRDP audit at full run counts (about 12–28 s on 2 cores); runs without -short")
+	}
 	for _, tc := range []struct {
 		method, calibration, mechanism string
 		want                           Verdict

@@ -11,6 +11,9 @@ import (
 // exact mode (true ε at the claimed δ = 0.127: 1.90), caught at about 1.8 > 1,
 // while insider-safe still leaves it N(0, 1).
 func TestPDPMVDSNoiseAudits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("PDP-MVDS's noise audits in both modes (about 3–6 s on 2 cores); runs without -short")
+	}
 	checkAudits(t, []auditCase{
 		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe), Mechanism: ViewParty}, Pass, 0.5, 1},
 		{"pdp-mvds-noise", MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Pass, 0.5, 1},

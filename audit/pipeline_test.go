@@ -15,6 +15,9 @@ import (
 // long runs reported in the package's notes its bound stays below 0.1.
 // About 10 s on 2 cores.
 func TestPipelineAuditsSoundPassBrokenCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("150 runs of each whole pipeline, sound and broken (about 10–17 s on 2 cores); runs without -short")
+	}
 	for _, name := range []string{"pipeline-synthesize", "pipeline-ppca-dp-mh", "pipeline-dp-subn3", "pipeline-pdp-mvds"} {
 		t.Run(name, func(t *testing.T) {
 			meth, err := LookupMethod(name)

@@ -23,6 +23,9 @@ func synthMetric(rows []Row, method, noise, metric string) (float64, bool) {
 // the real ones and an SVM trained on it predicts salary on real held-out
 // rows clearly better than the majority rate (0.752).
 func TestSynthFigureAdult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("figure runs on Adult (about 6–12 s on 2 cores); runs without -short")
+	}
 	rows, err := SynthFigure(context.Background(), SynthOptions{Figure: 1, Reps: 1, Rhos: []float64{0.5},
 		Datasets: []string{"adult"}, Source: randx.NewSeeded(1)})
 	if err != nil {

@@ -19,6 +19,9 @@ func accuracyOf(rows []Row, method, calibration string) (float64, bool) {
 // With negligible noise (ε = 10⁴) the PPCA synthetic data must carry the
 // label signal: an SVM trained on it beats the majority rate by a margin.
 func TestPPCANoiselessCarriesSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("accuracy over repeated noiseless fits (about 8–16 s on 2 cores); runs without -short")
+	}
 	for _, c := range []struct {
 		task     Task
 		k        int
@@ -43,6 +46,9 @@ func TestPPCANoiselessCarriesSignal(t *testing.T) {
 // so the mean of 3 seeded runs has sd ≈ 0.018; 0.72 is more than 4 sd below
 // the paper's figure.
 func TestPPCAFigure2PaperPointOnNLTCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a figure point averaged over repetitions (about 5–10 s on 2 cores); runs without -short")
+	}
 	rows, err := PPCAFigure(context.Background(), PPCAOptions{Figure: 2, Reps: 3, Source: randx.NewSeeded(21),
 		Ks: []int{8}, Tasks: []Task{NLTCSOutside}})
 	if err != nil {

@@ -49,6 +49,9 @@ func encodedAdult(t testing.TB) (Xtr *mat.Dense, ytr []int, Xte *mat.Dense, yte 
 
 // Adult anchor: LIBLINEAR with one-hot and [0,1] scaling reaches ≈ 0.85.
 func TestAdultAccuracy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("accuracy on the whole Adult table (about 4–9 s on 2 cores); runs without -short")
+	}
 	Xtr, ytr, Xte, yte := encodedAdult(t)
 	svm, err := TrainSVM(Xtr, ytr, 2, DefaultSVMOptions(), randx.NewSeeded(72))
 	if err != nil {

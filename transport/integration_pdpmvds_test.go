@@ -42,6 +42,9 @@ func TestPDPMVDSNetworkMatchesOneProcess(t *testing.T) {
 // 512-bit keys, which every member must consent to, to keep the test
 // short.)
 func TestPDPMVDSPaillierNetworkMatchesOneProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the Paillier suite between real processes (about 15–28 s on 2 cores; the commodity suite's run stays in -short); runs without -short")
+	}
 	c := newCluster(t, 2, 300, nil, "--method", "pdp-mvds")
 	c.dppub("keygen", "--parties", "2", "--bits", "512", "--insecure-test-keys", "--out", filepath.Join(c.dir, "keys"))
 	c.allowUnsound()

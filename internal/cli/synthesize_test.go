@@ -85,6 +85,9 @@ func TestSynthesizeBadInput(t *testing.T) {
 }
 
 func TestEvalSynthWritesCSVAndPlots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a figure run of the engine on Adult (about 6–13 s on 2 cores); runs without -short")
+	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "fig1.csv")
 	code, stdout, stderr := run(t, "eval", "pdp-mvds", "--figure", "1", "--reps", "1", "--rhos", "1",

@@ -101,6 +101,9 @@ func TestInsiderSafeSharesAreCalibrated(t *testing.T) {
 // Gaussian (Laplace kurtosis 6: ≈ 8%); tolerance 25%, over 3 standard
 // errors (false rejection < 0.002 per case).
 func TestProtocolNoiseVariance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the noise variance over many protocol runs (about 5–10 s on 2 cores); runs without -short")
+	}
 	attrs := []int{0, 1, 3, 5, 6}
 	cases := []struct {
 		suite Suite
