@@ -1,0 +1,343 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/rowsynth"
+	"github.com/dppub/dppub/privacy"
+	proto "github.com/dppub/dppub/protocol/rowsynth"
+	"github.com/dppub/dppub/randx"
+)
+
+// The audits of this file look at a synthesize-rows run from inside, as
+// view.go does for PPCA-DP-MH: what the coordinator receives, and what
+// one owner that colludes (with nobody: it only knows its own part) can
+// compute about another owner's rows. Both compare with what the privacy
+// report states for that view.
+
+// Variants of the view audits of synthesize-rows (the Calibration of
+// their options): the sound protocol, and owners that break it, built by
+// rewriting the shares at the coordinator's door (rows_run.go) without
+// touching the protocol. Both broken variants keep the release's law —
+// the shares still sum to the pooled counts plus the calibrated noise —
+// so the release and the synthetic table (pipeline-synthesize-rows) look
+// the same as the sound protocol's; only a view shows them.
+const (
+	// VariantPlaintext: the owners send their counts in the clear, the
+	// last owner adding the whole noise, as a protocol that trusts the
+	// coordinator with the counts would. The coordinator reads owner 1's
+	// exact counts.
+	VariantPlaintext = "plaintext"
+	// VariantDealer: owner 2 draws the whole noise and the others send
+	// their bare counts (still masked), as a protocol that lets one
+	// owner deal the noise would. In exact mode owner 2 then knows all of
+	// it, and the release minus its own word is the other owners' exact
+	// counts; in insider-safe mode the coordinator's share still hides
+	// them (at ρ·K, a factor K = 3 below what these runs can detect).
+	VariantDealer = "dealer"
+)
+
+// viewRowsColluder is the index of the colluding owner (owner 2); the
+// canary is in owner 1's rows.
+const viewRowsColluder = 1
+
+func init() {
+	register(Method{Name: "view-" + rowsynth.Name, Summary: fmt.Sprintf("synthesize-rows from inside: every share the coordinator receives (--view coordinator) or what owner 2 knows — its own words, the requests, the published marginals (colluder); %d owners of rows, ρ = %g each, canary in owner 1's rows; --mechanism exact for the exact noise mode; claim: the report's guarantee for that view",
+		pipelineOwners, pipelineRho),
+		Calibrations: []string{VariantSound, VariantPlaintext, VariantDealer}, FastRuns: 300, LongRuns: 10_000,
+		build: func(o MethodOptions) (Mechanism, error) { return ViewRows(o.View, o.Mechanism, o.Calibration) }},
+		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewCoordinator}, Expect: Pass},
+		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewColluder, Mechanism: string(rowsynth.NoiseExact)}, Expect: Pass},
+		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewColluder}, Expect: Pass, Long: true},
+		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewCoordinator, Mechanism: string(rowsynth.NoiseExact)}, Expect: Pass, Long: true})
+}
+
+// ViewRows audits synthesize-rows (3 owners of rows at ρ = 0.04 each, the
+// canary tables split in row order so that owner 1 holds the canary's
+// record) from inside, in the noise mode mode ("" for insider-safe, or
+// "exact") and the variant named (VariantSound, VariantPlaintext,
+// VariantDealer).
+//
+// Views and distinguishers. Each release is one request, answered by
+// every owner with its counts plus its noise share plus masks (words on
+// the release's grid); the distinguisher is the Gaussian log-likelihood
+// ratio of owner 1's pair summed over the releases the view holds (the
+// likelihood of an adaptive run factorises over its releases, so this is
+// the Neyman–Pearson statistic of the whole view):
+//   - coordinator: the sum of the owners' words (the masks cancel) is the
+//     pooled counts plus the owners' noise shares, K shares of variance
+//     σ²/K, so σ² in both modes (its own share, in insider-safe mode, it
+//     knows). A word of owner 1 that reads as a small integer (a masked
+//     word does with probability 2^-23 per value) is taken as owner 1's
+//     own counts plus its share, at variance σ²/K.
+//   - colluder: owner 2 knows its own word before masking (its counts plus
+//     its share), the requests it answered, and the published noisy
+//     marginals (the engine's one-way and measured marginals); the release
+//     minus its word leaves owners 1 and 3's counts plus the others'
+//     shares: (K−1)σ²/K in exact mode, σ² in insider-safe mode (the
+//     coordinator's share on top).
+//
+// Claims are the report's, read off the sound run at construction: the
+// per-owner guarantee against the coordinator; against an owner that knows
+// its own share, the threat-model sentence's — the per-owner ρ in
+// insider-safe mode, ρ·K/(K−1) in exact mode — each as (ε, δ) at δ = 1/n².
+func ViewRows(view ZeroSumView, mode, variant string) (Mechanism, error) {
+	if view == "" {
+		view = ViewCoordinator
+	}
+	if variant == "" {
+		variant = VariantSound
+	}
+	if view != ViewCoordinator && view != ViewColluder {
+		return Mechanism{}, fmt.Errorf("audit: view-%s view must be %s or %s, got %q", rowsynth.Name, ViewCoordinator, ViewColluder, view)
+	}
+	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
+		return Mechanism{}, fmt.Errorf("audit: view-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
+	}
+	rewrites := map[string]shareRewrite{VariantSound: nil, VariantPlaintext: rewritePlaintext, VariantDealer: rewriteDealer}
+	rewrite, ok := rewrites[variant]
+	if !ok {
+		return Mechanism{}, fmt.Errorf("audit: view-%s has no variant %q (want %s, %s or %s)", rowsynth.Name, variant, VariantSound, VariantPlaintext, VariantDealer)
+	}
+	dTab, dPrime, _ := canaryTables(pipelineAttrs, canaryRecords)
+	h, err := newRowsHarness(proto.NoiseMode(mode), pipelineRho, [2]*data.Table{D: dTab, DPrime: dPrime}, pipelineOwners)
+	if err != nil {
+		return Mechanism{}, err
+	}
+	sound, err := h.run(D, randx.NewSeeded(0), nil)
+	if err != nil {
+		return Mechanism{}, fmt.Errorf("audit: view-%s: %w", rowsynth.Name, err)
+	}
+	claim := sound.report.Claimed
+	if sound.report.Actual != nil {
+		claim = *sound.report.Actual
+	}
+	stat := (*rowsTrace).coordinatorLLR
+	if view == ViewColluder {
+		stat = (*rowsTrace).colluderLLR
+		if claim, err = rowsColluderClaim(sound.report); err != nil {
+			return Mechanism{}, err
+		}
+	}
+	if claim, err = claim.ToApprox(dp.DefaultDelta(canaryRecords)); err != nil {
+		return Mechanism{}, fmt.Errorf("audit: view-%s: %w", rowsynth.Name, err)
+	}
+	return Mechanism{
+		Name:  fmt.Sprintf("synthesize-rows, %s's view (%d owners, ρ=%g, %s noise, %s)", view, pipelineOwners, pipelineRho, h.mode, variant),
+		Claim: claim,
+		Pair:  fmt.Sprintf("owner 1 of %d: its share of the canary tables (%d records over %d categorical attributes; D' replaces record 0 by the canary holding the rare category of every attribute)", pipelineOwners, canaryRecords, pipelineAttrs),
+		Dim:   1,
+		Release: func(side Side, src *randx.Source, out []float64) error {
+			tr, err := h.run(side, src, rewrite)
+			if err != nil {
+				return err
+			}
+			out[0], err = stat(tr)
+			return err
+		},
+	}, nil
+}
+
+// rowsColluderClaim is the guarantee the report's threat model states
+// against an owner that knows its own noise share: the per-owner one
+// when the sentence says it holds against any single owner, ρ·K/(K−1)
+// when it states that weaker bound.
+func rowsColluderClaim(r *privacy.Report) (dp.Guarantee, error) {
+	k := len(r.Parties)
+	for _, s := range r.ThreatModel {
+		if !strings.Contains(s, "own share") {
+			continue
+		}
+		switch {
+		case strings.Contains(s, "ρ·K/(K−1)"):
+			if r.Claimed.Notion != dp.ZCDP || k < 2 {
+				return dp.Guarantee{}, fmt.Errorf("audit: the report's claim %v over %d owners has no ρ·K/(K−1)", r.Claimed, k)
+			}
+			return dp.Concentrated(r.Claimed.Rho * float64(k) / float64(k-1)), nil
+		case strings.Contains(s, "guarantee holds against the coordinator and against any single owner"):
+			return r.Claimed, nil
+		}
+	}
+	return dp.Guarantee{}, fmt.Errorf("audit: the report states no guarantee against an owner that knows its own share: %q", r.ThreatModel)
+}
+
+// llrTerm adds to the LLR of owner 1's pair the cells of one release:
+// y is what the view reads (grid steps), base its mean on D, delta the
+// move of the mean on D', v the variance of the noise left on it.
+func llrTerm(y []int64, base, delta []float64, v float64) float64 {
+	s := 0.0
+	for c, d := range delta {
+		if d != 0 {
+			s += d * (float64(y[c]) - base[c] - d/2) / v
+		}
+	}
+	return s
+}
+
+// pairMeans are, in grid steps, the move of owner 1's counts for q from D
+// to D' and the counts on D of the owners in with (owner indices; owner 1
+// is always counted).
+func (tr *rowsTrace) pairMeans(i int, with []int) (base, delta []float64, v float64, err error) {
+	q := tr.requests[i]
+	plan, err := q.Release.Noise.Plan(len(tr.words[i][0]))
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("audit: %w", err)
+	}
+	cD, err := tr.h.counts(D, 0, q)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	cDp, err := tr.h.counts(DPrime, 0, q)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	base, delta = make([]float64, len(cD)), make([]float64, len(cD))
+	for c := range cD {
+		base[c] = plan.Snap(cD[c])
+		delta[c] = plan.Snap(cDp[c]) - base[c]
+	}
+	for _, k := range with {
+		ck, err := tr.counts(k, q)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		for c := range base {
+			base[c] += plan.Snap(ck[c])
+		}
+	}
+	return base, delta, plan.Units() * plan.Units(), nil
+}
+
+// coordinatorLLR is the coordinator's statistic over every release.
+func (tr *rowsTrace) coordinatorLLR() (float64, error) {
+	k := len(tr.h.names)
+	others := make([]int, 0, k-1)
+	for j := 1; j < k; j++ {
+		others = append(others, j)
+	}
+	llr := 0.0
+	for i := range tr.requests {
+		if w, ok := smallWords(tr.words[i][0]); ok {
+			base, delta, v, err := tr.pairMeans(i, nil)
+			if err != nil {
+				return 0, err
+			}
+			llr += llrTerm(w, base, delta, v/float64(k))
+			continue
+		}
+		base, delta, v, err := tr.pairMeans(i, others)
+		if err != nil {
+			return 0, err
+		}
+		llr += llrTerm(sumWords(tr.words[i]), base, delta, v)
+	}
+	return llr, nil
+}
+
+// colluderLLR is owner 2's statistic over the published marginals. In
+// exact mode a published marginal is exactly the sum of the words on
+// its grid, which is checked: it ties the engine's published values to
+// the requests they answer.
+func (tr *rowsTrace) colluderLLR() (float64, error) {
+	k := len(tr.h.names)
+	var rest []int
+	for j := 1; j < k; j++ {
+		if j != viewRowsColluder {
+			rest = append(rest, j)
+		}
+	}
+	idx, vals, err := tr.published()
+	if err != nil {
+		return 0, err
+	}
+	llr := 0.0
+	for m, i := range idx {
+		q := tr.requests[i]
+		plan, err := q.Release.Noise.Plan(len(vals[m]))
+		if err != nil {
+			return 0, fmt.Errorf("audit: %w", err)
+		}
+		// Owner 2's own word: the one it sent, unmasked (a variant whose
+		// owners send unmasked words sent it as it is).
+		own, plain := smallWords(tr.words[i][viewRowsColluder])
+		if !plain {
+			if own, err = tr.unmask(viewRowsColluder, q.ID, tr.words[i][viewRowsColluder]); err != nil {
+				return 0, err
+			}
+		}
+		total := sumWords(tr.words[i])
+		y := make([]int64, len(own))
+		for c, r := range vals[m] {
+			steps := r / plan.Grid
+			if steps != math.Round(steps) {
+				return 0, fmt.Errorf("audit: published value %v of request %d is off its grid %v", r, q.ID, plan.Grid)
+			}
+			if tr.h.mode == proto.NoiseExact && int64(steps) != total[c] {
+				return 0, fmt.Errorf("audit: published value %v of request %d is not the sum of the shares (%d steps of %v)", r, q.ID, total[c], plan.Grid)
+			}
+			y[c] = int64(steps) - own[c]
+		}
+		base, delta, v, err := tr.pairMeans(i, rest)
+		if err != nil {
+			return 0, err
+		}
+		if tr.h.mode == proto.NoiseExact {
+			v *= float64(k-1) / float64(k)
+		}
+		llr += llrTerm(y, base, delta, v)
+	}
+	return llr, nil
+}
+
+// rewritePlaintext is VariantPlaintext's owners: every word becomes its
+// owner's bare counts, unmasked, the last owner's plus every owner's
+// noise share (so the sum, and the release, are the sound protocol's).
+func rewritePlaintext(tr *rowsTrace, q *proto.Request, words [][]uint64) error {
+	shares, err := tr.noiseShares(q, words)
+	if err != nil {
+		return err
+	}
+	plan, err := q.Release.Noise.Plan(len(words[0]))
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	last := len(words) - 1
+	for k := range words {
+		c, err := tr.counts(k, q)
+		if err != nil {
+			return err
+		}
+		for i := range words[k] {
+			words[k][i] = uint64(int64(plan.Snap(c[i])))
+		}
+	}
+	for _, s := range shares {
+		for i, v := range s {
+			words[last][i] += uint64(v)
+		}
+	}
+	return nil
+}
+
+// rewriteDealer is VariantDealer's owners: every owner but owner 2 sends
+// its word without its noise share, owner 2 its own with everybody's.
+func rewriteDealer(tr *rowsTrace, q *proto.Request, words [][]uint64) error {
+	shares, err := tr.noiseShares(q, words)
+	if err != nil {
+		return err
+	}
+	for k, s := range shares {
+		if k == viewRowsColluder {
+			continue
+		}
+		for i, v := range s {
+			words[k][i] -= uint64(v)
+			words[viewRowsColluder][i] += uint64(v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package audit
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/rowsynth"
+	"github.com/dppub/dppub/privacy"
+)
+
+// The views of a synthesize-rows run PASS against what the report states
+// for them, and the broken owners are caught in the view that sees them.
+// The sound bounds are near 0 (0 to 0.04 at 150 runs: one owner's
+// record at ρ = 0.04 is far below what a few hundred runs can show), the
+// broken variants separate D from D' in every run, so their bound is the
+// ceiling of 150 runs, ln(0.97/0.029) ≈ 3.5, above every claim (0.74 for
+// the per-owner ρ, 0.94 for ρ·3/2). The variants a view cannot see PASS
+// there: plaintext owners against the colluder and the dealer against
+// the coordinator (their words still sum to the sound release), and the
+// dealer in insider-safe mode, where the coordinator's share leaves owner
+// 2 a noise of variance σ²/3 (ρ·3 = 0.12: 0.35 at 150 runs, below the
+// claim and below what these runs can refute). Each view is seeded; a
+// sound one fails its PASS with probability at most 5% over seeds (the
+// audit's confidence), a broken one misses its VIOLATION only if the
+// separation fails, which it cannot. About 2.7 ms a run; -short keeps the
+// four cases that carry the claims, at 60 runs (ceiling 2.6).
+func TestViewRowsSoundPassBrokenCaught(t *testing.T) {
+	exact := string(rowsynth.NoiseExact)
+	cases := []struct {
+		view    ZeroSumView
+		mode    string
+		variant string
+		want    Verdict
+		short   bool
+	}{
+		{ViewCoordinator, "", VariantSound, Pass, true},
+		{ViewCoordinator, exact, VariantSound, Pass, false},
+		{ViewColluder, "", VariantSound, Pass, false},
+		{ViewColluder, exact, VariantSound, Pass, true},
+		{ViewCoordinator, "", VariantPlaintext, Violation, true},
+		{ViewCoordinator, exact, VariantPlaintext, Violation, false},
+		{ViewColluder, exact, VariantDealer, Violation, true},
+		{ViewColluder, "", VariantDealer, Pass, false},
+		{ViewColluder, "", VariantPlaintext, Pass, false},
+		{ViewCoordinator, exact, VariantDealer, Pass, false},
+	}
+	runs := 150
+	if testing.Short() {
+		runs = 60
+	}
+	for _, c := range cases {
+		if testing.Short() && !c.short {
+			continue
+		}
+		t.Run(string(c.view)+"/"+strings.TrimPrefix(c.mode+"/", "/")+c.variant, func(t *testing.T) {
+			m, err := ViewRows(c.view, c.mode, c.variant)
+			r := mustRun(t, m, err, runs, 41)
+			if r.Verdict != c.want {
+				t.Errorf("ε_lower %.3f vs claim %.3f: %s, want %s", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, c.want)
+			}
+			if c.want == Violation && r.EpsilonLower < PipelinePower(runs, r.Confidence, r.ClaimedEpsilon, r.Delta).Ceiling-0.1 {
+				t.Errorf("ε_lower %.3f: a broken owner's view should separate D from D' in every run (the ceiling)", r.EpsilonLower)
+			}
+		})
+	}
+}
+
+// The claims are the report's: the per-owner ρ = 0.04 against the
+// coordinator in both modes and against an owner in insider-safe mode,
+// ρ·3/2 = 0.06 against an owner in exact mode, each at δ = 1/24².
+func TestViewRowsClaimsAreTheReports(t *testing.T) {
+	delta := dp.DefaultDelta(canaryRecords)
+	for _, c := range []struct {
+		view ZeroSumView
+		mode string
+		rho  float64
+	}{
+		{ViewCoordinator, "", 0.04},
+		{ViewCoordinator, string(rowsynth.NoiseExact), 0.04},
+		{ViewColluder, "", 0.04},
+		{ViewColluder, string(rowsynth.NoiseExact), 0.06},
+	} {
+		t.Run(string(c.view)+"/"+c.mode, func(t *testing.T) {
+			m, err := ViewRows(c.view, c.mode, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := dp.Concentrated(c.rho).ToApprox(delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(m.Claim.Epsilon-want.Epsilon) > 1e-9 || m.Claim.Delta != delta {
+				t.Errorf("claim %v, want %v (ρ = %g)", m.Claim, want, c.rho)
+			}
+		})
+	}
+}
+
+func TestRowsColluderClaimReadsTheThreatModel(t *testing.T) {
+	parties := []privacy.PartyReport{{Party: "a"}, {Party: "b"}, {Party: "c"}}
+	for _, c := range []struct {
+		sentence string
+		want     dp.Guarantee
+		ok       bool
+	}{
+		{"exact noise: …; against an owner that knows its own share (and sees the release) the guarantee is weaker (Gaussian: ρ·K/(K−1))", dp.Concentrated(0.06), true},
+		{"insider-safe noise: …, so the guarantee holds against the coordinator and against any single owner that knows its own share (…)", dp.Concentrated(0.04), true},
+		{"owners do not collude", dp.Guarantee{}, false},
+	} {
+		r := &privacy.Report{Claimed: dp.Concentrated(0.04), Parties: parties, ThreatModel: []string{"the coordinator is honest-but-curious", c.sentence}}
+		g, err := rowsColluderClaim(r)
+		if (err == nil) != c.ok || math.Abs(g.Rho-c.want.Rho) > 1e-12 || g.Notion != c.want.Notion {
+			t.Errorf("%q: got %v, %v; want %v", c.sentence, g, err, c.want)
+		}
+	}
+}
+
+func TestViewRowsRejectsUnknownOptions(t *testing.T) {
+	for _, c := range []struct {
+		view          ZeroSumView
+		mode, variant string
+	}{
+		{"dealer", "", ""},
+		{ViewCoalition, "", ""},
+		{ViewCoordinator, "central", ""},
+		{ViewCoordinator, "", "unnoised"},
+	} {
+		if _, err := ViewRows(c.view, c.mode, c.variant); err == nil {
+			t.Errorf("view %q, mode %q, variant %q accepted", c.view, c.mode, c.variant)
+		}
+	}
+}
