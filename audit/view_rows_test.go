@@ -25,7 +25,7 @@ import (
 // sound one fails its PASS with probability at most 5% over seeds (the
 // audit's confidence), a broken one misses its VIOLATION only if the
 // separation fails, which it cannot. About 2.7 ms a run; -short keeps the
-// four cases that carry the claims, at 60 runs (ceiling 2.6).
+// four cases that carry the claims, at 40 runs (ceiling 2.1).
 func TestViewRowsSoundPassBrokenCaught(t *testing.T) {
 	exact := string(rowsynth.NoiseExact)
 	cases := []struct {
@@ -48,7 +48,7 @@ func TestViewRowsSoundPassBrokenCaught(t *testing.T) {
 	}
 	runs := 150
 	if testing.Short() {
-		runs = 60
+		runs = 40
 	}
 	for _, c := range cases {
 		if testing.Short() && !c.short {
