@@ -192,7 +192,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	report, err := synthesizeReport(o, res, accts, n, binRho)
+	report, err := synthesizeReport(o, res, dom, accts, n, binRho)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func synthesizeParties(dom *marginal.Domain, ps []SynthesizeParty) ([]marginal.P
 	return parties, accts, nil
 }
 
-func synthesizeReport(o SynthesizeOptions, res *marginal.Result, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
+func synthesizeReport(o SynthesizeOptions, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
 	records := map[string]int{}
 	for _, a := range accts {
 		records[a.Party()] = n
@@ -301,6 +301,9 @@ func synthesizeReport(o SynthesizeOptions, res *marginal.Result, accts []*privac
 		whole := dp.Concentrated(totalRho(res))
 		ro.WholeRecord = &whole
 		ro.Warnings = append(ro.Warnings, wholeRecordWarning(whole))
+	}
+	if w := marginal.NoiseWarning(res, dom, n); w != "" {
+		ro.Warnings = append(ro.Warnings, w)
 	}
 	r, err := privacy.NewReport(ro)
 	if err != nil {

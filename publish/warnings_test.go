@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/algo/dppca"
+	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
@@ -52,7 +53,7 @@ func TestMarginalNoiseWarning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := MarginalNoiseWarning(res.Engine, res.Domain, tab.Len())
+			w := marginal.NoiseWarning(res.Engine, res.Domain, tab.Len())
 			if got := w != ""; got != c.want {
 				t.Fatalf("warns %v, want %v: %q", got, c.want, w)
 			}
@@ -61,7 +62,7 @@ func TestMarginalNoiseWarning(t *testing.T) {
 			}
 		})
 	}
-	if w := MarginalNoiseWarning(nil, nil, 10); w != "" {
+	if w := marginal.NoiseWarning(nil, nil, 10); w != "" {
 		t.Errorf("no result: %q", w)
 	}
 }

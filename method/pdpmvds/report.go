@@ -20,7 +20,7 @@ const signStepThreat = "a MALICIOUS coordinator is not covered: it chooses the r
 // Report builds the privacy report of a PDP-MVDS run from the engine's
 // result and the parties' accountants (in party order); dealt says that
 // the Paillier key was dealt in this process.
-func Report(st Settings, s proto.Session, eng *marginal.Result, accts []*privacy.Accountant, src *randx.Source, dealt bool) (*privacy.Report, error) {
+func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, src *randx.Source, dealt bool) (*privacy.Report, error) {
 	n := st.Records
 	records := map[string]int{}
 	for _, a := range accts {
@@ -94,6 +94,9 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, accts []*privacy
 	}
 	if s.KeyBits < paillier.MinBits && s.Suite == proto.SuitePaillier {
 		ro.Warnings = append(ro.Warnings, fmt.Sprintf("INSECURE %d-bit Paillier keys: for tests only; the cryptographic protection is void", s.KeyBits))
+	}
+	if w := marginal.NoiseWarning(eng, dom, st.Records); w != "" {
+		ro.Warnings = append(ro.Warnings, w)
 	}
 	r, err := privacy.NewReport(ro)
 	if err != nil {

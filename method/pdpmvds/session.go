@@ -413,7 +413,7 @@ func (s *Session) Publish(eng *marginal.Result, dom *marginal.Domain, parties []
 	if err != nil {
 		return nil, err
 	}
-	report, err := Report(s.Settings, ps, eng, accts, src, dealt)
+	report, err := Report(s.Settings, ps, eng, dom, accts, src, dealt)
 	if err != nil {
 		return nil, err
 	}

@@ -165,3 +165,30 @@ func TestEveryOwnerSpendsItsBudget(t *testing.T) {
 		t.Errorf("report claims %v (at δ = 1e-6: %v, %v), want at most ε = 1", r.Outcome.Report.Claimed, claimed, err)
 	}
 }
+
+// A run whose marginals are mostly noise says so in its report (300
+// Adult rows among three owners at ρ = 0.01), a large one does not.
+func TestReportWarnsWhenMostlyNoise(t *testing.T) {
+	tab, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		rows int
+		rho  float64
+		warn bool
+	}{
+		{"small and private", 300, 0.01, true},
+		{"large", tab.Len(), 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			small := &data.Table{Schema: tab.Schema, Rows: tab.Rows[:c.rows]}
+			r := run(t, small, 3, &rowsynth.Settings{Rho: c.rho}, 9)
+			got := strings.Contains(strings.Join(r.Outcome.Report.Warnings, "\n"), "mostly noise")
+			if got != c.warn {
+				t.Fatalf("warning %v, want %v: %q", got, c.warn, r.Outcome.Report.Warnings)
+			}
+		})
+	}
+}
