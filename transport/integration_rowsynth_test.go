@@ -78,6 +78,9 @@ func TestRowSynthOwnerKilledMidSession(t *testing.T) {
 // USENIX Security 2026 vertical AIM protocol reports 24 minutes for Adult
 // over a real WAN).
 func TestRowSynthUnderWANLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 10 s of injected latency")
+	}
 	c := newCluster(t, 3, 4000, nil, "--method", "synthesize-rows")
 	c.serveAll("--insecure-accept-seed", "--fault-handle-delay", "50ms")
 	inputs := c.ownerInputs()
