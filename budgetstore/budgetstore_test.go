@@ -135,3 +135,98 @@ func TestOneProcessAtATime(t *testing.T) {
 		t.Fatal("a second process opened a ledger in use")
 	}
 }
+
+func accountant(t *testing.T, budget dp.Guarantee) *privacy.Accountant {
+	t.Helper()
+	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "p", Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// A reservation holds what its session may still charge; ending it gives
+// back the uncharged part and keeps the charges; it survives a restart,
+// where the open ones are released.
+func TestReservations(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	s := open(t, path)
+	if err := s.Define("d", dp.Pure(1)); err != nil {
+		t.Fatal(err)
+	}
+	a1 := accountant(t, dp.Pure(0.5))
+	tr, err := s.Reserve("d", "s1", dp.Pure(0.5), a1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = a1.Spend(charge("a", dp.Pure(0.2)))
+	if _, err := tr.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// s1 holds 0.3 more, 0.2 is spent: 0.5 is left for others.
+	bal, _ := s.Balance("d")
+	if bal.Running != 1 || !near(bal.Reserved.Epsilon, 0.3) || !near(bal.Spent.Epsilon, 0.2) {
+		t.Fatalf("balance with s1 running: %+v", bal)
+	}
+	for _, tc := range []struct {
+		name, session string
+		budget        float64
+		want          string
+	}{
+		{"too large beside s1", "s2", 0.6, "reserved by 1 running sessions"},
+		{"same session again", "s1", 0.1, "already ran here (open)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.Reserve("d", tc.session, dp.Pure(tc.budget), accountant(t, dp.Pure(tc.budget)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want %q, got %v", tc.want, err)
+			}
+		})
+	}
+	if err := s.Fits("d", dp.Pure(0.6)); err == nil {
+		t.Fatal("Fits ignores the running session")
+	}
+	r, err := s.Release("d", "s1", ReservationAborted, "the coordinator went silent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State != ReservationAborted || !near(r.Charged.Epsilon, 0.2) || !near(r.Released.Epsilon, 0.3) || r.Closed.IsZero() {
+		t.Fatalf("released %+v", r)
+	}
+	// Nothing more is charged to an ended session, nor is it released twice.
+	_ = a1.Spend(charge("late", dp.Pure(0.1)))
+	if _, err := tr.Commit(); err == nil || !strings.Contains(err.Error(), "nothing more may be charged") {
+		t.Fatalf("late charge: %v", err)
+	}
+	if _, err := s.Release("d", "s1", ReservationDone, ""); err == nil {
+		t.Fatal("released twice")
+	}
+	if _, err := s.Release("d", "s1", "maybe", ""); err == nil || !strings.Contains(err.Error(), `"maybe"`) {
+		t.Fatalf("unknown state: %v", err)
+	}
+	// 0.8 fits again now that s1's 0.3 is back.
+	if _, err := s.Reserve("d", "s2", dp.Pure(0.8), accountant(t, dp.Pure(0.8))); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open(t, path) // the member restarts: s2 ended with its process
+	defer s.Close()
+	rs, err := s.ReleaseOpen("d", "the member restarted")
+	if err != nil || len(rs) != 1 || rs[0].Session != "s2" || !near(rs[0].Released.Epsilon, 0.8) {
+		t.Fatalf("released at restart: %+v, %v", rs, err)
+	}
+	all, err := s.Reservations("d")
+	if err != nil || len(all) != 2 || all[0].Session != "s1" || all[1].Reason != "the member restarted" {
+		t.Fatalf("reservations %+v, %v", all, err)
+	}
+	bal, _ = s.Balance("d")
+	if bal.Running != 0 || !bal.Reserved.IsZero() || !near(bal.Spent.Epsilon, 0.2) {
+		t.Fatalf("balance after the restart: %+v", bal)
+	}
+	if err := s.Verify(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -14,8 +14,20 @@
 // never under-counts. LoadAccountant goes the other way: it rebuilds an
 // accountant holding every recorded charge against the lifetime budget.
 //
+// Reservations: a member that accepts a session reserves its budget
+// (Reserve) in the same transaction as the checks that the session ID is
+// new and that the budget fits beside what is spent and what running
+// sessions still hold. When the session ends (done, aborted — its
+// coordinator died, say — or refused), Release gives back the part of the
+// budget the session did not charge; the charges stay spent, and nothing
+// more may be charged to it. A member that starts again releases the
+// reservations its previous process left open (ReleaseOpen), since those
+// sessions ended with it. Every reservation stays in the ledger with its
+// budget, charges, state and reason.
+//
 // Layout: one top-level bucket per dataset holding "lifetime" and "spent"
-// (JSON guarantees), "entries" (sequence number → JSON Entry) and
-// "sessions" (session ID → sequence number of its first entry), so that a
-// session ID is never run twice on the same dataset.
+// (JSON guarantees), "entries" (sequence number → JSON Entry), "sessions"
+// (session ID → sequence number of its first entry), so that a session ID
+// is never run twice on the same dataset, and "reservations" (session ID →
+// JSON Reservation; created on first use, so older ledgers still open).
 package budgetstore

@@ -43,15 +43,20 @@ type Balance struct {
 	Lifetime  dp.Guarantee `json:"lifetime"`
 	Spent     dp.Guarantee `json:"spent"`
 	Remaining dp.Guarantee `json:"remaining"`
-	Entries   int          `json:"entries"`
-	Sessions  int          `json:"sessions"`
+	// Reserved is what the running sessions (open reservations) may still
+	// charge: their budgets less what they charged so far.
+	Reserved dp.Guarantee `json:"reserved,omitzero"`
+	Running  int          `json:"running,omitempty"`
+	Entries  int          `json:"entries"`
+	Sessions int          `json:"sessions"`
 }
 
 var (
-	keyLifetime = []byte("lifetime")
-	keySpent    = []byte("spent")
-	bktEntries  = []byte("entries")
-	bktSessions = []byte("sessions")
+	keyLifetime     = []byte("lifetime")
+	keySpent        = []byte("spent")
+	bktEntries      = []byte("entries")
+	bktSessions     = []byte("sessions")
+	bktReservations = []byte("reservations")
 )
 
 // ErrUnknownDataset is returned for a dataset with no lifetime budget.
@@ -141,6 +146,13 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 			return err
 		}
 		entries, sessions := b.Bucket(bktEntries), b.Bucket(bktSessions)
+		res, err := getReservation(b, session)
+		if err != nil {
+			return err
+		}
+		if res != nil && res.State != ReservationOpen {
+			return fmt.Errorf("budgetstore: dataset %q: session %q ended (%s) and its reservation was released: nothing more may be charged to it", dataset, session, res.State)
+		}
 		for _, c := range charges {
 			if err := c.Spec.Guarantee.Validate(); err != nil {
 				return fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
@@ -154,6 +166,11 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 					dataset, c.Spec.Guarantee, c.Purpose, session, lifetime, spent, remaining(lifetime, spent))
 			}
 			spent = total
+			if res != nil {
+				if res.Charged, err = dp.Compose(res.Charged, c.Spec.Guarantee); err != nil {
+					return fmt.Errorf("budgetstore: dataset %q: charge for %q in session %q: %w", dataset, c.Purpose, session, err)
+				}
+			}
 			seq, err := entries.NextSequence()
 			if err != nil {
 				return fmt.Errorf("budgetstore: %w", err)
@@ -169,6 +186,11 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 				if err := sessions.Put([]byte(session), seqKey(seq)); err != nil {
 					return fmt.Errorf("budgetstore: %w", err)
 				}
+			}
+		}
+		if res != nil {
+			if err := putReservation(b, *res); err != nil {
+				return err
 			}
 		}
 		return putGuarantee(b, keySpent, spent)
@@ -193,7 +215,8 @@ func (s *Store) Balance(dataset string) (Balance, error) {
 		bal.Remaining = remaining(bal.Lifetime, bal.Spent)
 		bal.Entries = b.Bucket(bktEntries).Stats().KeyN
 		bal.Sessions = b.Bucket(bktSessions).Stats().KeyN
-		return nil
+		bal.Reserved, bal.Running, err = reserved(b, bal.Lifetime.Notion)
+		return err
 	})
 	return bal, err
 }
@@ -205,17 +228,28 @@ func (s *Store) Fits(dataset string, extra ...dp.Guarantee) error {
 	if err != nil {
 		return err
 	}
-	total := bal.Spent
+	total, err := dp.Compose(bal.Spent, bal.Reserved)
+	if err != nil {
+		return fmt.Errorf("budgetstore: dataset %q: %w", dataset, err)
+	}
 	for _, g := range extra {
 		if total, err = dp.Compose(total, g); err != nil {
 			return fmt.Errorf("budgetstore: dataset %q: %w", dataset, err)
 		}
 	}
 	if !dp.Within(total, bal.Lifetime) {
-		return fmt.Errorf("budgetstore: dataset %q: %s would exceed the lifetime budget %v (spent %v, remaining %v)",
-			dataset, describe(extra), bal.Lifetime, bal.Spent, bal.Remaining)
+		return fmt.Errorf("budgetstore: dataset %q: %s would exceed the lifetime budget %v (spent %v%s, remaining %v)",
+			dataset, describe(extra), bal.Lifetime, bal.Spent, runningText(bal), bal.Remaining)
 	}
 	return nil
+}
+
+// runningText states what running sessions hold, if any.
+func runningText(bal Balance) string {
+	if bal.Running == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %v reserved by %d running sessions", bal.Reserved, bal.Running)
 }
 
 func describe(gs []dp.Guarantee) string {
@@ -301,6 +335,14 @@ func verifyDataset(dataset string, b *bolt.Bucket) error {
 	if b.Bucket(bktEntries) == nil || b.Bucket(bktSessions) == nil {
 		return fmt.Errorf("budgetstore: dataset %q lacks its entries or sessions bucket", dataset)
 	}
+	reservations, err := listReservations(b)
+	if err != nil {
+		return fmt.Errorf("budgetstore: dataset %q: %w", dataset, err)
+	}
+	charged := map[string]dp.Guarantee{}
+	for _, r := range reservations {
+		charged[r.Session] = dp.Zero(r.Budget.Notion)
+	}
 	total := dp.Zero(lifetime.Notion)
 	sessions := b.Bucket(bktSessions)
 	last := uint64(0)
@@ -319,10 +361,20 @@ func verifyDataset(dataset string, b *bolt.Bucket) error {
 		if total, err = dp.Compose(total, e.Charge.Spec.Guarantee); err != nil {
 			return fmt.Errorf("budgetstore: dataset %q: entry %d: %w", dataset, e.Seq, err)
 		}
+		if c, ok := charged[e.Session]; ok {
+			if charged[e.Session], err = dp.Compose(c, e.Charge.Spec.Guarantee); err != nil {
+				return fmt.Errorf("budgetstore: dataset %q: entry %d: %w", dataset, e.Seq, err)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	for _, r := range reservations {
+		if c := charged[r.Session]; !dp.Within(c, r.Charged) || !dp.Within(r.Charged, c) {
+			return fmt.Errorf("budgetstore: dataset %q: session %q's reservation records %v charged, its entries %v", dataset, r.Session, r.Charged, c)
+		}
 	}
 	if !dp.Within(total, stored) || !dp.Within(stored, total) {
 		return fmt.Errorf("budgetstore: dataset %q: stored total %v differs from its entries' %v", dataset, stored, total)
