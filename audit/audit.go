@@ -60,6 +60,12 @@ type Mechanism struct {
 	// ReplayNorm is the p of the ℓp norm of ReplayBound: 1 (also when 0),
 	// 2, or math.Inf(1).
 	ReplayNorm float64
+	// ReplayPair, if set, replaces the ReplayBound check for a mechanism
+	// made of many noisy releases, each with its own sensitivity and norm
+	// (a whole pipeline), which one bound cannot state: it runs the
+	// mechanism on D and on D' from randx.NewSeeded(seed) and compares the
+	// two runs release by release. GreyBox calls it for every replay.
+	ReplayPair func(seed uint64) (PairReplay, error)
 }
 
 // Validate checks that m can be audited.

@@ -40,8 +40,13 @@ type GreyBoxOptions struct {
 	// tests pooled over coordinates (Bonferroni over all of them).
 	PerCoordinate bool
 	// ReplayRuns is the number of same-seed pairs of releases of the
-	// replay check, made only when the mechanism states a ReplayBound; 0
-	// means 1000, negative skips the check.
+	// replay check, made only when the mechanism states a ReplayBound or
+	// a ReplayPair; 0 means Runs, at most 1000 (a pair costs two
+	// releases, so a short audit stays short) — at most 250 with a
+	// ReplayPair, which replays every release of a whole pipeline and
+	// finds a release beyond its bound the first time it is made (250
+	// pairs make a release chosen in 2% of runs with probability 0.994) —,
+	// negative skips the check.
 	ReplayRuns int
 	// Workers run releases in parallel; 0 means GOMAXPROCS. The result
 	// does not depend on it.
@@ -68,9 +73,6 @@ func (o *GreyBoxOptions) setDefaults() error {
 	}
 	if o.MinCount == 0 {
 		o.MinCount = 50
-	}
-	if o.ReplayRuns == 0 {
-		o.ReplayRuns = 1000
 	}
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -134,9 +136,19 @@ type Replay struct {
 	Bound float64 `json:"bound"`
 	// MaxDiff is the largest distance observed between the two releases
 	// of a pair, ignoring differences within 4 ulps per coordinate (the
-	// rounding of the final addition).
+	// rounding of the final addition). With a ReplayPair, MaxDiff, Bound
+	// and Norm are those of the release that came closest to (or went
+	// furthest beyond) its own bound, named by Worst.
 	MaxDiff  float64 `json:"max_diff"`
 	Exceeded bool    `json:"exceeded"`
+	// With a ReplayPair: Worst names the release of MaxDiff, Releases
+	// counts the releases compared over all pairs, Diverged the pairs
+	// whose runs stopped asking the same queries (an adaptive choice made
+	// on noisy values that differ between D and D'; the releases from
+	// there on are not compared).
+	Worst    string `json:"worst_release,omitempty"`
+	Releases int    `json:"releases_compared,omitempty"`
+	Diverged int    `json:"pairs_diverged,omitempty"`
 }
 
 // GreyBoxResult is the outcome of a grey-box audit.
@@ -199,7 +211,8 @@ type GreyBoxResult struct {
 // such a value occurs is the output distribution itself, which DP lets
 // differ, not a low-order bit; values seen on one dataset only stay in.
 // It also checks, when m states a ReplayBound, that releases on D and D'
-// made from the same seeded randomness lie within it.
+// made from the same seeded randomness lie within it, or, when m states a
+// ReplayPair, that every noisy release of a whole run does (replay.go).
 //
 // What it detects: a release whose low-order bits depend on the data, the
 // precondition of the floating-point attack of Mironov (2012, "On
@@ -248,12 +261,23 @@ func GreyBox(m Mechanism, o GreyBoxOptions) (GreyBoxResult, error) {
 	}
 	res := GreyBoxResult{Mechanism: m.Name, Pair: m.Pair, Runs: o.Runs, Alpha: o.Alpha}
 	pilot := min(o.Runs, chunkSize)
-	replay := 0
-	if m.ReplayBound > 0 && o.ReplayRuns > 0 {
-		replay = o.ReplayRuns
+	replay := o.ReplayRuns
+	if replay == 0 {
+		replay = min(o.Runs, 1000)
+		if m.ReplayPair != nil {
+			replay = min(o.Runs, 250)
+		}
+	}
+	if m.ReplayBound <= 0 && m.ReplayPair == nil {
+		replay = 0
 	}
 	prog := &progress{fn: o.Progress, total: 2 * (pilot + o.Runs + replay)}
-	if replay > 0 {
+	switch {
+	case replay > 0 && m.ReplayPair != nil:
+		if res.Replay, err = replayPairs(m, replay, o.Workers, o.Source.Child(), prog); err != nil {
+			return GreyBoxResult{}, err
+		}
+	case replay > 0:
 		if res.Replay, err = replayCheck(m, replay, o.Source.Child(), prog); err != nil {
 			return GreyBoxResult{}, err
 		}
@@ -858,6 +882,9 @@ func (r GreyBoxResult) String() string {
 	s := fmt.Sprintf("%s: %s (max TV %.3f, p = %.3g over %d tests at α = %.3g", r.Mechanism, r.Verdict, r.MaxTV, r.PValue, r.Tests, r.Alpha)
 	if r.Replay != nil {
 		s += fmt.Sprintf("; replay max diff %.6g vs bound %.6g", r.Replay.MaxDiff, r.Replay.Bound)
+		if r.Replay.Worst != "" {
+			s += fmt.Sprintf(" (%s; %d releases compared, %d of %d pairs diverged)", r.Replay.Worst, r.Replay.Releases, r.Replay.Diverged, r.Replay.Runs)
+		}
 	}
 	s += ")"
 	if len(worst) > 0 {

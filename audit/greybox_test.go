@@ -357,8 +357,12 @@ func TestFeatures(t *testing.T) {
 // feature whose TV between D and D' (one output per release) exceeds
 // DetectableTV — 0.041 at 20,000 runs, 0.082 at 5,000, 0.13 at 2,000,
 // 0.26 at 500 — is caught with probability at least 0.99; a leak shared
-// by the outputs of a wide release is caught at a far smaller TV. About
-// 13 s on 2 cores (2 s in short mode) for the 51 audits.
+// by the outputs of a wide release is caught at a far smaller TV. The
+// replay audits (1,000 runs, 250 same-seed pairs; 100 and 100 in short
+// mode) also replay every release of a whole pipeline: replay-synthesize-
+// rows is the slowest audit, about 3 ms a run, 10 s of CPU in all. About
+// 13 s on 2 cores (2 s in short mode) for the 51 audits before the replay
+// audits.
 //
 // Before the grid releases (commit ee7c4c5) 21 of the 51 leaked with a
 // seeded source (18 caught in short mode): the float samplers' structure
