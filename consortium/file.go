@@ -102,7 +102,9 @@ type Limits struct {
 	// MaxMessageBytes bounds one encoded envelope (default 256 MiB).
 	MaxMessageBytes int64 `json:"max_message_bytes,omitempty"`
 	// StepTimeout bounds one step: a member handling one message, or the
-	// whole session making no progress (default 60s).
+	// whole session making no progress (default 60s). Transient delivery
+	// failures (a member restarting) are retried this long; permanent ones
+	// (a refusal, a certificate from another CA) fail at once.
 	StepTimeout Duration `json:"step_timeout,omitempty"`
 	// SessionTimeout bounds a whole session (default 30m).
 	SessionTimeout Duration `json:"session_timeout,omitempty"`

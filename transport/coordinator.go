@@ -198,23 +198,44 @@ func (s *session) drive(ctx context.Context, setup *Setup) error {
 }
 
 // openAll proposes the session to every participant and waits for all to
-// accept; the first refusal fails the session.
+// accept. A refusal fails the session: refusals from other participants
+// that answer within one ping interval are reported with it, but nobody
+// still being retried (a member restarting) holds up the failure.
 func (s *session) openAll(ctx context.Context) error {
-	waits := make([]<-chan error, 0, len(s.open.Participants))
+	type answer struct {
+		name string
+		err  error
+	}
+	answers := make(chan answer, len(s.open.Participants))
 	for _, p := range s.open.Participants {
 		b, err := openFor(s.open, p.Name).MarshalBinary()
 		if err != nil {
 			return err
 		}
-		waits = append(waits, s.outbox(p.Name).add(envelope{Session: s.id, From: s.self, To: p.Name, Type: TypeOpen, Payload: b}, true))
+		done := s.outbox(p.Name).add(envelope{Session: s.id, From: s.self, To: p.Name, Type: TypeOpen, Payload: b}, true)
+		go func() {
+			select {
+			case err := <-done:
+				answers <- answer{p.Name, err}
+			case <-s.finished:
+			}
+		}()
 	}
 	var refusals []error
-	for _, w := range waits {
+	var grace <-chan time.Time
+	for waiting := len(s.open.Participants); waiting > 0; {
 		select {
-		case err := <-w:
-			if err != nil {
-				refusals = append(refusals, err)
+		case a := <-answers:
+			waiting--
+			if a.err == nil {
+				continue
 			}
+			refusals = append(refusals, a.err)
+			if grace == nil {
+				grace = time.After(s.n.limits.PingInterval.Duration)
+			}
+		case <-grace:
+			return errors.Join(refusals...)
 		case <-s.finished:
 			return s.failure()
 		case <-ctx.Done():
@@ -247,6 +268,9 @@ type pollResult struct {
 	name   string
 	status *transportv1.StatusResponse
 	err    error
+	// fatal is a poll failure no retry can change (see permanent): the
+	// session is aborted at once rather than at the liveness check.
+	fatal error
 }
 
 // watch polls the participants until the session finishes or must be
@@ -273,6 +297,10 @@ func (s *session) watch(ctx context.Context) error {
 		case r := <-results:
 			w := watches[r.name]
 			w.inflight = false
+			if r.fatal != nil {
+				s.fail(r.fatal, false)
+				return r.fatal
+			}
 			if r.err != nil {
 				w.lastErr = r.err
 				continue
@@ -326,7 +354,15 @@ func (s *session) poll(name string, results chan<- pollResult) {
 	}
 	resp, err := c.Status(ctx, connect.NewRequest(&transportv1.StatusRequest{Session: s.id}))
 	if err != nil {
-		results <- pollResult{name: name, err: fmt.Errorf("%s", describe(err))}
+		r := pollResult{name: name, err: fmt.Errorf("%s", describe(err))}
+		if reason, refused, ok := s.n.permanent(err); ok && s.ctx.Err() == nil {
+			if refused {
+				r.fatal = &failure{fmt.Sprintf("%s refused the coordinator's status poll: %s", name, reason), err}
+			} else {
+				r.fatal = &failure{fmt.Sprintf("%s at %s: %s", name, s.addrs[name], reason), err}
+			}
+		}
+		results <- r
 		return
 	}
 	results <- pollResult{name: name, status: resp.Msg}

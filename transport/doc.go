@@ -21,11 +21,24 @@
 // anyone for a session that will not run. Envelopes carry a session ID and
 // per-(sender, receiver) sequence numbers: a node acknowledges and ignores
 // an envelope it already has (a retry or a replay), refuses a gap, and
-// never runs a session ID twice. Deliveries are retried on transient
-// failures up to the step deadline; messages above the size limit are
+// never runs a session ID twice. Messages above the size limit are
 // refused. Each participant ends with a receipt of what the session
 // charged to its budget (TypeReceipt); the coordinator then closes the
 // session (TypeEnd) and its method publishes.
+//
+// Failures. A delivery that fails transiently — the member is not
+// listening (restarting), the connection was cut or timed out, the member
+// asks to retry — is retried up to the step deadline, and the liveness
+// check below decides about a member that stays away. A failure no retry
+// can change fails the session at once, with one line per member at
+// fault naming it and the reason: a server certificate that does not
+// chain to the consortium CA (or has expired), one that names another
+// member than the one dialled (an impostor, or a wrong address), a TLS
+// handshake the member refused (it does not trust this member's CA), a
+// server that does not speak TLS, another transport version
+// (ProtocolVersion, sent with every call and answer), and every refusal a
+// member states with a connect code (policy, budget, unsound settings,
+// authentication, malformed messages).
 //
 // Deadlines and faults. The coordinator polls every participant (Status)
 // and aborts the session, naming the member at fault and publishing

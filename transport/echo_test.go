@@ -147,9 +147,18 @@ func testLimits() consortium.Limits {
 
 func newTestNet(t testing.TB, spokes int, opts map[string]NodeOptions) *testNet {
 	t.Helper()
+	return newTestNetLimits(t, spokes, opts, nil)
+}
+
+// newTestNetLimits is newTestNet with limits changed from testLimits.
+func newTestNetLimits(t testing.TB, spokes int, opts map[string]NodeOptions, limits func(*consortium.Limits)) *testNet {
+	t.Helper()
 	dir := t.TempDir()
 	f := consortium.File{Name: "test", Limits: testLimits(),
 		Members: []consortium.Member{{Name: "hub", Role: "hub", Address: "127.0.0.1:1"}}}
+	if limits != nil {
+		limits(&f.Limits)
+	}
 	for i := 1; i <= spokes; i++ {
 		f.Members = append(f.Members, consortium.Member{Name: fmt.Sprintf("spoke-%d", i), Role: "spoke", Address: "127.0.0.1:1",
 			Dataset: &consortium.Dataset{Path: "x.csv", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 1}})
@@ -190,6 +199,27 @@ func newTestNet(t testing.TB, spokes int, opts map[string]NodeOptions) *testNet 
 		t.Cleanup(func() { node.Close() })
 	}
 	return n
+}
+
+// replace stops member name's node and starts another in its place, on a
+// new port, with o (its consortium, member, listen address and ledger
+// filled in).
+func (n *testNet) replace(name string, o NodeOptions) *Node {
+	n.t.Helper()
+	if err := n.nodes[name].Close(); err != nil {
+		n.t.Fatal(err)
+	}
+	o.Consortium, o.Member, o.Listen, o.Ledger = n.file, name, "127.0.0.1:0", n.ledgers[name]
+	node, err := NewNode(o)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	if err := node.Start(); err != nil {
+		n.t.Fatal(err)
+	}
+	n.nodes[name] = node
+	n.t.Cleanup(func() { node.Close() })
+	return node
 }
 
 func (n *testNet) addrs() map[string]string {

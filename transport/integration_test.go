@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,8 +135,8 @@ func (c *cluster) serve(name string, extra ...string) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	args := append([]string{"serve", m.Role, "--config", c.config, "--member", name,
-		"--listen", "127.0.0.1:0", "--ready-file", ready}, extra...)
+	args := append(append([]string{"serve", m.Role, "--member", name, "--ready-file", ready},
+		defaults(extra, "--config", c.config, "--listen", "127.0.0.1:0")...), extra...)
 	cmd := exec.Command(dppubBin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
@@ -152,6 +153,18 @@ func (c *cluster) serve(name string, extra ...string) {
 			c.t.Fatalf("%s did not become ready:\n%s", name, c.log(name))
 		}
 	}
+}
+
+// defaults returns the flag-value pairs of flagValues that extra does not
+// give: dppub refuses a flag given twice.
+func defaults(extra []string, flagValues ...string) []string {
+	var out []string
+	for i := 0; i+1 < len(flagValues); i += 2 {
+		if !slices.Contains(extra, flagValues[i]) {
+			out = append(out, flagValues[i], flagValues[i+1])
+		}
+	}
+	return out
 }
 
 func (c *cluster) serveAll(extra ...string) {
@@ -253,7 +266,7 @@ func (c *cluster) runCmd(out string, extra ...string) *exec.Cmd {
 }
 
 func (c *cluster) runMethodCmd(method, out string, extra ...string) *exec.Cmd {
-	args := []string{"run", method, "--config", c.config, "--listen", "127.0.0.1:0", "--out", out}
+	args := append([]string{"run", method, "--out", out}, defaults(extra, "--config", c.config, "--listen", "127.0.0.1:0")...)
 	for name, addr := range c.addrs {
 		args = append(args, "--peer", name+"="+addr)
 	}
@@ -507,7 +520,19 @@ func rawClient(t *testing.T, creds *consortium.Credentials, addr string) transpo
 	hc := &http.Client{Transport: &http.Transport{Protocols: protocols,
 		TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{creds.Certificate}, InsecureSkipVerify: true, NextProtos: []string{"h2"}}}}
 	t.Cleanup(hc.CloseIdleConnections)
-	return transportv1connect.NewTransportServiceClient(hc, "https://"+addr, connect.WithGRPC(), connect.WithSendMaxBytes(64<<20))
+	return transportv1connect.NewTransportServiceClient(hc, "https://"+addr, connect.WithGRPC(), connect.WithSendMaxBytes(64<<20),
+		connect.WithInterceptors(sendVersion(transport.ProtocolVersion)))
+}
+
+// sendVersion states a transport version as members do, so that the
+// probes reach the checks behind the version check.
+func sendVersion(v int) connect.UnaryInterceptorFunc {
+	return func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			req.Header().Set("Dppub-Transport-Version", strconv.Itoa(v))
+			return next(ctx, req)
+		}
+	}
 }
 
 func deliver(c transportv1connect.TransportServiceClient, e *transportv1.Envelope) (bool, error) {
@@ -568,6 +593,14 @@ func TestRefusalsReplaysAndTheOwnerKeepsServing(t *testing.T) {
 		_, err := deliver(asOwner2, &transportv1.Envelope{Session: "s2", From: "owner-2", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: b})
 		wantCode(t, "owner as coordinator", err, connect.CodePermissionDenied, `only the "curator" role coordinates it`)
 	})
+	t.Run("caller of another transport version", func(t *testing.T) {
+		cl := transportv1connect.NewTransportServiceClient(&http.Client{Transport: &http.Transport{Protocols: protocols(),
+			TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{load(c.file, "curator").Certificate}, InsecureSkipVerify: true, NextProtos: []string{"h2"}}}},
+			"https://"+owner1, connect.WithGRPC(), connect.WithInterceptors(sendVersion(transport.ProtocolVersion+1)))
+		_, err := deliver(cl, &transportv1.Envelope{Session: "s", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen})
+		wantCode(t, "another version", err, connect.CodeFailedPrecondition,
+			fmt.Sprintf(`the caller speaks dppub transport version "%d"; owner-1 speaks "%d"`, transport.ProtocolVersion+1, transport.ProtocolVersion))
+	})
 	t.Run("oversized message", func(t *testing.T) {
 		_, err := deliver(curator, &transportv1.Envelope{Session: "s3", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: make([]byte, 3<<20)})
 		wantCode(t, "oversized", err, connect.CodeResourceExhausted, "")
@@ -626,6 +659,12 @@ func TestRefusalsReplaysAndTheOwnerKeepsServing(t *testing.T) {
 	if log := c.log("owner-1"); !strings.Contains(log, "ignored a duplicate") || !strings.Contains(log, "TLS handshake error") {
 		t.Fatalf("owner-1's log lacks the replay or the refused handshake:\n%s", log)
 	}
+}
+
+func protocols() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP2(true)
+	return p
 }
 
 func grab(s, pattern string) string {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -44,6 +45,10 @@ type NodeOptions struct {
 	// HandleDelay delays every message a role handles (fault injection for
 	// tests of slow members).
 	HandleDelay time.Duration
+	// ProtocolVersion overrides the transport version this node speaks
+	// (default ProtocolVersion): fault injection for tests of members
+	// running different dppub releases.
+	ProtocolVersion int
 	// Logger receives the node's log (default: discarded).
 	Logger *slog.Logger
 }
@@ -62,6 +67,7 @@ type Node struct {
 	ln        net.Listener
 	srv       *http.Server
 	advertise string
+	version   string
 	served    chan error
 	closeOnce sync.Once
 	closeErr  error
@@ -92,6 +98,13 @@ func NewNode(o NodeOptions) (*Node, error) {
 	if o.HandleDelay < 0 {
 		return nil, fmt.Errorf("transport: handle delay %v is negative", o.HandleDelay)
 	}
+	version := o.ProtocolVersion
+	if version == 0 {
+		version = ProtocolVersion
+	}
+	if version < 0 {
+		return nil, fmt.Errorf("transport: protocol version %d is negative", version)
+	}
 	creds := o.Credentials
 	if creds == nil {
 		if creds, err = consortium.LoadCredentials(o.Consortium, o.Member); err != nil {
@@ -119,9 +132,9 @@ func NewNode(o NodeOptions) (*Node, error) {
 	}
 	return &Node{
 		file: o.Consortium, self: self, creds: creds, limits: o.Consortium.Limits, ledger: o.Ledger, opts: o,
-		log: logger.With("member", self.Name), sessions: map[string]*session{}, opening: map[string]bool{},
-		closed: map[string]*closedSession{}, reserved: map[string]dp.Guarantee{},
-		clients: map[string]transportv1connect.TransportServiceClient{},
+		version: strconv.Itoa(version), log: logger.With("member", self.Name),
+		sessions: map[string]*session{}, opening: map[string]bool{}, closed: map[string]*closedSession{},
+		reserved: map[string]dp.Guarantee{}, clients: map[string]transportv1connect.TransportServiceClient{},
 	}, nil
 }
 
@@ -153,7 +166,7 @@ func (n *Node) Start() error {
 	protocols := new(http.Protocols)
 	protocols.SetHTTP2(true)
 	n.srv = &http.Server{
-		Handler:           withPeer(mux),
+		Handler:           n.withVersion(withPeer(mux)),
 		TLSConfig:         serverTLS(n.creds),
 		Protocols:         protocols,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -254,6 +267,9 @@ func (n *Node) authenticate(ctx context.Context) (consortium.Identity, error) {
 // Deliver receives one envelope.
 func (n *Node) Deliver(ctx context.Context, req *connect.Request[transportv1.Envelope]) (*connect.Response[transportv1.DeliverResponse], error) {
 	peer, err := n.authenticate(ctx)
+	if err == nil {
+		err = n.checkVersion(req.Header())
+	}
 	if err != nil {
 		n.log.Warn("refused a delivery", "peer", peer.String(), "error", err)
 		return nil, err
@@ -304,6 +320,9 @@ func (n *Node) route(ctx context.Context, peer consortium.Identity, env envelope
 // Status answers the coordinator's poll.
 func (n *Node) Status(ctx context.Context, req *connect.Request[transportv1.StatusRequest]) (*connect.Response[transportv1.StatusResponse], error) {
 	peer, err := n.authenticate(ctx)
+	if err == nil {
+		err = n.checkVersion(req.Header())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -348,6 +367,7 @@ func (n *Node) client(name, addr string) (transportv1connect.TransportServiceCli
 	}}
 	c := transportv1connect.NewTransportServiceClient(hc, "https://"+addr,
 		connect.WithGRPC(),
+		connect.WithInterceptors(n.versionInterceptor()),
 		connect.WithSendMaxBytes(int(n.limits.MaxMessageBytes)),
 		connect.WithReadMaxBytes(1<<20))
 	n.clients[key] = c
@@ -357,7 +377,8 @@ func (n *Node) client(name, addr string) (transportv1connect.TransportServiceCli
 
 // deliver sends env to member to at addr, retrying transient failures
 // (the receiver acknowledges a retried envelope it already has as a
-// duplicate) for up to patience.
+// duplicate) for up to patience. A permanent failure (see permanent)
+// returns at once, as one line naming the member and the reason.
 func (n *Node) deliver(ctx context.Context, to, addr string, env envelope, patience time.Duration) error {
 	c, err := n.client(to, addr)
 	if err != nil {
@@ -378,14 +399,17 @@ func (n *Node) deliver(ctx context.Context, to, addr string, env envelope, patie
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !retryable(err) {
-			if env.Type == TypeOpen {
-				return fmt.Errorf("%s refused to join: %s", to, describe(err))
+		if reason, refused, ok := n.permanent(err); ok {
+			switch {
+			case refused && env.Type == TypeOpen:
+				return &failure{fmt.Sprintf("%s refused to join: %s", to, reason), err}
+			case refused:
+				return &failure{fmt.Sprintf("%s refused %s: %s", to, env.Type, reason), err}
 			}
-			return fmt.Errorf("%s refused %s: %s", to, env.Type, describe(err))
+			return &failure{fmt.Sprintf("%s at %s: %s", to, addr, reason), err}
 		}
 		if time.Since(start) >= patience {
-			return fmt.Errorf("could not deliver %s to %s at %s for %v: %s", env.Type, to, addr, patience.Round(time.Millisecond), describe(err))
+			return &failure{fmt.Sprintf("could not deliver %s to %s at %s for %v: %s", env.Type, to, addr, patience.Round(time.Millisecond), describe(err)), err}
 		}
 		n.log.Debug("retrying a delivery", "to", to, "type", env.Type, "error", err)
 		select {
@@ -395,26 +419,6 @@ func (n *Node) deliver(ctx context.Context, to, addr string, env envelope, patie
 		}
 		backoff = min(2*backoff, time.Second)
 	}
-}
-
-func retryable(err error) bool {
-	switch connect.CodeOf(err) {
-	case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeAborted, connect.CodeUnknown:
-		return true
-	}
-	// A connection cut mid-reply (a member killed while it answers) is
-	// reported as an internal error: it says nothing about the member's
-	// will, so it is retried until the liveness check decides.
-	return errors.Is(err, io.ErrUnexpectedEOF)
-}
-
-// describe renders a connect error as its message and code.
-func describe(err error) string {
-	var ce *connect.Error
-	if errors.As(err, &ce) {
-		return fmt.Sprintf("%s (%s)", ce.Message(), ce.Code())
-	}
-	return err.Error()
 }
 
 // retire moves a finished session to the closed table and releases its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -27,6 +28,7 @@ func serverTLS(c *consortium.Credentials) *tls.Config {
 // certificate identity, not by host name (addresses may be bare IPs or
 // change per session), so the standard host-name check is replaced by an
 // explicit chain verification and identity check in VerifyConnection.
+// Both fail with a *certError, which deliveries do not retry.
 func clientTLS(c *consortium.Credentials, want consortium.Identity) *tls.Config {
 	return &tls.Config{
 		MinVersion:   tls.VersionTLS13,
@@ -36,7 +38,7 @@ func clientTLS(c *consortium.Credentials, want consortium.Identity) *tls.Config 
 		InsecureSkipVerify: true,
 		VerifyConnection: func(cs tls.ConnectionState) error {
 			if len(cs.PeerCertificates) == 0 {
-				return fmt.Errorf("transport: %s presented no certificate", want.Name)
+				return &certError{want: want, err: fmt.Errorf("no certificate presented")}
 			}
 			inter := x509.NewCertPool()
 			for _, ic := range cs.PeerCertificates[1:] {
@@ -45,18 +47,50 @@ func clientTLS(c *consortium.Credentials, want consortium.Identity) *tls.Config 
 			leaf := cs.PeerCertificates[0]
 			if _, err := leaf.Verify(x509.VerifyOptions{Roots: c.CAs, Intermediates: inter,
 				KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
-				return fmt.Errorf("transport: the server at the address of %s is not certified by the consortium CA: %w", want.Name, err)
+				return &certError{want: want, err: err}
 			}
 			id, err := consortium.IdentityOf(leaf)
 			if err != nil {
-				return err
+				return &certError{want: want, err: err}
 			}
 			if id != want {
-				return fmt.Errorf("transport: expected %v but the server is %v", want, id)
+				return &certError{want: want, got: id}
 			}
 			return nil
 		},
 	}
+}
+
+// certError is a server certificate this member refuses: not certified by
+// the consortium CA (err), or certifying another member than the one
+// dialled (got: an impostor, or a wrong address). Retrying cannot change
+// either, so the session fails at once.
+type certError struct {
+	want consortium.Identity
+	got  consortium.Identity
+	err  error
+}
+
+func (e *certError) Error() string {
+	if e.err != nil {
+		return fmt.Sprintf("transport: the server at the address of %s: %s", e.want.Name, e.reason())
+	}
+	return fmt.Sprintf("transport: expected %v but the server is %v", e.want, e.got)
+}
+
+func (e *certError) Unwrap() error { return e.err }
+
+// reason says what is wrong, for a one-line failure that already names
+// the member and its address.
+func (e *certError) reason() string {
+	var ua x509.UnknownAuthorityError
+	switch {
+	case e.err == nil:
+		return fmt.Sprintf("the server there is %v, not %v (an impostor, or a wrong address)", e.got, e.want)
+	case errors.As(e.err, &ua):
+		return fmt.Sprintf("its certificate is not signed by the consortium CA (%v)", e.err)
+	}
+	return fmt.Sprintf("its certificate is refused (%v)", e.err)
 }
 
 type peerKey struct{}
