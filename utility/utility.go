@@ -38,27 +38,45 @@ func MarginalTVD(real, synth *data.Table, bins int) (map[string]float64, float64
 // synthetic 2-way marginals over every pair of attributes (numeric
 // attributes binned as MarginalTVD bins them).
 func PairTVD(real, synth *data.Table, bins int) (float64, error) {
+	d := len(real.Schema.Attributes)
+	if d < 2 {
+		return 0, fmt.Errorf("utility: %d attributes have no pairs", d)
+	}
+	var sets [][]int
+	for a := range d {
+		for b := a + 1; b < d; b++ {
+			sets = append(sets, []int{a, b})
+		}
+	}
+	return SetsTVD(real, synth, sets, bins)
+}
+
+// SetsTVD returns the mean total variation distance between the real and
+// synthetic marginals over each attribute set (attribute indices; numeric
+// attributes binned as MarginalTVD bins them).
+func SetsTVD(real, synth *data.Table, sets [][]int, bins int) (float64, error) {
 	if _, _, err := MarginalTVD(real, synth, bins); err != nil {
 		return 0, err
 	}
-	attrs := real.Schema.Attributes
-	if len(attrs) < 2 {
-		return 0, fmt.Errorf("utility: %d attributes have no pairs", len(attrs))
+	if len(sets) == 0 {
+		return 0, fmt.Errorf("utility: no attribute sets")
 	}
-	sum, pairs := 0.0, 0
-	for a := range attrs {
-		for b := a + 1; b < len(attrs); b++ {
-			hr := pairHistogram(real, a, b, bins)
-			hs := pairHistogram(synth, a, b, bins)
-			tvd := 0.0
-			for k := range hr {
-				tvd += math.Abs(hr[k] - hs[k])
+	sum := 0.0
+	for _, set := range sets {
+		for _, j := range set {
+			if j < 0 || j >= len(real.Schema.Attributes) {
+				return 0, fmt.Errorf("utility: attribute %d of set %v out of range", j, set)
 			}
-			sum += tvd / 2
-			pairs++
 		}
+		hr := setHistogram(real, set, bins)
+		hs := setHistogram(synth, set, bins)
+		tvd := 0.0
+		for k := range hr {
+			tvd += math.Abs(hr[k] - hs[k])
+		}
+		sum += tvd / 2
 	}
-	return sum / float64(pairs), nil
+	return sum / float64(len(sets)), nil
 }
 
 // cell is the bin of value v of attribute a (its category, or one of
@@ -71,15 +89,22 @@ func cell(a data.Attribute, v float64, bins int) (int, int) {
 	return min(max(int(f*float64(bins)), 0), bins-1), bins
 }
 
-func pairHistogram(t *data.Table, a, b, bins int) []float64 {
-	A, B := t.Schema.Attributes[a], t.Schema.Attributes[b]
-	_, na := cell(A, A.Min, bins)
-	_, nb := cell(B, B.Min, bins)
-	h := make([]float64, na*nb)
+func setHistogram(t *data.Table, set []int, bins int) []float64 {
+	sizes := make([]int, len(set))
+	total := 1
+	for i, j := range set {
+		a := t.Schema.Attributes[j]
+		_, sizes[i] = cell(a, a.Min, bins)
+		total *= sizes[i]
+	}
+	h := make([]float64, total)
 	for _, row := range t.Rows {
-		i, _ := cell(A, row[a], bins)
-		j, _ := cell(B, row[b], bins)
-		h[i*nb+j]++
+		idx := 0
+		for i, j := range set {
+			k, _ := cell(t.Schema.Attributes[j], row[j], bins)
+			idx = idx*sizes[i] + k
+		}
+		h[idx]++
 	}
 	for k := range h {
 		h[k] /= float64(t.Len())
