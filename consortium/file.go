@@ -113,7 +113,9 @@ type Limits struct {
 	// PingInterval is how often the coordinator polls members (default 1s).
 	PingInterval Duration `json:"ping_interval,omitempty"`
 	// UnreachableAfter is how long a member may fail to answer before the
-	// coordinator aborts the session (default 5s).
+	// coordinator aborts the session (default 5s); a participant that has
+	// heard nothing from the coordinator for this long plus one
+	// PingInterval aborts its side and releases its budget reservation.
 	UnreachableAfter Duration `json:"unreachable_after,omitempty"`
 }
 

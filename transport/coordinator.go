@@ -200,7 +200,9 @@ func (s *session) drive(ctx context.Context, setup *Setup) error {
 // openAll proposes the session to every participant and waits for all to
 // accept. A refusal fails the session: refusals from other participants
 // that answer within one ping interval are reported with it, but nobody
-// still being retried (a member restarting) holds up the failure.
+// still being retried (a member restarting) holds up the failure. While
+// it waits, the coordinator polls those who accepted, so that they do not
+// take a slow join elsewhere for a dead coordinator.
 func (s *session) openAll(ctx context.Context) error {
 	type answer struct {
 		name string
@@ -221,6 +223,10 @@ func (s *session) openAll(ctx context.Context) error {
 			}
 		}()
 	}
+	tick := time.NewTicker(s.n.limits.PingInterval.Duration)
+	defer tick.Stop()
+	polls := make(chan pollResult, len(s.open.Participants))
+	accepted, inflight := map[string]bool{}, map[string]bool{}
 	var refusals []error
 	var grace <-chan time.Time
 	for waiting := len(s.open.Participants); waiting > 0; {
@@ -228,6 +234,7 @@ func (s *session) openAll(ctx context.Context) error {
 		case a := <-answers:
 			waiting--
 			if a.err == nil {
+				accepted[a.name] = true
 				continue
 			}
 			refusals = append(refusals, a.err)
@@ -236,6 +243,15 @@ func (s *session) openAll(ctx context.Context) error {
 			}
 		case <-grace:
 			return errors.Join(refusals...)
+		case r := <-polls:
+			inflight[r.name] = false
+		case <-tick.C:
+			for name := range accepted {
+				if !inflight[name] {
+					inflight[name] = true
+					go s.poll(name, polls)
+				}
+			}
 		case <-s.finished:
 			return s.failure()
 		case <-ctx.Done():

@@ -45,14 +45,23 @@
 // nothing, when a member reports a failure (TypeAbort or its status), has
 // not answered for UnreachableAfter, has spent longer than the step
 // deadline on one message, or when the session as a whole makes no
-// progress for a step deadline; participants abort when the coordinator
-// goes silent. Every session also has an overall timeout.
+// progress for a step deadline. The coordinator polls a participant from
+// the moment it accepts, even while others are still joining, so a
+// participant that hears nothing from it for UnreachableAfter plus one
+// ping interval takes it for dead (killed, say) and aborts its side.
+// Every session also has an overall timeout.
 //
 // Budgets. A member holding data keeps a budgetstore ledger. Its role
 // charges an in-memory privacy.Accountant holding the session's budget;
 // after every step the node commits the new charges to the ledger in one
 // transaction and only then sends the step's messages, so a crash can lose
-// a release but never a recorded spend.
+// a release but never a recorded spend. Accepting a session reserves its
+// budget in the ledger; when the session ends — done, or aborted because
+// a member or the coordinator failed — the part it did not charge is
+// released and the charges stay spent (they may have reached the
+// coordinator); the ledger keeps each reservation with its state and
+// reason. A member that starts again releases what its previous process
+// left reserved.
 //
 // Methods plug in with Register (see package transport/methods and the
 // Example): a Prepare that builds the coordinator's role and the

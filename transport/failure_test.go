@@ -107,7 +107,10 @@ func TestPermanentFailuresFailAtOnce(t *testing.T) {
 }
 
 // A member that is not listening yet (restarting) is retried until it
-// listens, and the session runs.
+// listens, and the session runs. Meanwhile the coordinator polls spoke-1,
+// which accepted at once: without those polls spoke-1 would take the
+// second of silence (over unreachable_after, 600 ms here) for a dead
+// coordinator and abort.
 func TestRestartingMemberIsRetried(t *testing.T) {
 	n := newTestNetLimits(t, 2, nil, func(l *consortium.Limits) { l.StepTimeout.Duration = 10 * time.Second })
 	addr := n.nodes["spoke-2"].Addr()

@@ -488,9 +488,15 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 	}
 	for _, name := range []string{"owner-1", "owner-2", "owner-3"} {
 		c.stop(name)
-		if b := c.ledger(name); b.Entries != 4 || b.Sessions != 2 || b.Spent.Epsilon != 2 {
+		if b := c.ledger(name); b.Entries != 4 || b.Sessions != 2 || b.Spent.Epsilon != 2 || b.Running != 0 {
 			t.Fatalf("%s's ledger: %+v", name, b)
 		}
+	}
+	// The crash left owner-2's reservation open; the restart released it.
+	rs := c.reservations("owner-2")
+	if len(rs) != 2 || rs[0].State != budgetstore.ReservationAborted || !strings.Contains(rs[0].Reason, "the member stopped while the session ran") ||
+		rs[1].State != budgetstore.ReservationDone {
+		t.Fatalf("owner-2's reservations: %+v", rs)
 	}
 }
 

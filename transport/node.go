@@ -16,7 +16,6 @@ import (
 	"connectrpc.com/connect"
 	"github.com/dppub/dppub/budgetstore"
 	"github.com/dppub/dppub/consortium"
-	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/transport/gen/transportv1"
 	"github.com/dppub/dppub/transport/gen/transportv1/transportv1connect"
 	"google.golang.org/protobuf/proto"
@@ -77,7 +76,6 @@ type Node struct {
 	opening  map[string]bool
 	closed   map[string]*closedSession
 	order    []string // closed session IDs, oldest first
-	reserved map[string]dp.Guarantee
 	clients  map[string]transportv1connect.TransportServiceClient
 	httpc    []*http.Client
 }
@@ -130,11 +128,23 @@ func NewNode(o NodeOptions) (*Node, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if self.Dataset != nil {
+		// Only one process holds the ledger: reservations still open were
+		// left by sessions that ended with the previous process.
+		rs, err := o.Ledger.ReleaseOpen(self.DatasetName(), "the member stopped while the session ran")
+		if err != nil {
+			return nil, fmt.Errorf("transport: %w", err)
+		}
+		for _, r := range rs {
+			logger.Warn("released a budget reservation left by a session that ended with the member's previous process", "member", self.Name,
+				"session", r.Session, "budget", r.Budget.String(), "charged", r.Charged.String(), "released", r.Released.String())
+		}
+	}
 	return &Node{
 		file: o.Consortium, self: self, creds: creds, limits: o.Consortium.Limits, ledger: o.Ledger, opts: o,
 		version: strconv.Itoa(version), log: logger.With("member", self.Name),
 		sessions: map[string]*session{}, opening: map[string]bool{}, closed: map[string]*closedSession{},
-		reserved: map[string]dp.Guarantee{}, clients: map[string]transportv1connect.TransportServiceClient{},
+		clients: map[string]transportv1connect.TransportServiceClient{},
 	}, nil
 }
 
@@ -421,8 +431,7 @@ func (n *Node) deliver(ctx context.Context, to, addr string, env envelope, patie
 	}
 }
 
-// retire moves a finished session to the closed table and releases its
-// budget reservation.
+// retire moves a finished session to the closed table.
 func (n *Node) retire(s *session, c *closedSession) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -430,7 +439,6 @@ func (n *Node) retire(s *session, c *closedSession) {
 		return
 	}
 	delete(n.sessions, s.id)
-	delete(n.reserved, s.id)
 	n.closed[s.id] = c
 	n.order = append(n.order, s.id)
 	for len(n.order) > maxClosed {

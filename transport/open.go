@@ -106,19 +106,21 @@ func (n *Node) accept(peer consortium.Identity, id string, o Open) (*session, er
 	role, err := m.Join(JoinInput{Consortium: n.file, Self: n.self, Session: id, Coordinator: o.Coordinator,
 		Participants: o.Participants, Params: me.Params, Accountant: acct, Source: src, Log: n.log.With("session", id)})
 	if err != nil {
-		n.release(id)
+		n.release(id, tracker, budgetstore.ReservationRefused, err.Error())
 		return nil, refuse("%v", err)
 	}
 	if role.ID() != n.self.Name {
-		n.release(id)
-		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("%s built a role named %q", n.self.Name, role.ID()))
+		err := fmt.Errorf("%s built a role named %q", n.self.Name, role.ID())
+		n.release(id, tracker, budgetstore.ReservationRefused, err.Error())
+		return nil, connect.NewError(connect.CodeInternal, err)
 	}
 	s.role = role
 	return s, nil
 }
 
-// budgetFor checks the session's budget against the member's lifetime
-// budget, counting sessions already running, and reserves it.
+// budgetFor reserves the session's budget in the member's ledger, which
+// checks it against the lifetime budget less what is spent and what the
+// sessions running hold, and that the session ID is new.
 func (n *Node) budgetFor(id string, budget *dp.Guarantee) (*privacy.Accountant, *budgetstore.Tracker, error) {
 	if n.self.Dataset == nil {
 		if budget != nil {
@@ -129,38 +131,30 @@ func (n *Node) budgetFor(id string, budget *dp.Guarantee) (*privacy.Accountant, 
 	if budget == nil {
 		return nil, nil, refuse("%s holds dataset %q but the session gives it no budget", n.self.Name, n.self.DatasetName())
 	}
-	ds := n.self.DatasetName()
-	if seen, err := n.ledger.SessionSeen(ds, id); err != nil || seen {
-		return nil, nil, refuse("session %q already spent budget on %q (or the ledger failed: %v); a session ID never runs twice", id, ds, err)
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	pending := []dp.Guarantee{}
-	for _, g := range n.reserved {
-		pending = append(pending, g)
-	}
-	if err := n.ledger.Fits(ds, append(pending, *budget)...); err != nil {
-		if len(pending) > 0 {
-			return nil, nil, refuse("%v (with %d other sessions running)", err, len(pending))
-		}
-		return nil, nil, refuse("%v", err)
-	}
 	acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: n.self.Name, Budget: *budget})
 	if err != nil {
 		return nil, nil, refuse("%v", err)
 	}
-	tracker, err := n.ledger.Track(ds, id, acct)
+	tracker, err := n.ledger.Reserve(n.self.DatasetName(), id, *budget, acct)
 	if err != nil {
 		return nil, nil, refuse("%v", err)
 	}
-	n.reserved[id] = *budget
 	return acct, tracker, nil
 }
 
-func (n *Node) release(id string) {
-	n.mu.Lock()
-	delete(n.reserved, id)
-	n.mu.Unlock()
+// release ends a session's reservation, if it holds one: what it did not
+// charge goes back to the dataset's budget.
+func (n *Node) release(id string, tracker *budgetstore.Tracker, state, reason string) {
+	if tracker == nil {
+		return
+	}
+	r, err := n.ledger.Release(n.self.DatasetName(), id, state, reason)
+	if err != nil {
+		n.log.Error("could not release a budget reservation", "session", id, "error", err)
+		return
+	}
+	n.log.Info("released the session's budget reservation", "session", id, "state", r.State,
+		"budget", r.Budget.String(), "charged", r.Charged.String(), "released", r.Released.String())
 }
 
 func budgetText(g *dp.Guarantee) string {

@@ -508,7 +508,10 @@ func (s *session) own(err error) error {
 	return err
 }
 
-// close stops the session's goroutines and retires it.
+// close stops the session's goroutines, retires it and releases its
+// budget reservation: the session's context is cancelled first, so that
+// nothing of it is sent afterwards, and the ledger refuses any later
+// charge of a role still computing.
 func (s *session) close() {
 	s.cancel()
 	s.mu.Lock()
@@ -518,12 +521,22 @@ func (s *session) close() {
 	}
 	s.mu.Unlock()
 	s.n.retire(s, c)
+	state := budgetstore.ReservationDone
+	if c.state != stateDone {
+		state = budgetstore.ReservationAborted
+	}
+	s.n.release(s.id, s.tracker, state, c.err)
 }
 
 // watchdog fails a participant's session when the coordinator has gone
-// silent: it polls every ping interval, so silence means it is gone.
+// silent. A live coordinator polls every participant each ping interval,
+// from the moment the participant accepts (even while others are still
+// joining) until the session ends, whatever its own role is doing; so a
+// silence as long as the coordinator allows a participant
+// (unreachable_after, plus one ping interval for the poll in flight)
+// means that it is gone, and the session's reservation is released.
 func (s *session) watchdog() {
-	limit := s.n.limits.StepTimeout.Duration + s.n.limits.UnreachableAfter.Duration
+	limit := s.n.limits.UnreachableAfter.Duration + s.n.limits.PingInterval.Duration
 	t := time.NewTicker(s.n.limits.PingInterval.Duration)
 	defer t.Stop()
 	for {
