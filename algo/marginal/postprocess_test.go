@@ -88,9 +88,9 @@ func TestConsistent(t *testing.T) {
 	p0, _ := noisy[0].Project([]int{1})
 	p1, _ := noisy[1].Project([]int{1})
 	for c := range p0.Counts {
-		// The last NormSub may undo a little agreement; the counts are
-		// in the hundreds, so a gap of 1 is 0.1–0.3%.
-		if d := math.Abs(p0.Counts[c] - p1.Counts[c]); d > 1 || math.Abs(p0.Counts[c]-noisy[2].Counts[c]) > 1 {
+		// Raking leaves them agreeing (to its convergence; the counts
+		// are in the hundreds).
+		if d := math.Abs(p0.Counts[c] - p1.Counts[c]); d > 1e-3 || math.Abs(p0.Counts[c]-noisy[2].Counts[c]) > 1e-3 {
 			t.Errorf("attribute 1 disagrees: %v / %v / %v", p0.Counts, p1.Counts, noisy[2].Counts)
 			break
 		}
@@ -98,5 +98,55 @@ func TestConsistent(t *testing.T) {
 	dup := []*Noisy{noisy[2], {Marginal: noisy[2].Clone(), Variance: 1}}
 	if err := Consistent(dup, ConsistencyOptions{Total: n}); err == nil {
 		t.Error("duplicate attribute sets: no error")
+	}
+}
+
+// A shared set's estimate is made once, from the noisy measurements: a
+// one-way marginal shared with a large sparse table comes out as the
+// inverse-variance mean of its noisy measurement and the table's noisy
+// projection, made non-negative, and the table ends up agreeing with it.
+// (Re-estimating it each round from the NormSub'ed table, as PrivSyn
+// does, lets the table's clipping bias in: NormSub moves mass from the
+// rows spread thin over many small cells to the row of two large ones,
+// and the one-way came out as about 3017 / 1965 / 1018 against the
+// table's 3197 / 1874 / 928, the truth being 3000 / 2000 / 1000.)
+func TestConsistentKeepsMeasuredEstimate(t *testing.T) {
+	src := randx.NewSeeded(9)
+	const n = 6000.0
+	// Attribute 0 has 3 values: value 0 holds 3000 records in 2 cells of
+	// attribute 1 (200 values), value 1 holds 2000 spread over 100 cells,
+	// value 2 holds 1000 spread over all 200.
+	table := &Marginal{Attrs: []int{0, 1}, Sizes: []int{3, 200}, Counts: make([]float64, 600)}
+	table.Counts[0], table.Counts[1] = 1500, 1500
+	for c := range 100 {
+		table.Counts[200+c] = 20
+	}
+	for c := range 200 {
+		table.Counts[400+c] = 5
+	}
+	one := &Marginal{Attrs: []int{0}, Sizes: []int{3}, Counts: []float64{3000, 2000, 1000}}
+	const v2, v1 = 100.0, 400.0
+	for c := range table.Counts {
+		table.Counts[c] += math.Sqrt(v2) * src.NormFloat64()
+	}
+	for c := range one.Counts {
+		one.Counts[c] += math.Sqrt(v1) * src.NormFloat64()
+	}
+	proj, _ := table.Project([]int{0})
+	w1, w2 := 1/v1, 1/(v2*200)
+	want := make([]float64, 3)
+	for c := range want {
+		want[c] = (w1*one.Counts[c] + w2*proj.Counts[c]) / (w1 + w2)
+	}
+	NormSub(want, n)
+	ms := []*Noisy{{Marginal: one, Variance: v1}, {Marginal: table, Variance: v2}}
+	if err := Consistent(ms, ConsistencyOptions{Total: n}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := ms[1].Project([]int{0})
+	for c := range want {
+		if math.Abs(ms[0].Counts[c]-want[c]) > 1e-6 || math.Abs(got.Counts[c]-want[c]) > 1e-6 {
+			t.Fatalf("one-way %v and the table's projection %v, want both %v", ms[0].Counts, got.Counts, want)
+		}
 	}
 }
