@@ -23,20 +23,12 @@ type Engine func(ctx context.Context, m marginal.Measurer) error
 // that Close (wrap them with Stay). Like every role it does no I/O; its
 // Start and Handle block while the engine computes between measurements.
 type Driver struct {
-	s       Session
-	ctx     context.Context
-	cancel  context.CancelFunc
-	asks    chan *Request
-	answers chan answer
-	ended   chan error
-	engine  Engine
-	cur     *coordinator
-	done    bool
-}
-
-type answer struct {
-	values []float64
-	err    error
+	s      Session
+	ctx    context.Context
+	engine Engine
+	x      *protocol.Exchange[*Request, []float64]
+	cur    *coordinator
+	done   bool
 }
 
 var _ protocol.Role = (*Driver)(nil)
@@ -51,25 +43,7 @@ func NewDriver(ctx context.Context, s Session, engine Engine) (*Driver, error) {
 	if engine == nil {
 		return nil, fmt.Errorf("pdpmvds: a driver needs an engine")
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	return &Driver{s: s, ctx: ctx, cancel: cancel, engine: engine,
-		asks: make(chan *Request), answers: make(chan answer), ended: make(chan error, 1)}, nil
-}
-
-// ask hands a request to the protocol and waits for its released values;
-// it runs in the engine's goroutine.
-func (d *Driver) ask(ctx context.Context, q *Request) ([]float64, error) {
-	select {
-	case d.asks <- q:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	select {
-	case a := <-d.answers:
-		return a.values, a.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return &Driver{s: s, ctx: ctx, engine: engine}, nil
 }
 
 // ID is the coordinator's protocol name.
@@ -79,23 +53,18 @@ func (d *Driver) ID() string { return CoordinatorID }
 func (d *Driver) Done() bool { return d.done }
 
 // Stop ends the engine (for a session that failed); idempotent.
-func (d *Driver) Stop() { d.cancel() }
+func (d *Driver) Stop() {
+	if d.x != nil {
+		d.x.Stop()
+	}
+}
 
 // Start runs the engine to its first measurement and sends it.
 func (d *Driver) Start() ([]protocol.Envelope, error) {
-	m := &Measurer{s: d.s, remote: d.ask}
-	go func() { d.ended <- d.engine(d.ctx, m) }()
+	d.x = protocol.StartExchange(d.ctx, func(ctx context.Context, ask func(context.Context, *Request) ([]float64, error)) error {
+		return d.engine(ctx, &Measurer{s: d.s, remote: ask})
+	})
 	return d.next()
-}
-
-// reply hands the engine the outcome of its request.
-func (d *Driver) reply(a answer) error {
-	select {
-	case d.answers <- a:
-		return nil
-	case <-d.ctx.Done():
-		return fmt.Errorf("pdpmvds: coordinator: %w", d.ctx.Err())
-	}
 }
 
 // Handle passes a reply to the current request; once the request is
@@ -113,8 +82,8 @@ func (d *Driver) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	if !d.cur.done {
 		return out, nil
 	}
-	if err := d.reply(answer{values: d.cur.result}); err != nil {
-		return nil, err
+	if err := d.x.Answer(d.cur.result, nil); err != nil {
+		return nil, fmt.Errorf("pdpmvds: coordinator: %w", err)
 	}
 	d.cur = nil
 	more, err := d.next()
@@ -123,26 +92,24 @@ func (d *Driver) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 
 // next waits for the engine's next measurement, or its end.
 func (d *Driver) next() ([]protocol.Envelope, error) {
-	select {
-	case q := <-d.asks:
-		c, err := newCoordinator(d.s, q)
-		if err != nil {
-			if err := d.reply(answer{err: err}); err != nil {
-				return nil, err
-			}
-			return d.next()
-		}
-		d.cur = c
-		return c.Start()
-	case <-d.ctx.Done():
-		return nil, fmt.Errorf("pdpmvds: coordinator: %w", d.ctx.Err())
-	case err := <-d.ended:
-		d.cancel()
+	for {
+		q, more, err := d.x.Next()
 		if err != nil {
 			return nil, fmt.Errorf("pdpmvds: coordinator: %w", err)
 		}
-		d.done = true
-		return d.closeAll()
+		if !more {
+			d.done = true
+			return d.closeAll()
+		}
+		c, err := newCoordinator(d.s, q)
+		if err != nil {
+			if err := d.x.Answer(nil, err); err != nil {
+				return nil, fmt.Errorf("pdpmvds: coordinator: %w", err)
+			}
+			continue
+		}
+		d.cur = c
+		return c.Start()
 	}
 }
 
