@@ -108,6 +108,9 @@ func (h *rowsHarness) run(side Side, src *randx.Source, rewrite shareRewrite) (*
 		lo.Data[name] = h.tables[side][k]
 	}
 	st := &rowsynth.Settings{Rho: h.rho, Noise: h.mode}
+	// BuildLocal opens the session as a coordinator does; the owners' roles
+	// it builds are left unused and built again by Join, from streams the
+	// audit chooses.
 	b, err := method.BuildLocal(rowsynth.Spec, st, lo)
 	if err != nil {
 		return nil, err
