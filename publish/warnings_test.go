@@ -67,38 +67,25 @@ func TestMarginalNoiseWarning(t *testing.T) {
 	}
 }
 
-// DPPCA-SVM on WDBC (569 rows, d = 30) at ε = 1: the noise on XᵀX/n has
-// a largest eigenvalue near 1.7, above the 1 the data can carry, so the
-// report must warn; at ε = 4 it is near 0.42, and on the whole of Adult
-// at ε = 1 near 0.14. At ε = 0.1 the classifier does no better than the
-// majority class on its own training rows, which the owner's terminal
-// must say.
-func TestDPPCANoiseAndClassifierWarnings(t *testing.T) {
+// DPPCA-SVM on WDBC at ε = 0.1 does no better than the majority class
+// on its own training rows, which the owner's terminal must say; at ε = 4
+// it does better. (The published report's warning that the components
+// are mostly noise is dppca.NoiseWarning, tested in algo/dppca and
+// method/dppcasvm.)
+func TestClassifierWarning(t *testing.T) {
+	tab := firstRows(t, "wdbc", 0)
 	for _, c := range []struct {
-		name, dataset, label string
-		eps                  float64
-		noise, classifier    bool
+		name string
+		eps  float64
+		warn bool
 	}{
-		{"wdbc at eps 1", "wdbc", "diagnosis", 1, true, false},
-		{"wdbc at eps 0.1", "wdbc", "diagnosis", 0.1, true, true},
-		{"wdbc at eps 4", "wdbc", "diagnosis", 4, false, false},
-		{"adult at eps 1", "adult", "income", 1, false, false},
+		{"wdbc at eps 0.1", 0.1, true},
+		{"wdbc at eps 4", 4, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.dataset == "adult" && testing.Short() {
-				t.Skip("trains on the whole of Adult; skipped with -short")
-			}
-			tab := firstRows(t, c.dataset, 0)
-			res, err := DPPCASVM(DPPCASVMOptions{Method: dppca.DPPCASVM, Table: tab, Label: c.label, Epsilon: c.eps, Source: randx.NewSeeded(1)})
+			res, err := DPPCASVM(DPPCASVMOptions{Method: dppca.DPPCASVM, Table: tab, Label: "diagnosis", Epsilon: c.eps, Source: randx.NewSeeded(1)})
 			if err != nil {
 				t.Fatal(err)
-			}
-			w := DPPCANoiseWarning(res.Fit, len(res.Model.Preprocess.Columns))
-			if got := w != ""; got != c.noise {
-				t.Fatalf("noise warning %v, want %v: %q", got, c.noise, w)
-			}
-			if c.noise && (!strings.Contains(w, "mostly noise") || !strings.Contains(w, "ag-svm")) {
-				t.Errorf("the warning does not say what would do better: %q", w)
 			}
 			pred, err := res.Model.Apply(tab)
 			if err != nil {
@@ -108,14 +95,15 @@ func TestDPPCANoiseAndClassifierWarnings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cw := ClassifierWarning(learn.Accuracy(pred, truth), majorityRate(truth))
-			if c.classifier && !strings.Contains(cw, "no better than always predicting the most common class") {
-				t.Errorf("accuracy %.3f, majority %.3f: classifier warning %q", learn.Accuracy(pred, truth), majorityRate(truth), cw)
+			acc, maj := learn.Accuracy(pred, truth), majorityRate(truth)
+			cw := ClassifierWarning(acc, maj)
+			if got := cw != ""; got != c.warn {
+				t.Fatalf("accuracy %.3f, majority %.3f: warns %v, want %v: %q", acc, maj, got, c.warn, cw)
+			}
+			if c.warn && !strings.Contains(cw, "no better than always predicting the most common class") {
+				t.Errorf("classifier warning %q", cw)
 			}
 		})
-	}
-	if w := DPPCANoiseWarning(&dppca.Result{}, 30); w != "" {
-		t.Errorf("pca-dpsvm (no noise on A) warned: %q", w)
 	}
 	if ClassifierWarning(0.9, 0.6) != "" || ClassifierWarning(0.6, 0.6) == "" {
 		t.Error("ClassifierWarning's threshold")

@@ -271,7 +271,8 @@ func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outco
 	if err != nil {
 		return nil, err
 	}
-	report, err := s.report(owner, l, acct, fit)
+	_, d := X.Dims()
+	report, err := s.report(owner, l, acct, fit, d)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +388,9 @@ func (s *Settings) lossName() string {
 	return learn.SquaredHinge.String()
 }
 
-func (s *Settings) report(owner string, l method.Local, acct *privacy.Accountant, fit *dppca.Result) (*privacy.Report, error) {
+// report is the privacy report of a run on d encoded columns; the model
+// embeds it, so every warning is in it before the model is built.
+func (s *Settings) report(owner string, l method.Local, acct *privacy.Accountant, fit *dppca.Result, d int) (*privacy.Report, error) {
 	n := l.Table.Len()
 	ro := privacy.ReportOptions{
 		Method: string(s.method), Calibration: string(s.Calibration), Randomness: l.Source.Describe(),
@@ -409,6 +412,10 @@ func (s *Settings) report(owner string, l method.Local, acct *privacy.Accountant
 	ro.Covered = append(ro.Covered, covered...)
 	ro.NotCovered = append(ro.NotCovered, notCovered...)
 	ro.Warnings = append(ro.Warnings, warnings...)
+	// From the public noise plan and d alone, so it may be published.
+	if w := dppca.NoiseWarning(fit, d); w != "" {
+		ro.Warnings = append(ro.Warnings, w)
+	}
 	return privacy.NewReport(ro)
 }
 

@@ -92,3 +92,41 @@ func TestRunPublishesTheModel(t *testing.T) {
 		t.Fatalf("no label: %v", err)
 	}
 }
+
+// When the noise on A drowns it (WDBC, d = 30, at ε = 1: its largest
+// eigenvalue near 1.7) the published report says so, in the report the
+// model embeds as well as in the one written beside it; at ε = 4 (near
+// 0.42) it does not.
+func TestReportWarnsWhenComponentsAreNoise(t *testing.T) {
+	tab, err := datasets.Load("wdbc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		eps  float64
+		warn bool
+	}{
+		{"eps 1", 1, true},
+		{"eps 4", 4, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := New(dppca.DPPCASVM)
+			st.Epsilon, st.Label = c.eps, "diagnosis"
+			out, err := method.RunCentral(context.Background(), DPPCASVM, st, method.Local{Table: tab, Source: randx.NewSeeded(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := model.Read(bytes.NewReader(out.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for where, warnings := range map[string][]string{"report": out.Report.Warnings, "model's report": m.Privacy.Warnings} {
+				got := strings.Contains(strings.Join(warnings, "\n"), "principal components are mostly noise")
+				if got != c.warn {
+					t.Errorf("%s warns %v, want %v: %q", where, got, c.warn, warnings)
+				}
+			}
+		})
+	}
+}
