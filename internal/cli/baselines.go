@@ -168,10 +168,6 @@ Example:
 		},
 	}
 	f.register(cmd.Flags(), &st)
-	// method/dpsubn3 gives Frontier no help tag yet.
-	if fl := cmd.Flags().Lookup("frontier"); fl != nil {
-		fl.Usage = "allow each attribute only the N attributes most correlated with it in the prior as parents (0: all)"
-	}
 	return cmd
 }
 

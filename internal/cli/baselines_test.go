@@ -72,7 +72,7 @@ func TestPublishBaselinesBadUsage(t *testing.T) {
 }
 
 // PrivBayes' and DP-SUBN3's settings are checked by the method and named
-// by their flags.
+// by their flags: a mistake in one is a usage error, not a failed run.
 func TestPublishBaselinesNameTheFlag(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
@@ -83,14 +83,20 @@ func TestPublishBaselinesNameTheFlag(t *testing.T) {
 		{[]string{"privbayes", "--beta", "1"}, "--beta must be in (0, 1), got 1"},
 		{[]string{"dp-subn3", "--score", "f"}, `--score must be r or mi, got "f"`},
 		{[]string{"dp-subn3", "--epsilon", "0"}, "--epsilon must be positive and finite, got 0"},
+		{[]string{"dp-subn3", "--frontier", "-1"}, "--frontier must not be negative, got -1"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			args := append([]string{"publish"}, c.args...)
 			code, _, stderr := run(t, append(args, "--dataset", "nltcs", "--out", filepath.Join(dir, "x.csv"))...)
-			if code == 0 || !strings.Contains(stderr, c.want) {
-				t.Fatalf("exit %d, stderr %q, want %q", code, stderr, c.want)
+			if code == 0 || !strings.Contains(stderr, c.want) || !strings.HasSuffix(strings.TrimSpace(stderr), "(see --help)") {
+				t.Fatalf("exit %d, stderr %q, want the usage error %q … (see --help)", code, stderr, c.want)
 			}
 		})
+	}
+	// The settings' help tags are the flags' help.
+	_, help, _ := run(t, "publish", "dp-subn3", "--help")
+	if !strings.Contains(help, "most correlated with it in the prior as parents") {
+		t.Errorf("--frontier has no help of its own:\n%s", help)
 	}
 }

@@ -30,13 +30,14 @@ type Settings struct {
 	bn.Settings
 	// Frontier is the number of prior-correlated attributes allowed as
 	// each attribute's parents (0: all).
-	Frontier int `json:"frontier,omitempty"`
+	Frontier int `json:"frontier,omitempty" help:"allow each attribute only the N attributes most correlated with it in the prior as parents (0: all)"`
 }
 
-// Validate checks the settings.
+// Validate checks the settings, naming each field by its key (a command
+// line reports a mistake under its flag, as a usage error).
 func (s *Settings) Validate() error {
 	if s.Frontier < 0 {
-		return fmt.Errorf("frontier must not be negative, got %d", s.Frontier)
+		return method.Fieldf("frontier", "must not be negative, got %d", s.Frontier)
 	}
 	return s.Settings.Validate()
 }
