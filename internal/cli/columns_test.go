@@ -8,16 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/model"
 	"github.com/spf13/cobra"
 )
 
-// skipColumnsPending are the commands that read a CSV but do not have
-// --skip-columns yet: their files are being rewritten (see the report of
-// issue 18); predict ignores every column its model does not read.
-var skipColumnsPending = []string{
-	"dppub synthesize", "dppub publish dppca-svm", "dppub publish pca-dpsvm", "dppub publish ag-svm",
-	"dppub publish mod-sulq-svm", "dppub predict",
-}
+// skipColumnsPending are the commands that read a CSV without
+// --skip-columns: predict ignores every column its model does not read.
+var skipColumnsPending = []string{"dppub predict"}
 
 // Every command that reads a CSV names the columns to leave out with the
 // one flag --skip-columns.
@@ -31,7 +28,7 @@ func TestSkipColumnsEverywhere(t *testing.T) {
 			switch {
 			case fs.Lookup(skipColumnsFlag) != nil:
 				with = append(with, c.CommandPath())
-			case !slices.Contains(skipColumnsPending, c.CommandPath()) && !isGeneric(c):
+			case !slices.Contains(skipColumnsPending, c.CommandPath()):
 				missing = append(missing, c.CommandPath())
 			}
 			if f := fs.Lookup("ignore"); f != nil && f.Annotations[deprecatedKey] == nil && !slices.Contains(skipColumnsPending, c.CommandPath()) {
@@ -49,12 +46,6 @@ func TestSkipColumnsEverywhere(t *testing.T) {
 	if len(with) < 10 {
 		t.Errorf("only %v have --%s", with, skipColumnsFlag)
 	}
-}
-
-// isGeneric says c is the generic command of a registered method (its
-// flags are the method's settings; generic.go is being rewritten).
-func isGeneric(c *cobra.Command) bool {
-	return c.Parent() != nil && c.Parent().Name() == "publish" && strings.HasPrefix(c.Long, c.Short+"\n\nRuns the method's session in one process")
 }
 
 // The files carry an ID column and a free-text note the schema does not
@@ -93,6 +84,12 @@ func TestSkipColumnsReadsExtraColumns(t *testing.T) {
 		{"ppca-dp-mh dropping a declared column", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", schema, "--skip-columns", "pid,note,region", "--out", p("ppca2.csv")}, p("ppca2.csv"), []string{"age", "smoker"}},
 		{"lda-dp", append([]string{"publish", "lda-dp", "--input", in, "--schema", schema, "--label", "smoker", "--out", p("lda.csv")}, skip...), "", nil},
 		{"privbayes", append([]string{"publish", "privbayes", "--input", in, "--schema", schema, "--out", p("pb.csv")}, skip...), p("pb.csv"), []string{"age", "smoker", "region"}},
+		{"synthesize", append([]string{"synthesize", "--input", in, "--schema", schema, "--out", p("syn.csv")}, skip...), p("syn.csv"), []string{"age", "smoker", "region"}},
+		{"synthesize dropping a declared column", []string{"synthesize", "--input", in, "--schema", schema, "--skip-columns", "pid,note,age", "--out", p("syn2.csv")}, p("syn2.csv"), []string{"smoker", "region"}},
+		{"synthesize on a dataset", []string{"synthesize", "--dataset", "nltcs", "--skip-columns", "money,outside", "--out", p("syn3.csv")}, p("syn3.csv"), nil},
+		{"dppca-svm", append([]string{"publish", "dppca-svm", "--input", in, "--schema", schema, "--label", "smoker", "--out", p("m.json")}, skip...), "", nil},
+		{"ag-svm on a dataset", []string{"publish", "ag-svm", "--dataset", "wdbc", "--skip-columns", "radius_mean", "--out", p("ag.json")}, "", nil},
+		{"generic session command", append([]string{"publish", "synthesize-rows", "--input", in, "--input", in, "--schema", schema, "--rho", "1", "--out", p("rows.csv")}, skip...), p("rows.csv"), []string{"age", "smoker", "region"}},
 		{"dp-subn3 on a dataset", []string{"publish", "dp-subn3", "--dataset", "nltcs", "--owners", "2", "--skip-columns", "money,outside", "--out", p("subn3.csv")}, p("subn3.csv"), nil},
 		{"compare", append([]string{"compare", in, in, "--schema", schema, "--out", p("q.html")}, skip...), "", nil},
 		{"check", append([]string{"check", "--real", in, "--holdout", in, "--synthetic", in, "--schema", schema, "--max-advantage", "0.99"}, skip...), "", nil},
@@ -138,5 +135,44 @@ func TestSkipColumnsReadsExtraColumns(t *testing.T) {
 	}
 	if len(draft.Attributes) != 3 {
 		t.Errorf("the drafted schema has %d attributes, want age, smoker, region", len(draft.Attributes))
+	}
+	// The models read only the columns left in.
+	for path, left := range map[string]string{p("m.json"): "pid", p("ag.json"): "radius_mean"} {
+		m, err := model.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range m.Schema.Attributes {
+			if a.Name == left || a.Name == "note" {
+				t.Errorf("%s reads the skipped column %q", filepath.Base(path), a.Name)
+			}
+		}
+	}
+}
+
+// The DPPCA commands' old --ignore still works, with its notice on
+// stderr (not in the model on stdout under --out -).
+func TestDPPCAIgnoreIsDeprecated(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeFile(t, dir, "s.json", schemaJSON)
+	lines := strings.Split(strings.TrimSpace(csvRows(120)), "\n")
+	lines[0] += ",note"
+	for i := 1; i < len(lines); i++ {
+		lines[i] += ",x"
+	}
+	in := writeFile(t, dir, "in.csv", strings.Join(lines, "\n")+"\n")
+	code, stdout, stderr := run(t, "publish", "dppca-svm", "--input", in, "--schema", schema, "--label", "smoker",
+		"--ignore", "note", "--seed", "1", "--out", "-", "--report", filepath.Join(dir, "r.json"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "Flag --ignore has been deprecated, use --skip-columns") {
+		t.Errorf("no deprecation notice on stderr: %q", stderr)
+	}
+	if _, err := model.Read(strings.NewReader(stdout)); err != nil {
+		t.Errorf("stdout is not the model alone (%v): %.200q", err, stdout)
+	}
+	if _, help, _ := run(t, "publish", "dppca-svm", "--help"); strings.Contains(help, "--ignore") {
+		t.Errorf("--help lists the deprecated --ignore")
 	}
 }

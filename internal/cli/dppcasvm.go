@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/dppub/dppub/algo/dppca"
@@ -15,7 +16,9 @@ import (
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm"
+	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
@@ -28,15 +31,25 @@ func init() {
 // tableFlags choose one owner's table: a built-in dataset or one CSV file.
 type tableFlags struct {
 	dataset, input, schema string
-	ignore                 []string
+	skip                   []string
+	// ignore is the old name of --skip-columns on the DPPCA commands
+	// (registerIgnore), kept for old scripts.
+	ignore []string
 }
 
 func (t *tableFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&t.dataset, "dataset", "", "built-in dataset (see `dppub datasets`)")
-	fs.StringVar(&t.input, "input", "", "CSV/TSV file (gzip allowed) with a header row")
+	fs.StringVar(&t.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, or - for standard input")
 	fs.StringVar(&t.schema, "schema", "", "schema JSON for --input (column kinds and public bounds)")
+	registerSkipColumns(fs, &t.skip)
+}
+
+// registerIgnore adds --ignore, the DPPCA commands' old name of
+// --skip-columns: deprecated, its notice on stderr (deprecationsToStderr).
+func (t *tableFlags) registerIgnore(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&t.ignore, "ignore", nil, "header columns of --input to skip (comma-separated)")
+	_ = fs.MarkDeprecated("ignore", "use --skip-columns, the name every command that reads a CSV uses")
 }
 
 // check validates the flags without reading any data.
@@ -59,14 +72,19 @@ func (t *tableFlags) load() (*data.Table, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
+	skip := append(slices.Clone(t.skip), t.ignore...)
 	if t.dataset != "" {
-		return datasets.Load(t.dataset)
+		tab, err := datasets.Load(t.dataset)
+		if err != nil {
+			return nil, err
+		}
+		return dropColumns(tab, skip)
 	}
 	s, err := data.LoadSchema(t.schema)
 	if err != nil {
 		return nil, err
 	}
-	tab, _, err := data.ReadFile(t.input, s, data.ReadOptions{Header: true, IgnoreColumns: t.ignore})
+	tab, _, err := readTable(t.input, s, skip)
 	return tab, err
 }
 
@@ -141,6 +159,7 @@ Examples:
 		},
 	}
 	f.table.register(cmd)
+	f.table.registerIgnore(cmd.Flags())
 	f.src.register(cmd.Flags())
 	fs := cmd.Flags()
 	bindSettings(fs, f.settings)
@@ -180,8 +199,8 @@ func runPublishDPPCA(cmd *cobra.Command, spec method.Spec, f *dppcaFlags) error 
 	}
 	w := cmd.OutOrStdout()
 	printReport(cmd, w, out.Report)
-	fmt.Fprintf(w, "\nWrote the model to %s and the report to %s\n", f.out, f.report)
-	return printDPPCAUtility(w, table, res)
+	fmt.Fprintf(w, "\nWrote the model to %s and the report to %s\n", displayPath(f.out, stdoutName), f.report)
+	return printDPPCAUtility(cmd, table, res)
 }
 
 func nilIfEmpty(s []string) []string {
@@ -191,7 +210,11 @@ func nilIfEmpty(s []string) []string {
 	return s
 }
 
-func printDPPCAUtility(w io.Writer, train *data.Table, res *dppcasvm.Result) error {
+// printDPPCAUtility prints the model's utility on the owner's own rows,
+// and warns on stderr (shown under --quiet too) when the classifier does
+// no better than the majority class: computed from the private rows, it
+// never goes into the published report.
+func printDPPCAUtility(cmd *cobra.Command, train *data.Table, res *dppcasvm.Result) error {
 	pred, err := res.Model.Apply(train)
 	if err != nil {
 		return err
@@ -201,16 +224,37 @@ func printDPPCAUtility(w io.Writer, train *data.Table, res *dppcasvm.Result) err
 		return err
 	}
 	fit := res.Fit
+	acc := learn.Accuracy(pred, truth)
+	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
 	fmt.Fprintf(w, "  model: k = %d components of d = %d encoded columns, %d class(es) → %d binary model(s)\n",
 		fit.Components.K, len(res.Model.Preprocess.Columns), len(res.Model.Classes), fit.BinaryModels)
-	fmt.Fprintf(w, "  training accuracy: %.4f on %d records\n", learn.Accuracy(pred, truth), train.Len())
+	fmt.Fprintf(w, "  training accuracy: %.4f on %d records\n", acc, train.Len())
+	noteQuality(cmd, "training_accuracy", acc)
 	fmt.Fprintf(w, "  time: %v (second moment %v, eigen %v, projection %v, SVM %v)\n", res.Elapsed.Round(1e6),
 		fit.Timing.Moment.Round(1e5), fit.Timing.Eigen.Round(1e5), fit.Timing.Project.Round(1e5), fit.Timing.SVM.Round(1e5))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
+	if msg := publish.ClassifierWarning(acc, majorityShare(truth)); msg != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", msg)
+	}
 	return nil
+}
+
+// majorityShare is the share of the most common class in y: the accuracy
+// of always predicting it.
+func majorityShare(y []int) float64 {
+	if len(y) == 0 {
+		return 0
+	}
+	counts := map[int]int{}
+	best := 0
+	for _, v := range y {
+		counts[v]++
+		best = max(best, counts[v])
+	}
+	return float64(best) / float64(len(y))
 }
 
 type dppcaEvalFlags struct {

@@ -163,3 +163,57 @@ func TestPublishDPPCAFlagsPerMethod(t *testing.T) {
 		})
 	}
 }
+
+// WDBC at ε = 0.1: the components are mostly noise, which the published
+// report says (in the model and on the terminal), and the classifier
+// does no better than the majority class on the owner's rows, which only
+// the terminal says (on stderr, so --quiet keeps it); at ε = 4 neither.
+func TestPublishDPPCAWarnings(t *testing.T) {
+	dir := t.TempDir()
+	const noise, classifier = "principal components are mostly noise", "warning: the classifier does no better than always predicting the most common class"
+	for _, c := range []struct {
+		name  string
+		eps   string
+		quiet bool
+		warn  bool
+	}{
+		{"eps 0.1", "0.1", false, true},
+		{"eps 0.1 quiet", "0.1", true, true},
+		{"eps 4", "4", false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, c.name+".json")
+			args := []string{"publish", "dppca-svm", "--dataset", "wdbc", "--epsilon", c.eps, "--seed", "1", "--out", out}
+			if c.quiet {
+				args = append(args, "--quiet")
+			}
+			code, stdout, stderr := run(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := strings.Contains(stderr, classifier); got != c.warn {
+				t.Errorf("classifier warning on stderr %v, want %v:\n%s", got, c.warn, stderr)
+			}
+			if !c.quiet {
+				if got := strings.Contains(stdout, noise); got != c.warn {
+					t.Errorf("noise warning in the summary %v, want %v:\n%s", got, c.warn, stdout)
+				}
+			}
+			m, err := model.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := os.ReadFile(out + ".privacy.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			inModel, beside := strings.Contains(strings.Join(m.Privacy.Warnings, "\n"), noise), strings.Contains(string(body), noise)
+			if inModel != c.warn || beside != c.warn {
+				t.Errorf("noise warning in the model's report %v and beside it %v, want %v", inModel, beside, c.warn)
+			}
+			if strings.Contains(string(body), "most common class") {
+				t.Error("the published report holds the classifier warning, computed from the private rows")
+			}
+		})
+	}
+}

@@ -39,8 +39,9 @@ split among --owners of them, or give one --input per owner.`,
 	fs := cmd.Flags()
 	bindSettings(fs, st)
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among the owners")
-	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, one per owner (repeat)")
+	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, or - for standard input, one per owner (repeat)")
 	fs.StringArrayVar(&f.schemas, "schema", nil, "schema JSON of the --input files (one for all, or one per file for parties of columns)")
+	registerSkipColumns(fs, &f.skip)
 	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among")
 	f.src.register(fs)
 	f.outputFlags.register(fs, "output file")
@@ -64,6 +65,7 @@ type genericFlags struct {
 	dataset string
 	inputs  []string
 	schemas []string
+	skip    []string
 	owners  int
 	src     sourceFlags
 	outputFlags
@@ -122,6 +124,9 @@ func (f *genericFlags) tables(s method.Spec, src *randx.Source) ([]*data.Table, 
 		if err != nil {
 			return nil, err
 		}
+		if t, err = dropColumns(t, f.skip); err != nil {
+			return nil, err
+		}
 		if s.Split == method.Columns {
 			return publish.VerticalSplit(t, f.owners)
 		}
@@ -136,7 +141,10 @@ func (f *genericFlags) tables(s method.Spec, src *randx.Source) ([]*data.Table, 
 		if err != nil {
 			return nil, err
 		}
-		t, _, err := data.ReadFile(path, sc, data.ReadOptions{Header: true})
+		// A column named in --skip-columns that one party's file lacks
+		// is an error there (data.ReadOptions.SkipColumns): with parties
+		// of columns, name only columns every file has.
+		t, _, err := readTable(path, sc, f.skip)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/model"
 )
 
 // withStdin makes content the process's standard input until the test
@@ -62,9 +63,10 @@ func TestStdinAndStdout(t *testing.T) {
 		{"privbayes", []string{"publish", "privbayes", "--input", "-", "--schema", schema, "--out", "-", "--report", p("pb.json")}, p("pb.json"), nil, true, "Privacy report"},
 		{"lda-dp", []string{"publish", "lda-dp", "--input", "-", "--schema", schema, "--label", "smoker", "--out", "-", "--report", p("lda.json"), "--model", p("lda.model.json")},
 			p("lda.json"), []string{p("lda.model.json")}, false, "labelled projections (d = 1) to standard output"},
-		{"synthesize", []string{"synthesize", "--input", p("in.csv"), "--schema", schema, "--out", "-", "--report", p("syn.json")}, p("syn.json"), nil, true, "Utility"},
+		{"synthesize", []string{"synthesize", "--input", "-", "--schema", schema, "--out", "-", "--report", p("syn.json")}, p("syn.json"), nil, true, "Utility"},
+		{"dppca-svm", []string{"publish", "dppca-svm", "--input", "-", "--schema", schema, "--label", "smoker", "--out", "-", "--report", p("svm.json")},
+			p("svm.json"), nil, false, "Wrote the model to standard output and the report to " + p("svm.json")},
 	}
-	writeFile(t, dir, "in.csv", rows)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			withStdin(t, rows)
@@ -79,6 +81,10 @@ func TestStdinAndStdout(t *testing.T) {
 				t.Errorf("the summary went to stdout:\n%s", stdout)
 			}
 			switch {
+			case c.name == "dppca-svm":
+				if _, err := model.Read(strings.NewReader(stdout)); err != nil {
+					t.Fatalf("stdout is not the model (%v): %.200q", err, stdout)
+				}
 			case c.name == "lda-dp":
 				recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 				if err != nil || len(recs) < 100 || strings.Join(recs[0], ",") != "z1,smoker" { // as many as the DP class counts

@@ -29,6 +29,7 @@ func init() {
 // settings struct.
 type synthFlags struct {
 	dataset, input, schema string
+	skip                   []string
 	settings               synthesize.Settings
 	src                    sourceFlags
 	outputFlags
@@ -72,8 +73,9 @@ Examples:
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (adult, big5, ...; see `dppub datasets`)")
-	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row")
+	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, or - for standard input")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON for --input (column kinds and public bounds)")
+	registerSkipColumns(fs, &f.skip)
 	bindSettings(fs, &f.settings)
 	f.src.register(fs)
 	f.outputFlags.register(fs, "synthetic CSV")
@@ -115,7 +117,11 @@ func (f *synthFlags) load() (*data.Table, error) {
 	case f.dataset != "" && f.input != "":
 		return nil, usagef("give --dataset or --input, not both")
 	case f.dataset != "":
-		return datasets.Load(f.dataset)
+		t, err := datasets.Load(f.dataset)
+		if err != nil {
+			return nil, err
+		}
+		return dropColumns(t, f.skip)
 	case f.input == "":
 		return nil, usagef("no data: give --dataset NAME or --input FILE --schema FILE")
 	case f.schema == "":
@@ -125,7 +131,7 @@ func (f *synthFlags) load() (*data.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := data.ReadFile(f.input, s, data.ReadOptions{Header: true})
+	t, _, err := readTable(f.input, s, f.skip)
 	return t, err
 }
 
