@@ -13,12 +13,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// genericPublishCmd is `dppub publish NAME` for a registered session
-// method that has no command of its own: its settings become flags
-// (bindSettings), its owners' data come from --dataset or --input files
-// laid out by the method's split, and its outcome is written as `dppub
-// run` writes it. A new method needs nothing more in the CLI.
+// genericPublishCmd is `dppub publish NAME` for a registered method that
+// has no command of its own: its settings become flags (bindSettings),
+// its owners' data come from --dataset or --input files laid out by the
+// method's split (one table for a central method), and its outcome is
+// written as `dppub run` writes it. A new method needs nothing more in
+// the CLI.
 func genericPublishCmd(s method.Spec) *cobra.Command {
+	if !s.Multiparty() {
+		return genericCentralCmd(s)
+	}
 	st := s.NewSettings()
 	st.SetDefaults()
 	f := &genericFlags{}
@@ -110,6 +114,92 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	}
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
+	}
+	return nil
+}
+
+// genericCentralCmd is the generic command of a central method (Spec.Run,
+// no session): one owner's table from --dataset or one --input, run by
+// method.RunCentral, which fills the defaults and validates once.
+func genericCentralCmd(s method.Spec) *cobra.Command {
+	st := s.NewSettings()
+	st.SetDefaults()
+	f := &genericCentralFlags{}
+	cmd := &cobra.Command{
+		Use:   s.Name,
+		Short: s.Summary,
+		Long: s.Summary + `
+
+Runs the method in one place, on one owner's table (--dataset, or one
+--input with its --schema): nothing leaves the owner but the published
+output and its privacy report. Its settings are the flags below.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagErrors(cmd.Flags(), runGenericCentral(cmd, s, st, f))
+		},
+	}
+	fs := cmd.Flags()
+	bindSettings(fs, st)
+	f.table.register(cmd)
+	f.src.register(fs)
+	f.outputFlags.register(fs, "output file")
+	cmd.Example = genericCentralExample(s.Name, fs)
+	return cmd
+}
+
+// genericCentralExample is a central method's example, with the budget
+// flags its settings have.
+func genericCentralExample(name string, fs *pflag.FlagSet) string {
+	budget := ""
+	for _, b := range []struct{ flag, value string }{{"epsilon", "1"}, {"rho", "1"}} {
+		if fs.Lookup(b.flag) != nil {
+			budget += " --" + b.flag + " " + b.value
+			break
+		}
+	}
+	return fmt.Sprintf("  dppub publish %s --dataset adult%s --out %s.out", name, budget, name)
+}
+
+// genericCentralFlags are a central method's generic flags besides its
+// settings: one owner's table (as the DPPCA commands take it), the
+// randomness and the outputs.
+type genericCentralFlags struct {
+	table tableFlags
+	src   sourceFlags
+	outputFlags
+}
+
+func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericCentralFlags) error {
+	if err := f.table.check(); err != nil {
+		return err
+	}
+	if err := f.resolve(); err != nil {
+		return err
+	}
+	table, err := f.table.load()
+	if err != nil {
+		return err
+	}
+	out, err := method.RunCentral(cmd.Context(), s, st, method.Local{Table: table,
+		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr())})
+	if err != nil {
+		return err
+	}
+	if err := writeOutcome(cmd, nil, f.out, f.report, out); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	printReport(cmd, w, out.Report)
+	noteQuality(cmd, "summary", out.Summary)
+	if err := printTableQuality(cmd, []*data.Table{table}, out.Table); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	for _, file := range out.Files {
+		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
+	}
+	if out.Summary != "" {
+		fmt.Fprintf(w, "  %s\n", out.Summary)
 	}
 	return nil
 }

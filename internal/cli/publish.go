@@ -22,19 +22,40 @@ func newPublishCmd() *cobra.Command {
 		Long: `Publish with one of the implemented methods. Each writes its output and a
 privacy report (JSON) beside it, and prints the report's summary.`,
 	}
-	own := map[string]bool{}
 	for _, sub := range publishCommands {
-		c := sub()
-		own[c.Name()] = true
-		cmd.AddCommand(c)
-	}
-	// Every other registered session method gets the generic command.
-	for _, s := range method.All() {
-		if s.Multiparty() && !own[s.Name] {
-			cmd.AddCommand(genericPublishCmd(s))
-		}
+		cmd.AddCommand(sub())
 	}
 	return cmd
+}
+
+// methodKey annotates a registered method's own command that is not a
+// `publish` subcommand of its name (dppub synthesize); its value is the
+// method's name.
+const methodKey = "dppub-method"
+
+// addGenericPublish gives every registered method, session or central,
+// that has no command of its own (a `publish` subcommand of its name, or
+// a command annotated with methodKey) the generic `dppub publish NAME`.
+func addGenericPublish(root, publish *cobra.Command) {
+	own := map[string]bool{}
+	for _, c := range publish.Commands() {
+		own[c.Name()] = true
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if name := c.Annotations[methodKey]; name != "" {
+			own[name] = true
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	for _, s := range method.All() {
+		if !own[s.Name] {
+			publish.AddCommand(genericPublishCmd(s))
+		}
+	}
 }
 
 // publishCommands are the `publish` subcommands; each method's file adds its

@@ -78,10 +78,13 @@ Start with:
 		}
 		return usageError{err}
 	})
-	root.AddCommand(newDatasetsCmd(), newPublishCmd(), newEvalCmd())
+	publish := newPublishCmd()
+	root.AddCommand(newDatasetsCmd(), publish, newEvalCmd())
 	for _, c := range topCommands {
 		root.AddCommand(c())
 	}
+	// After every method's own command exists, wherever it sits.
+	addGenericPublish(root, publish)
 	registerOutputMode(root)
 	onceOnly(root)
 	deprecationsToStderr(root)

@@ -70,6 +70,8 @@ Examples:
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return flagErrors(cmd.Flags(), runSynthesize(cmd, f))
 		},
+		// The method's own command, so it gets no generic `publish` one.
+		Annotations: map[string]string{methodKey: synthesize.Name},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (adult, big5, ...; see `dppub datasets`)")
