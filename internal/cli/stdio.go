@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +28,7 @@ const stdoutName = "standard output"
 // (--input -): the single-table publishing commands and schema.
 var stdioCommands = []string{
 	"dppub schema",
-	"dppub synthesize",
+	"dppub " + synthesize.Name,
 	"dppub publish ppca-dp-mh",
 	"dppub publish lda-dp",
 	"dppub publish mul-lda-dp",
