@@ -71,18 +71,18 @@ func TestRowSynthOwnerKilledMidSession(t *testing.T) {
 	}
 }
 
-// Under an injected wide-area latency (every owner delays each message it
-// handles by 50 ms, so every request round trip costs at least 50 ms) a
-// synthesize-rows session publishes the same bytes as without it; the
-// log line gives its wall time and rounds, for docs/results/rows/ (the
-// USENIX Security 2026 vertical AIM protocol reports 24 minutes for Adult
-// over a real WAN).
+// Under an injected wide-area latency (every owner holds each message
+// until 50 ms after it arrived, so every round trip from the curator
+// costs at least 50 ms, messages sent together once) a synthesize-rows
+// session publishes the same bytes as without it; the log line gives its
+// wall time and rounds, for docs/results/rows/ (the USENIX Security 2026
+// vertical AIM protocol reports 24 minutes for Adult over a real WAN).
 func TestRowSynthUnderWANLatency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 10 s of injected latency")
 	}
 	c := newCluster(t, 3, 4000, nil, "--method", "synthesize-rows")
-	c.serveAll("--insecure-accept-seed", "--fault-handle-delay", "50ms")
+	c.serveAll("--insecure-accept-seed", "--fault-latency", "50ms")
 	inputs := c.ownerInputs()
 	net := filepath.Join(c.dir, "net.csv")
 	r := wait(c.runMethodCmd("synthesize-rows", net, "--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"))
@@ -94,6 +94,6 @@ func TestRowSynthUnderWANLatency(t *testing.T) {
 		"--epsilon", "1", "--delta", "1e-5", "--seed", "11", "--out", local}, inputs...)...)
 	sameFile(t, net, local)
 	requests := strings.Count(c.log("owner-1"), "type=rowsynth/request")
-	t.Logf("3-owner Adult (4000 rows), synthesize-rows with 50 ms per message at every owner: %v for %d request rounds (%s)",
+	t.Logf("3-owner Adult (4000 rows), synthesize-rows with 50 ms latency at every owner: %v for %d requests (%s)",
 		r.took.Round(1e6), requests, grab(r.stdout, `session \S+: (.*)`))
 }

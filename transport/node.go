@@ -44,6 +44,11 @@ type NodeOptions struct {
 	// HandleDelay delays every message a role handles (fault injection for
 	// tests of slow members).
 	HandleDelay time.Duration
+	// Latency holds every message from another member until Latency after
+	// it arrived (fault injection for benchmarks: a one-way network
+	// latency at this member; messages that arrive together wait once,
+	// unlike HandleDelay, which delays each in turn).
+	Latency time.Duration
 	// ProtocolVersion overrides the transport version this node speaks
 	// (default ProtocolVersion): fault injection for tests of members
 	// running different dppub releases.
@@ -93,8 +98,8 @@ func NewNode(o NodeOptions) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
-	if o.HandleDelay < 0 {
-		return nil, fmt.Errorf("transport: handle delay %v is negative", o.HandleDelay)
+	if o.HandleDelay < 0 || o.Latency < 0 {
+		return nil, fmt.Errorf("transport: handle delay %v or latency %v is negative", o.HandleDelay, o.Latency)
 	}
 	version := o.ProtocolVersion
 	if version == 0 {

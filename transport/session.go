@@ -49,10 +49,13 @@ type session struct {
 	loopDone        chan struct{}
 	wake            chan struct{}
 
-	mu          sync.Mutex
-	state       string
-	err         error
-	lastSeq     map[string]uint64
+	mu      sync.Mutex
+	state   string
+	err     error
+	lastSeq map[string]uint64
+	// arrived is when each message from another member arrived (only
+	// kept under the Latency fault injection), by sender and sequence.
+	arrived     map[string]time.Time
 	inbox       []envelope
 	deferred    []envelope
 	started     bool
@@ -129,6 +132,12 @@ func (s *session) accept(peer consortium.Identity, env envelope) (bool, error) {
 	s.lastSeq[env.From] = env.Seq
 	if env.From == s.coordinatorName {
 		s.lastContact = time.Now()
+	}
+	if s.n.opts.Latency > 0 {
+		if s.arrived == nil {
+			s.arrived = map[string]time.Time{}
+		}
+		s.arrived[arrivalKey(env)] = time.Now()
 	}
 	s.inbox = append(s.inbox, env)
 	s.signal()
@@ -251,7 +260,17 @@ func (s *session) step(env envelope) {
 		s.n.log.Info("handling", "session", s.id, "type", env.Type, "from", env.From, "bytes", len(env.Payload))
 		what := fmt.Sprintf("handling %s from %s", env.Type, env.From)
 		s.run(what, func() ([]envelope, error) {
-			if d := s.n.opts.HandleDelay; d > 0 {
+			d := s.n.opts.HandleDelay
+			if l := s.n.opts.Latency; l > 0 {
+				s.mu.Lock()
+				t, ok := s.arrived[arrivalKey(env)]
+				delete(s.arrived, arrivalKey(env))
+				s.mu.Unlock()
+				if ok {
+					d += time.Until(t.Add(l))
+				}
+			}
+			if d > 0 {
 				select {
 				case <-time.After(d):
 				case <-s.ctx.Done():
@@ -262,6 +281,8 @@ func (s *session) step(env envelope) {
 		})
 	}
 }
+
+func arrivalKey(env envelope) string { return fmt.Sprintf("%s#%d", env.From, env.Seq) }
 
 // run performs one protocol step: the role computes, the ledger records
 // what the role charged, and only then do the step's messages leave.

@@ -296,20 +296,53 @@ func (e *engine) progress(stage string, done, total int) {
 }
 
 func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*Noisy, error) {
-	mg, err := NewMarginal(e.o.Domain.Sizes(), attrs)
+	out, err := e.measureAll(ctx, [][]int{attrs}, []Release{r})
 	if err != nil {
 		return nil, err
 	}
-	counts, err := e.m.Marginal(ctx, mg.Attrs, r)
-	if err != nil {
-		return nil, fmt.Errorf("marginal: measuring %s: %w", r.Purpose, err)
+	return out[0], nil
+}
+
+// measureAll measures independent releases: in one batch when the
+// measurer is a Batcher, else one by one, in order either way.
+func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]*Noisy, error) {
+	mgs := make([]*Marginal, len(sets))
+	sorted := make([][]int, len(sets))
+	for i, attrs := range sets {
+		mg, err := NewMarginal(e.o.Domain.Sizes(), attrs)
+		if err != nil {
+			return nil, err
+		}
+		mgs[i], sorted[i] = mg, mg.Attrs
 	}
-	if len(counts) != mg.Cells() {
-		return nil, fmt.Errorf("marginal: measurer returned %d cells for %s, want %d", len(counts), r.Purpose, mg.Cells())
+	var counts [][]float64
+	if b, ok := e.m.(Batcher); ok && len(sets) > 1 {
+		var err error
+		if counts, err = b.Marginals(ctx, sorted, rs); err != nil {
+			return nil, fmt.Errorf("marginal: measuring %s and %d more: %w", rs[0].Purpose, len(rs)-1, err)
+		}
+		if len(counts) != len(sets) {
+			return nil, fmt.Errorf("marginal: measurer returned %d marginals, want %d", len(counts), len(sets))
+		}
+	} else {
+		for i, attrs := range sorted {
+			c, err := e.m.Marginal(ctx, attrs, rs[i])
+			if err != nil {
+				return nil, fmt.Errorf("marginal: measuring %s: %w", rs[i].Purpose, err)
+			}
+			counts = append(counts, c)
+		}
 	}
-	mg.Counts = counts
-	e.res.Plan = append(e.res.Plan, Planned{Attrs: mg.Attrs, Release: r})
-	return &Noisy{Marginal: mg, Variance: r.Noise.Variance()}, nil
+	out := make([]*Noisy, len(sets))
+	for i, mg := range mgs {
+		if len(counts[i]) != mg.Cells() {
+			return nil, fmt.Errorf("marginal: measurer returned %d cells for %s, want %d", len(counts[i]), rs[i].Purpose, mg.Cells())
+		}
+		mg.Counts = counts[i]
+		e.res.Plan = append(e.res.Plan, Planned{Attrs: mg.Attrs, Release: rs[i]})
+		out[i] = &Noisy{Marginal: mg, Variance: rs[i].Noise.Variance()}
+	}
+	return out, nil
 }
 
 func (e *engine) names(attrs []int) string {
@@ -329,7 +362,8 @@ func (e *engine) oneWays(ctx context.Context) error {
 	d := e.o.Domain.Len()
 	e.res.OneWays = make([]*Noisy, d)
 	e.refs = make([][]float64, d)
-	done := 0
+	var sets [][]int
+	var rs []Release
 	for k, p := range e.o.Parties {
 		rho := e.o.Split.OneWay * p.Rho / float64(len(p.Attrs))
 		noise, err := Calibrate(e.o.OneWayNoise, CountL1, CountL2, rho)
@@ -337,18 +371,21 @@ func (e *engine) oneWays(ctx context.Context) error {
 			return err
 		}
 		for _, j := range p.Attrs {
-			r := Release{Purpose: "one-way marginal " + e.o.Domain.Name(j), Parties: []int{k}, Noise: noise}
-			nm, err := e.measure(ctx, []int{j}, r)
-			if err != nil {
-				return err
-			}
-			e.res.OneWays[j] = nm
-			ref := append([]float64(nil), nm.Counts...)
-			NormSub(ref, float64(e.o.Records))
-			e.refs[j] = ref
-			done++
-			e.progress("one-way marginals", done, d)
+			sets = append(sets, []int{j})
+			rs = append(rs, Release{Purpose: "one-way marginal " + e.o.Domain.Name(j), Parties: []int{k}, Noise: noise})
 		}
+	}
+	ms, err := e.measureAll(ctx, sets, rs)
+	if err != nil {
+		return err
+	}
+	for i, nm := range ms {
+		j := sets[i][0]
+		e.res.OneWays[j] = nm
+		ref := append([]float64(nil), nm.Counts...)
+		NormSub(ref, float64(e.o.Records))
+		e.refs[j] = ref
+		e.progress("one-way marginals", i+1, d)
 	}
 	return nil
 }
@@ -382,25 +419,54 @@ func (e *engine) scores(ctx context.Context) error {
 		sens = InDifSensitivity
 	}
 	budgets3 := e.selectBudgets()
+	qs := make([]ScoreQuery, len(cands))
+	rs := make([]Release, len(cands))
 	for i := range cands {
 		c := &cands[i]
 		noise, err := Calibrate(e.o.ScoreNoise, sens, sens, rhos[i])
 		if err != nil {
 			return err
 		}
-		r := Release{Purpose: fmt.Sprintf("%s score %s", e.o.Score, e.names([]int{c.A, c.B})), Parties: parties[i], Noise: noise}
-		q := ScoreQuery{Kind: e.o.Score, A: c.A, B: c.B, RefA: e.refs[c.A], RefB: e.refs[c.B], N: e.o.Records}
-		s, err := e.m.Score(ctx, q, r)
-		if err != nil {
-			return fmt.Errorf("marginal: measuring %s: %w", r.Purpose, err)
-		}
-		e.res.Plan = append(e.res.Plan, Planned{Attrs: []int{c.A, c.B}, Release: r})
-		c.Score = s
+		rs[i] = Release{Purpose: fmt.Sprintf("%s score %s", e.o.Score, e.names([]int{c.A, c.B})), Parties: parties[i], Noise: noise}
+		qs[i] = ScoreQuery{Kind: e.o.Score, A: c.A, B: c.B, RefA: e.refs[c.A], RefB: e.refs[c.B], N: e.o.Records}
+	}
+	scores, err := e.scoreAll(ctx, qs, rs)
+	if err != nil {
+		return err
+	}
+	for i := range cands {
+		c := &cands[i]
+		e.res.Plan = append(e.res.Plan, Planned{Attrs: []int{c.A, c.B}, Release: rs[i]})
+		c.Score = scores[i]
 		c.Owner = OwnerOf(c.A, c.B, e.owner, budgets3)
 		e.progress("pair scores", i+1, len(cands))
 	}
 	e.res.Candidates = cands
 	return nil
+}
+
+// scoreAll measures independent scores, in one batch when the measurer
+// is a Batcher.
+func (e *engine) scoreAll(ctx context.Context, qs []ScoreQuery, rs []Release) ([]float64, error) {
+	if b, ok := e.m.(Batcher); ok && len(qs) > 1 {
+		out, err := b.Scores(ctx, qs, rs)
+		if err != nil {
+			return nil, fmt.Errorf("marginal: measuring %s and %d more: %w", rs[0].Purpose, len(rs)-1, err)
+		}
+		if len(out) != len(qs) {
+			return nil, fmt.Errorf("marginal: measurer returned %d scores, want %d", len(out), len(qs))
+		}
+		return out, nil
+	}
+	out := make([]float64, len(qs))
+	for i, q := range qs {
+		s, err := e.m.Score(ctx, q, rs[i])
+		if err != nil {
+			return nil, fmt.Errorf("marginal: measuring %s: %w", rs[i].Purpose, err)
+		}
+		out[i] = s
+	}
+	return out, nil
 }
 
 func (e *engine) selectBudgets() []float64 {
@@ -466,16 +532,19 @@ func (e *engine) marginals(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	rs := make([]Release, len(sets))
 	for i, s := range sets {
 		noise, err := Calibrate(e.o.MarginalNoise, CountL1, CountL2, rhos[i])
 		if err != nil {
 			return err
 		}
-		r := Release{Purpose: "marginal " + e.names(s), Parties: parties[i], Noise: noise}
-		nm, err := e.measure(ctx, s, r)
-		if err != nil {
-			return err
-		}
+		rs[i] = Release{Purpose: "marginal " + e.names(s), Parties: parties[i], Noise: noise}
+	}
+	ms, err := e.measureAll(ctx, sets, rs)
+	if err != nil {
+		return err
+	}
+	for i, nm := range ms {
 		e.res.Measured = append(e.res.Measured, nm)
 		e.progress("marginals", i+1, len(sets))
 	}

@@ -21,6 +21,7 @@ type serveFlags struct {
 	config, member, listen, ready string
 	acceptSeed                    bool
 	handleDelay                   time.Duration
+	latency                       time.Duration
 	transportVersion              int
 	verbose                       bool
 }
@@ -54,6 +55,8 @@ Example:
 	fs.BoolVar(&f.verbose, "verbose", false, "log every delivery attempt")
 	fs.DurationVar(&f.handleDelay, "fault-handle-delay", 0, "fault injection for tests: delay every message the role handles")
 	_ = fs.MarkHidden("fault-handle-delay")
+	fs.DurationVar(&f.latency, "fault-latency", 0, "fault injection for benchmarks: hold every message from another member until this long after it arrived (a one-way network latency)")
+	_ = fs.MarkHidden("fault-latency")
 	fs.IntVar(&f.transportVersion, "fault-transport-version", 0, "fault injection for tests: speak this transport version instead of this build's")
 	_ = fs.MarkHidden("fault-transport-version")
 	return cmd
@@ -90,7 +93,7 @@ func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 		defer ledger.Close()
 	}
 	node, err := transport.NewNode(transport.NodeOptions{Consortium: file, Member: m.Name, Listen: f.listen, Ledger: ledger,
-		AcceptSeed: f.acceptSeed, HandleDelay: f.handleDelay, ProtocolVersion: f.transportVersion, Logger: newLogger(cmd.ErrOrStderr(), f.verbose)})
+		AcceptSeed: f.acceptSeed, HandleDelay: f.handleDelay, Latency: f.latency, ProtocolVersion: f.transportVersion, Logger: newLogger(cmd.ErrOrStderr(), f.verbose)})
 	if err != nil {
 		return err
 	}

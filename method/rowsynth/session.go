@@ -203,15 +203,19 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 	if err != nil {
 		return nil, 0, err
 	}
+	rs := make([]marginal.Release, len(numeric))
+	for i, j := range numeric {
+		rs[i] = marginal.Release{Purpose: "bins of " + s.Schema.Attributes[j].Name, Parties: []int{0}, Noise: noise}
+	}
+	hists, err := m.Histograms(ctx, numeric, marginal.DefaultGrid, rs)
+	if err != nil {
+		return nil, 0, err
+	}
 	cuts := map[string][]float64{}
-	for _, j := range numeric {
+	for i, j := range numeric {
 		a := s.Schema.Attributes[j]
-		noisy, err := m.Histogram(ctx, j, marginal.DefaultGrid, marginal.Release{Purpose: "bins of " + a.Name, Parties: []int{0}, Noise: noise})
-		if err != nil {
-			return nil, 0, err
-		}
 		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
-		cuts[a.Name] = marginal.CutsFromHistogram(marginal.PublicGrid(a, marginal.DefaultGrid), noisy, float64(n), bins)
+		cuts[a.Name] = marginal.CutsFromHistogram(marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins)
 	}
 	return cuts, each * float64(len(numeric)), nil
 }

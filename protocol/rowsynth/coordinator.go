@@ -18,10 +18,11 @@ import (
 // records: it measures through m and returns when it needs no more.
 type Engine func(ctx context.Context, m *Measurer) error
 
-// question is one step the engine asks of the protocol: a release
-// (Request) or the domain to announce.
+// question is one step the engine asks of the protocol: independent
+// releases (Requests, sent together: one round trip) or the domain to
+// announce.
 type question struct {
-	req    *Request
+	reqs   []*Request
 	domain *Domain
 }
 
@@ -33,12 +34,13 @@ type Coordinator struct {
 	ctx     context.Context
 	engine  Engine
 	noiser  *dp.Noiser
-	x       *protocol.Exchange[question, []float64]
+	x       *protocol.Exchange[question, [][]float64]
 	keys    [][]byte
 	records []int
-	cur     *Request
-	got     map[int][]uint64
-	done    bool
+	// cur are the open requests, got their shares by request ID and owner.
+	cur  []*Request
+	got  map[uint64]map[int][]uint64
+	done bool
 	// Stats are the run's releases and bytes, for the report.
 	Stats Stats
 }
@@ -132,7 +134,7 @@ func (c *Coordinator) hello(k int, h Hello) ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	m := &Measurer{c: c}
-	c.x = protocol.StartExchange(c.ctx, func(ctx context.Context, ask func(context.Context, question) ([]float64, error)) error {
+	c.x = protocol.StartExchange(c.ctx, func(ctx context.Context, ask func(context.Context, question) ([][]float64, error)) error {
 		m.ask = ask
 		return c.engine(ctx, m)
 	})
@@ -141,20 +143,27 @@ func (c *Coordinator) hello(k int, h Hello) ([]protocol.Envelope, error) {
 }
 
 func (c *Coordinator) share(k int, s Share) ([]protocol.Envelope, error) {
-	if c.cur == nil || s.ID != c.cur.ID {
+	got, open := c.got[s.ID]
+	if !open {
 		return nil, fmt.Errorf("rowsynth: coordinator: share for request %d from %s while no such request is open", s.ID, OwnerID(k))
 	}
-	if c.got[k] != nil {
+	if got[k] != nil {
 		return nil, fmt.Errorf("rowsynth: coordinator: two shares of request %d from %s", s.ID, OwnerID(k))
 	}
-	c.got[k] = s.Words
-	if len(c.got) < c.p.Owners {
-		return nil, nil
+	got[k] = s.Words
+	for _, q := range c.cur {
+		if len(c.got[q.ID]) < c.p.Owners {
+			return nil, nil
+		}
 	}
-	values, err := c.assemble()
-	if err != nil {
-		c.Stop()
-		return nil, err
+	values := make([][]float64, len(c.cur))
+	for i, q := range c.cur {
+		v, err := c.assemble(q, c.got[q.ID])
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		values[i] = v
 	}
 	c.cur, c.got = nil, nil
 	if err := c.x.Answer(values, nil); err != nil {
@@ -163,17 +172,17 @@ func (c *Coordinator) share(k int, s Share) ([]protocol.Envelope, error) {
 	return c.next()
 }
 
-// assemble sums the owners' words (the masks cancel) and, in insider-safe
-// mode, the coordinator's own noise share, and maps the integer to the
-// release's public grid.
-func (c *Coordinator) assemble() ([]float64, error) {
-	n := len(c.got[0])
-	plan, err := c.cur.Release.Noise.Plan(max(n, 1))
+// assemble sums the owners' words of request q (the masks cancel) and, in
+// insider-safe mode, the coordinator's own noise share, and maps the
+// integer to the release's public grid.
+func (c *Coordinator) assemble(q *Request, got map[int][]uint64) ([]float64, error) {
+	n := len(got[0])
+	plan, err := q.Release.Noise.Plan(max(n, 1))
 	if err != nil {
 		return nil, fmt.Errorf("rowsynth: coordinator: %w", err)
 	}
 	sum := make([]uint64, n)
-	for k, w := range c.got {
+	for k, w := range got {
 		if len(w) != n {
 			return nil, fmt.Errorf("rowsynth: coordinator: %s sent %d values, %s %d", OwnerID(k), len(w), OwnerID(0), n)
 		}
@@ -197,7 +206,7 @@ func (c *Coordinator) assemble() ([]float64, error) {
 	return out, nil
 }
 
-// next hands the engine's next question to the owners, or closes the run
+// next sends the engine's next releases to the owners, or closes the run
 // when the engine is done. A Domain needs no reply: it is sent and the
 // engine goes on at once.
 func (c *Coordinator) next() ([]protocol.Envelope, error) {
@@ -223,9 +232,16 @@ func (c *Coordinator) next() ([]protocol.Envelope, error) {
 			}
 			continue
 		}
-		c.cur, c.got = q.req, map[int][]uint64{}
-		sent, err := c.broadcast(q.req)
-		return append(out, sent...), err
+		c.cur, c.got = q.reqs, map[uint64]map[int][]uint64{}
+		for _, r := range q.reqs {
+			c.got[r.ID] = map[int][]uint64{}
+			sent, err := c.broadcast(r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sent...)
+		}
+		return out, nil
 	}
 }
 
@@ -245,11 +261,11 @@ func (c *Coordinator) broadcast(m protocol.Message) ([]protocol.Envelope, error)
 // release is one request answered by all owners.
 type Measurer struct {
 	c      *Coordinator
-	ask    func(context.Context, question) ([]float64, error)
+	ask    func(context.Context, question) ([][]float64, error)
 	nextID uint64
 }
 
-var _ marginal.Measurer = (*Measurer)(nil)
+var _ marginal.Batcher = (*Measurer)(nil)
 
 // OwnerRecords are the owners' public record counts, in owner order.
 func (m *Measurer) OwnerRecords() []int { return slices.Clone(m.c.records) }
@@ -263,16 +279,24 @@ func (m *Measurer) Records() int {
 	return n
 }
 
-func (m *Measurer) release(ctx context.Context, q *Request) ([]float64, error) {
-	m.nextID++
-	q.ID = m.nextID
-	return m.ask(ctx, question{req: q})
+// release asks the owners for independent releases in one round.
+func (m *Measurer) release(ctx context.Context, qs ...*Request) ([][]float64, error) {
+	for _, q := range qs {
+		m.nextID++
+		q.ID = m.nextID
+	}
+	return m.ask(ctx, question{reqs: qs})
 }
 
-// Histogram releases the pooled counts of numeric column j on the public
-// grid of cells cells over its bounds (marginal.PublicGrid).
-func (m *Measurer) Histogram(ctx context.Context, j, cells int, r marginal.Release) ([]float64, error) {
-	return m.release(ctx, &Request{Kind: KindHistogram, Column: j, Cells: cells, Release: r})
+// Histograms releases, in one round, the pooled counts of each numeric
+// column of cols on the public grid of cells cells over its bounds
+// (marginal.PublicGrid), with rs[i] the release of cols[i].
+func (m *Measurer) Histograms(ctx context.Context, cols []int, cells int, rs []marginal.Release) ([][]float64, error) {
+	qs := make([]*Request, len(cols))
+	for i, j := range cols {
+		qs[i] = &Request{Kind: KindHistogram, Column: j, Cells: cells, Release: rs[i]}
+	}
+	return m.release(ctx, qs...)
 }
 
 // SetDomain announces the bins every later marginal is counted on.
@@ -283,7 +307,20 @@ func (m *Measurer) SetDomain(ctx context.Context, cuts map[string][]float64) err
 
 // Marginal releases the pooled counts over attrs plus noise of r's law.
 func (m *Measurer) Marginal(ctx context.Context, attrs []int, r marginal.Release) ([]float64, error) {
-	return m.release(ctx, &Request{Kind: KindMarginal, Attrs: attrs, Release: r})
+	v, err := m.Marginals(ctx, [][]int{attrs}, []marginal.Release{r})
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
+}
+
+// Marginals releases several marginals in one round.
+func (m *Measurer) Marginals(ctx context.Context, sets [][]int, rs []marginal.Release) ([][]float64, error) {
+	qs := make([]*Request, len(sets))
+	for i, attrs := range sets {
+		qs[i] = &Request{Kind: KindMarginal, Attrs: attrs, Release: rs[i]}
+	}
+	return m.release(ctx, qs...)
 }
 
 // Score answers the paper's IInDif score from a noisy aggregate: the
@@ -299,36 +336,56 @@ func (m *Measurer) Marginal(ctx context.Context, attrs []int, r marginal.Release
 // groups of at most 5 bins 6–9 % (docs/results/rows/). The owners are
 // charged the marginal's release, which costs the same ρ as the score's.
 func (m *Measurer) Score(ctx context.Context, q marginal.ScoreQuery, r marginal.Release) (float64, error) {
-	if q.Kind != marginal.IInDif {
-		return 0, fmt.Errorf("rowsynth: pair score %q is not available across owners of rows (only %q, from noisy aggregates)", q.Kind, marginal.IInDif)
-	}
-	noise, err := marginal.Calibrate(r.Noise.Mechanism, marginal.CountL1, marginal.CountL2, r.Noise.Rho)
+	v, err := m.Scores(ctx, []marginal.ScoreQuery{q}, []marginal.Release{r})
 	if err != nil {
 		return 0, err
 	}
-	if q.N < 1 {
-		return 0, fmt.Errorf("rowsynth: score of (%d, %d) over %d records", q.A, q.B, q.N)
-	}
-	ga, ra := m.groups(q.A, q.RefA)
-	gb, rb := m.groups(q.B, q.RefB)
-	req := &Request{Kind: KindMarginal, Attrs: []int{q.A, q.B}, Release: marginal.Release{Purpose: r.Purpose, Parties: r.Parties, Noise: noise}}
-	if ga != nil || gb != nil {
-		req.Groups = [][]int{identity(ga, len(q.RefA)), identity(gb, len(q.RefB))}
-	}
-	pair, err := m.release(ctx, req)
-	if err != nil {
-		return 0, err
-	}
-	if len(pair) != len(ra)*len(rb) {
-		return 0, fmt.Errorf("rowsynth: score of (%d, %d): %d cells for references of %d and %d groups", q.A, q.B, len(pair), len(ra), len(rb))
-	}
-	s := 0.0
-	for i, a := range ra {
-		for j, b := range rb {
-			s += math.Abs(pair[i*len(rb)+j] - a*b/float64(q.N))
+	return v[0], nil
+}
+
+// Scores answers several scores (Score) in one round.
+func (m *Measurer) Scores(ctx context.Context, qs []marginal.ScoreQuery, rs []marginal.Release) ([]float64, error) {
+	reqs := make([]*Request, len(qs))
+	refs := make([][2][]float64, len(qs))
+	noises := make([]marginal.Noise, len(qs))
+	for i, q := range qs {
+		if q.Kind != marginal.IInDif {
+			return nil, fmt.Errorf("rowsynth: pair score %q is not available across owners of rows (only %q, from noisy aggregates)", q.Kind, marginal.IInDif)
 		}
+		if q.N < 1 {
+			return nil, fmt.Errorf("rowsynth: score of (%d, %d) over %d records", q.A, q.B, q.N)
+		}
+		noise, err := marginal.Calibrate(rs[i].Noise.Mechanism, marginal.CountL1, marginal.CountL2, rs[i].Noise.Rho)
+		if err != nil {
+			return nil, err
+		}
+		ga, ra := m.groups(q.A, q.RefA)
+		gb, rb := m.groups(q.B, q.RefB)
+		reqs[i] = &Request{Kind: KindMarginal, Attrs: []int{q.A, q.B}, Release: marginal.Release{Purpose: rs[i].Purpose, Parties: rs[i].Parties, Noise: noise}}
+		if ga != nil || gb != nil {
+			reqs[i].Groups = [][]int{identity(ga, len(q.RefA)), identity(gb, len(q.RefB))}
+		}
+		refs[i], noises[i] = [2][]float64{ra, rb}, noise
 	}
-	return s - float64(len(pair))*noise.MeanAbs(), nil
+	pairs, err := m.release(ctx, reqs...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(qs))
+	for i, q := range qs {
+		ra, rb, pair := refs[i][0], refs[i][1], pairs[i]
+		if len(pair) != len(ra)*len(rb) {
+			return nil, fmt.Errorf("rowsynth: score of (%d, %d): %d cells for references of %d and %d groups", q.A, q.B, len(pair), len(ra), len(rb))
+		}
+		s := 0.0
+		for a, x := range ra {
+			for b, y := range rb {
+				s += math.Abs(pair[a*len(rb)+b] - x*y/float64(q.N))
+			}
+		}
+		out[i] = s - float64(len(pair))*noises[i].MeanAbs()
+	}
+	return out, nil
 }
 
 // groups coarsens attribute j's bins for its score when it has more than

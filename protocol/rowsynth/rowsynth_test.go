@@ -322,8 +322,10 @@ func TestCoarseMarginal(t *testing.T) {
 		if err := m.SetDomain(ctx, nil); err != nil {
 			return err
 		}
-		var err error
-		got, err = m.release(ctx, &Request{Kind: KindMarginal, Attrs: []int{0, 1}, Groups: groups, Release: release(t, 1e8)})
+		v, err := m.release(ctx, &Request{Kind: KindMarginal, Attrs: []int{0, 1}, Groups: groups, Release: release(t, 1e8)})
+		if err == nil {
+			got = v[0]
+		}
 		return err
 	}
 	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
@@ -367,4 +369,73 @@ func TestGroups(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Independent releases go out together: a batch of marginals is answered
+// in one round, each release equal to the pooled counts and each charged
+// once, in order.
+func TestBatchIsOneRound(t *testing.T) {
+	s := newSetup(t, NoiseInsiderSafe, 20, 30, 40)
+	var got [][]float64
+	engine := func(ctx context.Context, m *Measurer) error {
+		if err := m.SetDomain(ctx, nil); err != nil {
+			return err
+		}
+		var err error
+		got, err = m.Marginals(ctx, [][]int{{0}, {1}, {0, 1}}, []marginal.Release{release(t, 1e8), release(t, 1e8), release(t, 1e8)})
+		return err
+	}
+	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The round test: when owner 1 handles the second request, the
+	// coordinator has received no share yet (one by one, it would hold
+	// all three owners' shares of the first).
+	crec := &protocol.Recorder{Role: c}
+	sharesSeen := -1
+	roles := s.roles(c)
+	roles[0] = crec
+	roles[1] = &probe{Role: roles[1], onRequest: func(n int) {
+		if n == 2 {
+			sharesSeen = 0
+			for _, e := range crec.Received {
+				if e.Type == TypeShare {
+					sharesSeen++
+				}
+			}
+		}
+	}}
+	if _, err := protocol.RunLocal(context.Background(), roles...); err != nil {
+		t.Fatal(err)
+	}
+	if sharesSeen != 0 {
+		t.Fatalf("the coordinator held %d shares when the second request reached owner 1: the releases were not sent together", sharesSeen)
+	}
+	for i, attrs := range [][]int{{0}, {1}, {0, 1}} {
+		want := s.pooled(t, attrs)
+		for j := range want {
+			if math.Abs(got[i][j]-want[j]) > 0.01 {
+				t.Fatalf("release %d cell %d: %v, pooled %v", i, j, got[i][j], want[j])
+			}
+		}
+	}
+	if n := len(s.accts[0].Charges()); n != 3 {
+		t.Fatalf("owner 1 charged %d times, want 3", n)
+	}
+}
+
+// probe calls onRequest with the number of requests handled so far.
+type probe struct {
+	protocol.Role
+	n         int
+	onRequest func(int)
+}
+
+func (p *probe) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
+	if e.Type == TypeRequest {
+		p.n++
+		p.onRequest(p.n)
+	}
+	return p.Role.Handle(e)
 }
