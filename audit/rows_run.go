@@ -3,10 +3,7 @@ package audit
 import (
 	"context"
 	"crypto/ecdh"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/dppub/dppub/algo/marginal"
@@ -171,19 +168,9 @@ func (h *rowsHarness) run(side Side, src *randx.Source, rewrite shareRewrite) (*
 }
 
 // rowsOwnerKey is the X25519 key an owner whose stream is
-// randx.NewSeeded(seed) draws first (protocol/rowsynth's newKey: four
-// words, little-endian).
+// randx.NewSeeded(seed) draws first.
 func rowsOwnerKey(seed uint64) (*ecdh.PrivateKey, error) {
-	src := randx.NewSeeded(seed)
-	var b [32]byte
-	for i := range 4 {
-		binary.LittleEndian.PutUint64(b[8*i:], src.Uint64())
-	}
-	k, err := ecdh.X25519().NewPrivateKey(b[:])
-	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	return k, nil
+	return proto.OwnerKey(randx.NewSeeded(seed))
 }
 
 // deriveMasks computes owner k's seed with every peer as
@@ -219,15 +206,7 @@ func (tr *rowsTrace) deriveMasks(k int) error {
 		if err != nil {
 			return fmt.Errorf("audit: %w", err)
 		}
-		h := sha256.New()
-		h.Write([]byte("dppub rowsynth pairwise mask v1\x00"))
-		h.Write([]byte(tr.session))
-		var buf [16]byte
-		binary.LittleEndian.PutUint64(buf[:8], uint64(min(k, j)))
-		binary.LittleEndian.PutUint64(buf[8:], uint64(max(k, j)))
-		h.Write(buf[:])
-		h.Write(secret)
-		h.Sum(masks[j][:0])
+		masks[j] = proto.PairSeed(tr.session, min(k, j), max(k, j), secret)
 	}
 	tr.masks[k] = masks
 	return nil
@@ -247,17 +226,8 @@ func (tr *rowsTrace) unmask(k int, id uint64, masked []uint64) ([]int64, error) 
 		if j == k {
 			continue
 		}
-		var in [40]byte
-		copy(in[:32], seed[:])
-		binary.LittleEndian.PutUint64(in[32:], id)
-		prg := rand.NewChaCha8(sha256.Sum256(in[:]))
-		for i := range w {
-			if m := prg.Uint64(); j > k {
-				w[i] -= m
-			} else {
-				w[i] += m
-			}
-		}
+		// Owner k added the mask towards j (negated when j < k); undo it.
+		proto.AddMask(w, seed, id, j > k)
 	}
 	out, ok := smallWords(w)
 	if !ok {

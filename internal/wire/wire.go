@@ -70,6 +70,15 @@ func (w *Writer) Uint64s(v []uint64) {
 	}
 }
 
+// Ints writes a length-prefixed int slice (each as its int64 bits).
+func (w *Writer) Ints(v []int) {
+	w.buf = slices.Grow(w.buf, 8*len(v)+8)
+	w.Uint64(uint64(len(v)))
+	for _, x := range v {
+		w.Int(x)
+	}
+}
+
 // Reader reads what a Writer wrote. The first error sticks; check Finish.
 type Reader struct {
 	buf []byte
@@ -171,6 +180,19 @@ func (r *Reader) Uint64s() []uint64 {
 	v := make([]uint64, n)
 	for i := range v {
 		v[i] = r.Uint64()
+	}
+	return v
+}
+
+// Ints reads a length-prefixed int slice.
+func (r *Reader) Ints() []int {
+	n := r.length(8)
+	if r.err != nil {
+		return nil
+	}
+	v := make([]int, n)
+	for i := range v {
+		v[i] = r.Int()
 	}
 	return v
 }

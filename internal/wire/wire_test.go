@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -131,4 +132,20 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("re-encoding %x gave %x", data, again.Data())
 		}
 	})
+}
+
+// Ints round-trip negative and large values.
+func TestInts(t *testing.T) {
+	var w Writer
+	in := []int{0, -1, 7, 1 << 40, -(1 << 50)}
+	w.Ints(in)
+	w.Ints(nil)
+	r := NewReader(w.Data())
+	got, empty := r.Ints(), r.Ints()
+	if err := r.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(in) || len(empty) != 0 {
+		t.Fatalf("Ints read %v and %v, want %v and []", got, empty, in)
+	}
 }

@@ -65,9 +65,9 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 	var w wire.Writer
 	w.Uint64(q.ID)
 	w.String(q.Kind)
-	writeInts(&w, q.Attrs)
+	w.Ints(q.Attrs)
 	w.String(q.Release.Purpose)
-	writeInts(&w, q.Release.Parties)
+	w.Ints(q.Release.Parties)
 	n := q.Release.Noise
 	w.String(string(n.Mechanism))
 	w.Float64s([]float64{n.Sensitivity, n.Scale, n.Rho})
@@ -81,9 +81,9 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	r := wire.NewReader(b)
 	q.ID = r.Uint64()
 	q.Kind = r.String()
-	q.Attrs = readInts(r)
+	q.Attrs = r.Ints()
 	q.Release.Purpose = r.String()
-	q.Release.Parties = readInts(r)
+	q.Release.Parties = r.Ints()
 	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())
 	p := r.Float64s()
 	q.RefA, q.RefB = r.Float64s(), r.Float64s()
@@ -105,23 +105,6 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 		}
 	}
 	return nil
-}
-
-func writeInts(w *wire.Writer, v []int) {
-	u := make([]uint64, len(v))
-	for i, x := range v {
-		u[i] = uint64(int64(x))
-	}
-	w.Uint64s(u)
-}
-
-func readInts(r *wire.Reader) []int {
-	u := r.Uint64s()
-	out := make([]int, len(u))
-	for i, x := range u {
-		out[i] = int(int64(x))
-	}
-	return out
 }
 
 // Body is every other message: which fields are used depends on Kind

@@ -111,13 +111,13 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 	w.String(q.Kind)
 	w.Int(q.Column)
 	w.Int(q.Cells)
-	writeInts(&w, q.Attrs)
+	w.Ints(q.Attrs)
 	w.Int(len(q.Groups))
 	for _, g := range q.Groups {
-		writeInts(&w, g)
+		w.Ints(g)
 	}
 	w.String(q.Release.Purpose)
-	writeInts(&w, q.Release.Parties)
+	w.Ints(q.Release.Parties)
 	n := q.Release.Noise
 	w.String(string(n.Mechanism))
 	w.Float64s([]float64{n.Sensitivity, n.Scale, n.Rho})
@@ -130,17 +130,17 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	q.Kind = r.String()
 	q.Column = r.Int()
 	q.Cells = r.Int()
-	q.Attrs = readInts(r)
+	q.Attrs = r.Ints()
 	if n := r.Int(); n > 0 && n <= len(q.Attrs) {
 		q.Groups = make([][]int, n)
 		for i := range q.Groups {
-			q.Groups[i] = readInts(r)
+			q.Groups[i] = r.Ints()
 		}
 	} else if n != 0 {
 		return fmt.Errorf("rowsynth: request: %d group maps for %d attributes", n, len(q.Attrs))
 	}
 	q.Release.Purpose = r.String()
-	q.Release.Parties = readInts(r)
+	q.Release.Parties = r.Ints()
 	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())
 	p := r.Float64s()
 	if err := r.Finish(); err != nil {
@@ -233,20 +233,3 @@ type Close struct{}
 
 func (Close) MessageType() string            { return TypeClose }
 func (Close) MarshalBinary() ([]byte, error) { return []byte{}, nil }
-
-func writeInts(w *wire.Writer, v []int) {
-	u := make([]uint64, len(v))
-	for i, x := range v {
-		u[i] = uint64(int64(x))
-	}
-	w.Uint64s(u)
-}
-
-func readInts(r *wire.Reader) []int {
-	u := r.Uint64s()
-	out := make([]int, len(u))
-	for i, x := range u {
-		out[i] = int(int64(x))
-	}
-	return out
-}

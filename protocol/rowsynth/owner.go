@@ -67,7 +67,7 @@ func (o *Owner) Done() bool { return o.closed }
 
 // Start sends the coordinator the owner's public key and record count.
 func (o *Owner) Start() ([]protocol.Envelope, error) {
-	key, err := newKey(o.src)
+	key, err := OwnerKey(o.src)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (o *Owner) takeKeys(m Keys) error {
 		if err != nil {
 			return fmt.Errorf("rowsynth: %s: key of owner %d: %w", o.ID(), j+1, err)
 		}
-		o.seeds[j] = pairSeed(o.p.Session, min(o.k, j), max(o.k, j), secret)
+		o.seeds[j] = PairSeed(o.p.Session, min(o.k, j), max(o.k, j), secret)
 	}
 	o.keyed = true
 	return nil
@@ -186,7 +186,7 @@ func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
 	}
 	for j, seed := range o.seeds {
 		if j != o.k {
-			addMask(words, seed, q.ID, j < o.k)
+			AddMask(words, seed, q.ID, j < o.k)
 		}
 	}
 	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Share{ID: q.ID, Words: words})

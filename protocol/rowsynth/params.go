@@ -73,10 +73,12 @@ func (p Params) parts() int { return p.Owners }
 // coordinatorDraws reports whether the coordinator adds a noise share.
 func (p Params) coordinatorDraws() bool { return p.Noise == NoiseInsiderSafe }
 
-// newKey draws an X25519 key from the owner's randomness (so that a
+// OwnerKey draws an X25519 key from the owner's randomness (so that a
 // seeded run is reproducible; the masks cancel, so the output does not
-// depend on the keys at all).
-func newKey(src *randx.Source) (*ecdh.PrivateKey, error) {
+// depend on the keys at all). It is an owner's first draw. OwnerKey,
+// PairSeed and AddMask are exported for the audits that recompute an
+// owner's view (audit/rows_run.go).
+func OwnerKey(src *randx.Source) (*ecdh.PrivateKey, error) {
 	var b [32]byte
 	for i := range 4 {
 		binary.LittleEndian.PutUint64(b[8*i:], src.Uint64())
@@ -88,9 +90,9 @@ func newKey(src *randx.Source) (*ecdh.PrivateKey, error) {
 	return k, nil
 }
 
-// pairSeed is the seed owners a < b share: SHA-256 over a domain label,
+// PairSeed is the seed owners a < b share: SHA-256 over a domain label,
 // the session, the pair and their X25519 secret.
-func pairSeed(session string, a, b int, secret []byte) [32]byte {
+func PairSeed(session string, a, b int, secret []byte) [32]byte {
 	h := sha256.New()
 	h.Write([]byte("dppub rowsynth pairwise mask v1\x00"))
 	h.Write([]byte(session))
@@ -104,9 +106,9 @@ func pairSeed(session string, a, b int, secret []byte) [32]byte {
 	return out
 }
 
-// addMask adds sign·PRG(seed, request) to every word, mod 2^64: a ChaCha8
+// AddMask adds sign·PRG(seed, request) to every word, mod 2^64: a ChaCha8
 // stream keyed by SHA-256(seed ‖ request ID), uniform on 64-bit words.
-func addMask(words []uint64, seed [32]byte, request uint64, negate bool) {
+func AddMask(words []uint64, seed [32]byte, request uint64, negate bool) {
 	var in [40]byte
 	copy(in[:32], seed[:])
 	binary.LittleEndian.PutUint64(in[32:], request)
