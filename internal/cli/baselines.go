@@ -118,7 +118,7 @@ func runPublishPrivBayes(cmd *cobra.Command, f *bayesNetFlags, st bnspec.Setting
 		f.owners.parties = 1
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
-	tables, err := f.owners.load(src)
+	tables, err := f.owners.load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ Example:
 				return flagErrors(cmd.Flags(), err)
 			}
 			src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
-			tables, err := f.owners.load(src)
+			tables, err := f.owners.load(cmd.ErrOrStderr(), src)
 			if err != nil {
 				return err
 			}

@@ -82,7 +82,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags) error {
 	}
 	var tables [3]*data.Table
 	for i, path := range []string{f.real, f.holdout, f.synthetic} {
-		if tables[i], _, err = readTable(path, s, f.skip); err != nil {
+		if tables[i], _, err = readTable(cmd.ErrOrStderr(), path, s, f.skip); err != nil {
 			return err
 		}
 	}

@@ -39,14 +39,26 @@ func displayPath(path, stream string) string {
 
 // readTable reads one CSV/TSV file with a header row (gzip allowed), or
 // standard input for "-", with schema s, leaving out the columns in skip
-// (--skip-columns).
-func readTable(path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
+// (--skip-columns). When notes is set, it says there how many rows were
+// dropped for a missing value (for the owner's eyes: the count is not
+// released).
+func readTable(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
 	o := data.ReadOptions{Header: true, SkipColumns: skip}
+	var (
+		t   *data.Table
+		st  data.ReadStats
+		err error
+	)
 	if path == stdinPath {
 		o.Name = stdinName
-		return data.ReadCSV(os.Stdin, s, o)
+		t, st, err = data.ReadCSV(os.Stdin, s, o)
+	} else {
+		t, st, err = data.ReadFile(path, s, o)
 	}
-	return data.ReadFile(path, s, o)
+	if err == nil && notes != nil && st.DroppedMissing > 0 {
+		fmt.Fprintf(notes, "%s: %d of %d rows dropped for a missing value (not released)\n", displayPath(path, stdinName), st.DroppedMissing, st.DroppedMissing+t.Len())
+	}
+	return t, st, err
 }
 
 // dropColumns applies --skip-columns to a built-in dataset's table.

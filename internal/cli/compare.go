@@ -73,11 +73,11 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 	if err != nil {
 		return err
 	}
-	real, rst, err := readTable(realPath, s, f.skip)
+	real, rst, err := readTable(nil, realPath, s, f.skip)
 	if err != nil {
 		return err
 	}
-	synth, sst, err := readTable(synthPath, s, f.skip)
+	synth, sst, err := readTable(nil, synthPath, s, f.skip)
 	if err != nil {
 		return err
 	}

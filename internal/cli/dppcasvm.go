@@ -68,7 +68,7 @@ func (t *tableFlags) check() error {
 	return nil
 }
 
-func (t *tableFlags) load() (*data.Table, error) {
+func (t *tableFlags) load(notes io.Writer) (*data.Table, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (t *tableFlags) load() (*data.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, _, err := readTable(t.input, s, skip)
+	tab, _, err := readTable(notes, t.input, s, skip)
 	return tab, err
 }
 
@@ -181,7 +181,7 @@ func runPublishDPPCA(cmd *cobra.Command, spec method.Spec, f *dppcaFlags) error 
 	if err := st.Validate(); err != nil {
 		return err
 	}
-	table, err := f.table.load()
+	table, err := f.table.load(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
@@ -80,7 +81,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 		return err
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
-	tables, err := f.tables(s, src)
+	tables, err := f.tables(cmd.ErrOrStderr(), s, src)
 	if err != nil {
 		return err
 	}
@@ -176,7 +177,7 @@ func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if err := f.resolve(); err != nil {
 		return err
 	}
-	table, err := f.table.load()
+	table, err := f.table.load(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -205,7 +206,7 @@ func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 }
 
 // tables are the owners' tables, laid out by the method's split.
-func (f *genericFlags) tables(s method.Spec, src *randx.Source) ([]*data.Table, error) {
+func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source) ([]*data.Table, error) {
 	switch {
 	case (f.dataset == "") == (len(f.inputs) == 0):
 		return nil, usagef("give --dataset NAME or --input FILE (one per owner)")
@@ -234,7 +235,7 @@ func (f *genericFlags) tables(s method.Spec, src *randx.Source) ([]*data.Table, 
 		// A column named in --skip-columns that one party's file lacks
 		// is an error there (data.ReadOptions.SkipColumns): with parties
 		// of columns, name only columns every file has.
-		t, _, err := readTable(path, sc, f.skip)
+		t, _, err := readTable(notes, path, sc, f.skip)
 		if err != nil {
 			return nil, err
 		}

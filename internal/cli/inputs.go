@@ -51,7 +51,7 @@ func (o *ownerFlags) register(fs *pflag.FlagSet) {
 }
 
 // load returns one table per owner.
-func (o *ownerFlags) load(src *randx.Source) ([]*data.Table, error) {
+func (o *ownerFlags) load(notes io.Writer, src *randx.Source) ([]*data.Table, error) {
 	switch {
 	case o.dataset != "" && len(o.inputs) > 0:
 		return nil, usagef("give --dataset or --input, not both")
@@ -82,7 +82,7 @@ func (o *ownerFlags) load(src *randx.Source) ([]*data.Table, error) {
 	}
 	var tables []*data.Table
 	for _, path := range o.inputs {
-		t, _, err := readTable(path, s, o.skip)
+		t, _, err := readTable(notes, path, s, o.skip)
 		if err != nil {
 			return nil, err
 		}

@@ -114,7 +114,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 		f.owners.parties = 1 // one owner unless told otherwise
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
-	owners, err := f.owners.load(src)
+	owners, err := f.owners.load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
 	}

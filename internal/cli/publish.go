@@ -121,7 +121,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if len(f.statistics) > 0 {
 		return runPPCAFromStatistics(cmd, f, src)
 	}
-	owners, err := f.owners.load(src)
+	owners, err := f.owners.load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err := st.Validate(); err != nil {
 		return err
 	}
-	table, err := f.load()
+	table, err := f.load(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	return printSynthUtility(cmd.OutOrStdout(), table, res)
 }
 
-func (f *synthFlags) load() (*data.Table, error) {
+func (f *synthFlags) load(notes io.Writer) (*data.Table, error) {
 	switch {
 	case f.dataset != "" && f.input != "":
 		return nil, usagef("give --dataset or --input, not both")
@@ -133,7 +133,7 @@ func (f *synthFlags) load() (*data.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := readTable(f.input, s, f.skip)
+	t, _, err := readTable(notes, f.input, s, f.skip)
 	return t, err
 }
 
