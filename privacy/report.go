@@ -316,6 +316,81 @@ func (r *Report) Text() string {
 	return b.String()
 }
 
+// Summary is the report for a terminal: what Text says but for the
+// fine print — the headline, each party's spend against its budget, what
+// is NOT covered, the threat model and the warnings in full; the
+// releases counted by kind when there are more than summaryReleases
+// (listed when fewer, once when every party has the same); the covered
+// items and the assumptions only in the report file.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Privacy report: %s (calibration: %s)\n", r.Method, r.Calibration)
+	fmt.Fprintf(&b, "  guarantee:     %s\n", r.Headline())
+	fmt.Fprintf(&b, "  composition:   %s\n", r.Composition)
+	fmt.Fprintf(&b, "  privacy unit:  %s: %s\n", r.Unit, r.Neighbouring)
+	fmt.Fprintf(&b, "  randomness:    %s\n", r.Randomness)
+	same := len(r.Parties) > 1
+	for _, p := range r.Parties[min(1, len(r.Parties)):] {
+		same = same && releaseKinds(p.Charges) == releaseKinds(r.Parties[0].Charges)
+	}
+	for i, p := range r.Parties {
+		var line strings.Builder
+		partyText(&line, PartyReport{Party: p.Party, Records: p.Records, Spent: p.Spent, Actual: p.Actual, Budget: p.Budget, Within: p.Within, AsDP: p.AsDP})
+		b.WriteString(line.String())
+		switch {
+		case same && i > 0:
+		case len(p.Charges) <= summaryReleases:
+			for _, c := range p.Charges {
+				fmt.Fprintf(&b, "    - %s: %v\n", c.Purpose, c.Spec)
+			}
+		default:
+			fmt.Fprintf(&b, "    %d releases: %s\n", len(p.Charges), releaseKinds(p.Charges))
+		}
+		if same && i == 0 && len(r.Parties) > 1 {
+			fmt.Fprintf(&b, "    (the same releases for every party)\n")
+		}
+	}
+	section(&b, "NOT covered by DP", r.NotCovered)
+	section(&b, "Threat model", r.ThreatModel)
+	section(&b, "WARNINGS", r.Warnings)
+	b.WriteString("  what is covered, the assumptions and every release with its noise: in the report file\n")
+	if r.Version != "" {
+		fmt.Fprintf(&b, "  dppub %s\n", r.Version)
+	}
+	return b.String()
+}
+
+// summaryReleases is how many releases Summary lists one by one.
+const summaryReleases = 8
+
+// releaseKinds counts the charges by the first word of their purpose
+// ("bins", "one-way", "marginal", …), in order of first appearance, and
+// flags any whose actual guarantee differs from the charged one.
+func releaseKinds(cs []Charge) string {
+	var order []string
+	count := map[string]int{}
+	actual := 0
+	for _, c := range cs {
+		kind, _, _ := strings.Cut(c.Purpose, " ")
+		if count[kind] == 0 {
+			order = append(order, kind)
+		}
+		count[kind]++
+		if c.Actual != nil {
+			actual++
+		}
+	}
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%d %s", count[k], k)
+	}
+	s := strings.Join(parts, ", ")
+	if actual > 0 {
+		s += fmt.Sprintf(" (%d charged less than they actually spend)", actual)
+	}
+	return s
+}
+
 // Headline states the guarantee in one line, leading with the status:
 // what holds (or does not), the claimed and actual figures, the
 // whole-record and per-party figures under personalised budgets, and the

@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -246,4 +247,52 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// The terminal summary keeps the headline, every party's spend, what is
+// not covered and the warnings; it lists few releases one by one and
+// counts many by kind, once when every party has the same; the fine
+// print stays in the file.
+func TestSummary(t *testing.T) {
+	many := func() []Charge {
+		var cs []Charge
+		for i := range 12 {
+			cs = append(cs, charge(fmt.Sprintf("marginal a%d", i), dp.Pure(0.01)))
+		}
+		return append(cs, charge("bins of x", dp.Pure(0.01)))
+	}
+	for _, c := range []struct {
+		name      string
+		charges   func() []Charge
+		want, not []string
+	}{
+		{"few releases listed", func() []Charge { return []Charge{charge("mean", dp.Pure(0.5))} },
+			[]string{"- mean:", "NOT covered by DP", "Threat model", "semi-honest", "WARNINGS", "careful"}, []string{"Assumptions", "releases:"}},
+		{"many releases counted", many,
+			[]string{"13 releases: 12 marginal, 1 bins", "(the same releases for every party)", "party owner-2"}, []string{"- marginal a3", "Assumptions"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := NewReport(ReportOptions{Method: "m", Composition: ParallelOverOwners,
+				Accountants: []*Accountant{accountant(t, "owner-1", dp.Pure(1), c.charges()...), accountant(t, "owner-2", dp.Pure(1), c.charges()...)},
+				NotCovered:  []string{"record counts"}, Assumptions: []string{"bounds are public"}, ThreatModel: []string{"semi-honest"},
+				Warnings:    []string{"careful"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := r.Summary()
+			for _, w := range c.want {
+				if !strings.Contains(s, w) {
+					t.Errorf("summary lacks %q:\n%s", w, s)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(s, w) {
+					t.Errorf("summary has %q:\n%s", w, s)
+				}
+			}
+			if !strings.Contains(s, r.Headline()) {
+				t.Errorf("summary lacks the headline %q", r.Headline())
+			}
+		})
+	}
 }

@@ -90,7 +90,7 @@ func outputOf(cmd *cobra.Command) *outputState {
 // printReport prints the privacy report's text to w (the summary) and
 // keeps the report for --json: every publishing command's print site.
 func printReport(cmd *cobra.Command, w io.Writer, r *privacy.Report) {
-	fmt.Fprint(w, r.Text())
+	fmt.Fprint(w, r.Summary())
 	noteReport(cmd, r)
 }
 

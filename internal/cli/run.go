@@ -396,7 +396,7 @@ func mainOutput(o *transport.Outcome) ([]byte, error) {
 }
 
 func printOutcome(w io.Writer, f *runFlags, res *transport.Result) {
-	fmt.Fprint(w, res.Report.Text())
+	fmt.Fprint(w, res.Report.Summary())
 	if res.Table != nil {
 		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", res.Table.Len(), len(res.Table.Schema.Attributes), f.out, f.report)
 	} else {
