@@ -401,10 +401,16 @@ func printGreyBox(w io.Writer, g *greyOutput) {
 			state = "EXCEEDED"
 		}
 		fmt.Fprintf(w, "  replay:       max ℓ%g distance %.6g over %d same-seed pairs, bound %.6g: %s\n", rp.Norm, rp.MaxDiff, rp.Runs, rp.Bound, state)
+		if rp.Worst != "" {
+			fmt.Fprintf(w, "                worst release: %s; %d releases compared, %d pairs diverged (an adaptive choice on noisy values; compared up to there)\n", rp.Worst, rp.Releases, rp.Diverged)
+		}
 	}
 	fmt.Fprintf(w, "  power:        a feature TV ≥ %.3f is detected with probability ≥ 0.99\n", r.DetectableTV)
 	if r.Verdict == audit.Pass {
 		fmt.Fprintf(w, "  verdict:      PASS (max TV %.3f, p = %.3g: no low-order bits of the data detected; not a proof)\n", r.MaxTV, r.PValue)
+	} else if rp := r.Replay; rp != nil && rp.Exceeded && r.PValue >= r.Alpha {
+		fmt.Fprintf(w, "  verdict:      LEAK (replay: a release moved by %.6g between D and D' under the same randomness, beyond its declared sensitivity %.6g: its noise does not cover the true difference)\n",
+			rp.MaxDiff, rp.Bound)
 	} else {
 		fmt.Fprintf(w, "  verdict:      LEAK (max TV %.3f, p = %.3g: the release's low-order bits depend on the data; a false alarm has probability ≤ %.3g%%)\n",
 			r.MaxTV, r.PValue, 100*r.Alpha)

@@ -145,3 +145,20 @@ func TestAuditAllGreyBoxJSON(t *testing.T) {
 		}
 	}
 }
+
+// A replay that exceeds its bound says so in its verdict, naming the
+// release and the distance (the duplicated-record variant of synthesize).
+func TestGreyBoxReplayVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("250 same-seed pairs of a whole synthesize run, a few seconds")
+	}
+	code, stdout, stderr := run(t, "audit", "replay-synthesize", "--greybox", "--calibration", "duplicated", "--seed", "4")
+	if code != 1 && code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"EXCEEDED", "worst release: marginal", "LEAK (replay: a release moved by 2.82843"} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
