@@ -44,6 +44,8 @@ AIM_ITERS = dict(rounds_per_attr=2, max_model_size=1, max_iters=1000)
 METHODS = {
     "dppub": "dppub synthesize defaults",
     "dppub-adaptive": "dppub synthesize --method adaptive, other settings default",
+    "dppub-before": "dppub synthesize defaults, an earlier build (--dppub-before)",
+    "dppub-adaptive-before": "dppub synthesize --method adaptive, other settings default, an earlier build (--dppub-before)",
     "aim-capped": "AIM rounds=2*d, max_model_size=1MB, max_iters=100 (defaults 16*d, 80MB, 1000); workload all 2-way with <=10000 cells",
     "aim-less-capped": "AIM rounds=16*d (default), max_model_size=80MB (default), max_iters=100 (default 1000); workload all 2-way with <=10000 cells",
     "aim-capped-iters1000": "AIM rounds=2*d, max_model_size=1MB (defaults 16*d, 80MB), max_iters=1000 (default); workload all 2-way with <=10000 cells",
@@ -286,12 +288,15 @@ def run_method(args, table, method, eps, delta, rep, outdir):
     if method == "holdout":
         return table.test.copy(), {"wall_s": 0.0, "cpu_s": 0.0}, info
     if method.startswith("dppub"):
-        helptext = subprocess.run([args.dppub, "synthesize", "--help"], capture_output=True, text=True).stdout
-        cmd = [args.dppub, "synthesize", "--input", table.train_csv, "--schema", table.schema_json,
+        binary = args.dppub_before if method.endswith("-before") else args.dppub
+        if not binary:
+            raise SystemExit(f"{method} needs --dppub-before")
+        helptext = subprocess.run([binary, "synthesize", "--help"], capture_output=True, text=True).stdout
+        cmd = [binary, "synthesize", "--input", table.train_csv, "--schema", table.schema_json,
                "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
         if "--force" in helptext:
             cmd.append("--force")
-        if method == "dppub-adaptive":
+        if method.startswith("dppub-adaptive"):
             cmd += ["--method", "adaptive"]
         if "--epsilon" in helptext:
             cmd += ["--epsilon", repr(eps), "--delta", repr(delta)]
@@ -330,7 +335,8 @@ def one(args, table, method, eps, delta, rep):
     synth, timing, info = run_method(args, table, method, eps, delta, rep, outdir)
     settings = METHODS[method]
     if method.startswith("dppub"):
-        settings += f" at commit {args.dppub_commit}; budget {info.get('budget')}"
+        commit = args.dppub_before_commit if method.endswith("-before") else args.dppub_commit
+        settings += f" at commit {commit}; budget {info.get('budget')}"
     if synth is None:
         rec = {"settings": settings + f"; TIMED OUT after {args.timeout}s", "metrics": {}}
     else:
@@ -372,7 +378,7 @@ def summary(df, path):
         cells = []
         for c in cols:
             v = r.get(c)
-            cells.append("" if pd.isna(v) else (f"{v:.1f}" if c.endswith("_s") else f"{v:.3f}"))
+            cells.append("" if pd.isna(v) else (f"{v:.1f}" if c.endswith("_s") else f"{v:.4f}" if c.startswith("tvd") else f"{v:.3f}"))
         if "timed_out" in mean.columns and not pd.isna(r.get("timed_out")):
             cells = ["timed out"] + [""] * (len(cols) - 1)
         lines.append(f"| {name} | {eps:g} | {method} | {reps} | " + " | ".join(cells) + " |")
@@ -406,7 +412,7 @@ def plots(df, outdir):
         print("matplotlib missing: no plots", file=sys.stderr)
         return
     for name, d in df.groupby("dataset"):
-        metrics = [m for m in ["tvd_2way", "tvd_3way", "gbt_acc", "ks_numeric", "cpu_s"] if m in set(d.metric)]
+        metrics = [m for m in ["tvd_1way", "tvd_2way", "tvd_3way", "gbt_acc", "ks_numeric", "cpu_s"] if m in set(d.metric)]
         fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.4))
         for ax, metric in zip(axes, metrics):
             dm = d[d.metric == metric]
@@ -438,6 +444,8 @@ def main():
     p.add_argument("--out", required=True, help="where results.csv, summary.md and PNGs go")
     p.add_argument("--dppub", required=True)
     p.add_argument("--dppub-commit", default="unknown")
+    p.add_argument("--dppub-before", default="", help="an earlier dppub binary, run as the -before methods")
+    p.add_argument("--dppub-before-commit", default="unknown")
     p.add_argument("--pgm", required=True)
     p.add_argument("--autodp", required=True)
     p.add_argument("--datasets", default="adult,nltcs")
