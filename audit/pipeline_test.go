@@ -18,7 +18,7 @@ func TestPipelineAuditsSoundPassBrokenCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("150 runs of each whole pipeline, sound and broken (about 10–17 s on 2 cores); runs without -short")
 	}
-	for _, name := range []string{"pipeline-synthesize", "pipeline-ppca-dp-mh", "pipeline-dp-subn3", "pipeline-pdp-mvds"} {
+	for _, name := range []string{"pipeline-synthesize", "pipeline-ppca-dp-mh", "pipeline-dp-subn3", "pipeline-pdp-mvds", "pipeline-synthesize-rows"} {
 		t.Run(name, func(t *testing.T) {
 			meth, err := LookupMethod(name)
 			if err != nil {
