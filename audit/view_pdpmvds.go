@@ -69,8 +69,8 @@ func init() {
 //     counts, noisy releases), its own deals and noise, and the masked
 //     sign queries. The latter's |t·r + r'| per cell are listed NOT
 //     covered by the report and are left out of the statistic; the
-//     statistic is the Laplace LLR of the reference counts of a1 in the
-//     first score request S received. Claim: party 1's spent budget
+//     statistic is the projection of the reference counts of a1 in the
+//     first score request S received on the canary's move. Claim: party 1's spent budget
 //     (insider-safe and exact both hold against S).
 //   - colluder: party 2 hosting the coordinator (Algorithm 3's P_x). In
 //     the commodity suite a holder adds its own noise share inside its
@@ -509,8 +509,8 @@ func (tr *pdpTrace) coordinatorLLR() (float64, error) {
 	return llr, nil
 }
 
-// thirdPartyLLR is the Laplace LLR of the reference one-way counts of a1
-// in the first score request S received (0 if none: S then saw no value
+// thirdPartyLLR is the projection of the reference one-way counts of a1
+// in the first score request S received on the canary's move (0 if none: S then saw no value
 // that depends on a1, beyond what the report leaves uncovered).
 func (tr *pdpTrace) thirdPartyLLR() (float64, error) {
 	for _, q := range tr.toS {
@@ -543,7 +543,14 @@ func (tr *pdpTrace) thirdPartyLLR() (float64, error) {
 		if len(ref) != len(cD) {
 			return 0, fmt.Errorf("audit: score request %d carries %d reference counts of a1, want %d", q.ID, len(ref), len(cD))
 		}
-		return releaseLLR(ref, cD, cDp, one.Release.Noise, 0), nil
+		// The references are the engine's post-processed one-way counts
+		// (consistent, non-negative), not the raw release: the statistic
+		// is their projection on the canary's move, Σ_c Δ_c·ref_c.
+		t := 0.0
+		for c, r := range ref {
+			t += (cDp[c] - cD[c]) * r
+		}
+		return t, nil
 	}
 	return 0, nil
 }
