@@ -37,11 +37,11 @@ func displayPath(path, stream string) string {
 	return path
 }
 
-// readTable reads one CSV/TSV file with a header row (gzip allowed), or
-// standard input for "-", with schema s, leaving out the columns in skip
-// (--skip-columns). When notes is set, it says there how many rows were
-// dropped for a missing value (for the owner's eyes: the count is not
-// released).
+// readTable reads one CSV/TSV file with a header row (gzip allowed), a
+// Parquet file (a path ending in .parquet), or standard input (CSV) for
+// "-", with schema s, leaving out the columns in skip (--skip-columns).
+// When notes is set, it says there how many rows were dropped for a
+// missing value (for the owner's eyes: the count is not released).
 func readTable(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
 	o := data.ReadOptions{Header: true, SkipColumns: skip}
 	var (
@@ -49,10 +49,13 @@ func readTable(notes io.Writer, path string, s data.Schema, skip []string) (*dat
 		st  data.ReadStats
 		err error
 	)
-	if path == stdinPath {
+	switch {
+	case path == stdinPath:
 		o.Name = stdinName
 		t, st, err = data.ReadCSV(os.Stdin, s, o)
-	} else {
+	case data.IsParquetPath(path):
+		t, st, err = data.ReadParquetFile(path, s, o)
+	default:
 		t, st, err = data.ReadFile(path, s, o)
 	}
 	if err == nil && notes != nil && st.DroppedMissing > 0 {

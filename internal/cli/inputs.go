@@ -111,11 +111,25 @@ func split(t *data.Table, parties, def int, src *randx.Source) ([]*data.Table, e
 // table's digest; if the report cannot be written the table is removed, so
 // nothing is half-published.
 func writeOutputs(cmd *cobra.Command, out, reportPath string, t *data.Table, r *privacy.Report) error {
-	var csv bytes.Buffer
-	if err := data.WriteCSV(&csv, t); err != nil {
+	b, err := tableBytes(out, t)
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", out, err)
 	}
-	return publishFiles(cmd, nil, r, reportPath, outputFile{out, csv.Bytes()})
+	return publishFiles(cmd, nil, r, reportPath, outputFile{out, b})
+}
+
+// tableBytes is a published table as the file out: Parquet for a path
+// ending in .parquet, CSV otherwise (standard output included).
+func tableBytes(out string, t *data.Table) ([]byte, error) {
+	var b bytes.Buffer
+	write := data.WriteCSV
+	if data.IsParquetPath(out) {
+		write = data.WriteParquet
+	}
+	if err := write(&b, t); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func union(tables []*data.Table) *data.Table {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -202,11 +201,11 @@ func ldaDatasetLabel(name string) string {
 }
 
 func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, res *publish.LDAResult) error {
-	var csv bytes.Buffer
-	if err := data.WriteCSV(&csv, res.Published); err != nil {
+	table, err := tableBytes(f.out, res.Published)
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
-	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, csv.Bytes()}, outputFile{f.model, res.Model})
+	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, table}, outputFile{f.model, res.Model})
 }
 
 func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res *publish.LDAResult) error {

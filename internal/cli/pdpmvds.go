@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
@@ -394,15 +393,15 @@ type protocolPhase struct {
 // writePDPMVDS writes the synthetic table, the protocol report and then
 // the privacy report, which records the digests of both.
 func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *publish.PDPMVDSResult) error {
-	var csv bytes.Buffer
-	if err := data.WriteCSV(&csv, res.Synthetic); err != nil {
+	table, err := tableBytes(f.out, res.Synthetic)
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
 	proto, err := protocolReportJSON(f.settings.SSPP, f.settings.Noise, f.settings.KeyBits, res)
 	if err != nil {
 		return err
 	}
-	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, csv.Bytes()}, outputFile{f.protoReport, proto})
+	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, table}, outputFile{f.protoReport, proto})
 }
 
 func protocolReportJSON(suite pdpmvds.Suite, noise pdpmvds.NoiseMode, bits int, res *publish.PDPMVDSResult) ([]byte, error) {

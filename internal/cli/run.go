@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/consortium"
-	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/transport"
@@ -364,7 +363,7 @@ func parsePeers(peers []string) (map[string]string, error) {
 // the report, which records their digests, as publish does: atomically,
 // and nothing if any of them cannot be written.
 func writeOutcome(cmd *cobra.Command, params map[string]string, out, report string, o *transport.Outcome) error {
-	main, err := mainOutput(o)
+	main, err := mainOutput(out, o)
 	if err != nil {
 		return err
 	}
@@ -375,15 +374,12 @@ func writeOutcome(cmd *cobra.Command, params map[string]string, out, report stri
 	return publishFiles(cmd, params, o.Report, report, outs...)
 }
 
-// mainOutput is the bytes of the main published file: the synthetic table
-// as CSV, the method's own bytes, or its artifact as JSON.
-func mainOutput(o *transport.Outcome) ([]byte, error) {
+// mainOutput is the bytes of the main published file out: the synthetic
+// table as CSV (Parquet for a .parquet path), the method's own bytes, or
+// its artifact as JSON.
+func mainOutput(out string, o *transport.Outcome) ([]byte, error) {
 	if o.Table != nil {
-		var b bytes.Buffer
-		if err := data.WriteCSV(&b, o.Table); err != nil {
-			return nil, err
-		}
-		return b.Bytes(), nil
+		return tableBytes(out, o.Table)
 	}
 	if o.Data != nil {
 		return o.Data, nil
