@@ -28,6 +28,9 @@ const retryBudget = 30 * time.Second
 // one line naming the member and the reason, well before the step
 // deadline up to which transient failures are retried.
 func TestPermanentFailuresFailAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
 	for _, tc := range []struct {
 		name string
 		// setup breaks spoke-2 and returns the address overrides to use.
@@ -112,6 +115,9 @@ func TestPermanentFailuresFailAtOnce(t *testing.T) {
 // second of silence (over unreachable_after, 600 ms here) for a dead
 // coordinator and abort.
 func TestRestartingMemberIsRetried(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
 	n := newTestNetLimits(t, 2, nil, func(l *consortium.Limits) { l.StepTimeout.Duration = 10 * time.Second })
 	addr := n.nodes["spoke-2"].Addr()
 	if err := n.nodes["spoke-2"].Close(); err != nil {

@@ -22,6 +22,9 @@ const noticeWithin = 5 * time.Second
 // may have reached the coordinator), as its budget ledger shows; `dppub
 // serve` keeps serving, and the next session runs.
 func TestOwnersReleaseWhenTheCoordinatorDies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
 	for _, tc := range []struct {
 		name, method string
 		demo         []string

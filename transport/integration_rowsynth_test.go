@@ -41,6 +41,9 @@ func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
 // own budget ledger keeps the charges it made (a release that may have
 // reached the coordinator is never refunded).
 func TestRowSynthOwnerKilledMidSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
 	c := newCluster(t, 3, 3000, nil, "--method", "synthesize-rows")
 	c.serve("owner-1")
 	c.serve("owner-2", "--fault-handle-delay", "150ms")

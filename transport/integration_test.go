@@ -447,6 +447,9 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 // consistent, holds the spend of the interrupted session, and the owner
 // serves the next session.
 func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
 	c := newCluster(t, 3, 3000, nil)
 	c.serve("owner-1")
 	c.serve("owner-2", "--fault-handle-delay", "1m")
@@ -503,6 +506,9 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 // A slow owner: the coordinator aborts at the step deadline, naming the
 // owner and what it is doing.
 func TestSlowOwnerMissesTheStepDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
 	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = time.Second })
 	c.serve("owner-1")
 	c.serve("owner-2")
