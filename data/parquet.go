@@ -1,3 +1,5 @@
+//go:build !noparquet
+
 package data
 
 import (
@@ -10,7 +12,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -550,10 +551,4 @@ func writeColumn[T int64 | float64 | parquet.ByteArray](rg file.SerialRowGroupWr
 		return err
 	}
 	return cw.Close()
-}
-
-// IsParquetPath reports whether path names a Parquet file (".parquet",
-// in any case).
-func IsParquetPath(path string) bool {
-	return len(path) > len(".parquet") && strings.EqualFold(path[len(path)-len(".parquet"):], ".parquet")
 }
