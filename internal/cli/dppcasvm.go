@@ -40,7 +40,7 @@ type tableFlags struct {
 func (t *tableFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&t.dataset, "dataset", "", "built-in dataset (see `dppub datasets`)")
-	fs.StringVar(&t.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, or - for standard input")
+	fs.StringVar(&t.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, a .parquet file, or - for standard input")
 	fs.StringVar(&t.schema, "schema", "", "schema JSON for --input (column kinds and public bounds)")
 	registerSkipColumns(fs, &t.skip)
 }

@@ -44,7 +44,7 @@ split among --owners of them, or give one --input per owner.`,
 	fs := cmd.Flags()
 	bindSettings(fs, st)
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among the owners")
-	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, or - for standard input, one per owner (repeat)")
+	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, a .parquet file, or - for standard input, one per owner (repeat)")
 	fs.StringArrayVar(&f.schemas, "schema", nil, "schema JSON of the --input files (one for all, or one per file for parties of columns)")
 	registerSkipColumns(fs, &f.skip)
 	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among")

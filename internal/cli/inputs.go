@@ -41,7 +41,7 @@ type ownerFlags struct {
 
 func (o *ownerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among --owners owners")
-	fs.StringArrayVar(&o.inputs, "input", nil, "CSV/TSV file (gzip allowed) with a header row, or - for standard input; repeat once per owner, or give one file and --owners")
+	fs.StringArrayVar(&o.inputs, "input", nil, "CSV/TSV file (gzip allowed) with a header row, a .parquet file, or - for standard input; repeat once per owner, or give one file and --owners")
 	fs.StringVar(&o.schema, "schema", "", "schema JSON for --input files (see README: column kinds and public bounds)")
 	registerSkipColumns(fs, &o.skip)
 	fs.IntVar(&o.parties, "owners", 0, "number of owners of rows to split one table into (default 3 for --dataset, 1 per --input file)")

@@ -75,7 +75,7 @@ Examples:
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (adult, big5, ...; see `dppub datasets`)")
-	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, or - for standard input")
+	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, a .parquet file, or - for standard input")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON for --input (column kinds and public bounds)")
 	registerSkipColumns(fs, &f.skip)
 	bindSettings(fs, &f.settings)
