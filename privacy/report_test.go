@@ -275,7 +275,7 @@ func TestSummary(t *testing.T) {
 			r, err := NewReport(ReportOptions{Method: "m", Composition: ParallelOverOwners,
 				Accountants: []*Accountant{accountant(t, "owner-1", dp.Pure(1), c.charges()...), accountant(t, "owner-2", dp.Pure(1), c.charges()...)},
 				NotCovered:  []string{"record counts"}, Assumptions: []string{"bounds are public"}, ThreatModel: []string{"semi-honest"},
-				Warnings:    []string{"careful"}})
+				Warnings: []string{"careful"}})
 			if err != nil {
 				t.Fatal(err)
 			}
