@@ -258,32 +258,53 @@ func (s *mulLDASession) runOwner(m int, id string, side Side, src *randx.Source,
 // zero-sum covariance (correlated noise with a dealer) or I. Only owner 1's
 // values differ, by Δ_k, so LLR = Σ_k (Δ_k/σ_k²) Σ_j (C⁻¹)_{0j} (v_jk − mid_jk).
 func (s *mulLDASession) llr() func([]float64) float64 {
-	np, e := s.parties(), len(s.sigma)
+	np := s.parties()
 	w := make([]float64, np)
 	w[0] = 1
+	owners := make([]int, np)
+	for j := range owners {
+		owners[j] = j
+	}
 	if s.params.NeedsDealer() {
 		cov, err := zeroSumCov(len(s.params.Owners), ViewPublisher)
 		if err != nil {
 			panic(err)
 		}
-		var chol mat.Cholesky
-		if !chol.Factorize(cov) {
-			panic("audit: zero-sum covariance is not positive definite")
-		}
-		unit := mat.NewVecDense(np, nil)
-		unit.SetVec(0, 1)
-		var x mat.VecDense
-		if err := chol.SolveVecTo(&x, unit); err != nil {
+		if w, err = firstInverseColumn(cov); err != nil {
 			panic(err)
 		}
-		copy(w, x.RawVector().Data)
 	}
+	return s.linearLLR(w, owners)
+}
+
+// firstInverseColumn is C⁻¹e₀, the weights of the parts of a view whose
+// noise has covariance C (up to each entry's σ²) when only part 0 moves.
+func firstInverseColumn(cov mat.Symmetric) ([]float64, error) {
+	var chol mat.Cholesky
+	if !chol.Factorize(cov) {
+		return nil, fmt.Errorf("audit: the view's noise covariance is not positive definite")
+	}
+	unit := mat.NewVecDense(cov.SymmetricDim(), nil)
+	unit.SetVec(0, 1)
+	var x mat.VecDense
+	if err := chol.SolveVecTo(&x, unit); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	return x.RawVector().Data, nil
+}
+
+// linearLLR is LLR = Σ_k (Δ_k/σ_k²) Σ_j w_j (v_jk − mid_jk) over a view
+// of len(w) parts whose part j < len(owners) holds owner owners[j]'s
+// entries (owner 1, which alone moves by Δ, first) with mid the midpoint
+// of the exact values on D and D′; later parts (shares, a sum) have mid 0.
+func (s *mulLDASession) linearLLR(w []float64, owners []int) func([]float64) float64 {
+	e := len(s.sigma)
 	coef := make([]float64, e)
-	mid := make([]float64, np*e)
+	mid := make([]float64, len(w)*e)
 	for k := range coef {
 		coef[k] = (s.exact[D][0][k] - s.exact[DPrime][0][k]) / (s.sigma[k] * s.sigma[k])
-		for j := 0; j < np; j++ {
-			mid[j*e+k] = (s.exact[D][j][k] + s.exact[DPrime][j][k]) / 2
+		for j, owner := range owners {
+			mid[j*e+k] = (s.exact[D][owner][k] + s.exact[DPrime][owner][k]) / 2
 		}
 	}
 	return func(v []float64) float64 {

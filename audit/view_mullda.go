@@ -258,40 +258,11 @@ func (v *mulLDAView) withoutOwnNoise(side Side, owner int, share func(int) ([]fl
 // covariance σ_k²·C (viewCov), and only owner 1's message moves, by Δ_k,
 // so LLR = Σ_k (Δ_k/σ_k²) Σ_j (C⁻¹)_{0j} (v_jk − mid_jk).
 func (v *mulLDAView) llr() (func([]float64) float64, error) {
-	s, np, e := v.s, v.parts(), len(v.s.sigma)
-	var chol mat.Cholesky
-	if !chol.Factorize(v.viewCov()) {
-		return nil, fmt.Errorf("audit: the view's noise covariance is not positive definite")
+	w, err := firstInverseColumn(v.viewCov())
+	if err != nil {
+		return nil, err
 	}
-	unit := mat.NewVecDense(np, nil)
-	unit.SetVec(0, 1)
-	var x mat.VecDense
-	if err := chol.SolveVecTo(&x, unit); err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	w := x.RawVector().Data
-	coef := make([]float64, e)
-	mid := make([]float64, np*e)
-	for k := range coef {
-		coef[k] = (s.exact[D][0][k] - s.exact[DPrime][0][k]) / (s.sigma[k] * s.sigma[k])
-		for j, owner := range v.messages {
-			mid[j*e+k] = (s.exact[D][owner][k] + s.exact[DPrime][owner][k]) / 2
-		}
-	}
-	return func(val []float64) float64 {
-		t := 0.0
-		for k, c := range coef {
-			if c == 0 {
-				continue
-			}
-			inner := 0.0
-			for j, wj := range w {
-				inner += wj * (val[j*e+k] - mid[j*e+k])
-			}
-			t += c * inner
-		}
-		return t
-	}, nil
+	return v.s.linearLLR(w, v.messages), nil
 }
 
 // viewCov is the view's noise covariance for σ = 1: share parties 0 (the
