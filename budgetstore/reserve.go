@@ -82,11 +82,7 @@ func (s *Store) Reserve(dataset, session string, budget dp.Guarantee, acct *priv
 		if b.Bucket(bktSessions).Get([]byte(session)) != nil {
 			return fmt.Errorf("budgetstore: dataset %q: session %q already spent budget here; a session ID never runs twice", dataset, session)
 		}
-		lifetime, err := getGuarantee(b, keyLifetime)
-		if err != nil {
-			return err
-		}
-		spent, err := getGuarantee(b, keySpent)
+		lifetime, spent, err := getBudget(b)
 		if err != nil {
 			return err
 		}

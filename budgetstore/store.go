@@ -137,11 +137,7 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 		if err != nil {
 			return err
 		}
-		lifetime, err := getGuarantee(b, keyLifetime)
-		if err != nil {
-			return err
-		}
-		spent, err := getGuarantee(b, keySpent)
+		lifetime, spent, err := getBudget(b)
 		if err != nil {
 			return err
 		}
@@ -205,10 +201,7 @@ func (s *Store) Balance(dataset string) (Balance, error) {
 		if err != nil {
 			return err
 		}
-		if bal.Lifetime, err = getGuarantee(b, keyLifetime); err != nil {
-			return err
-		}
-		if bal.Spent, err = getGuarantee(b, keySpent); err != nil {
+		if bal.Lifetime, bal.Spent, err = getBudget(b); err != nil {
 			return err
 		}
 		bal.Dataset = dataset
@@ -324,11 +317,7 @@ func (s *Store) Verify() error {
 }
 
 func verifyDataset(dataset string, b *bolt.Bucket) error {
-	lifetime, err := getGuarantee(b, keyLifetime)
-	if err != nil {
-		return err
-	}
-	stored, err := getGuarantee(b, keySpent)
+	lifetime, stored, err := getBudget(b)
 	if err != nil {
 		return err
 	}
@@ -414,6 +403,15 @@ func dataBucket(tx *bolt.Tx, dataset string) (*bolt.Bucket, error) {
 		return nil, fmt.Errorf("%w %q (no lifetime budget defined)", ErrUnknownDataset, dataset)
 	}
 	return b, nil
+}
+
+// getBudget reads a dataset's lifetime budget and what is spent of it.
+func getBudget(b *bolt.Bucket) (lifetime, spent dp.Guarantee, err error) {
+	if lifetime, err = getGuarantee(b, keyLifetime); err != nil {
+		return lifetime, spent, err
+	}
+	spent, err = getGuarantee(b, keySpent)
+	return lifetime, spent, err
 }
 
 func getGuarantee(b *bolt.Bucket, key []byte) (dp.Guarantee, error) {
