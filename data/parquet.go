@@ -29,15 +29,7 @@ const parquetRowGroup = 1 << 18
 
 // ReadParquetFile reads a Parquet file into a table; see ReadParquet.
 func ReadParquetFile(path string, s Schema, o ReadOptions) (*Table, ReadStats, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, ReadStats{}, fmt.Errorf("data: %w", err)
-	}
-	defer f.Close()
-	if o.Name == "" {
-		o.Name = path
-	}
-	return ReadParquet(f, s, o)
+	return readPath(path, s, o, func(f *os.File, s Schema, o ReadOptions) (*Table, ReadStats, error) { return ReadParquet(f, s, o) })
 }
 
 // ReadParquet reads a flat Parquet file (no nested or repeated columns)

@@ -85,6 +85,11 @@ var defaultMissing = []string{"?", ""}
 // ReadFile reads a delimited file (gzip-compressed or not: detected from
 // its first bytes) into a table; see ReadCSV.
 func ReadFile(path string, s Schema, o ReadOptions) (*Table, ReadStats, error) {
+	return readPath(path, s, o, func(f *os.File, s Schema, o ReadOptions) (*Table, ReadStats, error) { return ReadCSV(f, s, o) })
+}
+
+// readPath opens path and reads it with read, messages naming the file.
+func readPath(path string, s Schema, o ReadOptions, read func(*os.File, Schema, ReadOptions) (*Table, ReadStats, error)) (*Table, ReadStats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, ReadStats{}, fmt.Errorf("data: %w", err)
@@ -93,7 +98,7 @@ func ReadFile(path string, s Schema, o ReadOptions) (*Table, ReadStats, error) {
 	if o.Name == "" {
 		o.Name = path
 	}
-	return ReadCSV(f, s, o)
+	return read(f, s, o)
 }
 
 // ReadCSV reads delimited text (transparently gunzipped if it starts with
