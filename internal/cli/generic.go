@@ -57,13 +57,23 @@ split among --owners of them, or give one --input per owner.`,
 // genericExample is a method's example, with the budget flags its
 // settings have.
 func genericExample(name string, fs *pflag.FlagSet) string {
-	budget := ""
-	for _, b := range []struct{ flag, value string }{{"epsilon", "1"}, {"delta", "1e-5"}} {
-		if fs.Lookup(b.flag) != nil {
-			budget += " --" + b.flag + " " + b.value
+	budget := exampleFlags(fs, false, [2]string{"epsilon", "1"}, [2]string{"delta", "1e-5"})
+	return fmt.Sprintf("  dppub publish %s --dataset adult --owners 3%s --out %s.csv", name, budget, name)
+}
+
+// exampleFlags writes " --flag value" for each of flags that fs has (only
+// the first such when first is set).
+func exampleFlags(fs *pflag.FlagSet, first bool, flags ...[2]string) string {
+	out := ""
+	for _, f := range flags {
+		if fs.Lookup(f[0]) != nil {
+			out += " --" + f[0] + " " + f[1]
+			if first {
+				break
+			}
 		}
 	}
-	return fmt.Sprintf("  dppub publish %s --dataset adult --owners 3%s --out %s.csv", name, budget, name)
+	return out
 }
 
 type genericFlags struct {
@@ -151,13 +161,7 @@ output and its privacy report. Its settings are the flags below.`,
 // genericCentralExample is a central method's example, with the budget
 // flags its settings have.
 func genericCentralExample(name string, fs *pflag.FlagSet) string {
-	budget := ""
-	for _, b := range []struct{ flag, value string }{{"epsilon", "1"}, {"rho", "1"}} {
-		if fs.Lookup(b.flag) != nil {
-			budget += " --" + b.flag + " " + b.value
-			break
-		}
-	}
+	budget := exampleFlags(fs, true, [2]string{"epsilon", "1"}, [2]string{"rho", "1"})
 	return fmt.Sprintf("  dppub publish %s --dataset adult%s --out %s.out", name, budget, name)
 }
 
