@@ -70,6 +70,17 @@ var synthesizeOptions = []struct {
 	{"laplace-one-way", func(o *publish.SynthesizeOptions) { o.OneWayNoise = marginal.Laplace }},
 }
 
+// synthesizeOption is the setter of the option named option ("" for the
+// default), or an error naming audit and the options there are.
+func synthesizeOption(audit, option string) (func(*publish.SynthesizeOptions), error) {
+	for _, o := range synthesizeOptions {
+		if o.name == option {
+			return o.set, nil
+		}
+	}
+	return nil, fmt.Errorf("audit: %s has no option %q (want one of %s)", audit, option, synthesizeOptionNames())
+}
+
 func synthesizeOptionNames() string {
 	names := []string{"default"}
 	for _, s := range synthesizeOptions[1:] {
@@ -93,16 +104,10 @@ func synthesizeCases() []Case {
 // named by option ("" for the default). The claim is the report's ρ at
 // δ = 1/n².
 func PipelineSynthesize(variant, option string) (Mechanism, error) {
-	i := slices.IndexFunc(synthesizeOptions, func(s struct {
-		name string
-		set  func(*publish.SynthesizeOptions)
-	}) bool {
-		return s.name == option
-	})
-	if i < 0 {
-		return Mechanism{}, fmt.Errorf("audit: %s has no option %q (want one of %s)", pipelineSynthesize, option, synthesizeOptionNames())
+	set, err := synthesizeOption(pipelineSynthesize, option)
+	if err != nil {
+		return Mechanism{}, err
 	}
-	set := synthesizeOptions[i].set
 	name := synthesize.Name
 	if option != "" {
 		name += " " + option

@@ -308,20 +308,14 @@ func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report,
 // owner's accountant charges, are the engine's plan: the one-way
 // marginals, the pair scores (scalars) and the measured marginals.
 func ReplaySynthesize(variant, option string) (Mechanism, error) {
-	i := slices.IndexFunc(synthesizeOptions, func(s struct {
-		name string
-		set  func(*publish.SynthesizeOptions)
-	}) bool {
-		return s.name == option
-	})
-	if i < 0 {
-		return Mechanism{}, fmt.Errorf("audit: replay-%s has no option %q (want one of %s)", synthesize.Name, option, synthesizeOptionNames())
+	set, err := synthesizeOption("replay-"+synthesize.Name, option)
+	if err != nil {
+		return Mechanism{}, err
 	}
 	tables, err := replayTables(variant)
 	if err != nil {
 		return Mechanism{}, err
 	}
-	set := synthesizeOptions[i].set
 	run := func(side Side, src *randx.Source) (*publish.SynthesizeResult, error) {
 		o := publish.SynthesizeOptions{Table: tables[side], Rho: pipelineRho, Source: src}
 		set(&o)
