@@ -297,11 +297,7 @@ func (r *Report) JSON() ([]byte, error) {
 // is the Headline.
 func (r *Report) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Privacy report: %s (calibration: %s)\n", r.Method, r.Calibration)
-	fmt.Fprintf(&b, "  guarantee:     %s\n", r.Headline())
-	fmt.Fprintf(&b, "  composition:   %s\n", r.Composition)
-	fmt.Fprintf(&b, "  privacy unit:  %s: %s\n", r.Unit, r.Neighbouring)
-	fmt.Fprintf(&b, "  randomness:    %s\n", r.Randomness)
+	r.header(&b)
 	for _, p := range r.Parties {
 		partyText(&b, p)
 	}
@@ -316,6 +312,15 @@ func (r *Report) Text() string {
 	return b.String()
 }
 
+// header writes the lines Text and Summary both start with.
+func (r *Report) header(b *strings.Builder) {
+	fmt.Fprintf(b, "Privacy report: %s (calibration: %s)\n", r.Method, r.Calibration)
+	fmt.Fprintf(b, "  guarantee:     %s\n", r.Headline())
+	fmt.Fprintf(b, "  composition:   %s\n", r.Composition)
+	fmt.Fprintf(b, "  privacy unit:  %s: %s\n", r.Unit, r.Neighbouring)
+	fmt.Fprintf(b, "  randomness:    %s\n", r.Randomness)
+}
+
 // Summary is the report for a terminal: what Text says but for the
 // fine print — the headline, each party's spend against its budget, what
 // is NOT covered, the threat model and the warnings in full; the
@@ -324,11 +329,7 @@ func (r *Report) Text() string {
 // items and the assumptions only in the report file.
 func (r *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Privacy report: %s (calibration: %s)\n", r.Method, r.Calibration)
-	fmt.Fprintf(&b, "  guarantee:     %s\n", r.Headline())
-	fmt.Fprintf(&b, "  composition:   %s\n", r.Composition)
-	fmt.Fprintf(&b, "  privacy unit:  %s: %s\n", r.Unit, r.Neighbouring)
-	fmt.Fprintf(&b, "  randomness:    %s\n", r.Randomness)
+	r.header(&b)
 	same := len(r.Parties) > 1
 	for _, p := range r.Parties[min(1, len(r.Parties)):] {
 		same = same && releaseKinds(p.Charges) == releaseKinds(r.Parties[0].Charges)
