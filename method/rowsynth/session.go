@@ -90,7 +90,7 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.Note(Name, t.Len(), 0, "attributes", len(s.Schema.Attributes))
+	l.Note(Name, t.Len(), outOfBounds(t), "attributes", len(s.Schema.Attributes))
 	o, err := proto.NewOwner(proto.OwnerOptions{Params: p, Index: k, Table: t, Accountant: l.Accountant, Source: l.Source})
 	if err != nil {
 		return nil, err
@@ -106,7 +106,6 @@ type Result struct {
 	Records []int
 	// Rho is each owner's budget, BinRho the part spent on bins.
 	Rho, BinRho float64
-	Stats       proto.Stats
 }
 
 // Progress is the coordinator's attachment in one process: the engine's
@@ -135,7 +134,6 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 		if res.Engine == nil {
 			return nil, fmt.Errorf("the engine did not finish")
 		}
-		res.Stats = c.Stats
 		syn, err := res.Domain.Decode(res.Engine.Data, decodeSrc)
 		if err != nil {
 			return nil, err
@@ -218,6 +216,23 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		cuts[a.Name] = marginal.CutsFromHistogram(marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins)
 	}
 	return cuts, each * float64(len(numeric)), nil
+}
+
+// outOfBounds counts the numeric values outside their declared bounds,
+// which the owner's binning clamps (for the owner's own log).
+func outOfBounds(t *data.Table) int {
+	n := 0
+	for j, a := range t.Schema.Attributes {
+		if a.Kind != data.Numeric {
+			continue
+		}
+		for _, row := range t.Rows {
+			if row[j] < a.Min || row[j] > a.Max {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func sum(v []int) int {

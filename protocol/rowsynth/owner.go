@@ -38,10 +38,7 @@ type Owner struct {
 	seeds  [][32]byte // by owner index; own entry unused
 	keyed  bool
 	ds     *marginal.Dataset
-	// Clamped counts values outside their declared bounds (the owner's
-	// own eyes only).
-	Clamped int
-	closed  bool
+	closed bool
 }
 
 // NewOwner validates o.
@@ -150,11 +147,11 @@ func (o *Owner) takeDomain(m Domain) error {
 	if err != nil {
 		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 	}
-	ds, st, err := dom.Encode(o.table)
+	ds, _, err := dom.Encode(o.table)
 	if err != nil {
 		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 	}
-	o.ds, o.Clamped = ds, st.Clamped
+	o.ds = ds
 	return nil
 }
 
