@@ -11,14 +11,8 @@ import (
 // the real and synthetic one-way marginals (numeric attributes binned into
 // `bins` equal bins over their declared bounds), and their mean.
 func MarginalTVD(real, synth *data.Table, bins int) (map[string]float64, float64, error) {
-	if !real.Schema.Equal(synth.Schema) {
-		return nil, 0, fmt.Errorf("utility: real and synthetic schemas differ")
-	}
-	if real.Len() == 0 || synth.Len() == 0 {
-		return nil, 0, fmt.Errorf("utility: empty table (real %d rows, synthetic %d)", real.Len(), synth.Len())
-	}
-	if bins < 1 {
-		return nil, 0, fmt.Errorf("utility: bins = %d, need at least 1", bins)
+	if err := checkTables(real, synth, bins); err != nil {
+		return nil, 0, err
 	}
 	out := map[string]float64{}
 	total := 0.0
@@ -32,6 +26,20 @@ func MarginalTVD(real, synth *data.Table, bins int) (map[string]float64, float64
 		total += tvd / 2
 	}
 	return out, total / float64(len(real.Schema.Attributes)), nil
+}
+
+// checkTables checks that real and synth can be compared with bins bins.
+func checkTables(real, synth *data.Table, bins int) error {
+	if !real.Schema.Equal(synth.Schema) {
+		return fmt.Errorf("utility: real and synthetic schemas differ")
+	}
+	if real.Len() == 0 || synth.Len() == 0 {
+		return fmt.Errorf("utility: empty table (real %d rows, synthetic %d)", real.Len(), synth.Len())
+	}
+	if bins < 1 {
+		return fmt.Errorf("utility: bins = %d, need at least 1", bins)
+	}
+	return nil
 }
 
 // PairTVD returns the mean total variation distance between the real and
@@ -55,7 +63,7 @@ func PairTVD(real, synth *data.Table, bins int) (float64, error) {
 // synthetic marginals over each attribute set (attribute indices; numeric
 // attributes binned as MarginalTVD bins them).
 func SetsTVD(real, synth *data.Table, sets [][]int, bins int) (float64, error) {
-	if _, _, err := MarginalTVD(real, synth, bins); err != nil {
+	if err := checkTables(real, synth, bins); err != nil {
 		return 0, err
 	}
 	if len(sets) == 0 {
