@@ -57,7 +57,9 @@
 // summing to the calibrated noise (Laplace: DLPA, Rastogi & Nath 2010, in
 // the Paillier suite, approximately discrete Laplace; Pólya shares,
 // exactly, in the commodity suite). Against a fellow owner the guarantee
-// is then weaker (it knows its own share).
+// is then weaker (it knows its own share). A party hands its owner every
+// share it draws (Party.ObserveOwnShares), which is what the view audit
+// of a colluding party subtracts (audit view-pdp-mvds --view colluder).
 //
 // Fixed point. No floating-point noise ever meets a statistic. Every
 // release has a public power-of-two grid G and a discrete law (the

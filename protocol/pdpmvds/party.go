@@ -53,6 +53,8 @@ type Party struct {
 	localIdx map[int]int
 	noiser   *dp.Noiser
 	src      *randx.Source
+	// onShare sees every noise share the party draws (ObserveOwnShares).
+	onShare func(OwnShare)
 
 	// Commodity suite.
 	maskSeeds map[[2]int]sspp.Seed // (own attribute, recipient) → mask seed
@@ -258,5 +260,32 @@ func (p *Party) noiseShares(pl *plan) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sp.draw(p.noiser, pl.values), nil
+	k := sp.draw(p.noiser, pl.values)
+	if p.onShare != nil {
+		p.onShare(OwnShare{Request: pl.req, Grid: sp.plan.Grid, Steps: slices.Clone(k)})
+	}
+	return k, nil
 }
+
+// OwnShare is one noise share a party drew for a joint release.
+type OwnShare struct {
+	// Request is the release's request.
+	Request *Request
+	// Grid is the release's public grid step: the share of value c is
+	// Grid·Steps[c] in the units of the released values.
+	Grid  float64
+	Steps []int64
+}
+
+// ObserveOwnShares has f called with every noise share the party draws
+// for a joint release (NoiseShares' draws; not DLPA's, whose shares are
+// committed to differently, nor a local release's noise, which is the
+// party's alone), as it draws it, on the goroutine that runs Handle; nil
+// stops it. It changes nothing the party sends. The party's owner knows
+// these shares anyway — the party drew them on its behalf — so this hands
+// the owner nothing new: it is for the owner's own records, and for
+// audits of what a party that colludes with the coordinator can subtract
+// from a release (in exact mode, a release minus one party's share is the
+// statistic plus the other parties' shares only). Call it before the
+// party handles its first request.
+func (p *Party) ObserveOwnShares(f func(OwnShare)) { p.onShare = f }
