@@ -39,12 +39,23 @@ const (
 // messages in the audit, not in the protocol.
 const VariantNoiseFree = "noise-free"
 
+// VariantSignUnmasked: the pair of a score sends S its sign queries
+// without the random sign s, i.e. shares of r·t + r' instead of
+// s·(r·t + r'), so S learns the sign of every t_ij (whether a cell's
+// joint count lies below or above what its reference counts predict),
+// which the protocol's mask hides from it. Built at S's door: the sum of
+// the two queries V becomes sign(t)·|V| (t from the exact counts and the
+// request's references), and S's reply is put back to the bits of the
+// sound V, so that the parties, the release and the report are the sound
+// run's and only S's view changes.
+const VariantSignUnmasked = "sign-unmasked"
+
 const viewPDPMVDS = "view-pdp-mvds"
 
 func init() {
-	register(Method{Name: viewPDPMVDS, Summary: fmt.Sprintf("PDP-MVDS from inside (%d parties of columns a1 | a2 a3, ρ = %g each, commodity suite, canary in party 1's column): every release the coordinator receives (--view coordinator), what S receives (third-party), or the coordinator with party 2 (colluder); --mechanism exact for the exact noise mode; claim: the report's guarantee for that viewer",
+	register(Method{Name: viewPDPMVDS, Summary: fmt.Sprintf("PDP-MVDS from inside (%d parties of columns a1 | a2 a3, ρ = %g each, commodity suite, canary in party 1's column): every release the coordinator receives (--view coordinator), the signs of the masked sign queries S receives (third-party), or the coordinator's releases minus party 2's own noise shares (colluder); --mechanism exact for the exact noise mode; --calibration noise-free|sign-unmasked for broken parties; claim: the report's guarantee for that viewer",
 		pipelineParties, pipelineRho),
-		Calibrations: []string{VariantSound, VariantNoiseFree}, FastRuns: 300, LongRuns: 5_000,
+		Calibrations: []string{VariantSound, VariantNoiseFree, VariantSignUnmasked}, FastRuns: 300, LongRuns: 5_000,
 		build: func(o MethodOptions) (Mechanism, error) { return ViewPDPMVDS(o.View, o.Mechanism, o.Calibration) }},
 		Case{Method: viewPDPMVDS, Options: MethodOptions{View: ViewCoordinator}, Expect: Pass},
 		Case{Method: viewPDPMVDS, Options: MethodOptions{View: ViewThirdParty}, Expect: Pass, Long: true},
@@ -52,8 +63,8 @@ func init() {
 }
 
 // ViewPDPMVDS audits PDP-MVDS from the view named, in noise mode mode (""
-// for insider-safe, or "exact") and variant (VariantSound or
-// VariantNoiseFree).
+// for insider-safe, or "exact") and variant (VariantSound,
+// VariantNoiseFree or VariantSignUnmasked).
 //
 // Views, distinguishers and claims (method/pdpmvds/report.go):
 //   - coordinator (honest-but-curious; a MALICIOUS one is not covered,
@@ -65,23 +76,43 @@ func init() {
 //     variance σ²·(K+1)/K (insider-safe, K = 2) or σ² (exact) across
 //     parties. Pair scores are left out of the statistic (a valid, less
 //     powerful distinguisher). Claim: party 1's spent budget.
-//   - third-party (S): the requests (with their public reference one-way
-//     counts, noisy releases), its own deals and noise, and the masked
-//     sign queries. The latter's |t·r + r'| per cell are listed NOT
-//     covered by the report and are left out of the statistic; the
-//     statistic is the projection of the reference counts of a1 in the
-//     first score request S received on the canary's move. Claim: party 1's spent budget
-//     (insider-safe and exact both hold against S).
-//   - colluder: party 2 hosting the coordinator (Algorithm 3's P_x). In
-//     the commodity suite a holder adds its own noise share inside its
-//     role; it never leaves it, so the audit cannot subtract it and the
-//     statistic is the coordinator's (with the sign bits, NOT covered,
-//     left out). Claim: the report's sentence for a single party: the
-//     spent budget insider-safe, ρ·m/(m−1) (m = 2) in exact mode.
+//   - third-party (S): in the commodity suite S receives the requests
+//     (whose references are post-processed noisy one-way counts, covered
+//     by the releases' DP) and, per cross-party score, one sign query
+//     from each of the pair. Each query alone is uniform in Z_{2^64} (a
+//     random additive share times the pair's mask); their sum V =
+//     s·(r·t + r') tells S |r·t + r'|, which the report lists as NOT
+//     covered, and by design nothing else: given |V| ≠ 0 the sign of V is
+//     the pair's coin s, independent of the data. So the statistic is
+//     that part of the view the claim covers and the magnitude does not
+//     determine: Σ_c Δ_c·sign(V_c) over the score requests about a1 and
+//     the cells the canary moves (Δ_c = N_c(D') − N_c(D) ∈ {−1, +1};
+//     sign 0 where V = 0, a fact of the magnitude). Sound, it has the
+//     same law on D and D' exactly; if S saw the sign of t
+//     (VariantSignUnmasked), it would follow the canary's move. Claim:
+//     party 1's spent budget (insider-safe and exact both hold against
+//     S).
+//   - colluder: party 2 hosting the coordinator (Algorithm 3's P_x). It
+//     knows its own noise share of every joint release (the role hands it
+//     to its owner through Party.ObserveOwnShares) and subtracts it: the
+//     statistic is the coordinator's LLR on the releases minus party 2's
+//     share, at the noise left, σ² insider-safe (party 1's and S's
+//     shares, any K of the K+1 making up the calibrated noise) and
+//     σ²·(K−1)/K exact (party 1's share only). The sign bits the pair
+//     learns are NOT covered and left out. Claim: the report's sentence
+//     for a single party: the spent budget insider-safe, ρ·m/(m−1)
+//     (m = 2) in exact mode.
 //
 // Every claim is read off the report of a sound run at construction and
 // stated as (ε, δ) at the session's δ.
 func ViewPDPMVDS(view ZeroSumView, mode, variant string) (Mechanism, error) {
+	return viewPDPMVDSAt(view, mode, variant, pipelineRho)
+}
+
+// viewPDPMVDSAt is ViewPDPMVDS with each party's budget rho: the tests
+// raise it to compare views whose privacy loss at pipelineRho is far
+// below what a few hundred runs resolve.
+func viewPDPMVDSAt(view ZeroSumView, mode, variant string, rho float64) (Mechanism, error) {
 	if view == "" {
 		view = ViewCoordinator
 	}
@@ -97,14 +128,14 @@ func ViewPDPMVDS(view ZeroSumView, mode, variant string) (Mechanism, error) {
 	if mode != string(proto.NoiseInsiderSafe) && mode != string(proto.NoiseExact) {
 		return Mechanism{}, fmt.Errorf("audit: %s has no noise mode %q (want %s or %s)", viewPDPMVDS, mode, proto.NoiseInsiderSafe, proto.NoiseExact)
 	}
-	if variant != VariantSound && variant != VariantNoiseFree {
-		return Mechanism{}, fmt.Errorf("audit: %s has no variant %q (want %s or %s)", viewPDPMVDS, variant, VariantSound, VariantNoiseFree)
+	if variant != VariantSound && variant != VariantNoiseFree && variant != VariantSignUnmasked {
+		return Mechanism{}, fmt.Errorf("audit: %s has no variant %q (want %s, %s or %s)", viewPDPMVDS, variant, VariantSound, VariantNoiseFree, VariantSignUnmasked)
 	}
-	h, err := newPDPHarness(proto.NoiseMode(mode))
+	h, err := newPDPHarness(proto.NoiseMode(mode), rho)
 	if err != nil {
 		return Mechanism{}, err
 	}
-	sound, err := h.run(D, randx.NewSeeded(0), false)
+	sound, err := h.run(D, randx.NewSeeded(0), VariantSound)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %s: %w", viewPDPMVDS, err)
 	}
@@ -115,17 +146,20 @@ func ViewPDPMVDS(view ZeroSumView, mode, variant string) (Mechanism, error) {
 	if claim, err = claim.ToApprox(h.delta); err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %s: %w", viewPDPMVDS, err)
 	}
-	stat := (*pdpTrace).coordinatorLLR
-	if view == ViewThirdParty {
-		stat = (*pdpTrace).thirdPartyLLR
+	stat := func(tr *pdpTrace) (float64, error) { return tr.marginalLLR(false) }
+	switch view {
+	case ViewThirdParty:
+		stat = (*pdpTrace).thirdPartySigns
+	case ViewColluder:
+		stat = func(tr *pdpTrace) (float64, error) { return tr.marginalLLR(true) }
 	}
 	return Mechanism{
-		Name:  fmt.Sprintf("pdp-mvds, %s's view (%d parties, ρ=%g each, commodity suite, %s noise, %s)", view, pipelineParties, pipelineRho, mode, variant),
+		Name:  fmt.Sprintf("pdp-mvds, %s's view (%d parties, ρ=%g each, commodity suite, %s noise, %s)", view, pipelineParties, rho, mode, variant),
 		Claim: claim,
 		Pair:  fmt.Sprintf("party 1's column a1 of the canary tables (%d records; D' gives record 0 the rare category of a1, the other parties' columns unchanged)", canaryRecords),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			tr, err := h.run(side, src, variant == VariantNoiseFree)
+			tr, err := h.run(side, src, variant)
 			if err != nil {
 				return err
 			}
@@ -172,12 +206,13 @@ func pdpClaim(r *privacy.Report, view ZeroSumView) (dp.Guarantee, error) {
 // sides of the pair and the encoded joint tables for exact counts.
 type pdpHarness struct {
 	mode   proto.NoiseMode
+	rho    float64
 	delta  float64
 	tables [2][]*data.Table
 	data   [2]*marginal.Dataset
 }
 
-func newPDPHarness(mode proto.NoiseMode) (*pdpHarness, error) {
+func newPDPHarness(mode proto.NoiseMode, rho float64) (*pdpHarness, error) {
 	dTab, dCanary, _ := canaryTables(pipelineAttrs, canaryRecords)
 	// D' changes party 1's column only: a1 of record 0.
 	dPrime := &data.Table{Schema: dTab.Schema}
@@ -188,7 +223,7 @@ func newPDPHarness(mode proto.NoiseMode) (*pdpHarness, error) {
 		}
 		dPrime.Rows = append(dPrime.Rows, row)
 	}
-	h := &pdpHarness{mode: mode, delta: dp.DefaultDelta(canaryRecords)}
+	h := &pdpHarness{mode: mode, rho: rho, delta: dp.DefaultDelta(canaryRecords)}
 	dom, err := marginal.NewDomain(dTab.Schema, marginal.DomainOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -243,21 +278,35 @@ type pdpRelease struct {
 type pdpTrace struct {
 	h        *pdpHarness
 	releases []pdpRelease
-	// toS are the requests S received, in order.
-	toS    []*proto.Request
+	// own is party 2's own noise share of each joint release, in value
+	// units, by request, as the role handed it to its owner.
+	own map[uint64][]float64
+	// noiseless are the requests whose shares VariantNoiseFree rewrote:
+	// party 2's drawn share is not in their release.
+	noiseless map[uint64]bool
+	// signs are the score requests S answered, each with the sum V of
+	// the pair's sign queries per cell (after any rewrite: what S saw).
+	signs  []pdpSigns
 	report *privacy.Report
 }
 
-// run runs the whole session on side, every draw from src.
-func (h *pdpHarness) run(side Side, src *randx.Source, noiseFree bool) (*pdpTrace, error) {
-	tr := &pdpTrace{h: h}
+// pdpSigns is one score's sign step as S saw it.
+type pdpSigns struct {
+	q *proto.Request
+	v []uint64
+}
+
+// run runs the whole session on side, every draw from src, with the
+// parties of variant.
+func (h *pdpHarness) run(side Side, src *randx.Source, variant string) (*pdpTrace, error) {
+	tr := &pdpTrace{h: h, own: map[uint64][]float64{}, noiseless: map[uint64]bool{}}
 	names := []string{proto.PartyID(0), proto.PartyID(1)}
 	lo := method.LocalOptions{Coordinator: proto.CoordinatorID, Source: randx.NewSeeded(src.Uint64()), Data: map[string]*data.Table{},
 		Members: map[string][]string{method.RoleOwner: names, pdpspec.RoleThirdParty: {proto.ThirdPartyID}}}
 	st := &pdpspec.Settings{Noise: h.mode, Budgets: map[string]float64{}}
 	for k, name := range names {
 		lo.Data[name] = h.tables[side][k]
-		st.Budgets[name] = pipelineRho
+		st.Budgets[name] = h.rho
 	}
 	b, err := method.BuildLocal(pdpspec.Spec, st, lo)
 	if err != nil {
@@ -271,18 +320,29 @@ func (h *pdpHarness) run(side Side, src *randx.Source, noiseFree bool) (*pdpTrac
 		defer c.Cleanup()
 	}
 	var roles []protocol.Role
-	var third *protocol.Recorder
+	observed := false
 	for _, r := range b.Roles {
-		rec := &protocol.Recorder{Role: r}
-		if r.ID() == proto.ThirdPartyID {
-			third = rec
+		if p, ok := method.Unwrap(r).(*proto.Party); ok && p.ID() == proto.PartyID(1) {
+			// What party 2's owner knows of its own contribution.
+			p.ObserveOwnShares(func(s proto.OwnShare) {
+				v := make([]float64, len(s.Steps))
+				for i, k := range s.Steps {
+					v[i] = float64(k) * s.Grid
+				}
+				tr.own[s.Request.ID] = v
+			})
+			observed = true
 		}
-		roles = append(roles, rec)
+		if r.ID() == proto.ThirdPartyID {
+			r = &pdpSDoor{inner: r, tr: tr, side: side, unmasked: variant == VariantSignUnmasked,
+				requests: map[uint64]*proto.Request{}, queries: map[uint64][]protocol.Envelope{}, bits: map[uint64][]uint64{}}
+		}
+		roles = append(roles, r)
 	}
-	if third == nil {
-		return nil, fmt.Errorf("audit: no role %q among the members", proto.ThirdPartyID)
+	if !observed {
+		return nil, fmt.Errorf("audit: no party role %q among the members", proto.PartyID(1))
 	}
-	coord := &pdpDoor{inner: &protocol.Recorder{Role: c.Role}, tr: tr, side: side, noiseFree: noiseFree, requests: map[uint64]*proto.Request{}, totals: map[uint64][]protocol.Envelope{}}
+	coord := &pdpDoor{inner: &protocol.Recorder{Role: c.Role}, tr: tr, side: side, noiseFree: variant == VariantNoiseFree, requests: map[uint64]*proto.Request{}, totals: map[uint64][]protocol.Envelope{}}
 	if _, err := protocol.RunLocal(context.Background(), append(roles, coord)...); err != nil {
 		return nil, err
 	}
@@ -291,16 +351,6 @@ func (h *pdpHarness) run(side Side, src *randx.Source, noiseFree bool) (*pdpTrac
 		return nil, err
 	}
 	tr.report = out.Report
-	for _, e := range third.Received {
-		if e.Type != pdpTypeRequest {
-			continue
-		}
-		q := new(proto.Request)
-		if err := q.UnmarshalBinary(e.Payload); err != nil {
-			return nil, err
-		}
-		tr.toS = append(tr.toS, q)
-	}
 	return tr, nil
 }
 
@@ -402,7 +452,8 @@ func (d *pdpDoor) assemble(q *proto.Request, es []protocol.Envelope) ([]protocol
 		}
 		if d.noiseFree {
 			// The first holder's share becomes the exact counts minus
-			// the others'.
+			// the others': no party's noise is left in the release.
+			d.tr.noiseless[q.ID] = true
 			w := bodies[0].Words
 			for c := range w {
 				w[c] = uint64(int64(math.Round(exact[c] / grid)))
@@ -479,10 +530,18 @@ func releaseLLR(y, cD, cDp []float64, noise marginal.Noise, v float64) float64 {
 	return s
 }
 
-// coordinatorLLR sums releaseLLR over the marginals over a1 the
-// coordinator received.
-func (tr *pdpTrace) coordinatorLLR() (float64, error) {
+// marginalLLR sums releaseLLR over the marginals over a1 the coordinator
+// received; for the colluder, each joint one minus party 2's own share,
+// at the variance of the shares left. The shares of a joint release
+// have variance σ²/parts each, `contributors` of them (insider-safe:
+// K+1 of variance σ²/K; exact: K of σ²/K, a1 and one of party 2's
+// columns involving every party here).
+func (tr *pdpTrace) marginalLLR(colluder bool) (float64, error) {
 	k := float64(pipelineParties)
+	contributors, parts := k+1, k
+	if tr.h.mode == proto.NoiseExact {
+		contributors = k
+	}
 	llr := 0.0
 	for _, r := range tr.releases {
 		if r.q.Kind != proto.KindMarginal || !touchesA1(r.q.Attrs) {
@@ -501,59 +560,253 @@ func (tr *pdpTrace) coordinatorLLR() (float64, error) {
 		}
 		n := r.q.Release.Noise
 		v := n.Scale * n.Scale
-		if len(r.q.Attrs) > 1 && tr.h.mode == proto.NoiseInsiderSafe {
-			v *= (k + 1) / k
+		y := r.values
+		// a1 is party 1's only column: a marginal over more attributes
+		// spans both parties.
+		if len(r.q.Attrs) > 1 {
+			left := contributors
+			if colluder {
+				left--
+				if y, err = tr.minusOwn(r); err != nil {
+					return 0, err
+				}
+			}
+			v *= left / parts
 		}
-		llr += releaseLLR(r.values, cD, cDp, n, v)
+		llr += releaseLLR(y, cD, cDp, n, v)
 	}
 	return llr, nil
 }
 
-// thirdPartyLLR is the projection of the reference one-way counts of a1
-// in the first score request S received on the canary's move (0 if none: S then saw no value
-// that depends on a1, beyond what the report leaves uncovered).
-func (tr *pdpTrace) thirdPartyLLR() (float64, error) {
-	for _, q := range tr.toS {
-		if q.Kind != proto.KindScore || len(q.Attrs) != 2 {
-			continue
-		}
-		ref := q.RefA
-		if q.Attrs[1] == 0 {
-			ref = q.RefB
-		} else if q.Attrs[0] != 0 {
-			continue
-		}
-		one := &proto.Request{Kind: proto.KindMarginal, Attrs: []int{0}}
-		for _, r := range tr.releases {
-			if r.q.Kind == proto.KindMarginal && len(r.q.Attrs) == 1 && r.q.Attrs[0] == 0 {
-				one = r.q
-			}
-		}
-		if one.ID == 0 {
-			return 0, fmt.Errorf("audit: score request %d refers to a1 before its one-way marginal was released", q.ID)
-		}
-		cD, _, err := tr.h.exact(D, one)
-		if err != nil {
-			return 0, err
-		}
-		cDp, _, err := tr.h.exact(DPrime, one)
-		if err != nil {
-			return 0, err
-		}
-		if len(ref) != len(cD) {
-			return 0, fmt.Errorf("audit: score request %d carries %d reference counts of a1, want %d", q.ID, len(ref), len(cD))
-		}
-		// The references are the engine's post-processed one-way counts
-		// (consistent, non-negative), not the raw release: the statistic
-		// is their projection on the canary's move, Σ_c Δ_c·ref_c.
-		t := 0.0
-		for c, r := range ref {
-			t += (cDp[c] - cD[c]) * r
-		}
-		return t, nil
+// minusOwn is a joint release minus party 2's own share of its noise,
+// unless the release carries none (VariantNoiseFree).
+func (tr *pdpTrace) minusOwn(r pdpRelease) ([]float64, error) {
+	if tr.noiseless[r.q.ID] {
+		return r.values, nil
 	}
-	return 0, nil
+	own, ok := tr.own[r.q.ID]
+	if !ok || len(own) != len(r.values) {
+		return nil, fmt.Errorf("audit: party 2 reported a share of %d values for request %d of %d values", len(own), r.q.ID, len(r.values))
+	}
+	y := make([]float64, len(own))
+	for c := range y {
+		y[c] = r.values[c] - own[c]
+	}
+	return y, nil
 }
 
-// pdpTypeRequest is the envelope type of a proto.Request.
-var pdpTypeRequest = (*proto.Request)(nil).MessageType()
+// thirdPartySigns is what S could make of the signs of the pair's sign
+// queries if they carried sign(t): for every cell of a score request
+// about a1 where t = N*_i·N*_j − n·N_ij (the references are in the
+// request, so S knows them) is negative on one side of the pair and not
+// on the other, +1 when sign(V) is the sign of t on D', −1 when it is
+// that on D; cells where V = 0 (t = 0 and r' = 0, a fact of the
+// magnitude) count 0. Sound, the signs are the pair's coins, independent
+// of the references and of the data, so its law is the same on D and D';
+// 0 if S answered no such request.
+func (tr *pdpTrace) thirdPartySigns() (float64, error) {
+	stat := 0.0
+	for _, sq := range tr.signs {
+		q := sq.q
+		if !touchesA1(q.Attrs) {
+			continue
+		}
+		negD, err := tr.h.negativeT(D, q)
+		if err != nil {
+			return 0, err
+		}
+		negDp, err := tr.h.negativeT(DPrime, q)
+		if err != nil {
+			return 0, err
+		}
+		if len(sq.v) != len(negD) {
+			return 0, fmt.Errorf("audit: S summed %d sign queries for request %d of %d cells", len(sq.v), q.ID, len(negD))
+		}
+		for c, v := range sq.v {
+			if negD[c] == negDp[c] || v == 0 {
+				continue
+			}
+			if (int64(v) < 0) == negDp[c] {
+				stat++
+			} else {
+				stat--
+			}
+		}
+	}
+	return stat, nil
+}
+
+// negativeT says, for every cell of score request q on side, whether
+// t = N*_i·N*_j − n·N_ij < 0: the sign r·t + r' (0 ≤ r' < r) has. It is
+// computed in floating point, not at the pair's fixed point 2^−f, so a t
+// within 2^−f of 0 may be classed differently from the protocol: such a
+// cell only blurs the statistic, on both sides alike.
+func (h *pdpHarness) negativeT(side Side, q *proto.Request) ([]bool, error) {
+	counts := h.pairCounts(side, q.Attrs)
+	nb := len(q.RefB)
+	if nb == 0 || len(q.RefA)*nb != len(counts) {
+		return nil, fmt.Errorf("audit: score request %d has %d×%d references for %d cells", q.ID, len(q.RefA), nb, len(counts))
+	}
+	n := float64(canaryRecords)
+	neg := make([]bool, len(counts))
+	for c, k := range counts {
+		neg[c] = q.RefA[c/nb]*q.RefB[c%nb]-n*k < 0
+	}
+	return neg, nil
+}
+
+// pairCounts are the exact counts of the pair attrs = (a, b) on side in
+// the order of a score's cells, a's value major (unlike marginal.Count,
+// which sorts the attributes).
+func (h *pdpHarness) pairCounts(side Side, attrs []int) []float64 {
+	ds := h.data[side]
+	a, b := attrs[0], attrs[1]
+	out := make([]float64, ds.Sizes[a]*ds.Sizes[b])
+	for r, x := range ds.Cols[a] {
+		out[int(x)*ds.Sizes[b]+int(ds.Cols[b][r])]++
+	}
+	return out
+}
+
+// pdpSDoor sits at S's door: it holds each score's two sign queries until
+// both are there, notes their sum V (what S learns), and, for
+// VariantSignUnmasked, rewrites the first so that the sum is
+// sign(t)·|V|, then puts S's reply back to the bits of the sound V.
+type pdpSDoor struct {
+	inner    protocol.Role
+	tr       *pdpTrace
+	side     Side
+	unmasked bool
+	requests map[uint64]*proto.Request
+	queries  map[uint64][]protocol.Envelope
+	// bits are the sound sign bits by request (VariantSignUnmasked).
+	bits map[uint64][]uint64
+}
+
+func (d *pdpSDoor) ID() string { return d.inner.ID() }
+
+// Done: a held query is work in flight.
+func (d *pdpSDoor) Done() bool { return d.inner.Done() && len(d.queries) == 0 }
+
+func (d *pdpSDoor) Start() ([]protocol.Envelope, error) { return d.pass(d.inner.Start()) }
+
+func (d *pdpSDoor) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
+	switch e.Type {
+	case pdpTypeRequest:
+		q := new(proto.Request)
+		if err := q.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		d.requests[q.ID] = q
+	case pdpTypeSignQuery:
+		var m proto.Body
+		if err := m.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		d.queries[m.ID] = append(d.queries[m.ID], e)
+		if len(d.queries[m.ID]) < pipelineParties {
+			return nil, nil
+		}
+		return d.signStep(m.ID)
+	}
+	return d.pass(d.inner.Handle(e))
+}
+
+// signStep notes (and for VariantSignUnmasked rewrites) the pair's
+// queries of request id, then hands them to S.
+func (d *pdpSDoor) signStep(id uint64) ([]protocol.Envelope, error) {
+	es := d.queries[id]
+	delete(d.queries, id)
+	q := d.requests[id]
+	if q == nil || q.Kind != proto.KindScore || len(q.Attrs) != 2 {
+		return nil, fmt.Errorf("audit: S received sign queries for request %d, which is not a pair score it was sent: %v", id, q)
+	}
+	bodies := make([]proto.Body, len(es))
+	for i, e := range es {
+		if err := bodies[i].UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		if len(bodies[i].Words) != len(bodies[0].Words) {
+			return nil, fmt.Errorf("audit: sign queries of %d and %d words for request %d", len(bodies[0].Words), len(bodies[i].Words), id)
+		}
+	}
+	v := make([]uint64, len(bodies[0].Words))
+	for c := range v {
+		v[c] = bodies[0].Words[c] + bodies[1].Words[c]
+	}
+	if d.unmasked {
+		neg, err := d.tr.h.negativeT(d.side, q)
+		if err != nil {
+			return nil, err
+		}
+		if len(neg) != len(v) {
+			return nil, fmt.Errorf("audit: sign queries of %d words for request %d of %d cells", len(v), id, len(neg))
+		}
+		bits := make([]uint64, len(v))
+		for c, x := range v {
+			if int64(x) < 0 {
+				bits[c] = 1
+			}
+			// Without the coin s, V = r·t + r', which has |V| and the
+			// sign of t (or is ≥ 0 when t = 0).
+			abs := x
+			if int64(x) < 0 {
+				abs = -x
+			}
+			if neg[c] {
+				abs = -abs
+			}
+			v[c] = abs
+			bodies[0].Words[c] = abs - bodies[1].Words[c]
+		}
+		d.bits[id] = bits
+		e, err := protocol.Seal(es[0].Session, es[0].From, es[0].To, &bodies[0])
+		if err != nil {
+			return nil, err
+		}
+		es[0] = e
+	}
+	d.tr.signs = append(d.tr.signs, pdpSigns{q: q, v: v})
+	var out []protocol.Envelope
+	for _, e := range es {
+		more, err := d.pass(d.inner.Handle(e))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+// pass returns S's messages, its sign replies put back to the sound bits
+// for VariantSignUnmasked.
+func (d *pdpSDoor) pass(out []protocol.Envelope, err error) ([]protocol.Envelope, error) {
+	if err != nil || !d.unmasked {
+		return out, err
+	}
+	for i, e := range out {
+		if e.Type != pdpTypeSigns {
+			continue
+		}
+		var m proto.Body
+		if err := m.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		bits, ok := d.bits[m.ID]
+		if !ok || len(bits) != len(m.Words) {
+			return nil, fmt.Errorf("audit: S replied %d signs for request %d, whose queries it was not handed", len(m.Words), m.ID)
+		}
+		m.Words = bits
+		if out[i], err = protocol.Seal(e.Session, e.From, e.To, &m); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Envelope types the doors read.
+var (
+	pdpTypeRequest   = (*proto.Request)(nil).MessageType()
+	pdpTypeSignQuery = (&proto.Body{Kind: "sign-query"}).MessageType()
+	pdpTypeSigns     = (&proto.Body{Kind: "signs"}).MessageType()
+)
