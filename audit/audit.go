@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -35,8 +36,12 @@ type Mechanism struct {
 	Name string
 	// Claim is the guarantee the method states for one release. Pure and
 	// approximate DP are audited as they are; zCDP is converted to (ε, δ)
-	// at Options.Delta.
+	// at Options.Delta (or Delta) for the ε test and also tested as a
+	// whole through its Rényi divergences (renyi.go).
 	Claim dp.Guarantee
+	// Delta converts a zCDP Claim to (ε, δ) when Options.Delta is 0: the δ
+	// the method's own report uses.
+	Delta float64
 	// Pair says which neighbouring datasets D and D' are.
 	Pair string
 	// Dim is the length of one release.
@@ -95,7 +100,7 @@ type Options struct {
 	// Grid is the number of candidate thresholds per tail and direction;
 	// 0 means 200.
 	Grid int
-	// Delta converts a zCDP claim to (ε, δ); required only for those.
+	// Delta converts a zCDP claim to (ε, δ); 0 means the Mechanism's Delta.
 	Delta float64
 	// Workers run releases in parallel; 0 means GOMAXPROCS. The result
 	// does not depend on it.
@@ -185,6 +190,9 @@ type Direction struct {
 	PNumLower    float64 `json:"p_numerator_lower"`
 	PDenUpper    float64 `json:"p_denominator_upper"`
 	EpsilonLower float64 `json:"epsilon_lower"`
+	// RhoLower is the Rényi test's lower bound on ρ (renyi.go), for the
+	// directions of a zCDP claim's Rényi test only.
+	RhoLower float64 `json:"rho_lower,omitempty"`
 }
 
 // Result is the outcome of an audit.
@@ -204,6 +212,16 @@ type Result struct {
 	Runs         int         `json:"runs"`
 	SearchRuns   int         `json:"search_runs"`
 	Directions   []Direction `json:"directions"`
+	// For a zCDP claim, the Rényi test (renyi.go) of the whole ρ-zCDP
+	// promise: ClaimedRho, the larger bound RhoLower of its two
+	// directions RenyiDirections (each on its own event, chosen on the
+	// search batch like the others), and RenyiDetectable, the smallest
+	// true ρ of a Gaussian leak these runs detect (RenyiPower). The
+	// verdict is VIOLATION when either test refutes the claim.
+	ClaimedRho      float64     `json:"claimed_rho,omitempty"`
+	RhoLower        float64     `json:"rho_lower,omitempty"`
+	RenyiDetectable float64     `json:"renyi_detectable_rho,omitempty"`
+	RenyiDirections []Direction `json:"renyi_directions,omitempty"`
 }
 
 // Run audits m: it releases SearchRuns times on each of D and D', chooses
@@ -211,7 +229,9 @@ type Result struct {
 // releases Runs times more on each dataset and bounds ε on that fresh
 // batch, so that the search cannot bias the bound. Each direction's two
 // Clopper–Pearson bounds are taken at level (1 − Confidence)/4, so the
-// reported maximum is valid with probability at least Confidence.
+// reported maximum is valid with probability at least Confidence. A zCDP
+// claim is also tested through its Rényi divergences (renyi.go) on two
+// more events; the eight bounds are then at (1 − Confidence)/8 each.
 func Run(m Mechanism, o Options) (*Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -219,11 +239,16 @@ func Run(m Mechanism, o Options) (*Result, error) {
 	if err := o.setDefaults(); err != nil {
 		return nil, err
 	}
-	claim, err := m.Claim.ToApprox(o.Delta)
+	delta := cmp.Or(o.Delta, m.Delta)
+	claim, err := m.Claim.ToApprox(delta)
 	if err != nil {
 		return nil, fmt.Errorf("audit: mechanism %q: %w", m.Name, err)
 	}
+	renyi := m.Claim.Notion == dp.ZCDP
 	alpha := (1 - o.Confidence) / 4
+	if renyi {
+		alpha /= 2
+	}
 	total := 2 * (o.SearchRuns + o.Runs)
 	s := &sampler{m: m, workers: o.Workers, progress: &progress{fn: o.Progress, total: total}}
 	search, err := s.batch(o.SearchRuns, o.Source)
@@ -237,14 +262,25 @@ func Run(m Mechanism, o Options) (*Result, error) {
 	res := &Result{Mechanism: m.Name, Pair: m.Pair, Claim: m.Claim, ClaimedEpsilon: claim.Epsilon,
 		Delta: claim.Delta, Confidence: o.Confidence, Runs: o.Runs, SearchRuns: o.SearchRuns}
 	for _, num := range []Side{D, DPrime} {
-		ev := bestEvent(search, num, claim.Delta, alpha, o.Grid)
-		dir := measure(test, ev, claim.Delta, alpha)
+		dir := measure(test, bestEvent(search, num, claim.Delta, alpha, o.Grid), claim.Delta, alpha)
 		res.Directions = append(res.Directions, dir)
 		res.EpsilonLower = math.Max(res.EpsilonLower, dir.EpsilonLower)
+		if renyi {
+			dir := measureRenyi(test, bestRenyiEvent(search, num, alpha, o.Grid), alpha)
+			res.RenyiDirections = append(res.RenyiDirections, dir)
+			res.RhoLower = math.Max(res.RhoLower, dir.RhoLower)
+		}
 	}
 	res.Verdict = Pass
 	if res.EpsilonLower > claim.Epsilon {
 		res.Verdict = Violation
+	}
+	if renyi {
+		res.ClaimedRho = m.Claim.Rho
+		res.RenyiDetectable = RenyiPower(o.Runs, o.Confidence, m.Claim.Rho)
+		if res.RhoLower > m.Claim.Rho {
+			res.Verdict = Violation
+		}
 	}
 	return res, nil
 }

@@ -21,6 +21,14 @@
 // ε_lower ≤ the claimed ε, VIOLATION otherwise. A PASS is not a proof of
 // privacy: it says only that these runs found no evidence against it.
 //
+// A zCDP claim is also tested as a whole (renyi.go): the indicator of an
+// event obeys the claim's Rényi bounds D_α ≤ αρ at every order, which the
+// Clopper–Pearson bounds of an event near the middle of the statistic's
+// law can refute where (ε, δ) bounds, which need rare events, cannot —
+// halved Gaussian noise among them. The verdict is VIOLATION when either
+// test refutes the claim; the eight one-sided bounds are then at level
+// (1 − confidence)/8 each.
+//
 // Mechanisms: Laplace, Gaussian (analytic) and Exponential from package
 // dp; PPCADPMH, the real owner role of protocol/ppcadpmh in both
 // calibrations; DPPCA, the noisy second-moment matrix of algo/dppca;

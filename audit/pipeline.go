@@ -207,7 +207,7 @@ func pipelineMechanism(spec pipelineSpec, variant string) (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %s: %w", spec.name, err)
 	}
-	claim, err := pipelineClaim(spec, report)
+	claim, delta, err := pipelineClaim(spec, report)
 	if err != nil {
 		return Mechanism{}, err
 	}
@@ -230,6 +230,7 @@ func pipelineMechanism(spec pipelineSpec, variant string) (Mechanism, error) {
 	return Mechanism{
 		Name:    fmt.Sprintf("pipeline %s (%s)", spec.name, variant),
 		Claim:   claim,
+		Delta:   delta,
 		Pair:    pair,
 		Dim:     1,
 		Release: release,
@@ -237,8 +238,8 @@ func pipelineMechanism(spec pipelineSpec, variant string) (Mechanism, error) {
 }
 
 // pipelineClaim is the guarantee the report states for the audited
-// change, as (ε, δ).
-func pipelineClaim(spec pipelineSpec, r *privacy.Report) (dp.Guarantee, error) {
+// change, and the δ at which a zCDP one is also tested as (ε, δ).
+func pipelineClaim(spec pipelineSpec, r *privacy.Report) (dp.Guarantee, float64, error) {
 	g := r.Claimed
 	if r.Actual != nil {
 		g = *r.Actual
@@ -250,11 +251,10 @@ func pipelineClaim(spec pipelineSpec, r *privacy.Report) (dp.Guarantee, error) {
 	if delta == 0 {
 		delta = dp.DefaultDelta(canaryRecords)
 	}
-	a, err := g.ToApprox(delta)
-	if err != nil {
-		return dp.Guarantee{}, fmt.Errorf("audit: %s: claim %v: %w", spec.name, g, err)
+	if _, err := g.ToApprox(delta); err != nil {
+		return dp.Guarantee{}, 0, fmt.Errorf("audit: %s: claim %v: %w", spec.name, g, err)
 	}
-	return a, nil
+	return g, delta, nil
 }
 
 // Power is what an audit of a given size can show.
@@ -302,6 +302,19 @@ func PipelinePower(runs int, confidence, claimed, delta float64) Power {
 		}
 	}
 	p.Detectable = hi
+	return p
+}
+
+// Power is the power of the (ε, δ) test of this audit, at its runs and
+// confidence: with a zCDP claim the Rényi test shares the error rate, so
+// each Clopper–Pearson bound is at (1 − confidence)/8 instead of /4.
+func (r *Result) Power() Power {
+	c := r.Confidence
+	if r.ClaimedRho > 0 {
+		c = (1 + c) / 2 // (1 − c')/4 = (1 − c)/8
+	}
+	p := PipelinePower(r.Runs, c, r.ClaimedEpsilon, r.Delta)
+	p.Confidence = r.Confidence
 	return p
 }
 

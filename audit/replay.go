@@ -280,7 +280,7 @@ func oneWays(res *marginal.Result, dim int) ([]float64, error) {
 // scales it), pair replays a seed on both sides.
 func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report, scale float64,
 	release func(Side, *randx.Source, []float64) error, pair func(uint64) (PairReplay, error)) (Mechanism, error) {
-	claim, err := pipelineClaim(pipelineSpec{name: name}, report)
+	claim, delta, err := pipelineClaim(pipelineSpec{name: name}, report)
 	if err != nil {
 		return Mechanism{}, err
 	}
@@ -292,6 +292,7 @@ func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report,
 	return Mechanism{
 		Name:       "replay " + name,
 		Claim:      claim,
+		Delta:      delta,
 		Pair:       fmt.Sprintf("%d records over %d categorical attributes of 3 categories; D' replaces record 0 by the canary holding the rare category of every attribute; released: the noisy one-way marginals (replayed: every noisy release)", canaryRecords, pipelineAttrs),
 		Dim:        len(truth[D]),
 		Release:    release,

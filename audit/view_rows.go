@@ -41,6 +41,9 @@ const (
 	VariantDealer = "dealer"
 )
 
+// VariantNoiseHalved (pipeline.go) also applies to these views: every
+// noise share halves, the claim stays.
+
 // viewRowsColluder is the index of the colluding owner (owner 2); the
 // canary is in owner 1's rows.
 const viewRowsColluder = 1
@@ -48,7 +51,7 @@ const viewRowsColluder = 1
 func init() {
 	register(Method{Name: "view-" + rowsynth.Name, Summary: fmt.Sprintf("synthesize-rows from inside: every share the coordinator receives (--view coordinator) or what owner 2 knows — its own words, the requests, the published marginals (colluder); %d owners of rows, ρ = %g each, canary in owner 1's rows; --mechanism exact for the exact noise mode; claim: the report's guarantee for that view",
 		pipelineOwners, pipelineRho),
-		Calibrations: []string{VariantSound, VariantPlaintext, VariantDealer}, FastRuns: 300, LongRuns: 10_000,
+		Calibrations: []string{VariantSound, VariantPlaintext, VariantDealer, VariantNoiseHalved}, FastRuns: 300, LongRuns: 10_000,
 		build: func(o MethodOptions) (Mechanism, error) { return ViewRows(o.View, o.Mechanism, o.Calibration) }},
 		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewCoordinator}, Expect: Pass},
 		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewColluder, Mechanism: string(rowsynth.NoiseExact)}, Expect: Pass},
@@ -84,7 +87,8 @@ func init() {
 // Claims are the report's, read off the sound run at construction: the
 // per-owner guarantee against the coordinator; against an owner that knows
 // its own share, the threat-model sentence's — the per-owner ρ in
-// insider-safe mode, ρ·K/(K−1) in exact mode — each as (ε, δ) at δ = 1/n².
+// insider-safe mode, ρ·K/(K−1) in exact mode — each as ρ-zCDP, tested
+// both as (ε, δ) at δ = 1/n² and by the Rényi test.
 func ViewRows(view ZeroSumView, mode, variant string) (Mechanism, error) {
 	if view == "" {
 		view = ViewCoordinator
@@ -98,13 +102,14 @@ func ViewRows(view ZeroSumView, mode, variant string) (Mechanism, error) {
 	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
 		return Mechanism{}, fmt.Errorf("audit: view-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
 	}
-	rewrites := map[string]shareRewrite{VariantSound: nil, VariantPlaintext: rewritePlaintext, VariantDealer: rewriteDealer}
+	rewrites := map[string]shareRewrite{VariantSound: nil, VariantPlaintext: rewritePlaintext, VariantDealer: rewriteDealer, VariantNoiseHalved: nil}
 	rewrite, ok := rewrites[variant]
 	if !ok {
-		return Mechanism{}, fmt.Errorf("audit: view-%s has no variant %q (want %s, %s or %s)", rowsynth.Name, variant, VariantSound, VariantPlaintext, VariantDealer)
+		return Mechanism{}, fmt.Errorf("audit: view-%s has no variant %q (want %s, %s, %s or %s)", rowsynth.Name, variant, VariantSound, VariantPlaintext, VariantDealer, VariantNoiseHalved)
 	}
 	dTab, dPrime, _ := canaryTables(pipelineAttrs, canaryRecords)
-	h, err := newRowsHarness(proto.NoiseMode(mode), pipelineRho, [2]*data.Table{D: dTab, DPrime: dPrime}, pipelineOwners)
+	tables := [2]*data.Table{D: dTab, DPrime: dPrime}
+	h, err := newRowsHarness(proto.NoiseMode(mode), pipelineRho, tables, pipelineOwners)
 	if err != nil {
 		return Mechanism{}, err
 	}
@@ -116,6 +121,13 @@ func ViewRows(view ZeroSumView, mode, variant string) (Mechanism, error) {
 	if sound.report.Actual != nil {
 		claim = *sound.report.Actual
 	}
+	if variant == VariantNoiseHalved {
+		// Every owner and the coordinator halve their noise (the session
+		// runs at 4ρ) while the claim stays the sound run's.
+		if h, err = newRowsHarness(proto.NoiseMode(mode), 4*pipelineRho, tables, pipelineOwners); err != nil {
+			return Mechanism{}, err
+		}
+	}
 	stat := (*rowsTrace).coordinatorLLR
 	if view == ViewColluder {
 		stat = (*rowsTrace).colluderLLR
@@ -123,12 +135,10 @@ func ViewRows(view ZeroSumView, mode, variant string) (Mechanism, error) {
 			return Mechanism{}, err
 		}
 	}
-	if claim, err = claim.ToApprox(dp.DefaultDelta(canaryRecords)); err != nil {
-		return Mechanism{}, fmt.Errorf("audit: view-%s: %w", rowsynth.Name, err)
-	}
 	return Mechanism{
 		Name:  fmt.Sprintf("synthesize-rows, %s's view (%d owners, ρ=%g, %s noise, %s)", view, pipelineOwners, pipelineRho, h.mode, variant),
 		Claim: claim,
+		Delta: dp.DefaultDelta(canaryRecords),
 		Pair:  fmt.Sprintf("owner 1 of %d: its share of the canary tables (%d records over %d categorical attributes; D' replaces record 0 by the canary holding the rare category of every attribute)", pipelineOwners, canaryRecords, pipelineAttrs),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {

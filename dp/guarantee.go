@@ -229,6 +229,17 @@ func ZCDPEpsilon(rho, delta float64) float64 {
 	return hi
 }
 
+// ZCDPDelta is the δ at which ρ-zCDP implies (ε, δ)-DP for a given ε ≥ 0,
+// by the same conversion as ZCDPEpsilon (Canonne, Kamath & Steinke 2020,
+// Cor. 13), capped at 1. Together over all ε it is the privacy profile a
+// zCDP claim promises, which the audits test at every ε at once.
+func ZCDPDelta(rho, eps float64) float64 {
+	if rho <= 0 {
+		return 0
+	}
+	return math.Min(1, math.Exp(zcdpLogDelta(rho, eps)))
+}
+
 // zcdpLogDelta is log δ(ε) of ZCDPEpsilon, minimised over α by golden-
 // section search on log(α−1) (the objective is unimodal there).
 func zcdpLogDelta(rho, eps float64) float64 {

@@ -234,19 +234,39 @@ func printAudit(w io.Writer, a *auditOutput, f *auditFlags) {
 		fmt.Fprintf(w, "    %s: %d/%d vs %d/%d → p ≥ %.4g, p' ≤ %.4g → ε ≥ %.3f\n",
 			d.Description, d.HitsNum, r.Runs, d.HitsDen, r.Runs, d.PNumLower, d.PDenUpper, d.EpsilonLower)
 	}
-	fmt.Fprintf(w, "  power:        %v\n", audit.PipelinePower(r.Runs, r.Confidence, r.ClaimedEpsilon, r.Delta))
-	switch r.Verdict {
-	case audit.Pass:
-		fmt.Fprintf(w, "  verdict:      PASS (ε_lower %.3f ≤ claimed %.4g: no evidence against the claim; not a proof)\n", r.EpsilonLower, r.ClaimedEpsilon)
-	default:
+	fmt.Fprintf(w, "  power:        %v\n", r.Power())
+	if r.ClaimedRho > 0 {
+		fmt.Fprintf(w, "  Rényi test:   ρ ≥ %.4g against the claimed ρ = %.4g (every order α of the zCDP promise at once)\n", r.RhoLower, r.ClaimedRho)
+		for _, d := range r.RenyiDirections {
+			fmt.Fprintf(w, "    %s: %d/%d vs %d/%d → p ≥ %.4g, p' ≤ %.4g → ρ ≥ %.4g\n",
+				d.Description, d.HitsNum, r.Runs, d.HitsDen, r.Runs, d.PNumLower, d.PDenUpper, d.RhoLower)
+		}
+		fmt.Fprintf(w, "    power: a Gaussian leak of true ρ ≥ %.4g (%.2g× the claim) seen whole by the statistic is detected\n",
+			r.RenyiDetectable, r.RenyiDetectable/r.ClaimedRho)
+	}
+	switch {
+	case r.Verdict == audit.Pass:
+		fmt.Fprintf(w, "  verdict:      PASS (ε_lower %.3f ≤ claimed %.4g%s: no evidence against the claim; not a proof)\n", r.EpsilonLower, r.ClaimedEpsilon, rhoPhrase(r, "≤"))
+	case r.EpsilonLower > r.ClaimedEpsilon:
 		fmt.Fprintf(w, "  verdict:      VIOLATION (ε_lower %.3f > claimed %.4g: less private than claimed, wrong with probability ≤ %.3g%%)\n",
 			r.EpsilonLower, r.ClaimedEpsilon, 100*(1-r.Confidence))
+	default:
+		fmt.Fprintf(w, "  verdict:      VIOLATION (ρ_lower %.4g > claimed ρ = %.4g: less private than claimed, wrong with probability ≤ %.3g%%)\n",
+			r.RhoLower, r.ClaimedRho, 100*(1-r.Confidence))
 	}
 	if a.Seed != nil {
 		fmt.Fprintf(w, "  %.1f s; seed %d (repeat with --seed %d)\n", a.Seconds, *a.Seed, *a.Seed)
 	} else {
 		fmt.Fprintf(w, "  %.1f s; %s\n", a.Seconds, a.Source)
 	}
+}
+
+// rhoPhrase adds the Rényi test's comparison to a verdict, if it ran.
+func rhoPhrase(r *audit.Result, op string) string {
+	if r.ClaimedRho == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", ρ_lower %.4g %s claimed %.4g", r.RhoLower, op, r.ClaimedRho)
 }
 
 func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
