@@ -143,7 +143,7 @@ func viewPDPMVDSAt(view ZeroSumView, mode, variant string, rho float64) (Mechani
 	if err != nil {
 		return Mechanism{}, err
 	}
-	if claim, err = claim.ToApprox(h.delta); err != nil {
+	if _, err = claim.ToApprox(h.delta); err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %s: %w", viewPDPMVDS, err)
 	}
 	stat := func(tr *pdpTrace) (float64, error) { return tr.marginalLLR(false) }
@@ -155,7 +155,8 @@ func viewPDPMVDSAt(view ZeroSumView, mode, variant string, rho float64) (Mechani
 	}
 	return Mechanism{
 		Name:  fmt.Sprintf("pdp-mvds, %s's view (%d parties, ρ=%g each, commodity suite, %s noise, %s)", view, pipelineParties, rho, mode, variant),
-		Claim: claim,
+		Claim: claim, // zCDP: tested at h.delta and by the Rényi test
+		Delta: h.delta,
 		Pair:  fmt.Sprintf("party 1's column a1 of the canary tables (%d records; D' gives record 0 the rare category of a1, the other parties' columns unchanged)", canaryRecords),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {

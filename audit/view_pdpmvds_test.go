@@ -60,7 +60,7 @@ func TestViewPDPMVDSPassesCatchesBroken(t *testing.T) {
 		t.Run(string(c.view)+"/"+c.mode+"/"+c.variant, func(t *testing.T) {
 			m, err := ViewPDPMVDS(c.view, c.mode, c.variant)
 			r := mustRun(t, m, err, runs, 71)
-			p := PipelinePower(runs, r.Confidence, r.ClaimedEpsilon, r.Delta)
+			p := r.Power()
 			t.Logf("ε_lower %.3f vs claim %.3f: %s; power %v", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, p)
 			if r.Verdict != c.want {
 				t.Errorf("ε_lower %.3f vs claim %.3f: %s, want %s", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, c.want)
@@ -95,7 +95,7 @@ func TestViewPDPMVDSExactColluderSeesMore(t *testing.T) {
 	}{{ViewCoordinator, ""}, {ViewColluder, ""}, {ViewColluder, string(proto.NoiseExact)}} {
 		m, err := viewPDPMVDSAt(c.view, c.mode, VariantSound, rho)
 		r := mustRun(t, m, err, runs, 71)
-		p := PipelinePower(runs, r.Confidence, r.ClaimedEpsilon, r.Delta)
+		p := r.Power()
 		t.Logf("%s, %q noise, ρ = %g: ε_lower %.3f vs claim %.3f: %s; power %v", c.view, c.mode, float64(rho), r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, p)
 		if r.Verdict != Pass {
 			t.Errorf("%s, %q noise: %s at ε_lower %.3f vs claim %.3f", c.view, c.mode, r.Verdict, r.EpsilonLower, r.ClaimedEpsilon)
