@@ -50,7 +50,10 @@ func TestHTMLInBrowser(t *testing.T) {
 	tab := adult(t)
 	src := randx.NewSeeded(5)
 	real := tab.Subset(src.Perm(tab.Len())[:2000])
-	r, err := Compare(real, shuffledColumns(real, src), Options{Label: "income", Source: src})
+	g := &Gate{Holdout: "a random 0.2 of each owner's rows", Verdict: "PASS: largest density-ratio advantage 0.031", Caveat: "A pass is not a privacy guarantee.",
+		Owners: []GateOwner{{Owner: "owner-1", Members: 1000, NonMembers: 1000, MaxAdvantage: 0.1, Confidence: 0.95,
+			Attacks: []GateAttack{{Name: "distance-to-closest-record", Advantage: -0.02, Lower: -0.08, Upper: 0.04}, {Name: "density-ratio", Advantage: 0.031, Lower: -0.03, Upper: 0.09}}}}}
+	r, err := Compare(real, shuffledColumns(real, src), Options{Label: "income", Source: src, Gate: g})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +68,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	url := "file://" + page
 	dom := string(runBrowser(t, bin, "--dump-dom", url))
-	for _, want := range []string{`id="notice"`, `id="summary"`, `id="classifier"`, `id="marginals"`, `id="columns"`, `id="correlations"`} {
+	for _, want := range []string{`id="notice"`, `id="summary"`, `id="gate"`, `id="classifier"`, `id="marginals"`, `id="columns"`, `id="correlations"`} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered DOM lacks %s", want)
 		}

@@ -34,6 +34,7 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
 	"pf3":  func(x *float64) string { return fmt.Sprintf("%.3f", *x) },
 	"join": func(xs []string) string { return strings.Join(xs, ", ") },
+	"pct":  func(x float64) string { return fmt.Sprintf("%g%%", 100*x) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>dppub quality report (owner only)</title>
@@ -45,6 +46,8 @@ th{background:#f2f2f2}td.l,th.l{text-align:left}
 .grid{display:flex;flex-wrap:wrap;gap:12px}.card{border:1px solid #ddd;padding:6px;border-radius:4px}
 .key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
 .warn{background:#fff3cd;padding:.5em;border-left:4px solid #e0a800}
+.refused{background:#b00020;color:#fff;padding:.5em;font-weight:bold}.pass{background:#e6f4ea;padding:.5em;border-left:4px solid #1e8e3e}
+.caveat{font-style:italic}
 </style></head><body>
 <p class="notice" id="notice">{{.Notice}}</p>
 <h1>Synthetic data quality</h1>
@@ -55,6 +58,14 @@ th{background:#f2f2f2}td.l,th.l{text-align:left}
 </section>
 {{with .Privacy}}<section id="privacy"><h2>Privacy report (key facts)</h2>
 <table><tr><th class="l">method</th><td class="l">{{.Method}}</td></tr><tr><th class="l">status</th><td class="l">{{.Status}}</td></tr><tr><th class="l">claimed guarantee</th><td class="l">{{.Claimed}}</td></tr></table></section>{{end}}
+{{with .Gate}}<section id="gate"><h2>Release gate (membership inference)</h2>
+<p>Non-members: {{.Holdout}}. Advantage is 2·AUC − 1 of an attack that tells the owner's rows from held-out rows using only the synthetic table: 0 tells nothing, 1 gives every member away.</p>
+<p class="{{if .Refused}}refused{{else}}pass{{end}}" id="gate-verdict">{{.Verdict}}</p>
+<table><tr><th class="l">owner</th><th class="l">attack</th><th>advantage</th><th>interval</th><th>accepted up to</th><th class="l">what the attack saw</th></tr>
+{{range .Owners}}{{$o := .}}{{range .Attacks}}<tr><td class="l">{{$o.Owner}}</td><td class="l">{{.Name}}</td><td>{{f3 .Advantage}}</td><td>{{pct $o.Confidence}} {{f3 .Lower}} to {{f3 .Upper}}</td><td>{{f3 $o.MaxAdvantage}}</td><td class="l">{{.Detail}}</td></tr>{{end}}{{end}}
+</table>
+{{range .Owners}}{{range .Reasons}}<p class="warn">{{.}}</p>{{end}}{{range .Warnings}}<p class="warn">{{.}}</p>{{end}}{{end}}
+<p class="caveat">{{.Caveat}}</p></section>{{end}}
 {{with .Classifier}}<section id="classifier"><h2>Train on synthetic, test on real</h2>
 <p>{{.Model}} predicting <b>{{.Label}}</b>, tested on {{.TestRows}} held-out real rows.</p>
 <table><tr><th class="l">trained on</th><th>accuracy</th></tr>

@@ -38,6 +38,9 @@ type Options struct {
 	// Privacy holds key facts of the synthetic table's privacy report,
 	// shown as they are.
 	Privacy *PrivacyFacts
+	// Gate is the release gate's result on this table, shown as it is
+	// (nil: no section).
+	Gate *Gate
 }
 
 // PrivacyFacts are the privacy report's key facts shown in a quality report.
@@ -45,6 +48,41 @@ type PrivacyFacts struct {
 	Method  string `json:"method"`
 	Status  string `json:"guarantee_status"`
 	Claimed string `json:"claimed"`
+}
+
+// Gate is a release gate's result (package gate computes it, from the
+// owner's rows against held-out rows; the report only shows it): each
+// owner's membership-inference attacks, their advantages (2·AUC − 1) with
+// intervals, and the verdict.
+type Gate struct {
+	// Holdout says where the non-members came from.
+	Holdout string      `json:"holdout"`
+	Refused bool        `json:"refused"`
+	Verdict string      `json:"verdict"`
+	Caveat  string      `json:"caveat"`
+	Owners  []GateOwner `json:"owners"`
+}
+
+// GateOwner is one owner's check.
+type GateOwner struct {
+	Owner        string       `json:"owner"`
+	Members      int          `json:"members"`
+	NonMembers   int          `json:"non_members"`
+	MaxAdvantage float64      `json:"max_advantage"`
+	Confidence   float64      `json:"confidence"`
+	Refused      bool         `json:"refused"`
+	Attacks      []GateAttack `json:"attacks"`
+	Reasons      []string     `json:"reasons,omitempty"`
+	Warnings     []string     `json:"warnings,omitempty"`
+}
+
+// GateAttack is one attack's advantage and its confidence interval.
+type GateAttack struct {
+	Name      string  `json:"name"`
+	Advantage float64 `json:"advantage"`
+	Lower     float64 `json:"lower"`
+	Upper     float64 `json:"upper"`
+	Detail    string  `json:"detail"`
 }
 
 // Report is the outcome of Compare.
@@ -57,6 +95,7 @@ type Report struct {
 	Association Association   `json:"association"`
 	Classifier  *Classifier   `json:"classifier,omitempty"`
 	Privacy     *PrivacyFacts `json:"privacy,omitempty"`
+	Gate        *Gate         `json:"gate,omitempty"`
 	Warnings    []string      `json:"warnings,omitempty"`
 }
 
@@ -85,7 +124,7 @@ func Compare(real, synth *data.Table, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	r := &Report{Notice: Notice, RealRows: real.Len(), SynthRows: synth.Len(), Privacy: o.Privacy}
+	r := &Report{Notice: Notice, RealRows: real.Len(), SynthRows: synth.Len(), Privacy: o.Privacy, Gate: o.Gate}
 	r.Columns = compareColumns(real, synth, o.Bins)
 	r.Marginals = compareMarginals(real, synth, o.Bins, o.MaxSets)
 	r.Association = compareAssociation(real, synth)
@@ -98,6 +137,9 @@ func Compare(real, synth *data.Table, o Options) (*Report, error) {
 		if c.SynthAccuracy < c.Majority {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("a classifier trained on the synthetic rows (accuracy %.3f) does worse than always predicting the majority class (%.3f)", c.SynthAccuracy, c.Majority))
 		}
+	}
+	if o.Gate != nil && o.Gate.Refused {
+		r.Warnings = append(r.Warnings, "the release gate refused this table: "+o.Gate.Verdict+"; do not publish it")
 	}
 	for _, m := range r.Marginals {
 		if m.Order == 1 && m.Mean > 0.25 {

@@ -174,3 +174,54 @@ func TestWriteHTML(t *testing.T) {
 		t.Error("page has a script, an unescaped name or an external reference")
 	}
 }
+
+// The release gate's section: the verdict, every owner's attacks with
+// their advantages and intervals, the reasons, and the sentence that a
+// pass is not a privacy guarantee, in the page and in the JSON; a refused
+// table is also a warning at the top.
+func TestGateSection(t *testing.T) {
+	tab := adult(t)
+	small := tab.Subset([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	g := &Gate{Holdout: "300 rows of held.csv", Refused: true, Verdict: "REFUSED for owner-1: distance-to-closest-record advantage 0.883",
+		Caveat: "A pass is not a privacy guarantee.", Owners: []GateOwner{{Owner: "owner-1", Members: 150, NonMembers: 150, MaxAdvantage: 0.1, Confidence: 0.95, Refused: true,
+			Attacks: []GateAttack{{Name: "distance-to-closest-record", Advantage: 0.8834, Lower: 0.819, Upper: 0.946, Detail: "median <distance>"},
+				{Name: "density-ratio", Advantage: 0.3321, Lower: 0.193, Upper: 0.472}},
+			Reasons: []string{"the distance-to-closest-record attack tells the owner's rows from held-out rows"}}}}
+	r, err := Compare(small, small, Options{Source: randx.NewSeeded(1), Gate: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`id="gate"`, `id="gate-verdict"`, "REFUSED for owner-1", "0.883", "0.819 to 0.946", "95% 0.193 to 0.472", "300 rows of held.csv",
+		"A pass is not a privacy guarantee.", "tells the owner&#39;s rows", "median &lt;distance&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "release gate refused") {
+		t.Errorf("no warning for a refused table: %q", r.Warnings)
+	}
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct{ Gate *Gate }
+	if err := json.Unmarshal(js, &back); err != nil || back.Gate == nil || len(back.Gate.Owners[0].Attacks) != 2 || back.Gate.Owners[0].Attacks[0].Lower != 0.819 {
+		t.Errorf("the JSON's gate: %+v (%v)", back.Gate, err)
+	}
+	r, err = Compare(small, small, Options{Source: randx.NewSeeded(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `id="gate"`) {
+		t.Error("a gate section without a gate result")
+	}
+}
