@@ -21,6 +21,16 @@
 // threshold is tuned on the rows it is measured on. Its confidence
 // interval is Hanley & McNeil's (1982) normal interval for the AUC.
 //
+// A release is refused when an attack's advantage exceeds the owner's
+// threshold with the stated confidence: when the interval's lower end is
+// above it. The budget is spent before the gate runs, so a refusal on
+// sampling noise alone would throw a paid-for release away: with 125
+// held-out queries the advantage of a table that tells nothing has a
+// standard error of about 0.07, and a point estimate above 0.1 would
+// refuse one such table in six. A pass whose interval still reaches
+// above the threshold says so (Warnings): those rows were too few to show
+// the table is below it.
+//
 // The gate reads private rows: its result is for the owner, never part of
 // a published privacy report. A table that passes has shown no advantage
 // to these two attacks on these rows; it is not a privacy guarantee (the
@@ -52,7 +62,7 @@ type Options struct {
 	// Synthetic the table about to be written. All share one schema.
 	Real, Holdout, Synthetic *data.Table
 	// MaxAdvantage is the largest advantage the owner accepts (default
-	// 0.1).
+	// 0.1); a release is refused when an attack's interval lies above it.
 	MaxAdvantage float64
 	// Confidence of the reported intervals (default 0.95).
 	Confidence float64
@@ -86,6 +96,9 @@ type Result struct {
 	Refused      bool    `json:"refused"`
 	// Reasons say why a release was refused.
 	Reasons []string `json:"reasons,omitempty"`
+	// Warnings name the attacks of a pass whose interval reaches above
+	// MaxAdvantage.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func (o *Options) defaults() error {
@@ -104,8 +117,8 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("gate: max queries must be at least 10, got %d", o.MaxQueries)
 	case o.Real == nil || o.Holdout == nil || o.Synthetic == nil:
 		return fmt.Errorf("gate: needs the real, the held-out and the synthetic table")
-	case o.Real.Len() < 10 || o.Holdout.Len() < 20 || o.Synthetic.Len() < 1:
-		return fmt.Errorf("gate: needs at least 10 real rows, 20 held-out rows and 1 synthetic row, got %d, %d and %d", o.Real.Len(), o.Holdout.Len(), o.Synthetic.Len())
+	case o.Real.Len() < MinMembers || o.Holdout.Len() < MinHoldout || o.Synthetic.Len() < 1:
+		return fmt.Errorf("gate: needs at least %d real rows, %d held-out rows and 1 synthetic row, got %d, %d and %d", MinMembers, MinHoldout, o.Real.Len(), o.Holdout.Len(), o.Synthetic.Len())
 	}
 	for _, t := range []*data.Table{o.Holdout, o.Synthetic} {
 		if !t.Schema.Equal(o.Real.Schema) {
@@ -116,8 +129,8 @@ func (o *Options) defaults() error {
 }
 
 // Check runs the attacks. When an attack's advantage exceeds
-// MaxAdvantage it returns the result and an error wrapping ErrRefused
-// that says which attack and why.
+// MaxAdvantage (its interval lies above it) it returns the result and an
+// error wrapping ErrRefused that says which attack and why.
 func Check(o Options) (*Result, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
@@ -140,10 +153,14 @@ func Check(o Options) (*Result, error) {
 	res.Attacks = []Attack{dcr, ratio}
 	for _, a := range res.Attacks {
 		res.Advantage = math.Max(res.Advantage, a.Advantage)
-		if a.Advantage > o.MaxAdvantage {
+		switch {
+		case a.Lower > o.MaxAdvantage:
 			res.Refused = true
 			res.Reasons = append(res.Reasons, fmt.Sprintf("the %s attack tells the owner's rows from held-out rows with advantage %.3f (%g%% interval %.3f to %.3f), above the %.3g the owner accepts: %s",
 				a.Name, a.Advantage, 100*o.Confidence, a.Lower, a.Upper, o.MaxAdvantage, a.Detail))
+		case a.Upper > o.MaxAdvantage:
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the %s attack's advantage %.3f is not shown to exceed %.3g, but its %g%% interval reaches %.3f: %d rows against %d held out are too few to show that it is below (hold out more rows)",
+				a.Name, a.Advantage, o.MaxAdvantage, 100*o.Confidence, a.Upper, k, k))
 		}
 	}
 	if res.Refused {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,9 +36,10 @@ func adultSplit(t *testing.T, n int, src *randx.Source) (real, holdout *data.Tab
 // accepts PPCA-DP-MH's sound default at ε = 1 (codes drawn from N(0, I))
 // and synthesize at ρ = 1 on the same rows. Those tables' true advantage
 // is near 0: the estimate's standard error at 500 + 500 queries is about
-// 0.042, so a sound table is refused at the 0.1 threshold with
-// probability about 1% per attack over seeds (the seed is fixed). About
-// 4 s.
+// 0.042, and a table is refused only when the interval's lower end
+// (about 2.2 standard errors below) is above 0.1, so a sound table is
+// refused with probability well under 0.1% per attack over seeds (the
+// seed is fixed). About 4 s.
 func TestGateRefusesLeakyAcceptsSound(t *testing.T) {
 	src := randx.NewSeeded(41)
 	real, holdout := adultSplit(t, 1000, src)
@@ -115,6 +117,44 @@ func TestCheckValidates(t *testing.T) {
 		o.Source = src
 		if _, err := Check(o); err == nil {
 			t.Errorf("options accepted: %+v", o)
+		}
+	}
+}
+
+// A table that copies a quarter of its members: with 500 queries a side
+// the DCR advantage (0.26, interval 0.18 to 0.34) is shown above 0.1 and
+// the table is refused; with 20 a side the estimate is above 0.1 too
+// (0.44) but its interval reaches below it (0.08), so it passes, and the
+// pass says that its rows were too few.
+func TestRefusalNeedsEvidence(t *testing.T) {
+	src := randx.NewSeeded(3)
+	tab, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm := src.Perm(tab.Len())
+	real, holdout := tab.Subset(perm[:1000]), tab.Subset(perm[1000:2000])
+	// A quarter copies of members, the rest other rows of Adult.
+	synth := tab.Subset(append(slices.Clone(perm[:250]), perm[2000:2750]...))
+	for _, tc := range []struct {
+		queries int
+		refuse  bool
+	}{{500, true}, {20, false}} {
+		res, err := Check(Options{Real: real, Holdout: holdout, Synthetic: synth, MaxQueries: tc.queries, Source: src.Child()})
+		if res == nil {
+			t.Fatal(err)
+		}
+		dcr := res.Attacks[0]
+		t.Logf("%d queries: DCR advantage %.3f [%.3f, %.3f]; warnings %q", tc.queries, dcr.Advantage, dcr.Lower, dcr.Upper, res.Warnings)
+		// Both estimates are above 0.1; only the first is shown to be.
+		if dcr.Advantage <= 0.1 || tc.queries == 500 && math.Abs(dcr.Advantage-0.25) > 0.1 {
+			t.Errorf("%d queries: DCR advantage %.3f, want about 0.25", tc.queries, dcr.Advantage)
+		}
+		if res.Refused != tc.refuse || errors.Is(err, ErrRefused) != tc.refuse {
+			t.Errorf("%d queries: refused %v (%v), want %v", tc.queries, res.Refused, err, tc.refuse)
+		}
+		if !tc.refuse && (len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "too few")) {
+			t.Errorf("%d queries: a pass on weak evidence does not say so: %q", tc.queries, res.Warnings)
 		}
 	}
 }
