@@ -37,7 +37,10 @@ e.g. records set aside before synthesis) using only the synthetic table:
 Each attack's advantage is 2·AUC − 1: 0 when the table tells nothing about
 who was in the data, 1 when it gives every member away. The command
 refuses (exit status 1, saying which attack and why) when an attack's
-advantage exceeds --max-advantage.
+advantage exceeds --max-advantage at the --confidence given (its interval
+lies above it), so that sampling noise alone does not refuse a table; a
+pass whose interval still reaches above the threshold says so (hold out
+more rows). publish and synthesize run the same check with --gate.
 
 A pass is not a privacy guarantee (the table's privacy report is); it says
 these attacks found no membership signal on these rows. A refusal means
@@ -55,10 +58,10 @@ Examples:
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.real, "real", "", "CSV of the owner's rows the synthetic table was made from (required)")
-	fs.StringVar(&f.holdout, "holdout", "", "CSV of held-out rows of the same population, never given to the generator (required)")
+	fs.StringVar(&f.holdout, "holdout", "", holdoutFileHelp+" (required)")
 	fs.StringVar(&f.synthetic, "synthetic", "", "CSV of the synthetic table about to be published (required)")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON of the three files (required)")
-	fs.Float64Var(&f.maxAdvantage, "max-advantage", 0.1, "largest attack advantage (2·AUC − 1) accepted, in (0, 1)")
+	registerMaxAdvantage(fs, &f.maxAdvantage)
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the reported intervals")
 	fs.IntVar(&f.queries, "queries", 1000, "members and non-members scored at most (drawn at random)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
@@ -70,8 +73,8 @@ func runCheck(cmd *cobra.Command, f *checkFlags) error {
 	if f.real == "" || f.holdout == "" || f.synthetic == "" || f.schema == "" {
 		return usagef("check needs --real, --holdout, --synthetic and --schema")
 	}
-	if !(f.maxAdvantage > 0 && f.maxAdvantage < 1) {
-		return usagef("--max-advantage must be in (0, 1), got %v", f.maxAdvantage)
+	if err := checkMaxAdvantage(f.maxAdvantage); err != nil {
+		return err
 	}
 	if err := checkStdinOnce("input", []string{f.real, f.holdout, f.synthetic}); err != nil {
 		return err
@@ -112,8 +115,11 @@ func printCheck(w io.Writer, r *gate.Result) {
 		fmt.Fprintf(w, "    %s\n", a.Detail)
 	}
 	if r.Refused {
-		fmt.Fprintf(w, "  verdict: REFUSED (advantage %.3f > %.3g)\n", r.Advantage, r.MaxAdvantage)
+		fmt.Fprintf(w, "  verdict: REFUSED (an advantage above %.3g at %g%% confidence; largest %.3f)\n", r.MaxAdvantage, 100*r.Confidence, r.Advantage)
 		return
 	}
-	fmt.Fprintf(w, "  verdict: PASS (advantage %.3f ≤ %.3g: no membership signal found by these attacks; not a privacy guarantee)\n", r.Advantage, r.MaxAdvantage)
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  note: %s\n", warn)
+	}
+	fmt.Fprintf(w, "  verdict: PASS (no advantage shown above %.3g; largest %.3f: no membership signal found by these attacks; not a privacy guarantee)\n", r.MaxAdvantage, r.Advantage)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/quality"
 	"github.com/dppub/dppub/randx"
@@ -21,6 +22,8 @@ func init() { topCommands = append(topCommands, newCompareCmd) }
 
 type compareFlags struct {
 	schema, label, out, jsonOut, privacyReport string
+	gateHoldout, gateResult                    string
+	maxAdvantage                               float64
 	bins                                       int
 	skip                                       []string
 	asJSON, force                              bool
@@ -38,6 +41,14 @@ marginal distances, association matrices side by side, and — when a label
 is declared (--label or the schema's "label") — the accuracy of a
 classifier trained on the synthetic rows and tested on held-out real rows.
 
+With --gate-holdout FILE (rows of the same population never given to the
+generator) it also runs the release gate of ` + "`dppub check`" + ` on the synthetic
+table: membership-inference attacks that try to tell the real rows from
+the held-out ones, each attack's advantage with its interval, and the
+verdict at --max-advantage. Without it, the result of a run with --gate
+(--gate-result, default SYNTH.gate.json when present) is shown as it is.
+A pass is not a privacy guarantee; a refusal means do not publish.
+
 The report is written as one self-contained HTML page (--out) and as JSON
 (--json-out, default <out>.json). With --json the JSON also goes to
 standard output instead of the summary.
@@ -48,7 +59,8 @@ real data.
 
 Examples:
   dppub compare people.csv synth.csv --schema people.json --out quality.html
-  dppub compare people.csv synth.csv --schema people.json --label smoker --out quality.html --json`,
+  dppub compare people.csv synth.csv --schema people.json --label smoker --out quality.html --json
+  dppub compare people.csv synth.csv --schema people.json --gate-holdout heldout.csv --out quality.html`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCompare(cmd, args[0], args[1], f) },
 	}
@@ -59,6 +71,9 @@ Examples:
 	fs.StringVar(&f.jsonOut, "json-out", "", "JSON report to write (default <out>.json)")
 	fs.StringVar(&f.privacyReport, "privacy-report", "", "the synthetic table's privacy report, whose key facts are shown (default SYNTH.privacy.json when present)")
 	fs.IntVar(&f.bins, "bins", 20, "equal-width bins per numeric column")
+	fs.StringVar(&f.gateHoldout, "gate-holdout", "", holdoutFileHelp+": run the release gate on SYNTH and show its result")
+	fs.StringVar(&f.gateResult, "gate-result", "", "the release gate's result of a run with --gate, shown as it is (default SYNTH.gate.json when present)")
+	registerMaxAdvantage(fs, &f.maxAdvantage)
 	fs.BoolVar(&f.asJSON, "json", false, "print the JSON report on standard output instead of the summary")
 	fs.BoolVar(&f.force, "force", false, "replace existing output files")
 	registerSkipColumns(fs, &f.skip)
@@ -85,11 +100,15 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 	if err != nil {
 		return err
 	}
+	gateSection, err := f.gate(real, synth, synthPath)
+	if err != nil {
+		return err
+	}
 	label := f.label
 	if label == "" {
 		label = s.Label
 	}
-	rep, err := quality.Compare(real, synth, quality.Options{Label: label, Bins: f.bins, Source: randx.NewSecure(), Privacy: facts})
+	rep, err := quality.Compare(real, synth, quality.Options{Label: label, Bins: f.bins, Source: randx.NewSecure(), Privacy: facts, Gate: gateSection})
 	if err != nil {
 		return err
 	}
@@ -122,14 +141,19 @@ func (f *compareFlags) check(realPath, synthPath string) error {
 		return usagef("--out REPORT.html is required")
 	case f.bins < 2:
 		return usagef("--bins must be at least 2, got %d", f.bins)
+	case f.gateHoldout != "" && f.gateResult != "":
+		return usagef("give --gate-holdout FILE (run the gate) or --gate-result FILE (show a gate's result), not both")
 	}
-	if err := checkStdinOnce("input", []string{realPath, synthPath}); err != nil {
+	if err := checkMaxAdvantage(f.maxAdvantage); err != nil {
+		return err
+	}
+	if err := checkStdinOnce("input", []string{realPath, synthPath, f.gateHoldout}); err != nil {
 		return err
 	}
 	if f.jsonOut == "" {
 		f.jsonOut = strings.TrimSuffix(f.out, ".html") + ".json"
 	}
-	return checkOwnerOutputs(f.force, []string{realPath, synthPath, f.schema}, f.out, f.jsonOut)
+	return checkOwnerOutputs(f.force, []string{realPath, synthPath, f.schema, f.gateHoldout, f.gateResult}, f.out, f.jsonOut)
 }
 
 // privacyFacts reads the key facts of the synthetic table's privacy
@@ -151,6 +175,42 @@ func (f *compareFlags) privacyFacts(synthPath string) (*quality.PrivacyFacts, er
 		return nil, fmt.Errorf("privacy report %s: %w", path, err)
 	}
 	return &quality.PrivacyFacts{Method: r.Method, Status: r.Status.Phrase(), Claimed: r.Claimed.String()}, nil
+}
+
+// gate is the report's release-gate section: the gate run on synth
+// against --gate-holdout, or the result read from --gate-result (default
+// SYNTH.gate.json when it exists), or none.
+func (f *compareFlags) gate(real, synth *data.Table, synthPath string) (*quality.Gate, error) {
+	if f.gateHoldout != "" {
+		held, _, err := readTable(nil, f.gateHoldout, real.Schema, f.skip)
+		if err != nil {
+			return nil, fmt.Errorf("--gate-holdout %s: %w", f.gateHoldout, err)
+		}
+		res, err := gate.Check(gate.Options{Real: real, Holdout: held, Synthetic: synth, MaxAdvantage: f.maxAdvantage, Source: randx.NewSecure()})
+		if res == nil {
+			return nil, err
+		}
+		// A refusal is the report's finding, shown in it, not a failure
+		// of the command.
+		rel := gate.NewRelease(fmt.Sprintf("%d rows of %s", held.Len(), f.gateHoldout), []gate.OwnerResult{{Owner: "owner", Result: *res}})
+		return rel.Quality(), nil
+	}
+	path := f.gateResult
+	if path == "" {
+		path = synthPath + ".gate.json"
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("gate result: %w", err)
+	}
+	rel, err := gate.ParseRelease(b)
+	if err != nil {
+		return nil, fmt.Errorf("gate result %s: %w", path, err)
+	}
+	return rel.Quality(), nil
 }
 
 // writeOwnerFiles writes every file or none.
@@ -186,6 +246,9 @@ func printCompareSummary(w io.Writer, f *compareFlags, r *quality.Report, st [2]
 	if c := r.Classifier; c != nil {
 		fmt.Fprintf(w, "  predicting %s on real rows: trained on synthetic %.3f, on real %.3f, majority class %.3f\n",
 			c.Label, c.SynthAccuracy, c.RealAccuracy, c.Majority)
+	}
+	if g := r.Gate; g != nil {
+		fmt.Fprintf(w, "  release gate: %s (non-members: %s; a pass is not a privacy guarantee)\n", g.Verdict, g.Holdout)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintln(w, "WARNING: "+warn)

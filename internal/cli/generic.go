@@ -50,6 +50,11 @@ split among --owners of them, or give one --input per owner.`,
 	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among")
 	f.src.register(fs)
 	f.outputFlags.register(fs, "output file")
+	// Only owners of rows have rows of the published table's columns
+	// for the gate to attack.
+	if s.Split == method.Rows {
+		f.gate.register(fs)
+	}
 	cmd.Example = genericExample(s.Name, fs)
 	return cmd
 }
@@ -83,6 +88,7 @@ type genericFlags struct {
 	skip    []string
 	owners  int
 	src     sourceFlags
+	gate    gateFlags
 	outputFlags
 }
 
@@ -93,6 +99,9 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
 	tables, err := f.tables(cmd.ErrOrStderr(), s, src)
 	if err != nil {
+		return err
+	}
+	if tables, err = f.gate.holdOut(cmd.ErrOrStderr(), tables, f.skip); err != nil {
 		return err
 	}
 	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
@@ -110,7 +119,9 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if err != nil {
 		return err
 	}
-	if err := writeOutcome(cmd, nil, f.out, f.report, run.Outcome); err != nil {
+	if err := f.gate.guard(cmd, tables, run.Outcome.Table, func() error {
+		return writeOutcome(cmd, nil, f.out, f.report, run.Outcome)
+	}); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
@@ -126,6 +137,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
 	}
+	f.gate.summary(cmd)
 	return nil
 }
 

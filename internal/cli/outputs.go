@@ -7,7 +7,7 @@ import (
 )
 
 // inputFlags name the flags that read files a command must never write.
-var inputFlags = []string{"input", "schema", "settings", "config", "queries", "real", "synthetic", "holdout", "statistics"}
+var inputFlags = []string{"input", "schema", "settings", "config", "queries", "real", "synthetic", "holdout", "statistics", "gate-holdout", "gate-result"}
 
 // checkOutputsFirst runs before every command that publishes (it has
 // --report) or writes predictions: every output must be writable without
@@ -46,8 +46,20 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 	for _, name := range inputFlags {
 		ins = append(ins, flagValues(fs, name)...)
 	}
+	if err := checkGateFlags(fs); err != nil {
+		return err
+	}
 	if publishing {
 		outs = append(outs, derived("report", ".privacy.json"))
+		// The gate's result is written with the outputs, so it is
+		// checked with them, before anything is charged.
+		gp, err := gatePath(fs)
+		if err != nil {
+			return err
+		}
+		if gp != "" {
+			outs = append(outs, gp)
+		}
 		if fs.Lookup("model") != nil {
 			outs = append(outs, derived("model", ".model.json"))
 		}

@@ -69,6 +69,7 @@ type ppcaFlags struct {
 	statistics []string
 	src        sourceFlags
 	settings   ppcaspec.Settings
+	gate       gateFlags
 	outputFlags
 }
 
@@ -110,6 +111,7 @@ Examples:
 	bindSettings(fs, &f.settings)
 	fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (the Beam pipeline, beam/README.md), instead of its rows; repeat once per owner, with --schema")
 	f.outputFlags.register(fs, "synthetic CSV")
+	f.gate.register(fs)
 	return cmd
 }
 
@@ -125,11 +127,14 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if err != nil {
 		return err
 	}
+	if owners, err = f.gate.holdOut(cmd.ErrOrStderr(), owners, f.owners.skip); err != nil {
+		return err
+	}
 	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{Owners: owners, Source: src, Settings: f.settings})
 	if err != nil {
 		return err
 	}
-	if err := f.publishTable(cmd, res.Synthetic, res.Report); err != nil {
+	if err := f.gate.publishTable(cmd, &f.outputFlags, owners, res.Synthetic, res.Report); err != nil {
 		return err
 	}
 	return printPPCAUtility(cmd, owners, res)
@@ -140,6 +145,9 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) error {
 	if f.owners.schema == "" || f.owners.dataset != "" || len(f.owners.inputs) > 0 {
 		return usagef("--statistics takes --schema (the schema the statistics were computed under) and no --dataset or --input")
+	}
+	if f.gate.on {
+		return usagef("--gate attacks the owners' rows, and --statistics brings none: run `dppub check` where the rows are")
 	}
 	schema, err := data.LoadSchema(f.owners.schema)
 	if err != nil {

@@ -14,11 +14,12 @@ import (
 
 // stampReport records in r when it is published and the run's settings:
 // the command and every flag, set or default (so the run can be repeated),
-// with extra entries on top.
+// except the owner's own (the release gate's: ownerOnlyKey), with extra
+// entries on top.
 func stampReport(cmd *cobra.Command, r *privacy.Report, extra map[string]string) {
 	params := map[string]string{"command": cmd.CommandPath()}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Name != "help" {
+		if f.Name != "help" && f.Annotations[ownerOnlyKey] == nil {
 			params[f.Name] = f.Value.String()
 		}
 	})

@@ -1,0 +1,290 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/gate"
+	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/randx"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// ownerOnlyKey annotates a flag whose value is for the owner only (the
+// release gate's): stampReport leaves it out of the published report's
+// parameters, since a held-out file's path or the gate's threshold says
+// something about the private data and the gate is never published.
+const ownerOnlyKey = "dppub-owner-only"
+
+func markOwnerOnly(fs *pflag.FlagSet, names ...string) {
+	for _, n := range names {
+		_ = fs.SetAnnotation(n, ownerOnlyKey, []string{"true"})
+	}
+}
+
+// The gate's flags mean the same in check, compare, synthesize and
+// publish: one help text each, registered here.
+const (
+	maxAdvantageHelp = "largest attack advantage (2·AUC − 1) accepted, in (0, 1)"
+	holdoutFileHelp  = "CSV of held-out rows of the same population, never given to the generator"
+)
+
+// registerMaxAdvantage adds --max-advantage (default 0.1, as gate.Options).
+func registerMaxAdvantage(fs *pflag.FlagSet, v *float64) {
+	fs.Float64Var(v, "max-advantage", 0.1, maxAdvantageHelp)
+	markOwnerOnly(fs, "max-advantage")
+}
+
+func checkMaxAdvantage(v float64) error {
+	if !(v > 0 && v < 1) {
+		return usagef("--max-advantage must be in (0, 1), got %v", v)
+	}
+	return nil
+}
+
+// gateFlags are the release gate of a command that writes a synthetic
+// table: --gate runs the membership-inference attacks of `dppub check` on
+// the table about to be written, each owner's rows against held-out
+// rows, and refuses to write it when an attack's advantage exceeds
+// --max-advantage.
+type gateFlags struct {
+	on           bool
+	holdout      string
+	share        float64
+	out          string
+	maxAdvantage float64
+
+	// Set by holdOut: each owner's non-members and where they came from.
+	held   []*data.Table
+	source string
+	// Set by guard on a pass, for the summary line.
+	result *gate.Release
+}
+
+const defaultHoldoutShare = 0.2
+
+// register adds the gate's flags: the one registration for every
+// command that writes a synthetic table.
+func (g *gateFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&g.on, "gate", false, "release gate (owner only): before writing, try to tell the owner's rows from held-out rows using the synthetic table (as `dppub check`), and write nothing if an attack's advantage exceeds --max-advantage; the result goes to --gate-out, never into the privacy report")
+	fs.StringVar(&g.holdout, "gate-holdout", "", holdoutFileHelp+" (with --gate; default: set --gate-holdout-share of the input rows aside)")
+	fs.Float64Var(&g.share, "gate-holdout-share", defaultHoldoutShare, "with --gate and no --gate-holdout: share of each owner's rows set aside at random before synthesis, never given to the generator (the privacy report counts only the rows used)")
+	fs.StringVar(&g.out, "gate-out", "", "the release gate's result for the owner, JSON (default <out>.gate.json; never published)")
+	registerMaxAdvantage(fs, &g.maxAdvantage)
+	markOwnerOnly(fs, "gate", "gate-holdout", "gate-holdout-share", "gate-out")
+}
+
+// checkGateFlags runs from checkOutputsFirst, before any data is read
+// or budget spent, on every command that has --gate. Flags of the gate
+// without --gate would look like a check that never ran.
+func checkGateFlags(fs *pflag.FlagSet) error {
+	if fs.Lookup("gate") == nil {
+		return nil
+	}
+	if flagValue(fs, "gate") != "true" {
+		for _, n := range []string{"gate-holdout", "gate-holdout-share", "gate-out", "max-advantage"} {
+			if fs.Changed(n) {
+				return usagef("--%s takes effect only with --gate", n)
+			}
+		}
+		return nil
+	}
+	maxAdv, _ := fs.GetFloat64("max-advantage")
+	if err := checkMaxAdvantage(maxAdv); err != nil {
+		return err
+	}
+	holdout := flagValue(fs, "gate-holdout")
+	if holdout != "" && fs.Changed("gate-holdout-share") {
+		return usagef("give --gate-holdout FILE or --gate-holdout-share, not both")
+	}
+	if share, _ := fs.GetFloat64("gate-holdout-share"); !(share > 0 && share < 1) {
+		return usagef("--gate-holdout-share must be in (0, 1), got %v", share)
+	}
+	if holdout == stdinPath {
+		return usagef("--gate-holdout - is not supported: give the held-out rows as a file")
+	}
+	// Held-out rows that the generator was given are members, and the
+	// gate would compare the owner's rows with themselves.
+	for _, in := range flagValues(fs, "input") {
+		if holdout != "" && filepath.Clean(in) == filepath.Clean(holdout) {
+			return usagef("--gate-holdout %s is also an --input: the held-out rows must never be given to the generator", holdout)
+		}
+	}
+	return nil
+}
+
+// gatePath is where the gate's result goes: --gate-out, else beside
+// --out ("" when the gate is off). With --out - there is no "beside".
+func gatePath(fs *pflag.FlagSet) (string, error) {
+	if flagValue(fs, "gate") != "true" {
+		return "", nil
+	}
+	if p := flagValue(fs, "gate-out"); p != "" {
+		return p, nil
+	}
+	out := flagValue(fs, "out")
+	if out == stdoutPath {
+		return "", usagef("--gate with --out - needs --gate-out FILE for the gate's result")
+	}
+	return out + ".gate.json", nil
+}
+
+// holdOut returns the owners' rows the generator may use. With
+// --gate-holdout every owner's non-members are that file's rows; else
+// --gate-holdout-share of each owner's rows are set aside and never given
+// to the generator. Either way every owner must keep enough rows for the
+// gate, checked here, before any budget is spent.
+func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string) ([]*data.Table, error) {
+	if !g.on {
+		return owners, nil
+	}
+	if len(owners) == 0 {
+		return nil, fmt.Errorf("release gate: no owner's rows to hold out from")
+	}
+	if g.holdout != "" {
+		h, _, err := readTable(notes, g.holdout, owners[0].Schema, skip)
+		if err != nil {
+			return nil, fmt.Errorf("--gate-holdout %s: %w", g.holdout, err)
+		}
+		if h.Len() < gate.MinHoldout {
+			return nil, usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
+		}
+		for i, t := range owners {
+			if t.Len() < gate.MinMembers {
+				return nil, usagef("%s has %d rows; the release gate needs at least %d", publish.OwnerName(i+1), t.Len(), gate.MinMembers)
+			}
+			g.held = append(g.held, h)
+		}
+		g.source = fmt.Sprintf("%d rows of %s", h.Len(), g.holdout)
+		return owners, nil
+	}
+	// Which rows were held out tells who is in the published table's
+	// input, so the split is drawn from the operating system's CSPRNG
+	// even under --seed, whose value is written into the report.
+	src := randx.NewSecure()
+	kept := make([]*data.Table, len(owners))
+	for i, t := range owners {
+		n := int(math.Round(g.share * float64(t.Len())))
+		if n < gate.MinHoldout || t.Len()-n < gate.MinMembers {
+			return nil, usagef("--gate-holdout-share %v of %s's %d rows holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more rows, a larger share or --gate-holdout FILE)",
+				g.share, publish.OwnerName(i+1), t.Len(), n, t.Len()-n, gate.MinHoldout, gate.MinMembers)
+		}
+		perm := src.Perm(t.Len())
+		g.held = append(g.held, t.Subset(slices.Sorted(slices.Values(perm[:n]))))
+		kept[i] = t.Subset(slices.Sorted(slices.Values(perm[n:])))
+	}
+	g.source = fmt.Sprintf("a random %g of each owner's rows, set aside before synthesis", g.share)
+	return kept, nil
+}
+
+// check runs the gate on each owner's rows (the members) against that
+// owner's held-out rows. On a refusal it prints every owner's check and
+// returns an error saying which attack refused and that the budget was
+// spent on a release that was not written.
+func (g *gateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) (*gate.Release, error) {
+	if synth == nil || !synth.Schema.Equal(owners[0].Schema) {
+		return nil, fmt.Errorf("release gate: this method's output is not a table of the owners' columns, so the gate cannot attack it; nothing was written, but the budget was charged (run without --gate)")
+	}
+	var results []gate.OwnerResult
+	var refusals []error
+	for i, t := range owners {
+		name := publish.OwnerName(i + 1)
+		res, err := gate.Check(gate.Options{Real: t, Holdout: g.held[i], Synthetic: synth,
+			MaxAdvantage: g.maxAdvantage, Source: randx.NewSecure()})
+		if res == nil {
+			return nil, fmt.Errorf("release gate on %s's rows: %w", name, err)
+		}
+		results = append(results, gate.OwnerResult{Owner: name, Result: *res})
+		if err != nil {
+			refusals = append(refusals, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	rel := gate.NewRelease(g.source, results)
+	if !rel.Refused {
+		return rel, nil
+	}
+	for _, o := range rel.Owners {
+		if len(rel.Owners) > 1 {
+			fmt.Fprintf(w, "%s: ", o.Owner)
+		}
+		printCheck(w, &o.Result)
+	}
+	// The first refusal is wrapped (errors.Is gate.ErrRefused); the
+	// others are named in the text.
+	err := refusals[0]
+	for _, e := range refusals[1:] {
+		err = fmt.Errorf("%w; %s", err, e)
+	}
+	return rel, fmt.Errorf("%w; the privacy budget was charged, but nothing was written or published", err)
+}
+
+// guard runs the gate (when on) on the table about to be written, then
+// write: the gate's file is written first, owner-only and atomically, and
+// removed again if write fails, so the owner never holds a gate result
+// for a release that was not made, nor a release without its result.
+func (g *gateFlags) guard(cmd *cobra.Command, owners []*data.Table, synth *data.Table, write func() error) error {
+	if !g.on {
+		return write()
+	}
+	rel, err := g.check(cmd.OutOrStdout(), owners, synth)
+	if err != nil {
+		return err
+	}
+	path, err := gatePath(cmd.Flags())
+	if err != nil {
+		return err
+	}
+	js, err := rel.JSON()
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(path, 0o600, func(w io.Writer) error { _, err := w.Write(js); return err }); err != nil {
+		return fmt.Errorf("writing the gate's result %s: %w", path, err)
+	}
+	if err := write(); err != nil {
+		os.Remove(path)
+		return err
+	}
+	g.result = rel
+	return nil
+}
+
+// summary prints the gate's line of the terminal summary, and puts its
+// verdict in --json's owner-side quality summary (nothing when the gate
+// did not run).
+func (g *gateFlags) summary(cmd *cobra.Command) {
+	if g.result == nil {
+		return
+	}
+	noteQuality(cmd, "release_gate", g.result.Verdict())
+	path, _ := gatePath(cmd.Flags())
+	fmt.Fprintf(cmd.OutOrStdout(), "Release gate (owner only, not published): %s; result in %s (a pass is not a privacy guarantee)\n", g.result.Verdict(), path)
+}
+
+// publishTable is outputFlags.publishTable behind the gate: the command's
+// one call that writes its synthetic table, its report and the gate's
+// result, and prints the summary.
+func (g *gateFlags) publishTable(cmd *cobra.Command, o *outputFlags, owners []*data.Table, t *data.Table, r *privacy.Report) error {
+	if err := g.guard(cmd, owners, t, func() error { return o.publishTable(cmd, t, r) }); err != nil {
+		return err
+	}
+	g.summary(cmd)
+	return nil
+}
+
+// holdOutTable is holdOut for a command with one owner's table.
+func (g *gateFlags) holdOutTable(notes io.Writer, t *data.Table, skip []string) (*data.Table, error) {
+	kept, err := g.holdOut(notes, []*data.Table{t}, skip)
+	if err != nil {
+		return nil, err
+	}
+	return kept[0], nil
+}
