@@ -32,6 +32,7 @@ type synthFlags struct {
 	skip                   []string
 	settings               synthesize.Settings
 	src                    sourceFlags
+	gate                   gateFlags
 	outputFlags
 }
 
@@ -81,6 +82,7 @@ Examples:
 	bindSettings(fs, &f.settings)
 	f.src.register(fs)
 	f.outputFlags.register(fs, "synthetic CSV")
+	f.gate.register(fs)
 	return cmd
 }
 
@@ -101,6 +103,9 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err != nil {
 		return err
 	}
+	if table, err = f.gate.holdOutTable(cmd.ErrOrStderr(), table, f.skip); err != nil {
+		return err
+	}
 	stderr := cmd.ErrOrStderr()
 	out, err := method.RunCentral(cmd.Context(), synthesize.Spec, &st, method.Local{Table: table,
 		Source: f.src.source(cmd.Flags(), stderr), Attach: synthesize.Progress(stageBars(stderr))})
@@ -108,7 +113,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return err
 	}
 	res := out.Detail.(*publish.SynthesizeResult)
-	if err := f.publishTable(cmd, res.Synthetic, res.Report); err != nil {
+	if err := f.gate.publishTable(cmd, &f.outputFlags, []*data.Table{table}, res.Synthetic, res.Report); err != nil {
 		return err
 	}
 	return printSynthUtility(cmd.OutOrStdout(), table, res)
