@@ -1,0 +1,310 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/gate"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
+)
+
+// adultFiles writes n rows of Adult drawn at random (seeded) as a CSV
+// and its schema, and m further rows as a held-out file.
+func adultFiles(t *testing.T, dir string, n, m int) (csv, heldOut, schema string) {
+	t.Helper()
+	tab, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm := randx.NewSeeded(7).Perm(tab.Len())
+	write := func(name string, rows []int) string {
+		var b bytes.Buffer
+		if err := data.WriteCSV(&b, tab.Subset(rows)); err != nil {
+			t.Fatal(err)
+		}
+		return writeFile(t, dir, name, b.String())
+	}
+	js, err := json.Marshal(tab.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return write("adult.csv", perm[:n]), write("heldout.csv", perm[n:n+m]), writeFile(t, dir, "adult.json", string(js))
+}
+
+// uniqueRows writes n rows of three columns in which every row is
+// unique (its age, in [0, n), is), with the categories drawn at random.
+func uniqueRows(t *testing.T, dir string, n int) (csv, schema string) {
+	t.Helper()
+	src := randx.NewSeeded(11)
+	var b strings.Builder
+	b.WriteString("age,smoker,region\n")
+	for _, age := range src.Perm(n) {
+		b.WriteString(itoa(age) + "," + []string{"no", "yes"}[src.IntN(2)] + "," + []string{"north", "south", "east"}[src.IntN(3)] + "\n")
+	}
+	js := `{"attributes": [
+ {"name": "age", "kind": "numeric", "min": 0, "max": ` + itoa(n) + `, "integer": true},
+ {"name": "smoker", "kind": "binary", "categories": ["no", "yes"]},
+ {"name": "region", "kind": "categorical", "categories": ["north", "south", "east"]}]}`
+	return writeFile(t, dir, "unique.csv", b.String()), writeFile(t, dir, "unique.json", js)
+}
+
+// The gate inside the commands that write a synthetic table. It refuses,
+// writing nothing, PPCA-DP-MH with the paper's latent codes at ε = 1000
+// on a small table (the synthetic rows are noisy projections of the
+// owner's rows: DCR advantage about 0.96 against a held-out file, 0.76
+// against a held-out 20% of 1,250 rows; the interval's lower end 0.67
+// and more) and synthesize at ρ = 10⁶ on 200 rows that are each unique
+// (the marginals are then exact and reproduce the owner's rows: every
+// member has a copy, no held-out row does). It accepts the defaults on
+// 1,250 rows of Adult (advantages within about ±0.1 of 0, intervals
+// across 0) and writes the gate's file beside the outputs, owner-only;
+// the rows held out are not given to the generator: the report counts
+// only the rows kept (1,000 of 1,250; 480 of each owner's 600).
+func TestGateInPublish(t *testing.T) {
+	dir := t.TempDir()
+	adult, held, schema := adultFiles(t, dir, 1250, 300)
+	small, _, _ := adultFiles(t, t.TempDir(), 400, 0)
+	unique, uniqueSchema := uniqueRows(t, dir, 200)
+	ownerA, ownerB := splitCSV(t, dir, adult, 600)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		refused bool
+		records []int // each owner's rows in the report (kept rows)
+	}{
+		{name: "ppca-dp-mh --paper-latent at ε=1000, held-out file", refused: true,
+			args: []string{"publish", "ppca-dp-mh", "--input", small, "--schema", schema, "--epsilon", "1000", "--paper-latent", "--contribution", "0.99", "--gate-holdout", held}},
+		{name: "ppca-dp-mh --paper-latent at ε=1000, held-out share", refused: true,
+			args: []string{"publish", "ppca-dp-mh", "--input", adult, "--schema", schema, "--epsilon", "1000", "--paper-latent", "--contribution", "0.99"}},
+		{name: "synthesize at ρ=1e6 on unique rows", refused: true,
+			args: []string{"synthesize", "--input", unique, "--schema", uniqueSchema, "--rho", "1000000", "--bins", "200"}},
+		{name: "ppca-dp-mh default", records: []int{1000},
+			args: []string{"publish", "ppca-dp-mh", "--input", adult, "--schema", schema, "--epsilon", "1"}},
+		{name: "synthesize default", records: []int{1000},
+			args: []string{"synthesize", "--input", adult, "--schema", schema}},
+		{name: "synthesize-rows default, two owners", records: []int{480, 480},
+			args: []string{"publish", "synthesize-rows", "--input", ownerA, "--input", ownerB, "--schema", schema, "--rho", "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "synth.csv")
+			code, stdout, stderr := run(t, append(tc.args, "--gate", "--out", out)...)
+			gateFile := out + ".gate.json"
+			if tc.refused {
+				if code == 0 {
+					t.Fatalf("leaky run published:\n%s", stdout)
+				}
+				for _, want := range []string{"gate: release refused", "attack tells the owner's rows from held-out rows with advantage", "budget was charged, but nothing was written"} {
+					if !strings.Contains(stderr, want) {
+						t.Errorf("refusal does not say %q:\n%s", want, stderr)
+					}
+				}
+				t.Logf("%s", lastLines(stdout, 6))
+				mustNotExist(t, out, out+".privacy.json", gateFile)
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "Release gate (owner only, not published): PASS") {
+				t.Errorf("no gate line in the summary:\n%s", stdout)
+			}
+			st, err := os.Stat(gateFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Mode().Perm() != 0o600 {
+				t.Errorf("gate file mode %v, want owner-only 0600", st.Mode().Perm())
+			}
+			b, err := os.ReadFile(gateFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, err := gate.ParseRelease(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel.Refused || len(rel.Owners) != len(tc.records) {
+				t.Errorf("gate file: refused %v, %d owners, want a pass for %d", rel.Refused, len(rel.Owners), len(tc.records))
+			}
+			for _, o := range rel.Owners {
+				for _, a := range o.Attacks {
+					t.Logf("%s %s: advantage %.3f [%.3f, %.3f]", o.Owner, a.Name, a.Advantage, a.Lower, a.Upper)
+				}
+			}
+			var rep privacy.Report
+			readJSON(t, out+".privacy.json", &rep)
+			var records []int
+			for _, p := range rep.Parties {
+				if p.Records > 0 {
+					records = append(records, p.Records)
+				}
+			}
+			if !slices.Equal(records, tc.records) {
+				t.Errorf("the report counts %v rows, want %v (the rows held out must not reach the generator)", records, tc.records)
+			}
+			assertNoGateFields(t, out+".privacy.json", held)
+		})
+	}
+}
+
+// assertNoGateFields fails if the published report names the gate: no
+// key of its JSON (the parameters included) mentions the gate or an
+// advantage, and the held-out file's path appears nowhere in it.
+func assertNoGateFields(t *testing.T, reportPath, heldOut string) {
+	t.Helper()
+	b, err := os.ReadFile(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), heldOut) {
+		t.Errorf("the published report names the held-out file %s", heldOut)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if strings.HasPrefix(k, "gate") || strings.Contains(k, "advantage") || k == "members" || k == "attacks" {
+					t.Errorf("the published report has a gate field %s.%s", path, k)
+				}
+				walk(path+"."+k, e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(path+"[]", e)
+			}
+		}
+	}
+	walk("", v)
+}
+
+// splitCSV writes the first n data rows of a CSV and the next n as two
+// files (two owners' rows).
+func splitCSV(t *testing.T, dir, path string, n int) (a, b string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	join := func(rows []string) string { return lines[0] + "\n" + strings.Join(rows, "\n") + "\n" }
+	return writeFile(t, dir, "owner-a.csv", join(lines[1:1+n])), writeFile(t, dir, "owner-b.csv", join(lines[1+n:1+2*n]))
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
+
+// Mistakes in the gate's flags, too few rows for it, or its result file
+// already existing are refused before anything runs or is written.
+func TestGateRefusedBeforeRunning(t *testing.T) {
+	dir := t.TempDir()
+	adult, held, schema := adultFiles(t, dir, 1250, 300)
+	tiny, _, _ := adultFiles(t, t.TempDir(), 60, 0)
+	existing := filepath.Join(dir, "taken.csv")
+	writeFile(t, dir, "taken.csv.gate.json", "{}")
+	synth := func(out string, extra ...string) []string {
+		return append([]string{"synthesize", "--input", adult, "--schema", schema, "--out", out}, extra...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"gate flags without --gate", synth(filepath.Join(dir, "a.csv"), "--gate-holdout", held), "--gate-holdout takes effect only with --gate"},
+		{"max advantage without --gate", synth(filepath.Join(dir, "a.csv"), "--max-advantage", "0.2"), "--max-advantage takes effect only with --gate"},
+		{"max advantage out of range", synth(filepath.Join(dir, "a.csv"), "--gate", "--max-advantage", "1.5"), "--max-advantage must be in (0, 1), got 1.5"},
+		{"share out of range", synth(filepath.Join(dir, "a.csv"), "--gate", "--gate-holdout-share", "1"), "--gate-holdout-share must be in (0, 1), got 1"},
+		{"held-out file is the input", synth(filepath.Join(dir, "a.csv"), "--gate", "--gate-holdout", adult), "is also an --input"},
+		{"file and share", synth(filepath.Join(dir, "a.csv"), "--gate", "--gate-holdout", held, "--gate-holdout-share", "0.3"), "not both"},
+		{"gate result exists", synth(existing, "--gate"), "taken.csv.gate.json already exists"},
+		{"gate file to standard output", synth("-", "--gate", "--report", filepath.Join(dir, "r.json")), "--gate with --out - needs --gate-out FILE"},
+		{"too few rows to hold out", []string{"publish", "ppca-dp-mh", "--input", tiny, "--schema", schema, "--gate", "--out", filepath.Join(dir, "a.csv")},
+			"--gate-holdout-share 0.2 of owner-1's 60 rows holds out 12 and keeps 48; the release gate needs at least 20 held out"},
+		{"gate with statistics", []string{"publish", "ppca-dp-mh", "--statistics", held, "--schema", schema, "--gate", "--out", filepath.Join(dir, "a.csv")}, "--statistics brings none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tc.args...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, want an error saying %q:\n%s%s", code, tc.want, stdout, stderr)
+			}
+			mustNotExist(t, filepath.Join(dir, "a.csv"), filepath.Join(dir, "a.csv.privacy.json"), filepath.Join(dir, "a.csv.gate.json"), existing, filepath.Join(dir, "r.json"))
+		})
+	}
+}
+
+// compare shows the gate's section: run on the synthetic table against
+// --gate-holdout (a table that copies the real rows is REFUSED in the
+// report, with a warning, and compare still writes the report), or read
+// from the gate file a run with --gate wrote beside the table.
+func TestCompareGateSection(t *testing.T) {
+	dir := t.TempDir()
+	adult, held, schema := adultFiles(t, dir, 1250, 300)
+	synth := filepath.Join(dir, "synth.csv")
+	if code, stdout, stderr := run(t, "synthesize", "--input", adult, "--schema", schema, "--gate", "--out", synth); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		name, synthetic string
+		extra           []string
+		verdict, source string
+	}{
+		{"gate file beside the table", synth, nil, "PASS", "a random 0.2 of each owner's rows"},
+		{"gate file named", synth, []string{"--gate-result", synth + ".gate.json"}, "PASS", "a random 0.2 of each owner's rows"},
+		{"copied rows against a held-out file", adult, []string{"--gate-holdout", held}, "REFUSED", "300 rows of " + held},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "q.html")
+			code, stdout, stderr := run(t, append([]string{"compare", adult, tc.synthetic, "--schema", schema, "--out", out}, tc.extra...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "release gate: "+tc.verdict) {
+				t.Errorf("summary lacks the verdict %s:\n%s", tc.verdict, stdout)
+			}
+			var rep struct {
+				Gate *struct {
+					Holdout, Verdict, Caveat string
+					Owners                   []struct {
+						Attacks []gate.Attack
+					}
+				}
+				Warnings []string
+			}
+			readJSON(t, strings.TrimSuffix(out, ".html")+".json", &rep)
+			g := rep.Gate
+			if g == nil || !strings.HasPrefix(g.Holdout, tc.source) || !strings.HasPrefix(g.Verdict, tc.verdict) || g.Caveat != gate.Caveat || len(g.Owners) != 1 || len(g.Owners[0].Attacks) != 2 {
+				t.Fatalf("the JSON's gate section: %+v", g)
+			}
+			for _, a := range g.Owners[0].Attacks {
+				t.Logf("%s: advantage %.3f [%.3f, %.3f]", a.Name, a.Advantage, a.Lower, a.Upper)
+			}
+			if tc.verdict == "REFUSED" && (g.Owners[0].Attacks[0].Lower < 0.9 || len(rep.Warnings) == 0) {
+				t.Errorf("copied rows: DCR %+v, warnings %q", g.Owners[0].Attacks[0], rep.Warnings)
+			}
+			page, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(page), `id="gate"`) || !strings.Contains(string(page), "A pass is not a privacy guarantee") {
+				t.Error("the page lacks the gate's section or its caveat")
+			}
+		})
+	}
+	if code, _, stderr := run(t, "compare", adult, synth, "--schema", schema, "--out", filepath.Join(dir, "x.html"), "--gate-holdout", held, "--gate-result", synth+".gate.json"); code == 0 || !strings.Contains(stderr, "not both") {
+		t.Errorf("--gate-holdout with --gate-result: exit %d, %s", code, stderr)
+	}
+}
