@@ -104,7 +104,7 @@ func init() {
 //     (m = 2) in exact mode.
 //
 // Every claim is read off the report of a sound run at construction and
-// stated as (ε, δ) at the session's δ.
+// tested as (ε, δ) at the session's δ and by the Rényi test.
 func ViewPDPMVDS(view ZeroSumView, mode, variant string) (Mechanism, error) {
 	return viewPDPMVDSAt(view, mode, variant, pipelineRho)
 }
