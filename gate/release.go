@@ -110,10 +110,10 @@ func (r *Release) Verdict() string {
 	owner, a := r.Largest()
 	who := ""
 	if len(r.Owners) > 1 {
-		who = owner + "'s rows, "
+		who = owner + ", "
 	}
 	o := r.Owners[0]
-	at := fmt.Sprintf("%s%s advantage %.3f (%g%% interval %.3f to %.3f)", who, a.Name, a.Advantage, 100*o.Confidence, a.Lower, a.Upper)
+	at := fmt.Sprintf("advantage %.3f (%s%s, %g%% interval %.3f to %.3f)", a.Advantage, who, a.Name, 100*o.Confidence, a.Lower, a.Upper)
 	if r.Refused {
 		var refused []string
 		for _, o := range r.Owners {
@@ -121,7 +121,7 @@ func (r *Release) Verdict() string {
 				refused = append(refused, o.Owner)
 			}
 		}
-		return fmt.Sprintf("REFUSED for %s: %s, above the %.3g accepted", strings.Join(refused, ", "), at, o.MaxAdvantage)
+		return fmt.Sprintf("REFUSED for %s: largest %s, above the %.3g accepted", strings.Join(refused, ", "), at, o.MaxAdvantage)
 	}
 	return fmt.Sprintf("PASS: largest %s, not shown above the %.3g accepted", at, o.MaxAdvantage)
 }
