@@ -83,3 +83,32 @@ func TestParquetInputsAndOutput(t *testing.T) {
 		})
 	}
 }
+
+// `dppub schema` drafts the same schema from a Parquet file as from the
+// same rows in CSV (without --epsilon: category lists as found, numeric
+// bounds left for the owner).
+func TestSchemaFromParquet(t *testing.T) {
+	dir := t.TempDir()
+	s, err := data.LoadSchema(writeFile(t, dir, "s.json", schemaJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := csvRows(150)
+	pq := writeParquet(t, dir, "a.parquet", rows, s)
+	csv := writeFile(t, dir, "a.csv", rows)
+	var drafts []string
+	for _, in := range []string{pq, csv} {
+		out := in + ".schema.json"
+		if code, _, stderr := run(t, "schema", in, "--out", out); code != 0 {
+			t.Fatalf("schema %s: exit %d: %s", in, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drafts = append(drafts, string(b))
+	}
+	if drafts[0] != drafts[1] {
+		t.Errorf("draft from Parquet\n%s\ndiffers from the CSV's\n%s", drafts[0], drafts[1])
+	}
+}

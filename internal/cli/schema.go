@@ -28,7 +28,7 @@ func newSchemaCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema INPUT.csv --out SCHEMA.json",
 		Short: "Draft a schema for your CSV (DP bounds with --epsilon, or placeholders to review)",
-		Long: `Read a CSV or TSV file with a header row and write a draft schema: column
+		Long: `Read a CSV or TSV file with a header row (or a .parquet file) and write a draft schema: column
 names, kinds (numeric, categorical, binary), integer or decimal precision,
 and the public bounds and category lists every method needs.
 
@@ -146,6 +146,9 @@ func checkOwnerOutputs(force bool, inputs []string, outs ...string) error {
 }
 
 func readRaw(path string) (*data.Raw, error) {
+	if data.IsParquetPath(path) {
+		return data.ReadRawParquetFile(path)
+	}
 	f, name, err := openInput(path)
 	if err != nil {
 		return nil, err
