@@ -337,9 +337,13 @@ func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
 		}
 	} else {
 		if len(outs) > 0 {
-			fmt.Fprintf(w, "%-90s %-16s %9s  %-9s  %-9s %7s\n", "mechanism", "claim", "ε_lower", "verdict", "expected", "seconds")
+			fmt.Fprintf(w, "%-90s %-16s %9s %9s  %-9s  %-9s %7s\n", "mechanism", "claim", "ε_lower", "ρ_lower", "verdict", "expected", "seconds")
 			for _, o := range outs {
-				fmt.Fprintf(w, "%-90s %-16v %9.3f  %-9s  %-9s %7.1f\n", o.Mechanism, o.Claim, o.EpsilonLower, o.Verdict, o.Expected, o.Seconds)
+				rho := "-" // the Rényi test runs for zCDP claims only
+				if o.ClaimedRho > 0 {
+					rho = fmt.Sprintf("%.4f", o.RhoLower)
+				}
+				fmt.Fprintf(w, "%-90s %-16v %9.3f %9s  %-9s  %-9s %7.1f\n", o.Mechanism, o.Claim, o.EpsilonLower, rho, o.Verdict, o.Expected, o.Seconds)
 			}
 			fmt.Fprintf(w, "seed %d; confidence %.5g per audit%s\n\n", f.seed, f.confidence, family)
 		}
