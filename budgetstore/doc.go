@@ -25,6 +25,14 @@
 // sessions ended with it. Every reservation stays in the ledger with its
 // budget, charges, state and reason.
 //
+// zCDP sessions on an (ε, δ) lifetime budget: a session whose budget is
+// ρ-zCDP is reserved with the δ it runs at (ReserveAt), its charges
+// compose in ρ, and the dataset counts the session, once, as the (ε, δ)
+// its charged ρ converts to at that δ (dp.ZCDPEpsilon) — never charge by
+// charge. Sessions then add up by basic composition; zcdp.go gives the
+// argument. The reservation records the δ, and Verify and LoadAccountant
+// recompute each such session's count from its entries.
+//
 // Layout: one top-level bucket per dataset holding "lifetime" and "spent"
 // (JSON guarantees), "entries" (sequence number → JSON Entry), "sessions"
 // (session ID → sequence number of its first entry), so that a session ID

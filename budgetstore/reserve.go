@@ -35,9 +35,14 @@ type Reservation struct {
 	// Charged composes the charges recorded for the session (in its
 	// budget's notion).
 	Charged dp.Guarantee `json:"charged"`
-	Opened  time.Time    `json:"opened"`
-	State   string       `json:"state"`
-	Closed  time.Time    `json:"closed,omitzero"`
+	// Delta is δ_s, set only for a zCDP session on a dataset whose
+	// lifetime budget is (ε, δ): the session counts against it as the
+	// (ε, δ) its charged ρ converts to at δ_s (Counted), once for the
+	// whole session (see zcdp.go).
+	Delta  float64   `json:"delta,omitempty"`
+	Opened time.Time `json:"opened"`
+	State  string    `json:"state"`
+	Closed time.Time `json:"closed,omitzero"`
 	// Released is the budget less the charges, given back when the session
 	// ended (nil while it is open).
 	Released *dp.Guarantee `json:"released,omitempty"`
@@ -45,8 +50,8 @@ type Reservation struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// held is what an open reservation may still charge (never below zero:
-// rounding in the charges' composition).
+// held is what an open reservation may still charge, in its budget's
+// notion (never below zero: rounding in the charges' composition).
 func (r Reservation) held() dp.Guarantee {
 	h := remaining(r.Budget, r.Charged)
 	h.Epsilon, h.Delta, h.Rho = max(h.Epsilon, 0), max(h.Delta, 0), max(h.Rho, 0)
@@ -57,8 +62,19 @@ func (r Reservation) held() dp.Guarantee {
 // the checks that the session ID never ran on the dataset and that budget,
 // with what is spent and what running sessions hold, fits in the lifetime
 // budget. The returned tracker commits acct's charges (acct must hold
-// budget); Release ends the reservation.
+// budget); Release ends the reservation. A zCDP budget on an (ε, δ)
+// lifetime needs ReserveAt.
 func (s *Store) Reserve(dataset, session string, budget dp.Guarantee, acct *privacy.Accountant) (*Tracker, error) {
+	return s.ReserveAt(dataset, session, budget, 0, acct)
+}
+
+// ReserveAt is Reserve for a session run at δ: the δ at which a ρ-zCDP
+// session is counted against an (ε, δ) lifetime budget (see zcdp.go).
+// Such a session is refused without one. The session's charges then
+// compose in ρ, and the whole session counts as (ZCDPEpsilon(ρ, δ), δ);
+// what it reserves is the conversion of its whole budget. For any other
+// pair of lifetime and budget, delta is ignored (0 or in (0, 1)).
+func (s *Store) ReserveAt(dataset, session string, budget dp.Guarantee, delta float64, acct *privacy.Accountant) (*Tracker, error) {
 	if session == "" {
 		return nil, fmt.Errorf("budgetstore: reserve without a session ID")
 	}
@@ -86,23 +102,29 @@ func (s *Store) Reserve(dataset, session string, budget dp.Guarantee, acct *priv
 		if err != nil {
 			return err
 		}
+		r := Reservation{Session: session, Budget: budget, Charged: dp.Zero(budget.Notion), Opened: s.now().UTC(), State: ReservationOpen}
+		if r.Delta, err = checkSessionDelta(dataset, session, lifetime, budget, delta); err != nil {
+			return err
+		}
 		held, running, err := reserved(b, lifetime.Notion)
 		if err != nil {
 			return err
 		}
+		// A new reservation holds what it may add to spent: its whole
+		// budget, converted for a zCDP session on an (ε, δ) lifetime.
+		asked := r.holds()
 		total, err := dp.Compose(spent, held)
 		if err == nil {
-			total, err = dp.Compose(total, budget)
+			total, err = dp.Compose(total, asked)
 		}
 		if err != nil {
 			return fmt.Errorf("budgetstore: dataset %q: session %q: %w", dataset, session, err)
 		}
 		if !dp.Within(total, lifetime) {
-			return fmt.Errorf("budgetstore: dataset %q: %v would exceed the lifetime budget %v (spent %v%s, remaining %v)",
-				dataset, budget, lifetime, spent, runningText(Balance{Reserved: held, Running: running}), remaining(lifetime, spent))
+			return fmt.Errorf("budgetstore: dataset %q: %s would exceed the lifetime budget %v (spent %v%s, remaining %v)",
+				dataset, asking(r, asked), lifetime, spent, runningText(Balance{Reserved: held, Running: running}), remaining(lifetime, spent))
 		}
-		return putReservation(b, Reservation{Session: session, Budget: budget, Charged: dp.Zero(budget.Notion),
-			Opened: s.now().UTC(), State: ReservationOpen})
+		return putReservation(b, r)
 	})
 	if err != nil {
 		return nil, err
@@ -189,8 +211,16 @@ func (s *Store) Reservations(dataset string) ([]Reservation, error) {
 	return out, err
 }
 
-// reserved composes, in notion, what the open reservations may still
-// charge, and counts them.
+// asking names what a new reservation asks of the lifetime budget.
+func asking(r Reservation, asked dp.Guarantee) string {
+	if r.Delta > 0 {
+		return fmt.Sprintf("%v, counted at the session's δ=%.3g as %v,", r.Budget, r.Delta, asked)
+	}
+	return r.Budget.String()
+}
+
+// reserved composes, in notion (the lifetime budget's), what the open
+// reservations may still add to what is spent, and counts them.
 func reserved(b *bolt.Bucket, notion dp.Notion) (dp.Guarantee, int, error) {
 	total := dp.Zero(notion)
 	all, err := listReservations(b)
@@ -203,7 +233,7 @@ func reserved(b *bolt.Bucket, notion dp.Notion) (dp.Guarantee, int, error) {
 			continue
 		}
 		n++
-		if total, err = dp.Compose(total, r.held()); err != nil {
+		if total, err = dp.Compose(total, r.holds()); err != nil {
 			return total, 0, fmt.Errorf("budgetstore: session %q: %w", r.Session, err)
 		}
 	}
@@ -256,6 +286,9 @@ func decodeReservation(k, v []byte) (Reservation, error) {
 	}
 	if err := r.Budget.Validate(); err != nil {
 		return r, fmt.Errorf("budgetstore: reservation %q: %w", k, err)
+	}
+	if r.Delta != 0 && !(r.Delta > 0 && r.Delta < 1 && r.Budget.Notion == dp.ZCDP) {
+		return r, fmt.Errorf("budgetstore: reservation %q: δ %v set for a %v budget (want a zCDP budget and δ in (0, 1))", k, r.Delta, r.Budget)
 	}
 	return r, nil
 }

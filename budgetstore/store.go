@@ -49,6 +49,10 @@ type Balance struct {
 	Running  int          `json:"running,omitempty"`
 	Entries  int          `json:"entries"`
 	Sessions int          `json:"sessions"`
+	// Converted lists the zCDP sessions counted against an (ε, δ)
+	// lifetime budget, each once, at the (ε, δ) its charged ρ converts to
+	// at the session's δ; Spent includes their counts.
+	Converted []Conversion `json:"converted,omitempty"`
 }
 
 var (
@@ -149,17 +153,35 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 		if res != nil && res.State != ReservationOpen {
 			return fmt.Errorf("budgetstore: dataset %q: session %q ended (%s) and its reservation was released: nothing more may be charged to it", dataset, session, res.State)
 		}
+		// A zCDP session on an (ε, δ) lifetime (res.Delta > 0) composes
+		// its charges in ρ; spent holds its count, the conversion of their
+		// sum, replaced at every charge.
+		converted := res != nil && res.Delta > 0
 		for _, c := range charges {
 			if err := c.Spec.Guarantee.Validate(); err != nil {
 				return fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
 			}
-			total, err := dp.Compose(spent, c.Spec.Guarantee)
-			if err != nil {
-				return fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
+			var total dp.Guarantee
+			how := ""
+			switch {
+			case converted:
+				charged, err := dp.Compose(res.Charged, c.Spec.Guarantee)
+				if err != nil {
+					return fmt.Errorf("budgetstore: dataset %q: charge for %q in session %q: %w", dataset, c.Purpose, session, err)
+				}
+				now := counted(charged.Rho, res.Delta)
+				total = rebase(spent, res.Counted(), now)
+				how = fmt.Sprintf(" (the session's ρ=%.4g in all, counted at its δ=%.3g as %v)", charged.Rho, res.Delta, now)
+			case lifetime.Notion == dp.ApproxDP && c.Spec.Guarantee.Notion == dp.ZCDP:
+				return noDeltaError(dataset, session, lifetime, c.Spec.Guarantee)
+			default:
+				if total, err = dp.Compose(spent, c.Spec.Guarantee); err != nil {
+					return fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
+				}
 			}
 			if !dp.Within(total, lifetime) {
-				return fmt.Errorf("budgetstore: dataset %q: charging %v for %q in session %q would exceed its lifetime budget %v (spent %v, remaining %v)",
-					dataset, c.Spec.Guarantee, c.Purpose, session, lifetime, spent, remaining(lifetime, spent))
+				return fmt.Errorf("budgetstore: dataset %q: charging %v for %q in session %q%s would exceed its lifetime budget %v (spent %v, remaining %v)",
+					dataset, c.Spec.Guarantee, c.Purpose, session, how, lifetime, spent, remaining(lifetime, spent))
 			}
 			spent = total
 			if res != nil {
@@ -208,8 +230,20 @@ func (s *Store) Balance(dataset string) (Balance, error) {
 		bal.Remaining = remaining(bal.Lifetime, bal.Spent)
 		bal.Entries = b.Bucket(bktEntries).Stats().KeyN
 		bal.Sessions = b.Bucket(bktSessions).Stats().KeyN
-		bal.Reserved, bal.Running, err = reserved(b, bal.Lifetime.Notion)
-		return err
+		if bal.Reserved, bal.Running, err = reserved(b, bal.Lifetime.Notion); err != nil {
+			return err
+		}
+		all, err := listReservations(b)
+		if err != nil {
+			return err
+		}
+		for _, r := range all {
+			if r.Delta > 0 {
+				bal.Converted = append(bal.Converted, Conversion{Session: r.Session, State: r.State,
+					Budget: r.Budget.Rho, Charged: r.Charged.Rho, Delta: r.Delta, Counted: r.Counted()})
+			}
+		}
+		return nil
 	})
 	return bal, err
 }
@@ -300,7 +334,10 @@ func (s *Store) Datasets() ([]string, error) {
 
 // Verify checks the file's page structure and that, for every dataset, the
 // stored total equals the composition of its entries, lies within the
-// lifetime budget, and every entry's session is indexed.
+// lifetime budget, and every entry's session is indexed. The entries of a
+// zCDP session on an (ε, δ) lifetime compose in ρ per session, and each
+// such session enters the total once, converted at the δ its reservation
+// records.
 func (s *Store) Verify() error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		var damaged error
@@ -331,6 +368,13 @@ func verifyDataset(dataset string, b *bolt.Bucket) error {
 	charged := map[string]dp.Guarantee{}
 	for _, r := range reservations {
 		charged[r.Session] = dp.Zero(r.Budget.Notion)
+		if r.Delta > 0 && !converts(lifetime, r.Budget) {
+			return fmt.Errorf("budgetstore: dataset %q: session %q's reservation records δ %v, but its budget %v is not counted by conversion against the lifetime budget %v", dataset, r.Session, r.Delta, r.Budget, lifetime)
+		}
+	}
+	converted := map[string]bool{}
+	for _, r := range reservations {
+		converted[r.Session] = r.Delta > 0
 	}
 	total := dp.Zero(lifetime.Notion)
 	sessions := b.Bucket(bktSessions)
@@ -347,8 +391,10 @@ func verifyDataset(dataset string, b *bolt.Bucket) error {
 		if sessions.Get([]byte(e.Session)) == nil {
 			return fmt.Errorf("budgetstore: dataset %q: entry %d's session %q is not indexed", dataset, e.Seq, e.Session)
 		}
-		if total, err = dp.Compose(total, e.Charge.Spec.Guarantee); err != nil {
-			return fmt.Errorf("budgetstore: dataset %q: entry %d: %w", dataset, e.Seq, err)
+		if !converted[e.Session] { // counted below, once per session
+			if total, err = dp.Compose(total, e.Charge.Spec.Guarantee); err != nil {
+				return fmt.Errorf("budgetstore: dataset %q: entry %d: %w", dataset, e.Seq, err)
+			}
 		}
 		if c, ok := charged[e.Session]; ok {
 			if charged[e.Session], err = dp.Compose(c, e.Charge.Spec.Guarantee); err != nil {
@@ -364,6 +410,11 @@ func verifyDataset(dataset string, b *bolt.Bucket) error {
 		if c := charged[r.Session]; !dp.Within(c, r.Charged) || !dp.Within(r.Charged, c) {
 			return fmt.Errorf("budgetstore: dataset %q: session %q's reservation records %v charged, its entries %v", dataset, r.Session, r.Charged, c)
 		}
+		if r.Delta > 0 {
+			if total, err = dp.Compose(total, counted(charged[r.Session].Rho, r.Delta)); err != nil {
+				return fmt.Errorf("budgetstore: dataset %q: session %q: %w", dataset, r.Session, err)
+			}
+		}
 	}
 	if !dp.Within(total, stored) || !dp.Within(stored, total) {
 		return fmt.Errorf("budgetstore: dataset %q: stored total %v differs from its entries' %v", dataset, stored, total)
@@ -375,7 +426,12 @@ func verifyDataset(dataset string, b *bolt.Bucket) error {
 }
 
 // LoadAccountant rebuilds an accountant for party whose budget is
-// dataset's lifetime budget and whose charges are every recorded entry.
+// dataset's lifetime budget and whose charges are every recorded entry,
+// except that a zCDP session counted against an (ε, δ) lifetime budget is
+// one charge: the (ε, δ) its charged ρ converts to at its δ (an (ε, δ)
+// accountant cannot compose its ρ charges one by one, and converting
+// them one by one would overstate the spend). The accountant's spent and
+// remaining are then the ledger's.
 func (s *Store) LoadAccountant(dataset, party string) (*privacy.Accountant, error) {
 	bal, err := s.Balance(dataset)
 	if err != nil {
@@ -389,9 +445,28 @@ func (s *Store) LoadAccountant(dataset, party string) (*privacy.Accountant, erro
 	if err != nil {
 		return nil, fmt.Errorf("budgetstore: %w", err)
 	}
+	converted := map[string]Conversion{}
+	for _, c := range bal.Converted {
+		converted[c.Session] = c
+	}
+	taken := map[string]bool{}
 	for _, e := range entries {
-		if err := a.Spend(e.Charge); err != nil {
-			return nil, fmt.Errorf("budgetstore: dataset %q entry %d: %w", dataset, e.Seq, err)
+		c, ok := converted[e.Session]
+		if !ok {
+			if err := a.Spend(e.Charge); err != nil {
+				return nil, fmt.Errorf("budgetstore: dataset %q entry %d: %w", dataset, e.Seq, err)
+			}
+			continue
+		}
+		if taken[e.Session] { // the session's one charge is taken at its first entry
+			continue
+		}
+		taken[e.Session] = true
+		err := a.Spend(privacy.Charge{Purpose: "zCDP session " + e.Session,
+			Spec: dp.Spec{Mechanism: "zcdp-session", Guarantee: c.Counted},
+			Note: fmt.Sprintf("its charges compose to ρ=%.6g, counted as one (ε, δ) at the session's δ=%.3g", c.Charged, c.Delta)})
+		if err != nil {
+			return nil, fmt.Errorf("budgetstore: dataset %q session %q: %w", dataset, e.Session, err)
 		}
 	}
 	return a, nil
