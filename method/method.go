@@ -50,6 +50,12 @@ type Member struct {
 	// Budget is what the session may spend of the member's data; nil for
 	// members that hold none (a dealer, a third party).
 	Budget *dp.Guarantee
+	// Delta, for a ρ-zCDP Budget, is the δ at which the session is
+	// reported against an (ε, δ) lifetime budget: the whole session counts
+	// as (dp.ZCDPEpsilon(ρ charged, Delta), Delta) there (see package
+	// budgetstore). 0 when the settings give no δ; such a session runs
+	// only against ρ lifetime budgets.
+	Delta float64
 	// Draws says that the member's randomness is drawn from the
 	// coordinator's, in member order, when that is seeded; members that
 	// draw nothing (false) take no seed.
@@ -276,9 +282,15 @@ func OpenRows(o Open) (RowsSession, error) {
 // OwnerMembers lists the owners, in order, each with budget b and its
 // randomness drawn from the coordinator's when seeded.
 func (r RowsSession) OwnerMembers(b dp.Guarantee) []Member {
+	return r.OwnerMembersAt(b, 0)
+}
+
+// OwnerMembersAt is OwnerMembers for a zCDP budget b reported at δ
+// (Member.Delta).
+func (r RowsSession) OwnerMembersAt(b dp.Guarantee, delta float64) []Member {
 	ms := make([]Member, len(r.Owners))
 	for i, o := range r.Owners {
-		ms[i] = Member{Name: o, Role: RoleOwner, Budget: &b, Draws: true}
+		ms[i] = Member{Name: o, Role: RoleOwner, Budget: &b, Delta: delta, Draws: true}
 	}
 	return ms
 }

@@ -43,6 +43,10 @@ type Participant struct {
 	// Budget is what the session may spend of the member's data; nil for
 	// members that hold none.
 	Budget *dp.Guarantee
+	// Delta, for a ρ-zCDP Budget, is the δ at which the member's ledger
+	// counts the session against an (ε, δ) lifetime budget
+	// (method.Member.Delta); 0 for none.
+	Delta float64
 	// Seed, when set, seeds the member's randomness: INSECURE, for tests
 	// and reproducible experiments; members refuse it unless started with
 	// AcceptSeed.
@@ -71,6 +75,7 @@ func (o Open) MarshalBinary() ([]byte, error) {
 		w.String(p.Role)
 		w.String(p.Address)
 		writeGuarantee(&w, p.Budget)
+		w.Float64(p.Delta)
 		if p.Seed != nil {
 			w.Uint64(1)
 			w.Uint64(*p.Seed)
@@ -100,6 +105,7 @@ func (o *Open) UnmarshalBinary(b []byte) error {
 		var p Participant
 		p.Name, p.Role, p.Address = r.String(), r.String(), r.String()
 		p.Budget = readGuarantee(r)
+		p.Delta = r.Float64()
 		if hasSeed, seed := r.Uint64(), r.Uint64(); hasSeed == 1 {
 			p.Seed = &seed
 		} else if hasSeed != 0 {
@@ -137,6 +143,9 @@ func (o *Open) validate() error {
 			if err := p.Budget.Validate(); err != nil {
 				return fmt.Errorf("transport: open: budget of %q: %w", p.Name, err)
 			}
+		}
+		if p.Delta != 0 && !(p.Delta > 0 && p.Delta < 1 && p.Budget != nil && p.Budget.Notion == dp.ZCDP) {
+			return fmt.Errorf("transport: open: δ %v of %q with budget %s: a δ goes with a zCDP budget and lies in (0, 1)", p.Delta, p.Name, budgetText(p.Budget))
 		}
 	}
 	return nil

@@ -61,7 +61,10 @@
 // released and the charges stay spent (they may have reached the
 // coordinator); the ledger keeps each reservation with its state and
 // reason. A member that starts again releases what its previous process
-// left reserved.
+// left reserved. A ρ-zCDP session comes with its δ (Participant.Delta, the
+// δ of the user's --epsilon/--delta), at which a ledger whose lifetime
+// budget is (ε, δ) counts the whole session once (budgetstore.ReserveAt);
+// without one such a member refuses it.
 //
 // Methods plug in with Register (see package transport/methods and the
 // Example): a Prepare that builds the coordinator's role and the

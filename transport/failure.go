@@ -19,8 +19,8 @@ import (
 // speaks: the envelope and control messages' encodings and the session
 // rules. Every request and response carries it; members of different
 // versions refuse each other at once instead of misreading each other's
-// messages.
-const ProtocolVersion = 1
+// messages. Version 2 added each participant's δ to Open.
+const ProtocolVersion = 2
 
 // versionHeader carries ProtocolVersion on every request and response.
 const versionHeader = "Dppub-Transport-Version"

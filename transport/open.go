@@ -93,7 +93,7 @@ func (n *Node) accept(peer consortium.Identity, id string, o Open) (*session, er
 	if me.Seed != nil && !n.opts.AcceptSeed {
 		return nil, refuse("a seeded session is refused: seeded randomness is predictable and carries no privacy guarantee (start the member with --insecure-accept-seed for tests)")
 	}
-	acct, tracker, err := n.budgetFor(id, me.Budget)
+	acct, tracker, err := n.budgetFor(id, me.Budget, me.Delta)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +120,10 @@ func (n *Node) accept(peer consortium.Identity, id string, o Open) (*session, er
 
 // budgetFor reserves the session's budget in the member's ledger, which
 // checks it against the lifetime budget less what is spent and what the
-// sessions running hold, and that the session ID is new.
-func (n *Node) budgetFor(id string, budget *dp.Guarantee) (*privacy.Accountant, *budgetstore.Tracker, error) {
+// sessions running hold, and that the session ID is new. A zCDP budget is
+// reserved at the session's δ, at which an (ε, δ) lifetime budget counts
+// it.
+func (n *Node) budgetFor(id string, budget *dp.Guarantee, delta float64) (*privacy.Accountant, *budgetstore.Tracker, error) {
 	if n.self.Dataset == nil {
 		if budget != nil {
 			return nil, nil, refuse("%s holds no data but the session asks it for budget %v", n.self.Name, *budget)
@@ -135,7 +137,7 @@ func (n *Node) budgetFor(id string, budget *dp.Guarantee) (*privacy.Accountant, 
 	if err != nil {
 		return nil, nil, refuse("%v", err)
 	}
-	tracker, err := n.ledger.Reserve(n.self.DatasetName(), id, *budget, acct)
+	tracker, err := n.ledger.ReserveAt(n.self.DatasetName(), id, *budget, delta, acct)
 	if err != nil {
 		return nil, nil, refuse("%v", err)
 	}

@@ -146,6 +146,17 @@ func printBudget(w io.Writer, store *budgetstore.Store, dataset string, asJSON b
 	fmt.Fprintf(w, "  lifetime budget: %v\n  spent:           %v in %d charges over %d sessions\n  remaining:       %v\n",
 		bal.Lifetime, bal.Spent, bal.Entries, bal.Sessions, bal.Remaining)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(bal.Converted) > 0 {
+		// The entries of these sessions are ρ; what the lifetime budget
+		// counts is each session's sum, converted once.
+		fmt.Fprintf(w, "  zCDP sessions, each counted once as the (ε, δ) its charged ρ gives at the session's δ:\n")
+		for _, c := range bal.Converted {
+			fmt.Fprintf(tw, "    %s\tρ=%.4g of ρ=%.4g\tat δ=%.3g\t→ %v\t%s\n", c.Session, c.Charged, c.Budget, c.Delta, c.Counted, c.State)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	for _, e := range entries {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%v\n", e.Seq, e.Time.Format(time.RFC3339), e.Session, e.Charge.Purpose, e.Charge.Spec.Guarantee)
 	}

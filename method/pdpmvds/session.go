@@ -117,7 +117,10 @@ func (s *Session) Members() []method.Member {
 	var ms []method.Member
 	for _, o := range s.Owners {
 		b := dp.Concentrated(s.Settings.rho(o))
-		ms = append(ms, method.Member{Name: o, Role: method.RoleOwner, Budget: &b, Draws: true})
+		// Delta, at which the report states each party's spend as
+		// (ε, δ), is also the δ at which a party with an (ε, δ) lifetime
+		// budget counts the session.
+		ms = append(ms, method.Member{Name: o, Role: method.RoleOwner, Budget: &b, Delta: s.Settings.Delta, Draws: true})
 	}
 	return append(ms, method.Member{Name: s.Third, Role: RoleThirdParty, Draws: true})
 }

@@ -72,7 +72,9 @@ func (s *session) Members() []method.Member {
 	if err != nil {
 		rho = 0 // open validated the settings; Join will refuse them again
 	}
-	return s.OwnerMembers(dp.Concentrated(rho))
+	// The session's δ (given with --epsilon, or beside --rho) is the δ at
+	// which an owner with an (ε, δ) lifetime budget counts the session.
+	return s.OwnerMembersAt(dp.Concentrated(rho), s.Settings.Delta)
 }
 
 func (s *session) Unsound() bool { return false }

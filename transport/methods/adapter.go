@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+
 	"github.com/dppub/dppub/ownerstats"
 
 	"github.com/dppub/dppub/consortium"
@@ -58,7 +60,7 @@ func prepare(s method.Spec, in transport.PrepareInput) (*transport.Setup, error)
 	setup := &transport.Setup{Session: open.ID}
 	var holders []string
 	for _, m := range sess.Members() {
-		p := transport.Participant{Name: m.Name, Role: m.Role, Budget: m.Budget, Params: payload}
+		p := transport.Participant{Name: m.Name, Role: m.Role, Budget: m.Budget, Delta: m.Delta, Params: payload}
 		if m.Draws && !in.Source.IsSecure() {
 			seed := in.Source.Uint64()
 			p.Seed = &seed
@@ -161,6 +163,11 @@ func join(s method.Spec, in transport.JoinInput) (protocol.Role, error) {
 	}
 	if me.Budget != nil && (in.Accountant == nil || in.Accountant.Budget() != *me.Budget) {
 		return nil, fmt.Errorf("the session's budget does not match its settings (%v)", *me.Budget)
+	}
+	// The ledger reserved the session at the δ the Open message gave; it
+	// must be the δ of the settings the role runs with.
+	if i := slices.IndexFunc(in.Participants, func(p transport.Participant) bool { return p.Name == in.Self.Name }); i < 0 || in.Participants[i].Delta != me.Delta {
+		return nil, fmt.Errorf("the session's δ does not match its settings (%v)", me.Delta)
 	}
 	if sess.Unsound() && !in.Self.AllowUnsound {
 		return nil, fmt.Errorf("the session asks for settings whose output is not (fully) covered by DP or whose guarantee is weaker than charged (e.g. a paper calibration), and %s's consortium entry does not set allow_unsound", in.Self.Name)
