@@ -69,7 +69,9 @@ func TestRowSynthOwnerKilledMidSession(t *testing.T) {
 	if len(aborted) != 1 || aborted[0].kind != transport.KindSessionAborted || !slices.Contains(aborted[0].rec.Missing, "owner-2") {
 		t.Fatalf("publishing ledger after the abort: %+v", aborted)
 	}
-	if b := c.ledger("owner-2"); b.Entries < 2 || b.Sessions != 1 || !(b.Spent.Rho > 0) {
+	// The demo's (ε, δ) lifetime budget counts the interrupted session's
+	// ρ charges, converted at its δ.
+	if b := c.ledger("owner-2"); b.Entries < 2 || b.Sessions != 1 || !(b.Spent.Epsilon > 0) || len(b.Converted) != 1 || !(b.Converted[0].Charged > 0) {
 		t.Fatalf("owner-2's ledger after the crash: %+v (want the charges of the interrupted session)", b)
 	}
 }

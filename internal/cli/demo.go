@@ -252,12 +252,14 @@ func rowsynthDemo(in demoInput) (*demoLayout, error) {
 		return nil, err
 	}
 	l.File.Methods[rowsynthspec.Name] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "delta": 1e-05}`, in.Dataset+".schema.json"))
-	// The engine spends ρ-zCDP, which an (ε, δ) lifetime budget cannot
-	// compose; the owners' lifetime budgets are ρ (pure-ε methods such as
-	// ppca-dp-mh with Laplace noise still compose into them).
+	// The engine spends ρ-zCDP; an owner's (ε, δ) lifetime budget counts
+	// each session once, as the (ε, δ) its ρ converts to at the session's
+	// δ (package budgetstore). Every session then takes its whole δ, so the
+	// lifetime δ is three sessions' worth, as its ε: three sessions at
+	// ε = 1, δ = 1e-5 fit.
 	for i := range l.File.Members {
 		if l.File.Members[i].Budget != nil {
-			l.File.Members[i].Budget = &consortium.Budget{Rho: 1}
+			l.File.Members[i].Budget = &consortium.Budget{Epsilon: 3, Delta: 3e-5}
 		}
 	}
 	return l, nil
