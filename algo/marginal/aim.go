@@ -216,7 +216,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	e.res.Measured = a.measured
 	e.res.Timings.PostProcess = time.Since(start)
 	start = time.Now()
-	if e.res.Data, err = model.Sample(e.o.GUM.Rows, e.o.Source); err != nil {
+	if e.res.Data, err = model.Sample(e.o.GUM.fitted(), e.o.Source); err != nil {
 		return err
 	}
 	e.res.Timings.GUM = time.Since(start)

@@ -156,3 +156,61 @@ func benchMeasure(b *testing.B, name string) {
 
 func BenchmarkMeasureAdult(b *testing.B) { benchMeasure(b, "adult") }
 func BenchmarkMeasureBig5(b *testing.B)  { benchMeasure(b, "big5") }
+
+// resampledAdultGUM times GUM fitting rows records to the targets
+// selected on Adult (the work per record is what grows with the data),
+// with its passes split among workers goroutines, or the sorting updater
+// it replaced (refGUM: one goroutine, every update re-counting its cells).
+func resampledAdultGUM(b *testing.B, rows, workers int, ref bool) {
+	targets, ds := benchTargets(b, "adult")
+	for b.Loop() {
+		o := GUMOptions{Rows: rows, Source: randx.NewSeeded(3)}
+		if err := o.defaults(); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if ref {
+			_, err = refGUM(context.Background(), ds.Sizes, targets, o)
+		} else {
+			_, err = gum(context.Background(), ds.Sizes, targets, o, workers)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rows), "rows")
+}
+
+func BenchmarkGUMAdult300kRows(b *testing.B)        { resampledAdultGUM(b, 300000, 2, false) }
+func BenchmarkGUMAdult300kRowsOneCore(b *testing.B) { resampledAdultGUM(b, 300000, 1, false) }
+func BenchmarkGUMAdult300kRowsSorting(b *testing.B) { resampledAdultGUM(b, 300000, 1, true) }
+
+// Counting: the 105 pairs the scores need, in one pass over Adult
+// resampled to 10^6 records in pieces as a streaming reader keeps them.
+func BenchmarkCountAllPairsAdult1M(b *testing.B) {
+	_, ds := adult(b)
+	src := randx.NewSeeded(4)
+	var cs Chunks
+	for len(cs)*(1<<16) < 1000000 {
+		piece := NewDataset(ds.Sizes, 1<<16)
+		for i := range piece.Len() {
+			r := src.IntN(ds.Len())
+			for j := range ds.Cols {
+				piece.Cols[j][i] = ds.Cols[j][r]
+			}
+		}
+		cs = append(cs, piece)
+	}
+	var pairs [][]int
+	for a := range ds.Sizes {
+		for c := a + 1; c < len(ds.Sizes); c++ {
+			pairs = append(pairs, []int{a, c})
+		}
+	}
+	for b.Loop() {
+		if _, err := cs.CountAll(pairs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cs.Len()), "rows")
+}

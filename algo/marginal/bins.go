@@ -83,14 +83,85 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 	if a.Kind != data.Numeric {
 		return nil, fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
 	}
-	if o.Bins == 0 {
-		o.Bins = DefaultBins
+	if len(values) == 0 {
+		return nil, fmt.Errorf("marginal: cuts for %q: no values", a.Name)
 	}
 	if o.Grid == 0 {
 		o.Grid = DefaultGrid
 	}
-	if o.Bins < 1 || o.Grid < 2 || o.Accountant == nil || len(values) == 0 {
-		return nil, fmt.Errorf("marginal: cuts for %q: bins %d, grid %d, accountant set %v, %d values", a.Name, o.Bins, o.Grid, o.Accountant != nil, len(values))
+	if o.Grid < 2 {
+		return nil, fmt.Errorf("marginal: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
+	}
+	grid := PublicGrid(a, o.Grid)
+	return releaseCuts(a, grid, GridCounts(a, grid, values), float64(len(values)), o)
+}
+
+// FineEdges are the lower edges of the cells a numeric attribute's values
+// can be counted in before ChooseCuts picks its bins: the public grid's
+// cells (PublicGrid over grid cells) cut further at the edges of the
+// bins equal-width bins ChooseCuts refines. Every edge ChooseCuts can
+// return is one of them, so a value's bin follows from its fine cell
+// (Recoding), and the grid's histogram is the sum of the fine cells'.
+// A reader that sees each record once counts fine cells, and the bins
+// are chosen afterwards with ChooseCutsFromFine.
+func FineEdges(a data.Attribute, bins, grid int) []float64 {
+	if bins == 0 {
+		bins = DefaultBins
+	}
+	if grid == 0 {
+		grid = DefaultGrid
+	}
+	g := PublicGrid(a, grid)
+	out := slices.Clone(g)
+	for _, r := range gridRuns(g, bins) {
+		out = append(out, r.edge)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ChooseCutsFromFine is ChooseCuts from the counts of a's values in the
+// cells of FineEdges(a, o.Bins, o.Grid) instead of the values: the same
+// release, the same edges.
+func ChooseCutsFromFine(a data.Attribute, counts []float64, o CutsOptions) ([]float64, error) {
+	if o.Grid == 0 {
+		o.Grid = DefaultGrid
+	}
+	if o.Grid < 2 {
+		return nil, fmt.Errorf("marginal: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
+	}
+	fine := FineEdges(a, o.Bins, o.Grid)
+	if len(counts) != len(fine) {
+		return nil, fmt.Errorf("marginal: cuts for %q: %d counts for %d fine cells", a.Name, len(counts), len(fine))
+	}
+	grid := PublicGrid(a, o.Grid)
+	gc := make([]float64, len(grid))
+	n := 0.0
+	for f, c := range counts {
+		i, ok := slices.BinarySearch(grid, fine[f])
+		if !ok {
+			i--
+		}
+		gc[i] += c
+		n += c
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("marginal: cuts for %q: no values", a.Name)
+	}
+	return releaseCuts(a, grid, gc, n, o)
+}
+
+// releaseCuts releases the grid histogram counts of n values and turns it
+// into edges (ChooseCuts).
+func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOptions) ([]float64, error) {
+	if a.Kind != data.Numeric {
+		return nil, fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
+	}
+	if o.Bins == 0 {
+		o.Bins = DefaultBins
+	}
+	if o.Bins < 1 || o.Accountant == nil {
+		return nil, fmt.Errorf("marginal: cuts for %q: bins %d, accountant set %v", a.Name, o.Bins, o.Accountant != nil)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
@@ -99,14 +170,12 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 	if err != nil {
 		return nil, err
 	}
-	grid := PublicGrid(a, o.Grid)
-	counts := GridCounts(a, grid, values)
 	r := Release{Purpose: "bins of " + a.Name, Parties: []int{0}, Noise: noise}
 	if err := o.Accountant.Spend(r.Charge()); err != nil {
 		return nil, fmt.Errorf("marginal: %w", err)
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
-	return CutsFromHistogram(grid, counts, float64(len(values)), o.Bins), nil
+	return CutsFromHistogram(grid, counts, n, o.Bins), nil
 }
 
 // GridCounts counts values (clamped to a's bounds, rounded for an integer

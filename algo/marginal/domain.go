@@ -270,30 +270,127 @@ func (d *Domain) Encode(t *data.Table) (*Dataset, EncodeStats, error) {
 	return ds, st, nil
 }
 
+// EncodeInto discretises rows (cells of the domain's schema, as a reader
+// parsed them) into records at, at+1, … of ds, which must have room, and
+// returns how many values were clamped to their bounds.
+func (d *Domain) EncodeInto(rows [][]float64, ds *Dataset, at int) (int, error) {
+	if len(ds.Cols) != len(d.attrs) || at < 0 || at+len(rows) > ds.Len() {
+		return 0, fmt.Errorf("marginal: %d rows at %d into a dataset of %d records and %d attributes", len(rows), at, ds.Len(), len(ds.Cols))
+	}
+	clamped := 0
+	for j, ad := range d.attrs {
+		col := ds.Cols[j][at : at+len(rows)]
+		numeric := ad.attr.Kind == data.Numeric
+		for i, row := range rows {
+			v := row[j]
+			if !numeric {
+				if !(v >= 0 && int(v) < ad.size && v == math.Trunc(v)) {
+					return 0, fmt.Errorf("marginal: attribute %q: category index %v out of range [0, %d)", ad.attr.Name, v, ad.size)
+				}
+				col[i] = uint16(v)
+				continue
+			}
+			b, c := d.Bin(j, v)
+			if c {
+				clamped++
+			}
+			col[i] = uint16(b)
+		}
+	}
+	return clamped, nil
+}
+
 // Decode maps a discretised dataset back to the schema: categories to
 // their index, a numeric bin to a value drawn uniformly from the bin (an
 // integer one for integer attributes). The draw is post-processing.
 func (d *Domain) Decode(ds *Dataset, src *randx.Source) (*data.Table, error) {
-	if len(ds.Cols) != len(d.attrs) {
-		return nil, fmt.Errorf("marginal: dataset has %d attributes, domain %d", len(ds.Cols), len(d.attrs))
+	return d.DecodeRows(ds, ds.Len(), src)
+}
+
+// DecodeChunk is how many records DecodeRows and DecodeChunkInto decode
+// with one stream of randomness.
+const DecodeChunk = 1 << 16
+
+// DecodeSources returns the randomness of each chunk of DecodeChunk
+// records when rows records are decoded: src itself when they fit in one
+// chunk (so a table that small decodes as it always did), else one child
+// of src per chunk, drawn up front so that the chunks can be decoded in
+// any order, on any number of cores, with the same result.
+func DecodeSources(rows int, src *randx.Source) []*randx.Source {
+	k := (rows + DecodeChunk - 1) / DecodeChunk
+	if k <= 1 {
+		return []*randx.Source{src}
 	}
-	n := ds.Len()
-	t := &data.Table{Schema: d.schema, Rows: make([][]float64, n)}
+	out := make([]*randx.Source, k)
+	for i := range out {
+		out[i] = src.Child()
+	}
+	return out
+}
+
+// DecodeRows decodes rows synthetic records, record r being ds's record r
+// mod ds.Len() (GUMOptions.Fit: records beyond those fitted repeat them,
+// each numeric value drawn afresh inside its bin).
+func (d *Domain) DecodeRows(ds *Dataset, rows int, src *randx.Source) (*data.Table, error) {
+	if ds.Len() == 0 && rows > 0 {
+		return nil, fmt.Errorf("marginal: %d rows to decode from an empty dataset", rows)
+	}
+	t := &data.Table{Schema: d.schema, Rows: make([][]float64, rows)}
 	w := len(d.attrs)
-	cells := make([]float64, n*w)
+	cells := make([]float64, rows*w)
 	for i := range t.Rows {
 		t.Rows[i] = cells[i*w : (i+1)*w : (i+1)*w]
 	}
-	for j, ad := range d.attrs {
-		col := ds.Cols[j]
-		for i, b := range col {
-			if int(b) >= ad.size {
-				return nil, fmt.Errorf("marginal: record %d holds cell %d of attribute %q, domain size %d", i, b, ad.attr.Name, ad.size)
-			}
-			t.Rows[i][j] = d.decodeCell(j, int(b), src)
+	for k, s := range DecodeSources(rows, src) {
+		lo := k * DecodeChunk
+		part := &data.Table{Schema: d.schema, Rows: t.Rows[lo:min(rows, lo+DecodeChunk)]}
+		if err := d.decodeInto(ds, lo, s, part); err != nil {
+			return nil, err
 		}
 	}
 	return t, nil
+}
+
+// DecodeChunkInto decodes chunk k (records k·DecodeChunk onwards, at most
+// DecodeChunk of rows) into t, reusing its rows, with the chunk's source
+// from DecodeSources.
+func (d *Domain) DecodeChunkInto(ds *Dataset, rows, k int, src *randx.Source, t *data.Table) error {
+	lo := k * DecodeChunk
+	if ds.Len() == 0 || lo < 0 || lo >= rows {
+		return fmt.Errorf("marginal: chunk %d of %d rows (%d records) to decode", k, rows, ds.Len())
+	}
+	n := min(rows, lo+DecodeChunk) - lo
+	w := len(d.attrs)
+	if cap(t.Rows) < n || (n > 0 && len(t.Rows[:1][0]) != w) {
+		t.Rows = make([][]float64, n)
+		cells := make([]float64, n*w)
+		for i := range t.Rows {
+			t.Rows[i] = cells[i*w : (i+1)*w : (i+1)*w]
+		}
+	}
+	t.Schema, t.Rows, t.IDs = d.schema, t.Rows[:n], nil
+	return d.decodeInto(ds, lo, src, t)
+}
+
+// decodeInto decodes records lo, lo+1, … (mod ds.Len()) into t's rows,
+// attribute by attribute (the order the draws have always been made in).
+func (d *Domain) decodeInto(ds *Dataset, lo int, src *randx.Source, t *data.Table) error {
+	if len(ds.Cols) != len(d.attrs) {
+		return fmt.Errorf("marginal: dataset has %d attributes, domain %d", len(ds.Cols), len(d.attrs))
+	}
+	n := ds.Len()
+	for j, ad := range d.attrs {
+		col := ds.Cols[j]
+		for i, row := range t.Rows {
+			r := (lo + i) % n
+			b := col[r]
+			if int(b) >= ad.size {
+				return fmt.Errorf("marginal: record %d holds cell %d of attribute %q, domain size %d", r, b, ad.attr.Name, ad.size)
+			}
+			row[j] = d.decodeCell(j, int(b), src)
+		}
+	}
+	return nil
 }
 
 func (d *Domain) decodeCell(j, b int, src *randx.Source) float64 {

@@ -72,9 +72,13 @@ type Planned struct {
 
 // Result is what Synthesize produced and how.
 type Result struct {
-	// Data is the synthetic dataset, discretised; Domain.Decode maps it
-	// back to the schema.
+	// Data is the synthetic dataset, discretised; Domain.DecodeRows maps
+	// it back to the schema. It holds Rows records, or fewer when
+	// GUMOptions.Fit capped the records fitted: record r of the synthetic
+	// table is then Data's record r mod Data.Len().
 	Data *Dataset
+	// Rows is the number of synthetic records (GUMOptions.Rows).
+	Rows int
 	// OneWays are the published noisy one-way marginals (raw).
 	OneWays []*Noisy
 	// Candidates are all attribute pairs with their published noisy scores
@@ -160,8 +164,8 @@ func (o *Options) validate() error {
 		return fmt.Errorf("marginal: unknown method %q (want paper or adaptive)", o.Method)
 	case o.Inference != InferenceGUM && o.Inference != InferencePGM:
 		return fmt.Errorf("marginal: unknown inference %q (want gum or pgm)", o.Inference)
-	case o.GUM.Rows < 1 || o.GUM.Rows > math.MaxInt32:
-		return fmt.Errorf("marginal: synthetic rows = %d", o.GUM.Rows)
+	case o.GUM.Rows < 1 || o.GUM.Rows > math.MaxInt32 || o.GUM.Fit < 0:
+		return fmt.Errorf("marginal: synthetic rows = %d (fitting %d)", o.GUM.Rows, o.GUM.Fit)
 	}
 	if err := o.Split.Validate(); err != nil {
 		return err
@@ -234,7 +238,7 @@ func Synthesize(ctx context.Context, m Measurer, o Options) (*Result, error) {
 		return nil, err
 	}
 	owner, _ := o.owners()
-	e := &engine{o: o, m: m, owner: owner, res: &Result{}}
+	e := &engine{o: o, m: m, owner: owner, res: &Result{Rows: o.GUM.Rows}}
 	if o.Method == MethodAdaptive {
 		if err := e.runAdaptive(ctx); err != nil {
 			return nil, err
@@ -618,6 +622,6 @@ func (e *engine) pgm(ctx context.Context) error {
 		return err
 	}
 	e.res.Model = model
-	e.res.Data, err = model.Sample(e.o.GUM.Rows, e.o.Source)
+	e.res.Data, err = model.Sample(e.o.GUM.fitted(), e.o.Source)
 	return err
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/dppub/dppub/randx"
 )
@@ -13,6 +15,13 @@ import (
 type GUMOptions struct {
 	// Rows is the number of synthetic records (required).
 	Rows int
+	// Fit, if positive and below Rows, is how many records GUM fits: it
+	// returns Fit records, and the synthetic table's record r is record
+	// r mod Fit (Domain.DecodeRows). GUM's time grows with the records it
+	// fits (about 30 rounds × every target's attributes passes over them),
+	// so a table far larger than the data's detail needs is not fitted
+	// record by record; DefaultFit suits the single-owner pipeline.
+	Fit int
 	// Rounds is the number of passes over all marginals (default 30).
 	Rounds int
 	// Alpha is the update rate of the first round: the fraction of each
@@ -32,6 +41,20 @@ type GUMOptions struct {
 	Source *randx.Source
 	// Progress, if set, is called after every round.
 	Progress func(done, total int)
+}
+
+// DefaultFit is the most records the single-owner pipeline has GUM fit
+// (GUMOptions.Fit): 2^20, above a million rows. On Adult resampled to
+// 10^7 rows GUM then takes about as long as at 10^6, and each fitted
+// record stands for about ten synthetic ones.
+const DefaultFit = 1 << 20
+
+// fitted is how many records GUM fits.
+func (o *GUMOptions) fitted() int {
+	if o.Fit > 0 && o.Fit < o.Rows {
+		return o.Fit
+	}
+	return o.Rows
 }
 
 func (o *GUMOptions) defaults() error {
@@ -55,6 +78,8 @@ func (o *GUMOptions) defaults() error {
 		return fmt.Errorf("marginal: gum: rows = %d, need at least 1", o.Rows)
 	case o.Rows > math.MaxInt32:
 		return fmt.Errorf("marginal: gum: rows = %d is too many", o.Rows)
+	case o.Fit < 0:
+		return fmt.Errorf("marginal: gum: fit = %d, need 0 (all rows) or more", o.Fit)
 	case o.Mode < MoveConditional || o.Mode > MoveBoth:
 		return fmt.Errorf("marginal: gum: unknown mode %d", o.Mode)
 	case o.Rounds < 0:
@@ -69,7 +94,7 @@ func (o *GUMOptions) defaults() error {
 	return nil
 }
 
-// GUM synthesises Rows records over a domain of the given sizes that match
+// GUM synthesises Rows records (Fit of them, if set and fewer) over a domain of the given sizes that match
 // the target marginals (non-negative; any total): PrivSyn's gradually
 // update method. Every attribute is first drawn independently from the
 // one-way distribution of the first target containing it (uniform if none
@@ -87,11 +112,17 @@ func GUM(ctx context.Context, sizes []int, targets []*Marginal, o GUMOptions) (*
 			return nil, err
 		}
 	}
-	ds, err := initialDataset(sizes, targets, o.Rows, o.Source)
+	return gum(ctx, sizes, targets, o, runtime.GOMAXPROCS(0))
+}
+
+// gum is GUM with its passes over the records split among at most workers
+// goroutines (the result does not depend on how many).
+func gum(ctx context.Context, sizes []int, targets []*Marginal, o GUMOptions, workers int) (*Dataset, error) {
+	ds, err := initialDataset(sizes, targets, o.fitted(), o.Source)
 	if err != nil {
 		return nil, err
 	}
-	u := newUpdater(ds, o)
+	u := newUpdater(ds, o, workers)
 	for round := range o.Rounds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -223,64 +254,131 @@ func apportion(w []float64, total int, src *randx.Source) []int {
 	return out
 }
 
-// updater holds the scratch space of GUM's updates.
+// updater holds the scratch space of GUM's updates. Its passes over the
+// records (computing every record's cell, counting, scattering) are split
+// into parts, one goroutine each; the counting sort stays stable across
+// parts (part q's records of a cell follow part q−1's), so the order, and
+// with it every draw, is the same however many parts there are.
 type updater struct {
-	ds      *Dataset
-	src     *randx.Source
-	dup     float64
-	idx     []int32
+	ds    *Dataset
+	src   *randx.Source
+	dup   float64
+	parts [][2]int  // record ranges, one per worker
+	cnt   [][]int32 // per part, records per cell of the current target
+	fill  [][]int32 // per part, where its next record of each cell goes
+	idx   []int32
+	// indexed is the target whose cells idx and cnt hold: the updates of
+	// one target move records between its cells knowingly, so the next
+	// update of the same target needs no pass to find them.
+	indexed *Marginal
 	order   []int32
 	start   []int32
-	fill    []int32
 	removed []int32
 	copies  [][2]int32 // (destination, source) records to duplicate
 	vals    []int
 }
 
-func newUpdater(ds *Dataset, o GUMOptions) *updater {
+// minPart is the fewest records worth a goroutine of their own in a pass.
+const minPart = 1 << 15
+
+func newUpdater(ds *Dataset, o GUMOptions, workers int) *updater {
 	n := ds.Len()
-	return &updater{ds: ds, src: o.Source, dup: o.Duplicate,
+	p := max(1, min(workers, n/minPart))
+	u := &updater{ds: ds, src: o.Source, dup: o.Duplicate,
+		cnt: make([][]int32, p), fill: make([][]int32, p),
 		idx: make([]int32, n), order: make([]int32, n), removed: make([]int32, 0, n)}
+	for q := range p {
+		u.parts = append(u.parts, [2]int{q * n / p, (q + 1) * n / p})
+	}
+	return u
 }
 
-// update moves records of ds towards target t at rate alpha.
+// parallel runs f on every part, each in its own goroutine when there are
+// several.
+func (u *updater) parallel(f func(q, lo, hi int)) {
+	if len(u.parts) == 1 {
+		f(0, u.parts[0][0], u.parts[0][1])
+		return
+	}
+	var wg sync.WaitGroup
+	for q, pr := range u.parts {
+		wg.Go(func() { f(q, pr[0], pr[1]) })
+	}
+	wg.Wait()
+}
+
+// grown returns s with length n, reallocated if it is too short.
+func grown(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
 // sortByCell computes every record's cell of t and counting-sorts the
-// records by cell: the records of cell c are order[start[c]:start[c+1]].
+// records by cell: the records of cell c are order[start[c]:start[c+1]],
+// in increasing record order.
 func (u *updater) sortByCell(t *Marginal) []int32 {
 	cells := t.Cells()
-	if cap(u.start) < cells+1 {
-		u.start = make([]int32, cells+1)
-		u.fill = make([]int32, cells)
+	if u.indexed != t {
+		u.parallel(func(q, lo, hi int) {
+			cnt := grown(u.cnt[q], cells)
+			clear(cnt)
+			u.indexAndCount(t, lo, hi, cnt)
+			u.cnt[q] = cnt
+		})
+		u.indexed = t
 	}
-	start, fill := u.start[:cells+1], u.fill[:cells]
-	clear(start)
-	u.indexAndCount(t, start[1:])
+	u.start = grown(u.start, cells+1)
+	start := u.start
+	for q := range u.parts {
+		u.fill[q] = grown(u.fill[q], cells)
+	}
+	pos := int32(0)
 	for c := range cells {
-		start[c+1] += start[c]
+		start[c] = pos
+		for q := range u.parts {
+			u.fill[q][c] = pos
+			pos += u.cnt[q][c]
+		}
 	}
-	copy(fill, start[:cells])
-	for i, c := range u.idx {
-		u.order[fill[c]] = int32(i)
-		fill[c]++
-	}
+	start[cells] = pos
+	u.parallel(func(q, lo, hi int) {
+		fill, order := u.fill[q], u.order
+		for i, c := range u.idx[lo:hi] {
+			order[fill[c]] = int32(lo + i)
+			fill[c]++
+		}
+	})
 	return start
 }
 
-// indexAndCount writes every record's cell of t into u.idx and adds the
-// cell counts to counts, in one pass for the common one- and two-attribute
-// targets.
-func (u *updater) indexAndCount(t *Marginal, counts []int32) {
-	idx := u.idx
+// moved records that record r now lies in cell c of the indexed target.
+func (u *updater) moved(r, c int32) {
+	q := 0
+	for q+1 < len(u.parts) && int(r) >= u.parts[q+1][0] {
+		q++
+	}
+	u.cnt[q][u.idx[r]]--
+	u.cnt[q][c]++
+	u.idx[r] = c
+}
+
+// indexAndCount writes the cell of t of records lo..hi−1 into u.idx and
+// adds the cell counts to counts, in one pass for the common one- and
+// two-attribute targets.
+func (u *updater) indexAndCount(t *Marginal, lo, hi int, counts []int32) {
+	idx := u.idx[lo:hi]
 	switch len(t.Attrs) {
 	case 1:
-		col := u.ds.Cols[t.Attrs[0]]
+		col := u.ds.Cols[t.Attrs[0]][lo:hi]
 		for i := range idx {
 			c := int32(col[i])
 			idx[i] = c
 			counts[c]++
 		}
 	case 2:
-		a, b := u.ds.Cols[t.Attrs[0]], u.ds.Cols[t.Attrs[1]]
+		a, b := u.ds.Cols[t.Attrs[0]][lo:hi], u.ds.Cols[t.Attrs[1]][lo:hi]
 		s := int32(t.Sizes[1])
 		b = b[:len(a)]
 		for i := range idx {
@@ -289,7 +387,17 @@ func (u *updater) indexAndCount(t *Marginal, counts []int32) {
 			counts[c]++
 		}
 	default:
-		cellIndex(u.ds, t.Attrs, idx)
+		col := u.ds.Cols[t.Attrs[0]][lo:hi]
+		for i := range idx {
+			idx[i] = int32(col[i])
+		}
+		for k, a := range t.Attrs[1:] {
+			s := int32(t.Sizes[k+1])
+			col := u.ds.Cols[a][lo:hi]
+			for i := range idx {
+				idx[i] = idx[i]*s + int32(col[i])
+			}
+		}
 		for _, c := range idx {
 			counts[c]++
 		}
@@ -345,7 +453,9 @@ func (u *updater) updateAlong(t *Marginal, p int, alpha float64) {
 		k := 0
 		for v, cnt := range apportion(need, len(u.removed), u.src) {
 			for range cnt {
-				col[u.removed[k]] = uint16(v)
+				r := u.removed[k]
+				u.moved(r, u.idx[r]+int32((v-int(col[r]))*stride))
+				col[r] = uint16(v)
 				k++
 			}
 		}
@@ -402,12 +512,15 @@ func (u *updater) update(t *Marginal, alpha float64) {
 			r := u.removed[k]
 			k++
 			if len(members) > 0 && u.src.Float64() < u.dup {
-				u.copies = append(u.copies, [2]int32{r, members[u.src.IntN(len(members))]})
+				from := members[u.src.IntN(len(members))]
+				u.copies = append(u.copies, [2]int32{r, from})
+				u.moved(r, u.idx[from])
 				continue
 			}
 			for p, a := range t.Attrs {
 				ds.Cols[a][r] = uint16(vals[p])
 			}
+			u.moved(r, int32(c))
 		}
 	}
 	u.copyRecords()

@@ -92,8 +92,10 @@ type Batcher interface {
 
 // LocalOptions configure a LocalMeasurer.
 type LocalOptions struct {
-	// Data is the discretised table of the single owner.
-	Data *Dataset
+	// Data is the discretised table of the single owner; Chunks, instead,
+	// holds it in pieces (a one-pass reader's batches).
+	Data   *Dataset
+	Chunks Chunks
 	// Accountants has one accountant per party (attribute group), indexed
 	// like the plan's parties.
 	Accountants []*privacy.Accountant
@@ -103,18 +105,28 @@ type LocalOptions struct {
 
 // LocalMeasurer measures one owner's table in memory.
 type LocalMeasurer struct {
-	data   *Dataset
+	data   Chunks
 	accts  []*privacy.Accountant
 	noiser *dp.Noiser
 	cache  map[string][]float64 // true counts for Select, by attribute set
 }
 
-var _ Measurer = (*LocalMeasurer)(nil)
+var _ Batcher = (*LocalMeasurer)(nil)
 
 // NewLocalMeasurer validates o.
 func NewLocalMeasurer(o LocalOptions) (*LocalMeasurer, error) {
-	if o.Data == nil || o.Data.Len() == 0 {
+	data := o.Chunks
+	if o.Data != nil {
+		if len(o.Chunks) > 0 {
+			return nil, fmt.Errorf("marginal: local measurer needs a dataset or chunks, not both")
+		}
+		data = Chunks{o.Data}
+	}
+	if data.Len() == 0 {
 		return nil, fmt.Errorf("marginal: local measurer needs a non-empty dataset")
+	}
+	if err := data.Check(); err != nil {
+		return nil, err
 	}
 	if len(o.Accountants) == 0 {
 		return nil, fmt.Errorf("marginal: local measurer needs at least one accountant")
@@ -130,7 +142,7 @@ func NewLocalMeasurer(o LocalOptions) (*LocalMeasurer, error) {
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
-	return &LocalMeasurer{data: o.Data, accts: o.Accountants, noiser: dp.NewNoiser(o.Source)}, nil
+	return &LocalMeasurer{data: data, accts: o.Accountants, noiser: dp.NewNoiser(o.Source)}, nil
 }
 
 // charge checks that every party can afford r, then charges them all, so
@@ -171,7 +183,7 @@ func (l *LocalMeasurer) Marginal(ctx context.Context, attrs []int, r Release) ([
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	m, err := Count(l.data, attrs)
+	m, err := l.data.Count(attrs)
 	if err != nil {
 		return nil, err
 	}
@@ -182,12 +194,73 @@ func (l *LocalMeasurer) Marginal(ctx context.Context, attrs []int, r Release) ([
 	return m.Counts, nil
 }
 
+// Marginals answers several releases as Marginal would one by one, in
+// order (the same charges, the same draws), counting every set in one
+// pass over the records first.
+func (l *LocalMeasurer) Marginals(ctx context.Context, sets [][]int, rs []Release) ([][]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(sets) != len(rs) {
+		return nil, fmt.Errorf("marginal: %d sets for %d releases", len(sets), len(rs))
+	}
+	ms, err := l.data.CountAll(sets)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(ms))
+	for i, m := range ms {
+		if err := l.charge(rs[i]); err != nil {
+			return nil, err
+		}
+		rs[i].Noise.Release(l.noiser, m.Counts)
+		out[i] = m.Counts
+	}
+	return out, nil
+}
+
+// Scores answers several score releases as Score would one by one, in
+// order, counting every pair in one pass over the records first.
+func (l *LocalMeasurer) Scores(ctx context.Context, qs []ScoreQuery, rs []Release) ([]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(qs) != len(rs) {
+		return nil, fmt.Errorf("marginal: %d score queries for %d releases", len(qs), len(rs))
+	}
+	pairs := make([][]int, len(qs))
+	for i, q := range qs {
+		if q.A >= q.B {
+			return nil, fmt.Errorf("marginal: score pair (%d, %d) must have A < B", q.A, q.B)
+		}
+		pairs[i] = []int{q.A, q.B}
+	}
+	ms, err := l.data.CountAll(pairs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(qs))
+	for i, q := range qs {
+		s, err := exactScore(func([]int) (*Marginal, error) { return ms[i], nil }, l.data.Len(), q)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.charge(rs[i]); err != nil {
+			return nil, err
+		}
+		v := []float64{s}
+		rs[i].Noise.Release(l.noiser, v)
+		out[i] = v[0]
+	}
+	return out, nil
+}
+
 // Score computes the exact score locally, charges, and adds noise.
 func (l *LocalMeasurer) Score(ctx context.Context, q ScoreQuery, r Release) (float64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	s, err := ExactScore(l.data, q)
+	s, err := exactScore(l.data.Count, l.data.Len(), q)
 	if err != nil {
 		return 0, err
 	}
@@ -201,15 +274,20 @@ func (l *LocalMeasurer) Score(ctx context.Context, q ScoreQuery, r Release) (flo
 
 // ExactScore is the noiseless score of q on ds.
 func ExactScore(ds *Dataset, q ScoreQuery) (float64, error) {
+	return exactScore(func(attrs []int) (*Marginal, error) { return Count(ds, attrs) }, ds.Len(), q)
+}
+
+// exactScore is the noiseless score of q on n records counted by count.
+func exactScore(count func([]int) (*Marginal, error), n int, q ScoreQuery) (float64, error) {
 	if q.A >= q.B {
 		return 0, fmt.Errorf("marginal: score pair (%d, %d) must have A < B", q.A, q.B)
 	}
-	ab, err := Count(ds, []int{q.A, q.B})
+	ab, err := count([]int{q.A, q.B})
 	if err != nil {
 		return 0, err
 	}
 	var ra, rb []float64
-	var n float64
+	var nf float64
 	switch q.Kind {
 	case IInDif:
 		if len(q.RefA) != ab.Sizes[0] || len(q.RefB) != ab.Sizes[1] {
@@ -219,15 +297,15 @@ func ExactScore(ds *Dataset, q ScoreQuery) (float64, error) {
 		if q.N <= 0 {
 			return 0, fmt.Errorf("marginal: IInDif needs the public record count, got %d", q.N)
 		}
-		ra, rb, n = q.RefA, q.RefB, float64(q.N)
+		ra, rb, nf = q.RefA, q.RefB, float64(q.N)
 	case InDif:
 		pa, _ := ab.Project([]int{q.A})
 		pb, _ := ab.Project([]int{q.B})
-		ra, rb, n = pa.Counts, pb.Counts, float64(ds.Len())
+		ra, rb, nf = pa.Counts, pb.Counts, float64(n)
 	default:
 		return 0, fmt.Errorf("marginal: unknown score kind %q (want iindif or indif)", q.Kind)
 	}
-	return dependency(ab.Counts, ra, rb, n), nil
+	return dependency(ab.Counts, ra, rb, nf), nil
 }
 
 // dependency is Σ_ij |ra_i·rb_j/n − N_ij|.

@@ -41,17 +41,61 @@ func NumericDistances(real, syn *data.Table) ([]NumericDistance, error) {
 		if a.Kind != data.Numeric {
 			continue
 		}
-		r, s := column(real, j), column(syn, j)
-		d := NumericDistance{Name: a.Name}
-		d.W1, d.KS = w1ks(r, s)
-		if a.Max > a.Min {
-			d.W1Range = d.W1 / (a.Max - a.Min)
-		}
-		d.Mode = mode(r)
-		d.RealMass, d.SynthMass = share(r, d.Mode), share(s, d.Mode)
-		out = append(out, d)
+		out = append(out, NumericDistanceOf(a, Histogram(column(real, j)), column(syn, j)))
 	}
 	return out, nil
+}
+
+// ValueCounts is a numeric column as its distinct values, increasing,
+// and how many times each occurs: all W1 and KS need of the real side,
+// in memory bounded by the distinct values rather than the rows.
+type ValueCounts struct {
+	Values []float64
+	Counts []int
+}
+
+// Histogram counts the values of sorted c.
+func Histogram(c []float64) ValueCounts {
+	var h ValueCounts
+	for i := 0; i < len(c); {
+		k := i
+		for k < len(c) && c[k] == c[i] {
+			k++
+		}
+		h.Values = append(h.Values, c[i])
+		h.Counts = append(h.Counts, k-i)
+		i = k
+	}
+	return h
+}
+
+// Total is the number of values counted.
+func (h ValueCounts) Total() int {
+	n := 0
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
+}
+
+// NumericDistanceOf compares numeric attribute a's real values, counted in
+// real, with synthetic values syn (sorted; neither empty).
+func NumericDistanceOf(a data.Attribute, real ValueCounts, syn []float64) NumericDistance {
+	d := NumericDistance{Name: a.Name}
+	d.W1, d.KS = w1ks(real, syn)
+	if a.Max > a.Min {
+		d.W1Range = d.W1 / (a.Max - a.Min)
+	}
+	best := 0
+	for p, c := range real.Counts {
+		if c > real.Counts[best] {
+			best = p
+		}
+	}
+	d.Mode = real.Values[best]
+	d.RealMass = float64(real.Counts[best]) / float64(real.Total())
+	d.SynthMass = share(syn, d.Mode)
+	return d
 }
 
 func column(t *data.Table, j int) []float64 {
@@ -63,24 +107,25 @@ func column(t *data.Table, j int) []float64 {
 	return c
 }
 
-// w1ks walks the merged sorted samples once: between consecutive
-// distinct values both CDFs are constant.
-func w1ks(a, b []float64) (w1, ks float64) {
-	i, k := 0, 0
-	na, nb := float64(len(a)), float64(len(b))
-	prev := math.Min(a[0], b[0])
-	for i < len(a) || k < len(b) {
+// w1ks walks the real histogram and the sorted synthetic sample once:
+// between consecutive distinct values both CDFs are constant.
+func w1ks(a ValueCounts, b []float64) (w1, ks float64) {
+	p, i, k := 0, 0, 0
+	na, nb := float64(a.Total()), float64(len(b))
+	prev := math.Min(a.Values[0], b[0])
+	for p < len(a.Values) || k < len(b) {
 		var x float64
 		switch {
-		case k == len(b) || (i < len(a) && a[i] <= b[k]):
-			x = a[i]
+		case k == len(b) || (p < len(a.Values) && a.Values[p] <= b[k]):
+			x = a.Values[p]
 		default:
 			x = b[k]
 		}
 		fa, fb := float64(i)/na, float64(k)/nb
 		w1 += math.Abs(fa-fb) * (x - prev)
-		for i < len(a) && a[i] == x {
-			i++
+		if p < len(a.Values) && a.Values[p] == x {
+			i += a.Counts[p]
+			p++
 		}
 		for k < len(b) && b[k] == x {
 			k++
@@ -89,22 +134,6 @@ func w1ks(a, b []float64) (w1, ks float64) {
 		prev = x
 	}
 	return w1, ks
-}
-
-// mode is the most common value of sorted c.
-func mode(c []float64) float64 {
-	best, bestN := c[0], 0
-	for i := 0; i < len(c); {
-		k := i
-		for k < len(c) && c[k] == c[i] {
-			k++
-		}
-		if k-i > bestN {
-			best, bestN = c[i], k-i
-		}
-		i = k
-	}
-	return best
 }
 
 func share(c []float64, v float64) float64 {

@@ -126,7 +126,7 @@ func (l *LocalMeasurer) count(attrs []int) ([]float64, error) {
 	if c, ok := l.cache[k]; ok {
 		return c, nil
 	}
-	m, err := Count(l.data, attrs)
+	m, err := l.data.Count(attrs)
 	if err != nil {
 		return nil, err
 	}

@@ -90,33 +90,38 @@ func Count(ds *Dataset, attrs []int) (*Marginal, error) {
 	if err != nil {
 		return nil, err
 	}
-	counts := m.Counts
+	countInto(ds, m.Attrs, m.Sizes, m.Counts)
+	return m, nil
+}
+
+// countInto adds ds's counts over attrs (sorted, with domain sizes sizes)
+// to counts.
+func countInto(ds *Dataset, attrs, sizes []int, counts []float64) {
 	n := ds.Len()
-	switch len(m.Attrs) {
+	switch len(attrs) {
 	case 1:
-		for _, v := range ds.Cols[m.Attrs[0]][:n] {
+		for _, v := range ds.Cols[attrs[0]][:n] {
 			counts[v]++
 		}
 	case 2:
-		a, b := ds.Cols[m.Attrs[0]][:n], ds.Cols[m.Attrs[1]][:n]
-		s := int(m.Sizes[1])
+		a, b := ds.Cols[attrs[0]][:n], ds.Cols[attrs[1]][:n]
+		s := sizes[1]
 		for i, v := range a {
 			counts[int(v)*s+int(b[i])]++
 		}
 	default:
-		cols := make([][]uint16, len(m.Attrs))
-		for k, a := range m.Attrs {
+		cols := make([][]uint16, len(attrs))
+		for k, a := range attrs {
 			cols[k] = ds.Cols[a][:n]
 		}
 		for i := range n {
 			c := 0
 			for k, col := range cols {
-				c = c*m.Sizes[k] + int(col[i])
+				c = c*sizes[k] + int(col[i])
 			}
 			counts[c]++
 		}
 	}
-	return m, nil
 }
 
 // cellIndex writes into idx the cell of every record in the marginal over

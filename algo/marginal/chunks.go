@@ -1,0 +1,162 @@
+package marginal
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/dppub/dppub/data"
+)
+
+// Chunks is a discretised table held as consecutive pieces, each a
+// Dataset over the same domain: what a one-pass reader produces batch by
+// batch, never copied into one table (which would hold it twice while
+// copying). Counts over it are the sums of the pieces' counts.
+type Chunks []*Dataset
+
+// Len is the number of records.
+func (cs Chunks) Len() int {
+	n := 0
+	for _, c := range cs {
+		n += c.Len()
+	}
+	return n
+}
+
+// Sizes are the domain sizes (nil for no pieces).
+func (cs Chunks) Sizes() []int {
+	if len(cs) == 0 {
+		return nil
+	}
+	return cs[0].Sizes
+}
+
+// Check reports a piece whose domain differs from the first's.
+func (cs Chunks) Check() error {
+	for i, c := range cs {
+		if !slices.Equal(c.Sizes, cs[0].Sizes) || len(c.Cols) != len(c.Sizes) {
+			return fmt.Errorf("marginal: piece %d has domain sizes %v, piece 0 %v", i, c.Sizes, cs[0].Sizes)
+		}
+	}
+	return nil
+}
+
+// Count is the exact marginal over attrs, the pieces counted on every
+// core. Each core adds whole counts, and integer sums below 2^53 are
+// exact in float64, so the result does not depend on the split.
+func (cs Chunks) Count(attrs []int) (*Marginal, error) {
+	ms, err := cs.CountAll([][]int{attrs})
+	if err != nil {
+		return nil, err
+	}
+	return ms[0], nil
+}
+
+// CountAll is Count of every set in one pass over the pieces: each piece
+// is counted for all the sets while it is in cache.
+func (cs Chunks) CountAll(sets [][]int) ([]*Marginal, error) {
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("marginal: count over no records")
+	}
+	out := make([]*Marginal, len(sets))
+	for i, attrs := range sets {
+		m, err := NewMarginal(cs[0].Sizes, attrs)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = m
+	}
+	cs.each(func(part Chunks) [][]float64 {
+		sums := make([][]float64, len(out))
+		for i, m := range out {
+			sums[i] = make([]float64, m.Cells())
+		}
+		for _, c := range part {
+			for i, m := range out {
+				countInto(c, m.Attrs, m.Sizes, sums[i])
+			}
+		}
+		return sums
+	}, func(sums [][]float64) {
+		for i, m := range out {
+			for k, v := range sums[i] {
+				m.Counts[k] += v
+			}
+		}
+	})
+	return out, nil
+}
+
+// each runs work on consecutive runs of pieces, one per core, and merge
+// on each result in turn.
+func (cs Chunks) each(work func(Chunks) [][]float64, merge func([][]float64)) {
+	w := max(1, min(runtime.GOMAXPROCS(0), len(cs)))
+	res := make([][][]float64, w)
+	var wg sync.WaitGroup
+	for q := range w {
+		wg.Go(func() { res[q] = work(cs[q*len(cs)/w : (q+1)*len(cs)/w]) })
+	}
+	wg.Wait()
+	for _, r := range res {
+		merge(r)
+	}
+}
+
+// Recode maps every piece's codes in place through lut (per attribute;
+// nil leaves an attribute as it is) and sets the pieces' sizes to sizes.
+func (cs Chunks) Recode(lut [][]uint16, sizes []int) {
+	var wg sync.WaitGroup
+	w := max(1, min(runtime.GOMAXPROCS(0), len(cs)))
+	for q := range w {
+		wg.Go(func() {
+			for _, c := range cs[q*len(cs)/w : (q+1)*len(cs)/w] {
+				for j, m := range lut {
+					if m == nil {
+						continue
+					}
+					col := c.Cols[j]
+					for i, v := range col {
+						col[i] = m[v]
+					}
+				}
+				c.Sizes = slices.Clone(sizes)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Recoding returns, per attribute, the map from the cells of fine to the
+// cells of coarse, two domains of one schema whose numeric bins differ:
+// every edge of coarse must be an edge of fine (FineEdges makes such a
+// fine domain for ChooseCuts' bins), so that each fine cell lies in one
+// coarse bin. Attributes binned alike map to nil.
+func Recoding(fine, coarse *Domain) ([][]uint16, error) {
+	if !fine.schema.Equal(coarse.schema) {
+		return nil, fmt.Errorf("marginal: recoding between domains of different schemas")
+	}
+	lut := make([][]uint16, fine.Len())
+	for j, fa := range fine.attrs {
+		ca := coarse.attrs[j]
+		if fa.attr.Kind != data.Numeric || (fa.size == ca.size && slices.Equal(fa.edges, ca.edges)) {
+			continue
+		}
+		if fa.edges == nil {
+			return nil, fmt.Errorf("marginal: attribute %q: the fine domain has no explicit edges", fa.attr.Name)
+		}
+		m := make([]uint16, fa.size)
+		for f := range m {
+			b, _ := coarse.Bin(j, fa.edges[f])
+			m[f] = uint16(b)
+		}
+		for b := range ca.size {
+			lo, _ := coarse.BinRange(j, b)
+			if _, ok := slices.BinarySearch(fa.edges, lo); !ok {
+				return nil, fmt.Errorf("marginal: attribute %q: bin edge %v is not an edge of the fine domain", fa.attr.Name, lo)
+			}
+		}
+		lut[j] = m
+	}
+	return lut, nil
+}
