@@ -18,6 +18,7 @@ import (
 type LineParser struct {
 	rd     reader
 	header string // the header line, skipped wherever it appears
+	fields []string
 	comma  string
 	line   int
 }
@@ -35,15 +36,28 @@ func NewLineParser(s Schema, o ReadOptions, first string) (*LineParser, error) {
 	if err := o.validate(s); err != nil {
 		return nil, err
 	}
-	lp := &LineParser{rd: reader{name: o.Name, schema: s, opts: o}}
-	if err := lp.rd.init(bufio.NewReader(strings.NewReader(first + "\n"))); err != nil {
+	declared := s
+	s, err := s.without(o.SkipColumns)
+	if err != nil {
+		return nil, fmt.Errorf("data: %q: %w", o.Name, err)
+	}
+	lp := &LineParser{rd: reader{name: o.Name, schema: s, declared: declared, opts: o}}
+	if err := lp.init(first); err != nil {
 		return nil, err
 	}
+	return lp, nil
+}
+
+// init reads the header (or detects the separator) from the first line.
+func (lp *LineParser) init(first string) error {
+	if err := lp.rd.init(bufio.NewReader(strings.NewReader(first + "\n"))); err != nil {
+		return err
+	}
 	lp.comma = string(lp.rd.csv.Comma)
-	if o.Header {
+	if lp.rd.opts.Header {
 		lp.header = strings.TrimSuffix(first, "\r")
 	}
-	return lp, nil
+	return nil
 }
 
 // Stats counts what parsing skipped and mapped so far (Rows counts the
@@ -55,14 +69,20 @@ func (lp *LineParser) Stats() ReadStats { return lp.rd.stats }
 // the header, a skipped prefix or a row with a missing value (counted in
 // Stats).
 func (lp *LineParser) Parse(line string, dst []float64) ([]float64, bool, error) {
-	lp.line++
+	return lp.parseAt(lp.line+1, line, dst)
+}
+
+// parseAt is Parse of the line numbered n in messages.
+func (lp *LineParser) parseAt(n int, line string, dst []float64) ([]float64, bool, error) {
+	lp.line = n
 	line = strings.TrimSuffix(line, "\r")
 	if line == "" || (lp.header != "" && line == lp.header) {
 		return nil, false, nil
 	}
 	var rec []string
 	if strings.IndexByte(line, '"') < 0 {
-		rec = strings.Split(line, lp.comma)
+		rec = splitInto(lp.fields[:0], line, lp.comma)
+		lp.fields = rec
 	} else {
 		c := csv.NewReader(strings.NewReader(line))
 		c.Comma, c.FieldsPerRecord = lp.rd.csv.Comma, -1
@@ -76,20 +96,32 @@ func (lp *LineParser) Parse(line string, dst []float64) ([]float64, bool, error)
 		return nil, false, nil
 	}
 	if len(rec) != lp.rd.width {
-		return nil, false, fmt.Errorf("data: %q: a line has %d fields, want %d", lp.rd.name, len(rec), lp.rd.width)
+		return nil, false, fmt.Errorf("data: %q line %d has %d fields, want %d", lp.rd.name, n, len(rec), lp.rd.width)
 	}
 	if lp.rd.hasMissing(rec) {
 		lp.rd.stats.DroppedMissing++
 		return nil, false, nil
 	}
-	row, err := lp.rd.parse(rec, lp.line)
+	if dst == nil {
+		dst = lp.rd.newRow()
+	}
+	row, err := lp.rd.parseInto(rec, lp.line, dst[:len(lp.rd.schema.Attributes)])
 	if err != nil {
 		return nil, false, err
 	}
 	lp.rd.stats.Rows++
-	if dst == nil {
-		return row, true, nil
+	return row, true, nil
+}
+
+// splitInto is strings.Split into dst's storage (a line's fields, reused
+// from line to line instead of allocated for each).
+func splitInto(dst []string, s, sep string) []string {
+	for {
+		i := strings.Index(s, sep)
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i+len(sep):]
 	}
-	copy(dst, row)
-	return dst, true, nil
 }

@@ -185,6 +185,8 @@ type reader struct {
 	other        []int
 	stats        ReadStats
 	block        []float64
+	// maxMissing is the length of the longest missing token.
+	maxMissing int
 }
 
 func (rd *reader) init(br *bufio.Reader) error {
@@ -199,6 +201,10 @@ func (rd *reader) init(br *bufio.Reader) error {
 	rd.missing = toSet(rd.opts.MissingTokens)
 	if rd.opts.MissingTokens == nil {
 		rd.missing = toSet(defaultMissing)
+	}
+	rd.maxMissing = 0
+	for m := range rd.missing {
+		rd.maxMissing = max(rd.maxMissing, len(m))
 	}
 	rd.cats = make([]map[string]int, len(rd.schema.Attributes))
 	rd.other = make([]int, len(rd.schema.Attributes))
@@ -451,19 +457,31 @@ func (rd *reader) hasMissing(rec []string) bool {
 	if len(rd.missing) == 0 {
 		return false
 	}
-	if rd.idCol >= 0 && rd.missing[rd.trim(rec[rd.idCol])] {
+	if rd.idCol >= 0 && rd.isMissing(rec[rd.idCol]) {
 		return true
 	}
 	for _, c := range rd.cols {
-		if rd.missing[rd.trim(rec[c])] {
+		if rd.isMissing(rec[c]) {
 			return true
 		}
 	}
 	return false
 }
 
+// isMissing reports whether a field is a missing token. The tokens are
+// few and short (by default "?" and ""): a longer field is none of them
+// without hashing it (the check runs for every cell of a file).
+func (rd *reader) isMissing(field string) bool {
+	f := rd.trim(field)
+	return len(f) <= rd.maxMissing && rd.missing[f]
+}
+
 func (rd *reader) parse(rec []string, line int) ([]float64, error) {
-	row := rd.newRow()
+	return rd.parseInto(rec, line, rd.newRow())
+}
+
+// parseInto parses rec into row (one cell per attribute).
+func (rd *reader) parseInto(rec []string, line int, row []float64) ([]float64, error) {
 	for j, a := range rd.schema.Attributes {
 		field := rd.trim(rec[rd.cols[j]])
 		if a.Kind == Numeric {

@@ -20,19 +20,47 @@ func WriteCSV(w io.Writer, t *Table) error {
 	if err := t.Validate(); err != nil {
 		return err
 	}
+	if err := WriteCSVHeader(w, t.Schema); err != nil {
+		return err
+	}
+	return writeRows(w, t)
+}
+
+// WriteCSVHeader writes WriteCSV's header row for schema s; WriteCSVRows
+// then writes the rows of one table after another, so that a table too
+// big to hold is written a piece at a time, byte for byte as WriteCSV
+// would write it whole.
+func WriteCSVHeader(w io.Writer, s Schema) error {
+	cw := csv.NewWriter(w)
+	var rec []string
+	if s.ID != "" {
+		rec = append(rec, s.ID)
+	}
+	if err := cw.Write(append(rec, s.Names()...)); err != nil {
+		return fmt.Errorf("data: write csv: %w", err)
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("data: write csv: %w", err)
+	}
+	return nil
+}
+
+// WriteCSVRows writes t's rows as WriteCSV does, without the header.
+func WriteCSVRows(w io.Writer, t *Table) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	return writeRows(w, t)
+}
+
+func writeRows(w io.Writer, t *Table) error {
 	cw := csv.NewWriter(w)
 	offset := 0
 	if t.Schema.ID != "" {
 		offset = 1
 	}
 	rec := make([]string, offset+len(t.Schema.Attributes))
-	if offset == 1 {
-		rec[0] = t.Schema.ID
-	}
-	copy(rec[offset:], t.Schema.Names())
-	if err := cw.Write(rec); err != nil {
-		return fmt.Errorf("data: write csv: %w", err)
-	}
 	for i, row := range t.Rows {
 		if offset == 1 {
 			rec[0] = t.IDs[i]
