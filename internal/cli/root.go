@@ -136,8 +136,10 @@ func warnDeprecated(cmd *cobra.Command) {
 
 // onceFlags name the single-file flags that a command line must not give
 // twice: the second would silently replace the first (a second --input
-// to a command that reads one table).
-var onceFlags = []string{"input", "schema", "out", "report", "model", "config", "settings", "json-out", "protocol-report", "real", "holdout", "synthetic"}
+// to a command that reads one table; a second --gate-holdout would run
+// the gate against other rows than the owner meant).
+var onceFlags = []string{"input", "schema", "out", "report", "model", "config", "settings", "json-out", "protocol-report", "real", "holdout", "synthetic",
+	"gate-holdout", "gate-out", "gate-result"}
 
 // onceOnly makes every single-valued flag of onceFlags, on c and its
 // subcommands, refuse to be given twice.
