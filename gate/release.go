@@ -34,6 +34,10 @@ type Release struct {
 	Caveat string `json:"caveat"`
 	// Holdout says where the non-members came from.
 	Holdout string `json:"holdout"`
+	// Pooled, when set, says why one check covers several owners' rows
+	// (its one OwnerResult names them all): owners of columns hold no
+	// whole record each, and the attacks need whole records.
+	Pooled string `json:"pooled,omitempty"`
 	// Refused is set when any owner's check refused.
 	Refused bool          `json:"refused"`
 	Owners  []OwnerResult `json:"owners"`
@@ -92,6 +96,9 @@ func ParseRelease(b []byte) (*Release, error) {
 // Quality is the release's section of the owner's quality report.
 func (r *Release) Quality() *quality.Gate {
 	q := &quality.Gate{Holdout: r.Holdout, Refused: r.Refused, Caveat: Caveat}
+	if r.Pooled != "" {
+		q.Holdout += "; " + r.Pooled
+	}
 	for _, o := range r.Owners {
 		g := quality.GateOwner{Owner: o.Owner, Members: o.Members, NonMembers: o.NonMembers,
 			MaxAdvantage: o.MaxAdvantage, Confidence: o.Confidence, Refused: o.Refused, Reasons: o.Reasons, Warnings: o.Warnings}

@@ -5,6 +5,7 @@ import (
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/method"
@@ -26,6 +27,7 @@ type bayesNetFlags struct {
 	owners ownerFlags
 	src    sourceFlags
 	label  string
+	gate   gateFlags
 	outputFlags
 }
 
@@ -37,6 +39,7 @@ func (f *bayesNetFlags) register(fs *pflag.FlagSet, settings method.Settings) {
 	bindSettings(fs, settings)
 	fs.StringVar(&f.label, "label", "", "attribute to be predicted from the synthetic rows: warn if the network leaves it independent of the rest (default: the --dataset's label)")
 	f.outputFlags.register(fs, "synthetic CSV")
+	f.gate.register(fs)
 }
 
 // check resolves the outputs and validates the settings before any data
@@ -122,12 +125,17 @@ func runPublishPrivBayes(cmd *cobra.Command, f *bayesNetFlags, st bnspec.Setting
 	if err != nil {
 		return err
 	}
-	res, err := publish.PrivBayes(cmd.Context(), publish.PrivBayesOptions{Table: union(tables),
+	// One central owner: the gate holds out from the joined table.
+	table, err := f.gate.holdOutTable(cmd.ErrOrStderr(), union(tables), f.owners.skip)
+	if err != nil {
+		return err
+	}
+	res, err := publish.PrivBayes(cmd.Context(), publish.PrivBayesOptions{Table: table,
 		BayesNetOptions: publish.BayesNetOptions{Settings: st, Source: src, Label: f.labelName()}})
 	if err != nil {
 		return err
 	}
-	return finishBayesNet(cmd, f, res)
+	return finishBayesNet(cmd, f, []*data.Table{table}, res)
 }
 
 func newPublishDPSUBN3Cmd() *cobra.Command {
@@ -160,20 +168,25 @@ Example:
 			if err != nil {
 				return err
 			}
+			if tables, err = f.gate.holdOut(cmd.ErrOrStderr(), tables, f.owners.skip); err != nil {
+				return err
+			}
 			res, err := publish.DPSUBN3(cmd.Context(), publish.DPSUBN3Options{Owners: tables, Source: src, Label: f.labelName(), Settings: st})
 			if err != nil {
 				return flagErrors(cmd.Flags(), err)
 			}
-			return finishBayesNet(cmd, f, res)
+			return finishBayesNet(cmd, f, tables, res)
 		},
 	}
 	f.register(cmd.Flags(), &st)
 	return cmd
 }
 
-func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, res *publish.BaselineResult) error {
+// finishBayesNet writes the synthetic table behind the release gate,
+// which attacks owners' rows (the rows the run was given).
+func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, owners []*data.Table, res *publish.BaselineResult) error {
 	w := cmd.OutOrStdout()
-	if err := f.publishTable(cmd, res.Synthetic, res.Report); err != nil {
+	if err := f.gate.publishTable(cmd, &f.outputFlags, owners, res.Synthetic, res.Report); err != nil {
 		return err
 	}
 	names := res.Synthetic.Schema.Names()

@@ -63,7 +63,7 @@ Examples:
 	fs.StringVar(&f.schema, "schema", "", "schema JSON of the three files (required)")
 	registerMaxAdvantage(fs, &f.maxAdvantage)
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the reported intervals")
-	fs.IntVar(&f.queries, "queries", 1000, "members and non-members scored at most (drawn at random)")
+	fs.IntVar(&f.queries, "queries", defaultGateQueries, gateQueriesHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
 	registerSkipColumns(fs, &f.skip)
 	return cmd

@@ -37,8 +37,12 @@ type pdpmvdsFlags struct {
 	keysDir    string
 	settings   pdpmvdsspec.Settings
 	src        sourceFlags
+	gate       gateFlags
 	outputFlags
 	protoReport string
+	// idColumn is the ID column load aligned the owners' files by ("":
+	// by row).
+	idColumn string
 }
 
 func newPublishPDPMVDSCmd() *cobra.Command {
@@ -81,6 +85,12 @@ The shared Paillier key comes from a key ceremony (dppub keygen, at a dealer
 that is neither S nor an owner) given with --keys DIR; without it an
 in-process dealer makes one (and the report says so).
 
+--gate runs the release gate on the joined records: no owner holds a whole
+record, so one pooled check attacks the records every owner's columns make
+up, and the records held out (--gate-holdout-share) are the same records
+taken from every owner before the protocol runs (with --gate-holdout FILE,
+the file holds whole records: every owner's columns).
+
 Examples:
   dppub publish pdp-mvds --dataset adult --parties 3 --budgets 0.5,1,2 --out adult-synth.csv
   dppub publish pdp-mvds --input a.csv --input b.csv --schema s.json --id id \
@@ -101,6 +111,7 @@ Examples:
 	f.src.register(fs)
 	f.outputFlags.register(fs, "output CSV of synthetic rows")
 	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
+	f.gate.register(fs)
 	return cmd
 }
 
@@ -132,6 +143,10 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		}
 	}
 	stderr := cmd.ErrOrStderr()
+	// Before any key is dealt or budget spent.
+	if tables, real, err = f.gate.holdOutRecords(stderr, tables, real, f.idColumn, f.skip); err != nil {
+		return err
+	}
 	res, err := publish.PDPMVDS(cmd.Context(), publish.PDPMVDSOptions{Tables: tables, Budgets: budgets, Keys: keys,
 		Settings: f.settings,
 		Source:   f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
@@ -139,7 +154,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := writePDPMVDS(cmd, f, res); err != nil {
+	if err := f.gate.guard(cmd, []*data.Table{real}, res.Synthetic, func() error { return writePDPMVDS(cmd, f, res) }); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
@@ -159,6 +174,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
 	fmt.Fprintf(w, "  total time %v\n", res.Elapsed.Round(time.Millisecond))
+	f.gate.summary(cmd)
 	return nil
 }
 
@@ -215,6 +231,7 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	if f.id != "" {
 		s.ID = f.id
 	}
+	f.idColumn = s.ID
 	var tables []*data.Table
 	for _, path := range f.inputs {
 		t, err := readPart(path, s, f.skip)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/gate"
@@ -35,6 +36,9 @@ func markOwnerOnly(fs *pflag.FlagSet, names ...string) {
 const (
 	maxAdvantageHelp = "largest attack advantage (2·AUC − 1) accepted, in (0, 1)"
 	holdoutFileHelp  = "CSV of held-out rows of the same population, never given to the generator"
+	gateQueriesHelp  = "members and non-members scored at most (drawn at random); the attacks cost queries × synthetic rows"
+	// defaultGateQueries is gate.Options' default MaxQueries.
+	defaultGateQueries = 1000
 )
 
 // registerMaxAdvantage adds --max-advantage (default 0.1, as gate.Options).
@@ -61,15 +65,24 @@ type gateFlags struct {
 	share        float64
 	out          string
 	maxAdvantage float64
+	queries      int
 
 	// Set by holdOut: each owner's non-members and where they came from.
 	held   []*data.Table
 	source string
+	// Set by holdOutRecords: one pooled check of the joined records,
+	// under this owner's name, and why it is pooled (nil and "": one
+	// check per owner, named by publish.OwnerName).
+	names  []string
+	pooled string
 	// Set by guard on a pass, for the summary line.
 	result *gate.Release
 }
 
 const defaultHoldoutShare = 0.2
+
+// minGateQueries is the fewest queries gate.Check accepts.
+const minGateQueries = 10
 
 // register adds the gate's flags: the one registration for every
 // command that writes a synthetic table.
@@ -78,8 +91,10 @@ func (g *gateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&g.holdout, "gate-holdout", "", holdoutFileHelp+" (with --gate; default: set --gate-holdout-share of the input rows aside)")
 	fs.Float64Var(&g.share, "gate-holdout-share", defaultHoldoutShare, "with --gate and no --gate-holdout: share of each owner's rows set aside at random before synthesis, never given to the generator (the privacy report counts only the rows used)")
 	fs.StringVar(&g.out, "gate-out", "", "the release gate's result for the owner, JSON (default <out>.gate.json; never published)")
+	// Not --queries: mp-crdp's publish command has that for its input.
+	fs.IntVar(&g.queries, "gate-queries", defaultGateQueries, "with --gate: "+gateQueriesHelp+", as `dppub check --queries`")
 	registerMaxAdvantage(fs, &g.maxAdvantage)
-	markOwnerOnly(fs, "gate", "gate-holdout", "gate-holdout-share", "gate-out")
+	markOwnerOnly(fs, "gate", "gate-holdout", "gate-holdout-share", "gate-out", "gate-queries")
 }
 
 // checkGateFlags runs from checkOutputsFirst, before any data is read
@@ -90,7 +105,7 @@ func checkGateFlags(fs *pflag.FlagSet) error {
 		return nil
 	}
 	if flagValue(fs, "gate") != "true" {
-		for _, n := range []string{"gate-holdout", "gate-holdout-share", "gate-out", "max-advantage"} {
+		for _, n := range []string{"gate-holdout", "gate-holdout-share", "gate-out", "gate-queries", "max-advantage"} {
 			if fs.Changed(n) {
 				return usagef("--%s takes effect only with --gate", n)
 			}
@@ -107,6 +122,9 @@ func checkGateFlags(fs *pflag.FlagSet) error {
 	}
 	if share, _ := fs.GetFloat64("gate-holdout-share"); !(share > 0 && share < 1) {
 		return usagef("--gate-holdout-share must be in (0, 1), got %v", share)
+	}
+	if q, _ := fs.GetInt("gate-queries"); q < minGateQueries {
+		return usagef("--gate-queries must be at least %d, got %d", minGateQueries, q)
 	}
 	if holdout == stdinPath {
 		return usagef("--gate-holdout - is not supported: give the held-out rows as a file")
@@ -185,29 +203,122 @@ func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string
 	return kept, nil
 }
 
+// pooledOwner names the one check of a run whose owners hold columns.
+const pooledOwner = "all parties (joined records)"
+
+// holdOutRecords is holdOut for owners of columns (PDP-MVDS): parts are
+// the parties' tables, aligned by ID when they have IDs (id names the
+// column), by row otherwise, and joined their records in the first
+// party's order. The attacks need whole records and no party holds one,
+// so the gate runs one pooled check of the joined records, which the
+// run in one process holds. With --gate-holdout the file holds whole
+// records (every party's columns, the ID column optional); else the same
+// records, a random --gate-holdout-share of them, are taken from every
+// party before synthesis, so that no party gives any of them to the
+// protocol. It returns the parties' tables and the joined records kept.
+func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined *data.Table, id string, skip []string) ([]*data.Table, *data.Table, error) {
+	if !g.on {
+		return parts, joined, nil
+	}
+	g.names = []string{pooledOwner}
+	g.pooled = "one pooled check of the joined records: the parties hold different columns of the same records, the attacks need whole records, and only the run in one process holds them"
+	n := joined.Len()
+	if g.holdout != "" {
+		hs := joined.Schema
+		if header, err := readPartHeader(g.holdout); err == nil && id != "" && slices.Contains(header, id) {
+			hs.ID = id
+		}
+		h, _, err := readTable(notes, g.holdout, hs, skip)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--gate-holdout %s (whole records: every party's columns): %w", g.holdout, err)
+		}
+		h.Schema.ID, h.IDs = joined.Schema.ID, nil
+		if h.Len() < gate.MinHoldout {
+			return nil, nil, usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
+		}
+		if n < gate.MinMembers {
+			return nil, nil, usagef("the parties hold %d records; the release gate needs at least %d", n, gate.MinMembers)
+		}
+		g.held = []*data.Table{h}
+		g.source = fmt.Sprintf("%d records of %s", h.Len(), g.holdout)
+		return parts, joined, nil
+	}
+	k := int(math.Round(g.share * float64(n)))
+	if k < gate.MinHoldout || n-k < gate.MinMembers {
+		return nil, nil, usagef("--gate-holdout-share %v of the parties' %d records holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more records, a larger share or --gate-holdout FILE)",
+			g.share, n, k, n-k, gate.MinHoldout, gate.MinMembers)
+	}
+	// From the operating system's CSPRNG even under --seed, as holdOut.
+	perm := randx.NewSecure().Perm(n)
+	heldRows := slices.Sorted(slices.Values(perm[:k]))
+	keptRows := slices.Sorted(slices.Values(perm[k:]))
+	kept := make([]*data.Table, len(parts))
+	if parts[0].IDs == nil {
+		for p, t := range parts {
+			kept[p] = t.Subset(keptRows)
+		}
+	} else {
+		// Each party's rows may be in its own order: the held-out
+		// records are the same IDs everywhere.
+		held := make(map[string]bool, k)
+		for _, i := range heldRows {
+			held[parts[0].IDs[i]] = true
+		}
+		for p, t := range parts {
+			var rows []int
+			for i, rid := range t.IDs {
+				if !held[rid] {
+					rows = append(rows, i)
+				}
+			}
+			kept[p] = t.Subset(rows)
+		}
+	}
+	g.held = []*data.Table{joined.Subset(heldRows)}
+	g.source = fmt.Sprintf("a random %g of the records, the same records set aside from every party before synthesis", g.share)
+	return kept, joined.Subset(keptRows), nil
+}
+
 // check runs the gate on each owner's rows (the members) against that
-// owner's held-out rows. On a refusal it prints every owner's check and
-// returns an error saying which attack refused and that the budget was
-// spent on a release that was not written.
+// owner's held-out rows, the owners at once (each check also uses every
+// core; together they keep the cores busy through each check's serial
+// parts). On a refusal it prints every owner's check and returns an
+// error saying which attack refused and that the budget was spent on a
+// release that was not written.
 func (g *gateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) (*gate.Release, error) {
 	if synth == nil || !synth.Schema.Equal(owners[0].Schema) {
 		return nil, fmt.Errorf("release gate: this method's output is not a table of the owners' columns, so the gate cannot attack it; nothing was written, but the budget was charged (run without --gate)")
 	}
-	var results []gate.OwnerResult
-	var refusals []error
+	results := make([]gate.OwnerResult, len(owners))
+	errs := make([]error, len(owners))
+	var wg sync.WaitGroup
 	for i, t := range owners {
-		name := publish.OwnerName(i + 1)
-		res, err := gate.Check(gate.Options{Real: t, Holdout: g.held[i], Synthetic: synth,
-			MaxAdvantage: g.maxAdvantage, Source: randx.NewSecure()})
-		if res == nil {
-			return nil, fmt.Errorf("release gate on %s's rows: %w", name, err)
+		results[i].Owner = publish.OwnerName(i + 1)
+		if g.names != nil {
+			results[i].Owner = g.names[i]
 		}
-		results = append(results, gate.OwnerResult{Owner: name, Result: *res})
-		if err != nil {
-			refusals = append(refusals, fmt.Errorf("%s: %w", name, err))
+		wg.Go(func() {
+			res, err := gate.Check(gate.Options{Real: t, Holdout: g.held[i], Synthetic: synth,
+				MaxAdvantage: g.maxAdvantage, MaxQueries: g.queries, Source: randx.NewSecure()})
+			if res != nil {
+				results[i].Result = *res
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	var refusals []error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case !results[i].Refused:
+			return nil, fmt.Errorf("release gate on %s's rows: %w", results[i].Owner, err)
+		default:
+			refusals = append(refusals, fmt.Errorf("%s: %w", results[i].Owner, err))
 		}
 	}
 	rel := gate.NewRelease(g.source, results)
+	rel.Pooled = g.pooled
 	if !rel.Refused {
 		return rel, nil
 	}

@@ -214,6 +214,7 @@ func TestGateRefusedBeforeRunning(t *testing.T) {
 	dir := t.TempDir()
 	adult, held, schema := adultFiles(t, dir, 1250, 300)
 	tiny, _, _ := adultFiles(t, t.TempDir(), 60, 0)
+	tinyParties := columnFiles(t, t.TempDir(), tiny, [][]int{{0, 1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14}}, false)
 	existing := filepath.Join(dir, "taken.csv")
 	writeFile(t, dir, "taken.csv.gate.json", "{}")
 	synth := func(out string, extra ...string) []string {
@@ -235,13 +236,25 @@ func TestGateRefusedBeforeRunning(t *testing.T) {
 		{"too few rows to hold out", []string{"publish", "ppca-dp-mh", "--input", tiny, "--schema", schema, "--gate", "--out", filepath.Join(dir, "a.csv")},
 			"--gate-holdout-share 0.2 of owner-1's 60 rows holds out 12 and keeps 48; the release gate needs at least 20 held out"},
 		{"gate with statistics", []string{"publish", "ppca-dp-mh", "--statistics", held, "--schema", schema, "--gate", "--out", filepath.Join(dir, "a.csv")}, "--statistics brings none"},
+		{"gate queries without --gate", synth(filepath.Join(dir, "a.csv"), "--gate-queries", "50"), "--gate-queries takes effect only with --gate"},
+		{"gate queries too few", synth(filepath.Join(dir, "a.csv"), "--gate", "--gate-queries", "5"), "--gate-queries must be at least 10, got 5"},
+		{"gate holdout twice", synth(filepath.Join(dir, "a.csv"), "--gate", "--gate-holdout", held, "--gate-holdout", tiny), `--gate-holdout given twice ("` + held + `", then "` + tiny + `")`},
+		{"gate out twice", synth(filepath.Join(dir, "a.csv"), "--gate", "--gate-out", filepath.Join(dir, "g1.json"), "--gate-out", filepath.Join(dir, "g2.json")), "--gate-out given twice"},
+		{"gate result twice", []string{"compare", adult, adult, "--schema", schema, "--out", filepath.Join(dir, "q.html"), "--gate-result", held, "--gate-result", tiny}, "--gate-result given twice"},
+		{"privbayes: too few rows to hold out", []string{"publish", "privbayes", "--input", tiny, "--schema", schema, "--gate", "--out", filepath.Join(dir, "a.csv")},
+			"--gate-holdout-share 0.2 of owner-1's 60 rows holds out 12 and keeps 48"},
+		{"pdp-mvds: too few records to hold out", []string{"publish", "pdp-mvds", "--input", tinyParties[0], "--input", tinyParties[1], "--schema", schema, "--budgets", "1", "--gate", "--out", filepath.Join(dir, "a.csv")},
+			"--gate-holdout-share 0.2 of the parties' 60 records holds out 12 and keeps 48"},
+		{"pdp-mvds: gate result exists", []string{"publish", "pdp-mvds", "--input", tinyParties[0], "--input", tinyParties[1], "--schema", schema, "--budgets", "1", "--gate", "--out", existing},
+			"taken.csv.gate.json already exists"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, tc.args...)
 			if code == 0 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, want an error saying %q:\n%s%s", code, tc.want, stdout, stderr)
 			}
-			mustNotExist(t, filepath.Join(dir, "a.csv"), filepath.Join(dir, "a.csv.privacy.json"), filepath.Join(dir, "a.csv.gate.json"), existing, filepath.Join(dir, "r.json"))
+			mustNotExist(t, filepath.Join(dir, "a.csv"), filepath.Join(dir, "a.csv.privacy.json"), filepath.Join(dir, "a.csv.gate.json"), filepath.Join(dir, "a.csv.protocol.json"),
+				existing, existing+".protocol.json", filepath.Join(dir, "r.json"), filepath.Join(dir, "g1.json"), filepath.Join(dir, "g2.json"), filepath.Join(dir, "q.html"))
 		})
 	}
 }
@@ -306,5 +319,160 @@ func TestCompareGateSection(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "compare", adult, synth, "--schema", schema, "--out", filepath.Join(dir, "x.html"), "--gate-holdout", held, "--gate-result", synth+".gate.json"); code == 0 || !strings.Contains(stderr, "not both") {
 		t.Errorf("--gate-holdout with --gate-result: exit %d, %s", code, stderr)
+	}
+}
+
+// columnFiles writes the columns of a CSV (its header's names) as one
+// file per party, the groups given by column index; with id each file
+// gets an ID column rid (r0, r1, … in the CSV's order), and the second
+// party's rows are written in reverse, so that only the IDs align them.
+func columnFiles(t *testing.T, dir, path string, groups [][]int, id bool) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var files []string
+	for p, cols := range groups {
+		out := make([]string, len(lines))
+		for i, line := range lines {
+			cells := strings.Split(line, ",")
+			var picked []string
+			if id {
+				picked = append(picked, "r"+itoa(i-1))
+				if i == 0 {
+					picked[0] = "rid"
+				}
+			}
+			for _, c := range cols {
+				picked = append(picked, cells[c])
+			}
+			out[i] = strings.Join(picked, ",")
+		}
+		if id && p == 1 {
+			slices.Reverse(out[1:])
+		}
+		files = append(files, writeFile(t, dir, "party-"+itoa(p+1)+".csv", strings.Join(out, "\n")+"\n"))
+	}
+	return files
+}
+
+// The gate inside publish privbayes, dp-subn3 and pdp-mvds. Each refuses,
+// writing nothing, a run at ε or ρ = 10⁶ with a bin per value on 500
+// rows that are each unique: the model's counts are then exact, so the
+// synthetic rows are copies of the owner's rows (DCR advantage 0.7–1.0
+// with 50 queries a side, intervals' lower ends above 0.3), while a
+// held-out row has no copy. Each accepts its defaults on 1,250 rows of
+// Adult (advantages within about ±0.1 of 0) and the report counts only
+// the rows kept: PrivBayes' one owner 1,000 of 1,250, DP-SUBN3's two
+// owners 480 of 600 each. PDP-MVDS's parties hold columns, so the gate
+// runs one pooled check on the joined records (the gate file says so)
+// and the same 250 records are held out from every party: each party's
+// count in the report is 1,000, whether the parties' files align by row
+// or by an ID column in different orders (held-out records chosen by
+// position in one party and by row in another would leave the parties
+// different records, which the protocol refuses); with --gate-holdout
+// FILE of whole records the parties keep all 1,250.
+func TestGateInBaselinesAndPDPMVDS(t *testing.T) {
+	dir := t.TempDir()
+	adult, held, schema := adultFiles(t, dir, 1250, 300)
+	ownerA, ownerB := splitCSV(t, dir, adult, 600)
+	adultParties := columnFiles(t, dir, adult, [][]int{{0, 1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14}}, false)
+	idParties := columnFiles(t, t.TempDir(), adult, [][]int{{0, 1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14}}, true)
+	uDir := t.TempDir()
+	unique, uniqueSchema := uniqueRows(t, uDir, 500)
+	uniqueA, uniqueB := splitCSV(t, uDir, unique, 250)
+	uniqueParties := columnFiles(t, uDir, unique, [][]int{{0, 1}, {2}}, false)
+	leaky := []string{"--bins", "500"}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		refused bool
+		records []int // each owner's rows in the report (kept rows)
+		pooled  bool
+		queries int // members scored per owner (default 125: half of 250 held out)
+	}{
+		{name: "privbayes at ε=1e6 on unique rows", refused: true,
+			args: append([]string{"publish", "privbayes", "--input", unique, "--schema", uniqueSchema, "--epsilon", "1000000"}, leaky...)},
+		{name: "dp-subn3 at ε=1e6 on unique rows, two owners", refused: true,
+			args: append([]string{"publish", "dp-subn3", "--input", uniqueA, "--input", uniqueB, "--schema", uniqueSchema, "--epsilon", "1000000"}, leaky...)},
+		{name: "pdp-mvds at ρ=1e6 on unique rows", refused: true,
+			args: append([]string{"publish", "pdp-mvds", "--input", uniqueParties[0], "--input", uniqueParties[1], "--schema", uniqueSchema, "--budgets", "1000000"}, leaky...)},
+		{name: "privbayes default", records: []int{1000},
+			args: []string{"publish", "privbayes", "--input", adult, "--schema", schema}},
+		{name: "privbayes default, --gate-queries 40", records: []int{1000}, queries: 40,
+			args: []string{"publish", "privbayes", "--input", adult, "--schema", schema, "--gate-queries", "40"}},
+		{name: "dp-subn3 default, two owners", records: []int{480, 480},
+			args: []string{"publish", "dp-subn3", "--input", ownerA, "--input", ownerB, "--schema", schema}},
+		{name: "pdp-mvds default, aligned by row", records: []int{1000, 1000}, pooled: true,
+			args: []string{"publish", "pdp-mvds", "--input", adultParties[0], "--input", adultParties[1], "--schema", schema, "--budgets", "1"}},
+		{name: "pdp-mvds default, aligned by ID", records: []int{1000, 1000}, pooled: true,
+			args: []string{"publish", "pdp-mvds", "--input", idParties[0], "--input", idParties[1], "--schema", schema, "--id", "rid", "--budgets", "1"}},
+		{name: "pdp-mvds default, held-out file", records: []int{1250, 1250}, pooled: true,
+			args: []string{"publish", "pdp-mvds", "--input", adultParties[0], "--input", adultParties[1], "--schema", schema, "--budgets", "1", "--gate-holdout", held}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "synth.csv")
+			code, stdout, stderr := run(t, append(tc.args, "--gate", "--out", out)...)
+			gateFile := out + ".gate.json"
+			if tc.refused {
+				if code == 0 {
+					t.Fatalf("leaky run published:\n%s", stdout)
+				}
+				for _, want := range []string{"gate: release refused", "the distance-to-closest-record attack tells the owner's rows from held-out rows with advantage", "budget was charged, but nothing was written"} {
+					if !strings.Contains(stderr, want) {
+						t.Errorf("refusal does not say %q:\n%s", want, stderr)
+					}
+				}
+				t.Logf("%s", lastLines(stderr, 1))
+				mustNotExist(t, out, out+".privacy.json", out+".protocol.json", gateFile)
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "Release gate (owner only, not published): PASS") {
+				t.Errorf("no gate line in the summary:\n%s", stdout)
+			}
+			b, err := os.ReadFile(gateFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, err := gate.ParseRelease(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantOwners := len(tc.records)
+			if tc.pooled {
+				wantOwners = 1
+				if rel.Owners[0].Owner != pooledOwner || !strings.Contains(rel.Pooled, "the attacks need whole records") {
+					t.Errorf("a pooled check not said to be pooled: owner %q, %q", rel.Owners[0].Owner, rel.Pooled)
+				}
+			}
+			if rel.Refused || len(rel.Owners) != wantOwners {
+				t.Errorf("gate file: refused %v, %d owners, want a pass for %d", rel.Refused, len(rel.Owners), wantOwners)
+			}
+			for _, o := range rel.Owners {
+				for _, a := range o.Attacks {
+					t.Logf("%s %s: advantage %.3f [%.3f, %.3f] (%d queries a side)", o.Owner, a.Name, a.Advantage, a.Lower, a.Upper, o.Members)
+				}
+				if tc.queries > 0 && (o.Members != tc.queries || o.NonMembers != tc.queries) {
+					t.Errorf("%s: %d members and %d non-members scored, want --gate-queries %d", o.Owner, o.Members, o.NonMembers, tc.queries)
+				}
+			}
+			var rep privacy.Report
+			readJSON(t, out+".privacy.json", &rep)
+			var records []int
+			for _, p := range rep.Parties {
+				if p.Records > 0 {
+					records = append(records, p.Records)
+				}
+			}
+			if !slices.Equal(records, tc.records) {
+				t.Errorf("the report counts %v rows, want %v (the rows held out must not reach the generator)", records, tc.records)
+			}
+			assertNoGateFields(t, out+".privacy.json", held)
+		})
 	}
 }
