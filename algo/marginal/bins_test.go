@@ -3,6 +3,7 @@ package marginal
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/data"
@@ -158,4 +159,81 @@ func equalWidthTVD(real, syn *data.Table, j, bins int) float64 {
 		s += math.Abs(p[i] - q[i])
 	}
 	return s / 2
+}
+
+// Counting values in FineEdges' cells and choosing the bins from those
+// counts releases the same histogram, with the same draws, as ChooseCuts
+// on the values, and the cells recode to the bins the values fall in.
+func TestChooseCutsFromFineCells(t *testing.T) {
+	cases := []struct {
+		name string
+		a    data.Attribute
+		bins int
+		draw func(*randx.Source) float64
+	}{
+		{"small integer span", data.Attribute{Name: "age", Kind: data.Numeric, Min: 17, Max: 90, Integer: true}, 16,
+			func(s *randx.Source) float64 { return 17 + math.Floor(s.Float64()*s.Float64()*74) }},
+		{"wide integer span with a point mass", data.Attribute{Name: "gain", Kind: data.Numeric, Min: 0, Max: 99999, Integer: true}, 16,
+			func(s *randx.Source) float64 {
+				if s.Float64() < 0.9 {
+					return 0
+				}
+				return math.Floor(s.Float64() * 120000) // some above Max: clamped
+			}},
+		{"continuous", data.Attribute{Name: "w", Kind: data.Numeric, Min: -1, Max: 2.5}, 7,
+			func(s *randx.Source) float64 { return -1.2 + 3.9*s.Float64()*s.Float64() }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := randx.NewSeeded(8)
+			values := make([]float64, 5000)
+			for i := range values {
+				values[i] = c.draw(src)
+			}
+			s := data.Schema{Attributes: []data.Attribute{c.a}}
+			fine := FineEdges(c.a, c.bins, DefaultGrid)
+			fd, err := NewDomain(s, DomainOptions{Cuts: map[string][]float64{c.a.Name: fine}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts := make([]float64, len(fine))
+			codes := make([]int, len(values))
+			for i, v := range values {
+				codes[i], _ = fd.Bin(0, v)
+				counts[codes[i]]++
+			}
+			want, err := ChooseCuts(c.a, values, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ChooseCutsFromFine(c.a, counts, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("cuts from fine cells %v, from values %v", got, want)
+			}
+			cd, err := NewDomain(s, DomainOptions{Cuts: map[string][]float64{c.a.Name: got}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lut, err := Recoding(fd, cd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range values {
+				if b, _ := cd.Bin(0, v); int(lut[0][codes[i]]) != b {
+					t.Fatalf("value %v: fine cell %d recodes to bin %d, the value's bin is %d", v, codes[i], lut[0][codes[i]], b)
+				}
+			}
+		})
+	}
+	// A coarse domain with an edge the fine one lacks cannot be recoded.
+	a := cases[0].a
+	s := data.Schema{Attributes: []data.Attribute{a}}
+	fd, _ := NewDomain(s, DomainOptions{Cuts: map[string][]float64{a.Name: {17, 30, 60}}})
+	cd, _ := NewDomain(s, DomainOptions{Cuts: map[string][]float64{a.Name: {17, 31}}})
+	if _, err := Recoding(fd, cd); err == nil || !strings.Contains(err.Error(), "31") {
+		t.Errorf("recoding to an edge the fine domain lacks: error %v", err)
+	}
 }
