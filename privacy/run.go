@@ -41,9 +41,14 @@ func (r *Report) Stamp(created time.Time, params map[string]string) {
 // RecordOutput records the SHA-256 of an output file's bytes under the
 // file's base name.
 func (r *Report) RecordOutput(path string, data []byte) {
+	r.RecordOutputSHA256(path, sha256.Sum256(data))
+}
+
+// RecordOutputSHA256 records an output's digest computed as it was
+// written (an output streamed to its file is never held whole).
+func (r *Report) RecordOutputSHA256(path string, sum [sha256.Size]byte) {
 	if r.OutputSHA256 == nil {
 		r.OutputSHA256 = map[string]string{}
 	}
-	sum := sha256.Sum256(data)
 	r.OutputSHA256[filepath.Base(path)] = hex.EncodeToString(sum[:])
 }

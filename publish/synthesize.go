@@ -25,8 +25,15 @@ type SynthesizeParty struct {
 // SynthesizeOptions configure a marginal-based synthesis (the PDP-MVDS
 // engine) run in one process over one table holding every party's columns.
 type SynthesizeOptions struct {
-	// Table holds the records (required).
-	Table *data.Table
+	// Table holds the records; Encoded, instead, holds them already
+	// discretised by a one-pass reader (one of the two is required).
+	Table   *data.Table
+	Encoded *Encoded
+	// NoTable leaves SynthesizeResult.Synthetic nil: the caller decodes
+	// the synthetic records chunk by chunk (marginal.DecodeSources,
+	// Domain.DecodeChunkInto with the result's DecodeSource), which gives
+	// the same table without holding it whole.
+	NoTable bool
 	// Rho is the budget of the single owner when Parties is empty.
 	Rho float64
 	// Epsilon, if positive, states the single owner's budget as
@@ -88,10 +95,20 @@ type SynthesizeOptions struct {
 // SynthesizeResult is the published table and what it cost.
 type SynthesizeResult struct {
 	Synthetic *data.Table
-	Report    *privacy.Report
-	Engine    *marginal.Result
-	Domain    *marginal.Domain
-	Parties   []SynthesizeParty
+	// Rows is the number of synthetic records; Engine.Data holds them, or
+	// the first marginal.DefaultFit of them when there are more (record r
+	// is Engine.Data's record r mod its length).
+	Rows int
+	// DecodeSource is the randomness that decodes them (Synthetic was
+	// decoded with it, unless NoTable).
+	DecodeSource *randx.Source
+	// Real is the owner's table discretised by Domain: for the owner's own
+	// utility summary (exact counts, never published).
+	Real    marginal.Chunks
+	Report  *privacy.Report
+	Engine  *marginal.Result
+	Domain  *marginal.Domain
+	Parties []SynthesizeParty
 	// Rho is the single owner's zCDP budget the run used (from Epsilon
 	// when one was given), BinRho the part of it spent choosing bins.
 	Rho, BinRho float64
@@ -119,15 +136,73 @@ func EvenParties(s data.Schema, rhos []float64) ([]SynthesizeParty, error) {
 	return out, nil
 }
 
+// Encoded is an owner's table discretised as it was read, with the domain
+// SynthesizeDomain returns for the run's options: pieces (a one-pass
+// reader's batches) and how many values were clamped to their declared
+// bounds. Synthesize recodes the pieces in place to the bins it chooses.
+type Encoded struct {
+	Domain  *marginal.Domain
+	Chunks  marginal.Chunks
+	Clamped int
+}
+
+// SynthesizeDomain is the domain a table with schema s must be
+// discretised with for Synthesize under o (Encoded): the schema's bins,
+// or, when the numeric bins are chosen from the data (one owner, the
+// default), numeric attributes cut at every edge those bins may have
+// (marginal.FineEdges), so that the bins chosen afterwards from the
+// cells' counts are unions of cells and the records need not be read
+// again.
+func SynthesizeDomain(s data.Schema, o SynthesizeOptions) (*marginal.Domain, error) {
+	if !adaptive(o) {
+		d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
+		if err != nil {
+			return nil, fmt.Errorf("publish: %w", err)
+		}
+		return d, nil
+	}
+	fine := map[string][]float64{}
+	for _, a := range s.Attributes {
+		if a.Kind == data.Numeric {
+			fine[a.Name] = marginal.FineEdges(a, binsOf(o, a), marginal.DefaultGrid)
+		}
+	}
+	d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: fine})
+	if err != nil {
+		return nil, fmt.Errorf("publish: cells to choose the bins from: %w", err)
+	}
+	return d, nil
+}
+
+// adaptive reports whether o chooses numeric bins from the data.
+func adaptive(o SynthesizeOptions) bool {
+	return o.BinShare > 0 || (o.BinShare == 0 && len(o.Parties) <= 1)
+}
+
+// binsOf is the number of equal-width bins attribute a's bins refine.
+func binsOf(o SynthesizeOptions, a data.Attribute) int {
+	return cmp.Or(o.BinsFor[a.Name], o.Bins, marginal.DefaultBins)
+}
+
 // Synthesize publishes a synthetic table under personalised zCDP budgets.
 func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, error) {
-	if o.Table == nil || o.Table.Len() == 0 {
+	var (
+		schema data.Schema
+		n      int
+	)
+	switch {
+	case o.Table != nil && o.Encoded != nil:
+		return nil, fmt.Errorf("publish: synthesize takes a table or encoded records, not both")
+	case o.Table != nil && o.Table.Len() > 0:
+		schema, n = o.Table.Schema, o.Table.Len()
+	case o.Encoded != nil && o.Encoded.Domain != nil && o.Encoded.Chunks.Len() > 0:
+		schema, n = o.Encoded.Domain.Schema(), o.Encoded.Chunks.Len()
+	default:
 		return nil, fmt.Errorf("publish: synthesize needs a non-empty table")
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
-	n := o.Table.Len()
 	if o.Delta == 0 {
 		o.Delta = dp.DefaultDelta(n)
 	}
@@ -145,12 +220,12 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		o.Rho = rho
 	}
 	if len(o.Parties) == 0 {
-		o.Parties = []SynthesizeParty{{Name: "owner", Rho: o.Rho, Attributes: o.Table.Schema.Names()}}
+		o.Parties = []SynthesizeParty{{Name: "owner", Rho: o.Rho, Attributes: schema.Names()}}
 	}
 	if o.Method == "" {
 		o.Method = marginal.MethodPaper
 	}
-	dom, err := marginal.NewDomain(o.Table.Schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
+	dom, err := marginal.NewDomain(schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -161,16 +236,35 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if o.BinShare == 0 && len(parties) == 1 {
 		o.BinShare = DefaultBinShare
 	}
+	pre, err := SynthesizeDomain(schema, o)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		real    marginal.Chunks
+		clamped int
+	)
+	if o.Table != nil {
+		ds, st, err := pre.Encode(o.Table)
+		if err != nil {
+			return nil, fmt.Errorf("publish: %w", err)
+		}
+		real, clamped = marginal.Chunks{ds}, st.Clamped
+	} else {
+		if !slices.Equal(o.Encoded.Domain.Sizes(), pre.Sizes()) {
+			return nil, fmt.Errorf("publish: records encoded with cells %v, want %v (SynthesizeDomain)", o.Encoded.Domain.Sizes(), pre.Sizes())
+		}
+		if err := o.Encoded.Chunks.Check(); err != nil {
+			return nil, fmt.Errorf("publish: %w", err)
+		}
+		real, clamped = o.Encoded.Chunks, o.Encoded.Clamped
+	}
 	var binRho float64
-	if dom, binRho, err = adaptiveBins(o, dom, accts); err != nil {
+	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts); err != nil {
 		return nil, err
 	}
 	parties[0].Rho -= binRho
-	ds, st, err := dom.Encode(o.Table)
-	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
-	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Data: ds, Accountants: accts, Source: o.Source.Child()})
+	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child()})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -183,21 +277,24 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
 		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds},
-		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows}, Source: o.Source.Child(), Progress: o.Progress,
+		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	synth, err := dom.Decode(res.Data, o.Source.Child())
-	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
+	decodeSrc := o.Source.Child()
+	var synth *data.Table
+	if !o.NoTable {
+		if synth, err = dom.DecodeRows(res.Data, res.Rows, decodeSrc); err != nil {
+			return nil, fmt.Errorf("publish: %w", err)
+		}
 	}
 	report, err := synthesizeReport(o, res, dom, accts, n, binRho)
 	if err != nil {
 		return nil, err
 	}
-	return &SynthesizeResult{Synthetic: synth, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
-		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: st.Clamped, Elapsed: time.Since(start)}, nil
+	return &SynthesizeResult{Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
+		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
 }
 
 // namedSets maps attribute-name sets to index sets (nil for none).
@@ -332,16 +429,19 @@ func totalRho(res *marginal.Result) float64 {
 const DefaultBinShare = 0.05
 
 // adaptiveBins chooses every numeric attribute's bins from the data when
-// o.BinShare > 0 (one owner), charging the owner's accountant, and returns
-// the domain with those bins and the ρ spent.
-func adaptiveBins(o SynthesizeOptions, dom *marginal.Domain, accts []*privacy.Accountant) (*marginal.Domain, float64, error) {
+// o.BinShare > 0 (one owner), charging the owner's accountant, and
+// returns the domain with those bins (the records recoded to it) and the
+// ρ spent. The records are discretised with pre (SynthesizeDomain): the
+// bins come from the counts of its fine cells, which give the same
+// histogram, and so the same release, as the values themselves.
+func adaptiveBins(o SynthesizeOptions, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant) (*marginal.Domain, float64, error) {
 	if !(o.BinShare > 0) {
 		return dom, 0, nil
 	}
 	if len(accts) != 1 || o.BinShare >= 1 {
 		return nil, 0, fmt.Errorf("publish: data-adaptive bins (share %v) need one owner and a share below 1", o.BinShare)
 	}
-	s := o.Table.Schema
+	s := dom.Schema()
 	var numeric []int
 	for j, a := range s.Attributes {
 		if a.Kind == data.Numeric {
@@ -354,14 +454,13 @@ func adaptiveBins(o SynthesizeOptions, dom *marginal.Domain, accts []*privacy.Ac
 	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
 	cuts := map[string][]float64{}
 	src := o.Source.Child()
-	col := make([]float64, o.Table.Len())
 	for _, j := range numeric {
 		a := s.Attributes[j]
-		for i, row := range o.Table.Rows {
-			col[i] = row[j]
+		counts, err := real.Count([]int{j})
+		if err != nil {
+			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		bins := cmp.Or(o.BinsFor[a.Name], o.Bins, marginal.DefaultBins)
-		c, err := marginal.ChooseCuts(a, col, marginal.CutsOptions{Bins: bins, Rho: rho, Accountant: accts[0], Source: src})
+		c, err := marginal.ChooseCutsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src})
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
@@ -371,5 +470,10 @@ func adaptiveBins(o SynthesizeOptions, dom *marginal.Domain, accts []*privacy.Ac
 	if err != nil {
 		return nil, 0, fmt.Errorf("publish: %w", err)
 	}
+	lut, err := marginal.Recoding(pre, d)
+	if err != nil {
+		return nil, 0, fmt.Errorf("publish: %w", err)
+	}
+	real.Recode(lut, d.Sizes())
 	return d, rho * float64(len(numeric)), nil
 }

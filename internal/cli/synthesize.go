@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -99,27 +100,47 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err := st.Validate(); err != nil {
 		return err
 	}
-	table, err := f.load(cmd.ErrOrStderr())
+	stderr := cmd.ErrOrStderr()
+	in, err := f.load(stderr, &st)
 	if err != nil {
 		return err
 	}
-	if table, err = f.gate.holdOutTable(cmd.ErrOrStderr(), table, f.skip); err != nil {
-		return err
+	if in.table != nil {
+		if in.table, err = f.gate.holdOutTable(stderr, in.table, f.skip); err != nil {
+			return err
+		}
+		in.values = tableValues(in.table)
 	}
-	stderr := cmd.ErrOrStderr()
-	out, err := method.RunCentral(cmd.Context(), synthesize.Spec, &st, method.Local{Table: table,
-		Source: f.src.source(cmd.Flags(), stderr), Attach: synthesize.Progress(stageBars(stderr))})
+	// A CSV file is written a chunk at a time, never held whole; standard
+	// output, Parquet and the release gate (which reads both tables) get
+	// the whole table.
+	stream := !f.gate.on && f.out != stdoutPath && !data.IsParquetPath(f.out)
+	out, err := method.RunCentral(cmd.Context(), synthesize.Spec, &st, method.Local{Table: in.table,
+		Source: f.src.source(cmd.Flags(), stderr),
+		Attach: synthesize.Input{Progress: stageBars(stderr), Encoded: in.encoded, NoTable: stream}})
 	if err != nil {
 		return err
 	}
 	res := out.Detail.(*publish.SynthesizeResult)
-	if err := f.gate.publishTable(cmd, &f.outputFlags, []*data.Table{table}, res.Synthetic, res.Report); err != nil {
-		return err
+	sample := synthSample{}
+	if stream {
+		if sample, err = publishStream(cmd, f.out, f.report, res); err != nil {
+			return err
+		}
+	} else {
+		if err := f.gate.publishTable(cmd, &f.outputFlags, []*data.Table{in.table}, res.Synthetic, res.Report); err != nil {
+			return err
+		}
+		sample.add(res.Synthetic)
 	}
-	return printSynthUtility(cmd.OutOrStdout(), table, res)
+	return printSynthUtility(cmd.OutOrStdout(), in, res, sample)
 }
 
-func (f *synthFlags) load(notes io.Writer) (*data.Table, error) {
+// load reads the owner's data: a built-in dataset, a Parquet file or any
+// file the release gate will attack as a table, else a CSV/TSV file (or
+// standard input) in one streaming pass that keeps only the records'
+// cells (streamInput).
+func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput, error) {
 	switch {
 	case f.dataset != "" && f.input != "":
 		return nil, usagef("give --dataset or --input, not both")
@@ -128,7 +149,10 @@ func (f *synthFlags) load(notes io.Writer) (*data.Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		return dropColumns(t, f.skip)
+		if t, err = dropColumns(t, f.skip); err != nil {
+			return nil, err
+		}
+		return &synthInput{table: t, values: tableValues(t)}, nil
 	case f.input == "":
 		return nil, usagef("no data: give --dataset NAME or --input FILE --schema FILE")
 	case f.schema == "":
@@ -138,8 +162,15 @@ func (f *synthFlags) load(notes io.Writer) (*data.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := readTable(notes, f.input, s, f.skip)
-	return t, err
+	if data.IsParquetPath(f.input) || f.gate.on {
+		// The release gate attacks the real table: it is held whole.
+		t, _, err := readTable(notes, f.input, s, f.skip)
+		if err != nil {
+			return nil, err
+		}
+		return &synthInput{table: t, values: tableValues(t)}, nil
+	}
+	return streamInput(notes, f.input, s, f.skip, st)
 }
 
 // stageBars shows one progress bar per engine stage on w.
@@ -154,8 +185,13 @@ func stageBars(w io.Writer) func(stage string, done, total int) {
 	}
 }
 
-func printSynthUtility(w io.Writer, real *data.Table, res *publish.SynthesizeResult) error {
-	tv, err := eval.SynthTVD(real, res.Synthetic, res.Domain, nil)
+// printSynthUtility prints the owner's quality summary: the mean TVD over
+// every 1-way and 2-way marginal (exact counts of the real records, as
+// discretised for the run, against the synthetic records' cells) and the
+// numeric columns' distances on their original values (the real values'
+// counts against the synthetic values written, up to sampleRows rows).
+func printSynthUtility(w io.Writer, in *synthInput, res *publish.SynthesizeResult, sample synthSample) error {
+	tv, err := synthTVD(res)
 	if err != nil {
 		return err
 	}
@@ -182,13 +218,29 @@ func printSynthUtility(w io.Writer, real *data.Table, res *publish.SynthesizeRes
 	fmt.Fprintf(w, "  time: %v (one-way %v, scores %v, selection %v, marginals %v, post-processing %v, GUM %v)\n",
 		res.Elapsed.Round(1e6), t.OneWays.Round(1e6), t.Scores.Round(1e6), t.Select.Round(1e6), t.Marginals.Round(1e6),
 		t.PostProcess.Round(1e6), t.GUM.Round(1e6))
-	nd, err := marginal.NumericDistances(real, res.Synthetic)
-	if err != nil {
-		return err
+	if res.Rows > e.Data.Len() {
+		fmt.Fprintf(w, "  %d synthetic rows repeat %d fitted records (each numeric value drawn afresh in its bin)\n", res.Rows, e.Data.Len())
 	}
-	for _, d := range nd {
+	s := in.schema()
+	for j, a := range s.Attributes {
+		if a.Kind != data.Numeric {
+			continue
+		}
+		real, ok := in.values[j]
+		syn := slices.Clone(sample[j])
+		if !ok || len(syn) == 0 {
+			continue
+		}
+		slices.Sort(syn)
+		d := marginal.NumericDistanceOf(a, real, syn)
 		fmt.Fprintf(w, "  %s (original values): Wasserstein-1 %.4g (%.4f of the range), KS %.4f; value %g: %.1f%% real, %.1f%% synthetic\n",
 			d.Name, d.W1, d.W1Range, d.KS, d.Mode, 100*d.RealMass, 100*d.SynthMass)
+	}
+	if len(in.tooMany) > 0 {
+		fmt.Fprintf(w, "  %s: more than %d distinct values, distances on original values not computed\n", strings.Join(in.tooMany, ", "), maxDistinct)
+	}
+	if len(sample) > 0 && res.Rows > sampleRows {
+		fmt.Fprintf(w, "  (original-value distances against the first %d synthetic rows)\n", sampleRows)
 	}
 	if res.BinRho > 0 {
 		fmt.Fprintf(w, "  numeric bins chosen from the data with ρ = %.4g (%.1f%% of the budget)\n", res.BinRho, 100*res.BinRho/res.Rho)
@@ -200,6 +252,68 @@ func printSynthUtility(w io.Writer, real *data.Table, res *publish.SynthesizeRes
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
 	return nil
+}
+
+// synthTVD is eval.SynthTVD's mean TVD over every 1-way and 2-way
+// marginal, from exact counts: the real records' cells (res.Real) and the
+// synthetic records' (the fitted records, each counted as often as it
+// is written).
+func synthTVD(res *publish.SynthesizeResult) (eval.TVDStats, error) {
+	var st eval.TVDStats
+	d := res.Domain.Len()
+	var sets [][]int
+	for a := range d {
+		sets = append(sets, []int{a})
+		for b := a + 1; b < d; b++ {
+			sets = append(sets, []int{a, b})
+		}
+	}
+	// Every count in one pass over each side.
+	real, err := res.Real.CountAll(sets)
+	if err != nil {
+		return st, err
+	}
+	ds, rows := res.Engine.Data, res.Rows
+	syn, err := marginal.Chunks{ds}.CountAll(sets)
+	if err != nil {
+		return st, err
+	}
+	if fits := ds.Len(); rows != fits {
+		// Record r is fitted record r mod fits: each counts rows/fits
+		// times, the first rows%fits once more.
+		rest := &marginal.Dataset{Sizes: ds.Sizes, Cols: make([][]uint16, len(ds.Cols))}
+		for j, c := range ds.Cols {
+			rest.Cols[j] = c[:rows%fits]
+		}
+		extra, err := marginal.Chunks{rest}.CountAll(sets)
+		if err != nil {
+			return st, err
+		}
+		for i, m := range syn {
+			for c := range m.Counts {
+				m.Counts[c] = m.Counts[c]*float64(rows/fits) + extra[i].Counts[c]
+			}
+		}
+	}
+	nr, ns := float64(res.Real.Len()), float64(rows)
+	for i, attrs := range sets {
+		t := 0.0
+		for c := range real[i].Counts {
+			t += math.Abs(real[i].Counts[c]/nr - syn[i].Counts[c]/ns)
+		}
+		if len(attrs) == 1 {
+			st.OneWay += t / 2
+		} else {
+			st.TwoWay += t / 2
+		}
+	}
+	pairs := d * (d - 1) / 2
+	st.All = (st.OneWay + st.TwoWay) / float64(d+pairs)
+	st.OneWay /= float64(d)
+	if pairs > 0 {
+		st.TwoWay /= float64(pairs)
+	}
+	return st, nil
 }
 
 type evalSynthFlags struct {

@@ -159,29 +159,76 @@ func parseParty(g string) (name string, attrs []string, err error) {
 // Progress, as the Local's attachment, reports the engine's stages.
 type Progress func(stage string, done, total int)
 
-func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outcome, error) {
-	s := st.(*Settings)
-	if l.Table == nil {
-		return nil, fmt.Errorf("no table to synthesize from")
-	}
-	parties, err := s.partyList(l.Table.Schema)
+// Input, as the Local's attachment instead of Progress, also carries the
+// owner's records already discretised by a one-pass reader (with the
+// domain Domain returns; the Local's Table is then nil) and asks for no
+// synthetic table in the outcome (publish.SynthesizeOptions.NoTable: the
+// caller decodes the records from the result, a chunk at a time).
+type Input struct {
+	Progress Progress
+	Encoded  *publish.Encoded
+	NoTable  bool
+}
+
+// Domain is the domain a table with schema sc is discretised with for a
+// run with these (validated) settings: what a reader that never holds
+// the table encodes its rows with (Input.Encoded).
+func (s *Settings) Domain(sc data.Schema) (*marginal.Domain, error) {
+	o, err := s.options(sc)
 	if err != nil {
 		return nil, method.SettingsError{Err: err}
 	}
-	progress, _ := l.Attach.(Progress)
-	res, err := publish.Synthesize(ctx, publish.SynthesizeOptions{
-		Table: l.Table, Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
+	return publish.SynthesizeDomain(sc, o)
+}
+
+// options are the publish options of a run over schema sc, without the
+// data, randomness and progress.
+func (s *Settings) options(sc data.Schema) (publish.SynthesizeOptions, error) {
+	parties, err := s.partyList(sc)
+	if err != nil {
+		return publish.SynthesizeOptions{}, err
+	}
+	return publish.SynthesizeOptions{
+		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
 		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds,
 		Bins: s.Bins, Score: s.Score,
 		Combine: marginal.CombineOptions{MaxCells: s.MaxCells, AnyClique: s.AnyClique},
 		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta,
-		Source: l.Source, Progress: progress,
-	})
+	}, nil
+}
+
+func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outcome, error) {
+	s := st.(*Settings)
+	var in Input
+	switch a := l.Attach.(type) {
+	case Progress:
+		in.Progress = a
+	case Input:
+		in = a
+	}
+	var sc data.Schema
+	switch {
+	case l.Table != nil:
+		sc = l.Table.Schema
+	case in.Encoded != nil && in.Encoded.Domain != nil:
+		sc = in.Encoded.Domain.Schema()
+	default:
+		return nil, fmt.Errorf("no table to synthesize from")
+	}
+	o, err := s.options(sc)
+	if err != nil {
+		return nil, method.SettingsError{Err: err}
+	}
+	o.Table, o.Encoded, o.NoTable, o.Source = l.Table, in.Encoded, in.NoTable, l.Source
+	if in.Progress != nil {
+		o.Progress = in.Progress
+	}
+	res, err := publish.Synthesize(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	if l.Facts != nil {
-		l.Facts.Rows, l.Facts.Clamped = l.Table.Len(), res.Clamped
+		l.Facts.Rows, l.Facts.Clamped = res.Real.Len(), res.Clamped
 	}
 	// Detail is the whole result (the engine's measurements, timings and
 	// domain) for the owner's own utility summary.

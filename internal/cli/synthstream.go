@@ -1,0 +1,350 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sync"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/method/synthesize"
+	"github.com/dppub/dppub/publish"
+	"github.com/spf13/cobra"
+)
+
+// synthInput is what synthesize read: a table (a built-in dataset, a
+// Parquet file), or records encoded as they were read and never held as
+// a table (CSV/TSV), with the real numeric values' counts for the
+// owner's summary.
+type synthInput struct {
+	table   *data.Table
+	encoded *publish.Encoded
+	// values[j] counts numeric attribute j's real values (nil when it
+	// had more than maxDistinct distinct values).
+	values map[int]marginal.ValueCounts
+	// tooMany names the numeric attributes left out of values.
+	tooMany []string
+}
+
+func (in *synthInput) schema() data.Schema {
+	if in.table != nil {
+		return in.table.Schema
+	}
+	return in.encoded.Domain.Schema()
+}
+
+// maxDistinct bounds the distinct values of one numeric column the
+// owner's summary counts (its Wasserstein and KS distances need them).
+const maxDistinct = 1 << 18
+
+// pieceRows is the size of the pieces the encoded records are kept in.
+const pieceRows = 1 << 16
+
+// streamInput reads a CSV/TSV file (or standard input) once, on every
+// core, encoding each row into compact per-attribute cells as it is
+// parsed (with the domain the run will discretise with, which the
+// settings fix) and counting the numeric values: memory is two bytes per
+// cell of the table, never a float64 per cell.
+func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st *synthesize.Settings) (*synthInput, error) {
+	// Most of the heap from here on is the records' cells, which hold no
+	// pointers and so cost the collector nothing to mark: collecting when
+	// the heap has grown by half of them, not by all of them, keeps the
+	// peak well below twice the cells at little cost.
+	debug.SetGCPercent(50)
+	o := data.ScanOptions{ReadOptions: data.ReadOptions{Header: true, SkipColumns: skip}}
+	workers := runtime.GOMAXPROCS(0)
+	o.Workers = workers
+	type worker struct {
+		cur     *marginal.Dataset
+		used    int
+		clamped int
+		values  []map[float64]int
+	}
+	var (
+		dom     *marginal.Domain
+		numeric []int
+		mu      sync.Mutex
+		pieces  marginal.Chunks
+	)
+	ws := make([]*worker, workers)
+	start := func(sc data.Schema) error {
+		d, err := st.Domain(sc)
+		if err != nil {
+			return err
+		}
+		dom = d
+		for j, a := range sc.Attributes {
+			if a.Kind == data.Numeric {
+				numeric = append(numeric, j)
+			}
+		}
+		for w := range ws {
+			ws[w] = &worker{values: make([]map[float64]int, len(numeric))}
+			for k := range numeric {
+				ws[w].values[k] = map[float64]int{}
+			}
+		}
+		return nil
+	}
+	consume := func(w int, rows [][]float64) error {
+		wk := ws[w]
+		for k, j := range numeric {
+			m := wk.values[k]
+			if m == nil {
+				continue
+			}
+			for _, r := range rows {
+				m[r[j]]++
+			}
+			if len(m) > maxDistinct {
+				wk.values[k] = nil
+			}
+		}
+		for len(rows) > 0 {
+			if wk.cur == nil || wk.used == wk.cur.Len() {
+				if wk.cur != nil {
+					mu.Lock()
+					pieces = append(pieces, wk.cur)
+					mu.Unlock()
+				}
+				wk.cur, wk.used = marginal.NewDataset(dom.Sizes(), pieceRows), 0
+			}
+			k := min(len(rows), wk.cur.Len()-wk.used)
+			c, err := dom.EncodeInto(rows[:k], wk.cur, wk.used)
+			if err != nil {
+				return err
+			}
+			wk.used += k
+			wk.clamped += c
+			rows = rows[k:]
+		}
+		return nil
+	}
+	var (
+		rst data.ReadStats
+		err error
+	)
+	if path == stdinPath {
+		o.Name = stdinName
+		rst, err = data.Scan(os.Stdin, s, o, start, consume)
+	} else {
+		rst, err = data.ScanFile(path, s, o, start, consume)
+	}
+	if err != nil {
+		return nil, err
+	}
+	in := &synthInput{encoded: &publish.Encoded{Domain: dom}, values: map[int]marginal.ValueCounts{}}
+	for _, wk := range ws {
+		if wk == nil || wk.cur == nil {
+			continue
+		}
+		for j := range wk.cur.Cols {
+			wk.cur.Cols[j] = wk.cur.Cols[j][:wk.used]
+		}
+		pieces = append(pieces, wk.cur)
+		in.encoded.Clamped += wk.clamped
+	}
+	in.encoded.Chunks = pieces
+	for k, j := range numeric {
+		all := map[float64]int{}
+		for _, wk := range ws {
+			if all != nil && wk.values[k] == nil {
+				all = nil
+			}
+			for v, c := range wk.values[k] {
+				if all != nil {
+					all[v] += c
+				}
+			}
+		}
+		if all == nil || len(all) > maxDistinct {
+			in.tooMany = append(in.tooMany, dom.Name(j))
+			continue
+		}
+		var h marginal.ValueCounts
+		h.Values = make([]float64, 0, len(all))
+		for v := range all {
+			h.Values = append(h.Values, v)
+		}
+		slices.Sort(h.Values)
+		h.Counts = make([]int, len(h.Values))
+		for i, v := range h.Values {
+			h.Counts[i] = all[v]
+		}
+		in.values[j] = h
+	}
+	if notes != nil && rst.DroppedMissing > 0 {
+		fmt.Fprintf(notes, "%s: %d of %d rows dropped for a missing value (not released)\n", displayPath(path, stdinName), rst.DroppedMissing, rst.DroppedMissing+rst.Rows)
+	}
+	return in, nil
+}
+
+// tableValues counts the numeric values of an input held as a table.
+func tableValues(t *data.Table) map[int]marginal.ValueCounts {
+	out := map[int]marginal.ValueCounts{}
+	c := make([]float64, t.Len())
+	for j, a := range t.Schema.Attributes {
+		if a.Kind != data.Numeric {
+			continue
+		}
+		for i, row := range t.Rows {
+			c[i] = row[j]
+		}
+		slices.Sort(c)
+		out[j] = marginal.Histogram(c)
+	}
+	return out
+}
+
+// synthSample is the synthetic numeric values the owner's summary
+// compares with the real ones: every row's up to sampleRows rows, the
+// first ones written (beyond, rows repeat fitted records anyway).
+type synthSample map[int][]float64
+
+const sampleRows = 1 << 18
+
+// add keeps t's numeric values while the sample has room.
+func (s synthSample) add(t *data.Table) {
+	for j, a := range t.Schema.Attributes {
+		if a.Kind != data.Numeric {
+			continue
+		}
+		for _, row := range t.Rows {
+			if len(s[j]) == sampleRows {
+				break
+			}
+			s[j] = append(s[j], row[j])
+		}
+	}
+}
+
+// publishStream writes the synthetic CSV a chunk at a time — decoded and
+// formatted on every core, written in order and hashed on the way — then
+// the report with the file's digest; nothing of it is held whole. If the
+// report cannot be written the table is removed, so nothing is
+// half-published.
+func publishStream(cmd *cobra.Command, out, reportPath string, res *publish.SynthesizeResult) (synthSample, error) {
+	sample := synthSample{}
+	h := sha256.New()
+	err := fsutil.WriteFileAtomic(out, 0o644, func(f io.Writer) error {
+		bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
+		if err := data.WriteCSVHeader(bw, res.Domain.Schema()); err != nil {
+			return err
+		}
+		err := decodeChunks(res, func(t *data.Table, b []byte) error {
+			if len(sample) == 0 || len(sample[firstNumeric(t.Schema)]) < sampleRows {
+				sample.add(t)
+			}
+			_, err := bw.Write(b)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", out, err)
+	}
+	r := res.Report
+	stampReport(cmd, r, nil)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	r.RecordOutputSHA256(displayPath(out, stdoutName), sum)
+	js, err := r.JSON()
+	if err == nil {
+		err = writeBytes(reportPath, js)
+	}
+	if err != nil {
+		os.Remove(out)
+		return nil, fmt.Errorf("writing %s: %w", reportPath, err)
+	}
+	w := cmd.OutOrStdout()
+	printReport(cmd, w, r)
+	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
+		res.Rows, len(res.Domain.Schema().Attributes), displayPath(out, stdoutName), reportPath)
+	return sample, nil
+}
+
+func firstNumeric(s data.Schema) int {
+	for j, a := range s.Attributes {
+		if a.Kind == data.Numeric {
+			return j
+		}
+	}
+	return -1
+}
+
+// decodeChunks decodes the synthetic records chunk by chunk
+// (marginal.DecodeChunk rows each, the chunks' randomness drawn up front)
+// and formats each as CSV rows on every core, and hands each chunk's
+// table and bytes to emit in order, from this goroutine. At most one
+// chunk per core, and the one being written, are in flight.
+func decodeChunks(res *publish.SynthesizeResult, emit func(*data.Table, []byte) error) error {
+	srcs := marginal.DecodeSources(res.Rows, res.DecodeSource)
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(srcs)))
+	type chunk struct {
+		t   data.Table
+		b   bytes.Buffer
+		err error
+	}
+	slots := make([]chan *chunk, len(srcs))
+	for k := range slots {
+		slots[k] = make(chan *chunk, 1) // a worker never waits to hand over
+	}
+	pool := sync.Pool{New: func() any { return new(chunk) }}
+	inFlight := make(chan struct{}, workers+1)
+	next, stop := make(chan int), make(chan struct{})
+	go func() {
+		defer close(next)
+		for k := range srcs {
+			select {
+			case inFlight <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case next <- k:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := range next {
+				c := pool.Get().(*chunk)
+				c.b.Reset()
+				c.err = res.Domain.DecodeChunkInto(res.Engine.Data, res.Rows, k, srcs[k], &c.t)
+				if c.err == nil {
+					c.err = data.WriteCSVRows(&c.b, &c.t)
+				}
+				slots[k] <- c
+			}
+		})
+	}
+	var err error
+	for k := range srcs {
+		c := <-slots[k]
+		if err = c.err; err == nil {
+			err = emit(&c.t, c.b.Bytes())
+		}
+		pool.Put(c)
+		<-inFlight
+		if err != nil {
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	return err
+}
