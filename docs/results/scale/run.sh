@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Scaling of PPCA-DP-MH owner statistics against a plain read+split loop on
-# the same Adult-like files (Adult's records resampled), in the same run.
+# Scaling against a plain read+split loop on the same Adult-like files
+# (Adult's records resampled, with a header row), in the same run: PPCA-DP-MH
+# owner statistics (ppca) and `dppub synthesize` end to end (synthesize).
 # Not part of CI. Usage: docs/results/scale/run.sh [sizes...]   (default 1e5 1e6)
-# Writes /tmp/dppub-scale/adult-N.csv and prints CSV rows to stdout.
+# TASKS picks the tasks (default "split ppca synthesize").
+# Writes /tmp/dppub-scale/adult-N.csv and prints CSV rows to stdout; the
+# 1-minute load average before each task is the last column.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd ../../.. && pwd)
@@ -10,17 +13,30 @@ src=${ADULT:-$root/../shared/data/adult/adult.data}
 out=/tmp/dppub-scale
 mkdir -p "$out"
 go build -o "$out/scale" scale.go
+(cd "$root" && go build -o "$out/dppub" ./cmd/dppub)
+"$out/scale" schema "$out/adult.schema.json"
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(100000 1000000)
-echo "rows,bytes,task,wall_s,user_s,sys_s,max_rss_kb"
+read -r -a tasks <<< "${TASKS:-split ppca synthesize}"
+echo "rows,bytes,task,wall_s,user_s,sys_s,max_rss_kb,load1"
 for n in "${sizes[@]}"; do
   f=$out/adult-$n.csv
   [ -f "$f" ] || "$out/scale" gen "$n" "$src" "$f"
   bytes=$(stat -c %s "$f")
-  cat "$f" > /dev/null  # warm the page cache for both tasks alike
-  for task in split ppca; do
-    /usr/bin/time -f "%e %U %S %M" -o "$out/time" "$out/scale" "$task" "$f" > /dev/null
+  cat "$f" > /dev/null  # warm the page cache for every task alike
+  for task in "${tasks[@]}"; do
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    case $task in
+      synthesize)
+        # Secure randomness, as a real release; the synthetic CSV (as
+        # many rows as the input) is deleted afterwards.
+        cmd=("$out/dppub" synthesize --input "$f" --schema "$out/adult.schema.json" --epsilon 1
+             --out "$out/synth-$n.csv" --force --quiet) ;;
+      *) cmd=("$out/scale" "$task" "$f") ;;
+    esac
+    /usr/bin/time -f "%e %U %S %M" -o "$out/time" "${cmd[@]}" > /dev/null
     read -r secs user sys rss < "$out/time"
-    echo "$n,$bytes,$task,$secs,$user,$sys,$rss"
+    rm -f "$out/synth-$n.csv" "$out/synth-$n.csv.privacy.json"
+    echo "$n,$bytes,$task,$secs,$user,$sys,$rss,$load"
   done
 done

@@ -2,14 +2,17 @@
 
 // Scaling measurements for docs/results/scale (run.sh drives it; not CI).
 //
-//	go run scale.go gen N SRC OUT   # N lines resampled from SRC's records
+//	go run scale.go gen N SRC OUT   # a header and N lines resampled from SRC's records
+//	go run scale.go schema OUT      # Adult's schema as JSON (for synthesize --schema)
 //	go run scale.go split FILE      # plain Go loop: read lines, split on commas
 //	go run scale.go ppca FILE       # PPCA-DP-MH owner statistics, one pass, all cores
+//	go run scale.go synthesize ARGS # `dppub synthesize ARGS` in this process (CPUPROFILE)
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -21,6 +24,7 @@ import (
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/internal/cli"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -39,6 +43,13 @@ func main() {
 		err = split(os.Args[2])
 	case "ppca":
 		err = moments(os.Args[2])
+	case "schema":
+		err = schemaJSON(os.Args[2])
+	case "synthesize":
+		// The command itself, in this process so that CPUPROFILE covers it.
+		if rc := cli.Main(os.Args[2:], os.Stdout, os.Stderr); rc != 0 {
+			err = fmt.Errorf("synthesize exited with %d", rc)
+		}
 	}
 	if err != nil {
 		pprof.StopCPUProfile()
@@ -63,6 +74,13 @@ func gen(n int, src, dst string) error {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
+	// A header row, which `dppub synthesize --input` needs (the line
+	// itself, not the resampled records, is all that changes).
+	schema, err := datasets.Schema("adult")
+	if err != nil {
+		return err
+	}
+	w.WriteString(strings.Join(schema.Names(), ",") + "\n")
 	r := randx.NewSeeded(uint64(n))
 	for range n {
 		w.Write(lines[r.IntN(len(lines))])
@@ -72,6 +90,18 @@ func gen(n int, src, dst string) error {
 		return err
 	}
 	return f.Close()
+}
+
+func schemaJSON(dst string) error {
+	s, err := datasets.Schema("adult")
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, append(b, '\n'), 0o644)
 }
 
 // split is the peer: the least a reader must do (read every line, find
@@ -125,7 +155,7 @@ func moments(path string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lp, err := data.NewLineParser(schema, data.ReadOptions{}, first)
+			lp, err := data.NewLineParser(schema, data.ReadOptions{Header: true}, first)
 			re, err2 := enc.RowEncoder(schema)
 			if err != nil || err2 != nil {
 				errs[w] = fmt.Errorf("%v %v", err, err2)
