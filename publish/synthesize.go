@@ -249,7 +249,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		if err != nil {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
-		real, clamped = marginal.Chunks{ds}, st.Clamped
+		real, clamped = marginal.Chunks{marginal.CellsOf(ds)}, st.Clamped
 	} else {
 		if !slices.Equal(o.Encoded.Domain.Sizes(), pre.Sizes()) {
 			return nil, fmt.Errorf("publish: records encoded with cells %v, want %v (SynthesizeDomain)", o.Encoded.Domain.Sizes(), pre.Sizes())

@@ -199,7 +199,7 @@ func BenchmarkCountAllPairsAdult1M(b *testing.B) {
 				piece.Cols[j][i] = ds.Cols[j][r]
 			}
 		}
-		cs = append(cs, piece)
+		cs = append(cs, CellsOf(piece))
 	}
 	var pairs [][]int
 	for a := range ds.Sizes {

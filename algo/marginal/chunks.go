@@ -9,11 +9,80 @@ import (
 	"github.com/dppub/dppub/data"
 )
 
-// Chunks is a discretised table held as consecutive pieces, each a
-// Dataset over the same domain: what a one-pass reader produces batch by
-// batch, never copied into one table (which would hold it twice while
-// copying). Counts over it are the sums of the pieces' counts.
-type Chunks []*Dataset
+// Cells is a piece of a discretised table: each attribute's cells one
+// byte per record when its domain fits in a byte, two otherwise (a
+// Dataset's are always two). Recoding to a smaller domain narrows them.
+type Cells struct {
+	sizes []int
+	n     int
+	b     [][]uint8  // narrow columns (nil where wide)
+	w     [][]uint16 // wide columns (nil where narrow)
+}
+
+// NewCells allocates n records over domain sizes, all in cell 0.
+func NewCells(sizes []int, n int) *Cells {
+	c := &Cells{sizes: slices.Clone(sizes), n: n, b: make([][]uint8, len(sizes)), w: make([][]uint16, len(sizes))}
+	for j, s := range sizes {
+		if s <= 1<<8 {
+			c.b[j] = make([]uint8, n)
+		} else {
+			c.w[j] = make([]uint16, n)
+		}
+	}
+	return c
+}
+
+// CellsOf is ds's records as Cells, sharing its columns.
+func CellsOf(ds *Dataset) *Cells {
+	return &Cells{sizes: ds.Sizes, n: ds.Len(), b: make([][]uint8, len(ds.Cols)), w: ds.Cols}
+}
+
+// Len is the number of records.
+func (c *Cells) Len() int { return c.n }
+
+// Truncate keeps the first n records.
+func (c *Cells) Truncate(n int) {
+	c.n = min(c.n, max(n, 0))
+}
+
+// Set puts record i of attribute j in cell v.
+func (c *Cells) Set(j, i, v int) {
+	if c.b[j] != nil {
+		c.b[j][i] = uint8(v)
+	} else {
+		c.w[j][i] = uint16(v)
+	}
+}
+
+// view returns the piece as a Dataset over the attributes in need,
+// widening narrow columns into scratch (one column per attribute).
+func (c *Cells) view(need []bool, scratch [][]uint16) *Dataset {
+	ds := &Dataset{Sizes: c.sizes, Cols: make([][]uint16, len(c.sizes))}
+	for j := range c.sizes {
+		switch {
+		case !need[j]:
+			// Never read (the counts are told the length).
+		case c.w[j] != nil:
+			ds.Cols[j] = c.w[j][:c.n]
+		default:
+			if cap(scratch[j]) < c.n {
+				scratch[j] = make([]uint16, c.n)
+			}
+			col := scratch[j][:c.n]
+			for i, v := range c.b[j][:c.n] {
+				col[i] = uint16(v)
+			}
+			ds.Cols[j] = col
+		}
+	}
+	return ds
+}
+
+// Chunks is a discretised table held as consecutive pieces over the same
+// domain: what a one-pass reader produces batch by batch, never copied
+// into one table (which would hold it twice while copying). Counts over
+// it are the sums of the pieces' counts.
+type Chunks []*Cells
 
 // Len is the number of records.
 func (cs Chunks) Len() int {
@@ -29,14 +98,14 @@ func (cs Chunks) Sizes() []int {
 	if len(cs) == 0 {
 		return nil
 	}
-	return cs[0].Sizes
+	return cs[0].sizes
 }
 
 // Check reports a piece whose domain differs from the first's.
 func (cs Chunks) Check() error {
 	for i, c := range cs {
-		if !slices.Equal(c.Sizes, cs[0].Sizes) || len(c.Cols) != len(c.Sizes) {
-			return fmt.Errorf("marginal: piece %d has domain sizes %v, piece 0 %v", i, c.Sizes, cs[0].Sizes)
+		if !slices.Equal(c.sizes, cs[0].sizes) {
+			return fmt.Errorf("marginal: piece %d has domain sizes %v, piece 0 %v", i, c.sizes, cs[0].sizes)
 		}
 	}
 	return nil
@@ -61,20 +130,28 @@ func (cs Chunks) CountAll(sets [][]int) ([]*Marginal, error) {
 	}
 	out := make([]*Marginal, len(sets))
 	for i, attrs := range sets {
-		m, err := NewMarginal(cs[0].Sizes, attrs)
+		m, err := NewMarginal(cs[0].sizes, attrs)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = m
+	}
+	need := make([]bool, len(cs[0].sizes))
+	for _, m := range out {
+		for _, a := range m.Attrs {
+			need[a] = true
+		}
 	}
 	cs.each(func(part Chunks) [][]float64 {
 		sums := make([][]float64, len(out))
 		for i, m := range out {
 			sums[i] = make([]float64, m.Cells())
 		}
+		scratch := make([][]uint16, len(need))
 		for _, c := range part {
+			ds := c.view(need, scratch)
 			for i, m := range out {
-				countInto(c, m.Attrs, m.Sizes, sums[i])
+				countInto(ds, c.n, m.Attrs, m.Sizes, sums[i])
 			}
 		}
 		return sums
@@ -103,8 +180,9 @@ func (cs Chunks) each(work func(Chunks) [][]float64, merge func([][]float64)) {
 	}
 }
 
-// Recode maps every piece's codes in place through lut (per attribute;
-// nil leaves an attribute as it is) and sets the pieces' sizes to sizes.
+// Recode maps every piece's cells through lut (per attribute; nil leaves
+// an attribute as it is) to a domain of the given sizes, a column taking
+// one byte per record when its new domain fits in one.
 func (cs Chunks) Recode(lut [][]uint16, sizes []int) {
 	var wg sync.WaitGroup
 	w := max(1, min(runtime.GOMAXPROCS(0), len(cs)))
@@ -115,12 +193,29 @@ func (cs Chunks) Recode(lut [][]uint16, sizes []int) {
 					if m == nil {
 						continue
 					}
-					col := c.Cols[j]
-					for i, v := range col {
-						col[i] = m[v]
+					var b []uint8
+					var wide []uint16
+					if sizes[j] <= 1<<8 {
+						b = make([]uint8, c.n)
+					} else {
+						wide = make([]uint16, c.n)
 					}
+					for i := range c.n {
+						var v uint16
+						if c.b[j] != nil {
+							v = m[c.b[j][i]]
+						} else {
+							v = m[c.w[j][i]]
+						}
+						if b != nil {
+							b[i] = uint8(v)
+						} else {
+							wide[i] = v
+						}
+					}
+					c.b[j], c.w[j] = b, wide
 				}
-				c.Sizes = slices.Clone(sizes)
+				c.sizes = slices.Clone(sizes)
 			}
 		})
 	}

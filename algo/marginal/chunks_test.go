@@ -8,41 +8,70 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
-// Counting a table held in pieces gives the counts of the whole table,
-// for one set or many in one pass.
+// Counting a table held in pieces — narrow (one byte a cell) and wide
+// columns, pieces of many lengths — gives the counts of the whole table,
+// for one set or many in one pass, before and after recoding the pieces
+// to a coarser domain (the wide column then narrows).
 func TestChunksCountAll(t *testing.T) {
-	sizes := []int{4, 3, 5, 2}
+	sizes := []int{4, 3, 5, 300}
 	ds := randomDataset(sizes, 3001, 0.6, randx.NewSeeded(3))
 	var cs Chunks
 	for lo, k := 0, 1; lo < ds.Len(); k *= 3 {
 		hi := min(ds.Len(), lo+k)
-		piece := &Dataset{Sizes: ds.Sizes, Cols: make([][]uint16, len(sizes))}
+		piece := NewCells(sizes, k+2) // room to spare: truncated below
 		for j := range sizes {
-			piece.Cols[j] = ds.Cols[j][lo:hi]
+			for i := lo; i < hi; i++ {
+				piece.Set(j, i-lo, int(ds.Cols[j][i]))
+			}
 		}
+		piece.Truncate(hi - lo)
 		cs = append(cs, piece)
 		lo = hi
 	}
-	sets := [][]int{{0}, {3}, {0, 1}, {2, 1}, {0, 2, 3}, {0, 1, 2, 3}}
-	got, err := cs.CountAll(sets)
-	if err != nil {
-		t.Fatal(err)
+	if cs.Len() != ds.Len() || len(cs) < 5 || cs[0].b[3] != nil || cs[0].b[0] == nil {
+		t.Fatalf("%d records in %d pieces (want %d, one wide column)", cs.Len(), len(cs), ds.Len())
 	}
-	for i, s := range sets {
-		t.Run(setKey(s), func(t *testing.T) {
+	sets := [][]int{{0}, {3}, {0, 1}, {2, 1}, {0, 2, 3}, {0, 1, 2, 3}}
+	check := func(t *testing.T, cs Chunks, ds *Dataset) {
+		t.Helper()
+		got, err := cs.CountAll(sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range sets {
 			want, _ := Count(ds, s)
 			if !slices.Equal(got[i].Counts, want.Counts) || !slices.Equal(got[i].Attrs, want.Attrs) {
-				t.Fatalf("pieces %v, whole %v", got[i].Counts, want.Counts)
+				t.Fatalf("set %v: pieces %v, whole %v", s, got[i].Counts, want.Counts)
 			}
 			one, _ := cs.Count(s)
 			if !slices.Equal(one.Counts, want.Counts) {
-				t.Fatalf("Count %v, whole %v", one.Counts, want.Counts)
+				t.Fatalf("set %v: Count %v, whole %v", s, one.Counts, want.Counts)
 			}
-		})
+		}
 	}
-	if cs.Len() != ds.Len() || len(cs) < 5 {
-		t.Fatalf("%d records in %d pieces", cs.Len(), len(cs))
-	}
+	t.Run("as read", func(t *testing.T) { check(t, cs, ds) })
+	t.Run("recoded", func(t *testing.T) {
+		lut := make([][]uint16, len(sizes))
+		lut[3] = make([]uint16, 300)
+		for v := range lut[3] {
+			lut[3][v] = uint16(v / 10)
+		}
+		coarse := []int{4, 3, 5, 30}
+		cs.Recode(lut, coarse)
+		want := NewDataset(coarse, ds.Len())
+		for j := range sizes {
+			for i, v := range ds.Cols[j] {
+				if lut[j] != nil {
+					v = lut[j][v]
+				}
+				want.Cols[j][i] = v
+			}
+		}
+		if cs[0].b[3] == nil || !slices.Equal(cs.Sizes(), coarse) {
+			t.Fatalf("recoded column not narrowed, sizes %v", cs.Sizes())
+		}
+		check(t, cs, want)
+	})
 	if _, err := (Chunks{}).Count([]int{0}); err == nil {
 		t.Error("counting no pieces: no error")
 	}

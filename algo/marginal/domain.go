@@ -271,15 +271,15 @@ func (d *Domain) Encode(t *data.Table) (*Dataset, EncodeStats, error) {
 }
 
 // EncodeInto discretises rows (cells of the domain's schema, as a reader
-// parsed them) into records at, at+1, … of ds, which must have room, and
-// returns how many values were clamped to their bounds.
-func (d *Domain) EncodeInto(rows [][]float64, ds *Dataset, at int) (int, error) {
-	if len(ds.Cols) != len(d.attrs) || at < 0 || at+len(rows) > ds.Len() {
-		return 0, fmt.Errorf("marginal: %d rows at %d into a dataset of %d records and %d attributes", len(rows), at, ds.Len(), len(ds.Cols))
+// parsed them) into records at, at+1, … of cs (over the domain's sizes,
+// with room for them) and returns how many values were clamped to their
+// bounds.
+func (d *Domain) EncodeInto(rows [][]float64, cs *Cells, at int) (int, error) {
+	if !slices.Equal(cs.sizes, d.Sizes()) || at < 0 || at+len(rows) > cs.Len() {
+		return 0, fmt.Errorf("marginal: %d rows at %d into %d records over domain sizes %v, want %v", len(rows), at, cs.Len(), cs.sizes, d.Sizes())
 	}
 	clamped := 0
 	for j, ad := range d.attrs {
-		col := ds.Cols[j][at : at+len(rows)]
 		numeric := ad.attr.Kind == data.Numeric
 		for i, row := range rows {
 			v := row[j]
@@ -287,14 +287,14 @@ func (d *Domain) EncodeInto(rows [][]float64, ds *Dataset, at int) (int, error) 
 				if !(v >= 0 && int(v) < ad.size && v == math.Trunc(v)) {
 					return 0, fmt.Errorf("marginal: attribute %q: category index %v out of range [0, %d)", ad.attr.Name, v, ad.size)
 				}
-				col[i] = uint16(v)
+				cs.Set(j, at+i, int(v))
 				continue
 			}
 			b, c := d.Bin(j, v)
 			if c {
 				clamped++
 			}
-			col[i] = uint16(b)
+			cs.Set(j, at+i, b)
 		}
 	}
 	return clamped, nil

@@ -120,7 +120,7 @@ func NewLocalMeasurer(o LocalOptions) (*LocalMeasurer, error) {
 		if len(o.Chunks) > 0 {
 			return nil, fmt.Errorf("marginal: local measurer needs a dataset or chunks, not both")
 		}
-		data = Chunks{o.Data}
+		data = Chunks{CellsOf(o.Data)}
 	}
 	if data.Len() == 0 {
 		return nil, fmt.Errorf("marginal: local measurer needs a non-empty dataset")

@@ -90,14 +90,13 @@ func Count(ds *Dataset, attrs []int) (*Marginal, error) {
 	if err != nil {
 		return nil, err
 	}
-	countInto(ds, m.Attrs, m.Sizes, m.Counts)
+	countInto(ds, ds.Len(), m.Attrs, m.Sizes, m.Counts)
 	return m, nil
 }
 
-// countInto adds ds's counts over attrs (sorted, with domain sizes sizes)
-// to counts.
-func countInto(ds *Dataset, attrs, sizes []int, counts []float64) {
-	n := ds.Len()
+// countInto adds the counts of ds's first n records over attrs (sorted,
+// with domain sizes sizes) to counts.
+func countInto(ds *Dataset, n int, attrs, sizes []int, counts []float64) {
 	switch len(attrs) {
 	case 1:
 		for _, v := range ds.Cols[attrs[0]][:n] {

@@ -274,7 +274,7 @@ func synthTVD(res *publish.SynthesizeResult) (eval.TVDStats, error) {
 		return st, err
 	}
 	ds, rows := res.Engine.Data, res.Rows
-	syn, err := marginal.Chunks{ds}.CountAll(sets)
+	syn, err := marginal.Chunks{marginal.CellsOf(ds)}.CountAll(sets)
 	if err != nil {
 		return st, err
 	}
@@ -285,7 +285,7 @@ func synthTVD(res *publish.SynthesizeResult) (eval.TVDStats, error) {
 		for j, c := range ds.Cols {
 			rest.Cols[j] = c[:rows%fits]
 		}
-		extra, err := marginal.Chunks{rest}.CountAll(sets)
+		extra, err := marginal.Chunks{marginal.CellsOf(rest)}.CountAll(sets)
 		if err != nil {
 			return st, err
 		}

@@ -51,8 +51,9 @@ const pieceRows = 1 << 16
 // streamInput reads a CSV/TSV file (or standard input) once, on every
 // core, encoding each row into compact per-attribute cells as it is
 // parsed (with the domain the run will discretise with, which the
-// settings fix) and counting the numeric values: memory is two bytes per
-// cell of the table, never a float64 per cell.
+// settings fix) and counting the numeric values: memory is a byte per
+// cell of the table (two for an attribute of more than 256 cells), never
+// a float64 per cell.
 func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st *synthesize.Settings) (*synthInput, error) {
 	// Most of the heap from here on is the records' cells, which hold no
 	// pointers and so cost the collector nothing to mark: collecting when
@@ -63,7 +64,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 	workers := runtime.GOMAXPROCS(0)
 	o.Workers = workers
 	type worker struct {
-		cur     *marginal.Dataset
+		cur     *marginal.Cells
 		used    int
 		clamped int
 		values  []map[float64]int
@@ -115,7 +116,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 					pieces = append(pieces, wk.cur)
 					mu.Unlock()
 				}
-				wk.cur, wk.used = marginal.NewDataset(dom.Sizes(), pieceRows), 0
+				wk.cur, wk.used = marginal.NewCells(dom.Sizes(), pieceRows), 0
 			}
 			k := min(len(rows), wk.cur.Len()-wk.used)
 			c, err := dom.EncodeInto(rows[:k], wk.cur, wk.used)
@@ -146,9 +147,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 		if wk == nil || wk.cur == nil {
 			continue
 		}
-		for j := range wk.cur.Cols {
-			wk.cur.Cols[j] = wk.cur.Cols[j][:wk.used]
-		}
+		wk.cur.Truncate(wk.used)
 		pieces = append(pieces, wk.cur)
 		in.encoded.Clamped += wk.clamped
 	}
