@@ -61,9 +61,11 @@ type Settings struct {
 	AnyClique bool `json:"any_clique,omitempty" help:"combine every clique of selected pairs under --max-cells (PrivSyn), even when that adds noise"`
 	// Score is the pair score (default the paper's IInDif).
 	Score marginal.ScoreKind `json:"score,omitempty" help:"pair score: iindif (the paper's, sensitivity 2) | indif (PrivSyn's, sensitivity 6)"`
-	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
+	// Rounds of GUM (default 30) and Rows of synthetic data (default n;
+	// GUM fits at most marginal.DefaultFit of them, the others repeat
+	// the fitted records).
 	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
-	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input)"`
+	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input; beyond 1048576, rows repeat the records GUM fitted, numeric values drawn afresh in their bins)"`
 	// Method is what to measure (default marginal.MethodPaper).
 	Method marginal.Method `json:"method,omitempty" help:"what to measure: paper (PDP-MVDS Algorithm 3; default, the only one for several parties) | adaptive (AIM-style rounds, one owner: better at ε ≈ 1, 20-40× slower)"`
 	// Label adds the label's triples to the adaptive workload.
