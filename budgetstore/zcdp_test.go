@@ -10,20 +10,14 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// rhoAt is the largest ρ whose conversion at δ is at most ε: the ρ a
-// session given --epsilon and --delta spends (as marginal.RhoFor).
+// rhoAt is the ρ a session given --epsilon and --delta spends.
 func rhoAt(t *testing.T, eps, delta float64) float64 {
 	t.Helper()
-	lo, hi := 0.0, eps
-	for range 200 {
-		mid := (lo + hi) / 2
-		if dp.ZCDPEpsilon(mid, delta) <= eps {
-			lo = mid
-		} else {
-			hi = mid
-		}
+	rho, err := dp.ZCDPRho(eps, delta)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return lo
+	return rho
 }
 
 func zcharge(purpose string, rho float64) Entry {

@@ -229,15 +229,36 @@ func ZCDPEpsilon(rho, delta float64) float64 {
 	return hi
 }
 
-// ZCDPDelta is the δ at which ρ-zCDP implies (ε, δ)-DP for a given ε ≥ 0,
-// by the same conversion as ZCDPEpsilon (Canonne, Kamath & Steinke 2020,
-// Cor. 13), capped at 1. Together over all ε it is the privacy profile a
-// zCDP claim promises, which the audits test at every ε at once.
-func ZCDPDelta(rho, eps float64) float64 {
-	if rho <= 0 {
-		return 0
+// ZCDPRho returns the largest ρ whose zCDP guarantee implies (ε, δ)-DP
+// by the conversion ZCDPEpsilon uses (Canonne, Kamath & Steinke 2020,
+// Cor. 13), found by bisection and rounded down, so that
+// ZCDPEpsilon(ZCDPRho(ε, δ), δ) ≤ ε: the ρ a zCDP method spends when the
+// user gives (ε, δ).
+func ZCDPRho(eps, delta float64) (float64, error) {
+	if err := checkEpsilon(eps); err != nil {
+		return 0, err
 	}
-	return math.Min(1, math.Exp(zcdpLogDelta(rho, eps)))
+	if !(delta > 0 && delta < 1) {
+		return 0, fmt.Errorf("dp: delta %v must be in (0, 1)", delta)
+	}
+	// ρ-zCDP implies (ε, δ) only for ε > ρ, so the answer lies in
+	// [0, ε]; ZCDPEpsilon grows with ρ.
+	lo, hi := 0.0, eps
+	for range 200 {
+		mid := (lo + hi) / 2
+		if ZCDPEpsilon(mid, delta) <= eps {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi-lo <= 1e-13*hi {
+			break
+		}
+	}
+	if !(lo > 0) {
+		return 0, fmt.Errorf("dp: no positive rho gives epsilon %v at delta %v", eps, delta)
+	}
+	return lo, nil
 }
 
 // zcdpLogDelta is log δ(ε) of ZCDPEpsilon, minimised over α by golden-

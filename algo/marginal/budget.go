@@ -109,33 +109,6 @@ func contains(s []int, v int) bool {
 	return false
 }
 
-// RhoFor returns the largest ρ whose zCDP guarantee implies (ε, δ)-DP by
-// the conversion dp.ZCDPEpsilon uses (Canonne, Kamath & Steinke 2020,
-// Cor. 13), found by bisection and rounded down, so that
-// dp.ZCDPEpsilon(RhoFor(ε, δ), δ) ≤ ε.
-func RhoFor(eps, delta float64) (float64, error) {
-	if !(eps > 0) || math.IsInf(eps, 0) {
-		return 0, fmt.Errorf("marginal: epsilon %v must be positive and finite", eps)
-	}
-	if !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("marginal: delta %v must be in (0, 1)", delta)
-	}
-	// ρ-zCDP implies (ε, δ) only for ε > ρ, so the answer lies in
-	// [0, ε]; ZCDPEpsilon grows with ρ.
-	lo, hi := 0.0, eps
-	for range 200 {
-		mid := (lo + hi) / 2
-		if dp.ZCDPEpsilon(mid, delta) <= eps {
-			lo = mid
-		} else {
-			hi = mid
-		}
-		if hi-lo <= 1e-13*hi {
-			break
-		}
-	}
-	if !(lo > 0) {
-		return 0, fmt.Errorf("marginal: no positive rho gives epsilon %v at delta %v", eps, delta)
-	}
-	return lo, nil
-}
+// RhoFor returns the largest ρ whose zCDP guarantee implies (ε, δ)-DP
+// (dp.ZCDPRho), the budget the engine spends when given (ε, δ).
+func RhoFor(eps, delta float64) (float64, error) { return dp.ZCDPRho(eps, delta) }

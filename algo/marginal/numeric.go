@@ -1,7 +1,6 @@
 package marginal
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -25,25 +24,6 @@ type NumericDistance struct {
 	// values equal to it.
 	Mode                float64
 	RealMass, SynthMass float64
-}
-
-// NumericDistances compares every numeric column of syn with real (same
-// schema).
-func NumericDistances(real, syn *data.Table) ([]NumericDistance, error) {
-	if !real.Schema.Equal(syn.Schema) {
-		return nil, fmt.Errorf("marginal: synthetic schema differs from the real one")
-	}
-	if real.Len() == 0 || syn.Len() == 0 {
-		return nil, fmt.Errorf("marginal: numeric distances of empty tables")
-	}
-	var out []NumericDistance
-	for j, a := range real.Schema.Attributes {
-		if a.Kind != data.Numeric {
-			continue
-		}
-		out = append(out, NumericDistanceOf(a, Histogram(column(real, j)), column(syn, j)))
-	}
-	return out, nil
 }
 
 // ValueCounts is a numeric column as its distinct values, increasing,
@@ -96,15 +76,6 @@ func NumericDistanceOf(a data.Attribute, real ValueCounts, syn []float64) Numeri
 	d.RealMass = float64(real.Counts[best]) / float64(real.Total())
 	d.SynthMass = share(syn, d.Mode)
 	return d
-}
-
-func column(t *data.Table, j int) []float64 {
-	c := make([]float64, t.Len())
-	for i, row := range t.Rows {
-		c[i] = row[j]
-	}
-	slices.Sort(c)
-	return c
 }
 
 // w1ks walks the real histogram and the sorted synthetic sample once:
