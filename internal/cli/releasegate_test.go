@@ -74,12 +74,7 @@ func TestGateInPublish(t *testing.T) {
 	small, _, _ := adultFiles(t, t.TempDir(), 400, 0)
 	unique, uniqueSchema := uniqueRows(t, dir, 200)
 	ownerA, ownerB := splitCSV(t, dir, adult, 600)
-	for _, tc := range []struct {
-		name    string
-		args    []string
-		refused bool
-		records []int // each owner's rows in the report (kept rows)
-	}{
+	for _, tc := range []gateCase{
 		{name: "ppca-dp-mh --paper-latent at ε=1000, held-out file", refused: true,
 			args: []string{"publish", "ppca-dp-mh", "--input", small, "--schema", schema, "--epsilon", "1000", "--paper-latent", "--contribution", "0.99", "--gate-holdout", held}},
 		{name: "ppca-dp-mh --paper-latent at ε=1000, held-out share", refused: true,
@@ -93,65 +88,7 @@ func TestGateInPublish(t *testing.T) {
 		{name: "synthesize-rows default, two owners", records: []int{480, 480},
 			args: []string{"publish", "synthesize-rows", "--input", ownerA, "--input", ownerB, "--schema", schema, "--rho", "1"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "synth.csv")
-			code, stdout, stderr := run(t, append(tc.args, "--gate", "--out", out)...)
-			gateFile := out + ".gate.json"
-			if tc.refused {
-				if code == 0 {
-					t.Fatalf("leaky run published:\n%s", stdout)
-				}
-				for _, want := range []string{"gate: release refused", "attack tells the owner's rows from held-out rows with advantage", "budget was charged, but nothing was written"} {
-					if !strings.Contains(stderr, want) {
-						t.Errorf("refusal does not say %q:\n%s", want, stderr)
-					}
-				}
-				t.Logf("%s", lastLines(stdout, 6))
-				mustNotExist(t, out, out+".privacy.json", gateFile)
-				return
-			}
-			if code != 0 {
-				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-			}
-			if !strings.Contains(stdout, "Release gate (owner only, not published): PASS") {
-				t.Errorf("no gate line in the summary:\n%s", stdout)
-			}
-			st, err := os.Stat(gateFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Mode().Perm() != 0o600 {
-				t.Errorf("gate file mode %v, want owner-only 0600", st.Mode().Perm())
-			}
-			b, err := os.ReadFile(gateFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, err := gate.ParseRelease(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rel.Refused || len(rel.Owners) != len(tc.records) {
-				t.Errorf("gate file: refused %v, %d owners, want a pass for %d", rel.Refused, len(rel.Owners), len(tc.records))
-			}
-			for _, o := range rel.Owners {
-				for _, a := range o.Attacks {
-					t.Logf("%s %s: advantage %.3f [%.3f, %.3f]", o.Owner, a.Name, a.Advantage, a.Lower, a.Upper)
-				}
-			}
-			var rep privacy.Report
-			readJSON(t, out+".privacy.json", &rep)
-			var records []int
-			for _, p := range rep.Parties {
-				if p.Records > 0 {
-					records = append(records, p.Records)
-				}
-			}
-			if !slices.Equal(records, tc.records) {
-				t.Errorf("the report counts %v rows, want %v (the rows held out must not reach the generator)", records, tc.records)
-			}
-			assertNoGateFields(t, out+".privacy.json", held)
-		})
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, held) })
 	}
 }
 
@@ -385,14 +322,7 @@ func TestGateInBaselinesAndPDPMVDS(t *testing.T) {
 	uniqueA, uniqueB := splitCSV(t, uDir, unique, 250)
 	uniqueParties := columnFiles(t, uDir, unique, [][]int{{0, 1}, {2}}, false)
 	leaky := []string{"--bins", "500"}
-	for _, tc := range []struct {
-		name    string
-		args    []string
-		refused bool
-		records []int // each owner's rows in the report (kept rows)
-		pooled  bool
-		queries int // members scored per owner (default 125: half of 250 held out)
-	}{
+	for _, tc := range []gateCase{
 		{name: "privbayes at ε=1e6 on unique rows", refused: true,
 			args: append([]string{"publish", "privbayes", "--input", unique, "--schema", uniqueSchema, "--epsilon", "1000000"}, leaky...)},
 		{name: "dp-subn3 at ε=1e6 on unique rows, two owners", refused: true,
@@ -412,67 +342,89 @@ func TestGateInBaselinesAndPDPMVDS(t *testing.T) {
 		{name: "pdp-mvds default, held-out file", records: []int{1250, 1250}, pooled: true,
 			args: []string{"publish", "pdp-mvds", "--input", adultParties[0], "--input", adultParties[1], "--schema", schema, "--budgets", "1", "--gate-holdout", held}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "synth.csv")
-			code, stdout, stderr := run(t, append(tc.args, "--gate", "--out", out)...)
-			gateFile := out + ".gate.json"
-			if tc.refused {
-				if code == 0 {
-					t.Fatalf("leaky run published:\n%s", stdout)
-				}
-				for _, want := range []string{"gate: release refused", "the distance-to-closest-record attack tells the owner's rows from held-out rows with advantage", "budget was charged, but nothing was written"} {
-					if !strings.Contains(stderr, want) {
-						t.Errorf("refusal does not say %q:\n%s", want, stderr)
-					}
-				}
-				t.Logf("%s", lastLines(stderr, 1))
-				mustNotExist(t, out, out+".privacy.json", out+".protocol.json", gateFile)
-				return
-			}
-			if code != 0 {
-				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-			}
-			if !strings.Contains(stdout, "Release gate (owner only, not published): PASS") {
-				t.Errorf("no gate line in the summary:\n%s", stdout)
-			}
-			b, err := os.ReadFile(gateFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, err := gate.ParseRelease(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantOwners := len(tc.records)
-			if tc.pooled {
-				wantOwners = 1
-				if rel.Owners[0].Owner != pooledOwner || !strings.Contains(rel.Pooled, "the attacks need whole records") {
-					t.Errorf("a pooled check not said to be pooled: owner %q, %q", rel.Owners[0].Owner, rel.Pooled)
-				}
-			}
-			if rel.Refused || len(rel.Owners) != wantOwners {
-				t.Errorf("gate file: refused %v, %d owners, want a pass for %d", rel.Refused, len(rel.Owners), wantOwners)
-			}
-			for _, o := range rel.Owners {
-				for _, a := range o.Attacks {
-					t.Logf("%s %s: advantage %.3f [%.3f, %.3f] (%d queries a side)", o.Owner, a.Name, a.Advantage, a.Lower, a.Upper, o.Members)
-				}
-				if tc.queries > 0 && (o.Members != tc.queries || o.NonMembers != tc.queries) {
-					t.Errorf("%s: %d members and %d non-members scored, want --gate-queries %d", o.Owner, o.Members, o.NonMembers, tc.queries)
-				}
-			}
-			var rep privacy.Report
-			readJSON(t, out+".privacy.json", &rep)
-			var records []int
-			for _, p := range rep.Parties {
-				if p.Records > 0 {
-					records = append(records, p.Records)
-				}
-			}
-			if !slices.Equal(records, tc.records) {
-				t.Errorf("the report counts %v rows, want %v (the rows held out must not reach the generator)", records, tc.records)
-			}
-			assertNoGateFields(t, out+".privacy.json", held)
-		})
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, held) })
 	}
+}
+
+// gateCase is one run of a table-writing command with --gate: refused
+// (nothing written) or passed (the owner-only gate file, each owner's
+// kept rows in the report, no gate field in it).
+type gateCase struct {
+	name    string
+	args    []string
+	refused bool
+	records []int // each owner's rows in the report (kept rows)
+	pooled  bool  // one check on the joined records (parties of columns)
+	queries int   // members scored per owner, if set
+}
+
+func (tc gateCase) check(t *testing.T, held string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "synth.csv")
+	code, stdout, stderr := run(t, append(tc.args, "--gate", "--out", out)...)
+	gateFile := out + ".gate.json"
+	if tc.refused {
+		if code == 0 {
+			t.Fatalf("leaky run published:\n%s", stdout)
+		}
+		for _, want := range []string{"gate: release refused", "attack tells the owner's rows from held-out rows with advantage", "budget was charged, but nothing was written"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("refusal does not say %q:\n%s", want, stderr)
+			}
+		}
+		t.Logf("%s", lastLines(stderr, 1))
+		mustNotExist(t, out, out+".privacy.json", out+".protocol.json", gateFile)
+		return
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "Release gate (owner only, not published): PASS") {
+		t.Errorf("no gate line in the summary:\n%s", stdout)
+	}
+	st, err := os.Stat(gateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("gate file mode %v, want owner-only 0600", st.Mode().Perm())
+	}
+	b, err := os.ReadFile(gateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := gate.ParseRelease(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOwners := len(tc.records)
+	if tc.pooled {
+		wantOwners = 1
+		if rel.Owners[0].Owner != pooledOwner || !strings.Contains(rel.Pooled, "the attacks need whole records") {
+			t.Errorf("a pooled check not said to be pooled: owner %q, %q", rel.Owners[0].Owner, rel.Pooled)
+		}
+	}
+	if rel.Refused || len(rel.Owners) != wantOwners {
+		t.Errorf("gate file: refused %v, %d owners, want a pass for %d", rel.Refused, len(rel.Owners), wantOwners)
+	}
+	for _, o := range rel.Owners {
+		for _, a := range o.Attacks {
+			t.Logf("%s %s: advantage %.3f [%.3f, %.3f] (%d queries a side)", o.Owner, a.Name, a.Advantage, a.Lower, a.Upper, o.Members)
+		}
+		if tc.queries > 0 && (o.Members != tc.queries || o.NonMembers != tc.queries) {
+			t.Errorf("%s: %d members and %d non-members scored, want --gate-queries %d", o.Owner, o.Members, o.NonMembers, tc.queries)
+		}
+	}
+	var rep privacy.Report
+	readJSON(t, out+".privacy.json", &rep)
+	var records []int
+	for _, p := range rep.Parties {
+		if p.Records > 0 {
+			records = append(records, p.Records)
+		}
+	}
+	if !slices.Equal(records, tc.records) {
+		t.Errorf("the report counts %v rows, want %v (the rows held out must not reach the generator)", records, tc.records)
+	}
+	assertNoGateFields(t, out+".privacy.json", held)
 }
