@@ -6,12 +6,20 @@
 // integers, so any order of records, split between workers and order of
 // merges gives the same bits. No noise is added here: the owner releases
 // these through dppub's mechanisms (package dp), never inside a pipeline.
+//
+// With Config.Fine the marginals are counted over a fine domain (every
+// numeric attribute cut at marginal.FineEdges) from which a
+// synthesize-rows owner answers its session's histograms and marginals
+// exactly by summing fine cells (Statistics.Histogram, MarginalIn); see
+// fine.go for which requests that covers.
 package ownerstats
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/algo/ppca"
@@ -28,6 +36,49 @@ type Config struct {
 	First   string
 	Bins    int            `json:",omitempty"` // marginal.DomainOptions.Bins
 	BinsFor map[string]int `json:",omitempty"`
+	// Fine counts the marginals over the fine domain a synthesize-rows
+	// owner needs instead of the engine's equal-width bins: each numeric
+	// attribute cut at marginal.FineEdges(a, its bins, Grid) and at its
+	// equal-width bins' edges, every edge the session's public grid and
+	// its bins (chosen from the data, or equal-width) can have, so that
+	// any of them is a sum of fine cells. The file records the edges.
+	Fine bool `json:",omitempty"`
+	// Grid is the number of cells of the public grid the session releases
+	// numeric histograms on (default marginal.DefaultGrid; Fine only).
+	Grid int `json:",omitempty"`
+}
+
+// cuts are the fine domain's edges by attribute name (nil unless Fine).
+func (c Config) cuts() (map[string][]float64, error) {
+	if !c.Fine {
+		return nil, nil
+	}
+	// The equal-width domain of the same bins (a session that does not
+	// choose its bins from the data) cuts an integer attribute at
+	// Min + ⌈b·span/bins⌉, not at FineEdges' equal-width edges: its lower
+	// edges are fine edges too.
+	eq, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]float64{}
+	for j, a := range c.Schema.Attributes {
+		if a.Kind != data.Numeric {
+			continue
+		}
+		bins := c.Bins
+		if b, ok := c.BinsFor[a.Name]; ok {
+			bins = b
+		}
+		e := marginal.FineEdges(a, bins, c.Grid)
+		for b := range eq.Size(j) {
+			lo, _ := eq.BinRange(j, b)
+			e = append(e, lo)
+		}
+		slices.Sort(e)
+		out[a.Name] = slices.Compact(e)
+	}
+	return out, nil
 }
 
 // Statistics are one owner's exact statistics.
@@ -38,6 +89,11 @@ type Statistics struct {
 	// every pair a < b in order, each in marginal.Count's cell order.
 	Sizes  []int
 	Counts []uint64
+	// Edges, when the marginals were counted over a fine domain
+	// (Config.Fine), are each numeric attribute's lower cell edges (nil
+	// for the others): the cuts of that domain. Nil for the engine's
+	// equal-width bins.
+	Edges [][]float64
 }
 
 // layout is where each marginal starts in Counts.
@@ -94,6 +150,14 @@ func (s *Statistics) Equal(o *Statistics) bool {
 			return false
 		}
 	}
+	if len(s.Edges) != len(o.Edges) {
+		return false
+	}
+	for j := range s.Edges {
+		if !slices.Equal(s.Edges[j], o.Edges[j]) {
+			return false
+		}
+	}
 	return true
 }
 
@@ -103,11 +167,12 @@ type Encoders struct {
 	Domain *marginal.Domain
 	Dim    int
 	layout layout
+	edges  [][]float64
 }
 
 // NewEncoders builds the core's encoders for c: data.Encoder (PPCA-DP-MH's
 // one-hot and [0, 1] scaling) and marginal.Domain (the marginal engine's
-// bins).
+// bins, or with Fine the fine cells).
 func (c Config) NewEncoders() (*Encoders, error) {
 	enc, err := data.NewEncoder(c.Schema, data.EncoderOptions{})
 	if err != nil {
@@ -117,16 +182,30 @@ func (c Config) NewEncoders() (*Encoders, error) {
 	if err != nil {
 		return nil, err
 	}
-	dom, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor})
+	if c.Grid < 0 || c.Grid == 1 {
+		return nil, fmt.Errorf("ownerstats: grid of %d cells, need at least 2", c.Grid)
+	}
+	cuts, err := c.cuts()
 	if err != nil {
 		return nil, err
 	}
-	return &Encoders{Row: re, Domain: dom, Dim: enc.Dim(), layout: newLayout(dom.Sizes())}, nil
+	dom, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor, Cuts: cuts})
+	if err != nil {
+		return nil, err
+	}
+	e := &Encoders{Row: re, Domain: dom, Dim: enc.Dim(), layout: newLayout(dom.Sizes())}
+	if cuts != nil {
+		e.edges = make([][]float64, len(c.Schema.Attributes))
+		for j, a := range c.Schema.Attributes {
+			e.edges[j] = cuts[a.Name]
+		}
+	}
+	return e, nil
 }
 
 // New returns empty statistics for the encoders.
 func (e *Encoders) New() *Statistics {
-	return &Statistics{Moments: ppca.NewMoments(e.Dim), Sizes: e.Domain.Sizes(), Counts: make([]uint64, e.layout.total)}
+	return &Statistics{Moments: ppca.NewMoments(e.Dim), Sizes: e.Domain.Sizes(), Counts: make([]uint64, e.layout.total), Edges: e.edges}
 }
 
 // Scratch is one worker's reusable buffers.
@@ -165,6 +244,9 @@ func (e *Encoders) Add(s *Statistics, row []float64, sc *Scratch) error {
 func (s *Statistics) Merge(o *Statistics) error {
 	if len(o.Counts) != len(s.Counts) {
 		return fmt.Errorf("ownerstats: merging %d counts into %d", len(o.Counts), len(s.Counts))
+	}
+	if (o.Edges == nil) != (s.Edges == nil) {
+		return fmt.Errorf("ownerstats: merging statistics over another domain (fine cells %v into %v)", o.Edges != nil, s.Edges != nil)
 	}
 	if err := s.Moments.Merge(o.Moments); err != nil {
 		return err
@@ -222,7 +304,15 @@ func fill(dst []uint64, ds *marginal.Dataset, attrs ...int) error {
 	return nil
 }
 
-const fileTag = "dppub-owner-statistics\x01"
+// The file starts with a tag naming its version. Version 1 holds the
+// moments, the domain sizes and the counts; version 2 adds each
+// attribute's fine cell edges (Config.Fine). Statistics without edges are
+// still written as version 1, so files PPCA-DP-MH owners wrote before
+// keep their bytes and older readers keep reading them.
+const (
+	fileTag  = "dppub-owner-statistics\x01"
+	fileTag2 = "dppub-owner-statistics\x02"
+)
 
 // MarshalBinary writes the statistics file.
 func (s *Statistics) MarshalBinary() ([]byte, error) {
@@ -231,7 +321,11 @@ func (s *Statistics) MarshalBinary() ([]byte, error) {
 		return nil, err
 	}
 	var w wire.Writer
-	w.Tag(fileTag)
+	if s.Edges == nil {
+		w.Tag(fileTag)
+	} else {
+		w.Tag(fileTag2)
+	}
 	w.Bytes(mb)
 	sizes := make([]uint64, len(s.Sizes))
 	for i, v := range s.Sizes {
@@ -239,14 +333,36 @@ func (s *Statistics) MarshalBinary() ([]byte, error) {
 	}
 	w.Uint64s(sizes)
 	w.Uint64s(s.Counts)
+	if s.Edges != nil {
+		if len(s.Edges) != len(s.Sizes) {
+			return nil, fmt.Errorf("ownerstats: edges of %d attributes for %d domain sizes", len(s.Edges), len(s.Sizes))
+		}
+		for _, e := range s.Edges {
+			w.Float64s(e)
+		}
+	}
 	return w.Data(), nil
 }
 
-// UnmarshalBinary reads a statistics file.
+// UnmarshalBinary reads a statistics file of either version.
 func (s *Statistics) UnmarshalBinary(b []byte) error {
 	r := wire.NewReader(b)
-	r.Tag(fileTag)
+	v2 := bytes.HasPrefix(b, []byte(fileTag2))
+	if v2 {
+		r.Tag(fileTag2)
+	} else {
+		r.Tag(fileTag)
+	}
 	mb, sizes, counts := r.Bytes(), r.Uint64s(), r.Uint64s()
+	var edges [][]float64
+	if v2 {
+		edges = make([][]float64, len(sizes))
+		for j := range edges {
+			if e := r.Float64s(); len(e) > 0 {
+				edges[j] = e
+			}
+		}
+	}
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("ownerstats: %w", err)
 	}
@@ -254,12 +370,15 @@ func (s *Statistics) UnmarshalBinary(b []byte) error {
 	if err := m.UnmarshalBinary(mb); err != nil {
 		return err
 	}
-	s.Moments, s.Sizes, s.Counts = m, make([]int, len(sizes)), counts
+	s.Moments, s.Sizes, s.Counts, s.Edges = m, make([]int, len(sizes)), counts, edges
 	for i, v := range sizes {
 		if v < 1 || v > 1<<16 {
 			return fmt.Errorf("ownerstats: attribute %d has domain size %d", i, v)
 		}
 		s.Sizes[i] = int(v)
+		if edges != nil && edges[i] != nil && len(edges[i]) != int(v) {
+			return fmt.Errorf("ownerstats: attribute %d has %d fine edges for domain size %d", i, len(edges[i]), v)
+		}
 	}
 	if l := newLayout(s.Sizes); l.total != len(counts) {
 		return fmt.Errorf("ownerstats: %d counts for domain sizes %v, want %d", len(counts), s.Sizes, l.total)
