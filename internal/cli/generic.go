@@ -7,6 +7,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
@@ -54,6 +55,7 @@ split among --owners of them, or give one --input per owner.`,
 	// for the gate to attack.
 	if s.Split == method.Rows {
 		f.gate.register(fs)
+		fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (dppub-beam, beam/README.md), instead of its rows; repeat once per owner, with one --schema")
 	}
 	cmd.Example = genericExample(s.Name, fs)
 	return cmd
@@ -87,8 +89,11 @@ type genericFlags struct {
 	schemas []string
 	skip    []string
 	owners  int
-	src     sourceFlags
-	gate    gateFlags
+	// statistics are owners' statistics files (ownerstats), one per
+	// owner, instead of --dataset or --input.
+	statistics []string
+	src        sourceFlags
+	gate       gateFlags
 	outputFlags
 }
 
@@ -97,6 +102,9 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 		return err
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	if len(f.statistics) > 0 {
+		return runGenericFromStatistics(cmd, s, st, f, src)
+	}
 	tables, err := f.tables(cmd.ErrOrStderr(), s, src)
 	if err != nil {
 		return err
@@ -138,6 +146,53 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
 	}
 	f.gate.summary(cmd)
+	return nil
+}
+
+// runGenericFromStatistics runs a session whose owners bring statistics
+// files instead of rows (the method's Join decides whether its roles can
+// work from them). No quality is printed and no release gate runs: this
+// process holds no rows to compare or attack.
+func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericFlags, src *randx.Source) error {
+	if len(f.schemas) != 1 || f.dataset != "" || len(f.inputs) > 0 || len(f.skip) > 0 {
+		return usagef("--statistics takes one --schema (the schema the statistics were computed under) and no --dataset, --input or --skip-columns")
+	}
+	if f.gate.on {
+		return usagef("--statistics leaves no rows for the release gate to attack; leave out --gate")
+	}
+	schema, err := data.LoadSchema(f.schemas[0])
+	if err != nil {
+		return err
+	}
+	lo := method.LocalOptions{Members: map[string][]string{}, Stats: map[string]*ownerstats.Statistics{},
+		Schemas: []data.Schema{schema}, Source: src}
+	for i, path := range f.statistics {
+		stats, err := ownerstats.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		name := publish.OwnerName(i + 1)
+		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
+		lo.Stats[name] = stats
+	}
+	for _, r := range s.MemberRoles {
+		if r != method.RoleOwner {
+			lo.Members[r] = []string{r}
+		}
+	}
+	run, err := method.RunLocal(cmd.Context(), s, st, lo)
+	if err != nil {
+		return err
+	}
+	if err := writeOutcome(cmd, nil, f.out, f.report, run.Outcome); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	printReport(cmd, w, run.Outcome.Report)
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	if run.Outcome.Summary != "" {
+		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
+	}
 	return nil
 }
 

@@ -88,12 +88,34 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("%s is not an owner of the session", l.Name)
 	}
+	opts := proto.OwnerOptions{Params: p, Index: k, Accountant: l.Accountant, Source: l.Source}
+	st, err := l.SharedStatistics(s.Schema)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		// Refused here, before anything is charged: a combined marginal of
+		// three or more attributes (max_cells above 1 allows them) is not
+		// a sum of the file's 1- and 2-way counts, and the owner would
+		// have to stop the session half-way through its budget.
+		if s.Settings.MaxCells != 1 {
+			return nil, fmt.Errorf("%s brings statistics (1- and 2-way counts), which cannot answer the engine's combined marginals of 3 or more attributes: the session needs max_cells 1 (pairs only), got %d", l.Name, s.Settings.MaxCells)
+		}
+		opts.Statistics = st
+		o, err := proto.NewOwner(opts)
+		if err != nil {
+			return nil, err
+		}
+		l.Note(Name, o.Records(), 0, "attributes", len(s.Schema.Attributes), "source", "statistics")
+		return method.Rename(o, s.ID, s.names()), nil
+	}
 	t, err := l.SharedTable(s.Schema)
 	if err != nil {
 		return nil, err
 	}
 	l.Note(Name, t.Len(), outOfBounds(t), "attributes", len(s.Schema.Attributes))
-	o, err := proto.NewOwner(proto.OwnerOptions{Params: p, Index: k, Table: t, Accountant: l.Accountant, Source: l.Source})
+	opts.Table = t
+	o, err := proto.NewOwner(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -19,6 +20,13 @@ type OwnerOptions struct {
 	Index int
 	// Table is the owner's records in the session's schema.
 	Table *data.Table
+	// Statistics, instead of Table, are the owner's exact counts over a
+	// fine domain of the session's schema (ownerstats.Config.Fine, e.g.
+	// written by the Beam pipeline): the owner then answers every request
+	// a sum of fine counts can answer exactly, the same numbers its rows
+	// would give, and refuses the others (ownerstats.Server) before
+	// charging anything.
+	Statistics *ownerstats.Statistics
 	// Accountant is charged every release before the owner's share
 	// leaves.
 	Accountant *privacy.Accountant
@@ -30,14 +38,14 @@ type OwnerOptions struct {
 type Owner struct {
 	p      Params
 	k      int
-	table  *data.Table
+	data   source
 	acct   *privacy.Accountant
 	src    *randx.Source
 	noiser *dp.Noiser
 	key    *ecdh.PrivateKey
 	seeds  [][32]byte // by owner index; own entry unused
 	keyed  bool
-	ds     *marginal.Dataset
+	domain bool
 	closed bool
 }
 
@@ -49,18 +57,78 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 	switch {
 	case o.Index < 0 || o.Index >= o.Params.Owners:
 		return nil, fmt.Errorf("rowsynth: owner index %d of %d owners", o.Index, o.Params.Owners)
-	case o.Table == nil || o.Table.Len() == 0:
-		return nil, fmt.Errorf("rowsynth: owner %d holds no records", o.Index+1)
-	case !o.Table.Schema.Equal(o.Params.Schema):
+	case (o.Table == nil) == (o.Statistics == nil):
+		return nil, fmt.Errorf("rowsynth: owner %d needs its rows or its statistics, exactly one", o.Index+1)
+	case o.Table != nil && !o.Table.Schema.Equal(o.Params.Schema):
 		return nil, fmt.Errorf("rowsynth: owner %d's schema differs from the session's", o.Index+1)
 	case o.Accountant == nil || o.Source == nil:
 		return nil, fmt.Errorf("rowsynth: owner %d needs an accountant and a source", o.Index+1)
 	}
-	return &Owner{p: o.Params, k: o.Index, table: o.Table, acct: o.Accountant, src: o.Source, noiser: dp.NewNoiser(o.Source)}, nil
+	var src source = &tableSource{t: o.Table}
+	if o.Statistics != nil {
+		sv, err := ownerstats.NewServer(o.Statistics, o.Params.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("rowsynth: owner %d: %w", o.Index+1, err)
+		}
+		src = sv
+	}
+	if src.Records() == 0 {
+		return nil, fmt.Errorf("rowsynth: owner %d holds no records", o.Index+1)
+	}
+	return &Owner{p: o.Params, k: o.Index, data: src, acct: o.Accountant, src: o.Source, noiser: dp.NewNoiser(o.Source)}, nil
+}
+
+// source is where an owner's counts come from: its rows (tableSource) or
+// its fine statistics (ownerstats.Server), which give the same numbers
+// for every request they accept.
+type source interface {
+	// Records is the number of records.
+	Records() int
+	// Histogram counts numeric column col on the public grid of cells
+	// cells (marginal.PublicGrid, clamped and rounded as GridCounts).
+	Histogram(col, cells int) ([]float64, error)
+	// SetDomain takes the session's discretisation.
+	SetDomain(o marginal.DomainOptions) error
+	// Marginal counts the records over attrs in that discretisation.
+	Marginal(attrs []int) (*marginal.Marginal, error)
+}
+
+// tableSource counts the owner's rows.
+type tableSource struct {
+	t  *data.Table
+	ds *marginal.Dataset
+}
+
+func (s *tableSource) Records() int { return s.t.Len() }
+
+func (s *tableSource) Histogram(col, cells int) ([]float64, error) {
+	a := s.t.Schema.Attributes[col]
+	vals := make([]float64, s.t.Len())
+	for i, row := range s.t.Rows {
+		vals[i] = row[col]
+	}
+	return marginal.GridCounts(a, marginal.PublicGrid(a, cells), vals), nil
+}
+
+func (s *tableSource) SetDomain(o marginal.DomainOptions) error {
+	dom, err := marginal.NewDomain(s.t.Schema, o)
+	if err != nil {
+		return err
+	}
+	s.ds, _, err = dom.Encode(s.t)
+	return err
+}
+
+func (s *tableSource) Marginal(attrs []int) (*marginal.Marginal, error) {
+	return marginal.Count(s.ds, attrs)
 }
 
 func (o *Owner) ID() string { return OwnerID(o.k) }
-func (o *Owner) Done() bool { return o.closed }
+
+// Records is the number of records the owner holds (or its statistics
+// count).
+func (o *Owner) Records() int { return o.data.Records() }
+func (o *Owner) Done() bool   { return o.closed }
 
 // Start sends the coordinator the owner's public key and record count.
 func (o *Owner) Start() ([]protocol.Envelope, error) {
@@ -69,7 +137,7 @@ func (o *Owner) Start() ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	o.key = key
-	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Hello{Key: key.PublicKey().Bytes(), Records: o.table.Len()})
+	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Hello{Key: key.PublicKey().Bytes(), Records: o.data.Records()})
 	return []protocol.Envelope{e}, err
 }
 
@@ -140,18 +208,13 @@ func (o *Owner) takeKeys(m Keys) error {
 }
 
 func (o *Owner) takeDomain(m Domain) error {
-	if o.ds != nil {
+	if o.domain {
 		return fmt.Errorf("rowsynth: %s: domain sent twice", o.ID())
 	}
-	dom, err := marginal.NewDomain(o.p.Schema, marginal.DomainOptions{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts})
-	if err != nil {
+	if err := o.data.SetDomain(marginal.DomainOptions{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts}); err != nil {
 		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 	}
-	ds, _, err := dom.Encode(o.table)
-	if err != nil {
-		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
-	}
-	o.ds = ds
+	o.domain = true
 	return nil
 }
 
@@ -201,17 +264,16 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 		if q.Cells < 2 || q.Cells > 1<<16 {
 			return nil, fmt.Errorf("rowsynth: %s: histogram of %d cells", o.ID(), q.Cells)
 		}
-		a := attrs[q.Column]
-		col := make([]float64, o.table.Len())
-		for i, row := range o.table.Rows {
-			col[i] = row[q.Column]
+		h, err := o.data.Histogram(q.Column, q.Cells)
+		if err != nil {
+			return nil, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 		}
-		return marginal.GridCounts(a, marginal.PublicGrid(a, q.Cells), col), nil
+		return h, nil
 	case KindMarginal:
-		if o.ds == nil {
+		if !o.domain {
 			return nil, fmt.Errorf("rowsynth: %s: marginal before the domain", o.ID())
 		}
-		m, err := marginal.Count(o.ds, q.Attrs)
+		m, err := o.data.Marginal(q.Attrs)
 		if err != nil {
 			return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 		}

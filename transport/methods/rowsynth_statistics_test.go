@@ -1,0 +1,84 @@
+package methods
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/data"
+	rowsynthspec "github.com/dppub/dppub/method/rowsynth"
+	"github.com/dppub/dppub/ownerstats"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/transport"
+)
+
+// A synthesize-rows owner whose consortium entry names a fine statistics
+// file joins like one holding rows when the session measures pairs only;
+// a file of the equal-width kind, or a session that may combine three
+// attributes, is refused at the join, before anything is charged.
+func TestRowSynthJoinWithStatisticsFile(t *testing.T) {
+	schema, err := data.ParseSchema([]byte(schemaJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, _, err := data.ReadCSV(strings.NewReader("age,smoker\n30,no\n41,yes\n52,no\n"), schema, data.ReadOptions{Header: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(c ownerstats.Config) string {
+		st, err := ownerstats.FromTable(tab, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := st.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	f := writeConsortium(t, map[string]string{"s.json": schemaJSON,
+		"fine.stats": file(ownerstats.Config{Schema: schema, Fine: true}), "plain.stats": file(ownerstats.Config{Schema: schema})},
+		[]consortium.Member{
+			{Name: "curator", Role: "curator", Address: "h:1"},
+			{Name: "owner-1", Role: "owner", Address: "h:2",
+				Dataset: &consortium.Dataset{Statistics: "fine.stats", Schema: "s.json"}, Budget: &consortium.Budget{Rho: 5}},
+			{Name: "owner-2", Role: "owner", Address: "h:3",
+				Dataset: &consortium.Dataset{Statistics: "plain.stats", Schema: "s.json"}, Budget: &consortium.Budget{Rho: 5}},
+		})
+	for _, c := range []struct {
+		name, member, settings, want string
+	}{
+		{"fine file, pairs only", "owner-1", `{"rho": 0.5, "max_cells": 1}`, ""},
+		{"fine file, combined marginals", "owner-1", `{"rho": 0.5}`, "max_cells 1"},
+		{"equal-width file", "owner-2", `{"rho": 0.5, "max_cells": 1}`, "fine"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			self, _ := f.Member("curator")
+			setup, err := prepare(rowsynthspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(c.settings), Source: randx.NewSeeded(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			owner, _ := f.Member(c.member)
+			var me transport.Participant
+			for _, p := range setup.Participants {
+				if p.Name == c.member {
+					me = p
+				}
+			}
+			acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: c.member, Budget: *me.Budget})
+			_, err = join(rowsynthspec.Spec, transport.JoinInput{Consortium: f, Self: owner, Session: setup.Session, Coordinator: "curator",
+				Participants: setup.Participants, Params: me.Params, Accountant: acct, Source: randx.NewSeeded(2)})
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("should join: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+			if spent := acct.Spent(); c.want != "" && spent.Rho != 0 {
+				t.Fatalf("charged %v before refusing", spent)
+			}
+		})
+	}
+}
