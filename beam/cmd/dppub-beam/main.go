@@ -32,12 +32,13 @@ var (
 	output     = flag.String("output", "", "the statistics file to write")
 	header     = flag.Bool("header", false, "the files start with a header line naming the columns")
 	first      = flag.String("first-line", "", "the files' first line (read from the first matching file when empty)")
-	bins       = flag.Int("bins", 0, "bins per numeric attribute of the marginal domain (0: the engine's default)")
-	fine       = flag.Bool("fine", false, "count the marginals over fine cells (ownerstats.Config.Fine), the file a synthesize-rows owner needs; --bins must be the session's bins")
-	grid       = flag.Int("grid", 0, "with --fine: cells of the session's public grid (0: the engine's default)")
+	// --bins, --bins-for, --fine, --grid: the same flags as `dppub
+	// statistics`, defined once in ownerstats.
+	domain stats.ConfigFlags
 )
 
 func main() {
+	domain.Register(flag.CommandLine)
 	flag.Parse()
 	beam.Init()
 	if err := run(context.Background()); err != nil {
@@ -60,7 +61,10 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	c := stats.Config{Schema: schema, Read: data.ReadOptions{Header: *header}, First: line, Bins: *bins, Fine: *fine, Grid: *grid}
+	c := stats.Config{Schema: schema, Read: data.ReadOptions{Header: *header}, First: line}
+	if err := domain.Apply(&c); err != nil {
+		return err
+	}
 	p, s := beam.NewPipelineWithRoot()
 	if err := pipeline.Build(s, c, *input, *output); err != nil {
 		return err
