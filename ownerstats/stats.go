@@ -230,11 +230,18 @@ func (e *Encoders) Add(s *Statistics, row []float64, sc *Scratch) error {
 		c, _ := e.Domain.Bin(j, v)
 		sc.cells = append(sc.cells, c)
 	}
+	// The pair counts are most of the work per record (one increment per
+	// pair of attributes): each attribute's offsets, the later cells and
+	// their sizes are sliced once so that the inner loop indexes three
+	// slices of one length (a profile at 10⁶ rows: a third of Add).
 	l := e.layout
-	for a, ca := range sc.cells {
+	cells := sc.cells
+	for a, ca := range cells {
 		s.Counts[l.one[a]+ca]++
-		for b := a + 1; b < len(sc.cells); b++ {
-			s.Counts[l.two[a][b-a-1]+ca*l.sizes[b]+sc.cells[b]]++
+		two, rest, sizes := l.two[a], cells[a+1:], l.sizes[a+1:]
+		two, sizes = two[:len(rest)], sizes[:len(rest)]
+		for k, cb := range rest {
+			s.Counts[two[k]+ca*sizes[k]+cb]++
 		}
 	}
 	return nil
