@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Scaling against a plain read+split loop on the same Adult-like files
 # (Adult's records resampled, with a header row), in the same run: PPCA-DP-MH
-# owner statistics (ppca) and `dppub synthesize` end to end (synthesize).
+# owner statistics (ppca), `dppub statistics` (statistics, and with --fine
+# statistics-fine), `dppub synthesize` end to end (synthesize), and
+# `dppub publish ppca-dp-mh` with three owners of the file (ppca-publish from
+# three --input, ppca-publish-stats from three statistics files, which the
+# statistics task writes).
 # Not part of CI. Usage: docs/results/scale/run.sh [sizes...]   (default 1e5 1e6)
-# TASKS picks the tasks (default "split ppca synthesize").
+# TASKS picks the tasks (default "split ppca synthesize"; also statistics,
+# statistics-fine, ppca-publish, ppca-publish-stats).
 # Writes /tmp/dppub-scale/adult-N.csv and prints CSV rows to stdout; the
 # 1-minute load average before each task is the last column.
 set -euo pipefail
@@ -32,6 +37,18 @@ for n in "${sizes[@]}"; do
         # many rows as the input) is deleted afterwards.
         cmd=("$out/dppub" synthesize --input "$f" --schema "$out/adult.schema.json" --epsilon 1
              --out "$out/synth-$n.csv" --force --quiet) ;;
+      statistics|statistics-fine)
+        # The owner's exact statistics file (kept for ppca-publish-stats).
+        fine=(); [ "$task" = statistics-fine ] && fine=(--fine)
+        cmd=("$out/dppub" statistics --input "$f" --schema "$out/adult.schema.json"
+             --out "$out/$task-$n.stats" --force --quiet "${fine[@]}") ;;
+      ppca-publish)
+        cmd=("$out/dppub" publish ppca-dp-mh --input "$f" --input "$f" --input "$f"
+             --schema "$out/adult.schema.json" --epsilon 1 --out "$out/synth-$n.csv" --force --quiet) ;;
+      ppca-publish-stats)
+        s=$out/statistics-$n.stats
+        cmd=("$out/dppub" publish ppca-dp-mh --statistics "$s" --statistics "$s" --statistics "$s"
+             --schema "$out/adult.schema.json" --epsilon 1 --out "$out/synth-$n.csv" --force --quiet) ;;
       *) cmd=("$out/scale" "$task" "$f") ;;
     esac
     /usr/bin/time -f "%e %U %S %M" -o "$out/time" "${cmd[@]}" > /dev/null
