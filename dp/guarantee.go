@@ -212,21 +212,28 @@ func Zero(n Notion) Guarantee { return Guarantee{Notion: n} }
 // It is never above Bun & Steinke's ρ + 2√(ρ ln(1/δ)) (Prop. 1.3), which
 // bounds the search. ρ > 0 and δ in (0, 1) are the caller's to check.
 func ZCDPEpsilon(rho, delta float64) float64 {
-	hi := rho + 2*math.Sqrt(rho*math.Log(1/delta))
-	lo := 0.0
 	logDelta := math.Log(delta)
-	for range 100 {
+	_, hi := bisect(0, rho+2*math.Sqrt(rho*math.Log(1/delta)), 1e-12,
+		func(eps float64) bool { return zcdpLogDelta(rho, eps) <= logDelta })
+	return hi
+}
+
+// bisect narrows [lo, hi] around the point where above, false below it
+// and true above it, changes, until hi − lo ≤ tol·hi; the answer lies in
+// the returned bracket.
+func bisect(lo, hi, tol float64, above func(float64) bool) (float64, float64) {
+	for range 200 {
 		mid := (lo + hi) / 2
-		if zcdpLogDelta(rho, mid) <= logDelta {
+		if above(mid) {
 			hi = mid
 		} else {
 			lo = mid
 		}
-		if hi-lo <= 1e-12*hi {
+		if hi-lo <= tol*hi {
 			break
 		}
 	}
-	return hi
+	return lo, hi
 }
 
 // ZCDPRho returns the largest ρ whose zCDP guarantee implies (ε, δ)-DP
@@ -243,18 +250,7 @@ func ZCDPRho(eps, delta float64) (float64, error) {
 	}
 	// ρ-zCDP implies (ε, δ) only for ε > ρ, so the answer lies in
 	// [0, ε]; ZCDPEpsilon grows with ρ.
-	lo, hi := 0.0, eps
-	for range 200 {
-		mid := (lo + hi) / 2
-		if ZCDPEpsilon(mid, delta) <= eps {
-			lo = mid
-		} else {
-			hi = mid
-		}
-		if hi-lo <= 1e-13*hi {
-			break
-		}
-	}
+	lo, _ := bisect(0, eps, 1e-13, func(rho float64) bool { return ZCDPEpsilon(rho, delta) > eps })
 	if !(lo > 0) {
 		return 0, fmt.Errorf("dp: no positive rho gives epsilon %v at delta %v", eps, delta)
 	}

@@ -112,16 +112,9 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if tables, err = f.gate.holdOut(cmd.ErrOrStderr(), tables, f.skip); err != nil {
 		return err
 	}
-	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
+	lo := method.LocalOptions{Members: localMembers(s, len(tables)), Data: map[string]*data.Table{}, Source: src}
 	for i, t := range tables {
-		name := publish.OwnerName(i + 1)
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-		lo.Data[name] = t
-	}
-	for _, r := range s.MemberRoles {
-		if r != method.RoleOwner {
-			lo.Members[r] = []string{r}
-		}
+		lo.Data[publish.OwnerName(i+1)] = t
 	}
 	run, err := method.RunLocal(cmd.Context(), s, st, lo)
 	if err != nil {
@@ -149,6 +142,22 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	return nil
 }
 
+// localMembers names the members of an in-process session: owners
+// owner-1 … owner-N (publish.OwnerName), and one member of every other
+// role, named after it.
+func localMembers(s method.Spec, owners int) map[string][]string {
+	m := map[string][]string{}
+	for i := range owners {
+		m[method.RoleOwner] = append(m[method.RoleOwner], publish.OwnerName(i+1))
+	}
+	for _, r := range s.MemberRoles {
+		if r != method.RoleOwner {
+			m[r] = []string{r}
+		}
+	}
+	return m
+}
+
 // runGenericFromStatistics runs a session whose owners bring statistics
 // files instead of rows (the method's Join decides whether its roles can
 // work from them). No quality is printed and no release gate runs: this
@@ -164,21 +173,14 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	if err != nil {
 		return err
 	}
-	lo := method.LocalOptions{Members: map[string][]string{}, Stats: map[string]*ownerstats.Statistics{},
+	lo := method.LocalOptions{Members: localMembers(s, len(f.statistics)), Stats: map[string]*ownerstats.Statistics{},
 		Schemas: []data.Schema{schema}, Source: src}
 	for i, path := range f.statistics {
 		stats, err := ownerstats.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		name := publish.OwnerName(i + 1)
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-		lo.Stats[name] = stats
-	}
-	for _, r := range s.MemberRoles {
-		if r != method.RoleOwner {
-			lo.Members[r] = []string{r}
-		}
+		lo.Stats[publish.OwnerName(i+1)] = stats
 	}
 	run, err := method.RunLocal(cmd.Context(), s, st, lo)
 	if err != nil {
