@@ -137,18 +137,7 @@ func TestStatisticsCommandFilesPublishAsRows(t *testing.T) {
 				stats = append(stats, "--statistics", out)
 			}
 			common := append([]string{"publish", c.method, "--schema", schemaPath, "--quiet"}, c.common...)
-			fromRows, fromStats := filepath.Join(sub, "rows.csv"), filepath.Join(sub, "stats.csv")
-			if code, _, stderr := run(t, append(append(append([]string{}, common...), inputs...), "--out", fromRows)...); code != 0 {
-				t.Fatalf("from rows: exit %d: %s", code, stderr)
-			}
-			if code, _, stderr := run(t, append(append(append([]string{}, common...), stats...), "--out", fromStats)...); code != 0 {
-				t.Fatalf("from statistics: exit %d: %s", code, stderr)
-			}
-			a, _ := os.ReadFile(fromRows)
-			b, _ := os.ReadFile(fromStats)
-			if len(a) == 0 || !bytes.Equal(a, b) {
-				t.Fatalf("the statistics files published another table than the rows (%d vs %d bytes)", len(b), len(a))
-			}
+			assertSameTable(t, sub, common, inputs, stats)
 		})
 	}
 }

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,18 +45,7 @@ func TestPublishPPCAFromStatisticsFiles(t *testing.T) {
 		stats = append(stats, "--statistics", p)
 	}
 	common := []string{"publish", "ppca-dp-mh", "--schema", schemaPath, "--epsilon", "1", "--k", "2", "--seed", "3"}
-	fromRows, fromStats := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "stats.csv")
-	if code, _, stderr := run(t, append(append(append([]string{}, common...), inputs...), "--out", fromRows)...); code != 0 {
-		t.Fatalf("from rows: exit %d: %s", code, stderr)
-	}
-	if code, _, stderr := run(t, append(append(append([]string{}, common...), stats...), "--out", fromStats)...); code != 0 {
-		t.Fatalf("from statistics: exit %d: %s", code, stderr)
-	}
-	a, _ := os.ReadFile(fromRows)
-	b, _ := os.ReadFile(fromStats)
-	if len(a) == 0 || !bytes.Equal(a, b) {
-		t.Fatalf("statistics files published other rows than the owners' tables (%d vs %d bytes)", len(b), len(a))
-	}
+	assertSameTable(t, dir, common, inputs, stats)
 	if code, _, _ := run(t, "publish", "ppca-dp-mh", "--statistics", "x", "--dataset", "adult", "--out", filepath.Join(dir, "y.csv")); code == 0 {
 		t.Fatal("--statistics with --dataset accepted")
 	}
@@ -101,21 +92,28 @@ func TestPublishSynthesizeRowsFromStatisticsFiles(t *testing.T) {
 		inputs = append(inputs, "--input", csv)
 	}
 	common := []string{"publish", "synthesize-rows", "--schema", schemaPath, "--epsilon", "1", "--delta", "1e-4", "--max-cells", "1", "--rounds", "3", "--seed", "3"}
-	fromRows, fromStats := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "stats.csv")
-	if code, _, stderr := run(t, append(append(append([]string{}, common...), inputs...), "--out", fromRows)...); code != 0 {
-		t.Fatalf("from rows: exit %d: %s", code, stderr)
-	}
-	if code, _, stderr := run(t, append(append(append([]string{}, common...), stats...), "--out", fromStats)...); code != 0 {
-		t.Fatalf("from statistics: exit %d: %s", code, stderr)
-	}
 	// The reports differ only in the command line they record (the
 	// method's own test compares the reports of one run).
-	a, _ := os.ReadFile(fromRows)
-	b, _ := os.ReadFile(fromStats)
-	if len(a) == 0 || !bytes.Equal(a, b) {
-		t.Fatalf("statistics files published another table than the owners' (%d vs %d bytes)", len(b), len(a))
-	}
+	assertSameTable(t, dir, common, inputs, stats)
 	if code, _, stderr := run(t, append(append(append([]string{}, common...), plain...), "--out", filepath.Join(dir, "plain.csv"))...); code == 0 || !strings.Contains(stderr, "fine") {
 		t.Fatalf("equal-width statistics files: exit %d: %s", code, stderr)
+	}
+}
+
+// assertSameTable runs the command common with the owners' rows and with
+// their statistics files (the --input and --statistics flags) into dir
+// and fails unless both runs wrote the same table, byte for byte.
+func assertSameTable(t *testing.T, dir string, common, inputs, stats []string) {
+	t.Helper()
+	var tables [2][]byte
+	for i, owners := range [][]string{inputs, stats} {
+		out := filepath.Join(dir, fmt.Sprintf("table-%d.csv", i))
+		if code, _, stderr := run(t, append(append(slices.Clone(common), owners...), "--out", out)...); code != 0 {
+			t.Fatalf("from %s: exit %d: %s", []string{"rows", "statistics"}[i], code, stderr)
+		}
+		tables[i], _ = os.ReadFile(out)
+	}
+	if len(tables[0]) == 0 || !bytes.Equal(tables[0], tables[1]) {
+		t.Fatalf("the statistics files published another table than the owners' rows (%d vs %d bytes)", len(tables[1]), len(tables[0]))
 	}
 }
