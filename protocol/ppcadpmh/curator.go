@@ -14,13 +14,18 @@ type Curator struct {
 	params Params
 	stats  map[string]Statistics
 	got    map[string]int // synthetic rows received, by owner
+	sent   map[string]int // synthetic rows handed to the sink, by owner
 	offset map[string]int // where an owner's rows start in synthetic
 	// synthetic holds every owner's rows in owner order, allocated once
 	// when the statistics give the total; nil with a sink.
 	synthetic []float64
 	sink      func(owner string, first int, rows *mat.Dense) error
-	model     *ppca.Model
-	est       *ppca.Estimate
+	// turn is the owner whose rows the sink takes now; early holds the
+	// chunks of later owners that arrived before their turn.
+	turn  int
+	early map[string][]*mat.Dense
+	model *ppca.Model
+	est   *ppca.Estimate
 }
 
 // NewCurator validates the session parameters.
@@ -28,12 +33,17 @@ func NewCurator(p Params) (*Curator, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Curator{params: p, stats: map[string]Statistics{}, got: map[string]int{}}, nil
+	return &Curator{params: p, stats: map[string]Statistics{}, got: map[string]int{}, sent: map[string]int{}}, nil
 }
 
-// SetSink hands every chunk of synthetic rows to f as it arrives instead
-// of keeping them, so the curator's memory does not grow with the rows
-// (Result's Synthetic is then nil). Call it before the session runs.
+// SetSink hands every chunk of synthetic rows to f instead of keeping
+// them, so the curator's memory does not grow with the rows (Result's
+// Synthetic is then nil). f sees the rows in Result's order — every row of
+// the first owner, then the second's, … — so that what it writes is what
+// the whole matrix would give: a chunk of a later owner that arrives
+// before its turn is held until then (none is in one process, where
+// protocol.RunLocal drains the owners' streams in owner order). Call it
+// before the session runs.
 func (c *Curator) SetSink(f func(owner string, first int, rows *mat.Dense) error) { c.sink = f }
 
 // ID is the curator's name.
@@ -111,10 +121,52 @@ func (c *Curator) addRows(from string, r Rows) error {
 		if k == 0 {
 			return nil
 		}
-		return c.sink(from, r.First, mat.NewDense(k, p, r.Data))
+		return c.deliver(from, mat.NewDense(k, p, r.Data))
 	}
 	copy(c.synthetic[(c.offset[from]+r.First)*p:], r.Data)
 	return nil
+}
+
+// deliver hands rows (the next chunk of from's, already counted in got)
+// to the sink if it is from's turn, else holds them; then, while the
+// owner whose turn it is has delivered all its rows, passes the turn on
+// and hands over what the next owner sent early.
+func (c *Curator) deliver(from string, rows *mat.Dense) error {
+	owners := c.params.Owners
+	if from != owners[c.turn] {
+		if c.early == nil {
+			c.early = map[string][]*mat.Dense{}
+		}
+		c.early[from] = append(c.early[from], rows)
+		return nil
+	}
+	if err := c.sinkRows(from, rows); err != nil {
+		return err
+	}
+	for c.turn < len(owners) && c.got[owners[c.turn]] == c.stats[owners[c.turn]].N {
+		c.turn++
+		if c.turn == len(owners) {
+			break
+		}
+		next := owners[c.turn]
+		held := c.early[next]
+		delete(c.early, next)
+		for _, m := range held {
+			if err := c.sinkRows(next, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sinkRows hands one chunk to the sink with the index, in its owner's
+// rows, of its first row.
+func (c *Curator) sinkRows(owner string, rows *mat.Dense) error {
+	k, _ := rows.Dims()
+	first := c.sent[owner]
+	c.sent[owner] = first + k
+	return c.sink(owner, first, rows)
 }
 
 func (c *Curator) fitAndBroadcast() ([]protocol.Envelope, error) {
