@@ -25,6 +25,10 @@ type PPCAOptions struct {
 	Statistics []*ownerstats.Statistics
 	Schema     data.Schema
 	Source     *randx.Source
+	// Sink, if set, takes the synthetic rows a decoded chunk at a time, in
+	// order, as the curator receives them, and Synthetic is nil: the rows
+	// (as many as the owners hold) are never held whole.
+	Sink func(t *data.Table) error
 }
 
 // PPCAResult is the published output and what it cost.
@@ -45,6 +49,9 @@ func PPCADPMH(ctx context.Context, o PPCAOptions) (*PPCAResult, error) {
 	lo := rowsRun(o.Owners, o.Source)
 	if len(o.Statistics) > 0 {
 		lo = statisticsRun(o.Statistics, o.Schema, o.Source)
+	}
+	if o.Sink != nil {
+		lo.Attach = map[string]any{ppcadpmh.RoleCurator: ppcadpmh.RowSink(o.Sink)}
 	}
 	run, err := method.RunLocal(ctx, ppcadpmh.Spec, &o.Settings, lo)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/protocol"
 	proto "github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Spec is PPCA-DP-MH's definition.
@@ -122,7 +123,13 @@ type Result struct {
 	Encoder *data.Encoder
 }
 
-func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, error) {
+// RowSink, attached to the curator (method.LocalOptions.Attach), takes the
+// synthetic rows decoded, a chunk at a time and in the order of the
+// outcome's table, instead of that table (Outcome.Table is then nil): the
+// rows, the bulk of a release, need never be held whole.
+type RowSink func(t *data.Table) error
+
+func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
 	params, enc, err := s.params()
 	if err != nil {
 		return nil, err
@@ -130,6 +137,11 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 	curator, err := proto.NewCurator(params)
 	if err != nil {
 		return nil, err
+	}
+	if sink, ok := attach.(RowSink); ok && sink != nil {
+		// Decoding is row by row, so a chunk decodes to the same rows as
+		// it would within the whole matrix.
+		curator.SetSink(func(_ string, _ int, rows *mat.Dense) error { return sink(enc.Decode(rows)) })
 	}
 	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
 		res, err := curator.Result()
@@ -142,8 +154,11 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 			return nil, err
 		}
 		summary := fmt.Sprintf("model: k = %d components of p = %d, noise variance σ² = %.4g", res.Model.K, enc.Dim(), res.Model.Sigma2)
-		return &method.Outcome{Table: enc.Decode(res.Synthetic), Report: report, Summary: summary,
-			Detail: &Result{Model: res.Model, Encoder: enc}}, nil
+		out := &method.Outcome{Report: report, Summary: summary, Detail: &Result{Model: res.Model, Encoder: enc}}
+		if res.Synthetic != nil {
+			out.Table = enc.Decode(res.Synthetic)
+		}
+		return out, nil
 	}
 	return &method.Coordination{Role: curator, Publish: publish}, nil
 }
