@@ -14,13 +14,62 @@ func MarginalTVD(real, synth *data.Table, bins int) (map[string]float64, float64
 	if err := checkTables(real, synth, bins); err != nil {
 		return nil, 0, err
 	}
+	m := NewMarginals(synth.Schema, bins)
+	m.Add(synth)
+	return m.TVD(real)
+}
+
+// Marginals counts a table's one-way marginals, binned as MarginalTVD bins
+// them, a chunk of rows at a time: the synthetic side of MarginalTVD for a
+// table never held whole.
+type Marginals struct {
+	schema data.Schema
+	bins   int
+	counts [][]float64
+	n      int
+}
+
+// NewMarginals counts rows of schema s into bins bins per numeric attribute.
+func NewMarginals(s data.Schema, bins int) *Marginals {
+	m := &Marginals{schema: s, bins: bins, counts: make([][]float64, len(s.Attributes))}
+	if bins < 1 {
+		return m // TVD reports it
+	}
+	for j, a := range s.Attributes {
+		_, size := cell(a, a.Min, bins)
+		m.counts[j] = make([]float64, size)
+	}
+	return m
+}
+
+// Add counts t's rows (t has the schema NewMarginals was given).
+func (m *Marginals) Add(t *data.Table) {
+	if m.bins < 1 {
+		return
+	}
+	for j, a := range m.schema.Attributes {
+		h := m.counts[j]
+		for _, row := range t.Rows {
+			k, _ := cell(a, row[j], m.bins)
+			h[k]++
+		}
+	}
+	m.n += t.Len()
+}
+
+// TVD is MarginalTVD(real, the rows added so far, bins): the counts are
+// exact, so the figures are the same bits as from the whole table.
+func (m *Marginals) TVD(real *data.Table) (map[string]float64, float64, error) {
+	if err := check(real.Schema, m.schema, real.Len(), m.n, m.bins); err != nil {
+		return nil, 0, err
+	}
 	out := map[string]float64{}
 	total := 0.0
 	for j, a := range real.Schema.Attributes {
-		hr, hs := histogram(real, j, a, bins), histogram(synth, j, a, bins)
+		hr := histogram(real, j, a, m.bins)
 		tvd := 0.0
 		for k := range hr {
-			tvd += math.Abs(hr[k] - hs[k])
+			tvd += math.Abs(hr[k] - m.counts[j][k]/float64(m.n))
 		}
 		out[a.Name] = tvd / 2
 		total += tvd / 2
@@ -30,11 +79,16 @@ func MarginalTVD(real, synth *data.Table, bins int) (map[string]float64, float64
 
 // checkTables checks that real and synth can be compared with bins bins.
 func checkTables(real, synth *data.Table, bins int) error {
-	if !real.Schema.Equal(synth.Schema) {
+	return check(real.Schema, synth.Schema, real.Len(), synth.Len(), bins)
+}
+
+// check checks real and synthetic schemas and row counts, and bins.
+func check(real, synth data.Schema, nReal, nSynth, bins int) error {
+	if !real.Equal(synth) {
 		return fmt.Errorf("utility: real and synthetic schemas differ")
 	}
-	if real.Len() == 0 || synth.Len() == 0 {
-		return fmt.Errorf("utility: empty table (real %d rows, synthetic %d)", real.Len(), synth.Len())
+	if nReal == 0 || nSynth == 0 {
+		return fmt.Errorf("utility: empty table (real %d rows, synthetic %d)", nReal, nSynth)
 	}
 	if bins < 1 {
 		return fmt.Errorf("utility: bins = %d, need at least 1", bins)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/ownerstats"
+	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"sort"
 
@@ -130,15 +131,40 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if owners, err = f.gate.holdOut(cmd.ErrOrStderr(), owners, f.owners.skip); err != nil {
 		return err
 	}
-	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{Owners: owners, Source: src, Settings: f.settings})
-	if err != nil {
+	opts := publish.PPCAOptions{Owners: owners, Source: src, Settings: f.settings}
+	// The utility's synthetic marginals are counted as the rows go by, so
+	// that a streamed release needs no copy of them.
+	synth := utility.NewMarginals(owners[0].Schema, utilityBins)
+	var res *publish.PPCAResult
+	if f.canStream(f.gate.on) {
+		err = f.streamTable(cmd, owners[0].Schema, func(sink func(*data.Table) error) (*privacy.Report, error) {
+			opts.Sink = func(t *data.Table) error {
+				synth.Add(t)
+				return sink(t)
+			}
+			var err error
+			if res, err = publish.PPCADPMH(cmd.Context(), opts); err != nil {
+				return nil, err
+			}
+			return res.Report, nil
+		})
+		if err != nil {
+			return err
+		}
+		return printPPCAUtility(cmd, owners, res, synth)
+	}
+	if res, err = publish.PPCADPMH(cmd.Context(), opts); err != nil {
 		return err
 	}
 	if err := f.gate.publishTable(cmd, &f.outputFlags, owners, res.Synthetic, res.Report); err != nil {
 		return err
 	}
-	return printPPCAUtility(cmd, owners, res)
+	synth.Add(res.Synthetic)
+	return printPPCAUtility(cmd, owners, res, synth)
 }
+
+// utilityBins bins the numeric attributes for the printed utility.
+const utilityBins = 10
 
 // runPPCAFromStatistics publishes from owners who bring statistics files
 // instead of rows; no utility is printed (there are no rows to compare).
@@ -161,15 +187,28 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 		}
 		stats = append(stats, st)
 	}
-	res, err := publish.PPCADPMH(cmd.Context(), publish.PPCAOptions{Statistics: stats, Schema: schema, Source: src, Settings: f.settings})
+	opts := publish.PPCAOptions{Statistics: stats, Schema: schema, Source: src, Settings: f.settings}
+	if f.canStream(false) {
+		return f.streamTable(cmd, schema, func(sink func(*data.Table) error) (*privacy.Report, error) {
+			opts.Sink = sink
+			res, err := publish.PPCADPMH(cmd.Context(), opts)
+			if err != nil {
+				return nil, err
+			}
+			return res.Report, nil
+		})
+	}
+	res, err := publish.PPCADPMH(cmd.Context(), opts)
 	if err != nil {
 		return err
 	}
 	return f.publishTable(cmd, res.Synthetic, res.Report)
 }
 
-func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *publish.PPCAResult) error {
-	per, mean, err := utility.MarginalTVD(union(owners), res.Synthetic, 10)
+// printPPCAUtility prints the utility against synth, the synthetic rows'
+// marginals.
+func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *publish.PPCAResult, synth *utility.Marginals) error {
+	per, mean, err := synth.TVD(union(owners))
 	if err != nil {
 		return err
 	}
