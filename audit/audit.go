@@ -262,11 +262,12 @@ func Run(m Mechanism, o Options) (*Result, error) {
 	res := &Result{Mechanism: m.Name, Pair: m.Pair, Claim: m.Claim, ClaimedEpsilon: claim.Epsilon,
 		Delta: claim.Delta, Confidence: o.Confidence, Runs: o.Runs, SearchRuns: o.SearchRuns}
 	for _, num := range []Side{D, DPrime} {
-		dir := measure(test, bestEvent(search, num, claim.Delta, alpha, o.Grid), claim.Delta, alpha)
+		a, c := sortedSides(search, num)
+		dir := measure(test, bestEvent(a, c, num, claim.Delta, alpha, o.Grid), claim.Delta, alpha)
 		res.Directions = append(res.Directions, dir)
 		res.EpsilonLower = math.Max(res.EpsilonLower, dir.EpsilonLower)
 		if renyi {
-			dir := measureRenyi(test, bestRenyiEvent(search, num, alpha, o.Grid), alpha)
+			dir := measureRenyi(test, bestRenyiEvent(a, c, num, alpha, o.Grid), alpha)
 			res.RenyiDirections = append(res.RenyiDirections, dir)
 			res.RhoLower = math.Max(res.RhoLower, dir.RhoLower)
 		}

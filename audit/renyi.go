@@ -2,7 +2,6 @@ package audit
 
 import (
 	"math"
-	"slices"
 )
 
 // The Rényi test of a zCDP claim.
@@ -91,34 +90,18 @@ func rhoLowerBox(pLo, pHi float64) float64 {
 }
 
 // bestRenyiEvent searches the threshold events of the numerator's sample
-// for the largest ρ_lower on the search batch. The Rényi bound favours the
-// bulk of the law, so candidates are evenly spaced order statistics (grid
-// of them) plus the geometric tail grid of bestEvent, which a gross leak
-// (an unnoised statistic) makes best.
-func bestRenyiEvent(b *samples, num Side, alpha float64, grid int) Event {
-	a := slices.Clone(b.stats[num])
-	c := slices.Clone(b.stats[num.other()])
-	slices.Sort(a)
-	slices.Sort(c)
+// (a, c: sortedSides) for the largest ρ_lower on the search batch. The
+// Rényi bound favours the bulk of the law, so candidates are evenly
+// spaced order statistics (grid of them) plus the geometric tail grid of
+// bestEvent, which a gross leak (an unnoised statistic) makes best.
+func bestRenyiEvent(a, c []float64, num Side, alpha float64, grid int) Event {
 	n := len(a)
 	ks := geometricCounts(n, grid)
 	for i := 1; i <= grid; i++ {
 		ks = append(ks, max(1, min(n, i*n/(grid+1))))
 	}
-	best, bestRho := Event{Numerator: num, Above: true, Threshold: a[n/2]}, -1.0
-	for _, k := range ks {
-		for _, above := range []bool{true, false} {
-			ev := Event{Numerator: num, Above: above, Threshold: a[k-1]}
-			if above {
-				ev.Threshold = a[n-k]
-			}
-			rho := RhoLower(countSorted(a, ev), n, countSorted(c, ev), len(c), alpha)
-			if rho > bestRho {
-				best, bestRho = ev, rho
-			}
-		}
-	}
-	return best
+	return searchEvent(a, c, Event{Numerator: num, Above: true, Threshold: a[n/2]}, ks,
+		func(kNum, kDen int) float64 { return RhoLower(kNum, n, kDen, len(c), alpha) })
 }
 
 // measureRenyi counts ev on a fresh batch and bounds ρ.
