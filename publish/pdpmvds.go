@@ -56,6 +56,12 @@ type PDPMVDSResult struct {
 	// KeysDealt says the in-process dealer made the Paillier key.
 	KeysDealt bool
 	Elapsed   time.Duration
+	// Linkage is what the record linkage did and revealed (Settings.Link;
+	// nil otherwise): every party's number of IDs, the intersection's
+	// size, the traffic. For the parties' eyes: the privacy report says
+	// which counts the linkage revealed but does not list the parties'
+	// numbers of IDs.
+	Linkage *LinkReport
 }
 
 // VerticalSplit gives each of parties owners a contiguous group of t's
@@ -82,7 +88,11 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
-	tables, err := alignTables(o.Tables)
+	align := alignTables
+	if o.Settings.Link {
+		align = linkableTables
+	}
+	tables, err := align(o.Tables)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +101,7 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 		return nil, err
 	}
 	// Checked before a key is dealt (BuildLocal checks them again).
-	o.Settings.DefaultRecords(tables[0].Len())
+	o.Settings.DefaultRecords(smallest(tables))
 	if err := o.Settings.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", pdpmvdsspec.Name, method.SettingsError{Err: err})
 	}
@@ -104,13 +114,30 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 		return nil, err
 	}
 	sess := b.Session.(*pdpmvdsspec.Session)
+	var linkage *LinkReport
+	var linkPhase []pdpmvds.Phase
+	if o.Settings.Link {
+		began := time.Now()
+		ls, stats, err := sess.LinkLocal(ctx, b.Roles)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", pdpmvdsspec.Name, err)
+		}
+		sess = ls
+		linkage = &LinkReport{Parties: o.Names, Records: map[string]int{}, Common: ls.Settings.Records, Reveals: linkReveals,
+			Assumption: linkAssumption, Randomness: randx.NewSecure().Describe() + " (the linkage keys, also in a seeded run)", InProcess: true,
+			Messages: stats.Messages, BytesSent: stats.Bytes, Seconds: time.Since(began).Seconds()}
+		for k, t := range tables {
+			linkage.Records[o.Names[k]] = t.Len()
+		}
+		linkPhase = []pdpmvds.Phase{{Name: "linkage", Requests: 1, Wall: time.Since(began), Messages: stats.Messages, Bytes: stats.Bytes}}
+	}
 	out, phases, err := sess.RunMeasured(ctx, b.Roles, b.Accountants, b.Source, pdpmvdsspec.Progress(o.Progress), dealt)
 	if err != nil {
 		return nil, err
 	}
 	d := out.Detail.(*pdpmvdsspec.Result)
-	res := &PDPMVDSResult{Synthetic: out.Table, Report: out.Report, Engine: d.Engine, Domain: d.Domain, Phases: phases,
-		Clamped: b.Facts.Clamped, KeysDealt: dealt, Elapsed: time.Since(start)}
+	res := &PDPMVDSResult{Synthetic: out.Table, Report: out.Report, Engine: d.Engine, Domain: d.Domain, Phases: append(linkPhase, phases...),
+		Clamped: b.Facts.Clamped, KeysDealt: dealt, Elapsed: time.Since(start), Linkage: linkage}
 	for _, p := range d.Parties {
 		res.Parties = append(res.Parties, SynthesizeParty(p))
 	}
@@ -138,7 +165,11 @@ func (o *PDPMVDSOptions) layout(tables []*data.Table) (method.LocalOptions, erro
 	for i, t := range tables {
 		name := o.Names[i]
 		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-		lo.Data[name] = withoutIDs(t)
+		if o.Settings.Link {
+			lo.Data[name] = t // linked in the session, by its ID column
+		} else {
+			lo.Data[name] = withoutIDs(t)
+		}
 		o.Settings.Budgets[name] = o.Budgets[i]
 	}
 	return lo, nil
@@ -153,6 +184,33 @@ func withoutIDs(t *data.Table) *data.Table {
 	c := *t
 	c.Schema.ID, c.IDs = "", nil
 	return &c
+}
+
+// linkableTables checks that every party's table has rows and an ID
+// column, for a session that links them (Settings.Link); the IDs
+// themselves are checked by each party as it joins.
+func linkableTables(ts []*data.Table) ([]*data.Table, error) {
+	if len(ts) < 2 {
+		return nil, fmt.Errorf("publish: linkage of %d tables: need at least 2", len(ts))
+	}
+	for k, t := range ts {
+		switch {
+		case t == nil || t.Len() == 0:
+			return nil, fmt.Errorf("publish: party %d's table is empty", k+1)
+		case t.Schema.ID == "" || len(t.IDs) != t.Len():
+			return nil, fmt.Errorf("publish: party %d's table has no ID column: linkage needs one", k+1)
+		}
+	}
+	return ts, nil
+}
+
+// smallest is the smallest table's record count.
+func smallest(ts []*data.Table) int {
+	n := ts[0].Len()
+	for _, t := range ts {
+		n = min(n, t.Len())
+	}
+	return n
 }
 
 // alignTables checks that the parties hold the same records and orders

@@ -266,6 +266,12 @@ func Common(sets [][]Element) ([][]int, error) {
 	return out, nil
 }
 
+// CheckIDs refuses an empty or repeated ID, as Blind does: a party can
+// check its IDs before it agrees to a linkage.
+//
+// What it reveals: nothing (a local computation).
+func CheckIDs(ids []string) error { return distinct(ids) }
+
 // distinct refuses an empty or repeated ID.
 func distinct(ids []string) error {
 	seen := make(map[string]int, len(ids))

@@ -17,6 +17,24 @@ import (
 // one-way counts (only that the noise matches the ρ asked for).
 const signStepThreat = "a MALICIOUS coordinator is not covered: it chooses the reference one-way counts and the ρ of every pair-score request, and the parties check only that the noise matches that ρ, so for a pair with one of its own attributes it can send score requests at a negligible ρ with reference counts of its choosing; the sign step (Algorithm 1, step 5) then tells it, for every cell, whether the true joint count lies above the threshold it chose, and about log₂ n such requests reveal the exact joint counts of its attributes with the partner's (the signs of a pair it is not part of go to that pair, and to S in the Paillier suite)"
 
+// What a linked session's report says about the linkage (package
+// protocol/psi states what the linkage reveals in full). The counts are
+// stated as revealed, never as protected.
+const (
+	linkMethod   = "records linked first by private set intersection on the parties' ID columns (set sizes revealed exactly, not under DP)"
+	linkRevealed = "the record linkage (multi-party Diffie–Hellman private set intersection on the ID columns, run before any release; no budget spent) revealed exactly, NOT under DP: to every party, every party's number of IDs, the size of the intersection (n = %d) and the size of every region of the parties' Venn diagram (e.g. how many IDs parties 1 and 2 hold that party 3 lacks), and, for each of its own IDs, which other parties hold it; to the coordinator, the size of the intersection (every party reports it; the coordinator sees no blinded set); to S, the size of the intersection (from the coordinator). Which people are in the intersection, and so in the data the synthetic table describes, is not protected"
+	linkThreat   = "record linkage: semi-honest parties; decisional Diffie–Hellman in the prime-order subgroup of edwards25519 with SHA-512 as a random oracle; no party learns an ID it does not hold, and no k−1 parties together can test a guessed ID against the remaining party's set"
+	linkWarning  = "record linkage revealed set sizes exactly, outside DP: every party learnt every party's number of IDs and every Venn-region size of their ID sets; the intersection size n = %d is public"
+)
+
+// alignment is the assumption on how the parties' rows line up.
+func alignment(st Settings) string {
+	if st.Link {
+		return "the parties linked their records by a private set intersection on their ID columns and kept the records every party holds, in one common order; records held by only some parties are left out of the synthesis"
+	}
+	return "the parties hold the same records and have aligned them beforehand (by ID or row order); which records are in the data set is not protected"
+}
+
 // Report builds the privacy report of a PDP-MVDS run from the engine's
 // result and the parties' accountants (in party order); dealt says that
 // the Paillier key was dealt in this process.
@@ -38,7 +56,7 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Do
 		DeltaForZCDP: st.Delta,
 		Assumptions: []string{
 			fmt.Sprintf("the record count n = %d is public (replace-one neighbours share it) and is used without noise", n),
-			"the parties hold the same records and have aligned them beforehand (by ID or row order); which records are in the data set is not protected",
+			alignment(st),
 			"numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them; bounds, bins and categories are public and do not depend on the data",
 			fmt.Sprintf("sensitivities under replace-one: a count vector moves by L1 %g / L2 %.4g; the IInDif pair score by %g", marginal.CountL1, marginal.CountL2, marginal.IInDifSensitivity),
 			"Laplace releases are charged ε²/2 in zCDP (Bun & Steinke 2016); each party's spend is also stated as (ε, δ)-DP at δ = " + fmt.Sprintf("%.3g", st.Delta),
@@ -60,6 +78,12 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Do
 			"the coordinating party receives every noisy release (covered by DP) and runs the post-processing and GUM",
 			signStepThreat,
 		},
+	}
+	if st.Link {
+		ro.Method += "; " + linkMethod
+		ro.NotCovered = append(ro.NotCovered, fmt.Sprintf(linkRevealed, n))
+		ro.ThreatModel = append(ro.ThreatModel, linkThreat)
+		ro.Warnings = append(ro.Warnings, fmt.Sprintf(linkWarning, n))
 	}
 	switch s.Suite {
 	case proto.SuitePaillier:

@@ -7,15 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/paillier"
+	cpsi "github.com/dppub/dppub/crypto/psi"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	proto "github.com/dppub/dppub/protocol/pdpmvds"
+	"github.com/dppub/dppub/protocol/psi"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -54,8 +57,57 @@ func open(st method.Settings, o method.Open) (method.Session, error) {
 		return nil, fmt.Errorf("%d schemas for %d parties", len(o.Schemas), len(owners))
 	}
 	s := &Session{Header: o.Header(), Settings: *st.(*Settings), Schemas: o.Schemas, Owners: owners, Third: third}
-	_, _, _, err = s.layout()
+	if err := s.checkIDColumns(); err != nil {
+		return nil, err
+	}
+	check := s
+	if s.Settings.Link && s.Settings.Records == 0 {
+		// The record count comes from the linkage; any count checks the
+		// rest of the layout.
+		if check, err = s.WithRecords(1); err != nil {
+			return nil, err
+		}
+	}
+	_, _, _, err = check.layout()
 	return s, err
+}
+
+// checkIDColumns checks that every party's schema names an ID column when
+// the session links the records, and none otherwise (rows are then
+// aligned by position).
+func (s *Session) checkIDColumns() error {
+	for k, sc := range s.Schemas {
+		switch {
+		case s.Settings.Link && sc.ID == "":
+			return fmt.Errorf("%s's schema names no ID column: a linked session (link) needs one in every party's schema", s.Owners[k])
+		case !s.Settings.Link && sc.ID != "":
+			return fmt.Errorf("%s's schema names an ID column %q: set link to link the parties' records by it (private set intersection), or align the files beforehand and drop the ID column", s.Owners[k], sc.ID)
+		}
+	}
+	return nil
+}
+
+// WithRecords is the session after the linkage found n common records:
+// the record count is n (a count the settings give must equal it) and
+// the schemas lose their ID columns, as the linked tables do.
+func (s *Session) WithRecords(n int) (*Session, error) {
+	if !s.Settings.Link {
+		return nil, fmt.Errorf("the session does not link its records")
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("the linkage found %d records every party holds: nothing to synthesise", n)
+	}
+	if s.Settings.Records != 0 && s.Settings.Records != n {
+		return nil, fmt.Errorf("the linkage found %d records every party holds, the settings' records says %d", n, s.Settings.Records)
+	}
+	c := *s
+	c.Settings.Records = n
+	c.Schemas = make([]data.Schema, len(s.Schemas))
+	for k, sc := range s.Schemas {
+		sc.ID = ""
+		c.Schemas[k] = sc
+	}
+	return &c, nil
 }
 
 // layout derives the domain, the owner of each attribute and the
@@ -137,6 +189,9 @@ type Keys struct {
 
 // Join builds a party's or S's role, under the members' names.
 func (s *Session) Join(l method.Local) (protocol.Role, error) {
+	if s.Settings.Link {
+		return s.joinLinked(l)
+	}
 	role, err := s.join(l)
 	if err != nil {
 		return nil, err
@@ -179,6 +234,143 @@ func (s *Session) join(l method.Local) (protocol.Role, error) {
 		Keys: kf, Source: l.Source, Workers: s.Settings.Workers})
 }
 
+// partyIDs are the parties' protocol IDs, the linkage's ring order.
+func (s *Session) partyIDs() []string {
+	ids := make([]string, len(s.Owners))
+	for k := range s.Owners {
+		ids[k] = proto.PartyID(k)
+	}
+	return ids
+}
+
+// joinLinked builds a party's or S's role in a session that links the
+// parties' records first. A party checks its ID column now, before it
+// accepts the session; its linkage key is drawn from the
+// OS CSPRNG, its PDP-MVDS role is built on its linked rows, in the order
+// of their IDs, once the linkage ends. S waits for the coordinator's
+// count.
+func (s *Session) joinLinked(l method.Local) (protocol.Role, error) {
+	names := s.names()
+	if l.Name == s.Third {
+		wait := psi.NewAwaiting(proto.ThirdPartyID, proto.CoordinatorID, func(n int) (protocol.Role, error) {
+			ls, err := s.WithRecords(n)
+			if err != nil {
+				return nil, err
+			}
+			r, err := ls.join(l)
+			if err != nil {
+				return nil, err
+			}
+			return proto.Stay(r), nil
+		})
+		return method.Rename(wait, s.ID, names), nil
+	}
+	k := slices.Index(s.Owners, l.Name)
+	if k < 0 {
+		return nil, fmt.Errorf("%s is neither a party nor the third party of the session", l.Name)
+	}
+	t, err := l.SharedTable(s.Schemas[k])
+	if err != nil {
+		return nil, err
+	}
+	if t.Schema.ID == "" || len(t.IDs) != t.Len() {
+		return nil, fmt.Errorf("%s's table has no ID column: a linked session needs one", l.Name)
+	}
+	if err := cpsi.CheckIDs(t.IDs); err != nil {
+		return nil, fmt.Errorf("%s's ID column %q: %w", l.Name, t.Schema.ID, err)
+	}
+	if l.Source == nil {
+		return nil, fmt.Errorf("%s needs a randomness source", l.Name)
+	}
+	// The linkage's key comes from the OS CSPRNG even in a seeded run: the
+	// linked rows are put in the order of their IDs (below), so the key
+	// changes no output, and the member's own randomness stays the
+	// PDP-MVDS role's, drawn exactly as in a run on aligned files.
+	p, err := psi.NewParty(psi.PartyOptions{ID: proto.PartyID(k), IDs: t.IDs, Source: randx.NewSecure(),
+		Params: psi.Params{Session: s.ID + "/link", Parties: s.partyIDs()}})
+	if err != nil {
+		return nil, err
+	}
+	link := psi.NewLinking(p, proto.CoordinatorID, func(res *psi.Result) (protocol.Role, error) {
+		ls, err := s.WithRecords(len(res.Rows))
+		if err != nil {
+			return nil, err
+		}
+		// Every party holds the IDs of the common records, so ordering
+		// them by ID gives all parties one order without a message, and
+		// the same order whatever the keys (the linkage's own order
+		// follows the blinded values, hence the keys).
+		rows := slices.Clone(res.Rows)
+		slices.SortFunc(rows, func(a, b int) int { return strings.Compare(t.IDs[a], t.IDs[b]) })
+		linked := t.Subset(rows)
+		linked.Schema.ID, linked.IDs = "", nil
+		if l.Log != nil {
+			l.Log.Info(Name+": records linked", "ids", t.Len(), "common", len(res.Rows), "sizes", res.Sizes)
+		}
+		ll := l
+		ll.Table = linked
+		r, err := ls.join(ll)
+		if err != nil {
+			return nil, err
+		}
+		return proto.Stay(r), nil
+	})
+	return method.Rename(link, s.ID, names), nil
+}
+
+// LinkLocal runs the linkage of a linked session in one process, over the
+// roles Join built (in member order): the parties' linkage roles driven
+// by protocol.RunLocal, then each party's PDP-MVDS role built on its
+// linked rows and S told the count, as the coordinator's count would over
+// the network. It returns the session for the linked records (for
+// RunMeasured) and the linkage's traffic.
+func (s *Session) LinkLocal(ctx context.Context, roles []protocol.Role) (*Session, *protocol.Stats, error) {
+	var links []*psi.Linking
+	var wait *psi.Awaiting
+	for _, r := range roles {
+		if w, ok := r.(interface{ Unwrap() protocol.Role }); ok {
+			r = w.Unwrap()
+		}
+		switch x := r.(type) {
+		case *psi.Linking:
+			links = append(links, x)
+		case *psi.Awaiting:
+			wait = x
+		default:
+			return nil, nil, fmt.Errorf("unexpected role %T in a linked session", x)
+		}
+	}
+	if wait == nil || len(links) != len(s.Owners) {
+		return nil, nil, fmt.Errorf("a linked session needs %d parties' roles and S's, got %d and %v", len(s.Owners), len(links), wait != nil)
+	}
+	parts := make([]protocol.Role, len(links))
+	for k, l := range links {
+		parts[k] = l.PSI()
+	}
+	stats, err := protocol.RunLocal(ctx, parts...)
+	if err != nil {
+		return nil, stats, fmt.Errorf("linkage: %w", err)
+	}
+	common := -1
+	for _, l := range links {
+		// The messages are the count for the coordinator (known here)
+		// and a PDP-MVDS party's first messages (none).
+		if _, err := l.Finish(); err != nil {
+			return nil, stats, err
+		}
+		res, _ := l.PSI().Result()
+		if common >= 0 && len(res.Rows) != common {
+			return nil, stats, fmt.Errorf("linkage: the parties found %d and %d common records", common, len(res.Rows))
+		}
+		common = len(res.Rows)
+	}
+	if _, err := wait.Begin(common); err != nil {
+		return nil, stats, err
+	}
+	ls, err := s.WithRecords(common)
+	return ls, stats, err
+}
+
 // partyTable checks party k's table: the session's schema for it, no ID
 // column (rows are aligned by position), the public record count.
 func (s *Session) partyTable(l method.Local, k int) (*data.Table, error) {
@@ -187,7 +379,7 @@ func (s *Session) partyTable(l method.Local, k int) (*data.Table, error) {
 		return nil, err
 	}
 	if t.Schema.ID != "" {
-		return nil, fmt.Errorf("%s's schema names an ID column %q: the parties' rows are aligned by position, so align the files beforehand and drop the ID column", l.Name, t.Schema.ID)
+		return nil, fmt.Errorf("%s's schema names an ID column %q: the parties' rows are aligned by position, so set link to link them by it, or align the files beforehand and drop the ID column", l.Name, t.Schema.ID)
 	}
 	if t.Len() != s.Settings.Records {
 		return nil, fmt.Errorf("%s holds %d records, the session's public record count is %d", l.Name, t.Len(), s.Settings.Records)
@@ -315,6 +507,9 @@ type Party struct {
 // each of its measurements is one request to the parties and S within
 // this one session.
 func (s *Session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
+	if s.Settings.Link {
+		return s.coordinateLinked(src, attach)
+	}
 	dom, owners, ps, err := s.layout()
 	if err != nil {
 		return nil, err
@@ -338,6 +533,54 @@ func (s *Session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 		return s.Publish(eng, dom, parties, accts, decodeSrc, src, false)
 	}
 	return &method.Coordination{Role: method.Rename(driver, s.ID, s.names()), Publish: publish, Cleanup: driver.Stop}, nil
+}
+
+// coordinateLinked is Coordinate for a session that links its parties'
+// records first: the coordinator waits for every party's count of common
+// records (it sees no blinded set), tells S, and then runs the engine as
+// Coordinate does on the session for that count. It draws from src as
+// Coordinate does, before the linkage.
+func (s *Session) coordinateLinked(src *randx.Source, attach any) (*method.Coordination, error) {
+	engSrc, decodeSrc := src.Child(), src.Child()
+	var (
+		ls      *Session
+		dom     *marginal.Domain
+		parties []Party
+		eng     *marginal.Result
+		driver  *proto.Driver
+	)
+	counter := psi.NewCounter(proto.CoordinatorID, s.ID, s.partyIDs(), []string{proto.ThirdPartyID}, func(n int) (protocol.Role, error) {
+		var err error
+		if ls, err = s.WithRecords(n); err != nil {
+			return nil, err
+		}
+		var owners []int
+		var ps proto.Session
+		if dom, owners, ps, err = ls.layout(); err != nil {
+			return nil, err
+		}
+		var eo marginal.Options
+		eo, parties = ls.engineOptions(dom, owners, attach)
+		eo.Source = engSrc
+		driver, err = proto.NewDriver(context.Background(), ps, func(ctx context.Context, m marginal.Measurer) error {
+			var err error
+			eng, err = marginal.Synthesize(ctx, m, eo)
+			return err
+		})
+		return driver, err
+	})
+	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
+		if eng == nil {
+			return nil, fmt.Errorf("the engine did not finish")
+		}
+		return ls.Publish(eng, dom, parties, accts, decodeSrc, src, false)
+	}
+	cleanup := func() {
+		if driver != nil {
+			driver.Stop()
+		}
+	}
+	return &method.Coordination{Role: method.Rename(counter, s.ID, s.names()), Publish: publish, Cleanup: cleanup}, nil
 }
 
 // RunMeasured runs the engine in one process over member roles built by

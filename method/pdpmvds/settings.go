@@ -31,11 +31,23 @@ const (
 
 // Settings are PDP-MVDS's settings. The parties are the members of role
 // owner in order, each holding the columns its own schema declares, for
-// the same records in the same row order.
+// the same records in the same row order — or, with Link, for
+// overlapping sets of records under an ID column, which the session links
+// first.
 type Settings struct {
 	// Records is the public record count n every party holds (one
-	// process: the tables').
-	Records int `json:"records" flag:"-"`
+	// process: the tables'). With Link it may be left out: the record
+	// count is then the size of the intersection the linkage finds (if
+	// given, the intersection must have exactly this size).
+	Records int `json:"records,omitempty" flag:"-"`
+	// Link starts the session with record linkage: every party's schema
+	// names an ID column, the parties find the IDs they all hold by a
+	// multi-party Diffie–Hellman private set intersection (package
+	// protocol/psi), each keeps its rows of those IDs in one common order
+	// and drops the ID column, and PDP-MVDS runs on them. No budget is
+	// spent; the linkage reveals the set sizes exactly (the report says
+	// which).
+	Link bool `json:"link,omitempty" help:"link the parties' records first by private set intersection on their ID columns (the schemas' id); the record count is then the intersection's"`
 	// Rho is every party's zCDP budget ρ_k for the session; Budgets
 	// overrides it per party (by name).
 	Rho     float64            `json:"rho,omitempty" flag:"-"`
@@ -90,8 +102,18 @@ func (s *Settings) SetDefaults() {
 }
 
 // DefaultRecords takes the public record count from the parties' tables
-// (a one-process run), and δ = 1/n² from it.
+// (a one-process run), and δ = 1/n² from it. With Link the record count
+// is the intersection's, not yet known: δ defaults to 1/n² of the
+// smallest table, whose size bounds the intersection's (so δ is no
+// larger than 1/n² of the linked records).
 func (s *Settings) DefaultRecords(n int) {
+	if s.Link {
+		if s.Delta == 0 && n > 0 {
+			s.Delta = dp.DefaultDelta(n)
+		}
+		s.SetDefaults()
+		return
+	}
 	if s.Records == 0 {
 		s.Records = n
 	}
@@ -102,7 +124,12 @@ func (s *Settings) DefaultRecords(n int) {
 // against the parties when a session opens.
 func (s *Settings) Validate() error {
 	switch {
-	case s.Records < 1:
+	case s.Link && s.Records < 0:
+		return fmt.Errorf("records must not be negative, got %d", s.Records)
+	case s.Link && s.Records == 0 && s.Delta == 0:
+		// δ = 1/n² needs n, which only the linkage finds.
+		return fmt.Errorf("a linked session without records learns its record count from the linkage, so it needs delta")
+	case !s.Link && s.Records < 1:
 		return fmt.Errorf("the settings need the public record count (records), got %d", s.Records)
 	case s.SSPP != proto.SuiteCommodity && s.SSPP != proto.SuitePaillier:
 		return fmt.Errorf("sspp must be commodity or paillier, got %q", s.SSPP)
