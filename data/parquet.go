@@ -409,7 +409,7 @@ func (pr *parquetReader) cell(a Attribute, j int, c *parquetColumn, i int) (floa
 		return v, nil
 	}
 	b := c.text(i, pr.opts.KeepSpace)
-	if k, ok := pr.cats[j][string(b)]; ok {
+	if k, ok := pr.cats[j].getBytes(b); ok {
 		return float64(k), nil
 	}
 	k, err := pr.category(j, string(b))
@@ -422,16 +422,37 @@ func (pr *parquetReader) cell(a Attribute, j int, c *parquetColumn, i int) (floa
 // attributes as INT64, other numeric ones as DOUBLE, categorical and
 // binary ones as their category names (UTF-8 strings). ReadParquet with
 // the same schema reads it back. An integer attribute holding a value
-// that is not a whole number is an error.
+// that is not a whole number is an error. ParquetWriter writes the same
+// bytes from the rows given a chunk at a time.
 func WriteParquet(w io.Writer, t *Table) error {
 	if err := t.Validate(); err != nil {
 		return err
 	}
-	var fields schema.FieldList
-	if t.Schema.ID != "" {
-		fields = append(fields, stringNode(t.Schema.ID))
+	pw, names, err := newParquetFile(w, t.Schema)
+	if err != nil {
+		return err
 	}
-	for _, a := range t.Schema.Attributes {
+	for lo := 0; lo < len(t.Rows) || lo == 0; lo += parquetRowGroup {
+		hi := min(lo+parquetRowGroup, len(t.Rows))
+		if err := writeRowGroup(pw, t, lo, hi, 0, names); err != nil {
+			_ = pw.Close()
+			return fmt.Errorf("data: write parquet: %w", err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("data: write parquet: %w", err)
+	}
+	return nil
+}
+
+// newParquetFile starts a Parquet file of tables with schema s, and
+// returns the categorical attributes' category names as Parquet strings.
+func newParquetFile(w io.Writer, s Schema) (*file.Writer, [][]parquet.ByteArray, error) {
+	var fields schema.FieldList
+	if s.ID != "" {
+		fields = append(fields, stringNode(s.ID))
+	}
+	for _, a := range s.Attributes {
 		switch {
 		case a.Kind != Numeric:
 			fields = append(fields, stringNode(a.Name))
@@ -443,30 +464,130 @@ func WriteParquet(w io.Writer, t *Table) error {
 	}
 	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
 	if err != nil {
-		return fmt.Errorf("data: write parquet: %w", err)
+		return nil, nil, fmt.Errorf("data: write parquet: %w", err)
 	}
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithCreatedBy("dppub"), parquet.WithMaxRowGroupLength(parquetRowGroup))
 	pw, err := file.NewParquetWriterWithError(w, root, file.WithWriterProps(props))
 	if err != nil {
-		return fmt.Errorf("data: write parquet: %w", err)
+		return nil, nil, fmt.Errorf("data: write parquet: %w", err)
 	}
-	names := make([][]parquet.ByteArray, len(t.Schema.Attributes))
-	for j, a := range t.Schema.Attributes {
+	names := make([][]parquet.ByteArray, len(s.Attributes))
+	for j, a := range s.Attributes {
 		for _, c := range a.Categories {
 			names[j] = append(names[j], parquet.ByteArray(c))
 		}
 	}
-	for lo := 0; lo < len(t.Rows) || lo == 0; lo += parquetRowGroup {
-		hi := min(lo+parquetRowGroup, len(t.Rows))
-		if err := writeRowGroup(pw, t, lo, hi, names); err != nil {
-			_ = pw.Close()
-			return fmt.Errorf("data: write parquet: %w", err)
+	return pw, names, nil
+}
+
+// ParquetWriter writes a table to a Parquet file a chunk of rows at a
+// time: the rows are copied into one row group's buffer (2^18 rows), which
+// is written when full, so memory does not grow with the rows written.
+// The file is byte for byte what WriteParquet writes for the table of all
+// the rows given, in order, whatever the chunks' sizes.
+type ParquetWriter struct {
+	pw    *file.Writer
+	names [][]parquet.ByteArray
+	// buf holds the rows of the row group being filled; its rows are
+	// slices of cells, allocated once.
+	buf   Table
+	cells []float64
+	// written counts the rows in row groups already written (for the row
+	// numbers of errors); groups the row groups.
+	written, groups int
+	err             error
+}
+
+// NewParquetWriter starts a Parquet file of tables with schema s on w.
+func NewParquetWriter(w io.Writer, s Schema) (*ParquetWriter, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	pw, names, err := newParquetFile(w, s)
+	if err != nil {
+		return nil, err
+	}
+	return &ParquetWriter{pw: pw, names: names, buf: Table{Schema: s.clone()}}, nil
+}
+
+// Write appends t's rows; t has the writer's schema.
+func (w *ParquetWriter) Write(t *Table) error {
+	if w.err != nil {
+		return w.err
+	}
+	if !t.Schema.Equal(w.buf.Schema) {
+		return w.fail(errors.New("a chunk's schema differs from the file's"))
+	}
+	if err := t.Validate(); err != nil {
+		return w.fail(err)
+	}
+	p := len(w.buf.Schema.Attributes)
+	if w.cells == nil {
+		// A chunk as small as the rows to write sizes the first buffer:
+		// a table of a few rows does not take a whole row group's.
+		w.cells = make([]float64, 0, p*min(parquetRowGroup, max(len(t.Rows), 1<<12)))
+		w.buf.Rows = make([][]float64, 0, cap(w.cells)/max(p, 1))
+	}
+	for i, row := range t.Rows {
+		if len(w.buf.Rows) == parquetRowGroup {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+		if len(w.cells)+p > cap(w.cells) {
+			// Grow to the next size up to a row group; the rows already
+			// buffered keep pointing at the old cells, which stay valid.
+			n := min(parquetRowGroup, 2*cap(w.cells)/max(p, 1))
+			w.cells = make([]float64, 0, p*n)
+		}
+		lo := len(w.cells)
+		w.cells = append(w.cells, row...)
+		w.buf.Rows = append(w.buf.Rows, w.cells[lo:lo+p:lo+p])
+		if w.buf.Schema.ID != "" {
+			w.buf.IDs = append(w.buf.IDs, t.IDs[i])
 		}
 	}
-	if err := pw.Close(); err != nil {
-		return fmt.Errorf("data: write parquet: %w", err)
+	return nil
+}
+
+// flush writes the buffered rows as one row group and empties the buffer.
+func (w *ParquetWriter) flush() error {
+	if err := writeRowGroup(w.pw, &w.buf, 0, len(w.buf.Rows), w.written, w.names); err != nil {
+		return w.fail(err)
 	}
+	w.written += len(w.buf.Rows)
+	w.groups++
+	w.buf.Rows, w.buf.IDs = w.buf.Rows[:0], w.buf.IDs[:0]
+	// The full buffer's cells are reused from the start: the rows that
+	// pointed at them have been written.
+	w.cells = w.cells[:0]
+	return nil
+}
+
+func (w *ParquetWriter) fail(err error) error {
+	w.err = fmt.Errorf("data: write parquet: %w", err)
+	return w.err
+}
+
+// Close writes the last row group (an empty one if no row was written,
+// as WriteParquet writes for an empty table) and the file's footer. After
+// an error from Write it only releases the writer.
+func (w *ParquetWriter) Close() error {
+	if w.err != nil {
+		_ = w.pw.Close()
+		return w.err
+	}
+	if len(w.buf.Rows) > 0 || w.groups == 0 {
+		if err := w.flush(); err != nil {
+			_ = w.pw.Close()
+			return err
+		}
+	}
+	if err := w.pw.Close(); err != nil {
+		return w.fail(err)
+	}
+	w.err = errors.New("data: write parquet: the writer is closed")
 	return nil
 }
 
@@ -475,8 +596,9 @@ func stringNode(name string) *schema.PrimitiveNode {
 		schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1))
 }
 
-// writeRowGroup writes rows [lo, hi) of t as one row group.
-func writeRowGroup(pw *file.Writer, t *Table, lo, hi int, names [][]parquet.ByteArray) error {
+// writeRowGroup writes rows [lo, hi) of t as one row group; before rows
+// precede t's in the file (for the row numbers of errors).
+func writeRowGroup(pw *file.Writer, t *Table, lo, hi, before int, names [][]parquet.ByteArray) error {
 	rg, err := pw.AppendRowGroupChecked()
 	if err != nil {
 		return err
@@ -504,7 +626,7 @@ func writeRowGroup(pw *file.Writer, t *Table, lo, hi int, names [][]parquet.Byte
 			for i, row := range rows {
 				v := row[j]
 				if v != math.Trunc(v) || v < -(1<<63) || v >= 1<<63 {
-					return fmt.Errorf("integer attribute %q holds %q in row %d, not a whole number", a.Name, strconv.FormatFloat(v, 'g', -1, 64), lo+i+1)
+					return fmt.Errorf("integer attribute %q holds %q in row %d, not a whole number", a.Name, strconv.FormatFloat(v, 'g', -1, 64), before+lo+i+1)
 				}
 				col[i] = int64(v)
 			}

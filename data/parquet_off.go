@@ -27,3 +27,15 @@ func ReadParquet(r interface {
 
 // WriteParquet is not available in a noparquet build.
 func WriteParquet(w io.Writer, t *Table) error { return errNoParquet }
+
+// ParquetWriter is not available in a noparquet build.
+type ParquetWriter struct{}
+
+// NewParquetWriter is not available in a noparquet build.
+func NewParquetWriter(w io.Writer, s Schema) (*ParquetWriter, error) { return nil, errNoParquet }
+
+// Write is not available in a noparquet build.
+func (w *ParquetWriter) Write(t *Table) error { return errNoParquet }
+
+// Close is not available in a noparquet build.
+func (w *ParquetWriter) Close() error { return errNoParquet }
