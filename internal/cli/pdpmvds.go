@@ -85,6 +85,17 @@ The shared Paillier key comes from a key ceremony (dppub keygen, at a dealer
 that is neither S nor an owner) given with --keys DIR; without it an
 in-process dealer makes one (and the report says so).
 
+Record linkage (--link): when the owners' files hold overlapping sets of
+people under an ID column (--id COL or the schema's "id"), --link first
+finds the people every owner holds by a multi-party Diffie–Hellman private
+set intersection (as 'dppub link'), keeps each owner's rows of those IDs in
+ID order and drops the ID column; PDP-MVDS then runs on them unchanged, and
+the record count is the intersection's. No budget is spent, but the
+linkage reveals to the owners, exactly and NOT under DP, every owner's
+number of IDs and the size of every region of their Venn diagram (the
+report says so). Without --link, files with IDs must hold the same IDs.
+'dppub run pdp-mvds' does the same between machines with link=true.
+
 --gate runs the release gate on the joined records: no owner holds a whole
 record, so one pooled check attacks the records every owner's columns make
 up, and the records held out (--gate-holdout-share) are the same records
@@ -94,7 +105,9 @@ the file holds whole records: every owner's columns).
 Examples:
   dppub publish pdp-mvds --dataset adult --parties 3 --budgets 0.5,1,2 --out adult-synth.csv
   dppub publish pdp-mvds --input a.csv --input b.csv --schema s.json --id id \
-      --budgets 1,1 --sspp paillier --keys keys/ --out synth.csv`,
+      --budgets 1,1 --sspp paillier --keys keys/ --out synth.csv
+  dppub publish pdp-mvds --input bank.csv --input clinic.csv --input utility.csv --schema s.json \
+      --id person --link --budgets 0.5 --out synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPublishPDPMVDS(cmd, f) },
 	}
@@ -103,7 +116,7 @@ Examples:
 	fs.IntVar(&f.parties, "parties", 3, "number of owners for --dataset (contiguous groups of columns)")
 	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row holding one owner's columns (and the ID column); repeat once per owner")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON describing every owner's columns (kinds and public bounds)")
-	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order)")
+	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order); with --link, the column the owners' records are linked by")
 	registerSkipColumns(fs, &f.skip)
 	fs.Float64SliceVar(&f.budgets, "budgets", nil, "zCDP budget ρ_k of every owner, comma-separated (one value: the same for all)")
 	bindSettings(fs, &f.settings)
@@ -143,6 +156,9 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		}
 	}
 	stderr := cmd.ErrOrStderr()
+	if f.settings.Link && f.gate.on {
+		return usagef("--gate with --link: the records to hold out are known only after the linkage; link the files with 'dppub link' first")
+	}
 	// Before any key is dealt or budget spent.
 	if tables, real, err = f.gate.holdOutRecords(stderr, tables, real, f.idColumn, f.skip); err != nil {
 		return err
@@ -162,6 +178,13 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s, the privacy report to %s and the protocol report to %s\n",
 		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report, f.protoReport)
 	printPhases(w, res)
+	if l := res.Linkage; l != nil {
+		fmt.Fprintf(w, "\nRecord linkage (private set intersection on %q, before any release; no budget spent): %d records every owner holds\n", f.idColumn, l.Common)
+		for _, name := range l.Parties {
+			fmt.Fprintf(w, "  %s: %d IDs\n", name, l.Records[name])
+		}
+		fmt.Fprintf(w, "Revealed to the owners exactly, NOT under DP:\n  - %s\n", strings.Join(l.Reveals, "\n  - "))
+	}
 	tv, err := eval.SynthTVD(real, res.Synthetic, res.Domain, res.Parties)
 	if err != nil {
 		return err
@@ -206,6 +229,8 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	switch {
 	case f.dataset != "" && len(f.inputs) > 0:
 		return nil, nil, usagef("give --dataset or --input, not both")
+	case f.dataset != "" && f.settings.Link:
+		return nil, nil, usagef("--link links --input files by their ID column; --dataset has none")
 	case f.dataset != "":
 		if f.parties < 2 {
 			return nil, nil, usagef("--parties must be at least 2, got %d", f.parties)
@@ -232,6 +257,9 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		s.ID = f.id
 	}
 	f.idColumn = s.ID
+	if f.settings.Link && s.ID == "" {
+		return nil, nil, usagef("--link needs the ID column every --input holds: give --id COL or an \"id\" in the schema")
+	}
 	var tables []*data.Table
 	for _, path := range f.inputs {
 		t, err := readPart(path, s, f.skip)
@@ -240,11 +268,48 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		}
 		tables = append(tables, t)
 	}
-	real, err := joinParts(tables)
+	join := joinParts
+	if f.settings.Link {
+		join = joinCommon
+	}
+	real, err := join(tables)
 	if err != nil {
 		return nil, nil, err
 	}
 	return tables, real, nil
+}
+
+// joinCommon joins the owners' columns of the IDs every owner holds, in
+// ID order (the order a linked session uses), for the local utility
+// summary: this one process reads every owner's file anyway; the session
+// itself finds these records by private set intersection.
+func joinCommon(ts []*data.Table) (*data.Table, error) {
+	count := map[string]int{}
+	for _, t := range ts {
+		for _, id := range t.IDs {
+			count[id]++
+		}
+	}
+	var ids []string
+	for id, c := range count {
+		if c == len(ts) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	aligned := make([]*data.Table, len(ts))
+	for k, t := range ts {
+		pos := make(map[string]int, t.Len())
+		for i, id := range t.IDs {
+			pos[id] = i
+		}
+		rows := make([]int, len(ids))
+		for j, id := range ids {
+			rows[j] = pos[id]
+		}
+		aligned[k] = t.Subset(rows)
+	}
+	return joinParts(aligned)
 }
 
 // readPart reads one owner's file: the schema's attributes its header
