@@ -59,6 +59,9 @@ type SynthesizeOptions struct {
 	// marginal.DefaultModelCells); AdaptiveRounds is its T (default 16·d).
 	MaxModelCells  float64
 	AdaptiveRounds int
+	// Selection is the adaptive rounds' selection mechanism (default
+	// marginal.SelectExponential).
+	Selection marginal.SelectMechanism
 	// Parties partition the attributes, each with its own budget; empty
 	// means one party "owner" holding all attributes at Rho.
 	Parties []SynthesizeParty
@@ -139,7 +142,8 @@ func EvenParties(s data.Schema, rhos []float64) ([]SynthesizeParty, error) {
 // Encoded is an owner's table discretised as it was read, with the domain
 // SynthesizeDomain returns for the run's options: pieces (a one-pass
 // reader's batches) and how many values were clamped to their declared
-// bounds. Synthesize recodes the pieces in place to the bins it chooses.
+// bounds. Synthesize recodes the pieces in place to the bins it chooses
+// and then merges identical rows (Chunks.Merged), replacing Chunks.
 type Encoded struct {
 	Domain  *marginal.Domain
 	Chunks  marginal.Chunks
@@ -263,6 +267,16 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts); err != nil {
 		return nil, err
 	}
+	if o.Encoded != nil && binRho > 0 {
+		// Tuples of fine cells that fall in the same bins are now
+		// identical: merged, they are fewer rows to count, with the same
+		// counts. The caller's pieces are consumed, so it gets the
+		// merged ones in their place.
+		if real, err = real.Merged(); err != nil {
+			return nil, fmt.Errorf("publish: %w", err)
+		}
+		o.Encoded.Chunks = real
+	}
 	parties[0].Rho -= binRho
 	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child()})
 	if err != nil {
@@ -276,7 +290,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	res, err := marginal.Synthesize(ctx, m, marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
-		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds},
+		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection},
 		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	})
 	if err != nil {

@@ -10,13 +10,17 @@ import (
 )
 
 // Cells is a piece of a discretised table: each attribute's cells one
-// byte per record when its domain fits in a byte, two otherwise (a
+// byte per row when its domain fits in a byte, two otherwise (a
 // Dataset's are always two). Recoding to a smaller domain narrows them.
+// A row may stand for several identical records (its weight, as a Tally
+// merges them): every count over the piece adds the weight, so the
+// counts are those of the records themselves.
 type Cells struct {
 	sizes []int
 	n     int
 	b     [][]uint8  // narrow columns (nil where wide)
 	w     [][]uint16 // wide columns (nil where narrow)
+	wt    []uint32   // row i stands for wt[i] records; nil: one each
 }
 
 // NewCells allocates n records over domain sizes, all in cell 0.
@@ -37,12 +41,34 @@ func CellsOf(ds *Dataset) *Cells {
 	return &Cells{sizes: ds.Sizes, n: ds.Len(), b: make([][]uint8, len(ds.Cols)), w: ds.Cols}
 }
 
-// Len is the number of records.
+// Len is the number of rows held (distinct tuples once merged by a
+// Tally; Records is the number of records they stand for).
 func (c *Cells) Len() int { return c.n }
 
-// Truncate keeps the first n records.
+// Records is the number of records the rows stand for: the sum of their
+// weights.
+func (c *Cells) Records() int {
+	if c.wt == nil {
+		return c.n
+	}
+	r := 0
+	for _, w := range c.wt[:c.n] {
+		r += int(w)
+	}
+	return r
+}
+
+// Truncate keeps the first n rows.
 func (c *Cells) Truncate(n int) {
 	c.n = min(c.n, max(n, 0))
+}
+
+// get is row i's cell of attribute j.
+func (c *Cells) get(j, i int) uint16 {
+	if c.b[j] != nil {
+		return uint16(c.b[j][i])
+	}
+	return c.w[j][i]
 }
 
 // Set puts record i of attribute j in cell v.
@@ -81,11 +107,22 @@ func (c *Cells) view(need []bool, scratch [][]uint16) *Dataset {
 // Chunks is a discretised table held as consecutive pieces over the same
 // domain: what a one-pass reader produces batch by batch, never copied
 // into one table (which would hold it twice while copying). Counts over
-// it are the sums of the pieces' counts.
+// it are the sums of the pieces' counts. The order of the rows, and how
+// records are merged into weighted rows, change no count.
 type Chunks []*Cells
 
-// Len is the number of records.
+// Len is the number of records n (the rows' weights summed).
 func (cs Chunks) Len() int {
+	n := 0
+	for _, c := range cs {
+		n += c.Records()
+	}
+	return n
+}
+
+// Distinct is the number of rows held: the distinct tuples of cells once
+// merged (Merged, Tally), else Len.
+func (cs Chunks) Distinct() int {
 	n := 0
 	for _, c := range cs {
 		n += c.Len()
@@ -151,7 +188,11 @@ func (cs Chunks) CountAll(sets [][]int) ([]*Marginal, error) {
 		for _, c := range part {
 			ds := c.view(need, scratch)
 			for i, m := range out {
-				countInto(ds, c.n, m.Attrs, m.Sizes, sums[i])
+				if c.wt != nil {
+					countWeighted(ds, c.wt[:c.n], m.Attrs, m.Sizes, sums[i])
+				} else {
+					countInto(ds, c.n, m.Attrs, m.Sizes, sums[i])
+				}
 			}
 		}
 		return sums
@@ -163,6 +204,37 @@ func (cs Chunks) CountAll(sets [][]int) ([]*Marginal, error) {
 		}
 	})
 	return out, nil
+}
+
+// countWeighted is countInto over rows of weights wt (their number): each
+// row adds its weight. Weights are whole and their sums below 2^53, so
+// the counts are exact, as if every record were counted one by one.
+func countWeighted(ds *Dataset, wt []uint32, attrs, sizes []int, counts []float64) {
+	n := len(wt)
+	switch len(attrs) {
+	case 1:
+		for i, v := range ds.Cols[attrs[0]][:n] {
+			counts[v] += float64(wt[i])
+		}
+	case 2:
+		a, b := ds.Cols[attrs[0]][:n], ds.Cols[attrs[1]][:n]
+		s := sizes[1]
+		for i, v := range a {
+			counts[int(v)*s+int(b[i])] += float64(wt[i])
+		}
+	default:
+		cols := make([][]uint16, len(attrs))
+		for k, a := range attrs {
+			cols[k] = ds.Cols[a][:n]
+		}
+		for i, w := range wt {
+			c := 0
+			for k, col := range cols {
+				c = c*sizes[k] + int(col[i])
+			}
+			counts[c] += float64(w)
+		}
+	}
 }
 
 // each runs work on consecutive runs of pieces, one per core, and merge
@@ -182,7 +254,8 @@ func (cs Chunks) each(work func(Chunks) [][]float64, merge func([][]float64)) {
 
 // Recode maps every piece's cells through lut (per attribute; nil leaves
 // an attribute as it is) to a domain of the given sizes, a column taking
-// one byte per record when its new domain fits in one.
+// one byte per row when its new domain fits in one. Rows keep their
+// weights; rows that become identical stay apart until Merged.
 func (cs Chunks) Recode(lut [][]uint16, sizes []int) {
 	var wg sync.WaitGroup
 	w := max(1, min(runtime.GOMAXPROCS(0), len(cs)))

@@ -45,15 +45,18 @@ func (in *synthInput) schema() data.Schema {
 // owner's summary counts (its Wasserstein and KS distances need them).
 const maxDistinct = 1 << 18
 
-// pieceRows is the size of the pieces the encoded records are kept in.
-const pieceRows = 1 << 16
-
 // streamInput reads a CSV/TSV file (or standard input) once, on every
 // core, encoding each row into compact per-attribute cells as it is
 // parsed (with the domain the run will discretise with, which the
-// settings fix) and counting the numeric values: memory is a byte per
-// cell of the table (two for an attribute of more than 256 cells), never
-// a float64 per cell.
+// settings fix) and counting the numeric values. Each core merges the
+// records whose cells are identical into one weighted row
+// (marginal.Tally), and the cores' rows are merged at the end: memory
+// grows with the distinct tuples of cells, which the domain bounds, not
+// with the number of records; the counts the run takes are those of the
+// records one by one. A tuple costs a byte per attribute (two for an
+// attribute of more than 256 cells) and 16 bytes more, and when the
+// records hardly repeat the tally holds them one by one at the byte per
+// cell alone.
 func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st *synthesize.Settings) (*synthInput, error) {
 	// Most of the heap from here on is the records' cells, which hold no
 	// pointers and so cost the collector nothing to mark: collecting when
@@ -64,16 +67,13 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 	workers := runtime.GOMAXPROCS(0)
 	o.Workers = workers
 	type worker struct {
-		cur     *marginal.Cells
-		used    int
+		tally   *marginal.Tally
 		clamped int
 		values  []map[float64]int
 	}
 	var (
 		dom     *marginal.Domain
 		numeric []int
-		mu      sync.Mutex
-		pieces  marginal.Chunks
 	)
 	ws := make([]*worker, workers)
 	start := func(sc data.Schema) error {
@@ -88,7 +88,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 			}
 		}
 		for w := range ws {
-			ws[w] = &worker{values: make([]map[float64]int, len(numeric))}
+			ws[w] = &worker{tally: marginal.NewTally(dom.Sizes()), values: make([]map[float64]int, len(numeric))}
 			for k := range numeric {
 				ws[w].values[k] = map[float64]int{}
 			}
@@ -109,25 +109,9 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 				wk.values[k] = nil
 			}
 		}
-		for len(rows) > 0 {
-			if wk.cur == nil || wk.used == wk.cur.Len() {
-				if wk.cur != nil {
-					mu.Lock()
-					pieces = append(pieces, wk.cur)
-					mu.Unlock()
-				}
-				wk.cur, wk.used = marginal.NewCells(dom.Sizes(), pieceRows), 0
-			}
-			k := min(len(rows), wk.cur.Len()-wk.used)
-			c, err := dom.EncodeInto(rows[:k], wk.cur, wk.used)
-			if err != nil {
-				return err
-			}
-			wk.used += k
-			wk.clamped += c
-			rows = rows[k:]
-		}
-		return nil
+		c, err := wk.tally.AddRows(dom, rows)
+		wk.clamped += c
+		return err
 	}
 	var (
 		rst data.ReadStats
@@ -143,15 +127,18 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 		return nil, err
 	}
 	in := &synthInput{encoded: &publish.Encoded{Domain: dom}, values: map[int]marginal.ValueCounts{}}
+	var pieces marginal.Chunks
 	for _, wk := range ws {
-		if wk == nil || wk.cur == nil {
+		if wk == nil {
 			continue
 		}
-		wk.cur.Truncate(wk.used)
-		pieces = append(pieces, wk.cur)
+		pieces = append(pieces, wk.tally.Chunks()...)
 		in.encoded.Clamped += wk.clamped
 	}
-	in.encoded.Chunks = pieces
+	// Tuples that several cores saw are merged into one row.
+	if in.encoded.Chunks, err = pieces.Merged(); err != nil {
+		return nil, err
+	}
 	for k, j := range numeric {
 		all := map[float64]int{}
 		for _, wk := range ws {

@@ -1,0 +1,106 @@
+package publish
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/randx"
+)
+
+// Records read into tallies (two, as two reader workers, in another
+// order) and merged into weighted tuples give, for a seed, the synthetic
+// table and report of the same records held as a table one row each:
+// with the bins chosen from the data (the tuples merged again after
+// recoding), with the schema's bins for two parties, and with the
+// adaptive method. The records repeat (Adult's first 3000 rows three
+// times), so the merged rows are fewer than the records.
+func TestSynthesizeMergedRecordsPublishTheSame(t *testing.T) {
+	adult, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := &data.Table{Schema: adult.Schema}
+	for k := range 3 {
+		for i := range 3000 {
+			tab.Rows = append(tab.Rows, adult.Rows[(i*(k+1))%3000])
+		}
+	}
+	parties, err := EvenParties(tab.Schema, []float64{0.5, 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		o    SynthesizeOptions
+	}{
+		{"bins from the data", SynthesizeOptions{Epsilon: 1}},
+		{"two parties", SynthesizeOptions{Parties: parties}},
+		{"adaptive", SynthesizeOptions{Epsilon: 1, Method: marginal.MethodAdaptive, AdaptiveRounds: 16}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.o
+			o.Table, o.Source = tab, randx.NewSeeded(21)
+			whole, err := Synthesize(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pre, err := SynthesizeDomain(tab.Schema, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pieces marginal.Chunks
+			clamped := 0
+			for w := range 2 {
+				tl := marginal.NewTally(pre.Sizes())
+				for i := tab.Len() - 1 - w; i >= 0; i -= 2 * 500 {
+					var rows [][]float64
+					for k := i; k > i-2*500 && k >= 0; k -= 2 {
+						rows = append(rows, tab.Rows[k])
+					}
+					n, err := tl.AddRows(pre, rows)
+					if err != nil {
+						t.Fatal(err)
+					}
+					clamped += n
+				}
+				pieces = append(pieces, tl.Chunks()...)
+			}
+			merged, err := pieces.Merged()
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc := &Encoded{Domain: pre, Chunks: merged, Clamped: clamped}
+			o = c.o
+			o.Encoded, o.Source = enc, randx.NewSeeded(21)
+			got, err := Synthesize(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Real.Len() != tab.Len() || got.Real.Distinct() >= tab.Len() || got.Real.Distinct() > 3000 {
+				t.Errorf("%d records in %d rows, want %d in at most 3000", got.Real.Len(), got.Real.Distinct(), tab.Len())
+			}
+			if got.Clamped != whole.Clamped {
+				t.Errorf("%d values clamped, the table %d", got.Clamped, whole.Clamped)
+			}
+			if got.Synthetic.Len() != whole.Synthetic.Len() {
+				t.Fatalf("%d synthetic rows, the table's run %d", got.Synthetic.Len(), whole.Synthetic.Len())
+			}
+			for i, row := range got.Synthetic.Rows {
+				if !slices.Equal(row, whole.Synthetic.Rows[i]) {
+					t.Fatalf("synthetic row %d: %v, the table's run %v", i, row, whole.Synthetic.Rows[i])
+				}
+			}
+			a, errA := got.Report.JSON()
+			b, errB := whole.Report.JSON()
+			if errA != nil || errB != nil || !bytes.Equal(a, b) {
+				t.Errorf("reports differ (%v, %v):\n%s\nthe table's:\n%s", errA, errB, a, b)
+			}
+		})
+	}
+}
