@@ -78,17 +78,23 @@ func sideValue(side Side, v float64) float64 {
 	return v
 }
 
-// ExponentialOptions configure the audit of the exponential mechanism.
+// ExponentialOptions configure the audit of a private selection.
 type ExponentialOptions struct {
 	Epsilon float64
 	// Candidates is the number of outputs; 0 means 50.
 	Candidates int
+	// Mechanism is "permute-and-flip" (default: dp.PermuteAndFlip,
+	// claimed ε-DP) or "exponential" (dp.Exponential, claimed
+	// ε²/8-zCDP by its bounded range, tested at δ = 1e-6 and by the
+	// Rényi test).
+	Mechanism string
 }
 
-// Exponential audits dp.PermuteAndFlip, dppub's exponential-mechanism
-// selection (McKenna & Sheldon 2020; claimed ε-DP for utilities of
-// sensitivity Δu = 1, like the exponential mechanism of McSherry & Talwar
-// 2007). The pair is the worst case for
+// Exponential audits a private selection over utilities of sensitivity
+// Δu = 1: dp.PermuteAndFlip (McKenna & Sheldon 2020; claimed ε-DP, like
+// the exponential mechanism of McSherry & Talwar 2007), or dp.Exponential
+// (claimed ε²/8-zCDP: ε-bounded range, Durfee & Rogers 2019, Cesar &
+// Rogers 2021). The pair is the worst case for
 // candidate 0: its utility is 1 on D and 0 on D', while every other
 // candidate's is 0 on D and 1 on D'. Then
 //
@@ -104,7 +110,14 @@ func Exponential(o ExponentialOptions) (Mechanism, error) {
 	if k < 2 {
 		return Mechanism{}, fmt.Errorf("audit: the exponential mechanism needs at least 2 candidates, got %d", k)
 	}
-	spec := dp.SelectionSpec(1, o.Epsilon)
+	pick, spec, delta := dp.PermuteAndFlip, dp.SelectionSpec(1, o.Epsilon), 0.0
+	switch o.Mechanism {
+	case "", "permute-and-flip":
+	case "exponential":
+		pick, spec, delta = dp.Exponential, dp.ExponentialSpec(1, o.Epsilon), 1e-6
+	default:
+		return Mechanism{}, fmt.Errorf("audit: exponential: unknown selection %q (want permute-and-flip or exponential)", o.Mechanism)
+	}
 	if err := spec.Guarantee.Validate(); err != nil {
 		return Mechanism{}, fmt.Errorf("audit: exponential: %w", err)
 	}
@@ -114,12 +127,13 @@ func Exponential(o ExponentialOptions) (Mechanism, error) {
 		utilities[DPrime][i] = 1
 	}
 	return Mechanism{
-		Name:  fmt.Sprintf("exponential (Δu=1, ε=%g, %d candidates)", o.Epsilon, k),
+		Name:  fmt.Sprintf("%s (Δu=1, ε=%g, %d candidates)", spec.Mechanism, o.Epsilon, k),
 		Claim: spec.Guarantee,
+		Delta: delta,
 		Pair:  "utility of candidate 0 is 1 on D and 0 on D'; every other candidate's is 0 on D and 1 on D'",
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			i, err := dp.PermuteAndFlip(src, utilities[side], 1, o.Epsilon)
+			i, err := pick(src, utilities[side], 1, o.Epsilon)
 			out[0] = float64(i)
 			return err
 		},

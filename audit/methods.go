@@ -23,8 +23,9 @@ type MethodOptions struct {
 	P int
 	// Part is the audited part of the owner's message (ppca-dp-mh).
 	Part PPCAPart
-	// Mechanism is ppca-dp-mh's noise, laplace (default) or gaussian, or
-	// dppca's method, dppca-svm (default), ag-svm or mod-sulq-svm.
+	// Mechanism is ppca-dp-mh's noise, laplace (default) or gaussian,
+	// dppca's method, dppca-svm (default), ag-svm or mod-sulq-svm, or
+	// exponential's selection, permute-and-flip (default) or exponential.
 	Mechanism string
 	// Owners configures zero-sum and mul-lda-dp, View zero-sum, Noise
 	// mul-lda-dp (correlated or independent).
@@ -124,9 +125,9 @@ func coreMethods() []Method {
 				m, err := Gaussian(ScalarOptions{Epsilon: or(o.Epsilon, 1), Delta: or(o.Delta, 1e-5)})
 				return WithScalarTruth(m, 0, 1), err
 			}},
-		{Name: "exponential", Summary: "dp.Exponential over 50 candidates (ε = 1)", Calibrations: []string{"sound"},
+		{Name: "exponential", Summary: "private selection over 50 candidates (ε = 1): dp.PermuteAndFlip (ε-DP; default) or, with mechanism exponential, dp.Exponential (ε²/8-zCDP)", Calibrations: []string{"sound"},
 			FastRuns: 20_000, LongRuns: 500_000, build: func(o MethodOptions) (Mechanism, error) {
-				return Exponential(ExponentialOptions{Epsilon: or(o.Epsilon, 1)})
+				return Exponential(ExponentialOptions{Epsilon: or(o.Epsilon, 1), Mechanism: o.Mechanism})
 			}},
 		{Name: ppcaspec.Name, Summary: "one PPCA-DP-MH owner's noisy Σx and Σxxᵀ (p = 20, ε = 2; second moment by default)",
 			Calibrations: []string{string(ppca.Sound), string(ppca.Paper)},
@@ -194,6 +195,7 @@ func Suite(long bool) []Case {
 		{Method: "laplace", Expect: Pass},
 		{Method: "gaussian", Expect: Pass},
 		{Method: "exponential", Expect: Pass},
+		{Method: "exponential", Options: MethodOptions{Mechanism: "exponential"}, Expect: Pass},
 		{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
 		{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "paper"}, Expect: Violation},
 		{Method: ppcaspec.Name, Options: MethodOptions{Calibration: "sound", Mechanism: string(ppca.Gaussian)}, Expect: Pass},

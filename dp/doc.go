@@ -17,7 +17,11 @@
 //     gives (ε, δ)-DP for every ε > 0 (Balle & Wang 2018, Thm. 8).
 //   - Gaussian, zCDP: σ = Δ₂/√(2ρ) gives ρ-zCDP (Bun & Steinke, Prop. 1.6).
 //   - Selection: permute-and-flip (McKenna & Sheldon 2020) stops at
-//     candidate i with probability exp(ε(u_i − u*)/(2Δu)), ε-DP.
+//     candidate i with probability exp(ε(u_i − u*)/(2Δu)), ε-DP
+//     (ε²/2-zCDP); the exponential mechanism (McSherry & Talwar 2007)
+//     picks i with probability ∝ exp(ε(u_i − u*)/(2Δu)), ε-DP and
+//     ε-bounded-range, hence ε²/8-zCDP (Durfee & Rogers 2019; Cesar &
+//     Rogers 2021).
 //
 // Every noisy value is released on a public power-of-two grid g chosen from
 // public parameters: the output is g·(round(x/g) + K) with K an integer

@@ -295,6 +295,78 @@ func TestPermuteAndFlipFrequencies(t *testing.T) {
 	}
 }
 
+// TestExponentialFrequencies compares the exponential mechanism's
+// selection frequencies with its exact law P(i) ∝ exp(ε(u_i − u*)/(2Δ)),
+// including a far-behind candidate and a tie, by a chi-square test.
+func TestExponentialFrequencies(t *testing.T) {
+	src := randx.NewSeeded(5)
+	u := []float64{0, 1, 2, 2, -3.5}
+	const eps, runs = 2.0, 40000
+	counts := make([]float64, len(u))
+	for range runs {
+		k, err := Exponential(src, u, 1, eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[k]++
+	}
+	want, total := make([]float64, len(u)), 0.0
+	for i, x := range u {
+		want[i] = math.Exp(eps * (x - 2) / 2)
+		total += want[i]
+	}
+	chi2 := 0.0
+	for i := range u {
+		exp := runs * want[i] / total
+		chi2 += (counts[i] - exp) * (counts[i] - exp) / exp
+	}
+	// χ² with 4 degrees of freedom: P(χ² > 23.51) = 1e-4. The last
+	// candidate's gap (γ = 5.5) takes five whole e^-1 trials; about 66
+	// of the runs are expected to pick it.
+	if chi2 > 23.51 {
+		t.Fatalf("chi-square %.2f > 23.51 (false-rejection 1e-4); counts %v, want ∝ %v", chi2, counts, want)
+	}
+}
+
+// TestSelectionRefusesBadArguments: both selections refuse the same
+// arguments with errors naming the mechanism.
+func TestSelectionRefusesBadArguments(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		u         []float64
+		sens, eps float64
+	}{
+		{"no candidates", nil, 1, 1},
+		{"NaN utility", []float64{0, math.NaN()}, 1, 1},
+		{"infinite utility", []float64{math.Inf(1)}, 1, 1},
+		{"zero sensitivity", []float64{0, 1}, 0, 1},
+		{"negative epsilon", []float64{0, 1}, 1, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := randx.NewSeeded(1)
+			if _, err := Exponential(src, c.u, c.sens, c.eps); err == nil {
+				t.Error("exponential accepted it")
+			}
+			if _, err := PermuteAndFlip(src, c.u, c.sens, c.eps); err == nil {
+				t.Error("permute-and-flip accepted it")
+			}
+		})
+	}
+}
+
+// TestExponentialSpecIsBoundedRangeZCDP: the spec a zCDP accountant
+// charges is ε²/8, a quarter of what ε-DP alone would give.
+func TestExponentialSpecIsBoundedRangeZCDP(t *testing.T) {
+	s := ExponentialSpec(2, 0.4)
+	pf, err := SelectionSpec(2, 0.4).Guarantee.ToZCDP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Guarantee.Notion != ZCDP || math.Abs(s.Guarantee.Rho-0.02) > 1e-15 || math.Abs(pf.Rho-4*s.Guarantee.Rho) > 1e-15 {
+		t.Fatalf("exponential spec %+v, permute-and-flip in zCDP %+v", s.Guarantee, pf)
+	}
+}
+
 // TestZCDPEpsilonIsValidAndTight checks the conversion against the exact
 // privacy profile of the Gaussian mechanism, which is ρ-zCDP with
 // σ = 1/√(2ρ) for Δ = 1: any valid conversion must give an ε at which that

@@ -59,6 +59,9 @@ type SynthesizeOptions struct {
 	// marginal.DefaultModelCells); AdaptiveRounds is its T (default 16·d).
 	MaxModelCells  float64
 	AdaptiveRounds int
+	// Selection is the adaptive rounds' selection mechanism (default
+	// marginal.SelectExponential).
+	Selection marginal.SelectMechanism
 	// Parties partition the attributes, each with its own budget; empty
 	// means one party "owner" holding all attributes at Rho.
 	Parties []SynthesizeParty
@@ -287,7 +290,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	res, err := marginal.Synthesize(ctx, m, marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
-		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds},
+		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection},
 		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	})
 	if err != nil {

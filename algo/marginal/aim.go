@@ -60,6 +60,9 @@ type AdaptiveOptions struct {
 	// SelectShare is the share of each round's budget spent on the
 	// selection (default 0.1, AIM's).
 	SelectShare float64
+	// Selection is the selection mechanism (default SelectExponential,
+	// AIM's: at the same ρ its ε is twice permute-and-flip's).
+	Selection SelectMechanism
 	// Iters is the number of mirror-descent steps after each round (warm
 	// started; default 50) and FinalIters before sampling (default 500).
 	Iters, FinalIters int
@@ -75,8 +78,9 @@ const DefaultModelCells = 1 << 18
 type Round struct {
 	// Attrs is the measured set.
 	Attrs []int
-	// Rho is the measurement's zCDP cost, SelectRho the selection's (ε²/2),
-	// Epsilon the selection's ε.
+	// Rho is the measurement's zCDP cost, SelectRho the selection's (ε²/8
+	// for the exponential mechanism, ε²/2 for permute-and-flip), Epsilon
+	// the selection's ε.
 	Rho, SelectRho, Epsilon float64
 	// Candidates is how many sets were offered.
 	Candidates int
@@ -89,6 +93,7 @@ func (o *AdaptiveOptions) defaults(d int) error {
 	o.Rounds = cmp.Or(o.Rounds, 16*d)
 	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)
 	o.SelectShare = cmp.Or(o.SelectShare, 0.1)
+	o.Selection = cmp.Or(o.Selection, SelectExponential)
 	o.Iters = cmp.Or(o.Iters, 50)
 	o.FinalIters = cmp.Or(o.FinalIters, 500)
 	switch {
@@ -98,6 +103,8 @@ func (o *AdaptiveOptions) defaults(d int) error {
 		return fmt.Errorf("marginal: adaptive: model cap %v cells", o.MaxCells)
 	case !(o.SelectShare > 0 && o.SelectShare < 1):
 		return fmt.Errorf("marginal: adaptive: selection share %v, need (0, 1)", o.SelectShare)
+	case o.Selection != SelectExponential && o.Selection != SelectPermuteAndFlip:
+		return fmt.Errorf("marginal: adaptive: unknown selection mechanism %q", o.Selection)
 	case o.Iters < 0 || o.FinalIters < 0:
 		return fmt.Errorf("marginal: adaptive: iterations %d / %d", o.Iters, o.FinalIters)
 	}
@@ -277,9 +284,9 @@ func (a *adaptive) round(ctx context.Context, rhoMeas, rhoSel float64) (bool, er
 	// The size limit counts this round's spending, as AIM does.
 	limit := a.ao.MaxCells * (a.used + rhoMeas + rhoSel) / a.rho
 	q := a.query(limit, noise.Scale)
-	eps := math.Sqrt(2 * rhoSel)
+	eps := a.ao.Selection.Epsilon(rhoSel)
 	c := Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+1), Parties: []int{0},
-		Epsilon: eps, Sensitivity: q.SelectSensitivity()}
+		Mechanism: a.ao.Selection, Epsilon: eps, Sensitivity: q.SelectSensitivity()}
 	i, err := a.sel.Select(ctx, q, c)
 	if err != nil {
 		return false, fmt.Errorf("marginal: %s: %w", c.Purpose, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/data"
@@ -51,28 +52,53 @@ func sizedDomain(t *testing.T, sizes []int) *Domain {
 	return d
 }
 
-// The rounds spend the budget exactly: the accountant's total is ρ (to
-// its 1e-9 relative tolerance), and it equals the sum of the rounds' and
-// the one-way marginals' costs.
+// The rounds spend the budget exactly with either selection mechanism:
+// the accountant's total is ρ (to its 1e-9 relative tolerance), and it
+// equals the sum of the rounds' and the one-way marginals' costs, each
+// selection costing ε²/8 (exponential) or ε²/2 (permute-and-flip).
 func TestAdaptiveSpendsBudgetExactly(t *testing.T) {
-	for _, rho := range []float64{0.01, 0.3, 2} {
-		res, a := adaptiveOnSmall(t, rho, AdaptiveOptions{})
-		spent := a.Spent().Rho
-		if math.Abs(spent-rho) > 1e-9*rho {
-			t.Errorf("ρ = %v: accountant spent %v", rho, spent)
+	for _, sel := range []SelectMechanism{SelectExponential, SelectPermuteAndFlip} {
+		for _, rho := range []float64{0.01, 0.3, 2} {
+			t.Run(fmt.Sprintf("%s/rho=%g", sel, rho), func(t *testing.T) {
+				res, a := adaptiveOnSmall(t, rho, AdaptiveOptions{Selection: sel})
+				if spent := a.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
+					t.Errorf("accountant spent %v", spent)
+				}
+				div := map[SelectMechanism]float64{SelectExponential: 8, SelectPermuteAndFlip: 2}[sel]
+				total := 0.0
+				for _, p := range res.Plan {
+					total += p.Release.Noise.Rho
+				}
+				for _, r := range res.Rounds {
+					total += r.SelectRho
+					if want := r.Epsilon * r.Epsilon / div; math.Abs(r.SelectRho-want) > 1e-12*want {
+						t.Errorf("selection at ε = %v charged ρ = %v, want %v", r.Epsilon, r.SelectRho, want)
+					}
+				}
+				if math.Abs(total-rho) > 1e-9*rho {
+					t.Errorf("rounds and one-ways cost %v", total)
+				}
+				if len(res.Rounds) == 0 {
+					t.Error("no adaptive round ran")
+				}
+			})
 		}
-		total := 0.0
-		for _, p := range res.Plan {
-			total += p.Release.Noise.Rho
+	}
+}
+
+// ParseSelectMechanism accepts the two names and quotes anything else.
+func TestParseSelectMechanism(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want SelectMechanism
+		ok   bool
+	}{{"exponential", SelectExponential, true}, {"permute-and-flip", SelectPermuteAndFlip, true}, {"gumbel", "", false}, {"", "", false}} {
+		got, err := ParseSelectMechanism(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("ParseSelectMechanism(%q) = %q, %v", c.in, got, err)
 		}
-		for _, r := range res.Rounds {
-			total += r.SelectRho
-		}
-		if math.Abs(total-rho) > 1e-9*rho {
-			t.Errorf("ρ = %v: rounds and one-ways cost %v", rho, total)
-		}
-		if len(res.Rounds) == 0 {
-			t.Errorf("ρ = %v: no adaptive round ran", rho)
+		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.in)) {
+			t.Errorf("error %q does not quote %q", err, c.in)
 		}
 	}
 }

@@ -9,26 +9,69 @@ import (
 	"github.com/dppub/dppub/privacy"
 )
 
-// Choice says how one private selection is paid for: permute-and-flip at
-// Epsilon over utilities of sensitivity Sensitivity, charged to Parties.
-// Permute-and-flip is ε-DP (McKenna & Sheldon 2020), so each party's
-// accountant records Pure(ε), which composes in zCDP as ε²/2 (Bun &
-// Steinke 2016, Prop. 1.4). (The exponential mechanism would cost only
-// ε²/8 by its bounded-range analysis, Cesar & Rogers 2021; no such bound is
-// known for permute-and-flip, so it is charged the pure-DP conversion.)
+// SelectMechanism names the private selection mechanism of the adaptive rounds.
+type SelectMechanism string
+
+const (
+	// SelectExponential is the exponential mechanism (dp.Exponential),
+	// charged ε²/8 in zCDP by its bounded range, as AIM charges it.
+	SelectExponential SelectMechanism = "exponential"
+	// SelectPermuteAndFlip is permute-and-flip (dp.PermuteAndFlip): at
+	// the same ε never worse than the exponential mechanism, but only known
+	// to be ε-DP, so charged ε²/2: at the same ρ its ε is half as large.
+	SelectPermuteAndFlip SelectMechanism = "permute-and-flip"
+)
+
+func (s SelectMechanism) String() string { return string(s) }
+
+// ParseSelectMechanism checks a selection mechanism's name.
+func ParseSelectMechanism(v string) (SelectMechanism, error) {
+	switch SelectMechanism(v) {
+	case SelectExponential, SelectPermuteAndFlip:
+		return SelectMechanism(v), nil
+	}
+	return "", fmt.Errorf("unknown selection mechanism %q (want %s or %s)", v, SelectExponential, SelectPermuteAndFlip)
+}
+
+// Epsilon is the ε that costs rho in zCDP with mechanism s.
+func (s SelectMechanism) Epsilon(rho float64) float64 {
+	if s == SelectPermuteAndFlip {
+		return math.Sqrt(2 * rho)
+	}
+	return math.Sqrt(8 * rho)
+}
+
+// Choice says how one private selection is paid for: Mechanism (default
+// the exponential mechanism) at Epsilon over utilities of sensitivity
+// Sensitivity, charged to Parties. The exponential mechanism is
+// ε-bounded-range, so its accountants record ε²/8-zCDP (Cesar & Rogers
+// 2021); permute-and-flip is ε-DP (McKenna & Sheldon 2020) with no
+// bounded-range bound known, so it is recorded as Pure(ε), which composes
+// in zCDP as ε²/2 (Bun & Steinke 2016, Prop. 1.4).
 type Choice struct {
 	Purpose     string
 	Parties     []int
+	Mechanism   SelectMechanism
 	Epsilon     float64
 	Sensitivity float64
 }
 
-// Rho is the zCDP cost of the choice, ε²/2.
-func (c Choice) Rho() float64 { return c.Epsilon * c.Epsilon / 2 }
+// Rho is the zCDP cost of the choice: ε²/8 for the exponential mechanism,
+// ε²/2 for permute-and-flip.
+func (c Choice) Rho() float64 {
+	if c.Mechanism == SelectPermuteAndFlip {
+		return c.Epsilon * c.Epsilon / 2
+	}
+	return c.Epsilon * c.Epsilon / 8
+}
 
 // Charge is the accountant entry of the choice.
 func (c Choice) Charge() privacy.Charge {
-	return privacy.Charge{Purpose: c.Purpose, Spec: dp.SelectionSpec(c.Sensitivity, c.Epsilon), Calibration: "sound"}
+	spec := dp.ExponentialSpec(c.Sensitivity, c.Epsilon)
+	if c.Mechanism == SelectPermuteAndFlip {
+		spec = dp.SelectionSpec(c.Sensitivity, c.Epsilon)
+	}
+	return privacy.Charge{Purpose: c.Purpose, Spec: spec, Calibration: "sound"}
 }
 
 // SelectQuery asks which candidate attribute set the current model
@@ -83,7 +126,7 @@ type Selector interface {
 var _ Selector = (*LocalMeasurer)(nil)
 
 // Select computes every candidate's utility on the records, charges the
-// choice and picks one by permute-and-flip (dp.PermuteAndFlip).
+// choice and picks one with the choice's mechanism.
 func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -112,7 +155,11 @@ func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (in
 	if err := l.chargeSpec(c.Purpose, c.Parties, c.Charge()); err != nil {
 		return 0, err
 	}
-	i, err := dp.PermuteAndFlip(l.noiser.Source(), u, c.Sensitivity, c.Epsilon)
+	pick := dp.Exponential
+	if c.Mechanism == SelectPermuteAndFlip {
+		pick = dp.PermuteAndFlip
+	}
+	i, err := pick(l.noiser.Source(), u, c.Sensitivity, c.Epsilon)
 	if err != nil {
 		return 0, fmt.Errorf("marginal: %w", err)
 	}

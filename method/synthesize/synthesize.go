@@ -74,6 +74,9 @@ type Settings struct {
 	// AdaptiveRounds is its T (0: 16 × attributes).
 	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells"`
 	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes)"`
+	// Selection is the adaptive rounds' selection mechanism (default
+	// marginal.SelectExponential).
+	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2)"`
 }
 
 // DefaultRounds is the default number of GUM rounds.
@@ -101,6 +104,9 @@ func (s *Settings) SetDefaults() {
 	}
 	if s.MaxModelCells == 0 {
 		s.MaxModelCells = marginal.DefaultModelCells
+	}
+	if s.Selection == "" {
+		s.Selection = marginal.SelectExponential
 	}
 }
 
@@ -130,6 +136,8 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("max_model_cells", "must be at least 1, got %v", s.MaxModelCells)
 	case s.AdaptiveRounds < 0:
 		return method.Fieldf("adaptive_rounds", "must not be negative, got %d", s.AdaptiveRounds)
+	case s.Selection != marginal.SelectExponential && s.Selection != marginal.SelectPermuteAndFlip:
+		return method.Fieldf("selection", "must be exponential or permute-and-flip, got %q", s.Selection)
 	case s.Parties < 1:
 		return method.Fieldf("parties", "must be positive, got %d", s.Parties)
 	}
@@ -192,7 +200,7 @@ func (s *Settings) options(sc data.Schema) (publish.SynthesizeOptions, error) {
 	}
 	return publish.SynthesizeOptions{
 		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
-		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds,
+		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection,
 		Bins: s.Bins, Score: s.Score,
 		Combine: marginal.CombineOptions{MaxCells: s.MaxCells, AnyClique: s.AnyClique},
 		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta,
