@@ -27,6 +27,10 @@ type RunOptions struct {
 	Source *randx.Source
 	// Addresses override participants' addresses from the consortium file.
 	Addresses map[string]string
+	// Attach is handed to the method's coordinating role (PrepareInput's
+	// Attach): e.g. a sink that takes ppca-dp-mh's synthetic rows as they
+	// arrive, so that the coordinator need not hold them whole.
+	Attach any
 }
 
 // Result is a finished session.
@@ -62,7 +66,7 @@ func (n *Node) Run(ctx context.Context, o RunOptions) (*Result, error) {
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
-	setup, err := m.Prepare(PrepareInput{Consortium: n.file, Self: n.self, Settings: o.Settings, Source: o.Source})
+	setup, err := m.Prepare(PrepareInput{Consortium: n.file, Self: n.self, Settings: o.Settings, Source: o.Source, Attach: o.Attach})
 	if err != nil {
 		return nil, err
 	}

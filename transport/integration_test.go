@@ -391,7 +391,8 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			net := filepath.Join(c.dir, tc.name+"-net.csv")
-			r := c.run(net, append([]string{"--seed", tc.seed}, tc.set...)...)
+			pubLedger := filepath.Join(c.dir, tc.name+"-ledger")
+			r := c.run(net, append([]string{"--seed", tc.seed, "--ledger", pubLedger}, tc.set...)...)
 			if r.err != nil {
 				t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
 			}
@@ -404,8 +405,23 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 				tc.name, r.took.Round(time.Millisecond), grab(r.stdout, `session \S+: (.*)`), time.Since(start).Round(time.Millisecond), grab(pub, `protocol: (.*)`))
 			sameFile(t, net, local)
 			sameReport(t, net, local)
-			if !strings.Contains(r.stdout, "Wrote 45222 rows") {
+			if !strings.Contains(r.stdout, "Wrote 45222 rows × 15 columns") {
 				t.Fatalf("unexpected output:\n%s", r.stdout)
+			}
+			// The curator streamed the rows to the file: the digests the
+			// ledger records, taken on the way, are the files'.
+			recs := c.sessions(pubLedger)
+			if len(recs) != 1 || recs[0].kind != transport.KindSessionPublished {
+				t.Fatalf("publishing ledger: %+v", recs)
+			}
+			for _, f := range []string{net, net + ".privacy.json"} {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := recs[0].rec.Published[filepath.Base(f)]; got != transport.FileDigest(b) {
+					t.Fatalf("recorded digest of %s: %q, file has %s", f, got, transport.FileDigest(b))
+				}
 			}
 		})
 	}

@@ -45,6 +45,9 @@ type PrepareInput struct {
 	// Source is the coordinator's randomness; a seeded Source makes the
 	// session reproducible and should hand seeds to participants.
 	Source *randx.Source
+	// Attach is the method-specific attachment of the coordinator's role
+	// (method.Session.Coordinate's attach), from RunOptions.
+	Attach any
 }
 
 // Setup is a prepared session.

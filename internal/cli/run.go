@@ -126,16 +126,37 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 		return err
 	}
 	defer rec.close()
-	res, err := node.Run(ctx, transport.RunOptions{Method: method, Settings: settings,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers})
+	opts := transport.RunOptions{Method: method, Settings: settings,
+		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers}
+	var (
+		res      *transport.Result
+		streamed *streamedRows // the rows went to f.out as they came
+	)
+	if streamsRows(method, f.out) {
+		if res, streamed, err = runStreamingRows(ctx, node, opts, f.out); err != nil && res != nil {
+			return err // the session succeeded, its file could not be written
+		}
+	} else {
+		res, err = node.Run(ctx, opts)
+	}
 	if err != nil {
 		return errors.Join(err, rec.record(transport.AbortedRecord(err, self, settings, method)))
 	}
-	if err := writeOutcome(cmd, runParameters(method, settings), f.out, f.report, res.Outcome); err != nil {
+	if streamed != nil {
+		err = writeStreamedOutcome(cmd, runParameters(method, settings), f.out, f.report, res.Outcome, streamed)
+	} else {
+		err = writeOutcome(cmd, runParameters(method, settings), f.out, f.report, res.Outcome)
+	}
+	if err != nil {
 		return err
 	}
 	written := outcomeFiles(f.out, f.report, res.Outcome)
-	digests, err := digestFiles(written)
+	var digests map[string]string
+	if streamed != nil {
+		digests, err = streamedDigests(written, f.out, streamed)
+	} else {
+		digests, err = digestFiles(written)
+	}
 	if err == nil {
 		err = rec.record(transport.PublishedRecord(res, self, settings, method, digests))
 	}
@@ -145,7 +166,7 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	}
 	noteReport(cmd, res.Report)
 	noteQuality(cmd, "summary", res.Summary)
-	printOutcome(cmd.OutOrStdout(), f, res)
+	printOutcome(cmd.OutOrStdout(), f, res, streamed)
 	if rec != nil {
 		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
 	}
@@ -391,9 +412,11 @@ func mainOutput(out string, o *transport.Outcome) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func printOutcome(w io.Writer, f *runFlags, res *transport.Result) {
+func printOutcome(w io.Writer, f *runFlags, res *transport.Result, streamed *streamedRows) {
 	fmt.Fprint(w, res.Report.Summary())
-	if res.Table != nil {
+	if streamed != nil {
+		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", streamed.rows, streamed.cols, f.out, f.report)
+	} else if res.Table != nil {
 		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", res.Table.Len(), len(res.Table.Schema.Attributes), f.out, f.report)
 	} else {
 		fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)

@@ -14,18 +14,18 @@ type Curator struct {
 	params Params
 	stats  map[string]Statistics
 	got    map[string]int // synthetic rows received, by owner
-	sent   map[string]int // synthetic rows handed to the sink, by owner
 	offset map[string]int // where an owner's rows start in synthetic
 	// synthetic holds every owner's rows in owner order, allocated once
 	// when the statistics give the total; nil with a sink.
 	synthetic []float64
 	sink      func(owner string, first int, rows *mat.Dense) error
-	// turn is the owner whose rows the sink takes now; early holds the
-	// chunks of later owners that arrived before their turn.
-	turn  int
-	early map[string][]*mat.Dense
-	model *ppca.Model
-	est   *ppca.Estimate
+	// turn is the owner whose rows the sink takes now; released counts
+	// the owners, in owner order, that were sent the model (with a sink,
+	// only up to turn).
+	turn, released int
+	msg            ModelMsg
+	model          *ppca.Model
+	est            *ppca.Estimate
 }
 
 // NewCurator validates the session parameters.
@@ -33,17 +33,20 @@ func NewCurator(p Params) (*Curator, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Curator{params: p, stats: map[string]Statistics{}, got: map[string]int{}, sent: map[string]int{}}, nil
+	return &Curator{params: p, stats: map[string]Statistics{}, got: map[string]int{}}, nil
 }
 
 // SetSink hands every chunk of synthetic rows to f instead of keeping
 // them, so the curator's memory does not grow with the rows (Result's
 // Synthetic is then nil). f sees the rows in Result's order — every row of
 // the first owner, then the second's, … — so that what it writes is what
-// the whole matrix would give: a chunk of a later owner that arrives
-// before its turn is held until then (none is in one process, where
-// protocol.RunLocal drains the owners' streams in owner order). Call it
-// before the session runs.
+// the whole matrix would give. For that the curator sends the model to
+// one owner at a time, the next once the last row of the one before has
+// arrived: owners on a network stream at once, and a later owner's rows
+// that arrived before their turn would have to be held (up to all but one
+// owner's rows). Each owner draws from its own randomness, so the rows
+// are the same as when every owner gets the model at once. A chunk from
+// an owner out of its turn is an error. Call it before the session runs.
 func (c *Curator) SetSink(f func(owner string, first int, rows *mat.Dense) error) { c.sink = f }
 
 // ID is the curator's name.
@@ -92,81 +95,66 @@ func (c *Curator) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		if err := r.UnmarshalBinary(e.Payload); err != nil {
 			return nil, err
 		}
-		return nil, c.addRows(e.From, r)
+		return c.addRows(e.From, r)
 	}
 	return nil, fmt.Errorf("ppcadpmh: curator cannot handle %q", e.Type)
 }
 
-// addRows stores one chunk of an owner's rows (a replayed chunk is
-// ignored; a gap or a surplus is an error).
-func (c *Curator) addRows(from string, r Rows) error {
+// addRows stores one chunk of an owner's rows, or hands it to the sink
+// and then sends the model to the next owner once this one's rows are
+// all in (a replayed chunk is ignored; a gap or a surplus is an error).
+func (c *Curator) addRows(from string, r Rows) ([]protocol.Envelope, error) {
 	p := c.params.Plan.Bounds.P
 	if c.model == nil {
-		return fmt.Errorf("ppcadpmh: %s sent rows before the model", from)
+		return nil, fmt.Errorf("ppcadpmh: %s sent rows before the model", from)
 	}
 	if r.P != p {
-		return fmt.Errorf("ppcadpmh: %s sent rows of width %d, want %d", from, r.P, p)
+		return nil, fmt.Errorf("ppcadpmh: %s sent rows of width %d, want %d", from, r.P, p)
 	}
 	k, got, want := len(r.Data)/p, c.got[from], c.stats[from].N
 	switch {
 	case r.First+k <= got:
-		return nil // a replay
+		return nil, nil // a replay
 	case r.First != got:
-		return fmt.Errorf("ppcadpmh: %s sent rows from %d, expected row %d next", from, r.First, got)
+		return nil, fmt.Errorf("ppcadpmh: %s sent rows from %d, expected row %d next", from, r.First, got)
 	case got+k > want:
-		return fmt.Errorf("ppcadpmh: %s sent %d rows, more than its %d records", from, got+k, want)
+		return nil, fmt.Errorf("ppcadpmh: %s sent %d rows, more than its %d records", from, got+k, want)
+	case c.sink != nil && (c.turn >= len(c.params.Owners) || from != c.params.Owners[c.turn]):
+		return nil, fmt.Errorf("ppcadpmh: %s sent rows out of its turn (it was not sent the model yet)", from)
 	}
 	c.got[from] = got + k
-	if c.sink != nil {
-		if k == 0 {
-			return nil
-		}
-		return c.deliver(from, mat.NewDense(k, p, r.Data))
+	if c.sink == nil {
+		copy(c.synthetic[(c.offset[from]+r.First)*p:], r.Data)
+		return nil, nil
 	}
-	copy(c.synthetic[(c.offset[from]+r.First)*p:], r.Data)
-	return nil
+	if err := c.sink(from, got, mat.NewDense(k, p, r.Data)); err != nil {
+		return nil, err
+	}
+	return c.release()
 }
 
-// deliver hands rows (the next chunk of from's, already counted in got)
-// to the sink if it is from's turn, else holds them; then, while the
-// owner whose turn it is has delivered all its rows, passes the turn on
-// and hands over what the next owner sent early.
-func (c *Curator) deliver(from string, rows *mat.Dense) error {
+// release sends the model, in owner order, to every owner up to the first
+// whose rows are not all in yet (with a sink, where rows go out in owner
+// order, one owner streams at a time).
+func (c *Curator) release() ([]protocol.Envelope, error) {
 	owners := c.params.Owners
-	if from != owners[c.turn] {
-		if c.early == nil {
-			c.early = map[string][]*mat.Dense{}
+	var out []protocol.Envelope
+	for c.turn < len(owners) {
+		o := owners[c.turn]
+		if c.released == c.turn {
+			e, err := protocol.Seal(c.params.Session, c.params.Curator, o, c.msg)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+			c.released++
 		}
-		c.early[from] = append(c.early[from], rows)
-		return nil
-	}
-	if err := c.sinkRows(from, rows); err != nil {
-		return err
-	}
-	for c.turn < len(owners) && c.got[owners[c.turn]] == c.stats[owners[c.turn]].N {
-		c.turn++
-		if c.turn == len(owners) {
+		if c.got[o] < c.stats[o].N {
 			break
 		}
-		next := owners[c.turn]
-		held := c.early[next]
-		delete(c.early, next)
-		for _, m := range held {
-			if err := c.sinkRows(next, m); err != nil {
-				return err
-			}
-		}
+		c.turn++
 	}
-	return nil
-}
-
-// sinkRows hands one chunk to the sink with the index, in its owner's
-// rows, of its first row.
-func (c *Curator) sinkRows(owner string, rows *mat.Dense) error {
-	k, _ := rows.Dims()
-	first := c.sent[owner]
-	c.sent[owner] = first + k
-	return c.sink(owner, first, rows)
+	return out, nil
 }
 
 func (c *Curator) fitAndBroadcast() ([]protocol.Envelope, error) {
@@ -188,11 +176,14 @@ func (c *Curator) fitAndBroadcast() ([]protocol.Envelope, error) {
 	if c.sink == nil {
 		c.synthetic = make([]float64, total*c.params.Plan.Bounds.P)
 	}
-	msg := ModelMsg{Mean: model.Mean, Eigenvalues: model.Eigenvalues, K: model.K, Sigma2: model.Sigma2,
+	c.msg = ModelMsg{Mean: model.Mean, Eigenvalues: model.Eigenvalues, K: model.K, Sigma2: model.Sigma2,
 		Components: mat.DenseCopyOf(model.Components).RawMatrix().Data}
+	if c.sink != nil {
+		return c.release()
+	}
 	var out []protocol.Envelope
 	for _, o := range c.params.Owners {
-		e, err := protocol.Seal(c.params.Session, c.params.Curator, o, msg)
+		e, err := protocol.Seal(c.params.Session, c.params.Curator, o, c.msg)
 		if err != nil {
 			return nil, err
 		}

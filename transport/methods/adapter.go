@@ -70,7 +70,7 @@ func prepare(s method.Spec, in transport.PrepareInput) (*transport.Setup, error)
 		}
 		setup.Participants = append(setup.Participants, p)
 	}
-	c, err := sess.Coordinate(in.Source, nil)
+	c, err := sess.Coordinate(in.Source, in.Attach)
 	if err != nil {
 		return nil, fmt.Errorf("methods: %s: %w", s.Name, err)
 	}
