@@ -98,6 +98,13 @@ func (lp *LineParser) parseAt(n int, line string, dst []float64) ([]float64, boo
 	if len(rec) != lp.rd.width {
 		return nil, false, fmt.Errorf("data: %q line %d has %d fields, want %d", lp.rd.name, n, len(rec), lp.rd.width)
 	}
+	if !lp.rd.opts.KeepSpace {
+		// Trim each field once here: the missing-value check and the
+		// parse below trim again, which costs nothing on a trimmed field.
+		for i, f := range rec {
+			rec[i] = trimSpace(f)
+		}
+	}
 	if lp.rd.hasMissing(rec) {
 		lp.rd.stats.DroppedMissing++
 		return nil, false, nil
@@ -116,6 +123,19 @@ func (lp *LineParser) parseAt(n int, line string, dst []float64) ([]float64, boo
 // splitInto is strings.Split into dst's storage (a line's fields, reused
 // from line to line instead of allocated for each).
 func splitInto(dst []string, s, sep string) []string {
+	if len(sep) == 1 {
+		// One byte (a comma or a tab): IndexByte without strings.Index's
+		// dispatch on the separator's length, field by field.
+		c := sep[0]
+		for {
+			i := strings.IndexByte(s, c)
+			if i < 0 {
+				return append(dst, s)
+			}
+			dst = append(dst, s[:i])
+			s = s[i+1:]
+		}
+	}
 	for {
 		i := strings.Index(s, sep)
 		if i < 0 {

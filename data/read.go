@@ -177,11 +177,14 @@ type reader struct {
 	opts     ReadOptions
 	csv      *csv.Reader
 	missing  map[string]bool
+	// missingList is missing as a list: the tokens are few, and comparing
+	// a short field with each is cheaper than hashing it.
+	missingList []string
 	// cols[j] is the file column of attribute j; idCol that of the ID
 	// column or -1; width the number of fields per record.
 	cols         []int
 	idCol, width int
-	cats         []map[string]int
+	cats         []catIndex
 	other        []int
 	stats        ReadStats
 	block        []float64
@@ -203,25 +206,24 @@ func (rd *reader) init(br *bufio.Reader) error {
 		rd.missing = toSet(defaultMissing)
 	}
 	rd.maxMissing = 0
+	rd.missingList = rd.missingList[:0]
 	for m := range rd.missing {
 		rd.maxMissing = max(rd.maxMissing, len(m))
+		rd.missingList = append(rd.missingList, m)
 	}
-	rd.cats = make([]map[string]int, len(rd.schema.Attributes))
+	rd.cats = make([]catIndex, len(rd.schema.Attributes))
 	rd.other = make([]int, len(rd.schema.Attributes))
 	for j, a := range rd.schema.Attributes {
 		rd.other[j] = -1
 		if a.Kind == Numeric {
 			continue
 		}
-		rd.cats[j] = make(map[string]int, len(a.Categories))
-		for i, c := range a.Categories {
-			rd.cats[j][c] = i
-		}
+		rd.cats[j] = newCatIndex(a.Categories)
 		if a.Other != "" {
-			rd.other[j] = rd.cats[j][a.Other]
+			rd.other[j], _ = rd.cats[j].get(a.Other)
 		}
 		if other, ok := rd.opts.OtherCategory[a.Name]; ok {
-			rd.other[j] = rd.cats[j][other]
+			rd.other[j], _ = rd.cats[j].get(other)
 		}
 	}
 	if rd.opts.Header {
@@ -473,7 +475,15 @@ func (rd *reader) hasMissing(rec []string) bool {
 // without hashing it (the check runs for every cell of a file).
 func (rd *reader) isMissing(field string) bool {
 	f := rd.trim(field)
-	return len(f) <= rd.maxMissing && rd.missing[f]
+	if len(f) > rd.maxMissing {
+		return false
+	}
+	for _, m := range rd.missingList {
+		if f == m {
+			return true
+		}
+	}
+	return false
 }
 
 func (rd *reader) parse(rec []string, line int) ([]float64, error) {
@@ -485,9 +495,13 @@ func (rd *reader) parseInto(rec []string, line int, row []float64) ([]float64, e
 	for j, a := range rd.schema.Attributes {
 		field := rd.trim(rec[rd.cols[j]])
 		if a.Kind == Numeric {
-			v, err := strconv.ParseFloat(field, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("data: %q line %d: column %q: %q is not a finite number", rd.name, line, a.Name, field)
+			v, ok := parseDecimal(field)
+			if !ok {
+				var err error
+				v, err = strconv.ParseFloat(field, 64)
+				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("data: %q line %d: column %q: %q is not a finite number", rd.name, line, a.Name, field)
+				}
 			}
 			if v < a.Min || v > a.Max {
 				rd.stats.Clamped++
@@ -505,11 +519,11 @@ func (rd *reader) parseInto(rec []string, line int, row []float64) ([]float64, e
 }
 
 func (rd *reader) category(j int, field string) (int, error) {
-	if k, ok := rd.cats[j][field]; ok {
+	if k, ok := rd.cats[j].get(field); ok {
 		return k, nil
 	}
 	if suf := rd.opts.StripSuffix; suf != "" && strings.HasSuffix(field, suf) {
-		if k, ok := rd.cats[j][strings.TrimSuffix(field, suf)]; ok {
+		if k, ok := rd.cats[j].get(strings.TrimSuffix(field, suf)); ok {
 			return k, nil
 		}
 	}
@@ -546,7 +560,7 @@ func (rd *reader) trim(s string) string {
 	if rd.opts.KeepSpace {
 		return s
 	}
-	return strings.TrimSpace(s)
+	return trimSpace(s)
 }
 
 func toSet(xs []string) map[string]bool {
