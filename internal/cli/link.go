@@ -54,7 +54,9 @@ problem in edwards25519's prime-order subgroup. No privacy budget is spent.
 IN-PROCESS DEMONSTRATION: this command runs every party's role in this one
 process, so this machine reads every party's file; the roles exchange only
 the messages they would send over a network. In a real linkage each party
-runs its own role on its own machine (the networked form is not built yet).
+runs its own role on its own machine: 'dppub run pdp-mvds' with "link":
+true in the settings links the serving parties' records as the first phase
+of a PDP-MVDS session ('dppub publish pdp-mvds --link' in one process).
 Rows with a missing value (in the ID or any column) are dropped on reading,
 before the linkage.
 

@@ -38,6 +38,26 @@
 // semi-trusted third party of PDP-MVDS, say), which sends each party only
 // the positions of its common rows; that is not built here.
 //
+// In a session. A method whose parties hold columns of overlapping sets
+// of people (PDP-MVDS with link set) runs the linkage as its first phase:
+// each party's role is a Linking (Party, then the method's role built on
+// its common rows), the coordinator's a Counter and a member that does not
+// link (PDP-MVDS's third party S) an Awaiting. Over the network every
+// member delivers its messages straight to the addressee (package
+// transport), so the blinded and fully blinded sets travel between the
+// parties only: the coordinator relays none and sees none. Each party
+// sends the coordinator one CountMsg, the size of the intersection, which
+// the coordinator checks is the same from every party and passes on to
+// the members that did not link; the method that follows uses it as its
+// public record count. So the coordinator and S learn the size of the
+// intersection and nothing else about the parties' sets (not the
+// parties' numbers of IDs, not the Venn-region sizes); the parties learn
+// what is stated above. Were the sets relayed through the coordinator,
+// it would learn every party's number of IDs and, from the fully blinded
+// sets, under DDH exactly the Venn-region sizes (which elements any
+// subset of the sets share), but no ID; that is not how it runs. None of
+// these counts is protected by DP; a method's privacy report must say so.
+//
 // Messages are checked (sender, origin, hop count, sizes), replays are
 // ignored and messages may arrive in any order. A set travels in one
 // message of 32 bytes per ID, so one party's set is bounded by
