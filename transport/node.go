@@ -323,7 +323,7 @@ func (n *Node) route(ctx context.Context, peer consortium.Identity, env envelope
 	n.mu.Unlock()
 	switch {
 	case s != nil:
-		return s.accept(peer, env)
+		return s.accept(ctx, peer, env)
 	case c != nil:
 		return c.accept(env)
 	case env.Seq == 0 && (env.Type == TypeEnd || env.Type == TypeAbort):

@@ -29,6 +29,15 @@ const (
 // maxInbox bounds the envelopes queued for one session's role.
 const maxInbox = 4096
 
+// maxInboxBytes bounds the payload bytes queued for one session's role: a
+// delivery that would pass it waits until the role has handled enough,
+// so a sender that streams faster than the role handles (an owner's
+// synthetic rows to a curator writing them to disk) is held back at the
+// sender's stream, which waits for each delivery, and the receiver holds
+// about this much however long the stream. Sixteen 4 MiB chunks
+// (protocol.ChunkBytes) keep a role busy while its senders wait.
+const maxInboxBytes = 64 << 20
+
 // session is one protocol run as this member sees it.
 type session struct {
 	n               *Node
@@ -55,9 +64,13 @@ type session struct {
 	lastSeq map[string]uint64
 	// arrived is when each message from another member arrived (only
 	// kept under the Latency fault injection), by sender and sequence.
-	arrived     map[string]time.Time
-	inbox       []envelope
-	deferred    []envelope
+	arrived  map[string]time.Time
+	inbox    []envelope
+	deferred []envelope
+	queued   int // payload bytes in inbox and deferred
+	// room is closed (and replaced) when the role takes an envelope from
+	// the inbox: deliveries waiting for room look again.
+	room        chan struct{}
 	started     bool
 	handling    string
 	busySince   time.Time
@@ -82,7 +95,7 @@ func newSession(n *Node, id string, m Method, o Open, coordinator bool) *session
 		self: n.self.Name, members: members, addrs: addrs, ctx: ctx, cancel: cancel,
 		finished: make(chan struct{}), loopDone: make(chan struct{}), wake: make(chan struct{}, 1),
 		state: stateOpen, lastSeq: map[string]uint64{}, receipts: map[string]Receipt{},
-		lastContact: time.Now(), outboxes: map[string]*outbox{},
+		lastContact: time.Now(), outboxes: map[string]*outbox{}, room: make(chan struct{}),
 	}
 }
 
@@ -104,8 +117,10 @@ func (s *session) openRetry(env envelope) (bool, error) {
 	return false, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("session %q already exists", s.id))
 }
 
-// accept queues an envelope of this session, or acknowledges a duplicate.
-func (s *session) accept(peer consortium.Identity, env envelope) (bool, error) {
+// accept queues an envelope of this session, or acknowledges a duplicate;
+// while the inbox holds maxInboxBytes it waits (until ctx ends) for the
+// role to take some.
+func (s *session) accept(ctx context.Context, peer consortium.Identity, env envelope) (bool, error) {
 	role, ok := s.members[peer.Name]
 	if !ok || role != peer.Role {
 		return false, connect.NewError(connect.CodePermissionDenied, fmt.Errorf("%v is not a member of session %q", peer, s.id))
@@ -115,6 +130,9 @@ func (s *session) accept(peer consortium.Identity, env envelope) (bool, error) {
 	}
 	if err := s.checkType(env); err != nil {
 		return false, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	if err := s.waitForRoom(ctx, env); err != nil {
+		return false, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -140,8 +158,32 @@ func (s *session) accept(peer consortium.Identity, env envelope) (bool, error) {
 		s.arrived[arrivalKey(env)] = time.Now()
 	}
 	s.inbox = append(s.inbox, env)
+	s.queued += len(env.Payload)
 	s.signal()
 	return false, nil
+}
+
+// waitForRoom returns once env fits in the inbox (an empty inbox takes
+// any envelope), is a duplicate, or the session is over (accept then
+// answers as usual); or with Unavailable when ctx ends first, and the
+// sender retries.
+func (s *session) waitForRoom(ctx context.Context, env envelope) error {
+	for {
+		s.mu.Lock()
+		full := s.queued > 0 && s.queued+len(env.Payload) > maxInboxBytes && env.Seq > s.lastSeq[env.From]
+		room := s.room
+		s.mu.Unlock()
+		if !full {
+			return nil
+		}
+		select {
+		case <-room:
+		case <-s.finished:
+			return nil
+		case <-ctx.Done():
+			return connect.NewError(connect.CodeUnavailable, fmt.Errorf("session %q has %d bytes queued", s.id, maxInboxBytes))
+		}
+	}
 }
 
 // checkType allows control messages only in their direction.
@@ -192,6 +234,7 @@ func (s *session) signal() {
 func (s *session) push(env envelope) {
 	s.mu.Lock()
 	s.inbox = append(s.inbox, env)
+	s.queued += len(env.Payload)
 	s.mu.Unlock()
 	s.signal()
 }
@@ -225,6 +268,9 @@ func (s *session) next() (envelope, bool) {
 	defer s.mu.Unlock()
 	for len(s.inbox) > 0 {
 		env := s.inbox[0]
+		// Cleared, so that the array behind the inbox does not keep the
+		// payloads of envelopes already handled.
+		s.inbox[0] = envelope{}
 		s.inbox = s.inbox[1:]
 		if !s.started && env.Type != TypeStart && env.Type != TypeReceipt {
 			s.deferred = append(s.deferred, env)
@@ -235,6 +281,9 @@ func (s *session) next() (envelope, bool) {
 			s.inbox = append(s.deferred, s.inbox...)
 			s.deferred = nil
 		}
+		s.queued -= len(env.Payload)
+		close(s.room)
+		s.room = make(chan struct{})
 		return env, true
 	}
 	return envelope{}, false
