@@ -56,8 +56,11 @@ receipted spend; an aborted one with the reason. Published files are
 removed again if the record cannot be written, so nothing is published
 unrecorded.
 
-Example:
-  dppub run ppca-dp-mh --config demo/consortium.json --set epsilon=0.5 --out synth.csv`,
+Examples:
+  dppub run ppca-dp-mh --config demo/consortium.json --set epsilon=0.5 --out synth.csv
+  # parties of columns holding overlapping records under an ID column (each
+  # schema's "id"): linked first by private set intersection
+  dppub run pdp-mvds --config c.json --set link=true --set delta=1e-10 --out synth.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, f, args[0]) },
 	}
