@@ -38,9 +38,25 @@ type Release struct {
 	// (its one OwnerResult names them all): owners of columns hold no
 	// whole record each, and the attacks need whole records.
 	Pooled string `json:"pooled,omitempty"`
+	// SyntheticRows, when set, is how many rows the synthetic table has,
+	// and SyntheticChecked how many of them the attacks used: all of
+	// them, or a uniform sample when the table was larger than the gate
+	// checks whole.
+	SyntheticRows    int `json:"synthetic_rows,omitempty"`
+	SyntheticChecked int `json:"synthetic_rows_checked,omitempty"`
 	// Refused is set when any owner's check refused.
 	Refused bool          `json:"refused"`
 	Owners  []OwnerResult `json:"owners"`
+}
+
+// Sampled says, in a sentence for the owner, that the attacks used a
+// sample of the synthetic rows and how large; "" when they used every
+// row (or the counts were not recorded).
+func (r *Release) Sampled() string {
+	if r.SyntheticChecked == 0 || r.SyntheticChecked >= r.SyntheticRows {
+		return ""
+	}
+	return fmt.Sprintf("the attacks used a uniform random sample of %d of the %d synthetic rows", r.SyntheticChecked, r.SyntheticRows)
 }
 
 // OwnerResult is one owner's check.
@@ -121,6 +137,7 @@ func (r *Release) Verdict() string {
 	}
 	o := r.Owners[0]
 	at := fmt.Sprintf("advantage %.3f (%s%s, %g%% interval %.3f to %.3f)", a.Advantage, who, a.Name, 100*o.Confidence, a.Lower, a.Upper)
+	var v string
 	if r.Refused {
 		var refused []string
 		for _, o := range r.Owners {
@@ -128,7 +145,12 @@ func (r *Release) Verdict() string {
 				refused = append(refused, o.Owner)
 			}
 		}
-		return fmt.Sprintf("REFUSED for %s: largest %s, above the %.3g accepted", strings.Join(refused, ", "), at, o.MaxAdvantage)
+		v = fmt.Sprintf("REFUSED for %s: largest %s, above the %.3g accepted", strings.Join(refused, ", "), at, o.MaxAdvantage)
+	} else {
+		v = fmt.Sprintf("PASS: largest %s, not shown above the %.3g accepted", at, o.MaxAdvantage)
 	}
-	return fmt.Sprintf("PASS: largest %s, not shown above the %.3g accepted", at, o.MaxAdvantage)
+	if s := r.Sampled(); s != "" {
+		v += " (" + s + ")"
+	}
+	return v
 }

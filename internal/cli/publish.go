@@ -141,31 +141,24 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	// The utility's synthetic marginals are counted as the rows go by, so
 	// that a streamed release needs no copy of them.
 	synth := utility.NewMarginals(owners[0].Schema, utilityBins)
+	// The rows are written as the curator decodes them, never held whole
+	// (publishStreamed: a file, Parquet by row group, standard output, the
+	// gate on a bounded sample).
 	var res *publish.PPCAResult
-	if f.canStream(f.gate.on) {
-		err = f.streamTable(cmd, owners[0].Schema, func(sink func(*data.Table) error) (*privacy.Report, error) {
-			opts.Sink = func(t *data.Table) error {
-				synth.Add(t)
-				return sink(t)
-			}
-			var err error
-			if res, err = publish.PPCADPMH(cmd.Context(), opts); err != nil {
-				return nil, err
-			}
-			return res.Report, nil
-		})
-		if err != nil {
-			return err
+	err = f.publishStreamed(cmd, &f.gate, owners, owners[0].Schema, func(emit emitFunc) (*privacy.Report, error) {
+		opts.Sink = func(t *data.Table) error {
+			synth.Add(t)
+			return emit(t, nil)
 		}
-		return printPPCAUtility(cmd, owners, res, synth)
-	}
-	if res, err = publish.PPCADPMH(cmd.Context(), opts); err != nil {
+		var err error
+		if res, err = publish.PPCADPMH(cmd.Context(), opts); err != nil {
+			return nil, err
+		}
+		return res.Report, nil
+	})
+	if err != nil {
 		return err
 	}
-	if err := f.gate.publishTable(cmd, &f.outputFlags, owners, res.Synthetic, res.Report); err != nil {
-		return err
-	}
-	synth.Add(res.Synthetic)
 	return printPPCAUtility(cmd, owners, res, synth)
 }
 
@@ -194,21 +187,14 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 		stats = append(stats, st)
 	}
 	opts := publish.PPCAOptions{Statistics: stats, Schema: schema, Source: src, Settings: f.settings}
-	if f.canStream(false) {
-		return f.streamTable(cmd, schema, func(sink func(*data.Table) error) (*privacy.Report, error) {
-			opts.Sink = sink
-			res, err := publish.PPCADPMH(cmd.Context(), opts)
-			if err != nil {
-				return nil, err
-			}
-			return res.Report, nil
-		})
-	}
-	res, err := publish.PPCADPMH(cmd.Context(), opts)
-	if err != nil {
-		return err
-	}
-	return f.publishTable(cmd, res.Synthetic, res.Report)
+	return f.publishStreamed(cmd, nil, nil, schema, func(emit emitFunc) (*privacy.Report, error) {
+		opts.Sink = func(t *data.Table) error { return emit(t, nil) }
+		res, err := publish.PPCADPMH(cmd.Context(), opts)
+		if err != nil {
+			return nil, err
+		}
+		return res.Report, nil
+	})
 }
 
 // printPPCAUtility prints the utility against synth, the synthetic rows'

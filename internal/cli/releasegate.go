@@ -75,8 +75,10 @@ type gateFlags struct {
 	// check per owner, named by publish.OwnerName).
 	names  []string
 	pooled string
-	// Set by guard on a pass, for the summary line.
-	result *gate.Release
+	// Set by checkSample on a pass (pending), and by guard or
+	// publishStreamed once the release is written (result), for the
+	// summary line.
+	pending, result *gate.Release
 }
 
 const defaultHoldoutShare = 0.2
@@ -87,7 +89,7 @@ const minGateQueries = 10
 // register adds the gate's flags: the one registration for every
 // command that writes a synthetic table.
 func (g *gateFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&g.on, "gate", false, "release gate (owner only): before writing, try to tell the owner's rows from held-out rows using the synthetic table (as `dppub check`), and write nothing if an attack's advantage exceeds --max-advantage; the result goes to --gate-out, never into the privacy report")
+	fs.BoolVar(&g.on, "gate", false, fmt.Sprintf("release gate (owner only): before publishing, try to tell the owner's rows from held-out rows using the synthetic rows (as `dppub check`; a table of more than %d rows is checked on a uniform random sample of %d of them, and the result says how many of how many), and publish nothing if an attack's advantage exceeds --max-advantage; the result goes to --gate-out, never into the privacy report", gateSampleRows, gateSampleRows))
 	fs.StringVar(&g.holdout, "gate-holdout", "", holdoutFileHelp+" (with --gate; default: set --gate-holdout-share of the input rows aside)")
 	fs.Float64Var(&g.share, "gate-holdout-share", defaultHoldoutShare, "with --gate and no --gate-holdout: share of each owner's rows set aside at random before synthesis, never given to the generator (the privacy report counts only the rows used)")
 	fs.StringVar(&g.out, "gate-out", "", "the release gate's result for the owner, JSON (default <out>.gate.json; never published)")
@@ -337,7 +339,8 @@ func (g *gateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) 
 	return rel, fmt.Errorf("%w; the privacy budget was charged, but nothing was written or published", err)
 }
 
-// guard runs the gate (when on) on the table about to be written, then
+// guard runs the gate (when on) on the table about to be written (a
+// uniform sample of gateSampleRows of its rows when it has more), then
 // write: the gate's file is written first, owner-only and atomically, and
 // removed again if write fails, so the owner never holds a gate result
 // for a release that was not made, nor a release without its result.
@@ -345,27 +348,57 @@ func (g *gateFlags) guard(cmd *cobra.Command, owners []*data.Table, synth *data.
 	if !g.on {
 		return write()
 	}
-	rel, err := g.check(cmd.OutOrStdout(), owners, synth)
+	sample, total := synth, 0
+	if synth != nil {
+		total = synth.Len()
+		if total > gateSampleRows {
+			r := &reservoir{max: gateSampleRows}
+			r.add(synth)
+			sample = r.table()
+		}
+	}
+	path, err := g.checkSample(cmd, owners, sample, total)
 	if err != nil {
 		return err
-	}
-	path, err := gatePath(cmd.Flags())
-	if err != nil {
-		return err
-	}
-	js, err := rel.JSON()
-	if err != nil {
-		return err
-	}
-	if err := fsutil.WriteFileAtomic(path, 0o600, func(w io.Writer) error { _, err := w.Write(js); return err }); err != nil {
-		return fmt.Errorf("writing the gate's result %s: %w", path, err)
 	}
 	if err := write(); err != nil {
 		os.Remove(path)
 		return err
 	}
-	g.result = rel
+	g.result = g.pending
 	return nil
+}
+
+// checkSample runs the gate on sample, the synthetic table's rows or a
+// uniform sample of them (of total in all), and on a pass writes its
+// result, owner-only and atomically, where gatePath says, and returns
+// that path; the result is recorded in it (how many synthetic rows were
+// checked, of how many) and kept for summary once the release is made.
+func (g *gateFlags) checkSample(cmd *cobra.Command, owners []*data.Table, sample *data.Table, total int) (string, error) {
+	w := cmd.OutOrStdout()
+	rel, err := g.check(w, owners, sample)
+	if rel != nil {
+		rel.SyntheticRows, rel.SyntheticChecked = total, sample.Len()
+		if s := rel.Sampled(); s != "" {
+			fmt.Fprintf(w, "Release gate: %s\n", s)
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	path, err := gatePath(cmd.Flags())
+	if err != nil {
+		return "", err
+	}
+	js, err := rel.JSON()
+	if err != nil {
+		return "", err
+	}
+	if err := fsutil.WriteFileAtomic(path, 0o600, func(w io.Writer) error { _, err := w.Write(js); return err }); err != nil {
+		return "", fmt.Errorf("writing the gate's result %s: %w", path, err)
+	}
+	g.pending = rel
+	return path, nil
 }
 
 // summary prints the gate's line of the terminal summary, and puts its

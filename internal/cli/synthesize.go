@@ -111,27 +111,23 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		}
 		in.values = tableValues(in.table)
 	}
-	// A CSV file is written a chunk at a time, never held whole; standard
-	// output, Parquet and the release gate (which reads both tables) get
-	// the whole table.
-	stream := !f.gate.on && f.out != stdoutPath && !data.IsParquetPath(f.out)
+	// The synthetic table is never held whole: publishStream decodes and
+	// writes it a chunk at a time, to any output, the gate checking a
+	// bounded sample of it.
 	out, err := method.RunCentral(cmd.Context(), synthesize.Spec, &st, method.Local{Table: in.table,
 		Source: f.src.source(cmd.Flags(), stderr),
-		Attach: synthesize.Input{Progress: stageBars(stderr), Encoded: in.encoded, NoTable: stream}})
+		Attach: synthesize.Input{Progress: stageBars(stderr), Encoded: in.encoded, NoTable: true}})
 	if err != nil {
 		return err
 	}
 	res := out.Detail.(*publish.SynthesizeResult)
-	sample := synthSample{}
-	if stream {
-		if sample, err = publishStream(cmd, f.out, f.report, res); err != nil {
-			return err
-		}
-	} else {
-		if err := f.gate.publishTable(cmd, &f.outputFlags, []*data.Table{in.table}, res.Synthetic, res.Report); err != nil {
-			return err
-		}
-		sample.add(res.Synthetic)
+	var owners []*data.Table
+	if in.table != nil {
+		owners = []*data.Table{in.table}
+	}
+	sample, err := publishStream(cmd, &f.outputFlags, &f.gate, owners, res)
+	if err != nil {
+		return err
 	}
 	return printSynthUtility(cmd.OutOrStdout(), in, res, sample)
 }

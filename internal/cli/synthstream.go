@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +12,8 @@ import (
 
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/method/synthesize"
+	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
 )
@@ -212,51 +210,29 @@ func (s synthSample) add(t *data.Table) {
 	}
 }
 
-// publishStream writes the synthetic CSV a chunk at a time — decoded and
-// formatted on every core, written in order and hashed on the way — then
-// the report with the file's digest; nothing of it is held whole. If the
-// report cannot be written the table is removed, so nothing is
-// half-published.
-func publishStream(cmd *cobra.Command, out, reportPath string, res *publish.SynthesizeResult) (synthSample, error) {
+// publishStream writes the synthetic table a chunk at a time — decoded
+// (and formatted as CSV) on every core, written in order and hashed on
+// the way — to any output, then the report with the output's digest
+// (publishStreamed); nothing of it is held whole. owners are the gate's
+// members (with the gate on).
+func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res *publish.SynthesizeResult) (synthSample, error) {
 	sample := synthSample{}
-	h := sha256.New()
-	err := fsutil.WriteFileAtomic(out, 0o644, func(f io.Writer) error {
-		bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
-		if err := data.WriteCSVHeader(bw, res.Domain.Schema()); err != nil {
-			return err
-		}
-		err := decodeChunks(res, func(t *data.Table, b []byte) error {
+	csv := !data.IsParquetPath(o.out)
+	err := o.publishStreamed(cmd, g, owners, res.Domain.Schema(), func(emit emitFunc) (*privacy.Report, error) {
+		err := decodeChunks(res, csv, func(t *data.Table, b []byte) error {
 			if len(sample) == 0 || len(sample[firstNumeric(t.Schema)]) < sampleRows {
 				sample.add(t)
 			}
-			_, err := bw.Write(b)
-			return err
+			return emit(t, b)
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return bw.Flush()
+		return res.Report, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", out, err)
+		return nil, err
 	}
-	r := res.Report
-	stampReport(cmd, r, nil)
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	r.RecordOutputSHA256(displayPath(out, stdoutName), sum)
-	js, err := r.JSON()
-	if err == nil {
-		err = writeBytes(reportPath, js)
-	}
-	if err != nil {
-		os.Remove(out)
-		return nil, fmt.Errorf("writing %s: %w", reportPath, err)
-	}
-	w := cmd.OutOrStdout()
-	printReport(cmd, w, r)
-	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
-		res.Rows, len(res.Domain.Schema().Attributes), displayPath(out, stdoutName), reportPath)
 	return sample, nil
 }
 
@@ -271,10 +247,11 @@ func firstNumeric(s data.Schema) int {
 
 // decodeChunks decodes the synthetic records chunk by chunk
 // (marginal.DecodeChunk rows each, the chunks' randomness drawn up front)
-// and formats each as CSV rows on every core, and hands each chunk's
-// table and bytes to emit in order, from this goroutine. At most one
+// and, when csv is set, formats each as CSV rows, on every core, and
+// hands each chunk's table and bytes (nil without csv) to emit in order,
+// from this goroutine. At most one
 // chunk per core, and the one being written, are in flight.
-func decodeChunks(res *publish.SynthesizeResult, emit func(*data.Table, []byte) error) error {
+func decodeChunks(res *publish.SynthesizeResult, csv bool, emit func(*data.Table, []byte) error) error {
 	srcs := marginal.DecodeSources(res.Rows, res.DecodeSource)
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(srcs)))
 	type chunk struct {
@@ -311,7 +288,7 @@ func decodeChunks(res *publish.SynthesizeResult, emit func(*data.Table, []byte) 
 				c := pool.Get().(*chunk)
 				c.b.Reset()
 				c.err = res.Domain.DecodeChunkInto(res.Engine.Data, res.Rows, k, srcs[k], &c.t)
-				if c.err == nil {
+				if c.err == nil && csv {
 					c.err = data.WriteCSVRows(&c.b, &c.t)
 				}
 				slots[k] <- c
@@ -322,7 +299,11 @@ func decodeChunks(res *publish.SynthesizeResult, emit func(*data.Table, []byte) 
 	for k := range srcs {
 		c := <-slots[k]
 		if err = c.err; err == nil {
-			err = emit(&c.t, c.b.Bytes())
+			var b []byte
+			if csv {
+				b = c.b.Bytes()
+			}
+			err = emit(&c.t, b)
 		}
 		pool.Put(c)
 		<-inFlight

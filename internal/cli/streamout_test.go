@@ -1,0 +1,332 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/gate"
+	"github.com/dppub/dppub/method"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method/synthesize"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/randx"
+)
+
+// wholeSynthesize is the synthetic table `dppub synthesize --epsilon 1
+// --rows rows --seed seed` makes from tab, decoded whole by the library
+// (publish.Synthesize without NoTable), not a chunk at a time.
+func wholeSynthesize(t *testing.T, tab *data.Table, rows int, seed uint64) *data.Table {
+	t.Helper()
+	st := synthesize.Settings{Epsilon: 1, Rows: rows}
+	st.SetDefaults()
+	if err := st.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := method.RunCentral(context.Background(), synthesize.Spec, &st, method.Local{Table: tab,
+		Source: randx.NewSeeded(seed), Attach: synthesize.Input{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Detail.(*publish.SynthesizeResult).Synthetic
+}
+
+// wholePPCA is the synthetic table `dppub publish ppca-dp-mh --epsilon 1
+// --owners owners --seed seed` makes from tab, returned whole by the
+// library (no Sink).
+func wholePPCA(t *testing.T, tab *data.Table, owners int, seed uint64) *data.Table {
+	t.Helper()
+	src := randx.NewSeeded(seed)
+	split, err := split(tab, owners, 1, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ppcaspec.Settings{Epsilon: 1}
+	st.SetDefaults()
+	res, err := publish.PPCADPMH(context.Background(), publish.PPCAOptions{Owners: split, Source: src, Settings: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Synthetic
+}
+
+// tableBytesOf is the whole table as the whole-table writers write it.
+func tableBytesOf(t *testing.T, tab *data.Table, parquet bool) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	write := data.WriteCSV
+	if parquet {
+		write = data.WriteParquet
+	}
+	if err := write(&b, tab); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// Every output of the two commands that write a synthetic table as it is
+// made — a CSV file, a Parquet file (by row group), standard output — with
+// and without the release gate, holds for a fixed seed on 1,250 rows of
+// Adult the bytes the whole-table writers write for the table the library
+// makes whole, the report holds their digest, and with the gate the
+// gate's result is written (for standard output, to --gate-out) and says
+// every synthetic row was checked. synthesize writes 70,000 rows (3,000
+// with -short).
+func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
+	dir := t.TempDir()
+	in, held, schemaPath := adultFiles(t, dir, 1250, 300)
+	s, err := data.LoadSchema(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, _, err := readTable(nil, in, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two decoding chunks, decoded on every core; one with -short (the
+	// chunks are TestSynthesizeStreamsTheSameBytes's), where the gate's
+	// attacks, which cost queries × synthetic rows, would be most of the
+	// time.
+	rows := 70000
+	if testing.Short() {
+		rows = 3000
+	}
+	commands := []struct {
+		name  string
+		args  []string
+		whole *data.Table
+		gated bool
+	}{
+		{"synthesize", []string{"synthesize", "--epsilon", "1", "--rows", itoa(rows), "--seed", "7"}, wholeSynthesize(t, tab, rows, 7), false},
+		{"synthesize", []string{"synthesize", "--epsilon", "1", "--rows", itoa(rows), "--seed", "7"}, wholeSynthesize(t, tab, rows, 7), true},
+		{"ppca-dp-mh", []string{"publish", "ppca-dp-mh", "--epsilon", "1", "--owners", "2", "--seed", "5"}, wholePPCA(t, tab, 2, 5), false},
+		{"ppca-dp-mh", []string{"publish", "ppca-dp-mh", "--epsilon", "1", "--owners", "2", "--seed", "5"}, wholePPCA(t, tab, 2, 5), true},
+	}
+	for _, c := range commands {
+		for _, out := range []string{"synth.csv", "synth.parquet", "-"} {
+			gated := c.gated
+			{
+				name := c.name + " --out " + out
+				if gated {
+					name += " --gate"
+				}
+				t.Run(name, func(t *testing.T) {
+					d := t.TempDir()
+					report := filepath.Join(d, "r.json")
+					gateOut := filepath.Join(d, "g.json")
+					args := append(slices.Clone(c.args), "--input", in, "--schema", schemaPath, "--report", report)
+					path := out
+					if out != "-" {
+						path = filepath.Join(d, out)
+					}
+					args = append(args, "--out", path)
+					if gated {
+						args = append(args, "--gate", "--gate-holdout", held, "--gate-out", gateOut)
+					}
+					code, stdout, stderr := run(t, args...)
+					if code != 0 {
+						t.Fatalf("exit %d: %s", code, stderr)
+					}
+					got := []byte(stdout)
+					if out != "-" {
+						if got, err = os.ReadFile(path); err != nil {
+							t.Fatal(err)
+						}
+					}
+					want := tableBytesOf(t, c.whole, strings.HasSuffix(out, ".parquet"))
+					if !bytes.Equal(got, want) {
+						t.Fatalf("%d bytes written, the whole table's are %d bytes and differ", len(got), len(want))
+					}
+					var rep privacy.Report
+					js, err := os.ReadFile(report)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := json.Unmarshal(js, &rep); err != nil {
+						t.Fatal(err)
+					}
+					key := filepath.Base(path)
+					if out == "-" {
+						key = stdoutName
+					}
+					sum := sha256.Sum256(got)
+					if d := rep.OutputSHA256[key]; d != hex.EncodeToString(sum[:]) {
+						t.Errorf("report digest of %q is %q, the output's %x", key, d, sum)
+					}
+					if !gated {
+						mustNotExist(t, gateOut)
+						return
+					}
+					b, err := os.ReadFile(gateOut)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rel, err := gate.ParseRelease(b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if rel.Refused || rel.SyntheticRows != c.whole.Len() || rel.SyntheticChecked != c.whole.Len() || rel.Sampled() != "" {
+						t.Errorf("gate result: refused %v, checked %d of %d synthetic rows, want a pass on all %d", rel.Refused, rel.SyntheticChecked, rel.SyntheticRows, c.whole.Len())
+					}
+				})
+			}
+		}
+	}
+}
+
+// A release the gate refuses is never published, whatever the output:
+// no file (nor a temporary one) is left beside it, no report and no gate
+// result, and nothing reaches standard output; an existing output is not
+// replaced by a run without --force, gated or not, and is by one with it.
+func TestStreamedOutputRefusals(t *testing.T) {
+	dir := t.TempDir()
+	unique, uniqueSchema := uniqueRows(t, dir, 200)
+	adult, held, schema := adultFiles(t, dir, 1250, 300)
+	leaky := []string{"synthesize", "--input", unique, "--schema", uniqueSchema, "--rho", "1000000", "--bins", "200", "--gate"}
+	for _, out := range []string{"synth.csv", "synth.parquet", "-"} {
+		t.Run("refused to "+out, func(t *testing.T) {
+			d := t.TempDir()
+			args := append(slices.Clone(leaky), "--report", filepath.Join(d, "r.json"), "--gate-out", filepath.Join(d, "g.json"))
+			path := out
+			if out != "-" {
+				path = filepath.Join(d, out)
+			}
+			code, stdout, stderr := run(t, append(args, "--out", path)...)
+			if code == 0 || !strings.Contains(stderr, "gate: release refused") || !strings.Contains(stderr, "nothing was written or published") {
+				t.Fatalf("exit %d, want a refusal:\n%s", code, stderr)
+			}
+			if out == "-" && stdout != "" {
+				t.Errorf("a refused release wrote %d bytes to standard output", len(stdout))
+			}
+			if left, _ := os.ReadDir(d); len(left) > 0 {
+				t.Errorf("a refused release left %d files: %v", len(left), left[0].Name())
+			}
+		})
+	}
+	for _, out := range []string{"synth.csv", "synth.parquet"} {
+		for _, gated := range []bool{false, true} {
+			name := "existing " + out
+			if gated {
+				name += " --gate"
+			}
+			t.Run(name, func(t *testing.T) {
+				d := t.TempDir()
+				path := writeFile(t, d, out, "the owner's earlier file\n")
+				args := []string{"synthesize", "--input", adult, "--schema", schema, "--epsilon", "1", "--out", path}
+				if gated {
+					args = append(args, "--gate", "--gate-holdout", held)
+				}
+				if code, _, stderr := run(t, args...); code == 0 || !strings.Contains(stderr, "already exists") {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				if b, _ := os.ReadFile(path); string(b) != "the owner's earlier file\n" {
+					t.Fatal("a refused run changed the existing output")
+				}
+				if code, _, stderr := run(t, append(args, "--force")...); code != 0 {
+					t.Fatalf("--force: exit %d: %s", code, stderr)
+				}
+				if b, _ := os.ReadFile(path); string(b) == "the owner's earlier file\n" {
+					t.Fatal("--force did not replace the output")
+				}
+			})
+		}
+	}
+}
+
+// A table of more rows than the gate checks whole is checked on a
+// uniform sample of gateSampleRows of them (here 500 of 3,000), and the
+// gate's result and the summary say how many of how many; the file
+// written is still every row.
+func TestGateChecksASampleOfALargeTable(t *testing.T) {
+	defer func(n int) { gateSampleRows = n }(gateSampleRows)
+	gateSampleRows = 500
+	dir := t.TempDir()
+	adult, held, schema := adultFiles(t, dir, 1250, 300)
+	out := filepath.Join(dir, "synth.csv")
+	code, stdout, stderr := run(t, "synthesize", "--input", adult, "--schema", schema, "--epsilon", "1", "--rows", "3000",
+		"--gate", "--gate-holdout", held, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out + ".gate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := gate.ParseRelease(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const says = "a uniform random sample of 500 of the 3000 synthetic rows"
+	if rel.SyntheticRows != 3000 || rel.SyntheticChecked != 500 || !strings.Contains(rel.Verdict(), says) {
+		t.Errorf("gate result checked %d of %d rows, verdict %q", rel.SyntheticChecked, rel.SyntheticRows, rel.Verdict())
+	}
+	if !strings.Contains(stdout, says) {
+		t.Errorf("the summary does not say %q:\n%s", says, stdout)
+	}
+	if b, _ := os.ReadFile(out); bytes.Count(b, []byte("\n")) != 3001 {
+		t.Errorf("the file has %d lines, want a header and 3000 rows", bytes.Count(b, []byte("\n")))
+	}
+}
+
+// The reservoir holds every row, in order, up to its size (so the gate's
+// result on such a table is the one on the whole table), and beyond it a
+// uniform sample: over 4,000 samples of 20 of rows 0..99, each row is
+// kept about 800 times (binomial, sd 25; every count within 5 sd) and
+// the rows kept are distinct.
+func TestReservoirIsUniform(t *testing.T) {
+	s := data.Schema{Attributes: []data.Attribute{{Name: "i", Kind: data.Numeric, Min: 0, Max: 100}}}
+	rows := func(lo, hi int) *data.Table {
+		tab := &data.Table{Schema: s}
+		for i := lo; i < hi; i++ {
+			tab.Rows = append(tab.Rows, []float64{float64(i)})
+		}
+		return tab
+	}
+	t.Run("up to its size: every row in order", func(t *testing.T) {
+		r := &reservoir{max: 100}
+		r.add(rows(0, 60))
+		r.add(rows(60, 100))
+		if got := r.table(); !got.Equal(rows(0, 100)) || r.src != nil {
+			t.Fatalf("kept %d rows (drew: %v), want rows 0..99 in order and no draw", got.Len(), r.src != nil)
+		}
+	})
+	t.Run("beyond: uniform", func(t *testing.T) {
+		const reps, n, k = 4000, 100, 20
+		counts := make([]int, n)
+		for range reps {
+			r := &reservoir{max: k}
+			for lo := 0; lo < n; lo += 7 {
+				r.add(rows(lo, min(lo+7, n)))
+			}
+			got := r.table()
+			if got.Len() != k {
+				t.Fatalf("kept %d rows, want %d", got.Len(), k)
+			}
+			seen := map[float64]bool{}
+			for _, row := range got.Rows {
+				if seen[row[0]] {
+					t.Fatalf("row %g kept twice", row[0])
+				}
+				seen[row[0]] = true
+				counts[int(row[0])]++
+			}
+		}
+		mean := float64(reps * k / n)
+		sd := math.Sqrt(mean * (1 - float64(k)/n))
+		for i, c := range counts {
+			if math.Abs(float64(c)-mean) > 5*sd {
+				t.Errorf("row %d kept %d times in %d samples, want %.0f ± %.0f", i, c, reps, mean, 5*sd)
+			}
+		}
+	})
+}
