@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
+	"github.com/spf13/cobra"
 )
 
 // wholeSynthesize is the synthetic table `dppub synthesize --epsilon 1
@@ -329,4 +332,65 @@ func TestReservoirIsUniform(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A run that fails after some rows were written publishes nothing: a
+// file output leaves no file (nor a temporary one) and no report; on
+// standard output the rows already written cannot be taken back, so the
+// error says they are incomplete (when any reached it: a failure before
+// the first row leaves standard output empty and says nothing of it),
+// and no report is written.
+func TestStreamedRunFailingMidway(t *testing.T) {
+	s := data.Schema{Attributes: []data.Attribute{{Name: "x", Kind: data.Numeric, Min: 0, Max: 1e6, Integer: true}}}
+	chunk := func(lo, n int) *data.Table {
+		tab := &data.Table{Schema: s}
+		for i := range n {
+			tab.Rows = append(tab.Rows, []float64{float64(lo + i)})
+		}
+		return tab
+	}
+	boom := errors.New("the protocol failed")
+	for _, c := range []struct {
+		name       string
+		out        string
+		rows       int // rows emitted before the failure
+		incomplete bool
+	}{
+		{"file, after 400,000 rows", "synth.csv", 400000, false},
+		{"parquet file, after 400,000 rows", "synth.parquet", 400000, false},
+		{"standard output, after 400,000 rows", "-", 400000, true},
+		{"standard output, after 10 rows", "-", 10, true},
+		{"standard output, before any row", "-", 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := t.TempDir()
+			var stdout bytes.Buffer
+			cmd := &cobra.Command{Use: "test"}
+			cmd.SetContext(context.WithValue(context.Background(), stdoutKey{}, io.Writer(&stdout)))
+			o := &outputFlags{out: c.out, report: filepath.Join(d, "r.json")}
+			if c.out != "-" {
+				o.out = filepath.Join(d, c.out)
+			}
+			err := o.publishStreamed(cmd, nil, nil, s, func(emit emitFunc) (*privacy.Report, error) {
+				for lo := 0; lo < c.rows; lo += 1000 {
+					if err := emit(chunk(lo, min(1000, c.rows-lo)), nil); err != nil {
+						return nil, err
+					}
+				}
+				return nil, boom
+			})
+			if !errors.Is(err, boom) {
+				t.Fatalf("error %v, want the run's", err)
+			}
+			if got := strings.Contains(err.Error(), "incomplete"); got != c.incomplete {
+				t.Errorf("error %q: says incomplete %v, want %v", err, got, c.incomplete)
+			}
+			if c.incomplete != (stdout.Len() > 0) {
+				t.Errorf("%d bytes on standard output", stdout.Len())
+			}
+			if left, _ := os.ReadDir(d); len(left) > 0 {
+				t.Errorf("a failed run left %d files: %v", len(left), left[0].Name())
+			}
+		})
+	}
 }
