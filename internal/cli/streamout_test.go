@@ -63,6 +63,19 @@ func wholePPCA(t *testing.T, tab *data.Table, owners int, seed uint64) *data.Tab
 	return res.Synthetic
 }
 
+// skipWithoutParquet skips a test of a Parquet output in a build with
+// -tags noparquet.
+func skipWithoutParquet(t *testing.T, out string) {
+	t.Helper()
+	if !data.IsParquetPath(out) {
+		return
+	}
+	s := data.Schema{Attributes: []data.Attribute{{Name: "x", Kind: data.Numeric, Max: 1}}}
+	if _, err := data.NewParquetWriter(io.Discard, s); err != nil {
+		t.Skipf("no Parquet in this build: %v", err)
+	}
+}
+
 // tableBytesOf is the whole table as the whole-table writers write it.
 func tableBytesOf(t *testing.T, tab *data.Table, parquet bool) []byte {
 	t.Helper()
@@ -124,6 +137,7 @@ func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
 					name += " --gate"
 				}
 				t.Run(name, func(t *testing.T) {
+					skipWithoutParquet(t, out)
 					d := t.TempDir()
 					report := filepath.Join(d, "r.json")
 					gateOut := filepath.Join(d, "g.json")
@@ -198,6 +212,7 @@ func TestStreamedOutputRefusals(t *testing.T) {
 	leaky := []string{"synthesize", "--input", unique, "--schema", uniqueSchema, "--rho", "1000000", "--bins", "200", "--gate"}
 	for _, out := range []string{"synth.csv", "synth.parquet", "-"} {
 		t.Run("refused to "+out, func(t *testing.T) {
+			skipWithoutParquet(t, out)
 			d := t.TempDir()
 			args := append(slices.Clone(leaky), "--report", filepath.Join(d, "r.json"), "--gate-out", filepath.Join(d, "g.json"))
 			path := out
@@ -223,6 +238,7 @@ func TestStreamedOutputRefusals(t *testing.T) {
 				name += " --gate"
 			}
 			t.Run(name, func(t *testing.T) {
+				skipWithoutParquet(t, out)
 				d := t.TempDir()
 				path := writeFile(t, d, out, "the owner's earlier file\n")
 				args := []string{"synthesize", "--input", adult, "--schema", schema, "--epsilon", "1", "--out", path}
@@ -363,6 +379,7 @@ func TestStreamedRunFailingMidway(t *testing.T) {
 		{"standard output, before any row", "-", 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			skipWithoutParquet(t, c.out)
 			d := t.TempDir()
 			var stdout bytes.Buffer
 			cmd := &cobra.Command{Use: "test"}
