@@ -27,9 +27,9 @@ type streamedRows struct {
 
 // streamsRows reports whether a networked session's synthetic rows go to
 // out as they arrive: ppca-dp-mh's (its curator takes a row sink,
-// mppca.RowSink) to a CSV file. Parquet is written from the whole table,
-// and standard output cannot be written atomically, so those keep the
-// whole-table path (as publish does, outputFlags.canStream).
+// mppca.RowSink) to a CSV file. Parquet and standard output keep the
+// whole-table path here (publish streams them too:
+// outputFlags.publishStreamed).
 func streamsRows(method, out string) bool {
 	return method == mppca.Name && out != stdoutPath && !data.IsParquetPath(out)
 }
