@@ -72,7 +72,7 @@ func scan(c Config, o data.ScanOptions, read func(data.ScanOptions, func(data.Sc
 			ws[w] = wk
 		}
 		for _, row := range rows {
-			if err := e.Add(wk.s, row, &wk.sc); err != nil {
+			if err := e.addPartial(wk.s, row, &wk.sc); err != nil {
 				return err
 			}
 		}
@@ -88,5 +88,8 @@ func scan(c Config, o data.ScanOptions, read func(data.ScanOptions, func(data.Sc
 			return nil, st, err
 		}
 	}
+	// The workers added the rows' moments less the terms between
+	// categorical columns (addPartial): the merged counts give them.
+	e.settle(out)
 	return out, st, nil
 }

@@ -116,6 +116,77 @@ func (m *Moments) AddSparse(idx []int, val []float64) {
 	}
 }
 
+// AddSplit adds one row whose nonzero entries are val at columns num and
+// exactly 1 at columns units (both increasing, no column in both), less
+// the terms that involve units only: Σx of a unit column and the product
+// of two unit columns. Each of those terms is exactly 1 (2^62 in fixed
+// point), so a caller that counts, for every unit column and every pair
+// of them, the rows holding them (an owner's one- and two-way marginal
+// counts of its categorical attributes do) adds them in bulk with
+// AddUnits; the sums are then AddSparse's, bit for bit. A term between a
+// num entry x and a unit is fix(x), as AddSparse has it. Skipping the
+// unit-only terms, about half of a row of Adult's, is what makes this
+// cheaper than AddSparse. It panics on values outside [0, 1] or columns
+// out of order or range (programmer errors).
+func (m *Moments) AddSplit(num []int, val []float64, units []int) {
+	m.N++
+	for a, i := range num {
+		x := val[a]
+		if !(x >= 0 && x <= 1) || i >= m.P || (a > 0 && i <= num[a-1]) {
+			panic(fmt.Sprintf("ppca: AddSplit: entry %d (column %d) = %v", a, i, x))
+		}
+		fx := fix(x)
+		m.add(i, fx)
+		base := m.diag[i] - i
+		for b := a; b < len(num); b++ {
+			y := val[b]
+			var t uint64
+			switch {
+			case x == 1:
+				t = fix(y)
+			case y == 1:
+				t = fx
+			default:
+				t = fixProduct(x, y)
+			}
+			m.add(base+num[b], t)
+		}
+		// A unit u before column i holds the term (u, i), after it (i, u).
+		for _, u := range units {
+			if u < i {
+				m.add(m.diag[u]-u+i, fx)
+			} else {
+				m.add(base+u, fx)
+			}
+		}
+	}
+	for b, u := range units {
+		if u >= m.P || (b > 0 && u <= units[b-1]) {
+			panic(fmt.Sprintf("ppca: AddSplit: unit %d (column %d)", b, u))
+		}
+	}
+}
+
+// AddUnits adds c terms of exactly 1 to the sum Σx_i (j < 0) or to the
+// entry (i, j) of Σxxᵀ (i ≤ j): what AddSplit leaves out for unit
+// columns, given the number c of rows holding 1 in them.
+func (m *Moments) AddUnits(i, j int, c uint64) {
+	if i < 0 || i >= m.P {
+		panic(fmt.Sprintf("ppca: AddUnits(%d, %d)", i, j))
+	}
+	k := i
+	if j >= 0 {
+		if i > j || j >= m.P {
+			panic(fmt.Sprintf("ppca: AddUnits(%d, %d)", i, j))
+		}
+		k = m.diag[i] - i + j
+	}
+	// c·2^62 in 128 bits: c>>2 whole units of 2^64, (c mod 4)·2^62 below.
+	var carry uint64
+	m.lo[k], carry = bits.Add64(m.lo[k], (c&3)<<FracBits, 0)
+	m.hi[k] += c>>2 + carry
+}
+
 // AddDense adds one dense row (every entry in [0, 1]).
 func (m *Moments) AddDense(row []float64) {
 	if len(row) != m.P {

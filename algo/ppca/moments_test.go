@@ -127,3 +127,103 @@ func TestTableMomentsOnAdult(t *testing.T) {
 		t.Fatalf("round trip: %v", err)
 	}
 }
+
+// AddSplit of rows plus AddUnits of their unit columns' counts is
+// AddSparse of the same rows, bit for bit: on random rows whose unit
+// columns hold 0 or 1 and whose other columns hold anything in [0, 1]
+// (exact 1s and tiny values included), and on Adult encoded.
+func TestAddSplitEqualsAddSparse(t *testing.T) {
+	src := randx.NewSeeded(11)
+	const p = 13
+	unit := make([]bool, p)
+	for i := range unit {
+		unit[i] = i%3 != 1
+	}
+	var rows [][]float64
+	for range 3000 {
+		row := make([]float64, p)
+		for i := range row {
+			switch r := src.IntN(6); {
+			case unit[i]:
+				row[i] = float64(r % 2)
+			case r == 0:
+				row[i] = 1
+			case r == 1:
+				row[i] = math.Ldexp(src.Float64(), -70)
+			case r > 2:
+				row[i] = src.Float64()
+			}
+		}
+		rows = append(rows, row)
+	}
+	tab, enc := adult(t)
+	X, _, err := enc.Encode(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adultUnit := make([]bool, enc.Dim())
+	for _, a := range tab.Schema.Attributes {
+		if a.Kind == data.Numeric {
+			continue
+		}
+		cols, err := enc.Columns(a.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cols {
+			adultUnit[c] = true
+		}
+	}
+	var adultRows [][]float64
+	for i := range tab.Len() {
+		adultRows = append(adultRows, X.RawRowView(i))
+	}
+	for _, c := range []struct {
+		name string
+		unit []bool
+		rows [][]float64
+	}{{"random", unit, rows}, {"adult", adultUnit, adultRows}} {
+		t.Run(c.name, func(t *testing.T) {
+			p := len(c.unit)
+			want, got := NewMoments(p), NewMoments(p)
+			pairs := make([]uint64, p*p)
+			var num, units []int
+			var val []float64
+			for _, row := range c.rows {
+				want.AddDense(row)
+				num, val, units = num[:0], val[:0], units[:0]
+				for i, x := range row {
+					switch {
+					case x == 0:
+					case c.unit[i]:
+						units = append(units, i)
+					default:
+						num, val = append(num, i), append(val, x)
+					}
+				}
+				got.AddSplit(num, val, units)
+				for a, i := range units {
+					for _, j := range units[a:] {
+						pairs[i*p+j]++
+					}
+				}
+			}
+			if got.Equal(want) {
+				t.Fatal("AddSplit alone already equals AddSparse: the test sees no unit terms")
+			}
+			for i := range p {
+				if c := pairs[i*p+i]; c > 0 {
+					got.AddUnits(i, -1, c)
+				}
+				for j := i; j < p; j++ {
+					if c := pairs[i*p+j]; c > 0 {
+						got.AddUnits(i, j, c)
+					}
+				}
+			}
+			if !got.Equal(want) {
+				t.Fatal("AddSplit + AddUnits differ from AddSparse")
+			}
+		})
+	}
+}
