@@ -1,6 +1,9 @@
 package data
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // RowEncoder encodes single rows of tables with one schema into the
 // encoder's columns, as a list of nonzero entries: the one-pass path for
@@ -55,8 +58,10 @@ func (r *RowEncoder) Sparse(row []float64, idx []int, val []float64) ([]int, []f
 				idx, val = append(idx, at), append(val, x)
 			}
 		default:
-			if err := checkCell(*a, v); err != nil {
-				return idx, val, 0, fmt.Errorf("data: encode: %w", err)
+			// checkCell's test, without its copy of the attribute for
+			// every cell: it runs only to word the error.
+			if v != math.Trunc(v) || v < 0 || int(v) >= len(a.Categories) {
+				return idx, val, 0, fmt.Errorf("data: encode: %w", checkCell(*a, v))
 			}
 			if r.kind[k] == Binary {
 				if v != 0 {
