@@ -491,6 +491,12 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 	// (unreachable_after 1.5 s), not from the 10 s step deadline or the
 	// session timeout.
 	absent(t, out, out+".privacy.json")
+	// owner-2 got the model once owner-1's rows had gone through the
+	// curator's sink towards the output's temporary file: the abort came
+	// mid-stream, and left no temporary file behind.
+	if left, _ := filepath.Glob(filepath.Join(c.dir, ".synth.csv.tmp-*")); len(left) != 0 {
+		t.Fatalf("the aborted session left %v", left)
+	}
 	aborted := c.sessions(pubLedger)
 	if len(aborted) != 1 || aborted[0].kind != transport.KindSessionAborted ||
 		!strings.Contains(aborted[0].rec.Failure, "owner-2 is unreachable") || !slices.Contains(aborted[0].rec.Missing, "owner-2") {
