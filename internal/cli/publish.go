@@ -112,7 +112,7 @@ Examples:
 	f.src.register(fs)
 	bindSettings(fs, &f.settings)
 	fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (the Beam pipeline, beam/README.md), instead of its rows; repeat once per owner, with --schema")
-	f.outputFlags.register(fs, "synthetic CSV")
+	f.outputFlags.register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
 	f.gate.register(fs)
 	return cmd
 }

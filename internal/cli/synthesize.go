@@ -82,7 +82,7 @@ Examples:
 	registerSkipColumns(fs, &f.skip)
 	bindSettings(fs, &f.settings)
 	f.src.register(fs)
-	f.outputFlags.register(fs, "synthetic CSV")
+	f.outputFlags.register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
 	f.gate.register(fs)
 	return cmd
 }
