@@ -103,6 +103,26 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		Accountant: l.Accountant, Source: l.Source})
 }
 
+// ScanStatistics says how an owner whose rows are in a delimited file
+// may bring their statistics instead, computed in one streaming pass over
+// the file (ownerstats.ScanFile) rather than from the table read whole:
+// the owner's role needs only n, Σx and Σxxᵀ, which are the same bits
+// either way, and n synthetic rows are drawn from the model whatever
+// holds the rows. It returns the configuration to scan with (the
+// moments do not depend on the marginals' bins), and false when the role
+// needs the rows themselves (paper_latent projects them). own is the
+// owner's schema: one other than the session's is refused, in
+// SharedTable's words, before a row is read.
+func (s *session) ScanStatistics(owner string, own data.Schema) (ownerstats.Config, bool, error) {
+	if !own.Equal(s.Schema) {
+		return ownerstats.Config{}, false, fmt.Errorf("%s's schema differs from the session's", owner)
+	}
+	if s.Settings.PaperLatent {
+		return ownerstats.Config{}, false, nil
+	}
+	return ownerstats.Config{Schema: own}, true, nil
+}
+
 // joinStatistics builds an owner from statistics computed elsewhere with
 // the same encoding (exact integers: the same bits as from its rows).
 func (s *session) joinStatistics(l method.Local, params proto.Params, st *ownerstats.Statistics) (protocol.Role, error) {

@@ -174,7 +174,7 @@ func join(s method.Spec, in transport.JoinInput) (protocol.Role, error) {
 	}
 	l := method.Local{Name: in.Self.Name, Accountant: in.Accountant, Source: in.Source, Log: in.Log, Dir: in.Consortium.Path(".")}
 	if me.Budget != nil {
-		if err := readMemberData(in, &l); err != nil {
+		if err := readMemberData(in, sess, &l); err != nil {
 			return nil, err
 		}
 	}
@@ -190,10 +190,23 @@ func self(sess method.Session, name string) (method.Member, error) {
 	return method.Member{}, fmt.Errorf("%s is not a member of the session", name)
 }
 
+// statisticsScanner is a session whose owners' roles may be built from
+// the statistics of their rows (method.Local.Statistics) instead of the
+// rows (method/ppcadpmh's): ScanStatistics gives the configuration to
+// compute them with, false when this session's role needs the rows, or
+// an error when the owner's schema own does not fit the session.
+type statisticsScanner interface {
+	ScanStatistics(owner string, own data.Schema) (ownerstats.Config, bool, error)
+}
+
 // readMemberData reads the member's dataset with its own schema: its rows,
 // or the statistics it computed elsewhere. The session checks them
-// against what it expects.
-func readMemberData(in transport.JoinInput, l *method.Local) error {
+// against what it expects. When the session's role needs only the rows'
+// statistics (statisticsScanner), a delimited file is scanned for them
+// in one pass on every core (ownerstats.ScanFile: the same bits as from
+// the table) and the table is never built: the member's memory no longer
+// grows with its rows (a 10⁶-row Adult file took about 450 MB read whole).
+func readMemberData(in transport.JoinInput, sess method.Session, l *method.Local) error {
 	ds := in.Self.Dataset
 	if ds == nil {
 		return fmt.Errorf("%s holds no dataset", in.Self.Name)
@@ -207,7 +220,26 @@ func readMemberData(in transport.JoinInput, l *method.Local) error {
 		l.Statistics, err = ownerstats.ReadFile(in.Consortium.Path(ds.Statistics))
 		return err
 	}
-	l.Table, _, err = data.ReadFile(in.Consortium.Path(ds.Path), sc, data.ReadOptions{Header: true})
+	path := in.Consortium.Path(ds.Path)
+	read := data.ReadOptions{Header: true}
+	if s, ok := sess.(statisticsScanner); ok && !data.IsParquetPath(path) {
+		c, scan, err := s.ScanStatistics(in.Self.Name, sc)
+		if err != nil {
+			return err
+		}
+		if scan {
+			c.Read = read
+			var rst data.ReadStats
+			if l.Statistics, rst, err = ownerstats.ScanFile(path, c, data.ScanOptions{}); err != nil {
+				return err
+			}
+			if in.Log != nil {
+				in.Log.Info("statistics scanned from the dataset", "rows", rst.Rows, "dropped_missing", rst.DroppedMissing, "clamped", rst.Clamped)
+			}
+			return nil
+		}
+	}
+	l.Table, _, err = data.ReadFile(path, sc, read)
 	return err
 }
 
