@@ -69,7 +69,11 @@ func scan(c Config, o data.ScanOptions, read func(data.ScanOptions, func(data.Sc
 		wk := ws[w]
 		if wk == nil {
 			wk = &worker{s: e.New()}
+			e.count32(&wk.sc)
 			ws[w] = wk
+		}
+		if wk.sc.rows+uint64(len(rows)) > maxRows32 {
+			wk.sc.flush(wk.s)
 		}
 		for _, row := range rows {
 			if err := e.addPartial(wk.s, row, &wk.sc); err != nil {
@@ -84,6 +88,7 @@ func scan(c Config, o data.ScanOptions, read func(data.ScanOptions, func(data.Sc
 	}
 	out := e.New()
 	for _, wk := range slices.DeleteFunc(ws, func(w *worker) bool { return w == nil }) {
+		wk.sc.flush(wk.s)
 		if err := out.Merge(wk.s); err != nil {
 			return nil, st, err
 		}

@@ -126,3 +126,32 @@ func TestConfigFlags(t *testing.T) {
 		})
 	}
 }
+
+// Scan's workers count in 32-bit counters and move them into the
+// statistics before any could wrap: with that limit set to a few records
+// (a move before every block), the statistics are still FromTable's.
+func TestScanFlushes32BitCounts(t *testing.T) {
+	tab := head(t, "adult", 3000)
+	var csv bytes.Buffer
+	if err := data.WriteCSV(&csv, tab); err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Schema: tab.Schema, Read: data.ReadOptions{Header: true}}
+	want, err := FromTable(tab, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(m uint64) { maxRows32 = m }(maxRows32)
+	for _, limit := range []uint64{1, 7, 1 << 32} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			maxRows32 = limit
+			got, _, err := Scan(bytes.NewReader(csv.Bytes()), c, data.ScanOptions{Workers: 2, Block: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(want) {
+				t.Fatal("the scanned statistics differ from FromTable's")
+			}
+		})
+	}
+}

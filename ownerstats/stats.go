@@ -247,6 +247,10 @@ type Scratch struct {
 	val   []float64
 	units []int
 	cells []int
+	// counts, if set (count32), are addPartial's 32-bit counters of
+	// rows records not yet in the statistics' Counts (flush).
+	counts []uint32
+	rows   uint64
 }
 
 // Add adds one record (a row of the schema) to s: its encoded row to the
@@ -302,21 +306,57 @@ func (e *Encoders) add(s *Statistics, row []float64, sc *Scratch, partial bool) 
 		}
 		sc.cells = append(sc.cells, c)
 	}
-	// The pair counts are most of the work per record (one increment per
-	// pair of attributes): each attribute's offsets, the later cells and
-	// their sizes are sliced once so that the inner loop indexes three
-	// slices of one length (a profile at 10⁶ rows: a third of Add).
-	l := e.layout
-	cells := sc.cells
+	if partial && sc.counts != nil {
+		count(sc.counts, &e.layout, sc.cells)
+		sc.rows++
+		return nil
+	}
+	count(s.Counts, &e.layout, sc.cells)
+	return nil
+}
+
+// count adds one record in cells to the 1- and 2-way counts. The pair
+// counts are most of the work per record (one increment per pair of
+// attributes): each attribute's offsets, the later cells and their sizes
+// are sliced once so that the inner loop indexes three slices of one
+// length (a profile at 10⁶ rows: a third of Add).
+func count[T uint32 | uint64](counts []T, l *layout, cells []int) {
 	for a, ca := range cells {
-		s.Counts[l.one[a]+ca]++
+		counts[l.one[a]+ca]++
 		two, rest, sizes := l.two[a], cells[a+1:], l.sizes[a+1:]
 		two, sizes = two[:len(rest)], sizes[:len(rest)]
 		for k, cb := range rest {
-			s.Counts[two[k]+ca*sizes[k]+cb]++
+			counts[two[k]+ca*sizes[k]+cb]++
 		}
 	}
-	return nil
+}
+
+// maxRows32 is how many records a worker counts in 32-bit counters
+// before flush moves them into s.Counts: no counter can exceed the
+// number of records counted, so none wraps.
+// A variable so that a test can flush often.
+var maxRows32 uint64 = 1<<32 - 1
+
+// count32 makes addPartial count into sc's 32-bit counters, half the
+// memory of s.Counts (17 676 counts of Adult's default domain: 71 KB
+// instead of 141 KB, beside the moments' 92 KB, in each core's cache),
+// until flush.
+func (e *Encoders) count32(sc *Scratch) {
+	if sc.counts == nil {
+		sc.counts = make([]uint32, e.layout.total)
+	}
+}
+
+// flush moves sc's 32-bit counts into s.Counts and zeroes them.
+func (sc *Scratch) flush(s *Statistics) {
+	if sc.rows == 0 {
+		return
+	}
+	for i, c := range sc.counts {
+		s.Counts[i] += uint64(c)
+	}
+	clear(sc.counts)
+	sc.rows = 0
 }
 
 // settle adds to s's moments what addPartial left out, from s's counts:
