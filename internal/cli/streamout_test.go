@@ -411,3 +411,35 @@ func TestStreamedRunFailingMidway(t *testing.T) {
 		})
 	}
 }
+
+// A build without Parquet (-tags noparquet) refuses a Parquet --out of
+// both streaming commands with one line, before the engine or the
+// protocol runs, and writes nothing. (Skipped in a build with Parquet.)
+func TestParquetOutRefusedWithoutParquet(t *testing.T) {
+	s := data.Schema{Attributes: []data.Attribute{{Name: "x", Kind: data.Numeric, Max: 1}}}
+	if _, err := data.NewParquetWriter(io.Discard, s); err == nil {
+		t.Skip("this build writes Parquet")
+	}
+	for _, args := range [][]string{
+		{"synthesize", "--dataset", "adult", "--epsilon", "1"},
+		{"publish", "ppca-dp-mh", "--dataset", "adult", "--epsilon", "1"},
+	} {
+		name := args[0]
+		if name == "publish" {
+			name = args[1]
+		}
+		t.Run(name, func(t *testing.T) {
+			d := t.TempDir()
+			code, stdout, stderr := run(t, append(args, "--out", filepath.Join(d, "synth.parquet"))...)
+			if code == 0 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "noparquet") {
+				t.Fatalf("exit %d, want one line naming noparquet:\n%s", code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("printed %q", stdout)
+			}
+			if left, _ := os.ReadDir(d); len(left) > 0 {
+				t.Errorf("left %s", left[0].Name())
+			}
+		})
+	}
+}

@@ -111,6 +111,9 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		}
 		in.values = tableValues(in.table)
 	}
+	if err := f.checkParquet(in.schema()); err != nil {
+		return err // before the engine spends the budget
+	}
 	// The synthetic table is never held whole: publishStream decodes and
 	// writes it a chunk at a time, to any output, the gate checking a
 	// bounded sample of it.

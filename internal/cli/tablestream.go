@@ -150,11 +150,8 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 //     gate passes, the report is written and the rows copied out.
 func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners []*data.Table, schema data.Schema, fill fillFunc) error {
 	parquet := data.IsParquetPath(o.out)
-	if parquet {
-		// A build without Parquet refuses before anything runs.
-		if _, err := data.NewParquetWriter(io.Discard, schema); err != nil {
-			return fmt.Errorf("--out %s: %w", o.out, err)
-		}
+	if err := o.checkParquet(schema); err != nil {
+		return err
 	}
 	gated := g != nil && g.on
 	var sample *reservoir
@@ -256,6 +253,18 @@ func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners [
 		sink.rows, max(sink.cols, len(schema.Attributes)), displayPath(o.out, stdoutName), o.report)
 	if gated {
 		g.summary(cmd)
+	}
+	return nil
+}
+
+// checkParquet refuses a Parquet --out in a build without Parquet
+// (-tags noparquet), before anything runs.
+func (o *outputFlags) checkParquet(schema data.Schema) error {
+	if !data.IsParquetPath(o.out) {
+		return nil
+	}
+	if _, err := data.NewParquetWriter(io.Discard, schema); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	return nil
 }
