@@ -278,8 +278,8 @@ func copySpool(cmd *cobra.Command, s *tableSink) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("reading back %s: %w", f.Name(), err)
 	}
-	if _, err := io.Copy(dataStdout(cmd), f); err != nil {
-		return fmt.Errorf("writing to %s: %w", stdoutName, err)
+	if n, err := io.Copy(dataStdout(cmd), f); err != nil {
+		return fmt.Errorf("writing to %s: %w; the %d bytes written there are incomplete and unpublished (the report was removed): discard them", stdoutName, err, n)
 	}
 	return nil
 }
