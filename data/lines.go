@@ -21,6 +21,9 @@ type LineParser struct {
 	fields []string
 	comma  string
 	line   int
+	// read[i] says field i is an attribute's or the ID column (the
+	// fields the missing-value check looks at).
+	read []bool
 }
 
 // NewLineParser prepares to parse lines of a file whose first line is
@@ -98,14 +101,32 @@ func (lp *LineParser) parseAt(n int, line string, dst []float64) ([]float64, boo
 	if len(rec) != lp.rd.width {
 		return nil, false, fmt.Errorf("data: %q line %d has %d fields, want %d", lp.rd.name, n, len(rec), lp.rd.width)
 	}
+	var missing bool
 	if !lp.rd.opts.KeepSpace {
-		// Trim each field once here: the missing-value check and the
-		// parse below trim again, which costs nothing on a trimmed field.
-		for i, f := range rec {
-			rec[i] = trimSpace(f)
+		// Trim each field once here (the parse below trims again, which
+		// costs nothing on a trimmed field), and look for a missing
+		// token on the way: only a field no longer than the longest
+		// token, in a column that is read, can be one.
+		if lp.read == nil {
+			lp.read = make([]bool, lp.rd.width)
+			for _, c := range lp.rd.cols {
+				lp.read[c] = true
+			}
+			if lp.rd.idCol >= 0 {
+				lp.read[lp.rd.idCol] = true
+			}
 		}
+		for i, f := range rec {
+			f = trimSpace(f)
+			rec[i] = f
+			if len(f) <= lp.rd.maxMissing && lp.read[i] && lp.rd.isMissing(f) {
+				missing = true
+			}
+		}
+	} else {
+		missing = lp.rd.hasMissing(rec)
 	}
-	if lp.rd.hasMissing(rec) {
+	if missing {
 		lp.rd.stats.DroppedMissing++
 		return nil, false, nil
 	}

@@ -64,6 +64,13 @@ func TestScanMatchesReadCSV(t *testing.T) {
 		{"empty with header", "", adult, ReadOptions{Header: true}},
 		{"unknown column", "age,workclass,income,pid\n30,Private,<=50K,7\n", adult, ReadOptions{Header: true}},
 		{"data as header", "30,Private,<=50K\n", adult, ReadOptions{Header: true}},
+		// Where a missing token counts: only in a column that is read.
+		{"missing in an ignored column", "w,extra,color,x,sex,age,pid\n0.5,?,red,1,Male,30,p1\n0.5,,red,1,Male,31,?\n0.5, ,red,1,Male,?,p3\n", personSchema(t), ReadOptions{Header: true, IgnoreColumns: []string{"extra"}}},
+		{"missing in a skipped column", "pid,age,sex,x,color,w\np1,30,Male,1,?,0.5\n?,31,Male,1,red,0.5\np3,32,?,1,red,0.5\n", personSchema(t), ReadOptions{Header: true, SkipColumns: []string{"color", "pid"}}},
+		{"own missing tokens, spaced", "30, NA ,<=50K\n31,Private, - \n32,?,>50K\n33, Private ,>50K\n", adult, ReadOptions{MissingTokens: []string{"NA", "-"}}},
+		{"no missing tokens", "30,Private,<=50K\n31,?,>50K\n", adult, ReadOptions{MissingTokens: []string{}}},
+		{"keep space", "30,?,<=50K\n31, ?,>50K\n32,Private,>50K\n", adult, ReadOptions{KeepSpace: true}},
+		{"unicode spaces", "30,\u00a0Private\u00a0,<=50K\n31,\u00a0?,>50K\n32,\t?\t,>50K\n", adult, ReadOptions{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -171,8 +171,9 @@ func cellsOf(sizes []int, attrs []int) (int, bool) {
 // Bin returns the cell of value v of attribute j and whether v lay outside
 // the declared bounds and was clamped (numeric attributes only).
 func (d *Domain) Bin(j int, v float64) (int, bool) {
-	ad := d.attrs[j]
-	a := ad.attr
+	// Pointers, not copies: Bin runs for every numeric cell of a file.
+	ad := &d.attrs[j]
+	a := &ad.attr
 	if a.Kind != data.Numeric {
 		return int(v), false
 	}
