@@ -466,9 +466,28 @@ func newParquetFile(w io.Writer, s Schema) (*file.Writer, [][]parquet.ByteArray,
 	if err != nil {
 		return nil, nil, fmt.Errorf("data: write parquet: %w", err)
 	}
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy),
-		parquet.WithCreatedBy("dppub"), parquet.WithMaxRowGroupLength(parquetRowGroup))
-	pw, err := file.NewParquetWriterWithError(w, root, file.WithWriterProps(props))
+	// A column chunk whose dictionary outgrows the page size limit falls
+	// back to plain pages, and the writer then lists the chunk's page
+	// encodings in map order: the same table gave different bytes from
+	// run to run. So no column falls back: the limit holds the largest
+	// dictionary a row group can need (every value of a number column
+	// distinct, every category), and the ID column, whose values are
+	// all distinct, has no dictionary.
+	limit := int64(8 * parquetRowGroup)
+	for _, a := range s.Attributes {
+		n := int64(0)
+		for _, c := range a.Categories {
+			n += int64(4 + len(c)) // a length prefix and the bytes
+		}
+		limit = max(limit, n)
+	}
+	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithCreatedBy("dppub"), parquet.WithMaxRowGroupLength(parquetRowGroup),
+		parquet.WithDictionaryPageSizeLimit(limit)}
+	if s.ID != "" {
+		opts = append(opts, parquet.WithDictionaryFor(s.ID, false))
+	}
+	pw, err := file.NewParquetWriterWithError(w, root, file.WithWriterProps(parquet.NewWriterProperties(opts...)))
 	if err != nil {
 		return nil, nil, fmt.Errorf("data: write parquet: %w", err)
 	}

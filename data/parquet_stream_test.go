@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	. "github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 )
@@ -144,5 +146,53 @@ func TestParquetWriterRefusals(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// No column chunk falls back from its dictionary to plain pages (the
+// writer lists a chunk's page encodings in map order once it has both,
+// so a table gave different bytes from run to run): 200,000 distinct
+// doubles (1.6 MB of dictionary, above the writer's default 1 MiB limit)
+// have dictionary data pages only, the ID column plain pages only; and
+// the bytes are the same in four runs.
+func TestWriteParquetHasNoDictionaryFallback(t *testing.T) {
+	s, err := ParseSchema([]byte(`{"id": "pid", "attributes": [{"name": "w", "kind": "numeric", "min": 0, "max": 1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := &Table{Schema: s}
+	for i := range 200000 {
+		tab.Rows = append(tab.Rows, []float64{float64(i) / 200000})
+		tab.IDs = append(tab.IDs, "p"+strconv.Itoa(i))
+	}
+	var first []byte
+	for run := range 4 {
+		var b bytes.Buffer
+		if err := WriteParquet(&b, tab); err != nil {
+			t.Fatal(err)
+		}
+		if run > 0 {
+			if !bytes.Equal(b.Bytes(), first) {
+				t.Fatalf("run %d wrote different bytes", run)
+			}
+			continue
+		}
+		first = b.Bytes()
+		r, err := file.NewParquetReader(bytes.NewReader(first))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rg := r.MetaData().RowGroup(0)
+		for c, want := range []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict} {
+			cc, err := rg.ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range cc.EncodingStats() {
+				if st.PageType.String() == "DATA_PAGE" && st.Encoding != want {
+					t.Errorf("column %d has %v data pages, want %v only", c, st.Encoding, want)
+				}
+			}
+		}
 	}
 }
