@@ -111,6 +111,27 @@ func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits),
 	return c
 }
 
+// setBudget gives every owner the lifetime budget b; before any member
+// serves (a ledger keeps the budget its dataset was first defined with).
+func (c *cluster) setBudget(b consortium.Budget) {
+	c.t.Helper()
+	for i := range c.file.Members {
+		if c.file.Members[i].Budget != nil {
+			c.file.Members[i].Budget = &b
+		}
+	}
+	js, err := json.MarshalIndent(c.file, "", "  ")
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.WriteFile(c.config, js, 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+	if c.file, err = consortium.Load(c.config); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
 // dppub runs a short command that must succeed.
 func (c *cluster) dppub(args ...string) string {
 	c.t.Helper()
@@ -329,8 +350,12 @@ func sameReport(t *testing.T, a, b string) {
 	ra, rb := readReport(t, a), readReport(t, b)
 	da, _ := ra["output_sha256"].(map[string]any)
 	db, _ := rb["output_sha256"].(map[string]any)
-	if x, y := da[filepath.Base(a)], db[filepath.Base(b)]; x == nil || x != y {
-		t.Fatalf("reports record the outputs' digests %v and %v", x, y)
+	ka, kb := da[filepath.Base(a)], db[filepath.Base(b)]
+	if ka == nil && kb == nil {
+		ka, kb = da["standard output"], db["standard output"] // both written to standard output
+	}
+	if ka == nil || ka != kb {
+		t.Fatalf("reports record the outputs' digests %v and %v", ka, kb)
 	}
 	for _, r := range []map[string]any{ra, rb} {
 		delete(r, "created")
@@ -370,57 +395,88 @@ func absent(t *testing.T, paths ...string) {
 // for the same seed, byte for byte the outputs of `dppub publish` in one
 // process, and its privacy report but for the run record (publication
 // time, parameters, digests keyed by file name): PPCA-DP-MH with local Laplace noise (the
-// paper's setting) and with secure-aggregate Gaussian noise, and
-// Mul-LDA-DP with the paper's correlated noise through a noise dealer.
+// paper's setting) and with secure-aggregate Gaussian noise, its rows
+// streamed by the curator to a CSV file, a Parquet file and standard
+// output (the owners scan their files for their statistics, the
+// one-process publish reads the tables), and Mul-LDA-DP with the paper's
+// correlated noise through a noise dealer.
 func TestNetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 0, nil, "--lda")
+	c.setBudget(consortium.Budget{Epsilon: 6, Delta: 1e-5}) // five sessions at ε = 1
 	c.serveAll("--insecure-accept-seed")
 	c.serve("dealer", "--insecure-accept-seed")
 	inputs := c.ownerInputs()
 	for _, tc := range []struct {
 		name, seed string
+		out        string // the output's extension, or "-" for standard output
 		set        []string
 		flags      []string
 	}{
 		// Distinct seeds: a seeded session ID repeats, and owners run a
 		// session ID only once.
-		{"local-laplace", "7", nil, nil},
-		{"secure-aggregate-gaussian", "8",
+		{"local-laplace", "7", ".csv", nil, nil},
+		{"secure-aggregate-gaussian", "8", ".csv",
 			[]string{"--set", "noise=secure-aggregate", "--set", "mechanism=gaussian", "--set", "delta=1e-6"},
 			[]string{"--noise", "secure-aggregate", "--mechanism", "gaussian", "--delta", "1e-6"}},
+		{"parquet", "10", ".parquet", nil, nil},
+		{"stdout", "11", "-", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			net := filepath.Join(c.dir, tc.name+"-net.csv")
+			// With --out - the rows are standard output, kept in a file
+			// here; the summary goes to standard error.
+			net, local := filepath.Join(c.dir, tc.name+"-net"+tc.out), filepath.Join(c.dir, tc.name+"-local"+tc.out)
+			netOut, localOut, key := net, local, filepath.Base(net)
+			if tc.out == "-" {
+				net, local = filepath.Join(c.dir, tc.name+"-net.csv"), filepath.Join(c.dir, tc.name+"-local.csv")
+				netOut, localOut, key = "-", "-", "standard output"
+			}
 			pubLedger := filepath.Join(c.dir, tc.name+"-ledger")
-			r := c.run(net, append([]string{"--seed", tc.seed, "--ledger", pubLedger}, tc.set...)...)
+			r := wait(c.runCmd(netOut, append([]string{"--seed", tc.seed, "--ledger", pubLedger, "--report", net + ".privacy.json"}, tc.set...)...))
 			if r.err != nil {
 				t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
 			}
-			local := filepath.Join(c.dir, tc.name+"-local.csv")
+			summary := r.stdout
+			if tc.out == "-" {
+				if err := os.WriteFile(net, []byte(r.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				summary = r.stderr
+			}
 			args := append([]string{"publish", "ppca-dp-mh", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-				"--seed", tc.seed, "--out", local}, inputs...)
+				"--seed", tc.seed, "--out", localOut, "--report", local + ".privacy.json"}, inputs...)
 			start := time.Now()
-			pub := c.dppub(append(args, tc.flags...)...)
+			cmd := exec.Command(dppubBin, append(args, tc.flags...)...)
+			var pubOut, pubErr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &pubOut, &pubErr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("publish: %v\n%s%s", err, pubOut.String(), pubErr.String())
+			}
+			pub := pubOut.String() + pubErr.String()
+			if tc.out == "-" {
+				if err := os.WriteFile(local, pubOut.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			t.Logf("3-owner Adult, %s: `dppub run` over loopback mTLS %v (session: %s); `dppub publish` in one process %v (protocol: %s)",
-				tc.name, r.took.Round(time.Millisecond), grab(r.stdout, `session \S+: (.*)`), time.Since(start).Round(time.Millisecond), grab(pub, `protocol: (.*)`))
+				tc.name, r.took.Round(time.Millisecond), grab(summary, `session \S+: (.*)`), time.Since(start).Round(time.Millisecond), grab(pub, `protocol: (.*)`))
 			sameFile(t, net, local)
 			sameReport(t, net, local)
-			if !strings.Contains(r.stdout, "Wrote 45222 rows × 15 columns") {
-				t.Fatalf("unexpected output:\n%s", r.stdout)
+			if !strings.Contains(summary, "Wrote 45222 rows × 15 columns") {
+				t.Fatalf("unexpected output:\n%s", summary)
 			}
-			// The curator streamed the rows to the file: the digests the
-			// ledger records, taken on the way, are the files'.
+			// The curator streamed the rows to the output: the digests
+			// the ledger records, taken on the way, are the output's.
 			recs := c.sessions(pubLedger)
 			if len(recs) != 1 || recs[0].kind != transport.KindSessionPublished {
 				t.Fatalf("publishing ledger: %+v", recs)
 			}
-			for _, f := range []string{net, net + ".privacy.json"} {
+			for f, k := range map[string]string{net: key, net + ".privacy.json": filepath.Base(net) + ".privacy.json"} {
 				b, err := os.ReadFile(f)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := recs[0].rec.Published[filepath.Base(f)]; got != transport.FileDigest(b) {
-					t.Fatalf("recorded digest of %s: %q, file has %s", f, got, transport.FileDigest(b))
+				if got := recs[0].rec.Published[k]; got != transport.FileDigest(b) {
+					t.Fatalf("recorded digest of %s (%s): %q, file has %s", f, k, got, transport.FileDigest(b))
 				}
 			}
 		})

@@ -10,14 +10,17 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/method"
+	mppca "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/transport"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +45,10 @@ exceed its lifetime budget); only when all have accepted does any of them
 release a statistic. The session is aborted, naming the member at fault,
 when a member fails, stops answering, or exceeds the step deadline; then
 nothing is published. On success the output and its privacy report are
-written exactly as ` + "`dppub publish`" + ` writes them.
+written exactly as ` + "`dppub publish`" + ` writes them: a synthetic table as CSV,
+or Parquet for a .parquet --out; ppca-dp-mh's rows are written as they
+come (the coordinator never holds them whole), also to standard output
+with --out - (and --report FILE).
 
 Settings come from the consortium file's "methods" section, or --settings
 FILE, with --set KEY=VALUE on top (VALUE is read as JSON when it parses,
@@ -91,6 +97,16 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	if f.out == stdoutPath && !streamsRows(method) {
+		// Its outcome may hold further files named after --out.
+		return usagef("--out - (standard output) is for %s's synthetic rows; %s writes files (--out FILE)", mppca.Name, method)
+	}
+	if data.IsParquetPath(f.out) {
+		// A build without Parquet refuses before any budget is spent.
+		if _, err := data.NewParquetWriter(io.Discard, parquetProbe); err != nil {
+			return fmt.Errorf("--out %s: %w", f.out, err)
+		}
+	}
 	file, err := consortium.Load(f.config)
 	if err != nil {
 		return err
@@ -135,15 +151,15 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 		res      *transport.Result
 		streamed *streamedRows // the rows went to f.out as they came
 	)
-	if streamsRows(method, f.out) {
-		if res, streamed, err = runStreamingRows(ctx, node, opts, f.out); err != nil && res != nil {
-			return err // the session succeeded, its file could not be written
+	if streamsRows(method) {
+		if res, streamed, err = runStreamingRows(ctx, cmd, node, opts, f.out); err != nil && res != nil {
+			return stdoutIncomplete(err, f.out, streamed) // the session succeeded, its output could not be written
 		}
 	} else {
 		res, err = node.Run(ctx, opts)
 	}
 	if err != nil {
-		return errors.Join(err, rec.record(transport.AbortedRecord(err, self, settings, method)))
+		return stdoutIncomplete(errors.Join(err, rec.record(transport.AbortedRecord(err, self, settings, method))), f.out, streamed)
 	}
 	if streamed != nil {
 		err = writeStreamedOutcome(cmd, runParameters(method, settings), f.out, f.report, res.Outcome, streamed)
@@ -164,7 +180,10 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 		err = rec.record(transport.PublishedRecord(res, self, settings, method, digests))
 	}
 	if err != nil {
-		removeAll(written)
+		removeAll(slices.DeleteFunc(written, func(p string) bool { return p == stdoutPath }))
+		if f.out == stdoutPath {
+			return fmt.Errorf("nothing published: %w; the rows written to %s are unpublished: discard them", err, stdoutName)
+		}
 		return fmt.Errorf("nothing published: %w", err)
 	}
 	noteReport(cmd, res.Report)
@@ -175,6 +194,10 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	}
 	return nil
 }
+
+// parquetProbe is a schema to ask data.NewParquetWriter whether this
+// build writes Parquet at all, before the session's own schema is known.
+var parquetProbe = data.Schema{Attributes: []data.Attribute{{Name: "x", Kind: data.Numeric, Max: 1}}}
 
 // runParameters are the session's method and merged settings (one entry
 // per setting, its value as JSON) for the report, beside the flags.
@@ -418,7 +441,7 @@ func mainOutput(out string, o *transport.Outcome) ([]byte, error) {
 func printOutcome(w io.Writer, f *runFlags, res *transport.Result, streamed *streamedRows) {
 	fmt.Fprint(w, res.Report.Summary())
 	if streamed != nil {
-		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", streamed.rows, streamed.cols, f.out, f.report)
+		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", streamed.rows, streamed.cols, displayPath(f.out, stdoutName), f.report)
 	} else if res.Table != nil {
 		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", res.Table.Len(), len(res.Table.Schema.Attributes), f.out, f.report)
 	} else {

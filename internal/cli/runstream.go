@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,77 +17,94 @@ import (
 )
 
 // streamedRows is what a session wrote to its main output as the rows
-// came: how many rows and columns, and the file's SHA-256 computed on the
-// way (the file is never read back whole).
+// came: how many rows and columns, and the output's SHA-256 computed on
+// the way (a file is never read back whole); written is how many bytes
+// reached standard output (--out -), so that a session failing midway
+// can say they are incomplete.
 type streamedRows struct {
 	rows, cols int
 	sum        [sha256.Size]byte
+	written    int64
 }
 
 // streamsRows reports whether a networked session's synthetic rows go to
-// out as they arrive: ppca-dp-mh's (its curator takes a row sink,
-// mppca.RowSink) to a CSV file. Parquet and standard output keep the
-// whole-table path here (publish streams them too:
-// outputFlags.publishStreamed).
-func streamsRows(method, out string) bool {
-	return method == mppca.Name && out != stdoutPath && !data.IsParquetPath(out)
-}
+// the output as they arrive: ppca-dp-mh's (its curator takes a row sink,
+// mppca.RowSink), to every output publish streams to (a CSV or Parquet
+// file, standard output). The other methods' coordinators build their
+// table whole, as their one-process publish does.
+func streamsRows(method string) bool { return method == mppca.Name }
 
 // runStreamingRows runs the session with a sink on the curator that takes
 // the synthetic rows decoded, a chunk at a time in owner order, and
-// writes them as CSV to out, hashing them on the way: the coordinator
-// never holds the rows whole, and the file is what data.WriteCSV would
-// write for the whole table (the header of the first chunk's schema, or
-// of the session's if no row came). out is written atomically, so a
-// session that fails (or a sink that cannot write, which fails the
-// session) leaves no file. A nil Result means the session failed (its
-// error names what failed); a Result with an error means the session
-// succeeded but out could not be written.
-func runStreamingRows(ctx context.Context, node *transport.Node, opts transport.RunOptions, out string) (*transport.Result, *streamedRows, error) {
-	h := sha256.New()
-	st := &streamedRows{}
+// writes them to out with publish's writer (tableSink: CSV, or Parquet by
+// row group), hashing them on the way: the coordinator never holds the
+// rows whole, and the output is what data.WriteCSV or data.WriteParquet
+// would write for the whole table (the header of the first chunk's
+// schema, or of the session's if no row came). A file is written
+// atomically, so a session that fails (or a sink that cannot write, which
+// fails the session) leaves no file; standard output gets the rows as
+// they come, and the returned streamedRows says how many bytes went there
+// whatever happened. A nil Result means the session failed (its error
+// names what failed); a Result with an error means the session succeeded
+// but out could not be written.
+func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.Node, opts transport.RunOptions, out string) (*transport.Result, *streamedRows, error) {
 	var (
+		sink   *tableSink
 		res    *transport.Result
 		runErr error
 	)
-	err := fsutil.WriteFileAtomic(out, 0o644, func(f io.Writer) error {
-		bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
-		header := false
-		writeHeader := func(s data.Schema) error {
-			header, st.cols = true, len(s.Attributes)
-			return data.WriteCSVHeader(bw, s)
-		}
-		opts.Attach = mppca.RowSink(func(t *data.Table) error {
-			if !header {
-				if err := writeHeader(t.Schema); err != nil {
-					return err
-				}
-			}
-			st.rows += t.Len()
-			return data.WriteCSVRows(bw, t)
-		})
+	produce := func(w io.Writer, name string) error {
+		sink = newTableSink(w, name, data.IsParquetPath(out), nil)
+		opts.Attach = mppca.RowSink(func(t *data.Table) error { return sink.add(t, nil) })
 		if res, runErr = node.Run(ctx, opts); runErr != nil {
 			return runErr
 		}
-		if !header {
+		var schema data.Schema
+		if !sink.started {
 			d, ok := res.Detail.(*mppca.Result)
 			if !ok || d.Encoder == nil {
-				return fmt.Errorf("no rows came and the outcome names no schema for the header")
+				return fmt.Errorf("writing %s: no rows came and the outcome names no schema for the header", name)
 			}
-			if err := writeHeader(d.Encoder.Schema()); err != nil {
-				return err
-			}
+			schema = d.Encoder.Schema()
 		}
-		return bw.Flush()
-	})
+		return sink.finish(schema)
+	}
+	var inner, err error
+	if out == stdoutPath {
+		inner = produce(dataStdout(cmd), stdoutName)
+		err = inner
+	} else {
+		err = fsutil.WriteFileAtomic(out, 0o644, func(f io.Writer) error {
+			inner = produce(f, out)
+			return inner
+		})
+	}
+	st := &streamedRows{}
+	if sink != nil {
+		st.rows, st.cols = sink.rows, sink.cols
+		if out == stdoutPath {
+			st.written = sink.count.n
+		}
+	}
 	switch {
 	case runErr != nil:
-		return nil, nil, runErr // as the whole-table path reports it (and the ledger records it)
+		return nil, st, runErr // as the whole-table path reports it (and the ledger records it)
+	case inner != nil:
+		return res, st, inner // the sink's errors name the output
 	case err != nil:
-		return res, nil, fmt.Errorf("writing %s: %w", out, err)
+		return res, st, fmt.Errorf("writing %s: %w", out, err)
 	}
-	h.Sum(st.sum[:0])
+	st.sum = sink.sum()
 	return res, st, nil
+}
+
+// stdoutIncomplete adds to the error of a run that streamed to standard
+// output what became of the rows already written there.
+func stdoutIncomplete(err error, out string, st *streamedRows) error {
+	if out != stdoutPath || st == nil || st.written == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, st.written, stdoutName)
 }
 
 // writeStreamedOutcome is writeOutcome for an outcome whose main output
@@ -102,6 +118,9 @@ func writeStreamedOutcome(cmd *cobra.Command, params map[string]string, out, rep
 		outs = append(outs, outputFile{out + f.Suffix, f.Data})
 	}
 	if err := publishFiles(cmd, params, o.Report, report, outs...); err != nil {
+		if out == stdoutPath {
+			return fmt.Errorf("%w; the rows written to %s have no report: discard them", err, stdoutName)
+		}
 		os.Remove(out)
 		return err
 	}
@@ -109,8 +128,9 @@ func writeStreamedOutcome(cmd *cobra.Command, params map[string]string, out, rep
 }
 
 // streamedDigests maps each written file's base name to its SHA-256, the
-// streamed main output's from the digest taken as it was written and the
-// others' (the report, further files: small) read back.
+// streamed main output's from the digest taken as it was written (keyed
+// "standard output" for --out -, as in the report) and the others' (the
+// report, further files: small) read back.
 func streamedDigests(written []string, out string, st *streamedRows) (map[string]string, error) {
 	var rest []string
 	for _, p := range written {
@@ -122,6 +142,10 @@ func streamedDigests(written []string, out string, st *streamedRows) (map[string
 	if err != nil {
 		return nil, err
 	}
-	digests[filepath.Base(out)] = hex.EncodeToString(st.sum[:])
+	key := filepath.Base(out)
+	if out == stdoutPath {
+		key = stdoutName
+	}
+	digests[key] = hex.EncodeToString(st.sum[:])
 	return digests, nil
 }

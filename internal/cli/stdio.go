@@ -25,7 +25,9 @@ const stdoutName = "standard output"
 
 // stdioCommands are the commands whose main output may be standard
 // output (--out -) and whose table may come from standard input
-// (--input -): the single-table publishing commands and schema.
+// (--input -): the single-table publishing commands and schema; and run,
+// whose main output may be standard output (for ppca-dp-mh, whose rows
+// it streams: runRun refuses the other methods).
 var stdioCommands = []string{
 	"dppub schema",
 	"dppub " + synthesize.Name,
@@ -38,6 +40,7 @@ var stdioCommands = []string{
 	"dppub publish pca-dpsvm",
 	"dppub publish ag-svm",
 	"dppub publish mod-sulq-svm",
+	"dppub run",
 }
 
 type stdoutKey struct{}
