@@ -269,3 +269,30 @@ func BenchmarkStep(b *testing.B) {
 		}
 	})
 }
+
+// The batched encoding is byte for byte Point.Bytes, for batches full and
+// partial.
+func TestBatchEncoding(t *testing.T) {
+	key, err := NewKey(randx.NewSeeded(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 7, batchSize, batchSize + 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			out := make([]Element, n)
+			want := make([]Element, n)
+			var b batch
+			for i := range n {
+				p := key.mulPoint(hashPoint(fmt.Sprintf("id-%d", i)))
+				copy(want[i][:], p.Bytes())
+				b.add(p, &out[i])
+			}
+			b.flush()
+			for i := range n {
+				if out[i] != want[i] {
+					t.Fatalf("point %d of %d: batch %x, Bytes %x", i, n, out[i][:4], want[i][:4])
+				}
+			}
+		})
+	}
+}
