@@ -513,6 +513,47 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 	})
 }
 
+// A ppca-dp-mh session streaming to standard output (--out -) that aborts
+// after some rows went there (owner-2 killed once owner-1's rows, more
+// than the writer's 1 MiB buffer, were written) says those bytes are
+// incomplete and unpublished, writes no report, and is recorded as
+// aborted.
+func TestOwnerKilledMidStreamToStdout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
+	c := newCluster(t, 3, 0, nil)
+	c.serve("owner-1")
+	c.serve("owner-2", "--fault-handle-delay", "1m")
+	c.serve("owner-3")
+	report := filepath.Join(c.dir, "synth.privacy.json")
+	pubLedger := filepath.Join(c.dir, "publishing-ledger")
+	cmd := c.runCmd("-", "--report", report, "--ledger", pubLedger)
+	done := make(chan runResult, 1)
+	go func() { done <- wait(cmd) }()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log("owner-2"), "type=ppca-dp-mh/model"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("owner-2 never handled the model:\n%s", c.log("owner-2"))
+		}
+	}
+	c.kill("owner-2")
+	r := <-done
+	if r.err == nil || !strings.Contains(r.stderr, "owner-2 is unreachable") {
+		t.Fatalf("want an abort naming owner-2, got %v:\n%s", r.err, r.stderr)
+	}
+	want := fmt.Sprintf("the %d bytes already written to standard output are incomplete and unpublished", len(r.stdout))
+	if len(r.stdout) == 0 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("%d bytes on standard output; want the error to say %q:\n%s", len(r.stdout), want, r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "age,") {
+		t.Fatalf("standard output does not start with the header: %.80q", r.stdout)
+	}
+	absent(t, report)
+	if recs := c.sessions(pubLedger); len(recs) != 1 || recs[0].kind != transport.KindSessionAborted {
+		t.Fatalf("publishing ledger after the abort: %+v", recs)
+	}
+}
+
 // An owner killed mid-session (SIGKILL after it released its statistics,
 // while it handles the model): the coordinator aborts, naming the owner,
 // and publishes nothing. Restarted, the owner's ledger is intact and
