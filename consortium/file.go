@@ -60,7 +60,8 @@ type Member struct {
 type Dataset struct {
 	// Name keys the dataset in the budget ledger (default: the member name).
 	Name string `json:"name,omitempty"`
-	// Path is a CSV/TSV file with a header row, relative to the file.
+	// Path is a CSV/TSV file with a header row (or a Parquet file, named
+	// .parquet), relative to the file.
 	Path string `json:"path,omitempty"`
 	// Statistics, instead of Path, is a statistics file the owner computed
 	// elsewhere with the same encoding (the Beam pipeline in beam/, see
