@@ -90,31 +90,7 @@ func (m *Moments) add(k int, t uint64) {
 // increasing order and their values val, each in (0, 1]. It panics on
 // values outside [0, 1] or columns out of order (programmer errors: the
 // encoder produces neither).
-func (m *Moments) AddSparse(idx []int, val []float64) {
-	m.N++
-	for a, i := range idx {
-		x := val[a]
-		if !(x >= 0 && x <= 1) || i >= m.P || (a > 0 && i <= idx[a-1]) {
-			panic(fmt.Sprintf("ppca: AddSparse: entry %d (column %d) = %v", a, i, x))
-		}
-		fx := fix(x)
-		m.add(i, fx)
-		base := m.diag[i] - i
-		for b := a; b < len(idx); b++ {
-			y := val[b]
-			var t uint64
-			switch {
-			case x == 1:
-				t = fix(y)
-			case y == 1:
-				t = fx
-			default:
-				t = fixProduct(x, y)
-			}
-			m.add(base+idx[b], t)
-		}
-	}
-}
+func (m *Moments) AddSparse(idx []int, val []float64) { m.addRow("AddSparse", idx, val, nil) }
 
 // AddSplit adds one row whose nonzero entries are val at columns num and
 // exactly 1 at columns units (both increasing, no column in both), less
@@ -129,11 +105,17 @@ func (m *Moments) AddSparse(idx []int, val []float64) {
 // cheaper than AddSparse. It panics on values outside [0, 1] or columns
 // out of order or range (programmer errors).
 func (m *Moments) AddSplit(num []int, val []float64, units []int) {
+	m.addRow("AddSplit", num, val, units)
+}
+
+// addRow is AddSparse (units nil) and AddSplit; name is the caller's, for
+// the panic.
+func (m *Moments) addRow(name string, num []int, val []float64, units []int) {
 	m.N++
 	for a, i := range num {
 		x := val[a]
 		if !(x >= 0 && x <= 1) || i >= m.P || (a > 0 && i <= num[a-1]) {
-			panic(fmt.Sprintf("ppca: AddSplit: entry %d (column %d) = %v", a, i, x))
+			panic(fmt.Sprintf("ppca: %s: entry %d (column %d) = %v", name, a, i, x))
 		}
 		fx := fix(x)
 		m.add(i, fx)
@@ -162,7 +144,7 @@ func (m *Moments) AddSplit(num []int, val []float64, units []int) {
 	}
 	for b, u := range units {
 		if u >= m.P || (b > 0 && u <= units[b-1]) {
-			panic(fmt.Sprintf("ppca: AddSplit: unit %d (column %d)", b, u))
+			panic(fmt.Sprintf("ppca: %s: unit %d (column %d)", name, b, u))
 		}
 	}
 }

@@ -134,21 +134,11 @@ func (l *Linking) Finish() ([]protocol.Envelope, error) {
 		out = append(out, e)
 	}
 	l.inner = inner
-	first, err := inner.Start()
+	first, err := startWithHeld(inner, &l.held)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, first...)
-	held := l.held
-	l.held = nil
-	for _, h := range held {
-		o, err := inner.Handle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o...)
-	}
-	return out, nil
+	return append(out, first...), nil
 }
 
 // Counter is the coordinator's role in a session that links its parties'
@@ -313,13 +303,20 @@ func (a *Awaiting) Begin(common int) ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	a.inner = inner
+	return startWithHeld(inner, &a.held)
+}
+
+// startWithHeld starts the role that follows the linkage and hands it the
+// messages that arrived for it before it existed, in their order; the
+// held list is emptied.
+func startWithHeld(inner protocol.Role, held *[]protocol.Envelope) ([]protocol.Envelope, error) {
 	out, err := inner.Start()
 	if err != nil {
 		return nil, err
 	}
-	held := a.held
-	a.held = nil
-	for _, h := range held {
+	hs := *held
+	*held = nil
+	for _, h := range hs {
 		o, err := inner.Handle(h)
 		if err != nil {
 			return nil, err
