@@ -41,6 +41,9 @@ LABELS = {"adult": "income", "nltcs": "outside", "wdbc": "diagnosis", "musk2": "
 AIM_CAPPED = dict(rounds_per_attr=2, max_model_size=1, max_iters=100)
 AIM_LESS = dict(rounds_per_attr=16, max_model_size=80, max_iters=100)
 AIM_ITERS = dict(rounds_per_attr=2, max_model_size=1, max_iters=1000)
+# AIM's ε is under add/remove neighbours, dppub's under replace-one; AIM at
+# ρ/2.2 (add/remove) is ρ-zCDP under replace-one (README, "Neighbouring").
+REPLACE = dict(rho_factor=1 / 2.2)
 METHODS = {
     "dppub": "dppub synthesize defaults",
     "dppub-adaptive": "dppub synthesize --method adaptive, other settings default",
@@ -49,6 +52,8 @@ METHODS = {
     "aim-capped": "AIM rounds=2*d, max_model_size=1MB, max_iters=100 (defaults 16*d, 80MB, 1000); workload all 2-way with <=10000 cells",
     "aim-less-capped": "AIM rounds=16*d (default), max_model_size=80MB (default), max_iters=100 (default 1000); workload all 2-way with <=10000 cells",
     "aim-capped-iters1000": "AIM rounds=2*d, max_model_size=1MB (defaults 16*d, 80MB), max_iters=1000 (default); workload all 2-way with <=10000 cells",
+    "aim-capped-replace": "AIM as aim-capped, run at cdp_rho(eps, delta)/2.2 under add/remove: the same replace-one guarantee as dppub",
+    "aim-less-capped-replace": "AIM as aim-less-capped, run at cdp_rho(eps, delta)/2.2 under add/remove: the same replace-one guarantee as dppub",
     "mst": "MST as published (iters 1000 select / 5000 final)",
     "holdout": "no privacy: marginals of the real held-out rows (sampling-noise floor); classifiers trained on the real training rows",
 }
@@ -314,7 +319,8 @@ def run_method(args, table, method, eps, delta, rep, outdir):
            "--train", table.disc_csv, "--domain", table.domain_json, "--out", out,
            "--epsilon", repr(eps), "--delta", repr(delta), "--seed", str(seed),
            "--pgm", args.pgm, "--autodp", args.autodp]
-    caps = {"aim-capped": AIM_CAPPED, "aim-less-capped": AIM_LESS, "aim-capped-iters1000": AIM_ITERS}.get(method, {})
+    caps = {"aim-capped": AIM_CAPPED, "aim-less-capped": AIM_LESS, "aim-capped-iters1000": AIM_ITERS,
+            "aim-capped-replace": {**AIM_CAPPED, **REPLACE}, "aim-less-capped-replace": {**AIM_LESS, **REPLACE}}.get(method, {})
     for k, v in caps.items():
         cmd += ["--" + k.replace("_", "-"), str(v)]
     t = timed(cmd, log, args.timeout)
@@ -390,7 +396,7 @@ def summary(df, path):
             if (name, eps, us) not in mean.index or pd.isna(mean.loc[(name, eps, us)].get("tvd_2way")):
                 continue
             ours = mean.loc[(name, eps, us)]
-            for aim in ("aim-capped", "aim-less-capped", "aim-capped-iters1000"):
+            for aim in ("aim-capped", "aim-less-capped", "aim-capped-iters1000", "aim-capped-replace", "aim-less-capped-replace"):
                 if (name, eps, aim) not in mean.index or pd.isna(mean.loc[(name, eps, aim)].get("tvd_2way")):
                     continue
                 theirs = mean.loc[(name, eps, aim)]

@@ -13,6 +13,8 @@ them, neither of which touches a mechanism's arithmetic:
     identity query matrix of a measurement, exactly what mst.py passes.
   * autodp.rdp_acct is imported before autodp.privacy_calibrator, which
     otherwise fails on a circular import.
+With --rho-factor, AIM's zCDP budget (its attribute rho, which run() reads)
+is scaled before the run, to compare at dppub's neighbouring relation.
 """
 import argparse
 import itertools
@@ -53,6 +55,8 @@ def main():
     p.add_argument("--max-model-size", type=float, default=80, help="AIM model size cap in MB")
     p.add_argument("--max-iters", type=int, default=1000, help="AIM inference iterations")
     p.add_argument("--max-cells", type=int, default=10000, help="largest workload marginal (AIM's default)")
+    p.add_argument("--rho-factor", type=float, default=1.0,
+                   help="run AIM at this fraction of cdp_rho(epsilon, delta) (1/2.2: the same guarantee as dppub's, see README)")
     a = p.parse_args()
     setup_paths(a.pgm, a.autodp)
     from mbi import Dataset, Domain
@@ -77,6 +81,9 @@ def main():
             if domain.size(cl) <= a.max_cells
         ]
         mech = AIM(a.epsilon, a.delta, rounds=rounds, max_model_size=a.max_model_size, max_iters=a.max_iters)
+        # AIM reads its budget from mech.rho at run(); scaling it changes
+        # nothing else in the mechanism.
+        mech.rho *= a.rho_factor
         mech.prng = np.random
         _, synth = mech.run(data, workload)
     synth.df.loc[:, list(domain.attrs)].to_csv(a.out, index=False)
