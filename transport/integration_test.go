@@ -529,13 +529,7 @@ func TestOwnerKilledMidStreamToStdout(t *testing.T) {
 	report := filepath.Join(c.dir, "synth.privacy.json")
 	pubLedger := filepath.Join(c.dir, "publishing-ledger")
 	cmd := c.runCmd("-", "--report", report, "--ledger", pubLedger)
-	done := make(chan runResult, 1)
-	go func() { done <- wait(cmd) }()
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log("owner-2"), "type=ppca-dp-mh/model"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("owner-2 never handled the model:\n%s", c.log("owner-2"))
-		}
-	}
+	done := c.startUntilModel(t, cmd, "owner-2")
 	c.kill("owner-2")
 	r := <-done
 	if r.err == nil || !strings.Contains(r.stderr, "owner-2 is unreachable") {
@@ -554,6 +548,21 @@ func TestOwnerKilledMidStreamToStdout(t *testing.T) {
 	}
 }
 
+// startUntilModel starts the run cmd and returns once owner has begun
+// handling the ppca-dp-mh model (its log says so), with the run's result
+// to come on the channel.
+func (c *cluster) startUntilModel(t *testing.T, cmd *exec.Cmd, owner string) <-chan runResult {
+	t.Helper()
+	done := make(chan runResult, 1)
+	go func() { done <- wait(cmd) }()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log(owner), "type=ppca-dp-mh/model"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never handled the model:\n%s", owner, c.log(owner))
+		}
+	}
+	return done
+}
+
 // An owner killed mid-session (SIGKILL after it released its statistics,
 // while it handles the model): the coordinator aborts, naming the owner,
 // and publishes nothing. Restarted, the owner's ledger is intact and
@@ -570,13 +579,7 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 	out := filepath.Join(c.dir, "synth.csv")
 	pubLedger := filepath.Join(c.dir, "publishing-ledger")
 	cmd := c.runCmd(out, "--ledger", pubLedger)
-	done := make(chan runResult, 1)
-	go func() { done <- wait(cmd) }()
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log("owner-2"), "type=ppca-dp-mh/model"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("owner-2 never handled the model:\n%s", c.log("owner-2"))
-		}
-	}
+	done := c.startUntilModel(t, cmd, "owner-2")
 	c.kill("owner-2")
 	killed := time.Now()
 	r := <-done
