@@ -487,6 +487,7 @@ func ReplayRows(variant, mode string) (Mechanism, error) {
 		},
 		func(seed uint64) (PairReplay, error) {
 			var rel [2][]replayed
+			var trs [2]*rowsTrace
 			for _, side := range []Side{D, DPrime} {
 				tr, err := h.run(side, randx.NewSeeded(seed), nil)
 				if err != nil {
@@ -495,9 +496,43 @@ func ReplayRows(variant, mode string) (Mechanism, error) {
 				if rel[side], err = tr.releases(); err != nil {
 					return PairReplay{}, err
 				}
+				trs[side] = tr
 			}
-			return compareRuns(rel[D], rel[DPrime], nil)
+			return compareRuns(rel[D], rel[DPrime], func(i int) (float64, error) { return rowsScoreMove(trs[D], trs[DPrime], i) })
 		})
+}
+
+// rowsScoreMove is how far pair score i may move because its public
+// reference did (the pooled noisy one-ways it is computed against differ
+// between the runs): each owner's summand Σ_ij |N_ij − r_ij| moves by at
+// most Σ_ij |r_ij − r'_ij| with r the reference on the release's grid as
+// proto.OwnerScore rounds it (the triangle inequality), summed over the
+// owners. Releases other than scores move with their data alone.
+func rowsScoreMove(a, b *rowsTrace, i int) (float64, error) {
+	qa, qb := a.requests[i], b.requests[i]
+	if qa.Kind != proto.KindScore {
+		return 0, nil
+	}
+	plan, err := qa.Release.Noise.Plan(1)
+	if err != nil {
+		return 0, fmt.Errorf("audit: %w", err)
+	}
+	g := plan.Grid
+	s := 0.0
+	for k := range a.h.names {
+		n := float64(a.h.data[D][k].Len())
+		if m := float64(a.h.data[DPrime][k].Len()); m != n {
+			return 0, fmt.Errorf("audit: %s holds %v records on D and %v on D'", a.h.names[k], n, m)
+		}
+		for x := range qa.Refs[0] {
+			for y := range qa.Refs[1] {
+				ra := math.Round(n*qa.Refs[0][x]*qa.Refs[1][y]/g) * g
+				rb := math.Round(n*qb.Refs[0][x]*qb.Refs[1][y]/g) * g
+				s += math.Abs(ra - rb)
+			}
+		}
+	}
+	return s, nil
 }
 
 // releases pairs the run's requests with owner 1's charges (every owner
@@ -528,7 +563,7 @@ func (tr *rowsTrace) releases() ([]replayed, error) {
 		for j, x := range s {
 			v[j] = float64(x) * plan.Grid
 		}
-		out[i] = replayed{query: fmt.Sprintf("%s %v %v %d %v", q.Kind, q.Attrs, q.Groups, len(v), c.Spec), charge: c, values: v}
+		out[i] = replayed{query: fmt.Sprintf("%s %v %d %v", q.Kind, q.Attrs, len(v), c.Spec), charge: c, values: v}
 	}
 	return out, nil
 }

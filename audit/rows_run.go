@@ -254,15 +254,29 @@ func (tr *rowsTrace) counts(k int, q *proto.Request) ([]float64, error) {
 	return tr.h.counts(tr.side, k, q)
 }
 
+// For a pair score they are the owner's one value, its own IInDif score
+// against the request's public reference (proto.OwnerScore, on the
+// release's grid).
 func (h *rowsHarness) counts(side Side, k int, q *proto.Request) ([]float64, error) {
-	if q.Kind != proto.KindMarginal || len(q.Groups) > 0 {
-		return nil, fmt.Errorf("audit: request %d is a %s over %v with %d group maps; the audit counts plain marginals only", q.ID, q.Kind, q.Attrs, len(q.Groups))
+	if q.Kind != proto.KindMarginal && q.Kind != proto.KindScore {
+		return nil, fmt.Errorf("audit: request %d is a %s over %v; the audit counts marginals and pair scores only", q.ID, q.Kind, q.Attrs)
 	}
 	m, err := marginal.Count(h.data[side][k], q.Attrs)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	return m.Counts, nil
+	if q.Kind == proto.KindMarginal {
+		return m.Counts, nil
+	}
+	plan, err := q.Release.Noise.Plan(1)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	s, err := proto.OwnerScore(m.Counts, q.Refs, h.data[side][k].Len(), plan.Grid)
+	if err != nil {
+		return nil, fmt.Errorf("audit: request %d: %w", q.ID, err)
+	}
+	return []float64{s}, nil
 }
 
 // readOwners reads the owners' transcripts: the public keys the

@@ -31,19 +31,20 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 		DeltaForZCDP: delta,
 		Assumptions: []string{
 			fmt.Sprintf("each owner's record count is public (they sum to n = %d) and is used without noise; replace-one neighbours within an owner share it", n),
-			fmt.Sprintf("sensitivities under replace-one: every release is a count vector over the pooled records, L1 %g / L2 %.4g; a record changes one owner's counts only", marginal.CountL1, marginal.CountL2),
+			fmt.Sprintf("sensitivities under replace-one: every release but the pair scores is a count vector over the pooled records, L1 %g / L2 %.4g; a pair score is a sum of the owners' own IInDif scores against the public noisy one-way marginals, sensitivity %g; a record changes one owner's counts and score only", marginal.CountL1, marginal.CountL2, marginal.IInDifSensitivity),
 			"every release is the discrete Gaussian on a public grid; the owners' integer shares (plus the coordinator's in insider-safe mode) are added to their exact counts in grid steps, so the sum has the central release's law (Kairouz, Liu & Steinke 2021 for the sum of discrete Gaussians)",
-			"pair scores are computed on noisy aggregates: each pair's marginal (over groups of bins chosen from the noisy one-way marginals, when score_groups caps them) is released at the score's ρ and the paper's IInDif score is computed from it (post-processing), minus the expected noise contribution",
+			"pair scores are computed inside the protocol: each owner computes the paper's IInDif score of its own records against the public noisy one-way marginals (scaled to its record count) and the coordinator learns only the noisy sum, at least the pooled score (the owners' sampling deviations add up)",
 			"numeric attributes are clamped to the bounds declared in the schema; bounds and categories are public",
 		},
 		Covered: []string{
-			"the noisy pooled histograms that chose the numeric bins, the noisy one-way marginals, the noisy pair marginals behind the scores and the noisy selected marginals",
+			"the noisy pooled histograms that chose the numeric bins, the noisy one-way marginals, the noisy pair scores and the noisy selected marginals",
 			"everything derived from them: the bins, the pair selection, the combined attribute sets, the post-processed marginals and the synthetic rows (GUM and the draw of numeric values inside their bins are post-processing)",
 		},
 		NotCovered: []string{fmt.Sprintf("the owners' record counts (total n = %d)", n)},
 		ThreatModel: []string{
 			"the coordinator runs the engine and holds no data; it is honest-but-curious and relays the owners' X25519 public keys faithfully (channels authenticated by mutual TLS over the network)",
-			"each owner sends, per release, its counts plus its noise share plus pairwise masks that cancel in the sum (Bonawitz et al., CCS 2017): the coordinator learns only the noisy pooled release, never an owner's counts",
+			"each owner sends, per release, its counts (for a pair score, its own score) plus its noise share plus pairwise masks that cancel in the sum (Bonawitz et al., CCS 2017): the coordinator learns only the noisy pooled release, never an owner's counts or score",
+			"the score requests carry the noisy pooled one-way marginals to the owners (post-processing of charged releases); an owner learns no other release during the run",
 			"an owner that drops out aborts the session: nothing is published and the charges already made stay charged",
 		},
 	}

@@ -54,7 +54,7 @@ func (s *session) params() (proto.Params, float64, error) {
 		return proto.Params{}, 0, err
 	}
 	p := proto.Params{Session: s.ID, Owners: len(s.Owners), Schema: s.Schema,
-		Bins: s.Settings.Bins, BinsFor: s.Settings.BinsFor, Noise: s.Settings.Noise, ScoreGroups: max(s.Settings.ScoreGroups, 0)}
+		Bins: s.Settings.Bins, BinsFor: s.Settings.BinsFor, Noise: s.Settings.Noise}
 	return p, rho, p.Validate()
 }
 

@@ -46,9 +46,6 @@ type Settings struct {
 	// marginals (default 0.1 / 0.1 / 0.8).
 	Split    marginal.Split `json:"split,omitempty"`
 	MaxCells int            `json:"max_cells,omitempty" help:"domain-size cap of a combined marginal"`
-	// ScoreGroups caps the groups of bins per attribute a pair score is
-	// computed on (default DefaultScoreGroups; -1: every bin).
-	ScoreGroups int `json:"score_groups,omitempty" help:"groups of bins per attribute for the pair scores (fewer cells, less noise; -1: every bin)"`
 	// Rounds of GUM (default 30) and Rows of synthetic data (default the
 	// pooled record count).
 	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
@@ -66,14 +63,7 @@ func (s *Settings) SetDefaults() {
 	s.BinShare = cmp.Or(s.BinShare, DefaultBinShare)
 	s.MaxCells = cmp.Or(s.MaxCells, marginal.DefaultMaxCells)
 	s.Rounds = cmp.Or(s.Rounds, 30)
-	s.ScoreGroups = cmp.Or(s.ScoreGroups, DefaultScoreGroups)
 }
-
-// DefaultScoreGroups is the default cap on the groups of bins a pair
-// score is computed on: on Adult (6 seeds, 3 owners, exact noise) the 2-way
-// TVD against one curator's went from 1.18 (every bin) to 1.06–1.09 (4 to
-// 6 groups) at ε = 0.3, and stayed within noise at ε = 1 and 4.
-const DefaultScoreGroups = 5
 
 // DefaultRecords sets δ = 1/n² of the smallest owner when the budget is
 // (ε, δ) without a δ (one process).
@@ -100,8 +90,6 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("bins must be positive, got %d", s.Bins)
 	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):
 		return fmt.Errorf("bin_share must be below 0.5, got %v", s.BinShare)
-	case s.ScoreGroups < -1 || s.ScoreGroups == 1:
-		return fmt.Errorf("score_groups must be -1 (every bin) or at least 2, got %d", s.ScoreGroups)
 	case s.MaxCells < 1 || s.Rounds < 1 || s.Rows < 0:
 		return fmt.Errorf("max_cells %d, rounds %d and rows %d must be positive", s.MaxCells, s.Rounds, s.Rows)
 	}

@@ -35,11 +35,14 @@
 // own share still faces the full noise; the variance is (K+1)/K times the
 // central one.
 //
-// Pair scores are computed on noisy aggregates: a Score is answered by
-// releasing the pair's marginal (count vector, Δ₂ = √2, Δ₁ = 2 under
-// replace-one) at the score's ρ and computing the paper's IInDif score
-// from it at the coordinator (post-processing), minus the noise's expected
-// contribution.
+// Pair scores are computed inside the protocol: a Score request carries
+// the public reference (the pooled noisy one-way counts over n), every
+// owner computes the paper's IInDif score of its own records against it
+// scaled to its record count (OwnerScore) and shares that one value like
+// a count, with the score's noise (sensitivity 2: a record changes one
+// owner's summand by at most 2). The coordinator learns the noisy sum,
+// which is the single curator's score for one owner and at least the
+// pooled score for several.
 //
 // Threat model: the coordinator is honest-but-curious and relays the
 // public keys faithfully (channels are authenticated by the transport's

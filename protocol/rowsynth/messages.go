@@ -87,6 +87,10 @@ const (
 	KindHistogram = "histogram"
 	// KindMarginal asks for the counts over Attrs on the session's domain.
 	KindMarginal = "marginal"
+	// KindScore asks for the owner's own IInDif score of the pair Attrs
+	// against the public reference Refs (OwnerScore): one value of
+	// sensitivity marginal.IInDifSensitivity.
+	KindScore = "score"
 )
 
 // Request asks every owner for its masked share of one release.
@@ -95,11 +99,12 @@ type Request struct {
 	Kind   string
 	Column int   // KindHistogram
 	Cells  int   // KindHistogram
-	Attrs  []int // KindMarginal
-	// Groups, when set (KindMarginal), has one entry per attribute of
-	// Attrs mapping each of its bins to a group: the counts are over the
-	// groups instead of the bins (a coarse marginal, same sensitivity).
-	Groups  [][]int
+	Attrs  []int // KindMarginal, KindScore
+	// Refs (KindScore) are the public reference frequencies of the pair's
+	// two attributes: the pooled noisy one-way counts over the public
+	// record count, so that Σ_k n_k·Refs[0][i]·Refs[1][j] is the
+	// single-curator reference N*_i·N*_j/n.
+	Refs    [][]float64
 	Release marginal.Release
 }
 
@@ -112,9 +117,9 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 	w.Int(q.Column)
 	w.Int(q.Cells)
 	w.Ints(q.Attrs)
-	w.Int(len(q.Groups))
-	for _, g := range q.Groups {
-		w.Ints(g)
+	w.Int(len(q.Refs))
+	for _, f := range q.Refs {
+		w.Float64s(f)
 	}
 	w.String(q.Release.Purpose)
 	w.Ints(q.Release.Parties)
@@ -132,12 +137,12 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	q.Cells = r.Int()
 	q.Attrs = r.Ints()
 	if n := r.Int(); n > 0 && n <= len(q.Attrs) {
-		q.Groups = make([][]int, n)
-		for i := range q.Groups {
-			q.Groups[i] = r.Ints()
+		q.Refs = make([][]float64, n)
+		for i := range q.Refs {
+			q.Refs[i] = r.Float64s()
 		}
 	} else if n != 0 {
-		return fmt.Errorf("rowsynth: request: %d group maps for %d attributes", n, len(q.Attrs))
+		return fmt.Errorf("rowsynth: request: %d reference vectors for %d attributes", n, len(q.Attrs))
 	}
 	q.Release.Purpose = r.String()
 	q.Release.Parties = r.Ints()
@@ -150,10 +155,33 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("rowsynth: request: noise has %d parameters, want 3", len(p))
 	}
 	q.Release.Noise.Sensitivity, q.Release.Noise.Scale, q.Release.Noise.Rho = p[0], p[1], p[2]
-	if q.Kind != KindHistogram && q.Kind != KindMarginal {
+	switch q.Kind {
+	case KindHistogram, KindMarginal:
+	case KindScore:
+		if err := q.validScore(); err != nil {
+			return err
+		}
+	default:
 		return fmt.Errorf("rowsynth: request of unknown kind %q", q.Kind)
 	}
 	return q.Release.Validate(1)
+}
+
+// validScore checks a score request's shape: a pair with one finite
+// reference frequency per bin of each attribute (a noisy one-way count
+// may be negative, and the curator's score uses it as it is).
+func (q *Request) validScore() error {
+	if len(q.Attrs) != 2 || len(q.Refs) != 2 {
+		return fmt.Errorf("rowsynth: score request over %d attributes with %d references, want 2 and 2", len(q.Attrs), len(q.Refs))
+	}
+	for i, f := range q.Refs {
+		for _, v := range f {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("rowsynth: score request: reference frequency %v of attribute %d", v, q.Attrs[i])
+			}
+		}
+	}
+	return nil
 }
 
 // Domain tells the owners the numeric attributes' bin edges (chosen from

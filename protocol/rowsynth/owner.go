@@ -3,6 +3,7 @@ package rowsynth
 import (
 	"crypto/ecdh"
 	"fmt"
+	"math"
 
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
@@ -224,16 +225,12 @@ func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
 	if !o.keyed {
 		return nil, fmt.Errorf("rowsynth: %s: request %d before the keys", o.ID(), q.ID)
 	}
-	if err := checkCalibration(q.Release.Noise); err != nil {
+	if err := checkCalibration(q.Kind, q.Release.Noise); err != nil {
 		return nil, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 	}
-	counts, err := o.counts(q)
+	counts, plan, err := o.values(q)
 	if err != nil {
 		return nil, err
-	}
-	plan, err := q.Release.Noise.Plan(len(counts))
-	if err != nil {
-		return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 	}
 	if err := o.acct.Spend(q.Release.Charge()); err != nil {
 		return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
@@ -253,7 +250,32 @@ func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
 	return []protocol.Envelope{e}, err
 }
 
-// counts are the owner's exact counts for q.
+// values are the owner's exact values for q (its counts, or its score)
+// and the grid they are released on.
+func (o *Owner) values(q *Request) ([]float64, dp.GridNoise, error) {
+	v, err := o.counts(q)
+	if err != nil {
+		return nil, dp.GridNoise{}, err
+	}
+	if q.Kind != KindScore {
+		plan, err := q.Release.Noise.Plan(len(v))
+		if err != nil {
+			return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
+		}
+		return v, plan, nil
+	}
+	plan, err := q.Release.Noise.Plan(1)
+	if err != nil {
+		return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
+	}
+	s, err := OwnerScore(v, q.Refs, o.data.Records(), plan.Grid)
+	if err != nil {
+		return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
+	}
+	return []float64{s}, plan, nil
+}
+
+// counts are the owner's exact counts for q (for a score, over the pair).
 func (o *Owner) counts(q *Request) ([]float64, error) {
 	switch q.Kind {
 	case KindHistogram:
@@ -269,7 +291,7 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 			return nil, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 		}
 		return h, nil
-	case KindMarginal:
+	case KindMarginal, KindScore:
 		if !o.domain {
 			return nil, fmt.Errorf("rowsynth: %s: marginal before the domain", o.ID())
 		}
@@ -277,65 +299,60 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 		}
-		if len(q.Groups) == 0 {
-			return m.Counts, nil
-		}
-		c, err := coarsen(m, q.Groups)
-		if err != nil {
-			return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
-		}
-		return c, nil
+		return m.Counts, nil
 	}
 	return nil, fmt.Errorf("rowsynth: %s: request of kind %q", o.ID(), q.Kind)
 }
 
 // checkCalibration refuses a release whose noise is below what its ρ
-// demands for a count vector (Δ₁ = 2, Δ₂ = √2 under replace-one): the
+// demands for the request's values — a count vector (Δ₁ = 2, Δ₂ = √2
+// under replace-one) or a score (Δ = marginal.IInDifSensitivity): the
 // owner checks the coordinator's request against its own calibration, so
 // the charge it records is the guarantee its share actually gets.
-func checkCalibration(n marginal.Noise) error {
-	want, err := marginal.Calibrate(n.Mechanism, marginal.CountL1, marginal.CountL2, n.Rho)
+func checkCalibration(kind string, n marginal.Noise) error {
+	what, l1, l2 := "a count vector", marginal.CountL1, marginal.CountL2
+	if kind == KindScore {
+		what, l1, l2 = "a pair score", marginal.IInDifSensitivity, marginal.IInDifSensitivity
+	}
+	want, err := marginal.Calibrate(n.Mechanism, l1, l2, n.Rho)
 	if err != nil {
 		return err
 	}
 	if n.Sensitivity < want.Sensitivity || n.Scale < want.Scale*(1-1e-12) {
-		return fmt.Errorf("noise %+v is below the calibration of a count vector at ρ = %v (sensitivity %v, scale %v)", n, n.Rho, want.Sensitivity, want.Scale)
+		return fmt.Errorf("noise %+v is below the calibration of %s at ρ = %v (sensitivity %v, scale %v)", n, what, n.Rho, want.Sensitivity, want.Scale)
 	}
 	return nil
 }
 
-// coarsen sums m's counts over groups of bins: groups[i] maps each bin of
-// m's i-th attribute to its group (0, 1, …); the result is mixed radix
-// over the group counts, the last attribute fastest.
-func coarsen(m *marginal.Marginal, groups [][]int) ([]float64, error) {
-	if len(groups) != len(m.Attrs) {
-		return nil, fmt.Errorf("%d group maps for %d attributes", len(groups), len(m.Attrs))
+// OwnerScore is an owner's summand of a pair score: Σ_ij |N_ij − r_ij|
+// over its counts N of the pair (mixed radix, the second attribute
+// fastest) against r_ij = records·refs[0][i]·refs[1][j] rounded to the
+// release grid. With refs the pooled noisy one-ways over the public
+// record count n, the owners' r_ij add up to the single-curator
+// reference N*_i·N*_j/n, so one owner holding every record computes the
+// curator's IInDif score, and K owners a sum that is at least it (the
+// triangle inequality; the excess is the owners' own sampling deviations,
+// see Measurer.Scores). Replacing one of the owner's records moves two of
+// its counts by one and changes no other owner's summand: sensitivity
+// marginal.IInDifSensitivity = 2 for the sum, whoever holds the record.
+func OwnerScore(counts []float64, refs [][]float64, records int, grid float64) (float64, error) {
+	if len(refs) != 2 || len(refs[0])*len(refs[1]) != len(counts) {
+		return 0, fmt.Errorf("score over %d counts with references of %d and %d values", len(counts), lenOr(refs, 0), lenOr(refs, 1))
 	}
-	sizes := make([]int, len(groups))
-	for i, g := range groups {
-		if len(g) != m.Sizes[i] {
-			return nil, fmt.Errorf("group map of %d bins for an attribute of %d", len(g), m.Sizes[i])
+	n := float64(records)
+	s := 0.0
+	for i, a := range refs[0] {
+		for j, b := range refs[1] {
+			r := math.Round(n*a*b/grid) * grid
+			s += math.Abs(counts[i*len(refs[1])+j] - r)
 		}
-		for _, x := range g {
-			if x < 0 || x >= len(g) {
-				return nil, fmt.Errorf("group %d of an attribute of %d bins", x, len(g))
-			}
-			sizes[i] = max(sizes[i], x+1)
-		}
 	}
-	total := 1
-	for _, s := range sizes {
-		total *= s
+	return s, nil
+}
+
+func lenOr(refs [][]float64, i int) int {
+	if i < len(refs) {
+		return len(refs[i])
 	}
-	out := make([]float64, total)
-	vals := make([]int, len(groups))
-	for c, v := range m.Counts {
-		m.Values(c, vals)
-		idx := 0
-		for i, b := range vals {
-			idx = idx*sizes[i] + groups[i][b]
-		}
-		out[idx] += v
-	}
-	return out, nil
+	return 0
 }

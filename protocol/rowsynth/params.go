@@ -43,10 +43,6 @@ type Params struct {
 	Bins    int
 	BinsFor map[string]int
 	Noise   NoiseMode
-	// ScoreGroups, if positive, caps the groups of bins per attribute
-	// that a pair score is computed on (Measurer.Score); 0 scores on
-	// every bin.
-	ScoreGroups int
 }
 
 // Validate checks the parameters.
@@ -58,8 +54,6 @@ func (p Params) Validate() error {
 		return fmt.Errorf("rowsynth: %d owners", p.Owners)
 	case len(p.Schema.Attributes) == 0:
 		return fmt.Errorf("rowsynth: the schema has no attributes")
-	case p.ScoreGroups < 0 || p.ScoreGroups == 1:
-		return fmt.Errorf("rowsynth: score groups must be 0 (every bin) or at least 2, got %d", p.ScoreGroups)
 	case p.Noise != NoiseInsiderSafe && p.Noise != NoiseExact:
 		return fmt.Errorf("rowsynth: noise must be insider-safe or exact, got %q", p.Noise)
 	}

@@ -311,63 +311,122 @@ func (d *dropper) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	return d.Role.Handle(e)
 }
 
-// A coarse marginal (Request.Groups) sums the pooled counts over groups
-// of bins: here x's 11 values in groups {0–4}, {5–10} and c's categories
-// {a}, {b, c}.
-func TestCoarseMarginal(t *testing.T) {
-	s := newSetup(t, NoiseExact, 25, 31)
-	groups := [][]int{{0, 1, 1}, {0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}}
-	var got []float64
+// A pair score is answered inside the protocol: at a huge ρ the release
+// is the sum of the owners' own scores against the public reference; one
+// owner holding every record gives the single curator's IInDif score
+// exactly (marginal.LocalMeasurer on the same records), and several
+// owners a sum at least the pooled score.
+func TestScoreIsTheOwnersSum(t *testing.T) {
+	refA, refB := []float64{30, 41, 29}, []float64{9, 11, 8, 10, 9, 10, 9, 8, 9, 10, 7}
+	for _, sizes := range [][]int{{100}, {40, 60}, {13, 30, 57}} {
+		t.Run(fmt.Sprint(len(sizes)), func(t *testing.T) {
+			s := newSetup(t, NoiseInsiderSafe, sizes...)
+			n := sum(sizes)
+			q := marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 1, RefA: refA, RefB: refB, N: n}
+			noise, err := marginal.Calibrate(marginal.Gaussian, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 1e8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := marginal.Release{Purpose: "score", Parties: []int{0}, Noise: noise}
+			var got float64
+			engine := func(ctx context.Context, m *Measurer) error {
+				if err := m.SetDomain(ctx, nil); err != nil {
+					return err
+				}
+				got, err = m.Score(ctx, q, r)
+				return err
+			}
+			c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := protocol.RunLocal(context.Background(), s.roles(c)...); err != nil {
+				t.Fatal(err)
+			}
+			pooled := s.curatorScore(t, q)
+			owners := 0.0
+			for k := range sizes {
+				owners += s.ownerScore(t, k, q)
+			}
+			if math.Abs(got-owners) > 0.01 {
+				t.Fatalf("released score %v, owners' sum %v", got, owners)
+			}
+			if len(sizes) == 1 && math.Abs(got-pooled) > 0.01 {
+				t.Fatalf("one owner's score %v, the curator's %v", got, pooled)
+			}
+			if got < pooled-0.01 {
+				t.Fatalf("owners' score %v below the pooled score %v", got, pooled)
+			}
+			if n := len(s.accts[0].Charges()); n != 1 {
+				t.Fatalf("owner 1 charged %d times, want once", n)
+			}
+		})
+	}
+}
+
+// curatorScore is the single curator's IInDif score of q on the pooled
+// records.
+func (s *setup) curatorScore(t *testing.T, q marginal.ScoreQuery) float64 {
+	t.Helper()
+	pooled := &data.Table{Schema: s.params.Schema}
+	for _, tab := range s.tables {
+		pooled.Rows = append(pooled.Rows, tab.Rows...)
+	}
+	dom, err := marginal.NewDomain(s.params.Schema, marginal.DomainOptions{Bins: s.params.Bins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := dom.Encode(pooled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := marginal.ExactScore(ds, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// ownerScore is owner k's summand, computed here from its counts: Σ_ij
+// |N_ij − n_k·a_i·b_j| with a, b the references over n.
+func (s *setup) ownerScore(t *testing.T, k int, q marginal.ScoreQuery) float64 {
+	t.Helper()
+	one := &setup{params: s.params, tables: s.tables[k : k+1]}
+	counts := one.pooled(t, []int{q.A, q.B})
+	nk := float64(s.tables[k].Len())
+	v := 0.0
+	for i, a := range q.RefA {
+		for j, b := range q.RefB {
+			v += math.Abs(counts[i*len(q.RefB)+j] - nk*a*b/float64(q.N)/float64(q.N))
+		}
+	}
+	return v
+}
+
+// An owner refuses a score whose noise is calibrated for a count vector
+// (Δ₂ = √2) instead of the score's sensitivity 2, before charging.
+func TestScoreBelowItsCalibrationIsRefused(t *testing.T) {
+	s := newSetup(t, NoiseExact, 30, 40)
 	engine := func(ctx context.Context, m *Measurer) error {
 		if err := m.SetDomain(ctx, nil); err != nil {
 			return err
 		}
-		v, err := m.release(ctx, &Request{Kind: KindMarginal, Attrs: []int{0, 1}, Groups: groups, Release: release(t, 1e8)})
-		if err == nil {
-			got = v[0]
-		}
+		q := marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 1, RefA: []float64{20, 30, 20}, RefB: make([]float64, 11), N: 70}
+		_, err := m.Score(ctx, q, release(t, 0.5))
 		return err
 	}
 	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := protocol.RunLocal(context.Background(), s.roles(c)...); err != nil {
-		t.Fatal(err)
+	_, err = protocol.RunLocal(context.Background(), s.roles(c)...)
+	if err == nil || !strings.Contains(err.Error(), "below the calibration of a pair score") {
+		t.Fatalf("got %v, want a refusal of the score's calibration", err)
 	}
-	fine := s.pooled(t, []int{0, 1})
-	want := make([]float64, 4)
-	for i := range 3 {
-		for j := range 11 {
-			want[groups[0][i]*2+groups[1][j]] += fine[i*11+j]
+	for k, a := range s.accts {
+		if n := len(a.Charges()); n != 0 {
+			t.Errorf("%s charged %d times before refusing", OwnerID(k), n)
 		}
-	}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 0.01 {
-			t.Fatalf("coarse cell %d: released %v, pooled %v", i, got[i], want[i])
-		}
-	}
-}
-
-func TestGroups(t *testing.T) {
-	m := &Measurer{c: &Coordinator{p: Params{Schema: table(1, 0).Schema, ScoreGroups: 2}}}
-	for _, c := range []struct {
-		name     string
-		attr     int
-		ref      []float64
-		wantMap  []int
-		wantSums []float64
-	}{
-		{"few bins stay", 0, []float64{5, 6}, nil, []float64{5, 6}},
-		{"categories by frequency", 0, []float64{1, 9, 3}, []int{1, 0, 1}, []float64{9, 4}},
-		{"numeric by mass, in order", 1, []float64{4, 4, 1, 1, 10}, []int{0, 0, 0, 0, 1}, []float64{10, 10}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			g, sums := m.groups(c.attr, c.ref)
-			if fmt.Sprint(g) != fmt.Sprint(c.wantMap) || fmt.Sprint(sums) != fmt.Sprint(c.wantSums) {
-				t.Fatalf("groups %v sums %v, want %v %v", g, sums, c.wantMap, c.wantSums)
-			}
-		})
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,7 +44,11 @@ func main() {
 	reps := flag.Int("reps", 2, "repetitions (seeds) per setting")
 	names := flag.String("datasets", "adult,nltcs", "built-in datasets")
 	dir := flag.String("out", "docs/results/rows", "output directory")
+	epsList := flag.String("epsilons", "0.3,1,4", "privacy budgets ε (δ = 1e-5)")
+	ownersList := flag.String("owners", "3,10", "numbers of owners")
+	modes := flag.String("modes", "exact,insider-safe", "noise modes")
 	flag.Parse()
+	epsilons := parseFloats(*epsList)
 	var rows []row
 	for _, ds := range strings.Split(*names, ",") {
 		tab, err := datasets.Load(ds)
@@ -51,7 +56,7 @@ func main() {
 			log.Fatal(err)
 		}
 		triples := randomTriples(len(tab.Schema.Attributes), 200)
-		for _, eps := range []float64{0.3, 1, 4} {
+		for _, eps := range epsilons {
 			for rep := 1; rep <= *reps; rep++ {
 				add := func(setting string, syn *data.Table, took time.Duration, msgs, bytes int) {
 					_, one, err := utility.MarginalTVD(tab, syn, 16)
@@ -80,10 +85,7 @@ func main() {
 					log.Fatal(err)
 				}
 				add("one curator", res.Synthetic, time.Since(start), 0, 0)
-				for _, c := range []struct {
-					owners int
-					mode   rowsynth.NoiseMode
-				}{{3, rowsynth.NoiseExact}, {3, rowsynth.NoiseInsiderSafe}, {10, rowsynth.NoiseExact}, {10, rowsynth.NoiseInsiderSafe}} {
+				for _, c := range settings(*ownersList, *modes) {
 					src := randx.NewSeeded(uint64(100 + rep))
 					parts, err := data.SplitHorizontal(tab, c.owners, nil, src)
 					if err != nil {
@@ -112,6 +114,34 @@ func main() {
 	if err := write(*dir, rows); err != nil {
 		log.Fatal(err)
 	}
+}
+
+type setting struct {
+	owners int
+	mode   rowsynth.NoiseMode
+}
+
+// settings crosses the owner counts with the noise modes.
+func settings(owners, modes string) []setting {
+	var out []setting
+	for _, k := range parseFloats(owners) {
+		for _, m := range strings.Split(modes, ",") {
+			out = append(out, setting{int(k), rowsynth.NoiseMode(m)})
+		}
+	}
+	return out
+}
+
+func parseFloats(list string) []float64 {
+	var out []float64
+	for _, f := range strings.Split(list, ",") {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			log.Fatalf("%q is not a number", f)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // randomTriples draws k distinct attribute triples (all of them when
