@@ -54,9 +54,10 @@ func (c Config) cuts() (map[string][]float64, error) {
 		return nil, nil
 	}
 	// The equal-width domain of the same bins (a session that does not
-	// choose its bins from the data) cuts an integer attribute at
-	// Min + ⌈b·span/bins⌉, not at FineEdges' equal-width edges: its lower
-	// edges are fine edges too.
+	// choose its bins from the data): its lower edges must be fine edges
+	// too. They are FineEdges' equal-width edges (marginal.Domain cuts an
+	// integer attribute at Min + ⌈b·(Max − Min)/bins⌉ as FineEdges does);
+	// adding them keeps that true should either rule change.
 	eq, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor})
 	if err != nil {
 		return nil, err

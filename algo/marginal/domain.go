@@ -191,7 +191,13 @@ func (d *Domain) Bin(j int, v float64) (int, bool) {
 	}
 	if a.Integer {
 		off := int64(math.Round(v - a.Min))
-		return int(off * int64(ad.size) / ad.span), clamped
+		if int64(ad.size) == ad.span {
+			return int(off), clamped // one bin per value
+		}
+		// ⌊off·size/(Max − Min)⌋ in integers: the continuous rule below
+		// for an integer v, so Max alone would start a bin of its own and
+		// joins the last one instead.
+		return int(min(off*int64(ad.size)/(ad.span-1), int64(ad.size)-1)), clamped
 	}
 	b := int((v - a.Min) / (a.Max - a.Min) * float64(ad.size))
 	return min(max(b, 0), ad.size-1), clamped
@@ -211,8 +217,18 @@ func (d *Domain) BinRange(j, b int) (lo, hi float64) {
 		return lo, hi
 	}
 	if a.Integer {
-		first := (int64(b)*ad.span + int64(ad.size) - 1) / int64(ad.size)
-		next := (int64(b+1)*ad.span + int64(ad.size) - 1) / int64(ad.size)
+		if int64(ad.size) == ad.span {
+			return a.Min + float64(b), a.Min + float64(b)
+		}
+		// Bin b holds the offsets off with ⌊off·size/(Max − Min)⌋ = b: from
+		// ⌈b·(Max − Min)/size⌉ to the next bin's first offset − 1, the last
+		// bin up to Max.
+		w, k := ad.span-1, int64(ad.size)
+		first := (int64(b)*w + k - 1) / k
+		next := (int64(b+1)*w + k - 1) / k
+		if b == ad.size-1 {
+			next = w + 1
+		}
 		return a.Min + float64(first), a.Min + float64(next-1)
 	}
 	w := (a.Max - a.Min) / float64(ad.size)
