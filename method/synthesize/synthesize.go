@@ -55,6 +55,12 @@ type Settings struct {
 	// Bins is the number of equal-width bins of a numeric attribute over
 	// its declared bounds (default marginal.DefaultBins).
 	Bins int `json:"bins,omitempty" help:"equal-width bins per numeric attribute over its declared bounds"`
+	// BinShare is the share of a single owner's ρ spent choosing numeric
+	// bins that refine those equal-width bins from the data (0: the
+	// default, publish.DefaultBinShare for one owner); negative keeps the
+	// equal-width bins and spends nothing on them, which is what a
+	// marginal metric over those same public bins is best served by.
+	BinShare float64 `json:"bin_share,omitempty" help:"share of the owner's budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner; negative: the equal-width bins themselves, no budget)"`
 	// MaxCells caps a combined marginal's domain; AnyClique combines
 	// every clique of selected pairs under it, as PrivSyn does.
 	MaxCells  int  `json:"max_cells,omitempty" help:"largest domain of a combined marginal"`
@@ -116,6 +122,10 @@ func (s *Settings) Validate() error {
 	switch {
 	case s.Bins < 1:
 		return method.Fieldf("bins", "must be positive, got %d", s.Bins)
+	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):
+		return method.Fieldf("bin_share", "must be below 0.5, got %v", s.BinShare)
+	case s.BinShare > 0 && (s.Parties > 1 || len(s.Party) > 1 || len(s.PartyBudgets) > 1):
+		return method.Fieldf("bin_share", "chooses bins from one owner's data: it cannot be combined with several parties, got %v", s.BinShare)
 	case s.MaxCells < 1:
 		return method.Fieldf("max_cells", "must be positive, got %d", s.MaxCells)
 	case s.Rounds < 1:
@@ -201,7 +211,7 @@ func (s *Settings) options(sc data.Schema) (publish.SynthesizeOptions, error) {
 	return publish.SynthesizeOptions{
 		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
 		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection,
-		Bins: s.Bins, Score: s.Score,
+		Bins: s.Bins, BinShare: s.BinShare, Score: s.Score,
 		Combine: marginal.CombineOptions{MaxCells: s.MaxCells, AnyClique: s.AnyClique},
 		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta,
 	}, nil

@@ -3,6 +3,7 @@ package synthesize
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -31,6 +32,8 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"bad party", Settings{Rho: 1, Party: []string{"nocolon"}}, "party", "NAME:ATTR"},
 		{"party budget", Settings{PartyBudgets: []float64{1, 0}}, "party_budgets", "got 0"},
 		{"rows", Settings{Rho: 1, Rows: -1}, "rows", "got -1"},
+		{"bin share too large", Settings{Rho: 1, BinShare: 0.5}, "bin_share", "got 0.5"},
+		{"bin share and parties", Settings{Rho: 1, Parties: 2, BinShare: 0.1}, "bin_share", "got 0.1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -42,7 +45,8 @@ func TestValidateNamesTheKey(t *testing.T) {
 			}
 		})
 	}
-	ok := []Settings{{Rho: 1}, {Epsilon: 1, Delta: 1e-6}, {PartyBudgets: []float64{1, 0.1}, Parties: 2}}
+	ok := []Settings{{Rho: 1}, {Epsilon: 1, Delta: 1e-6}, {PartyBudgets: []float64{1, 0.1}, Parties: 2},
+		{Rho: 1, BinShare: -1}, {Rho: 1, BinShare: 0.2}, {Rho: 1, Parties: 2, BinShare: -1}}
 	for _, st := range ok {
 		st.SetDefaults()
 		if err := st.Validate(); err != nil {
@@ -121,5 +125,70 @@ func TestRunIsSeededAndReported(t *testing.T) {
 	}
 	if !slices.EqualFunc(a.Table.Rows, b.Table.Rows, slices.Equal[[]float64]) {
 		t.Fatal("two runs with the same seed published different rows")
+	}
+}
+
+// bin_share decides where a numeric attribute's bins come from: by
+// default 5 % of the owner's ρ buys bins refining the equal-width ones
+// (one "bins of" release, more cells where the values pile up); a
+// negative share keeps the --bins equal-width bins over the declared
+// bounds and spends nothing on them; a larger share spends more.
+func TestBinShareChoosesWhereBinsComeFrom(t *testing.T) {
+	sc := data.Schema{Attributes: []data.Attribute{
+		{Name: "x", Kind: data.Numeric, Min: 0, Max: 1000, Integer: true},
+		{Name: "y", Kind: data.Binary, Categories: []string{"no", "yes"}},
+	}}
+	tab := &data.Table{Schema: sc}
+	// 900 of 1000 values in [0, 62], the first of 16 equal-width bins
+	// (width 62.5): data-chosen bins split it, equal-width ones cannot.
+	for i := range 1000 {
+		x := float64(i % 60)
+		if i%10 == 0 {
+			x = float64(100 + i%900)
+		}
+		tab.Rows = append(tab.Rows, []float64{x, float64(i % 2)})
+	}
+	cases := []struct {
+		name      string
+		share     float64
+		binsRho   float64 // ρ charged to "bins of x"
+		equalBins bool    // x keeps its 16 equal-width cells
+	}{
+		{"default", 0, 0.05, false},
+		{"equal-width", -1, 0, true},
+		{"larger share", 0.2, 0.2, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := &Settings{Rho: 1, Rounds: 5, BinShare: c.share}
+			st.SetDefaults()
+			if err := st.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			out, err := method.RunCentral(context.Background(), Spec, st,
+				method.Local{Table: tab, Source: randx.NewSeeded(7), Facts: &method.Facts{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			binsRho := 0.0
+			for _, ch := range out.Report.Parties[0].Charges {
+				if strings.HasPrefix(ch.Purpose, "bins of") {
+					binsRho += ch.Spec.Guarantee.Rho
+				}
+			}
+			if math.Abs(binsRho-c.binsRho) > 1e-12 {
+				t.Errorf("bins charged ρ = %v, want %v", binsRho, c.binsRho)
+			}
+			if !out.Report.WithinBudget() {
+				t.Error("report not within budget")
+			}
+			dom, err := st.Domain(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := dom.Sizes()[0]; (got == 16) != c.equalBins {
+				t.Errorf("x has %d cells in the domain the reader encodes with; equal-width (16) wanted: %v", got, c.equalBins)
+			}
+		})
 	}
 }
