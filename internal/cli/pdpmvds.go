@@ -156,11 +156,9 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	if f.settings.Link && f.gate.on {
-		return usagef("--gate with --link: the records to hold out are known only after the linkage; link the files with 'dppub link' first")
-	}
-	// Before any key is dealt or budget spent.
-	if tables, real, err = f.gate.holdOutRecords(stderr, tables, real, f.idColumn, f.skip); err != nil {
+	// Before any key is dealt or budget spent (and, with --link, before
+	// the linkage: the held-out IDs leave every party's file).
+	if tables, real, err = f.gate.holdOutRecords(stderr, tables, real, f.idColumn, f.skip, f.settings.Link); err != nil {
 		return err
 	}
 	res, err := publish.PDPMVDS(cmd.Context(), publish.PDPMVDSOptions{Tables: tables, Budgets: budgets, Keys: keys,
@@ -279,11 +277,18 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	return tables, real, nil
 }
 
-// joinCommon joins the owners' columns of the IDs every owner holds, in
-// ID order (the order a linked session uses), for the local utility
-// summary: this one process reads every owner's file anyway; the session
-// itself finds these records by private set intersection.
-func joinCommon(ts []*data.Table) (*data.Table, error) {
+// joinedIDs are the IDs of the joined table's rows: the first owner's
+// order (joinParts), or with link the IDs every owner holds in ID order
+// (joinCommon).
+func joinedIDs(ts []*data.Table, link bool) []string {
+	if !link {
+		return ts[0].IDs
+	}
+	return commonIDs(ts)
+}
+
+// commonIDs are the IDs every table holds, sorted.
+func commonIDs(ts []*data.Table) []string {
 	count := map[string]int{}
 	for _, t := range ts {
 		for _, id := range t.IDs {
@@ -297,6 +302,15 @@ func joinCommon(ts []*data.Table) (*data.Table, error) {
 		}
 	}
 	slices.Sort(ids)
+	return ids
+}
+
+// joinCommon joins the owners' columns of the IDs every owner holds, in
+// ID order (the order a linked session uses), for the local utility
+// summary: this one process reads every owner's file anyway; the session
+// itself finds these records by private set intersection.
+func joinCommon(ts []*data.Table) (*data.Table, error) {
+	ids := commonIDs(ts)
 	aligned := make([]*data.Table, len(ts))
 	for k, t := range ts {
 		pos := make(map[string]int, t.Len())

@@ -218,7 +218,7 @@ const pooledOwner = "all parties (joined records)"
 // records, a random --gate-holdout-share of them, are taken from every
 // party before synthesis, so that no party gives any of them to the
 // protocol. It returns the parties' tables and the joined records kept.
-func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined *data.Table, id string, skip []string) ([]*data.Table, *data.Table, error) {
+func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined *data.Table, id string, skip []string, link bool) ([]*data.Table, *data.Table, error) {
 	if !g.on {
 		return parts, joined, nil
 	}
@@ -260,11 +260,14 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 			kept[p] = t.Subset(keptRows)
 		}
 	} else {
-		// Each party's rows may be in its own order: the held-out
-		// records are the same IDs everywhere.
+		// Each party's rows may be in its own order, and with --link
+		// hold records of other people too: the held-out records are
+		// the same IDs everywhere, removed before the linkage, which
+		// then finds the other common records.
+		ids := joinedIDs(parts, link)
 		held := make(map[string]bool, k)
 		for _, i := range heldRows {
-			held[parts[0].IDs[i]] = true
+			held[ids[i]] = true
 		}
 		for p, t := range parts {
 			var rows []int

@@ -259,6 +259,26 @@ func TestCompareGateSection(t *testing.T) {
 	}
 }
 
+// dropLines copies the parties' files leaving out n data rows of each,
+// the first n of the first party's, the next n of the second's, and so
+// on: with columnFiles' reversed second party, every party then lacks
+// people the others hold (1,250 − 2·50 = 1,150 in common for two).
+func dropLines(t *testing.T, dir string, files []string, n int) []string {
+	t.Helper()
+	var out []string
+	for p, path := range files {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		keep := append([]string{lines[0]}, lines[1:1+p*n]...)
+		keep = append(keep, lines[1+(p+1)*n:]...)
+		out = append(out, writeFile(t, dir, "linked-"+itoa(p+1)+".csv", strings.Join(keep, "\n")+"\n"))
+	}
+	return out
+}
+
 // columnFiles writes the columns of a CSV (its header's names) as one
 // file per party, the groups given by column index; with id each file
 // gets an ID column rid (r0, r1, … in the CSV's order), and the second
@@ -297,7 +317,7 @@ func columnFiles(t *testing.T, dir, path string, groups [][]int, id bool) []stri
 
 // The gate inside publish privbayes, dp-subn3 and pdp-mvds. Each refuses,
 // writing nothing, a run at ε or ρ = 10⁶ with a bin per value on 500
-// rows that are each unique: the model's counts are then exact, so the
+// rows that are each unique (DP-SUBN3: 1,000, two owners of 500): the model's counts are then exact, so the
 // synthetic rows are copies of the owner's rows (DCR advantage 0.7–1.0
 // with 50 queries a side, intervals' lower ends above 0.3), while a
 // held-out row has no copy. Each accepts its defaults on 1,250 rows of
@@ -309,24 +329,34 @@ func columnFiles(t *testing.T, dir, path string, groups [][]int, id bool) []stri
 // count in the report is 1,000, whether the parties' files align by row
 // or by an ID column in different orders (held-out records chosen by
 // position in one party and by row in another would leave the parties
-// different records, which the protocol refuses); with --gate-holdout
-// FILE of whole records the parties keep all 1,250.
+// different records, which the protocol refuses); with --link, parties
+// that each lack 50 other people link the 1,150 they all hold after the
+// same 230 IDs left every file (920 kept); with --gate-holdout FILE of
+// whole records the parties keep all 1,250.
 func TestGateInBaselinesAndPDPMVDS(t *testing.T) {
 	dir := t.TempDir()
 	adult, held, schema := adultFiles(t, dir, 1250, 300)
 	ownerA, ownerB := splitCSV(t, dir, adult, 600)
 	adultParties := columnFiles(t, dir, adult, [][]int{{0, 1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14}}, false)
 	idParties := columnFiles(t, t.TempDir(), adult, [][]int{{0, 1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14}}, true)
+	linkParties := dropLines(t, t.TempDir(), idParties, 50)
 	uDir := t.TempDir()
 	unique, uniqueSchema := uniqueRows(t, uDir, 500)
-	uniqueA, uniqueB := splitCSV(t, uDir, unique, 250)
+	// DP-SUBN3's synthetic rows copy only about 60 % of its owners' rows
+	// (sampled with replacement from an exact model), so each owner's
+	// check needs 100 queries a side, not 50, for the interval's lower
+	// end to clear 0.1: with 250 rows per owner it failed to refuse in
+	// 3 of 25 runs.
+	u2Dir := t.TempDir()
+	unique2, unique2Schema := uniqueRows(t, u2Dir, 1000)
+	uniqueA, uniqueB := splitCSV(t, u2Dir, unique2, 500)
 	uniqueParties := columnFiles(t, uDir, unique, [][]int{{0, 1}, {2}}, false)
 	leaky := []string{"--bins", "500"}
 	for _, tc := range []gateCase{
 		{name: "privbayes at ε=1e6 on unique rows", refused: true,
 			args: append([]string{"publish", "privbayes", "--input", unique, "--schema", uniqueSchema, "--epsilon", "1000000"}, leaky...)},
 		{name: "dp-subn3 at ε=1e6 on unique rows, two owners", refused: true,
-			args: append([]string{"publish", "dp-subn3", "--input", uniqueA, "--input", uniqueB, "--schema", uniqueSchema, "--epsilon", "1000000"}, leaky...)},
+			args: []string{"publish", "dp-subn3", "--input", uniqueA, "--input", uniqueB, "--schema", unique2Schema, "--epsilon", "1000000", "--bins", "1000"}},
 		{name: "pdp-mvds at ρ=1e6 on unique rows", refused: true,
 			args: append([]string{"publish", "pdp-mvds", "--input", uniqueParties[0], "--input", uniqueParties[1], "--schema", uniqueSchema, "--budgets", "1000000"}, leaky...)},
 		{name: "privbayes default", records: []int{1000},
@@ -339,6 +369,8 @@ func TestGateInBaselinesAndPDPMVDS(t *testing.T) {
 			args: []string{"publish", "pdp-mvds", "--input", adultParties[0], "--input", adultParties[1], "--schema", schema, "--budgets", "1"}},
 		{name: "pdp-mvds default, aligned by ID", records: []int{1000, 1000}, pooled: true,
 			args: []string{"publish", "pdp-mvds", "--input", idParties[0], "--input", idParties[1], "--schema", schema, "--id", "rid", "--budgets", "1"}},
+		{name: "pdp-mvds --link, each party lacking 50 other people", records: []int{920, 920}, pooled: true,
+			args: []string{"publish", "pdp-mvds", "--input", linkParties[0], "--input", linkParties[1], "--schema", schema, "--id", "rid", "--link", "--budgets", "1"}},
 		{name: "pdp-mvds default, held-out file", records: []int{1250, 1250}, pooled: true,
 			args: []string{"publish", "pdp-mvds", "--input", adultParties[0], "--input", adultParties[1], "--schema", schema, "--budgets", "1", "--gate-holdout", held}},
 	} {
