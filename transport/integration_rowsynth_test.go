@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/transport"
 )
 
@@ -74,6 +75,26 @@ func TestRowSynthOwnerKilledMidSession(t *testing.T) {
 	if b := c.ledger("owner-2"); b.Entries < 2 || b.Sessions != 1 || !(b.Spent.Epsilon > 0) || len(b.Converted) != 1 || !(b.Converted[0].Charged > 0) {
 		t.Fatalf("owner-2's ledger after the crash: %+v (want the charges of the interrupted session)", b)
 	}
+}
+
+// A slow owner of rows: the coordinator aborts the synthesize-rows
+// session at the step deadline, naming the owner and the request it is
+// handling, and writes nothing.
+func TestRowSynthSlowOwnerMissesTheStepDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
+	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = time.Second }, "--method", "synthesize-rows")
+	c.serve("owner-1")
+	c.serve("owner-2")
+	c.serve("owner-3", "--fault-handle-delay", "30s")
+	out := filepath.Join(c.dir, "synth.csv")
+	r := wait(c.runMethodCmd("synthesize-rows", out, "--set", "epsilon=1", "--set", "delta=1e-5"))
+	t.Log(strings.TrimSpace(r.stderr))
+	if r.err == nil || !strings.Contains(r.stderr, "owner-3") || !strings.Contains(r.stderr, "rowsynth/") || !strings.Contains(r.stderr, "step deadline") {
+		t.Fatalf("want owner-3 named at the step deadline, got %v:\n%s", r.err, r.stderr)
+	}
+	absent(t, out, out+".privacy.json")
 }
 
 // Under an injected wide-area latency (every owner holds each message
