@@ -55,6 +55,18 @@ func newSetup(t *testing.T, mode NoiseMode, sizes ...int) *setup {
 	return s
 }
 
+// run runs engine at a coordinator over the setup's owners, in one
+// process.
+func (s *setup) run(t *testing.T, engine Engine) error {
+	t.Helper()
+	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = protocol.RunLocal(context.Background(), s.roles(c)...)
+	return err
+}
+
 func (s *setup) roles(c *Coordinator) []protocol.Role {
 	roles := []protocol.Role{c}
 	for _, o := range s.owners {
@@ -120,11 +132,7 @@ func TestReleaseIsThePooledCounts(t *testing.T) {
 					got, err = m.Marginal(ctx, []int{0, 1}, release(t, 1e8))
 					return err
 				}
-				c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := protocol.RunLocal(context.Background(), s.roles(c)...); err != nil {
+				if err := s.run(t, engine); err != nil {
 					t.Fatal(err)
 				}
 				want := s.pooled(t, []int{0, 1})
@@ -336,11 +344,7 @@ func TestScoreIsTheOwnersSum(t *testing.T) {
 				got, err = m.Score(ctx, q, r)
 				return err
 			}
-			c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := protocol.RunLocal(context.Background(), s.roles(c)...); err != nil {
+			if err := s.run(t, engine); err != nil {
 				t.Fatal(err)
 			}
 			pooled := s.curatorScore(t, q)
@@ -415,11 +419,7 @@ func TestScoreBelowItsCalibrationIsRefused(t *testing.T) {
 		_, err := m.Score(ctx, q, release(t, 0.5))
 		return err
 	}
-	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = protocol.RunLocal(context.Background(), s.roles(c)...)
+	err := s.run(t, engine)
 	if err == nil || !strings.Contains(err.Error(), "below the calibration of a pair score") {
 		t.Fatalf("got %v, want a refusal of the score's calibration", err)
 	}
