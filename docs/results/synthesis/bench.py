@@ -47,6 +47,8 @@ REPLACE = dict(rho_factor=1 / 2.2)
 METHODS = {
     "dppub": "dppub synthesize defaults",
     "dppub-adaptive": "dppub synthesize --method adaptive, other settings default",
+    "dppub-public-bins": "dppub synthesize --bin-share -1 --bins 16: the metric's public discretisation (16 equal-width bins over the declared bounds), as AIM gets it, no budget on bins; other settings default",
+    "dppub-adaptive-public-bins": "dppub synthesize --method adaptive --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it; other settings default",
     "dppub-before": "dppub synthesize defaults, an earlier build (--dppub-before)",
     "dppub-adaptive-before": "dppub synthesize --method adaptive, other settings default, an earlier build (--dppub-before)",
     "aim-capped": "AIM rounds=2*d, max_model_size=1MB, max_iters=100 (defaults 16*d, 80MB, 1000); workload all 2-way with <=10000 cells",
@@ -312,6 +314,10 @@ def run_method(args, table, method, eps, delta, rep, outdir):
             cmd.append("--force")
         if method.startswith("dppub-adaptive"):
             cmd += ["--method", "adaptive"]
+        if method.endswith("-public-bins"):
+            # The metric's own bins (BINS equal-width over the declared
+            # bounds): what AIM measures, so neither side is re-binned.
+            cmd += ["--bin-share", "-1", "--bins", str(BINS)]
         if "--epsilon" in helptext:
             cmd += ["--epsilon", repr(eps), "--delta", repr(delta)]
             info["budget"] = "--epsilon/--delta"
@@ -401,7 +407,7 @@ def summary(df, path):
               "| data | ε | dppub | against | 2-way TVD dppub/AIM | 3-way TVD dppub/AIM | GBT acc dppub − AIM | AIM CPU / dppub CPU |",
               "|---|---|---|---|---|---|---|---|"]
     for (name, eps), _ in mean.groupby(level=[0, 1]):
-        for us in ("dppub", "dppub-adaptive"):
+        for us in ("dppub", "dppub-adaptive", "dppub-public-bins", "dppub-adaptive-public-bins"):
             if (name, eps, us) not in mean.index or pd.isna(mean.loc[(name, eps, us)].get("tvd_2way")):
                 continue
             ours = mean.loc[(name, eps, us)]
