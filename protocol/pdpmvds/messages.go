@@ -15,6 +15,7 @@ import (
 //
 //	(Words travel as one little-endian byte field.)
 //
+//	cuts           party → coordinator, then coordinator → parties and S: bin edges (Cuts, bins.go; before the setup)
 //	request        coordinator → roles: a Request
 //	result         party → coordinator: Floats = the released values
 //	ready          role → coordinator: setup finished
