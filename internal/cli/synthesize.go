@@ -47,10 +47,14 @@ func newSynthesizeCmd() *cobra.Command {
 		Short: "Synthetic data from noisy marginals under personalised zCDP budgets (PDP-MVDS engine)",
 		Long: `Publish a synthetic table whose low-dimensional marginals match the real
 one's, under zero-concentrated DP (the statistical engine of PDP-MVDS, after
-PrivSyn). Every attribute is discretised by the schema alone (categories;
-numeric attributes in --bins equal-width bins over their declared bounds).
+PrivSyn). Categorical attributes keep their categories. A numeric
+attribute's bins are chosen from the data with --bin-share of a single
+owner's budget (default 0.05: noisy counts on a public grid over the
+declared bounds, refining --bins equal-width bins, so that a value that
+holds much of the column can be a bin of its own); a negative
+--bin-share, or several parties, keeps the --bins equal-width bins.
 Each party's budget ρ_k is split 0.1 / 0.1 / 0.8 between noisy one-way
-marginals (Laplace), noisy pair scores for Algorithm 2's pair selection,
+marginals (Gaussian), noisy pair scores for Algorithm 2's pair selection,
 and the selected (combined) marginals (Gaussian). The synthetic rows are
 drawn by the gradually update method from the noisy marginals alone.
 
