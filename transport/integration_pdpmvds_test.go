@@ -14,26 +14,46 @@ import (
 // three parties holding different columns of the same Adult rows, and the
 // third party S) publishes, for the same seed, byte for byte the synthetic
 // table of `dppub publish pdp-mvds` in one process on the parties' files,
-// and its privacy report but for the run record.
+// and its privacy report but for the run record: with the equal-width
+// bins, and with bins each party chooses from its own columns (bin_share),
+// whose edges travel in a phase before the setup.
 func TestPDPMVDSNetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 2000, nil, "--method", "pdp-mvds")
 	c.serveAll("--insecure-accept-seed")
 	c.serve("third-party", "--insecure-accept-seed")
 	inputs := c.ownerInputs()
-	net := filepath.Join(c.dir, "net.csv")
-	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", "31", "--set", "rounds=5"))
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
+	for _, tc := range []struct {
+		name  string
+		seed  string   // also names the session, which a member runs once
+		set   []string // the network run's settings
+		flags []string // the one-process run's
+	}{
+		{name: "equal-width bins", seed: "31"},
+		{name: "bins chosen by the parties", seed: "33", set: []string{"--set", "bin_share=0.05"}, flags: []string{"--bin-share", "0.05"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			net := filepath.Join(dir, "net.csv")
+			r := wait(c.runMethodCmd("pdp-mvds", net, append([]string{"--seed", tc.seed, "--set", "rounds=5"}, tc.set...)...))
+			if r.err != nil {
+				t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
+			}
+			local := filepath.Join(dir, "local.csv")
+			c.dppub(append(append([]string{"publish", "pdp-mvds", "--schema", filepath.Join(c.dir, "adult.schema.json"),
+				"--budgets", "0.5", "--rounds", "5", "--seed", tc.seed, "--out", local}, tc.flags...), inputs...)...)
+			sameFile(t, net, local)
+			sameReport(t, net, local)
+			if !strings.Contains(r.stdout, "Wrote 2000 rows") {
+				t.Fatalf("unexpected output:\n%s", r.stdout)
+			}
+			js, _ := json.Marshal(readReport(t, net))
+			bins := strings.Count(string(js), `"purpose":"bins of `)
+			if want := map[bool]int{false: 0, true: 6}[tc.set != nil]; bins != want {
+				t.Errorf("the report lists %d charges for bins, want %d", bins, want)
+			}
+			t.Logf("3-party Adult (2000 rows), pdp-mvds commodity over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
+		})
 	}
-	local := filepath.Join(c.dir, "local.csv")
-	c.dppub(append([]string{"publish", "pdp-mvds", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-		"--budgets", "0.5", "--rounds", "5", "--seed", "31", "--out", local}, inputs...)...)
-	sameFile(t, net, local)
-	sameReport(t, net, local)
-	if !strings.Contains(r.stdout, "Wrote 2000 rows") {
-		t.Fatalf("unexpected output:\n%s", r.stdout)
-	}
-	t.Logf("3-party Adult (2000 rows), pdp-mvds commodity over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
 }
 
 // The Paillier suite over the network: every party reads only its own

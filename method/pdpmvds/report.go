@@ -27,6 +27,14 @@ const (
 	linkWarning  = "record linkage revealed set sizes exactly, outside DP: every party learnt every party's number of IDs and every Venn-region size of their ID sets; the intersection size n = %d is public"
 )
 
+// binsAssumption says how the numeric attributes were discretised.
+func binsAssumption(binRho float64) string {
+	if binRho > 0 {
+		return "numeric attributes are clamped to the bounds declared in the schema; each party cut the equal-width bins over them further with bins it chose from a noisy histogram of its own column on a public grid (marginal.ChooseCuts, charged to it), so a value many records share, such as a zero, keeps a bin of its own; bounds, the grid and categories are public and do not depend on the data"
+	}
+	return "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them; bounds, bins and categories are public and do not depend on the data"
+}
+
 // alignment is the assumption on how the parties' rows line up.
 func alignment(st Settings) string {
 	if st.Link {
@@ -38,7 +46,11 @@ func alignment(st Settings) string {
 // Report builds the privacy report of a PDP-MVDS run from the engine's
 // result and the parties' accountants (in party order); dealt says that
 // the Paillier key was dealt in this process.
-func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, src *randx.Source, dealt bool) (*privacy.Report, error) {
+//
+// binRho is what the parties spent together choosing their numeric
+// attributes' bins (0 with equal-width bins): those releases count in a
+// whole record's guarantee.
+func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, src *randx.Source, dealt bool, binRho float64) (*privacy.Report, error) {
 	n := st.Records
 	records := map[string]int{}
 	for _, a := range accts {
@@ -57,7 +69,7 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Do
 		Assumptions: []string{
 			fmt.Sprintf("the record count n = %d is public (replace-one neighbours share it) and is used without noise", n),
 			alignment(st),
-			"numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them; bounds, bins and categories are public and do not depend on the data",
+			binsAssumption(binRho),
 			fmt.Sprintf("sensitivities under replace-one: a count vector moves by L1 %g / L2 %.4g; the IInDif pair score by %g", marginal.CountL1, marginal.CountL2, marginal.IInDifSensitivity),
 			"Laplace releases are charged ε²/2 in zCDP (Bun & Steinke 2016); each party's spend is also stated as (ε, δ)-DP at δ = " + fmt.Sprintf("%.3g", st.Delta),
 			"personalised budgets: each party's guarantee covers a change of one record's values in that party's columns; a release over columns of several parties satisfies the strictest of their budgets and is charged to each",
@@ -78,6 +90,9 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Do
 			"the coordinating party receives every noisy release (covered by DP) and runs the post-processing and GUM",
 			signStepThreat,
 		},
+	}
+	if binRho > 0 {
+		ro.Covered = append(ro.Covered, fmt.Sprintf("the noisy histograms each party released of its own numeric attributes on a public grid (share %g of its budget, charged to it alone as \"bins of <attribute>\"), from which it chose their bins; the bins are public", st.BinShare))
 	}
 	if st.Link {
 		ro.Method += "; " + linkMethod
@@ -112,7 +127,7 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Do
 			"exact noise mode (the paper's): only the measured parties draw noise shares, which sum to exactly the calibrated noise; the charged guarantee holds against outsiders and S, but a party knows its own share, so against a fellow party a Gaussian release is only ρ·m/(m−1)-zCDP (m parties measured) and a DLPA Laplace release has no quantified guarantee")
 	}
 	if len(accts) > 1 {
-		whole, warning := WholeRecord(eng)
+		whole, warning := WholeRecord(eng, binRho)
 		ro.WholeRecord = &whole
 		ro.Warnings = append(ro.Warnings, warning)
 	}
@@ -132,8 +147,8 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Do
 // WholeRecord is the guarantee of a change to a whole record across the
 // parties' columns (every distinct release counted once) and the warning
 // a report of personalised budgets carries about it.
-func WholeRecord(eng *marginal.Result) (dp.Guarantee, string) {
-	rho := 0.0
+func WholeRecord(eng *marginal.Result, binRho float64) (dp.Guarantee, string) {
+	rho := binRho
 	for _, p := range eng.Plan {
 		rho += p.Release.Noise.Rho
 	}

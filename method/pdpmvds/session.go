@@ -1,6 +1,7 @@
 package pdpmvds
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,6 +43,10 @@ type Session struct {
 	Schemas []data.Schema `json:"schemas"`
 	Owners  []string      `json:"owners"`
 	Third   string        `json:"third_party"`
+	// cuts are the numeric attributes' bin edges by global index once
+	// the parties have chosen them (bins phase; nil before, and when the
+	// bins are the equal-width ones).
+	cuts map[int][]float64
 }
 
 func open(st method.Settings, o method.Open) (method.Session, error) {
@@ -127,7 +132,17 @@ func (s *Session) layout() (*marginal.Domain, []int, proto.Session, error) {
 	if err != nil {
 		return nil, nil, proto.Session{}, err
 	}
-	dom, err := marginal.NewDomain(global, marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor})
+	opts := marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor}
+	if s.cuts != nil {
+		opts.Cuts = map[string][]float64{}
+		for j, c := range s.cuts {
+			if j < 0 || j >= len(global.Attributes) {
+				return nil, nil, proto.Session{}, fmt.Errorf("bin edges for attribute %d of %d", j, len(global.Attributes))
+			}
+			opts.Cuts[global.Attributes[j].Name] = c
+		}
+	}
+	dom, err := marginal.NewDomain(global, opts)
 	if err != nil {
 		return nil, nil, proto.Session{}, err
 	}
@@ -196,42 +211,199 @@ func (s *Session) Join(l method.Local) (protocol.Role, error) {
 	if err != nil {
 		return nil, err
 	}
-	return method.Rename(proto.Stay(role), s.ID, s.names()), nil
+	return method.Rename(role, s.ID, s.names()), nil
 }
 
+// joined is what a member reads before it accepts the session: a
+// party's table and key file, S's public key. Both are checked before
+// any budget is spent on bins.
+type joined struct {
+	k     int // the party's index, -1 for S
+	table *data.Table
+	key   *proto.KeyFile
+	pk    *paillier.PublicKey
+}
+
+// join builds a party's or S's role, staying until the coordinator
+// closes the run. With bins chosen from the data, the role starts with
+// the bins phase (proto.Binning): the party chooses its numeric
+// attributes' bins from its own columns, charged to its own accountant,
+// and the PDP-MVDS role is built once the coordinator has sent every
+// party's bins.
 func (s *Session) join(l method.Local) (protocol.Role, error) {
+	if _, _, _, err := s.layout(); err != nil {
+		return nil, err
+	}
+	in := joined{k: -1}
+	keys, _ := l.Attach.(*Keys)
+	var err error
+	if l.Name == s.Third {
+		if in.pk, err = s.publicKey(l, keys); err != nil {
+			return nil, err
+		}
+	} else {
+		if in.k = slices.Index(s.Owners, l.Name); in.k < 0 {
+			return nil, fmt.Errorf("%s is neither a party nor the third party of the session", l.Name)
+		}
+		if in.table, err = s.partyTable(l, in.k); err != nil {
+			return nil, err
+		}
+		if in.key, err = s.keyFile(l, keys, in.k); err != nil {
+			return nil, err
+		}
+	}
+	if !s.needsBins() {
+		r, err := s.joinOn(l, in)
+		if err != nil {
+			return nil, err
+		}
+		return proto.Stay(r), nil
+	}
+	next := func(all map[int][]float64) (protocol.Role, error) {
+		ws, err := s.withCuts(all)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ws.joinOn(l, in)
+		if err != nil {
+			return nil, err
+		}
+		return proto.Stay(r), nil
+	}
+	if in.k < 0 {
+		return proto.NewBinning(proto.ThirdPartyID, proto.CoordinatorID, nil, next), nil
+	}
+	if l.Accountant == nil {
+		return nil, fmt.Errorf("%s needs an accountant to choose its bins", l.Name)
+	}
+	src := l.Source
+	if src == nil {
+		src = randx.NewSecure()
+	}
+	// The bins' noise has a source of its own, drawn here, so that the
+	// PDP-MVDS role gets the member's source in the same state in every
+	// run (in one process and over the network).
+	binSrc := src.Child()
+	choose := func() (map[int][]float64, error) {
+		return s.chooseCuts(in.k, in.table, l.Accountant, binSrc)
+	}
+	return proto.NewBinning(proto.PartyID(in.k), proto.CoordinatorID, choose, next), nil
+}
+
+// joinOn builds the PDP-MVDS role on the session's domain (its bins
+// chosen, when they are chosen from the data).
+func (s *Session) joinOn(l method.Local, in joined) (protocol.Role, error) {
+	if s.needsBins() && s.cuts == nil {
+		return nil, fmt.Errorf("the session's bins have not been chosen yet")
+	}
 	dom, _, ps, err := s.layout()
 	if err != nil {
 		return nil, err
 	}
-	keys, _ := l.Attach.(*Keys)
-	if l.Name == s.Third {
-		pk, err := s.publicKey(l, keys)
-		if err != nil {
-			return nil, err
-		}
-		return proto.NewThirdParty(proto.ThirdPartyOptions{Session: ps, PublicKey: pk, Source: l.Source, Workers: s.Settings.Workers})
+	if in.k < 0 {
+		return proto.NewThirdParty(proto.ThirdPartyOptions{Session: ps, PublicKey: in.pk, Source: l.Source, Workers: s.Settings.Workers})
 	}
-	k := slices.Index(s.Owners, l.Name)
-	if k < 0 {
-		return nil, fmt.Errorf("%s is neither a party nor the third party of the session", l.Name)
-	}
-	t, err := s.partyTable(l, k)
-	if err != nil {
-		return nil, err
-	}
+	cols, clamped := Columns(dom, in.table, s.first(in.k))
+	l.Note(Name, in.table.Len(), clamped, "columns", len(cols))
+	return proto.NewParty(proto.PartyOptions{Session: ps, Index: in.k, Columns: cols, Accountant: l.Accountant,
+		Keys: in.key, Source: l.Source, Workers: s.Settings.Workers})
+}
+
+// first is the global index of party k's first attribute.
+func (s *Session) first(k int) int {
 	first := 0
 	for _, sc := range s.Schemas[:k] {
 		first += len(sc.Attributes)
 	}
-	cols, clamped := Columns(dom, t, first)
-	l.Note(Name, t.Len(), clamped, "columns", len(cols))
-	kf, err := s.keyFile(l, keys, k)
-	if err != nil {
+	return first
+}
+
+// numeric lists, by party, the global indices of its numeric attributes.
+func (s *Session) numeric() [][]int {
+	out := make([][]int, len(s.Schemas))
+	for k, sc := range s.Schemas {
+		out[k] = []int{}
+		for j, a := range sc.Attributes {
+			if a.Kind == data.Numeric {
+				out[k] = append(out[k], s.first(k)+j)
+			}
+		}
+	}
+	return out
+}
+
+// needsBins says whether the session starts with the bins phase: bins
+// chosen from the data and some numeric attribute to choose them for.
+func (s *Session) needsBins() bool {
+	if !s.Settings.binsOn() {
+		return false
+	}
+	for _, num := range s.numeric() {
+		if len(num) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// binRho is what party k spends on its bins: BinShare of its ρ_k when it
+// holds a numeric attribute, else nothing (each party pays for its own
+// columns' bins only).
+func (s *Session) binRho(k int) float64 {
+	if !s.Settings.binsOn() || len(s.numeric()[k]) == 0 {
+		return 0
+	}
+	return s.Settings.BinShare * s.Settings.rho(s.Owners[k])
+}
+
+// withCuts is the session once the parties have chosen their bins.
+func (s *Session) withCuts(all map[int][]float64) (*Session, error) {
+	want := slices.Concat(s.numeric()...)
+	for j := range all {
+		if !slices.Contains(want, j) {
+			return nil, fmt.Errorf("bin edges for attribute %d, not a numeric attribute of the session", j)
+		}
+	}
+	if len(all) != len(want) {
+		return nil, fmt.Errorf("bin edges for %d attributes, the session has %d numeric attributes", len(all), len(want))
+	}
+	c := *s
+	c.cuts = all
+	if _, _, _, err := c.layout(); err != nil {
 		return nil, err
 	}
-	return proto.NewParty(proto.PartyOptions{Session: ps, Index: k, Columns: cols, Accountant: l.Accountant,
-		Keys: kf, Source: l.Source, Workers: s.Settings.Workers})
+	return &c, nil
+}
+
+// chooseCuts chooses the bins of party k's numeric attributes from its
+// own table: marginal.ChooseCuts on each column (a noisy histogram on the
+// public grid, charged to the party's accountant before it is drawn, at
+// an equal part of the party's bins budget), refining the equal-width
+// bins. Only the edges, post-processing of the noisy counts, leave the
+// party.
+func (s *Session) chooseCuts(k int, t *data.Table, acct *privacy.Accountant, src *randx.Source) (map[int][]float64, error) {
+	st := s.Settings
+	num := s.numeric()[k]
+	out := map[int][]float64{}
+	if len(num) == 0 {
+		return out, nil
+	}
+	each := s.binRho(k) / float64(len(num))
+	first := s.first(k)
+	for _, g := range num {
+		j := g - first
+		a := t.Schema.Attributes[j]
+		values := make([]float64, t.Len())
+		for r, row := range t.Rows {
+			values[r] = row[j]
+		}
+		c, err := marginal.ChooseCuts(a, values, marginal.CutsOptions{Bins: cmp.Or(st.BinsFor[a.Name], st.Bins), Rho: each, Accountant: acct, Source: src})
+		if err != nil {
+			return nil, fmt.Errorf("%s's bins: %w", s.Owners[k], err)
+		}
+		out[g] = c
+	}
+	return out, nil
 }
 
 // partyIDs are the parties' protocol IDs, the linkage's ring order.
@@ -257,11 +429,7 @@ func (s *Session) joinLinked(l method.Local) (protocol.Role, error) {
 			if err != nil {
 				return nil, err
 			}
-			r, err := ls.join(l)
-			if err != nil {
-				return nil, err
-			}
-			return proto.Stay(r), nil
+			return ls.join(l)
 		})
 		return method.Rename(wait, s.ID, names), nil
 	}
@@ -309,11 +477,7 @@ func (s *Session) joinLinked(l method.Local) (protocol.Role, error) {
 		}
 		ll := l
 		ll.Table = linked
-		r, err := ls.join(ll)
-		if err != nil {
-			return nil, err
-		}
-		return proto.Stay(r), nil
+		return ls.join(ll)
 	})
 	return method.Rename(link, s.ID, names), nil
 }
@@ -505,89 +669,226 @@ type Party struct {
 
 // Coordinate builds the synthesizer: the engine runs in a goroutine and
 // each of its measurements is one request to the parties and S within
-// this one session.
+// this one session. With bins chosen from the data it first gathers every
+// party's bins (proto.Gathering) and tells them to every member.
 func (s *Session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
+	engSrc, decodeSrc := src.Child(), src.Child()
+	r := &engineRun{}
+	var role protocol.Role
 	if s.Settings.Link {
-		return s.coordinateLinked(src, attach)
+		role = s.countLinked(r, engSrc, attach)
+	} else {
+		if _, _, _, err := s.layout(); err != nil {
+			return nil, err
+		}
+		var err error
+		if role, err = s.engineRole(r, engSrc, attach); err != nil {
+			return nil, err
+		}
 	}
+	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
+		if r.eng == nil {
+			return nil, fmt.Errorf("the engine did not finish")
+		}
+		return r.ls.Publish(r.eng, r.dom, r.parties, accts, decodeSrc, src, false)
+	}
+	cleanup := func() {
+		if r.driver != nil {
+			r.driver.Stop()
+		}
+	}
+	return &method.Coordination{Role: method.Rename(role, s.ID, s.names()), Publish: publish, Cleanup: cleanup}, nil
+}
+
+// engineRun is what the coordinator learns as its session goes on: the
+// session for the linked records and chosen bins, its domain, the engine.
+type engineRun struct {
+	ls      *Session
+	dom     *marginal.Domain
+	parties []Party
+	eng     *marginal.Result
+	driver  *proto.Driver
+}
+
+// countLinked is the coordinator of a session that links its parties'
+// records first: it waits for every party's count of common records (it
+// sees no blinded set), tells S, and then goes on as Coordinate does on
+// the session for that count.
+func (s *Session) countLinked(r *engineRun, engSrc *randx.Source, attach any) protocol.Role {
+	return &counting{Counter: s.counter(r, engSrc, attach)}
+}
+
+// counting is the coordinator's Counter holding the bins a party sends as
+// soon as it has linked (proto.Binning) until every party has reported
+// its count and the gathering of the bins has begun: the network keeps
+// each sender's order, not the order between senders, so one party's bins
+// can overtake another's count.
+type counting struct {
+	*psi.Counter
+	held []protocol.Envelope
+}
+
+func (c *counting) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
+	if c.Counter.Unwrap() == nil && e.Type == proto.TypeCuts {
+		// At most one message of bins per party can come early.
+		if len(c.held) >= 1<<12 {
+			return nil, fmt.Errorf("the coordinator holds %d messages of bins before every party has linked", len(c.held))
+		}
+		c.held = append(c.held, e)
+		return nil, nil
+	}
+	out, err := c.Counter.Handle(e)
+	if err != nil || c.Counter.Unwrap() == nil {
+		return out, err
+	}
+	held := c.held
+	c.held = nil
+	for _, h := range held {
+		o, err := c.Counter.Handle(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o...)
+	}
+	return out, nil
+}
+
+func (s *Session) counter(r *engineRun, engSrc *randx.Source, attach any) *psi.Counter {
+	return psi.NewCounter(proto.CoordinatorID, s.ID, s.partyIDs(), []string{proto.ThirdPartyID}, func(n int) (protocol.Role, error) {
+		ls, err := s.WithRecords(n)
+		if err != nil {
+			return nil, err
+		}
+		return ls.engineRole(r, engSrc, attach)
+	})
+}
+
+// engineRole is the coordinator's role from the bins phase on: the
+// gathering of the parties' bins when they are chosen from the data, then
+// the engine's driver on the domain they make.
+func (s *Session) engineRole(r *engineRun, engSrc *randx.Source, attach any) (protocol.Role, error) {
+	if !s.needsBins() {
+		return s.startEngine(r, engSrc, attach)
+	}
+	expect := s.expected()
+	var notify []string
+	for k := range s.Owners {
+		notify = append(notify, proto.PartyID(k))
+	}
+	notify = append(notify, proto.ThirdPartyID)
+	return proto.NewGathering(proto.CoordinatorID, expect, notify, func(all map[int][]float64) (protocol.Role, error) {
+		ws, err := s.withCuts(all)
+		if err != nil {
+			return nil, err
+		}
+		return ws.startEngine(r, engSrc, attach)
+	}), nil
+}
+
+// startEngine builds the engine's driver on the session's domain.
+func (s *Session) startEngine(r *engineRun, engSrc *randx.Source, attach any) (protocol.Role, error) {
 	dom, owners, ps, err := s.layout()
 	if err != nil {
 		return nil, err
 	}
 	eo, parties := s.engineOptions(dom, owners, attach)
-	eo.Source = src.Child()
-	decodeSrc := src.Child()
-	var eng *marginal.Result
+	eo.Source = engSrc
+	r.ls, r.dom, r.parties = s, dom, parties
 	driver, err := proto.NewDriver(context.Background(), ps, func(ctx context.Context, m marginal.Measurer) error {
 		var err error
-		eng, err = marginal.Synthesize(ctx, m, eo)
+		r.eng, err = marginal.Synthesize(ctx, m, eo)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		if eng == nil {
-			return nil, fmt.Errorf("the engine did not finish")
-		}
-		return s.Publish(eng, dom, parties, accts, decodeSrc, src, false)
-	}
-	return &method.Coordination{Role: method.Rename(driver, s.ID, s.names()), Publish: publish, Cleanup: driver.Stop}, nil
+	r.driver = driver
+	return driver, nil
 }
 
-// coordinateLinked is Coordinate for a session that links its parties'
-// records first: the coordinator waits for every party's count of common
-// records (it sees no blinded set), tells S, and then runs the engine as
-// Coordinate does on the session for that count. It draws from src as
-// Coordinate does, before the linkage.
-func (s *Session) coordinateLinked(src *randx.Source, attach any) (*method.Coordination, error) {
-	engSrc, decodeSrc := src.Child(), src.Child()
-	var (
-		ls      *Session
-		dom     *marginal.Domain
-		parties []Party
-		eng     *marginal.Result
-		driver  *proto.Driver
-	)
-	counter := psi.NewCounter(proto.CoordinatorID, s.ID, s.partyIDs(), []string{proto.ThirdPartyID}, func(n int) (protocol.Role, error) {
-		var err error
-		if ls, err = s.WithRecords(n); err != nil {
-			return nil, err
+// BinLocal runs the bins phase in one process over the roles Join built
+// (in member order; after LinkLocal in a linked session): every party
+// chooses its bins, as Start would send them, and every member is given
+// all of them, as the coordinator's message would over the network. It
+// returns the session with those bins (for RunMeasured); a session
+// without the bins phase is returned as it is.
+func (s *Session) BinLocal(roles []protocol.Role) (*Session, error) {
+	if !s.needsBins() || s.cuts != nil {
+		return s, nil
+	}
+	var bins []*proto.Binning
+	for _, r := range roles {
+		for r != nil {
+			if b, ok := r.(*proto.Binning); ok {
+				bins = append(bins, b)
+				break
+			}
+			w, ok := r.(interface{ Unwrap() protocol.Role })
+			if !ok {
+				break
+			}
+			r = w.Unwrap()
 		}
-		var owners []int
-		var ps proto.Session
-		if dom, owners, ps, err = ls.layout(); err != nil {
-			return nil, err
-		}
-		var eo marginal.Options
-		eo, parties = ls.engineOptions(dom, owners, attach)
-		eo.Source = engSrc
-		driver, err = proto.NewDriver(context.Background(), ps, func(ctx context.Context, m marginal.Measurer) error {
-			var err error
-			eng, err = marginal.Synthesize(ctx, m, eo)
-			return err
-		})
-		return driver, err
+	}
+	if len(bins) != len(s.Owners)+1 {
+		return nil, fmt.Errorf("the bins phase needs %d parties' roles and S's, got %d", len(s.Owners), len(bins))
+	}
+	var all map[int][]float64
+	g := proto.NewGathering(proto.CoordinatorID, s.expected(), nil, func(a map[int][]float64) (protocol.Role, error) {
+		all = a
+		return idle{}, nil
 	})
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		if eng == nil {
-			return nil, fmt.Errorf("the engine did not finish")
+	for _, b := range bins {
+		if b.ID() == proto.ThirdPartyID {
+			continue
 		}
-		return ls.Publish(eng, dom, parties, accts, decodeSrc, src, false)
-	}
-	cleanup := func() {
-		if driver != nil {
-			driver.Stop()
+		own, err := b.Own()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := g.Add(b.ID(), own); err != nil {
+			return nil, err
 		}
 	}
-	return &method.Coordination{Role: method.Rename(counter, s.ID, s.names()), Publish: publish, Cleanup: cleanup}, nil
+	ws, err := s.withCuts(all)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bins {
+		// The messages are the PDP-MVDS roles' first messages (none).
+		if _, err := b.Begin(all); err != nil {
+			return nil, err
+		}
+	}
+	return ws, nil
 }
+
+// expected maps every party's protocol ID to its numeric attributes.
+func (s *Session) expected() map[string][]int {
+	expect := map[string][]int{}
+	for k, num := range s.numeric() {
+		expect[proto.PartyID(k)] = num
+	}
+	return expect
+}
+
+// idle stands for the engine in BinLocal's gathering.
+type idle struct{}
+
+func (idle) ID() string                                            { return proto.CoordinatorID }
+func (idle) Done() bool                                            { return true }
+func (idle) Start() ([]protocol.Envelope, error)                   { return nil, nil }
+func (idle) Handle(protocol.Envelope) ([]protocol.Envelope, error) { return nil, nil }
 
 // RunMeasured runs the engine in one process over member roles built by
 // Join (in member order), one protocol session per measurement, timing
 // every phase. It draws from src exactly as Coordinate does.
 func (s *Session) RunMeasured(ctx context.Context, roles []protocol.Role, accts []*privacy.Accountant, src *randx.Source,
 	attach any, dealt bool) (*method.Outcome, []proto.Phase, error) {
+	s, err := s.BinLocal(roles)
+	if err != nil {
+		return nil, nil, err
+	}
 	dom, owners, _, err := s.layout()
 	if err != nil {
 		return nil, nil, err
@@ -632,7 +933,8 @@ func (s *Session) engineOptions(dom *marginal.Domain, owners []int, attach any) 
 				attrs = append(attrs, j)
 			}
 		}
-		parties[k] = marginal.Party{Name: name, Rho: st.rho(name), Attrs: attrs}
+		// The bins were paid for out of the party's own budget.
+		parties[k] = marginal.Party{Name: name, Rho: st.rho(name) - s.binRho(k), Attrs: attrs}
 		names := make([]string, len(attrs))
 		for i, j := range attrs {
 			names[i] = dom.Name(j)
@@ -659,7 +961,11 @@ func (s *Session) Publish(eng *marginal.Result, dom *marginal.Domain, parties []
 	if err != nil {
 		return nil, err
 	}
-	report, err := Report(s.Settings, ps, eng, dom, accts, src, dealt)
+	binRho := 0.0
+	for k := range s.Owners {
+		binRho += s.binRho(k)
+	}
+	report, err := Report(s.Settings, ps, eng, dom, accts, src, dealt, binRho)
 	if err != nil {
 		return nil, err
 	}
