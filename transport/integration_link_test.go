@@ -88,6 +88,26 @@ func (c *cluster) writeTable(path string, t *data.Table) {
 	}
 }
 
+// publishLinked runs `dppub publish pdp-mvds --link` in one process on
+// the owners' files (their ID column "person") with the settings of the
+// networked linked sessions (ρ = 0.5, 5 GUM rounds, δ = 1e-7) and the
+// given seed and extra flags; it returns the output path and what the
+// command printed.
+func (c *cluster) publishLinked(t *testing.T, seed string, extra ...string) (string, string) {
+	t.Helper()
+	sc, err := data.LoadSchema(filepath.Join(c.dir, "adult.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.ID = "person"
+	linkedSchema := filepath.Join(c.dir, "adult.linked.schema.json")
+	c.writeSchema(linkedSchema, sc)
+	local := filepath.Join(c.dir, "local-"+seed+".csv")
+	args := append([]string{"publish", "pdp-mvds", "--schema", linkedSchema, "--link", "--delta", "1e-7",
+		"--budgets", "0.5", "--rounds", "5", "--seed", seed, "--out", local}, extra...)
+	return local, c.dppub(append(args, c.ownerInputs()...)...)
+}
+
 func (c *cluster) writeSchema(path string, s data.Schema) {
 	c.t.Helper()
 	b, err := json.Marshal(s)
@@ -186,16 +206,7 @@ func TestPDPMVDSLinkedNetwork(t *testing.T) {
 	}
 	// The same parties' files in one process, linked there.
 	schema := filepath.Join(c.dir, "adult.schema.json")
-	sc, err := data.LoadSchema(schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.ID = "person"
-	linkedSchema := filepath.Join(c.dir, "adult.linked.schema.json")
-	c.writeSchema(linkedSchema, sc)
-	local := filepath.Join(c.dir, "local.csv")
-	out := c.dppub(append([]string{"publish", "pdp-mvds", "--schema", linkedSchema, "--link", "--delta", "1e-7",
-		"--budgets", "0.5", "--rounds", "5", "--seed", "41", "--out", local}, c.ownerInputs()...)...)
+	local, out := c.publishLinked(t, "41")
 	sameFile(t, net, local)
 	sameReport(t, net, local)
 	if !strings.Contains(out, "700 records every owner holds") {

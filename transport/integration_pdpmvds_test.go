@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/consortium"
-	"github.com/dppub/dppub/data"
 )
 
 // A 3-party PDP-MVDS session between real processes (the synthesizer,
@@ -139,16 +138,7 @@ func TestPDPMVDSLinkedBinsNetwork(t *testing.T) {
 	if r.err != nil {
 		t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
 	}
-	sc, err := data.LoadSchema(filepath.Join(c.dir, "adult.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.ID = "person"
-	linkedSchema := filepath.Join(c.dir, "adult.linked.schema.json")
-	c.writeSchema(linkedSchema, sc)
-	local := filepath.Join(c.dir, "local.csv")
-	c.dppub(append([]string{"publish", "pdp-mvds", "--schema", linkedSchema, "--link", "--delta", "1e-7", "--bin-share", "0.05",
-		"--budgets", "0.5", "--rounds", "5", "--seed", "47", "--out", local}, c.ownerInputs()...)...)
+	local, _ := c.publishLinked(t, "47", "--bin-share", "0.05")
 	sameFile(t, net, local)
 	sameReport(t, net, local)
 	js, _ := json.Marshal(readReport(t, net))
