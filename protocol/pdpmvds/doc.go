@@ -46,6 +46,19 @@
 // rerandomised where the record has the middle owner's value, fresh
 // encryptions of 0 elsewhere), and Bob multiplies by his values.
 //
+// # Bins
+//
+// With a bin share (method/pdpmvds's bin_share), a bins phase runs before
+// the setup (after the linkage in a linked session): each party chooses
+// the bin edges of its own numeric attributes from its own column
+// (marginal.ChooseCuts on a noisy histogram over a public grid, charged
+// to its own accountant before anything leaves it) and sends them to the
+// coordinator in a Cuts message; the coordinator checks that each party
+// sent exactly its own attributes, once, and sends every party's edges to
+// every party and S, which then build the same domain. The edges are DP
+// releases of the party's column; nothing else of it moves in this
+// phase.
+//
 // # Noise
 //
 // NoiseInsiderSafe (default): every owner and S draw a share such that any
