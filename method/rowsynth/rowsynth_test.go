@@ -108,33 +108,43 @@ func twoWayTVD(t *testing.T, real, syn *data.Table) float64 {
 	return sum / float64(pairs)
 }
 
-// Three owners of Adult's rows publish, in the exact noise mode, a table
-// whose 2-way TVD is within 15 % of what one curator holding every row
-// gets from the same engine at the same (ε, δ) = (1, 1e-5) (mean of two
-// seeds each; measured ratio about 0.98, docs/results/rows/). Both runs
-// have noise of the same law, so the ratio fails only if the protocol
-// loses quality (the seeds' spread moves it by a few per cent).
+// Three owners publish, in the exact noise mode, a table whose 2-way TVD
+// is within 10 % of what one curator holding every row gets from the
+// same engine at the same (ε, δ) (mean of two seeds each): Adult at
+// ε = 0.3 and 1, and Big5 (57 attributes, 1 596 pair scores; from
+// ../shared/data) at ε = 1, where scores computed from noisy pair
+// marginals were 12–22 % behind. Measured ratios 0.97–1.02
+// (docs/results/rows/). Both runs have noise of the same law, so the
+// ratio fails only if the protocol loses quality (the seeds' spread moves
+// it by a few per cent).
 func TestPooledQualityMatchesOneCurator(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two Adult syntheses per seed, a few seconds")
+		t.Skip("two syntheses per seed and case, about 15 s")
 	}
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var central, rows float64
-	for seed := uint64(1); seed <= 2; seed++ {
-		res, err := publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: tab, Epsilon: 1, Delta: 1e-5, Source: randx.NewSeeded(seed)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		central += twoWayTVD(t, tab, res.Synthetic)
-		r := run(t, tab, 3, &rowsynth.Settings{Epsilon: 1, Delta: 1e-5, Noise: rowsynth.NoiseExact}, seed+100)
-		rows += twoWayTVD(t, tab, r.Outcome.Table)
-	}
-	t.Logf("Adult, ε = 1: 2-way TVD one curator %.4f, three owners %.4f (ratio %.3f)", central/2, rows/2, rows/central)
-	if rows > 1.15*central {
-		t.Fatalf("three owners' 2-way TVD %.4f is more than 15%% above one curator's %.4f", rows/2, central/2)
+	for _, c := range []struct {
+		data string
+		eps  float64
+	}{{"adult", 0.3}, {"adult", 1}, {"big5", 1}} {
+		t.Run(fmt.Sprintf("%s/%g", c.data, c.eps), func(t *testing.T) {
+			tab, err := datasets.Load(c.data)
+			if err != nil {
+				t.Skipf("dataset %s not available: %v", c.data, err)
+			}
+			var central, rows float64
+			for seed := uint64(1); seed <= 2; seed++ {
+				res, err := publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: tab, Epsilon: c.eps, Delta: 1e-5, Source: randx.NewSeeded(seed)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				central += twoWayTVD(t, tab, res.Synthetic)
+				r := run(t, tab, 3, &rowsynth.Settings{Epsilon: c.eps, Delta: 1e-5, Noise: rowsynth.NoiseExact}, seed+100)
+				rows += twoWayTVD(t, tab, r.Outcome.Table)
+			}
+			t.Logf("2-way TVD one curator %.4f, three owners %.4f (ratio %.3f)", central/2, rows/2, rows/central)
+			if rows > 1.10*central {
+				t.Fatalf("three owners' 2-way TVD %.4f is more than 10%% above one curator's %.4f", rows/2, central/2)
+			}
+		})
 	}
 }
 
