@@ -725,32 +725,23 @@ func (s *Session) countLinked(r *engineRun, engSrc *randx.Source, attach any) pr
 // can overtake another's count.
 type counting struct {
 	*psi.Counter
-	held []protocol.Envelope
+	held protocol.Held
 }
 
 func (c *counting) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	if c.Counter.Unwrap() == nil && e.Type == proto.TypeCuts {
 		// At most one message of bins per party can come early.
-		if len(c.held) >= 1<<12 {
-			return nil, fmt.Errorf("the coordinator holds %d messages of bins before every party has linked", len(c.held))
+		if !c.held.Hold(e, 1<<12) {
+			return nil, fmt.Errorf("the coordinator holds %d messages of bins before every party has linked", 1<<12)
 		}
-		c.held = append(c.held, e)
 		return nil, nil
 	}
 	out, err := c.Counter.Handle(e)
 	if err != nil || c.Counter.Unwrap() == nil {
 		return out, err
 	}
-	held := c.held
-	c.held = nil
-	for _, h := range held {
-		o, err := c.Counter.Handle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o...)
-	}
-	return out, nil
+	more, err := c.held.Replay(c.Counter)
+	return append(out, more...), err
 }
 
 func (s *Session) counter(r *engineRun, engSrc *randx.Source, attach any) *psi.Counter {

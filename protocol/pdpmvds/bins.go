@@ -99,7 +99,7 @@ type Binning struct {
 	own             map[int][]float64
 	started         bool
 	inner           protocol.Role
-	held            []protocol.Envelope
+	held            protocol.Held
 }
 
 // NewBinning is a party's bins phase (choose set) or S's (choose nil).
@@ -164,10 +164,9 @@ func (b *Binning) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		return b.inner.Handle(e)
 	}
 	if e.Type != TypeCuts {
-		if len(b.held) >= maxHeldBins {
+		if !b.held.Hold(e, maxHeldBins) {
 			return nil, fmt.Errorf("pdpmvds: %s holds %d messages and has not been told the bins", b.id, maxHeldBins)
 		}
-		b.held = append(b.held, e)
 		return nil, nil
 	}
 	if e.From != b.coordinator {
@@ -201,20 +200,7 @@ func (b *Binning) Begin(all map[int][]float64) ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	b.inner = inner
-	out, err := inner.Start()
-	if err != nil {
-		return nil, err
-	}
-	held := b.held
-	b.held = nil
-	for _, h := range held {
-		o, err := inner.Handle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o...)
-	}
-	return out, nil
+	return b.held.Start(inner)
 }
 
 // Gathering is the coordinator's bins phase: it waits for every party's

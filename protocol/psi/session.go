@@ -59,7 +59,7 @@ type Linking struct {
 	coordinator string
 	next        func(*Result) (protocol.Role, error)
 	inner       protocol.Role
-	held        []protocol.Envelope
+	held        protocol.Held
 }
 
 // NewLinking runs p, then the role next builds from p's result;
@@ -96,10 +96,9 @@ func (l *Linking) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		if l.inner != nil {
 			return l.inner.Handle(e)
 		}
-		if len(l.held) >= maxHeld {
+		if !l.held.Hold(e, maxHeld) {
 			return nil, fmt.Errorf("psi: party %s holds %d messages for after the linkage, which has not ended", l.ID(), maxHeld)
 		}
-		l.held = append(l.held, e)
 		return nil, nil
 	}
 	out, err := l.psi.Handle(e)
@@ -134,7 +133,7 @@ func (l *Linking) Finish() ([]protocol.Envelope, error) {
 		out = append(out, e)
 	}
 	l.inner = inner
-	first, err := startWithHeld(inner, &l.held)
+	first, err := l.held.Start(inner)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +245,7 @@ type Awaiting struct {
 	id, coordinator string
 	next            func(common int) (protocol.Role, error)
 	inner           protocol.Role
-	held            []protocol.Envelope
+	held            protocol.Held
 }
 
 // NewAwaiting waits for coordinator's count, then runs next's role.
@@ -275,10 +274,9 @@ func (a *Awaiting) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		return a.inner.Handle(e)
 	}
 	if e.Type != TypeCount {
-		if len(a.held) >= maxHeld {
+		if !a.held.Hold(e, maxHeld) {
 			return nil, fmt.Errorf("psi: %s holds %d messages and has not been told the linkage's count", a.id, maxHeld)
 		}
-		a.held = append(a.held, e)
 		return nil, nil
 	}
 	if e.From != a.coordinator {
@@ -303,25 +301,5 @@ func (a *Awaiting) Begin(common int) ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	a.inner = inner
-	return startWithHeld(inner, &a.held)
-}
-
-// startWithHeld starts the role that follows the linkage and hands it the
-// messages that arrived for it before it existed, in their order; the
-// held list is emptied.
-func startWithHeld(inner protocol.Role, held *[]protocol.Envelope) ([]protocol.Envelope, error) {
-	out, err := inner.Start()
-	if err != nil {
-		return nil, err
-	}
-	hs := *held
-	*held = nil
-	for _, h := range hs {
-		o, err := inner.Handle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o...)
-	}
-	return out, nil
+	return a.held.Start(inner)
 }

@@ -1,0 +1,41 @@
+package protocol
+
+// Held keeps, in arrival order, the messages that reach a member before
+// the role that handles them exists — the role a phase (a linkage, a
+// choice of bins) builds when it ends — and hands them over once it does.
+type Held struct{ msgs []Envelope }
+
+// Hold keeps e unless max messages are held already; it reports whether
+// it did (the caller names what it is waiting for in its error).
+func (h *Held) Hold(e Envelope, max int) bool {
+	if len(h.msgs) >= max {
+		return false
+	}
+	h.msgs = append(h.msgs, e)
+	return true
+}
+
+// Start starts r and hands it the held messages in their order (Replay).
+func (h *Held) Start(r Role) ([]Envelope, error) {
+	out, err := r.Start()
+	if err != nil {
+		return nil, err
+	}
+	more, err := h.Replay(r)
+	return append(out, more...), err
+}
+
+// Replay hands r the held messages in their order and forgets them.
+func (h *Held) Replay(r Role) ([]Envelope, error) {
+	msgs := h.msgs
+	h.msgs = nil
+	var out []Envelope
+	for _, e := range msgs {
+		o, err := r.Handle(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o...)
+	}
+	return out, nil
+}
