@@ -505,9 +505,9 @@ func ReplayRows(variant, mode string) (Mechanism, error) {
 // rowsScoreMove is how far pair score i may move because its public
 // reference did (the pooled noisy one-ways it is computed against differ
 // between the runs): each owner's summand Σ_ij |N_ij − r_ij| moves by at
-// most Σ_ij |r_ij − r'_ij| with r the reference on the release's grid as
-// proto.OwnerScore rounds it (the triangle inequality), summed over the
-// owners. Releases other than scores move with their data alone.
+// most Σ_ij |r_ij − r'_ij| by the triangle inequality, with r the
+// reference on the release's grid (proto.Request.ScoreReference), summed
+// over the owners. Releases other than scores move with their data alone.
 func rowsScoreMove(a, b *rowsTrace, i int) (float64, error) {
 	qa, qb := a.requests[i], b.requests[i]
 	if qa.Kind != proto.KindScore {
@@ -524,12 +524,16 @@ func rowsScoreMove(a, b *rowsTrace, i int) (float64, error) {
 		if m := float64(a.h.data[DPrime][k].Len()); m != n {
 			return 0, fmt.Errorf("audit: %s holds %v records on D and %v on D'", a.h.names[k], n, m)
 		}
-		for x := range qa.Refs[0] {
-			for y := range qa.Refs[1] {
-				ra := math.Round(n*qa.Refs[0][x]*qa.Refs[1][y]/g) * g
-				rb := math.Round(n*qb.Refs[0][x]*qb.Refs[1][y]/g) * g
-				s += math.Abs(ra - rb)
-			}
+		ra, err := qa.ScoreReference(int(n), g)
+		if err != nil {
+			return 0, fmt.Errorf("audit: %w", err)
+		}
+		rb, err := qb.ScoreReference(int(n), g)
+		if err != nil || len(rb) != len(ra) {
+			return 0, fmt.Errorf("audit: score %d's references on D and D' differ in shape (%v)", i, err)
+		}
+		for c := range ra {
+			s += math.Abs(ra[c] - rb[c])
 		}
 	}
 	return s, nil

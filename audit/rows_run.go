@@ -255,8 +255,7 @@ func (tr *rowsTrace) counts(k int, q *proto.Request) ([]float64, error) {
 }
 
 // For a pair score they are the owner's one value, its own IInDif score
-// against the request's public reference (proto.OwnerScore, on the
-// release's grid).
+// against the request's public reference (proto.Request.Values).
 func (h *rowsHarness) counts(side Side, k int, q *proto.Request) ([]float64, error) {
 	if q.Kind != proto.KindMarginal && q.Kind != proto.KindScore {
 		return nil, fmt.Errorf("audit: request %d is a %s over %v; the audit counts marginals and pair scores only", q.ID, q.Kind, q.Attrs)
@@ -265,18 +264,11 @@ func (h *rowsHarness) counts(side Side, k int, q *proto.Request) ([]float64, err
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	if q.Kind == proto.KindMarginal {
-		return m.Counts, nil
-	}
-	plan, err := q.Release.Noise.Plan(1)
-	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	s, err := proto.OwnerScore(m.Counts, q.Refs, h.data[side][k].Len(), plan.Grid)
+	v, _, err := q.Values(m.Counts, h.data[side][k].Len())
 	if err != nil {
 		return nil, fmt.Errorf("audit: request %d: %w", q.ID, err)
 	}
-	return []float64{s}, nil
+	return v, nil
 }
 
 // readOwners reads the owners' transcripts: the public keys the

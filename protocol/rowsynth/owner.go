@@ -257,22 +257,11 @@ func (o *Owner) values(q *Request) ([]float64, dp.GridNoise, error) {
 	if err != nil {
 		return nil, dp.GridNoise{}, err
 	}
-	if q.Kind != KindScore {
-		plan, err := q.Release.Noise.Plan(len(v))
-		if err != nil {
-			return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
-		}
-		return v, plan, nil
-	}
-	plan, err := q.Release.Noise.Plan(1)
-	if err != nil {
-		return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
-	}
-	s, err := OwnerScore(v, q.Refs, o.data.Records(), plan.Grid)
+	out, plan, err := q.Values(v, o.data.Records())
 	if err != nil {
 		return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 	}
-	return []float64{s}, plan, nil
+	return out, plan, nil
 }
 
 // counts are the owner's exact counts for q (for a score, over the pair).
@@ -324,35 +313,61 @@ func checkCalibration(kind string, n marginal.Noise) error {
 	return nil
 }
 
-// OwnerScore is an owner's summand of a pair score: Σ_ij |N_ij − r_ij|
-// over its counts N of the pair (mixed radix, the second attribute
-// fastest) against r_ij = records·refs[0][i]·refs[1][j] rounded to the
-// release grid. With refs the pooled noisy one-ways over the public
-// record count n, the owners' r_ij add up to the single-curator
-// reference N*_i·N*_j/n, so one owner holding every record computes the
-// curator's IInDif score, and K owners a sum that is at least it (the
-// triangle inequality; the excess is the owners' own sampling deviations,
-// see Measurer.Scores). Replacing one of the owner's records moves two of
-// its counts by one and changes no other owner's summand: sensitivity
-// marginal.IInDifSensitivity = 2 for the sum, whoever holds the record.
-func OwnerScore(counts []float64, refs [][]float64, records int, grid float64) (float64, error) {
-	if len(refs) != 2 || len(refs[0])*len(refs[1]) != len(counts) {
-		return 0, fmt.Errorf("score over %d counts with references of %d and %d values", len(counts), lenOr(refs, 0), lenOr(refs, 1))
+// Values are what an owner of records records releases for q from its
+// exact counts over q — the counts themselves, or for a pair score its
+// one summand OwnerScore against ScoreReference — and the grid plan of
+// the release. The owner and the audits that recompute an owner's words
+// call it alike.
+func (q *Request) Values(counts []float64, records int) ([]float64, dp.GridNoise, error) {
+	if q.Kind != KindScore {
+		plan, err := q.Release.Noise.Plan(len(counts))
+		return counts, plan, err
 	}
-	n := float64(records)
-	s := 0.0
-	for i, a := range refs[0] {
-		for j, b := range refs[1] {
-			r := math.Round(n*a*b/grid) * grid
-			s += math.Abs(counts[i*len(refs[1])+j] - r)
-		}
+	plan, err := q.Release.Noise.Plan(1)
+	if err != nil {
+		return nil, dp.GridNoise{}, err
 	}
-	return s, nil
+	ref, err := q.ScoreReference(records, plan.Grid)
+	if err != nil {
+		return nil, dp.GridNoise{}, err
+	}
+	if len(ref) != len(counts) {
+		return nil, dp.GridNoise{}, fmt.Errorf("score over %d counts with a reference of %d", len(counts), len(ref))
+	}
+	return []float64{OwnerScore(counts, ref)}, plan, nil
 }
 
-func lenOr(refs [][]float64, i int) int {
-	if i < len(refs) {
-		return len(refs[i])
+// ScoreReference is an owner's reference for a pair score request:
+// r_ij = records·Refs[0][i]·Refs[1][j] rounded to the release grid
+// (mixed radix, the second attribute fastest). With Refs the pooled noisy
+// one-ways over the public record count n, the owners' references add up
+// to the single-curator reference N*_i·N*_j/n.
+func (q *Request) ScoreReference(records int, grid float64) ([]float64, error) {
+	if len(q.Refs) != 2 {
+		return nil, fmt.Errorf("score request with %d reference vectors, want 2", len(q.Refs))
 	}
-	return 0
+	n := float64(records)
+	out := make([]float64, 0, len(q.Refs[0])*len(q.Refs[1]))
+	for _, a := range q.Refs[0] {
+		for _, b := range q.Refs[1] {
+			out = append(out, math.Round(n*a*b/grid)*grid)
+		}
+	}
+	return out, nil
+}
+
+// OwnerScore is an owner's summand of a pair score: Σ_ij |N_ij − r_ij|
+// over its counts N of the pair against its ScoreReference r. One owner
+// holding every record computes the curator's IInDif score, and K owners
+// a sum that is at least it (the triangle inequality; the excess is the
+// owners' own sampling deviations, see Measurer.Scores). Replacing one of
+// the owner's records moves two of its counts by one and changes no other
+// owner's summand: sensitivity marginal.IInDifSensitivity = 2 for the
+// sum, whoever holds the record.
+func OwnerScore(counts, ref []float64) float64 {
+	s := 0.0
+	for i, c := range counts {
+		s += math.Abs(c - ref[i])
+	}
+	return s
 }
