@@ -676,7 +676,7 @@ func (s *Session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 	r := &engineRun{}
 	var role protocol.Role
 	if s.Settings.Link {
-		role = s.countLinked(r, engSrc, attach)
+		role = s.counter(r, engSrc, attach)
 	} else {
 		if _, _, _, err := s.layout(); err != nil {
 			return nil, err
@@ -710,40 +710,12 @@ type engineRun struct {
 	driver  *proto.Driver
 }
 
-// countLinked is the coordinator of a session that links its parties'
+// counter is the coordinator of a session that links its parties'
 // records first: it waits for every party's count of common records (it
 // sees no blinded set), tells S, and then goes on as Coordinate does on
-// the session for that count.
-func (s *Session) countLinked(r *engineRun, engSrc *randx.Source, attach any) protocol.Role {
-	return &counting{Counter: s.counter(r, engSrc, attach)}
-}
-
-// counting is the coordinator's Counter holding the bins a party sends as
-// soon as it has linked (proto.Binning) until every party has reported
-// its count and the gathering of the bins has begun: the network keeps
-// each sender's order, not the order between senders, so one party's bins
-// can overtake another's count.
-type counting struct {
-	*psi.Counter
-	held protocol.Held
-}
-
-func (c *counting) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
-	if c.Counter.Unwrap() == nil && e.Type == proto.TypeCuts {
-		// At most one message of bins per party can come early.
-		if !c.held.Hold(e, 1<<12) {
-			return nil, fmt.Errorf("the coordinator holds %d messages of bins before every party has linked", 1<<12)
-		}
-		return nil, nil
-	}
-	out, err := c.Counter.Handle(e)
-	if err != nil || c.Counter.Unwrap() == nil {
-		return out, err
-	}
-	more, err := c.held.Replay(c.Counter)
-	return append(out, more...), err
-}
-
+// the session for that count. A party's bins (proto.Binning), sent as
+// soon as it has linked, may overtake another party's count: the
+// Counter holds them for the gathering.
 func (s *Session) counter(r *engineRun, engSrc *randx.Source, attach any) *psi.Counter {
 	return psi.NewCounter(proto.CoordinatorID, s.ID, s.partyIDs(), []string{proto.ThirdPartyID}, func(n int) (protocol.Role, error) {
 		ls, err := s.WithRecords(n)

@@ -144,8 +144,9 @@ func (l *Linking) Finish() ([]protocol.Envelope, error) {
 // records first: it waits for every party's count of common records,
 // refuses counts that differ (the parties did not link the same sets),
 // tells the count to the members that did not link (Notify), and then
-// runs the role Next builds for that record count. It sees no blinded
-// set: the parties exchange those among themselves.
+// runs the role Next builds for that record count, handing it the
+// messages a party sent after its count while others had not linked yet.
+// It sees no blinded set: the parties exchange those among themselves.
 type Counter struct {
 	id      string
 	parties []string
@@ -153,6 +154,7 @@ type Counter struct {
 	session string
 	next    func(common int) (protocol.Role, error)
 	counts  map[string]int
+	held    protocol.Held
 	inner   protocol.Role
 }
 
@@ -189,7 +191,17 @@ func (c *Counter) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		return c.inner.Handle(e)
 	}
 	if e.Type != TypeCount {
-		return nil, fmt.Errorf("psi: the coordinator got %s from %s before every party had linked", e.Type, e.From)
+		// A party's next messages follow its count (the network keeps
+		// each sender's order), but may overtake another party's count:
+		// they wait for the next role. Before its own count a party has
+		// not linked.
+		if _, counted := c.counts[e.From]; !counted {
+			return nil, fmt.Errorf("psi: the coordinator got %s from %s before every party had linked", e.Type, e.From)
+		}
+		if !c.held.Hold(e, maxHeld) {
+			return nil, fmt.Errorf("psi: the coordinator holds %d messages and not every party has linked", maxHeld)
+		}
+		return nil, nil
 	}
 	known := false
 	for _, p := range c.parties {
@@ -230,7 +242,7 @@ func (c *Counter) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		out = append(out, n)
 	}
 	c.inner = inner
-	first, err := inner.Start()
+	first, err := c.held.Start(inner)
 	if err != nil {
 		return nil, err
 	}

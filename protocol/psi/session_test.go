@@ -79,13 +79,7 @@ func TestLinkedSession(t *testing.T) {
 // Messages of the next method that overtake the end of the linkage are
 // held and handed over in order; counts that differ are refused.
 func TestLinkedSessionHoldsAndRefuses(t *testing.T) {
-	seal := func(from, to string, m protocol.Message) protocol.Envelope {
-		e, err := protocol.Seal("link", from, to, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
+	seal := sealer(t)
 	var third *after
 	wait := NewAwaiting("third", "coordinator", func(n int) (protocol.Role, error) {
 		third = &after{id: "third", common: n}
@@ -134,5 +128,44 @@ func TestLinkedSessionHoldsAndRefuses(t *testing.T) {
 	}
 	if err := m.UnmarshalBinary(append(b, 0)); err == nil {
 		t.Error("trailing bytes were accepted")
+	}
+}
+
+// A party's message that follows its count but overtakes another
+// party's count waits at the Counter and reaches the next role after
+// the count's notice and the role's first messages.
+func TestCounterHoldsWhatOvertakesACount(t *testing.T) {
+	seal := sealer(t)
+	var next *after
+	cnt := NewCounter("coordinator", "link", []string{"party-1", "party-2"}, []string{"third"}, func(n int) (protocol.Role, error) {
+		next = &after{id: "coordinator", common: n}
+		return next, nil
+	})
+	for _, m := range []protocol.Envelope{seal("party-1", "coordinator", CountMsg{Common: 5}), seal("party-1", "coordinator", note{})} {
+		if out, err := cnt.Handle(m); err != nil || len(out) != 0 {
+			t.Fatalf("before party-2's count: %v, %v", out, err)
+		}
+	}
+	out, err := cnt.Handle(seal("party-2", "coordinator", CountMsg{Common: 5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next == nil || next.common != 5 || len(next.got) != 1 || next.got[0] != "next/note" {
+		t.Fatalf("the next role: %+v", next)
+	}
+	if len(out) == 0 || out[0].To != "third" || out[0].Type != TypeCount {
+		t.Errorf("first message out %+v, want the count to the third party", out)
+	}
+}
+
+// sealer seals test messages in the linkage's session.
+func sealer(t *testing.T) func(from, to string, m protocol.Message) protocol.Envelope {
+	return func(from, to string, m protocol.Message) protocol.Envelope {
+		t.Helper()
+		e, err := protocol.Seal("link", from, to, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
 	}
 }
