@@ -56,7 +56,7 @@ type SynthesizeOptions struct {
 	// triples).
 	Workload [][]string
 	// MaxModelCells caps the adaptive method's model (default
-	// marginal.DefaultModelCells); AdaptiveRounds is its T (default 16·d).
+	// marginal.DefaultModelCells); AdaptiveRounds is its T (default marginal.DefaultRounds).
 	MaxModelCells  float64
 	AdaptiveRounds int
 	// Selection is the adaptive rounds' selection mechanism (default
@@ -74,6 +74,10 @@ type SynthesizeOptions struct {
 	// evenly among them): default DefaultBinShare with the adaptive method
 	// and one owner; negative for the schema's equal-width bins.
 	BinShare float64
+	// Refine says what the data-chosen bins are for (default
+	// marginal.DefaultRefine): measured by the engine, or only to draw
+	// values inside the equal-width bins and point masses it measures.
+	Refine marginal.Refinement
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
 	Split marginal.Split
 	// Score is the pair score (default the paper's IInDif).
@@ -466,7 +470,7 @@ func adaptiveBins(o SynthesizeOptions, dom, pre *marginal.Domain, real marginal.
 		return dom, 0, nil
 	}
 	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
-	cuts := map[string][]float64{}
+	cuts, within := map[string][]float64{}, map[string]marginal.Pieces{}
 	src := o.Source.Child()
 	for _, j := range numeric {
 		a := s.Attributes[j]
@@ -474,13 +478,16 @@ func adaptiveBins(o SynthesizeOptions, dom, pre *marginal.Domain, real marginal.
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		c, err := marginal.ChooseCutsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src})
+		c, err := marginal.ChooseBinsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: cmp.Or(o.Refine, marginal.DefaultRefine)})
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		cuts[a.Name] = c
+		cuts[a.Name] = c.Cuts
+		if c.Pieces != nil {
+			within[a.Name] = *c.Pieces
+		}
 	}
-	d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: cuts})
+	d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: cuts, Within: within})
 	if err != nil {
 		return nil, 0, fmt.Errorf("publish: %w", err)
 	}

@@ -58,6 +58,8 @@ func TestCutsRefineEqualWidthBins(t *testing.T) {
 		{Name: "capital-loss", Kind: data.Numeric, Min: 0, Max: 4356, Integer: true},
 		{Name: "fnlwgt", Kind: data.Numeric, Min: 0, Max: 1500000, Integer: true},
 		{Name: "span-258", Kind: data.Numeric, Min: 10, Max: 267, Integer: true},
+		{Name: "signed", Kind: data.Numeric, Min: -10000, Max: 10000, Integer: true},
+		{Name: "signed-odd", Kind: data.Numeric, Min: -7, Max: 300, Integer: true},
 	}
 	src := randx.NewSeeded(3)
 	for _, a := range attrs {
@@ -71,7 +73,7 @@ func TestCutsRefineEqualWidthBins(t *testing.T) {
 				}
 				heavy := src.IntN(len(grid))
 				counts[heavy] = n / 3
-				cuts := CutsFromHistogram(grid, counts, n, bins)
+				cuts := CutsFromHistogram(a, grid, counts, n, bins, 30)
 				if err := checkCuts(a, cuts); err != nil {
 					t.Fatalf("%s, bins %d, trial %d: %v", a.Name, bins, trial, err)
 				}
@@ -94,15 +96,104 @@ func TestCutsRefineEqualWidthBins(t *testing.T) {
 	}
 }
 
-// gridRuns recovers Max − Min of an integer attribute from a grid that
-// holds the minimum alone, so the equal-width edges are exact.
-func TestMinAloneRest(t *testing.T) {
-	for _, c := range []struct{ lo, hi float64 }{{0, 4356}, {0, 99999}, {0, 1500000}, {-7, 300}, {1, 258}, {5, 100000005}} {
-		a := data.Attribute{Name: "x", Kind: data.Numeric, Min: c.lo, Max: c.hi, Integer: true}
-		grid := PublicGrid(a, DefaultGrid)
-		if got := minAloneRest(grid); got != c.hi-c.lo {
-			t.Errorf("[%v, %v]: recovered Max − Min = %v", c.lo, c.hi, got)
+// An integer range that straddles zero gets zero as a cell of its own on
+// the public grid, so a column that is mostly zeros keeps them as a point
+// mass: Shuttle's V2 is 0 in 62 % of rows in [−10000, 10000], where the
+// grid's equal cells are 79 integers wide and 0 shared [−78, 0] with
+// its neighbours before. Ranges that do not straddle zero keep the grid
+// they had (zero is a cell of its own only when it is the minimum).
+func TestPublicGridIsolatesZero(t *testing.T) {
+	cases := []struct {
+		a        data.Attribute
+		zeroCell bool
+	}{
+		{data.Attribute{Name: "V2", Kind: data.Numeric, Min: -10000, Max: 10000, Integer: true}, true},
+		{data.Attribute{Name: "odd", Kind: data.Numeric, Min: -7, Max: 300, Integer: true}, true},
+		{data.Attribute{Name: "capital-gain", Kind: data.Numeric, Min: 0, Max: 99999, Integer: true}, true}, // the minimum, alone as before
+		{data.Attribute{Name: "negative", Kind: data.Numeric, Min: -5000, Max: -1, Integer: true}, false},
+		{data.Attribute{Name: "positive", Kind: data.Numeric, Min: 1, Max: 5000, Integer: true}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.a.Name, func(t *testing.T) {
+			grid := PublicGrid(c.a, DefaultGrid)
+			i, zero := slices.BinarySearch(grid, 0)
+			one := zero && i+1 < len(grid) && grid[i+1] == 1
+			if zero != c.zeroCell || one != c.zeroCell {
+				t.Fatalf("zero is a cell of its own: %v, want %v (grid %v…)", zero && one, c.zeroCell, grid[:min(8, len(grid))])
+			}
+			if !slices.IsSorted(grid) || len(slices.Compact(slices.Clone(grid))) != len(grid) {
+				t.Fatalf("grid not strictly increasing")
+			}
+			if !c.zeroCell {
+				return
+			}
+			// 60 % of 40 000 records at zero, the rest spread evenly: the
+			// zeros come out as the bin [0, 1).
+			n := 40000.0
+			counts := make([]float64, len(grid))
+			for k := range counts {
+				counts[k] = 0.4 * n / float64(len(grid))
+			}
+			counts[i] += 0.6 * n
+			cuts := CutsFromHistogram(c.a, grid, counts, n, DefaultBins, 50)
+			k, ok := slices.BinarySearch(cuts, 0)
+			if !ok || k+1 >= len(cuts) || cuts[k+1] != 1 {
+				t.Fatalf("zero is not a bin of its own: cuts %v", cuts)
+			}
+		})
+	}
+}
+
+// Where the noise is larger than the data's thresholds (WDBC: 455 rows,
+// 5 % of ρ(ε = 1) split over 30 numeric attributes, σ ≈ 140 per grid
+// cell against n/16 ≈ 28 records per equal-width bin), the cuts stay the
+// equal-width bins: the noise-blind rule made any cell above n/32 a point
+// mass and split spans by the noise's positive part, 162 bins for
+// perimeter_worst. An empty cell passes CutZ = 3.5σ with probability
+// 2.3·10⁻⁴, so a trial's 256 cells make one false point mass with
+// probability about 0.06; the test allows 10 such trials of 50 (false
+// failure rate below 10⁻⁴), and checks that the noise-blind rule (σ
+// taken as 0) does cut the same histograms into many more bins.
+func TestCutsIgnoreNoise(t *testing.T) {
+	a := data.Attribute{Name: "perimeter", Kind: data.Numeric, Min: 0, Max: 250}
+	grid := PublicGrid(a, DefaultGrid)
+	src := randx.NewSeeded(11)
+	const n, sigma, trials = 455.0, 140.0, 50
+	want := equalWidthEdges(a, DefaultBins)
+	extra, blind := 0, 0
+	for range trials {
+		counts := make([]float64, len(grid))
+		for range int(n) {
+			counts[40+src.IntN(60)]++ // the values sit in a quarter of the range
 		}
+		for k := range counts {
+			counts[k] += sigma * src.NormFloat64()
+		}
+		cuts := CutsFromHistogram(a, grid, counts, n, DefaultBins, sigma)
+		if err := checkCuts(a, cuts); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(cuts, want) {
+			extra++
+		}
+		blind += len(CutsFromHistogram(a, grid, counts, n, DefaultBins, 0))
+	}
+	if extra > 10 {
+		t.Errorf("%d of %d pure-noise histograms cut beyond the equal-width bins", extra, trials)
+	}
+	if mean := float64(blind) / trials; mean < 4*DefaultBins {
+		t.Errorf("the noise-blind rule made %.1f bins on average; the test's noise should make it cut far more than %d", mean, DefaultBins)
+	}
+	// A point mass well clear of the noise is still kept: 3 000 of 4 000
+	// records on one cell (21σ).
+	counts := make([]float64, len(grid))
+	counts[50] = 3000
+	for k := range counts {
+		counts[k] += 1000.0/float64(len(grid)) + sigma*src.NormFloat64()
+	}
+	cuts := CutsFromHistogram(a, grid, counts, 4000, DefaultBins, sigma)
+	if _, ok := slices.BinarySearch(cuts, grid[50]); !ok || !slices.Contains(cuts, grid[51]) {
+		t.Errorf("a point mass of 3000 records (%.0fσ) lost: cuts %v", 3000/sigma, cuts)
 	}
 }
 
@@ -235,5 +326,54 @@ func TestChooseCutsFromFineCells(t *testing.T) {
 	cd, _ := NewDomain(s, DomainOptions{Cuts: map[string][]float64{a.Name: {17, 31}}})
 	if _, err := Recoding(fd, cd); err == nil || !strings.Contains(err.Error(), "31") {
 		t.Errorf("recoding to an edge the fine domain lacks: error %v", err)
+	}
+}
+
+// With RefineDecoded the measured cuts are the equal-width edges plus the
+// point mass's two ends, and every cut of the measured refinement is a
+// piece, weighing its cells' noisy mass: the same release read two ways.
+func TestDecodedRefinementMeasuresCoarseBins(t *testing.T) {
+	a := data.Attribute{Name: "V2", Kind: data.Numeric, Min: -10000, Max: 10000, Integer: true}
+	grid := PublicGrid(a, DefaultGrid)
+	src := randx.NewSeeded(5)
+	n := 40000.0
+	counts := make([]float64, len(grid))
+	for k := 100; k < 160; k++ { // the values pile up around zero
+		counts[k] = 0.4 * n / 60
+	}
+	z, _ := slices.BinarySearch(grid, 0)
+	counts[z] += 0.6 * n
+	for k := range counts {
+		counts[k] += 40 * src.NormFloat64()
+	}
+	measured := BinsFromHistogram(a, grid, counts, n, DefaultBins, 40, RefineMeasured)
+	decoded := BinsFromHistogram(a, grid, counts, n, DefaultBins, 40, RefineDecoded)
+	if measured.Pieces != nil || decoded.Pieces == nil {
+		t.Fatalf("pieces: measured %v, decoded %v", measured.Pieces != nil, decoded.Pieces != nil)
+	}
+	if !slices.Equal(decoded.Pieces.Edges, measured.Cuts) {
+		t.Fatalf("pieces %v differ from the measured cuts %v", decoded.Pieces.Edges, measured.Cuts)
+	}
+	want := append(equalWidthEdges(a, DefaultBins), 1)
+	slices.Sort(want)
+	if !slices.Equal(decoded.Cuts, want) {
+		t.Fatalf("decoded cuts %v, want the equal-width edges and the zero's ends %v", decoded.Cuts, want)
+	}
+	if len(measured.Cuts) <= len(decoded.Cuts) {
+		t.Fatalf("the refinement cut only %d bins against %d measured: the test needs a finer one", len(measured.Cuts), len(decoded.Cuts))
+	}
+	total, positive := 0.0, 0.0
+	for _, c := range counts {
+		positive += math.Max(c, 0)
+	}
+	for _, w := range decoded.Pieces.Weights {
+		total += w
+	}
+	if math.Abs(total-positive) > 1e-6*positive {
+		t.Errorf("pieces weigh %v, the histogram's positive mass is %v", total, positive)
+	}
+	if _, err := NewDomain(data.Schema{Attributes: []data.Attribute{a}}, DomainOptions{
+		Cuts: map[string][]float64{a.Name: decoded.Cuts}, Within: map[string]Pieces{a.Name: *decoded.Pieces}}); err != nil {
+		t.Fatalf("the decoded bins are not a valid domain: %v", err)
 	}
 }

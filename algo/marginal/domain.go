@@ -32,6 +32,23 @@ type DomainOptions struct {
 	// itself). The edges must be public: from the schema, or released
 	// under DP (ChooseCuts).
 	Cuts map[string][]float64
+	// Within gives the named numeric attributes pieces that refine their
+	// bins for decoding only: a value decoded from a bin is drawn in one
+	// of the bin's pieces, chosen by the pieces' weights, instead of
+	// uniformly across the bin. The marginals stay those of the bins; the
+	// pieces and weights must be public (ChooseBins' release, post-
+	// processed).
+	Within map[string]Pieces
+}
+
+// Pieces refine a numeric attribute's bins for decoding (DomainOptions.
+// Within): Edges are lower edges as in DomainOptions.Cuts and include
+// every lower edge of the attribute's bins; Weights[p] ≥ 0 is piece p's
+// share of its bin (any scale). A bin whose pieces all weigh 0 decodes
+// uniformly.
+type Pieces struct {
+	Edges   []float64 `json:"edges"`
+	Weights []float64 `json:"weights"`
 }
 
 // attrDomain is the discretisation of one attribute.
@@ -43,6 +60,16 @@ type attrDomain struct {
 	// edges, if set, are the bins' lower edges plus Max (continuous) or
 	// Max+1 (integers): bin b is [edges[b], edges[b+1]).
 	edges []float64
+	// within, if set, refines the bins for decoding (DomainOptions.Within).
+	within *decodePieces
+}
+
+// decodePieces are Pieces laid out for drawing: edges plus the top as in
+// attrDomain.edges, cum[p] the weights of pieces 0..p−1 summed, and
+// first[b] bin b's first piece (first[size] = the number of pieces).
+type decodePieces struct {
+	edges, cum []float64
+	first      []int
 }
 
 // Domain maps every attribute of a schema to a finite set {0, …, size−1}:
@@ -114,6 +141,15 @@ func NewDomain(s data.Schema, o DomainOptions) (*Domain, error) {
 			}
 		}
 		d.attrs[j] = ad
+	}
+	for name, p := range o.Within {
+		j, err := s.Index(name)
+		if err != nil {
+			return nil, fmt.Errorf("marginal: pieces for %q: %w", name, err)
+		}
+		if d.attrs[j].within, err = d.layPieces(j, p); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -416,10 +452,67 @@ func (d *Domain) decodeCell(j, b int, src *randx.Source) float64 {
 		return float64(b)
 	}
 	lo, hi := d.BinRange(j, b)
+	if w := d.attrs[j].within; w != nil {
+		lo, hi = w.draw(b, lo, hi, a.Integer, src)
+	}
 	if a.Integer {
 		return lo + float64(src.Int64N(int64(hi-lo)+1))
 	}
 	return lo + src.Float64()*(hi-lo)
+}
+
+// draw picks one of bin b's pieces by weight and returns its range (as
+// BinRange's: integers lo..hi), or the bin's own lo, hi when its pieces
+// weigh nothing.
+func (w *decodePieces) draw(b int, lo, hi float64, integer bool, src *randx.Source) (float64, float64) {
+	first, end := w.first[b], w.first[b+1]
+	base, total := w.cum[first], w.cum[end]-w.cum[first]
+	if !(total > 0) || end-first < 2 {
+		return lo, hi
+	}
+	// u in (base, base+total]: the piece p with cum[p] < u ≤ cum[p+1]
+	// weighs more than nothing.
+	u := base + (1-src.Float64())*total
+	i, _ := slices.BinarySearch(w.cum[first+1:end+1], u)
+	p := min(first+i, end-1)
+	lo, hi = w.edges[p], w.edges[p+1]
+	if integer {
+		hi--
+	}
+	return lo, hi
+}
+
+// layPieces checks that p refines attribute j's bins and lays it out for
+// decodeCell.
+func (d *Domain) layPieces(j int, p Pieces) (*decodePieces, error) {
+	a := d.attrs[j].attr
+	if err := checkCuts(a, p.Edges); err != nil {
+		return nil, fmt.Errorf("marginal: pieces: %w", err)
+	}
+	if len(p.Weights) != len(p.Edges) {
+		return nil, fmt.Errorf("marginal: pieces for %q: %d weights for %d pieces", a.Name, len(p.Weights), len(p.Edges))
+	}
+	top := a.Max
+	if a.Integer {
+		top++
+	}
+	dp := &decodePieces{edges: append(slices.Clone(p.Edges), top), cum: make([]float64, len(p.Weights)+1)}
+	for i, w := range p.Weights {
+		if !(w >= 0) || math.IsInf(w, 1) {
+			return nil, fmt.Errorf("marginal: pieces for %q: weight %v, need a finite value ≥ 0", a.Name, w)
+		}
+		dp.cum[i+1] = dp.cum[i] + w
+	}
+	for b := range d.attrs[j].size {
+		lo, _ := d.BinRange(j, b)
+		i, ok := slices.BinarySearch(p.Edges, lo)
+		if !ok {
+			return nil, fmt.Errorf("marginal: pieces for %q: bin %d's lower edge %v is not a piece edge", a.Name, b, lo)
+		}
+		dp.first = append(dp.first, i)
+	}
+	dp.first = append(dp.first, len(p.Edges))
+	return dp, nil
 }
 
 // checkCuts validates explicit bin edges of attribute a.

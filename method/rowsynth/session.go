@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/dppub/dppub/algo/marginal"
@@ -178,12 +179,12 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	st := s.Settings
 	res.Records = m.OwnerRecords()
 	n := m.Records()
-	cuts, binRho, err := s.bins(ctx, m, n, res.Rho)
+	cuts, within, binRho, err := s.bins(ctx, m, n, res.Rho)
 	if err != nil {
 		return err
 	}
 	res.BinRho = binRho
-	dom, err := marginal.NewDomain(s.Schema, marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor, Cuts: cuts})
+	dom, err := marginal.NewDomain(s.Schema, marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor, Cuts: cuts, Within: within})
 	if err != nil {
 		return err
 	}
@@ -207,9 +208,11 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 
 // bins chooses every numeric attribute's bins from its pooled histogram
 // on the public grid, released with discrete Gaussian noise at an equal
-// part of BinShare·ρ (the single-owner engine's ChooseCuts, with the
-// counting done by the owners and the merging, post-processing, here).
-func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64) (map[string][]float64, float64, error) {
+// part of BinShare·ρ (the single-owner engine's ChooseBins, with the
+// counting done by the owners and the merging, post-processing, here):
+// the cuts the owners count on and, with BinRefine decoded, the pieces
+// the coordinator draws values in.
+func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64) (map[string][]float64, map[string]marginal.Pieces, float64, error) {
 	st := s.Settings
 	var numeric []int
 	for j, a := range s.Schema.Attributes {
@@ -218,12 +221,12 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		}
 	}
 	if !(st.BinShare > 0) || len(numeric) == 0 {
-		return nil, 0, nil
+		return nil, nil, 0, nil
 	}
 	each := st.BinShare * rho / float64(len(numeric))
 	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, each)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	rs := make([]marginal.Release, len(numeric))
 	for i, j := range numeric {
@@ -231,15 +234,22 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 	}
 	hists, err := m.Histograms(ctx, numeric, marginal.DefaultGrid, rs)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	cuts := map[string][]float64{}
+	cuts, within := map[string][]float64{}, map[string]marginal.Pieces{}
 	for i, j := range numeric {
 		a := s.Schema.Attributes[j]
 		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
-		cuts[a.Name] = marginal.CutsFromHistogram(marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins)
+		// σ of the calibrated noise: the pooled noise in exact mode, a lower
+		// bound on the insider-safe total (more noise only makes the
+		// noise-aware cuts a little bolder than they should be).
+		c := marginal.BinsFromHistogram(a, marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins, math.Sqrt(noise.Variance()), cmp.Or(st.BinRefine, marginal.DefaultRefine))
+		cuts[a.Name] = c.Cuts
+		if c.Pieces != nil {
+			within[a.Name] = *c.Pieces
+		}
 	}
-	return cuts, each * float64(len(numeric)), nil
+	return cuts, within, each * float64(len(numeric)), nil
 }
 
 // outOfBounds counts the numeric values outside their declared bounds,

@@ -42,6 +42,11 @@ type Settings struct {
 	Bins     int            `json:"bins,omitempty" help:"bins per numeric attribute"`
 	BinsFor  map[string]int `json:"bins_for,omitempty"`
 	BinShare float64        `json:"bin_share,omitempty" help:"share of the budget spent choosing numeric bins from the pooled data (negative: equal-width bins, no budget)"`
+	// BinRefine says what the data-chosen bins are for (default
+	// marginal.DefaultRefine): with decoded the owners count the
+	// equal-width bins and dominant point masses, and the coordinator
+	// draws values inside them from the pooled noisy histogram.
+	BinRefine marginal.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the owners count the --bins equal-width bins and dominant point masses; the finer bins only place values inside them; default) | measured (the owners count the finer bins)"`
 	// Split of ρ between one-way marginals, pair scores and the selected
 	// marginals (default 0.1 / 0.1 / 0.8).
 	Split    marginal.Split `json:"split,omitempty"`
@@ -61,6 +66,7 @@ func (s *Settings) SetDefaults() {
 	s.Noise = cmp.Or(s.Noise, proto.NoiseInsiderSafe)
 	s.Bins = cmp.Or(s.Bins, marginal.DefaultBins)
 	s.BinShare = cmp.Or(s.BinShare, DefaultBinShare)
+	s.BinRefine = cmp.Or(s.BinRefine, marginal.DefaultRefine)
 	s.MaxCells = cmp.Or(s.MaxCells, marginal.DefaultMaxCells)
 	s.Rounds = cmp.Or(s.Rounds, 30)
 }
@@ -90,6 +96,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("bins must be positive, got %d", s.Bins)
 	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):
 		return fmt.Errorf("bin_share must be below 0.5, got %v", s.BinShare)
+	case s.BinRefine != "" && s.BinRefine != marginal.RefineMeasured && s.BinRefine != marginal.RefineDecoded:
+		return fmt.Errorf("bin_refine must be measured or decoded, got %q", s.BinRefine)
 	case s.MaxCells < 1 || s.Rounds < 1 || s.Rows < 0:
 		return fmt.Errorf("max_cells %d, rounds %d and rows %d must be positive", s.MaxCells, s.Rounds, s.Rows)
 	}

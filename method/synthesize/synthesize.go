@@ -61,6 +61,9 @@ type Settings struct {
 	// equal-width bins and spends nothing on them, which is what a
 	// marginal metric over those same public bins is best served by.
 	BinShare float64 `json:"bin_share,omitempty" help:"share of the owner's budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner; negative: the equal-width bins themselves, no budget)"`
+	// BinRefine says what the data-chosen bins are for (default
+	// marginal.DefaultRefine; only with bins chosen from the data).
+	BinRefine marginal.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
 	// MaxCells caps a combined marginal's domain; AnyClique combines
 	// every clique of selected pairs under it, as PrivSyn does.
 	MaxCells  int  `json:"max_cells,omitempty" help:"largest domain of a combined marginal"`
@@ -77,9 +80,9 @@ type Settings struct {
 	// Label adds the label's triples to the adaptive workload.
 	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy)"`
 	// MaxModelCells caps the adaptive method's junction tree;
-	// AdaptiveRounds is its T (0: 16 × attributes).
+	// AdaptiveRounds is its T (0: marginal.DefaultRounds).
 	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells"`
-	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes)"`
+	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)², at least 2 × attributes)"`
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
 	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2)"`
@@ -126,6 +129,10 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("bin_share", "must be below 0.5, got %v", s.BinShare)
 	case s.BinShare > 0 && (s.Parties > 1 || len(s.Party) > 1 || len(s.PartyBudgets) > 1):
 		return method.Fieldf("bin_share", "chooses bins from one owner's data: it cannot be combined with several parties, got %v", s.BinShare)
+	case s.BinRefine != "" && s.BinRefine != marginal.RefineMeasured && s.BinRefine != marginal.RefineDecoded:
+		return method.Fieldf("bin_refine", "must be measured or decoded, got %q", s.BinRefine)
+	case s.BinRefine != "" && (s.BinShare < 0 || s.Parties > 1 || len(s.Party) > 1 || len(s.PartyBudgets) > 1):
+		return method.Fieldf("bin_refine", "refines bins chosen from one owner's data: it needs bin_share ≥ 0 and one party, got %q", s.BinRefine)
 	case s.MaxCells < 1:
 		return method.Fieldf("max_cells", "must be positive, got %d", s.MaxCells)
 	case s.Rounds < 1:
@@ -211,7 +218,7 @@ func (s *Settings) options(sc data.Schema) (publish.SynthesizeOptions, error) {
 	return publish.SynthesizeOptions{
 		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
 		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection,
-		Bins: s.Bins, BinShare: s.BinShare, Score: s.Score,
+		Bins: s.Bins, BinShare: s.BinShare, Refine: s.BinRefine, Score: s.Score,
 		Combine: marginal.CombineOptions{MaxCells: s.MaxCells, AnyClique: s.AnyClique},
 		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta,
 	}, nil
