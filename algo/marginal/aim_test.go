@@ -214,3 +214,38 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 		}
 	}
 }
+
+// AIM's 16·d rounds unless a round's noise would pass 3 % of the records:
+// the budgets are the benchmark's (ρ of ε = 0.3, 1, 4 at δ = 1e-5) and
+// the sizes its training splits.
+func TestDefaultRounds(t *testing.T) {
+	cases := []struct {
+		name string
+		d, n int
+		rho  float64
+		want int
+	}{
+		{"Adult, eps 0.3", 15, 36178, 0.00330, 240},
+		{"NLTCS, eps 0.3", 16, 17259, 0.00330, 256},
+		{"Shuttle, eps 0.3", 10, 46400, 0.00330, 160},
+		{"WDBC, eps 4", 31, 455, 0.3731, 62},
+		{"WDBC, eps 1", 31, 455, 0.03056, 62},    // 0.9·ρ·(0.03·455)² ≈ 5: the floor 2·d
+		{"Musk, eps 1", 169, 5278, 0.03056, 689}, // between the floor and 16·d
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := DefaultRounds(c.d, c.n, c.rho, 0.1)
+			if got != c.want {
+				t.Fatalf("DefaultRounds(%d, %d, %v) = %d, want %d", c.d, c.n, c.rho, got, c.want)
+			}
+			if got > 16*c.d || got < 2*c.d {
+				t.Fatalf("%d rounds outside [2·d, 16·d]", got)
+			}
+			if got > 2*c.d && got < 16*c.d {
+				if sigma := math.Sqrt(float64(got) / (0.9 * c.rho)); sigma > RoundNoise*float64(c.n)*1.001 {
+					t.Fatalf("a round's σ %.1f is above %.0f %% of n = %d", sigma, 100*RoundNoise, c.n)
+				}
+			}
+		})
+	}
+}
