@@ -89,8 +89,9 @@ func benchAdaptive(b *testing.B, name string) {
 	b.ReportMetric(float64(len(res.Rounds)), "rounds")
 }
 
-func BenchmarkAdaptiveAdult(b *testing.B) { benchAdaptive(b, "adult") }
-func BenchmarkAdaptiveBig5(b *testing.B)  { benchAdaptive(b, "big5") }
+func BenchmarkAdaptiveAdult(b *testing.B)   { benchAdaptive(b, "adult") }
+func BenchmarkAdaptiveBig5(b *testing.B)    { benchAdaptive(b, "big5") }
+func BenchmarkAdaptiveShuttle(b *testing.B) { benchAdaptive(b, "shuttle") }
 
 // Inference alone: fitting the final model (500 mirror-descent steps,
 // cold start) to the measurements an adaptive run made.
