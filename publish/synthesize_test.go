@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/utility"
 )
 
 // Adult split between two parties, the second at ρ/10: the synthetic table
@@ -133,5 +135,60 @@ func TestSynthesizeEpsilonAdult(t *testing.T) {
 	}
 	if _, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Epsilon: 1, Rho: 1}); err == nil {
 		t.Error("epsilon and rho together: no error")
+	}
+}
+
+// Shuttle (58 000 rows, nine integer columns over wide public ranges, V2
+// and V4 zero in 62 % and 66 % of rows, in the middle of [−10000, 10000]):
+// at (ε, δ) = (1, 1e-5) the default keeps both zero masses within three
+// points (the public grid holds zero alone; the refined bins place
+// values inside the measured ones), and the default refinement (decoded)
+// reads the 16 equal-width bins' 2-way TVD below the measured
+// refinement's: 0.0132 against 0.0213 here (paper engine, seed 7, every
+// row); the harness's three seeds on its training rows gave 0.0151
+// against 0.0221. The seed is fixed, so the test is deterministic;
+// another seed would fail only if that 30–40 % gap closed.
+func TestSynthesizeShuttleKeepsSignedZeros(t *testing.T) {
+	if testing.Short() {
+		t.Skip("synthesizes Shuttle twice (a few seconds)")
+	}
+	tab, err := datasets.Load("shuttle")
+	if err != nil {
+		t.Skipf("dataset shuttle not available: %v", err)
+	}
+	run := func(refine marginal.Refinement) *SynthesizeResult {
+		res, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Epsilon: 1, Delta: 1e-5, Refine: refine, Source: randx.NewSeeded(7)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	decoded, measured := run(""), run(marginal.RefineMeasured)
+	for _, name := range []string{"V2", "V4"} {
+		j, _ := tab.Schema.Index(name)
+		zeros := func(rows [][]float64) float64 {
+			z := 0
+			for _, r := range rows {
+				if r[j] == 0 {
+					z++
+				}
+			}
+			return float64(z) / float64(len(rows))
+		}
+		if real, syn := zeros(tab.Rows), zeros(decoded.Synthetic.Rows); math.Abs(real-syn) > 0.03 || real < 0.5 {
+			t.Errorf("%s zeros: real %.3f, synthetic %.3f", name, real, syn)
+		}
+	}
+	d, err := utility.PairTVD(tab, decoded.Synthetic, marginal.DefaultBins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := utility.PairTVD(tab, measured.Synthetic, marginal.DefaultBins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("2-way TVD at 16 equal-width bins: decoded %.4f, measured %.4f", d, m)
+	if d >= m {
+		t.Errorf("decoded refinement's 2-way TVD %.4f is not below the measured one's %.4f", d, m)
 	}
 }
