@@ -182,11 +182,19 @@ func sumProject(v []float64, proj []int32, out []float64) {
 
 // rescale divides v by its largest entry (if positive and finite).
 func rescale(v []float64) {
-	top := 0.0
+	// A plain comparison, not math.Max: this loop runs over every clique
+	// cell at every mirror-descent step, and math.Max's NaN and signed-zero
+	// handling made it a fifth of the adaptive engine's time on Shuttle. A
+	// NaN still leaves v as it is, as math.Max's NaN did.
+	top, nan := 0.0, false
 	for _, x := range v {
-		top = math.Max(top, x)
+		if x > top {
+			top = x
+		} else if x != x {
+			nan = true
+		}
 	}
-	if top > 0 && !math.IsInf(top, 1) {
+	if top > 0 && !math.IsInf(top, 1) && !nan {
 		for i := range v {
 			v[i] /= top
 		}
