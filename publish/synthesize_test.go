@@ -115,19 +115,10 @@ func TestSynthesizeEpsilonAdult(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Report.Assumptions, " "), "Canonne, Kamath & Steinke") {
 		t.Error("report does not state the (ε, δ) conversion")
 	}
-	j, _ := tab.Schema.Index("capital-gain")
-	zeros := func(rows [][]float64) float64 {
-		z := 0
-		for _, r := range rows {
-			if r[j] == 0 {
-				z++
-			}
-		}
-		return float64(z) / float64(len(rows))
-	}
-	if real, syn := zeros(tab.Rows), zeros(res.Synthetic.Rows); math.Abs(real-syn) > 0.02 {
+	if real, syn := zeroShare(t, tab, "capital-gain"), zeroShare(t, res.Synthetic, "capital-gain"); math.Abs(real-syn) > 0.02 {
 		t.Errorf("capital-gain zeros: real %.3f, synthetic %.3f", real, syn)
 	}
+	j, _ := tab.Schema.Index("capital-gain")
 	for _, r := range res.Synthetic.Rows {
 		if r[j] != math.Trunc(r[j]) {
 			t.Fatalf("capital-gain %v is not an integer", r[j])
@@ -165,17 +156,7 @@ func TestSynthesizeShuttleKeepsSignedZeros(t *testing.T) {
 	}
 	decoded, measured := run(""), run(marginal.RefineMeasured)
 	for _, name := range []string{"V2", "V4"} {
-		j, _ := tab.Schema.Index(name)
-		zeros := func(rows [][]float64) float64 {
-			z := 0
-			for _, r := range rows {
-				if r[j] == 0 {
-					z++
-				}
-			}
-			return float64(z) / float64(len(rows))
-		}
-		if real, syn := zeros(tab.Rows), zeros(decoded.Synthetic.Rows); math.Abs(real-syn) > 0.03 || real < 0.5 {
+		if real, syn := zeroShare(t, tab, name), zeroShare(t, decoded.Synthetic, name); math.Abs(real-syn) > 0.03 || real < 0.5 {
 			t.Errorf("%s zeros: real %.3f, synthetic %.3f", name, real, syn)
 		}
 	}
