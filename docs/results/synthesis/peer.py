@@ -55,6 +55,11 @@ def main():
     p.add_argument("--max-model-size", type=float, default=80, help="AIM model size cap in MB")
     p.add_argument("--max-iters", type=int, default=1000, help="AIM inference iterations")
     p.add_argument("--max-cells", type=int, default=10000, help="largest workload marginal (AIM's default)")
+    p.add_argument("--workload-sample", type=int, default=0,
+                   help="keep only this many of the workload's pairs (0: all), drawn once with --workload-seed, "
+                        "besides every pair that involves --workload-keep")
+    p.add_argument("--workload-seed", type=int, default=16)
+    p.add_argument("--workload-keep", default="", help="attribute whose pairs all stay in a sampled workload (the label)")
     p.add_argument("--rho-factor", type=float, default=1.0,
                    help="run AIM at this fraction of cdp_rho(epsilon, delta) (1/2.2: the same guarantee as dppub's, see README)")
     a = p.parse_args()
@@ -80,6 +85,16 @@ def main():
             for cl in itertools.combinations(domain.attrs, 2)
             if domain.size(cl) <= a.max_cells
         ]
+        if a.workload_sample:
+            # The same sample at every epsilon and repetition (its own
+            # generator, not the run's seed), the way aim.py's own
+            # --num_marginals samples the workload; pairs with the label
+            # stay so that the classifiers' features keep their link to it.
+            keep = [w for w in workload if a.workload_keep in w[0]]
+            rest = [w for w in workload if a.workload_keep not in w[0]]
+            pick = np.random.default_rng(a.workload_seed).choice(len(rest), min(a.workload_sample, len(rest)), replace=False)
+            workload = keep + [rest[i] for i in sorted(pick)]
+        print("workload pairs", len(workload))
         mech = AIM(a.epsilon, a.delta, rounds=rounds, max_model_size=a.max_model_size, max_iters=a.max_iters)
         # AIM reads its budget from mech.rho at run(); scaling it changes
         # nothing else in the mechanism.
