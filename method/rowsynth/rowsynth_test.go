@@ -32,6 +32,8 @@ func TestSettingsValidate(t *testing.T) {
 		{"noise mode", rowsynth.Settings{Rho: 1, Noise: "shared"}, `"shared"`},
 		{"bin share", rowsynth.Settings{Rho: 1, BinShare: 0.7}, "bin_share"},
 		{"bins for", rowsynth.Settings{Rho: 1, BinsFor: map[string]int{"age": 0}}, `"age"`},
+		{"bin refine", rowsynth.Settings{Rho: 1, BinRefine: "both"}, `bin_refine must be measured or decoded, got "both"`},
+		{"valid bin refine", rowsynth.Settings{Rho: 1, BinRefine: "measured"}, ""},
 		{"valid epsilon", rowsynth.Settings{Epsilon: 1, Delta: 1e-5}, ""},
 		{"valid rho", rowsynth.Settings{Rho: 0.5, Noise: rowsynth.NoiseExact, BinShare: -1}, ""},
 	} {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/randx"
@@ -34,6 +35,9 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"rows", Settings{Rho: 1, Rows: -1}, "rows", "got -1"},
 		{"bin share too large", Settings{Rho: 1, BinShare: 0.5}, "bin_share", "got 0.5"},
 		{"bin share and parties", Settings{Rho: 1, Parties: 2, BinShare: 0.1}, "bin_share", "got 0.1"},
+		{"bin refine unknown", Settings{Rho: 1, BinRefine: "both"}, "bin_refine", `"both"`},
+		{"bin refine on equal-width bins", Settings{Rho: 1, BinShare: -1, BinRefine: marginal.RefineMeasured}, "bin_refine", "bin_share ≥ 0"},
+		{"bin refine and parties", Settings{Rho: 1, Parties: 2, BinRefine: marginal.RefineDecoded}, "bin_refine", "one party"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,7 +50,8 @@ func TestValidateNamesTheKey(t *testing.T) {
 		})
 	}
 	ok := []Settings{{Rho: 1}, {Epsilon: 1, Delta: 1e-6}, {PartyBudgets: []float64{1, 0.1}, Parties: 2},
-		{Rho: 1, BinShare: -1}, {Rho: 1, BinShare: 0.2}, {Rho: 1, Parties: 2, BinShare: -1}}
+		{Rho: 1, BinShare: -1}, {Rho: 1, BinShare: 0.2}, {Rho: 1, Parties: 2, BinShare: -1},
+		{Rho: 1, BinRefine: marginal.RefineMeasured}, {Rho: 1, BinShare: 0.1, BinRefine: marginal.RefineDecoded}}
 	for _, st := range ok {
 		st.SetDefaults()
 		if err := st.Validate(); err != nil {
