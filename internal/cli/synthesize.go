@@ -50,9 +50,13 @@ one's, under zero-concentrated DP (the statistical engine of PDP-MVDS, after
 PrivSyn). Categorical attributes keep their categories. A numeric
 attribute's bins are chosen from the data with --bin-share of a single
 owner's budget (default 0.05: noisy counts on a public grid over the
-declared bounds, refining --bins equal-width bins, so that a value that
-holds much of the column can be a bin of its own); a negative
---bin-share, or several parties, keeps the --bins equal-width bins.
+declared bounds, refining --bins equal-width bins where the noise lets
+them). By default (--bin-refine decoded) the engine measures the
+equal-width bins plus the values that hold most of theirs (a column of
+zeros keeps its zeros), and the finer bins only place each value inside
+its bin; --bin-refine measured measures the finer bins themselves. A
+negative --bin-share, or several parties, keeps the --bins equal-width
+bins.
 Each party's budget ρ_k is split 0.1 / 0.1 / 0.8 between noisy one-way
 marginals (Gaussian), noisy pair scores for Algorithm 2's pair selection,
 and the selected (combined) marginals (Gaussian). The synthetic rows are
