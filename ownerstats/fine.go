@@ -28,7 +28,7 @@ import (
 // What it can answer: histograms on any public grid whose edges are fine
 // edges (the grid Config.Grid, which marginal.FineEdges contains); any
 // session domain whose numeric bins are unions of fine cells (bins the
-// coordinator chooses from the grid histogram, marginal.CutsFromHistogram
+// coordinator chooses from the grid histogram, marginal.BinsFromHistogram
 // at the file's bins: every edge it returns is a fine edge; or the
 // equal-width bins of the same count); and marginals over one or two
 // attributes. A marginal over three or more attributes (the engine's

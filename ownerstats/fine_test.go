@@ -96,7 +96,7 @@ func TestServerEqualsTable(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Fatalf("%q: histogram differs from the table's", a.Name)
 				}
-				cuts[a.Name] = marginal.CutsFromHistogram(a, grid, want, float64(tab.Len()), marginal.DefaultBins, 0)
+				cuts[a.Name] = marginal.BinsFromHistogram(a, grid, want, float64(tab.Len()), marginal.DefaultBins, 0, marginal.RefineMeasured).Cuts
 			}
 			if c.equalWidth {
 				cuts = nil

@@ -470,7 +470,7 @@ func adaptiveBins(o SynthesizeOptions, dom, pre *marginal.Domain, real marginal.
 		return dom, 0, nil
 	}
 	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
-	cuts, within := map[string][]float64{}, map[string]marginal.Pieces{}
+	do := marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor}
 	src := o.Source.Child()
 	for _, j := range numeric {
 		a := s.Attributes[j]
@@ -482,12 +482,9 @@ func adaptiveBins(o SynthesizeOptions, dom, pre *marginal.Domain, real marginal.
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		cuts[a.Name] = c.Cuts
-		if c.Pieces != nil {
-			within[a.Name] = *c.Pieces
-		}
+		do.SetChosen(a.Name, c)
 	}
-	d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: cuts, Within: within})
+	d, err := marginal.NewDomain(s, do)
 	if err != nil {
 		return nil, 0, fmt.Errorf("publish: %w", err)
 	}

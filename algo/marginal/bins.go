@@ -54,6 +54,30 @@ const (
 	RefineDecoded Refinement = "decoded"
 )
 
+// Validate accepts the two refinements and the zero one (RefineMeasured).
+func (r Refinement) Validate() error {
+	switch r {
+	case "", RefineMeasured, RefineDecoded:
+		return nil
+	}
+	return fmt.Errorf("refinement %q, want measured or decoded", string(r))
+}
+
+// SetChosen records b as attribute name's bins in o: its cuts and, when
+// it has them, the pieces values are drawn in.
+func (o *DomainOptions) SetChosen(name string, b ChosenBins) {
+	if o.Cuts == nil {
+		o.Cuts = map[string][]float64{}
+	}
+	o.Cuts[name] = b.Cuts
+	if b.Pieces != nil {
+		if o.Within == nil {
+			o.Within = map[string]Pieces{}
+		}
+		o.Within[name] = *b.Pieces
+	}
+}
+
 // DefaultRefine is what data-chosen bins are for by default: decoded, by
 // measurement (docs/results/synthesis, "Sixth run"): on Shuttle the
 // measured refinement left the paper engine at 1.7× AIM's 2-way TVD
@@ -157,7 +181,7 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 // return is one of them, so a value's bin follows from its fine cell
 // (Recoding), and the grid's histogram is the sum of the fine cells'.
 // A reader that sees each record once counts fine cells, and the bins
-// are chosen afterwards with ChooseCutsFromFine.
+// are chosen afterwards with ChooseBinsFromFine.
 func FineEdges(a data.Attribute, bins, grid int) []float64 {
 	if bins == 0 {
 		bins = DefaultBins
@@ -174,18 +198,11 @@ func FineEdges(a data.Attribute, bins, grid int) []float64 {
 	return slices.Compact(out)
 }
 
-// ChooseCutsFromFine is ChooseCuts from the counts of a's values in the
+// ChooseBinsFromFine is ChooseCuts from the counts of a's values in the
 // cells of FineEdges(a, o.Bins, o.Grid) instead of the values: the same
-// release, the same edges.
-func ChooseCutsFromFine(a data.Attribute, counts []float64, o CutsOptions) ([]float64, error) {
-	o.Refine = RefineMeasured
-	b, err := ChooseBinsFromFine(a, counts, o)
-	return b.Cuts, err
-}
-
-// ChooseBinsFromFine is ChooseCutsFromFine with o.Refine honoured: the
-// same release, and with RefineDecoded the measured bins are the
-// equal-width ones plus point masses, the rest of the cuts pieces.
+// release, the same edges with RefineMeasured; with RefineDecoded the
+// measured bins are the equal-width ones plus dominant point masses and
+// the rest of the edges are pieces (BinsFromHistogram).
 func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (ChosenBins, error) {
 	if o.Grid == 0 {
 		o.Grid = DefaultGrid
@@ -226,8 +243,8 @@ func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOpti
 	if o.Bins < 1 || o.Accountant == nil {
 		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: bins %d, accountant set %v", a.Name, o.Bins, o.Accountant != nil)
 	}
-	if o.Refine != "" && o.Refine != RefineMeasured && o.Refine != RefineDecoded {
-		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: refinement %q, want measured or decoded", a.Name, o.Refine)
+	if err := o.Refine.Validate(); err != nil {
+		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %w", a.Name, err)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
@@ -263,19 +280,15 @@ func GridCounts(a data.Attribute, grid, values []float64) []float64 {
 	return counts
 }
 
-// CutsFromHistogram turns a noisy histogram of n records over grid
+// BinsFromHistogram turns a noisy histogram of n records over grid
 // (PublicGrid(a, ·)'s cells), whose counts carry noise of standard
-// deviation sigma each (0: exact counts), into bin edges refining bins
+// deviation sigma each (0: exact counts), into bins refining bins
 // equal-width bins over a's bounds (post-processing only; see ChooseCuts
-// and mergeCells).
-func CutsFromHistogram(a data.Attribute, grid, noisy []float64, n float64, bins int, sigma float64) []float64 {
-	return BinsFromHistogram(a, grid, noisy, n, bins, sigma, RefineMeasured).Cuts
-}
-
-// BinsFromHistogram is CutsFromHistogram with a refinement: with
-// RefineDecoded the measured cuts are the equal-width edges and the
-// point masses, and every cut is a piece weighing the noisy mass of the
-// grid cells whose lower edges it holds (negative counts as 0).
+// and mergeCells). With RefineMeasured the refined edges are the cuts;
+// with RefineDecoded the cuts are the equal-width edges and the dominant
+// point masses, and every refined edge starts a piece weighing the noisy
+// mass of the grid cells whose lower edges it holds (negative counts as
+// 0).
 func BinsFromHistogram(a data.Attribute, grid, noisy []float64, n float64, bins int, sigma float64, refine Refinement) ChosenBins {
 	all, coarse := mergeCells(gridRuns(a, grid, bins), grid, noisy, n, bins, sigma)
 	if refine != RefineDecoded {

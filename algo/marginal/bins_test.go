@@ -73,7 +73,7 @@ func TestCutsRefineEqualWidthBins(t *testing.T) {
 				}
 				heavy := src.IntN(len(grid))
 				counts[heavy] = n / 3
-				cuts := CutsFromHistogram(a, grid, counts, n, bins, 30)
+				cuts := BinsFromHistogram(a, grid, counts, n, bins, 30, RefineMeasured).Cuts
 				if err := checkCuts(a, cuts); err != nil {
 					t.Fatalf("%s, bins %d, trial %d: %v", a.Name, bins, trial, err)
 				}
@@ -135,7 +135,7 @@ func TestPublicGridIsolatesZero(t *testing.T) {
 				counts[k] = 0.4 * n / float64(len(grid))
 			}
 			counts[i] += 0.6 * n
-			cuts := CutsFromHistogram(c.a, grid, counts, n, DefaultBins, 50)
+			cuts := BinsFromHistogram(c.a, grid, counts, n, DefaultBins, 50, RefineMeasured).Cuts
 			k, ok := slices.BinarySearch(cuts, 0)
 			if !ok || k+1 >= len(cuts) || cuts[k+1] != 1 {
 				t.Fatalf("zero is not a bin of its own: cuts %v", cuts)
@@ -169,14 +169,14 @@ func TestCutsIgnoreNoise(t *testing.T) {
 		for k := range counts {
 			counts[k] += sigma * src.NormFloat64()
 		}
-		cuts := CutsFromHistogram(a, grid, counts, n, DefaultBins, sigma)
+		cuts := BinsFromHistogram(a, grid, counts, n, DefaultBins, sigma, RefineMeasured).Cuts
 		if err := checkCuts(a, cuts); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(cuts, want) {
 			extra++
 		}
-		blind += len(CutsFromHistogram(a, grid, counts, n, DefaultBins, 0))
+		blind += len(BinsFromHistogram(a, grid, counts, n, DefaultBins, 0, RefineMeasured).Cuts)
 	}
 	if extra > 10 {
 		t.Errorf("%d of %d pure-noise histograms cut beyond the equal-width bins", extra, trials)
@@ -191,7 +191,7 @@ func TestCutsIgnoreNoise(t *testing.T) {
 	for k := range counts {
 		counts[k] += 1000.0/float64(len(grid)) + sigma*src.NormFloat64()
 	}
-	cuts := CutsFromHistogram(a, grid, counts, 4000, DefaultBins, sigma)
+	cuts := BinsFromHistogram(a, grid, counts, 4000, DefaultBins, sigma, RefineMeasured).Cuts
 	if _, ok := slices.BinarySearch(cuts, grid[50]); !ok || !slices.Contains(cuts, grid[51]) {
 		t.Errorf("a point mass of 3000 records (%.0fσ) lost: cuts %v", 3000/sigma, cuts)
 	}
@@ -255,7 +255,7 @@ func equalWidthTVD(real, syn *data.Table, j, bins int) float64 {
 // Counting values in FineEdges' cells and choosing the bins from those
 // counts releases the same histogram, with the same draws, as ChooseCuts
 // on the values, and the cells recode to the bins the values fall in.
-func TestChooseCutsFromFineCells(t *testing.T) {
+func TestChooseBinsFromFineCells(t *testing.T) {
 	cases := []struct {
 		name string
 		a    data.Attribute
@@ -297,7 +297,8 @@ func TestChooseCutsFromFineCells(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ChooseCutsFromFine(c.a, counts, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9)})
+			chosen, err := ChooseBinsFromFine(c.a, counts, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9)})
+			got := chosen.Cuts
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -179,16 +179,17 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	st := s.Settings
 	res.Records = m.OwnerRecords()
 	n := m.Records()
-	cuts, within, binRho, err := s.bins(ctx, m, n, res.Rho)
+	do := marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor}
+	binRho, err := s.bins(ctx, m, n, res.Rho, &do)
 	if err != nil {
 		return err
 	}
 	res.BinRho = binRho
-	dom, err := marginal.NewDomain(s.Schema, marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor, Cuts: cuts, Within: within})
+	dom, err := marginal.NewDomain(s.Schema, do)
 	if err != nil {
 		return err
 	}
-	if err := m.SetDomain(ctx, cuts); err != nil {
+	if err := m.SetDomain(ctx, do.Cuts); err != nil {
 		return err
 	}
 	res.Domain = dom
@@ -211,8 +212,8 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 // part of BinShare·ρ (the single-owner engine's ChooseBins, with the
 // counting done by the owners and the merging, post-processing, here):
 // the cuts the owners count on and, with BinRefine decoded, the pieces
-// the coordinator draws values in.
-func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64) (map[string][]float64, map[string]marginal.Pieces, float64, error) {
+// the coordinator draws values in, recorded in do.
+func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64, do *marginal.DomainOptions) (float64, error) {
 	st := s.Settings
 	var numeric []int
 	for j, a := range s.Schema.Attributes {
@@ -221,12 +222,12 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		}
 	}
 	if !(st.BinShare > 0) || len(numeric) == 0 {
-		return nil, nil, 0, nil
+		return 0, nil
 	}
 	each := st.BinShare * rho / float64(len(numeric))
 	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, each)
 	if err != nil {
-		return nil, nil, 0, err
+		return 0, err
 	}
 	rs := make([]marginal.Release, len(numeric))
 	for i, j := range numeric {
@@ -234,22 +235,17 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 	}
 	hists, err := m.Histograms(ctx, numeric, marginal.DefaultGrid, rs)
 	if err != nil {
-		return nil, nil, 0, err
+		return 0, err
 	}
-	cuts, within := map[string][]float64{}, map[string]marginal.Pieces{}
 	for i, j := range numeric {
 		a := s.Schema.Attributes[j]
 		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
 		// σ of the calibrated noise: the pooled noise in exact mode, a lower
 		// bound on the insider-safe total (more noise only makes the
 		// noise-aware cuts a little bolder than they should be).
-		c := marginal.BinsFromHistogram(a, marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins, math.Sqrt(noise.Variance()), cmp.Or(st.BinRefine, marginal.DefaultRefine))
-		cuts[a.Name] = c.Cuts
-		if c.Pieces != nil {
-			within[a.Name] = *c.Pieces
-		}
+		do.SetChosen(a.Name, marginal.BinsFromHistogram(a, marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins, math.Sqrt(noise.Variance()), cmp.Or(st.BinRefine, marginal.DefaultRefine)))
 	}
-	return cuts, within, each * float64(len(numeric)), nil
+	return each * float64(len(numeric)), nil
 }
 
 // outOfBounds counts the numeric values outside their declared bounds,

@@ -96,7 +96,7 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("bins must be positive, got %d", s.Bins)
 	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):
 		return fmt.Errorf("bin_share must be below 0.5, got %v", s.BinShare)
-	case s.BinRefine != "" && s.BinRefine != marginal.RefineMeasured && s.BinRefine != marginal.RefineDecoded:
+	case s.BinRefine.Validate() != nil:
 		return fmt.Errorf("bin_refine must be measured or decoded, got %q", s.BinRefine)
 	case s.MaxCells < 1 || s.Rounds < 1 || s.Rows < 0:
 		return fmt.Errorf("max_cells %d, rounds %d and rows %d must be positive", s.MaxCells, s.Rounds, s.Rows)

@@ -129,7 +129,7 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("bin_share", "must be below 0.5, got %v", s.BinShare)
 	case s.BinShare > 0 && (s.Parties > 1 || len(s.Party) > 1 || len(s.PartyBudgets) > 1):
 		return method.Fieldf("bin_share", "chooses bins from one owner's data: it cannot be combined with several parties, got %v", s.BinShare)
-	case s.BinRefine != "" && s.BinRefine != marginal.RefineMeasured && s.BinRefine != marginal.RefineDecoded:
+	case s.BinRefine.Validate() != nil:
 		return method.Fieldf("bin_refine", "must be measured or decoded, got %q", s.BinRefine)
 	case s.BinRefine != "" && (s.BinShare < 0 || s.Parties > 1 || len(s.Party) > 1 || len(s.PartyBudgets) > 1):
 		return method.Fieldf("bin_refine", "refines bins chosen from one owner's data: it needs bin_share ≥ 0 and one party, got %q", s.BinRefine)
