@@ -478,7 +478,7 @@ func adaptiveBins(o SynthesizeOptions, dom, pre *marginal.Domain, real marginal.
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		c, err := marginal.ChooseBinsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: cmp.Or(o.Refine, marginal.DefaultRefine)})
+		c, err := marginal.ChooseBinsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine})
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}

@@ -1,6 +1,7 @@
 package marginal
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -31,8 +32,9 @@ type CutsOptions struct {
 	Accountant *privacy.Accountant
 	// Source draws the noise (default randx.NewSecure()).
 	Source *randx.Source
-	// Refine says what the finer bins are for (ChooseBins; ChooseCuts
-	// returns the measured bins of RefineMeasured whatever this says).
+	// Refine says what the finer bins are for (ChooseBinsFromFine;
+	// default DefaultRefine; ChooseCuts returns the measured bins of
+	// RefineMeasured whatever this says).
 	Refine Refinement
 }
 
@@ -43,7 +45,7 @@ type Refinement string
 const (
 	// RefineMeasured: the engine measures its marginals on the refined
 	// bins (every data-chosen bin is a cell of every marginal the
-	// attribute is in). The zero Refinement means this.
+	// attribute is in). The zero Refinement means DefaultRefine.
 	RefineMeasured Refinement = "measured"
 	// RefineDecoded: the engine measures the equal-width bins plus the
 	// point masses (heavy single cells) only; the finer bins and their
@@ -54,7 +56,7 @@ const (
 	RefineDecoded Refinement = "decoded"
 )
 
-// Validate accepts the two refinements and the zero one (RefineMeasured).
+// Validate accepts the two refinements and the zero one (DefaultRefine).
 func (r Refinement) Validate() error {
 	switch r {
 	case "", RefineMeasured, RefineDecoded:
@@ -291,7 +293,7 @@ func GridCounts(a data.Attribute, grid, values []float64) []float64 {
 // 0).
 func BinsFromHistogram(a data.Attribute, grid, noisy []float64, n float64, bins int, sigma float64, refine Refinement) ChosenBins {
 	all, coarse := mergeCells(gridRuns(a, grid, bins), grid, noisy, n, bins, sigma)
-	if refine != RefineDecoded {
+	if cmp.Or(refine, DefaultRefine) != RefineDecoded {
 		return ChosenBins{Cuts: all}
 	}
 	w := make([]float64, len(all))

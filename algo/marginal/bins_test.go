@@ -297,7 +297,7 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			chosen, err := ChooseBinsFromFine(c.a, counts, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9)})
+			chosen, err := ChooseBinsFromFine(c.a, counts, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9), Refine: RefineMeasured})
 			got := chosen.Cuts
 			if err != nil {
 				t.Fatal(err)

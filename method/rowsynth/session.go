@@ -243,7 +243,7 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		// σ of the calibrated noise: the pooled noise in exact mode, a lower
 		// bound on the insider-safe total (more noise only makes the
 		// noise-aware cuts a little bolder than they should be).
-		do.SetChosen(a.Name, marginal.BinsFromHistogram(a, marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins, math.Sqrt(noise.Variance()), cmp.Or(st.BinRefine, marginal.DefaultRefine)))
+		do.SetChosen(a.Name, marginal.BinsFromHistogram(a, marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins, math.Sqrt(noise.Variance()), st.BinRefine))
 	}
 	return each * float64(len(numeric)), nil
 }
