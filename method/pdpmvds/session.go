@@ -393,9 +393,9 @@ func (s *Session) chooseCuts(k int, t *data.Table, acct *privacy.Accountant, src
 	for _, g := range num {
 		j := g - first
 		a := t.Schema.Attributes[j]
-		values := make([]float64, t.Len())
-		for r, row := range t.Rows {
-			values[r] = row[j]
+		values, err := t.Column(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%s's bins: %w", s.Owners[k], err)
 		}
 		c, err := marginal.ChooseCuts(a, values, marginal.CutsOptions{Bins: cmp.Or(st.BinsFor[a.Name], st.Bins), Rho: each, Accountant: acct, Source: src})
 		if err != nil {
