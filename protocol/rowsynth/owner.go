@@ -104,9 +104,9 @@ func (s *tableSource) Records() int { return s.t.Len() }
 
 func (s *tableSource) Histogram(col, cells int) ([]float64, error) {
 	a := s.t.Schema.Attributes[col]
-	vals := make([]float64, s.t.Len())
-	for i, row := range s.t.Rows {
-		vals[i] = row[col]
+	vals, err := s.t.Column(a.Name)
+	if err != nil {
+		return nil, err
 	}
 	return marginal.GridCounts(a, marginal.PublicGrid(a, cells), vals), nil
 }
