@@ -396,7 +396,7 @@ func synthesizeReport(o SynthesizeOptions, res *marginal.Result, dom *marginal.D
 		ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
 		ro.Assumptions[2] = fmt.Sprintf("sensitivities under replace-one: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by 2·w, the largest workload weight offered", marginal.CountL2)
 		ro.Assumptions = append(ro.Assumptions,
-			"each round's selection is permute-and-flip at ε (ε-DP, charged ε²/2 in zCDP; the exponential mechanism's ε²/8 bounded-range bound is not known to hold for permute-and-flip); each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly")
+			fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
 		ro.Covered = []string{
 			"the noisy one-way and selected marginals and every selection",
 			"everything derived from them: the graphical model fitted to the noisy marginals, the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)",

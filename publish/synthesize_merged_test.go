@@ -2,8 +2,10 @@ package publish
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/algo/marginal"
@@ -100,6 +102,45 @@ func TestSynthesizeMergedRecordsPublishTheSame(t *testing.T) {
 			b, errB := whole.Report.JSON()
 			if errA != nil || errB != nil || !bytes.Equal(a, b) {
 				t.Errorf("reports differ (%v, %v):\n%s\nthe table's:\n%s", errA, errB, a, b)
+			}
+		})
+	}
+}
+
+// The report of an adaptive run names the selection mechanism the rounds
+// used and the zCDP charge it was booked at, not a fixed one.
+func TestSynthesizeReportStatesSelection(t *testing.T) {
+	adult, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := &data.Table{Schema: adult.Schema, Rows: adult.Rows[:2000]}
+	for _, c := range []struct {
+		mech marginal.SelectMechanism
+		says string
+	}{
+		{"", "exponential mechanism at ε (ε-bounded range, charged ε²/8"},
+		{marginal.SelectPermuteAndFlip, "permute-and-flip at ε (ε-DP, charged ε²/2"},
+	} {
+		t.Run(cmp.Or(c.mech.String(), "default"), func(t *testing.T) {
+			res, err := Synthesize(context.Background(), SynthesizeOptions{
+				Table: tab, Epsilon: 1, Method: marginal.MethodAdaptive, AdaptiveRounds: 30,
+				Selection: c.mech, Source: randx.NewSeeded(3),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, a := range res.Report.Assumptions {
+				if strings.Contains(a, "each round's selection is") {
+					n++
+					if !strings.Contains(a, c.says) {
+						t.Errorf("selection stated as %q, want it to say %q", a, c.says)
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d assumptions state the selection, want 1: %q", n, res.Report.Assumptions)
 			}
 		})
 	}

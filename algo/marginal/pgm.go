@@ -24,10 +24,10 @@ type Model struct {
 	// home[r] is the clique holding sets[r]; toSet[r] projects its cells
 	// onto sets[r].
 	home  []int
-	toSet [][]int32
+	toSet []stride
 	// toSep[c] projects clique c onto its separator with its parent,
 	// fromParent[c] the parent's cells onto the same separator.
-	toSep, fromParent [][]int32
+	toSep, fromParent []stride
 	// log[c] is the log-potential of clique c (the sum of the θ_r it
 	// holds), belief[c] its calibrated belief as counts.
 	log, belief []*Marginal
@@ -43,15 +43,15 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 	t := m.tree
 	k := len(t.cliques)
 	m.log, m.belief = make([]*Marginal, k), make([]*Marginal, k)
-	m.toSep, m.fromParent, m.msg = make([][]int32, k), make([][]int32, k), make([][]float64, k)
+	m.toSep, m.fromParent, m.msg = make([]stride, k), make([]stride, k), make([][]float64, k)
 	for c, cl := range t.cliques {
 		m.log[c] = newFactor(sizes, cl)
 		m.belief[c] = newFactor(sizes, cl)
 	}
 	for c := range t.cliques {
 		if p := t.parent[c]; p >= 0 {
-			m.toSep[c] = mustProject(m.log[c], t.sep[c])
-			m.fromParent[c] = mustProject(m.log[p], t.sep[c])
+			m.toSep[c] = newStride(m.log[c], t.sep[c])
+			m.fromParent[c] = newStride(m.log[p], t.sep[c])
 			n := 1
 			for _, a := range t.sep[c] {
 				n *= sizes[a]
@@ -59,10 +59,10 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 			m.msg[c] = make([]float64, n)
 		}
 	}
-	m.home, m.toSet, m.theta = make([]int, len(sets)), make([][]int32, len(sets)), make([]*Marginal, len(sets))
+	m.home, m.toSet, m.theta = make([]int, len(sets)), make([]stride, len(sets)), make([]*Marginal, len(sets))
 	for r, s := range sets {
 		m.home[r] = t.home(s)
-		m.toSet[r] = mustProject(m.log[m.home[r]], s)
+		m.toSet[r] = newStride(m.log[m.home[r]], s)
 		m.theta[r] = newFactor(sizes, s)
 	}
 	return m
@@ -78,10 +78,7 @@ func (m *Model) propagate() {
 		clear(f.Counts)
 	}
 	for r, th := range m.theta {
-		lg, proj := m.log[m.home[r]].Counts, m.toSet[r]
-		for c, s := range proj {
-			lg[c] += th.Counts[s]
-		}
+		m.toSet[r].add(m.log[m.home[r]].Counts, th.Counts)
 	}
 	if m.pot == nil {
 		m.pot = make([][]float64, len(m.log))
@@ -117,12 +114,9 @@ func (m *Model) calibrate() {
 			continue
 		}
 		msg := m.msg[c]
-		sumProject(m.belief[c].Counts, m.toSep[c], msg)
+		m.toSep[c].sum(m.belief[c].Counts, msg)
 		rescale(msg)
-		bp := m.belief[t.parent[c]].Counts
-		for x, s := range m.fromParent[c] {
-			bp[x] *= msg[s]
-		}
+		m.fromParent[c].mul(m.belief[t.parent[c]].Counts, msg)
 	}
 	// Downward: the parent's full belief summed onto the separator, over
 	// what the child sent up, is the child's missing evidence.
@@ -132,7 +126,7 @@ func (m *Model) calibrate() {
 			continue
 		}
 		down := make([]float64, len(m.msg[c]))
-		sumProject(m.belief[p].Counts, m.fromParent[c], down)
+		m.fromParent[c].sum(m.belief[p].Counts, down)
 		for s, v := range m.msg[c] {
 			if v > 0 {
 				down[s] /= v
@@ -141,10 +135,7 @@ func (m *Model) calibrate() {
 			}
 		}
 		rescale(down)
-		bc := m.belief[c].Counts
-		for x, s := range m.toSep[c] {
-			bc[x] *= down[s]
-		}
+		m.toSep[c].mul(m.belief[c].Counts, down)
 	}
 	for _, f := range m.belief {
 		normaliseTo(f.Counts, m.total)
@@ -168,15 +159,6 @@ func normaliseTo(v []float64, total float64) {
 	k := total / s
 	for x := range v {
 		v[x] *= k
-	}
-}
-
-// sumProject writes into out the sums of v over the cells proj maps
-// together.
-func sumProject(v []float64, proj []int32, out []float64) {
-	clear(out)
-	for c, t := range proj {
-		out[t] += v[c]
 	}
 }
 
@@ -236,11 +218,7 @@ func parallel(n int, f func(int), size func(int) int) {
 
 // setMarginal writes the model's marginal over sets[r] into out.
 func (m *Model) setMarginal(r int, out []float64) {
-	clear(out)
-	b := m.belief[m.home[r]].Counts
-	for c, s := range m.toSet[r] {
-		out[s] += b[c]
-	}
+	m.toSet[r].sum(m.belief[m.home[r]].Counts, out)
 }
 
 // Marginal returns the model's marginal over attrs (any attribute set;
@@ -473,10 +451,7 @@ func (f *fitter) step(old, potOld, grad [][]float64, alpha float64) {
 			th.Counts[x] = old[r][x] - alpha*grad[r][x]
 			e[x] = math.Exp(-alpha * grad[r][x])
 		}
-		p := m.pot[m.home[r]]
-		for c, s := range m.toSet[r] {
-			p[c] *= e[s]
-		}
+		m.toSet[r].mul(m.pot[m.home[r]], e)
 	}
 	parallel(len(m.pot), func(c int) { rescale(m.pot[c]) }, func(c int) int { return len(m.pot[c]) })
 	m.calibrate()
@@ -503,6 +478,7 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 	// first step within the distribution's scale, and the line search
 	// adapts it from there.
 	alpha := minVar / m.total
+	firstTry := true
 	for it := 0; it < iters; it++ {
 		if it%16 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -516,9 +492,18 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 		for c, p := range m.pot {
 			copy(potOld[c], p)
 		}
-		alpha *= 2
+		// Grow the step only after one the line search took at once: doubling
+		// it every step, as Private-PGM does, costs a rejected trial (a full
+		// calibration) on about every second step; a quarter more, and none
+		// after a backtrack, fits the same models at two thirds of the
+		// calibrations (Shuttle, NLTCS and Adult at ε = 0.3, 1, 4:
+		// docs/results/synthesis/engine-notes.md).
+		if firstTry {
+			alpha *= 1.25
+		}
 		accepted := false
 		for try := 0; try < 30; try++ {
+			firstTry = try == 0
 			f.step(old, potOld, grad, alpha)
 			next := f.loss(newGrad)
 			// Armijo: the decrease must be at least half what the linear

@@ -33,6 +33,15 @@ func ParseSelectMechanism(v string) (SelectMechanism, error) {
 	return "", fmt.Errorf("unknown selection mechanism %q (want %s or %s)", v, SelectExponential, SelectPermuteAndFlip)
 }
 
+// Describe says what one selection by s at ε guarantees and how it is
+// charged, for a report.
+func (s SelectMechanism) Describe() string {
+	if s == SelectPermuteAndFlip {
+		return "permute-and-flip at ε (ε-DP, charged ε²/2 in zCDP; the exponential mechanism's ε²/8 bounded-range bound is not known to hold for permute-and-flip)"
+	}
+	return "the exponential mechanism at ε (ε-bounded range, charged ε²/8 in zCDP as AIM charges it: Cesar & Rogers 2021)"
+}
+
 // Epsilon is the ε that costs rho in zCDP with mechanism s.
 func (s SelectMechanism) Epsilon(rho float64) float64 {
 	if s == SelectPermuteAndFlip {

@@ -1,0 +1,103 @@
+package marginal
+
+import "slices"
+
+// stride maps a table's cells onto a subset's cells the way a projector
+// does, without one index per cell. Tables lay out sorted attributes with
+// the last fastest, so the attributes before the subset's first one and
+// after its last one only repeat the same pattern: the table's cells are
+// lead × span × inner, and cell (o, k, i) belongs to the subset's cell
+// idx[k] for every o and i. Inference runs these maps over every clique
+// at every mirror-descent step; the short idx stays in cache and the
+// inner runs are contiguous.
+type stride struct {
+	lead, span, inner int
+	idx               []int32
+}
+
+// newStride returns the map of table t onto sub (sorted, ⊆ t.Attrs).
+func newStride(t *Marginal, sub []int) stride {
+	if len(sub) == 0 {
+		return stride{lead: 1, span: 1, inner: len(t.Counts), idx: []int32{0}}
+	}
+	first, last := slices.Index(t.Attrs, sub[0]), slices.Index(t.Attrs, sub[len(sub)-1])
+	lead, inner := 1, 1
+	for _, s := range t.Sizes[:first] {
+		lead *= s
+	}
+	for _, s := range t.Sizes[last+1:] {
+		inner *= s
+	}
+	span := len(t.Counts) / (lead * inner)
+	full := mustProject(t, sub)
+	idx := make([]int32, span)
+	for k := range idx {
+		idx[k] = full[k*inner]
+	}
+	return stride{lead: lead, span: span, inner: inner, idx: idx}
+}
+
+// sum writes into out the sums of v over the cells the map sends
+// together.
+func (s stride) sum(v, out []float64) {
+	clear(out)
+	if s.inner == 1 {
+		for o := range s.lead {
+			row := v[o*s.span : (o+1)*s.span]
+			for k, x := range s.idx {
+				out[x] += row[k]
+			}
+		}
+		return
+	}
+	c := 0
+	for range s.lead {
+		for _, x := range s.idx {
+			t := 0.0
+			for _, y := range v[c : c+s.inner] {
+				t += y
+			}
+			out[x] += t
+			c += s.inner
+		}
+	}
+}
+
+// mul multiplies each cell of v by f at its subset cell.
+func (s stride) mul(v, f []float64) {
+	if s.inner == 1 {
+		for o := range s.lead {
+			row := v[o*s.span : (o+1)*s.span]
+			for k, x := range s.idx {
+				row[k] *= f[x]
+			}
+		}
+		return
+	}
+	c := 0
+	for range s.lead {
+		for _, x := range s.idx {
+			m := f[x]
+			run := v[c : c+s.inner]
+			for i := range run {
+				run[i] *= m
+			}
+			c += s.inner
+		}
+	}
+}
+
+// add adds f at its subset cell to each cell of v.
+func (s stride) add(v, f []float64) {
+	c := 0
+	for range s.lead {
+		for _, x := range s.idx {
+			a := f[x]
+			run := v[c : c+s.inner]
+			for i := range run {
+				run[i] += a
+			}
+			c += s.inner
+		}
+	}
+}
