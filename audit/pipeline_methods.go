@@ -68,6 +68,9 @@ var synthesizeOptions = []struct {
 	{"", func(*publish.SynthesizeOptions) {}},
 	{"indif", func(o *publish.SynthesizeOptions) { o.Score = marginal.InDif }},
 	{"laplace-one-way", func(o *publish.SynthesizeOptions) { o.OneWayNoise = marginal.Laplace }},
+	// The default, auto, runs the adaptive method on the canary tables'
+	// few attributes; the paper's method is audited by name.
+	{"paper", func(o *publish.SynthesizeOptions) { o.Method = marginal.MethodPaper }},
 }
 
 // synthesizeOption is the setter of the option named option ("" for the

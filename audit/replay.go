@@ -58,7 +58,7 @@ const VariantDuplicated = "duplicated"
 var replayVariants = []string{VariantSound, VariantDuplicated}
 
 func init() {
-	register(Method{Name: "replay-" + synthesize.Name, Summary: fmt.Sprintf("same seed on D and D': every noisy release of the whole `%s` pipeline (one owner, ρ = %g, the canary tables) within its charge's sensitivity (with --greybox; without, the black-box audit of its one-way marginals); --mechanism picks its option (%s)",
+	register(Method{Name: "replay-" + synthesize.Name, Summary: fmt.Sprintf("same seed on D and D': every noisy release of the whole `%s --method paper` pipeline (one owner, ρ = %g, the canary tables; the adaptive method's selections are not replayed) within its charge's sensitivity (with --greybox; without, the black-box audit of its one-way marginals); --mechanism picks its option (%s)",
 		synthesize.Name, pipelineRho, synthesizeOptionNames()),
 		Calibrations: replayVariants, FastRuns: 1_000, LongRuns: 10_000,
 		build: func(o MethodOptions) (Mechanism, error) { return ReplaySynthesize(o.Calibration, o.Mechanism) }})
@@ -302,7 +302,7 @@ func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report,
 	}, nil
 }
 
-// ReplaySynthesize is the replay audit of `synthesize` (publish.Synthesize,
+// ReplaySynthesize is the replay audit of `synthesize --method paper` (publish.Synthesize,
 // one owner, ρ = 0.04, the canary tables) with the selection or inference
 // option named by option ("" for the default) and the variant named
 // (VariantSound or VariantDuplicated). Its releases, in the order of the
@@ -318,7 +318,11 @@ func ReplaySynthesize(variant, option string) (Mechanism, error) {
 		return Mechanism{}, err
 	}
 	run := func(side Side, src *randx.Source) (*publish.SynthesizeResult, error) {
-		o := publish.SynthesizeOptions{Table: tables[side], Rho: pipelineRho, Source: src}
+		// The replay pairs each charge with a release of the paper method's
+		// plan (one-ways, scores, marginals); the adaptive method's
+		// selections are not replayed, so the paper method runs whatever
+		// the default would choose.
+		o := publish.SynthesizeOptions{Table: tables[side], Rho: pipelineRho, Source: src, Method: marginal.MethodPaper}
 		set(&o)
 		return publish.Synthesize(context.Background(), o)
 	}
@@ -375,6 +379,9 @@ func ReplaySynthesize(variant, option string) (Mechanism, error) {
 func synthesizeReleases(res *publish.SynthesizeResult) ([]replayed, error) {
 	if len(res.Report.Parties) != 1 {
 		return nil, fmt.Errorf("audit: synthesize reported %d parties, want one owner", len(res.Report.Parties))
+	}
+	if res.Method != marginal.MethodPaper {
+		return nil, fmt.Errorf("audit: replay pairs the paper method's releases, the run used %q", res.Method)
 	}
 	charges := res.Report.Parties[0].Charges
 	eng := res.Engine

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"github.com/dppub/dppub/algo/marginal"
 	"math"
 	"testing"
 
@@ -137,7 +138,7 @@ func TestReplayCountsTheScoresReferences(t *testing.T) {
 }
 
 func publishSynthesize(t *data.Table, seed uint64) (*publish.SynthesizeResult, error) {
-	return publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: t, Rho: pipelineRho, Source: randx.NewSeeded(seed)})
+	return publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: t, Rho: pipelineRho, Source: randx.NewSeeded(seed), Method: marginal.MethodPaper})
 }
 
 func TestReplayMoveBounds(t *testing.T) {

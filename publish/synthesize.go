@@ -41,12 +41,11 @@ type SynthesizeOptions struct {
 	// Canonne–Kamath–Steinke conversion (dp.ZCDPEpsilon) gives Epsilon at
 	// Delta (marginal.RhoFor). Rho must then be 0 and Parties empty.
 	Epsilon float64
-	// Method chooses what to measure: default marginal.MethodPaper (the
-	// only one for several parties); marginal.MethodAdaptive (AIM-style
-	// rounds) for one owner is better at ε = 1 on Adult (2-way TVD about
-	// 10 % lower) but 20–40× slower and worse at ε = 4 under its default
-	// model cap (docs/results/synthesis/engine-notes.md), so it is not yet
-	// the default.
+	// Method chooses what to measure: marginal.MethodPaper (the only one
+	// for several parties), marginal.MethodAdaptive (AIM-style rounds, one
+	// owner) or, by default, marginal.MethodAuto: the adaptive method for
+	// one owner of at most marginal.AutoMaxAttributes attributes, the
+	// paper's otherwise (measured: docs/results/synthesis/README.md).
 	Method marginal.Method
 	// Label names the attribute the data will be used to predict: the
 	// adaptive method's default workload adds every triple holding it.
@@ -101,6 +100,8 @@ type SynthesizeOptions struct {
 
 // SynthesizeResult is the published table and what it cost.
 type SynthesizeResult struct {
+	// Method is the method that ran (MethodAuto resolved).
+	Method    marginal.Method
 	Synthetic *data.Table
 	// Rows is the number of synthetic records; Engine.Data holds them, or
 	// the first marginal.DefaultFit of them when there are more (record r
@@ -230,9 +231,9 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if len(o.Parties) == 0 {
 		o.Parties = []SynthesizeParty{{Name: "owner", Rho: o.Rho, Attributes: schema.Names()}}
 	}
-	if o.Method == "" {
-		o.Method = marginal.MethodPaper
-	}
+	o.Method = cmp.Or(o.Method, marginal.MethodAuto)
+	auto := o.Method == marginal.MethodAuto
+	o.Method = o.Method.Resolve(len(schema.Attributes), len(o.Parties))
 	dom, err := marginal.NewDomain(schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -307,11 +308,11 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 	}
-	report, err := synthesizeReport(o, res, dom, accts, n, binRho)
+	report, err := synthesizeReport(o, auto, res, dom, accts, n, binRho)
 	if err != nil {
 		return nil, err
 	}
-	return &SynthesizeResult{Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
+	return &SynthesizeResult{Method: o.Method, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
 		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
 }
 
@@ -359,7 +360,7 @@ func synthesizeParties(dom *marginal.Domain, ps []SynthesizeParty) ([]marginal.P
 	return parties, accts, nil
 }
 
-func synthesizeReport(o SynthesizeOptions, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
+func synthesizeReport(o SynthesizeOptions, auto bool, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
 	records := map[string]int{}
 	for _, a := range accts {
 		records[a.Party()] = n
@@ -401,6 +402,11 @@ func synthesizeReport(o SynthesizeOptions, res *marginal.Result, dom *marginal.D
 			"the noisy one-way and selected marginals and every selection",
 			"everything derived from them: the graphical model fitted to the noisy marginals, the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)",
 		}
+	}
+	if auto {
+		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
+			"the method (%s) was chosen by method auto from public facts only: %d attributes, %d part(ies) (adaptive for one owner of at most %d attributes, paper otherwise)",
+			o.Method, dom.Len(), len(o.Parties), marginal.AutoMaxAttributes))
 	}
 	if binRho > 0 {
 		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one integer decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +142,45 @@ func TestSynthesizeReportStatesSelection(t *testing.T) {
 			}
 			if n != 1 {
 				t.Errorf("%d assumptions state the selection, want 1: %q", n, res.Report.Assumptions)
+			}
+		})
+	}
+}
+
+// By default the method is chosen from the public shape: Adult's 15
+// attributes and one owner get the adaptive method, which the report says
+// and why; two parties of columns get the paper's.
+func TestSynthesizeAutoChoosesByShape(t *testing.T) {
+	adult, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := &data.Table{Schema: adult.Schema, Rows: adult.Rows[:2000]}
+	parties, err := EvenParties(tab.Schema, []float64{0.5, 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		o    SynthesizeOptions
+		want marginal.Method
+	}{
+		{"one owner", SynthesizeOptions{Epsilon: 1, AdaptiveRounds: 30}, marginal.MethodAdaptive},
+		{"two parties", SynthesizeOptions{Parties: parties}, marginal.MethodPaper},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.o
+			o.Table, o.Source = tab, randx.NewSeeded(5)
+			res, err := Synthesize(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Method != c.want {
+				t.Fatalf("method %s, want %s", res.Method, c.want)
+			}
+			said := fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: 15 attributes", c.want)
+			if !slices.ContainsFunc(res.Report.Assumptions, func(a string) bool { return strings.HasPrefix(a, said) }) {
+				t.Errorf("no assumption starts %q: %q", said, res.Report.Assumptions)
 			}
 		})
 	}

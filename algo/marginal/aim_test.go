@@ -249,3 +249,26 @@ func TestDefaultRounds(t *testing.T) {
 		})
 	}
 }
+
+// MethodAuto gives the adaptive method to one owner of a narrow table and
+// the paper's otherwise; a named method is kept.
+func TestMethodResolve(t *testing.T) {
+	for _, c := range []struct {
+		m              Method
+		attrs, parties int
+		want           Method
+	}{
+		{MethodAuto, 10, 1, MethodAdaptive},
+		{MethodAuto, AutoMaxAttributes, 1, MethodAdaptive},
+		{MethodAuto, AutoMaxAttributes + 1, 1, MethodPaper},
+		{MethodAuto, 10, 2, MethodPaper},
+		{MethodPaper, 10, 1, MethodPaper},
+		{MethodAdaptive, 57, 1, MethodAdaptive},
+	} {
+		t.Run(fmt.Sprintf("%s/%d/%d", c.m, c.attrs, c.parties), func(t *testing.T) {
+			if got := c.m.Resolve(c.attrs, c.parties); got != c.want {
+				t.Errorf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+}

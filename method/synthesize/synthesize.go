@@ -75,8 +75,8 @@ type Settings struct {
 	// the fitted records).
 	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
 	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input; beyond 1048576, rows repeat the records GUM fitted, numeric values drawn afresh in their bins)"`
-	// Method is what to measure (default marginal.MethodPaper).
-	Method marginal.Method `json:"method,omitempty" help:"what to measure: paper (PDP-MVDS Algorithm 3; default, the only one for several parties) | adaptive (AIM-style rounds, one owner: better at ε ≈ 1, 20-40× slower)"`
+	// Method is what to measure (default marginal.MethodAuto).
+	Method marginal.Method `json:"method,omitempty" help:"what to measure: auto (default: adaptive for one owner of at most 16 attributes, paper otherwise) | paper (PDP-MVDS Algorithm 3; the only one for several parties) | adaptive (AIM-style rounds, one owner)"`
 	// Label adds the label's triples to the adaptive workload.
 	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy)"`
 	// MaxModelCells caps the adaptive method's junction tree;
@@ -109,7 +109,7 @@ func (s *Settings) SetDefaults() {
 		s.Rounds = DefaultRounds
 	}
 	if s.Method == "" {
-		s.Method = marginal.MethodPaper
+		s.Method = marginal.MethodAuto
 	}
 	if s.MaxModelCells == 0 {
 		s.MaxModelCells = marginal.DefaultModelCells
@@ -147,8 +147,8 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("epsilon", "must be positive and finite, got %v", s.Epsilon)
 	case s.Epsilon != 0 && (s.Rho != 0 || len(s.PartyBudgets) > 0 || len(s.Party) > 0 || s.Parties > 1):
 		return method.Fieldf("epsilon", "is the single owner's budget: it cannot be combined with rho or parties")
-	case s.Method != marginal.MethodAdaptive && s.Method != marginal.MethodPaper:
-		return method.Fieldf("method", "must be adaptive or paper, got %q", s.Method)
+	case s.Method != marginal.MethodAuto && s.Method != marginal.MethodAdaptive && s.Method != marginal.MethodPaper:
+		return method.Fieldf("method", "must be auto, adaptive or paper, got %q", s.Method)
 	case !(s.MaxModelCells >= 1):
 		return method.Fieldf("max_model_cells", "must be at least 1, got %v", s.MaxModelCells)
 	case s.AdaptiveRounds < 0:
@@ -259,7 +259,7 @@ func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outco
 	}
 	// Detail is the whole result (the engine's measurements, timings and
 	// domain) for the owner's own utility summary.
-	summary := fmt.Sprintf("%d marginals measured for %d party(ies)", len(res.Engine.Measured), len(res.Parties))
+	summary := fmt.Sprintf("%s method: %d marginals measured for %d party(ies)", res.Method, len(res.Engine.Measured), len(res.Parties))
 	return &method.Outcome{Table: res.Synthetic, Report: res.Report, Summary: summary, Detail: res}, nil
 }
 

@@ -29,7 +29,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"epsilon and parties", Settings{Epsilon: 1, Parties: 2}, "epsilon", "cannot be combined"},
 		{"delta", Settings{Rho: 1, Delta: 1}, "delta", "(0, 1)"},
 		{"score", Settings{Rho: 1, Score: "mi"}, "score", `"mi"`},
-		{"method", Settings{Rho: 1, Method: "mst"}, "method", `"mst"`},
+		{"method", Settings{Rho: 1, Method: "mst"}, "method", `must be auto, adaptive or paper, got "mst"`},
 		{"bad party", Settings{Rho: 1, Party: []string{"nocolon"}}, "party", "NAME:ATTR"},
 		{"party budget", Settings{PartyBudgets: []float64{1, 0}}, "party_budgets", "got 0"},
 		{"rows", Settings{Rho: 1, Rows: -1}, "rows", "got -1"},
@@ -51,7 +51,8 @@ func TestValidateNamesTheKey(t *testing.T) {
 	}
 	ok := []Settings{{Rho: 1}, {Epsilon: 1, Delta: 1e-6}, {PartyBudgets: []float64{1, 0.1}, Parties: 2},
 		{Rho: 1, BinShare: -1}, {Rho: 1, BinShare: 0.2}, {Rho: 1, Parties: 2, BinShare: -1},
-		{Rho: 1, BinRefine: marginal.RefineMeasured}, {Rho: 1, BinShare: 0.1, BinRefine: marginal.RefineDecoded}}
+		{Rho: 1, BinRefine: marginal.RefineMeasured}, {Rho: 1, BinShare: 0.1, BinRefine: marginal.RefineDecoded},
+		{Rho: 1, Method: marginal.MethodAuto}, {Rho: 1, Method: marginal.MethodPaper}, {Rho: 1, Method: marginal.MethodAdaptive}}
 	for _, st := range ok {
 		st.SetDefaults()
 		if err := st.Validate(); err != nil {
