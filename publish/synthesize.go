@@ -51,8 +51,8 @@ type SynthesizeOptions struct {
 	// adaptive method's default workload adds every triple holding it.
 	Label string
 	// Workload lists attribute sets (by name) whose marginals the adaptive
-	// method should make accurate (default: every pair, plus the label's
-	// triples).
+	// method should make accurate (default marginal.DefaultWorkload: every
+	// pair, every triple of binary attributes, and the label's triples).
 	Workload [][]string
 	// MaxModelCells caps the adaptive method's model (default
 	// marginal.DefaultModelCells); AdaptiveRounds is its T (default marginal.DefaultRounds).

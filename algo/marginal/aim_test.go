@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -268,6 +269,29 @@ func TestMethodResolve(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%d/%d", c.m, c.attrs, c.parties), func(t *testing.T) {
 			if got := c.m.Resolve(c.attrs, c.parties); got != c.want {
 				t.Errorf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+// The default workload is every pair, every triple of binary attributes
+// and the label's triples, each set once.
+func TestDefaultWorkload(t *testing.T) {
+	sizes := []int{2, 2, 2, 3}
+	pairs := [][]int{{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}
+	for _, c := range []struct {
+		name  string
+		label int
+		want  [][]int
+	}{
+		{"no label", -1, append(slices.Clone(pairs), []int{0, 1, 2})},
+		{"categorical label", 3, append(slices.Clone(pairs), []int{0, 1, 2}, []int{0, 1, 3}, []int{0, 2, 3}, []int{1, 2, 3})},
+		{"binary label", 0, append(slices.Clone(pairs), []int{0, 1, 2}, []int{0, 1, 3}, []int{0, 2, 3})},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := DefaultWorkload(sizes, c.label)
+			if !slices.EqualFunc(got, c.want, slices.Equal[[]int]) {
+				t.Errorf("got %v, want %v", got, c.want)
 			}
 		})
 	}

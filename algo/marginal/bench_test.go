@@ -117,7 +117,7 @@ func benchSelect(b *testing.B, name string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cands, weights := candidates(DefaultWorkload(dom.Len(), -1))
+	cands, weights := candidates(DefaultWorkload(dom.Sizes(), -1))
 	a := &adaptive{engine: &engine{o: Options{Domain: dom}}, ao: AdaptiveOptions{MaxCells: DefaultModelCells}, rho: 1, used: 1,
 		cands: cands, weights: weights, model: res.Model}
 	b.ResetTimer()

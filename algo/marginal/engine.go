@@ -264,7 +264,7 @@ func Synthesize(ctx context.Context, m Measurer, o Options) (*Result, error) {
 		}
 		*s.time = time.Since(start)
 	}
-	e.errorBars(DefaultWorkload(e.o.Domain.Len(), -1))
+	e.errorBars(allPairs(e.o.Domain.Len()))
 	return e.res, nil
 }
 
