@@ -66,10 +66,14 @@ var synthesizeOptions = []struct {
 	set  func(*publish.SynthesizeOptions)
 }{
 	{"", func(*publish.SynthesizeOptions) {}},
-	{"indif", func(o *publish.SynthesizeOptions) { o.Score = marginal.InDif }},
-	{"laplace-one-way", func(o *publish.SynthesizeOptions) { o.OneWayNoise = marginal.Laplace }},
 	// The default, auto, runs the adaptive method on the canary tables'
-	// few attributes; the paper's method is audited by name.
+	// few attributes; the paper method is audited by name, and its
+	// options with it (the adaptive method has no pair score or one-way
+	// noise to choose).
+	{"indif", func(o *publish.SynthesizeOptions) { o.Method, o.Score = marginal.MethodPaper, marginal.InDif }},
+	{"laplace-one-way", func(o *publish.SynthesizeOptions) {
+		o.Method, o.OneWayNoise = marginal.MethodPaper, marginal.Laplace
+	}},
 	{"paper", func(o *publish.SynthesizeOptions) { o.Method = marginal.MethodPaper }},
 }
 

@@ -58,7 +58,7 @@ const VariantDuplicated = "duplicated"
 var replayVariants = []string{VariantSound, VariantDuplicated}
 
 func init() {
-	register(Method{Name: "replay-" + synthesize.Name, Summary: fmt.Sprintf("same seed on D and D': every noisy release of the whole `%s --method paper` pipeline (one owner, ρ = %g, the canary tables; the adaptive method's selections are not replayed) within its charge's sensitivity (with --greybox; without, the black-box audit of its one-way marginals); --mechanism picks its option (%s)",
+	register(Method{Name: "replay-" + synthesize.Name, Summary: fmt.Sprintf("same seed on D and D': every noisy release of the whole `%s` pipeline (one owner, ρ = %g, the canary tables; the default, auto, runs the adaptive method there, whose selections are compared by their outcome) within its charge's sensitivity (with --greybox; without, the black-box audit of its one-way marginals); --mechanism picks its option (%s)",
 		synthesize.Name, pipelineRho, synthesizeOptionNames()),
 		Calibrations: replayVariants, FastRuns: 1_000, LongRuns: 10_000,
 		build: func(o MethodOptions) (Mechanism, error) { return ReplaySynthesize(o.Calibration, o.Mechanism) }})
@@ -112,6 +112,10 @@ type replayed struct {
 	query  string
 	charge privacy.Charge
 	values []float64
+	// choice marks a private selection (the adaptive method's rounds):
+	// its query holds the outcome, so equal queries mean the same set was
+	// chosen on both sides; it has no values to move.
+	choice bool
 }
 
 // compareRuns compares two runs' releases in order up to the first whose
@@ -124,6 +128,10 @@ func compareRuns(a, b []replayed, adaptive func(i int) (float64, error)) (PairRe
 		if a[i].query != b[i].query {
 			pr.Diverged = true
 			return pr, nil
+		}
+		if a[i].choice {
+			pr.Compared++
+			continue
 		}
 		mv, err := replayMove(a[i].charge, a[i].values, b[i].values)
 		if err != nil {
@@ -268,6 +276,15 @@ func oneWays(res *marginal.Result, dim int) ([]float64, error) {
 	for _, n := range res.OneWays {
 		out = append(out, n.Counts...)
 	}
+	if len(res.OneWays) == 0 {
+		// The adaptive method measures every one-way marginal first.
+		for _, n := range res.Measured {
+			if len(n.Attrs) != 1 || len(out) >= dim {
+				break
+			}
+			out = append(out, n.Counts...)
+		}
+	}
 	if len(out) != dim {
 		return nil, fmt.Errorf("audit: %d one-way values, want %d", len(out), dim)
 	}
@@ -302,7 +319,7 @@ func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report,
 	}, nil
 }
 
-// ReplaySynthesize is the replay audit of `synthesize --method paper` (publish.Synthesize,
+// ReplaySynthesize is the replay audit of `synthesize` (publish.Synthesize,
 // one owner, ρ = 0.04, the canary tables) with the selection or inference
 // option named by option ("" for the default) and the variant named
 // (VariantSound or VariantDuplicated). Its releases, in the order of the
@@ -318,11 +335,7 @@ func ReplaySynthesize(variant, option string) (Mechanism, error) {
 		return Mechanism{}, err
 	}
 	run := func(side Side, src *randx.Source) (*publish.SynthesizeResult, error) {
-		// The replay pairs each charge with a release of the paper method's
-		// plan (one-ways, scores, marginals); the adaptive method's
-		// selections are not replayed, so the paper method runs whatever
-		// the default would choose.
-		o := publish.SynthesizeOptions{Table: tables[side], Rho: pipelineRho, Source: src, Method: marginal.MethodPaper}
+		o := publish.SynthesizeOptions{Table: tables[side], Rho: pipelineRho, Source: src}
 		set(&o)
 		return publish.Synthesize(context.Background(), o)
 	}
@@ -380,10 +393,10 @@ func synthesizeReleases(res *publish.SynthesizeResult) ([]replayed, error) {
 	if len(res.Report.Parties) != 1 {
 		return nil, fmt.Errorf("audit: synthesize reported %d parties, want one owner", len(res.Report.Parties))
 	}
-	if res.Method != marginal.MethodPaper {
-		return nil, fmt.Errorf("audit: replay pairs the paper method's releases, the run used %q", res.Method)
-	}
 	charges := res.Report.Parties[0].Charges
+	if res.Method == marginal.MethodAdaptive {
+		return adaptiveReleases(res.Engine, charges)
+	}
 	eng := res.Engine
 	plan := eng.Plan
 	d, c := len(eng.OneWays), len(eng.Candidates)
@@ -413,6 +426,36 @@ func synthesizeReleases(res *publish.SynthesizeResult) ([]replayed, error) {
 			return nil, fmt.Errorf("audit: charge %d is for %q, the plan's release %d for %q", i+1, charges[i].Purpose, i+1, p.Release.Purpose)
 		}
 		out[i] = replayed{query: fmt.Sprintf("%s %v %d %v", p.Release.Purpose, p.Attrs, len(v), charges[i].Spec), charge: charges[i], values: v}
+	}
+	return out, nil
+}
+
+// adaptiveReleases pairs the adaptive method's charges with its releases:
+// the measured marginals in plan order (the one-ways first), and between
+// them each round's selection, whose outcome is the set the round then
+// measured.
+func adaptiveReleases(eng *marginal.Result, charges []privacy.Charge) ([]replayed, error) {
+	plan, rounds := eng.Plan, eng.Rounds
+	if len(charges) != len(plan)+len(rounds) || len(plan) != len(eng.Measured) {
+		return nil, fmt.Errorf("audit: %d charges for %d measured releases and %d selections", len(charges), len(plan), len(rounds))
+	}
+	out := make([]replayed, 0, len(charges))
+	k, r := 0, 0
+	for i, c := range charges {
+		if k < len(plan) && c.Purpose == plan[k].Release.Purpose {
+			n := eng.Measured[k]
+			if !slices.Equal(n.Attrs, plan[k].Attrs) {
+				return nil, fmt.Errorf("audit: release %d is over %v, its marginal over %v", i+1, plan[k].Attrs, n.Attrs)
+			}
+			out = append(out, replayed{query: fmt.Sprintf("%s %v %d %v", c.Purpose, n.Attrs, len(n.Counts), c.Spec), charge: c, values: n.Counts})
+			k++
+			continue
+		}
+		if r == len(rounds) {
+			return nil, fmt.Errorf("audit: charge %d (%q) is neither the next measurement (%q) nor a selection", i+1, c.Purpose, plan[min(k, len(plan)-1)].Release.Purpose)
+		}
+		out = append(out, replayed{query: fmt.Sprintf("%s %v chose %v", c.Purpose, c.Spec, rounds[r].Attrs), charge: c, choice: true})
+		r++
 	}
 	return out, nil
 }

@@ -21,9 +21,11 @@ import (
 // release moves by twice the sensitivity it declares — is caught on the
 // first pair (2√2 against √2). The replay compares true differences, so
 // it has no false alarms; the only randomness is which pairs diverge
-// (an adaptive choice on noisy values; 0–5% of pairs here). About 3 ms a
-// synthesize pair and 7 ms a synthesize-rows pair; -short replays the
-// default options only.
+// (choices on noisy values: the paper method's pair selection parts 0–5 %
+// of pairs here, the adaptive method's private selections up to 30 %; a
+// selection is compared by its outcome). About 3 ms a synthesize pair and
+// 7 ms a synthesize-rows pair; -short replays the default options and the
+// paper method only.
 func TestReplaySoundWithinDuplicatedExceeds(t *testing.T) {
 	exact := string(rowsynth.NoiseExact)
 	cases := []struct {
@@ -31,12 +33,18 @@ func TestReplaySoundWithinDuplicatedExceeds(t *testing.T) {
 		build        func(variant, option string) (Mechanism, error)
 		pairs        int
 		short        bool
+		// diverged is how many pairs may part ways: the default, auto, runs
+		// the adaptive method on the canary tables, whose private
+		// selections see the data (12 of 40 pairs on the duplicated table,
+		// where the paper's fixed plan parts in 1).
+		diverged int
 	}{
-		{"synthesize", "", ReplaySynthesize, 40, true},
-		{"synthesize", "indif", ReplaySynthesize, 40, false},
-		{"synthesize", "laplace-one-way", ReplaySynthesize, 40, false},
-		{"synthesize-rows", "", ReplayRows, 20, true},
-		{"synthesize-rows", exact, ReplayRows, 20, false},
+		{"synthesize", "", ReplaySynthesize, 40, true, 20},
+		{"synthesize", "paper", ReplaySynthesize, 40, true, 10},
+		{"synthesize", "indif", ReplaySynthesize, 40, false, 10},
+		{"synthesize", "laplace-one-way", ReplaySynthesize, 40, false, 10},
+		{"synthesize-rows", "", ReplayRows, 20, true, 5},
+		{"synthesize-rows", exact, ReplayRows, 20, false, 5},
 	}
 	for _, c := range cases {
 		if testing.Short() && !c.short {
@@ -53,7 +61,7 @@ func TestReplaySoundWithinDuplicatedExceeds(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Logf("%s: worst %s moved %.6g in ℓ%g, bound %.6g; %d releases compared, %d of %d pairs diverged", m.Name, r.Worst, r.MaxDiff, r.Norm, r.Bound, r.Releases, r.Diverged, r.Runs)
-				if r.Releases < 5*c.pairs || r.Diverged > c.pairs/4 {
+				if r.Releases < 5*c.pairs || r.Diverged > c.diverged {
 					t.Errorf("%d releases compared, %d of %d pairs diverged: want at least the one-way marginals and scores of every pair", r.Releases, r.Diverged, c.pairs)
 				}
 				if variant == VariantSound {

@@ -168,7 +168,13 @@ func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (in
 	if c.Mechanism == SelectPermuteAndFlip {
 		pick = dp.PermuteAndFlip
 	}
-	i, err := pick(l.noiser.Source(), u, c.Sensitivity, c.Epsilon)
+	// The selection draws from a child stream: how many draws a sampler
+	// takes depends on the utilities, and on the parent that would shift
+	// every later release's noise with the data. The parent advances by
+	// one draw whatever the data, so a seeded run on neighbouring tables
+	// draws the same noise for the same later releases, which is what the
+	// replay audit compares.
+	i, err := pick(l.noiser.Source().Child(), u, c.Sensitivity, c.Epsilon)
 	if err != nil {
 		return 0, fmt.Errorf("marginal: %w", err)
 	}
