@@ -53,9 +53,11 @@ AIM_SAMPLED = dict(rounds_per_attr=1.5, max_model_size=1, max_iters=100, workloa
 # ρ/2.2 (add/remove) is ρ-zCDP under replace-one (README, "Neighbouring").
 REPLACE = dict(rho_factor=1 / 2.2)
 METHODS = {
-    "dppub": "dppub synthesize defaults",
+    "dppub": "dppub synthesize defaults (since 4346206 --method auto: the adaptive method for one owner of at most 16 attributes, the paper method otherwise; before it, the paper method)",
+    "dppub-paper": "dppub synthesize --method paper (PDP-MVDS/PrivSyn-style selection, consistency, GUM), other settings default",
     "dppub-adaptive": "dppub synthesize --method adaptive, other settings default",
-    "dppub-public-bins": "dppub synthesize --bin-share -1 --bins 16: the metric's public discretisation (16 equal-width bins over the declared bounds), as AIM gets it, no budget on bins; other settings default",
+    "dppub-public-bins": "dppub synthesize --bin-share -1 --bins 16: the metric's public discretisation (16 equal-width bins over the declared bounds), as AIM gets it, no budget on bins; other settings default (since 4346206 --method auto: adaptive for one owner of at most 16 attributes, paper otherwise)",
+    "dppub-paper-public-bins": "dppub synthesize --method paper --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it, no budget on bins; other settings default",
     "dppub-adaptive-public-bins": "dppub synthesize --method adaptive --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it; other settings default",
     "dppub-before": "dppub synthesize defaults, an earlier build (--dppub-before)",
     "dppub-adaptive-before": "dppub synthesize --method adaptive, other settings default, an earlier build (--dppub-before)",
@@ -327,6 +329,8 @@ def run_method(args, table, method, eps, delta, rep, outdir):
             cmd.append("--force")
         if method.startswith("dppub-adaptive"):
             cmd += ["--method", "adaptive"]
+        elif method.startswith("dppub-paper"):
+            cmd += ["--method", "paper"]
         if method.endswith("-public-bins"):
             # The metric's own bins (BINS equal-width over the declared
             # bounds): what AIM measures, so neither side is re-binned.
@@ -456,7 +460,8 @@ def summary(df, path):
               "| data | ε | dppub | against | 2-way TVD dppub/AIM | 3-way TVD dppub/AIM | GBT acc dppub − AIM | AIM CPU / dppub CPU |",
               "|---|---|---|---|---|---|---|---|"]
     for (name, eps), _ in mean.groupby(level=[0, 1]):
-        for us in ("dppub", "dppub-adaptive", "dppub-public-bins", "dppub-adaptive-public-bins"):
+        for us in ("dppub", "dppub-paper", "dppub-adaptive", "dppub-public-bins", "dppub-paper-public-bins",
+                   "dppub-adaptive-public-bins"):
             if (name, eps, us) not in mean.index or pd.isna(mean.loc[(name, eps, us)].get("tvd_2way")):
                 continue
             ours = mean.loc[(name, eps, us)]
