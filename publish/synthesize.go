@@ -405,8 +405,8 @@ func synthesizeReport(o SynthesizeOptions, auto bool, res *marginal.Result, dom 
 	}
 	if auto {
 		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
-			"the method (%s) was chosen by method auto from public facts only: %d attributes, %d part(ies) (adaptive for one owner of at most %d attributes, paper otherwise)",
-			o.Method, dom.Len(), len(o.Parties), marginal.AutoMaxAttributes))
+			"the method (%s) was chosen by method auto from public facts only: %d attributes, %s (adaptive for one owner of at most %d attributes, paper otherwise)",
+			o.Method, dom.Len(), partyCount(len(o.Parties)), marginal.AutoMaxAttributes))
 	}
 	if binRho > 0 {
 		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one integer decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)
@@ -431,6 +431,14 @@ func synthesizeReport(o SynthesizeOptions, auto bool, res *marginal.Result, dom 
 		return nil, fmt.Errorf("publish: %w", err)
 	}
 	return r, nil
+}
+
+// partyCount says how many parties hold the columns.
+func partyCount(n int) string {
+	if n == 1 {
+		return "one owner"
+	}
+	return fmt.Sprintf("%d parties of columns", n)
 }
 
 // wholeRecordWarning explains the report's whole-record guarantee, which
