@@ -87,16 +87,24 @@ func (s stride) mul(v, f []float64) {
 	}
 }
 
-// add adds f at its subset cell to each cell of v.
+// add adds f at its subset cell to each cell of v. It runs once per fit,
+// not per step, so it goes through runs rather than loops of its own.
 func (s stride) add(v, f []float64) {
+	s.runs(v, func(run []float64, x int32) {
+		a := f[x]
+		for i := range run {
+			run[i] += a
+		}
+	})
+}
+
+// runs calls do with each run of inner consecutive cells of v and the
+// subset cell they map to.
+func (s stride) runs(v []float64, do func(run []float64, x int32)) {
 	c := 0
 	for range s.lead {
 		for _, x := range s.idx {
-			a := f[x]
-			run := v[c : c+s.inner]
-			for i := range run {
-				run[i] += a
-			}
+			do(v[c:c+s.inner], x)
 			c += s.inner
 		}
 	}
