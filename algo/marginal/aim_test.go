@@ -19,12 +19,6 @@ import (
 // returns the result and the accountant.
 func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *privacy.Accountant) {
 	t.Helper()
-	return runOnSmall(t, rho, MethodAdaptive, ao)
-}
-
-// runOnSmall runs method on the 5-attribute table adaptiveOnSmall uses.
-func runOnSmall(t *testing.T, rho float64, method Method, ao AdaptiveOptions) (*Result, *privacy.Accountant) {
-	t.Helper()
 	sizes := []int{4, 3, 5, 2, 6}
 	ds := randomDataset(sizes, 3000, 0.8, randx.NewSeeded(5))
 	dom := sizedDomain(t, sizes)
@@ -33,7 +27,7 @@ func runOnSmall(t *testing.T, rho float64, method Method, ao AdaptiveOptions) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Method: method, Adaptive: ao,
+	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Method: MethodAdaptive, Adaptive: ao,
 		Parties: []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(len(sizes))}}, Source: randx.NewSeeded(7)})
 	if err != nil {
 		t.Fatal(err)
@@ -254,15 +248,6 @@ func TestDefaultRounds(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// The engine resolves MethodAuto itself: one owner of five attributes
-// gets the adaptive rounds.
-func TestSynthesizeResolvesAuto(t *testing.T) {
-	res, _ := runOnSmall(t, 1, MethodAuto, AdaptiveOptions{Rounds: 10})
-	if len(res.Rounds) == 0 || len(res.Candidates) != 0 {
-		t.Fatalf("%d adaptive rounds and %d pair scores: want the adaptive method", len(res.Rounds), len(res.Candidates))
 	}
 }
 

@@ -46,9 +46,7 @@ type Options struct {
 	// GUM configures the synthesis; Rows defaults to Records and Source to
 	// the Options' Source.
 	GUM GUMOptions
-	// Method chooses what to measure (default MethodPaper; MethodAuto is
-	// resolved by Method.Resolve from the domain's width and the parties,
-	// and its adaptive choice needs a Selector).
+	// Method chooses what to measure (default MethodPaper).
 	Method Method
 	// Adaptive configures MethodAdaptive.
 	Adaptive AdaptiveOptions
@@ -135,9 +133,6 @@ func (o *Options) defaults() error {
 	if o.Method == "" {
 		o.Method = MethodPaper
 	}
-	if o.Domain != nil {
-		o.Method = o.Method.Resolve(o.Domain.Len(), len(o.Parties))
-	}
 	if o.Inference == "" {
 		o.Inference = InferenceGUM
 	}
@@ -166,7 +161,7 @@ func (o *Options) validate() error {
 	case o.Score != IInDif && o.Score != InDif:
 		return fmt.Errorf("marginal: unknown score %q (want iindif or indif)", o.Score)
 	case o.Method != MethodPaper && o.Method != MethodAdaptive:
-		return fmt.Errorf("marginal: unknown method %q (want paper, adaptive or auto)", o.Method)
+		return fmt.Errorf("marginal: unknown method %q (want paper or adaptive)", o.Method)
 	case o.Inference != InferenceGUM && o.Inference != InferencePGM:
 		return fmt.Errorf("marginal: unknown inference %q (want gum or pgm)", o.Inference)
 	case o.GUM.Rows < 1 || o.GUM.Rows > math.MaxInt32 || o.GUM.Fit < 0:
