@@ -44,8 +44,9 @@ type SynthesizeOptions struct {
 	// Method chooses what to measure: marginal.MethodPaper (the only one
 	// for several parties), marginal.MethodAdaptive (AIM-style rounds, one
 	// owner) or, by default, marginal.MethodAuto: the adaptive method for
-	// one owner of at most marginal.AutoMaxAttributes attributes, the
-	// paper's otherwise (measured: docs/results/synthesis/README.md).
+	// one owner of at most marginal.AutoMaxAttributes attributes of at most
+	// marginal.AutoMaxValues values on the public domain, the paper's
+	// otherwise (measured: docs/results/synthesis/README.md).
 	Method marginal.Method
 	// Label names the attribute the data will be used to predict: the
 	// adaptive method's default workload adds every triple holding it.
@@ -231,12 +232,18 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	if len(o.Parties) == 0 {
 		o.Parties = []SynthesizeParty{{Name: "owner", Rho: o.Rho, Attributes: schema.Names()}}
 	}
-	o.Method = cmp.Or(o.Method, marginal.MethodAuto)
-	auto := o.Method == marginal.MethodAuto
-	o.Method = o.Method.Resolve(len(schema.Attributes), len(o.Parties))
 	dom, err := marginal.NewDomain(schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
+	}
+	// dom is the public domain (schema and equal-width bins), what auto
+	// may read.
+	o.Method = cmp.Or(o.Method, marginal.MethodAuto)
+	var auto string // why auto chose, for the report
+	if o.Method == marginal.MethodAuto {
+		o.Method = o.Method.Resolve(dom.Sizes(), len(o.Parties))
+		auto = fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %d attributes of at most %d values on the public domain, %s (adaptive for one owner of at most %d attributes of at most %d values, paper otherwise)",
+			o.Method, dom.Len(), slices.Max(dom.Sizes()), partyCount(len(o.Parties)), marginal.AutoMaxAttributes, marginal.AutoMaxValues)
 	}
 	parties, accts, err := synthesizeParties(dom, o.Parties)
 	if err != nil {
@@ -360,7 +367,7 @@ func synthesizeParties(dom *marginal.Domain, ps []SynthesizeParty) ([]marginal.P
 	return parties, accts, nil
 }
 
-func synthesizeReport(o SynthesizeOptions, auto bool, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
+func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
 	records := map[string]int{}
 	for _, a := range accts {
 		records[a.Party()] = n
@@ -403,10 +410,8 @@ func synthesizeReport(o SynthesizeOptions, auto bool, res *marginal.Result, dom 
 			"everything derived from them: the graphical model fitted to the noisy marginals, the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)",
 		}
 	}
-	if auto {
-		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
-			"the method (%s) was chosen by method auto from public facts only: %d attributes, %s (adaptive for one owner of at most %d attributes, paper otherwise)",
-			o.Method, dom.Len(), partyCount(len(o.Parties)), marginal.AutoMaxAttributes))
+	if auto != "" {
+		ro.Assumptions = append(ro.Assumptions, auto)
 	}
 	if binRho > 0 {
 		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one integer decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)

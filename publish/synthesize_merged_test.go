@@ -147,30 +147,37 @@ func TestSynthesizeReportStatesSelection(t *testing.T) {
 	}
 }
 
-// By default the method is chosen from the public shape: Adult's 15
-// attributes and one owner get the adaptive method, which the report says
-// and why; two parties of columns get the paper's.
+// By default the method is chosen from the public shape: NLTCS's 16
+// binary attributes and one owner get the adaptive method; Adult (a
+// 41-value attribute) and two parties of columns the paper's. The report
+// says which and why.
 func TestSynthesizeAutoChoosesByShape(t *testing.T) {
-	adult, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
+	load := func(name string, rows int) *data.Table {
+		tab, err := datasets.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &data.Table{Schema: tab.Schema, Rows: tab.Rows[:rows]}
 	}
-	tab := &data.Table{Schema: adult.Schema, Rows: adult.Rows[:2000]}
-	parties, err := EvenParties(tab.Schema, []float64{0.5, 0.2})
+	adult, nltcs := load("adult", 2000), load("nltcs", 2000)
+	parties, err := EvenParties(nltcs.Schema, []float64{0.5, 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
+		tab  *data.Table
 		o    SynthesizeOptions
 		want marginal.Method
+		says string
 	}{
-		{"one owner", SynthesizeOptions{Epsilon: 1, AdaptiveRounds: 30}, marginal.MethodAdaptive},
-		{"two parties", SynthesizeOptions{Parties: parties}, marginal.MethodPaper},
+		{"narrow, one owner", nltcs, SynthesizeOptions{Epsilon: 1, AdaptiveRounds: 32}, marginal.MethodAdaptive, "16 attributes of at most 2 values on the public domain, one owner"},
+		{"a large attribute", adult, SynthesizeOptions{Epsilon: 1}, marginal.MethodPaper, "15 attributes of at most 41 values on the public domain, one owner"},
+		{"two parties", nltcs, SynthesizeOptions{Parties: parties}, marginal.MethodPaper, "16 attributes of at most 2 values on the public domain, 2 parties of columns"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := c.o
-			o.Table, o.Source = tab, randx.NewSeeded(5)
+			o.Table, o.Source = c.tab, randx.NewSeeded(5)
 			res, err := Synthesize(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
@@ -178,7 +185,7 @@ func TestSynthesizeAutoChoosesByShape(t *testing.T) {
 			if res.Method != c.want {
 				t.Fatalf("method %s, want %s", res.Method, c.want)
 			}
-			said := fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: 15 attributes", c.want)
+			said := fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %s", c.want, c.says)
 			if !slices.ContainsFunc(res.Report.Assumptions, func(a string) bool { return strings.HasPrefix(a, said) }) {
 				t.Errorf("no assumption starts %q: %q", said, res.Report.Assumptions)
 			}

@@ -251,23 +251,31 @@ func TestDefaultRounds(t *testing.T) {
 	}
 }
 
-// MethodAuto gives the adaptive method to one owner of a narrow table and
-// the paper's otherwise; a named method is kept.
+// MethodAuto gives the adaptive method to one owner of a narrow table of
+// small attributes and the paper's otherwise; a named method is kept.
 func TestMethodResolve(t *testing.T) {
+	narrow := []int{16, 16, 7, 2}
+	wide := make([]int, AutoMaxAttributes+1)
+	for i := range wide {
+		wide[i] = 2
+	}
 	for _, c := range []struct {
-		m              Method
-		attrs, parties int
-		want           Method
+		name    string
+		m       Method
+		sizes   []int
+		parties int
+		want    Method
 	}{
-		{MethodAuto, 10, 1, MethodAdaptive},
-		{MethodAuto, AutoMaxAttributes, 1, MethodAdaptive},
-		{MethodAuto, AutoMaxAttributes + 1, 1, MethodPaper},
-		{MethodAuto, 10, 2, MethodPaper},
-		{MethodPaper, 10, 1, MethodPaper},
-		{MethodAdaptive, 57, 1, MethodAdaptive},
+		{"narrow", MethodAuto, narrow, 1, MethodAdaptive},
+		{"widest adaptive", MethodAuto, wide[1:], 1, MethodAdaptive},
+		{"too wide", MethodAuto, wide, 1, MethodPaper},
+		{"a large attribute", MethodAuto, []int{16, AutoMaxValues + 1, 2}, 1, MethodPaper},
+		{"two parties", MethodAuto, narrow, 2, MethodPaper},
+		{"paper kept", MethodPaper, narrow, 1, MethodPaper},
+		{"adaptive kept", MethodAdaptive, wide, 1, MethodAdaptive},
 	} {
-		t.Run(fmt.Sprintf("%s/%d/%d", c.m, c.attrs, c.parties), func(t *testing.T) {
-			if got := c.m.Resolve(c.attrs, c.parties); got != c.want {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.m.Resolve(c.sizes, c.parties); got != c.want {
 				t.Errorf("got %s, want %s", got, c.want)
 			}
 		})
