@@ -1,6 +1,7 @@
 package marginal
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -65,11 +66,22 @@ func mustProject(m *Marginal, sub []int) []int32 {
 
 // projections caches projectors: a projector depends only on the table's
 // and the subset's attributes (the domain's sizes being fixed), and
-// inference asks for the same ones round after round.
+// inference asks for the same ones round after round. The cache passes
+// from each round's model to the next, and variable elimination makes
+// projectors of transient tables as large as a clique times the carried
+// attributes, so it holds at most maxProjectionBytes: when the next one
+// does not fit, the cache starts afresh.
 type projections struct {
-	mu sync.Mutex
-	m  map[string][]int32
+	mu    sync.Mutex
+	m     map[string][]int32
+	bytes int
+	// limit is the cache's size in bytes (0: maxProjectionBytes).
+	limit int
 }
+
+// maxProjectionBytes bounds the projector cache. Without a bound the
+// adaptive method on Big5 (57 attributes, ε = 1) reached 23 GB resident.
+const maxProjectionBytes = 1 << 30
 
 // get returns the projector of table t onto sub.
 func (p *projections) get(t *Marginal, sub []int) []int32 {
@@ -88,7 +100,17 @@ func (p *projections) get(t *Marginal, sub []int) []int32 {
 	if p.m == nil {
 		p.m = map[string][]int32{}
 	}
-	p.m[k] = pr
+	if _, ok := p.m[k]; !ok && 4*len(pr) <= cmp.Or(p.limit, maxProjectionBytes) {
+		if p.bytes+4*len(pr) > cmp.Or(p.limit, maxProjectionBytes) {
+			// Full: start afresh, so that what later rounds use is what
+			// the cache holds (a first-come cache kept the first rounds'
+			// projectors and ran Big5 3.2× slower).
+			clear(p.m)
+			p.bytes = 0
+		}
+		p.m[k] = pr
+		p.bytes += 4 * len(pr)
+	}
 	p.mu.Unlock()
 	return pr
 }

@@ -3,6 +3,7 @@ package marginal
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -52,5 +53,28 @@ func closeAll(t *testing.T, what string, got, want []float64) {
 		if d := got[i] - want[i]; d > 1e-12 || d < -1e-12 {
 			t.Fatalf("%s: cell %d is %v, want %v", what, i, got[i], want[i])
 		}
+	}
+}
+
+// The projector cache keeps what fits its budget, starts afresh when the
+// next one does not fit, and computes what can never fit afresh each
+// time, with the same result.
+func TestProjectionsCacheBudget(t *testing.T) {
+	sizes := []int{10, 10, 10, 2, 2}
+	big, small := newFactor(sizes, []int{0, 1, 2}), newFactor(sizes, []int{3, 4})
+	p := &projections{limit: 40}
+	for range 2 {
+		if got, want := p.get(big, []int{0}), mustProject(big, []int{0}); !slices.Equal(got, want) {
+			t.Fatal("uncached projector differs")
+		}
+		p.get(small, []int{3})
+	}
+	if len(p.m) != 1 || p.bytes != 16 {
+		t.Errorf("cache holds %d projectors, %d bytes: want only the 4-cell one, 16 bytes", len(p.m), p.bytes)
+	}
+	p.get(small, []int{4})
+	p.get(small, []int{3, 4})
+	if _, ok := p.m[setKey(small.Attrs)+"|"+setKey([]int{3, 4})]; !ok || len(p.m) != 1 || p.bytes != 16 {
+		t.Errorf("cache holds %d projectors, %d bytes: want it restarted with the last one only", len(p.m), p.bytes)
 	}
 }
