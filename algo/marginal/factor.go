@@ -64,60 +64,59 @@ func mustProject(m *Marginal, sub []int) []int32 {
 	return p
 }
 
-// projections caches projectors: a projector depends only on the table's
-// and the subset's attributes (the domain's sizes being fixed), and
-// inference asks for the same ones round after round. The cache passes
-// from each round's model to the next, and variable elimination makes
-// projectors of transient tables as large as a clique times the carried
-// attributes, so it holds at most maxProjectionBytes: when the next one
-// does not fit, the cache starts afresh.
+// projections caches strides: a stride depends only on the table's and
+// the subset's attributes (the domain's sizes being fixed), and inference
+// asks for the same ones round after round. The cache passes from each
+// round's model to the next, and variable elimination asks for strides of
+// many transient tables, so it holds at most maxProjectionBytes of
+// indices: when the next one does not fit, the cache starts afresh.
 type projections struct {
 	mu    sync.Mutex
-	m     map[string][]int32
+	m     map[string]stride
 	bytes int
 	// limit is the cache's size in bytes (0: maxProjectionBytes).
 	limit int
 }
 
-// maxProjectionBytes bounds the projector cache. Without a bound the
-// adaptive method on Big5 (57 attributes, ε = 1) reached 23 GB resident.
+// maxProjectionBytes bounds the stride cache. Without a bound, and with an
+// index per cell rather than per span cell, the adaptive method on Big5
+// (57 attributes, ε = 1) reached 23 GB resident.
 const maxProjectionBytes = 1 << 30
 
-// get returns the projector of table t onto sub.
-func (p *projections) get(t *Marginal, sub []int) []int32 {
+// get returns the stride of table t onto sub.
+func (p *projections) get(t *Marginal, sub []int) stride {
 	if p == nil {
-		return mustProject(t, sub)
+		return newStride(t, sub)
 	}
 	k := setKey(t.Attrs) + "|" + setKey(sub)
 	p.mu.Lock()
-	pr, ok := p.m[k]
+	s, ok := p.m[k]
 	p.mu.Unlock()
 	if ok {
-		return pr
+		return s
 	}
-	pr = mustProject(t, sub)
+	s = newStride(t, sub)
+	size, limit := 4*len(s.idx), cmp.Or(p.limit, maxProjectionBytes)
 	p.mu.Lock()
 	if p.m == nil {
-		p.m = map[string][]int32{}
+		p.m = map[string]stride{}
 	}
-	if _, ok := p.m[k]; !ok && 4*len(pr) <= cmp.Or(p.limit, maxProjectionBytes) {
-		if p.bytes+4*len(pr) > cmp.Or(p.limit, maxProjectionBytes) {
+	if _, ok := p.m[k]; !ok && size <= limit {
+		if p.bytes+size > limit {
 			// Full: start afresh, so that what later rounds use is what
-			// the cache holds (a first-come cache kept the first rounds'
-			// projectors and ran Big5 3.2× slower).
+			// the cache holds.
 			clear(p.m)
 			p.bytes = 0
 		}
-		p.m[k] = pr
-		p.bytes += 4 * len(pr)
+		p.m[k] = s
+		p.bytes += size
 	}
 	p.mu.Unlock()
-	return pr
+	return s
 }
 
 // project sums t onto sub (sorted, ⊆ t.Attrs).
 func (p *projections) project(t *Marginal, sub []int) *Marginal {
-	pr := p.get(t, sub)
 	out := &Marginal{Attrs: slices.Clone(sub), Sizes: make([]int, len(sub))}
 	n := 1
 	for k, a := range sub {
@@ -125,18 +124,17 @@ func (p *projections) project(t *Marginal, sub []int) *Marginal {
 		n *= out.Sizes[k]
 	}
 	out.Counts = make([]float64, n)
-	for c, x := range pr {
-		out.Counts[x] += t.Counts[c]
-	}
+	p.get(t, sub).sum(t.Counts, out.Counts)
 	return out
 }
 
 // product returns the table f·g over the union of their attributes.
 func (p *projections) product(sizes []int, f, g *Marginal) *Marginal {
 	h := newFactor(sizes, union(f.Attrs, g.Attrs))
-	pf, pg := p.get(h, f.Attrs), p.get(h, g.Attrs)
 	for c := range h.Counts {
-		h.Counts[c] = f.Counts[pf[c]] * g.Counts[pg[c]]
+		h.Counts[c] = 1
 	}
+	p.get(h, f.Attrs).mul(h.Counts, f.Counts)
+	p.get(h, g.Attrs).mul(h.Counts, g.Counts)
 	return h
 }

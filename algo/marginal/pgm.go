@@ -271,12 +271,7 @@ func (m *Model) eliminate(attrs []int) *Marginal {
 		msg := m.proj.project(f, union(t.sep[c], intersect(f.Attrs, attrs)))
 		// Divide by the separator's belief: what the parent already has.
 		sep := m.proj.project(m.belief[c], t.sep[c])
-		proj := m.proj.get(msg, t.sep[c])
-		for x, s := range proj {
-			if v := sep.Counts[s]; v > 0 {
-				msg.Counts[x] /= v
-			}
-		}
+		m.proj.get(msg, t.sep[c]).divPositive(msg.Counts, sep.Counts)
 		pending[p] = append(pending[p], msg)
 	}
 	panic("marginal: steiner subtree has no top")

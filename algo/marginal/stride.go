@@ -1,6 +1,9 @@
 package marginal
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // stride maps a table's cells onto a subset's cells the way a projector
 // does, without one index per cell. Tables lay out sorted attributes with
@@ -15,12 +18,17 @@ type stride struct {
 	idx               []int32
 }
 
-// newStride returns the map of table t onto sub (sorted, ⊆ t.Attrs).
+// newStride returns the map of table t onto sub (sorted, ⊆ t.Attrs). Its
+// index is built over the span only, so a transient table of millions of
+// cells (variable elimination's products) costs as little as its span.
 func newStride(t *Marginal, sub []int) stride {
 	if len(sub) == 0 {
 		return stride{lead: 1, span: 1, inner: len(t.Counts), idx: []int32{0}}
 	}
 	first, last := slices.Index(t.Attrs, sub[0]), slices.Index(t.Attrs, sub[len(sub)-1])
+	if first < 0 || last < 0 {
+		panic(fmt.Sprintf("marginal: %v is not a subset of %v", sub, t.Attrs))
+	}
 	lead, inner := 1, 1
 	for _, s := range t.Sizes[:first] {
 		lead *= s
@@ -28,13 +36,9 @@ func newStride(t *Marginal, sub []int) stride {
 	for _, s := range t.Sizes[last+1:] {
 		inner *= s
 	}
-	span := len(t.Counts) / (lead * inner)
-	full := mustProject(t, sub)
-	idx := make([]int32, span)
-	for k := range idx {
-		idx[k] = full[k*inner]
-	}
-	return stride{lead: lead, span: span, inner: inner, idx: idx}
+	view := &Marginal{Attrs: t.Attrs[first : last+1], Sizes: t.Sizes[first : last+1], Counts: make([]float64, len(t.Counts)/(lead*inner))}
+	idx := mustProject(view, sub)
+	return stride{lead: lead, span: len(idx), inner: inner, idx: idx}
 }
 
 // sum writes into out the sums of v over the cells the map sends
@@ -108,4 +112,16 @@ func (s stride) runs(v []float64, do func(run []float64, x int32)) {
 			c += s.inner
 		}
 	}
+}
+
+// divPositive divides each cell of v by f at its subset cell where that is
+// positive.
+func (s stride) divPositive(v, f []float64) {
+	s.runs(v, func(run []float64, x int32) {
+		if d := f[x]; d > 0 {
+			for i := range run {
+				run[i] /= d
+			}
+		}
+	})
 }

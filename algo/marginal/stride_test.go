@@ -3,7 +3,7 @@ package marginal
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
+	"reflect"
 	"testing"
 )
 
@@ -56,25 +56,25 @@ func closeAll(t *testing.T, what string, got, want []float64) {
 	}
 }
 
-// The projector cache keeps what fits its budget, starts afresh when the
-// next one does not fit, and computes what can never fit afresh each
-// time, with the same result.
+// The stride cache keeps what fits its budget, starts afresh when the
+// next one does not fit, and builds what can never fit afresh each time,
+// with the same result.
 func TestProjectionsCacheBudget(t *testing.T) {
 	sizes := []int{10, 10, 10, 2, 2}
 	big, small := newFactor(sizes, []int{0, 1, 2}), newFactor(sizes, []int{3, 4})
-	p := &projections{limit: 40}
+	p := &projections{limit: 20}
 	for range 2 {
-		if got, want := p.get(big, []int{0}), mustProject(big, []int{0}); !slices.Equal(got, want) {
-			t.Fatal("uncached projector differs")
+		if got, want := p.get(big, []int{0}), newStride(big, []int{0}); !reflect.DeepEqual(got, want) {
+			t.Fatalf("uncached stride %+v, want %+v", got, want)
 		}
 		p.get(small, []int{3})
 	}
-	if len(p.m) != 1 || p.bytes != 16 {
-		t.Errorf("cache holds %d projectors, %d bytes: want only the 4-cell one, 16 bytes", len(p.m), p.bytes)
+	if len(p.m) != 1 || p.bytes != 8 {
+		t.Errorf("cache holds %d strides, %d bytes: want only the 2-index one, 8 bytes", len(p.m), p.bytes)
 	}
 	p.get(small, []int{4})
 	p.get(small, []int{3, 4})
 	if _, ok := p.m[setKey(small.Attrs)+"|"+setKey([]int{3, 4})]; !ok || len(p.m) != 1 || p.bytes != 16 {
-		t.Errorf("cache holds %d projectors, %d bytes: want it restarted with the last one only", len(p.m), p.bytes)
+		t.Errorf("cache holds %d strides, %d bytes: want it restarted with the last one only", len(p.m), p.bytes)
 	}
 }
