@@ -36,8 +36,7 @@ func newStride(t *Marginal, sub []int) stride {
 	for _, s := range t.Sizes[last+1:] {
 		inner *= s
 	}
-	view := &Marginal{Attrs: t.Attrs[first : last+1], Sizes: t.Sizes[first : last+1], Counts: make([]float64, len(t.Counts)/(lead*inner))}
-	idx := mustProject(view, sub)
+	idx := mustProject(&Marginal{Attrs: t.Attrs[first : last+1], Sizes: t.Sizes[first : last+1]}, sub)
 	return stride{lead: lead, span: len(idx), inner: inner, idx: idx}
 }
 

@@ -140,7 +140,9 @@ func cellIndex(ds *Dataset, attrs []int, idx []int32) {
 }
 
 // projector maps every cell of a marginal to the cell of its projection
-// onto a subset of its attributes.
+// onto a subset of its attributes. It reads only the marginal's attributes
+// and sizes, so a header without counts (a span of a larger table:
+// newStride) is enough.
 func projector(m *Marginal, sub []int) ([]int32, int, error) {
 	pos := make([]int, len(sub))
 	subCells := 1
@@ -152,7 +154,11 @@ func projector(m *Marginal, sub []int) ([]int32, int, error) {
 		pos[k] = p
 		subCells *= m.Sizes[p]
 	}
-	out := make([]int32, m.Cells())
+	cells := 1
+	for _, n := range m.Sizes {
+		cells *= n
+	}
+	out := make([]int32, cells)
 	vals := make([]int, len(m.Attrs))
 	for c := range out {
 		// vals is the mixed-radix digits of c; increment like an odometer.
