@@ -242,8 +242,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	var auto string // why auto chose, for the report
 	if o.Method == marginal.MethodAuto {
 		o.Method = o.Method.Resolve(dom.Sizes(), len(o.Parties))
-		auto = fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %d attributes of at most %d values on the public domain, %s (adaptive for one owner of at most %d attributes of at most %d values, paper otherwise)",
-			o.Method, dom.Len(), slices.Max(dom.Sizes()), partyCount(len(o.Parties)), marginal.AutoMaxAttributes, marginal.AutoMaxValues)
+		auto = marginal.AutoReason(dom.Sizes(), len(o.Parties))
 	}
 	parties, accts, err := synthesizeParties(dom, o.Parties)
 	if err != nil {
@@ -436,14 +435,6 @@ func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, do
 		return nil, fmt.Errorf("publish: %w", err)
 	}
 	return r, nil
-}
-
-// partyCount says how many parties hold the columns.
-func partyCount(n int) string {
-	if n == 1 {
-		return "one owner"
-	}
-	return fmt.Sprintf("%d parties of columns", n)
 }
 
 // wholeRecordWarning explains the report's whole-record guarantee, which
