@@ -405,29 +405,39 @@ func synthesizeReleases(res *publish.SynthesizeResult) ([]replayed, error) {
 	}
 	out := make([]replayed, len(plan))
 	for i, p := range plan {
-		var v []float64
-		switch {
-		case i < d:
-			n := eng.OneWays[p.Attrs[0]]
-			if !slices.Equal(n.Attrs, p.Attrs) {
-				return nil, fmt.Errorf("audit: release %d is over %v, its one-way marginal over %v", i+1, p.Attrs, n.Attrs)
-			}
-			v = n.Counts
-		case i < d+c:
-			v = []float64{eng.Candidates[i-d].Score}
-		default:
-			n := eng.Measured[i-d-c]
-			if !slices.Equal(n.Attrs, p.Attrs) {
-				return nil, fmt.Errorf("audit: release %d is over %v, its marginal over %v", i+1, p.Attrs, n.Attrs)
-			}
-			v = n.Counts
-		}
 		if charges[i].Purpose != p.Release.Purpose {
 			return nil, fmt.Errorf("audit: charge %d is for %q, the plan's release %d for %q", i+1, charges[i].Purpose, i+1, p.Release.Purpose)
 		}
-		out[i] = replayed{query: fmt.Sprintf("%s %v %d %v", p.Release.Purpose, p.Attrs, len(v), charges[i].Spec), charge: charges[i], values: v}
+		var err error
+		switch {
+		case i < d:
+			out[i], err = measuredRelease(i, p, eng.OneWays[p.Attrs[0]], charges[i])
+		case i < d+c:
+			out[i] = release(p.Release.Purpose, p.Attrs, charges[i], []float64{eng.Candidates[i-d].Score})
+		default:
+			out[i], err = measuredRelease(i, p, eng.Measured[i-d-c], charges[i])
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
+}
+
+// measuredRelease is the replay of release i of the plan, p, whose noisy
+// marginal is n, charged c.
+func measuredRelease(i int, p marginal.Planned, n *marginal.Noisy, c privacy.Charge) (replayed, error) {
+	if !slices.Equal(n.Attrs, p.Attrs) {
+		return replayed{}, fmt.Errorf("audit: release %d is over %v, its marginal over %v", i+1, p.Attrs, n.Attrs)
+	}
+	return release(p.Release.Purpose, p.Attrs, c, n.Counts), nil
+}
+
+// release is the replay of a release of kind over attrs, released as v
+// and charged c: comparable with the other run's when the kind, the
+// attributes, the size and the charge all match.
+func release(kind string, attrs []int, c privacy.Charge, v []float64) replayed {
+	return replayed{query: fmt.Sprintf("%s %v %d %v", kind, attrs, len(v), c.Spec), charge: c, values: v}
 }
 
 // adaptiveReleases pairs the adaptive method's charges with its releases:
@@ -443,11 +453,11 @@ func adaptiveReleases(eng *marginal.Result, charges []privacy.Charge) ([]replaye
 	k, r := 0, 0
 	for i, c := range charges {
 		if k < len(plan) && c.Purpose == plan[k].Release.Purpose {
-			n := eng.Measured[k]
-			if !slices.Equal(n.Attrs, plan[k].Attrs) {
-				return nil, fmt.Errorf("audit: release %d is over %v, its marginal over %v", i+1, plan[k].Attrs, n.Attrs)
+			rel, err := measuredRelease(i, plan[k], eng.Measured[k], c)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, replayed{query: fmt.Sprintf("%s %v %d %v", c.Purpose, n.Attrs, len(n.Counts), c.Spec), charge: c, values: n.Counts})
+			out = append(out, rel)
 			k++
 			continue
 		}
@@ -617,7 +627,7 @@ func (tr *rowsTrace) releases() ([]replayed, error) {
 		for j, x := range s {
 			v[j] = float64(x) * plan.Grid
 		}
-		out[i] = replayed{query: fmt.Sprintf("%s %v %d %v", q.Kind, q.Attrs, len(v), c.Spec), charge: c, values: v}
+		out[i] = release(string(q.Kind), q.Attrs, c, v)
 	}
 	return out, nil
 }
