@@ -62,6 +62,9 @@ type SynthesizeOptions struct {
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
 	Selection marginal.SelectMechanism
+	// Optimizer fits the adaptive method's model (default
+	// marginal.OptimizerAuto).
+	Optimizer marginal.Optimizer
 	// Parties partition the attributes, each with its own budget; empty
 	// means one party "owner" holding all attributes at Rho.
 	Parties []SynthesizeParty
@@ -301,7 +304,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	res, err := marginal.Synthesize(ctx, m, marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
-		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection},
+		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer},
 		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	})
 	if err != nil {
@@ -320,6 +323,23 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	}
 	return &SynthesizeResult{Method: o.Method, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
 		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
+}
+
+// optimizerText says, for a report, how the adaptive method fitted its
+// model (ran) when asked for asked, and why.
+func optimizerText(asked, ran marginal.Optimizer) string {
+	how := "by mirror descent"
+	if ran == marginal.OptimizerMomentum {
+		how = "by mirror descent with momentum"
+	}
+	if cmp.Or(asked, marginal.OptimizerAuto) != marginal.OptimizerAuto {
+		return how
+	}
+	than := "above"
+	if ran == marginal.OptimizerMomentum {
+		than = "at most"
+	}
+	return fmt.Sprintf("%s, chosen by optimizer auto: a first-round measurement's noise σ was %s %g%% of the public record count", how, than, 100*marginal.MomentumNoise)
 }
 
 // namedSets maps attribute-name sets to index sets (nil for none).
@@ -406,7 +426,7 @@ func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, do
 			fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
 		ro.Covered = []string{
 			"the noisy one-way and selected marginals and every selection",
-			"everything derived from them: the graphical model fitted to the noisy marginals, the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)",
+			fmt.Sprintf("everything derived from them: the graphical model fitted to the noisy marginals (%s), the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)", optimizerText(o.Optimizer, res.Optimizer)),
 		}
 	}
 	if auto != "" {

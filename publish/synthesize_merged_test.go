@@ -147,6 +147,50 @@ func TestSynthesizeReportStatesSelection(t *testing.T) {
 	}
 }
 
+// The report says how the adaptive method's model was fitted and, under
+// optimizer auto, why: 2 000 Adult rows over 30 rounds give a first-round
+// σ of √(30 / (0.9·ρ)) records against 0.2 % of 2 000 = 4, above it at
+// ε = 1 and below it at ε = 30.
+func TestSynthesizeReportStatesOptimizer(t *testing.T) {
+	adult, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := &data.Table{Schema: adult.Schema, Rows: adult.Rows[:2000]}
+	cases := []struct {
+		name      string
+		epsilon   float64
+		asked     marginal.Optimizer
+		ran       marginal.Optimizer
+		says, not string
+	}{
+		{"auto noisy", 1, "", marginal.OptimizerMirrorDescent, "(by mirror descent, chosen by optimizer auto: a first-round measurement's noise σ was above 0.2%", "momentum"},
+		{"auto precise", 30, marginal.OptimizerAuto, marginal.OptimizerMomentum, "(by mirror descent with momentum, chosen by optimizer auto: a first-round measurement's noise σ was at most 0.2%", "above"},
+		{"asked", 1, marginal.OptimizerMomentum, marginal.OptimizerMomentum, "(by mirror descent with momentum)", "chosen"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Synthesize(context.Background(), SynthesizeOptions{
+				Table: tab, Epsilon: c.epsilon, Method: marginal.MethodAdaptive, AdaptiveRounds: 30,
+				Optimizer: c.asked, BinShare: -1, Source: randx.NewSeeded(3),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Engine.Optimizer != c.ran {
+				t.Errorf("ran %s, want %s", res.Engine.Optimizer, c.ran)
+			}
+			i := slices.IndexFunc(res.Report.Covered, func(s string) bool { return strings.Contains(s, "graphical model fitted") })
+			if i < 0 {
+				t.Fatalf("no covered item states the model: %q", res.Report.Covered)
+			}
+			if got := res.Report.Covered[i]; !strings.Contains(got, c.says) || strings.Contains(got, c.not) {
+				t.Errorf("the report says %q, want %q and not %q", got, c.says, c.not)
+			}
+		})
+	}
+}
+
 // By default the method is chosen from the public shape: NLTCS's 16
 // binary attributes and one owner get the adaptive method; Adult (a
 // 41-value attribute) and two parties of columns the paper's. The report

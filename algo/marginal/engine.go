@@ -95,6 +95,9 @@ type Result struct {
 	Model *Model
 	// Rounds lists the adaptive method's rounds.
 	Rounds []Round
+	// Optimizer is how the adaptive method fitted its model (OptimizerAuto
+	// resolved; empty for the paper method).
+	Optimizer Optimizer
 	// ErrorBars has the analytic noise error of every distinct measured
 	// attribute set (the published marginals), Workload the summary over
 	// the workload (the adaptive method's; every pair for the paper's).

@@ -165,14 +165,19 @@ func newJTree(sizes []int, sets [][]int) *jtree {
 // size (8 bytes each per table).
 func (t *jtree) cells() float64 {
 	s := 0.0
-	for _, c := range t.cliques {
-		p := 1.0
-		for _, a := range c {
-			p *= float64(t.sizes[a])
-		}
-		s += p
+	for c := range t.cliques {
+		s += t.cliqueCells(c)
 	}
 	return s
+}
+
+// cliqueCells is the number of cells of clique c.
+func (t *jtree) cliqueCells(c int) float64 {
+	p := 1.0
+	for _, a := range t.cliques[c] {
+		p *= float64(t.sizes[a])
+	}
+	return p
 }
 
 // modelCells is the size of the junction tree over sets, in cells.
@@ -188,11 +193,15 @@ func modelCells(sizes []int, sets [][]int) float64 {
 	return s
 }
 
-// home returns a clique of the tree containing set, or -1.
+// home returns the clique of the tree with the fewest cells that contains
+// set, or -1. The model reads a measured set's marginal from its home and
+// broadcasts the set's potential into it on every mirror-descent step, so
+// a set homed in a clique of a million cells when one of a thousand also
+// holds it costs two passes over the larger table per step.
 func (t *jtree) home(set []int) int {
 	best := -1
 	for c, cl := range t.cliques {
-		if subset(set, cl) && (best < 0 || len(cl) < len(t.cliques[best])) {
+		if subset(set, cl) && (best < 0 || t.cliqueCells(c) < t.cliqueCells(best)) {
 			best = c
 		}
 	}

@@ -2,6 +2,7 @@ package marginal
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -24,6 +25,27 @@ func exactMeasurements(t *testing.T, ds *Dataset, sets [][]int) []*Noisy {
 	return ms
 }
 
+// chainDataset is 4 000 records of six attributes with a chain of
+// dependencies 0→1→2→3→4 plus an independent attribute 5.
+func chainDataset() *Dataset {
+	sizes := []int{3, 4, 2, 5, 3, 2}
+	src := randx.NewSeeded(7)
+	ds := NewDataset(sizes, 4000)
+	for i := range 4000 {
+		prev := src.IntN(3)
+		ds.Cols[0][i] = uint16(prev)
+		for j := 1; j < 6; j++ {
+			v := src.IntN(sizes[j])
+			if j < 5 && src.Float64() < 0.6 {
+				v = prev % sizes[j]
+			}
+			ds.Cols[j][i] = uint16(v)
+			prev = v
+		}
+	}
+	return ds
+}
+
 // maxCellError is the largest absolute difference between two marginals'
 // counts.
 func maxCellError(a, b *Marginal) float64 {
@@ -39,22 +61,8 @@ func maxCellError(a, b *Marginal) float64 {
 // (the junction tree must triangulate it), overlapping triples, and an
 // attribute no set holds.
 func TestEstimateRecoversExactMarginals(t *testing.T) {
-	sizes := []int{3, 4, 2, 5, 3, 2}
-	src := randx.NewSeeded(7)
-	ds := NewDataset(sizes, 4000)
-	for i := range 4000 {
-		// A chain of dependencies 0→1→2→3→4 plus independent 5.
-		prev := src.IntN(3)
-		ds.Cols[0][i] = uint16(prev)
-		for j := 1; j < 6; j++ {
-			v := src.IntN(sizes[j])
-			if j < 5 && src.Float64() < 0.6 {
-				v = prev % sizes[j]
-			}
-			ds.Cols[j][i] = uint16(v)
-			prev = v
-		}
-	}
+	ds := chainDataset()
+	sizes := ds.Sizes
 	cases := []struct {
 		name string
 		sets [][]int
@@ -152,6 +160,71 @@ func TestSampleMatchesModel(t *testing.T) {
 		if e := maxCellError(got, want); e > 3 {
 			t.Errorf("sampled marginal %v: max cell error %.3g records", s, e)
 		}
+	}
+}
+
+// A set lives in the clique with the fewest cells that holds it, not the
+// one with the fewest attributes: attribute 1 is in {0, 1} (200 cells)
+// and in {1, 2, 3} (8 cells).
+func TestJTreeHomeIsSmallestClique(t *testing.T) {
+	tr := newJTree([]int{100, 2, 2, 2}, [][]int{{0, 1}, {1, 2, 3}})
+	c := tr.home([]int{1})
+	if c < 0 || !slices.Equal(tr.cliques[c], []int{1, 2, 3}) {
+		t.Errorf("{1} homed in %v of %v, want [1 2 3]", tr.cliques[max(c, 0)], tr.cliques)
+	}
+}
+
+// Momentum reaches the same minimiser as plain mirror descent: noisy
+// measurements (σ = 20 records) of a cycle and of overlapping triples,
+// after 3 000 steps both losses agree to 0.1 %. On the triples, which
+// plain mirror descent fits slowly (loss 11.8 after 40 steps, 10.0 after
+// 60, 9.0 at the minimum), momentum is there sooner: 9.9 and 9.0. (The
+// cycle is fitted within 20 steps either way.)
+func TestEstimateMomentumSameMinimumSooner(t *testing.T) {
+	ds := chainDataset()
+	for _, c := range []struct {
+		sets   [][]int
+		sooner bool
+	}{
+		{[][]int{{0, 1}, {1, 2}, {2, 3}, {0, 3}}, false},
+		{[][]int{{0, 1, 2}, {1, 2, 3}, {3, 4}, {0}, {5}}, true},
+	} {
+		sets := c.sets
+		t.Run(fmt.Sprint(sets), func(t *testing.T) {
+			ms := exactMeasurements(t, ds, sets)
+			src := randx.NewSeeded(5)
+			for _, m := range ms {
+				m.Variance = 400
+				for c := range m.Counts {
+					m.Counts[c] += 20 * src.NormFloat64()
+				}
+			}
+			loss := func(iters int, momentum bool) float64 {
+				model, err := Estimate(context.Background(), ds.Sizes, ms, EstimateOptions{Total: 4000, Iters: iters, Momentum: momentum})
+				if err != nil {
+					t.Fatal(err)
+				}
+				l := 0.0
+				for _, m := range ms {
+					got, _ := model.Marginal(m.Attrs)
+					for c, v := range got.Counts {
+						l += (v - m.Counts[c]) * (v - m.Counts[c]) / (2 * m.Variance)
+					}
+				}
+				return l
+			}
+			if c.sooner {
+				plain, fast := loss(60, false), loss(60, true)
+				t.Logf("loss after 60 steps: mirror descent %.2f, momentum %.2f", plain, fast)
+				if !(fast < 0.95*plain) {
+					t.Errorf("after 60 steps momentum's loss %.2f is not 5 %% below mirror descent's %.2f", fast, plain)
+				}
+			}
+			plain, fast := loss(3000, false), loss(3000, true)
+			if math.Abs(plain-fast) > 1e-3*plain {
+				t.Errorf("after 3000 steps the losses differ: mirror descent %.4f, momentum %.4f", plain, fast)
+			}
+		})
 	}
 }
 

@@ -86,6 +86,9 @@ type Settings struct {
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
 	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2)"`
+	// Optimizer fits the adaptive method's model (default
+	// marginal.OptimizerAuto).
+	Optimizer marginal.Optimizer `json:"optimizer,omitempty" help:"adaptive method: how the graphical model is fitted to the noisy marginals (post-processing): auto (default: momentum when a first-round measurement's noise is at most 0.2% of the records, mirror descent otherwise) | mirror-descent (Private-PGM's) | momentum (heavy-ball momentum with restart, 250 final steps)"`
 }
 
 // DefaultRounds is the default number of GUM rounds.
@@ -116,6 +119,9 @@ func (s *Settings) SetDefaults() {
 	}
 	if s.Selection == "" {
 		s.Selection = marginal.SelectExponential
+	}
+	if s.Optimizer == "" {
+		s.Optimizer = marginal.OptimizerAuto
 	}
 }
 
@@ -157,6 +163,9 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("selection", "must be exponential or permute-and-flip, got %q", s.Selection)
 	case s.Parties < 1:
 		return method.Fieldf("parties", "must be positive, got %d", s.Parties)
+	}
+	if _, err := marginal.ParseOptimizer(string(s.Optimizer)); err != nil {
+		return method.Fieldf("optimizer", "must be auto, mirror-descent or momentum, got %q", s.Optimizer)
 	}
 	if s.Epsilon == 0 && (s.Rho != 0 || len(s.PartyBudgets) == 0) && dp.CheckRho(s.Rho) != nil {
 		return method.Fieldf("rho", "must be positive and finite, got %v", s.Rho)
@@ -217,7 +226,7 @@ func (s *Settings) options(sc data.Schema) (publish.SynthesizeOptions, error) {
 	}
 	return publish.SynthesizeOptions{
 		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
-		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection,
+		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection, Optimizer: s.Optimizer,
 		Bins: s.Bins, BinShare: s.BinShare, Refine: s.BinRefine, Score: s.Score,
 		Combine: marginal.CombineOptions{MaxCells: s.MaxCells, AnyClique: s.AnyClique},
 		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta,
