@@ -56,11 +56,7 @@ func (s stride) sum(v, out []float64) {
 	c := 0
 	for range s.lead {
 		for _, x := range s.idx {
-			t := 0.0
-			for _, y := range v[c : c+s.inner] {
-				t += y
-			}
-			out[x] += t
+			out[x] += sumOf(v[c : c+s.inner])
 			c += s.inner
 		}
 	}
