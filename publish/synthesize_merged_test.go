@@ -149,8 +149,8 @@ func TestSynthesizeReportStatesSelection(t *testing.T) {
 
 // The report says how the adaptive method's model was fitted and, under
 // optimizer auto, why: 2 000 Adult rows over 30 rounds give a first-round
-// σ of √(30 / (0.9·ρ)) records against 0.2 % of 2 000 = 4, above it at
-// ε = 1 and below it at ε = 30.
+// σ of √(30 / (0.9·ρ)) records against 0.1 % of 2 000 = 2, above it at
+// ε = 1 (σ ≈ 33) and below it at ε = 40 (σ ≈ 1.5).
 func TestSynthesizeReportStatesOptimizer(t *testing.T) {
 	adult, err := datasets.Load("adult")
 	if err != nil {
@@ -164,8 +164,8 @@ func TestSynthesizeReportStatesOptimizer(t *testing.T) {
 		ran       marginal.Optimizer
 		says, not string
 	}{
-		{"auto noisy", 1, "", marginal.OptimizerMirrorDescent, "(by mirror descent, chosen by optimizer auto: a first-round measurement's noise σ was above 0.2%", "momentum"},
-		{"auto precise", 30, marginal.OptimizerAuto, marginal.OptimizerMomentum, "(by mirror descent with momentum, chosen by optimizer auto: a first-round measurement's noise σ was at most 0.2%", "above"},
+		{"auto noisy", 1, "", marginal.OptimizerMirrorDescent, "(by mirror descent, chosen by optimizer auto: a first-round measurement's noise σ was above 0.1%", "momentum"},
+		{"auto precise", 40, marginal.OptimizerAuto, marginal.OptimizerMomentum, "(by mirror descent with momentum, chosen by optimizer auto: a first-round measurement's noise σ was at most 0.1%", "above"},
 		{"asked", 1, marginal.OptimizerMomentum, marginal.OptimizerMomentum, "(by mirror descent with momentum)", "chosen"},
 	}
 	for _, c := range cases {

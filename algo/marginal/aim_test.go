@@ -314,15 +314,15 @@ func TestOptimizer(t *testing.T) {
 	if _, err := ParseOptimizer("adam"); err == nil || !strings.Contains(err.Error(), `"adam"`) {
 		t.Errorf("ParseOptimizer(adam): %v, want an error quoting it", err)
 	}
-	// n = 10 000 records: momentum up to σ = 20.
+	// n = 10 000 records: momentum up to σ = 10.
 	cases := []struct {
 		o     Optimizer
 		sigma float64
 		want  Optimizer
 	}{
 		{OptimizerAuto, 5, OptimizerMomentum},
-		{OptimizerAuto, 20, OptimizerMomentum},
-		{OptimizerAuto, 20.01, OptimizerMirrorDescent},
+		{OptimizerAuto, 10, OptimizerMomentum},
+		{OptimizerAuto, 10.01, OptimizerMirrorDescent},
 		{OptimizerMirrorDescent, 5, OptimizerMirrorDescent},
 		{OptimizerMomentum, 500, OptimizerMomentum},
 	}
@@ -347,8 +347,8 @@ func TestAdaptiveOptionsOptimizer(t *testing.T) {
 		final int
 	}{
 		// d = 10, n = 50 000: T = 160, σ = √(160 / (0.9·ρ)).
-		{"noisy", AdaptiveOptions{}, 0.005, OptimizerMirrorDescent, 500}, // σ ≈ 189 > 100
-		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250},      // σ ≈ 21 ≤ 100
+		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, 500}, // σ ≈ 77 > 50
+		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250},     // σ ≈ 21 ≤ 50
 		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250},
 		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700},
 	}

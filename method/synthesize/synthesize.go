@@ -88,7 +88,7 @@ type Settings struct {
 	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2)"`
 	// Optimizer fits the adaptive method's model (default
 	// marginal.OptimizerAuto).
-	Optimizer marginal.Optimizer `json:"optimizer,omitempty" help:"adaptive method: how the graphical model is fitted to the noisy marginals (post-processing): auto (default: momentum when a first-round measurement's noise is at most 0.2% of the records, mirror descent otherwise) | mirror-descent (Private-PGM's) | momentum (heavy-ball momentum with restart, 250 final steps)"`
+	Optimizer marginal.Optimizer `json:"optimizer,omitempty" help:"adaptive method: how the graphical model is fitted to the noisy marginals (post-processing): auto (default: momentum when a first-round measurement's noise is at most 0.1% of the records, mirror descent otherwise) | mirror-descent (Private-PGM's) | momentum (heavy-ball momentum with restart, 250 final steps)"`
 }
 
 // DefaultRounds is the default number of GUM rounds.
