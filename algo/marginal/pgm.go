@@ -441,6 +441,9 @@ type fitter struct {
 	groups   []*Noisy
 	mu       [][]float64 // current model marginal of each set
 	momentum bool        // EstimateOptions.Momentum
+	// drift bounds how far the accepted potentials' logs moved since they
+	// were last rescaled, trialDrift the same for the step being tried.
+	drift, trialDrift float64
 }
 
 // velocity sets vel to the step just taken: θ − old.
@@ -476,8 +479,10 @@ func (f *fitter) step(old, potOld, grad, vel [][]float64, alpha, beta float64) {
 	for c, p := range m.pot {
 		copy(p, potOld[c])
 	}
+	f.trialDrift = f.drift
 	for r, th := range m.theta {
 		e := make([]float64, len(th.Counts))
+		big := 0.0
 		for x := range th.Counts {
 			d := -alpha * grad[r][x]
 			if beta != 0 {
@@ -485,12 +490,27 @@ func (f *fitter) step(old, potOld, grad, vel [][]float64, alpha, beta float64) {
 			}
 			th.Counts[x] = old[r][x] + d
 			e[x] = math.Exp(d)
+			big = max(big, math.Abs(d))
 		}
 		m.toSet[r].mul(m.pot[m.home[r]], e)
+		f.trialDrift += big
 	}
-	parallel(len(m.pot), func(c int) { rescale(m.pot[c]) }, func(c int) int { return len(m.pot[c]) })
+	// Potentials are rescaled to a largest entry of 1 only when the
+	// factors multiplied in since the last rescaling could have moved
+	// that entry by e^maxDrift: a pass over every clique cell per step
+	// bought nothing while the scale stays far from overflow and
+	// underflow.
+	if !(f.trialDrift <= maxDrift) {
+		parallel(len(m.pot), func(c int) { rescale(m.pot[c]) }, func(c int) int { return len(m.pot[c]) })
+		f.trialDrift = 0
+	}
 	m.calibrate()
 }
+
+// maxDrift bounds, in log scale, how far the largest potential of a
+// clique may move between rescalings: e^±30 is far inside float64's range
+// (e^±709), and beliefs are normalised after every calibration anyway.
+const maxDrift = 30
 
 func (f *fitter) run(ctx context.Context, iters int) error {
 	m := f.m
@@ -527,9 +547,9 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 			copy(old[r], m.theta[r].Counts)
 			copy(prevMu[r], f.mu[r])
 		}
-		for c, p := range m.pot {
-			copy(potOld[c], p)
-		}
+		// The accepted potentials become the ones every trial starts from;
+		// each trial overwrites the other buffer.
+		m.pot, potOld = potOld, m.pot
 		// Heavy-ball momentum with adaptive restart (O'Donoghue & Candès
 		// 2015, function scheme): add β_k = k/(k+3) of the last step to
 		// this one while that lowers the loss; the first step that does
@@ -540,7 +560,7 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 		if f.momentum && run > 0 {
 			f.step(old, potOld, grad, vel, alpha, float64(run)/float64(run+3))
 			if next := f.loss(newGrad); next < cur {
-				cur = next
+				cur, f.drift = next, f.trialDrift
 				grad, newGrad = newGrad, grad
 				f.velocity(vel, old)
 				run++
@@ -571,7 +591,7 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 				}
 			}
 			if cur-next >= 0.5*pred {
-				cur, accepted = next, true
+				cur, accepted, f.drift = next, true, f.trialDrift
 				grad, newGrad = newGrad, grad
 				if f.momentum {
 					f.velocity(vel, old)
@@ -592,6 +612,7 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 				copy(p, potOld[c])
 			}
 			m.propagate()
+			f.drift = 0
 			f.loss(grad)
 			break
 		}
