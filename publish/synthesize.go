@@ -56,7 +56,7 @@ type SynthesizeOptions struct {
 	// pair, every triple of binary attributes, and the label's triples).
 	Workload [][]string
 	// MaxModelCells caps the adaptive method's model (default
-	// marginal.DefaultModelCells); AdaptiveRounds is its T (default marginal.DefaultRounds).
+	// marginal.AdaptiveOptions.MaxCells); AdaptiveRounds is its T (default marginal.DefaultRounds).
 	MaxModelCells  float64
 	AdaptiveRounds int
 	// Selection is the adaptive rounds' selection mechanism (default

@@ -142,7 +142,7 @@ func (o Optimizer) Resolve(sigma float64, n int) Optimizer {
 	if o != OptimizerAuto {
 		return o
 	}
-	if sigma <= MomentumNoise*float64(n) {
+	if Precise(sigma, n) {
 		return OptimizerMomentum
 	}
 	return OptimizerMirrorDescent
@@ -163,7 +163,8 @@ type AdaptiveOptions struct {
 	// MaxCells caps the junction tree of the model, in cells (8 bytes
 	// each): a candidate that would grow it beyond MaxCells·(ρ spent/ρ) is
 	// not offered (AIM's size cap, growing with the budget). Default
-	// DefaultModelCells.
+	// DefaultModelCells, or PreciseModelCells when the measurements are
+	// precise (Precise).
 	MaxCells float64
 	// SelectShare is the share of each round's budget spent on the
 	// selection (default 0.1, AIM's).
@@ -184,6 +185,22 @@ type AdaptiveOptions struct {
 // 2-way and 3-way TVD at four times the run time, and 2^16 a worse one
 // (docs/results/synthesis/engine-notes.md).
 const DefaultModelCells = 1 << 18
+
+// PreciseModelCells is the default cap when the measurements are precise
+// (Precise): 2^20 cells. A larger model then pays for its time. Shuttle's
+// training split at ε = 4, three seeds, 2-way / 3-way TVD: 0.0048 /
+// 0.0134 at 2^18 (3.6 CPU-s), 0.0038 / 0.0110 at 2^20 (8.7 CPU-s); the
+// whole of Adult at ε = 4 (adaptive method), two seeds: 0.0146 / 0.0402 at
+// 2^18, 0.0132 / 0.0350 at 2^20, 4.5 times the time
+// (docs/results/synthesis/engine-notes.md). At ε = 1 neither table is
+// precise, and Shuttle's 2^20 model took three times as long.
+const PreciseModelCells = 1 << 20
+
+// Precise reports whether measurements with Gaussian noise of standard
+// deviation sigma over n records are precise enough for momentum and the
+// larger model cap: sigma at most MomentumNoise·n. Both depend only on ρ,
+// the number of rounds and the public n.
+func Precise(sigma float64, n int) bool { return sigma <= MomentumNoise*float64(n) }
 
 // Round is one round of the adaptive method.
 type Round struct {
@@ -227,7 +244,6 @@ func DefaultRounds(d, n int, rho, selectShare float64) int {
 func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	o.SelectShare = cmp.Or(o.SelectShare, 0.1)
 	o.Rounds = cmp.Or(o.Rounds, DefaultRounds(d, n, rho, o.SelectShare))
-	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)
 	o.Selection = cmp.Or(o.Selection, SelectExponential)
 	o.Iters = cmp.Or(o.Iters, 50)
 	if _, err := ParseOptimizer(string(cmp.Or(o.Optimizer, OptimizerAuto))); err != nil {
@@ -238,6 +254,10 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
 	o.Optimizer = cmp.Or(o.Optimizer, OptimizerAuto).Resolve(first.Scale, n)
+	if Precise(first.Scale, n) {
+		o.MaxCells = cmp.Or(o.MaxCells, PreciseModelCells)
+	}
+	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)
 	if o.Optimizer == OptimizerMomentum {
 		o.FinalIters = cmp.Or(o.FinalIters, 250)
 	}

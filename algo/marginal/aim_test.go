@@ -335,9 +335,9 @@ func TestOptimizer(t *testing.T) {
 	}
 }
 
-// The defaults resolve the optimizer from a first-round measurement's
-// noise and give momentum its shorter final fit; an unknown optimizer is
-// refused.
+// The defaults resolve the optimizer and the model cap from a first-round
+// measurement's noise and give momentum its shorter final fit; an unknown
+// optimizer is refused.
 func TestAdaptiveOptionsOptimizer(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -345,12 +345,15 @@ func TestAdaptiveOptionsOptimizer(t *testing.T) {
 		rho   float64
 		want  Optimizer
 		final int
+		cells float64
 	}{
 		// d = 10, n = 50 000: T = 160, σ = √(160 / (0.9·ρ)).
-		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, 500}, // σ ≈ 77 > 50
-		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250},     // σ ≈ 21 ≤ 50
-		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250},
-		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700},
+		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, 500, DefaultModelCells}, // σ ≈ 77 > 50
+		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250, PreciseModelCells},     // σ ≈ 21 ≤ 50
+		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250, DefaultModelCells},
+		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700, DefaultModelCells},
+		{"own cap", AdaptiveOptions{MaxCells: 1000}, 0.4, OptimizerMomentum, 250, 1000},
+		{"plain but precise", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, 0.4, OptimizerMirrorDescent, 500, PreciseModelCells},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -358,8 +361,8 @@ func TestAdaptiveOptionsOptimizer(t *testing.T) {
 			if err := o.defaults(10, 50000, c.rho); err != nil {
 				t.Fatal(err)
 			}
-			if o.Optimizer != c.want || o.FinalIters != c.final {
-				t.Errorf("optimizer %s, %d final steps; want %s, %d", o.Optimizer, o.FinalIters, c.want, c.final)
+			if o.Optimizer != c.want || o.FinalIters != c.final || o.MaxCells != c.cells {
+				t.Errorf("optimizer %s, %d final steps, cap %v; want %s, %d, %v", o.Optimizer, o.FinalIters, o.MaxCells, c.want, c.final, c.cells)
 			}
 		})
 	}
@@ -371,29 +374,35 @@ func TestAdaptiveOptionsOptimizer(t *testing.T) {
 
 // On Shuttle (../shared/data, 16 equal-width bins) at the ρ of (ε, δ) =
 // (4, 1e-5) the measurements are precise (a first round's σ ≈ 22 records
-// of 58 000) and the model is far from fitted after plain mirror
-// descent's steps: momentum's synthetic rows have a lower mean 2-way TVD.
-// Measured over seeds 100–103: mirror descent 0.0052 (two seeds 0.0052
-// and 0.0052), momentum 0.0040–0.0041, a gap of 0.001 against a
-// run-to-run spread of 0.0002 per optimizer. The seed is fixed, so the
-// test is deterministic.
-func TestMomentumBeatsMirrorDescentOnShuttle(t *testing.T) {
+// of 58 000), and both precise defaults lower the synthetic rows' mean
+// 2-way TVD. Momentum at the ordinary 2^18-cell cap against plain mirror
+// descent there, seeds 100–103: 0.0040–0.0041 against 0.0052 (spread
+// 0.0002). The default, momentum at the 2^20-cell cap, seeds 100–102:
+// 0.0028–0.0032. The seed is fixed, so the test is deterministic.
+func TestPreciseDefaultsOnShuttle(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the adaptive method twice on Shuttle (about 8 s)")
+		t.Skip("runs the adaptive method three times on Shuttle (about 25 s)")
 	}
 	dom, ds := load(t, "shuttle")
 	rho, err := RhoFor(4, 1e-5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{Optimizer: OptimizerMirrorDescent}}, 100)
-	fast := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
-	if fast.Optimizer != OptimizerMomentum {
-		t.Fatalf("auto chose %s at ε = 4, want momentum", fast.Optimizer)
+	plain := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{Optimizer: OptimizerMirrorDescent, MaxCells: DefaultModelCells}}, 100)
+	fast := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{MaxCells: DefaultModelCells}}, 100)
+	def := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
+	if fast.Optimizer != OptimizerMomentum || def.Optimizer != OptimizerMomentum {
+		t.Fatalf("auto chose %s and %s at ε = 4, want momentum", fast.Optimizer, def.Optimizer)
 	}
-	p, f := meanTVD2(t, ds, plain.Data), meanTVD2(t, ds, fast.Data)
-	t.Logf("mean 2-way TVD: mirror descent %.4f, momentum %.4f", p, f)
+	if c := def.Model.tree.cells(); !(c > DefaultModelCells) {
+		t.Errorf("the default model has %v cells, no more than the ordinary cap", c)
+	}
+	p, f, d := meanTVD2(t, ds, plain.Data), meanTVD2(t, ds, fast.Data), meanTVD2(t, ds, def.Data)
+	t.Logf("mean 2-way TVD: mirror descent %.4f, momentum %.4f, momentum and the larger cap %.4f", p, f, d)
 	if !(f < p-0.0005) {
 		t.Errorf("momentum's 2-way TVD %.4f is not 0.0005 below mirror descent's %.4f", f, p)
+	}
+	if !(d < f-0.0004) {
+		t.Errorf("the larger cap's 2-way TVD %.4f is not 0.0004 below the ordinary cap's %.4f", d, f)
 	}
 }

@@ -79,9 +79,10 @@ type Settings struct {
 	Method marginal.Method `json:"method,omitempty" help:"what to measure: auto (default: adaptive for one owner of at most 16 attributes of at most 16 values each, paper otherwise) | paper (PDP-MVDS Algorithm 3; the only one for several parties) | adaptive (AIM-style rounds, one owner)"`
 	// Label adds the label's triples to the adaptive workload.
 	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy)"`
-	// MaxModelCells caps the adaptive method's junction tree;
-	// AdaptiveRounds is its T (0: marginal.DefaultRounds).
-	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells"`
+	// MaxModelCells caps the adaptive method's junction tree (0: the
+	// engine's default, marginal.AdaptiveOptions.MaxCells); AdaptiveRounds
+	// is its T (0: marginal.DefaultRounds).
+	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells (default 262144, or 1048576 when a first-round measurement's noise is at most 0.1% of the records)"`
 	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)², at least 2 × attributes)"`
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
@@ -113,9 +114,6 @@ func (s *Settings) SetDefaults() {
 	}
 	if s.Method == "" {
 		s.Method = marginal.MethodAuto
-	}
-	if s.MaxModelCells == 0 {
-		s.MaxModelCells = marginal.DefaultModelCells
 	}
 	if s.Selection == "" {
 		s.Selection = marginal.SelectExponential
@@ -155,7 +153,7 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("epsilon", "is the single owner's budget: it cannot be combined with rho or parties")
 	case s.Method != marginal.MethodAuto && s.Method != marginal.MethodAdaptive && s.Method != marginal.MethodPaper:
 		return method.Fieldf("method", "must be auto, adaptive or paper, got %q", s.Method)
-	case !(s.MaxModelCells >= 1):
+	case !(s.MaxModelCells == 0 || s.MaxModelCells >= 1):
 		return method.Fieldf("max_model_cells", "must be at least 1, got %v", s.MaxModelCells)
 	case s.AdaptiveRounds < 0:
 		return method.Fieldf("adaptive_rounds", "must not be negative, got %d", s.AdaptiveRounds)

@@ -38,6 +38,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"bin refine unknown", Settings{Rho: 1, BinRefine: "both"}, "bin_refine", `"both"`},
 		{"bin refine on equal-width bins", Settings{Rho: 1, BinShare: -1, BinRefine: marginal.RefineMeasured}, "bin_refine", "bin_share ≥ 0"},
 		{"bin refine and parties", Settings{Rho: 1, Parties: 2, BinRefine: marginal.RefineDecoded}, "bin_refine", "one party"},
+		{"model cells", Settings{Rho: 1, MaxModelCells: 0.5}, "max_model_cells", "got 0.5"},
 		{"optimizer", Settings{Rho: 1, Optimizer: "adam"}, "optimizer", `must be auto, mirror-descent or momentum, got "adam"`},
 	}
 	for _, c := range cases {
