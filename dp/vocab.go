@@ -23,7 +23,7 @@ func (m Mechanism) String() string { return string(m) }
 
 // ParseMechanism checks a mechanism name.
 func ParseMechanism(s string) (Mechanism, error) {
-	return parseWord("mechanism", s, []Mechanism{MechanismLaplace, MechanismGaussian})
+	return ParseWord("mechanism", s, []Mechanism{MechanismLaplace, MechanismGaussian})
 }
 
 // Calibration says how a method scales its noise: to sensitivities dppub
@@ -46,11 +46,13 @@ func ParseCalibration(s string, offered ...Calibration) (Calibration, error) {
 	if len(offered) == 0 {
 		offered = []Calibration{CalibrationSound, CalibrationPaper}
 	}
-	return parseWord("calibration", s, offered)
+	return ParseWord("calibration", s, offered)
 }
 
-// parseWord returns s as a T when it is one of the allowed words.
-func parseWord[T ~string](what, s string, allowed []T) (T, error) {
+// ParseWord returns s as a T when it is one of the allowed words, and
+// otherwise an error quoting s and listing them: the one parser of every
+// typed vocabulary word (privacy unit, optimizer, selection mechanism).
+func ParseWord[T ~string](what, s string, allowed []T) (T, error) {
 	if slices.Contains(allowed, T(s)) {
 		return T(s), nil
 	}
@@ -81,7 +83,7 @@ func (u Unit) String() string { return string(u) }
 
 // ParseUnit checks a privacy unit's name.
 func ParseUnit(s string) (Unit, error) {
-	return parseWord("privacy unit", s, []Unit{UnitRecord, UnitIndividual, UnitPartyColumns})
+	return ParseWord("privacy unit", s, []Unit{UnitRecord, UnitIndividual, UnitPartyColumns})
 }
 
 // Neighbouring says in words which datasets are neighbours under u.

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/dppub/dppub/dp"
 )
 
 // Method chooses how Synthesize decides what to measure.
@@ -113,11 +115,7 @@ func (o Optimizer) String() string { return string(o) }
 
 // ParseOptimizer checks an optimizer's name.
 func ParseOptimizer(v string) (Optimizer, error) {
-	switch Optimizer(v) {
-	case OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum:
-		return Optimizer(v), nil
-	}
-	return "", fmt.Errorf("unknown optimizer %q (want %s, %s or %s)", v, OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum)
+	return dp.ParseWord("optimizer", v, []Optimizer{OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum})
 }
 
 // MomentumNoise is the largest noise standard deviation of a first-round

@@ -26,11 +26,7 @@ func (s SelectMechanism) String() string { return string(s) }
 
 // ParseSelectMechanism checks a selection mechanism's name.
 func ParseSelectMechanism(v string) (SelectMechanism, error) {
-	switch SelectMechanism(v) {
-	case SelectExponential, SelectPermuteAndFlip:
-		return SelectMechanism(v), nil
-	}
-	return "", fmt.Errorf("unknown selection mechanism %q (want %s or %s)", v, SelectExponential, SelectPermuteAndFlip)
+	return dp.ParseWord("selection mechanism", v, []SelectMechanism{SelectExponential, SelectPermuteAndFlip})
 }
 
 // Describe says what one selection by s at ε guarantees and how it is
