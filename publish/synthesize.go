@@ -325,23 +325,6 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
 }
 
-// optimizerText says, for a report, how the adaptive method fitted its
-// model (ran) when asked for asked, and why.
-func optimizerText(asked, ran marginal.Optimizer) string {
-	how := "by mirror descent"
-	if ran == marginal.OptimizerMomentum {
-		how = "by mirror descent with momentum"
-	}
-	if cmp.Or(asked, marginal.OptimizerAuto) != marginal.OptimizerAuto {
-		return how
-	}
-	than := "above"
-	if ran == marginal.OptimizerMomentum {
-		than = "at most"
-	}
-	return fmt.Sprintf("%s, chosen by optimizer auto: a first-round measurement's noise σ was %s %g%% of the public record count", how, than, 100*marginal.MomentumNoise)
-}
-
 // namedSets maps attribute-name sets to index sets (nil for none).
 func namedSets(dom *marginal.Domain, sets [][]string) ([][]int, error) {
 	var out [][]int
@@ -426,7 +409,7 @@ func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, do
 			fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
 		ro.Covered = []string{
 			"the noisy one-way and selected marginals and every selection",
-			fmt.Sprintf("everything derived from them: the graphical model fitted to the noisy marginals (%s), the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)", optimizerText(o.Optimizer, res.Optimizer)),
+			fmt.Sprintf("everything derived from them: the graphical model fitted to the noisy marginals (%s), the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)", marginal.OptimizerReason(o.Optimizer, res.Optimizer)),
 		}
 	}
 	if auto != "" {

@@ -133,17 +133,33 @@ func ParseOptimizer(v string) (Optimizer, error) {
 // bound is read off these tables, not derived.
 const MomentumNoise = 0.001
 
-// Resolve is the optimizer a run uses whose first rounds measure with
-// Gaussian noise of standard deviation sigma over n records: OptimizerAuto's
-// choice, or o itself.
-func (o Optimizer) Resolve(sigma float64, n int) Optimizer {
+// Resolve is the optimizer a run uses whose measurements are precise or
+// not (Precise): OptimizerAuto's choice, or o itself.
+func (o Optimizer) Resolve(precise bool) Optimizer {
 	if o != OptimizerAuto {
 		return o
 	}
-	if Precise(sigma, n) {
+	if precise {
 		return OptimizerMomentum
 	}
 	return OptimizerMirrorDescent
+}
+
+// OptimizerReason says, for a report, how the adaptive method fitted its
+// model (ran) when asked for asked, and by which rule.
+func OptimizerReason(asked, ran Optimizer) string {
+	how := "by mirror descent"
+	if ran == OptimizerMomentum {
+		how = "by mirror descent with momentum"
+	}
+	if cmp.Or(asked, OptimizerAuto) != OptimizerAuto {
+		return how
+	}
+	than := "above"
+	if ran == OptimizerMomentum {
+		than = "at most"
+	}
+	return fmt.Sprintf("%s, chosen by optimizer auto: a first-round measurement's noise σ was %s %g%% of the public record count", how, than, 100*MomentumNoise)
 }
 
 // AdaptiveOptions configure MethodAdaptive.
@@ -251,8 +267,9 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	if err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
-	o.Optimizer = cmp.Or(o.Optimizer, OptimizerAuto).Resolve(first.Scale, n)
-	if Precise(first.Scale, n) {
+	precise := Precise(first.Scale, n)
+	o.Optimizer = cmp.Or(o.Optimizer, OptimizerAuto).Resolve(precise)
+	if precise {
 		o.MaxCells = cmp.Or(o.MaxCells, PreciseModelCells)
 	}
 	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)

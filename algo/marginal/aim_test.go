@@ -328,7 +328,7 @@ func TestOptimizer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%g", c.o, c.sigma), func(t *testing.T) {
-			if got := c.o.Resolve(c.sigma, 10000); got != c.want {
+			if got := c.o.Resolve(Precise(c.sigma, 10000)); got != c.want {
 				t.Errorf("Resolve = %s, want %s", got, c.want)
 			}
 		})
