@@ -18,6 +18,7 @@ type jtree struct {
 	sep      [][]int // sep[c] = cliques[c] ∩ cliques[parent[c]]
 	order    []int   // breadth-first from the root: parents before children
 	children [][]int
+	size     []float64 // size[c] is clique c's number of cells
 }
 
 // bitset is a set of attributes.
@@ -158,6 +159,10 @@ func newJTree(sizes []int, sets [][]int) *jtree {
 	}
 	// Prim's insertion order already lists every parent before its
 	// children, which is all the passes need.
+	t.size = make([]float64, len(cl))
+	for c, attrs := range cl {
+		t.size[c] = tableCells(sizes, attrs)
+	}
 	return t
 }
 
@@ -165,17 +170,18 @@ func newJTree(sizes []int, sets [][]int) *jtree {
 // size (8 bytes each per table).
 func (t *jtree) cells() float64 {
 	s := 0.0
-	for c := range t.cliques {
-		s += t.cliqueCells(c)
+	for _, n := range t.size {
+		s += n
 	}
 	return s
 }
 
-// cliqueCells is the number of cells of clique c.
-func (t *jtree) cliqueCells(c int) float64 {
+// tableCells is the number of cells of a table over attrs, as a float64
+// so that a candidate clique too large for an int still compares.
+func tableCells(sizes, attrs []int) float64 {
 	p := 1.0
-	for _, a := range t.cliques[c] {
-		p *= float64(t.sizes[a])
+	for _, a := range attrs {
+		p *= float64(sizes[a])
 	}
 	return p
 }
@@ -184,11 +190,7 @@ func (t *jtree) cliqueCells(c int) float64 {
 func modelCells(sizes []int, sets [][]int) float64 {
 	s := 0.0
 	for _, c := range eliminationCliques(sizes, sets) {
-		p := 1.0
-		for _, a := range c {
-			p *= float64(sizes[a])
-		}
-		s += p
+		s += tableCells(sizes, c)
 	}
 	return s
 }
@@ -201,7 +203,7 @@ func modelCells(sizes []int, sets [][]int) float64 {
 func (t *jtree) home(set []int) int {
 	best := -1
 	for c, cl := range t.cliques {
-		if subset(set, cl) && (best < 0 || t.cliqueCells(c) < t.cliqueCells(best)) {
+		if subset(set, cl) && (best < 0 || t.size[c] < t.size[best]) {
 			best = c
 		}
 	}
