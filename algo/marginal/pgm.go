@@ -439,20 +439,14 @@ func checkFits(sizes []int, t *Marginal) error {
 type fitter struct {
 	m        *Model
 	groups   []*Noisy
-	mu       [][]float64 // current model marginal of each set
+	mu       [][]float64 // the model marginal of each set at the step tried
 	momentum bool        // EstimateOptions.Momentum
+	// delta is the step tried on each set's θ, factor its exponential;
+	// vel is the last step taken (momentum's velocity).
+	delta, factor, vel [][]float64
 	// drift bounds how far the accepted potentials' logs moved since they
 	// were last rescaled, trialDrift the same for the step being tried.
 	drift, trialDrift float64
-}
-
-// velocity sets vel to the step just taken: θ − old.
-func (f *fitter) velocity(vel, old [][]float64) {
-	for r, th := range f.m.theta {
-		for x, v := range th.Counts {
-			vel[r][x] = v - old[r][x]
-		}
-	}
 }
 
 // loss evaluates L and its gradient with respect to each set's marginal.
@@ -470,27 +464,27 @@ func (f *fitter) loss(grad [][]float64) float64 {
 	return l
 }
 
-// step sets θ = old − α·grad + β·vel and the linear potentials to match,
-// multiplying the previous ones by exp(−α·grad + β·vel) broadcast over
-// each clique (exponentials over the measured sets' cells only, not the
-// cliques'), then calibrates. β = 0 is a plain mirror-descent step.
-func (f *fitter) step(old, potOld, grad, vel [][]float64, alpha, beta float64) {
+// step tries the step δ = −α·grad + β·vel on θ: it sets the potentials
+// to the accepted ones, potOld, times exp(δ) broadcast over each clique
+// (exponentials over the measured sets' cells only, not the cliques'), and
+// calibrates. θ itself moves only when the step is accepted (take). β = 0
+// is a plain mirror-descent step.
+func (f *fitter) step(potOld, grad [][]float64, alpha, beta float64) {
 	m := f.m
 	for c, p := range m.pot {
 		copy(p, potOld[c])
 	}
 	f.trialDrift = f.drift
-	for r, th := range m.theta {
-		e := make([]float64, len(th.Counts))
+	for r, d := range f.delta {
+		e := f.factor[r]
 		big := 0.0
-		for x := range th.Counts {
-			d := -alpha * grad[r][x]
+		for x := range d {
+			d[x] = -alpha * grad[r][x]
 			if beta != 0 {
-				d += beta * vel[r][x]
+				d[x] += beta * f.vel[r][x]
 			}
-			th.Counts[x] = old[r][x] + d
-			e[x] = math.Exp(d)
-			big = max(big, math.Abs(d))
+			e[x] = math.Exp(d[x])
+			big = max(big, math.Abs(d[x]))
 		}
 		m.toSet[r].mul(m.pot[m.home[r]], e)
 		f.trialDrift += big
@@ -507,6 +501,17 @@ func (f *fitter) step(old, potOld, grad, vel [][]float64, alpha, beta float64) {
 	m.calibrate()
 }
 
+// take accepts the step tried: θ += δ, and δ becomes the velocity.
+func (f *fitter) take() {
+	f.drift = f.trialDrift
+	f.vel, f.delta = f.delta, f.vel
+	for r, th := range f.m.theta {
+		for x, d := range f.vel[r] {
+			th.Counts[x] += d
+		}
+	}
+}
+
 // maxDrift bounds, in log scale, how far the largest potential of a
 // clique may move between rescalings: e^±30 is far inside float64's range
 // (e^±709), and beliefs are normalised after every calibration anyway.
@@ -514,20 +519,32 @@ const maxDrift = 30
 
 func (f *fitter) run(ctx context.Context, iters int) error {
 	m := f.m
-	k := len(f.groups)
-	f.mu = make([][]float64, k)
-	grad, newGrad, old, prevMu, vel := make([][]float64, k), make([][]float64, k), make([][]float64, k), make([][]float64, k), make([][]float64, k)
+	buffers := func() [][]float64 {
+		b := make([][]float64, len(f.groups))
+		for r, g := range f.groups {
+			b[r] = make([]float64, len(g.Counts))
+		}
+		return b
+	}
+	f.mu, f.delta, f.factor, f.vel = buffers(), buffers(), buffers(), buffers()
+	grad, newGrad, mu := buffers(), buffers(), buffers()
 	minVar := math.Inf(1)
-	for r, g := range f.groups {
-		n := len(g.Counts)
-		f.mu[r], grad[r], newGrad[r], old[r], prevMu[r], vel[r] = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for _, g := range f.groups {
 		minVar = math.Min(minVar, g.Variance)
 	}
 	m.propagate()
 	cur := f.loss(grad)
+	// mu holds the accepted model's marginals, f.mu the tried step's.
+	mu, f.mu = f.mu, mu
 	potOld := make([][]float64, len(m.pot))
 	for c, p := range m.pot {
 		potOld[c] = make([]float64, len(p))
+	}
+	accept := func(next float64) {
+		cur = next
+		grad, newGrad = newGrad, grad
+		mu, f.mu = f.mu, mu
+		f.take()
 	}
 	// A step of α moves log μ by about α·(μ − y)/σ²; α = σ²/n keeps the
 	// first step within the distribution's scale, and the line search
@@ -543,10 +560,6 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 				return err
 			}
 		}
-		for r := range m.theta {
-			copy(old[r], m.theta[r].Counts)
-			copy(prevMu[r], f.mu[r])
-		}
 		// The accepted potentials become the ones every trial starts from;
 		// each trial overwrites the other buffer.
 		m.pot, potOld = potOld, m.pot
@@ -558,11 +571,9 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 		// 0.373, a 2^18-cell model) 500 final steps end at a loss of 2 137
 		// against plain mirror descent's 2 753, and 2 359 after 1 500.
 		if f.momentum && run > 0 {
-			f.step(old, potOld, grad, vel, alpha, float64(run)/float64(run+3))
+			f.step(potOld, grad, alpha, float64(run)/float64(run+3))
 			if next := f.loss(newGrad); next < cur {
-				cur, f.drift = next, f.trialDrift
-				grad, newGrad = newGrad, grad
-				f.velocity(vel, old)
+				accept(next)
 				run++
 				continue
 			}
@@ -580,40 +591,30 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 		accepted := false
 		for try := 0; try < 30; try++ {
 			firstTry = try == 0
-			f.step(old, potOld, grad, vel, alpha, 0)
+			f.step(potOld, grad, alpha, 0)
 			next := f.loss(newGrad)
 			// Armijo: the decrease must be at least half what the linear
 			// model of L predicts for the step actually taken.
 			pred := 0.0
 			for r := range grad {
 				for x, g := range grad[r] {
-					pred += g * (prevMu[r][x] - f.mu[r][x])
+					pred += g * (mu[r][x] - f.mu[r][x])
 				}
 			}
 			if cur-next >= 0.5*pred {
-				cur, accepted, f.drift = next, true, f.trialDrift
-				grad, newGrad = newGrad, grad
-				if f.momentum {
-					f.velocity(vel, old)
-					run = 1
-				}
+				accept(next)
+				accepted, run = true, 1
 				break
 			}
 			alpha /= 2
 		}
 		if !accepted {
 			// No step size decreased the loss (a trial may even have
-			// overflowed the potentials): keep the last accepted model,
-			// potentials included.
-			for r := range m.theta {
-				copy(m.theta[r].Counts, old[r])
-			}
-			for c, p := range m.pot {
-				copy(p, potOld[c])
-			}
+			// overflowed the potentials): keep the last accepted model. θ
+			// never moved, and its potentials and beliefs are rebuilt
+			// from it.
 			m.propagate()
 			f.drift = 0
-			f.loss(grad)
 			break
 		}
 	}
