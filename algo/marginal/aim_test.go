@@ -124,10 +124,7 @@ func TestAdaptiveRespectsModelCap(t *testing.T) {
 // and a hair more would exceed it.
 func TestRhoForInvertsConversion(t *testing.T) {
 	for _, eps := range []float64{0.3, 1, 4} {
-		rho, err := RhoFor(eps, 1e-5)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rho := rhoAt(t, eps)
 		if e := dp.ZCDPEpsilon(rho, 1e-5); e > eps {
 			t.Errorf("ε = %v: ρ = %v converts to %v", eps, rho, e)
 		}
@@ -151,10 +148,7 @@ func TestAdaptiveBeatsPaperOnShuttle(t *testing.T) {
 		t.Skip("runs both engines on Shuttle (about 10 s)")
 	}
 	dom, ds := load(t, "shuttle")
-	rho, err := RhoFor(1, 1e-5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rho := rhoAt(t, 1)
 	paper := engineRun(t, dom, ds, rho, Options{OneWayNoise: Gaussian}, 100)
 	adaptive := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
 	p, a := meanTVD2(t, ds, paper.Data), meanTVD2(t, ds, adaptive.Data)
@@ -384,10 +378,7 @@ func TestPreciseDefaultsOnShuttle(t *testing.T) {
 		t.Skip("runs the adaptive method three times on Shuttle (about 25 s)")
 	}
 	dom, ds := load(t, "shuttle")
-	rho, err := RhoFor(4, 1e-5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rho := rhoAt(t, 4)
 	plain := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{Optimizer: OptimizerMirrorDescent, MaxCells: DefaultModelCells}}, 100)
 	fast := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{MaxCells: DefaultModelCells}}, 100)
 	def := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)

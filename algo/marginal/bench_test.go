@@ -72,10 +72,7 @@ func BenchmarkGUMBig5(b *testing.B)  { benchGUM(b, "big5", 0) }
 func adaptiveRun(b *testing.B, name string) (*Result, *Domain, *Dataset, float64) {
 	b.Helper()
 	dom, ds := load(b, name)
-	rho, err := RhoFor(1, 1e-5)
-	if err != nil {
-		b.Fatal(err)
-	}
+	rho := rhoAt(b, 1)
 	return engineRun(b, dom, ds, rho, Options{Method: MethodAdaptive}, 1), dom, ds, rho
 }
 

@@ -42,6 +42,16 @@ func zcdpAccountant(t testing.TB, party string, rho float64) *privacy.Accountant
 	return a
 }
 
+// rhoAt is the ρ of (ε, δ) = (eps, 1e-5), the benchmark's budgets.
+func rhoAt(t testing.TB, eps float64) float64 {
+	t.Helper()
+	rho, err := RhoFor(eps, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rho
+}
+
 // adult returns the embedded Adult table discretised with default bins.
 func adult(t testing.TB) (*Domain, *Dataset) {
 	t.Helper()

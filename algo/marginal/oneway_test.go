@@ -20,10 +20,7 @@ func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *Domain
 	if err != nil {
 		t.Skipf("adult not available: %v", err)
 	}
-	rho, err := RhoFor(eps, 1e-5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rho := rhoAt(t, eps)
 	acct := zcdpAccountant(t, "owner", rho)
 	var numeric []int
 	for j, a := range tab.Schema.Attributes {

@@ -106,10 +106,7 @@ func TestEngineQualityReport(t *testing.T) {
 	for _, name := range names {
 		dom, ds := load(t, name)
 		for _, eps := range epss {
-			rho, err := RhoFor(eps, 1e-5)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rho := rhoAt(t, eps)
 			for _, cfg := range strings.Split(cfgs, ",") {
 				o := reportConfig(cfg, datasetLabel(name))
 				for r := range reps {
