@@ -25,6 +25,8 @@ type Model struct {
 	// onto sets[r].
 	home  []int
 	toSet []stride
+	// covers group the sets by clique for the mirror-descent steps.
+	covers []cover
 	// toSep[c] projects clique c onto its separator with its parent,
 	// fromParent[c] the parent's cells onto the same separator.
 	toSep, fromParent []stride
@@ -32,8 +34,48 @@ type Model struct {
 	// holds), belief[c] its calibrated belief as counts.
 	log, belief []*Marginal
 	msg         [][]float64 // upward message of each clique
+	upScale     []float64   // what calibrate multiplied each msg by
+	down        [][]float64 // downward message of each clique
+	started     []bool      // calibrate's record of the beliefs written
 	pot         [][]float64 // exp of log, scaled per clique
 	proj        *projections
+	// messages caches variable elimination's upward messages for the
+	// current beliefs; calibrate starts a new one.
+	messages *messages
+}
+
+// messages holds the messages variable elimination sent up since the last
+// calibration, keyed by clique and the wanted attributes the message
+// carries. Those determine the whole computation below the clique (which
+// cliques are kept and what each sums out), so a cached message is the
+// one the query would have computed, to the bit. The candidates of one
+// selection round are pairs and triples of a few attributes, so most
+// share their messages: the message carrying a up from its home is the
+// same for every b of a pair (a, b) whose path meets a's above it.
+type messages struct {
+	mu sync.Mutex
+	m  map[string]*Marginal
+}
+
+// get returns the cached message of clique c carrying wanted, or computes
+// and caches it. Two workers may compute the same message at once; both
+// get the same numbers.
+func (ms *messages) get(c int, wanted []int, compute func() *Marginal) *Marginal {
+	k := fmt.Sprintf("%d|%s", c, setKey(wanted))
+	ms.mu.Lock()
+	msg, ok := ms.m[k]
+	ms.mu.Unlock()
+	if ok {
+		return msg
+	}
+	msg = compute()
+	ms.mu.Lock()
+	if ms.m == nil {
+		ms.m = map[string]*Marginal{}
+	}
+	ms.m[k] = msg
+	ms.mu.Unlock()
+	return msg
 }
 
 // newModel lays out a model over the measured sets (each sorted; every
@@ -65,6 +107,7 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 		m.toSet[r] = newStride(m.log[m.home[r]], s)
 		m.theta[r] = newFactor(sizes, s)
 	}
+	m.covers = newCovers(m)
 	return m
 }
 
@@ -100,45 +143,71 @@ func (m *Model) propagate() {
 }
 
 // calibrate runs sum-product from the linear potentials pot (each scaled
-// to a largest entry of about 1) to the beliefs.
+// to a largest entry of about 1) to the beliefs, as counts summing to
+// Total.
 func (m *Model) calibrate() {
 	t := m.tree
-	for c, b := range m.belief {
-		copy(b.Counts, m.pot[c])
+	m.messages = &messages{}
+	if m.down == nil {
+		m.down, m.upScale = make([][]float64, len(m.msg)), make([]float64, len(m.msg))
+		for c, msg := range m.msg {
+			m.down[c] = make([]float64, len(msg))
+		}
+		m.started = make([]bool, len(m.belief))
+	}
+	// A belief starts as its potential times the first message it gets,
+	// written in one pass; started says which beliefs were written, and
+	// current is a clique's table so far (its potential before that).
+	clear(m.started)
+	current := func(c int) []float64 {
+		if m.started[c] {
+			return m.belief[c].Counts
+		}
+		return m.pot[c]
+	}
+	times := func(st stride, c int, f []float64) {
+		st.mulTo(m.belief[c].Counts, current(c), f)
+		m.started[c] = true
 	}
 	// Upward: leaves first; a clique's message to its parent sums out what
-	// the parent lacks.
+	// the parent lacks, rescaled by upScale to a largest entry of 1.
 	for i := len(t.order) - 1; i >= 0; i-- {
 		c := t.order[i]
-		if t.parent[c] < 0 {
-			continue
-		}
-		msg := m.msg[c]
-		m.toSep[c].sum(m.belief[c].Counts, msg)
-		rescale(msg)
-		m.fromParent[c].mul(m.belief[t.parent[c]].Counts, msg)
-	}
-	// Downward: the parent's full belief summed onto the separator, over
-	// what the child sent up, is the child's missing evidence.
-	for _, c := range t.order {
 		p := t.parent[c]
 		if p < 0 {
 			continue
 		}
-		down := make([]float64, len(m.msg[c]))
+		msg := m.msg[c]
+		m.toSep[c].sum(current(c), msg)
+		m.upScale[c] = rescale(msg)
+		times(m.fromParent[c], p, msg)
+	}
+	// Downward, parents first: a root is normalised to Total; the parent's
+	// belief summed onto the separator, over the sums the child sent up
+	// (its message without the rescaling), is the child's missing
+	// evidence. The child's belief then sums to the parent's mass on the
+	// separator cells the child gave mass, which is all of it (the
+	// parent's belief carries the child's message as a factor), so it
+	// needs no normalising pass of its own.
+	for _, c := range t.order {
+		p := t.parent[c]
+		if p < 0 {
+			if !m.started[c] {
+				copy(m.belief[c].Counts, m.pot[c])
+			}
+			normaliseTo(m.belief[c].Counts, m.total)
+			continue
+		}
+		down, up, k := m.down[c], m.msg[c], m.upScale[c]
 		m.fromParent[c].sum(m.belief[p].Counts, down)
-		for s, v := range m.msg[c] {
+		for s, v := range up {
 			if v > 0 {
-				down[s] /= v
+				down[s] *= k / v
 			} else {
 				down[s] = 0
 			}
 		}
-		rescale(down)
-		m.toSep[c].mul(m.belief[c].Counts, down)
-	}
-	for _, f := range m.belief {
-		normaliseTo(f.Counts, m.total)
+		times(m.toSep[c], c, down)
 	}
 }
 
@@ -159,8 +228,9 @@ func normaliseTo(v []float64, total float64) {
 	}
 }
 
-// rescale divides v by its largest entry (if positive and finite).
-func rescale(v []float64) {
+// rescale divides v by its largest entry (if positive and finite) and
+// returns the factor it multiplied v by (1 if it left v as it was).
+func rescale(v []float64) float64 {
 	// A plain comparison, not math.Max: this loop runs over every clique
 	// cell at every mirror-descent step, and math.Max's NaN and signed-zero
 	// handling made it a fifth of the adaptive engine's time on Shuttle. A
@@ -181,7 +251,9 @@ func rescale(v []float64) {
 		for i := range v {
 			v[i] *= k
 		}
+		return k
 	}
+	return 1
 }
 
 // sumOf is the sum of v in four interleaved partial sums: one running sum
@@ -235,9 +307,13 @@ func parallel(n int, f func(int), size func(int) int) {
 	wg.Wait()
 }
 
-// setMarginal writes the model's marginal over sets[r] into out.
-func (m *Model) setMarginal(r int, out []float64) {
-	m.toSet[r].sum(m.belief[m.home[r]].Counts, out)
+// setMarginals writes the model's marginal over each sets[r] into
+// out[r].
+func (m *Model) setMarginals(out [][]float64) {
+	for k := range m.covers {
+		v := &m.covers[k]
+		v.marginals(m.belief[v.clique].Counts, out)
+	}
 }
 
 // Marginal returns the model's marginal over attrs (any attribute set;
@@ -278,22 +354,45 @@ func (m *Model) eliminate(attrs []int) *Marginal {
 		for _, msg := range pending[c] {
 			need = union(need, intersect(m.belief[c].Attrs, msg.Attrs))
 		}
-		f := m.proj.project(m.belief[c], need)
-		for _, msg := range pending[c] {
-			f = m.proj.product(m.sizes, f, msg)
-		}
 		if p < 0 || !keep[p] {
-			res := m.proj.project(f, attrs) // the subtree covers attrs
+			res := m.product(c, need, attrs, pending[c]) // the subtree covers attrs
 			normaliseTo(res.Counts, m.total)
 			return res
 		}
-		msg := m.proj.project(f, union(t.sep[c], intersect(f.Attrs, attrs)))
-		// Divide by the separator's belief: what the parent already has.
-		sep := m.proj.project(m.belief[c], t.sep[c])
-		m.proj.get(msg, t.sep[c]).divPositive(msg.Counts, sep.Counts)
+		carried := need
+		for _, msg := range pending[c] {
+			carried = union(carried, msg.Attrs)
+		}
+		carried = intersect(carried, attrs)
+		msg := m.messages.get(c, carried, func() *Marginal {
+			msg := m.product(c, need, union(t.sep[c], carried), pending[c])
+			// Divide by the separator's belief: what the parent already has.
+			sep := m.proj.project(m.belief[c], t.sep[c])
+			m.proj.get(msg, t.sep[c]).divPositive(msg.Counts, sep.Counts)
+			return msg
+		})
 		pending[p] = append(pending[p], msg)
 	}
 	panic("marginal: steiner subtree has no top")
+}
+
+// product is clique c's belief summed onto need times the messages its
+// children sent, summed onto out. Each message is multiplied in and what
+// neither out nor a later message needs summed out in one contraction, so
+// no table grows beyond one message's wanted attributes at a time.
+func (m *Model) product(c int, need, out []int, in []*Marginal) *Marginal {
+	f := m.proj.project(m.belief[c], need)
+	for i, msg := range in {
+		keep := out
+		for _, later := range in[i+1:] {
+			keep = union(keep, later.Attrs)
+		}
+		f = contract(m.sizes, f, msg, intersect(union(f.Attrs, msg.Attrs), keep))
+	}
+	if len(f.Attrs) > len(out) {
+		f = m.proj.project(f, out)
+	}
+	return f
 }
 
 // steiner marks the cliques of the smallest subtree whose cliques cover
@@ -447,13 +546,14 @@ type fitter struct {
 	// drift bounds how far the accepted potentials' logs moved since they
 	// were last rescaled, trialDrift the same for the step being tried.
 	drift, trialDrift float64
+	written           []bool // step's record of the potentials written
 }
 
 // loss evaluates L and its gradient with respect to each set's marginal.
 func (f *fitter) loss(grad [][]float64) float64 {
 	l := 0.0
+	f.m.setMarginals(f.mu)
 	for r, g := range f.groups {
-		f.m.setMarginal(r, f.mu[r])
 		w := 1 / g.Variance
 		for x, v := range f.mu[r] {
 			d := v - g.Counts[x]
@@ -471,9 +571,6 @@ func (f *fitter) loss(grad [][]float64) float64 {
 // is a plain mirror-descent step.
 func (f *fitter) step(potOld, grad [][]float64, alpha, beta float64) {
 	m := f.m
-	for c, p := range m.pot {
-		copy(p, potOld[c])
-	}
 	f.trialDrift = f.drift
 	for r, d := range f.delta {
 		e := f.factor[r]
@@ -486,8 +583,29 @@ func (f *fitter) step(potOld, grad [][]float64, alpha, beta float64) {
 			e[x] = math.Exp(d[x])
 			big = max(big, math.Abs(d[x]))
 		}
-		m.toSet[r].mul(m.pot[m.home[r]], e)
 		f.trialDrift += big
+	}
+	// Each clique's potential is the accepted one times its covers'
+	// factors; the first factor reads the accepted potential, so the copy
+	// costs no pass of its own.
+	if f.written == nil {
+		f.written = make([]bool, len(m.pot))
+	}
+	clear(f.written)
+	for k := range m.covers {
+		v := &m.covers[k]
+		c := v.clique
+		src := potOld[c]
+		if f.written[c] {
+			src = m.pot[c]
+		}
+		v.toClique.mulTo(m.pot[c], src, v.factor(f.factor))
+		f.written[c] = true
+	}
+	for c, p := range m.pot {
+		if !f.written[c] {
+			copy(p, potOld[c])
+		}
 	}
 	// Potentials are rescaled to a largest entry of 1 only when the
 	// factors multiplied in since the last rescaling could have moved

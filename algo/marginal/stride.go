@@ -63,12 +63,16 @@ func (s stride) sum(v, out []float64) {
 }
 
 // mul multiplies each cell of v by f at its subset cell.
-func (s stride) mul(v, f []float64) {
+func (s stride) mul(v, f []float64) { s.mulTo(v, v, f) }
+
+// mulTo sets each cell of dst to the cell of src times f at its subset
+// cell: a copy and a multiplication in one pass (dst may be src).
+func (s stride) mulTo(dst, src, f []float64) {
 	if s.inner == 1 {
 		for o := range s.lead {
-			row := v[o*s.span : (o+1)*s.span]
+			in, out := src[o*s.span:(o+1)*s.span], dst[o*s.span:(o+1)*s.span]
 			for k, x := range s.idx {
-				row[k] *= f[x]
+				out[k] = in[k] * f[x]
 			}
 		}
 		return
@@ -77,9 +81,9 @@ func (s stride) mul(v, f []float64) {
 	for range s.lead {
 		for _, x := range s.idx {
 			m := f[x]
-			run := v[c : c+s.inner]
-			for i := range run {
-				run[i] *= m
+			in, out := src[c:c+s.inner], dst[c:c+s.inner]
+			for i := range out {
+				out[i] = in[i] * m
 			}
 			c += s.inner
 		}
