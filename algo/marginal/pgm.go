@@ -53,9 +53,16 @@ type Model struct {
 // share their messages: the message carrying a up from its home is the
 // same for every b of a pair (a, b) whose path meets a's above it.
 type messages struct {
-	mu sync.Mutex
-	m  map[string]*Marginal
+	mu    sync.Mutex
+	m     map[string]*Marginal
+	bytes int
 }
+
+// maxMessageBytes bounds the messages kept between two calibrations: a
+// query over thousands of candidates on a wide table could otherwise keep
+// a message per clique and attribute, each as large as its separator
+// times the attribute. Past the bound, messages are computed and not kept.
+const maxMessageBytes = 1 << 28
 
 // get returns the cached message of clique c carrying wanted, or computes
 // and caches it. Two workers may compute the same message at once; both
@@ -70,10 +77,13 @@ func (ms *messages) get(c int, wanted []int, compute func() *Marginal) *Marginal
 	}
 	msg = compute()
 	ms.mu.Lock()
-	if ms.m == nil {
-		ms.m = map[string]*Marginal{}
+	if size := 8 * len(msg.Counts); ms.bytes+size <= maxMessageBytes {
+		if ms.m == nil {
+			ms.m = map[string]*Marginal{}
+		}
+		ms.m[k] = msg
+		ms.bytes += size
 	}
-	ms.m[k] = msg
 	ms.mu.Unlock()
 	return msg
 }
