@@ -202,12 +202,14 @@ const DefaultModelCells = 1 << 18
 
 // PreciseModelCells is the default cap when the measurements are precise
 // (Precise): 2^20 cells. A larger model then pays for its time. Shuttle's
-// training split at ε = 4, three seeds, 2-way / 3-way TVD: 0.0048 /
-// 0.0134 at 2^18 (3.6 CPU-s), 0.0038 / 0.0110 at 2^20 (8.7 CPU-s); the
-// whole of Adult at ε = 4 (adaptive method), two seeds: 0.0146 / 0.0402 at
-// 2^18, 0.0132 / 0.0350 at 2^20, 4.5 times the time
+// training split at ε = 4, three seeds, 2-way / 3-way TVD: 0.0049 /
+// 0.0137 at 2^18 (2.1–2.5 CPU-s), 0.0038 / 0.0108 at 2^20 (4.7–6.5
+// CPU-s, with the benchmark's AIM runs on the other core); the whole of
+// Adult at ε = 4 (adaptive method), two seeds: 0.0146 / 0.0402 at 2^18,
+// 0.0132 / 0.0350 at 2^20, 4.5 times the time
 // (docs/results/synthesis/engine-notes.md). At ε = 1 neither table is
-// precise, and Shuttle's 2^20 model took three times as long.
+// precise, and there 2^20 was no better: 0.0088 / 0.0209 against 0.0086 /
+// 0.0204 at 2^18 over six seeds.
 const PreciseModelCells = 1 << 20
 
 // Precise reports whether measurements with Gaussian noise of standard
