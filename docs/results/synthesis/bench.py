@@ -450,7 +450,7 @@ SUMMARY_METRICS = ["tvd_1way", "tvd_2way", "tvd_3way", "w1_numeric", "ks_numeric
 
 def summary(df, path):
     g = df.groupby(["dataset", "epsilon", "method", "metric"])["value"]
-    mean, n = g.mean().unstack("metric"), g.count().unstack("metric")
+    mean, n, sd = g.mean().unstack("metric"), g.count().unstack("metric"), g.std().unstack("metric")
     cols = [m for m in SUMMARY_METRICS if m in mean.columns]
     lines = ["| data | ε | method | reps | " + " | ".join(cols) + " |", "|---" * (4 + len(cols)) + "|"]
     for (name, eps, method), r in mean.iterrows():
@@ -462,7 +462,21 @@ def summary(df, path):
         if "timed_out" in mean.columns and not pd.isna(r.get("timed_out")):
             cells = ["timed out"] + [""] * (len(cols) - 1)
         lines.append(f"| {name} | {eps:g} | {method} | {reps} | " + " | ".join(cells) + " |")
-    lines += ["", "dppub against each AIM setting (ratios of means; TVD ratio < 1 and CPU ratio > 1 favour dppub):", "",
+    def ratio(key_us, key_aim, metric):
+        # The ratio of means with its standard error (delta method: the
+        # two means' relative standard errors in quadrature), when both
+        # sides have at least two runs: whether a ratio near 1 is a
+        # difference or the runs' spread.
+        r = mean.loc[key_us][metric] / mean.loc[key_aim][metric]
+        parts = []
+        for k in (key_us, key_aim):
+            if n.loc[k][metric] < 2:
+                return f"{r:.2f}"
+            parts.append((sd.loc[k][metric] / np.sqrt(n.loc[k][metric]) / mean.loc[k][metric]) ** 2)
+        return f"{r:.2f} ± {r * np.sqrt(sum(parts)):.2f}"
+
+    lines += ["", "dppub against each AIM setting (ratios of means, ± one standard error where both sides have two or more runs; "
+              "TVD ratio < 1 and CPU ratio > 1 favour dppub):", "",
               "| data | ε | dppub | against | 2-way TVD dppub/AIM | 3-way TVD dppub/AIM | GBT acc dppub − AIM | AIM CPU / dppub CPU |",
               "|---|---|---|---|---|---|---|---|"]
     for (name, eps), _ in mean.groupby(level=[0, 1]):
@@ -477,8 +491,8 @@ def summary(df, path):
                     continue
                 theirs = mean.loc[(name, eps, aim)]
                 gbt = ours.get("gbt_acc", np.nan) - theirs.get("gbt_acc", np.nan)
-                lines.append(f"| {name} | {eps:g} | {us} | {aim} | {ours.tvd_2way / theirs.tvd_2way:.2f} | "
-                             f"{ours.tvd_3way / theirs.tvd_3way:.2f} | {'' if pd.isna(gbt) else f'{gbt:+.3f}'} | "
+                lines.append(f"| {name} | {eps:g} | {us} | {aim} | {ratio((name, eps, us), (name, eps, aim), 'tvd_2way')} | "
+                             f"{ratio((name, eps, us), (name, eps, aim), 'tvd_3way')} | {'' if pd.isna(gbt) else f'{gbt:+.3f}'} | "
                              f"{theirs.cpu_s / ours.cpu_s:.0f}× |")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
