@@ -1,8 +1,11 @@
 package marginal
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 
 	"github.com/dppub/dppub/randx"
 )
@@ -25,6 +28,8 @@ func (m *Model) Sample(rows int, src *randx.Source) (*Dataset, error) {
 	ds := NewDataset(m.sizes, rows)
 	t := m.tree
 	sepIdx := make([]int32, rows)
+	var drawn []int // attributes drawn so far, the latest first
+	var order []keyed
 	for _, c := range t.order {
 		b := m.belief[c]
 		sep := t.sep[c]
@@ -53,6 +58,7 @@ func (m *Model) Sample(rows int, src *randx.Source) (*Dataset, error) {
 		for k, a := range added {
 			pos[k] = indexOf(b.Attrs, a)
 		}
+		pack := newPacking(m.sizes, drawn)
 		w := []float64{}
 		for g := range groups {
 			rs := recs[g]
@@ -64,23 +70,89 @@ func (m *Model) Sample(rows int, src *randx.Source) (*Dataset, error) {
 			for _, x := range cs {
 				w = append(w, b.Counts[x])
 			}
-			src.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
-			k := 0
-			for i, cnt := range apportionOrUniform(w, len(rs), src) {
-				if cnt == 0 {
-					continue
-				}
+			order = pack.sort(ds, rs, order, src)
+			for j, i := range deal(apportionOrUniform(w, len(rs), src), src) {
 				b.Values(int(cs[i]), vals)
-				for _, r := range rs[k : k+cnt] {
-					for q, a := range added {
-						ds.Cols[a][r] = uint16(vals[pos[q]])
-					}
+				r := order[j].rec
+				for q, a := range added {
+					ds.Cols[a][r] = uint16(vals[pos[q]])
 				}
-				k += cnt
 			}
 		}
+		drawn = append(slices.Clone(added), drawn...)
 	}
 	return ds, nil
+}
+
+// A keyed record is a record and its sort key: the values of the
+// attributes drawn so far, packed, over random low bits.
+type keyed struct {
+	key uint64
+	rec int32
+}
+
+// packing packs the values of attributes into the high bits of a sort
+// key, as many attributes as fit in 48 bits, leaving at least 16 random
+// low bits to order ties at random.
+type packing struct {
+	attrs []int
+	bits  []uint
+	used  uint
+}
+
+func newPacking(sizes, attrs []int) packing {
+	var p packing
+	for _, a := range attrs {
+		b := uint(bits.Len(uint(sizes[a] - 1)))
+		if p.used+b > 48 {
+			break
+		}
+		p.attrs, p.bits = append(p.attrs, a), append(p.bits, b)
+		p.used += b
+	}
+	return p
+}
+
+// sort returns the records rs ordered by their packed values, ties at
+// random (buf is reused).
+func (p packing) sort(ds *Dataset, rs []int32, buf []keyed, src *randx.Source) []keyed {
+	buf = buf[:0]
+	for _, r := range rs {
+		k := uint64(0)
+		for q, a := range p.attrs {
+			k = k<<p.bits[q] | uint64(ds.Cols[a][r])
+		}
+		buf = append(buf, keyed{key: k<<(64-p.used) | src.Uint64()>>p.used, rec: r})
+	}
+	slices.SortFunc(buf, func(x, y keyed) int { return cmp.Compare(x.key, y.key) })
+	return buf
+}
+
+// deal spreads counts[i] copies of each i evenly along a sequence of
+// their total length, each at a random phase: the i-th cell takes the
+// positions (k + u_i)/counts[i] of the unit interval, merged in order.
+// Dealt along records ordered by the attributes drawn so far, every
+// stratum of that order gets its share of every cell to within one
+// record, so the cells are spread across the earlier attributes as the
+// model's conditional independence says, instead of at random.
+func deal(counts []int, src *randx.Source) []int {
+	type slot struct {
+		at   float64
+		cell int
+	}
+	var slots []slot
+	for i, n := range counts {
+		u := src.Float64()
+		for k := range n {
+			slots = append(slots, slot{(float64(k) + u) / float64(n), i})
+		}
+	}
+	slices.SortFunc(slots, func(x, y slot) int { return cmp.Compare(x.at, y.at) })
+	out := make([]int, len(slots))
+	for j, s := range slots {
+		out[j] = s.cell
+	}
+	return out
 }
 
 // apportionOrUniform is apportion, spreading the records evenly when the
