@@ -16,8 +16,11 @@ import (
 // its separator with the parent, apportioning each separator cell's
 // records among the cells that agree with it. Apportioning (systematic
 // sampling) makes every clique's empirical marginal within one record per
-// cell of the model's, with far less variance than independent draws. It
-// uses only the model, so it is post-processing.
+// cell of the model's, with far less variance than independent draws; the
+// cells are dealt along the records ordered by the attributes drawn
+// before (deal), so that marginals across cliques follow the model's
+// independence given the separator as closely. It uses only the model,
+// so it is post-processing.
 func (m *Model) Sample(rows int, src *randx.Source) (*Dataset, error) {
 	if rows < 1 || rows > math.MaxInt32 {
 		return nil, fmt.Errorf("marginal: sample: rows = %d", rows)
