@@ -216,7 +216,7 @@ func TestSynthesizeAutoChoosesByShape(t *testing.T) {
 		says string
 	}{
 		{"narrow, one owner", nltcs, SynthesizeOptions{Epsilon: 1, AdaptiveRounds: 32}, marginal.MethodAdaptive, "16 attributes of at most 2 values on the public domain, one owner"},
-		{"a large attribute", adult, SynthesizeOptions{Epsilon: 1}, marginal.MethodPaper, "15 attributes of at most 41 values on the public domain, one owner"},
+		{"a large attribute", adult, SynthesizeOptions{Epsilon: 1, Bins: 100}, marginal.MethodPaper, "15 attributes of at most 100 values on the public domain, one owner"},
 		{"two parties", nltcs, SynthesizeOptions{Parties: parties}, marginal.MethodPaper, "16 attributes of at most 2 values on the public domain, 2 parties of columns"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

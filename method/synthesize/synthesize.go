@@ -76,7 +76,7 @@ type Settings struct {
 	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
 	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input; beyond 1048576, rows repeat the records GUM fitted, numeric values drawn afresh in their bins)"`
 	// Method is what to measure (default marginal.MethodAuto).
-	Method marginal.Method `json:"method,omitempty" help:"what to measure: auto (default: adaptive for one owner of at most 16 attributes of at most 16 values each, paper otherwise) | paper (PDP-MVDS Algorithm 3; the only one for several parties) | adaptive (AIM-style rounds, one owner)"`
+	Method marginal.Method `json:"method,omitempty" help:"what to measure: auto (default: adaptive for one owner of at most 16 attributes of at most 64 values each, paper otherwise) | paper (PDP-MVDS Algorithm 3; the only one for several parties) | adaptive (AIM-style rounds, one owner)"`
 	// Label adds the label's triples to the adaptive workload.
 	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy)"`
 	// MaxModelCells caps the adaptive method's junction tree (0: the

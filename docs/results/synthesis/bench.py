@@ -59,10 +59,10 @@ AIM_SAMPLED = dict(rounds_per_attr=1.5, max_model_size=1, max_iters=100, workloa
 # ρ/2.2 (add/remove) is ρ-zCDP under replace-one (README, "Neighbouring").
 REPLACE = dict(rho_factor=1 / 2.2)
 METHODS = {
-    "dppub": "dppub synthesize defaults (--method auto: since af10d4f the adaptive method for one owner of at most 16 attributes of at most 16 values each, the paper method otherwise; 4346206 to af10d4f adaptive for one owner of at most 16 attributes; before 4346206 the paper method)",
+    "dppub": "dppub synthesize defaults (--method auto: since the commit after 28ba1d7 the adaptive method for one owner of at most 16 attributes of at most 64 values each, the paper method otherwise; af10d4f to 28ba1d7 at most 16 values each; 4346206 to af10d4f adaptive for one owner of at most 16 attributes; before 4346206 the paper method)",
     "dppub-paper": "dppub synthesize --method paper (PDP-MVDS/PrivSyn-style selection, consistency, GUM), other settings default",
     "dppub-adaptive": "dppub synthesize --method adaptive, other settings default",
-    "dppub-public-bins": "dppub synthesize --bin-share -1 --bins 16: the metric's public discretisation (16 equal-width bins over the declared bounds), as AIM gets it, no budget on bins; other settings default (--method auto: since af10d4f adaptive for one owner of at most 16 attributes of at most 16 values each, paper otherwise; 4346206 to af10d4f adaptive for at most 16 attributes; before 4346206 paper)",
+    "dppub-public-bins": "dppub synthesize --bin-share -1 --bins 16: the metric's public discretisation (16 equal-width bins over the declared bounds), as AIM gets it, no budget on bins; other settings default (--method auto: since the commit after 28ba1d7 adaptive for one owner of at most 16 attributes of at most 64 values each, paper otherwise; af10d4f to 28ba1d7 at most 16 values each; 4346206 to af10d4f adaptive for at most 16 attributes; before 4346206 paper)",
     "dppub-paper-public-bins": "dppub synthesize --method paper --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it, no budget on bins; other settings default",
     "dppub-adaptive-public-bins": "dppub synthesize --method adaptive --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it; other settings default",
     "dppub-before": "dppub synthesize defaults, an earlier build (--dppub-before)",
