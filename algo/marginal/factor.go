@@ -1,7 +1,6 @@
 package marginal
 
 import (
-	"cmp"
 	"slices"
 	"sync"
 )
@@ -64,18 +63,56 @@ func mustProject(m *Marginal, sub []int) []int32 {
 	return p
 }
 
+// budgetCache is a concurrent map of values built on demand that holds
+// at most limit bytes of them: when the next value does not fit, it
+// starts afresh, so that what later lookups use is what it holds; a value
+// larger than the whole limit is built each time and never kept. Two
+// callers may build the same value at once; both get the same value.
+type budgetCache[V any] struct {
+	mu    sync.Mutex
+	m     map[string]V
+	bytes int
+	limit int
+}
+
+// get returns the value under k, built by build (size bytes) if absent.
+func (c *budgetCache[V]) get(k string, build func() V, size func(V) int) V {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = build()
+	n := size(v)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]V{}
+	}
+	if _, ok := c.m[k]; !ok && n <= c.limit {
+		if c.bytes+n > c.limit {
+			clear(c.m)
+			c.bytes = 0
+		}
+		c.m[k] = v
+		c.bytes += n
+	}
+	c.mu.Unlock()
+	return v
+}
+
 // projections caches strides: a stride depends only on the table's and
 // the subset's attributes (the domain's sizes being fixed), and inference
 // asks for the same ones round after round. The cache passes from each
 // round's model to the next, and variable elimination asks for strides of
 // many transient tables, so it holds at most maxProjectionBytes of
-// indices: when the next one does not fit, the cache starts afresh.
+// indices.
 type projections struct {
-	mu    sync.Mutex
-	m     map[string]stride
-	bytes int
-	// limit is the cache's size in bytes (0: maxProjectionBytes).
-	limit int
+	budgetCache[stride]
+}
+
+func newProjections() *projections {
+	return &projections{budgetCache[stride]{limit: maxProjectionBytes}}
 }
 
 // maxProjectionBytes bounds the stride cache. Without a bound, and with an
@@ -88,31 +125,8 @@ func (p *projections) get(t *Marginal, sub []int) stride {
 	if p == nil {
 		return newStride(t, sub)
 	}
-	k := setKey(t.Attrs) + "|" + setKey(sub)
-	p.mu.Lock()
-	s, ok := p.m[k]
-	p.mu.Unlock()
-	if ok {
-		return s
-	}
-	s = newStride(t, sub)
-	size, limit := 4*len(s.idx), cmp.Or(p.limit, maxProjectionBytes)
-	p.mu.Lock()
-	if p.m == nil {
-		p.m = map[string]stride{}
-	}
-	if _, ok := p.m[k]; !ok && size <= limit {
-		if p.bytes+size > limit {
-			// Full: start afresh, so that what later rounds use is what
-			// the cache holds.
-			clear(p.m)
-			p.bytes = 0
-		}
-		p.m[k] = s
-		p.bytes += size
-	}
-	p.mu.Unlock()
-	return s
+	return p.budgetCache.get(setKey(t.Attrs)+"|"+setKey(sub),
+		func() stride { return newStride(t, sub) }, func(s stride) int { return 4 * len(s.idx) })
 }
 
 // project sums t onto sub (sorted, ⊆ t.Attrs).

@@ -36,62 +36,37 @@ type Model struct {
 	msg         [][]float64 // upward message of each clique
 	upScale     []float64   // what calibrate multiplied each msg by
 	down        [][]float64 // downward message of each clique
-	started     []bool      // calibrate's record of the beliefs written
+	started     writes      // calibrate's record of the beliefs written
 	pot         [][]float64 // exp of log, scaled per clique
 	proj        *projections
 	// messages caches variable elimination's upward messages for the
-	// current beliefs; calibrate starts a new one.
-	messages *messages
+	// current beliefs (message); calibrate starts a new one.
+	messages *budgetCache[*Marginal]
 }
 
-// messages holds the messages variable elimination sent up since the last
-// calibration, keyed by clique and the wanted attributes the message
-// carries. Those determine the whole computation below the clique (which
-// cliques are kept and what each sums out), so a cached message is the
-// one the query would have computed, to the bit. The candidates of one
-// selection round are pairs and triples of a few attributes, so most
-// share their messages: the message carrying a up from its home is the
-// same for every b of a pair (a, b) whose path meets a's above it.
-type messages struct {
-	mu    sync.Mutex
-	m     map[string]*Marginal
-	bytes int
-}
-
-// maxMessageBytes bounds the messages kept between two calibrations: a
-// query over thousands of candidates on a wide table could otherwise keep
-// a message per clique and attribute, each as large as its separator
-// times the attribute. Past the bound, messages are computed and not kept.
+// maxMessageBytes bounds the messages variable elimination keeps between
+// two calibrations: a query over thousands of candidates on a wide table
+// could otherwise keep a message per clique and attribute, each as large
+// as its separator times the attribute.
 const maxMessageBytes = 1 << 28
 
-// get returns the cached message of clique c carrying wanted, or computes
-// and caches it. Two workers may compute the same message at once; both
-// get the same numbers.
-func (ms *messages) get(c int, wanted []int, compute func() *Marginal) *Marginal {
-	k := fmt.Sprintf("%d|%s", c, setKey(wanted))
-	ms.mu.Lock()
-	msg, ok := ms.m[k]
-	ms.mu.Unlock()
-	if ok {
-		return msg
-	}
-	msg = compute()
-	ms.mu.Lock()
-	if size := 8 * len(msg.Counts); ms.bytes+size <= maxMessageBytes {
-		if ms.m == nil {
-			ms.m = map[string]*Marginal{}
-		}
-		ms.m[k] = msg
-		ms.bytes += size
-	}
-	ms.mu.Unlock()
-	return msg
+// message returns the message clique c sends up carrying the wanted
+// attributes, from the cache or computed. The cache is keyed by clique
+// and wanted attributes: those determine the whole computation below the
+// clique (which cliques are kept and what each sums out), so a cached
+// message is the one the query would have computed, to the bit. The
+// candidates of one selection round are pairs and triples of a few
+// attributes, so most share their messages: the message carrying a up
+// from its home is the same for every b of a pair (a, b) whose path meets
+// a's above it.
+func (m *Model) message(c int, wanted []int, compute func() *Marginal) *Marginal {
+	return m.messages.get(fmt.Sprintf("%d|%s", c, setKey(wanted)), compute, func(msg *Marginal) int { return 8 * len(msg.Counts) })
 }
 
 // newModel lays out a model over the measured sets (each sorted; every
 // attribute is covered by the tree even when no set holds it).
 func newModel(sizes []int, sets [][]int, total float64) *Model {
-	m := &Model{sizes: sizes, total: total, tree: newJTree(sizes, sets), sets: sets, proj: &projections{}}
+	m := &Model{sizes: sizes, total: total, tree: newJTree(sizes, sets), sets: sets, proj: newProjections()}
 	t := m.tree
 	k := len(t.cliques)
 	m.log, m.belief = make([]*Marginal, k), make([]*Marginal, k)
@@ -157,28 +132,18 @@ func (m *Model) propagate() {
 // Total.
 func (m *Model) calibrate() {
 	t := m.tree
-	m.messages = &messages{}
+	m.messages = &budgetCache[*Marginal]{limit: maxMessageBytes}
 	if m.down == nil {
 		m.down, m.upScale = make([][]float64, len(m.msg)), make([]float64, len(m.msg))
 		for c, msg := range m.msg {
 			m.down[c] = make([]float64, len(msg))
 		}
-		m.started = make([]bool, len(m.belief))
+		m.started = make(writes, len(m.belief))
 	}
 	// A belief starts as its potential times the first message it gets,
-	// written in one pass; started says which beliefs were written, and
-	// current is a clique's table so far (its potential before that).
-	clear(m.started)
-	current := func(c int) []float64 {
-		if m.started[c] {
-			return m.belief[c].Counts
-		}
-		return m.pot[c]
-	}
-	times := func(st stride, c int, f []float64) {
-		st.mulTo(m.belief[c].Counts, current(c), f)
-		m.started[c] = true
-	}
+	// written in one pass.
+	w := m.started
+	clear(w)
 	// Upward: leaves first; a clique's message to its parent sums out what
 	// the parent lacks, rescaled by upScale to a largest entry of 1.
 	for i := len(t.order) - 1; i >= 0; i-- {
@@ -188,9 +153,9 @@ func (m *Model) calibrate() {
 			continue
 		}
 		msg := m.msg[c]
-		m.toSep[c].sum(current(c), msg)
+		m.toSep[c].sum(w.from(c, m.belief[c].Counts, m.pot[c]), msg)
 		m.upScale[c] = rescale(msg)
-		times(m.fromParent[c], p, msg)
+		w.mulTo(m.fromParent[c], p, m.belief[p].Counts, m.pot[p], msg)
 	}
 	// Downward, parents first: a root is normalised to Total; the parent's
 	// belief summed onto the separator, over the sums the child sent up
@@ -202,9 +167,7 @@ func (m *Model) calibrate() {
 	for _, c := range t.order {
 		p := t.parent[c]
 		if p < 0 {
-			if !m.started[c] {
-				copy(m.belief[c].Counts, m.pot[c])
-			}
+			w.settle(c, m.belief[c].Counts, m.pot[c])
 			normaliseTo(m.belief[c].Counts, m.total)
 			continue
 		}
@@ -217,7 +180,34 @@ func (m *Model) calibrate() {
 				down[s] = 0
 			}
 		}
-		times(m.toSep[c], c, down)
+		w.mulTo(m.toSep[c], c, m.belief[c].Counts, m.pot[c], down)
+	}
+}
+
+// writes records which of a pass's tables the pass has written: the
+// first multiplication into a table reads the table it starts from (a
+// belief its potential, a trial potential the accepted one), later ones
+// the table itself, so starting a table costs no copy of its own.
+type writes []bool
+
+// from is table c so far: dst once written, src before.
+func (w writes) from(c int, dst, src []float64) []float64 {
+	if w[c] {
+		return dst
+	}
+	return src
+}
+
+// mulTo multiplies table c so far by f through st into dst.
+func (w writes) mulTo(st stride, c int, dst, src, f []float64) {
+	st.mulTo(dst, w.from(c, dst, src), f)
+	w[c] = true
+}
+
+// settle starts table c from src if the pass did not write it.
+func (w writes) settle(c int, dst, src []float64) {
+	if !w[c] {
+		copy(dst, src)
 	}
 }
 
@@ -374,7 +364,7 @@ func (m *Model) eliminate(attrs []int) *Marginal {
 			carried = union(carried, msg.Attrs)
 		}
 		carried = intersect(carried, attrs)
-		msg := m.messages.get(c, carried, func() *Marginal {
+		msg := m.message(c, carried, func() *Marginal {
 			msg := m.product(c, need, union(t.sep[c], carried), pending[c])
 			// Divide by the separator's belief: what the parent already has.
 			sep := m.proj.project(m.belief[c], t.sep[c])
@@ -556,7 +546,7 @@ type fitter struct {
 	// drift bounds how far the accepted potentials' logs moved since they
 	// were last rescaled, trialDrift the same for the step being tried.
 	drift, trialDrift float64
-	written           []bool // step's record of the potentials written
+	written           writes // step's record of the potentials written
 }
 
 // loss evaluates L and its gradient with respect to each set's marginal.
@@ -599,23 +589,15 @@ func (f *fitter) step(potOld, grad [][]float64, alpha, beta float64) {
 	// factors; the first factor reads the accepted potential, so the copy
 	// costs no pass of its own.
 	if f.written == nil {
-		f.written = make([]bool, len(m.pot))
+		f.written = make(writes, len(m.pot))
 	}
 	clear(f.written)
 	for k := range m.covers {
 		v := &m.covers[k]
-		c := v.clique
-		src := potOld[c]
-		if f.written[c] {
-			src = m.pot[c]
-		}
-		v.toClique.mulTo(m.pot[c], src, v.factor(f.factor))
-		f.written[c] = true
+		f.written.mulTo(v.toClique, v.clique, m.pot[v.clique], potOld[v.clique], v.factor(f.factor))
 	}
 	for c, p := range m.pot {
-		if !f.written[c] {
-			copy(p, potOld[c])
-		}
+		f.written.settle(c, p, potOld[c])
 	}
 	// Potentials are rescaled to a largest entry of 1 only when the
 	// factors multiplied in since the last rescaling could have moved

@@ -62,7 +62,7 @@ func closeAll(t *testing.T, what string, got, want []float64) {
 func TestProjectionsCacheBudget(t *testing.T) {
 	sizes := []int{10, 10, 10, 2, 2}
 	big, small := newFactor(sizes, []int{0, 1, 2}), newFactor(sizes, []int{3, 4})
-	p := &projections{limit: 20}
+	p := &projections{budgetCache[stride]{limit: 20}}
 	for range 2 {
 		if got, want := p.get(big, []int{0}), newStride(big, []int{0}); !reflect.DeepEqual(got, want) {
 			t.Fatalf("uncached stride %+v, want %+v", got, want)
