@@ -63,21 +63,25 @@ func (m *Model) coverCost(c int, members []int) float64 {
 }
 
 func (m *Model) mergeCovers(c int, groups [][]int) [][]int {
+	cost := make([]float64, len(groups))
+	for i, g := range groups {
+		cost[i] = m.coverCost(c, g)
+	}
 	for {
-		bi, bj, best := -1, -1, 0.0
+		bi, bj, best, merged := -1, -1, 0.0, 0.0
 		for i := range groups {
 			for j := i + 1; j < len(groups); j++ {
-				merged := append(slices.Clone(groups[i]), groups[j]...)
-				if save := m.coverCost(c, groups[i]) + m.coverCost(c, groups[j]) - m.coverCost(c, merged); save > best {
-					bi, bj, best = i, j, save
+				both := m.coverCost(c, append(slices.Clone(groups[i]), groups[j]...))
+				if save := cost[i] + cost[j] - both; save > best {
+					bi, bj, best, merged = i, j, save, both
 				}
 			}
 		}
 		if bi < 0 {
 			return groups
 		}
-		groups[bi] = append(groups[bi], groups[bj]...)
-		groups = slices.Delete(groups, bj, bj+1)
+		groups[bi], cost[bi] = append(groups[bi], groups[bj]...), merged
+		groups, cost = slices.Delete(groups, bj, bj+1), slices.Delete(cost, bj, bj+1)
 	}
 }
 

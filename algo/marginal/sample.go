@@ -33,6 +33,7 @@ func (m *Model) Sample(rows int, src *randx.Source) (*Dataset, error) {
 	sepIdx := make([]int32, rows)
 	var drawn []int // attributes drawn so far, the latest first
 	var order []keyed
+	var cellVals []uint16 // a group's cells' values of the added attributes
 	for _, c := range t.order {
 		b := m.belief[c]
 		sep := t.sep[c]
@@ -74,11 +75,21 @@ func (m *Model) Sample(rows int, src *randx.Source) (*Dataset, error) {
 				w = append(w, b.Counts[x])
 			}
 			order = pack.sort(ds, rs, order, src)
-			for j, i := range deal(apportionOrUniform(w, len(rs), src), src) {
-				b.Values(int(cs[i]), vals)
+			counts := apportionOrUniform(w, len(rs), src)
+			// Each cell dealt some records is decoded once, not per record.
+			cellVals = slices.Grow(cellVals[:0], len(cs)*len(added))[:len(cs)*len(added)]
+			for i, n := range counts {
+				if n > 0 {
+					b.Values(int(cs[i]), vals)
+					for q := range added {
+						cellVals[i*len(added)+q] = uint16(vals[pos[q]])
+					}
+				}
+			}
+			for j, i := range deal(counts, src) {
 				r := order[j].rec
 				for q, a := range added {
-					ds.Cols[a][r] = uint16(vals[pos[q]])
+					ds.Cols[a][r] = cellVals[i*len(added)+q]
 				}
 			}
 		}
