@@ -42,14 +42,14 @@ const (
 // paper: Shuttle (10 attributes of at most 16 values) 0.97 / 0.97
 // against 1.69 / 1.59 at ε = 1; NLTCS (16 binary) 0.49 / 0.49 against
 // 0.61 / 0.53 at ε = 1; Adult (15 attributes, native-country with 41
-// values) 0.97 / 0.98
-// against 0.94 / 0.96 at ε = 0.3, 0.97 / 0.99 against 0.99 / 1.03 at
-// ε = 1, 0.93 / 0.97 against 0.95 / 0.98 at ε = 4, 57–113× less CPU
-// than AIM (until the eleventh run's faster inference and sampling the
-// paper's method was better on Adult, and the bound was 16). The paper's
-// method is better on WDBC (31 attributes), Big5 (57) and Musk (167), and
-// 5–100× faster there. The bounds are read off these six tables, not
-// derived; 64 is above the largest attribute measured (41 values).
+// values) 0.97 / 0.98 against 0.94 / 0.96 at ε = 0.3, 0.97 / 0.99
+// against 0.98 / 1.02 at ε = 1, 0.93 / 0.97 against 0.95 / 0.98 at ε = 4,
+// 57–113× less CPU than AIM (until the eleventh run's faster inference
+// and sampling the paper's method was better on Adult, and the bound was
+// 16). The paper's method is better on WDBC (31 attributes), Big5 (57)
+// and Musk (167), and 5–100× faster there. The bounds are read off these
+// six tables, not derived; 64 is above the largest attribute measured (41
+// values).
 const (
 	AutoMaxAttributes = 16
 	AutoMaxValues     = 64
