@@ -65,6 +65,9 @@ type SynthesizeOptions struct {
 	// Optimizer fits the adaptive method's model (default
 	// marginal.OptimizerAuto).
 	Optimizer marginal.Optimizer
+	// Penalty is the adaptive score's expected measurement error
+	// (default marginal.DefaultPenalty).
+	Penalty marginal.Penalty
 	// Parties partition the attributes, each with its own budget; empty
 	// means one party "owner" holding all attributes at Rho.
 	Parties []SynthesizeParty
@@ -304,7 +307,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 	res, err := marginal.Synthesize(ctx, m, marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
-		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer},
+		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty},
 		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	})
 	if err != nil {
@@ -404,7 +407,7 @@ func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, do
 	}
 	if o.Method == marginal.MethodAdaptive {
 		ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
-		ro.Assumptions[2] = fmt.Sprintf("sensitivities under replace-one: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by 2·w, the largest workload weight offered", marginal.CountL2)
+		ro.Assumptions[2] = fmt.Sprintf("sensitivities under replace-one: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by 2·w, the largest workload weight offered; the penalty is %s", marginal.CountL2, cmp.Or(o.Penalty, marginal.DefaultPenalty).Describe())
 		ro.Assumptions = append(ro.Assumptions,
 			fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
 		ro.Covered = []string{

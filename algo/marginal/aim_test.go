@@ -342,12 +342,12 @@ func TestAdaptiveOptionsOptimizer(t *testing.T) {
 		cells float64
 	}{
 		// d = 10, n = 50 000: T = 160, σ = √(160 / (0.9·ρ)).
-		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, 500, DefaultModelCells}, // σ ≈ 77 > 50
-		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250, PreciseModelCells},     // σ ≈ 21 ≤ 50
+		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, DefaultFinalIters, DefaultModelCells}, // σ ≈ 77 > 50
+		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250, PreciseModelCells},                   // σ ≈ 21 ≤ 50
 		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250, DefaultModelCells},
 		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700, DefaultModelCells},
 		{"own cap", AdaptiveOptions{MaxCells: 1000}, 0.4, OptimizerMomentum, 250, 1000},
-		{"plain but precise", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, 0.4, OptimizerMirrorDescent, 500, PreciseModelCells},
+		{"plain but precise", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, 0.4, OptimizerMirrorDescent, DefaultFinalIters, PreciseModelCells},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -372,7 +372,9 @@ func TestAdaptiveOptionsOptimizer(t *testing.T) {
 // 2-way TVD. Momentum at the ordinary 2^18-cell cap against plain mirror
 // descent there, seeds 100–103: 0.0040–0.0041 against 0.0052 (spread
 // 0.0002). The default, momentum at the 2^20-cell cap, seeds 100–102:
-// 0.0028–0.0032. The seed is fixed, so the test is deterministic.
+// 0.0028–0.0032 with AIM's penalty; with the clipped one (the default
+// since) 0.0034–0.0036 against 0.0037–0.0040 at the ordinary cap. The
+// seed is fixed, so the test is deterministic.
 func TestPreciseDefaultsOnShuttle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the adaptive method three times on Shuttle (about 25 s)")
@@ -393,7 +395,7 @@ func TestPreciseDefaultsOnShuttle(t *testing.T) {
 	if !(f < p-0.0005) {
 		t.Errorf("momentum's 2-way TVD %.4f is not 0.0005 below mirror descent's %.4f", f, p)
 	}
-	if !(d < f-0.0004) {
-		t.Errorf("the larger cap's 2-way TVD %.4f is not 0.0004 below the ordinary cap's %.4f", d, f)
+	if !(d < f-0.0003) {
+		t.Errorf("the larger cap's 2-way TVD %.4f is not 0.0003 below the ordinary cap's %.4f", d, f)
 	}
 }

@@ -89,6 +89,9 @@ type Settings struct {
 	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2)"`
 	// Optimizer fits the adaptive method's model (default
 	// marginal.OptimizerAuto).
+	// Penalty is the adaptive score's expected measurement error (default
+	// marginal.DefaultPenalty).
+	Penalty   marginal.Penalty   `json:"penalty,omitempty" help:"adaptive method: the error a candidate's measurement is expected to leave, subtracted in the selection score and the annealing test: clipped (default: the noise's expected L1 error once clipped at zero, at the model's estimate of each cell) | aim (AIM's √(2/π)·σ per cell)"`
 	Optimizer marginal.Optimizer `json:"optimizer,omitempty" help:"adaptive method: how the graphical model is fitted to the noisy marginals (post-processing): auto (default: momentum when a first-round measurement's noise is at most 0.1% of the records, mirror descent otherwise) | mirror-descent (Private-PGM's) | momentum (heavy-ball momentum with restart, 250 final steps)"`
 }
 
@@ -120,6 +123,9 @@ func (s *Settings) SetDefaults() {
 	}
 	if s.Optimizer == "" {
 		s.Optimizer = marginal.OptimizerAuto
+	}
+	if s.Penalty == "" {
+		s.Penalty = marginal.DefaultPenalty
 	}
 }
 
@@ -161,6 +167,9 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("selection", "must be exponential or permute-and-flip, got %q", s.Selection)
 	case s.Parties < 1:
 		return method.Fieldf("parties", "must be positive, got %d", s.Parties)
+	}
+	if _, err := marginal.ParsePenalty(string(s.Penalty)); err != nil {
+		return method.Fieldf("penalty", "must be clipped or aim, got %q", s.Penalty)
 	}
 	if _, err := marginal.ParseOptimizer(string(s.Optimizer)); err != nil {
 		return method.Fieldf("optimizer", "must be auto, mirror-descent or momentum, got %q", s.Optimizer)
@@ -224,7 +233,7 @@ func (s *Settings) options(sc data.Schema) (publish.SynthesizeOptions, error) {
 	}
 	return publish.SynthesizeOptions{
 		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
-		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection, Optimizer: s.Optimizer,
+		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection, Optimizer: s.Optimizer, Penalty: s.Penalty,
 		Bins: s.Bins, BinShare: s.BinShare, Refine: s.BinRefine, Score: s.Score,
 		Combine: marginal.CombineOptions{MaxCells: s.MaxCells, AnyClique: s.AnyClique},
 		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta,
