@@ -23,7 +23,13 @@
 //     one-attribute conditional moves, see GUMMode), then decoding to the
 //     schema (Domain.Decode).
 //
-// Synthesize runs the whole of Algorithm 3 against any Measurer.
+// Synthesize runs the whole of Algorithm 3 against any Measurer, or, for
+// one owner (a Selector), the adaptive method (MethodAdaptive, the
+// default for small domains through MethodAuto): AIM's rounds (McKenna,
+// Mullins, Sheldon, Miklau, VLDB 2022) of private selection and Gaussian
+// measurement with budget annealing, scored by default with the clipped
+// penalty (Penalty), and a Private-PGM graphical model (Estimate: junction
+// tree, mirror descent) fitted to the noisy marginals and sampled.
 //
 // Neighbouring relation: replace one record (n is public and fixed).
 // Sensitivities used (each stated where it is used): a count vector over any
