@@ -45,8 +45,8 @@ func (p Penalty) Describe() string {
 	return "the noise's expected L1 error once clipped at zero, at the model's estimate of each cell (public: post-processing of earlier releases)"
 }
 
-// of is the penalty of a candidate with cells cells whose model estimate
-// is est, measured with Gaussian noise of standard deviation sigma.
+// of is the penalty of a candidate whose model estimate is est (one count
+// per cell), measured with Gaussian noise of standard deviation sigma.
 func (p Penalty) of(est []float64, sigma float64) float64 {
 	if p == PenaltyAIM {
 		return math.Sqrt(2/math.Pi) * sigma * float64(len(est))

@@ -87,11 +87,11 @@ type Settings struct {
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
 	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2)"`
-	// Optimizer fits the adaptive method's model (default
-	// marginal.OptimizerAuto).
 	// Penalty is the adaptive score's expected measurement error (default
 	// marginal.DefaultPenalty).
-	Penalty   marginal.Penalty   `json:"penalty,omitempty" help:"adaptive method: the error a candidate's measurement is expected to leave, subtracted in the selection score and the annealing test: clipped (default: the noise's expected L1 error once clipped at zero, at the model's estimate of each cell) | aim (AIM's √(2/π)·σ per cell)"`
+	Penalty marginal.Penalty `json:"penalty,omitempty" help:"adaptive method: the error a candidate's measurement is expected to leave, subtracted in the selection score and the annealing test: clipped (default: the noise's expected L1 error once clipped at zero, at the model's estimate of each cell) | aim (AIM's √(2/π)·σ per cell)"`
+	// Optimizer fits the adaptive method's model (default
+	// marginal.OptimizerAuto).
 	Optimizer marginal.Optimizer `json:"optimizer,omitempty" help:"adaptive method: how the graphical model is fitted to the noisy marginals (post-processing): auto (default: momentum when a first-round measurement's noise is at most 0.1% of the records, mirror descent otherwise) | mirror-descent (Private-PGM's) | momentum (heavy-ball momentum with restart, 250 final steps)"`
 }
 
