@@ -253,7 +253,14 @@ func (s Schema) Select(names ...string) (Schema, error) {
 // Equal reports whether two schemas have the same ID column and the same
 // attributes in the same order.
 func (s Schema) Equal(o Schema) bool {
-	return s.ID == o.ID && slices.EqualFunc(s.Attributes, o.Attributes, Attribute.Equal)
+	return s.ID == o.ID && s.EqualAttributes(o)
+}
+
+// EqualAttributes reports whether two schemas have the same attributes in
+// the same order, whatever their ID columns: a synthetic table has the
+// real one's attributes but no IDs (its rows stand for no one).
+func (s Schema) EqualAttributes(o Schema) bool {
+	return slices.EqualFunc(s.Attributes, o.Attributes, Attribute.Equal)
 }
 
 func (s Schema) indices(names []string) ([]int, error) {

@@ -121,8 +121,8 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("gate: needs at least %d real rows, %d held-out rows and 1 synthetic row, got %d, %d and %d", MinMembers, MinHoldout, o.Real.Len(), o.Holdout.Len(), o.Synthetic.Len())
 	}
 	for _, t := range []*data.Table{o.Holdout, o.Synthetic} {
-		if !t.Schema.Equal(o.Real.Schema) {
-			return fmt.Errorf("gate: the real, held-out and synthetic tables must share one schema")
+		if !t.Schema.EqualAttributes(o.Real.Schema) {
+			return fmt.Errorf("gate: the real, held-out and synthetic tables must share one schema's attributes")
 		}
 	}
 	return nil

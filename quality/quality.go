@@ -99,9 +99,10 @@ type Report struct {
 	Warnings    []string      `json:"warnings,omitempty"`
 }
 
-// Compare measures synth against real; both must have the same schema.
+// Compare measures synth against real; both must have the same
+// attributes (the real table's ID column, if any, is not compared).
 func Compare(real, synth *data.Table, o Options) (*Report, error) {
-	if !real.Schema.Equal(synth.Schema) {
+	if !real.Schema.EqualAttributes(synth.Schema) {
 		return nil, errors.New("quality: the real and synthetic tables have different schemas")
 	}
 	if real.Len() == 0 || synth.Len() == 0 {

@@ -157,6 +157,15 @@ func NewDomain(s data.Schema, o DomainOptions) (*Domain, error) {
 // Schema is the schema the domain discretises.
 func (d *Domain) Schema() data.Schema { return d.schema }
 
+// SyntheticSchema is the schema of the tables DecodeRows makes: the
+// domain's without its ID column, since synthetic rows stand for no one
+// and carry no identifier (WDBC's schema names one).
+func (d *Domain) SyntheticSchema() data.Schema {
+	s := d.schema
+	s.ID = ""
+	return s
+}
+
 // Len is the number of attributes.
 func (d *Domain) Len() int { return len(d.attrs) }
 
@@ -301,10 +310,12 @@ type EncodeStats struct {
 	Clamped int
 }
 
-// Encode discretises a table with the domain's schema.
+// Encode discretises a table with the domain's attributes: the real
+// table's, or a synthetic one's, which has them without the ID column
+// (SyntheticSchema); IDs are never encoded.
 func (d *Domain) Encode(t *data.Table) (*Dataset, EncodeStats, error) {
 	var st EncodeStats
-	if !t.Schema.Equal(d.schema) {
+	if !t.Schema.EqualAttributes(d.schema) {
 		return nil, st, fmt.Errorf("marginal: table schema (%v) differs from the domain's (%v)", t.Schema.Names(), d.schema.Names())
 	}
 	if err := t.Validate(); err != nil {
@@ -388,7 +399,7 @@ func (d *Domain) DecodeRows(ds *Dataset, rows int, src *randx.Source) (*data.Tab
 	if ds.Len() == 0 && rows > 0 {
 		return nil, fmt.Errorf("marginal: %d rows to decode from an empty dataset", rows)
 	}
-	t := &data.Table{Schema: d.schema, Rows: make([][]float64, rows)}
+	t := &data.Table{Schema: d.SyntheticSchema(), Rows: make([][]float64, rows)}
 	w := len(d.attrs)
 	cells := make([]float64, rows*w)
 	for i := range t.Rows {
@@ -396,7 +407,7 @@ func (d *Domain) DecodeRows(ds *Dataset, rows int, src *randx.Source) (*data.Tab
 	}
 	for k, s := range DecodeSources(rows, src) {
 		lo := k * DecodeChunk
-		part := &data.Table{Schema: d.schema, Rows: t.Rows[lo:min(rows, lo+DecodeChunk)]}
+		part := &data.Table{Schema: t.Schema, Rows: t.Rows[lo:min(rows, lo+DecodeChunk)]}
 		if err := d.decodeInto(ds, lo, s, part); err != nil {
 			return nil, err
 		}
@@ -421,7 +432,7 @@ func (d *Domain) DecodeChunkInto(ds *Dataset, rows, k int, src *randx.Source, t 
 			t.Rows[i] = cells[i*w : (i+1)*w : (i+1)*w]
 		}
 	}
-	t.Schema, t.Rows, t.IDs = d.schema, t.Rows[:n], nil
+	t.Schema, t.Rows, t.IDs = d.SyntheticSchema(), t.Rows[:n], nil
 	return d.decodeInto(ds, lo, src, t)
 }
 

@@ -85,7 +85,11 @@ func runCheck(cmd *cobra.Command, f *checkFlags) error {
 	}
 	var tables [3]*data.Table
 	for i, path := range []string{f.real, f.holdout, f.synthetic} {
-		if tables[i], _, err = readTable(cmd.ErrOrStderr(), path, s, f.skip); err != nil {
+		read := readTable
+		if i == 2 {
+			read = readSynthetic
+		}
+		if tables[i], _, err = read(cmd.ErrOrStderr(), path, s, f.skip); err != nil {
 			return err
 		}
 	}

@@ -37,6 +37,19 @@ func displayPath(path, stream string) string {
 	return path
 }
 
+// readSynthetic reads a synthetic table as readTable does, with the
+// schema's ID column only when the file has one: synthetic rows stand for
+// no one, so synthesize writes none (a CSV/TSV file's header tells;
+// Parquet and standard input are read with s as it is).
+func readSynthetic(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
+	if s.ID != "" && path != stdinPath && !data.IsParquetPath(path) {
+		if header, err := readPartHeader(path); err == nil && !slices.Contains(header, s.ID) {
+			s.ID = ""
+		}
+	}
+	return readTable(notes, path, s, skip)
+}
+
 // readTable reads one CSV/TSV file with a header row (gzip allowed), a
 // Parquet file (a path ending in .parquet), or standard input (CSV) for
 // "-", with schema s, leaving out the columns in skip (--skip-columns).

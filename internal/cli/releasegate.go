@@ -291,7 +291,7 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 // error saying which attack refused and that the budget was spent on a
 // release that was not written.
 func (g *gateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) (*gate.Release, error) {
-	if synth == nil || !synth.Schema.Equal(owners[0].Schema) {
+	if synth == nil || !synth.Schema.EqualAttributes(owners[0].Schema) {
 		return nil, fmt.Errorf("release gate: this method's output is not a table of the owners' columns, so the gate cannot attack it; nothing was written, but the budget was charged (run without --gate)")
 	}
 	results := make([]gate.OwnerResult, len(owners))

@@ -124,3 +124,73 @@ func TestSynthesizeEpsilonDelta(t *testing.T) {
 		t.Errorf("stdout lacks the conversion or the numeric distances:\n%s", stdout)
 	}
 }
+
+// A schema that names an ID column (WDBC's does) used to make synthesize
+// fail after spending its budget: the synthetic rows have no IDs, and the
+// writer refused a table whose schema names an ID column it lacks. The
+// synthetic table has the real one's attributes and no ID column, the
+// release gate attacks it, and compare reads it beside the real file.
+func TestSynthesizeIDColumn(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeFile(t, dir, "s.json", strings.Replace(schemaJSON, `{"attributes"`, `{"id": "pid", "attributes"`, 1))
+	var b strings.Builder
+	for i, line := range strings.Split(strings.TrimSpace(csvRows(400)), "\n") {
+		id := "pid"
+		if i > 0 {
+			id = "p" + itoa(i)
+		}
+		b.WriteString(id + "," + line + "\n")
+	}
+	in := writeFile(t, dir, "in.csv", b.String())
+	out := filepath.Join(dir, "synth.csv")
+	code, _, stderr := run(t, "synthesize", "--input", in, "--schema", schema, "--epsilon", "1", "--seed", "3", "--gate", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("synthesize exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header, _, _ := strings.Cut(string(got), "\n"); header != "age,smoker,region" {
+		t.Errorf("synthetic header %q, want the attributes alone", header)
+	}
+	if _, err := os.Stat(out + ".gate.json"); err != nil {
+		t.Errorf("the release gate wrote no result: %v", err)
+	}
+	code, _, stderr = run(t, "compare", in, out, "--schema", schema, "--out", filepath.Join(dir, "q.html"))
+	if code != 0 {
+		t.Fatalf("compare exit %d: %s", code, stderr)
+	}
+	// check's exit code is the gate's verdict; an unreadable file is a
+	// usage or data error whose message names the file.
+	_, _, stderr = run(t, "check", "--real", in, "--holdout", in, "--synthetic", out, "--schema", schema, "--json")
+	if strings.Contains(stderr, "synth.csv") {
+		t.Errorf("check could not read the synthetic table: %s", stderr)
+	}
+}
+
+// The built-in WDBC declares an ID column. synthesize on it used to fail
+// writing its table, and publish pdp-mvds to exit 1 after writing it (its
+// quality summary refused the synthetic rows for lacking the ID); both
+// now write WDBC's attributes and no ID, and exit 0.
+func TestSynthesizeDatasetWithID(t *testing.T) {
+	for name, args := range map[string][]string{
+		"synthesize": {"synthesize", "--epsilon", "1"},
+		"pdp-mvds":   {"publish", "pdp-mvds", "--parties", "2", "--budgets", "0.1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "wdbc.csv")
+			code, _, stderr := run(t, append(args, "--dataset", "wdbc", "--seed", "3", "--quiet", "--out", out)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if header, _, _ := strings.Cut(string(got), "\n"); !strings.HasPrefix(header, "diagnosis,radius_mean,") {
+				t.Errorf("synthetic header %q, want WDBC's attributes and no ID", header)
+			}
+		})
+	}
+}

@@ -218,7 +218,7 @@ func (s synthSample) add(t *data.Table) {
 func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res *publish.SynthesizeResult) (synthSample, error) {
 	sample := synthSample{}
 	csv := !data.IsParquetPath(o.out)
-	err := o.publishStreamed(cmd, g, owners, res.Domain.Schema(), func(emit emitFunc) (*privacy.Report, error) {
+	err := o.publishStreamed(cmd, g, owners, res.Domain.SyntheticSchema(), func(emit emitFunc) (*privacy.Report, error) {
 		err := decodeChunks(res, csv, func(t *data.Table, b []byte) error {
 			if len(sample) == 0 || len(sample[firstNumeric(t.Schema)]) < sampleRows {
 				sample.add(t)
