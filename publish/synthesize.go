@@ -49,7 +49,9 @@ type SynthesizeOptions struct {
 	// otherwise (measured: docs/results/synthesis/README.md).
 	Method marginal.Method
 	// Label names the attribute the data will be used to predict: the
-	// adaptive method's default workload adds every triple holding it.
+	// adaptive method's default workload adds every triple holding it, and
+	// the report warns when the synthetic label's relation to the other
+	// columns is missing or mostly noise (marginal.LabelWarning).
 	Label string
 	// Workload lists attribute sets (by name) whose marginals the adaptive
 	// method should make accurate (default marginal.DefaultWorkload: every
@@ -433,8 +435,10 @@ func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, do
 		ro.WholeRecord = &whole
 		ro.Warnings = append(ro.Warnings, wholeRecordWarning(whole))
 	}
-	if w := marginal.NoiseWarning(res, dom, n); w != "" {
-		ro.Warnings = append(ro.Warnings, w)
+	for _, w := range []string{marginal.NoiseWarning(res, dom, n), marginal.LabelWarning(res, dom, n, o.Label)} {
+		if w != "" {
+			ro.Warnings = append(ro.Warnings, w)
+		}
 	}
 	r, err := privacy.NewReport(ro)
 	if err != nil {

@@ -77,8 +77,10 @@ type Settings struct {
 	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input; beyond 1048576, rows repeat the records GUM fitted, numeric values drawn afresh in their bins)"`
 	// Method is what to measure (default marginal.MethodAuto).
 	Method marginal.Method `json:"method,omitempty" help:"what to measure: auto (default: adaptive for one owner of at most 16 attributes of at most 64 values each, paper otherwise) | paper (PDP-MVDS Algorithm 3; the only one for several parties) | adaptive (AIM-style rounds, one owner)"`
-	// Label adds the label's triples to the adaptive workload.
-	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy)"`
+	// Label adds the label's triples to the adaptive workload, and the
+	// report warns when the synthetic label's relation to the other
+	// columns is missing or mostly noise (marginal.LabelWarning).
+	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy), and the report warns when no measured marginal joins it with another column or every one that does is mostly noise"`
 	// MaxModelCells caps the adaptive method's junction tree (0: the
 	// engine's default, marginal.AdaptiveOptions.MaxCells); AdaptiveRounds
 	// is its T (0: marginal.DefaultRounds).
