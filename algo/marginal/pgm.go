@@ -174,8 +174,13 @@ func (m *Model) calibrate() {
 		down, up, k := m.down[c], m.msg[c], m.upScale[c]
 		m.fromParent[c].sum(m.belief[p].Counts, down)
 		for s, v := range up {
-			if v > 0 {
-				down[s] *= k / v
+			// d/v first: the parent's belief d carries the child's message
+			// v as a factor, so d/v stays moderate where k/v alone
+			// overflows (a subnormal v, 1/v above float64's range), and
+			// an empty parent cell stays 0 instead of 0·∞ = NaN (Big5 at
+			// ε = 1, seed 2100: NaN beliefs, then a selection refused).
+			if d := down[s]; v > 0 && d > 0 {
+				down[s] = d / v * k
 			} else {
 				down[s] = 0
 			}
