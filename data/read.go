@@ -61,6 +61,11 @@ type ReadOptions struct {
 	// an error (e.g. country codes missing from a fixed code list).
 	// It overrides the schema's own Attribute.Other.
 	OtherCategory map[string]string
+	// OptionalID reads a header that lacks the schema's ID column as a
+	// table without IDs (its schema names no ID) instead of an error
+	// (needs Header): a synthetic table has the real one's attributes
+	// and no identifiers.
+	OptionalID bool
 }
 
 // ReadStats counts what reading did.
@@ -136,8 +141,8 @@ func (o ReadOptions) validate(s Schema) error {
 	if o.Comma != 0 && (o.Comma == '\r' || o.Comma == '\n' || o.Comma == '"' || !utf8.ValidRune(o.Comma) || o.Comma == utf8.RuneError) {
 		return fmt.Errorf("data: invalid separator %q", o.Comma)
 	}
-	if !o.Header && (len(o.IgnoreColumns) > 0 || len(o.Rename) > 0 || len(o.SkipColumns) > 0) {
-		return errors.New("data: columns can be skipped or renamed only in a file with a header row")
+	if !o.Header && (len(o.IgnoreColumns) > 0 || len(o.Rename) > 0 || len(o.SkipColumns) > 0 || o.OptionalID) {
+		return errors.New("data: columns can be skipped, renamed or optional only in a file with a header row")
 	}
 	for attr, other := range o.OtherCategory {
 		a, err := s.Attribute(attr)
@@ -302,7 +307,9 @@ func (rd *reader) mapHeader() error {
 	}
 	rd.idCol = -1
 	if rd.schema.ID != "" {
-		if rd.idCol, err = find(rd.schema.ID); err != nil {
+		if _, ok := pos[rd.schema.ID]; !ok && rd.opts.OptionalID {
+			rd.schema.ID = ""
+		} else if rd.idCol, err = find(rd.schema.ID); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -131,6 +132,45 @@ func adultLikeSchema() Schema {
 		{Name: "workclass", Kind: Categorical, Categories: []string{"Private", "Self-emp"}},
 		{Name: "income", Kind: Binary, Categories: []string{"<=50K", ">50K"}},
 	}}
+}
+
+// OptionalID reads a file without the schema's ID column as a table
+// without IDs, and one with it as before; without OptionalID the missing
+// column is an error, and OptionalID needs a header.
+func TestReadCSVOptionalID(t *testing.T) {
+	s := adultLikeSchema()
+	s.ID = "pid"
+	for _, c := range []struct {
+		name, in string
+		opts     ReadOptions
+		wantID   string
+		wantIDs  []string
+		wantErr  string
+	}{
+		{"absent, optional", "age,workclass,income\n30,Private,<=50K\n", ReadOptions{Header: true, OptionalID: true}, "", nil, ""},
+		{"present, optional", "pid,age,workclass,income\np7,30,Private,<=50K\n", ReadOptions{Header: true, OptionalID: true}, "pid", []string{"p7"}, ""},
+		{"absent, required", "age,workclass,income\n30,Private,<=50K\n", ReadOptions{Header: true}, "", nil, `header lacks column "pid"`},
+		{"no header", "p7,30,Private,<=50K\n", ReadOptions{OptionalID: true}, "", nil, "only in a file with a header row"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tab, _, err := ReadCSV(strings.NewReader(c.in), s, c.opts)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.Schema.ID != c.wantID || !slices.Equal(tab.IDs, c.wantIDs) || tab.Len() != 1 {
+				t.Fatalf("schema ID %q, IDs %v, %d rows; want %q, %v, 1 row", tab.Schema.ID, tab.IDs, tab.Len(), c.wantID, c.wantIDs)
+			}
+			if err := tab.Validate(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }
 
 func TestReadCSVUCIQuirks(t *testing.T) {

@@ -84,14 +84,13 @@ func runCheck(cmd *cobra.Command, f *checkFlags) error {
 		return err
 	}
 	var tables [3]*data.Table
-	for i, path := range []string{f.real, f.holdout, f.synthetic} {
-		read := readTable
-		if i == 2 {
-			read = readSynthetic
-		}
-		if tables[i], _, err = read(cmd.ErrOrStderr(), path, s, f.skip); err != nil {
+	for i, path := range []string{f.real, f.holdout} {
+		if tables[i], _, err = readTable(cmd.ErrOrStderr(), path, s, f.skip); err != nil {
 			return err
 		}
+	}
+	if tables[2], _, err = readSynthetic(cmd.ErrOrStderr(), f.synthetic, s, f.skip); err != nil {
+		return err
 	}
 	res, err := gate.Check(gate.Options{Real: tables[0], Holdout: tables[1], Synthetic: tables[2],
 		MaxAdvantage: f.maxAdvantage, Confidence: f.confidence, MaxQueries: f.queries, Source: randx.NewSecure()})

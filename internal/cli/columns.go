@@ -38,16 +38,10 @@ func displayPath(path, stream string) string {
 }
 
 // readSynthetic reads a synthetic table as readTable does, with the
-// schema's ID column only when the file has one: synthetic rows stand for
-// no one, so synthesize writes none (a CSV/TSV file's header tells;
-// Parquet and standard input are read with s as it is).
+// schema's ID column only when the file has one (data.ReadOptions
+// OptionalID): synthetic rows stand for no one, so synthesize writes none.
 func readSynthetic(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
-	if s.ID != "" && path != stdinPath && !data.IsParquetPath(path) {
-		if header, err := readPartHeader(path); err == nil && !slices.Contains(header, s.ID) {
-			s.ID = ""
-		}
-	}
-	return readTable(notes, path, s, skip)
+	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip, OptionalID: true})
 }
 
 // readTable reads one CSV/TSV file with a header row (gzip allowed), a
@@ -56,7 +50,11 @@ func readSynthetic(notes io.Writer, path string, s data.Schema, skip []string) (
 // When notes is set, it says there how many rows were dropped for a
 // missing value (for the owner's eyes: the count is not released).
 func readTable(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
-	o := data.ReadOptions{Header: true, SkipColumns: skip}
+	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip})
+}
+
+// readWith is readTable with the read options o.
+func readWith(notes io.Writer, path string, s data.Schema, o data.ReadOptions) (*data.Table, data.ReadStats, error) {
 	var (
 		t   *data.Table
 		st  data.ReadStats

@@ -227,10 +227,8 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 	n := joined.Len()
 	if g.holdout != "" {
 		hs := joined.Schema
-		if header, err := readPartHeader(g.holdout); err == nil && id != "" && slices.Contains(header, id) {
-			hs.ID = id
-		}
-		h, _, err := readTable(notes, g.holdout, hs, skip)
+		hs.ID = id // read and dropped when the file has it, as the owners' files may
+		h, _, err := readWith(notes, g.holdout, hs, data.ReadOptions{Header: true, SkipColumns: skip, OptionalID: true})
 		if err != nil {
 			return nil, nil, fmt.Errorf("--gate-holdout %s (whole records: every party's columns): %w", g.holdout, err)
 		}
