@@ -4,11 +4,12 @@ import "slices"
 
 // A cover is a small table over the union of some of the measured sets
 // homed in one clique. Every mirror-descent step multiplies each set's
-// factor into its clique and sums the clique onto each set, one pass over
-// the clique per set; with the sets' factors first multiplied together on
-// a cover (and the sums read off the cover's), the clique is passed once
-// per cover. On Shuttle at ε = 4 the cliques hold up to 2^18 cells and
-// several pairs and triples each, and these passes were two thirds of the
+// factor into its clique and sums the clique onto each set; with the
+// sets' factors first multiplied together on a cover (and the sums read
+// off the cover's), each block of the clique's sweep takes one
+// multiplication and one sum per cover, not per set. On Shuttle at ε = 4
+// the cliques hold up to 2^18 cells and several pairs and triples each,
+// and before covers (and sweeps) these passes were two thirds of the
 // run.
 type cover struct {
 	clique  int
@@ -17,9 +18,11 @@ type cover struct {
 	// direct says the cover is a single set's own table: its factor and
 	// marginal are used as they are.
 	direct   bool
-	toClique stride   // the clique's cells onto the cover's
 	toMember []stride // the cover's cells onto each member's
-	table    []float64
+	// table is the cover's marginal, as the last calibration left it.
+	table []float64
+	// product is the members' factors multiplied (unused when direct).
+	product []float64
 }
 
 // newCovers groups the sets homed in each clique into covers, greedily
@@ -88,10 +91,10 @@ func (m *Model) mergeCovers(c int, groups [][]int) [][]int {
 func (m *Model) newCover(c int, members []int) cover {
 	v := cover{clique: c, attrs: m.coverAttrs(members), members: members}
 	v.direct = len(members) == 1 && slices.Equal(v.attrs, m.sets[members[0]])
-	v.toClique = newStride(m.log[c], v.attrs)
+	t := newFactor(m.sizes, v.attrs)
+	v.table = t.Counts
 	if !v.direct {
-		t := newFactor(m.sizes, v.attrs)
-		v.table = t.Counts
+		v.product = make([]float64, len(t.Counts))
 		for _, r := range members {
 			v.toMember = append(v.toMember, newStride(t, m.sets[r]))
 		}
@@ -104,23 +107,22 @@ func (v *cover) factor(factors [][]float64) []float64 {
 	if v.direct {
 		return factors[v.members[0]]
 	}
-	for x := range v.table {
-		v.table[x] = 1
+	for x := range v.product {
+		v.product[x] = 1
 	}
 	for k, r := range v.members {
-		v.toMember[k].mul(v.table, factors[r])
+		v.toMember[k].mul(v.product, factors[r])
 	}
-	return v.table
+	return v.product
 }
 
-// marginals writes each member's marginal in belief (its clique's) into
+// marginals writes each member's marginal, summed from the cover's, into
 // out.
-func (v *cover) marginals(belief []float64, out [][]float64) {
+func (v *cover) marginals(out [][]float64) {
 	if v.direct {
-		v.toClique.sum(belief, out[v.members[0]])
+		copy(out[v.members[0]], v.table)
 		return
 	}
-	v.toClique.sum(belief, v.table)
 	for k, r := range v.members {
 		v.toMember[k].sum(v.table, out[r])
 	}

@@ -165,13 +165,31 @@ func contract(sizes []int, f, g *Marginal, out []int) *Marginal {
 	for {
 		// The last attribute runs fastest; when the result lacks it, the
 		// run sums into one cell.
-		if ol == 0 {
+		switch {
+		case fl == 1 && gl == 1 && ol == 1:
+			// All three hold the last attribute as their own last: the
+			// run is contiguous in each (the common case: a separator's
+			// attributes end both a clique and its message).
+			a, b, o := fv[fi:fi+n], gv[gi:gi+n], ov[oi:oi+n]
+			b, o = b[:len(a)], o[:len(a)]
+			for k, x := range a {
+				o[k] += x * b[k]
+			}
+		case fl == 1 && gl == 1 && ol == 0:
+			a, b := fv[fi:fi+n], gv[gi:gi+n]
+			b = b[:len(a)]
+			s := 0.0
+			for k, x := range a {
+				s += x * b[k]
+			}
+			ov[oi] += s
+		case ol == 0:
 			s := 0.0
 			for k := range n {
 				s += fv[fi+k*fl] * gv[gi+k*gl]
 			}
 			ov[oi] += s
-		} else {
+		default:
 			for k := range n {
 				ov[oi+k*ol] += fv[fi+k*fl] * gv[gi+k*gl]
 			}

@@ -27,16 +27,20 @@ type Model struct {
 	toSet []stride
 	// covers group the sets by clique for the mirror-descent steps.
 	covers []cover
-	// toSep[c] projects clique c onto its separator with its parent,
-	// fromParent[c] the parent's cells onto the same separator.
-	toSep, fromParent []stride
+	// sweeps[c] walks clique c's cells; targets[c] are the maps a
+	// calibration runs over them: [0] onto c's separator with its parent
+	// (onto no attribute for a root), then onto each of coversOf[c], then
+	// onto each child's separator.
+	sweeps   []*sweep
+	targets  [][]target
+	coversOf [][]int
 	// log[c] is the log-potential of clique c (the sum of the θ_r it
 	// holds), belief[c] its calibrated belief as counts.
 	log, belief []*Marginal
 	msg         [][]float64 // upward message of each clique
 	upScale     []float64   // what calibrate multiplied each msg by
 	down        [][]float64 // downward message of each clique
-	started     writes      // calibrate's record of the beliefs written
+	rootSum     [][]float64 // each root's belief summed by the upward pass
 	pot         [][]float64 // exp of log, scaled per clique
 	proj        *projections
 	// messages caches variable elimination's upward messages for the
@@ -70,20 +74,18 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 	t := m.tree
 	k := len(t.cliques)
 	m.log, m.belief = make([]*Marginal, k), make([]*Marginal, k)
-	m.toSep, m.fromParent, m.msg = make([]stride, k), make([]stride, k), make([][]float64, k)
+	m.msg, m.down, m.rootSum = make([][]float64, k), make([][]float64, k), make([][]float64, k)
+	m.upScale = make([]float64, k)
+	m.sweeps = make([]*sweep, k)
 	for c, cl := range t.cliques {
 		m.log[c] = newFactor(sizes, cl)
 		m.belief[c] = newFactor(sizes, cl)
-	}
-	for c := range t.cliques {
-		if p := t.parent[c]; p >= 0 {
-			m.toSep[c] = newStride(m.log[c], t.sep[c])
-			m.fromParent[c] = newStride(m.log[p], t.sep[c])
-			n := 1
-			for _, a := range t.sep[c] {
-				n *= sizes[a]
-			}
-			m.msg[c] = make([]float64, n)
+		m.sweeps[c] = newSweep(m.log[c])
+		if t.parent[c] >= 0 {
+			m.msg[c] = make([]float64, int(tableCells(sizes, t.sep[c])))
+			m.down[c] = make([]float64, len(m.msg[c]))
+		} else {
+			m.rootSum[c] = make([]float64, 1)
 		}
 	}
 	m.home, m.toSet, m.theta = make([]int, len(sets)), make([]stride, len(sets)), make([]*Marginal, len(sets))
@@ -93,6 +95,24 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 		m.theta[r] = newFactor(sizes, s)
 	}
 	m.covers = newCovers(m)
+	m.coversOf, m.targets = make([][]int, k), make([][]target, k)
+	for i, v := range m.covers {
+		m.coversOf[v.clique] = append(m.coversOf[v.clique], i)
+	}
+	for c, cl := range t.cliques {
+		own := []int(nil) // a root's sums go onto no attribute: its total
+		if t.parent[c] >= 0 {
+			own = t.sep[c]
+		}
+		tg := []target{m.sweeps[c].target(cl, sizes, own)}
+		for _, i := range m.coversOf[c] {
+			tg = append(tg, m.sweeps[c].target(cl, sizes, m.covers[i].attrs))
+		}
+		for _, kid := range t.children[c] {
+			tg = append(tg, m.sweeps[c].target(cl, sizes, t.sep[kid]))
+		}
+		m.targets[c] = tg
+	}
 	return m
 }
 
@@ -124,96 +144,146 @@ func (m *Model) propagate() {
 			b[x] = math.Exp(v - top)
 		}
 	}, func(c int) int { return len(m.log[c].Counts) })
-	m.calibrate()
+	m.calibrate(m.pot, nil)
 }
 
-// calibrate runs sum-product from the linear potentials pot (each scaled
-// to a largest entry of about 1) to the beliefs, as counts summing to
-// Total.
-func (m *Model) calibrate() {
+// calibrate sets the potentials to from times the covers' factors
+// (factors[k] on covers[k]; with factors nil, from is the potentials
+// themselves) and runs sum-product to the beliefs, as counts summing to
+// Total, and each cover's marginal of them (setMarginals). Each clique is
+// swept twice: upward, leaves first, its potential, its belief so far
+// (the potential times its children's messages) and its message to its
+// parent, which sums out what the parent lacks and is rescaled by upScale
+// to a largest entry of 1; downward, parents first, its belief and the
+// sums of it onto its covers and its children's separators.
+func (m *Model) calibrate(from, factors [][]float64) {
 	t := m.tree
 	m.messages = &budgetCache[*Marginal]{limit: maxMessageBytes}
-	if m.down == nil {
-		m.down, m.upScale = make([][]float64, len(m.msg)), make([]float64, len(m.msg))
-		for c, msg := range m.msg {
-			m.down[c] = make([]float64, len(msg))
-		}
-		m.started = make(writes, len(m.belief))
-	}
-	// A belief starts as its potential times the first message it gets,
-	// written in one pass.
-	w := m.started
-	clear(w)
-	// Upward: leaves first; a clique's message to its parent sums out what
-	// the parent lacks, rescaled by upScale to a largest entry of 1.
 	for i := len(t.order) - 1; i >= 0; i-- {
 		c := t.order[i]
-		p := t.parent[c]
-		if p < 0 {
-			continue
+		m.up(c, from[c], factors)
+		if t.parent[c] >= 0 {
+			m.upScale[c] = rescale(m.msg[c])
 		}
-		msg := m.msg[c]
-		m.toSep[c].sum(w.from(c, m.belief[c].Counts, m.pot[c]), msg)
-		m.upScale[c] = rescale(msg)
-		w.mulTo(m.fromParent[c], p, m.belief[p].Counts, m.pot[p], msg)
 	}
-	// Downward, parents first: a root is normalised to Total; the parent's
-	// belief summed onto the separator, over the sums the child sent up
-	// (its message without the rescaling), is the child's missing
-	// evidence. The child's belief then sums to the parent's mass on the
-	// separator cells the child gave mass, which is all of it (the
-	// parent's belief carries the child's message as a factor), so it
-	// needs no normalising pass of its own.
 	for _, c := range t.order {
-		p := t.parent[c]
-		if p < 0 {
-			w.settle(c, m.belief[c].Counts, m.pot[c])
-			normaliseTo(m.belief[c].Counts, m.total)
-			continue
+		m.downward(c)
+	}
+}
+
+// up sweeps clique c upward: its potential from src and the factors of
+// its covers, its belief so far, and the sum of that onto its separator
+// (a root's: onto its total).
+func (m *Model) up(c int, src []float64, factors [][]float64) {
+	sw, pot, belief, tg := m.sweeps[c], m.pot[c], m.belief[c].Counts, m.targets[c]
+	covers, kids := m.coversOf[c], m.tree.children[c]
+	same := &src[0] == &pot[0]
+	out := m.msg[c]
+	if m.tree.parent[c] < 0 {
+		out = m.rootSum[c]
+	}
+	clear(out)
+	sw.walk(tg, func(lo int, base []int) {
+		hi := lo + sw.block
+		p := pot[lo:hi]
+		m.potentialBlock(c, p, src[lo:hi], same, factors, base)
+		b := p
+		for j, kid := range kids {
+			k := 1 + len(covers) + j
+			if j == 0 {
+				b = belief[lo:hi]
+				tg[k].in.mulTo(b, p, m.msg[kid][base[k]:])
+			} else {
+				tg[k].in.mul(b, m.msg[kid][base[k]:])
+			}
 		}
-		down, up, k := m.down[c], m.msg[c], m.upScale[c]
-		m.fromParent[c].sum(m.belief[p].Counts, down)
-		for s, v := range up {
+		tg[0].in.addTo(b, out[base[0]:])
+	})
+}
+
+// potentialBlock writes into p, one block of clique c's potential, the
+// block src of the potential it starts from times the covers' factors.
+func (m *Model) potentialBlock(c int, p, src []float64, same bool, factors [][]float64, base []int) {
+	tg, covers := m.targets[c], m.coversOf[c]
+	if factors == nil || len(covers) == 0 {
+		if !same {
+			copy(p, src)
+		}
+		return
+	}
+	for i, k := range covers {
+		f := factors[k][base[1+i]:]
+		if i == 0 {
+			tg[1+i].in.mulTo(p, src, f)
+		} else {
+			tg[1+i].in.mul(p, f)
+		}
+	}
+}
+
+// downward sweeps clique c downward: its belief is its belief so far
+// times the evidence from its parent (a root's: the scale to Total), and
+// its sums go onto its covers' tables and its children's separators.
+func (m *Model) downward(c int) {
+	t := m.tree
+	sw, belief, tg := m.sweeps[c], m.belief[c].Counts, m.targets[c]
+	covers, kids := m.coversOf[c], t.children[c]
+	src := m.pot[c]
+	if len(kids) > 0 {
+		src = belief
+	}
+	var f []float64
+	if t.parent[c] < 0 {
+		f = []float64{1}
+		if s := m.rootSum[c][0]; !(s > 0) || math.IsInf(s, 0) || math.IsNaN(s) {
+			// The mass underflowed to zero (or overflowed): uniform
+			// instead of NaN, which the next fitting step corrects.
+			for x := range belief {
+				belief[x] = m.total / float64(len(belief))
+			}
+			src = belief
+		} else {
+			f[0] = m.total / s
+		}
+	} else {
+		// The parent's belief summed onto the separator, over the sums
+		// this clique sent up (its message without the rescaling), is
+		// its missing evidence. Its belief then sums to the parent's
+		// mass on the separator cells it gave mass, which is all of it
+		// (the parent's belief carries its message as a factor), so it
+		// needs no normalising of its own.
+		f = m.down[c]
+		k := m.upScale[c]
+		for s, v := range m.msg[c] {
 			// d/v first: the parent's belief d carries the child's message
 			// v as a factor, so d/v stays moderate where k/v alone
 			// overflows (a subnormal v, 1/v above float64's range), and
 			// an empty parent cell stays 0 instead of 0·∞ = NaN (Big5 at
 			// ε = 1, seed 2100: NaN beliefs, then a selection refused).
-			if d := down[s]; v > 0 && d > 0 {
-				down[s] = d / v * k
+			if d := f[s]; v > 0 && d > 0 {
+				f[s] = d / v * k
 			} else {
-				down[s] = 0
+				f[s] = 0
 			}
 		}
-		w.mulTo(m.toSep[c], c, m.belief[c].Counts, m.pot[c], down)
 	}
-}
-
-// writes records which of a pass's tables the pass has written: the
-// first multiplication into a table reads the table it starts from (a
-// belief its potential, a trial potential the accepted one), later ones
-// the table itself, so starting a table costs no copy of its own.
-type writes []bool
-
-// from is table c so far: dst once written, src before.
-func (w writes) from(c int, dst, src []float64) []float64 {
-	if w[c] {
-		return dst
+	for _, i := range covers {
+		clear(m.covers[i].table)
 	}
-	return src
-}
-
-// mulTo multiplies table c so far by f through st into dst.
-func (w writes) mulTo(st stride, c int, dst, src, f []float64) {
-	st.mulTo(dst, w.from(c, dst, src), f)
-	w[c] = true
-}
-
-// settle starts table c from src if the pass did not write it.
-func (w writes) settle(c int, dst, src []float64) {
-	if !w[c] {
-		copy(dst, src)
+	for _, kid := range kids {
+		clear(m.down[kid])
 	}
+	sw.walk(tg, func(lo int, base []int) {
+		b := belief[lo : lo+sw.block]
+		tg[0].in.mulTo(b, src[lo:lo+sw.block], f[base[0]:])
+		for i, k := range covers {
+			tg[1+i].in.addTo(b, m.covers[k].table[base[1+i]:])
+		}
+		for j, kid := range kids {
+			k := 1 + len(covers) + j
+			tg[k].in.addTo(b, m.down[kid][base[k]:])
+		}
+	})
 }
 
 // normaliseTo scales v to sum to total; a v whose mass underflowed to
@@ -313,11 +383,10 @@ func parallel(n int, f func(int), size func(int) int) {
 }
 
 // setMarginals writes the model's marginal over each sets[r] into
-// out[r].
+// out[r], from the covers' marginals the last calibration left.
 func (m *Model) setMarginals(out [][]float64) {
 	for k := range m.covers {
-		v := &m.covers[k]
-		v.marginals(m.belief[v.clique].Counts, out)
+		m.covers[k].marginals(out)
 	}
 }
 
@@ -551,7 +620,8 @@ type fitter struct {
 	// drift bounds how far the accepted potentials' logs moved since they
 	// were last rescaled, trialDrift the same for the step being tried.
 	drift, trialDrift float64
-	written           writes // step's record of the potentials written
+	// coverFactor[k] is the product of covers[k]'s members' factors.
+	coverFactor [][]float64
 }
 
 // loss evaluates L and its gradient with respect to each set's marginal.
@@ -591,18 +661,12 @@ func (f *fitter) step(potOld, grad [][]float64, alpha, beta float64) {
 		f.trialDrift += big
 	}
 	// Each clique's potential is the accepted one times its covers'
-	// factors; the first factor reads the accepted potential, so the copy
-	// costs no pass of its own.
-	if f.written == nil {
-		f.written = make(writes, len(m.pot))
+	// factors, written by the calibration's upward sweep.
+	if f.coverFactor == nil {
+		f.coverFactor = make([][]float64, len(m.covers))
 	}
-	clear(f.written)
 	for k := range m.covers {
-		v := &m.covers[k]
-		f.written.mulTo(v.toClique, v.clique, m.pot[v.clique], potOld[v.clique], v.factor(f.factor))
-	}
-	for c, p := range m.pot {
-		f.written.settle(c, p, potOld[c])
+		f.coverFactor[k] = m.covers[k].factor(f.factor)
 	}
 	// Potentials are rescaled to a largest entry of 1 only when the
 	// factors multiplied in since the last rescaling could have moved
@@ -610,10 +674,19 @@ func (f *fitter) step(potOld, grad [][]float64, alpha, beta float64) {
 	// bought nothing while the scale stays far from overflow and
 	// underflow.
 	if !(f.trialDrift <= maxDrift) {
-		parallel(len(m.pot), func(c int) { rescale(m.pot[c]) }, func(c int) int { return len(m.pot[c]) })
+		parallel(len(m.pot), func(c int) {
+			sw := m.sweeps[c]
+			sw.walk(m.targets[c], func(lo int, base []int) {
+				hi := lo + sw.block
+				m.potentialBlock(c, m.pot[c][lo:hi], potOld[c][lo:hi], false, f.coverFactor, base)
+			})
+			rescale(m.pot[c])
+		}, func(c int) int { return len(m.pot[c]) })
 		f.trialDrift = 0
+		m.calibrate(m.pot, nil)
+		return
 	}
-	m.calibrate()
+	m.calibrate(potOld, f.coverFactor)
 }
 
 // take accepts the step tried: θ += δ, and δ becomes the velocity.

@@ -16,7 +16,17 @@ import (
 type stride struct {
 	lead, span, inner int
 	idx               []int32
+	// run is how many consecutive cells of the span map to consecutive
+	// subset cells: the product of the sizes of the table's attributes
+	// from the subset's last one back while they are all in the subset.
+	// With inner = 1, a run's cells are multiplied or summed as two
+	// contiguous vectors, not through the index.
+	run int
 }
+
+// minRun is the shortest run the contiguous loops take: below it, the
+// per-run slicing costs more than the index lookups it saves.
+const minRun = 4
 
 // newStride returns the map of table t onto sub (sorted, ⊆ t.Attrs). Its
 // index is built over the span only, so a transient table of millions of
@@ -37,13 +47,50 @@ func newStride(t *Marginal, sub []int) stride {
 		inner *= s
 	}
 	idx := mustProject(&Marginal{Attrs: t.Attrs[first : last+1], Sizes: t.Sizes[first : last+1]}, sub)
-	return stride{lead: lead, span: len(idx), inner: inner, idx: idx}
+	run := 1
+	for i, j := last, len(sub)-1; i >= first && j >= 0 && t.Attrs[i] == sub[j]; i, j = i-1, j-1 {
+		run *= t.Sizes[i]
+	}
+	return stride{lead: lead, span: len(idx), inner: inner, idx: idx, run: run}
 }
 
 // sum writes into out the sums of v over the cells the map sends
 // together.
 func (s stride) sum(v, out []float64) {
 	clear(out)
+	s.addTo(v, out)
+}
+
+// addTo adds to out the sums of v over the cells the map sends together
+// (sum without clearing out first).
+func (s stride) addTo(v, out []float64) {
+	if s.inner == 1 && s.run == s.span {
+		// The span maps onto the subset cells 0..span−1 in order.
+		g := out[:s.span]
+		for o := range s.lead {
+			row := v[o*s.span : (o+1)*s.span]
+			row = row[:len(g)]
+			for k, a := range row {
+				g[k] += a
+			}
+		}
+		return
+	}
+	if s.inner == 1 && s.run >= minRun {
+		n := s.run
+		for o := range s.lead {
+			row := v[o*s.span : (o+1)*s.span]
+			for k := 0; k+n <= len(row); k += n {
+				x := int(s.idx[k])
+				src, dst := row[k:k+n], out[x:x+n]
+				src = src[:len(dst)]
+				for i, a := range src {
+					dst[i] += a
+				}
+			}
+		}
+		return
+	}
 	if s.inner == 1 {
 		for o := range s.lead {
 			row := v[o*s.span : (o+1)*s.span]
@@ -68,6 +115,33 @@ func (s stride) mul(v, f []float64) { s.mulTo(v, v, f) }
 // mulTo sets each cell of dst to the cell of src times f at its subset
 // cell: a copy and a multiplication in one pass (dst may be src).
 func (s stride) mulTo(dst, src, f []float64) {
+	if s.inner == 1 && s.run == s.span {
+		// The span maps onto the subset cells 0..span−1 in order.
+		g := f[:s.span]
+		for o := range s.lead {
+			in, out := src[o*s.span:(o+1)*s.span], dst[o*s.span:(o+1)*s.span]
+			in, out = in[:len(g)], out[:len(g)]
+			for k, m := range g {
+				out[k] = in[k] * m
+			}
+		}
+		return
+	}
+	if s.inner == 1 && s.run >= minRun {
+		n := s.run
+		for o := range s.lead {
+			in, out := src[o*s.span:(o+1)*s.span], dst[o*s.span:(o+1)*s.span]
+			for k := 0; k+n <= len(in); k += n {
+				x := int(s.idx[k])
+				a, b, g := in[k:k+n], out[k:k+n], f[x:x+n]
+				a, b = a[:len(g)], b[:len(g)]
+				for i, m := range g {
+					b[i] = a[i] * m
+				}
+			}
+		}
+		return
+	}
 	if s.inner == 1 {
 		for o := range s.lead {
 			in, out := src[o*s.span:(o+1)*s.span], dst[o*s.span:(o+1)*s.span]

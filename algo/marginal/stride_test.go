@@ -17,7 +17,9 @@ func TestStrideMatchesProjector(t *testing.T) {
 	for c := range table.Counts {
 		table.Counts[c] = rng.Float64()
 	}
-	for _, sub := range [][]int{{0}, {0, 1}, {1, 2}, {2, 3}, {3, 4}, {4}, {0, 4}, {1, 3}, {0, 2, 4}, {0, 1, 2, 3, 4}, {}} {
+	// {3, 4} and {2, 3, 4} map the span onto the subset in order; {0, 3,
+	// 4} and {1, 3, 4} in runs of 15 cells; {4} and {0, 4} cell by cell.
+	for _, sub := range [][]int{{0}, {0, 1}, {1, 2}, {2, 3}, {3, 4}, {4}, {0, 4}, {1, 3}, {0, 2, 4}, {2, 3, 4}, {0, 3, 4}, {1, 3, 4}, {0, 1, 2, 3, 4}, {}} {
 		t.Run(fmt.Sprint(sub), func(t *testing.T) {
 			s, full := newStride(table, sub), mustProject(table, sub)
 			cells := 1
@@ -44,6 +46,57 @@ func TestStrideMatchesProjector(t *testing.T) {
 			closeAll(t, "mul", mul, wantMul)
 			closeAll(t, "add", add, wantAdd)
 		})
+	}
+}
+
+// A sweep's blocks, with each target's base, multiply and sum exactly as
+// the per-cell projector does, for every subset of a table cut into
+// blocks of its last attribute, its last two, its last three and the
+// whole table (3, 15, 30 and 360 cells), and of a two-attribute table.
+func TestSweepMatchesProjector(t *testing.T) {
+	sizes := []int{3, 4, 2, 5, 3}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		attrs          []int
+		maxBlock, want int
+	}{{[]int{0, 1, 2, 3, 4}, 1, 3}, {[]int{0, 1, 2, 3, 4}, 15, 15}, {[]int{0, 1, 2, 3, 4}, 59, 30}, {[]int{0, 1, 2, 3, 4}, 1024, 360}, {[]int{1, 3}, 1024, 20}} {
+		attrs := c.attrs
+		table := newFactor(sizes, attrs)
+		for c := range table.Counts {
+			table.Counts[c] = rng.Float64()
+		}
+		sw := newSweepOf(table, c.maxBlock)
+		if sw.block != c.want {
+			t.Fatalf("blocks of %v at most %d cells: %d cells, want %d", attrs, c.maxBlock, sw.block, c.want)
+		}
+		for mask := range 1 << len(attrs) {
+			var sub []int
+			for k, a := range attrs {
+				if mask&(1<<k) != 0 {
+					sub = append(sub, a)
+				}
+			}
+			t.Run(fmt.Sprint(attrs, c.maxBlock, sub), func(t *testing.T) {
+				full, cells := mustProject(table, sub), int(tableCells(sizes, sub))
+				f := make([]float64, cells)
+				for x := range f {
+					f[x] = 1 + rng.Float64()
+				}
+				got, prod := make([]float64, cells), make([]float64, len(table.Counts))
+				tg := []target{sw.target(attrs, sizes, sub)}
+				sw.walk(tg, func(lo int, base []int) {
+					tg[0].in.mulTo(prod[lo:lo+sw.block], table.Counts[lo:lo+sw.block], f[base[0]:])
+					tg[0].in.addTo(table.Counts[lo:lo+sw.block], got[base[0]:])
+				})
+				want, wantProd := make([]float64, cells), make([]float64, len(table.Counts))
+				for c, x := range full {
+					want[x] += table.Counts[c]
+					wantProd[c] = table.Counts[c] * f[x]
+				}
+				closeAll(t, "sum", got, want)
+				closeAll(t, "mul", prod, wantProd)
+			})
+		}
 	}
 }
 
