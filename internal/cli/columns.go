@@ -37,10 +37,11 @@ func displayPath(path, stream string) string {
 	return path
 }
 
-// readSynthetic reads a synthetic table as readTable does, with the
-// schema's ID column only when the file has one (data.ReadOptions
-// OptionalID): synthetic rows stand for no one, so synthesize writes none.
-func readSynthetic(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
+// readOptionalID reads a table as readTable does, with the schema's ID
+// column only when the file has one (data.ReadOptions OptionalID): a
+// synthetic table stands for no one, so synthesize writes none, and a
+// held-out file may come with or without the owners' identifiers.
+func readOptionalID(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
 	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip, OptionalID: true})
 }
 

@@ -92,7 +92,7 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 	if err != nil {
 		return err
 	}
-	synth, sst, err := readSynthetic(nil, synthPath, s, f.skip)
+	synth, sst, err := readOptionalID(nil, synthPath, s, f.skip)
 	if err != nil {
 		return err
 	}

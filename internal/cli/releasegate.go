@@ -228,7 +228,7 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 	if g.holdout != "" {
 		hs := joined.Schema
 		hs.ID = id // read and dropped when the file has it, as the owners' files may
-		h, _, err := readWith(notes, g.holdout, hs, data.ReadOptions{Header: true, SkipColumns: skip, OptionalID: true})
+		h, _, err := readOptionalID(notes, g.holdout, hs, skip)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--gate-holdout %s (whole records: every party's columns): %w", g.holdout, err)
 		}
