@@ -99,17 +99,18 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 	for i, v := range m.covers {
 		m.coversOf[v.clique] = append(m.coversOf[v.clique], i)
 	}
-	for c, cl := range t.cliques {
+	for c := range t.cliques {
 		own := []int(nil) // a root's sums go onto no attribute: its total
 		if t.parent[c] >= 0 {
 			own = t.sep[c]
 		}
-		tg := []target{m.sweeps[c].target(cl, sizes, own)}
+		sw := m.sweeps[c]
+		tg := []target{sw.target(own)}
 		for _, i := range m.coversOf[c] {
-			tg = append(tg, m.sweeps[c].target(cl, sizes, m.covers[i].attrs))
+			tg = append(tg, sw.target(m.covers[i].attrs))
 		}
 		for _, kid := range t.children[c] {
-			tg = append(tg, m.sweeps[c].target(cl, sizes, t.sep[kid]))
+			tg = append(tg, sw.target(t.sep[kid]))
 		}
 		m.targets[c] = tg
 	}
@@ -144,12 +145,12 @@ func (m *Model) propagate() {
 			b[x] = math.Exp(v - top)
 		}
 	}, func(c int) int { return len(m.log[c].Counts) })
-	m.calibrate(m.pot, nil)
+	m.calibrate(nil, nil)
 }
 
 // calibrate sets the potentials to from times the covers' factors
-// (factors[k] on covers[k]; with factors nil, from is the potentials
-// themselves) and runs sum-product to the beliefs, as counts summing to
+// (factors[k] on covers[k]; with factors nil the potentials are final
+// and from is unused) and runs sum-product to the beliefs, as counts summing to
 // Total, and each cover's marginal of them (setMarginals). Each clique is
 // swept twice: upward, leaves first, its potential, its belief so far
 // (the potential times its children's messages) and its message to its
@@ -161,7 +162,11 @@ func (m *Model) calibrate(from, factors [][]float64) {
 	m.messages = &budgetCache[*Marginal]{limit: maxMessageBytes}
 	for i := len(t.order) - 1; i >= 0; i-- {
 		c := t.order[i]
-		m.up(c, from[c], factors)
+		var src []float64
+		if factors != nil {
+			src = from[c]
+		}
+		m.up(c, src, factors)
 		if t.parent[c] >= 0 {
 			m.upScale[c] = rescale(m.msg[c])
 		}
@@ -177,7 +182,6 @@ func (m *Model) calibrate(from, factors [][]float64) {
 func (m *Model) up(c int, src []float64, factors [][]float64) {
 	sw, pot, belief, tg := m.sweeps[c], m.pot[c], m.belief[c].Counts, m.targets[c]
 	covers, kids := m.coversOf[c], m.tree.children[c]
-	same := &src[0] == &pot[0]
 	out := m.msg[c]
 	if m.tree.parent[c] < 0 {
 		out = m.rootSum[c]
@@ -186,7 +190,9 @@ func (m *Model) up(c int, src []float64, factors [][]float64) {
 	sw.walk(tg, func(lo int, base []int) {
 		hi := lo + sw.block
 		p := pot[lo:hi]
-		m.potentialBlock(c, p, src[lo:hi], same, factors, base)
+		if factors != nil {
+			m.potentialBlock(c, p, src[lo:hi], factors, base)
+		}
 		b := p
 		for j, kid := range kids {
 			k := 1 + len(covers) + j
@@ -203,12 +209,10 @@ func (m *Model) up(c int, src []float64, factors [][]float64) {
 
 // potentialBlock writes into p, one block of clique c's potential, the
 // block src of the potential it starts from times the covers' factors.
-func (m *Model) potentialBlock(c int, p, src []float64, same bool, factors [][]float64, base []int) {
+func (m *Model) potentialBlock(c int, p, src []float64, factors [][]float64, base []int) {
 	tg, covers := m.targets[c], m.coversOf[c]
-	if factors == nil || len(covers) == 0 {
-		if !same {
-			copy(p, src)
-		}
+	if len(covers) == 0 {
+		copy(p, src)
 		return
 	}
 	for i, k := range covers {
@@ -678,12 +682,12 @@ func (f *fitter) step(potOld, grad [][]float64, alpha, beta float64) {
 			sw := m.sweeps[c]
 			sw.walk(m.targets[c], func(lo int, base []int) {
 				hi := lo + sw.block
-				m.potentialBlock(c, m.pot[c][lo:hi], potOld[c][lo:hi], false, f.coverFactor, base)
+				m.potentialBlock(c, m.pot[c][lo:hi], potOld[c][lo:hi], f.coverFactor, base)
 			})
 			rescale(m.pot[c])
 		}, func(c int) int { return len(m.pot[c]) })
 		f.trialDrift = 0
-		m.calibrate(m.pot, nil)
+		m.calibrate(nil, nil)
 		return
 	}
 	m.calibrate(potOld, f.coverFactor)

@@ -83,7 +83,7 @@ func TestSweepMatchesProjector(t *testing.T) {
 					f[x] = 1 + rng.Float64()
 				}
 				got, prod := make([]float64, cells), make([]float64, len(table.Counts))
-				tg := []target{sw.target(attrs, sizes, sub)}
+				tg := []target{sw.target(sub)}
 				sw.walk(tg, func(lo int, base []int) {
 					tg[0].in.mulTo(prod[lo:lo+sw.block], table.Counts[lo:lo+sw.block], f[base[0]:])
 					tg[0].in.addTo(table.Counts[lo:lo+sw.block], got[base[0]:])

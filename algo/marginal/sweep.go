@@ -17,9 +17,10 @@ import "slices"
 type sweep struct {
 	// block is the cells per block, blocks their number.
 	block, blocks int
-	// lead are the sizes of the leading attributes (the blocks'
-	// odometer, last fastest).
-	lead []int
+	// table is the swept table (its cells unused); lead are the sizes of
+	// its leading attributes (the blocks' odometer, last fastest).
+	table *Marginal
+	lead  []int
 	// trail is the table over the trailing attributes: one block.
 	trail *Marginal
 }
@@ -41,7 +42,7 @@ func newSweepOf(t *Marginal, maxBlock int) *sweep {
 		cells *= t.Sizes[split-1]
 		split--
 	}
-	return &sweep{block: cells, blocks: len(t.Counts) / cells, lead: t.Sizes[:split],
+	return &sweep{block: cells, blocks: len(t.Counts) / cells, table: t, lead: t.Sizes[:split],
 		trail: &Marginal{Attrs: t.Attrs[split:], Sizes: t.Sizes[split:], Counts: make([]float64, cells)}}
 }
 
@@ -55,15 +56,16 @@ type target struct {
 	step []int
 }
 
-// target returns the map of the sweep's clique (attrs, sorted) onto sub
-// (sorted, ⊆ attrs), for a domain of sizes.
-func (s *sweep) target(attrs, sizes, sub []int) target {
+// target returns the map of the swept table onto sub (sorted, ⊆ its
+// attributes).
+func (s *sweep) target(sub []int) target {
 	// The subset's table: its attributes sorted, the last fastest.
+	attrs := s.table.Attrs
 	steps := make(map[int]int, len(sub))
 	w := 1
 	for i := len(sub) - 1; i >= 0; i-- {
 		steps[sub[i]] = w
-		w *= sizes[sub[i]]
+		w *= s.table.Sizes[slices.Index(attrs, sub[i])]
 	}
 	tg := target{step: make([]int, len(s.lead))}
 	for j := range s.lead {
