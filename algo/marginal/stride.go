@@ -65,7 +65,10 @@ func (s stride) sum(v, out []float64) {
 // (sum without clearing out first).
 func (s stride) addTo(v, out []float64) {
 	if s.inner == 1 && s.run == s.span {
-		// The span maps onto the subset cells 0..span−1 in order.
+		// The span maps onto the subset cells 0..span−1 in order. The run
+		// loop below would do the same; this branch, here and in mulTo,
+		// saves 7 % of the CPU on Shuttle's training split at ε = 1
+		// (10 paired runs, ratio 1.078 ± 0.033 without it).
 		g := out[:s.span]
 		for o := range s.lead {
 			row := v[o*s.span : (o+1)*s.span]
