@@ -119,6 +119,10 @@ func (h *rowsHarness) run(side Side, src *randx.Source, rewrite shareRewrite) (*
 	}
 	var roles []protocol.Role
 	var owners []*protocol.Recorder
+	peers, err := method.LocalPeers(h.names)
+	if err != nil {
+		return nil, err
+	}
 	for k, m := range members {
 		if m.Name != h.names[k] || m.Budget == nil {
 			return nil, fmt.Errorf("audit: member %d is %q (budget %v), want owner %q with a budget", k, m.Name, m.Budget, h.names[k])
@@ -128,7 +132,7 @@ func (h *rowsHarness) run(side Side, src *randx.Source, rewrite shareRewrite) (*
 			return nil, err
 		}
 		seed := src.Uint64()
-		role, err := b.Session.Join(method.Local{Name: m.Name, Table: h.tables[side][k], Accountant: acct, Source: randx.NewSeeded(seed)})
+		role, err := b.Session.Join(method.Local{Name: m.Name, Table: h.tables[side][k], Accountant: acct, Source: randx.NewSeeded(seed), Peers: peers[m.Name]})
 		if err != nil {
 			return nil, err
 		}
@@ -214,12 +218,16 @@ func (tr *rowsTrace) deriveMasks(k int) error {
 
 // unmask is owner k's own word for request id: the masked word minus
 // the masks it added (+ towards later owners, − towards earlier; each a
-// ChaCha8 stream keyed by SHA-256(seed ‖ request ID)), that is its counts
+// ChaCha8 stream keyed by SHA-256(seed ‖ request digest)), that is its counts
 // in grid steps plus its noise share. A word outside ±2^40 means that the
 // expansion drifted from the protocol's, and is an error.
-func (tr *rowsTrace) unmask(k int, id uint64, masked []uint64) ([]int64, error) {
+func (tr *rowsTrace) unmask(k int, q *proto.Request, masked []uint64) ([]int64, error) {
 	if err := tr.deriveMasks(k); err != nil {
 		return nil, err
+	}
+	digest, err := q.Digest()
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
 	}
 	w := slices.Clone(masked)
 	for j, seed := range tr.masks[k] {
@@ -227,11 +235,11 @@ func (tr *rowsTrace) unmask(k int, id uint64, masked []uint64) ([]int64, error) 
 			continue
 		}
 		// Owner k added the mask towards j (negated when j < k); undo it.
-		proto.AddMask(w, seed, id, j > k)
+		proto.AddMask(w, seed, digest, j > k)
 	}
 	out, ok := smallWords(w)
 	if !ok {
-		return nil, fmt.Errorf("audit: %s's unmasked word for request %d is %v: the audit's mask expansion differs from the protocol's", tr.h.names[k], id, out)
+		return nil, fmt.Errorf("audit: %s's unmasked word for request %d is %v: the audit's mask expansion differs from the protocol's", tr.h.names[k], q.ID, out)
 	}
 	return out, nil
 }
@@ -487,7 +495,7 @@ func (tr *rowsTrace) noiseShares(q *proto.Request, words [][]uint64) ([][]int64,
 	}
 	out := make([][]int64, len(words))
 	for k, w := range words {
-		u, err := tr.unmask(k, q.ID, w)
+		u, err := tr.unmask(k, q, w)
 		if err != nil {
 			return nil, err
 		}

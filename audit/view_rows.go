@@ -275,7 +275,7 @@ func (tr *rowsTrace) colluderLLR() (float64, error) {
 		// owners send unmasked words sent it as it is).
 		own, plain := smallWords(tr.words[i][viewRowsColluder])
 		if !plain {
-			if own, err = tr.unmask(viewRowsColluder, q.ID, tr.words[i][viewRowsColluder]); err != nil {
+			if own, err = tr.unmask(viewRowsColluder, q, tr.words[i][viewRowsColluder]); err != nil {
 				return 0, err
 			}
 		}

@@ -80,8 +80,17 @@ func BuildLocal(s Spec, st Settings, o LocalOptions) (*Built, error) {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	b := &Built{Session: sess, Source: src}
-	for _, m := range sess.Members() {
-		role, acct, err := localMember(sess, m, o, src, &b.Facts)
+	members := sess.Members()
+	names := make([]string, len(members))
+	for i, m := range members {
+		names[i] = m.Name
+	}
+	peers, err := LocalPeers(names)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	for _, m := range members {
+		role, acct, err := localMember(sess, m, o, src, peers[m.Name], &b.Facts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s.Name, m.Name, err)
 		}
@@ -148,8 +157,8 @@ func localSchemas(s Spec, o LocalOptions) []data.Schema {
 
 // localMember builds one member's role with an accountant for its budget
 // and a child of the run's randomness when it draws.
-func localMember(sess Session, m Member, o LocalOptions, src *randx.Source, sum *Facts) (protocol.Role, *privacy.Accountant, error) {
-	l := Local{Name: m.Name, Table: o.Data[m.Name], Statistics: o.Stats[m.Name], Attach: o.Attach[m.Name], Facts: &Facts{}}
+func localMember(sess Session, m Member, o LocalOptions, src *randx.Source, peers Peers, sum *Facts) (protocol.Role, *privacy.Accountant, error) {
+	l := Local{Name: m.Name, Table: o.Data[m.Name], Statistics: o.Stats[m.Name], Attach: o.Attach[m.Name], Facts: &Facts{}, Peers: peers}
 	if l.Statistics != nil && len(o.Schemas) == 1 {
 		l.Schema = o.Schemas[0]
 	}

@@ -88,6 +88,10 @@ type Local struct {
 	// read on the member's own machine (e.g. key files); empty in one
 	// process.
 	Dir string
+	// Peers signs the member's own statements and checks the other
+	// members' (their keys, relayed by the coordinator); a role that
+	// relies on keys relayed by the coordinator refuses to run without.
+	Peers Peers
 }
 
 // Coordination is the coordinator's part of a session.

@@ -84,6 +84,10 @@ type JoinInput struct {
 	// seeded and the member accepts seeds).
 	Source *randx.Source
 	Log    *slog.Logger
+	// Credentials are the member's own certificate and the consortium's
+	// CA: the role signs its statements with them and checks the other
+	// members' (consortium.Peers).
+	Credentials *consortium.Credentials
 }
 
 // Outcome is what a session publishes: a method's outcome, built as the

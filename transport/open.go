@@ -104,7 +104,8 @@ func (n *Node) accept(peer consortium.Identity, id string, o Open) (*session, er
 	s := newSession(n, id, m, o, false)
 	s.tracker, s.budget = tracker, me.Budget
 	role, err := m.Join(JoinInput{Consortium: n.file, Self: n.self, Session: id, Coordinator: o.Coordinator,
-		Participants: o.Participants, Params: me.Params, Accountant: acct, Source: src, Log: n.log.With("session", id)})
+		Participants: o.Participants, Params: me.Params, Accountant: acct, Source: src, Log: n.log.With("session", id),
+		Credentials: n.creds})
 	if err != nil {
 		n.release(id, tracker, budgetstore.ReservationRefused, err.Error())
 		return nil, refuse("%v", err)

@@ -89,7 +89,11 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("%s is not an owner of the session", l.Name)
 	}
-	opts := proto.OwnerOptions{Params: p, Index: k, Accountant: l.Accountant, Source: l.Source}
+	if l.Peers == nil {
+		return nil, fmt.Errorf("%s has no way to authenticate the other owners' keys (method.Local.Peers)", l.Name)
+	}
+	opts := proto.OwnerOptions{Params: p, Index: k, Accountant: l.Accountant, Source: l.Source,
+		Auth: ownerAuth{peers: l.Peers, owners: s.Owners}}
 	st, err := l.SharedStatistics(s.Schema)
 	if err != nil {
 		return nil, err
@@ -121,6 +125,23 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		return nil, err
 	}
 	return method.Rename(o, s.ID, s.names()), nil
+}
+
+// ownerAuth is the protocol's KeyAuth over the member's Peers: owner k is
+// the session's k-th owner, checked with the identity the member itself
+// holds for that name.
+type ownerAuth struct {
+	peers  method.Peers
+	owners []string
+}
+
+func (a ownerAuth) Sign(msg []byte) ([]byte, error) { return a.peers.Sign(msg) }
+
+func (a ownerAuth) Verify(k int, msg, sig []byte) error {
+	if k < 0 || k >= len(a.owners) {
+		return fmt.Errorf("no owner %d among %d", k+1, len(a.owners))
+	}
+	return a.peers.Verify(a.owners[k], msg, sig)
 }
 
 // Result is the in-process detail of a run (Outcome.Detail).

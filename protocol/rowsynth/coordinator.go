@@ -33,6 +33,7 @@ type Coordinator struct {
 	noiser  *dp.Noiser
 	x       *protocol.Exchange[question, [][]float64]
 	keys    [][]byte
+	sigs    [][]byte
 	records []int
 	// cur are the open requests, got their shares by request ID and owner.
 	cur  []*Request
@@ -53,7 +54,7 @@ func NewCoordinator(ctx context.Context, p Params, engine Engine, src *randx.Sou
 		return nil, fmt.Errorf("rowsynth: the coordinator needs an engine and a source")
 	}
 	return &Coordinator{p: p, ctx: ctx, engine: engine, noiser: dp.NewNoiser(src),
-		keys: make([][]byte, p.Owners), records: make([]int, p.Owners)}, nil
+		keys: make([][]byte, p.Owners), sigs: make([][]byte, p.Owners), records: make([]int, p.Owners)}, nil
 }
 
 func (c *Coordinator) ID() string { return CoordinatorID }
@@ -112,13 +113,13 @@ func (c *Coordinator) hello(k int, h Hello) ([]protocol.Envelope, error) {
 	if h.Records < 1 {
 		return nil, fmt.Errorf("rowsynth: coordinator: %s holds no records", OwnerID(k))
 	}
-	c.keys[k], c.records[k] = h.Key, h.Records
+	c.keys[k], c.sigs[k], c.records[k] = h.Key, h.Sig, h.Records
 	for _, key := range c.keys {
 		if key == nil {
 			return nil, nil
 		}
 	}
-	out, err := c.broadcast(&Keys{Keys: c.keys})
+	out, err := c.broadcast(&Keys{Keys: c.keys, Sigs: c.sigs})
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +222,7 @@ func (c *Coordinator) next() ([]protocol.Envelope, error) {
 		}
 		c.cur, c.got = q.reqs, map[uint64]map[int][]uint64{}
 		for _, r := range q.reqs {
+			r.Session = c.p.Session
 			c.got[r.ID] = map[int][]uint64{}
 			sent, err := c.broadcast(r)
 			if err != nil {

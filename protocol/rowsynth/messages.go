@@ -1,6 +1,7 @@
 package rowsynth
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"sort"
@@ -21,11 +22,14 @@ const (
 	TypeClose   = typePrefix + "close"
 )
 
-// Hello is an owner's first message: its X25519 public key and its
-// public record count.
+// Hello is an owner's first message: its X25519 public key, its public
+// record count, and its signature of the key (KeyStatement) by its own
+// identity, which every other owner checks: the coordinator relays the
+// keys but cannot substitute them.
 type Hello struct {
 	Key     []byte
 	Records int
+	Sig     []byte
 }
 
 func (*Hello) MessageType() string { return TypeHello }
@@ -34,6 +38,7 @@ func (h *Hello) MarshalBinary() ([]byte, error) {
 	var w wire.Writer
 	w.Bytes(h.Key)
 	w.Int(h.Records)
+	w.Bytes(h.Sig)
 	return w.Data(), nil
 }
 
@@ -41,6 +46,7 @@ func (h *Hello) UnmarshalBinary(b []byte) error {
 	r := wire.NewReader(b)
 	h.Key = r.Bytes()
 	h.Records = r.Int()
+	h.Sig = r.Bytes()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("rowsynth: hello: %w", err)
 	}
@@ -50,16 +56,21 @@ func (h *Hello) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
-// Keys sends every owner all owners' public keys, in owner order.
-type Keys struct{ Keys [][]byte }
+// Keys sends every owner all owners' public keys and their signatures, in
+// owner order.
+type Keys struct{ Keys, Sigs [][]byte }
 
 func (*Keys) MessageType() string { return TypeKeys }
 
 func (k *Keys) MarshalBinary() ([]byte, error) {
 	var w wire.Writer
+	if len(k.Sigs) != len(k.Keys) {
+		return nil, fmt.Errorf("rowsynth: keys message with %d keys and %d signatures", len(k.Keys), len(k.Sigs))
+	}
 	w.Int(len(k.Keys))
-	for _, key := range k.Keys {
+	for i, key := range k.Keys {
 		w.Bytes(key)
+		w.Bytes(k.Sigs[i])
 	}
 	return w.Data(), nil
 }
@@ -70,9 +81,10 @@ func (k *Keys) UnmarshalBinary(b []byte) error {
 	if n < 0 || n > 1<<16 {
 		return fmt.Errorf("rowsynth: keys message lists %d keys", n)
 	}
-	k.Keys = make([][]byte, n)
+	k.Keys, k.Sigs = make([][]byte, n), make([][]byte, n)
 	for i := range k.Keys {
 		k.Keys[i] = r.Bytes()
+		k.Sigs[i] = r.Bytes()
 	}
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("rowsynth: keys: %w", err)
@@ -95,6 +107,10 @@ const (
 
 // Request asks every owner for its masked share of one release.
 type Request struct {
+	// Session is the session the request belongs to; an owner refuses
+	// another session's.
+	Session string
+	// ID numbers the request; an owner answers each ID once.
 	ID     uint64
 	Kind   string
 	Column int   // KindHistogram
@@ -112,6 +128,7 @@ func (*Request) MessageType() string { return TypeRequest }
 
 func (q *Request) MarshalBinary() ([]byte, error) {
 	var w wire.Writer
+	w.String(q.Session)
 	w.Uint64(q.ID)
 	w.String(q.Kind)
 	w.Int(q.Column)
@@ -131,6 +148,7 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 
 func (q *Request) UnmarshalBinary(b []byte) error {
 	r := wire.NewReader(b)
+	q.Session = r.String()
 	q.ID = r.Uint64()
 	q.Kind = r.String()
 	q.Column = r.Int()
@@ -165,6 +183,23 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("rowsynth: request of unknown kind %q", q.Kind)
 	}
 	return q.Release.Validate(1)
+}
+
+// Digest binds the whole request (session, ID, kind, shape, references
+// and noise): the pairwise masks of a request are drawn from it
+// (AddMask), so two requests that differ in anything never share a mask
+// and the difference of their answers stays masked.
+func (q *Request) Digest() ([32]byte, error) {
+	b, err := q.MarshalBinary()
+	if err != nil {
+		return [32]byte{}, err
+	}
+	h := sha256.New()
+	h.Write([]byte("dppub rowsynth request v2\x00"))
+	h.Write(b)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out, nil
 }
 
 // validScore checks a score request's shape: a pair with one finite

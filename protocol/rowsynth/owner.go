@@ -33,6 +33,9 @@ type OwnerOptions struct {
 	Accountant *privacy.Accountant
 	// Source draws the key and the noise shares.
 	Source *randx.Source
+	// Auth signs the owner's key-agreement key and checks the other
+	// owners' (KeyAuth).
+	Auth KeyAuth
 }
 
 // Owner is one owner of rows.
@@ -42,12 +45,15 @@ type Owner struct {
 	data   source
 	acct   *privacy.Accountant
 	src    *randx.Source
+	auth   KeyAuth
 	noiser *dp.Noiser
 	key    *ecdh.PrivateKey
 	seeds  [][32]byte // by owner index; own entry unused
 	keyed  bool
 	domain bool
 	closed bool
+	// answered are the request IDs answered so far: each is answered once.
+	answered map[uint64]struct{}
 }
 
 // NewOwner validates o.
@@ -62,8 +68,8 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 		return nil, fmt.Errorf("rowsynth: owner %d needs its rows or its statistics, exactly one", o.Index+1)
 	case o.Table != nil && !o.Table.Schema.Equal(o.Params.Schema):
 		return nil, fmt.Errorf("rowsynth: owner %d's schema differs from the session's", o.Index+1)
-	case o.Accountant == nil || o.Source == nil:
-		return nil, fmt.Errorf("rowsynth: owner %d needs an accountant and a source", o.Index+1)
+	case o.Accountant == nil || o.Source == nil || o.Auth == nil:
+		return nil, fmt.Errorf("rowsynth: owner %d needs an accountant, a source and a key authenticator", o.Index+1)
 	}
 	var src source = &tableSource{t: o.Table}
 	if o.Statistics != nil {
@@ -76,7 +82,8 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 	if src.Records() == 0 {
 		return nil, fmt.Errorf("rowsynth: owner %d holds no records", o.Index+1)
 	}
-	return &Owner{p: o.Params, k: o.Index, data: src, acct: o.Accountant, src: o.Source, noiser: dp.NewNoiser(o.Source)}, nil
+	return &Owner{p: o.Params, k: o.Index, data: src, acct: o.Accountant, src: o.Source, auth: o.Auth, noiser: dp.NewNoiser(o.Source),
+		answered: map[uint64]struct{}{}}, nil
 }
 
 // source is where an owner's counts come from: its rows (tableSource) or
@@ -138,7 +145,12 @@ func (o *Owner) Start() ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	o.key = key
-	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Hello{Key: key.PublicKey().Bytes(), Records: o.data.Records()})
+	pub := key.PublicKey().Bytes()
+	sig, err := o.auth.Sign(KeyStatement(o.p.Session, o.k, pub))
+	if err != nil {
+		return nil, fmt.Errorf("rowsynth: %s: signing its key: %w", o.ID(), err)
+	}
+	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Hello{Key: pub, Records: o.data.Records(), Sig: sig})
 	return []protocol.Envelope{e}, err
 }
 
@@ -177,8 +189,9 @@ func (o *Owner) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	return nil, fmt.Errorf("rowsynth: %s: unexpected %s", o.ID(), e.Type)
 }
 
-// takeKeys derives the pairwise seeds; the owner's own key must be listed
-// at its place (the coordinator relays, it does not choose, the keys).
+// takeKeys checks every other owner's signature of its key, then derives
+// the pairwise seeds; the owner's own key must be listed at its place. The
+// coordinator relays the keys; the signatures keep it from choosing them.
 func (o *Owner) takeKeys(m Keys) error {
 	if o.keyed {
 		return fmt.Errorf("rowsynth: %s: keys sent twice", o.ID())
@@ -193,6 +206,9 @@ func (o *Owner) takeKeys(m Keys) error {
 	for j, kb := range m.Keys {
 		if j == o.k {
 			continue
+		}
+		if err := o.auth.Verify(j, KeyStatement(o.p.Session, j, kb), m.Sigs[j]); err != nil {
+			return fmt.Errorf("rowsynth: %s: the key of owner %d is not signed by that owner: %w", o.ID(), j+1, err)
 		}
 		pub, err := ecdh.X25519().NewPublicKey(kb)
 		if err != nil {
@@ -219,20 +235,34 @@ func (o *Owner) takeDomain(m Domain) error {
 	return nil
 }
 
-// answer charges the release, then sends the owner's counts in grid steps
-// plus its noise share plus its masks.
+// answer checks q against the owner's own calibration, charges the
+// release at the noise the owner itself computed, then sends the owner's
+// counts in grid steps plus its noise share plus its masks. Every check
+// comes before the charge: a refused request costs nothing.
 func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
 	if !o.keyed {
 		return nil, fmt.Errorf("rowsynth: %s: request %d before the keys", o.ID(), q.ID)
 	}
-	if err := checkCalibration(q.Kind, q.Release.Noise); err != nil {
+	if q.Session != o.p.Session {
+		return nil, fmt.Errorf("rowsynth: %s: request %d is for session %q, not %q", o.ID(), q.ID, q.Session, o.p.Session)
+	}
+	if _, seen := o.answered[q.ID]; seen {
+		return nil, fmt.Errorf("rowsynth: %s: request ID %d was used before (a repeated ID is refused: it could reuse a mask)", o.ID(), q.ID)
+	}
+	noise, err := OwnNoise(q.Kind, q.Release.Noise)
+	if err != nil {
 		return nil, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 	}
 	counts, plan, err := o.values(q)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.acct.Spend(q.Release.Charge()); err != nil {
+	digest, err := q.Digest()
+	if err != nil {
+		return nil, err
+	}
+	o.answered[q.ID] = struct{}{}
+	if err := o.acct.Spend(privacy.Charge{Purpose: q.Release.Purpose, Spec: noise.Spec(), Calibration: "sound"}); err != nil {
 		return nil, fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 	}
 	shares := make([]int64, len(counts))
@@ -243,7 +273,7 @@ func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
 	}
 	for j, seed := range o.seeds {
 		if j != o.k {
-			AddMask(words, seed, q.ID, j < o.k)
+			AddMask(words, seed, digest, j < o.k)
 		}
 	}
 	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Share{ID: q.ID, Words: words})
@@ -293,24 +323,35 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 	return nil, fmt.Errorf("rowsynth: %s: request of kind %q", o.ID(), q.Kind)
 }
 
-// checkCalibration refuses a release whose noise is below what its ρ
-// demands for the request's values — a count vector (Δ₁ = 2, Δ₂ = √2
-// under replace-one) or a score (Δ = marginal.IInDifSensitivity): the
-// owner checks the coordinator's request against its own calibration, so
-// the charge it records is the guarantee its share actually gets.
-func checkCalibration(kind string, n marginal.Noise) error {
+// OwnNoise is the noise an owner releases a request of kind at: the
+// mechanism and ρ the coordinator asked for, calibrated by the owner's own
+// code to the sensitivity the owner itself knows for that kind — a count
+// vector (Δ₁ = marginal.CountL1 = 2, Δ₂ = marginal.CountL2 = √2 under
+// replace-one, whatever the cells) or a pair score (Δ₁ = Δ₂ =
+// marginal.IInDifSensitivity = 2, see OwnerScore). The declared noise must
+// be exactly that: the grid and the noise units are derived from the
+// sensitivity and the scale, so a coordinator that declared a larger
+// sensitivity with the same scale would get a coarser grid, noise of a
+// small fraction of a grid step and nearly exact counts at the honest ρ
+// (docs/coordinator-threats.md). Nothing the coordinator declares but
+// the mechanism and ρ, both charged as they are, reaches the release.
+func OwnNoise(kind string, declared marginal.Noise) (marginal.Noise, error) {
 	what, l1, l2 := "a count vector", marginal.CountL1, marginal.CountL2
-	if kind == KindScore {
+	switch kind {
+	case KindHistogram, KindMarginal:
+	case KindScore:
 		what, l1, l2 = "a pair score", marginal.IInDifSensitivity, marginal.IInDifSensitivity
+	default:
+		return marginal.Noise{}, fmt.Errorf("request of kind %q", kind)
 	}
-	want, err := marginal.Calibrate(n.Mechanism, l1, l2, n.Rho)
+	want, err := marginal.Calibrate(declared.Mechanism, l1, l2, declared.Rho)
 	if err != nil {
-		return err
+		return marginal.Noise{}, err
 	}
-	if n.Sensitivity < want.Sensitivity || n.Scale < want.Scale*(1-1e-12) {
-		return fmt.Errorf("noise %+v is below the calibration of %s at ρ = %v (sensitivity %v, scale %v)", n, what, n.Rho, want.Sensitivity, want.Scale)
+	if declared != want {
+		return marginal.Noise{}, fmt.Errorf("declared noise %+v is not the owner's own calibration of %s at ρ = %v (%+v)", declared, what, declared.Rho, want)
 	}
-	return nil
+	return want, nil
 }
 
 // Values are what an owner of records records releases for q from its
@@ -334,7 +375,29 @@ func (q *Request) Values(counts []float64, records int) ([]float64, dp.GridNoise
 	if len(ref) != len(counts) {
 		return nil, dp.GridNoise{}, fmt.Errorf("score over %d counts with a reference of %d", len(counts), len(ref))
 	}
+	if err := exactScore(counts, ref, plan.Grid); err != nil {
+		return nil, dp.GridNoise{}, err
+	}
 	return []float64{OwnerScore(counts, ref)}, plan, nil
+}
+
+// exactScore refuses a score whose sum could be rounded: OwnerScore's
+// sensitivity 2 holds for the real-valued sum, and floating point keeps it
+// only while every term and partial sum is exact. The counts are integers
+// and the references multiples of the grid g (a power of two), so every
+// term and partial sum is a multiple of min(g, 1) and exact while
+// Σ|N| + Σ|r| < 2^52·min(g, 1). A reference beyond that — which an honest
+// coordinator never sends (the references are frequencies about 1) —
+// could make one record's change round to a much larger step.
+func exactScore(counts, ref []float64, grid float64) error {
+	total := 0.0
+	for i, c := range counts {
+		total += math.Abs(c) + math.Abs(ref[i])
+	}
+	if limit := math.Ldexp(math.Min(grid, 1), 52); !(total < limit) {
+		return fmt.Errorf("score reference of total magnitude %.3g is beyond exact arithmetic (%.3g)", total, limit)
+	}
+	return nil
 }
 
 // ScoreReference is an owner's reference for a pair score request:
@@ -350,7 +413,11 @@ func (q *Request) ScoreReference(records int, grid float64) ([]float64, error) {
 	out := make([]float64, 0, len(q.Refs[0])*len(q.Refs[1]))
 	for _, a := range q.Refs[0] {
 		for _, b := range q.Refs[1] {
-			out = append(out, math.Round(n*a*b/grid)*grid)
+			r := math.Round(n * a * b / grid)
+			if math.IsNaN(r) || math.IsInf(r, 0) {
+				return nil, fmt.Errorf("score reference %v·%v·%v is not finite", n, a, b)
+			}
+			out = append(out, r*grid)
 		}
 	}
 	return out, nil

@@ -101,11 +101,14 @@ func PairSeed(session string, a, b int, secret []byte) [32]byte {
 }
 
 // AddMask adds sign·PRG(seed, request) to every word, mod 2^64: a ChaCha8
-// stream keyed by SHA-256(seed ‖ request ID), uniform on 64-bit words.
-func AddMask(words []uint64, seed [32]byte, request uint64, negate bool) {
-	var in [40]byte
+// stream keyed by SHA-256(seed ‖ request digest) (Request.Digest), uniform
+// on 64-bit words. Keying by the digest of the whole request, not by its
+// ID alone, means a coordinator that sends two different requests under
+// one ID cannot subtract the answers to cancel the masks.
+func AddMask(words []uint64, seed [32]byte, request [32]byte, negate bool) {
+	var in [64]byte
 	copy(in[:32], seed[:])
-	binary.LittleEndian.PutUint64(in[32:], request)
+	copy(in[32:], request[:])
 	prg := rand.NewChaCha8(sha256.Sum256(in[:]))
 	for i := range words {
 		m := prg.Uint64()
@@ -115,4 +118,27 @@ func AddMask(words []uint64, seed [32]byte, request uint64, negate bool) {
 			words[i] += m
 		}
 	}
+}
+
+// KeyAuth authenticates the owners' key-agreement keys to each other: an
+// owner signs its own key, and checks every other owner's signature with
+// that owner's identity, which it holds itself (the consortium's
+// certificates across machines, keys made in the process in one
+// process). Without it a coordinator that relays the keys could
+// substitute its own and unmask every owner.
+type KeyAuth interface {
+	// Sign signs msg as this owner.
+	Sign(msg []byte) ([]byte, error)
+	// Verify checks that sig is owner k's signature of msg.
+	Verify(k int, msg, sig []byte) error
+}
+
+// KeyStatement is what owner k signs for its X25519 public key: a domain
+// label, the session, its place and the key.
+func KeyStatement(session string, k int, key []byte) []byte {
+	b := []byte("dppub rowsynth owner key v1\x00")
+	b = append(b, session...)
+	b = append(b, 0)
+	b = binary.LittleEndian.AppendUint64(b, uint64(k))
+	return append(b, key...)
 }

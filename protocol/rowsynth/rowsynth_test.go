@@ -30,6 +30,7 @@ func table(n, offset int) *data.Table {
 }
 
 type setup struct {
+	auth   *testAuth
 	owners []*Owner
 	accts  []*privacy.Accountant
 	tables []*data.Table
@@ -40,13 +41,14 @@ func newSetup(t *testing.T, mode NoiseMode, sizes ...int) *setup {
 	t.Helper()
 	s := &setup{params: Params{Session: "test", Owners: len(sizes), Schema: table(1, 0).Schema, Bins: 11, Noise: mode}}
 	src := randx.NewSeeded(7)
+	s.auth = newTestAuth(len(sizes))
 	for k, n := range sizes {
 		acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: OwnerID(k), Budget: dp.Concentrated(1e9)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tab := table(n, 17*k)
-		o, err := NewOwner(OwnerOptions{Params: s.params, Index: k, Table: tab, Accountant: acct, Source: src.Child()})
+		o, err := NewOwner(OwnerOptions{Params: s.params, Index: k, Table: tab, Accountant: acct, Source: src.Child(), Auth: s.auth.owner(k)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,22 +210,18 @@ func TestCoordinatorSeesOnlyMaskedShares(t *testing.T) {
 func TestOwnerRefusesUndercalibratedNoise(t *testing.T) {
 	s := newSetup(t, NoiseExact, 10, 10)
 	o := s.owners[0]
-	if _, err := o.Start(); err != nil {
-		t.Fatal(err)
-	}
-	keys := &Keys{Keys: [][]byte{o.key.PublicKey().Bytes(), o.key.PublicKey().Bytes()}}
-	if err := o.takeKeys(*keys); err != nil {
+	if err := o.takeKeys(s.keys(t)); err != nil {
 		t.Fatal(err)
 	}
 	r := release(t, 0.5)
 	r.Noise.Scale /= 2
-	q := &Request{ID: 1, Kind: KindHistogram, Column: 1, Cells: 11, Release: r}
+	q := &Request{Session: s.params.Session, ID: 1, Kind: KindHistogram, Column: 1, Cells: 11, Release: r}
 	e, err := protocol.Seal("", CoordinatorID, o.ID(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = o.Handle(e)
-	if err == nil || !strings.Contains(err.Error(), "below the calibration") {
+	if err == nil || !strings.Contains(err.Error(), "not the owner's own calibration of a count vector") {
 		t.Fatalf("under-calibrated request: %v", err)
 	}
 	if n := len(s.accts[0].Charges()); n != 0 {
@@ -420,7 +418,7 @@ func TestScoreBelowItsCalibrationIsRefused(t *testing.T) {
 		return err
 	}
 	err := s.run(t, engine)
-	if err == nil || !strings.Contains(err.Error(), "below the calibration of a pair score") {
+	if err == nil || !strings.Contains(err.Error(), "not the owner's own calibration of a pair score") {
 		t.Fatalf("got %v, want a refusal of the score's calibration", err)
 	}
 	for k, a := range s.accts {

@@ -173,6 +173,13 @@ func join(s method.Spec, in transport.JoinInput) (protocol.Role, error) {
 		return nil, fmt.Errorf("the session asks for settings whose output is not (fully) covered by DP or whose guarantee is weaker than charged (e.g. a paper calibration), and %s's consortium entry does not set allow_unsound", in.Self.Name)
 	}
 	l := method.Local{Name: in.Self.Name, Accountant: in.Accountant, Source: in.Source, Log: in.Log, Dir: in.Consortium.Path(".")}
+	if in.Credentials != nil {
+		peers, err := consortium.NewPeers(in.Consortium, in.Credentials)
+		if err != nil {
+			return nil, err
+		}
+		l.Peers = peers
+	}
 	if me.Budget != nil {
 		if err := readMemberData(in, sess, &l); err != nil {
 			return nil, err

@@ -47,6 +47,9 @@ func TestRowSynthJoinWithStatisticsFile(t *testing.T) {
 			{Name: "owner-2", Role: "owner", Address: "h:3",
 				Dataset: &consortium.Dataset{Statistics: "plain.stats", Schema: "s.json"}, Budget: &consortium.Budget{Rho: 5}},
 		})
+	if _, err := consortium.Init(f, consortium.InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, member, settings, want string
 	}{
@@ -68,8 +71,12 @@ func TestRowSynthJoinWithStatisticsFile(t *testing.T) {
 				}
 			}
 			acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: c.member, Budget: *me.Budget})
+			creds, err := consortium.LoadCredentials(f, c.member)
+			if err != nil {
+				t.Fatal(err)
+			}
 			_, err = join(rowsynthspec.Spec, transport.JoinInput{Consortium: f, Self: owner, Session: setup.Session, Coordinator: "curator",
-				Participants: setup.Participants, Params: me.Params, Accountant: acct, Source: randx.NewSeeded(2)})
+				Participants: setup.Participants, Params: me.Params, Accountant: acct, Source: randx.NewSeeded(2), Credentials: creds})
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("should join: %v", err)
