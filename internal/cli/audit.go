@@ -66,6 +66,13 @@ the stated confidence, less private than claimed.
 
 Methods:
 ` + strings.Join(names, "\n") + `
+  hostile-coordinator
+               a coordinator that departs from the protocol, against every
+               multi-party method's member roles: forged sensitivities, grids
+               and scales, repeated and reordered request IDs, substituted
+               keys, overflowing and non-finite values, replays, requests
+               beyond the budget or for another session; each must be refused
+               with nothing charged, or charged at its true cost
   all          the whole suite (fast mode in CI; --long before a release);
                exits non-zero if any verdict differs from the expected one;
                each audit at confidence 1 − 5%/N (family-wise 95%), then the
@@ -148,6 +155,9 @@ func runAudit(cmd *cobra.Command, f *auditFlags, method string) error {
 	}
 	if method == "all" {
 		return runAuditSuite(cmd, f)
+	}
+	if method == hostileName {
+		return runHostile(cmd, f)
 	}
 	meth, err := audit.LookupMethod(method)
 	if err != nil {
@@ -327,12 +337,19 @@ func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
 		greys = append(greys, g)
 	}
 	total += len(greyCases)
+	hostile, hostileFailed, err := runHostileAttacks()
+	if err != nil {
+		return err
+	}
+	failed += hostileFailed
+	total += len(hostile)
 	w := cmd.OutOrStdout()
 	if f.asJSON {
 		if err := printJSON(w, struct {
-			Audits  []*auditOutput `json:"audits,omitempty"`
-			GreyBox []*greyOutput  `json:"greybox"`
-		}{outs, greys}); err != nil {
+			Audits  []*auditOutput        `json:"audits,omitempty"`
+			GreyBox []*greyOutput         `json:"greybox"`
+			Hostile []audit.HostileResult `json:"hostile_coordinator"`
+		}{outs, greys, hostile}); err != nil {
 			return err
 		}
 	} else {
@@ -355,6 +372,8 @@ func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
 		if len(outs) > 0 && family != "" && greyFamily != "" {
 			fmt.Fprintln(w, "a false VIOLATION or LEAK anywhere in this run has probability at most 6% (Bonferroni)")
 		}
+		fmt.Fprintln(w)
+		printHostile(w, hostile, false)
 	}
 	if failed > 0 {
 		return fmt.Errorf("audit: %d of %d audits did not give the expected verdict", failed, total)

@@ -7,11 +7,12 @@
 // Rounds:
 //
 //  1. Every owner draws an X25519 key pair and sends the coordinator its
-//     public key and its record count n_k (public, as in every method of
-//     owners of rows).
-//  2. The coordinator sends every owner all public keys. Owners k and j
-//     derive a common seed from their Diffie–Hellman secret and the
-//     session ID (pairwise masks after Bonawitz et al., CCS 2017).
+//     public key, signed with its identity, and its record count n_k
+//     (public, as in every method of owners of rows).
+//  2. The coordinator sends every owner all public keys with the owners'
+//     signatures of them; each owner checks them. Owners k and j derive a
+//     common seed from their Diffie–Hellman secret and the session ID
+//     (pairwise masks after Bonawitz et al., CCS 2017).
 //  3. The engine runs at the coordinator. Each of its measurements (a
 //     numeric column's histogram on a public grid, the marginal over an
 //     attribute set, a pair score) is one Request to every owner. Owner k
@@ -44,10 +45,22 @@
 // which is the single curator's score for one owner and at least the
 // pooled score for several.
 //
-// Threat model: the coordinator is honest-but-curious and relays the
-// public keys faithfully (channels are authenticated by the transport's
-// mutual TLS); owners do not collude with it beyond one insider (above).
-// An owner that drops out after the masks are fixed aborts the session:
-// the charges already made stay charged (a reservation is spent, never
-// refunded), and no partial release is published.
+// Threat model: the coordinator may depart from the protocol. An owner
+// trusts nothing it declares for privacy: it calibrates every release
+// itself from the request's kind and ρ (OwnNoise: the declared noise must
+// be exactly that calibration, else the request is refused before any
+// charge), answers each request ID once and only for its own session,
+// draws each request's masks from the digest of the whole request (two
+// different requests never share a mask), refuses score references that
+// overflow or leave exact arithmetic, and checks every other owner's key
+// by that owner's signature with an identity it holds itself (KeyAuth:
+// the consortium's certificates across machines), so the coordinator can
+// relay the keys but not substitute them. What it can still do is deny
+// service, choose what to measure within each owner's budget, and — in
+// exact-noise mode only — unmask an owner together with all other owners
+// (insider-safe mode tolerates any one insider). Channels are
+// authenticated by the transport's mutual TLS. An owner that drops out
+// after the masks are fixed aborts the session: the charges already made
+// stay charged (a reservation is spent, never refunded), and no partial
+// release is published.
 package rowsynth

@@ -1,0 +1,98 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+)
+
+// A hostile-coordinator audit plays a coordinator that departs from the
+// protocol against a member's real role: forged sensitivities, grids and
+// scales, repeated and reordered request IDs, substituted keys,
+// overflowing and non-finite values, replays, requests beyond the budget
+// and for another session. Each attack must be refused with nothing
+// charged, or answered and charged at its true cost; the audit says which
+// happened and whether it is what the member must do. Unlike the
+// statistical audits it is deterministic: one run decides it.
+
+// HostileExpect is what a member must do with an attack.
+type HostileExpect string
+
+const (
+	// HostileRefused: the member refuses, charging nothing and sending
+	// nothing.
+	HostileRefused HostileExpect = "refused"
+	// HostileCharged: the member answers, charged exactly what its own
+	// calibration of the release costs.
+	HostileCharged HostileExpect = "charged at its true cost"
+)
+
+// HostileAttack is one attack on one method's member role.
+type HostileAttack struct {
+	Method string `json:"method"`
+	Name   string `json:"attack"`
+	// Attempt says what the coordinator does.
+	Attempt string        `json:"attempt"`
+	Expect  HostileExpect `json:"expected"`
+	try     func() (HostileOutcome, error)
+}
+
+// HostileOutcome is what the member did.
+type HostileOutcome struct {
+	// Got is HostileRefused or HostileCharged when the member did one of
+	// them; anything else (e.g. "answered uncharged") says how it failed.
+	Got HostileExpect `json:"got"`
+	// Detail is the member's refusal or the charge it recorded.
+	Detail string `json:"detail"`
+}
+
+// HostileResult is one attack's outcome and verdict.
+type HostileResult struct {
+	HostileAttack
+	HostileOutcome
+	// Verdict is PASS when the member did what it must, else VIOLATION.
+	Verdict string `json:"verdict"`
+}
+
+// hostileSuites are the methods' attack lists, by method.
+var hostileSuites = map[string]func() []HostileAttack{
+	"synthesize-rows": rowsHostileAttacks,
+}
+
+// HostileMethods are the methods with hostile-coordinator audits, sorted.
+func HostileMethods() []string {
+	var out []string
+	for m := range hostileSuites {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HostileSuite lists the attacks of the named methods (all when none).
+func HostileSuite(methods ...string) ([]HostileAttack, error) {
+	if len(methods) == 0 {
+		methods = HostileMethods()
+	}
+	var out []HostileAttack
+	for _, m := range methods {
+		f, ok := hostileSuites[m]
+		if !ok {
+			return nil, fmt.Errorf("audit: no hostile-coordinator audit of %q (have %v)", m, HostileMethods())
+		}
+		out = append(out, f()...)
+	}
+	return out, nil
+}
+
+// Run tries the attack once.
+func (a HostileAttack) Run() (HostileResult, error) {
+	out, err := a.try()
+	if err != nil {
+		return HostileResult{}, fmt.Errorf("audit: %s, %s: %w", a.Method, a.Name, err)
+	}
+	r := HostileResult{HostileAttack: a, HostileOutcome: out, Verdict: "PASS"}
+	if out.Got != a.Expect {
+		r.Verdict = "VIOLATION"
+	}
+	return r, nil
+}
