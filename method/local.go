@@ -2,8 +2,10 @@ package method
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/dppub/dppub/ownerstats"
+	"strings"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/privacy"
@@ -125,12 +127,32 @@ func RunLocal(ctx context.Context, s Spec, st Settings, o LocalOptions) (*Run, e
 	}
 	run := &Run{Session: b.Session, Accountants: b.Accountants, Facts: b.Facts}
 	if run.Traffic, err = protocol.RunLocal(ctx, append(b.Roles, c.Role)...); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Name, err)
+		return nil, fmt.Errorf("%s: %w", s.Name, WithCharges(err, b.Accountants))
 	}
 	if run.Outcome, err = c.Publish(b.Accountants); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	return run, nil
+}
+
+// WithCharges adds to a recovered panic (protocol.PanicError) what the
+// accountants recorded, so that a crash after a charge does not hide that
+// budget was spent: the panicked member's count of charges when one of
+// accts is its own, else every member's. Other errors are returned as
+// they are.
+func WithCharges(err error, accts []*privacy.Accountant) error {
+	var pe *protocol.PanicError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	var all []string
+	for _, a := range accts {
+		if a.Party() == pe.Role {
+			return fmt.Errorf("%w; charges recorded: %d", err, len(a.Charges()))
+		}
+		all = append(all, fmt.Sprintf("%s %d", a.Party(), len(a.Charges())))
+	}
+	return fmt.Errorf("%w; charges recorded by the members: %s", err, strings.Join(all, ", "))
 }
 
 // localSchemas are the public schemas of the members' tables: the first

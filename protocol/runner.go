@@ -16,7 +16,8 @@ type Stats struct {
 
 // RunLocal drives roles in one process until every role is done. Every
 // envelope is marshalled and unmarshalled on its way, so roles share no
-// memory, exactly as over a network. Messages are delivered in FIFO order;
+// memory, exactly as over a network. A panic inside a role's step ends the
+// run with a *PanicError naming the role (Safely). Messages are delivered in FIFO order;
 // a Streamer's next batch is asked for only once every queued message has
 // been delivered, so at most one batch of a stream is held at a time.
 func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
@@ -54,7 +55,7 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 		}
 	}
 	for _, r := range roles {
-		out, err := r.Start()
+		out, err := Safely(r.ID(), "start", r.Start)
 		if err != nil {
 			return stats, fmt.Errorf("protocol: %s: start: %w", r.ID(), err)
 		}
@@ -68,7 +69,7 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 			return stats, fmt.Errorf("protocol: %w", err)
 		}
 		if len(queue) == 0 {
-			out, err := streams[0].More()
+			out, err := Safely(streams[0].ID(), "streaming", streams[0].More)
 			if err != nil {
 				return stats, fmt.Errorf("protocol: %s: streaming: %w", streams[0].ID(), err)
 			}
@@ -86,7 +87,8 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 		}
 		queue = queue[1:]
 		stats.Messages++
-		out, err := byID[e.To].Handle(e)
+		to := byID[e.To]
+		out, err := Safely(e.To, "handling "+e.Type+" from "+e.From, func() ([]Envelope, error) { return to.Handle(e) })
 		if err != nil {
 			return stats, fmt.Errorf("protocol: %s handling %s from %s: %w", e.To, e.Type, e.From, err)
 		}

@@ -25,6 +25,8 @@ import (
 type echoSettings struct {
 	Charge  float64 `json:"charge"`
 	Payload int     `json:"payload"`
+	// Panic makes every spoke panic after its charge (panic_test.go).
+	Panic bool `json:"panic,omitempty"`
 }
 
 type rawMsg struct {
@@ -75,6 +77,7 @@ type spokeRole struct {
 	id, hub, session string
 	acct             *privacy.Accountant
 	charge           float64
+	panics           bool
 	done             bool
 }
 
@@ -90,6 +93,10 @@ func (s *spokeRole) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		if err := s.acct.Spend(privacy.Charge{Purpose: "pong", Spec: dp.Spec{Guarantee: dp.Pure(s.charge)}}); err != nil {
 			return nil, err
 		}
+	}
+	if s.panics {
+		var counts []float64
+		_ = counts[len(e.Payload)] // a bug after the charge: index out of range
 	}
 	s.done = true
 	out, err := protocol.Seal(s.session, s.id, s.hub, rawMsg{"echo/pong", e.Payload})
@@ -124,7 +131,7 @@ func init() {
 			if err := json.Unmarshal(in.Params, &st); err != nil {
 				return nil, err
 			}
-			return &spokeRole{id: in.Self.Name, hub: in.Coordinator, session: in.Session, acct: in.Accountant, charge: st.Charge}, nil
+			return &spokeRole{id: in.Self.Name, hub: in.Coordinator, session: in.Session, acct: in.Accountant, charge: st.Charge, panics: st.Panic}, nil
 		}})
 }
 

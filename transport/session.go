@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -337,7 +338,7 @@ func arrivalKey(env envelope) string { return fmt.Sprintf("%s#%d", env.From, env
 // what the role charged, and only then do the step's messages leave.
 func (s *session) run(what string, f func() ([]envelope, error)) {
 	s.setBusy(what)
-	out, err := f()
+	out, err := protocol.Safely(s.roleName(), what, f)
 	s.setBusy("")
 	if s.tracker != nil {
 		n, cerr := s.tracker.Commit()
@@ -350,7 +351,7 @@ func (s *session) run(what string, f func() ([]envelope, error)) {
 		}
 	}
 	if err != nil {
-		s.fail(s.own(fmt.Errorf("%s: %w", what, err)), true)
+		s.fail(s.own(fmt.Errorf("%s: %w", what, s.withCharges(err))), true)
 		return
 	}
 	if s.ctx.Err() != nil {
@@ -396,18 +397,18 @@ func (s *session) run(what string, f func() ([]envelope, error)) {
 func (s *session) stream(st protocol.Streamer) error {
 	for s.ctx.Err() == nil {
 		s.setBusy("streaming")
-		out, err := st.More()
+		out, err := protocol.Safely(s.roleName(), "streaming", st.More)
 		s.setBusy("")
+		if s.tracker != nil {
+			if _, cerr := s.tracker.Commit(); cerr != nil {
+				return fmt.Errorf("the budget ledger refused the charges of a streamed batch, so nothing was sent: %w", cerr)
+			}
+		}
 		if err != nil {
-			return fmt.Errorf("streaming: %w", err)
+			return fmt.Errorf("streaming: %w", s.withCharges(err))
 		}
 		if len(out) == 0 {
 			return nil
-		}
-		if s.tracker != nil {
-			if _, err := s.tracker.Commit(); err != nil {
-				return fmt.Errorf("the budget ledger refused the charges of a streamed batch, so nothing was sent: %w", err)
-			}
 		}
 		var sent []<-chan error
 		for _, e := range out {
@@ -435,6 +436,26 @@ func (s *session) stream(st protocol.Streamer) error {
 		}
 	}
 	return s.ctx.Err()
+}
+
+// roleName names this member's role in a recovered panic: the member and
+// the role it plays.
+func (s *session) roleName() string {
+	return fmt.Sprintf("%s (%s)", s.self, s.members[s.self])
+}
+
+// withCharges adds to a recovered panic (protocol.PanicError) how many
+// charges of this session the budget ledger holds: the step's own were
+// committed just before, so a crash after a charge is never silent.
+func (s *session) withCharges(err error) error {
+	var pe *protocol.PanicError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if s.tracker == nil {
+		return err // a member without a budget (the coordinator, a dealer)
+	}
+	return fmt.Errorf("%w; charges recorded: %d", err, len(s.tracker.Committed()))
 }
 
 func (s *session) checkOutgoing(e envelope) error {

@@ -11,6 +11,12 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
+// maxPriorCells bounds the sample a party draws from the curator's prior
+// (records × attributes, about 8 bytes each): the prior's record count is
+// the curator's word, and the old code drew whatever it said, so a count
+// of 2^50 made the party panic and 2^40 would exhaust its memory.
+const maxPriorCells = 1 << 27
+
 // PartyOptions configure one party.
 type PartyOptions struct {
 	ID     string
@@ -74,6 +80,9 @@ func (p *Party) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	if m.Model != nil {
 		if err := sameCards(m.Model, p.o.Params.Cards); err != nil {
 			return nil, err
+		}
+		if cells := m.N * len(p.o.Params.Cards); m.N > maxPriorCells || cells > maxPriorCells {
+			return nil, fmt.Errorf("dpsubn3: party %s: a prior standing for %d records of %d attributes is more than the %d cells a party samples", p.o.ID, m.N, len(p.o.Params.Cards), maxPriorCells)
 		}
 		prior = &dpsubn3.Prior{Model: m.Model, N: m.N}
 	}

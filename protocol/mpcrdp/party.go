@@ -27,6 +27,10 @@ type Party struct {
 	features []string
 	approved int
 	summary  *Summary
+	// steps are the charged steps of the session, from its public
+	// configuration; nextStep is the first not yet paid.
+	steps    []chargedStep
+	nextStep int
 }
 
 // NewParty validates o.
@@ -47,7 +51,11 @@ func NewParty(o PartyOptions) (*Party, error) {
 	if holds != (o.ID == o.Params.LabelHolder) {
 		return nil, fmt.Errorf("mpcrdp: party %q: the label %q must be in exactly the label holder's (%s) table", o.ID, o.Params.Label, o.Params.LabelHolder)
 	}
-	p := &Party{o: o}
+	steps, err := chargedSteps(o.Params)
+	if err != nil {
+		return nil, err
+	}
+	p := &Party{o: o, steps: steps}
 	for _, name := range o.Table.Schema.Names() {
 		if name != o.Params.Label {
 			p.features = append(p.features, name)
@@ -102,12 +110,17 @@ func (p *Party) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		if m.Step != p.approved {
 			return nil, fmt.Errorf("mpcrdp: %s: charge request for step %d, expected step %d", p.o.ID, m.Step, p.approved)
 		}
+		at, err := checkRequest(p.steps, p.nextStep, m)
+		if err != nil {
+			return nil, fmt.Errorf("mpcrdp: %s refuses: %w", p.o.ID, err)
+		}
 		for _, ch := range m.Charges {
 			if err := p.o.Accountant.Spend(ch); err != nil {
 				return nil, fmt.Errorf("mpcrdp: %s refuses step %q: %w", p.o.ID, m.Name, err)
 			}
 		}
 		p.approved++
+		p.nextStep = at + 1
 		out, err := protocol.Seal(p.o.Params.Session, p.o.ID, p.o.Params.Server, Approval{Step: m.Step})
 		return []protocol.Envelope{out}, err
 	case TypePublished:

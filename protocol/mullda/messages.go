@@ -2,6 +2,7 @@ package mullda
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/internal/wire"
@@ -201,6 +202,11 @@ func (m *Direction) UnmarshalBinary(b []byte) error {
 	}
 	if m.P < 1 || m.D < 1 || m.D > m.P || len(m.W) != m.P*m.D {
 		return fmt.Errorf("mullda: direction of %d×%d carries %d values", m.P, m.D, len(m.W))
+	}
+	for _, v := range m.W {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("mullda: direction holds the non-finite value %v", v)
+		}
 	}
 	return nil
 }

@@ -144,8 +144,23 @@ func (w *Owner) checkShares(s Shares) error {
 	if s.Classes != o.Classes || s.P != o.P || (w.plan.CountSigma > 0) != (len(s.Counts) > 0) {
 		return fmt.Errorf("mullda: owner %s: shares for %d classes × p=%d (counts %d) do not fit the session", w.o.ID, s.Classes, s.P, len(s.Counts))
 	}
+	for _, block := range [][]int64{s.Sums, s.Counts, s.Upper} {
+		for _, v := range block {
+			if v > maxShare || v < -maxShare {
+				return fmt.Errorf("mullda: owner %s: a noise share of %d grid steps, beyond ±2^52", w.o.ID, v)
+			}
+		}
+	}
 	return nil
 }
+
+// maxShare bounds a dealer's share in grid steps, so that the owner's
+// message stays an exact float64. Honest shares have a standard deviation
+// of at most about 2^40 grid steps (dp's maxGaussianUnits), so this is
+// over 4000 of them; the old code added any int64 to its own noise, so a
+// share near 2^63 wrapped the sum, and the message was no longer the
+// rounded statistic plus noise on the grid.
+const maxShare = 1 << 52
 
 // pay charges the accountant (and records it on the ledger) before the
 // release the charges cover leaves the owner.

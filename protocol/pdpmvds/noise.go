@@ -168,7 +168,7 @@ func (s *Session) encoding(pl *plan) (encoding, error) {
 	if e.step.BitLen() > 62 {
 		return encoding{}, fmt.Errorf("pdpmvds: %d records make a score's grid step %v ring units, beyond 2^62", s.Records, e.step)
 	}
-	return e, s.checkScoreRange(e)
+	return e, s.checkScoreRange(e, refMass(q))
 }
 
 // checkMarginalRange: in the commodity suite a count is at most n, i.e.
@@ -183,14 +183,15 @@ func (s *Session) checkMarginalRange(e encoding) error {
 	return nil
 }
 
-// checkScoreRange: in the commodity suite Σ|t| ≤ 2n²·2^f, times 2^shift,
-// plus the dither must stay within ±2^60.
-func (s *Session) checkScoreRange(e encoding) error {
+// checkScoreRange: in the commodity suite Σ|t| ≤ (mass + n²)·2^f, mass =
+// Σ|RefA|·Σ|RefB| (n² for references summing to n), times 2^shift, plus
+// the dither must stay within ±2^60.
+func (s *Session) checkScoreRange(e encoding, mass float64) error {
 	if s.Suite != SuiteCommodity {
 		return nil
 	}
 	n := float64(s.Records)
-	if top := math.Ldexp(2*n*n, e.frac+int(e.shift)) + float64(e.step.Uint64()); top > ringLimit/2 {
+	if top := math.Ldexp(max(mass, n*n)+n*n, e.frac+int(e.shift)) + float64(e.step.Uint64()); top > ringLimit/2 {
 		return fmt.Errorf("pdpmvds: %d records need %g ring units for a score on grid %g, beyond the commodity ring's ±2^60", s.Records, top, e.plan.Grid)
 	}
 	return nil

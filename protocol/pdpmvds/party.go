@@ -70,6 +70,8 @@ type Party struct {
 	digits  map[string][][]*big.Int          // Alice's cached shares N − m
 	masks   map[string][][]*big.Int          // Bob's cached masks m
 	setupOK bool
+	// setupAsked is set by the first setup request.
+	setupAsked bool
 }
 
 var _ protocol.Role = (*Party)(nil)
@@ -160,6 +162,12 @@ func (p *Party) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 
 func (p *Party) open(q *Request) (*job, error) {
 	if q.Kind == KindSetup {
+		// One setup per session: a second would replace the pair seeds
+		// and mask seeds every later request is built on.
+		if p.setupAsked {
+			return nil, fmt.Errorf("pdpmvds: %s: setup requested again (request %d)", p.id, q.ID)
+		}
+		p.setupAsked = true
 		if p.session.Suite == SuiteCommodity {
 			return newJob(q, p.commoditySetup()), nil
 		}

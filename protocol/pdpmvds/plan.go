@@ -2,6 +2,7 @@ package pdpmvds
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/dppub/dppub/crypto/sspp"
@@ -65,6 +66,9 @@ func (s *Session) plan(q *Request) (*plan, error) {
 			return nil, fmt.Errorf("pdpmvds: score of %v needs references of lengths %d and %d, got %d and %d",
 				q.Attrs, s.Sizes[q.Attrs[0]], s.Sizes[q.Attrs[1]], len(q.RefA), len(q.RefB))
 		}
+		if err := s.checkReferences(q); err != nil {
+			return nil, err
+		}
 		p.values = 1
 	case KindMarginal:
 		p.values = 1
@@ -91,6 +95,45 @@ func (s *Session) plan(q *Request) (*plan, error) {
 	}
 	p.enc = enc
 	return p, nil
+}
+
+// checkReferences refuses a score whose public reference counts are not
+// what a coordinator can honestly send: every role checks them here,
+// before a party charges anything. Honest references are noisy one-way
+// counts (the engine's NormSub projects them onto non-negative counts
+// summing to n), so each lies within ±2n and the sums of their magnitudes
+// multiply to about n². Without this check a coordinator's references of
+// 1e200 made a party charge the release, then panic on the non-finite
+// score (one party's pair) or fail in the fixed point (a joint pair), with
+// the charge recorded; and large finite ones could carry the commodity
+// suite's Σ|t| past its ring (checkScoreRange now uses these sums).
+func (s *Session) checkReferences(q *Request) error {
+	n := float64(s.Records)
+	var sums [2]float64
+	for k, refs := range [2][]float64{q.RefA, q.RefB} {
+		for i, v := range refs {
+			if !(math.Abs(v) <= 2*n) {
+				return fmt.Errorf("pdpmvds: score of %v: reference %d of attribute %d is %v, outside ±2n = ±%v", q.Attrs, i, q.Attrs[k], v, 2*n)
+			}
+			sums[k] += math.Abs(v)
+		}
+	}
+	if sums[0]*sums[1] > 4*n*n {
+		return fmt.Errorf("pdpmvds: score of %v: references whose magnitudes sum to %v and %v, beyond (2n)² = %v for n = %d records", q.Attrs, sums[0], sums[1], 4*n*n, s.Records)
+	}
+	return nil
+}
+
+// refMass is Σ|RefA|·Σ|RefB|, which bounds Σ_ij |RefA_i·RefB_j|.
+func refMass(q *Request) float64 {
+	var a, b float64
+	for _, v := range q.RefA {
+		a += math.Abs(v)
+	}
+	for _, v := range q.RefB {
+		b += math.Abs(v)
+	}
+	return a * b
 }
 
 // commodityChain orders the composites by size (the record-level

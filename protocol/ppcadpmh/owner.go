@@ -175,8 +175,17 @@ func (w *Owner) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		if w.done {
 			return nil, nil
 		}
+		if !w.sentStat || w.rows != nil {
+			// Before the statistics the model cannot be the session's; a
+			// second one mid-stream would restart the rows (with
+			// paper_latent, project the real rows again).
+			return nil, fmt.Errorf("ppcadpmh: owner %q: model from the curator before its statistics or while its rows stream", w.o.ID)
+		}
 		var m ModelMsg
 		if err := m.UnmarshalBinary(e.Payload); err != nil {
+			return nil, err
+		}
+		if err := w.checkModel(m); err != nil {
 			return nil, err
 		}
 		return w.synthesize(m)
@@ -384,6 +393,28 @@ func (w *Owner) realRows() func(lo, hi int, dst []float64) error {
 		}
 		return nil
 	}
+}
+
+// checkModel refuses a model that is not over the owner's p columns or
+// holds a non-finite value or a negative σ²: the owner samples its rows
+// from it, and the old code sliced its chunk by the model's width (a
+// model of fewer columns than the owner's made it panic after its charge)
+// and streamed NaN rows from a NaN model.
+func (w *Owner) checkModel(m ModelMsg) error {
+	if p := w.moments.P; len(m.Mean) != p {
+		return fmt.Errorf("ppcadpmh: owner %q: model over %d columns, the session has %d", w.o.ID, len(m.Mean), p)
+	}
+	for _, vs := range [][]float64{m.Mean, m.Eigenvalues, m.Components, {m.Sigma2}} {
+		for _, v := range vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("ppcadpmh: owner %q: model holds the non-finite value %v", w.o.ID, v)
+			}
+		}
+	}
+	if m.Sigma2 < 0 {
+		return fmt.Errorf("ppcadpmh: owner %q: model with noise variance σ² = %v < 0", w.o.ID, m.Sigma2)
+	}
+	return nil
 }
 
 func modelFromMsg(m ModelMsg) (*ppca.Model, error) {
