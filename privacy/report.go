@@ -53,16 +53,24 @@ type Report struct {
 	// outranked by Status.
 	Status        Status   `json:"guarantee_status"`
 	StatusReasons []string `json:"guarantee_status_reasons,omitempty"`
-	// Claimed is the nominal guarantee: what the accountants were charged,
-	// composed as Composition says.
+	// Claimed is the nominal guarantee for the privacy unit: what the
+	// accountants were charged, composed as Composition says; when the
+	// unit is a record under personalised per-party budgets it is
+	// WholeRecord, and PartyLevel holds the largest party's spend.
 	Claimed dp.Guarantee `json:"claimed"`
+	// PartyLevel is, under personalised per-party budgets with the record
+	// as the privacy unit, the largest party's spend: the guarantee for a
+	// change confined to one party's columns (smaller than Claimed, and
+	// covering less). A report whose unit is party-columns claims that
+	// figure itself.
+	PartyLevel *dp.Guarantee `json:"party_level,omitempty"`
 	// Actual is the guarantee the releases really give, composed alike,
 	// when some charge's actual guarantee differs from its claim.
 	Actual *dp.Guarantee `json:"actual,omitempty"`
 	// WholeRecord is, under personalised per-party budgets, the guarantee
 	// for a person whose values change in every party's columns: each
-	// distinct release counted once. Claimed (the largest party spend)
-	// covers only one party's columns.
+	// distinct release counted once. Claimed equals it; PartyLevel (the
+	// largest party spend) covers only one party's columns.
 	WholeRecord     *dp.Guarantee `json:"whole_record,omitempty"`
 	WholeRecordAsDP *dp.Guarantee `json:"whole_record_equivalent_approx_dp,omitempty"`
 	Calibration     string        `json:"calibration"`
@@ -213,6 +221,14 @@ func (r *Report) addWholeRecord(o ReportOptions) {
 	w := *o.WholeRecord
 	r.WholeRecord = &w
 	r.WholeRecordAsDP = asApprox(w, o.DeltaForZCDP)
+	if r.Unit != dp.UnitRecord {
+		return
+	}
+	// The unit is a record: the claim is the record-level guarantee,
+	// never the (smaller) figure of one party's columns.
+	party := r.Claimed
+	r.PartyLevel = &party
+	r.Claimed = w
 }
 
 // judge sets the status to the most severe condition that applies and
