@@ -393,7 +393,7 @@ func releaseKinds(cs []Charge) string {
 			order = append(order, kind)
 		}
 		count[kind]++
-		if c.Actual != nil {
+		if c.Actual != nil && !dp.Within(*c.Actual, c.Spec.Guarantee) {
 			actual++
 		}
 	}
@@ -476,7 +476,13 @@ func partyText(b *strings.Builder, p PartyReport) {
 	b.WriteString("\n")
 	for _, c := range p.Charges {
 		fmt.Fprintf(b, "    - %s: %v", c.Purpose, c.Spec)
-		if c.Actual != nil {
+		switch {
+		case c.Actual == nil:
+		case dp.Within(*c.Actual, c.Spec.Guarantee):
+			// A charge above its true cost (the paper's PPCA mean on
+			// one-hot rows): the guarantee is stronger than charged.
+			fmt.Fprintf(b, " [actually %v]", *c.Actual)
+		default:
 			fmt.Fprintf(b, " [actually only %v]", *c.Actual)
 		}
 		b.WriteString("\n")
