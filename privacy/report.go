@@ -84,6 +84,10 @@ type Report struct {
 	NotCovered      []string      `json:"not_covered_by_dp"`
 	Warnings        []string      `json:"warnings,omitempty"`
 	ThreatModel     []string      `json:"threat_model,omitempty"`
+	// Gate, when set, says that the output was published only because
+	// the owner's non-private release gate passed, and the weaker
+	// guarantee that then holds (ConditionOnGate).
+	Gate *GateCondition `json:"release_gate,omitempty"`
 	Run
 }
 
