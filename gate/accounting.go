@@ -32,8 +32,8 @@ func (m Measurement) Upper(conf float64) float64 {
 // command).
 var Measured = []Measurement{
 	{"adult", 12, 0},
-	{"nltcs", 25, 0},
-	{"wdbc", 130, 0},
+	{"nltcs", 24, 0},
+	{"wdbc", 125, 0},
 }
 
 // RefusalConfidence is the confidence of the bound RefusalBound states.
