@@ -53,16 +53,24 @@ type Report struct {
 	// outranked by Status.
 	Status        Status   `json:"guarantee_status"`
 	StatusReasons []string `json:"guarantee_status_reasons,omitempty"`
-	// Claimed is the nominal guarantee: what the accountants were charged,
-	// composed as Composition says.
+	// Claimed is the nominal guarantee for the privacy unit: what the
+	// accountants were charged, composed as Composition says; when the
+	// unit is a record under personalised per-party budgets it is
+	// WholeRecord, and PartyLevel holds the largest party's spend.
 	Claimed dp.Guarantee `json:"claimed"`
+	// PartyLevel is, under personalised per-party budgets with the record
+	// as the privacy unit, the largest party's spend: the guarantee for a
+	// change confined to one party's columns (smaller than Claimed, and
+	// covering less). A report whose unit is party-columns claims that
+	// figure itself.
+	PartyLevel *dp.Guarantee `json:"party_level,omitempty"`
 	// Actual is the guarantee the releases really give, composed alike,
 	// when some charge's actual guarantee differs from its claim.
 	Actual *dp.Guarantee `json:"actual,omitempty"`
 	// WholeRecord is, under personalised per-party budgets, the guarantee
 	// for a person whose values change in every party's columns: each
-	// distinct release counted once. Claimed (the largest party spend)
-	// covers only one party's columns.
+	// distinct release counted once. Claimed equals it; PartyLevel (the
+	// largest party spend) covers only one party's columns.
 	WholeRecord     *dp.Guarantee `json:"whole_record,omitempty"`
 	WholeRecordAsDP *dp.Guarantee `json:"whole_record_equivalent_approx_dp,omitempty"`
 	Calibration     string        `json:"calibration"`
@@ -76,6 +84,10 @@ type Report struct {
 	NotCovered      []string      `json:"not_covered_by_dp"`
 	Warnings        []string      `json:"warnings,omitempty"`
 	ThreatModel     []string      `json:"threat_model,omitempty"`
+	// Gate, when set, says that the output was published only because
+	// the owner's non-private release gate passed, and the weaker
+	// guarantee that then holds (ConditionOnGate).
+	Gate *GateCondition `json:"release_gate,omitempty"`
 	Run
 }
 
@@ -213,6 +225,14 @@ func (r *Report) addWholeRecord(o ReportOptions) {
 	w := *o.WholeRecord
 	r.WholeRecord = &w
 	r.WholeRecordAsDP = asApprox(w, o.DeltaForZCDP)
+	if r.Unit != dp.UnitRecord {
+		return
+	}
+	// The unit is a record: the claim is the record-level guarantee,
+	// never the (smaller) figure of one party's columns.
+	party := r.Claimed
+	r.PartyLevel = &party
+	r.Claimed = w
 }
 
 // judge sets the status to the most severe condition that applies and
@@ -377,7 +397,7 @@ func releaseKinds(cs []Charge) string {
 			order = append(order, kind)
 		}
 		count[kind]++
-		if c.Actual != nil {
+		if c.Actual != nil && !dp.Within(*c.Actual, c.Spec.Guarantee) {
 			actual++
 		}
 	}
@@ -460,7 +480,13 @@ func partyText(b *strings.Builder, p PartyReport) {
 	b.WriteString("\n")
 	for _, c := range p.Charges {
 		fmt.Fprintf(b, "    - %s: %v", c.Purpose, c.Spec)
-		if c.Actual != nil {
+		switch {
+		case c.Actual == nil:
+		case dp.Within(*c.Actual, c.Spec.Guarantee):
+			// A charge above its true cost (the paper's PPCA mean on
+			// one-hot rows): the guarantee is stronger than charged.
+			fmt.Fprintf(b, " [actually %v]", *c.Actual)
+		default:
 			fmt.Fprintf(b, " [actually only %v]", *c.Actual)
 		}
 		b.WriteString("\n")

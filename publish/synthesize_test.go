@@ -60,8 +60,11 @@ func TestSynthesizeAdultPersonalised(t *testing.T) {
 	if !strings.Contains(warn, "SEEDED") || !strings.Contains(warn, "every party's columns") {
 		t.Errorf("warnings miss the seed or the whole-record guarantee: %q", warn)
 	}
-	if r.Claimed.Rho > 0.5*(1+1e-9) {
-		t.Errorf("overall %v exceeds the largest party budget", r.Claimed)
+	if r.PartyLevel == nil || r.PartyLevel.Rho > 0.5*(1+1e-9) {
+		t.Errorf("party level %v exceeds the largest party budget", r.PartyLevel)
+	}
+	if r.WholeRecord == nil || r.Claimed != *r.WholeRecord {
+		t.Errorf("claimed %v, want the record-level guarantee %v", r.Claimed, r.WholeRecord)
 	}
 }
 

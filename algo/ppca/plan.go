@@ -63,6 +63,9 @@ type Plan struct {
 	// derived maps a one-hot diagonal entry to its Σx entry (−1
 	// elsewhere; nil under the paper's calibration).
 	derived []int
+	// paperL1 are the true L1 sensitivities of Σx and of the released
+	// upper triangle under the paper's calibration (zero otherwise).
+	paperL1 [2]float64
 	Charges []privacy.Charge
 }
 
@@ -87,7 +90,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	)
 	switch {
 	case o.Calibration == Paper:
-		pl, err = paperPlan(o.Bounds.P, half)
+		pl, err = paperPlan(o.Bounds, half)
 	case o.Mechanism == Laplace:
 		pl, err = laplacePlan(o.Bounds.Sensitivities(), half)
 	default:
@@ -105,8 +108,8 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 // grids builds SumNoise, OuterNoise and Noised from the charges: each
 // block's grid release has the sensitivity and budget its charge states
 // (the paper's claimed sensitivity p for the paper calibration, whose
-// Actual stays an upper bound: rounding adds the same dim·g to the claimed
-// and the true sensitivity, which only lowers their ratio).
+// charges then get their Actual from the true sensitivities and the grid
+// noise drawn: paperActual).
 func (pl *Plan) grids(o PlanOptions) error {
 	p := o.Bounds.P
 	pl.Noised = make([]bool, p+p*(p+1)/2)
@@ -136,6 +139,10 @@ func (pl *Plan) grids(o PlanOptions) error {
 	}
 	if pl.OuterNoise, err = block(pl.Charges[1], pl.OuterScale, outerDim); err != nil {
 		return fmt.Errorf("ppca: second moment: %w", err)
+	}
+	if o.Calibration == Paper {
+		sum, outer := paperActual(pl.paperL1[0], p, pl.SumNoise), paperActual(pl.paperL1[1], outerDim, pl.OuterNoise)
+		pl.Charges[0].Actual, pl.Charges[1].Actual = &sum, &outer
 	}
 	return nil
 }
@@ -183,22 +190,36 @@ func gaussianPlan(s Sensitivities, eps, delta float64) (*Plan, error) {
 }
 
 // paperPlan is Algorithm 1 line 2: Lap(2p/(n_i ε)) on the means, i.e.
-// Lap(2p/ε) on the sums, each charged ε/2 as Theorem 4 claims. The mean's
-// claim holds (true L1 sensitivity p); the second moment's does not (true
-// upper-triangle L1 sensitivity p(p+1)/2), and Actual says what it gives.
-func paperPlan(p int, eps float64) (*Plan, error) {
-	claimed := PaperSensitivity(p)
+// Lap(2p/ε) on the sums, each charged ε/2 as Theorem 4 claims, at the
+// paper's sensitivity p for both. What the releases really give depends
+// on the true sensitivities on these rows (b: the column groups of the
+// encoding, public): Σx moves by at most Sensitivities().SumL1 (23 on
+// Adult, below the claimed p = 106) and the whole upper triangle by
+// PaperOuterL1 (212 on Adult, above it). grids sets each charge's Actual
+// from them once the grid noise is known.
+func paperPlan(b RowBounds, eps float64) (*Plan, error) {
+	claimed := PaperSensitivity(b.P)
 	lap, err := dp.NewLaplace(dp.LaplaceOptions{L1Sensitivity: claimed, Epsilon: eps})
 	if err != nil {
 		return nil, fmt.Errorf("ppca: paper calibration: %w", err)
 	}
-	trueOuter := GenericBounds(p).Sensitivities().OuterL1
-	actual := dp.Pure(trueOuter / lap.Scale())
-	return &Plan{Mechanism: Laplace, SumScale: lap.Scale(), OuterScale: lap.Scale(), Charges: []privacy.Charge{
-		{Purpose: "column sums Σx (DP mean)", Spec: lap.Spec(), Calibration: string(Paper)},
-		{Purpose: "upper triangle of Σxxᵀ (second moment)", Spec: lap.Spec(), Calibration: string(Paper), Actual: &actual,
-			Note: fmt.Sprintf("the paper's sensitivity p = %d understates the true L1 sensitivity p(p+1)/2 = %.0f", p, trueOuter)},
+	trueSum, trueOuter := b.Sensitivities().SumL1, b.PaperOuterL1()
+	return &Plan{Mechanism: Laplace, SumScale: lap.Scale(), OuterScale: lap.Scale(), paperL1: [2]float64{trueSum, trueOuter}, Charges: []privacy.Charge{
+		{Purpose: "column sums Σx (DP mean)", Spec: lap.Spec(), Calibration: string(Paper),
+			Note: fmt.Sprintf("the paper's sensitivity p = %d; on rows of %d attribute groups the true L1 sensitivity of Σx is %.0f", b.P, len(b.Groups), trueSum)},
+		{Purpose: "upper triangle of Σxxᵀ (second moment)", Spec: lap.Spec(), Calibration: string(Paper),
+			Note: fmt.Sprintf("the paper's sensitivity p = %d understates the true L1 sensitivity of the released upper triangle, at most %.0f on rows of %d attribute groups (h(h+1) + 2hs + s(s+1)/2 over h one-hot groups and s scalars; p(p+1)/2 = %d for rows in [0,1]^p)", b.P, trueOuter, len(b.Groups), b.P*(b.P+1)/2)},
 	}}, nil
+}
+
+// paperActual is the true guarantee of a paper-calibrated grid release
+// of dim coordinates whose true L1 sensitivity is l1: rounding to the
+// grid g moves the integer vector by at most l1/g + dim (dp.PlanLaplace),
+// and discrete Laplace noise of t = Scale()/g steps gives ε = that over t,
+// i.e. (l1 + dim·g)/Scale(). It is exact for a true sensitivity below the
+// claimed one too, where a ratio to the continuous scale would not be.
+func paperActual(l1 float64, dim int, n dp.GridNoise) dp.Guarantee {
+	return dp.Pure((l1 + float64(dim)*n.Grid) / n.Scale())
 }
 
 // Claimed is the total the plan charges; Actual is the total it really gives

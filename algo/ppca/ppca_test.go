@@ -1,7 +1,9 @@
 package ppca
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/dppub/dppub/linalg"
@@ -64,17 +66,118 @@ func TestStructuredSensitivityHoldsByBruteForce(t *testing.T) {
 }
 
 func TestPaperPlanStatesItsTrueGuarantee(t *testing.T) {
-	pl, err := NewPlan(PlanOptions{Calibration: Paper, Mechanism: Laplace, Epsilon: 2, Bounds: GenericBounds(20)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Scale 2p/ε = 20 on the sums; true upper-triangle sensitivity 210 → ε = 10.5 (vs 1 claimed).
-	if pl.SumScale != 20 || pl.Claimed().Epsilon != 2 || math.Abs(pl.Actual().Epsilon-11.5) > 1e-12 {
-		t.Fatalf("scale %v claimed %v actual %v", pl.SumScale, pl.Claimed(), pl.Actual())
+	// Adult's PPCA encoding, as RowBoundsOf gives it (106 columns: 7
+	// scalars and 8 one-hot groups).
+	adult := RowBounds{P: 106, Groups: []int{1, 8, 1, 16, 1, 7, 14, 6, 5, 2, 1, 1, 1, 41, 1}}
+	for _, tc := range []struct {
+		name   string
+		bounds RowBounds
+		eps    float64
+		// Scale 2p/ε on both sums; the true sensitivities: Σx and the
+		// released upper triangle (every diagonal entry).
+		scale, sumL1, outerL1 float64
+	}{
+		// Rows in [0,1]^20: Σx moves by p = 20 as claimed, the triangle
+		// by p(p+1)/2 = 210: ε = 1 + 10.5 (vs 2 claimed).
+		{"generic p = 20", GenericBounds(20), 2, 20, 20, 210},
+		// Adult's groups: Σx by 7 + 2·8 = 23, the triangle by at most
+		// 72 + 112 + 28 = 212: ε = 235/212 = 1.108 (vs 1 claimed; 27.25
+		// by the generic bound).
+		{"adult groups", adult, 1, 212, 23, 212},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, err := NewPlan(PlanOptions{Calibration: Paper, Mechanism: Laplace, Epsilon: tc.eps, Bounds: tc.bounds})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := (tc.sumL1 + tc.outerL1) / tc.scale
+			// The grid's rounding changes the figure by a relative 2^-20
+			// or so (dim·g on the sensitivity, a little more noise).
+			got := pl.Actual().Epsilon
+			if pl.SumScale != tc.scale || pl.Claimed().Epsilon != tc.eps || math.Abs(got-want) > 1e-4*want {
+				t.Fatalf("scale %v claimed %v actual %v, want scale %v, claimed ε=%v, actual ε=%v", pl.SumScale, pl.Claimed(), pl.Actual(), tc.scale, tc.eps, want)
+			}
+		})
 	}
 	if _, err := NewPlan(PlanOptions{Calibration: Paper, Mechanism: Gaussian, Epsilon: 1, Delta: 1e-5, Bounds: GenericBounds(3)}); err == nil {
 		t.Fatal("paper calibration with Gaussian accepted")
 	}
+}
+
+// PaperOuterL1 bounds every move of the released triangle: over all pairs
+// of rows with scalars on a grid of [0,1] (where interior values can move
+// the triangle more than 0/1 ones), and it is within the gap it states of
+// the moves seen (h(h+1) + 2hs is attained).
+func TestPaperOuterL1BoundsEveryPair(t *testing.T) {
+	grid := []float64{0, 0.25, 0.5, 0.75, 1}
+	for _, b := range []RowBounds{
+		{P: 3, Groups: []int{1, 2}},
+		{P: 6, Groups: []int{1, 2, 3}},
+		{P: 7, Groups: []int{1, 1, 2, 3}},
+		{P: 4, Groups: []int{2, 2}},
+		GenericBounds(3),
+	} {
+		t.Run(fmt.Sprint(b.Groups), func(t *testing.T) {
+			rows := gridRows(b, grid)
+			most := 0.0
+			for _, x := range rows {
+				for _, y := range rows {
+					ux, uy := upperTriangle(x), upperTriangle(y)
+					l1 := 0.0
+					for k := range ux {
+						l1 += math.Abs(ux[k] - uy[k])
+					}
+					most = math.Max(most, l1)
+				}
+			}
+			h, s := 0.0, 0.0
+			for _, g := range b.Groups {
+				if g == 1 {
+					s++
+				} else {
+					h++
+				}
+			}
+			bound := b.PaperOuterL1()
+			if most > bound+1e-12 || most < math.Min(h*(h+1)+2*h*s, bound)-1e-12 {
+				t.Fatalf("largest move %v, bound %v: want it within [h(h+1) + 2hs, bound]", most, bound)
+			}
+		})
+	}
+}
+
+// gridRows lists every row of b's groups with its scalars on grid.
+func gridRows(b RowBounds, grid []float64) [][]float64 {
+	rows := [][]float64{nil}
+	for _, g := range b.Groups {
+		var next [][]float64
+		for _, r := range rows {
+			if g == 1 {
+				for _, v := range grid {
+					next = append(next, append(slices.Clone(r), v))
+				}
+				continue
+			}
+			for c := 0; c < g; c++ {
+				block := make([]float64, g)
+				block[c] = 1
+				next = append(next, append(slices.Clone(r), block...))
+			}
+		}
+		rows = next
+	}
+	return rows
+}
+
+// upperTriangle is x_i·x_j for i ≤ j, row by row.
+func upperTriangle(x []float64) []float64 {
+	var u []float64
+	for i := range x {
+		for j := i; j < len(x); j++ {
+			u = append(u, x[i]*x[j])
+		}
+	}
+	return u
 }
 
 func TestFitRecoversPlantedModel(t *testing.T) {

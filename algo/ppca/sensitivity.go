@@ -90,6 +90,44 @@ func (b RowBounds) Sensitivities() Sensitivities {
 	}
 }
 
+// PaperOuterL1 is the replace-one L1 sensitivity of the whole upper
+// triangle of Σxxᵀ, every diagonal entry included, as the paper's
+// calibration releases it (Sensitivities leaves out the one-hot
+// diagonal, which the sound calibration does not release).
+//
+// Derivation, with h one-hot groups and s scalar columns: replace row x
+// (scalars v ∈ [0,1]^s) by x' (scalars y), and split the triangle's
+// entries by the kind of their two columns.
+//   - Both one-hot: each row has a 1 on exactly the h(h+1)/2 pairs of its
+//     own categories, so they move by at most h(h+1) (rows on different
+//     categories in every group).
+//   - A scalar i and a one-hot group: x has v_i on the entry of its
+//     category and 0 elsewhere in the group, x' has y_i on its own, so
+//     they move by at most v_i + y_i ≤ 2, and 2hs in all.
+//   - Both scalar: each entry lies in [0,1], so they move by at most
+//     s(s+1)/2.
+//
+// Hence ≤ h(h+1) + 2hs + s(s+1)/2; every entry moves by at most 1, so
+// also ≤ p(p+1)/2, the bound of GenericBounds (h = 0, s = p, where both
+// agree). The first two terms are attained (every scalar 1 in both rows,
+// different categories), so the true supremum lies between
+// h(h+1) + 2hs and this bound. On Adult's encoding (p = 106 columns: 8
+// one-hot groups and 7 scalars) it is 72 + 112 + 28 = 212, the supremum
+// at least 184; the plain bound a² + a over a = 15 groups gives 240 and
+// the generic one 5671.
+func (b RowBounds) PaperOuterL1() float64 {
+	h, s := 0.0, 0.0
+	for _, g := range b.Groups {
+		if g == 1 {
+			s++
+		} else {
+			h++
+		}
+	}
+	p := float64(b.P)
+	return math.Min(h*(h+1)+2*h*s+s*(s+1)/2, p*(p+1)/2)
+}
+
 // OneHotDiagonal maps each packed entry (Σx, then the upper triangle of
 // Σxxᵀ row by row) that is the diagonal Σx_i² of a one-hot column i to i,
 // and every other entry to −1: on every dataset the bounds allow such an

@@ -120,6 +120,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if err != nil {
 		return err
 	}
+	f.gate.account(run.Outcome.Report)
 	if err := f.gate.guard(cmd, tables, run.Outcome.Table, func() error {
 		return writeOutcome(cmd, nil, f.out, f.report, run.Outcome)
 	}); err != nil {

@@ -168,6 +168,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if err != nil {
 		return err
 	}
+	f.gate.account(res.Report)
 	if err := f.gate.guard(cmd, []*data.Table{real}, res.Synthetic, func() error { return writePDPMVDS(cmd, f, res) }); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/dppub/dppub/data"
@@ -89,7 +90,7 @@ const minGateQueries = 10
 // register adds the gate's flags: the one registration for every
 // command that writes a synthetic table.
 func (g *gateFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&g.on, "gate", false, fmt.Sprintf("release gate (owner only): before publishing, try to tell the owner's rows from held-out rows using the synthetic rows (as `dppub check`; a table of more than %d rows is checked on a uniform random sample of %d of them, and the result says how many of how many), and publish nothing if an attack's advantage exceeds --max-advantage; the result goes to --gate-out, never into the privacy report", gateSampleRows, gateSampleRows))
+	fs.BoolVar(&g.on, "gate", false, fmt.Sprintf("release gate (owner only): before publishing, try to tell the owner's rows from held-out rows using the synthetic rows (as `dppub check`; a table of more than %d rows is checked on a uniform random sample of %d of them, and the result says how many of how many), and publish nothing if an attack's advantage exceeds --max-advantage; the result goes to --gate-out, never into the privacy report. The decision is not DP: the report records the gate and states the weaker guarantee (ε, δ + e^ε·P[refuse]) that holds, with P[refuse] bounded by %s", gateSampleRows, gateSampleRows, gateRefusalHelp()))
 	fs.StringVar(&g.holdout, "gate-holdout", "", holdoutFileHelp+" (with --gate; default: set --gate-holdout-share of the input rows aside)")
 	fs.Float64Var(&g.share, "gate-holdout-share", defaultHoldoutShare, "with --gate and no --gate-holdout: share of each owner's rows set aside at random before synthesis, never given to the generator (the privacy report counts only the rows used)")
 	fs.StringVar(&g.out, "gate-out", "", "the release gate's result for the owner, JSON (default <out>.gate.json; never published)")
@@ -97,6 +98,15 @@ func (g *gateFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&g.queries, "gate-queries", defaultGateQueries, "with --gate: "+gateQueriesHelp+", as `dppub check --queries`")
 	registerMaxAdvantage(fs, &g.maxAdvantage)
 	markOwnerOnly(fs, "gate", "gate-holdout", "gate-holdout-share", "gate-out", "gate-queries")
+}
+
+// gateRefusalHelp states the measured false refusal rates for --gate's help.
+func gateRefusalHelp() string {
+	var parts []string
+	for _, m := range gate.Measured {
+		parts = append(parts, fmt.Sprintf("%s %d of %d (≤ %.2g)", m.Dataset, m.Refusals, m.Runs, m.Upper(gate.RefusalConfidence)))
+	}
+	return fmt.Sprintf("the default gate's false refusals measured with 'dppub synthesize --dataset D --gate' (%g%% upper bounds): %s, times the number of owners; at other gate settings no bound is known (P ≤ 1)", 100*gate.RefusalConfidence, strings.Join(parts, ", "))
 }
 
 // checkGateFlags runs from checkOutputsFirst, before any data is read
@@ -402,6 +412,40 @@ func (g *gateFlags) checkSample(cmd *cobra.Command, owners []*data.Table, sample
 	return path, nil
 }
 
+// account records in r, before it is written, that its output is
+// published only because the gate passes: the gate's settings and the
+// weaker guarantee that then holds (privacy.Report.ConditionOnGate, with
+// the refusal rate measured at the defaults: gate.RefusalBound). Nothing
+// when the gate is off.
+func (g *gateFlags) account(r *privacy.Report) {
+	if !g.on || r == nil || r.Gate != nil {
+		return
+	}
+	p, source := gate.RefusalBound(gate.DefaultSettings(g.maxAdvantage, g.queries, g.share, g.holdout != ""), len(g.held))
+	r.ConditionOnGate(privacy.GateCondition{
+		Test:          fmt.Sprintf("the owner's release gate (membership-inference attacks on the real, held-out and synthetic rows; refused above advantage %g)", g.maxAdvantage),
+		Settings:      g.settings(),
+		RefusalBound:  p,
+		RefusalSource: source,
+	})
+}
+
+// settings are the gate's settings as the report records them: never the
+// held-out file's or the gate result's path.
+func (g *gateFlags) settings() map[string]string {
+	s := map[string]string{
+		"gate":          "true",
+		"max-advantage": fmt.Sprint(g.maxAdvantage),
+		"gate-queries":  fmt.Sprint(g.queries),
+	}
+	if g.holdout != "" {
+		s["gate-holdout"] = "a file of held-out rows (path not recorded)"
+	} else {
+		s["gate-holdout-share"] = fmt.Sprint(g.share)
+	}
+	return s
+}
+
 // summary prints the gate's line of the terminal summary, and puts its
 // verdict in --json's owner-side quality summary (nothing when the gate
 // did not run).
@@ -418,6 +462,7 @@ func (g *gateFlags) summary(cmd *cobra.Command) {
 // one call that writes its synthetic table, its report and the gate's
 // result, and prints the summary.
 func (g *gateFlags) publishTable(cmd *cobra.Command, o *outputFlags, owners []*data.Table, t *data.Table, r *privacy.Report) error {
+	g.account(r)
 	if err := g.guard(cmd, owners, t, func() error { return o.publishTable(cmd, t, r) }); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,10 +95,13 @@ func TestGateInPublish(t *testing.T) {
 	}
 }
 
-// assertNoGateFields fails if the published report names the gate: no
-// key of its JSON (the parameters included) mentions the gate or an
-// advantage, and the held-out file's path appears nowhere in it.
-func assertNoGateFields(t *testing.T, reportPath, heldOut string) {
+// assertGateAccountedNotRevealed fails unless the published report names
+// the gate and its accounting (release_gate, the gate's settings among
+// the parameters) and fails if it reveals anything the gate saw: no key
+// of its JSON holds a gate result (members, attacks, an advantage
+// measured), no gate-out path, and the held-out file's path appears
+// nowhere in it.
+func assertGateAccountedNotRevealed(t *testing.T, reportPath, heldOut string) {
 	t.Helper()
 	b, err := os.ReadFile(reportPath)
 	if err != nil {
@@ -104,6 +109,13 @@ func assertNoGateFields(t *testing.T, reportPath, heldOut string) {
 	}
 	if strings.Contains(string(b), heldOut) {
 		t.Errorf("the published report names the held-out file %s", heldOut)
+	}
+	var rep privacy.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Gate == nil || rep.Parameters["gate"] != "true" || rep.Parameters["max-advantage"] == "" || !strings.Contains(rep.Headline(), "conditioned on the owner's release gate") {
+		t.Errorf("the published report does not account for the gate: release_gate %+v, parameters %v, headline %q", rep.Gate, rep.Parameters, rep.Headline())
 	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -114,8 +126,8 @@ func assertNoGateFields(t *testing.T, reportPath, heldOut string) {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, e := range x {
-				if strings.HasPrefix(k, "gate") || strings.Contains(k, "advantage") || k == "members" || k == "attacks" {
-					t.Errorf("the published report has a gate field %s.%s", path, k)
+				if k == "advantage" || k == "members" || k == "non_members" || k == "attacks" || k == "gate-out" || k == "refused" {
+					t.Errorf("the published report has a gate result field %s.%s", path, k)
 				}
 				walk(path+"."+k, e)
 			}
@@ -472,5 +484,56 @@ func (tc gateCase) check(t *testing.T, held string) {
 	if !slices.Equal(records, tc.records) {
 		t.Errorf("the report counts %v rows, want %v (the rows held out must not reach the generator)", records, tc.records)
 	}
-	assertNoGateFields(t, out+".privacy.json", held)
+	assertGateAccountedNotRevealed(t, out+".privacy.json", held)
+}
+
+// publish synthesize-rows --gate writes a report that names the gate and
+// its accounting: the gate's settings among the parameters, and the
+// weaker guarantee (ε, δ + e^ε·P[refuse]) in release_gate and in the
+// headline, with P[refuse] the measured bound times the owners checked
+// (vacuous, δ ≥ 1, at three owners and ε = 1). Without --gate the report
+// says nothing of a gate.
+func TestGateAccountedInSynthesizeRowsReport(t *testing.T) {
+	one, _ := gate.RefusalBound(true, 1)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		owners  int
+		vacuous bool
+	}{
+		{"one owner", []string{"--gate"}, 1, false},
+		{"three owners", []string{"--gate"}, 3, true},
+		{"no gate", nil, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "s.csv")
+			args := append([]string{"publish", "synthesize-rows", "--dataset", "wdbc", "--owners", fmt.Sprint(tc.owners),
+				"--epsilon", "1", "--delta", "1e-5", "--seed", "5", "--out", out}, tc.args...)
+			p := publishRun(t, out, args...)
+			r := p.report
+			if tc.args == nil {
+				if r.Gate != nil || r.Parameters["gate"] != "" || strings.Contains(p.stdout, "conditioned on") {
+					t.Fatalf("a run without --gate reports one: %+v, parameters %v", r.Gate, r.Parameters)
+				}
+				return
+			}
+			assertGateAccountedNotRevealed(t, out+".privacy.json", "no held-out file")
+			g := r.Gate
+			if g.Private || g.Settings["gate-holdout-share"] != "0.2" || r.Parameters["gate-queries"] != "1000" {
+				t.Errorf("gate %+v, parameters %v: want the non-private gate's default settings recorded", g, r.Parameters)
+			}
+			wantP := math.Min(1, float64(tc.owners)*one)
+			if math.Abs(g.RefusalBound-wantP) > 1e-12 || g.WithGate == nil {
+				t.Fatalf("P[refuse] ≤ %v, guarantee with the gate %v; want %v and a guarantee", g.RefusalBound, g.WithGate, wantP)
+			}
+			// Each owner's (ε, δ) = (1, 1e-5): δ + e^ε·P[refuse].
+			wantDelta := 1e-5 + math.E*wantP
+			if math.Abs(g.WithGate.Epsilon-1) > 1e-6 || math.Abs(g.WithGate.Delta-wantDelta) > 1e-6*wantDelta || g.Vacuous != tc.vacuous {
+				t.Errorf("with the gate %v (vacuous %v), want (ε=1, δ=%.4g) (vacuous %v)", *g.WithGate, g.Vacuous, wantDelta, tc.vacuous)
+			}
+			if h := p.headline(t); !strings.Contains(h, fmt.Sprintf("only %v-DP", *g.WithGate)) {
+				t.Errorf("headline %q does not carry the weakened guarantee %v", h, *g.WithGate)
+			}
+		})
+	}
 }

@@ -23,6 +23,11 @@ func stampReport(cmd *cobra.Command, r *privacy.Report, extra map[string]string)
 			params[f.Name] = f.Value.String()
 		}
 	})
+	if r.Gate != nil {
+		// The gate's flags are the owner's, but that the output passed a
+		// gate, and at which settings, is part of its accounting.
+		maps.Copy(params, r.Gate.Settings)
+	}
 	maps.Copy(params, extra)
 	r.Stamp(time.Now(), params)
 }

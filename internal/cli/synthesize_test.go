@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,6 +191,51 @@ func TestSynthesizeDatasetWithID(t *testing.T) {
 			}
 			if header, _, _ := strings.Cut(string(got), "\n"); !strings.HasPrefix(header, "diagnosis,radius_mean,") {
 				t.Errorf("synthetic header %q, want WDBC's attributes and no ID", header)
+			}
+		})
+	}
+}
+
+// Under --parties the privacy unit is a record, so the claim must be the
+// record-level guarantee (whole_record), not the largest party's spend,
+// which covers only that party's columns and stays beside it as
+// party_level. On Adult, --parties 3 --rho 1 claimed ρ = 1 before (the
+// largest party), while a whole record costs ρ = 1.864.
+func TestSynthesizePartiesClaimsWholeRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		wantParty  float64
+		wantRecord float64 // 0: only check claimed = whole_record > party_level
+	}{
+		{"parties 3 rho 1", []string{"--parties", "3", "--rho", "1"}, 1, 1.864},
+		{"party budgets", []string{"--parties", "2", "--party-budgets", "1,0.1"}, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "s.csv")
+			args := append([]string{"synthesize", "--dataset", "adult", "--seed", "1", "--out", out, "--json"}, tc.args...)
+			code, stdout, stderr := run(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var doc struct {
+				Report privacy.Report `json:"privacy_report"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatalf("--json: %v", err)
+			}
+			r := doc.Report
+			if r.WholeRecord == nil || r.PartyLevel == nil {
+				t.Fatalf("whole_record %v, party_level %v: want both", r.WholeRecord, r.PartyLevel)
+			}
+			if r.Claimed != *r.WholeRecord {
+				t.Errorf("claimed %v, want the record-level guarantee whole_record %v", r.Claimed, *r.WholeRecord)
+			}
+			if math.Abs(r.PartyLevel.Rho-tc.wantParty) > 1e-9 || !(r.Claimed.Rho > r.PartyLevel.Rho) {
+				t.Errorf("party_level %v, claimed %v: want the largest party ρ = %v below the claim", *r.PartyLevel, r.Claimed, tc.wantParty)
+			}
+			if tc.wantRecord > 0 && math.Abs(r.Claimed.Rho-tc.wantRecord) > 0.001 {
+				t.Errorf("claimed %v, want ρ ≈ %v", r.Claimed, tc.wantRecord)
 			}
 		})
 	}

@@ -177,6 +177,7 @@ func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners [
 		if !gated {
 			return nil
 		}
+		g.account(r)
 		path, err := g.checkSample(cmd, owners, sample.table(), sink.rows)
 		if path != "" {
 			written = append(written, path)
