@@ -255,7 +255,7 @@ func TestBadInput(t *testing.T) {
 
 		// dppub publish mp-crdp
 		{"mp-crdp/no ID column", []string{"publish", "mp-crdp", "--input", in, "--input", in, "--schema", s, "--label", "smoker", "--id", "pid", "--out", out}, `has no ID column "pid"`, false},
-		{"mp-crdp/epsilon 0", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--epsilon", "0", "--out", out}, "ε = 0 must be positive", true},
+		{"mp-crdp/epsilon 0", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--epsilon", "0", "--out", out}, "--epsilon must be positive and finite, got 0", true},
 		{"mp-crdp/unknown release", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--release", "forest", "--out", out}, `unknown release "forest"`, true},
 		{"mp-crdp/unknown dataset", []string{"publish", "mp-crdp", "--dataset", "iris", "--out", out}, `"iris"`, true},
 

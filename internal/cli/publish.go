@@ -137,6 +137,14 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	// grown by half of them, not by all of them, keeps the peak of a run
 	// on 3 × 10⁶ rows under 1 GB at little cost (as synthesize does).
 	debug.SetGCPercent(50)
+	// The defaults are filled here, as the run fills them, so that the
+	// report's parameters (the flags) record the δ the run used.
+	f.settings.SetDefaults()
+	records := 0
+	for _, t := range owners {
+		records += t.Len()
+	}
+	f.settings.DefaultRecords(records)
 	opts := publish.PPCAOptions{Owners: owners, Source: src, Settings: f.settings}
 	// The utility's synthetic marginals are counted as the rows go by, so
 	// that a streamed release needs no copy of them.

@@ -132,6 +132,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return err
 	}
 	res := out.Detail.(*publish.SynthesizeResult)
+	f.recordUsed(st, res)
 	var owners []*data.Table
 	if in.table != nil {
 		owners = []*data.Table{in.table}
@@ -141,6 +142,14 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return err
 	}
 	return printSynthUtility(cmd.OutOrStdout(), in, res, sample)
+}
+
+// recordUsed puts the settings the run used into the flags, which the
+// report's parameters record: the defaults filled in (--delta 0 and
+// --rows 0 are what the flags say when left out, not what ran).
+func (f *synthFlags) recordUsed(st synthesize.Settings, res *publish.SynthesizeResult) {
+	st.Delta, st.Rows = res.Delta, res.Rows
+	f.settings = st
 }
 
 // load reads the owner's data: a built-in dataset, a Parquet file or any
