@@ -328,6 +328,8 @@ func TestBadInput(t *testing.T) {
 		{"synthesize-rows/the same file twice", []string{"publish", "synthesize-rows", "--input", in, "--input", in, "--schema", s, "--epsilon", "1", "--out", out}, `--input "` + in + `" and --input "` + in + `" are the same file`, true},
 		{"ppca-dp-mh/the same file through another path", withInput(withInput(ppca(), in), p("parts/../in.csv")), `--input "` + in + `" and --input "` + p("parts/../in.csv") + `" are the same file`, true},
 		{"dp-subn3/the same file twice", append(bn("dp-subn3"), "--input", in), "are the same file", true},
+		// One quality truth (issue 38, item 9)
+		{"compare/another table's privacy report", compare(in, in, "--privacy-report", p("lda.csv.privacy.json")), "lda.csv.privacy.json is not the report of " + in, false},
 		{"synthesize-rows/owners not matching the files", []string{"publish", "synthesize-rows", "--input", in, "--input", p("extra.csv"), "--owners", "3", "--schema", s, "--epsilon", "1", "--out", out}, "--owners 3 does not match the 2 --input files", true},
 	}
 	if len(cases) < 60 {

@@ -330,14 +330,15 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 
 // printTableQuality compares a published table with the owners' tables
 // pooled (this process holds them all): mean 1-way and 2-way TVD on the
-// schema's categories and 16 equal-width bins. It is for the owners' eyes
+// schema's categories and utility.DefaultBins equal-width bins, the same
+// code and binning as dppub compare's, and said so. It is for the owners' eyes
 // (computed on the real data) and is never written to a published file.
 func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table) error {
 	if syn == nil || len(owners) == 0 || !owners[0].Schema.Equal(syn.Schema) {
 		return nil
 	}
 	real := union(owners)
-	_, one, err := utility.MarginalTVD(real, syn, 16)
+	_, one, err := utility.MarginalTVD(real, syn, utility.DefaultBins)
 	if err != nil {
 		return err
 	}
@@ -346,13 +347,13 @@ func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table
 	fmt.Fprintf(w, "Quality (computed on your real data, for your eyes only; not published):\n")
 	fmt.Fprintf(w, "  mean total-variation distance of the 1-way marginals: %.3f", one)
 	if len(real.Schema.Attributes) > 1 {
-		two, err := utility.PairTVD(real, syn, 16)
+		two, err := utility.PairTVD(real, syn, utility.DefaultBins)
 		if err != nil {
 			return err
 		}
 		noteQuality(cmd, "mean_two_way_tvd", two)
 		fmt.Fprintf(w, ", of the 2-way marginals: %.3f", two)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n  (%s, as dppub compare bins them)\n", utility.Binning(utility.DefaultBins))
 	return nil
 }
