@@ -41,7 +41,7 @@ func TestCompareRealWithIDColumn(t *testing.T) {
 	}
 	var rep struct {
 		Privacy *struct{ Method string } `json:"privacy"`
-		Binning string                  `json:"binning"`
+		Binning string                   `json:"binning"`
 	}
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
