@@ -111,6 +111,15 @@ func checkGaussianArgs(l2, eps, delta float64) error {
 	return nil
 }
 
+// MaxDefaultDelta is the largest δ a run chooses for itself
+// (DefaultDeltaCapped): 1/n² of a small table would be a δ that no one
+// would write down (0.25 for 2 records).
+const MaxDefaultDelta = 1e-5
+
+// DefaultDeltaCapped is the δ a run chooses when none is given: 1/n² of
+// its n records (all the owners' together), at most MaxDefaultDelta.
+func DefaultDeltaCapped(n int) float64 { return min(DefaultDelta(n), MaxDefaultDelta) }
+
 // DefaultDelta is dppub's default δ for n records, 1/n²: below 1/n, so
 // that a mechanism that reveals one record outright with probability δ
 // is not (ε, δ)-DP for any useful ε, and the value the papers use in their

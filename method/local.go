@@ -69,7 +69,7 @@ func BuildLocal(s Spec, st Settings, o LocalOptions) (*Built, error) {
 	}
 	st.SetDefaults()
 	if d, ok := st.(RecordDefaults); ok {
-		if n := smallestTable(o.Data, o.Stats); n > 0 {
+		if n := recordCount(s.Split, o.Data, o.Stats); n > 0 {
 			d.DefaultRecords(n)
 		}
 	}
@@ -200,12 +200,18 @@ func localMember(sess Session, m Member, o LocalOptions, src *randx.Source, peer
 	return role, l.Accountant, err
 }
 
-// smallestTable is the smallest record count among the members' tables
-// and statistics.
-func smallestTable(ts map[string]*data.Table, stats map[string]*ownerstats.Statistics) int {
+// recordCount is the number of records a session over the members'
+// tables and statistics publishes from: their sum for owners of rows
+// (disjoint records), else the smallest (parties of columns hold the
+// same records, and with linkage the common ones are at most the
+// smallest party's).
+func recordCount(split Split, ts map[string]*data.Table, stats map[string]*ownerstats.Statistics) int {
 	n := 0
 	take := func(m int) {
-		if n == 0 || m < n {
+		switch {
+		case split == Rows:
+			n += m
+		case n == 0 || m < n:
 			n = m
 		}
 	}

@@ -215,11 +215,15 @@ type Facts struct {
 }
 
 // RecordDefaults is implemented by settings with a default that depends
-// on the owners' public record counts (δ = 1/n² of the smallest owner):
-// a one-process run, which knows them, fills it before validating; over
-// the network the value must be given.
+// on the owners' public record counts (δ = 1/n² of the records, at most
+// dp.MaxDefaultDelta): a one-process run, which knows them, fills it
+// before validating; over the network the value must be given. records
+// is the number of records of the data set the run publishes: the sum of
+// the owners' records for owners of rows (one owner with 2 rows must not
+// make δ = 0.25 for everyone), the common record count for parties of
+// columns.
 type RecordDefaults interface {
-	DefaultRecords(smallest int)
+	DefaultRecords(records int)
 }
 
 // SharedTable returns the member's table after checking that its schema

@@ -76,6 +76,9 @@ func RunCentral(ctx context.Context, s Spec, st Settings, l Local) (*Outcome, er
 func (s Spec) Settings(raw json.RawMessage) (Settings, error) {
 	st := s.NewSettings()
 	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := CheckExplicit(raw, st); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, SettingsError{err})
+		}
 		if err := DecodeStrict(raw, st); err != nil {
 			return nil, fmt.Errorf("%s settings: %w", s.Name, err)
 		}

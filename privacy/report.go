@@ -151,8 +151,34 @@ func NewReport(o ReportOptions) (*Report, error) {
 		return nil, err
 	}
 	r.addWholeRecord(o)
+	r.warnWeakBudget(o.DeltaForZCDP)
 	r.judge(o)
 	return r, nil
+}
+
+// Budgets beyond which a report warns: an ε above LargeEpsilon protects
+// little (e^10 ≈ 22 000 as the bound on a likelihood ratio), and a δ
+// above dp.MaxDefaultDelta is larger than any δ a run chooses itself.
+const LargeEpsilon = 10
+
+// warnWeakBudget warns, in the report and so on the terminal, when the
+// claimed guarantee's ε exceeds LargeEpsilon or its δ (or the δ at which
+// a zCDP spend is stated) exceeds dp.MaxDefaultDelta: a legal but weak
+// budget is stated, never passed over.
+func (r *Report) warnWeakBudget(zcdpDelta float64) {
+	eps, delta := r.Claimed.Epsilon, r.Claimed.Delta
+	if r.Claimed.Notion == dp.ZCDP {
+		delta = zcdpDelta
+		if a := asApprox(r.Claimed, zcdpDelta); a != nil {
+			eps = a.Epsilon
+		}
+	}
+	if eps > LargeEpsilon {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("ε = %.4g is above %d: a guarantee this weak protects little (choose a smaller budget unless this is an experiment)", eps, LargeEpsilon))
+	}
+	if delta > dp.MaxDefaultDelta {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("δ = %.3g is above %g: with probability up to δ a record may be exposed outright (choose a smaller --delta, or leave it out for one chosen from the record count)", delta, dp.MaxDefaultDelta))
+	}
 }
 
 // addParties reports each party and folds their claimed and actual spends

@@ -222,7 +222,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		o.Source = randx.NewSecure()
 	}
 	if o.Delta == 0 {
-		o.Delta = dp.DefaultDelta(n)
+		o.Delta = dp.DefaultDeltaCapped(n)
 	}
 	if !(o.Delta > 0 && o.Delta < 1) {
 		return nil, fmt.Errorf("publish: delta %v must be in (0, 1)", o.Delta)

@@ -1,6 +1,7 @@
 package quality
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -21,10 +22,32 @@ type Column struct {
 	W1 *float64 `json:"wasserstein1_over_range,omitempty"`
 	KS *float64 `json:"ks,omitempty"`
 	// Labels name the bins or categories; Real and Synth their shares.
+	// A numeric column's point mass (PointMass) has a bar of its own,
+	// first, labelled "= v", and the bins hold the other values; TVD is
+	// over the bins alone, as the marginals' distances are.
 	Labels []string  `json:"labels"`
 	Real   []float64 `json:"real"`
 	Synth  []float64 `json:"synthetic"`
+	// PointMass is the exact value holding the largest share of the real
+	// column when that share is at least PointMassShare (a zero-inflated
+	// column's 0), with its real and synthetic shares.
+	PointMass *PointMass `json:"point_mass,omitempty"`
+	// RealRange and SynthRange are the smallest and largest values of a
+	// numeric column.
+	RealRange  *[2]float64 `json:"real_range,omitempty"`
+	SynthRange *[2]float64 `json:"synthetic_range,omitempty"`
 }
+
+// PointMass is one exact value's share of a column.
+type PointMass struct {
+	Value float64 `json:"value"`
+	Real  float64 `json:"real"`
+	Synth float64 `json:"synthetic"`
+}
+
+// PointMassShare is the share of rows at which one exact value of a
+// numeric column is shown (and checked) as a point mass of its own.
+const PointMassShare = 0.05
 
 func compareColumns(real, synth *data.Table, bins int) []Column {
 	out := make([]Column, len(real.Schema.Attributes))
@@ -37,8 +60,75 @@ func compareColumns(real, synth *data.Table, bins int) []Column {
 			w1, ks := w1KS(r, s)
 			w1 /= a.Max - a.Min
 			c.W1, c.KS = &w1, &ks
+			c.RealRange, c.SynthRange = &[2]float64{r[0], r[len(r)-1]}, &[2]float64{s[0], s[len(s)-1]}
+			splitPointMass(&c, real, synth, j, a, bins, r, s)
 		}
 		out[j] = c
+	}
+	return out
+}
+
+// splitPointMass gives the column's point mass, if it has one, a bar of
+// its own: on equal-width bins alone a column that is 0 in 99 % of rows
+// and a synthetic column with no zero at all can look the same, all in
+// the first bin. r and s are the sorted values.
+func splitPointMass(c *Column, real, synth *data.Table, j int, a data.Attribute, bins int, r, s []float64) {
+	v, n := mode(r)
+	share := float64(n) / float64(len(r))
+	if share < PointMassShare {
+		return
+	}
+	pm := &PointMass{Value: v, Real: share, Synth: float64(count(s, v)) / float64(len(s))}
+	c.PointMass = pm
+	k := cell(a, v, bins)
+	c.Labels = append([]string{"= " + strconv.FormatFloat(v, 'g', 6, 64)}, c.Labels...)
+	c.Real = append([]float64{pm.Real}, c.Real...)
+	c.Synth = append([]float64{pm.Synth}, c.Synth...)
+	c.Real[k+1] -= pm.Real
+	c.Synth[k+1] -= pm.Synth
+}
+
+// mode is the most frequent value of sorted values and its count.
+func mode(sorted []float64) (float64, int) {
+	best, bestN := sorted[0], 0
+	for i := 0; i < len(sorted); {
+		k := i
+		for k < len(sorted) && sorted[k] == sorted[i] {
+			k++
+		}
+		if k-i > bestN {
+			best, bestN = sorted[i], k-i
+		}
+		i = k
+	}
+	return best, bestN
+}
+
+// count is how many of sorted values equal v.
+func count(sorted []float64, v float64) int {
+	lo, _ := slices.BinarySearch(sorted, v)
+	hi := lo
+	for hi < len(sorted) && sorted[hi] == v {
+		hi++
+	}
+	return hi - lo
+}
+
+// columnWarnings says where a numeric column's point mass or range is
+// not kept in the synthetic table.
+func columnWarnings(cols []Column) []string {
+	var out []string
+	for _, c := range cols {
+		if pm := c.PointMass; pm != nil && math.Abs(pm.Real-pm.Synth) > max(0.05, pm.Real/2) {
+			out = append(out, fmt.Sprintf("column %s: value %g: %.1f%% real, %.1f%% synthetic (the point mass is not kept)", c.Name, pm.Value, 100*pm.Real, 100*pm.Synth))
+		}
+		if r, s := c.RealRange, c.SynthRange; r != nil && s != nil && r[1] > r[0] {
+			span := r[1] - r[0]
+			covered := (min(r[1], s[1]) - max(r[0], s[0])) / span
+			if covered < 0.5 || s[0] < r[0]-span/2 || s[1] > r[1]+span/2 {
+				out = append(out, fmt.Sprintf("column %s: real values lie in [%g, %g], synthetic in [%g, %g] (the range is not kept)", c.Name, r[0], r[1], s[0], s[1]))
+			}
+		}
 	}
 	return out
 }

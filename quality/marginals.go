@@ -1,9 +1,8 @@
 package quality
 
 import (
-	"math"
-
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/utility"
 )
 
 // Marginal summarises the total variation distances of every k-way
@@ -81,31 +80,8 @@ func combinations(n, k int, f func([]int)) {
 }
 
 // marginalTVD is the total variation distance between the two tables'
-// joint distributions of the attributes in set.
+// joint distributions of the attributes in set: utility's, which the
+// publishing commands' summaries print, so that both say the same.
 func marginalTVD(real, synth *data.Table, set []int, bins int) float64 {
-	hr, hs := jointCounts(real, set, bins), jointCounts(synth, set, bins)
-	nr, ns := float64(real.Len()), float64(synth.Len())
-	d := 0.0
-	for key, c := range hr {
-		d += math.Abs(c/nr - hs[key]/ns)
-	}
-	for key, c := range hs {
-		if _, ok := hr[key]; !ok {
-			d += c / ns
-		}
-	}
-	return d / 2
-}
-
-func jointCounts(t *data.Table, set []int, bins int) map[int]float64 {
-	h := map[int]float64{}
-	for _, row := range t.Rows {
-		key := 0
-		for _, j := range set {
-			a := t.Schema.Attributes[j]
-			key = key*cells(a, bins) + cell(a, row[j], bins)
-		}
-		h[key]++
-	}
-	return h
+	return utility.SetTVD(real, synth, set, bins)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/utility"
 )
 
 // Notice heads every report.
@@ -27,7 +28,8 @@ type Options struct {
 	// synthetic, test on real); empty skips the classifier.
 	Label string
 	// Bins is the number of equal-width bins of a numeric attribute over
-	// its declared bounds, for histograms and marginals (default 20).
+	// its declared bounds, for histograms and marginals (default
+	// utility.DefaultBins, as the publishing commands' summaries).
 	Bins int
 	// MaxSets caps the attribute sets evaluated per marginal order; above
 	// it, sets are taken evenly through the lexicographic order (default
@@ -87,9 +89,11 @@ type GateAttack struct {
 
 // Report is the outcome of Compare.
 type Report struct {
-	Notice      string        `json:"notice"`
-	RealRows    int           `json:"real_rows"`
-	SynthRows   int           `json:"synthetic_rows"`
+	Notice    string `json:"notice"`
+	RealRows  int    `json:"real_rows"`
+	SynthRows int    `json:"synthetic_rows"`
+	// Binning says how the distances bin the columns (utility.Binning).
+	Binning     string        `json:"binning"`
 	Columns     []Column      `json:"columns"`
 	Marginals   []Marginal    `json:"marginals"`
 	Association Association   `json:"association"`
@@ -109,7 +113,7 @@ func Compare(real, synth *data.Table, o Options) (*Report, error) {
 		return nil, fmt.Errorf("quality: empty table (real %d rows, synthetic %d)", real.Len(), synth.Len())
 	}
 	if o.Bins == 0 {
-		o.Bins = 20
+		o.Bins = utility.DefaultBins
 	}
 	if o.MaxSets == 0 {
 		o.MaxSets = 300
@@ -125,7 +129,7 @@ func Compare(real, synth *data.Table, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	r := &Report{Notice: Notice, RealRows: real.Len(), SynthRows: synth.Len(), Privacy: o.Privacy, Gate: o.Gate}
+	r := &Report{Notice: Notice, RealRows: real.Len(), SynthRows: synth.Len(), Binning: utility.Binning(o.Bins), Privacy: o.Privacy, Gate: o.Gate}
 	r.Columns = compareColumns(real, synth, o.Bins)
 	r.Marginals = compareMarginals(real, synth, o.Bins, o.MaxSets)
 	r.Association = compareAssociation(real, synth)
@@ -142,6 +146,7 @@ func Compare(real, synth *data.Table, o Options) (*Report, error) {
 	if o.Gate != nil && o.Gate.Refused {
 		r.Warnings = append(r.Warnings, "the release gate refused this table: "+o.Gate.Verdict+"; do not publish it")
 	}
+	r.Warnings = append(r.Warnings, columnWarnings(r.Columns)...)
 	for _, m := range r.Marginals {
 		if m.Order == 1 && m.Mean > 0.25 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("one-way distributions differ a lot (mean total variation %.2f): the synthetic data is mostly noise at this budget", m.Mean))

@@ -7,6 +7,17 @@ import (
 	"github.com/dppub/dppub/data"
 )
 
+// DefaultBins is the number of equal-width bins of a numeric column in
+// every quality figure dppub prints: the publishing commands' summaries
+// and dppub compare, so that one table gets one distance wherever it is
+// measured.
+const DefaultBins = 16
+
+// Binning says in words how the distances bin the columns.
+func Binning(bins int) string {
+	return fmt.Sprintf("numeric columns in %d equal-width bins over their declared bounds, categories as declared", bins)
+}
+
 // MarginalTVD returns, per attribute, the total variation distance between
 // the real and synthetic one-way marginals (numeric attributes binned into
 // `bins` equal bins over their declared bounds), and their mean.
@@ -130,15 +141,42 @@ func SetsTVD(real, synth *data.Table, sets [][]int, bins int) (float64, error) {
 				return 0, fmt.Errorf("utility: attribute %d of set %v out of range", j, set)
 			}
 		}
-		hr := setHistogram(real, set, bins)
-		hs := setHistogram(synth, set, bins)
-		tvd := 0.0
-		for k := range hr {
-			tvd += math.Abs(hr[k] - hs[k])
-		}
-		sum += tvd / 2
+		sum += SetTVD(real, synth, set, bins)
 	}
 	return sum / float64(len(sets)), nil
+}
+
+// SetTVD is the total variation distance between the real and synthetic
+// joint distributions of the attributes in set (numeric attributes
+// binned as MarginalTVD bins them), from sparse counts, so that a set of
+// many large attributes costs only its occupied cells. The tables must
+// have the same attributes, rows and bins ≥ 1 (SetsTVD checks).
+func SetTVD(real, synth *data.Table, set []int, bins int) float64 {
+	hr, hs := jointCounts(real, set, bins), jointCounts(synth, set, bins)
+	nr, ns := float64(real.Len()), float64(synth.Len())
+	d := 0.0
+	for key, c := range hr {
+		d += math.Abs(c/nr - hs[key]/ns)
+	}
+	for key, c := range hs {
+		if _, ok := hr[key]; !ok {
+			d += c / ns
+		}
+	}
+	return d / 2
+}
+
+func jointCounts(t *data.Table, set []int, bins int) map[int]float64 {
+	h := map[int]float64{}
+	for _, row := range t.Rows {
+		key := 0
+		for _, j := range set {
+			k, size := cell(t.Schema.Attributes[j], row[j], bins)
+			key = key*size + k
+		}
+		h[key]++
+	}
+	return h
 }
 
 // cell is the bin of value v of attribute a (its category, or one of
@@ -149,29 +187,6 @@ func cell(a data.Attribute, v float64, bins int) (int, int) {
 	}
 	f := (v - a.Min) / (a.Max - a.Min)
 	return min(max(int(f*float64(bins)), 0), bins-1), bins
-}
-
-func setHistogram(t *data.Table, set []int, bins int) []float64 {
-	sizes := make([]int, len(set))
-	total := 1
-	for i, j := range set {
-		a := t.Schema.Attributes[j]
-		_, sizes[i] = cell(a, a.Min, bins)
-		total *= sizes[i]
-	}
-	h := make([]float64, total)
-	for _, row := range t.Rows {
-		idx := 0
-		for i, j := range set {
-			k, _ := cell(t.Schema.Attributes[j], row[j], bins)
-			idx = idx*sizes[i] + k
-		}
-		h[idx]++
-	}
-	for k := range h {
-		h[k] /= float64(t.Len())
-	}
-	return h
 }
 
 func histogram(t *data.Table, j int, a data.Attribute, bins int) []float64 {

@@ -178,7 +178,7 @@ type Config struct {
 	Bins int `json:"bins,omitempty" help:"equal-width bins of numeric features (correlation, entropies, queries)"`
 	// GroupSize > 0 is a declared public bound on correlated groups used
 	// by the group notion instead of the measured ΔGS.
-	GroupSize int `json:"group_size,omitempty" help:"group notion: declared public bound on correlated groups (0: measured ΔGS, data-dependent)"`
+	GroupSize int `json:"group_size,omitempty" sign:"nonneg" help:"group notion: declared public bound on correlated groups (0: measured ΔGS, data-dependent)"`
 	// NumQueries is the number of generated count queries (default 10000)
 	// when no query set is given.
 	NumQueries int `json:"num_queries,omitempty" help:"number of random count queries when no --queries file is given"`
@@ -186,7 +186,7 @@ type Config struct {
 	// resolved from n and ε, see SVMOptions);
 	// Huber its smoothing (default 0.5). Ridge is the FM-regression ridge
 	// per record (default 1e-3).
-	SVMLambda float64 `json:"svm_lambda,omitempty" help:"SVM regulariser (0: resolved from n and ε)"`
+	SVMLambda float64 `json:"svm_lambda,omitempty" sign:"nonneg" help:"SVM regulariser (0: resolved from n and ε)"`
 	Huber     float64 `json:"huber,omitempty" help:"Huber smoothing of the SVM loss"`
 	Ridge     float64 `json:"ridge,omitempty" help:"FM-regression ridge per record"`
 }

@@ -255,7 +255,7 @@ func TestBadInput(t *testing.T) {
 
 		// dppub publish mp-crdp
 		{"mp-crdp/no ID column", []string{"publish", "mp-crdp", "--input", in, "--input", in, "--schema", s, "--label", "smoker", "--id", "pid", "--out", out}, `has no ID column "pid"`, false},
-		{"mp-crdp/epsilon 0", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--epsilon", "0", "--out", out}, "ε = 0 must be positive", true},
+		{"mp-crdp/epsilon 0", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--epsilon", "0", "--out", out}, "--epsilon must be positive and finite, got 0", true},
 		{"mp-crdp/unknown release", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--release", "forest", "--out", out}, `unknown release "forest"`, true},
 		{"mp-crdp/unknown dataset", []string{"publish", "mp-crdp", "--dataset", "iris", "--out", out}, `"iris"`, true},
 
@@ -306,6 +306,31 @@ func TestBadInput(t *testing.T) {
 		{"serve/wrong role", []string{"serve", "curator", "--config", config, "--member", "owner-1"}, `member "owner-1" has role "owner"`, true},
 		{"serve/unknown member", []string{"serve", "owner", "--config", config, "--member", "owner-9"}, `no member "owner-9"`, false},
 		{"serve/no member", []string{"serve", "owner", "--config", config}, "--member NAME are required", true},
+
+		// A budget, δ or size is never silently replaced (issue 38, item 4)
+		{"synthesize/epsilon 0", synth("--epsilon", "0"), "--epsilon must be positive and finite, got 0", true},
+		{"synthesize/delta 0", synth("--epsilon", "1", "--delta", "0"), "--delta must be positive and finite, got 0", true},
+		{"synthesize/rows 0", synth("--rows", "0"), "--rows must be positive, got 0", true},
+		{"synthesize/bins 0", synth("--bins", "0"), "--bins must be positive, got 0", true},
+		{"synthesize/max-cells 0", synth("--max-cells", "0"), "--max-cells must be positive, got 0", true},
+		{"synthesize/parties 0", synth("--parties", "0"), "--parties must be positive, got 0", true},
+		{"synthesize/bin-share 0", synth("--bin-share", "0"), "--bin-share must not be 0", true},
+		{"synthesize/party-budgets 0", synth("--parties", "2", "--party-budgets", "1,0"), "--party-budgets: ρ = 0 (value 2) must be positive", true},
+		{"ppca-dp-mh/delta 0", withInput(ppca("--mechanism", "gaussian", "--delta", "0"), in), "--delta must be positive and finite, got 0", true},
+		{"ppca-dp-mh/owners 0", withInput(ppca("--owners", "0"), in), "--owners must be positive, got 0", true},
+		{"synthesize-rows/bins 0", []string{"publish", "synthesize-rows", "--input", in, "--schema", s, "--epsilon", "1", "--bins", "0", "--out", out}, "--bins must be positive, got 0", true},
+		{"synthesize-rows/rows -1", []string{"publish", "synthesize-rows", "--input", in, "--schema", s, "--epsilon", "1", "--rows", "-1", "--out", out}, "--rows must be positive, got -1", true},
+		{"compare/bins 0", compare(in, in, "--bins", "0"), "--bins must be positive, got 0", true},
+		{"check/queries 0", check(in, "--queries", "0"), "--queries must be positive, got 0", true},
+		{"run/delta 0 in --set", runCmd("--set", "delta=0"), "delta must be positive and finite, got 0", true},
+
+		// Owners are who the user says they are (issue 38, item 3)
+		{"synthesize-rows/the same file twice", []string{"publish", "synthesize-rows", "--input", in, "--input", in, "--schema", s, "--epsilon", "1", "--out", out}, `--input "` + in + `" and --input "` + in + `" are the same file`, true},
+		{"ppca-dp-mh/the same file through another path", withInput(withInput(ppca(), in), p("parts/../in.csv")), `--input "` + in + `" and --input "` + p("parts/../in.csv") + `" are the same file`, true},
+		{"dp-subn3/the same file twice", append(bn("dp-subn3"), "--input", in), "are the same file", true},
+		// One quality truth (issue 38, item 9)
+		{"compare/another table's privacy report", compare(in, in, "--privacy-report", p("lda.csv.privacy.json")), "lda.csv.privacy.json is not the report of " + in, false},
+		{"synthesize-rows/owners not matching the files", []string{"publish", "synthesize-rows", "--input", in, "--input", p("extra.csv"), "--owners", "3", "--schema", s, "--epsilon", "1", "--out", out}, "--owners 3 does not match the 2 --input files", true},
 	}
 	if len(cases) < 60 {
 		t.Fatalf("%d cases; the suite promises at least 60", len(cases))

@@ -89,7 +89,7 @@ func runCheck(cmd *cobra.Command, f *checkFlags) error {
 			return err
 		}
 	}
-	if tables[2], _, err = readOptionalID(cmd.ErrOrStderr(), f.synthetic, s, f.skip); err != nil {
+	if tables[2], _, err = readSynthetic(cmd.ErrOrStderr(), f.synthetic, s, f.skip); err != nil {
 		return err
 	}
 	res, err := gate.Check(gate.Options{Real: tables[0], Holdout: tables[1], Synthetic: tables[2],

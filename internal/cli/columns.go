@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,6 +44,29 @@ func displayPath(path, stream string) string {
 // held-out file may come with or without the owners' identifiers.
 func readOptionalID(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
 	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip, OptionalID: true})
+}
+
+// readSynthetic reads a synthetic table for comparison with the real one
+// (compare, check): the schema's ID column only when the file has one
+// (readOptionalID), and of the --skip-columns only those the file has.
+// An ID or note column of the owner's file is in the real table and
+// named in --skip-columns, but a synthetic table has none: it stands for
+// no one. The declared columns named are always left out, so that both
+// tables keep the same attributes.
+func readSynthetic(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
+	var declared []string
+	for _, name := range skip {
+		if _, err := s.Attribute(name); err == nil || name == s.ID {
+			declared = append(declared, name)
+		}
+	}
+	t, st, err := readOptionalID(notes, path, s, declared)
+	var unknown *data.UnknownColumnError
+	if err != nil && path != stdinPath && errors.As(err, &unknown) && slices.Contains(skip, unknown.Column) {
+		// The synthetic file has the undeclared column too: skip them all.
+		return readOptionalID(notes, path, s, skip)
+	}
+	return t, st, err
 }
 
 // readTable reads one CSV/TSV file with a header row (gzip allowed), a

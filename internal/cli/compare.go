@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/quality"
 	"github.com/dppub/dppub/randx"
+	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
 
@@ -70,7 +72,7 @@ Examples:
 	fs.StringVar(&f.out, "out", "", "HTML report to write (required)")
 	fs.StringVar(&f.jsonOut, "json-out", "", "JSON report to write (default <out>.json)")
 	fs.StringVar(&f.privacyReport, "privacy-report", "", "the synthetic table's privacy report, whose key facts are shown (default SYNTH.privacy.json when present)")
-	fs.IntVar(&f.bins, "bins", 20, "equal-width bins per numeric column")
+	fs.IntVar(&f.bins, "bins", utility.DefaultBins, "equal-width bins per numeric column (the default is the publishing commands' own, so that their quality lines and this report agree)")
 	fs.StringVar(&f.gateHoldout, "gate-holdout", "", holdoutFileHelp+": run the release gate on SYNTH and show its result")
 	fs.StringVar(&f.gateResult, "gate-result", "", "the release gate's result of a run with --gate, shown as it is (default SYNTH.gate.json when present)")
 	registerMaxAdvantage(fs, &f.maxAdvantage)
@@ -92,7 +94,7 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 	if err != nil {
 		return err
 	}
-	synth, sst, err := readOptionalID(nil, synthPath, s, f.skip)
+	synth, sst, err := readSynthetic(nil, synthPath, s, f.skip)
 	if err != nil {
 		return err
 	}
@@ -174,7 +176,34 @@ func (f *compareFlags) privacyFacts(synthPath string) (*quality.PrivacyFacts, er
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("privacy report %s: %w", path, err)
 	}
+	if err := checkReportDigest(&r, path, synthPath); err != nil {
+		return nil, err
+	}
 	return &quality.PrivacyFacts{Method: r.Method, Status: r.Status.Phrase(), Claimed: r.Claimed.String()}, nil
+}
+
+// checkReportDigest refuses a privacy report that is not the synthetic
+// table's: the SHA-256 of the table's bytes must be one of the report's
+// output_sha256 digests, or the facts shown would be another table's
+// (its budget, its guarantee).
+func checkReportDigest(r *privacy.Report, reportPath, synthPath string) error {
+	if synthPath == stdinPath {
+		return usagef("--privacy-report %s cannot be checked against a synthetic table read from standard input: give the table's file", reportPath)
+	}
+	sum, err := fileSHA256(synthPath)
+	if err != nil {
+		return fmt.Errorf("privacy report: %w", err)
+	}
+	digest := hex.EncodeToString(sum[:])
+	for _, d := range r.OutputSHA256 {
+		if d == digest {
+			return nil
+		}
+	}
+	if len(r.OutputSHA256) == 0 {
+		return fmt.Errorf("privacy report %s records no output_sha256, so it cannot be checked against %s", reportPath, synthPath)
+	}
+	return fmt.Errorf("privacy report %s is not the report of %s: none of its %d output_sha256 digests is the SHA-256 of the table (give the table's own report with --privacy-report)", reportPath, synthPath, len(r.OutputSHA256))
 }
 
 // gate is the report's release-gate section: the gate run on synth
@@ -239,6 +268,7 @@ func printCompareSummary(w io.Writer, f *compareFlags, r *quality.Report, st [2]
 		fmt.Fprintf(w, " (%d dropped for a missing value)", st[1].DroppedMissing)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  binning: %s\n", r.Binning)
 	for _, m := range r.Marginals {
 		fmt.Fprintf(w, "  %d-way marginals: mean total variation %.3f, worst %.3f (%s)\n", m.Order, m.Mean, m.Max, strings.Join(m.Worst, ", "))
 	}

@@ -48,7 +48,7 @@ split among --owners of them, or give one --input per owner.`,
 	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, a .parquet file, or - for standard input, one per owner (repeat)")
 	fs.StringArrayVar(&f.schemas, "schema", nil, "schema JSON of the --input files (one for all, or one per file for parties of columns)")
 	registerSkipColumns(fs, &f.skip)
-	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among")
+	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among, or one --input file (default: one owner per --input file)")
 	f.src.register(fs)
 	f.outputFlags.register(fs, "output file")
 	// Only owners of rows have rows of the published table's columns
@@ -89,6 +89,9 @@ type genericFlags struct {
 	schemas []string
 	skip    []string
 	owners  int
+	// ownersGiven says --owners was given: one --input file is then
+	// split among them.
+	ownersGiven bool
 	// statistics are owners' statistics files (ownerstats), one per
 	// owner, instead of --dataset or --input.
 	statistics []string
@@ -105,6 +108,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if len(f.statistics) > 0 {
 		return runGenericFromStatistics(cmd, s, st, f, src)
 	}
+	f.ownersGiven = cmd.Flags().Changed("owners")
 	tables, err := f.tables(cmd.ErrOrStderr(), s, src)
 	if err != nil {
 		return err
@@ -297,6 +301,13 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 		}
 		return data.SplitHorizontal(t, f.owners, nil, src)
 	}
+	owners := 0
+	if f.ownersGiven {
+		owners = f.owners
+	}
+	if err := checkOwnerInputs(f.inputs, owners); err != nil {
+		return nil, err
+	}
 	if len(f.schemas) != 1 && len(f.schemas) != len(f.inputs) {
 		return nil, usagef("give one --schema for all --input files or one per file, got %d for %d", len(f.schemas), len(f.inputs))
 	}
@@ -315,19 +326,20 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 		}
 		out = append(out, t)
 	}
-	return out, nil
+	return layOutOwners(out, owners, s.Split, src)
 }
 
 // printTableQuality compares a published table with the owners' tables
 // pooled (this process holds them all): mean 1-way and 2-way TVD on the
-// schema's categories and 16 equal-width bins. It is for the owners' eyes
+// schema's categories and utility.DefaultBins equal-width bins, the same
+// code and binning as dppub compare's, and said so. It is for the owners' eyes
 // (computed on the real data) and is never written to a published file.
 func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table) error {
 	if syn == nil || len(owners) == 0 || !owners[0].Schema.Equal(syn.Schema) {
 		return nil
 	}
 	real := union(owners)
-	_, one, err := utility.MarginalTVD(real, syn, 16)
+	_, one, err := utility.MarginalTVD(real, syn, utility.DefaultBins)
 	if err != nil {
 		return err
 	}
@@ -336,13 +348,13 @@ func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table
 	fmt.Fprintf(w, "Quality (computed on your real data, for your eyes only; not published):\n")
 	fmt.Fprintf(w, "  mean total-variation distance of the 1-way marginals: %.3f", one)
 	if len(real.Schema.Attributes) > 1 {
-		two, err := utility.PairTVD(real, syn, 16)
+		two, err := utility.PairTVD(real, syn, utility.DefaultBins)
 		if err != nil {
 			return err
 		}
 		noteQuality(cmd, "mean_two_way_tvd", two)
 		fmt.Fprintf(w, ", of the 2-way marginals: %.3f", two)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n  (%s, as dppub compare bins them)\n", utility.Binning(utility.DefaultBins))
 	return nil
 }

@@ -2,12 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -63,6 +67,9 @@ func (o *ownerFlags) load(notes io.Writer, src *randx.Source) ([]*data.Table, er
 	if err := checkStdinOnce("input", o.inputs); err != nil {
 		return nil, err
 	}
+	if err := checkOwnerInputs(o.inputs, o.parties); err != nil {
+		return nil, err
+	}
 	if o.dataset != "" {
 		t, err := datasets.Load(o.dataset)
 		if err != nil {
@@ -88,13 +95,111 @@ func (o *ownerFlags) load(notes io.Writer, src *randx.Source) ([]*data.Table, er
 		}
 		tables = append(tables, t)
 	}
-	if len(tables) > 1 {
-		if o.parties != 0 && o.parties != len(tables) {
-			return nil, usagef("--owners %d does not match the %d --input files", o.parties, len(tables))
-		}
+	return layOutOwners(tables, o.parties, method.Rows, src)
+}
+
+// layOutOwners returns one table per owner from the tables of the
+// --input files, the same way for every method of several owners: each
+// of several files is one owner (--owners, when given, must count them),
+// and one file is split among --owners owners (its rows for owners of
+// rows, its columns for parties of columns), or is one owner when
+// --owners is not given (owners 0).
+func layOutOwners(tables []*data.Table, owners int, s method.Split, src *randx.Source) ([]*data.Table, error) {
+	switch {
+	case len(tables) > 1 || owners <= 1:
 		return tables, nil
+	case s == method.Columns:
+		return publish.VerticalSplit(tables[0], owners)
 	}
-	return split(tables[0], o.parties, 1, src)
+	return data.SplitHorizontal(tables[0], owners, nil, src)
+}
+
+// checkOwnerInputs checks, before any file is read, that the --input
+// files can be laid out among --owners owners (owners 0: not given) and
+// that no owner's file is another's (checkDistinctInputs).
+func checkOwnerInputs(inputs []string, owners int) error {
+	switch {
+	case owners < 0:
+		return usagef("--owners must be positive, got %d", owners)
+	case len(inputs) > 1 && owners != 0 && owners != len(inputs):
+		return usagef("--owners %d does not match the %d --input files", owners, len(inputs))
+	}
+	return checkDistinctInputs(inputs)
+}
+
+// checkDistinctInputs refuses the same file given for two owners: the
+// same path, the same file through another path (a symbolic or hard
+// link), or another file with the same bytes (compared by SHA-256 here,
+// never written anywhere). Each owner's records would be counted twice
+// while the report claims the owners hold disjoint records.
+func checkDistinctInputs(paths []string) error {
+	seen := map[[sha256.Size]byte]string{}
+	var infos []os.FileInfo
+	var named []string
+	for _, p := range paths {
+		if p == stdinPath {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // the reader says what is wrong with it
+		}
+		for i, other := range infos {
+			if os.SameFile(fi, other) {
+				return usagef("--input %q and --input %q are the same file: each owner brings its own records (given twice, every record would be counted twice)", cut(named[i]), cut(p))
+			}
+		}
+		infos, named = append(infos, fi), append(named, p)
+	}
+	for i, p := range named {
+		if !sizeRepeats(infos, i) {
+			continue
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			continue
+		}
+		if first, ok := seen[sum]; ok {
+			return usagef("--input %q has the same content as --input %q: each owner brings its own records (given twice, every record would be counted twice)", cut(p), cut(first))
+		}
+		seen[sum] = p
+	}
+	return nil
+}
+
+// sizeRepeats reports whether another file has the size of infos[i]:
+// only such files can have the same content, so only they are hashed.
+func sizeRepeats(infos []os.FileInfo, i int) bool {
+	for j, fi := range infos {
+		if j != i && fi.Size() == infos[i].Size() {
+			return true
+		}
+	}
+	return false
+}
+
+func fileSHA256(path string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, err
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
+}
+
+// cut shortens a long user value for a message.
+func cut(s string) string {
+	const most = 200
+	if len(s) <= most {
+		return s
+	}
+	return s[:most] + "…"
 }
 
 func split(t *data.Table, parties, def int, src *randx.Source) ([]*data.Table, error) {

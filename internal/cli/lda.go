@@ -161,12 +161,12 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 // will, so that a mistake is refused before anything is written (the
 // ledger directory and its keys) or spent.
 func checkLDASettings(name string, st mulldaspec.Settings, owners []*data.Table) error {
-	smallest := owners[0].Len()
+	records := 0
 	for _, t := range owners {
-		smallest = min(smallest, t.Len())
+		records += t.Len()
 	}
 	st.SetDefaults()
-	st.DefaultRecords(smallest)
+	st.DefaultRecords(records)
 	if err := st.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", name, method.SettingsError{Err: err})
 	}

@@ -137,10 +137,18 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	// grown by half of them, not by all of them, keeps the peak of a run
 	// on 3 × 10⁶ rows under 1 GB at little cost (as synthesize does).
 	debug.SetGCPercent(50)
+	// The defaults are filled here, as the run fills them, so that the
+	// report's parameters (the flags) record the δ the run used.
+	f.settings.SetDefaults()
+	records := 0
+	for _, t := range owners {
+		records += t.Len()
+	}
+	f.settings.DefaultRecords(records)
 	opts := publish.PPCAOptions{Owners: owners, Source: src, Settings: f.settings}
 	// The utility's synthetic marginals are counted as the rows go by, so
 	// that a streamed release needs no copy of them.
-	synth := utility.NewMarginals(owners[0].Schema, utilityBins)
+	synth := utility.NewMarginals(owners[0].Schema, utility.DefaultBins)
 	// The rows are written as the curator decodes them, never held whole
 	// (publishStreamed: a file, Parquet by row group, standard output, the
 	// gate on a bounded sample).
@@ -161,9 +169,6 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	}
 	return printPPCAUtility(cmd, owners, res, synth)
 }
-
-// utilityBins bins the numeric attributes for the printed utility.
-const utilityBins = 10
 
 // runPPCAFromStatistics publishes from owners who bring statistics files
 // instead of rows; no utility is printed (there are no rows to compare).
@@ -212,7 +217,7 @@ func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *publish.PPC
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
 	fmt.Fprintf(w, "  model: k = %d components of p = %d, noise variance σ² = %.4g\n", res.Model.K, res.Encoder.Dim(), res.Model.Sigma2)
-	fmt.Fprintf(w, "  mean total-variation distance of the one-way marginals: %.3f (worst: %s %.3f)\n", mean, names[0], per[names[0]])
+	fmt.Fprintf(w, "  mean total-variation distance of the one-way marginals: %.3f (worst: %s %.3f; %s, as dppub compare bins them)\n", mean, names[0], per[names[0]], utility.Binning(utility.DefaultBins))
 	noteQuality(cmd, "mean_one_way_tvd", mean)
 	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {

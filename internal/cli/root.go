@@ -87,6 +87,7 @@ Start with:
 	addGenericPublish(root, publish)
 	registerOutputMode(root)
 	onceOnly(root)
+	refuseNonPositive(root)
 	deprecationsToStderr(root)
 	plainFlagHelp(root)
 	examplesFromLong(root)
@@ -171,12 +172,16 @@ func (o *onceValue) Set(s string) error {
 	return o.Value.Set(s)
 }
 
-// onceError is the error of a flag of c given twice, or nil.
+func (o *onceValue) setError() error { return o.err }
+
+// onceError is the error of a flag of c given twice, or of a number its
+// flag refuses (refuseNonPositive), or nil: these name the flag
+// themselves.
 func onceError(c *cobra.Command) error {
 	var err error
 	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if o, ok := f.Value.(*onceValue); ok && o.err != nil {
-			err = o.err
+		if o, ok := f.Value.(interface{ setError() error }); ok && o.setError() != nil {
+			err = o.setError()
 		}
 	})
 	return err

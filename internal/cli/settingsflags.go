@@ -69,8 +69,16 @@ func bindStruct(fs *pflag.FlagSet, v reflect.Value, applies func(string) bool) {
 			}
 		case *[]float64:
 			fs.Float64SliceVar(p, name, *p, help)
+			fl := fs.Lookup(name)
+			fl.Value = &signValue{Value: fl.Value, name: name, policy: method.SignOf(f)}
 		default:
-			fl := fs.VarPF(&fieldValue{v: v.Field(i)}, name, "", help)
+			fv := &fieldValue{v: v.Field(i), name: name, policy: method.SignOf(f)}
+			fv.def = reflect.New(f.Type).Elem()
+			fv.def.Set(v.Field(i))
+			if isNumber(f.Type) && fv.def.IsZero() {
+				help += " (auto, or leave it out: " + autoMeaning(key) + ")"
+			}
+			fl := fs.VarPF(fv, name, "", help)
 			if f.Type.Kind() == reflect.Bool {
 				fl.NoOptDefVal = "true"
 			}
@@ -120,8 +128,36 @@ func bindable(t reflect.Type) bool {
 	return t == reflect.TypeFor[[]string]() || t == reflect.TypeFor[[]float64]()
 }
 
-// fieldValue is a flag over one scalar settings field.
-type fieldValue struct{ v reflect.Value }
+// fieldValue is a flag over one scalar settings field. A number given
+// on the command line is checked against the field's sign policy
+// (method.CheckSign) as it is parsed: the settings' zero means "not
+// given", so --bins 0 or --delta 0 is refused rather than silently
+// replaced by the default. The word auto asks for the default
+// explicitly (def, the field's value when the flag was bound).
+type fieldValue struct {
+	v      reflect.Value
+	def    reflect.Value
+	name   string
+	policy string
+	err    error
+}
+
+// autoWord asks a numeric flag for its default explicitly.
+const autoWord = "auto"
+
+func isNumber(t reflect.Type) bool {
+	return t.Kind() == reflect.Int || t.Kind() == reflect.Float64
+}
+
+// autoMeaning says what a numeric setting left out means.
+func autoMeaning(key string) string {
+	if key == "delta" {
+		return "chosen by the run, at most 1e-5"
+	}
+	return "the method's default"
+}
+
+func (f *fieldValue) setError() error { return f.err }
 
 func (f *fieldValue) String() string {
 	if f.v.Kind() == reflect.Float64 {
@@ -134,6 +170,15 @@ func (f *fieldValue) Type() string { return f.v.Kind().String() }
 
 // Set parses s into the field.
 func (f *fieldValue) Set(s string) error {
+	f.err = nil
+	return f.set(s)
+}
+
+func (f *fieldValue) set(s string) error {
+	if s == autoWord && isNumber(f.v.Type()) {
+		f.v.Set(f.def)
+		return nil
+	}
 	switch f.v.Kind() {
 	case reflect.String:
 		f.v.SetString(s)
@@ -148,11 +193,19 @@ func (f *fieldValue) Set(s string) error {
 		if err != nil {
 			return fmt.Errorf("want an integer, got %q", s)
 		}
+		if err := method.CheckSign(f.policy, float64(n), true); err != nil {
+			f.err = fmt.Errorf("--%s %w", f.name, err)
+			return f.err
+		}
 		f.v.SetInt(int64(n))
 	case reflect.Float64:
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return fmt.Errorf("want a number, got %q", s)
+		}
+		if err := method.CheckSign(f.policy, x, false); err != nil {
+			f.err = fmt.Errorf("--%s %w", f.name, err)
+			return f.err
 		}
 		f.v.SetFloat(x)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
 
@@ -132,6 +133,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return err
 	}
 	res := out.Detail.(*publish.SynthesizeResult)
+	f.recordUsed(st, res)
 	var owners []*data.Table
 	if in.table != nil {
 		owners = []*data.Table{in.table}
@@ -141,6 +143,14 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return err
 	}
 	return printSynthUtility(cmd.OutOrStdout(), in, res, sample)
+}
+
+// recordUsed puts the settings the run used into the flags, which the
+// report's parameters record: the defaults filled in (--delta 0 and
+// --rows 0 are what the flags say when left out, not what ran).
+func (f *synthFlags) recordUsed(st synthesize.Settings, res *publish.SynthesizeResult) {
+	st.Delta, st.Rows = res.Delta, res.Rows
+	f.settings = st
 }
 
 // load reads the owner's data: a built-in dataset, a Parquet file or any
@@ -212,7 +222,7 @@ func printSynthUtility(w io.Writer, in *synthInput, res *publish.SynthesizeResul
 		shape = append(shape, fmt.Sprintf("%d × %d-way", sizes[k], k))
 	}
 	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
-	fmt.Fprintf(w, "  mean total-variation distance: %.4f over 1-way and 2-way marginals (1-way %.4f, 2-way %.4f)\n", tv.All, tv.OneWay, tv.TwoWay)
+	fmt.Fprintf(w, "  mean total-variation distance: %.4f over 1-way and 2-way marginals (1-way %.4f, 2-way %.4f) on the run's own discretisation (numeric columns in the bins it measured; dppub compare's %d equal-width bins give other figures)\n", tv.All, tv.OneWay, tv.TwoWay, utility.DefaultBins)
 	if len(e.Rounds) > 0 {
 		fmt.Fprintf(w, "  adaptive: %d rounds after %d one-way marginals; measured %s\n", len(e.Rounds), len(e.Measured)-len(e.Rounds), strings.Join(shape, ", "))
 	} else {

@@ -94,7 +94,7 @@ type Settings struct {
 	// Epsilon is the whole budget; Delta (ag-svm, mod-sulq-svm only)
 	// defaults to 1/n² as in the paper's experiments.
 	Epsilon     float64           `json:"epsilon" help:"privacy budget ε of the whole release"`
-	Delta       float64           `json:"delta,omitempty" help:"δ (default 1/n², as in the paper's experiments)"`
+	Delta       float64           `json:"delta,omitempty" help:"δ (default 1/n², as in the paper's experiments, at most 1e-5)"`
 	Calibration dppca.Calibration `json:"calibration,omitempty" help:"sound | paper"`
 	Scaling     Scaling           `json:"scaling,omitempty" help:"box | none | standardize (standardize is NOT DP)"`
 	// Contribution is α (default 0.85) unless K > 0 fixes k.
@@ -156,7 +156,7 @@ func (s *Settings) SetDefaults() {
 func (s *Settings) DefaultRecords(n int) {
 	if s.method.Gaussian() && s.Delta == 0 {
 		nf := float64(n)
-		s.Delta = 1 / (nf * nf)
+		s.Delta = min(1/(nf*nf), dp.MaxDefaultDelta)
 	}
 }
 

@@ -30,7 +30,7 @@ type Settings struct {
 	bn.Settings
 	// Frontier is the number of prior-correlated attributes allowed as
 	// each attribute's parents (0: all).
-	Frontier int `json:"frontier,omitempty" help:"allow each attribute only the N attributes most correlated with it in the prior as parents (0: all)"`
+	Frontier int `json:"frontier,omitempty" sign:"nonneg" help:"allow each attribute only the N attributes most correlated with it in the prior as parents (0: all)"`
 }
 
 // Validate checks the settings, naming each field by its key (a command

@@ -39,9 +39,9 @@ type Settings struct {
 	// Exclude lists further attributes left out of the features.
 	Exclude []string `json:"exclude,omitempty" help:"attributes left out of the features (comma-separated)"`
 	// Epsilon and Delta are each owner's budget; Delta 0 in one process
-	// means 1/n² of the smallest owner.
+	// means 1/n² of all the owners' records (at most 1e-5).
 	Epsilon     float64         `json:"epsilon" help:"privacy budget ε of each owner"`
-	Delta       float64         `json:"delta" help:"δ of each owner (default 1/n² of the smallest owner)"`
+	Delta       float64         `json:"delta" help:"δ of each owner (default 1/n² of all the owners' n records, at most 1e-5)"`
 	Calibration lda.Calibration `json:"calibration,omitempty" help:"sound | paper"`
 	Noise       lda.NoiseMode   `json:"noise,omitempty" help:"correlated | independent (several owners)"`
 	// PublicCounts releases the class counts exactly (sound only; the
@@ -60,10 +60,11 @@ func (s *Settings) SetDefaults() {
 	s.Noise = cmp.Or(s.Noise, lda.Correlated)
 }
 
-// DefaultRecords sets δ = 1/n² of the smallest owner when none is given.
-func (s *Settings) DefaultRecords(smallest int) {
+// DefaultRecords sets δ = 1/n² of the owners' n records together (at
+// most dp.MaxDefaultDelta) when none is given.
+func (s *Settings) DefaultRecords(records int) {
 	if s.Delta == 0 {
-		s.Delta = dp.DefaultDelta(smallest)
+		s.Delta = dp.DefaultDeltaCapped(records)
 	}
 }
 

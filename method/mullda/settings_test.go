@@ -28,9 +28,14 @@ func TestSettingsChecks(t *testing.T) {
 	if ok.Delta != 1e-6 {
 		t.Fatalf("a given δ was replaced by %v", ok.Delta)
 	}
-	none := Settings{Label: "y", Epsilon: 1}
-	none.DefaultRecords(100)
-	if none.Delta != 1e-4 {
-		t.Fatalf("default δ for n = 100 is %v, want 1/n² = 1e-4", none.Delta)
+	for _, c := range []struct {
+		records int
+		want    float64
+	}{{1000, 1e-6}, {100, 1e-5}, {2, 1e-5}} {
+		none := Settings{Label: "y", Epsilon: 1}
+		none.DefaultRecords(c.records)
+		if none.Delta != c.want {
+			t.Errorf("default δ for n = %d is %v, want min(1/n², 1e-5) = %v", c.records, none.Delta, c.want)
+		}
 	}
 }

@@ -77,7 +77,7 @@ type Settings struct {
 	// 4–19 %, and the comparison of the protocol with the single-owner
 	// engine (publish's TestPDPMVDSMatchesSingleOwner, equal-width there)
 	// no longer held.
-	BinShare float64 `json:"bin_share,omitempty" help:"share of each party's budget spent choosing its numeric attributes' bins from its own columns, refining the equal-width --bins so that point masses such as zeros keep a bin of their own (e.g. 0.05, as synthesize; default 0: the equal-width bins themselves, no budget)"`
+	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of each party's budget spent choosing its numeric attributes' bins from its own columns, refining the equal-width --bins so that point masses such as zeros keep a bin of their own (e.g. 0.05, as synthesize; default 0: the equal-width bins themselves, no budget)"`
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
 	Split    marginal.Split `json:"split,omitempty"`
 	MaxCells int            `json:"max_cells,omitempty" help:"domain-size cap of a combined marginal"`
@@ -85,7 +85,7 @@ type Settings struct {
 	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
 	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input)"`
 	// Delta states each party's zCDP spend as (ε, δ)-DP too (default 1/n²).
-	Delta float64 `json:"delta,omitempty" help:"δ at which each party's zCDP spend is also stated as (ε, δ)-DP (default 1/n²)"`
+	Delta float64 `json:"delta,omitempty" help:"δ at which each party's zCDP spend is also stated as (ε, δ)-DP (default 1/n², at most 1e-5)"`
 	// Keys is, for the paillier suite over the network, the directory
 	// (relative to the consortium file and inside its directory, on each
 	// member's own machine) of the key ceremony's files: party k reads
@@ -111,7 +111,7 @@ func (s *Settings) SetDefaults() {
 	s.Rounds = cmp.Or(s.Rounds, 30)
 	s.KeyBits = cmp.Or(s.KeyBits, proto.DefaultKeyBits)
 	if s.Delta == 0 && s.Records > 0 {
-		s.Delta = dp.DefaultDelta(s.Records)
+		s.Delta = dp.DefaultDeltaCapped(s.Records)
 	}
 }
 
@@ -123,7 +123,7 @@ func (s *Settings) SetDefaults() {
 func (s *Settings) DefaultRecords(n int) {
 	if s.Link {
 		if s.Delta == 0 && n > 0 {
-			s.Delta = dp.DefaultDelta(n)
+			s.Delta = dp.DefaultDeltaCapped(n)
 		}
 		s.SetDefaults()
 		return

@@ -24,7 +24,7 @@ type Settings struct {
 	Epsilon float64 `json:"epsilon" help:"privacy budget ε of each owner"`
 	// Delta is δ of the Gaussian mechanism; 0 in one process means 1/n²
 	// of the smallest owner.
-	Delta       float64          `json:"delta,omitempty" help:"δ for the Gaussian mechanism (default 1/n² of the smallest owner)"`
+	Delta       float64          `json:"delta,omitempty" help:"δ for the Gaussian mechanism (default 1/n² of all the owners' n records, at most 1e-5)"`
 	Calibration ppca.Calibration `json:"calibration,omitempty" help:"sound | paper"`
 	// Mechanism is laplace or gaussian; empty means gaussian when a δ is
 	// given (the analytic Gaussian on the L2 sensitivity has about 10×
@@ -62,11 +62,12 @@ func (s *Settings) mechanism() ppca.Mechanism {
 	return ppca.Laplace
 }
 
-// DefaultRecords sets δ = 1/n² of the smallest owner when the Gaussian
-// mechanism is asked for without a δ.
-func (s *Settings) DefaultRecords(smallest int) {
+// DefaultRecords sets δ = 1/n² of the owners' n records together (at
+// most dp.MaxDefaultDelta) when the Gaussian mechanism is asked for
+// without a δ.
+func (s *Settings) DefaultRecords(records int) {
 	if s.Mechanism == ppca.Gaussian && s.Delta == 0 {
-		s.Delta = dp.DefaultDelta(smallest)
+		s.Delta = dp.DefaultDeltaCapped(records)
 	}
 }
 

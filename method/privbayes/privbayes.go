@@ -40,7 +40,7 @@ type Settings struct {
 	Theta float64 `json:"theta,omitempty" help:"usefulness threshold θ that bounds the parents' domain"`
 	// K > 0 fixes the network's degree instead of choosing parent sets by
 	// θ-usefulness.
-	K     int             `json:"k,omitempty" help:"fix the network's degree k (0: parent sets chosen by θ-usefulness)"`
+	K     int             `json:"k,omitempty" sign:"nonneg" help:"fix the network's degree k (0: parent sets chosen by θ-usefulness)"`
 	Score privbayes.Score `json:"score,omitempty" help:"r (L1 distance from independence) | mi (mutual information)"`
 	// Bins is the number of equal-width bins of a numeric attribute over
 	// its declared bounds (default 8).

@@ -31,7 +31,7 @@ type Settings struct {
 	// conversion gives ε at δ (marginal.RhoFor). Rho gives ρ directly
 	// instead.
 	Epsilon float64 `json:"epsilon,omitempty" help:"privacy budget ε of each owner (spent as ρ-zCDP, converted at --delta)"`
-	Delta   float64 `json:"delta,omitempty" help:"δ of the (ε, δ) budget (default 1/n² of the smallest owner; required over the network)"`
+	Delta   float64 `json:"delta,omitempty" help:"δ of the (ε, δ) budget (default 1/n² of all the owners' n records, at most 1e-5; required over the network)"`
 	Rho     float64 `json:"rho,omitempty" help:"each owner's budget as ρ-zCDP instead of --epsilon"`
 	// Noise says who draws the noise (default insider-safe).
 	Noise proto.NoiseMode `json:"noise,omitempty" help:"noise mode: insider-safe (every owner and the coordinator add a share; any K of K+1 make up the noise) or exact (the owners' shares sum to the central noise)"`
@@ -41,7 +41,7 @@ type Settings struct {
 	// over the declared bounds, no budget).
 	Bins     int            `json:"bins,omitempty" help:"bins per numeric attribute"`
 	BinsFor  map[string]int `json:"bins_for,omitempty"`
-	BinShare float64        `json:"bin_share,omitempty" help:"share of the budget spent choosing numeric bins from the pooled data (negative: equal-width bins, no budget)"`
+	BinShare float64        `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the pooled data (negative: equal-width bins, no budget)"`
 	// BinRefine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine): with decoded the owners count the
 	// equal-width bins and dominant point masses, and the coordinator
@@ -71,11 +71,12 @@ func (s *Settings) SetDefaults() {
 	s.Rounds = cmp.Or(s.Rounds, 30)
 }
 
-// DefaultRecords sets δ = 1/n² of the smallest owner when the budget is
-// (ε, δ) without a δ (one process).
-func (s *Settings) DefaultRecords(smallest int) {
+// DefaultRecords sets δ = 1/n² of the owners' n records together (at
+// most dp.MaxDefaultDelta) when the budget is (ε, δ) without a δ (one
+// process).
+func (s *Settings) DefaultRecords(records int) {
 	if s.Epsilon > 0 && s.Delta == 0 {
-		s.Delta = dp.DefaultDelta(smallest)
+		s.Delta = dp.DefaultDeltaCapped(records)
 	}
 }
 

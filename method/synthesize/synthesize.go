@@ -44,7 +44,7 @@ type Settings struct {
 	Epsilon float64 `json:"epsilon,omitempty" help:"the owner's budget as (ε, δ)-DP at --delta (instead of --rho; converted to the largest ρ that gives it)"`
 	// Delta is δ of Epsilon and at which every party's zCDP spend is also
 	// stated as (ε, δ)-DP; 0 means 1/n².
-	Delta float64 `json:"delta,omitempty" help:"δ of --epsilon, and at which each party's spend is also stated as (ε, δ)-DP (default 1/n²)"`
+	Delta float64 `json:"delta,omitempty" help:"δ of --epsilon, and at which each party's spend is also stated as (ε, δ)-DP (default 1/n², at most 1e-5)"`
 	// Parties splits the attributes into this many contiguous parties of
 	// columns (default 1); Party names them explicitly instead, each as
 	// NAME:ATTR,ATTR,...
@@ -60,7 +60,7 @@ type Settings struct {
 	// default, publish.DefaultBinShare for one owner); negative keeps the
 	// equal-width bins and spends nothing on them, which is what a
 	// marginal metric over those same public bins is best served by.
-	BinShare float64 `json:"bin_share,omitempty" help:"share of the owner's budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner; negative: the equal-width bins themselves, no budget)"`
+	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the owner's budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner; negative: the equal-width bins themselves, no budget)"`
 	// BinRefine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine; only with bins chosen from the data).
 	BinRefine marginal.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
