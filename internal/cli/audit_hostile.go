@@ -61,14 +61,14 @@ func printHostile(w io.Writer, rs []audit.HostileResult, long bool) {
 	for _, r := range rs {
 		fmt.Fprintf(w, "%-16s %-42s %-26s %-26s %s\n", r.Method, r.Name, r.Got, r.Expect, r.Verdict)
 		if long {
-			fmt.Fprintf(w, "    the coordinator %s\n    the member: %s\n", r.Attempt, cut(r.Detail, 200))
+			fmt.Fprintf(w, "    the coordinator %s\n    the member: %s\n", r.Attempt, shorten(r.Detail, 200))
 		}
 	}
 	fmt.Fprintf(w, "%d attacks, each tried once (deterministic: no confidence level)\n", len(rs))
 }
 
-// cut shortens s to at most n runes for a terminal line.
-func cut(s string, n int) string {
+// shorten shortens s to at most n runes for a terminal line.
+func shorten(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
