@@ -279,3 +279,33 @@ func TestLongValuesCutInMessages(t *testing.T) {
 		}
 	}
 }
+
+// An owner's input to a release with fewer rows than MinRows is an error
+// naming it and its count (kept rows: those with a missing value do not
+// count): before, one data row gave "delta 1 must be in (0, 1)" from deep
+// inside the method, the default δ = 1/n² being 1.
+func TestReadMinRows(t *testing.T) {
+	s := adultLikeSchema()
+	cases := []struct {
+		name, in, want string
+	}{
+		{"one row", "age,workclass,income\n30,Private,<=50K\n", `"one.csv" holds 1 row: a release needs at least 2`},
+		{"one kept row", "age,workclass,income\n30,Private,<=50K\n31,?,<=50K\n", `"one.csv" holds 1 row once 1 with a missing value are dropped: a release needs at least 2`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := ReadOptions{Header: true, Name: "one.csv", MinRows: 2}
+			if _, _, err := ReadCSV(strings.NewReader(c.in), s, o); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("ReadCSV: error %v, want %q", err, c.want)
+			}
+			_, err := Scan(strings.NewReader(c.in), s, ScanOptions{ReadOptions: o}, nil, func(int, [][]float64) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Scan: error %v, want %q", err, c.want)
+			}
+			o.MinRows = 0
+			if tab, _, err := ReadCSV(strings.NewReader(c.in), s, o); err != nil || tab.Len() != 1 {
+				t.Fatalf("without MinRows: %v, %v", tab, err)
+			}
+		})
+	}
+}

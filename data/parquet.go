@@ -355,6 +355,9 @@ func (pr *parquetReader) read() (*Table, ReadStats, error) {
 		return nil, pr.stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, pr.name)
 	}
 	pr.stats.Rows = len(t.Rows)
+	if err := pr.opts.checkRows(pr.name, pr.stats); err != nil {
+		return nil, pr.stats, err
+	}
 	return t, pr.stats, nil
 }
 

@@ -60,6 +60,11 @@ type ReadOptions struct {
 	// an error (e.g. country codes missing from a fixed code list).
 	// It overrides the schema's own Attribute.Other.
 	OtherCategory map[string]string
+	// MinRows, when above 1, is the fewest rows (kept, after those with a
+	// missing value are dropped) an owner's input to a release must hold:
+	// fewer is an error naming the input and its count. With n = 1 row
+	// the default δ = 1/n² is 1, which protects no one.
+	MinRows int
 	// OptionalID reads a header that lacks the schema's ID column as a
 	// table without IDs (its schema names no ID) instead of an error
 	// (needs Header): a synthetic table has the real one's attributes
@@ -483,7 +488,26 @@ func (rd *reader) read() (*Table, ReadStats, error) {
 		return nil, rd.stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, rd.name)
 	}
 	rd.stats.Rows = len(t.Rows)
+	if err := rd.opts.checkRows(rd.name, rd.stats); err != nil {
+		return nil, rd.stats, err
+	}
 	return t, rd.stats, nil
+}
+
+// checkRows refuses fewer rows than MinRows.
+func (o ReadOptions) checkRows(name string, st ReadStats) error {
+	if st.Rows >= o.MinRows {
+		return nil
+	}
+	dropped := ""
+	if st.DroppedMissing > 0 {
+		dropped = fmt.Sprintf(" once %d with a missing value are dropped", st.DroppedMissing)
+	}
+	rows := "rows"
+	if st.Rows == 1 {
+		rows = "row"
+	}
+	return fmt.Errorf("data: %q holds %d %s%s: a release needs at least %d (with n = 1, the default δ = 1/n² would be 1, which protects no one)", name, st.Rows, rows, dropped, o.MinRows)
 }
 
 func (rd *reader) hasMissing(rec []string) bool {

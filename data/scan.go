@@ -208,7 +208,7 @@ func Scan(r io.Reader, s Schema, o ScanOptions, start func(Schema) error, consum
 	case stats.Rows == 0:
 		return stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, name)
 	}
-	return stats, nil
+	return stats, o.checkRows(name, stats)
 }
 
 // ScanFile opens path and Scans it, messages naming the file.
