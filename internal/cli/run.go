@@ -282,7 +282,9 @@ func digestFiles(paths []string) (map[string]string, error) {
 
 func removeAll(paths []string) {
 	for _, p := range paths {
-		os.Remove(p)
+		if p != stdoutPath { // never a file named "-" that is no output of this run
+			os.Remove(p)
+		}
 	}
 }
 

@@ -230,7 +230,7 @@ func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners [
 	r.RecordOutputSHA256(displayPath(o.out, stdoutName), sink.sum())
 	js, err := r.JSON()
 	if err == nil {
-		err = writeBytes(o.report, js)
+		err = writeOutput(cmd, o.report, js) // standard output for --report -
 	}
 	if err != nil {
 		removeAll(written)
