@@ -36,7 +36,7 @@ func (e *CorruptInputError) Error() string {
 	if errors.Is(e.Err, io.ErrUnexpectedEOF) {
 		what = "truncated"
 	}
-	return fmt.Sprintf("data: %q is a %s gzip file (%v): it was not read, since its rows would be only part of the file; `gzip -t` checks a copy", e.Input, what, e.Err)
+	return fmt.Sprintf("data: %q is a %s gzip file (%v): none of it is used, since its rows would be only part of the data; check a fresh copy with gzip -t", e.Input, what, e.Err)
 }
 
 func (e *CorruptInputError) Unwrap() error { return e.Err }
