@@ -53,6 +53,7 @@ func NewLineParser(s Schema, o ReadOptions, first string) (*LineParser, error) {
 
 // init reads the header (or detects the separator) from the first line.
 func (lp *LineParser) init(first string) error {
+	first = strings.TrimPrefix(first, utf8BOM)
 	if err := lp.rd.init(bufio.NewReader(strings.NewReader(first + "\n"))); err != nil {
 		return err
 	}
@@ -79,6 +80,9 @@ func (lp *LineParser) Parse(line string, dst []float64) ([]float64, bool, error)
 func (lp *LineParser) parseAt(n int, line string, dst []float64) ([]float64, bool, error) {
 	lp.line = n
 	line = strings.TrimSuffix(line, "\r")
+	// A byte order mark begins only a file's first line, but a worker
+	// of a pipeline does not know which line is first.
+	line = strings.TrimPrefix(line, utf8BOM)
 	if line == "" || (lp.header != "" && line == lp.header) {
 		return nil, false, nil
 	}

@@ -355,6 +355,9 @@ func (pr *parquetReader) read() (*Table, ReadStats, error) {
 		return nil, pr.stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, pr.name)
 	}
 	pr.stats.Rows = len(t.Rows)
+	if err := pr.opts.checkRows(pr.name, pr.stats); err != nil {
+		return nil, pr.stats, err
+	}
 	return t, pr.stats, nil
 }
 
@@ -397,11 +400,14 @@ func (pr *parquetReader) cell(a Attribute, j int, c *parquetColumn, i int) (floa
 			field := string(c.text(i, pr.opts.KeepSpace))
 			var err error
 			if v, err = strconv.ParseFloat(field, 64); err != nil {
-				return 0, fmt.Errorf("column %q: %q is not a finite number", a.Name, field)
+				return 0, fmt.Errorf("column %q: %s is not a finite number", a.Name, QuoteValue(field))
 			}
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("column %q: %q is not a finite number", a.Name, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		if a.Integer && v != math.Trunc(v) {
+			return 0, notWholeError(a.Name, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		if v < a.Min || v > a.Max {
 			pr.stats.Clamped++

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -14,16 +15,21 @@ type Raw struct {
 	Records [][]string
 }
 
-// ReadRaw reads delimited text with a header row (gzip and the separator
-// detected as in ReadCSV) without a schema, for tools that look at a file
+// ReadRaw reads delimited text with a header row (gzip, a byte order mark
+// and the separator handled as in ReadCSV) without a schema, for tools that look at a file
 // before its schema exists (schema discovery). Every record must have as
 // many fields as the header; a first row that looks like data is refused
 // with a message saying that a header row is needed.
 func ReadRaw(r io.Reader, name string) (*Raw, error) {
-	br, err := maybeGunzip(r, name)
+	in, err := openText(r, name)
 	if err != nil {
 		return nil, err
 	}
+	raw, err := readRaw(in.Reader, name)
+	return raw, in.blame(err)
+}
+
+func readRaw(br *bufio.Reader, name string) (*Raw, error) {
 	cr := csv.NewReader(br)
 	cr.Comma = detectComma(br, nil)
 	cr.FieldsPerRecord = -1
@@ -32,11 +38,11 @@ func ReadRaw(r io.Reader, name string) (*Raw, error) {
 		return nil, fmt.Errorf("data: %q is empty: want a header row naming the columns, then one row per record", name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("data: %q: %w", name, err)
+		return nil, wrapRead(name, err)
 	}
 	raw := &Raw{Header: trimAll(header)}
 	if HeaderLooksLikeData(raw.Header) {
-		return nil, fmt.Errorf("data: %q: the first row looks like data; dppub needs a header row naming the columns", name)
+		return nil, headerlessError(name, nil)
 	}
 	if err := checkHeaderNames(raw.Header, name); err != nil {
 		return nil, err
@@ -47,7 +53,7 @@ func ReadRaw(r io.Reader, name string) (*Raw, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("data: %q: %w", name, err)
+			return nil, wrapRead(name, err)
 		}
 		if len(rec) != len(raw.Header) {
 			line, _ := cr.FieldPos(0)
@@ -68,7 +74,7 @@ func checkHeaderNames(header []string, name string) error {
 			return fmt.Errorf("data: %q: header column %d has no name", name, i+1)
 		}
 		if seen[h] {
-			return fmt.Errorf("data: %q: header names column %q twice", name, h)
+			return fmt.Errorf("data: %q: header names column %s twice", name, QuoteValue(h))
 		}
 		seen[h] = true
 	}

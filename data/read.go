@@ -3,7 +3,6 @@ package data
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -61,6 +60,11 @@ type ReadOptions struct {
 	// an error (e.g. country codes missing from a fixed code list).
 	// It overrides the schema's own Attribute.Other.
 	OtherCategory map[string]string
+	// MinRows, when above 1, is the fewest rows (kept, after those with a
+	// missing value are dropped) an owner's input to a release must hold:
+	// fewer is an error naming the input and its count. With n = 1 row
+	// the default δ = 1/n² is 1, which protects no one.
+	MinRows int
 	// OptionalID reads a header that lacks the schema's ID column as a
 	// table without IDs (its schema names no ID) instead of an error
 	// (needs Header): a synthetic table has the real one's attributes
@@ -107,9 +111,12 @@ func readPath(path string, s Schema, o ReadOptions, read func(*os.File, Schema, 
 }
 
 // ReadCSV reads delimited text (transparently gunzipped if it starts with
-// the gzip magic bytes) into a table with schema s. Numeric cells must
-// parse as finite numbers; categorical and binary cells must be one of
-// their attribute's categories. Rows with a missing value are dropped.
+// the gzip magic bytes; a truncated or damaged gzip stream is a
+// CorruptInputError, never a shorter table; a leading UTF-8 byte order
+// mark is dropped) into a table with schema s. Numeric cells must parse
+// as finite numbers, whole ones for an integer attribute; categorical and
+// binary cells must be one of their attribute's categories. Rows with a
+// missing value are dropped.
 func ReadCSV(r io.Reader, s Schema, o ReadOptions) (*Table, ReadStats, error) {
 	name := o.Name
 	if name == "" {
@@ -126,15 +133,16 @@ func ReadCSV(r io.Reader, s Schema, o ReadOptions) (*Table, ReadStats, error) {
 	if err != nil {
 		return nil, ReadStats{}, fmt.Errorf("data: %q: %w", name, err)
 	}
-	br, err := maybeGunzip(r, name)
+	in, err := openText(r, name)
 	if err != nil {
 		return nil, ReadStats{}, err
 	}
 	rd := &reader{name: name, schema: s, declared: declared, opts: o}
-	if err := rd.init(br); err != nil {
-		return nil, ReadStats{}, err
+	if err := rd.init(in.Reader); err != nil {
+		return nil, ReadStats{}, in.blame(err)
 	}
-	return rd.read()
+	t, st, err := rd.read()
+	return t, st, in.blame(err)
 }
 
 func (o ReadOptions) validate(s Schema) error {
@@ -157,21 +165,6 @@ func (o ReadOptions) validate(s Schema) error {
 		}
 	}
 	return nil
-}
-
-var gzipMagic = []byte{0x1f, 0x8b}
-
-func maybeGunzip(r io.Reader, name string) (*bufio.Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(2)
-	if !bytes.Equal(head, gzipMagic) {
-		return br, nil
-	}
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, fmt.Errorf("data: gunzip %q: %w", name, err)
-	}
-	return bufio.NewReaderSize(zr, 1<<16), nil
 }
 
 // reader holds the state of one ReadCSV call.
@@ -276,6 +269,45 @@ func (rd *reader) mapHeader() error {
 	if err != nil {
 		return err
 	}
+	if err := rd.matchHeader(header, line); err != nil {
+		if HeaderLooksLikeData(header) && !rd.namesAnyColumn(header) {
+			return headerlessError(rd.name, rd.schema.Names())
+		}
+		return err
+	}
+	return nil
+}
+
+// namesAnyColumn reports whether a header names some column of the
+// declared schema (then it is a header, however numeric its other names).
+func (rd *reader) namesAnyColumn(header []string) bool {
+	for _, h := range header {
+		h = rd.trim(h)
+		if _, err := rd.declared.Attribute(h); err == nil || (h != "" && h == rd.declared.ID) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrNoHeader is the error of a file whose first row looks like data
+// where a header row naming the columns is needed.
+var ErrNoHeader = errors.New("the first row looks like data")
+
+// headerlessError says that the input seems to have no header and how to
+// give it one: the way `dppub schema` (ReadRaw) and the readers tell a
+// headerless file, in one place.
+func headerlessError(name string, columns []string) error {
+	fix := "add one as its first line, naming the columns in the file's order (a .names file or code book lists them)"
+	if len(columns) > 0 {
+		fix += "; the schema's are " + listBrief(columns)
+	}
+	return fmt.Errorf("data: %q: %w; dppub needs a header row naming the columns: %s", name, ErrNoHeader, fix)
+}
+
+// matchHeader maps the schema's columns to the header's.
+func (rd *reader) matchHeader(header []string, line int) error {
+	var err error
 	pos := make(map[string]int, len(header))
 	for i, h := range header {
 		h = rd.trim(h)
@@ -283,7 +315,7 @@ func (rd *reader) mapHeader() error {
 			h = to
 		}
 		if _, dup := pos[h]; dup {
-			return fmt.Errorf("data: %q line %d: header names column %q twice", rd.name, line, h)
+			return fmt.Errorf("data: %q line %d: header names column %s twice", rd.name, line, QuoteValue(h))
 		}
 		pos[h] = i
 	}
@@ -299,9 +331,6 @@ func (rd *reader) mapHeader() error {
 	rd.cols = make([]int, len(rd.schema.Attributes))
 	for j, a := range rd.schema.Attributes {
 		if rd.cols[j], err = find(a.Name); err != nil {
-			if HeaderLooksLikeData(header) {
-				return fmt.Errorf("data: %q: the first row looks like data; dppub needs a header row naming the columns", rd.name)
-			}
 			return err
 		}
 	}
@@ -322,14 +351,14 @@ func (rd *reader) mapHeader() error {
 			ignore[col] = true
 			rd.stats.Ignored++
 		case attrErr != nil && col != rd.declared.ID:
-			return fmt.Errorf("data: %q: column %q to skip is neither in the header (%s) nor in the schema", rd.name, col, listBrief(header))
+			return fmt.Errorf("data: %q: column %s to skip is neither in the header (%s) nor in the schema", rd.name, QuoteValue(col), listBrief(header))
 		}
 	}
 	for _, col := range rd.opts.IgnoreColumns {
 		i, ok := pos[col]
 		switch {
 		case !ok:
-			return fmt.Errorf("data: %q: column %q to skip is not in the header (%s)", rd.name, col, listBrief(header))
+			return fmt.Errorf("data: %q: column %s to skip is not in the header (%s)", rd.name, QuoteValue(col), listBrief(header))
 		case used[i]:
 			return fmt.Errorf("data: %q: column %q to skip is declared by the schema (read it, or leave it out of the schema)", rd.name, col)
 		}
@@ -388,7 +417,7 @@ func (e *UnknownColumnError) Error() string {
 	if remedy == "" {
 		remedy = "declare it in the schema, or skip it"
 	}
-	return fmt.Sprintf("data: %q line %d: column %q is not in the schema (%s)", e.Input, e.Line, e.Column, remedy)
+	return fmt.Sprintf("data: %q line %d: column %s is not in the schema (%s)", e.Input, e.Line, QuoteValue(e.Column), remedy)
 }
 
 // HeaderLooksLikeData reports whether a first row is more likely a record
@@ -410,7 +439,7 @@ func (rd *reader) next() ([]string, int, error) {
 			return nil, 0, err
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("data: %q: %w", rd.name, err)
+			return nil, 0, wrapRead(rd.name, err)
 		}
 		line, _ := rd.csv.FieldPos(0)
 		if hasAnyPrefix(rec[0], rd.opts.SkipLinePrefixes) {
@@ -459,7 +488,26 @@ func (rd *reader) read() (*Table, ReadStats, error) {
 		return nil, rd.stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, rd.name)
 	}
 	rd.stats.Rows = len(t.Rows)
+	if err := rd.opts.checkRows(rd.name, rd.stats); err != nil {
+		return nil, rd.stats, err
+	}
 	return t, rd.stats, nil
+}
+
+// checkRows refuses fewer rows than MinRows.
+func (o ReadOptions) checkRows(name string, st ReadStats) error {
+	if st.Rows >= o.MinRows {
+		return nil
+	}
+	dropped := ""
+	if st.DroppedMissing > 0 {
+		dropped = fmt.Sprintf(" once %d with a missing value are dropped", st.DroppedMissing)
+	}
+	rows := "rows"
+	if st.Rows == 1 {
+		rows = "row"
+	}
+	return fmt.Errorf("data: %q holds %d %s%s: a release needs at least %d (with n = 1, the default δ = 1/n² would be 1, which protects no one)", name, st.Rows, rows, dropped, o.MinRows)
 }
 
 func (rd *reader) hasMissing(rec []string) bool {
@@ -507,8 +555,11 @@ func (rd *reader) parseInto(rec []string, line int, row []float64) ([]float64, e
 				var err error
 				v, err = strconv.ParseFloat(field, 64)
 				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("data: %q line %d: column %q: %q is not a finite number", rd.name, line, a.Name, field)
+					return nil, fmt.Errorf("data: %q line %d: column %q: %s is not a finite number", rd.name, line, a.Name, QuoteValue(field))
 				}
+			}
+			if a.Integer && v != math.Trunc(v) {
+				return nil, fmt.Errorf("data: %q line %d: %w", rd.name, line, notWholeError(a.Name, field))
 			}
 			if v < a.Min || v > a.Max {
 				rd.stats.Clamped++
@@ -539,16 +590,29 @@ func (rd *reader) category(j int, field string) (int, error) {
 		return rd.other[j], nil
 	}
 	a := rd.schema.Attributes[j]
-	return 0, fmt.Errorf("unknown category %q in column %q (declared: %s)", field, a.Name, listBrief(a.Categories))
+	return 0, fmt.Errorf("unknown category %s in column %q (declared: %s)", QuoteValue(field), a.Name, listBrief(a.Categories))
 }
 
-// listBrief joins a list for an error message, eliding long ones.
+// notWholeError is a value with a fraction in an integer attribute's
+// column: read as it is, it would stand outside the whole numbers the
+// schema declares, and rounding it would change the data without saying
+// so.
+func notWholeError(column, field string) error {
+	return fmt.Errorf("column %q is declared integer, but %s is not a whole number (fix the value, or declare the column without \"integer\": true)", column, QuoteValue(field))
+}
+
+// listBrief joins a list for an error message, eliding long ones (and
+// cutting long items, as QuoteValue does).
 func listBrief(xs []string) string {
 	const most = 12
-	if len(xs) <= most {
-		return strings.Join(xs, ", ")
+	shown := make([]string, 0, min(len(xs), most))
+	for _, x := range xs[:min(len(xs), most)] {
+		shown = append(shown, cutValue(x))
 	}
-	return fmt.Sprintf("%s, ... (%d in all)", strings.Join(xs[:most], ", "), len(xs))
+	if len(xs) <= most {
+		return strings.Join(shown, ", ")
+	}
+	return fmt.Sprintf("%s, ... (%d in all)", strings.Join(shown, ", "), len(xs))
 }
 
 // newRow hands out row slices cut from larger blocks, so that a big file

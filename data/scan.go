@@ -2,7 +2,6 @@ package data
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,14 +56,14 @@ func Scan(r io.Reader, s Schema, o ScanOptions, start func(Schema) error, consum
 	if o.Block <= 0 {
 		o.Block = 1 << 20
 	}
-	br, err := maybeGunzip(r, name)
+	in, err := openText(r, name)
 	if err != nil {
 		return ReadStats{}, err
 	}
-	sc := &scanner{r: br, block: o.Block, line: 1}
+	sc := &scanner{r: in.Reader, block: o.Block, line: 1}
 	first, firstLine, err := sc.firstRecord(o.SkipLinePrefixes)
 	if err != nil {
-		return ReadStats{}, fmt.Errorf("data: %q: %w", name, err)
+		return ReadStats{}, wrapRead(name, err)
 	}
 	if first == "" {
 		if o.Header {
@@ -81,7 +80,7 @@ func Scan(r io.Reader, s Schema, o ScanOptions, start func(Schema) error, consum
 	}
 	proto, err := newParser()
 	if err != nil {
-		return ReadStats{}, err
+		return ReadStats{}, in.blame(err)
 	}
 	stats := ReadStats{Ignored: proto.rd.stats.Ignored, SkippedLines: sc.skipped}
 	if start != nil {
@@ -180,7 +179,7 @@ func Scan(r io.Reader, s Schema, o ScanOptions, start func(Schema) error, consum
 			break
 		}
 		if err != nil {
-			readErr = fmt.Errorf("data: %q: %w", name, err)
+			readErr = wrapRead(name, err)
 			break
 		}
 	}
@@ -195,7 +194,7 @@ func Scan(r io.Reader, s Schema, o ScanOptions, start func(Schema) error, consum
 		stats.MappedToOther += st.MappedToOther
 	}
 	if firstEr != nil {
-		return stats, firstEr
+		return stats, in.blame(firstEr)
 	}
 	if readErr != nil {
 		return stats, readErr
@@ -209,7 +208,7 @@ func Scan(r io.Reader, s Schema, o ScanOptions, start func(Schema) error, consum
 	case stats.Rows == 0:
 		return stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, name)
 	}
-	return stats, nil
+	return stats, o.checkRows(name, stats)
 }
 
 // ScanFile opens path and Scans it, messages naming the file.
@@ -302,9 +301,9 @@ func (sc *scanner) next() ([]piece, error) {
 	buf := make([]byte, len(sc.rest), max(sc.block, 2*len(sc.rest)))
 	copy(buf, sc.rest)
 	for {
-		n, err := io.ReadFull(sc.r, buf[len(buf):cap(buf)])
+		n, err := fill(sc.r, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if err == io.EOF {
 			sc.eof, sc.rest = true, nil
 			return sc.cut(buf, len(buf)), nil
 		}
@@ -318,6 +317,22 @@ func (sc *scanner) next() ([]piece, error) {
 		// No record ends in the block: grow it.
 		buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
 	}
+}
+
+// fill reads into b until it is full or the input ends (io.EOF, possibly
+// with bytes read). Unlike io.ReadFull it keeps the input's own errors
+// apart from its end: a gzip stream cut short says io.ErrUnexpectedEOF,
+// which must not read as the end of the file.
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // cut hands out buf[:end] as one piece. The block is never written again,

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -37,6 +39,13 @@ func newBadInputFixture(t *testing.T) badInputFixture {
 		"old.csv":         "keep me\n",
 		"settings.json":   `{"epsilon": 1}`,
 		"bad-member.json": `not json`,
+		// Inputs read whole or not at all (issue 38).
+		"trunc.csv.gz":       string(truncatedGzip(t, csvRows(3000))),
+		"headerless-dup.csv": "-75,-75,north\n30,no,north\n31,yes,south\n",
+		"int.json":           strings.Replace(schemaJSON, `"min": 0,`, `"integer": true, "min": 0,`, 1),
+		"frac.csv":           "age,smoker,region\n30,no,north\n31,yes,south\n3.5,no,east\n",
+		"one.csv":            "age,smoker,region\n30,no,north\n",
+		"long.csv":           "age,smoker,region\n30,no,north\n31,yes," + strings.Repeat("x", 1<<20) + "\n",
 	}
 	for name, body := range files {
 		writeFile(t, f.dir, name, body)
@@ -65,6 +74,20 @@ func newBadInputFixture(t *testing.T) badInputFixture {
 		}
 	}
 	return f
+}
+
+// truncatedGzip is s gzipped and cut in half: a copy cut short.
+func truncatedGzip(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()[:b.Len()/2]
 }
 
 // snapshot maps every file under dir to the SHA-256 of its bytes (and
@@ -215,6 +238,24 @@ func TestBadInput(t *testing.T) {
 		{"ppca-dp-mh/standard input twice", withInput(withInput(ppca(), "-"), "-"), "--input - (standard input) given 2 times", true},
 		{"ppca-dp-mh/schema given twice", withInput(ppca("--schema", p("other.json")), in), `--schema given twice ("` + s, true},
 		{"ppca-dp-mh/--out - without --report", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", s, "--out", "-"}, "--out - needs --report FILE", true},
+
+		// Inputs read whole or not at all, outputs that cannot be written
+		// refused first (issue 38).
+		{"schema/truncated gzip", []string{"schema", p("trunc.csv.gz"), "--out", p("a.json")}, `trunc.csv.gz" is a truncated gzip file`, false},
+		{"ppca-dp-mh/truncated gzip", withInput(ppca(), p("trunc.csv.gz")), `trunc.csv.gz" is a truncated gzip file`, false},
+		{"synthesize/truncated gzip", []string{"synthesize", "--input", p("trunc.csv.gz"), "--schema", s, "--out", out}, `trunc.csv.gz" is a truncated gzip file`, false},
+		{"ppca-dp-mh/headerless CSV with a repeated value", withInput(ppca(), p("headerless-dup.csv")), `headerless-dup.csv": the first row looks like data; dppub needs a header row`, false},
+		{"synthesize/headerless CSV with a repeated value", []string{"synthesize", "--input", p("headerless-dup.csv"), "--schema", s, "--out", out}, `headerless-dup.csv": the first row looks like data; dppub needs a header row`, false},
+		{"synthesize/3.5 in an integer column", []string{"synthesize", "--input", p("frac.csv"), "--schema", p("int.json"), "--out", out}, `frac.csv" line 4: column "age" is declared integer, but "3.5" is not a whole number`, false},
+		{"ppca-dp-mh/3.5 in an integer column", []string{"publish", "ppca-dp-mh", "--input", p("frac.csv"), "--schema", p("int.json"), "--out", out}, `frac.csv" line 4: column "age" is declared integer, but "3.5" is not a whole number`, false},
+		{"synthesize/one data row", []string{"synthesize", "--input", p("one.csv"), "--schema", s, "--out", out}, `one.csv" holds 1 row: a release needs at least 2`, false},
+		{"synthesize-rows/one data row", []string{"publish", "synthesize-rows", "--input", p("one.csv"), "--schema", s, "--epsilon", "1", "--out", out}, `one.csv" holds 1 row: a release needs at least 2`, false},
+		{"lda-dp/one data row", []string{"publish", "lda-dp", "--input", p("one.csv"), "--schema", s, "--label", "smoker", "--out", out}, `one.csv" holds 1 row: a release needs at least 2`, false},
+		{"synthesize/a 1 MB value is cut", []string{"synthesize", "--input", p("long.csv"), "--schema", s, "--out", out}, `unknown category "` + strings.Repeat("x", 80) + `"… (1048576 characters) in column "region"`, false},
+		{"synthesize/out is a directory, with --force", []string{"synthesize", "--input", in, "--schema", s, "--out", f.dir, "--force"}, "output " + f.dir + " is a directory: give a file name", true},
+		{"schema/out is a directory", []string{"schema", in, "--out", f.dir}, "output " + f.dir + " is a directory", true},
+		{"ppca-dp-mh/--out - and --report -", withInput([]string{"publish", "ppca-dp-mh", "--schema", s, "--out", "-", "--report", "-"}, in), "--out - and --report - cannot both write to standard output", true},
+		{"synthesize/--report - with --json", synth("--report", "-", "--json"), "--report - writes the privacy report to standard output, so --json cannot print there too", true},
 
 		// dppub publish lda-dp, mul-lda-dp (the ledger's entries must not change)
 		{"lda-dp/repeated --input", withInput(lda("lda-dp"), in), "lda-dp takes one owner's --input, got 2 files", true},

@@ -78,6 +78,16 @@ func readTable(notes io.Writer, path string, s data.Schema, skip []string) (*dat
 	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip})
 }
 
+// minOwnerRows is the fewest rows an owner's input to a release may hold
+// (data.ReadOptions.MinRows): with one row, the default δ = 1/n² is 1.
+const minOwnerRows = 2
+
+// readOwnerTable is readTable of an owner's data for a release: fewer
+// than minOwnerRows rows is an error naming the file and its count.
+func readOwnerTable(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
+	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip, MinRows: minOwnerRows})
+}
+
 // readWith is readTable with the read options o.
 func readWith(notes io.Writer, path string, s data.Schema, o data.ReadOptions) (*data.Table, data.ReadStats, error) {
 	var (

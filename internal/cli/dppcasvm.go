@@ -84,7 +84,7 @@ func (t *tableFlags) load(notes io.Writer) (*data.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, _, err := readTable(notes, t.input, s, skip)
+	tab, _, err := readOwnerTable(notes, t.input, s, skip)
 	return tab, err
 }
 

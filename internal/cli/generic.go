@@ -320,7 +320,7 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 		// A column named in --skip-columns that one party's file lacks
 		// is an error there (data.ReadOptions.SkipColumns): with parties
 		// of columns, name only columns every file has.
-		t, _, err := readTable(notes, path, sc, f.skip)
+		t, _, err := readOwnerTable(notes, path, sc, f.skip)
 		if err != nil {
 			return nil, err
 		}

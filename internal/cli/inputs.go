@@ -89,7 +89,7 @@ func (o *ownerFlags) load(notes io.Writer, src *randx.Source) ([]*data.Table, er
 	}
 	var tables []*data.Table
 	for _, path := range o.inputs {
-		t, _, err := readTable(notes, path, s, o.skip)
+		t, _, err := readOwnerTable(notes, path, s, o.skip)
 		if err != nil {
 			return nil, err
 		}

@@ -195,7 +195,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 // readPartyFile reads the schema's attributes that the file's header names,
 // with the ID column.
 func readPartyFile(path string, s data.Schema, skip []string) (*data.Table, error) {
-	header, err := readHeader(path)
+	header, err := data.ReadHeader(path)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,11 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
+	if publishing && flagValue(fs, "report") == stdoutPath {
+		if err := startReportStdout(cmd, toStdout); err != nil {
+			return err
+		}
+	}
 	// derived is an output's path: the flag's, else its default beside
 	// --out (none beside standard output: startStdout required the flag).
 	derived := func(name, suffix string) string {

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
@@ -330,7 +327,7 @@ func joinCommon(ts []*data.Table) (*data.Table, error) {
 // readPart reads one owner's file: the schema's attributes its header
 // names, plus the ID column, leaving out the columns in skip.
 func readPart(path string, s data.Schema, skip []string) (*data.Table, error) {
-	header, err := readPartHeader(path)
+	header, err := data.ReadHeader(path)
 	if err != nil {
 		return nil, err
 	}
@@ -366,43 +363,6 @@ func readPart(path string, s data.Schema, skip []string) (*data.Table, error) {
 	}
 	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true, IgnoreColumns: ignore})
 	return t, err
-}
-
-// readPartHeader returns the column names of a (possibly gzipped) delimited
-// file.
-func readPartHeader(path string) ([]string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	br := bufio.NewReader(fh)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && line == "" {
-		return nil, fmt.Errorf("%s: no header line: %w", path, err)
-	}
-	line = strings.TrimRight(line, "\r\n")
-	cr := csv.NewReader(strings.NewReader(line))
-	if strings.Contains(line, "\t") {
-		cr.Comma = '\t'
-	}
-	rec, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: header: %w", path, err)
-	}
-	for i := range rec {
-		rec[i] = strings.TrimSpace(rec[i])
-	}
-	return rec, nil
 }
 
 // joinParts joins the owners' columns (by ID, or row order) for the local

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -11,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
@@ -148,7 +145,7 @@ func (f *predictFlags) table(m *model.Model) (*data.Table, error) {
 			return nil, err
 		}
 	}
-	header, err := readHeader(f.input)
+	header, err := data.ReadHeader(f.input)
 	if err != nil {
 		return nil, err
 	}
@@ -175,42 +172,6 @@ func (f *predictFlags) table(m *model.Model) (*data.Table, error) {
 	}
 	t, _, err := data.ReadFile(f.input, sel, data.ReadOptions{Header: true, IgnoreColumns: ignore})
 	return t, err
-}
-
-// readHeader returns the trimmed column names of a delimited file's first
-// line (gzip allowed; tab-separated if the line holds a tab).
-func readHeader(path string) ([]string, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
-	}
-	defer file.Close()
-	br := bufio.NewReader(file)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("data: gunzip %s: %w", path, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && line == "" {
-		return nil, fmt.Errorf("data: %s has no header line: %w", path, err)
-	}
-	cr := csv.NewReader(strings.NewReader(line))
-	if strings.Contains(line, "\t") {
-		cr.Comma = '\t'
-	}
-	fields, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("data: header of %s: %w", path, err)
-	}
-	for i := range fields {
-		fields[i] = strings.TrimSpace(fields[i])
-	}
-	return fields, nil
 }
 
 func writePredictions(w io.Writer, m *model.Model, pred, truth []int, hasLabel bool) error {

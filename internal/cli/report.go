@@ -47,7 +47,7 @@ type outputFile struct {
 // the outputs' digests (it cannot list its own). If any write fails, the
 // files already written are removed, so nothing is half-published. An
 // output to standard output ("-") is written after the report, once
-// every file is in place.
+// every file is in place; so is a report to standard output (--report -).
 func publishFiles(cmd *cobra.Command, extra map[string]string, r *privacy.Report, reportPath string, outs ...outputFile) error {
 	var written []string
 	var toStdout []byte
@@ -71,9 +71,9 @@ func publishFiles(cmd *cobra.Command, extra map[string]string, r *privacy.Report
 		removeAll(written)
 		return err
 	}
-	if err := writeBytes(reportPath, js); err != nil {
+	if err := writeOutput(cmd, reportPath, js); err != nil {
 		removeAll(written)
-		return fmt.Errorf("writing %s: %w", reportPath, err)
+		return fmt.Errorf("writing %s: %w", displayPath(reportPath, stdoutName), err)
 	}
 	if toStdout != nil {
 		if err := writeStdout(cmd, toStdout); err != nil {

@@ -11,12 +11,14 @@ import (
 	"github.com/dppub/dppub/method"
 	"github.com/spf13/pflag"
 
+	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/internal/version"
 	"github.com/spf13/cobra"
 )
 
 // Main runs the CLI with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	fsutil.HandleInterrupts() // Ctrl-C leaves no temporary file behind
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(args)
 	if cmd, err := root.ExecuteC(); err != nil {

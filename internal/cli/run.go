@@ -7,17 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/method"
 	mppca "github.com/dppub/dppub/method/ppcadpmh"
@@ -138,7 +137,7 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 		return err
 	}
 	defer node.Close()
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := fsutil.NotifyContext(cmd.Context()) // the command stops cleanly on SIGINT and SIGTERM
 	defer stop()
 	rec, err := openSessionLedger(file, self, f.ledgerDir)
 	if err != nil {
@@ -283,7 +282,9 @@ func digestFiles(paths []string) (map[string]string, error) {
 
 func removeAll(paths []string) {
 	for _, p := range paths {
-		os.Remove(p)
+		if p != stdoutPath { // never a file named "-" that is no output of this run
+			os.Remove(p)
+		}
 	}
 }
 

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/dppub/dppub/budgetstore"
@@ -103,7 +100,7 @@ func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 	if err := node.Start(); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := fsutil.NotifyContext(cmd.Context()) // the command stops cleanly on SIGINT and SIGTERM
 	defer stop()
 	if f.ready != "" {
 		if err := fsutil.WriteFileAtomic(f.ready, 0o644, func(w io.Writer) error {

@@ -80,6 +80,27 @@ func startStdout(cmd *cobra.Command) error {
 	return nil
 }
 
+// startReportStdout prepares a run with --report -: the privacy report
+// goes to standard output (where a file named "-" was written before),
+// alone, so the summary goes to standard error; it cannot share standard
+// output with the data (--out -) or with --json's document.
+func startReportStdout(cmd *cobra.Command, dataToStdout bool) error {
+	switch {
+	case dataToStdout:
+		return usagef("--out - and --report - cannot both write to standard output: give one of them a file")
+	case inheritedBool(cmd, jsonFlag):
+		return usagef("--report - writes the privacy report to standard output, so --json cannot print there too: give --quiet, or --report FILE with --json")
+	}
+	w := cmd.OutOrStdout()
+	if st := outputOf(cmd); st != nil {
+		w = st.stdout // --quiet already silenced the summary
+	} else {
+		cmd.SetOut(cmd.ErrOrStderr())
+	}
+	cmd.SetContext(context.WithValue(cmd.Context(), stdoutKey{}, w))
+	return nil
+}
+
 // dataStdout is where --out - writes the data: the real standard output.
 func dataStdout(cmd *cobra.Command) io.Writer {
 	if w, ok := cmd.Context().Value(stdoutKey{}).(io.Writer); ok {

@@ -181,7 +181,7 @@ func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput
 	}
 	if data.IsParquetPath(f.input) || f.gate.on {
 		// The release gate attacks the real table: it is held whole.
-		t, _, err := readTable(notes, f.input, s, f.skip)
+		t, _, err := readOwnerTable(notes, f.input, s, f.skip)
 		if err != nil {
 			return nil, err
 		}

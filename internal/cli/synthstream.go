@@ -61,7 +61,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 	// the heap has grown by half of them, not by all of them, keeps the
 	// peak well below twice the cells at little cost.
 	debug.SetGCPercent(50)
-	o := data.ScanOptions{ReadOptions: data.ReadOptions{Header: true, SkipColumns: skip}}
+	o := data.ScanOptions{ReadOptions: data.ReadOptions{Header: true, SkipColumns: skip, MinRows: minOwnerRows}}
 	workers := runtime.GOMAXPROCS(0)
 	o.Workers = workers
 	type worker struct {

@@ -210,13 +210,14 @@ func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners [
 			return err
 		}
 	default:
-		spool, err := os.CreateTemp("", "dppub-synthetic-*")
+		spool, untrack, err := fsutil.CreateTemp("", "dppub-synthetic-*") // removed on Ctrl-C too
 		if err != nil {
 			return fmt.Errorf("a temporary file for the rows before the release gate: %w", err)
 		}
 		defer func() {
 			spool.Close()
 			os.Remove(spool.Name())
+			untrack()
 		}()
 		if err := produce(spool, fmt.Sprintf("the temporary file %s", spool.Name())); err != nil {
 			return err
@@ -230,7 +231,7 @@ func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners [
 	r.RecordOutputSHA256(displayPath(o.out, stdoutName), sink.sum())
 	js, err := r.JSON()
 	if err == nil {
-		err = writeBytes(o.report, js)
+		err = writeOutput(cmd, o.report, js) // standard output for --report -
 	}
 	if err != nil {
 		removeAll(written)

@@ -12,7 +12,8 @@ import (
 // file in the same directory, which is synced and then renamed over path,
 // so readers see either the old file or the complete new one. On any
 // error (including one returned by write) the temporary file is removed
-// and path is left untouched.
+// and path is left untouched; so it is if the process is interrupted
+// (HandleInterrupts).
 func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
 	if write == nil {
 		return errors.New("fsutil: nil write function")
@@ -21,10 +22,11 @@ func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) erro
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, untrack, err := CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("fsutil: create temporary file for %q: %w", path, err)
 	}
+	defer untrack() // after the removal below, so no signal finds it untracked
 	defer func() {
 		if err != nil {
 			_ = tmp.Close()

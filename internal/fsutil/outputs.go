@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // CheckOutputs checks, before anything is computed or charged, that every
 // output can be written without losing a file: the outputs are distinct
 // from each other and from every input (compared as absolute paths and,
-// for existing files, as the same file through links), none exists unless
-// overwrite is set, and each one's directory exists and is writable.
+// for existing files, as the same file through links), none is a
+// directory (even with overwrite: the rename at the end would fail after
+// all the work), none exists unless overwrite is set, and each one's
+// directory exists and is writable.
 func CheckOutputs(outputs, inputs []string, overwrite bool) error {
 	seen := map[string]string{}
 	var known []namedFile
@@ -24,6 +27,9 @@ func CheckOutputs(outputs, inputs []string, overwrite bool) error {
 	for _, out := range outputs {
 		if out == "" || out == "-" {
 			continue
+		}
+		if err := notADirectory(out); err != nil {
+			return err
 		}
 		key := absPath(out)
 		if what, dup := seen[key]; dup {
@@ -40,6 +46,18 @@ func CheckOutputs(outputs, inputs []string, overwrite bool) error {
 		if _, err := os.Lstat(out); err == nil && !overwrite {
 			return fmt.Errorf("output %s already exists (give --force to replace it)", out)
 		}
+	}
+	return nil
+}
+
+// notADirectory refuses an output that names a directory: an existing one
+// (--out .) or a path ending in a separator.
+func notADirectory(out string) error {
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return fmt.Errorf("output %s is a directory: give a file name (such as %s)", out, filepath.Join(out, "out.csv"))
+	}
+	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
+		return fmt.Errorf("output %s names a directory: give a file name", out)
 	}
 	return nil
 }

@@ -36,6 +36,9 @@ func TestCheckOutputs(t *testing.T) {
 		{"existing output with overwrite", []string{existing}, nil, true, ""},
 		{"missing directory", []string{filepath.Join(dir, "nodir", "x.csv")}, nil, false, "does not exist"},
 		{"stdout", []string{"-"}, []string{"-"}, false, ""},
+		{"the current directory", []string{"."}, nil, true, "output . is a directory: give a file name"},
+		{"a directory", []string{dir}, nil, true, "is a directory"},
+		{"a path ending in a slash", []string{filepath.Join(dir, "new") + "/"}, nil, false, "names a directory"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
