@@ -38,7 +38,7 @@ func TestRowSynthOnEpsilonDeltaLifetime(t *testing.T) {
 		settings []string
 		want     string
 	}{
-		{"ρ without δ", []string{"--set", "epsilon=0", "--set", "delta=0", "--set", "rho=0.01"},
+		{"ρ without δ", []string{"--set", "epsilon=auto", "--set", "delta=auto", "--set", "rho=0.01"},
 			"has no δ at which to count it against the (ε, δ) lifetime budget (ε=3, δ=1e-05): run the session with --epsilon and --delta"},
 		{"the lifetime δ spent", []string{"--set", "epsilon=0.5", "--set", "delta=1e-5"},
 			"counted at the session's δ=1e-05 as (ε=0.5, δ=1e-05), would exceed the lifetime budget (ε=3, δ=1e-05)"},

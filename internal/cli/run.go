@@ -50,7 +50,8 @@ come (the coordinator never holds them whole), also to standard output
 with --out - (and --report FILE).
 
 Settings come from the consortium file's "methods" section, or --settings
-FILE, with --set KEY=VALUE on top (VALUE is read as JSON when it parses,
+FILE, with --set KEY=VALUE on top (KEY=auto removes the key, for the
+method's default; VALUE is read as JSON when it parses,
 else as a string). Methods: ` + fmt.Sprint(transport.Methods()) + `
 
 With --ledger DIR (default: the coordinating member's publishing_ledger in
@@ -324,7 +325,11 @@ func runSettings(file *consortium.File, method, path string, set []string) (json
 		if !ok || k == "" {
 			return nil, usagef("--set %q: want KEY=VALUE", kv)
 		}
-		if json.Valid([]byte(v)) {
+		if v == autoWord || v == "null" {
+			// auto (or null) takes the setting out: the method's default,
+			// or nothing where the other form of the budget is given.
+			delete(obj, k)
+		} else if json.Valid([]byte(v)) {
 			obj[k] = json.RawMessage(v)
 		} else {
 			b, _ := json.Marshal(v)
