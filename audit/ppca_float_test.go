@@ -48,7 +48,7 @@ func ppcaFloatPath(t *testing.T, o PPCAOptions, name string, noise func(src *ran
 // its grey-box audit on the default pair, whose statistics are off every
 // grid, over several seeds, while the real owner passes at the same size
 // (the suite's, Method.GreyBoxRuns: 2,000 releases per dataset of the 210
-// second-moment entries; 500 in short mode):
+// second-moment entries; one seed at 500 in short mode):
 //   - grid noise added to the exact value: g·K, K the plan's own discrete
 //     noise, added to the unrounded moment, keeps the moment's bits below g,
 //     which differ between D and D' (TV 1 on the output's low bits);
@@ -71,9 +71,9 @@ func ppcaFloatPath(t *testing.T, o PPCAOptions, name string, noise func(src *ran
 // detect (p < 1e-100 for the first three); the real owner fails with
 // probability at most α = 1e-3 per seed (the audit's false-alarm rate).
 func TestGreyBoxCatchesPPCAFloatPath(t *testing.T) {
-	runs := 2000
+	runs, seeds := 2000, uint64(3)
 	if testing.Short() {
-		runs = 500
+		runs, seeds = 500, 1
 	}
 	laplace := PPCAOptions{P: 20, Epsilon: 2, Delta: 1e-5, Calibration: ppca.Sound, Mechanism: ppca.Laplace, Part: PartSecondMoment}
 	gaussian := laplace
@@ -113,7 +113,7 @@ func TestGreyBoxCatchesPPCAFloatPath(t *testing.T) {
 			} else {
 				m = c.m(t)
 			}
-			for seed := uint64(1); seed <= 3; seed++ {
+			for seed := uint64(1); seed <= seeds; seed++ {
 				r, err := GreyBox(m, GreyBoxOptions{Runs: runs, Source: randx.NewSeeded(seed), Workers: 2})
 				if err != nil {
 					t.Fatal(err)
