@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
@@ -71,6 +72,11 @@ type Mechanism struct {
 	// mechanism on D and on D' from randx.NewSeeded(seed) and compares the
 	// two runs release by release. GreyBox calls it for every replay.
 	ReplayPair func(seed uint64) (PairReplay, error)
+	// Noise, if set, reads a release's NoiseSample, and Run adds the noise
+	// test (noise.go) to its tests: for views of additive Gaussian
+	// releases whose true values the audit knows. It is called
+	// concurrently.
+	Noise func(out []float64) NoiseSample
 }
 
 // Validate checks that m can be audited.
@@ -222,6 +228,9 @@ type Result struct {
 	RhoLower        float64     `json:"rho_lower,omitempty"`
 	RenyiDetectable float64     `json:"renyi_detectable_rho,omitempty"`
 	RenyiDirections []Direction `json:"renyi_directions,omitempty"`
+	// Noise is the noise test's outcome, for a mechanism that states its
+	// Noise; its ρ bound also refutes the claim when above it.
+	Noise *NoiseTest `json:"noise_test,omitempty"`
 }
 
 // Run audits m: it releases SearchRuns times on each of D and D', chooses
@@ -231,7 +240,9 @@ type Result struct {
 // Clopper–Pearson bounds are taken at level (1 − Confidence)/4, so the
 // reported maximum is valid with probability at least Confidence. A zCDP
 // claim is also tested through its Rényi divergences (renyi.go) on two
-// more events; the eight bounds are then at (1 − Confidence)/8 each.
+// more events; the eight bounds are then at (1 − Confidence)/8 each. A
+// mechanism that states its Noise (a zCDP claim) also gets the noise test
+// (noise.go) on both batches' runs, which takes a ninth share.
 func Run(m Mechanism, o Options) (*Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -245,10 +256,17 @@ func Run(m Mechanism, o Options) (*Result, error) {
 		return nil, fmt.Errorf("audit: mechanism %q: %w", m.Name, err)
 	}
 	renyi := m.Claim.Notion == dp.ZCDP
-	alpha := (1 - o.Confidence) / 4
-	if renyi {
-		alpha /= 2
+	if m.Noise != nil && !renyi {
+		return nil, fmt.Errorf("audit: mechanism %q: the noise test bounds ρ, but the claim %v is not zCDP", m.Name, m.Claim)
 	}
+	shares := 4
+	if renyi {
+		shares = 8
+	}
+	if m.Noise != nil {
+		shares++
+	}
+	alpha := (1 - o.Confidence) / float64(shares)
 	total := 2 * (o.SearchRuns + o.Runs)
 	s := &sampler{m: m, workers: o.Workers, progress: &progress{fn: o.Progress, total: total}}
 	search, err := s.batch(o.SearchRuns, o.Source)
@@ -278,8 +296,16 @@ func Run(m Mechanism, o Options) (*Result, error) {
 	}
 	if renyi {
 		res.ClaimedRho = m.Claim.Rho
-		res.RenyiDetectable = RenyiPower(o.Runs, o.Confidence, m.Claim.Rho)
+		res.RenyiDetectable = RenyiPower(o.Runs, 1-8*alpha, m.Claim.Rho)
 		if res.RhoLower > m.Claim.Rho {
+			res.Verdict = Violation
+		}
+	}
+	if m.Noise != nil {
+		if res.Noise, err = noiseTest(slices.Concat(search.noise[D], search.noise[DPrime], test.noise[D], test.noise[DPrime]), alpha); err != nil {
+			return nil, fmt.Errorf("audit: mechanism %q: %w", m.Name, err)
+		}
+		if res.Noise.RhoLower > m.Claim.Rho {
 			res.Verdict = Violation
 		}
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -24,6 +25,36 @@ func mustRun(t *testing.T, m Mechanism, err error, runs int, seed uint64) *Resul
 	}
 	t.Logf("%s: claim %v, ε_lower = %.3f → %s", r.Mechanism, r.Claim, r.EpsilonLower, r.Verdict)
 	return r
+}
+
+// moreSeeds are the extra seeds on which a test that claims a broken
+// variant "is caught" checks the catch again (without -short), so that no
+// README claim rests on one pinned seed.
+var moreSeeds = []uint64{1001, 1002}
+
+// violationOnMoreSeeds audits m at runs releases on each of moreSeeds and
+// requires a VIOLATION each time (skipped in short mode).
+func violationOnMoreSeeds(t *testing.T, m Mechanism, runs int) {
+	t.Helper()
+	if testing.Short() {
+		return
+	}
+	for _, seed := range moreSeeds {
+		r, err := Run(m, Options{Runs: runs, Source: randx.NewSeeded(seed), Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != Violation {
+			t.Errorf("seed %d, %d runs: ε_lower %.3f vs claim %.3f%s: %s, want VIOLATION", seed, runs, r.EpsilonLower, r.ClaimedEpsilon, noisePhrase(r), r.Verdict)
+		}
+	}
+}
+
+func noisePhrase(r *Result) string {
+	if r.Noise == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (noise test ρ ≥ %.4g, claim %g)", r.Noise.RhoLower, r.ClaimedRho)
 }
 
 // TestPPCAPaperViolatesSoundPasses is the audit that must catch the wrong

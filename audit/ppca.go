@@ -50,13 +50,21 @@ const (
 // and the wire encoding are all under test. The audited part of the
 // message (o.Part) is compared with the charge the plan makes for it.
 //
-// Default pair: D has the rows 0 and ½·1, D' replaces 0 by 1 (all ones), so
-// every entry of Σx and of Σxxᵀ moves by exactly 1: the full L1
-// sensitivities p and p(p+1)/2 and L2 sensitivities √p and √(p(p+1)/2)
-// (docs/errata.md#ppca-second-moment-sensitivity). The statistic is the
+// Default pair: D has the rows 0 and ⅓·1, D' replaces 0 by u·1 with u = 1 −
+// 2^-10/3 (all entries), so every entry of Σx moves by u and every entry
+// of Σxxᵀ by u² (0.9997 and 0.9993 of the L1 sensitivities p and
+// p(p+1)/2 and L2 sensitivities √p and √(p(p+1)/2);
+// docs/errata.md#ppca-second-moment-sensitivity). Every statistic on
+// either side, and every move, is off every power-of-two grid (⅓, 1/9,
+// ⅓ + u, 1/9 + u² and u, u² have low-order bits set), so a release that
+// adds its noise to the exact value without rounding it to its grid
+// keeps bits that differ between D and D' and fails the grey-box audit
+// (TestGreyBoxCatchesPPCAFloatPath); a pair on a grid (0 against 1, ½
+// against 3/2) would hide it. The statistic is the
 // log-likelihood ratio over all released entries of the part (LaplaceLLR or
 // GaussianLLR with the plan's scales), the most powerful test of D against
-// D'.
+// D'. Truth states the exact moments, so the grey-box audit also compares
+// the residuals o − round_g(v).
 //
 // The paper calibration (Algorithm 1: Lap(2p/ε) on every entry, each part
 // charged ε/2) really gives p(p+1)/2 · ε/(2p) = ε(p+1)/4 on the second
@@ -115,7 +123,22 @@ func PPCADPMH(o PPCAOptions) (Mechanism, error) {
 		Dim:       to - from,
 		Release:   release,
 		Statistic: ppcaLLR(plan, packMoments(d)[from:to], packMoments(dp2)[from:to], p, from),
+		Truth:     ppcaTruth(plan, data, from, to),
 	}, nil
+}
+
+// ppcaTruth is the exact part of the message on each side: the moments,
+// and 0 for the structural zeros the owner sends as they are.
+func ppcaTruth(plan *ppca.Plan, data [2]*mat.Dense, from, to int) func(Side) []float64 {
+	return func(side Side) []float64 {
+		v := packMoments(data[side])
+		for i := range v {
+			if !plan.Noised[i] {
+				v[i] = 0
+			}
+		}
+		return v[from:to]
+	}
 }
 
 // ppcaPart returns the part's range in the packed message and its charge.
@@ -131,6 +154,13 @@ func ppcaPart(part PPCAPart, p int, plan *ppca.Plan) (from, to int, claim dp.Gua
 	return 0, 0, dp.Guarantee{}, fmt.Errorf("audit: unknown ppca-dp-mh part %q (want %s, %s or %s)", part, PartSecondMoment, PartSum, PartAll)
 }
 
+// The default pair's entries (PPCADPMH): off every grid, the moved one
+// within 2^-10/3 of the full range.
+const (
+	ppcaShared = 1.0 / 3
+	ppcaMoved  = 1 - 0x1p-10/3
+)
+
 func ppcaPair(o PPCAOptions) (*mat.Dense, *mat.Dense, error) {
 	if o.D == nil && o.DPrime == nil {
 		p := o.P
@@ -142,9 +172,9 @@ func ppcaPair(o PPCAOptions) (*mat.Dense, *mat.Dense, error) {
 		}
 		d, dp2 := mat.NewDense(2, p, nil), mat.NewDense(2, p, nil)
 		for j := 0; j < p; j++ {
-			d.Set(1, j, 0.5)
-			dp2.Set(1, j, 0.5)
-			dp2.Set(0, j, 1)
+			d.Set(1, j, ppcaShared)
+			dp2.Set(1, j, ppcaShared)
+			dp2.Set(0, j, ppcaMoved)
 		}
 		return d, dp2, nil
 	}
@@ -181,7 +211,7 @@ func pairDescription(o PPCAOptions) string {
 	if o.D != nil {
 		return "user-supplied pair (one row replaced)"
 	}
-	return "D = {0, ½·1}, D' = {1, ½·1}: the all-zeros record replaced by all ones, so every entry of Σx and Σxxᵀ moves by 1"
+	return "D = {0, ⅓·1}, D' = {u·1, ⅓·1} with u = 1 − 2^-10/3: the all-zeros record replaced by all u, so every entry of Σx moves by u and of Σxxᵀ by u² (0.9997 and 0.9993 of the sensitivity), every statistic off every grid"
 }
 
 // ownerRelease runs one protocol owner on X and decodes its statistics.

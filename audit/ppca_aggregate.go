@@ -27,7 +27,7 @@ func init() {
 // masked statistics; the release is their unmasked sum's second-moment
 // part (ppcadpmh.Aggregate), which carries one centralised noise draw made
 // of the owners' 1/m shares. Owner 1 holds the pair of PPCADPMH (its
-// all-zeros row replaced by all ones), owners 2 and 3 fixed rows. The
+// all-zeros row replaced by all u ≈ 1, off every grid), owners 2 and 3 fixed rows. The
 // claim is owner 1's charge for the part; the statistic is the LLR with
 // the plan's scales, since the shares add up to exactly the plan's noise.
 func PPCAAggregate(mech ppca.Mechanism, eps, delta float64) (Mechanism, error) {

@@ -16,6 +16,9 @@ const chunkSize = 512
 // samples holds the statistic of every release of one batch, by side.
 type samples struct {
 	stats [2][]float64
+	// noise holds the NoiseSample of every release by side, when the
+	// mechanism states its Noise.
+	noise [2][]NoiseSample
 }
 
 // sampler runs a mechanism in parallel and reports progress.
@@ -36,6 +39,9 @@ func (s *sampler) batch(runs int, parent *randx.Source) (*samples, error) {
 	b := &samples{}
 	for _, side := range []Side{D, DPrime} {
 		b.stats[side] = make([]float64, runs)
+		if s.m.Noise != nil {
+			b.noise[side] = make([]NoiseSample, runs)
+		}
 	}
 	err := releaseEach(s.m, runs, s.workers, parent, s.progress, func(side Side, run int, out []float64) error {
 		v := out[0]
@@ -46,6 +52,9 @@ func (s *sampler) batch(runs int, parent *randx.Source) (*samples, error) {
 			return fmt.Errorf("audit: %s on %v: the statistic is NaN", s.m.Name, side)
 		}
 		b.stats[side][run] = v
+		if s.m.Noise != nil {
+			b.noise[side][run] = s.m.Noise(out)
+		}
 		return nil
 	})
 	if err != nil {

@@ -70,7 +70,7 @@ const viewOtherRows = 200
 // three real protocol owners and the real curator run the whole protocol
 // (mask seeds, masked statistics, model, synthetic rows), each wrapped in
 // protocol.Recorder. Owner 1 holds the pair of PPCADPMH (p = 3, its
-// all-zeros row replaced by all ones), owners 2 and 3 fixed rows.
+// all-zeros row replaced by all u ≈ 1, off every grid), owners 2 and 3 fixed rows.
 //
 // What each view can compute about owner 1 from its transcript:
 //   - coordinator: the unmasked sum of the three owners' words, one noise

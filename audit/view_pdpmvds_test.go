@@ -27,8 +27,9 @@ import (
 // randomized-response leak of ε ≥ 1.02 against the claim 0.73 at 300
 // runs, ε ≥ 1.3 at 100). Seeded; a sound view fails its PASS with
 // probability at most 5% over seeds (the bound's confidence); a broken
-// one misses its VIOLATION only if its separation fails. About 3 to 6 ms a
-// run; -short runs six cases at 100 runs (about 8 s).
+// one misses its VIOLATION only if its separation fails; without -short
+// each VIOLATION is checked again on two more seeds at 100 runs. About 3
+// to 6 ms a run; -short runs six cases at 100 runs (about 8 s).
 func TestViewPDPMVDSPassesCatchesBroken(t *testing.T) {
 	exact := string(proto.NoiseExact)
 	cases := []struct {
@@ -64,6 +65,9 @@ func TestViewPDPMVDSPassesCatchesBroken(t *testing.T) {
 			t.Logf("ε_lower %.3f vs claim %.3f: %s; power %v", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, p)
 			if r.Verdict != c.want {
 				t.Errorf("ε_lower %.3f vs claim %.3f: %s, want %s", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, c.want)
+			}
+			if c.want == Violation {
+				violationOnMoreSeeds(t, m, 100)
 			}
 			if c.ceiling && r.EpsilonLower < p.Ceiling-0.1 {
 				t.Errorf("ε_lower %.3f: noise-free shares should separate D from D' in every run (ceiling %.3f)", r.EpsilonLower, p.Ceiling)

@@ -54,6 +54,7 @@ func init() {
 		Calibrations: []string{VariantSound, VariantPlaintext, VariantDealer, VariantNoiseHalved}, FastRuns: 300, LongRuns: 10_000,
 		build: func(o MethodOptions) (Mechanism, error) { return ViewRows(o.View, o.Mechanism, o.Calibration) }},
 		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewCoordinator}, Expect: Pass},
+		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewCoordinator, Calibration: VariantNoiseHalved}, Expect: Violation},
 		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewColluder, Mechanism: string(rowsynth.NoiseExact)}, Expect: Pass},
 		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewColluder}, Expect: Pass, Long: true},
 		Case{Method: "view-" + rowsynth.Name, Options: MethodOptions{View: ViewCoordinator, Mechanism: string(rowsynth.NoiseExact)}, Expect: Pass, Long: true})
@@ -88,7 +89,14 @@ func init() {
 // per-owner guarantee against the coordinator; against an owner that knows
 // its own share, the threat-model sentence's — the per-owner ρ in
 // insider-safe mode, ρ·K/(K−1) in exact mode — each as ρ-zCDP, tested
-// both as (ε, δ) at δ = 1/n² and by the Rényi test.
+// both as (ε, δ) at δ = 1/n² and by the Rényi test, and by the noise test
+// (noise.go): the residuals of the cells the canary moves, the view
+// minus its known mean, give the noise's variance over the requests', and
+// the canary's moves at that variance a lower bound on ρ. The threshold
+// events see one bit a run; the noise test sees every moved cell (about
+// 12 a run), which is what catches halved noise at 300 runs
+// (TestViewRowsCatchesHalvedNoise) and the insider-safe dealer against
+// the colluder.
 func ViewRows(view ZeroSumView, mode, variant string) (Mechanism, error) {
 	if view == "" {
 		view = ViewCoordinator
@@ -140,15 +148,21 @@ func ViewRows(view ZeroSumView, mode, variant string) (Mechanism, error) {
 		Claim: claim,
 		Delta: dp.DefaultDelta(canaryRecords),
 		Pair:  fmt.Sprintf("owner 1 of %d: its share of the canary tables (%d records over %d categorical attributes; D' replaces record 0 by the canary holding the rare category of every attribute)", pipelineOwners, canaryRecords, pipelineAttrs),
-		Dim:   1,
+		Dim:   viewRowsDim,
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			tr, err := h.run(side, src, rewrite)
 			if err != nil {
 				return err
 			}
-			out[0], err = stat(tr)
-			return err
+			st, err := stat(tr)
+			if err != nil {
+				return err
+			}
+			st.write(out)
+			return nil
 		},
+		Statistic: func(out []float64) float64 { return out[0] },
+		Noise:     readViewNoise,
 	}, nil
 }
 
@@ -175,17 +189,44 @@ func rowsColluderClaim(r *privacy.Report) (dp.Guarantee, error) {
 	return dp.Guarantee{}, fmt.Errorf("audit: the report states no guarantee against an owner that knows its own share: %q", r.ThreatModel)
 }
 
-// llrTerm adds to the LLR of owner 1's pair the cells of one release:
-// y is what the view reads (grid steps), base its mean on D, delta the
-// move of the mean on D', v the variance of the noise left on it.
-func llrTerm(y []int64, base, delta []float64, v float64) float64 {
-	s := 0.0
+// viewStat accumulates a view's statistics over its releases: the LLR of
+// owner 1's pair and the noise test's sample (noise.go).
+type viewStat struct {
+	side  Side
+	llr   float64
+	noise NoiseSample
+}
+
+// add adds the cells of one release: y is what the view reads (grid
+// steps), base its mean on D, delta the move of the mean on D', v the
+// variance of the noise left on it. The cells the canary moves give the
+// noise test its residuals, y minus the mean on the run's side.
+func (s *viewStat) add(y []int64, base, delta []float64, v float64) {
 	for c, d := range delta {
-		if d != 0 {
-			s += d * (float64(y[c]) - base[c] - d/2) / v
+		if d == 0 {
+			continue
 		}
+		s.llr += d * (float64(y[c]) - base[c] - d/2) / v
+		r := float64(y[c]) - base[c]
+		if s.side == DPrime {
+			r -= d
+		}
+		s.noise.SumSq += r * r / v
+		s.noise.Cells++
+		s.noise.Loss += d * d / (2 * v)
 	}
-	return s
+}
+
+// viewRowsDim is the length of a view's release: the LLR, then the noise
+// sample's SumSq, Cells and Loss.
+const viewRowsDim = 4
+
+func (s *viewStat) write(out []float64) {
+	out[0], out[1], out[2], out[3] = s.llr, s.noise.SumSq, float64(s.noise.Cells), s.noise.Loss
+}
+
+func readViewNoise(out []float64) NoiseSample {
+	return NoiseSample{SumSq: out[1], Cells: int(out[2]), Loss: out[3]}
 }
 
 // pairMeans are, in grid steps, the move of owner 1's counts for q from D
@@ -223,36 +264,36 @@ func (tr *rowsTrace) pairMeans(i int, with []int) (base, delta []float64, v floa
 }
 
 // coordinatorLLR is the coordinator's statistic over every release.
-func (tr *rowsTrace) coordinatorLLR() (float64, error) {
+func (tr *rowsTrace) coordinatorLLR() (*viewStat, error) {
 	k := len(tr.h.names)
 	others := make([]int, 0, k-1)
 	for j := 1; j < k; j++ {
 		others = append(others, j)
 	}
-	llr := 0.0
+	st := &viewStat{side: tr.side}
 	for i := range tr.requests {
 		if w, ok := smallWords(tr.words[i][0]); ok {
 			base, delta, v, err := tr.pairMeans(i, nil)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			llr += llrTerm(w, base, delta, v/float64(k))
+			st.add(w, base, delta, v/float64(k))
 			continue
 		}
 		base, delta, v, err := tr.pairMeans(i, others)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		llr += llrTerm(sumWords(tr.words[i]), base, delta, v)
+		st.add(sumWords(tr.words[i]), base, delta, v)
 	}
-	return llr, nil
+	return st, nil
 }
 
 // colluderLLR is owner 2's statistic over the published marginals. In
 // exact mode a published marginal is exactly the sum of the words on
 // its grid, which is checked: it ties the engine's published values to
 // the requests they answer.
-func (tr *rowsTrace) colluderLLR() (float64, error) {
+func (tr *rowsTrace) colluderLLR() (*viewStat, error) {
 	k := len(tr.h.names)
 	var rest []int
 	for j := 1; j < k; j++ {
@@ -262,21 +303,21 @@ func (tr *rowsTrace) colluderLLR() (float64, error) {
 	}
 	idx, vals, err := tr.published()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	llr := 0.0
+	st := &viewStat{side: tr.side}
 	for m, i := range idx {
 		q := tr.requests[i]
 		plan, err := q.Release.Noise.Plan(len(vals[m]))
 		if err != nil {
-			return 0, fmt.Errorf("audit: %w", err)
+			return nil, fmt.Errorf("audit: %w", err)
 		}
 		// Owner 2's own word: the one it sent, unmasked (a variant whose
 		// owners send unmasked words sent it as it is).
 		own, plain := smallWords(tr.words[i][viewRowsColluder])
 		if !plain {
 			if own, err = tr.unmask(viewRowsColluder, q, tr.words[i][viewRowsColluder]); err != nil {
-				return 0, err
+				return nil, err
 			}
 		}
 		total := sumWords(tr.words[i])
@@ -284,23 +325,23 @@ func (tr *rowsTrace) colluderLLR() (float64, error) {
 		for c, r := range vals[m] {
 			steps := r / plan.Grid
 			if steps != math.Round(steps) {
-				return 0, fmt.Errorf("audit: published value %v of request %d is off its grid %v", r, q.ID, plan.Grid)
+				return nil, fmt.Errorf("audit: published value %v of request %d is off its grid %v", r, q.ID, plan.Grid)
 			}
 			if tr.h.mode == proto.NoiseExact && int64(steps) != total[c] {
-				return 0, fmt.Errorf("audit: published value %v of request %d is not the sum of the shares (%d steps of %v)", r, q.ID, total[c], plan.Grid)
+				return nil, fmt.Errorf("audit: published value %v of request %d is not the sum of the shares (%d steps of %v)", r, q.ID, total[c], plan.Grid)
 			}
 			y[c] = int64(steps) - own[c]
 		}
 		base, delta, v, err := tr.pairMeans(i, rest)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		if tr.h.mode == proto.NoiseExact {
 			v *= float64(k-1) / float64(k)
 		}
-		llr += llrTerm(y, base, delta, v)
+		st.add(y, base, delta, v)
 	}
-	return llr, nil
+	return st, nil
 }
 
 // rewritePlaintext is VariantPlaintext's owners: every word becomes its

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -254,6 +255,10 @@ func printAudit(w io.Writer, a *auditOutput, f *auditFlags) {
 		fmt.Fprintf(w, "    power: a Gaussian leak of true ρ ≥ %.4g (%.2g× the claim) seen whole by the statistic is detected\n",
 			r.RenyiDetectable, r.RenyiDetectable/r.ClaimedRho)
 	}
+	if n := r.Noise; n != nil {
+		fmt.Fprintf(w, "  noise test:   ρ ≥ %.4g: the noise on the %d cells the canary moves has %.4g× (at most %.4g×) the variance the requests state, and its moves carry ρ = %.4g at that variance (false rejection ≤ %.2g%%)\n",
+			n.RhoLower, n.Cells, n.VarianceRatio, n.VarianceRatioUpper, n.LossMin, 100*n.Alpha)
+	}
 	switch {
 	case r.Verdict == audit.Pass:
 		fmt.Fprintf(w, "  verdict:      PASS (ε_lower %.3f ≤ claimed %.4g%s: no evidence against the claim; not a proof)\n", r.EpsilonLower, r.ClaimedEpsilon, rhoPhrase(r, "≤"))
@@ -262,7 +267,7 @@ func printAudit(w io.Writer, a *auditOutput, f *auditFlags) {
 			r.EpsilonLower, r.ClaimedEpsilon, 100*(1-r.Confidence))
 	default:
 		fmt.Fprintf(w, "  verdict:      VIOLATION (ρ_lower %.4g > claimed ρ = %.4g: less private than claimed, wrong with probability ≤ %.3g%%)\n",
-			r.RhoLower, r.ClaimedRho, 100*(1-r.Confidence))
+			rhoLower(r), r.ClaimedRho, 100*(1-r.Confidence))
 	}
 	if a.Seed != nil {
 		fmt.Fprintf(w, "  %.1f s; seed %d (repeat with --seed %d)\n", a.Seconds, *a.Seed, *a.Seed)
@@ -276,7 +281,15 @@ func rhoPhrase(r *audit.Result, op string) string {
 	if r.ClaimedRho == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", ρ_lower %.4g %s claimed %.4g", r.RhoLower, op, r.ClaimedRho)
+	return fmt.Sprintf(", ρ_lower %.4g %s claimed %.4g", rhoLower(r), op, r.ClaimedRho)
+}
+
+// rhoLower is the larger of the Rényi test's and the noise test's bounds.
+func rhoLower(r *audit.Result) float64 {
+	if r.Noise != nil {
+		return math.Max(r.RhoLower, r.Noise.RhoLower)
+	}
+	return r.RhoLower
 }
 
 func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
@@ -356,9 +369,9 @@ func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
 		if len(outs) > 0 {
 			fmt.Fprintf(w, "%-90s %-16s %9s %9s  %-9s  %-9s %7s\n", "mechanism", "claim", "ε_lower", "ρ_lower", "verdict", "expected", "seconds")
 			for _, o := range outs {
-				rho := "-" // the Rényi test runs for zCDP claims only
+				rho := "-" // the Rényi and noise tests run for zCDP claims only
 				if o.ClaimedRho > 0 {
-					rho = fmt.Sprintf("%.4f", o.RhoLower)
+					rho = fmt.Sprintf("%.4f", rhoLower(o.Result))
 				}
 				fmt.Fprintf(w, "%-90s %-16v %9.3f %9s  %-9s  %-9s %7.1f\n", o.Mechanism, o.Claim, o.EpsilonLower, rho, o.Verdict, o.Expected, o.Seconds)
 			}
