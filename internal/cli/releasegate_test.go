@@ -420,6 +420,15 @@ func (tc gateCase) check(t *testing.T, held string) {
 		args = append(args, "--seed", "1")
 	}
 	code, stdout, stderr := run(t, args...)
+	// The gate's own draws (held-out rows, queries) come from the
+	// operating system's CSPRNG even under --seed, so a run the gate
+	// should pass is still refused now and then (1 in 60 measured for the
+	// two-owner run): it gets up to three fresh draws, and fails falsely
+	// with probability about (1/60)³ ≈ 5·10⁻⁶.
+	for try := 1; !tc.refused && code != 0 && try < 3 && strings.Contains(stderr, "gate: release refused"); try++ {
+		t.Logf("draw %d refused (the gate's false refusal): %s", try, lastLines(stderr, 1))
+		code, stdout, stderr = run(t, args...)
+	}
 	gateFile := out + ".gate.json"
 	if tc.refused {
 		if code == 0 {
