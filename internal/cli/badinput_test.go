@@ -11,6 +11,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/ownerstats"
 )
 
 // badInputFixture is one directory holding every input the bad-input
@@ -61,6 +64,20 @@ func newBadInputFixture(t *testing.T) badInputFixture {
 		t.Fatal(err)
 	}
 	pdpmvdsParts(t, f.p("parts"))
+	// One party's file under other names: a hard link, a symbolic link,
+	// a copy; and parties of one row (issue 38).
+	if err := os.Link(f.p("parts/a.csv"), f.p("parts/a-hard.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.csv", f.p("parts/a-sym.csv")); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(f.p("parts/a.csv"))
+	writeFile(t, f.dir, "parts/a-copy.csv", string(a))
+	writeFile(t, f.dir, "parts/one-a.csv", "id,age,smoker\np0,30,no\n")
+	writeFile(t, f.dir, "parts/one-b.csv", "region,id\nnorth,p0\n")
+	writeFile(t, f.dir, "five.csv", csvRows(5))
+	writeOneRecordStatistics(t, f.p("one.stats"))
 	for _, args := range [][]string{
 		// A publishing ledger with entries (a published Mul-LDA-DP run).
 		{"publish", "mul-lda-dp", "--input", f.p("in.csv"), "--schema", f.p("s.json"), "--label", "smoker",
@@ -295,7 +312,7 @@ func TestBadInput(t *testing.T) {
 		{"pdp-mvds/unknown column", pdp("--input", p("parts/a.csv"), "--input", p("extra.csv"), "--budgets", "1"), `column "pid" is not in the schema (declare it in the schema, or give --skip-columns pid`, false},
 
 		// dppub publish mp-crdp
-		{"mp-crdp/no ID column", []string{"publish", "mp-crdp", "--input", in, "--input", in, "--schema", s, "--label", "smoker", "--id", "pid", "--out", out}, `has no ID column "pid"`, false},
+		{"mp-crdp/no ID column", []string{"publish", "mp-crdp", "--input", in, "--input", p("five.csv"), "--schema", s, "--label", "smoker", "--id", "pid", "--out", out}, `has no ID column "pid"`, false},
 		{"mp-crdp/epsilon 0", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--epsilon", "0", "--out", out}, "--epsilon must be positive and finite, got 0", true},
 		{"mp-crdp/unknown release", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--release", "forest", "--out", out}, `unknown release "forest"`, true},
 		{"mp-crdp/unknown dataset", []string{"publish", "mp-crdp", "--dataset", "iris", "--out", out}, `"iris"`, true},
@@ -323,9 +340,9 @@ func TestBadInput(t *testing.T) {
 
 		// dppub link, keygen, ledger verify
 		{"link/one input", link("--id", "id", "--out-dir", p("linked")), "link needs at least 2 --input files, got 1", true},
-		{"link/unknown ID column", link("--input", in, "--schema", s, "--id", "nope", "--out-dir", p("linked")), `header lacks column "nope"`, false},
+		{"link/unknown ID column", link("--input", p("five.csv"), "--schema", s, "--id", "nope", "--out-dir", p("linked")), `header lacks column "nope"`, false},
 		{"link/schemas for inputs", link("--input", in, "--id", "id", "--out-dir", p("linked")), "1 schemas for 2 inputs", true},
-		{"link/out-dir in a missing directory", link("--input", in, "--schema", s, "--id", "id", "--out-dir", p("nodir/linked")), "nodir", true},
+		{"link/out-dir in a missing directory", link("--input", p("five.csv"), "--schema", s, "--id", "id", "--out-dir", p("nodir/linked")), "nodir", true},
 		{"keygen/one party", []string{"keygen", "--parties", "1", "--out", p("keys2")}, "--parties must be at least 2, got 1", true},
 		{"keygen/small key", []string{"keygen", "--parties", "2", "--bits", "512", "--out", p("keys2")}, "--bits 512 is below 2048", true},
 		{"keygen/existing key files", []string{"keygen", "--parties", "2", "--bits", "256", "--insecure-test-keys", "--out", p("keys")}, "already exists (give --force", true},
@@ -372,6 +389,29 @@ func TestBadInput(t *testing.T) {
 		// One quality truth (issue 38, item 9)
 		{"compare/another table's privacy report", compare(in, in, "--privacy-report", p("lda.csv.privacy.json")), "lda.csv.privacy.json is not the report of " + in, false},
 		{"synthesize-rows/owners not matching the files", []string{"publish", "synthesize-rows", "--input", in, "--input", p("extra.csv"), "--owners", "3", "--schema", s, "--epsilon", "1", "--out", out}, "--owners 3 does not match the 2 --input files", true},
+
+		// Parties of columns are who the user says they are (issue 38).
+		{"pdp-mvds/the same file twice", pdp("--input", p("parts/a.csv"), "--input", p("parts/a.csv"), "--budgets", "1"), `--input "` + p("parts/a.csv") + `" and --input "` + p("parts/a.csv") + `" are the same file: each party brings its own columns`, true},
+		{"pdp-mvds/a hard link", pdp("--input", p("parts/a.csv"), "--input", p("parts/a-hard.csv"), "--budgets", "1"), `--input "` + p("parts/a.csv") + `" and --input "` + p("parts/a-hard.csv") + `" are the same file`, true},
+		{"pdp-mvds/a symbolic link", pdp("--input", p("parts/a-sym.csv"), "--input", p("parts/a.csv"), "--budgets", "1"), `--input "` + p("parts/a-sym.csv") + `" and --input "` + p("parts/a.csv") + `" are the same file`, true},
+		{"pdp-mvds/the same content", pdp("--input", p("parts/a.csv"), "--input", p("parts/b.csv"), "--input", p("parts/a-copy.csv"), "--budgets", "1"), `--input "` + p("parts/a-copy.csv") + `" has the same content as --input "` + p("parts/a.csv") + `": each party brings its own columns`, true},
+		{"mp-crdp/the same file twice", []string{"publish", "mp-crdp", "--input", p("parts/a.csv"), "--input", p("parts/a.csv"), "--schema", p("parts/s.json"), "--label", "smoker", "--out", out}, `--input "` + p("parts/a.csv") + `" and --input "` + p("parts/a.csv") + `" are the same file: each party brings its own columns`, true},
+		{"mp-crdp/the same content", []string{"publish", "mp-crdp", "--input", p("parts/a-copy.csv"), "--input", p("parts/a.csv"), "--schema", p("parts/s.json"), "--label", "smoker", "--out", out}, `--input "` + p("parts/a.csv") + `" has the same content as --input "` + p("parts/a-copy.csv") + `"`, true},
+		{"link/the same file through a symbolic link", []string{"link", "--input", p("parts/a.csv"), "--schema", p("parts/s.json"), "--input", p("parts/a-sym.csv"), "--schema", p("parts/s.json"), "--id", "id", "--out-dir", p("linked")}, `--input "` + p("parts/a.csv") + `" and --input "` + p("parts/a-sym.csv") + `" are the same file`, true},
+
+		// Every owner's input to a release holds at least 2 rows (issue 38).
+		{"pdp-mvds/a party of one row", pdp("--input", p("parts/one-a.csv"), "--input", p("parts/one-b.csv"), "--budgets", "1"), `one-a.csv" holds 1 row: a release needs at least 2`, false},
+		{"mp-crdp/a party of one row", []string{"publish", "mp-crdp", "--input", p("parts/one-a.csv"), "--input", p("parts/one-b.csv"), "--schema", p("parts/s.json"), "--label", "smoker", "--out", out}, `one-a.csv" holds 1 row: a release needs at least 2`, false},
+		{"statistics/one data row", []string{"statistics", "--input", p("one.csv"), "--schema", s, "--out", p("one-row.stats")}, `one.csv" holds 1 row: a release needs at least 2`, false},
+		{"ppca-dp-mh/statistics of one record", []string{"publish", "ppca-dp-mh", "--statistics", p("one.stats"), "--schema", s, "--out", out}, `--statistics "` + p("one.stats") + `" counts 1 records: a release needs at least 2`, false},
+		{"synthesize-rows/statistics of one record", []string{"publish", "synthesize-rows", "--statistics", p("one.stats"), "--schema", s, "--epsilon", "1", "--max-cells", "1", "--out", out}, `--statistics "` + p("one.stats") + `" counts 1 records: a release needs at least 2`, false},
+		{"synthesize-rows/owners of one row", []string{"publish", "synthesize-rows", "--input", p("five.csv"), "--owners", "3", "--schema", s, "--epsilon", "1", "--out", out}, `--owners 3: "` + p("five.csv") + `" holds 5 rows, so an owner would get 1: a release needs at least 2 rows per owner`, true},
+		{"ppca-dp-mh/owners of one row", withInput(ppca("--owners", "3"), p("five.csv")), `--owners 3: "` + p("five.csv") + `" holds 5 rows, so an owner would get 1`, true},
+
+		// δ where the run is pure ε-DP (issue 38, item 10).
+		{"ppca-dp-mh/--delta with laplace", withInput(ppca("--mechanism", "laplace", "--delta", "1e-6"), in), "--delta 1e-06 has no meaning with the laplace mechanism, which is pure ε-DP", true},
+		{"run/delta with laplace in --set", runCmd("--set", "mechanism=laplace", "--set", "delta=1e-6"), "delta 1e-06 has no meaning with the laplace mechanism", true},
+		{"mp-crdp/--delta", []string{"publish", "mp-crdp", "--dataset", "wdbc", "--delta", "1e-6", "--out", out}, "unknown flag: --delta", true},
 	}
 	if len(cases) < 60 {
 		t.Fatalf("%d cases; the suite promises at least 60", len(cases))
@@ -397,5 +437,27 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("files changed: %s", d)
 			}
 		})
+	}
+}
+
+// writeOneRecordStatistics writes an owner's statistics file counting
+// one record, as an outside pipeline could (dppub statistics refuses to).
+func writeOneRecordStatistics(t *testing.T, path string) {
+	t.Helper()
+	s, err := data.ParseSchema([]byte(schemaJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ownerstats.Config{Schema: s, Read: data.ReadOptions{Header: true}, Fine: true}
+	st, _, err := ownerstats.Scan(strings.NewReader("age,smoker,region\n30,no,north\n"), c, data.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

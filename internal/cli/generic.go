@@ -181,7 +181,7 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	lo := method.LocalOptions{Members: localMembers(s, len(f.statistics)), Stats: map[string]*ownerstats.Statistics{},
 		Schemas: []data.Schema{schema}, Source: src}
 	for i, path := range f.statistics {
-		stats, err := ownerstats.ReadFile(path)
+		stats, err := readOwnerStatistics(path)
 		if err != nil {
 			return err
 		}
@@ -326,7 +326,7 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 		}
 		out = append(out, t)
 	}
-	return layOutOwners(out, owners, s.Split, src)
+	return layOutOwners(f.inputs, out, owners, s.Split, src)
 }
 
 // printTableQuality compares a published table with the owners' tables

@@ -95,7 +95,7 @@ func (o *ownerFlags) load(notes io.Writer, src *randx.Source) ([]*data.Table, er
 		}
 		tables = append(tables, t)
 	}
-	return layOutOwners(tables, o.parties, method.Rows, src)
+	return layOutOwners(o.inputs, tables, o.parties, method.Rows, src)
 }
 
 // layOutOwners returns one table per owner from the tables of the
@@ -103,13 +103,20 @@ func (o *ownerFlags) load(notes io.Writer, src *randx.Source) ([]*data.Table, er
 // of several files is one owner (--owners, when given, must count them),
 // and one file is split among --owners owners (its rows for owners of
 // rows, its columns for parties of columns), or is one owner when
-// --owners is not given (owners 0).
-func layOutOwners(tables []*data.Table, owners int, s method.Split, src *randx.Source) ([]*data.Table, error) {
+// --owners is not given (owners 0). paths are the files the tables were
+// read from, for the messages.
+func layOutOwners(paths []string, tables []*data.Table, owners int, s method.Split, src *randx.Source) ([]*data.Table, error) {
 	switch {
 	case len(tables) > 1 || owners <= 1:
 		return tables, nil
 	case s == method.Columns:
 		return publish.VerticalSplit(tables[0], owners)
+	}
+	if n := tables[0].Len(); n < minOwnerRows*owners {
+		// Each owner's share is an owner's input to the release, held to
+		// the same minimum as a file of its own (readOwnerTable).
+		return nil, usagef("--owners %d: %q holds %d rows, so an owner would get %d: a release needs at least %d rows per owner (give fewer owners)",
+			owners, displayPath(paths[0], stdinName), n, n/owners, minOwnerRows)
 	}
 	return data.SplitHorizontal(tables[0], owners, nil, src)
 }
@@ -124,15 +131,23 @@ func checkOwnerInputs(inputs []string, owners int) error {
 	case len(inputs) > 1 && owners != 0 && owners != len(inputs):
 		return usagef("--owners %d does not match the %d --input files", owners, len(inputs))
 	}
-	return checkDistinctInputs(inputs)
+	return checkDistinctInputs(inputs, ownersOfRows)
 }
+
+// Why each --input must be another file, for owners of rows and for
+// parties of columns (checkDistinctInputs).
+const (
+	ownersOfRows    = "each owner brings its own records (given twice, every record would be counted twice)"
+	partiesOfColumn = "each party brings its own columns of the records (given twice, the same columns would be released twice as two parties')"
+)
 
 // checkDistinctInputs refuses the same file given for two owners: the
 // same path, the same file through another path (a symbolic or hard
 // link), or another file with the same bytes (compared by SHA-256 here,
 // never written anywhere). Each owner's records would be counted twice
-// while the report claims the owners hold disjoint records.
-func checkDistinctInputs(paths []string) error {
+// while the report claims the owners hold disjoint records, or a party's
+// columns charged and released as two parties'; why says which.
+func checkDistinctInputs(paths []string, why string) error {
 	seen := map[[sha256.Size]byte]string{}
 	var infos []os.FileInfo
 	var named []string
@@ -146,7 +161,7 @@ func checkDistinctInputs(paths []string) error {
 		}
 		for i, other := range infos {
 			if os.SameFile(fi, other) {
-				return usagef("--input %q and --input %q are the same file: each owner brings its own records (given twice, every record would be counted twice)", cut(named[i]), cut(p))
+				return usagef("--input %q and --input %q are the same file: %s", cut(named[i]), cut(p), why)
 			}
 		}
 		infos, named = append(infos, fi), append(named, p)
@@ -160,7 +175,7 @@ func checkDistinctInputs(paths []string) error {
 			continue
 		}
 		if first, ok := seen[sum]; ok {
-			return usagef("--input %q has the same content as --input %q: each owner brings its own records (given twice, every record would be counted twice)", cut(p), cut(first))
+			return usagef("--input %q has the same content as --input %q: %s", cut(p), cut(first), why)
 		}
 		seen[sum] = p
 	}

@@ -88,6 +88,9 @@ func runLink(cmd *cobra.Command, f *linkFlags) error {
 	case f.outDir == "":
 		return usagef("--out-dir DIR is required")
 	}
+	if err := checkDistinctInputs(f.inputs, partiesOfColumn); err != nil {
+		return err
+	}
 	outs := []string{filepath.Join(f.outDir, "link.json")}
 	for k := range f.inputs {
 		outs = append(outs, filepath.Join(f.outDir, fmt.Sprintf("party-%d.csv", k+1)))

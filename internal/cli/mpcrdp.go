@@ -171,6 +171,9 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 	case f.schema == "" || f.settings.Label == "":
 		return nil, "", "", usagef("--input needs --schema FILE and --label COLUMN")
 	}
+	if err := checkDistinctInputs(f.inputs, partiesOfColumn); err != nil {
+		return nil, "", "", err
+	}
 	s, err := data.LoadSchema(f.schema)
 	if err != nil {
 		return nil, "", "", err
@@ -223,7 +226,7 @@ func readPartyFile(path string, s data.Schema, skip []string) (*data.Table, erro
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := data.ReadFile(path, sel, data.ReadOptions{Header: true, IgnoreColumns: ignore})
+	t, _, err := data.ReadFile(path, sel, data.ReadOptions{Header: true, IgnoreColumns: ignore, MinRows: minOwnerRows})
 	return t, err
 }
 

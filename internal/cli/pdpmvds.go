@@ -245,6 +245,9 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	case f.schema == "":
 		return nil, nil, usagef("--input needs --schema FILE (column kinds and public bounds)")
 	}
+	if err := checkDistinctInputs(f.inputs, partiesOfColumn); err != nil {
+		return nil, nil, err
+	}
 	s, err := data.LoadSchema(f.schema)
 	if err != nil {
 		return nil, nil, err
@@ -361,7 +364,7 @@ func readPart(path string, s data.Schema, skip []string) (*data.Table, error) {
 	if slices.Contains(skip, s.ID) {
 		sub.ID = ""
 	}
-	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true, IgnoreColumns: ignore})
+	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true, IgnoreColumns: ignore, MinRows: minOwnerRows})
 	return t, err
 }
 

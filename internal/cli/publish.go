@@ -105,7 +105,7 @@ Examples:
   dppub publish ppca-dp-mh --input a.csv --input b.csv --schema s.json \
       --epsilon 0.5 --mechanism gaussian --delta 1e-6 --noise secure-aggregate --out synth.csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPublishPPCA(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagErrors(cmd.Flags(), runPublishPPCA(cmd, f)) },
 	}
 	fs := cmd.Flags()
 	f.owners.register(fs)
@@ -185,7 +185,7 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 	}
 	var stats []*ownerstats.Statistics
 	for _, path := range f.statistics {
-		st, err := ownerstats.ReadFile(path)
+		st, err := readOwnerStatistics(path)
 		if err != nil {
 			return err
 		}

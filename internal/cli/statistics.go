@@ -116,12 +116,10 @@ func runStatistics(cmd *cobra.Command, f *statisticsFlags) error {
 	if err != nil {
 		return err
 	}
-	c := ownerstats.Config{Schema: s, Read: data.ReadOptions{Header: true, SkipColumns: f.skip}}
+	c := ownerstats.Config{Schema: s, Read: data.ReadOptions{Header: true, SkipColumns: f.skip, MinRows: minOwnerRows}}
 	if err := f.conf.Apply(&c); err != nil {
 		return usageError{err}
 	}
-	stderr := cmd.ErrOrStderr()
-	fmt.Fprintln(stderr, "WARNING: "+statisticsWarning)
 	var (
 		st  *ownerstats.Statistics
 		rst data.ReadStats
@@ -134,6 +132,9 @@ func runStatistics(cmd *cobra.Command, f *statisticsFlags) error {
 	if err != nil {
 		return err
 	}
+	// Said once there is a file to warn about: an input refused gets one
+	// line, the error.
+	fmt.Fprintln(cmd.ErrOrStderr(), "WARNING: "+statisticsWarning)
 	b, err := st.MarshalBinary()
 	if err != nil {
 		return err
@@ -170,4 +171,18 @@ func runStatistics(cmd *cobra.Command, f *statisticsFlags) error {
 	}
 	fmt.Fprintln(w, "FOR THE DATA OWNER ONLY: exact, without noise. Keep it with the data.")
 	return nil
+}
+
+// readOwnerStatistics reads an owner's statistics file for a release
+// (--statistics): like an owner's rows (readOwnerTable), it must count at
+// least minOwnerRows records, or the default δ = 1/n² would protect no one.
+func readOwnerStatistics(path string) (*ownerstats.Statistics, error) {
+	st, err := ownerstats.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if n := st.Moments.N; n < minOwnerRows {
+		return nil, fmt.Errorf("--statistics %q counts %d records: a release needs at least %d (with n = 1, the default δ = 1/n² would be 1, which protects no one)", cut(path), n, minOwnerRows)
+	}
+	return st, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/protocol/ppcadpmh"
 )
 
@@ -88,6 +89,10 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("delta must be in [0, 1), got %v", s.Delta)
 	case s.mechanism() == ppca.Gaussian && s.Delta == 0:
 		return fmt.Errorf("the gaussian mechanism needs delta > 0 (over the network it is not derived from the owners' sizes)")
+	case s.mechanism() == ppca.Laplace && s.Delta > 0:
+		// Budget() is then pure ε-DP: a δ given here would be silently
+		// dropped while the user believes it shapes the release.
+		return method.Fieldf("delta", "%v has no meaning with the laplace mechanism, which is pure ε-DP (δ = 0): leave it out, or choose the gaussian mechanism", s.Delta)
 	case s.Noise != proto.Local && s.Noise != proto.SecureAggregate:
 		return fmt.Errorf("noise must be local or secure-aggregate, got %q", s.Noise)
 	case s.K < 0:
