@@ -96,3 +96,19 @@ func formatCell(a Attribute, v float64) string {
 	}
 	return s
 }
+
+// AsWritten is v as a CSV file written by WriteCSV holds it, read back:
+// rounded to the attribute's decimals (a whole value of an integer
+// attribute, and any other value, round-trips exactly). A quality figure
+// computed on a table about to be written counts it as dppub compare will
+// read it from the file.
+func (a Attribute) AsWritten(v float64) float64 {
+	if a.Kind != Numeric || a.Decimals <= 0 || (a.Integer && v == math.Trunc(v)) {
+		return v
+	}
+	r, err := strconv.ParseFloat(formatCell(a, v), 64)
+	if err != nil {
+		panic(fmt.Sprintf("data: formatted %v as %q, which does not parse", v, formatCell(a, v)))
+	}
+	return r
+}

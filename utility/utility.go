@@ -148,35 +148,197 @@ func SetsTVD(real, synth *data.Table, sets [][]int, bins int) (float64, error) {
 
 // SetTVD is the total variation distance between the real and synthetic
 // joint distributions of the attributes in set (numeric attributes
-// binned as MarginalTVD bins them), from sparse counts, so that a set of
-// many large attributes costs only its occupied cells. The tables must
-// have the same attributes, rows and bins ≥ 1 (SetsTVD checks).
+// binned as MarginalTVD bins them), from counts that are sparse for a
+// set of many large attributes, so that it costs only its occupied
+// cells. The tables must have the same attributes, rows and bins ≥ 1
+// (SetsTVD checks).
 func SetTVD(real, synth *data.Table, set []int, bins int) float64 {
-	hr, hs := jointCounts(real, set, bins), jointCounts(synth, set, bins)
-	nr, ns := float64(real.Len()), float64(synth.Len())
-	d := 0.0
-	for key, c := range hr {
-		d += math.Abs(c/nr - hs[key]/ns)
-	}
-	for key, c := range hs {
-		if _, ok := hr[key]; !ok {
-			d += c / ns
-		}
-	}
-	return d / 2
+	hr, hs := tableSetCounts(real, set, bins), tableSetCounts(synth, set, bins)
+	return setDistance(hr, float64(real.Len()), hs, float64(synth.Len()))
 }
 
-func jointCounts(t *data.Table, set []int, bins int) map[int]float64 {
-	h := map[int]float64{}
+func tableSetCounts(t *data.Table, set []int, bins int) *setCounts {
+	attrs := t.Schema.Attributes
+	h := newSetCounts(setCells(attrs, set, bins))
 	for _, row := range t.Rows {
 		key := 0
 		for _, j := range set {
-			k, size := cell(t.Schema.Attributes[j], row[j], bins)
+			k, size := cell(attrs[j], row[j], bins)
 			key = key*size + k
 		}
-		h[key]++
+		h.add(key, 1)
 	}
 	return h
+}
+
+// setCells is the number of cells of the marginal over set.
+func setCells(attrs []data.Attribute, set []int, bins int) int {
+	cells := 1
+	for _, j := range set {
+		_, size := cell(attrs[j], attrs[j].Min, bins)
+		cells *= size
+	}
+	return cells
+}
+
+// setDistance is the total variation distance between the distributions
+// of the counts hr over nr records and hs over ns: every figure of
+// SetTVD and JointTVD comes from here.
+func setDistance(hr *setCounts, nr float64, hs *setCounts, ns float64) float64 {
+	d := 0.0
+	hr.each(func(key int, c float64) { d += math.Abs(c/nr - hs.at(key)/ns) })
+	hs.each(func(key int, c float64) {
+		if hr.at(key) == 0 {
+			d += c / ns
+		}
+	})
+	return d / 2
+}
+
+// setCounts are the cell counts of one marginal: dense up to denseCells
+// cells, sparse beyond (a marginal of large attributes costs only its
+// occupied cells).
+type setCounts struct {
+	dense  []float64
+	sparse map[int]float64
+}
+
+const denseCells = 1 << 16
+
+func newSetCounts(cells int) *setCounts {
+	if cells <= denseCells {
+		return &setCounts{dense: make([]float64, cells)}
+	}
+	return &setCounts{sparse: map[int]float64{}}
+}
+
+func (h *setCounts) add(key int, c float64) {
+	if h.dense != nil {
+		h.dense[key] += c
+		return
+	}
+	h.sparse[key] += c
+}
+
+func (h *setCounts) at(key int) float64 {
+	if h.dense != nil {
+		return h.dense[key]
+	}
+	return h.sparse[key]
+}
+
+// each calls f with every occupied cell.
+func (h *setCounts) each(f func(key int, c float64)) {
+	for key, c := range h.dense {
+		if c != 0 {
+			f(key, c)
+		}
+	}
+	for key, c := range h.sparse {
+		f(key, c)
+	}
+}
+
+// Joint counts a table's 1-way and 2-way marginals, binned as
+// MarginalTVD bins them, a chunk of rows at a time: the side of a
+// comparison that is never held whole (a streamed input or a streamed
+// synthetic table). JointTVD compares two; the figures are those of
+// SetTVD on the whole tables, the quality dppub compare reports.
+type Joint struct {
+	schema data.Schema
+	bins   int
+	// sets are every attribute, then every pair a < b, in order.
+	sets   [][]int
+	counts []*setCounts
+	n      int
+	cells  []int // one row's cells (AddRows' scratch)
+}
+
+// NewJoint counts rows of schema s (bins ≥ 1 bins per numeric attribute).
+func NewJoint(s data.Schema, bins int) (*Joint, error) {
+	if bins < 1 {
+		return nil, fmt.Errorf("utility: bins = %d, need at least 1", bins)
+	}
+	d := len(s.Attributes)
+	s.ID = "" // a synthetic table has no IDs; the marginals are the attributes'
+	j := &Joint{schema: s, bins: bins, cells: make([]int, d)}
+	for a := range d {
+		j.sets = append(j.sets, []int{a})
+	}
+	for a := range d {
+		for b := a + 1; b < d; b++ {
+			j.sets = append(j.sets, []int{a, b})
+		}
+	}
+	for _, set := range j.sets {
+		j.counts = append(j.counts, newSetCounts(setCells(s.Attributes, set, bins)))
+	}
+	return j, nil
+}
+
+// AddRows counts rows (each holding the schema's attributes in order).
+func (j *Joint) AddRows(rows [][]float64) {
+	attrs := j.schema.Attributes
+	sizes := make([]int, len(attrs))
+	for _, row := range rows {
+		for a, attr := range attrs {
+			j.cells[a], sizes[a] = cell(attr, row[a], j.bins)
+		}
+		for i, set := range j.sets {
+			key := 0
+			for _, a := range set {
+				key = key*sizes[a] + j.cells[a]
+			}
+			j.counts[i].add(key, 1)
+		}
+	}
+	j.n += len(rows)
+}
+
+// Merge adds o's counts (o counts rows of the same schema and bins).
+func (j *Joint) Merge(o *Joint) error {
+	if !j.schema.EqualAttributes(o.schema) || j.bins != o.bins {
+		return fmt.Errorf("utility: merging counts of other attributes or bins")
+	}
+	for i, h := range o.counts {
+		h.each(func(key int, c float64) { j.counts[i].add(key, c) })
+	}
+	j.n += o.n
+	return nil
+}
+
+// Len is the number of rows counted.
+func (j *Joint) Len() int { return j.n }
+
+// Pairs is the number of 2-way marginals counted.
+func (j *Joint) Pairs() int { return len(j.sets) - len(j.schema.Attributes) }
+
+// JointTVD is the mean total variation distance between the real and
+// synthetic 1-way marginals, and between their 2-way marginals over
+// every pair (0 with one attribute): what SetsTVD gives on the whole
+// tables.
+func JointTVD(real, synth *Joint) (one, two float64, err error) {
+	if err := check(real.schema, synth.schema, real.n, synth.n, real.bins); err != nil {
+		return 0, 0, err
+	}
+	if real.bins != synth.bins {
+		return 0, 0, fmt.Errorf("utility: real counted in %d bins, synthetic in %d", real.bins, synth.bins)
+	}
+	d := len(real.schema.Attributes)
+	nr, ns := float64(real.n), float64(synth.n)
+	for i, set := range real.sets {
+		dist := setDistance(real.counts[i], nr, synth.counts[i], ns)
+		if len(set) == 1 {
+			one += dist
+		} else {
+			two += dist
+		}
+	}
+	one /= float64(d)
+	if pairs := d * (d - 1) / 2; pairs > 0 {
+		two /= float64(pairs)
+	}
+	return one, two, nil
 }
 
 // cell is the bin of value v of attribute a (its category, or one of

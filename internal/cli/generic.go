@@ -133,9 +133,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	w := cmd.OutOrStdout()
 	printReport(cmd, w, run.Outcome.Report)
 	noteQuality(cmd, "summary", run.Outcome.Summary)
-	if err := printTableQuality(cmd, tables, run.Outcome.Table); err != nil {
-		return err
-	}
+	printTableQuality(cmd, tables, run.Outcome.Table, f.out)
 	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
 	for _, file := range run.Outcome.Files {
 		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
@@ -200,6 +198,7 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
 	}
+	printQuality(cmd, w, nil, nil, errNoRows)
 	return nil
 }
 
@@ -270,9 +269,7 @@ func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	w := cmd.OutOrStdout()
 	printReport(cmd, w, out.Report)
 	noteQuality(cmd, "summary", out.Summary)
-	if err := printTableQuality(cmd, []*data.Table{table}, out.Table); err != nil {
-		return err
-	}
+	printTableQuality(cmd, []*data.Table{table}, out.Table, f.out)
 	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
 	for _, file := range out.Files {
 		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
@@ -330,31 +327,24 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 }
 
 // printTableQuality compares a published table with the owners' tables
-// pooled (this process holds them all): mean 1-way and 2-way TVD on the
-// schema's categories and utility.DefaultBins equal-width bins, the same
-// code and binning as dppub compare's, and said so. It is for the owners' eyes
+// pooled (this process holds them all): mean 1-way and 2-way TVD at
+// dppub compare's binning and with its code (printQuality), the table
+// counted as the output out holds it. It is for the owners' eyes
 // (computed on the real data) and is never written to a published file.
-func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table) error {
-	if syn == nil || len(owners) == 0 || !owners[0].Schema.Equal(syn.Schema) {
-		return nil
+// An output that is not a table of the owners' columns (a model, a
+// projection) has no such figures.
+func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table, out string) {
+	if syn == nil || len(owners) == 0 || !owners[0].Schema.EqualAttributes(syn.Schema) {
+		return
 	}
-	real := union(owners)
-	_, one, err := utility.MarginalTVD(real, syn, utility.DefaultBins)
-	if err != nil {
-		return err
+	real, err := realCounts(owners...)
+	var sc *synthCounts
+	if err == nil {
+		sc, err = tableSynthCounts(syn, out)
 	}
-	noteQuality(cmd, "mean_one_way_tvd", one)
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "Quality (computed on your real data, for your eyes only; not published):\n")
-	fmt.Fprintf(w, "  mean total-variation distance of the 1-way marginals: %.3f", one)
-	if len(real.Schema.Attributes) > 1 {
-		two, err := utility.PairTVD(real, syn, utility.DefaultBins)
-		if err != nil {
-			return err
-		}
-		noteQuality(cmd, "mean_two_way_tvd", two)
-		fmt.Fprintf(w, ", of the 2-way marginals: %.3f", two)
+	var counted *utility.Joint
+	if sc != nil {
+		counted = sc.Joint
 	}
-	fmt.Fprintf(w, "\n  (%s, as dppub compare bins them)\n", utility.Binning(utility.DefaultBins))
-	return nil
+	printQuality(cmd, cmd.OutOrStdout(), real, counted, err)
 }

@@ -16,9 +16,9 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
 
@@ -181,20 +181,37 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		}
 		fmt.Fprintf(w, "Revealed to the owners exactly, NOT under DP:\n  - %s\n", strings.Join(l.Reveals, "\n  - "))
 	}
-	tv, err := eval.SynthTVD(real, res.Synthetic, res.Domain, res.Parties)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\nUtility (computed on the joined real data, for the owners' eyes only; not published):\n")
-	fmt.Fprintf(w, "  mean total-variation distance %.4f (1-way %.4f, 2-way %.4f); %d of %d pairs selected; %d marginals measured\n",
-		tv.All, tv.OneWay, tv.TwoWay, len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
-	noteQuality(cmd, "mean_tvd", map[string]float64{"all": tv.All, "one_way": tv.OneWay, "two_way": tv.TwoWay})
+	fmt.Fprintln(w)
+	printJoinedQuality(cmd, w, real, res.Synthetic, f.out)
+	fmt.Fprintf(w, "  %d of %d pairs selected; %d marginals measured\n",
+		len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
 	fmt.Fprintf(w, "  total time %v\n", res.Elapsed.Round(time.Millisecond))
 	f.gate.summary(cmd)
 	return nil
+}
+
+// printJoinedQuality prints the quality of the synthetic table against
+// the owners' joined records (this process holds every owner's columns),
+// as dppub compare computes it (printQuality), the joined columns taken
+// in the synthetic table's order.
+func printJoinedQuality(cmd *cobra.Command, w io.Writer, real, syn *data.Table, out string) {
+	aligned, err := real.SelectColumns(syn.Schema.Names()...)
+	var rc *utility.Joint
+	var sc *synthCounts
+	if err == nil {
+		rc, err = realCounts(aligned)
+	}
+	if err == nil {
+		sc, err = tableSynthCounts(syn, out)
+	}
+	var counted *utility.Joint
+	if sc != nil {
+		counted = sc.Joint
+	}
+	printQuality(cmd, w, rc, counted, err)
 }
 
 // expandBudgets turns --budgets into one ρ per party.

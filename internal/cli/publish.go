@@ -7,13 +7,11 @@ import (
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"runtime/debug"
-	"sort"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	_ "github.com/dppub/dppub/method/registry"
 	"github.com/dppub/dppub/publish"
-	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
 
@@ -146,16 +144,19 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	}
 	f.settings.DefaultRecords(records)
 	opts := publish.PPCAOptions{Owners: owners, Source: src, Settings: f.settings}
-	// The utility's synthetic marginals are counted as the rows go by, so
+	// The quality's synthetic marginals are counted as the rows go by, so
 	// that a streamed release needs no copy of them.
-	synth := utility.NewMarginals(owners[0].Schema, utility.DefaultBins)
+	synth, err := newSynthCounts(owners[0].Schema, f.out)
+	if err != nil {
+		return err
+	}
 	// The rows are written as the curator decodes them, never held whole
 	// (publishStreamed: a file, Parquet by row group, standard output, the
 	// gate on a bounded sample).
 	var res *publish.PPCAResult
 	err = f.publishStreamed(cmd, &f.gate, owners, owners[0].Schema, func(emit emitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error {
-			synth.Add(t)
+			synth.add(t)
 			return emit(t, nil)
 		}
 		var err error
@@ -167,7 +168,8 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if err != nil {
 		return err
 	}
-	return printPPCAUtility(cmd, owners, res, synth)
+	printPPCAUtility(cmd, owners, res, synth)
+	return nil
 }
 
 // runPPCAFromStatistics publishes from owners who bring statistics files
@@ -192,7 +194,7 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 		stats = append(stats, st)
 	}
 	opts := publish.PPCAOptions{Statistics: stats, Schema: schema, Source: src, Settings: f.settings}
-	return f.publishStreamed(cmd, nil, nil, schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = f.publishStreamed(cmd, nil, nil, schema, func(emit emitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error { return emit(t, nil) }
 		res, err := publish.PPCADPMH(cmd.Context(), opts)
 		if err != nil {
@@ -200,30 +202,25 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 		}
 		return res.Report, nil
 	})
-}
-
-// printPPCAUtility prints the utility against synth, the synthetic rows'
-// marginals.
-func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *publish.PPCAResult, synth *utility.Marginals) error {
-	per, mean, err := synth.TVD(union(owners))
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(per))
-	for n := range per {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(a, b int) bool { return per[names[a]] > per[names[b]] })
+	printQuality(cmd, cmd.OutOrStdout(), nil, nil, errNoRows)
+	return nil
+}
+
+// printPPCAUtility prints the quality against synth, the synthetic rows'
+// marginals as written (printQuality, the figures of dppub compare), and
+// the model and the protocol's cost.
+func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *publish.PPCAResult, synth *synthCounts) {
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
+	real, err := realCounts(owners...)
+	printQuality(cmd, w, real, synth.Joint, err)
 	fmt.Fprintf(w, "  model: k = %d components of p = %d, noise variance σ² = %.4g\n", res.Model.K, res.Encoder.Dim(), res.Model.Sigma2)
-	fmt.Fprintf(w, "  mean total-variation distance of the one-way marginals: %.3f (worst: %s %.3f; %s, as dppub compare bins them)\n", mean, names[0], per[names[0]], utility.Binning(utility.DefaultBins))
-	noteQuality(cmd, "mean_one_way_tvd", mean)
 	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
-	return nil
 }
 
 func total(m map[string]int) int {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/publish"
-	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
 
@@ -119,6 +117,9 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 			return err
 		}
 		in.values = tableValues(in.table)
+		if err := in.countTable(); err != nil {
+			return err
+		}
 	}
 	if err := f.checkParquet(in.schema()); err != nil {
 		return err // before the engine spends the budget
@@ -138,11 +139,12 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if in.table != nil {
 		owners = []*data.Table{in.table}
 	}
-	sample, err := publishStream(cmd, &f.outputFlags, &f.gate, owners, res)
+	sample, counts, err := publishStream(cmd, &f.outputFlags, &f.gate, owners, res)
 	if err != nil {
 		return err
 	}
-	return printSynthUtility(cmd.OutOrStdout(), in, res, sample)
+	printSynthUtility(cmd, cmd.OutOrStdout(), in, res, sample, counts)
+	return nil
 }
 
 // recordUsed puts the settings the run used into the flags, which the
@@ -202,16 +204,19 @@ func stageBars(w io.Writer) func(stage string, done, total int) {
 	}
 }
 
-// printSynthUtility prints the owner's quality summary: the mean TVD over
-// every 1-way and 2-way marginal (exact counts of the real records, as
-// discretised for the run, against the synthetic records' cells) and the
-// numeric columns' distances on their original values (the real values'
-// counts against the synthetic values written, up to sampleRows rows).
-func printSynthUtility(w io.Writer, in *synthInput, res *publish.SynthesizeResult, sample synthSample) error {
-	tv, err := synthTVD(res)
-	if err != nil {
-		return err
+// printSynthUtility prints the owner's quality summary: the mean TVD of
+// the 1-way and 2-way marginals as dppub compare computes them
+// (printQuality: the real records counted as they were read, the
+// synthetic ones as they were written), what the engine measured, and
+// the numeric columns' distances on their original values (the real
+// values' counts against the synthetic values written, up to sampleRows
+// rows).
+func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, res *publish.SynthesizeResult, sample synthSample, counts *synthCounts) {
+	var whyNot error
+	if in.counts == nil {
+		whyNot = fmt.Errorf("the real rows were not counted")
 	}
+	printQuality(cmd, w, in.counts, counts.Joint, whyNot)
 	e := res.Engine
 	sizes := map[int]int{}
 	for _, m := range e.Measured {
@@ -221,8 +226,6 @@ func printSynthUtility(w io.Writer, in *synthInput, res *publish.SynthesizeResul
 	for _, k := range slices.Sorted(maps.Keys(sizes)) {
 		shape = append(shape, fmt.Sprintf("%d × %d-way", sizes[k], k))
 	}
-	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
-	fmt.Fprintf(w, "  mean total-variation distance: %.4f over 1-way and 2-way marginals (1-way %.4f, 2-way %.4f) on the run's own discretisation (numeric columns in the bins it measured; dppub compare's %d equal-width bins give other figures)\n", tv.All, tv.OneWay, tv.TwoWay, utility.DefaultBins)
 	if len(e.Rounds) > 0 {
 		fmt.Fprintf(w, "  adaptive: %d rounds after %d one-way marginals; measured %s\n", len(e.Rounds), len(e.Measured)-len(e.Rounds), strings.Join(shape, ", "))
 	} else {
@@ -268,69 +271,6 @@ func printSynthUtility(w io.Writer, in *synthInput, res *publish.SynthesizeResul
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
-	return nil
-}
-
-// synthTVD is eval.SynthTVD's mean TVD over every 1-way and 2-way
-// marginal, from exact counts: the real records' cells (res.Real) and the
-// synthetic records' (the fitted records, each counted as often as it
-// is written).
-func synthTVD(res *publish.SynthesizeResult) (eval.TVDStats, error) {
-	var st eval.TVDStats
-	d := res.Domain.Len()
-	var sets [][]int
-	for a := range d {
-		sets = append(sets, []int{a})
-		for b := a + 1; b < d; b++ {
-			sets = append(sets, []int{a, b})
-		}
-	}
-	// Every count in one pass over each side.
-	real, err := res.Real.CountAll(sets)
-	if err != nil {
-		return st, err
-	}
-	ds, rows := res.Engine.Data, res.Rows
-	syn, err := marginal.Chunks{marginal.CellsOf(ds)}.CountAll(sets)
-	if err != nil {
-		return st, err
-	}
-	if fits := ds.Len(); rows != fits {
-		// Record r is fitted record r mod fits: each counts rows/fits
-		// times, the first rows%fits once more.
-		rest := &marginal.Dataset{Sizes: ds.Sizes, Cols: make([][]uint16, len(ds.Cols))}
-		for j, c := range ds.Cols {
-			rest.Cols[j] = c[:rows%fits]
-		}
-		extra, err := marginal.Chunks{marginal.CellsOf(rest)}.CountAll(sets)
-		if err != nil {
-			return st, err
-		}
-		for i, m := range syn {
-			for c := range m.Counts {
-				m.Counts[c] = m.Counts[c]*float64(rows/fits) + extra[i].Counts[c]
-			}
-		}
-	}
-	nr, ns := float64(res.Real.Len()), float64(rows)
-	for i, attrs := range sets {
-		t := 0.0
-		for c := range real[i].Counts {
-			t += math.Abs(real[i].Counts[c]/nr - syn[i].Counts[c]/ns)
-		}
-		if len(attrs) == 1 {
-			st.OneWay += t / 2
-		} else {
-			st.TwoWay += t / 2
-		}
-	}
-	pairs := d * (d - 1) / 2
-	st.All = (st.OneWay + st.TwoWay) / float64(d+pairs)
-	st.OneWay /= float64(d)
-	if pairs > 0 {
-		st.TwoWay /= float64(pairs)
-	}
-	return st, nil
 }
 
 type evalSynthFlags struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
 
@@ -30,6 +31,17 @@ type synthInput struct {
 	values map[int]marginal.ValueCounts
 	// tooMany names the numeric attributes left out of values.
 	tooMany []string
+	// counts are the real rows' marginals as dppub compare counts them
+	// (nil until countTable, for a table).
+	counts *utility.Joint
+}
+
+// countTable counts the marginals of the input held as a table (once
+// the release gate's held-out rows have left it).
+func (in *synthInput) countTable() error {
+	j, err := realCounts(in.table)
+	in.counts = j
+	return err
 }
 
 func (in *synthInput) schema() data.Schema {
@@ -68,6 +80,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 		tally   *marginal.Tally
 		clamped int
 		values  []map[float64]int
+		counts  *utility.Joint
 	}
 	var (
 		dom     *marginal.Domain
@@ -86,7 +99,11 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 			}
 		}
 		for w := range ws {
-			ws[w] = &worker{tally: marginal.NewTally(dom.Sizes()), values: make([]map[float64]int, len(numeric))}
+			counts, err := newQualityCounts(sc)
+			if err != nil {
+				return err
+			}
+			ws[w] = &worker{tally: marginal.NewTally(dom.Sizes()), values: make([]map[float64]int, len(numeric)), counts: counts}
 			for k := range numeric {
 				ws[w].values[k] = map[float64]int{}
 			}
@@ -107,6 +124,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 				wk.values[k] = nil
 			}
 		}
+		wk.counts.AddRows(rows)
 		c, err := wk.tally.AddRows(dom, rows)
 		wk.clamped += c
 		return err
@@ -132,6 +150,11 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 		}
 		pieces = append(pieces, wk.tally.Chunks()...)
 		in.encoded.Clamped += wk.clamped
+		if in.counts == nil {
+			in.counts = wk.counts
+		} else if err := in.counts.Merge(wk.counts); err != nil {
+			return nil, err
+		}
 	}
 	// Tuples that several cores saw are merged into one row.
 	if in.encoded.Chunks, err = pieces.Merged(); err != nil {
@@ -215,14 +238,21 @@ func (s synthSample) add(t *data.Table) {
 // the way — to any output, then the report with the output's digest
 // (publishStreamed); nothing of it is held whole. owners are the gate's
 // members (with the gate on).
-func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res *publish.SynthesizeResult) (synthSample, error) {
+func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res *publish.SynthesizeResult) (synthSample, *synthCounts, error) {
 	sample := synthSample{}
 	csv := !data.IsParquetPath(o.out)
-	err := o.publishStreamed(cmd, g, owners, res.Domain.SyntheticSchema(), func(emit emitFunc) (*privacy.Report, error) {
+	schema := res.Domain.SyntheticSchema()
+	// The written rows' marginals, as dppub compare will count them.
+	counts, err := newSynthCounts(schema, o.out)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = o.publishStreamed(cmd, g, owners, schema, func(emit emitFunc) (*privacy.Report, error) {
 		err := decodeChunks(res, csv, func(t *data.Table, b []byte) error {
 			if len(sample) == 0 || len(sample[firstNumeric(t.Schema)]) < sampleRows {
 				sample.add(t)
 			}
+			counts.add(t)
 			return emit(t, b)
 		})
 		if err != nil {
@@ -231,9 +261,9 @@ func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*d
 		return res.Report, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sample, nil
+	return sample, counts, nil
 }
 
 func firstNumeric(s data.Schema) int {

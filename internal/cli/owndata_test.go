@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// customerRecord is one row of a table no other test uses: a customer of
+// a utility, with an integer age, a zero-inflated real-valued amount
+// (exactly 0 for about 60% of the customers), hours with one decimal, a
+// count, two categorical columns and a binary label that depends on them.
+type customerRecord struct {
+	id             int
+	age, visits    int
+	spend, hours   float64
+	region, plan   string
+	churned        string
+	hasSpend, heav bool
+}
+
+// customers draws n records from a fixed generator (PCG, seed): the same
+// table on every run and machine.
+func customers(n int, seed uint64) []customerRecord {
+	r := rand.New(rand.NewPCG(seed, 38))
+	regions := []string{"north", "south", "east", "west"}
+	plans := []string{"basic", "plus", "premium"}
+	out := make([]customerRecord, n)
+	for i := range out {
+		c := customerRecord{id: 100000 + i}
+		c.age = 18 + int(math.Min(72, math.Abs(r.NormFloat64()*14+27)))
+		c.region = regions[min(3, int(math.Abs(r.NormFloat64())*1.6))]
+		c.plan = plans[r.IntN(3)]
+		if c.age > 55 && r.Float64() < 0.5 {
+			c.plan = "basic"
+		}
+		c.hasSpend = r.Float64() < 0.4
+		if c.hasSpend {
+			c.spend = math.Round(math.Min(999.99, math.Exp(r.NormFloat64()+3.5))*100) / 100
+		}
+		c.hours = math.Round(math.Min(80, math.Max(0, r.NormFloat64()*9+38))*10) / 10
+		c.visits = min(20, int(r.ExpFloat64()*2.5))
+		p := 0.15
+		if c.plan == "basic" {
+			p += 0.2
+		}
+		if c.visits > 4 {
+			p += 0.25
+		}
+		if !c.hasSpend {
+			p += 0.1
+		}
+		c.churned = "no"
+		if r.Float64() < p {
+			c.churned = "yes"
+		}
+		out[i] = c
+	}
+	return out
+}
+
+const customerHeader = "customer_id,age,region,plan,monthly_spend,hours,visits,churned"
+
+func (c customerRecord) csv() string {
+	return fmt.Sprintf("%d,%d,%s,%s,%s,%s,%d,%s", c.id, c.age, c.region, c.plan,
+		trimFloat(c.spend, 2), trimFloat(c.hours, 1), c.visits, c.churned)
+}
+
+// trimFloat writes v as a person's spreadsheet would: at most places
+// decimals, no trailing zeros.
+func trimFloat(v float64, places int) string {
+	s := fmt.Sprintf("%.*f", places, v)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// writeCustomersGz writes the records as a gzip CSV with a header row.
+func writeCustomersGz(t *testing.T, path string, rows []customerRecord) {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	fmt.Fprintln(zw, customerHeader)
+	for _, c := range rows {
+		fmt.Fprintln(zw, c.csv())
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// customersSchema is the customers' schema as a person writes it from
+// the public facts (ages 18 to 90, a spend capped at 1000, a week's
+// hours, visits counted up to 20).
+const customersSchema = `{"id": "customer_id", "label": "churned", "attributes": [
+ {"name": "age", "kind": "numeric", "min": 18, "max": 90, "integer": true},
+ {"name": "region", "kind": "categorical", "categories": ["north", "south", "east", "west"]},
+ {"name": "plan", "kind": "categorical", "categories": ["basic", "plus", "premium"]},
+ {"name": "monthly_spend", "kind": "numeric", "min": 0, "max": 1000, "decimals": 2},
+ {"name": "hours", "kind": "numeric", "min": 0, "max": 80, "decimals": 1},
+ {"name": "visits", "kind": "numeric", "min": 0, "max": 20, "integer": true},
+ {"name": "churned", "kind": "binary", "categories": ["no", "yes"]}]}`
+
+var (
+	publishedTVD = regexp.MustCompile(`mean total-variation distance of the 1-way marginals: ([0-9.]+), of the 2-way marginals: ([0-9.]+)`)
+	comparedTVD  = regexp.MustCompile(`(?m)^  ([12])-way marginals: mean total variation ([0-9.]+),`)
+)
+
+// publishedFigures are the 1-way and 2-way TVD a publishing command
+// printed.
+func publishedFigures(t *testing.T, stdout string) [2]string {
+	t.Helper()
+	m := publishedTVD.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no quality line in:\n%s", stdout)
+	}
+	return [2]string{m[1], m[2]}
+}
+
+// comparedFigures are the 1-way and 2-way mean TVD dppub compare printed.
+func comparedFigures(t *testing.T, stdout string) [2]string {
+	t.Helper()
+	var out [2]string
+	for _, m := range comparedTVD.FindAllStringSubmatch(stdout, -1) {
+		out[m[1][0]-'1'] = m[2]
+	}
+	if out[0] == "" || out[1] == "" {
+		t.Fatalf("compare printed no 1-way and 2-way figures:\n%s", stdout)
+	}
+	return out
+}
+
+// One quality truth (issue 38): the 1-way and 2-way TVD that synthesize,
+// publish synthesize-rows, ppca-dp-mh and pdp-mvds print are those dppub
+// compare prints for the same real and synthetic files, whether the
+// input is streamed (synthesize's CSV), held whole (Parquet would be;
+// synthesize-rows' owners) or joined from parties of columns, and with
+// numeric columns written rounded to their decimals.
+func TestPublishedQualityIsCompares(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	rows := customers(1500, 7)
+	writeCustomersGz(t, p("customers.csv.gz"), rows)
+	schema := writeFile(t, dir, "customers.json", customersSchema)
+
+	// The same records as two parties of columns and joined.
+	var a, b, joined strings.Builder
+	a.WriteString("customer_id,age,region,plan,churned\n")
+	b.WriteString("monthly_spend,hours,visits,customer_id\n")
+	joined.WriteString(customerHeader + "\n")
+	for _, c := range rows {
+		fmt.Fprintf(&a, "%d,%d,%s,%s,%s\n", c.id, c.age, c.region, c.plan, c.churned)
+		joined.WriteString(c.csv() + "\n")
+	}
+	for i := len(rows) - 1; i >= 0; i-- { // another row order: aligned by ID
+		c := rows[i]
+		fmt.Fprintf(&b, "%s,%s,%d,%d\n", trimFloat(c.spend, 2), trimFloat(c.hours, 1), c.visits, c.id)
+	}
+	writeFile(t, dir, "a.csv", a.String())
+	writeFile(t, dir, "b.csv", b.String())
+	writeFile(t, dir, "joined.csv", joined.String())
+
+	for _, c := range []struct {
+		name, real string
+		args       []string
+	}{
+		{"synthesize", "customers.csv.gz", []string{"synthesize", "--input", p("customers.csv.gz"), "--rho", "1"}},
+		{"synthesize-rows", "customers.csv.gz", []string{"publish", "synthesize-rows", "--input", p("customers.csv.gz"), "--owners", "2", "--epsilon", "2"}},
+		{"ppca-dp-mh", "customers.csv.gz", []string{"publish", "ppca-dp-mh", "--input", p("customers.csv.gz"), "--owners", "2", "--epsilon", "1"}},
+		{"pdp-mvds", "joined.csv", []string{"publish", "pdp-mvds", "--input", p("a.csv"), "--input", p("b.csv"), "--budgets", "1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synth := p(c.name + ".csv")
+			code, out, errs := run(t, append(c.args, "--schema", schema, "--seed", "5", "--out", synth)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errs)
+			}
+			published := publishedFigures(t, out)
+			if !strings.Contains(out, "16 equal-width bins over their declared bounds") {
+				t.Errorf("the quality line does not say how it bins:\n%s", out)
+			}
+			code, cmp, errs := run(t, "compare", p(c.real), synth, "--schema", schema, "--out", p(c.name+"-quality.html"))
+			if code != 0 {
+				t.Fatalf("compare: exit %d\n%s%s", code, cmp, errs)
+			}
+			compared := comparedFigures(t, cmp)
+			if published != compared {
+				t.Fatalf("%s printed 1-way %s, 2-way %s; compare printed 1-way %s, 2-way %s", c.name, published[0], published[1], compared[0], compared[1])
+			}
+			if published[0] == "0.000" || published[1] == "0.000" {
+				t.Errorf("figures %v: a noisy synthetic table equal to the real one?", published)
+			}
+			t.Logf("%s: 1-way %s, 2-way %s (as compare)", c.name, published[0], published[1])
+		})
+	}
+}

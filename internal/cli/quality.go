@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/utility"
+	"github.com/spf13/cobra"
+)
+
+// The publishing commands' quality line and dppub compare give one table
+// one figure: both count the 1-way and 2-way marginals with utility's
+// code (utility.Joint here, utility.SetTVD there) at utility.DefaultBins
+// equal-width bins over the declared bounds, the real rows as read and
+// the synthetic rows as written to the output.
+
+// errNoRows is why a run from the owners' statistics files prints no
+// marginal distances.
+var errNoRows = errors.New("this process holds the owners' statistics files, not their rows")
+
+// qualityChunk is how many rows are counted at a time.
+const qualityChunk = 4096
+
+// newQualityCounts counts rows of schema s as dppub compare bins them.
+func newQualityCounts(s data.Schema) (*utility.Joint, error) {
+	return utility.NewJoint(s, utility.DefaultBins)
+}
+
+// realCounts counts the real rows of the tables.
+func realCounts(tables ...*data.Table) (*utility.Joint, error) {
+	j, err := newQualityCounts(tables[0].Schema)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		if !t.Schema.EqualAttributes(tables[0].Schema) {
+			return nil, fmt.Errorf("the owners' tables have other columns")
+		}
+		j.AddRows(t.Rows)
+	}
+	return j, nil
+}
+
+// synthCounts counts a synthetic table's rows as they are written to the
+// output out, a chunk at a time (the table may be streamed).
+type synthCounts struct {
+	*utility.Joint
+	attrs []data.Attribute
+	// csv says the output rounds numeric values to their decimals
+	// (data.Attribute.AsWritten); Parquet keeps them.
+	csv     bool
+	scratch [][]float64
+}
+
+func newSynthCounts(s data.Schema, out string) (*synthCounts, error) {
+	j, err := newQualityCounts(s)
+	if err != nil {
+		return nil, err
+	}
+	return &synthCounts{Joint: j, attrs: s.Attributes, csv: !data.IsParquetPath(out)}, nil
+}
+
+// add counts t's rows as the output holds them.
+func (c *synthCounts) add(t *data.Table) {
+	for lo := 0; lo < t.Len(); lo += qualityChunk {
+		rows := t.Rows[lo:min(lo+qualityChunk, t.Len())]
+		if c.csv {
+			rows = c.asWritten(rows)
+		}
+		c.AddRows(rows)
+	}
+}
+
+// asWritten is rows as the CSV output holds them, in scratch rows reused
+// from chunk to chunk.
+func (c *synthCounts) asWritten(rows [][]float64) [][]float64 {
+	for len(c.scratch) < len(rows) {
+		c.scratch = append(c.scratch, make([]float64, len(c.attrs)))
+	}
+	for i, row := range rows {
+		w := c.scratch[i]
+		for j, v := range row {
+			w[j] = c.attrs[j].AsWritten(v)
+		}
+	}
+	return c.scratch[:len(rows)]
+}
+
+// tableSynthCounts counts a synthetic table held whole.
+func tableSynthCounts(t *data.Table, out string) (*synthCounts, error) {
+	c, err := newSynthCounts(t.Schema, out)
+	if err != nil {
+		return nil, err
+	}
+	c.add(t)
+	return c, nil
+}
+
+// printQuality prints the quality section's first lines: the mean TVD of
+// the 1-way and 2-way marginals of the real rows (counted by real)
+// against the synthetic ones (synth), how they were binned, and that
+// dppub compare gives the same figures. When they cannot be computed it
+// says why and points to dppub compare instead of printing nothing.
+func printQuality(cmd *cobra.Command, w io.Writer, real, synth *utility.Joint, whyNot error) {
+	fmt.Fprintf(w, "Quality (computed on your real data, for your eyes only; not published):\n")
+	var one, two float64
+	err := whyNot
+	if err == nil {
+		one, two, err = utility.JointTVD(real, synth)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "  marginal distances not computed (%v): run dppub compare REAL SYNTHETIC --schema SCHEMA on the files\n", err)
+		return
+	}
+	noteQuality(cmd, "mean_one_way_tvd", one)
+	fmt.Fprintf(w, "  mean total-variation distance of the 1-way marginals: %.3f", one)
+	if real.Pairs() > 0 {
+		noteQuality(cmd, "mean_two_way_tvd", two)
+		fmt.Fprintf(w, ", of the 2-way marginals: %.3f", two)
+	}
+	fmt.Fprintf(w, "\n  (%s; dppub compare gives the same figures for the same files)\n", utility.Binning(utility.DefaultBins))
+}
