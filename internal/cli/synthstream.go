@@ -219,7 +219,9 @@ type synthSample map[int][]float64
 const sampleRows = 1 << 18
 
 // add keeps t's numeric values while the sample has room.
-func (s synthSample) add(t *data.Table) {
+// With csv, the values are kept as the CSV output holds them (rounded to
+// their decimals: data.Attribute.AsWritten), as dppub compare reads them.
+func (s synthSample) add(t *data.Table, csv bool) {
 	for j, a := range t.Schema.Attributes {
 		if a.Kind != data.Numeric {
 			continue
@@ -228,7 +230,11 @@ func (s synthSample) add(t *data.Table) {
 			if len(s[j]) == sampleRows {
 				break
 			}
-			s[j] = append(s[j], row[j])
+			v := row[j]
+			if csv {
+				v = a.AsWritten(v)
+			}
+			s[j] = append(s[j], v)
 		}
 	}
 }
@@ -250,7 +256,7 @@ func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*d
 	err = o.publishStreamed(cmd, g, owners, schema, func(emit emitFunc) (*privacy.Report, error) {
 		err := decodeChunks(res, csv, func(t *data.Table, b []byte) error {
 			if len(sample) == 0 || len(sample[firstNumeric(t.Schema)]) < sampleRows {
-				sample.add(t)
+				sample.add(t, csv)
 			}
 			counts.add(t)
 			return emit(t, b)
