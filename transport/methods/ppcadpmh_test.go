@@ -45,6 +45,7 @@ func TestPrepareChecksSettings(t *testing.T) {
 	f := testConsortium(t, false)
 	for name, s := range map[string]string{
 		"gaussian, no delta": `{"schema": "s.json", "epsilon": 1, "mechanism": "gaussian"}`,
+		"laplace with delta": `{"schema": "s.json", "epsilon": 1, "mechanism": "laplace", "delta": 1e-6}`,
 		"typo":               `{"schema": "s.json", "epsilonn": 1}`,
 		"no epsilon":         `{"schema": "s.json"}`,
 		"missing schema":     `{"schema": "nope.json", "epsilon": 1}`,
