@@ -63,7 +63,7 @@ func TestStdinAndStdout(t *testing.T) {
 		{"privbayes", []string{"publish", "privbayes", "--input", "-", "--schema", schema, "--out", "-", "--report", p("pb.json")}, p("pb.json"), nil, true, "Privacy report"},
 		{"lda-dp", []string{"publish", "lda-dp", "--input", "-", "--schema", schema, "--label", "smoker", "--out", "-", "--report", p("lda.json"), "--model", p("lda.model.json")},
 			p("lda.json"), []string{p("lda.model.json")}, false, "labelled projections (d = 1) to standard output"},
-		{"synthesize", []string{"synthesize", "--input", "-", "--schema", schema, "--out", "-", "--report", p("syn.json")}, p("syn.json"), nil, true, "Utility"},
+		{"synthesize", []string{"synthesize", "--input", "-", "--schema", schema, "--out", "-", "--report", p("syn.json")}, p("syn.json"), nil, true, "Quality"},
 		{"dppca-svm", []string{"publish", "dppca-svm", "--input", "-", "--schema", schema, "--label", "smoker", "--out", "-", "--report", p("svm.json")},
 			p("svm.json"), nil, false, "Wrote the model to standard output and the report to " + p("svm.json")},
 	}
