@@ -29,8 +29,10 @@ type DomainOptions struct {
 	// edges Min = c_0 < c_1 < … < c_k ≤ Max, bin b holding [c_b, c_{b+1})
 	// and the last bin [c_{k−1}, Max] (integers: c_b … c_{b+1}−1, so a bin
 	// whose edges differ by one holds a single value, which decodes to
-	// itself). The edges must be public: from the schema, or released
-	// under DP (ChooseCuts).
+	// itself; a continuous bin [v, Nextafter(v, +∞)) holds v alone, and an
+	// edge at Max makes the last bin Max alone: SingleValueEdges). The
+	// edges must be public: from the schema, or released under DP
+	// (ChooseCuts).
 	Cuts map[string][]float64
 	// Within gives the named numeric attributes pieces that refine their
 	// bins for decoding only: a value decoded from a bin is drawn in one
@@ -366,7 +368,8 @@ func (d *Domain) EncodeInto(rows [][]float64, cs *Cells, at int) (int, error) {
 
 // Decode maps a discretised dataset back to the schema: categories to
 // their index, a numeric bin to a value drawn uniformly from the bin (an
-// integer one for integer attributes). The draw is post-processing.
+// integer one for integer attributes), a bin that holds one value
+// (SingleValueEdges) to that value. The draw is post-processing.
 func (d *Domain) Decode(ds *Dataset, src *randx.Source) (*data.Table, error) {
 	return d.DecodeRows(ds, ds.Len(), src)
 }
@@ -468,6 +471,13 @@ func (d *Domain) decodeCell(j, b int, src *randx.Source) float64 {
 	}
 	if a.Integer {
 		return lo + float64(src.Int64N(int64(hi-lo)+1))
+	}
+	if hi <= math.Nextafter(lo, math.Inf(1)) {
+		// A single-value bin or piece, [v, Nextafter(v, +∞)) or the
+		// maximum's [Max, Max] (SingleValueEdges): exactly v. A uniform
+		// draw would round to the next float64, outside the bin, half of
+		// the time.
+		return lo
 	}
 	return lo + src.Float64()*(hi-lo)
 }

@@ -252,3 +252,41 @@ func TestPiecesErrors(t *testing.T) {
 		t.Error("pieces of an unknown attribute: no error")
 	}
 }
+
+// A continuous bin that holds one value, [v, Nextafter(v, +∞)) or the
+// maximum's [Max, Max] (SingleValueEdges), decodes to exactly v, every
+// time; a uniform draw inside [0, 5e-324) gave 5e-324, a value of the
+// next bin, in half of the draws.
+func TestSingleValueBinsDecodeExactly(t *testing.T) {
+	a := data.Attribute{Name: "x", Kind: data.Numeric, Min: 0, Max: 10}
+	s := data.Schema{Attributes: []data.Attribute{a}}
+	cuts := append([]float64{0, math.Nextafter(0, 1), 5}, 10)
+	dom, err := NewDomain(s, DomainOptions{Cuts: map[string][]float64{"x": cuts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		v   float64
+		bin int
+	}{{0, 0}, {10, 3}, {12, 3}} {
+		if b, _ := dom.Bin(0, c.v); b != c.bin {
+			t.Fatalf("value %v in bin %d, want %d", c.v, b, c.bin)
+		}
+		ds := NewDataset(dom.Sizes(), 1000)
+		for i := range ds.Cols[0] {
+			ds.Cols[0][i] = uint16(c.bin)
+		}
+		back, err := dom.Decode(ds, randx.NewSeeded(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range back.Rows {
+			if want := math.Min(c.v, a.Max); r[0] != want {
+				t.Fatalf("bin %d decoded to %v, want %v", c.bin, r[0], want)
+			}
+		}
+	}
+	if b, _ := dom.Bin(0, math.Nextafter(10, 0)); b != 2 {
+		t.Errorf("the value below the maximum is in bin %d, want 2", b)
+	}
+}
