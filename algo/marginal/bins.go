@@ -100,17 +100,17 @@ type ChosenBins struct {
 
 // PublicGrid returns the lower edges of a data-independent grid over
 // numeric attribute a's declared bounds: every integer when the range has
-// at most cells integers; otherwise, for an integer attribute, the minimum
-// alone and, when the range straddles it, zero alone (values many columns
-// pile up on: a floor, or the "nothing happened" of a signed measurement
-// such as Shuttle's V2, 0 in 62 % of rows in [−10000, 10000]), and then
-// equal-width cells between; for a continuous one, equal-width cells
-// with each of its public values (PublicValues: the minimum, the maximum
-// and zero inside the bounds) a cell of its own (SingleValueEdges), so
-// that a real-valued column that is exactly 0 in 99 % of rows, or capped
-// at its maximum in 30 %, keeps that value as a point mass the way an
-// integer column keeps its zeros (equal-width cells alone left 0 % zeros
-// in the synthetic rows).
+// at most cells integers; otherwise its public values (PublicValues: the
+// minimum, the maximum and zero inside the bounds, values many columns
+// pile up on: a floor, a cap or top-code, or the "nothing happened" of a
+// signed measurement such as Shuttle's V2, 0 in 62 % of rows in
+// [−10000, 10000]) each a cell of its own (SingleValueEdges), and
+// equal-width cells between (for an integer attribute, from one above the
+// minimum). So a column that is exactly 0 in 99 % of
+// rows, or capped at its maximum in 30 %, keeps that value as a point
+// mass, real-valued or integer (on equal-width cells alone a real-valued
+// column's zeros, and an integer column's cap, came out 0 % of the
+// synthetic rows).
 //
 // Isolating public values costs nothing: the grid is still a partition
 // of the declared range that depends on the schema alone, so one record
@@ -136,12 +136,9 @@ func PublicGrid(a data.Attribute, cells int) []float64 {
 				out = append(out, v)
 			}
 		}
-		if a.Min < 0 && a.Max > 0 {
-			out = append(out, 0, 1)
-			slices.Sort(out)
-			out = slices.Compact(out)
-		}
-		return out
+		out = append(out, SingleValueEdges(a)...)
+		slices.Sort(out)
+		return slices.Compact(out)
 	}
 	out := make([]float64, cells)
 	w := (a.Max - a.Min) / float64(cells)

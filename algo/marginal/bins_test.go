@@ -418,13 +418,15 @@ func TestPublicValuesKeepTheirPointMass(t *testing.T) {
 			func(s *randx.Source) float64 { return 3 * s.NormFloat64() }},
 		{"negative floor", data.Attribute{Name: "floor", Kind: data.Numeric, Min: -2.5, Max: 7.5}, -2.5, 0.4,
 			func(s *randx.Source) float64 { return -2.5 + 10*s.Float64() }},
+		{"integer cap at the maximum", data.Attribute{Name: "icapped", Kind: data.Numeric, Min: 0, Max: 100000, Integer: true}, 100000, 0.3,
+			func(s *randx.Source) float64 { return math.Floor(100000 * s.Float64()) }},
 	}
 	for _, c := range cases {
 		for _, refine := range []Refinement{RefineMeasured, RefineDecoded} {
 			t.Run(c.name+"/"+string(refine), func(t *testing.T) {
 				grid := PublicGrid(c.a, DefaultGrid)
 				i, ok := slices.BinarySearch(grid, c.v)
-				if !ok || (i+1 < len(grid) && grid[i+1] != math.Nextafter(c.v, math.Inf(1))) {
+				if !ok || (i+1 < len(grid) && grid[i+1] != nextValue(c.a, c.v)) {
 					t.Fatalf("%v is not a cell of its own on the grid (%v…)", c.v, grid[max(0, i-2):min(len(grid), i+3)])
 				}
 				src := randx.NewSeeded(21)
