@@ -80,7 +80,8 @@ type SynthesizeOptions struct {
 	// BinShare is the share of the single owner's ρ spent choosing
 	// numeric attributes' bins from the data (marginal.ChooseCuts, split
 	// evenly among them): default DefaultBinShare with the adaptive method
-	// and one owner; negative for the schema's equal-width bins.
+	// and one owner; negative for the schema's equal-width bins (with the
+	// public values split off: marginal.PublicValueCuts).
 	BinShare float64
 	// Refine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine): measured by the engine, or only to draw
@@ -165,15 +166,17 @@ type Encoded struct {
 }
 
 // SynthesizeDomain is the domain a table with schema s must be
-// discretised with for Synthesize under o (Encoded): the schema's bins,
-// or, when the numeric bins are chosen from the data (one owner, the
-// default), numeric attributes cut at every edge those bins may have
-// (marginal.FineEdges), so that the bins chosen afterwards from the
-// cells' counts are unions of cells and the records need not be read
-// again.
+// discretised with for Synthesize under o (Encoded): the schema's bins
+// (equal-width, with each numeric attribute's public values, its minimum,
+// its maximum and 0 inside its bounds, a bin of its own:
+// marginal.PublicValueCuts), or, when the numeric bins are chosen from
+// the data (one owner, the default), numeric attributes cut at every edge
+// those bins may have (marginal.FineEdges), so that the bins chosen
+// afterwards from the cells' counts are unions of cells and the records
+// need not be read again.
 func SynthesizeDomain(s data.Schema, o SynthesizeOptions) (*marginal.Domain, error) {
 	if !adaptive(o) {
-		d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
+		d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
 		if err != nil {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
@@ -281,6 +284,12 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 		real, clamped = o.Encoded.Chunks, o.Encoded.Clamped
+	}
+	if !adaptive(o) {
+		// The schema's bins with the public values split off, which the
+		// records were encoded with: a point mass at 0 or at a cap keeps a
+		// bin of its own without a data-chosen bin (parties of columns).
+		dom = pre
 	}
 	var binRho float64
 	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts); err != nil {
@@ -421,7 +430,9 @@ func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, do
 		ro.Assumptions = append(ro.Assumptions, auto)
 	}
 	if binRho > 0 {
-		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one integer decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)
+		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)
+	} else if !adaptive(o) {
+		ro.Assumptions[1] = "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them, with the minimum, the maximum and 0 (inside the bounds) each a bin of its own that decodes to that value; bounds, bins and categories are public and do not depend on the data"
 	}
 	if o.Epsilon != 0 {
 		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(

@@ -62,7 +62,7 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 	}
 	if res.BinRho > 0 {
 		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
-			"numeric bins were chosen from noisy pooled histograms over a public grid of the declared bounds (ρ = %.4g in all, %.1f%% of the budget), merged as post-processing; a bin holding one integer decodes to it", res.BinRho, 100*res.BinRho/res.Rho))
+			"numeric bins were chosen from noisy pooled histograms over a public grid of the declared bounds (ρ = %.4g in all, %.1f%% of the budget), merged as post-processing; a bin holding one value decodes to it", res.BinRho, 100*res.BinRho/res.Rho))
 	}
 	if w := marginal.NoiseWarning(res.Engine, res.Domain, n); w != "" {
 		ro.Warnings = append(ro.Warnings, w)

@@ -243,6 +243,16 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		}
 	}
 	if !(st.BinShare > 0) || len(numeric) == 0 {
+		// Equal-width bins, no budget: with each public value (minimum,
+		// maximum, 0 inside the bounds) a bin of its own, as the engines of
+		// parties of columns have them, sent to the owners as explicit
+		// cuts.
+		for _, j := range numeric {
+			a := s.Schema.Attributes[j]
+			if c := marginal.PublicValueCuts(a, cmp.Or(st.BinsFor[a.Name], st.Bins, marginal.DefaultBins)); c != nil {
+				do.SetChosen(a.Name, marginal.ChosenBins{Cuts: c})
+			}
+		}
 		return 0, nil
 	}
 	each := st.BinShare * rho / float64(len(numeric))

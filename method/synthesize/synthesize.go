@@ -58,9 +58,10 @@ type Settings struct {
 	// BinShare is the share of a single owner's ρ spent choosing numeric
 	// bins that refine those equal-width bins from the data (0: the
 	// default, publish.DefaultBinShare for one owner); negative keeps the
-	// equal-width bins and spends nothing on them, which is what a
+	// equal-width bins (the public values split off, as parties have them)
+	// and spends nothing on them, which is what a
 	// marginal metric over those same public bins is best served by.
-	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the owner's budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner; negative: the equal-width bins themselves, no budget)"`
+	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the owner's budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner; negative: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
 	// BinRefine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine; only with bins chosen from the data).
 	BinRefine marginal.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
