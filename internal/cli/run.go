@@ -287,15 +287,38 @@ func removeAll(paths []string) {
 	}
 }
 
+// coordinatorMember is the member that coordinates m's session: --member
+// when given, which must have m's coordinating role (checked before
+// anything else about the member: an owner named by mistake is told so,
+// not that it lacks a ledger), else the only member with that role.
 func coordinatorMember(file *consortium.File, m transport.Method, name string) (string, error) {
+	cands := file.WithRole(m.CoordinatorRole)
 	if name != "" {
+		member, err := file.Member(name)
+		if err != nil {
+			return "", usageError{err}
+		}
+		if member.Role != m.CoordinatorRole {
+			return "", usagef("--member %s cannot coordinate %s: it has role %q, and %s sessions are coordinated by the %q role (%s)", name, m.Name, member.Role, m.Name, m.CoordinatorRole, memberNames(cands))
+		}
 		return name, nil
 	}
-	cands := file.WithRole(m.CoordinatorRole)
 	if len(cands) != 1 {
 		return "", usagef("%d members have the %q role that coordinates %s; choose one with --member", len(cands), m.CoordinatorRole, m.Name)
 	}
 	return cands[0].Name, nil
+}
+
+// memberNames lists members for a message.
+func memberNames(ms []consortium.Member) string {
+	if len(ms) == 0 {
+		return "no member of the consortium has it"
+	}
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return "members with it: " + strings.Join(names, ", ")
 }
 
 // runSettings merges the method's settings: file or consortium section,

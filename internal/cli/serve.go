@@ -11,6 +11,7 @@ import (
 
 	"github.com/dppub/dppub/budgetstore"
 	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/transport"
 	_ "github.com/dppub/dppub/transport/methods" // registers the networked methods
@@ -70,6 +71,23 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
+// checkMemberData checks, before the member serves, the files its
+// sessions will read: they exist and can be read, and its schema is
+// valid. (Its rows are read and checked against the schema when a
+// session needs them.)
+func checkMemberData(file *consortium.File, m consortium.Member) error {
+	if err := file.CheckDataset(m); err != nil {
+		return err
+	}
+	if m.Dataset == nil {
+		return nil
+	}
+	if _, err := data.LoadSchema(file.Path(m.Dataset.Schema)); err != nil {
+		return fmt.Errorf("member %q's dataset schema: %w", m.Name, err)
+	}
+	return nil
+}
+
 func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 	if f.config == "" || f.member == "" {
 		return usagef("--config FILE and --member NAME are required")
@@ -84,6 +102,9 @@ func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 	}
 	if m.Role != role {
 		return usagef("member %q has role %q in %s, not %q", m.Name, m.Role, f.config, role)
+	}
+	if err := checkMemberData(file, m); err != nil {
+		return err // before the ledger is opened (or created)
 	}
 	var ledger *budgetstore.Store
 	if m.Dataset != nil {
