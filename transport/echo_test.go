@@ -25,6 +25,10 @@ import (
 type echoSettings struct {
 	Charge  float64 `json:"charge"`
 	Payload int     `json:"payload"`
+	// SlowJoin names a spoke that takes JoinDelay to build its role (as
+	// an owner reading a large dataset does) before it accepts.
+	SlowJoin  string        `json:"slow_join,omitempty"`
+	JoinDelay time.Duration `json:"join_delay,omitempty"`
 }
 
 type rawMsg struct {
@@ -123,6 +127,9 @@ func init() {
 			var st echoSettings
 			if err := json.Unmarshal(in.Params, &st); err != nil {
 				return nil, err
+			}
+			if in.Self.Name == st.SlowJoin {
+				time.Sleep(st.JoinDelay)
 			}
 			return &spokeRole{id: in.Self.Name, hub: in.Coordinator, session: in.Session, acct: in.Accountant, charge: st.Charge}, nil
 		}})

@@ -146,7 +146,7 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	}
 	defer rec.close()
 	opts := transport.RunOptions{Method: method, Settings: settings,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers}
+		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers, Progress: runProgress(cmd)}
 	var (
 		res      *transport.Result
 		streamed *streamedRows // the rows went to f.out as they came
@@ -193,6 +193,17 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
 	}
 	return nil
+}
+
+// runProgress prints on stderr, one line each, whom the session waits
+// for (a member that does not answer, retried until unreachable_after or
+// step_timeout), unless --quiet.
+func runProgress(cmd *cobra.Command) func(string) {
+	if inheritedBool(cmd, quietFlag) {
+		return nil
+	}
+	w := cmd.ErrOrStderr()
+	return func(msg string) { fmt.Fprintf(w, "dppub run: %s\n", msg) }
 }
 
 // parquetProbe is a schema to ask data.NewParquetWriter whether this
