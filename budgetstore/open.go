@@ -136,7 +136,7 @@ func guard(path string, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = &DamagedError{path, fmt.Errorf("%v", r)}
+			err = &DamagedError{path, fmt.Errorf("bbolt: %v", r)}
 		}
 	}()
 	return fn()
