@@ -95,38 +95,56 @@ func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
 	return nil, fmt.Errorf("budgetstore: open %s: %w", path, err)
 }
 
-// checkDB checks the file of db, opened read-only: its bytes with
-// checkPages (which makes bbolt's reads safe), then with bbolt's
-// consistency check (every page reachable or free, none twice, keys in
-// order). bbolt's check panics on a torn meta page, which bbolt itself
-// reads past (and rewrites at the next commit): then checkPages alone.
+// checkDB checks the file of db: its bytes with checkPages (which makes
+// bbolt's reads safe), then with bbolt's consistency check (every page
+// reachable or free, none twice, keys in order). bbolt's check panics on
+// a torn meta page, which bbolt itself reads past (and rewrites at the
+// next commit): then checkPages alone. On a writable db the check holds
+// the write lock in a transaction it rolls back, so that no commit
+// rewrites pages while the file is read.
 func checkDB(db *bolt.DB) error {
-	b, err := os.ReadFile(db.Path())
-	if err != nil {
-		return fmt.Errorf("budgetstore: %w", err)
-	}
-	torn, err := checkPages(b)
-	if err != nil {
-		return &DamagedError{db.Path(), err}
-	}
-	if torn {
+	check := func(tx *bolt.Tx) error {
+		b, err := os.ReadFile(db.Path())
+		if err != nil {
+			return fmt.Errorf("budgetstore: %w", err)
+		}
+		torn, err := checkPages(b)
+		switch {
+		case err != nil:
+			return &DamagedError{db.Path(), err}
+		case torn:
+			return nil
+		}
+		var found error
+		for err := range tx.Check() { // drain: the checker stops only at the end
+			if found == nil {
+				found = err
+			}
+		}
+		if found != nil {
+			return &DamagedError{db.Path(), found}
+		}
 		return nil
 	}
 	return guard(db.Path(), func() error {
-		return db.View(func(tx *bolt.Tx) error {
-			var found error
-			for err := range tx.Check() { // drain: the checker stops only at the end
-				if found == nil {
-					found = err
-				}
+		if db.IsReadOnly() {
+			return db.View(check)
+		}
+		err := db.Update(func(tx *bolt.Tx) error {
+			if err := check(tx); err != nil {
+				return err
 			}
-			if found != nil {
-				return &DamagedError{db.Path(), found}
-			}
-			return nil
+			return errRollback
 		})
+		if err == errRollback {
+			return nil
+		}
+		return err
 	})
 }
+
+// errRollback ends a write transaction that must not commit.
+var errRollback = errors.New("budgetstore: roll back")
 
 // guard runs fn and returns, instead of a panic, a *DamagedError naming
 // path: bbolt panics on pages it cannot read, and a page number beyond

@@ -106,6 +106,10 @@ func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 	if err := checkMemberData(file, m); err != nil {
 		return err // before the ledger is opened (or created)
 	}
+	creds, err := consortium.LoadCredentials(file, m.Name)
+	if err != nil {
+		return err // likewise
+	}
 	var ledger *budgetstore.Store
 	if m.Dataset != nil {
 		if ledger, err = budgetstore.Open(budgetstore.Options{Path: file.LedgerPath(m)}); err != nil {
@@ -113,7 +117,7 @@ func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 		}
 		defer ledger.Close()
 	}
-	node, err := transport.NewNode(transport.NodeOptions{Consortium: file, Member: m.Name, Listen: f.listen, Ledger: ledger,
+	node, err := transport.NewNode(transport.NodeOptions{Consortium: file, Member: m.Name, Credentials: creds, Listen: f.listen, Ledger: ledger,
 		AcceptSeed: f.acceptSeed, HandleDelay: f.handleDelay, Latency: f.latency, ProtocolVersion: f.transportVersion, Logger: newLogger(cmd.ErrOrStderr(), f.verbose)})
 	if err != nil {
 		return err
