@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -248,6 +249,11 @@ func (s *session) openAll(ctx context.Context) error {
 				continue
 			}
 			refusals = append(refusals, a.err)
+			if _, ok := errors.AsType[*unreachableError](a.err); ok {
+				s.mu.Lock()
+				s.unreached[a.name] = true // never got the proposal: no end notice
+				s.mu.Unlock()
+			}
 			if grace == nil {
 				grace = time.After(s.n.limits.PingInterval.Duration)
 			}
@@ -512,7 +518,14 @@ func (n *Node) endAll(s *session, failure error) {
 		nt.Reason = failure.Error()
 	}
 	done := make(chan struct{}, len(s.open.Participants))
+	s.mu.Lock()
+	unreached := maps.Clone(s.unreached)
+	s.mu.Unlock()
 	for _, p := range s.open.Participants {
+		if unreached[p.Name] {
+			done <- struct{}{}
+			continue
+		}
 		go func() {
 			n.notify(p.Name, s.addrs[p.Name], s.id, TypeEnd, nt)
 			done <- struct{}{}

@@ -84,6 +84,9 @@ type session struct {
 	// note, at the coordinator, tells the user what the session waits for
 	// (RunOptions.Progress); nil elsewhere.
 	note func(string)
+	// unreached, at the coordinator, are the participants its proposal
+	// never reached (unreachable): they get no end notice.
+	unreached map[string]bool
 }
 
 func newSession(n *Node, id string, m Method, o Open, coordinator bool) *session {
@@ -98,7 +101,7 @@ func newSession(n *Node, id string, m Method, o Open, coordinator bool) *session
 		self: n.self.Name, members: members, addrs: addrs, ctx: ctx, cancel: cancel,
 		finished: make(chan struct{}), loopDone: make(chan struct{}), wake: make(chan struct{}, 1),
 		state: stateOpen, lastSeq: map[string]uint64{}, receipts: map[string]Receipt{},
-		lastContact: time.Now(), outboxes: map[string]*outbox{}, room: make(chan struct{}),
+		lastContact: time.Now(), outboxes: map[string]*outbox{}, room: make(chan struct{}), unreached: map[string]bool{},
 	}
 }
 
