@@ -57,7 +57,9 @@ equal-width bins plus the values that hold most of theirs (a column of
 zeros keeps its zeros), and the finer bins only place each value inside
 its bin; --bin-refine measured measures the finer bins themselves. A
 negative --bin-share, or several parties, keeps the --bins equal-width
-bins.
+bins, with the declared minimum, the maximum and 0 (inside the bounds)
+each a bin of its own, so a column's floor, cap or zeros keep their
+point mass at no cost in budget.
 Each party's budget ρ_k is split 0.1 / 0.1 / 0.8 between noisy one-way
 marginals (Gaussian), noisy pair scores for Algorithm 2's pair selection,
 and the selected (combined) marginals (Gaussian). The synthetic rows are
