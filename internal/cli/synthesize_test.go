@@ -203,8 +203,8 @@ func TestSynthesizeDatasetWithID(t *testing.T) {
 // largest party), while a whole record costs more (ρ = 1.875 on Adult at seed 1).
 func TestSynthesizePartiesClaimsWholeRecord(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		args       []string
+		name      string
+		args      []string
 		wantParty float64
 		// sumParties bounds whole_record: a record's values change in every
 		// party's columns, at most the sum of the parties' budgets (3 for
