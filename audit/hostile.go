@@ -1,8 +1,13 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol"
 )
 
 // A hostile-coordinator audit plays a coordinator that departs from the
@@ -24,6 +29,10 @@ const (
 	// HostileCharged: the member answers, charged exactly what its own
 	// calibration of the release costs.
 	HostileCharged HostileExpect = "charged at its true cost"
+	// HostileIgnored: the member drops the message without an error (a
+	// replay of a step it has taken, or a message before its step),
+	// charging nothing and sending nothing.
+	HostileIgnored HostileExpect = "ignored"
 )
 
 // HostileAttack is one attack on one method's member role.
@@ -56,6 +65,7 @@ type HostileResult struct {
 // hostileSuites are the methods' attack lists, by method.
 var hostileSuites = map[string]func() []HostileAttack{
 	"synthesize-rows": rowsHostileAttacks,
+	"mp-crdp":         mpcrdpHostileAttacks,
 }
 
 // HostileMethods are the methods with hostile-coordinator audits, sorted.
@@ -95,4 +105,42 @@ func (a HostileAttack) Run() (HostileResult, error) {
 		r.Verdict = "VIOLATION"
 	}
 	return r, nil
+}
+
+// memberOutcome reads what a member did with one hostile message from its
+// error, the charges its accountant recorded for it and the messages it
+// sent: refused (an error, nothing charged or sent), ignored (no error,
+// nothing charged or sent), or answered, when cost says whether the
+// charges are what the release really costs by the audit's own
+// calibration (nil: they are). A recovered panic is never a refusal.
+func memberOutcome(err error, charges []privacy.Charge, out []protocol.Envelope, cost func([]privacy.Charge) error) HostileOutcome {
+	var pe *protocol.PanicError
+	switch {
+	case errors.As(err, &pe):
+		return HostileOutcome{Got: "panicked", Detail: fmt.Sprintf("%v; %d charges recorded", err, len(charges))}
+	case err != nil && len(charges) == 0 && len(out) == 0:
+		return HostileOutcome{Got: HostileRefused, Detail: err.Error()}
+	case err != nil:
+		return HostileOutcome{Got: "refused after charging", Detail: fmt.Sprintf("%v; %d charges recorded, %d messages sent", err, len(charges), len(out))}
+	case len(charges) == 0 && len(out) == 0:
+		return HostileOutcome{Got: HostileIgnored, Detail: "no error, nothing charged, nothing sent"}
+	case len(charges) == 0:
+		return HostileOutcome{Got: "answered uncharged", Detail: fmt.Sprintf("%d messages sent, nothing charged", len(out))}
+	}
+	if cost == nil {
+		return HostileOutcome{Got: "answered", Detail: fmt.Sprintf("charged %s for a message that must not be answered", chargeList(charges))}
+	}
+	if err := cost(charges); err != nil {
+		return HostileOutcome{Got: "answered", Detail: fmt.Sprintf("charged %s: %v", chargeList(charges), err)}
+	}
+	return HostileOutcome{Got: HostileCharged, Detail: fmt.Sprintf("charged %s, its true cost; %d messages sent", chargeList(charges), len(out))}
+}
+
+// chargeList names charges for a detail line.
+func chargeList(cs []privacy.Charge) string {
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, c.Spec.Guarantee.String())
+	}
+	return strings.Join(parts, " + ")
 }
