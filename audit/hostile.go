@@ -66,6 +66,7 @@ type HostileResult struct {
 var hostileSuites = map[string]func() []HostileAttack{
 	"synthesize-rows": rowsHostileAttacks,
 	"mp-crdp":         mpcrdpHostileAttacks,
+	"dp-subn3":        dpsubn3HostileAttacks,
 }
 
 // HostileMethods are the methods with hostile-coordinator audits, sorted.
