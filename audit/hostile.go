@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	ppspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 )
@@ -67,6 +68,7 @@ var hostileSuites = map[string]func() []HostileAttack{
 	"synthesize-rows": rowsHostileAttacks,
 	"mp-crdp":         mpcrdpHostileAttacks,
 	"dp-subn3":        dpsubn3HostileAttacks,
+	ppspec.Name:       ppcaHostileAttacks,
 }
 
 // HostileMethods are the methods with hostile-coordinator audits, sorted.
