@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	ldaspec "github.com/dppub/dppub/method/mullda"
 	ppspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
@@ -69,6 +70,7 @@ var hostileSuites = map[string]func() []HostileAttack{
 	"mp-crdp":         mpcrdpHostileAttacks,
 	"dp-subn3":        dpsubn3HostileAttacks,
 	ppspec.Name:       ppcaHostileAttacks,
+	ldaspec.NameMulti: mulLDAHostileAttacks,
 }
 
 // HostileMethods are the methods with hostile-coordinator audits, sorted.
