@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	ldaspec "github.com/dppub/dppub/method/mullda"
+	pdpspec "github.com/dppub/dppub/method/pdpmvds"
 	ppspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
@@ -71,6 +72,7 @@ var hostileSuites = map[string]func() []HostileAttack{
 	"dp-subn3":        dpsubn3HostileAttacks,
 	ppspec.Name:       ppcaHostileAttacks,
 	ldaspec.NameMulti: mulLDAHostileAttacks,
+	pdpspec.Name:      pdpHostileAttacks,
 }
 
 // HostileMethods are the methods with hostile-coordinator audits, sorted.
@@ -117,8 +119,9 @@ func (a HostileAttack) Run() (HostileResult, error) {
 // sent: refused (an error, nothing charged or sent), ignored (no error,
 // nothing charged or sent), or answered, when cost says whether the
 // charges are what the release really costs by the audit's own
-// calibration (nil: they are). A recovered panic is never a refusal.
-func memberOutcome(err error, charges []privacy.Charge, out []protocol.Envelope, cost func([]privacy.Charge) error) HostileOutcome {
+// calibration (an error when they are not; else a note on what the
+// release costs, or ""). A recovered panic is never a refusal.
+func memberOutcome(err error, charges []privacy.Charge, out []protocol.Envelope, cost func([]privacy.Charge) (string, error)) HostileOutcome {
 	var pe *protocol.PanicError
 	switch {
 	case errors.As(err, &pe):
@@ -135,10 +138,14 @@ func memberOutcome(err error, charges []privacy.Charge, out []protocol.Envelope,
 	if cost == nil {
 		return HostileOutcome{Got: "answered", Detail: fmt.Sprintf("charged %s for a message that must not be answered", chargeList(charges))}
 	}
-	if err := cost(charges); err != nil {
+	note, err := cost(charges)
+	if err != nil {
 		return HostileOutcome{Got: "answered", Detail: fmt.Sprintf("charged %s: %v", chargeList(charges), err)}
 	}
-	return HostileOutcome{Got: HostileCharged, Detail: fmt.Sprintf("charged %s, its true cost; %d messages sent", chargeList(charges), len(out))}
+	if note == "" {
+		note = "its true cost"
+	}
+	return HostileOutcome{Got: HostileCharged, Detail: fmt.Sprintf("charged %s, %s; %d messages sent", chargeList(charges), note, len(out))}
 }
 
 // chargeList names charges for a detail line.

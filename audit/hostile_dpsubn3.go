@@ -128,24 +128,24 @@ func (v *dpsubn3Victim) outcome(m protocol.Message, priorN int) (HostileOutcome,
 	}
 	n := len(v.acct.Charges())
 	out, err := protocol.Safely(v.party.ID(), "handling "+e.Type, func() ([]protocol.Envelope, error) { return v.party.Handle(e) })
-	return memberOutcome(err, v.acct.Charges()[n:], out, func(cs []privacy.Charge) error {
+	return memberOutcome(err, v.acct.Charges()[n:], out, func(cs []privacy.Charge) (string, error) {
 		total := 0.0
 		for _, c := range cs {
 			if g := c.Spec.Guarantee; g.Notion != dp.PureDP {
-				return fmt.Errorf("charge %v is not pure ε-DP", g)
+				return "", fmt.Errorf("charge %v is not pure ε-DP", g)
 			}
 			total += c.Spec.Guarantee.Epsilon
 		}
 		scored := float64(dpsubn3Rows + priorN)
 		switch {
 		case math.Abs(total-dpsubn3Eps) > 1e-9:
-			return fmt.Errorf("ε = %v in all, the session's is %v", total, dpsubn3Eps)
+			return "", fmt.Errorf("ε = %v in all, the session's is %v", total, dpsubn3Eps)
 		case cs[0].Spec.Sensitivity < 3/scored*(1-1e-12):
-			return fmt.Errorf("the structure was charged at score sensitivity %g, below 3/n = %g for the %v records scored", cs[0].Spec.Sensitivity, 3/scored, scored)
+			return "", fmt.Errorf("the structure was charged at score sensitivity %g, below 3/n = %g for the %v records scored", cs[0].Spec.Sensitivity, 3/scored, scored)
 		case len(out) != 1:
-			return fmt.Errorf("%d messages sent, want one update", len(out))
+			return "", fmt.Errorf("%d messages sent, want one update", len(out))
 		}
-		return nil
+		return "", nil
 	}), nil
 }
 

@@ -151,23 +151,23 @@ func mpcrdpAttack(name, attempt string, expect HostileExpect, before []proto.Cha
 		n := len(acct.Charges())
 		out, err := protocol.Safely(p.ID(), "handling "+e.Type, func() ([]protocol.Envelope, error) { return p.Handle(e) })
 		want, ok := mpcrdpStepBudgets(c)[m.Name]
-		return memberOutcome(err, acct.Charges()[n:], out, func(cs []privacy.Charge) error {
+		return memberOutcome(err, acct.Charges()[n:], out, func(cs []privacy.Charge) (string, error) {
 			total := 0.0
 			for _, ch := range cs {
 				if g := ch.Spec.Guarantee; g.Notion != dp.PureDP || g.Delta != 0 {
-					return fmt.Errorf("charge %v is not pure ε-DP", g)
+					return "", fmt.Errorf("charge %v is not pure ε-DP", g)
 				}
 				total += ch.Spec.Guarantee.Epsilon
 			}
 			switch {
 			case !ok:
-				return fmt.Errorf("%q is no step of the session", m.Name)
+				return "", fmt.Errorf("%q is no step of the session", m.Name)
 			case math.Abs(total-want) > 1e-9*want:
-				return fmt.Errorf("ε = %v in all for step %q, which costs ε = %v", total, m.Name, want)
+				return "", fmt.Errorf("ε = %v in all for step %q, which costs ε = %v", total, m.Name, want)
 			case len(out) != 1:
-				return fmt.Errorf("%d messages sent, want one approval", len(out))
+				return "", fmt.Errorf("%d messages sent, want one approval", len(out))
 			}
-			return nil
+			return "", nil
 		}), nil
 	}}
 }
