@@ -3,6 +3,7 @@ package publish_test
 import (
 	"context"
 	"fmt"
+	"github.com/dppub/dppub/method/synthesize"
 	"math"
 	"testing"
 
@@ -100,7 +101,7 @@ func TestPointMassesSurviveEveryPath(t *testing.T) {
 	ctx := context.Background()
 	one := func(m marginal.Method) func(uint64) (*data.Table, error) {
 		return func(seed uint64) (*data.Table, error) {
-			r, err := publish.Synthesize(ctx, publish.SynthesizeOptions{Table: tab, Rho: 1, Method: m, Source: randx.NewSeeded(seed)})
+			r, err := synthesize.Publish(ctx, synthesize.Options{Table: tab, Rho: 1, Method: m, Source: randx.NewSeeded(seed)})
 			if err != nil {
 				return nil, err
 			}
@@ -108,11 +109,11 @@ func TestPointMassesSurviveEveryPath(t *testing.T) {
 		}
 	}
 	parties := func(seed uint64) (*data.Table, error) {
-		ps, err := publish.EvenParties(tab.Schema, []float64{1, 1, 1})
+		ps, err := synthesize.EvenParties(tab.Schema, []float64{1, 1, 1})
 		if err != nil {
 			return nil, err
 		}
-		r, err := publish.Synthesize(ctx, publish.SynthesizeOptions{Table: tab, Parties: ps, Source: randx.NewSeeded(seed)})
+		r, err := synthesize.Publish(ctx, synthesize.Options{Table: tab, Parties: ps, Source: randx.NewSeeded(seed)})
 		if err != nil {
 			return nil, err
 		}

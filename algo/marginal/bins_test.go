@@ -198,7 +198,7 @@ func TestCutsIgnoreNoise(t *testing.T) {
 }
 
 // Read at 16 equal-width bins, real Adult rows put through the adaptive
-// bins (ChooseCuts at 5 % of ρ(ε = 1), as publish.Synthesize spends it)
+// bins (ChooseCuts at 5 % of ρ(ε = 1), as synthesize.Publish spends it)
 // and decoded keep every one-way marginal: the decoding moves no mass
 // across an equal-width edge (TVD below 0.001 per attribute; it was
 // 0.015–0.044 for the six numeric attributes when a bin could straddle

@@ -16,7 +16,6 @@ import (
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
@@ -134,7 +133,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err != nil {
 		return err
 	}
-	res := out.Detail.(*publish.SynthesizeResult)
+	res := out.Detail.(*synthesize.Result)
 	f.recordUsed(st, res)
 	var owners []*data.Table
 	if in.table != nil {
@@ -150,7 +149,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 // recordUsed puts the settings the run used into the flags, which the
 // report's parameters record: the defaults filled in (--delta 0 and
 // --rows 0 are what the flags say when left out, not what ran).
-func (f *synthFlags) recordUsed(st synthesize.Settings, res *publish.SynthesizeResult) {
+func (f *synthFlags) recordUsed(st synthesize.Settings, res *synthesize.Result) {
 	st.Delta, st.Rows = res.Delta, res.Rows
 	f.settings = st
 }
@@ -209,7 +208,7 @@ func stageBars(w io.Writer) func(stage string, done, total int) {
 // discretised for the run, against the synthetic records' cells) and the
 // numeric columns' distances on their original values (the real values'
 // counts against the synthetic values written, up to sampleRows rows).
-func printSynthUtility(w io.Writer, in *synthInput, res *publish.SynthesizeResult, sample synthSample) error {
+func printSynthUtility(w io.Writer, in *synthInput, res *synthesize.Result, sample synthSample) error {
 	tv, err := synthTVD(res)
 	if err != nil {
 		return err
@@ -277,7 +276,7 @@ func printSynthUtility(w io.Writer, in *synthInput, res *publish.SynthesizeResul
 // marginal, from exact counts: the real records' cells (res.Real) and the
 // synthetic records' (the fitted records, each counted as often as it
 // is written).
-func synthTVD(res *publish.SynthesizeResult) (eval.TVDStats, error) {
+func synthTVD(res *synthesize.Result) (eval.TVDStats, error) {
 	var st eval.TVDStats
 	d := res.Domain.Len()
 	var sets [][]int
