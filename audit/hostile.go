@@ -1,8 +1,16 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+
+	ldaspec "github.com/dppub/dppub/method/mullda"
+	pdpspec "github.com/dppub/dppub/method/pdpmvds"
+	ppspec "github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/protocol"
 )
 
 // A hostile-coordinator audit plays a coordinator that departs from the
@@ -24,6 +32,10 @@ const (
 	// HostileCharged: the member answers, charged exactly what its own
 	// calibration of the release costs.
 	HostileCharged HostileExpect = "charged at its true cost"
+	// HostileIgnored: the member drops the message without an error (a
+	// replay of a step it has taken, or a message before its step),
+	// charging nothing and sending nothing.
+	HostileIgnored HostileExpect = "ignored"
 )
 
 // HostileAttack is one attack on one method's member role.
@@ -56,6 +68,11 @@ type HostileResult struct {
 // hostileSuites are the methods' attack lists, by method.
 var hostileSuites = map[string]func() []HostileAttack{
 	"synthesize-rows": rowsHostileAttacks,
+	"mp-crdp":         mpcrdpHostileAttacks,
+	"dp-subn3":        dpsubn3HostileAttacks,
+	ppspec.Name:       ppcaHostileAttacks,
+	ldaspec.NameMulti: mulLDAHostileAttacks,
+	pdpspec.Name:      pdpHostileAttacks,
 }
 
 // HostileMethods are the methods with hostile-coordinator audits, sorted.
@@ -95,4 +112,47 @@ func (a HostileAttack) Run() (HostileResult, error) {
 		r.Verdict = "VIOLATION"
 	}
 	return r, nil
+}
+
+// memberOutcome reads what a member did with one hostile message from its
+// error, the charges its accountant recorded for it and the messages it
+// sent: refused (an error, nothing charged or sent), ignored (no error,
+// nothing charged or sent), or answered, when cost says whether the
+// charges are what the release really costs by the audit's own
+// calibration (an error when they are not; else a note on what the
+// release costs, or ""). A recovered panic is never a refusal.
+func memberOutcome(err error, charges []privacy.Charge, out []protocol.Envelope, cost func([]privacy.Charge) (string, error)) HostileOutcome {
+	var pe *protocol.PanicError
+	switch {
+	case errors.As(err, &pe):
+		return HostileOutcome{Got: "panicked", Detail: fmt.Sprintf("%v; %d charges recorded", err, len(charges))}
+	case err != nil && len(charges) == 0 && len(out) == 0:
+		return HostileOutcome{Got: HostileRefused, Detail: err.Error()}
+	case err != nil:
+		return HostileOutcome{Got: "refused after charging", Detail: fmt.Sprintf("%v; %d charges recorded, %d messages sent", err, len(charges), len(out))}
+	case len(charges) == 0 && len(out) == 0:
+		return HostileOutcome{Got: HostileIgnored, Detail: "no error, nothing charged, nothing sent"}
+	case len(charges) == 0:
+		return HostileOutcome{Got: "answered uncharged", Detail: fmt.Sprintf("%d messages sent, nothing charged", len(out))}
+	}
+	if cost == nil {
+		return HostileOutcome{Got: "answered", Detail: fmt.Sprintf("charged %s for a message that must not be answered", chargeList(charges))}
+	}
+	note, err := cost(charges)
+	if err != nil {
+		return HostileOutcome{Got: "answered", Detail: fmt.Sprintf("charged %s: %v", chargeList(charges), err)}
+	}
+	if note == "" {
+		note = "its true cost"
+	}
+	return HostileOutcome{Got: HostileCharged, Detail: fmt.Sprintf("charged %s, %s; %d messages sent", chargeList(charges), note, len(out))}
+}
+
+// chargeList names charges for a detail line.
+func chargeList(cs []privacy.Charge) string {
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, c.Spec.Guarantee.String())
+	}
+	return strings.Join(parts, " + ")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	proto "github.com/dppub/dppub/protocol/rowsynth"
@@ -158,7 +159,7 @@ func newRowsVictim(tamper func(*proto.Keys, func([]byte) []byte, string)) (*rows
 			return nil, nil, err
 		}
 		o, err := proto.NewOwner(proto.OwnerOptions{Params: v.p, Index: k, Table: rowsVictimTable(17 * k), Accountant: acct,
-			Source: randx.NewSeeded(uint64(k + 1)), Auth: indexAuth{peers: peers[names[k]], names: names[:2]}})
+			Source: randx.NewSeeded(uint64(k + 1)), Auth: rowsynth.OwnerAuth(peers[names[k]], names[:2])})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -281,19 +282,4 @@ func (v *rowsVictim) outcome(q *proto.Request, before int, out []protocol.Envelo
 		return HostileOutcome{Got: "answered", Detail: fmt.Sprintf("charged %v, its calibration costs %v", charges[0].Spec.Guarantee, truth.Spec().Guarantee)}
 	}
 	return HostileOutcome{Got: HostileCharged, Detail: fmt.Sprintf("charged %v", charges[0].Spec.Guarantee)}
-}
-
-// indexAuth is the protocol's KeyAuth over a member's Peers.
-type indexAuth struct {
-	peers method.Peers
-	names []string
-}
-
-func (a indexAuth) Sign(msg []byte) ([]byte, error) { return a.peers.Sign(msg) }
-
-func (a indexAuth) Verify(k int, msg, sig []byte) error {
-	if k < 0 || k >= len(a.names) {
-		return fmt.Errorf("no owner %d", k+1)
-	}
-	return a.peers.Verify(a.names[k], msg, sig)
 }

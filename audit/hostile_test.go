@@ -1,6 +1,11 @@
 package audit
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/dppub/dppub/method"
+)
 
 // Every hostile-coordinator attack gets the outcome the member must give:
 // refused with nothing charged or sent, or charged at its true cost.
@@ -28,5 +33,35 @@ func TestHostileSuite(t *testing.T) {
 	}
 	if _, err := HostileSuite("no-such-method"); err == nil {
 		t.Fatal("an unknown method was accepted")
+	}
+}
+
+// Every multi-party method has a hostile-coordinator suite, and every
+// suite tries both refusals and what a member must accept (a replay it
+// ignores or a request it pays for) on the role the method builds. lda-dp
+// runs the same owner role as mul-lda-dp, without a dealer; it has no
+// suite of its own.
+func TestHostileSuiteCoversEveryMultipartyMethod(t *testing.T) {
+	have := HostileMethods()
+	for _, s := range method.All() {
+		if !s.Multiparty() || s.Name == "lda-dp" {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			if !slices.Contains(have, s.Name) {
+				t.Fatalf("no hostile-coordinator suite for %s (have %v)", s.Name, have)
+			}
+			attacks, err := HostileSuite(s.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kinds := map[HostileExpect]int{}
+			for _, a := range attacks {
+				kinds[a.Expect]++
+			}
+			if kinds[HostileRefused] < 5 || kinds[HostileCharged]+kinds[HostileIgnored] == 0 {
+				t.Errorf("%d attacks by expectation %v: want at least 5 refusals and one accepted message", len(attacks), kinds)
+			}
+		})
 	}
 }

@@ -59,27 +59,27 @@ func init() {
 const pipelineSynthesize = "pipeline-" + synthesize.Name
 
 // synthesizeOptions are the selection and inference options
-// publish.SynthesizeOptions exposes, by the name --mechanism takes ("" is
+// synthesize.Options exposes, by the name --mechanism takes ("" is
 // the default pipeline).
 var synthesizeOptions = []struct {
 	name string
-	set  func(*publish.SynthesizeOptions)
+	set  func(*synthesize.Options)
 }{
-	{"", func(*publish.SynthesizeOptions) {}},
+	{"", func(*synthesize.Options) {}},
 	// The default, auto, runs the adaptive method on the canary tables'
 	// few attributes; the paper method is audited by name, and its
 	// options with it (the adaptive method has no pair score or one-way
 	// noise to choose).
-	{"indif", func(o *publish.SynthesizeOptions) { o.Method, o.Score = marginal.MethodPaper, marginal.InDif }},
-	{"laplace-one-way", func(o *publish.SynthesizeOptions) {
+	{"indif", func(o *synthesize.Options) { o.Method, o.Score = marginal.MethodPaper, marginal.InDif }},
+	{"laplace-one-way", func(o *synthesize.Options) {
 		o.Method, o.OneWayNoise = marginal.MethodPaper, marginal.Laplace
 	}},
-	{"paper", func(o *publish.SynthesizeOptions) { o.Method = marginal.MethodPaper }},
+	{"paper", func(o *synthesize.Options) { o.Method = marginal.MethodPaper }},
 }
 
 // synthesizeOption is the setter of the option named option ("" for the
 // default), or an error naming audit and the options there are.
-func synthesizeOption(audit, option string) (func(*publish.SynthesizeOptions), error) {
+func synthesizeOption(audit, option string) (func(*synthesize.Options), error) {
 	for _, o := range synthesizeOptions {
 		if o.name == option {
 			return o.set, nil
@@ -106,7 +106,7 @@ func synthesizeCases() []Case {
 	return cases
 }
 
-// PipelineSynthesize audits `synthesize` (publish.Synthesize, one owner
+// PipelineSynthesize audits `synthesize` (synthesize.Publish, one owner
 // holding every column, ρ = 0.04) with the selection or inference option
 // named by option ("" for the default). The claim is the report's ρ at
 // δ = 1/n².
@@ -121,9 +121,9 @@ func PipelineSynthesize(variant, option string) (Mechanism, error) {
 	}
 	return pipelineMechanism(pipelineSpec{name: name, attrs: pipelineAttrs,
 		run: func(ctx context.Context, t *data.Table, div float64, src *randx.Source) (*data.Table, *privacy.Report, error) {
-			o := publish.SynthesizeOptions{Table: t, Rho: pipelineRho * div * div, Source: src}
+			o := synthesize.Options{Table: t, Rho: pipelineRho * div * div, Source: src}
 			set(&o)
-			res, err := publish.Synthesize(ctx, o)
+			res, err := synthesize.Publish(ctx, o)
 			if err != nil {
 				return nil, nil, err
 			}

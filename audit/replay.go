@@ -14,7 +14,6 @@ import (
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	proto "github.com/dppub/dppub/protocol/rowsynth"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -319,7 +318,7 @@ func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report,
 	}, nil
 }
 
-// ReplaySynthesize is the replay audit of `synthesize` (publish.Synthesize,
+// ReplaySynthesize is the replay audit of `synthesize` (synthesize.Publish,
 // one owner, ρ = 0.04, the canary tables) with the selection or inference
 // option named by option ("" for the default) and the variant named
 // (VariantSound or VariantDuplicated). Its releases, in the order of the
@@ -334,16 +333,16 @@ func ReplaySynthesize(variant, option string) (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, err
 	}
-	run := func(side Side, src *randx.Source) (*publish.SynthesizeResult, error) {
-		o := publish.SynthesizeOptions{Table: tables[side], Rho: pipelineRho, Source: src}
+	run := func(side Side, src *randx.Source) (*synthesize.Result, error) {
+		o := synthesize.Options{Table: tables[side], Rho: pipelineRho, Source: src}
 		set(&o)
-		return publish.Synthesize(context.Background(), o)
+		return synthesize.Publish(context.Background(), o)
 	}
 	sound, err := run(D, randx.NewSeeded(0))
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: replay-%s: %w", synthesize.Name, err)
 	}
-	var probe publish.SynthesizeOptions
+	var probe synthesize.Options
 	set(&probe)
 	iindif := probe.Score == "" || probe.Score == marginal.IInDif
 	charges, err := synthesizeReleases(sound)
@@ -369,7 +368,7 @@ func ReplaySynthesize(variant, option string) (Mechanism, error) {
 			return err
 		},
 		func(seed uint64) (PairReplay, error) {
-			var runs [2]*publish.SynthesizeResult
+			var runs [2]*synthesize.Result
 			var rel [2][]replayed
 			for _, side := range []Side{D, DPrime} {
 				if runs[side], err = run(side, randx.NewSeeded(seed)); err != nil {
@@ -389,7 +388,7 @@ func ReplaySynthesize(variant, option string) (Mechanism, error) {
 
 // synthesizeReleases pairs the owner's charges with the engine's plan and
 // the released values: one-way marginals, scores, measured marginals.
-func synthesizeReleases(res *publish.SynthesizeResult) ([]replayed, error) {
+func synthesizeReleases(res *synthesize.Result) ([]replayed, error) {
 	if len(res.Report.Parties) != 1 {
 		return nil, fmt.Errorf("audit: synthesize reported %d parties, want one owner", len(res.Report.Parties))
 	}
@@ -476,7 +475,7 @@ func adaptiveReleases(eng *marginal.Result, charges []privacy.Charge) ([]replaye
 // may move because its references did: Σ_ij |a_i b_j − a'_i b'_j|/n, by
 // the triangle inequality. Its sensitivity, 2, holds for fixed
 // references. Releases other than scores move with their data alone.
-func iindifMove(a, b *publish.SynthesizeResult, i, n int) (float64, error) {
+func iindifMove(a, b *synthesize.Result, i, n int) (float64, error) {
 	d, c := len(a.Engine.OneWays), len(a.Engine.Candidates)
 	if i < d || i >= d+c {
 		return 0, nil
@@ -485,7 +484,7 @@ func iindifMove(a, b *publish.SynthesizeResult, i, n int) (float64, error) {
 	if ca.A != cb.A || ca.B != cb.B {
 		return 0, fmt.Errorf("audit: score %d is over (%d, %d) on D and (%d, %d) on D'", i-d+1, ca.A, ca.B, cb.A, cb.B)
 	}
-	ref := func(r *publish.SynthesizeResult, j int) []float64 {
+	ref := func(r *synthesize.Result, j int) []float64 {
 		v := slices.Clone(r.Engine.OneWays[j].Counts)
 		marginal.NormSub(v, float64(n))
 		return v

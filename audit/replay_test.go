@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/method/synthesize"
 	"math"
 	"testing"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -115,7 +115,7 @@ func TestReplayCountsTheScoresReferences(t *testing.T) {
 	}
 	beyond := 0
 	for seed := range uint64(30) {
-		var runs [2]*publish.SynthesizeResult
+		var runs [2]*synthesize.Result
 		var rel [2][]replayed
 		for _, side := range []Side{D, DPrime} {
 			if runs[side], err = publishSynthesize(tables[side], seed); err != nil {
@@ -145,8 +145,8 @@ func TestReplayCountsTheScoresReferences(t *testing.T) {
 	}
 }
 
-func publishSynthesize(t *data.Table, seed uint64) (*publish.SynthesizeResult, error) {
-	return publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: t, Rho: pipelineRho, Source: randx.NewSeeded(seed), Method: marginal.MethodPaper})
+func publishSynthesize(t *data.Table, seed uint64) (*synthesize.Result, error) {
+	return synthesize.Publish(context.Background(), synthesize.Options{Table: t, Rho: pipelineRho, Source: randx.NewSeeded(seed), Method: marginal.MethodPaper})
 }
 
 func TestReplayMoveBounds(t *testing.T) {

@@ -33,6 +33,16 @@
 // argument. The reservation records the δ, and Verify and LoadAccountant
 // recompute each such session's count from its entries.
 //
+// Damage: Open checks an existing file whole before bbolt writes to it
+// (open.go, pages.go): its pages' own structure read from its bytes, then
+// bbolt's consistency check; measured 5.8 ms for a ledger of 10 000
+// charges, 0.12 s for 100 000. A damaged file, and any panic of bbolt's
+// inside a later transaction, is a *DamagedError naming the file and
+// saying to restore it from a backup; it is never replaced by a new
+// ledger, which would reset the spent budget. A meta page torn by a
+// crash during a commit is not damage: bbolt falls back to the other,
+// the commit before, whose charges are all that was acknowledged.
+//
 // Layout: one top-level bucket per dataset holding "lifetime" and "spent"
 // (JSON guarantees), "entries" (sequence number → JSON Entry), "sessions"
 // (session ID → sequence number of its first entry), so that a session ID

@@ -84,7 +84,7 @@ func (s *Store) ReserveAt(dataset, session string, budget dp.Guarantee, delta fl
 	if err := budget.Validate(); err != nil {
 		return nil, fmt.Errorf("budgetstore: session %q: budget: %w", session, err)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b, err := dataBucket(tx, dataset)
 		if err != nil {
 			return err
@@ -141,7 +141,7 @@ func (s *Store) Release(dataset, session, state, reason string) (Reservation, er
 		return Reservation{}, fmt.Errorf("budgetstore: release session %q in state %q, want done, aborted or refused", session, state)
 	}
 	var out Reservation
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b, err := dataBucket(tx, dataset)
 		if err != nil {
 			return err
@@ -164,7 +164,7 @@ func (s *Store) Release(dataset, session, state, reason string) (Reservation, er
 // the ledger before ended with it.
 func (s *Store) ReleaseOpen(dataset, reason string) ([]Reservation, error) {
 	var out []Reservation
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b, err := dataBucket(tx, dataset)
 		if err != nil {
 			return err
@@ -198,7 +198,7 @@ func (s *Store) close(r Reservation, state, reason string) Reservation {
 // Reservations returns dataset's reservations, oldest first.
 func (s *Store) Reservations(dataset string) ([]Reservation, error) {
 	var out []Reservation
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := dataBucket(tx, dataset)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/dppub/dppub/dp"
@@ -27,6 +28,11 @@ type Options struct {
 type Store struct {
 	db  *bolt.DB
 	now func() time.Time
+
+	mu sync.Mutex
+	// damaged is set by the first transaction that found the file
+	// damaged; every later call returns it.
+	damaged error
 }
 
 // Entry is one recorded charge.
@@ -80,15 +86,47 @@ func Open(o Options) (*Store, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	db, err := bolt.Open(o.Path, 0o600, &bolt.Options{Timeout: o.LockTimeout})
+	db, err := openDB(o.Path, o.LockTimeout)
 	if err != nil {
-		return nil, fmt.Errorf("budgetstore: open %q: %w (is another process using it?)", o.Path, err)
+		return nil, err
 	}
 	return &Store{db: db, now: o.Now}, nil
 }
 
 // Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	damaged := s.damaged != nil
+	s.mu.Unlock()
+	return closeDB(s.db, damaged)
+}
+
+// view runs fn in a read transaction, and update in a write transaction,
+// at the store's boundary: a panic of bbolt's on a damaged page becomes
+// a *DamagedError, and the store refuses every later call with it.
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	return s.guarded(func() error { return s.db.View(fn) })
+}
+
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	return s.guarded(func() error { return s.db.Update(fn) })
+}
+
+func (s *Store) guarded(fn func() error) error {
+	s.mu.Lock()
+	damaged := s.damaged
+	s.mu.Unlock()
+	if damaged != nil {
+		return damaged
+	}
+	err := guard(s.db.Path(), fn)
+	if _, ok := errors.AsType[*DamagedError](err); ok {
+		s.mu.Lock()
+		s.damaged = err
+		s.mu.Unlock()
+	}
+	return err
+}
 
 // Path is the ledger file.
 func (s *Store) Path() string { return s.db.Path() }
@@ -102,7 +140,7 @@ func (s *Store) Define(dataset string, lifetime dp.Guarantee) error {
 	if err := lifetime.Validate(); err != nil {
 		return fmt.Errorf("budgetstore: lifetime budget of %q: %w", dataset, err)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(dataset))
 		if b != nil {
 			old, err := getGuarantee(b, keyLifetime)
@@ -136,7 +174,7 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 	if session == "" {
 		return fmt.Errorf("budgetstore: spend without a session ID")
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b, err := dataBucket(tx, dataset)
 		if err != nil {
 			return err
@@ -218,7 +256,7 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 // Balance returns dataset's lifetime budget and what is spent and left.
 func (s *Store) Balance(dataset string) (Balance, error) {
 	var bal Balance
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := dataBucket(tx, dataset)
 		if err != nil {
 			return err
@@ -289,7 +327,7 @@ func describe(gs []dp.Guarantee) string {
 // Entries returns dataset's recorded charges in order.
 func (s *Store) Entries(dataset string) ([]Entry, error) {
 	var out []Entry
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := dataBucket(tx, dataset)
 		if err != nil {
 			return err
@@ -309,7 +347,7 @@ func (s *Store) Entries(dataset string) ([]Entry, error) {
 // SessionSeen reports whether session has recorded a spend on dataset.
 func (s *Store) SessionSeen(dataset, session string) (bool, error) {
 	seen := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := dataBucket(tx, dataset)
 		if err != nil {
 			return err
@@ -323,7 +361,7 @@ func (s *Store) SessionSeen(dataset, session string) (bool, error) {
 // Datasets lists the datasets with a lifetime budget.
 func (s *Store) Datasets() ([]string, error) {
 	var out []string
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
 			out = append(out, string(name))
 			return nil
@@ -339,16 +377,10 @@ func (s *Store) Datasets() ([]string, error) {
 // such session enters the total once, converted at the δ its reservation
 // records.
 func (s *Store) Verify() error {
-	return s.db.View(func(tx *bolt.Tx) error {
-		var damaged error
-		for err := range tx.Check() { // drain: the checker stops only at the end
-			if damaged == nil {
-				damaged = fmt.Errorf("budgetstore: %s is damaged: %w", s.Path(), err)
-			}
-		}
-		if damaged != nil {
-			return damaged
-		}
+	if err := s.guarded(func() error { return checkDB(s.db) }); err != nil {
+		return err
+	}
+	return s.view(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bolt.Bucket) error { return verifyDataset(string(name), b) })
 	})
 }

@@ -81,6 +81,57 @@ func TestValidateRefuses(t *testing.T) {
 	}
 }
 
+// A member's dataset files are checked where it starts: each missing or
+// unreadable one is named, by its key in the file and its path.
+func TestCheckDataset(t *testing.T) {
+	path := writeConfig(t, fileJSON)
+	dir := filepath.Dir(path)
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, _ := f.Member("hospital-a")
+	curator, _ := f.Member("curator")
+	for _, c := range []struct {
+		name  string
+		files map[string]string // written before the check; "" a directory
+		want  string            // "" for no error
+	}{
+		{"neither", nil, `member "hospital-a" cannot read the file its dataset's "schema" names: open ` + filepath.Join(dir, "s.json")},
+		{"no data", map[string]string{"s.json": "{}"}, `its dataset's "path" names: open ` + filepath.Join(dir, "a.csv") + ": no such file"},
+		{"data a directory", map[string]string{"a.csv": ""}, filepath.Join(dir, "a.csv") + " is not a regular file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for name, body := range c.files {
+				var err error
+				if body == "" {
+					err = os.Mkdir(filepath.Join(dir, name), 0o755)
+				} else {
+					err = os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := f.CheckDataset(owner); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one saying %q", err, c.want)
+			}
+		})
+	}
+	if err := os.Remove(filepath.Join(dir, "a.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte("x\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.CheckDataset(owner); err != nil {
+		t.Errorf("both files present: %v", err)
+	}
+	if err := f.CheckDataset(curator); err != nil {
+		t.Errorf("a member without a dataset: %v", err)
+	}
+}
+
 func TestIdentityRoundTrip(t *testing.T) {
 	id := Identity{Consortium: "clinic-net", Role: "owner", Name: "hospital-a"}
 	if got := id.String(); got != "dppub://clinic-net/owner/hospital-a" {

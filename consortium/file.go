@@ -336,6 +336,36 @@ func (m Member) DatasetName() string {
 	return m.Name
 }
 
+// CheckDataset checks that the files m's sessions will read exist and
+// are readable regular files: its dataset's schema and its data (or
+// statistics) file. A member serving without them would accept sessions
+// and fail in each one; it should not start.
+func (f *File) CheckDataset(m Member) error {
+	if m.Dataset == nil {
+		return nil
+	}
+	for _, c := range []struct{ key, path string }{
+		{"schema", m.Dataset.Schema}, {"path", m.Dataset.Path}, {"statistics", m.Dataset.Statistics},
+	} {
+		if c.path == "" {
+			continue
+		}
+		path := f.Path(c.path)
+		file, err := os.Open(path)
+		if err == nil {
+			var info os.FileInfo
+			if info, err = file.Stat(); err == nil && !info.Mode().IsRegular() {
+				err = fmt.Errorf("%s is not a regular file", path)
+			}
+			file.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("consortium: member %q cannot read the file its dataset's %q names: %w", m.Name, c.key, err)
+		}
+	}
+	return nil
+}
+
 // LedgerPath is where m's budget ledger lives.
 func (f *File) LedgerPath(m Member) string {
 	if m.Ledger != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
+	"github.com/dppub/dppub/method/synthesize"
 	"math"
 	"slices"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -193,12 +193,12 @@ func (sp *synthSplit) point(ctx context.Context, rho float64, p synthProfile, o 
 	for k, f := range p.factors {
 		rhos[k] = f * rho
 	}
-	parties, err := publish.EvenParties(sp.train.Schema, rhos)
+	parties, err := synthesize.EvenParties(sp.train.Schema, rhos)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	res, err := publish.Synthesize(ctx, publish.SynthesizeOptions{Table: sp.train, Parties: parties, Source: src.Child()})
+	res, err := synthesize.Publish(ctx, synthesize.Options{Table: sp.train, Parties: parties, Source: src.Child()})
 	if err != nil {
 		return fmt.Errorf("eval: %s at rho %v (%s): %w", sp.name, rho, p.name, err)
 	}
@@ -252,7 +252,7 @@ type TVDStats struct {
 
 // SynthTVD computes the mean TVD over every 1-way and 2-way marginal of
 // dom (numeric attributes binned as dom bins them).
-func SynthTVD(real, synth *data.Table, dom *marginal.Domain, parties []publish.SynthesizeParty) (TVDStats, error) {
+func SynthTVD(real, synth *data.Table, dom *marginal.Domain, parties []synthesize.Party) (TVDStats, error) {
 	r, s, err := encodeBoth(real, synth, dom)
 	if err != nil {
 		return TVDStats{}, err

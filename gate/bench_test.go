@@ -2,12 +2,12 @@ package gate
 
 import (
 	"context"
+	"github.com/dppub/dppub/method/synthesize"
 	"sync"
 	"testing"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -25,7 +25,7 @@ var ownerOfThree = sync.OnceValues(func() ([3]*data.Table, error) {
 	owner := len(perm) / 3
 	held := owner / 5
 	kept := append(append([]int{}, perm[held:owner]...), perm[owner+held:]...)
-	res, err := publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: tab.Subset(kept), Rho: 1, Source: randx.NewSeeded(6)})
+	res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab.Subset(kept), Rho: 1, Source: randx.NewSeeded(6)})
 	if err != nil {
 		return [3]*data.Table{}, err
 	}

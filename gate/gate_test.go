@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"errors"
+	"github.com/dppub/dppub/method/synthesize"
 	"math"
 	"slices"
 	"strings"
@@ -54,7 +55,7 @@ func TestGateRefusesLeakyAcceptsSound(t *testing.T) {
 		}
 		return res.Synthetic
 	}
-	synth, err := publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: real, Rho: 1, Source: src.Child()})
+	synth, err := synthesize.Publish(context.Background(), synthesize.Options{Table: real, Rho: 1, Source: src.Child()})
 	if err != nil {
 		t.Fatal(err)
 	}

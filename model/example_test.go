@@ -14,7 +14,7 @@ func Example() {
 		{Name: "age", Kind: data.Numeric, Min: 0, Max: 100},
 		{Name: "at_risk", Kind: data.Binary, Categories: []string{"no", "yes"}},
 	}}
-	m, err := model.New(model.Options{Method: "example", Schema: schema, Label: "at_risk",
+	m, err := model.New(model.Options{Method: "dppca-svm", Schema: schema, Label: "at_risk",
 		Classifier: &learn.Classifier{Classes: 2, Models: []*learn.LinearModel{{W: []float64{10}, B: -6}}}})
 	if err != nil {
 		fmt.Println(err)

@@ -29,6 +29,14 @@ const (
 	OneVsRest = "one-vs-rest"
 )
 
+// Methods are the methods whose classifiers this format holds, as their
+// models name them ("method"): DPPCA-SVM and its three baselines,
+// MP-CRDP's logistic regression and SVM, and LDA-DP / Mul-LDA-DP's
+// discriminant (converted by method/mullda). A model naming another
+// method was not written by this dppub, and the pipeline above may not
+// be what that method means: Read refuses it rather than apply it.
+var Methods = []string{"dppca-svm", "pca-dpsvm", "ag-svm", "mod-sulq-svm", "mp-crdp-logreg", "mp-crdp-svm", "lda-dp", "mul-lda-dp"}
+
 // Model is a published classifier. Build one with New or Read; the zero
 // value is not usable.
 type Model struct {
@@ -199,6 +207,9 @@ func columns(m *mat.Dense) [][]float64 {
 func (m *Model) init() error {
 	if m.Format != Format {
 		return fmt.Errorf("model: format %q, want %q", m.Format, Format)
+	}
+	if !slices.Contains(Methods, m.Method) {
+		return fmt.Errorf("model: unknown method %q: dppub applies models of %s", m.Method, strings.Join(Methods, ", "))
 	}
 	if err := m.Schema.Validate(); err != nil {
 		return fmt.Errorf("model: %w", err)

@@ -44,7 +44,7 @@ func testModel(t *testing.T) *Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(Options{Method: "test", Schema: testSchema(), Label: "risk",
+	m, err := New(Options{Method: "dppca-svm", Schema: testSchema(), Label: "risk",
 		Centre: []float64{0.5, 0.5, 0.5, 0.5}, ClipL2: 1, Components: comps, Classifier: clf, Loss: "hinge", Privacy: rep})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,9 @@ func TestReadRejectsBadModels(t *testing.T) {
 		{`"multiclass": "one-vs-rest"`, `"multiclass": "binary"`, "binary classifier for 3 classes"},
 		{`"encoding": "unit-box"`, `"encoding": "raw"`, "unknown encoding"},
 		{`"clip_l2": 1`, `"clip_l2": -1`, "clip bound"},
-		{`"method": "test"`, `"method": "test", "extra": 1`, "unknown field"},
+		{`"method": "dppca-svm"`, `"method": "dppca-svm", "extra": 1`, "unknown field"},
+		{`"method": "dppca-svm"`, `"method": "forest"`, `unknown method "forest"`},
+		{`"method": "dppca-svm"`, `"method": ""`, `unknown method ""`},
 		{`"region=south"`, `"region=west"`, "encoded columns"},
 		{`"label": "risk"`, `"label": "age"`, "numeric"},
 		{`"kind": "linear"`, `"kind": "tree"`, "unknown classifier kind"},
@@ -159,7 +161,7 @@ func TestReadRejectsBadModels(t *testing.T) {
 
 func TestNewValidates(t *testing.T) {
 	clf := &learn.Classifier{Classes: 3, Models: []*learn.LinearModel{{W: []float64{1}}, {W: []float64{1}}, {W: []float64{1}}}}
-	for name, o := range map[string]Options{
+	cases := map[string]Options{
 		"numeric label":   {Schema: testSchema(), Label: "age", Classifier: clf},
 		"unknown label":   {Schema: testSchema(), Label: "nope", Classifier: clf},
 		"no classifier":   {Schema: testSchema(), Label: "risk"},
@@ -168,13 +170,18 @@ func TestNewValidates(t *testing.T) {
 		"label a feature": {Schema: testSchema(), Label: "risk", Features: []string{"age", "risk"}, Classifier: clf},
 		"NaN weight": {Schema: testSchema(), Label: "risk", Features: []string{"age"},
 			Classifier: &learn.Classifier{Classes: 3, Models: []*learn.LinearModel{{W: []float64{math.NaN()}}, {W: []float64{1}}, {W: []float64{1}}}}},
-	} {
+		"unknown method": {Method: "forest", Schema: testSchema(), Label: "risk", Features: []string{"age"}, Classifier: clf},
+	}
+	for name, o := range cases {
+		if o.Method == "" {
+			o.Method = "dppca-svm"
+		}
 		if _, err := New(o); err == nil || !strings.HasPrefix(err.Error(), "model: ") {
 			t.Errorf("%s: error %v", name, err)
 		}
 	}
 	// A single feature works and reads tables that hold others too.
-	m, err := New(Options{Schema: testSchema(), Label: "risk", Features: []string{"age"}, Classifier: clf})
+	m, err := New(Options{Method: "dppca-svm", Schema: testSchema(), Label: "risk", Features: []string{"age"}, Classifier: clf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +229,7 @@ func TestNormalizeL2(t *testing.T) {
 // positive category the label does not have is refused.
 func TestPositiveCategories(t *testing.T) {
 	clf := &learn.Classifier{Classes: 2, Models: []*learn.LinearModel{{W: []float64{1}, B: -0.5}}}
-	m, err := New(Options{Schema: testSchema(), Label: "risk", Features: []string{"age"}, Positive: []string{"mid", "high"},
+	m, err := New(Options{Method: "mp-crdp-svm", Schema: testSchema(), Label: "risk", Features: []string{"age"}, Positive: []string{"mid", "high"},
 		NormalizeL2: false, Classifier: clf})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/dppub/dppub/method"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
+	"github.com/dppub/dppub/method/synthesize"
 	"time"
 
 	"github.com/dppub/dppub/algo/marginal"
@@ -46,7 +47,7 @@ type PDPMVDSResult struct {
 	Report    *privacy.Report
 	Engine    *marginal.Result
 	Domain    *marginal.Domain
-	Parties   []SynthesizeParty
+	Parties   []synthesize.Party
 	// Phases are the protocol's per-phase wall time, Paillier operations
 	// and bytes sent by every role.
 	Phases []pdpmvds.Phase
@@ -68,7 +69,7 @@ type PDPMVDSResult struct {
 // columns (near-equal sizes), every owner keeping all records: the
 // `--dataset NAME --parties K` column split.
 func VerticalSplit(t *data.Table, parties int) ([]*data.Table, error) {
-	ps, err := EvenParties(t.Schema, make([]float64, parties))
+	ps, err := synthesize.EvenParties(t.Schema, make([]float64, parties))
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 	res := &PDPMVDSResult{Synthetic: out.Table, Report: out.Report, Engine: d.Engine, Domain: d.Domain, Phases: append(linkPhase, phases...),
 		Clamped: b.Facts.Clamped, KeysDealt: dealt, Elapsed: time.Since(start), Linkage: linkage}
 	for _, p := range d.Parties {
-		res.Parties = append(res.Parties, SynthesizeParty(p))
+		res.Parties = append(res.Parties, synthesize.Party(p))
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package publish_test
 import (
 	"context"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
+	"github.com/dppub/dppub/method/synthesize"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	budgets := []float64{0.5, 0.5, 0.5}
-	owners, err := publish.EvenParties(tab.Schema, budgets)
+	owners, err := synthesize.EvenParties(tab.Schema, budgets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 	var single, exact, safe float64
 	const seeds = 3
 	for seed := uint64(1); seed <= seeds; seed++ {
-		s, err := publish.Synthesize(ctx, publish.SynthesizeOptions{Table: tab, Parties: owners, Rounds: 20, Source: randx.NewSeeded(seed)})
+		s, err := synthesize.Publish(ctx, synthesize.Options{Table: tab, Parties: owners, Rounds: 20, Source: randx.NewSeeded(seed)})
 		if err != nil {
 			t.Fatal(err)
 		}

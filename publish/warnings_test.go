@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"github.com/dppub/dppub/method/synthesize"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestMarginalNoiseWarning(t *testing.T) {
 				t.Skip("synthesises the whole of Adult; skipped with -short")
 			}
 			tab := firstRows(t, "adult", c.rows)
-			res, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Rho: c.rho, Source: randx.NewSeeded(1)})
+			res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Rho: c.rho, Source: randx.NewSeeded(1)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,9 +130,9 @@ func majorityRate(y []int) float64 {
 // nothing to warn of.
 func TestLabelWarning(t *testing.T) {
 	tab := firstRows(t, "wdbc", 0)
-	run := func(t *testing.T, eps float64) *SynthesizeResult {
+	run := func(t *testing.T, eps float64) *synthesize.Result {
 		t.Helper()
-		res, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Epsilon: eps, Label: "diagnosis", Source: randx.NewSeeded(1)})
+		res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Epsilon: eps, Label: "diagnosis", Source: randx.NewSeeded(1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +152,7 @@ func TestLabelWarning(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		res   *SynthesizeResult
+		res   *synthesize.Result
 		eng   *marginal.Result
 		label string
 		want  string

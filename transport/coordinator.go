@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,12 @@ type RunOptions struct {
 	// Attach): e.g. a sink that takes ppca-dp-mh's synthetic rows as they
 	// arrive, so that the coordinator need not hold them whole.
 	Attach any
+	// Progress, if set, is told in one line whenever the session starts
+	// to wait for a member that does not answer (a delivery it retries, a
+	// status poll it gets no answer to), and when the member answers
+	// again: a member that is down is named while the coordinator waits,
+	// not only when it gives up.
+	Progress func(string)
 }
 
 // Result is a finished session.
@@ -78,7 +85,7 @@ func (n *Node) Run(ctx context.Context, o RunOptions) (*Result, error) {
 		return nil, err
 	}
 	s := newSession(n, setup.Session, m, open, true)
-	s.role = setup.Role
+	s.role, s.note = setup.Role, o.Progress
 	n.mu.Lock()
 	if _, dup := n.sessions[s.id]; dup || n.closed[s.id] != nil {
 		n.mu.Unlock()
@@ -242,11 +249,16 @@ func (s *session) openAll(ctx context.Context) error {
 				continue
 			}
 			refusals = append(refusals, a.err)
+			if _, ok := errors.AsType[*unreachableError](a.err); ok {
+				s.mu.Lock()
+				s.unreached[a.name] = true // never got the proposal: no end notice
+				s.mu.Unlock()
+			}
 			if grace == nil {
 				grace = time.After(s.n.limits.PingInterval.Duration)
 			}
 		case <-grace:
-			return errors.Join(refusals...)
+			return joinRefusals(refusals)
 		case r := <-polls:
 			inflight[r.name] = false
 		case <-tick.C:
@@ -262,7 +274,34 @@ func (s *session) openAll(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	return errors.Join(refusals...)
+	return joinRefusals(refusals)
+}
+
+// joinRefusals joins the participants' refusals of a session, the
+// members that could not be reached in one line naming them all.
+func joinRefusals(refusals []error) error {
+	var others []error
+	var unreachable []*unreachableError
+	for _, err := range refusals {
+		if u, ok := errors.AsType[*unreachableError](err); ok {
+			unreachable = append(unreachable, u)
+		} else {
+			others = append(others, err)
+		}
+	}
+	if len(unreachable) > 1 {
+		slices.SortFunc(unreachable, func(a, b *unreachableError) int { return strings.Compare(a.member, b.member) })
+		names := make([]string, len(unreachable))
+		for i, u := range unreachable {
+			names[i] = u.member + " at " + u.addr
+		}
+		u := unreachable[0]
+		others = append(others, &failure{fmt.Sprintf("%d members are unreachable: %s: no connection for %v (%s); is dppub serve running there?",
+			len(names), strings.Join(names, ", "), u.silent.Round(100*time.Millisecond), describe(u.err)), u})
+	} else if len(unreachable) == 1 {
+		others = append(others, &failure{unreachable[0].Error() + "; is dppub serve running there?", unreachable[0]})
+	}
+	return errors.Join(others...)
 }
 
 func (s *session) failure() error {
@@ -279,6 +318,7 @@ type memberWatch struct {
 	name     string
 	lastOK   time.Time
 	lastErr  error
+	silent   bool // its last poll went unanswered
 	inflight bool
 	status   *transportv1.StatusResponse
 	progress uint64
@@ -322,9 +362,17 @@ func (s *session) watch(ctx context.Context) error {
 				return r.fatal
 			}
 			if r.err != nil {
-				w.lastErr = r.err
+				if !w.silent && s.note != nil {
+					s.note(fmt.Sprintf("no answer from %s to the status poll (%v); the session is aborted if it stays silent for %v",
+						w.name, r.err, lim.UnreachableAfter.Duration))
+				}
+				w.lastErr, w.silent = r.err, true
 				continue
 			}
+			if w.silent && s.note != nil {
+				s.note(fmt.Sprintf("%s answers again", w.name))
+			}
+			w.silent = false
 			w.lastOK, w.status = time.Now(), r.status
 			if r.status.GetProgress() != w.progress {
 				w.progress, lastProgress = r.status.GetProgress(), time.Now()
@@ -470,7 +518,14 @@ func (n *Node) endAll(s *session, failure error) {
 		nt.Reason = failure.Error()
 	}
 	done := make(chan struct{}, len(s.open.Participants))
+	s.mu.Lock()
+	unreached := maps.Clone(s.unreached)
+	s.mu.Unlock()
 	for _, p := range s.open.Participants {
+		if unreached[p.Name] {
+			done <- struct{}{}
+			continue
+		}
 		go func() {
 			n.notify(p.Name, s.addrs[p.Name], s.id, TypeEnd, nt)
 			done <- struct{}{}

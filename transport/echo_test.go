@@ -27,6 +27,10 @@ type echoSettings struct {
 	Payload int     `json:"payload"`
 	// Panic makes every spoke panic after its charge (panic_test.go).
 	Panic bool `json:"panic,omitempty"`
+	// SlowJoin names a spoke that takes JoinDelay to build its role (as
+	// an owner reading a large dataset does) before it accepts.
+	SlowJoin  string        `json:"slow_join,omitempty"`
+	JoinDelay time.Duration `json:"join_delay,omitempty"`
 }
 
 type rawMsg struct {
@@ -130,6 +134,9 @@ func init() {
 			var st echoSettings
 			if err := json.Unmarshal(in.Params, &st); err != nil {
 				return nil, err
+			}
+			if in.Self.Name == st.SlowJoin {
+				time.Sleep(st.JoinDelay)
 			}
 			return &spokeRole{id: in.Self.Name, hub: in.Coordinator, session: in.Session, acct: in.Accountant, charge: st.Charge, panics: st.Panic}, nil
 		}})

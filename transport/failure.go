@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 )
@@ -98,6 +99,30 @@ type failure struct {
 
 func (e *failure) Error() string { return e.msg }
 func (e *failure) Unwrap() error { return e.err }
+
+// unreachableError is a member no delivery attempt could connect to for
+// a while: not listening (its server is down), or an address nobody
+// answers at.
+type unreachableError struct {
+	member, addr string
+	silent       time.Duration
+	err          error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("%s at %s is unreachable: no connection for %v (%s)", e.member, e.addr, e.silent.Round(100*time.Millisecond), describe(e.err))
+}
+
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// notConnected reports whether a delivery attempt failed before it
+// reached the member: the connection could not be made (refused, no
+// route, a dial timeout). Failures after the member was reached (a cut
+// connection, a slow answer, a request to retry) say the member is there.
+func notConnected(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
 
 // permanent tells a delivery failure that no retry can change from a
 // transient one. Transient: the member is not listening (restarting), the

@@ -10,7 +10,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,21 +112,20 @@ func TestPermanentFailuresFailAtOnce(t *testing.T) {
 }
 
 // A member that is not listening yet (restarting) is retried until it
-// listens, and the session runs. Meanwhile the coordinator polls spoke-1,
-// which accepted at once: without those polls spoke-1 would take the
-// second of silence (over unreachable_after, 600 ms here) for a dead
-// coordinator and abort.
+// listens, within unreachable_after (1.5 s here), and the session runs.
 func TestRestartingMemberIsRetried(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a fault between real processes (seconds); runs without -short")
 	}
-	n := newTestNetLimits(t, 2, nil, func(l *consortium.Limits) { l.StepTimeout.Duration = 10 * time.Second })
+	n := newTestNetLimits(t, 2, nil, func(l *consortium.Limits) {
+		l.StepTimeout.Duration, l.UnreachableAfter.Duration = 10*time.Second, 1500*time.Millisecond
+	})
 	addr := n.nodes["spoke-2"].Addr()
 	if err := n.nodes["spoke-2"].Close(); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		time.Sleep(time.Second)
+		time.Sleep(500 * time.Millisecond)
 		m, _ := n.file.Member("spoke-2")
 		node, err := NewNode(NodeOptions{Consortium: n.file, Member: m.Name, Listen: addr, Ledger: n.ledgers["spoke-2"]})
 		if err == nil {
@@ -142,7 +143,80 @@ func TestRestartingMemberIsRetried(t *testing.T) {
 	if _, err := n.runAt(0.25, 10, a); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("ran in %v with spoke-2 back after 1 s", time.Since(start).Round(time.Millisecond))
+	t.Logf("ran in %v with spoke-2 back after 0.5 s", time.Since(start).Round(time.Millisecond))
+}
+
+// A member that takes long to accept (building its role: reading a large
+// dataset) is waited for up to the step deadline, and meanwhile the
+// coordinator polls spoke-1, which accepted at once: without those polls
+// spoke-1 would take the second of silence (over unreachable_after,
+// 600 ms here) for a dead coordinator and abort.
+func TestSlowJoinIsWaitedFor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault between real processes (seconds); runs without -short")
+	}
+	n := newTestNetLimits(t, 2, nil, func(l *consortium.Limits) { l.StepTimeout.Duration = 10 * time.Second })
+	settings, _ := json.Marshal(echoSettings{Charge: 0.25, Payload: 10, SlowJoin: "spoke-2", JoinDelay: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*retryBudget)
+	defer cancel()
+	start := time.Now()
+	if _, err := n.nodes["hub"].Run(ctx, RunOptions{Method: "echo", Settings: settings, Addresses: n.addrs()}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("ran in %v with spoke-2 joining after 1 s", time.Since(start).Round(time.Millisecond))
+}
+
+// Members that are down (nothing listens at their addresses: connection
+// refused on loopback) fail the session after unreachable_after (600 ms
+// here), far within the step deadline (30 s), with one error naming
+// every one of them; while it waits the coordinator says whom it waits
+// for. The member that accepted spends nothing.
+func TestUnreachableMembersFailSoon(t *testing.T) {
+	n := newTestNetLimits(t, 3, nil, func(l *consortium.Limits) { l.StepTimeout.Duration = retryBudget })
+	a := n.addrs()
+	for _, name := range []string{"spoke-2", "spoke-3"} {
+		if err := n.nodes[name].Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var notes []string
+	settings, _ := json.Marshal(echoSettings{Charge: 0.25, Payload: 10})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*retryBudget)
+	defer cancel()
+	start := time.Now()
+	_, err := n.nodes["hub"].Run(ctx, RunOptions{Method: "echo", Settings: settings, Addresses: a, Progress: func(s string) {
+		mu.Lock()
+		notes = append(notes, s)
+		mu.Unlock()
+	}})
+	took := time.Since(start)
+	t.Logf("failed after %v: %v", took.Round(time.Millisecond), err)
+	want := fmt.Sprintf("2 members are unreachable: spoke-2 at %s, spoke-3 at %s: no connection for ", a["spoke-2"], a["spoke-3"])
+	switch {
+	case err == nil:
+		t.Fatal("the session ran without two of its members")
+	case !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "connection refused") || strings.Count(err.Error(), "\n") > 0:
+		t.Errorf("error %q, want one line saying %q", err, want)
+	case took > 5*time.Second:
+		t.Errorf("took %v: retried for the step deadline, not unreachable_after", took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, name := range []string{"spoke-2", "spoke-3"} {
+		if !slices.ContainsFunc(notes, func(s string) bool { return strings.HasPrefix(s, "waiting for "+name+" at "+a[name]) }) {
+			t.Errorf("no note that the coordinator waits for %s: %q", name, notes)
+		}
+	}
+	// spoke-1 releases its reservation when the coordinator's end notice
+	// arrives (at most a few ping intervals later).
+	b := n.balance("spoke-1")
+	for deadline := time.Now().Add(2 * time.Second); b.Running != 0 && time.Now().Before(deadline); b = n.balance("spoke-1") {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if b.Entries != 0 || b.Running != 0 {
+		t.Errorf("spoke-1 spent or still holds budget: %+v", b)
+	}
 }
 
 func TestPermanentClassification(t *testing.T) {

@@ -390,11 +390,24 @@ func (n *Node) client(name, addr string) (transportv1connect.TransportServiceCli
 	return c, nil
 }
 
+// deliveryLimits bound one delivery's retries.
+type deliveryLimits struct {
+	// patience: transient failures are retried this long.
+	patience time.Duration
+	// silence, if positive: a member no attempt could connect to for this
+	// long is unreachable, and the delivery fails then.
+	silence time.Duration
+	// note, if set, is told when the delivery starts to wait for the
+	// member (its first failed attempt) and when the member is reached
+	// after that.
+	note func(string)
+}
+
 // deliver sends env to member to at addr, retrying transient failures
 // (the receiver acknowledges a retried envelope it already has as a
-// duplicate) for up to patience. A permanent failure (see permanent)
-// returns at once, as one line naming the member and the reason.
-func (n *Node) deliver(ctx context.Context, to, addr string, env envelope, patience time.Duration) error {
+// duplicate) within lim. A permanent failure (see permanent) returns at
+// once, as one line naming the member and the reason.
+func (n *Node) deliver(ctx context.Context, to, addr string, env envelope, lim deliveryLimits) error {
 	c, err := n.client(to, addr)
 	if err != nil {
 		return err
@@ -404,11 +417,16 @@ func (n *Node) deliver(ctx context.Context, to, addr string, env envelope, patie
 		return fmt.Errorf("%s to %s is %d bytes, over the consortium's max_message_bytes %d", env.Type, to, size, n.limits.MaxMessageBytes)
 	}
 	start, backoff := time.Now(), 50*time.Millisecond
+	var unreached time.Time // since when no attempt could connect
+	waiting := false        // lim.note was told
 	for {
 		actx, cancel := context.WithTimeout(ctx, n.limits.RPCTimeout.Duration)
 		_, err := c.Deliver(actx, connect.NewRequest(msg))
 		cancel()
 		if err == nil {
+			if waiting {
+				lim.note(fmt.Sprintf("%s answered after %v", to, time.Since(start).Round(time.Millisecond)))
+			}
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -423,8 +441,25 @@ func (n *Node) deliver(ctx context.Context, to, addr string, env envelope, patie
 			}
 			return &failure{fmt.Sprintf("%s at %s: %s", to, addr, reason), err}
 		}
-		if time.Since(start) >= patience {
-			return &failure{fmt.Sprintf("could not deliver %s to %s at %s for %v: %s", env.Type, to, addr, patience.Round(time.Millisecond), describe(err)), err}
+		switch {
+		case !notConnected(err):
+			unreached = time.Time{}
+		case unreached.IsZero():
+			unreached = time.Now()
+		}
+		if lim.silence > 0 && !unreached.IsZero() && time.Since(unreached) >= lim.silence {
+			return &unreachableError{member: to, addr: addr, silent: time.Since(unreached), err: err}
+		}
+		if time.Since(start) >= lim.patience {
+			return &failure{fmt.Sprintf("could not deliver %s to %s at %s for %v: %s", env.Type, to, addr, lim.patience.Round(time.Millisecond), describe(err)), err}
+		}
+		if lim.note != nil && !waiting {
+			waiting = true
+			bound := lim.patience
+			if lim.silence > 0 && !unreached.IsZero() {
+				bound = lim.silence
+			}
+			lim.note(fmt.Sprintf("waiting for %s at %s (%s); retrying for up to %v", to, addr, describe(err), bound.Round(time.Millisecond)))
 		}
 		n.log.Debug("retrying a delivery", "to", to, "type", env.Type, "error", err)
 		select {

@@ -82,6 +82,12 @@ type session struct {
 	receiptSent bool
 	lastContact time.Time
 	outboxes    map[string]*outbox
+	// note, at the coordinator, tells the user what the session waits for
+	// (RunOptions.Progress); nil elsewhere.
+	note func(string)
+	// unreached, at the coordinator, are the participants its proposal
+	// never reached (unreachable): they get no end notice.
+	unreached map[string]bool
 }
 
 func newSession(n *Node, id string, m Method, o Open, coordinator bool) *session {
@@ -96,7 +102,7 @@ func newSession(n *Node, id string, m Method, o Open, coordinator bool) *session
 		self: n.self.Name, members: members, addrs: addrs, ctx: ctx, cancel: cancel,
 		finished: make(chan struct{}), loopDone: make(chan struct{}), wake: make(chan struct{}, 1),
 		state: stateOpen, lastSeq: map[string]uint64{}, receipts: map[string]Receipt{},
-		lastContact: time.Now(), outboxes: map[string]*outbox{}, room: make(chan struct{}),
+		lastContact: time.Now(), outboxes: map[string]*outbox{}, room: make(chan struct{}), unreached: map[string]bool{},
 	}
 }
 
@@ -732,7 +738,14 @@ func (o *outbox) run() {
 			if !ok {
 				break
 			}
-			err := s.n.deliver(s.ctx, o.to, o.addr, it.env, s.n.limits.StepTimeout.Duration)
+			lim := deliveryLimits{patience: s.n.limits.StepTimeout.Duration, note: s.note}
+			if it.quiet {
+				// An Open: before the watch's liveness check runs, a
+				// member that cannot be connected to is unreachable after
+				// the same unreachable_after.
+				lim.silence = s.n.limits.UnreachableAfter.Duration
+			}
+			err := s.n.deliver(s.ctx, o.to, o.addr, it.env, lim)
 			if err != nil {
 				it.done <- err
 				if s.ctx.Err() == nil && !it.quiet {
@@ -774,7 +787,7 @@ func (n *Node) notify(to, addr, session, typ string, nt Notice) {
 	ctx, cancel := context.WithTimeout(context.Background(), patience+time.Second)
 	defer cancel()
 	env := envelope{Session: session, From: n.self.Name, To: to, Type: typ, Payload: b}
-	if err := n.deliver(ctx, to, addr, env, patience); err != nil {
+	if err := n.deliver(ctx, to, addr, env, deliveryLimits{patience: patience}); err != nil {
 		n.log.Warn("could not notify", "to", to, "type", typ, "session", session, "error", err)
 	}
 }

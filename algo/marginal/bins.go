@@ -100,14 +100,24 @@ type ChosenBins struct {
 
 // PublicGrid returns the lower edges of a data-independent grid over
 // numeric attribute a's declared bounds: every integer when the range has
-// at most cells integers; otherwise, for an integer attribute, the minimum
-// alone and, when the range straddles it, zero alone (values many columns
-// pile up on: a floor, or the "nothing happened" of a signed measurement
-// such as Shuttle's V2, 0 in 62 % of rows in [−10000, 10000]), and then
-// equal-width cells between; for a continuous one, equal-width cells.
-// Isolating public values costs nothing: the grid stays data-independent,
-// and a single-value cell whose noisy count is heavy becomes a point mass
-// (ChooseCuts).
+// at most cells integers; otherwise its public values (PublicValues: the
+// minimum, the maximum and zero inside the bounds, values many columns
+// pile up on: a floor, a cap or top-code, or the "nothing happened" of a
+// signed measurement such as Shuttle's V2, 0 in 62 % of rows in
+// [−10000, 10000]) each a cell of its own (SingleValueEdges), and
+// equal-width cells between (for an integer attribute, from one above the
+// minimum). So a column that is exactly 0 in 99 % of
+// rows, or capped at its maximum in 30 %, keeps that value as a point
+// mass, real-valued or integer (on equal-width cells alone a real-valued
+// column's zeros, and an integer column's cap, came out 0 % of the
+// synthetic rows).
+//
+// Isolating public values costs nothing: the grid is still a partition
+// of the declared range that depends on the schema alone, so one record
+// still moves one unit of count from one cell to another (the histogram's
+// sensitivity is unchanged), and a single-value cell whose noisy count is
+// heavy becomes a point mass (ChooseCuts), decoded as exactly its value
+// (Domain.Decode).
 func PublicGrid(a data.Attribute, cells int) []float64 {
 	if a.Integer {
 		span := int64(a.Max-a.Min) + 1
@@ -126,19 +136,65 @@ func PublicGrid(a data.Attribute, cells int) []float64 {
 				out = append(out, v)
 			}
 		}
-		if a.Min < 0 && a.Max > 0 {
-			out = append(out, 0, 1)
-			slices.Sort(out)
-			out = slices.Compact(out)
-		}
-		return out
+		out = append(out, SingleValueEdges(a)...)
+		slices.Sort(out)
+		return slices.Compact(out)
 	}
 	out := make([]float64, cells)
 	w := (a.Max - a.Min) / float64(cells)
 	for k := range out {
 		out[k] = a.Min + float64(k)*w
 	}
+	out = append(out, SingleValueEdges(a)...)
+	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// PublicValues are the values of numeric attribute a that are public by
+// construction and that many columns pile up on: the declared minimum (a
+// floor, "none"), the declared maximum (a cap, a top-code) and zero when
+// it lies strictly inside the bounds (the "nothing happened" of a signed
+// measurement). They come from the schema alone.
+func PublicValues(a data.Attribute) []float64 {
+	out := []float64{a.Min}
+	if a.Min < 0 && a.Max > 0 {
+		out = append(out, 0)
+	}
+	if a.Max > a.Min {
+		out = append(out, a.Max)
+	}
+	return out
+}
+
+// SingleValueEdges are the lower edges that make each of a's public
+// values (PublicValues) a cell of its own in a lower-edge partition such
+// as DomainOptions.Cuts, PublicGrid or FineEdges: v and the next value
+// above it, v+1 for an integer attribute and math.Nextafter(v, +∞) for a
+// continuous one, so the cell [v, next) holds v alone (no float64 lies
+// strictly between the two); for the maximum, Max itself, whose cell is
+// the last one, [Max, Max]. Domain.Bin, GridCounts and Recoding need
+// nothing else to place a value in such a cell (a binary search on the
+// lower edges), and the fine cells of ownerstats end at Nextafter(next,
+// −∞) = v. A bin or piece holding one value decodes to that value
+// (Domain.Decode).
+func SingleValueEdges(a data.Attribute) []float64 {
+	var out []float64
+	for _, v := range PublicValues(a) {
+		out = append(out, v)
+		if v < a.Max {
+			out = append(out, nextValue(a, v))
+		}
+	}
+	return out
+}
+
+// nextValue is the least value of a above v: v+1 for an integer
+// attribute, the next float64 for a continuous one.
+func nextValue(a data.Attribute, v float64) float64 {
+	if a.Integer {
+		return v + 1
+	}
+	return math.Nextafter(v, math.Inf(1))
 }
 
 // ChooseCuts picks data-adaptive bins for numeric attribute a from its

@@ -252,3 +252,99 @@ func TestPiecesErrors(t *testing.T) {
 		t.Error("pieces of an unknown attribute: no error")
 	}
 }
+
+// A continuous bin that holds one value, [v, Nextafter(v, +∞)) or the
+// maximum's [Max, Max] (SingleValueEdges), decodes to exactly v, every
+// time; a uniform draw inside [0, 5e-324) gave 5e-324, a value of the
+// next bin, in half of the draws.
+func TestSingleValueBinsDecodeExactly(t *testing.T) {
+	a := data.Attribute{Name: "x", Kind: data.Numeric, Min: 0, Max: 10}
+	s := data.Schema{Attributes: []data.Attribute{a}}
+	cuts := append([]float64{0, math.Nextafter(0, 1), 5}, 10)
+	dom, err := NewDomain(s, DomainOptions{Cuts: map[string][]float64{"x": cuts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		v   float64
+		bin int
+	}{{0, 0}, {10, 3}, {12, 3}} {
+		if b, _ := dom.Bin(0, c.v); b != c.bin {
+			t.Fatalf("value %v in bin %d, want %d", c.v, b, c.bin)
+		}
+		ds := NewDataset(dom.Sizes(), 1000)
+		for i := range ds.Cols[0] {
+			ds.Cols[0][i] = uint16(c.bin)
+		}
+		back, err := dom.Decode(ds, randx.NewSeeded(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range back.Rows {
+			if want := math.Min(c.v, a.Max); r[0] != want {
+				t.Fatalf("bin %d decoded to %v, want %v", c.bin, r[0], want)
+			}
+		}
+	}
+	if b, _ := dom.Bin(0, math.Nextafter(10, 0)); b != 2 {
+		t.Errorf("the value below the maximum is in bin %d, want 2", b)
+	}
+}
+
+// With PublicValueBins an attribute without Cuts gets its equal-width
+// bins with the minimum, the maximum and 0 inside the bounds each a bin
+// of its own, which decodes to that value; every other bin is the part of
+// an equal-width bin the public values leave; an integer attribute whose
+// bins already hold one value each keeps them; and every edge is an edge
+// of the public grid or of the equal-width bins, so a fine domain
+// (FineEdges plus the equal-width edges, ownerstats) can be recoded to it.
+func TestPublicValueBins(t *testing.T) {
+	cases := []struct {
+		a    data.Attribute
+		size int
+	}{
+		{data.Attribute{Name: "floor", Kind: data.Numeric, Min: 0, Max: 20}, 18},
+		{data.Attribute{Name: "signed", Kind: data.Numeric, Min: -10, Max: 10}, 19},
+		{data.Attribute{Name: "odd", Kind: data.Numeric, Min: -3, Max: 10.5}, 20}, // 0 inside an equal-width bin splits it in three
+		{data.Attribute{Name: "age", Kind: data.Numeric, Min: 17, Max: 90, Integer: true}, 18},
+		{data.Attribute{Name: "gain", Kind: data.Numeric, Min: 0, Max: 99999, Integer: true}, 18},
+		{data.Attribute{Name: "few", Kind: data.Numeric, Min: 0, Max: 9, Integer: true}, 10},
+	}
+	for _, c := range cases {
+		t.Run(c.a.Name, func(t *testing.T) {
+			s := data.Schema{Attributes: []data.Attribute{c.a}}
+			dom, err := NewDomain(s, DomainOptions{PublicValueBins: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eq, err := NewDomain(s, DomainOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dom.Size(0) != c.size {
+				t.Fatalf("%d bins, want %d", dom.Size(0), c.size)
+			}
+			allowed := FineEdges(c.a, DefaultBins, DefaultGrid)
+			for b := range eq.Size(0) {
+				lo, _ := eq.BinRange(0, b)
+				allowed = append(allowed, lo)
+			}
+			slices.Sort(allowed)
+			for b := range dom.Size(0) {
+				lo, _ := dom.BinRange(0, b)
+				if _, ok := slices.BinarySearch(allowed, lo); !ok {
+					t.Fatalf("bin %d starts at %v, neither a grid edge nor an equal-width one", b, lo)
+				}
+			}
+			src := randx.NewSeeded(6)
+			for _, v := range PublicValues(c.a) {
+				b, _ := dom.Bin(0, v)
+				for range 50 {
+					if got := dom.decodeCell(0, b, src); got != v {
+						t.Fatalf("the bin of %v decodes to %v", v, got)
+					}
+				}
+			}
+		})
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
-// adultAdaptive loads Adult and discretises it as publish.Synthesize does
+// adultAdaptive loads Adult and discretises it as synthesize.Publish does
 // for one owner at (ε, 1e-5): 5 % of ρ, split evenly over the numeric
 // attributes, buys each one's adaptive bins (ChooseCuts). It returns the
 // table, the domain and the owner's accountant, charged for the bins.

@@ -73,7 +73,8 @@ Methods:
                and scales, repeated and reordered request IDs, substituted
                keys, overflowing and non-finite values, replays, requests
                beyond the budget or for another session; each must be refused
-               with nothing charged, or charged at its true cost
+               with nothing charged, ignored (a replay or an early message),
+               or charged at its true cost
   all          the whole suite (fast mode in CI; --long before a release);
                exits non-zero if any verdict differs from the expected one;
                each audit at confidence 1 − 5%/N (family-wise 95%), then the

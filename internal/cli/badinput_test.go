@@ -209,6 +209,7 @@ func TestBadInput(t *testing.T) {
 		return append([]string{"run", "ppca-dp-mh", "--config", config, "--ledger", p("run-ledger"), "--out", out}, extra...)
 	}
 	newLedger := p("new-ledger")
+	stateFixture(t, f)
 
 	cases := []badInputCase{
 		// dppub schema
@@ -389,6 +390,16 @@ func TestBadInput(t *testing.T) {
 		// One quality truth (issue 38, item 9)
 		{"compare/another table's privacy report", compare(in, in, "--privacy-report", p("lda.csv.privacy.json")), "lda.csv.privacy.json is not the report of " + in, false},
 		{"synthesize-rows/owners not matching the files", []string{"publish", "synthesize-rows", "--input", in, "--input", p("extra.csv"), "--owners", "3", "--schema", s, "--epsilon", "1", "--out", out}, "--owners 3 does not match the 2 --input files", true},
+		// State on disk (issue 38): a damaged budget ledger, a missing
+		// dataset, an existing consortium, a member of the wrong role, a
+		// model of an unknown method.
+		{"consortium budget/damaged ledger", []string{"consortium", "budget", "--config", config, "--member", "owner-2"}, "budget ledger " + p("demo/owner-2.budget.db") + " is damaged", false},
+		{"serve/damaged ledger", []string{"serve", "owner", "--config", config, "--member", "owner-2", "--listen", "127.0.0.1:0"}, "budget ledger " + p("demo/owner-2.budget.db") + " is damaged", false},
+		{"serve/missing dataset", []string{"serve", "owner", "--config", p("demo/missing-data.json"), "--member", "owner-1", "--listen", "127.0.0.1:0"}, `member "owner-1" cannot read the file its dataset's "path" names: open ` + p("demo/data/nope.csv") + ": no such file", false},
+		{"run/an owner as the coordinator", runCmd("--member", "owner-1"), `--member owner-1 cannot coordinate ppca-dp-mh: it has role "owner"`, true},
+		{"run/an unknown member", runCmd("--member", "owner-9"), `no member "owner-9"`, true},
+		{"consortium demo/existing consortium", []string{"consortium", "demo", "--dir", p("demo"), "--rows", "100"}, "--dir " + p("demo") + " already holds files", true},
+		{"predict/unknown method", []string{"predict", "--model", p("forest.json"), "--input", in}, `model: unknown method "forest"`, false},
 
 		// Parties of columns are who the user says they are (issue 38).
 		{"pdp-mvds/the same file twice", pdp("--input", p("parts/a.csv"), "--input", p("parts/a.csv"), "--budgets", "1"), `--input "` + p("parts/a.csv") + `" and --input "` + p("parts/a.csv") + `" are the same file: each party brings its own columns`, true},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	dpsubn3spec "github.com/dppub/dppub/method/dpsubn3"
 	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
@@ -68,7 +69,7 @@ func newConsortiumDemoCmd() *cobra.Command {
 	var dir, dataset, method string
 	var owners, rows int
 	var seed uint64
-	var withLDA bool
+	var withLDA, force bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Write a ready-to-run consortium on this machine from a built-in dataset",
@@ -104,6 +105,9 @@ and follow the README's multi-machine walkthrough.`,
 			if withLDA {
 				method = mulldaspec.NameMulti
 			}
+			if err := checkDemoDir(dir, force); err != nil {
+				return err
+			}
 			src := randx.NewSecure()
 			if cmd.Flags().Changed("split-seed") {
 				src = randx.NewSeeded(seed)
@@ -112,7 +116,8 @@ and follow the README's multi-machine walkthrough.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&dir, "dir", "demo", "directory to write into")
+	fs.StringVar(&dir, "dir", "demo", "directory to write into (new or empty, unless --force)")
+	fs.BoolVar(&force, "force", false, "write into a --dir that already holds files, replacing its consortium file, schemas and owners' data (certificates and budget ledgers are kept)")
 	fs.StringVar(&method, "method", ppcaspec.Name, "method to lay the consortium out for: "+strings.Join(demoMethodNames(), ", "))
 	fs.StringVar(&dataset, "dataset", "adult", "built-in dataset to split among the owners")
 	fs.IntVar(&owners, "owners", 3, "number of data owners")
@@ -120,6 +125,29 @@ and follow the README's multi-machine walkthrough.`,
 	fs.BoolVar(&withLDA, "lda", false, "same as --method mul-lda-dp (the curator stays, so ppca-dp-mh runs too)")
 	fs.Uint64Var(&seed, "split-seed", 0, "seed the random split among owners (reproducible files; the split is not a privacy mechanism)")
 	return cmd
+}
+
+// checkDemoDir refuses, without --force, a directory that already holds
+// files: a demo written there would replace a consortium's file and its
+// owners' data.
+func checkDemoDir(dir string, force bool) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return usagef("--dir: %v", err)
+	case len(entries) == 0 || force:
+		return nil
+	}
+	names := make([]string, 0, 3)
+	for _, e := range entries[:min(len(entries), 3)] {
+		names = append(names, e.Name())
+	}
+	if len(entries) > 3 {
+		names = append(names, fmt.Sprintf("and %d more", len(entries)-3))
+	}
+	return usagef("--dir %s already holds files (%s): a demo would replace its consortium.json, schemas and owners' data; give another --dir, or --force to write over them", dir, strings.Join(names, ", "))
 }
 
 // demoHelp lists the layouts registered by other files, for --help.

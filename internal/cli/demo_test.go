@@ -58,3 +58,29 @@ func TestDemoLayouts(t *testing.T) {
 		t.Fatal("the test wrote into the package directory")
 	}
 }
+
+// A demo over a directory that holds files (an existing consortium) is
+// refused without --force, and nothing in it changes; an empty directory
+// is used as it is; --force writes over the consortium's files.
+func TestDemoRefusesExistingDirectory(t *testing.T) {
+	dir := t.TempDir() // exists, empty
+	args := []string{"consortium", "demo", "--dir", dir, "--rows", "100", "--owners", "2"}
+	if code, _, stderr := run(t, args...); code != 0 {
+		t.Fatalf("an empty directory: exit %d: %s", code, stderr)
+	}
+	before := snapshot(t, dir)
+	code, stdout, stderr := run(t, args...)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "--dir "+dir+" already holds files (adult.schema.json, consortium.json, data)") ||
+		!strings.Contains(stderr, "--force") {
+		t.Fatalf("a second demo: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if d := diffSnapshots(before, snapshot(t, dir)); d != "" {
+		t.Fatalf("the refused demo changed files: %s", d)
+	}
+	if code, _, stderr := run(t, append(args, "--force")...); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, stderr)
+	}
+	if d := diffSnapshots(before, snapshot(t, dir)); !strings.Contains(d, "changed consortium.json") && !strings.Contains(d, "changed data/owner-1.csv") {
+		t.Fatalf("--force wrote nothing new (a fresh random split): %q", d)
+	}
+}

@@ -146,7 +146,7 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	}
 	defer rec.close()
 	opts := transport.RunOptions{Method: method, Settings: settings,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers}
+		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers, Progress: runProgress(cmd)}
 	var (
 		res      *transport.Result
 		streamed *streamedRows // the rows went to f.out as they came
@@ -193,6 +193,17 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
 	}
 	return nil
+}
+
+// runProgress prints on stderr, one line each, whom the session waits
+// for (a member that does not answer, retried until unreachable_after or
+// step_timeout), unless --quiet.
+func runProgress(cmd *cobra.Command) func(string) {
+	if inheritedBool(cmd, quietFlag) {
+		return nil
+	}
+	w := cmd.ErrOrStderr()
+	return func(msg string) { fmt.Fprintf(w, "dppub run: %s\n", msg) }
 }
 
 // parquetProbe is a schema to ask data.NewParquetWriter whether this
@@ -289,15 +300,38 @@ func removeAll(paths []string) {
 	}
 }
 
+// coordinatorMember is the member that coordinates m's session: --member
+// when given, which must have m's coordinating role (checked before
+// anything else about the member: an owner named by mistake is told so,
+// not that it lacks a ledger), else the only member with that role.
 func coordinatorMember(file *consortium.File, m transport.Method, name string) (string, error) {
+	cands := file.WithRole(m.CoordinatorRole)
 	if name != "" {
+		member, err := file.Member(name)
+		if err != nil {
+			return "", usageError{err}
+		}
+		if member.Role != m.CoordinatorRole {
+			return "", usagef("--member %s cannot coordinate %s: it has role %q, and %s sessions are coordinated by the %q role (%s)", name, m.Name, member.Role, m.Name, m.CoordinatorRole, memberNames(cands))
+		}
 		return name, nil
 	}
-	cands := file.WithRole(m.CoordinatorRole)
 	if len(cands) != 1 {
 		return "", usagef("%d members have the %q role that coordinates %s; choose one with --member", len(cands), m.CoordinatorRole, m.Name)
 	}
 	return cands[0].Name, nil
+}
+
+// memberNames lists members for a message.
+func memberNames(ms []consortium.Member) string {
+	if len(ms) == 0 {
+		return "no member of the consortium has it"
+	}
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return "members with it: " + strings.Join(names, ", ")
 }
 
 // runSettings merges the method's settings: file or consortium section,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dppub/dppub/budgetstore"
 	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/transport"
 	_ "github.com/dppub/dppub/transport/methods" // registers the networked methods
@@ -67,6 +68,23 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
+// checkMemberData checks, before the member serves, the files its
+// sessions will read: they exist and can be read, and its schema is
+// valid. (Its rows are read and checked against the schema when a
+// session needs them.)
+func checkMemberData(file *consortium.File, m consortium.Member) error {
+	if err := file.CheckDataset(m); err != nil {
+		return err
+	}
+	if m.Dataset == nil {
+		return nil
+	}
+	if _, err := data.LoadSchema(file.Path(m.Dataset.Schema)); err != nil {
+		return fmt.Errorf("member %q's dataset schema: %w", m.Name, err)
+	}
+	return nil
+}
+
 func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 	if f.config == "" || f.member == "" {
 		return usagef("--config FILE and --member NAME are required")
@@ -82,6 +100,13 @@ func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 	if m.Role != role {
 		return usagef("member %q has role %q in %s, not %q", m.Name, m.Role, f.config, role)
 	}
+	if err := checkMemberData(file, m); err != nil {
+		return err // before the ledger is opened (or created)
+	}
+	creds, err := consortium.LoadCredentials(file, m.Name)
+	if err != nil {
+		return err // likewise
+	}
 	var ledger *budgetstore.Store
 	if m.Dataset != nil {
 		if ledger, err = budgetstore.Open(budgetstore.Options{Path: file.LedgerPath(m)}); err != nil {
@@ -89,7 +114,7 @@ func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
 		}
 		defer ledger.Close()
 	}
-	node, err := transport.NewNode(transport.NodeOptions{Consortium: file, Member: m.Name, Listen: f.listen, Ledger: ledger,
+	node, err := transport.NewNode(transport.NodeOptions{Consortium: file, Member: m.Name, Credentials: creds, Listen: f.listen, Ledger: ledger,
 		AcceptSeed: f.acceptSeed, HandleDelay: f.handleDelay, Latency: f.latency, ProtocolVersion: f.transportVersion, Logger: newLogger(cmd.ErrOrStderr(), f.verbose)})
 	if err != nil {
 		return err

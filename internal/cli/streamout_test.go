@@ -28,7 +28,7 @@ import (
 
 // wholeSynthesize is the synthetic table `dppub synthesize --epsilon 1
 // --rows rows --seed seed` makes from tab, decoded whole by the library
-// (publish.Synthesize without NoTable), not a chunk at a time.
+// (synthesize.Publish without NoTable), not a chunk at a time.
 func wholeSynthesize(t *testing.T, tab *data.Table, rows int, seed uint64) *data.Table {
 	t.Helper()
 	st := synthesize.Settings{Epsilon: 1, Rows: rows}
@@ -41,7 +41,7 @@ func wholeSynthesize(t *testing.T, tab *data.Table, rows int, seed uint64) *data
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out.Detail.(*publish.SynthesizeResult).Synthetic
+	return out.Detail.(*synthesize.Result).Synthetic
 }
 
 // wholePPCA is the synthetic table `dppub publish ppca-dp-mh --epsilon 1

@@ -15,7 +15,6 @@ import (
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
-	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +54,9 @@ equal-width bins plus the values that hold most of theirs (a column of
 zeros keeps its zeros), and the finer bins only place each value inside
 its bin; --bin-refine measured measures the finer bins themselves. A
 negative --bin-share, or several parties, keeps the --bins equal-width
-bins.
+bins, with the declared minimum, the maximum and 0 (inside the bounds)
+each a bin of its own, so a column's floor, cap or zeros keep their
+point mass at no cost in budget.
 Each party's budget ρ_k is split 0.1 / 0.1 / 0.8 between noisy one-way
 marginals (Gaussian), noisy pair scores for Algorithm 2's pair selection,
 and the selected (combined) marginals (Gaussian). The synthetic rows are
@@ -133,7 +134,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err != nil {
 		return err
 	}
-	res := out.Detail.(*publish.SynthesizeResult)
+	res := out.Detail.(*synthesize.Result)
 	f.recordUsed(st, res)
 	var owners []*data.Table
 	if in.table != nil {
@@ -150,7 +151,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 // recordUsed puts the settings the run used into the flags, which the
 // report's parameters record: the defaults filled in (--delta 0 and
 // --rows 0 are what the flags say when left out, not what ran).
-func (f *synthFlags) recordUsed(st synthesize.Settings, res *publish.SynthesizeResult) {
+func (f *synthFlags) recordUsed(st synthesize.Settings, res *synthesize.Result) {
 	st.Delta, st.Rows = res.Delta, res.Rows
 	f.settings = st
 }
@@ -211,7 +212,7 @@ func stageBars(w io.Writer) func(stage string, done, total int) {
 // the numeric columns' distances on their original values (the real
 // values' counts against the synthetic values written, up to sampleRows
 // rows).
-func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, res *publish.SynthesizeResult, sample synthSample, counts *synthCounts) {
+func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, res *synthesize.Result, sample synthSample, counts *synthCounts) {
 	var whyNot error
 	if in.counts == nil {
 		whyNot = fmt.Errorf("the real rows were not counted")

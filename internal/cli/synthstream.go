@@ -14,7 +14,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +24,7 @@ import (
 // owner's summary.
 type synthInput struct {
 	table   *data.Table
-	encoded *publish.Encoded
+	encoded *synthesize.Encoded
 	// values[j] counts numeric attribute j's real values (nil when it
 	// had more than maxDistinct distinct values).
 	values map[int]marginal.ValueCounts
@@ -142,7 +141,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 	if err != nil {
 		return nil, err
 	}
-	in := &synthInput{encoded: &publish.Encoded{Domain: dom}, values: map[int]marginal.ValueCounts{}}
+	in := &synthInput{encoded: &synthesize.Encoded{Domain: dom}, values: map[int]marginal.ValueCounts{}}
 	var pieces marginal.Chunks
 	for _, wk := range ws {
 		if wk == nil {
@@ -244,7 +243,7 @@ func (s synthSample) add(t *data.Table, csv bool) {
 // the way — to any output, then the report with the output's digest
 // (publishStreamed); nothing of it is held whole. owners are the gate's
 // members (with the gate on).
-func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res *publish.SynthesizeResult) (synthSample, *synthCounts, error) {
+func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res *synthesize.Result) (synthSample, *synthCounts, error) {
 	sample := synthSample{}
 	csv := !data.IsParquetPath(o.out)
 	schema := res.Domain.SyntheticSchema()
@@ -287,7 +286,7 @@ func firstNumeric(s data.Schema) int {
 // hands each chunk's table and bytes (nil without csv) to emit in order,
 // from this goroutine. At most one
 // chunk per core, and the one being written, are in flight.
-func decodeChunks(res *publish.SynthesizeResult, csv bool, emit func(*data.Table, []byte) error) error {
+func decodeChunks(res *synthesize.Result, csv bool, emit func(*data.Table, []byte) error) error {
 	srcs := marginal.DecodeSources(res.Rows, res.DecodeSource)
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(srcs)))
 	type chunk struct {

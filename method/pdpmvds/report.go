@@ -32,7 +32,7 @@ func binsAssumption(binRho float64) string {
 	if binRho > 0 {
 		return "numeric attributes are clamped to the bounds declared in the schema; each party cut the equal-width bins over them further with bins it chose from a noisy histogram of its own column on a public grid (marginal.ChooseCuts, charged to it), so a value many records share, such as a zero, keeps a bin of its own; bounds, the grid and categories are public and do not depend on the data"
 	}
-	return "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them; bounds, bins and categories are public and do not depend on the data"
+	return "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them, with the minimum, the maximum and 0 (inside the bounds) each a bin of its own that decodes to that value; bounds, bins and categories are public and do not depend on the data"
 }
 
 // alignment is the assumption on how the parties' rows line up.

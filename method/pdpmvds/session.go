@@ -132,7 +132,11 @@ func (s *Session) layout() (*marginal.Domain, []int, proto.Session, error) {
 	if err != nil {
 		return nil, nil, proto.Session{}, err
 	}
-	opts := marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor}
+	// Without bins chosen by the parties, the equal-width bins with each
+	// numeric attribute's public values (minimum, maximum, 0 inside the
+	// bounds) a bin of its own: a point mass there (Adult's capital-gain
+	// zeros) survives with no budget spent on bins.
+	opts := marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor, PublicValueBins: true}
 	if s.cuts != nil {
 		opts.Cuts = map[string][]float64{}
 		for j, c := range s.cuts {

@@ -70,14 +70,15 @@ type Settings struct {
 	// histograms on a public grid, marginal.ChooseCuts), refining the
 	// equal-width Bins, so that a value many records share (a zero) keeps
 	// a bin of its own; a party without numeric attributes spends nothing
-	// on bins. Zero or negative keeps the equal-width bins themselves, with
-	// no budget on them: the default, unlike the single-owner engines'
+	// on bins. Zero or negative keeps the equal-width bins, with each
+	// public value (minimum, maximum, 0 inside the bounds) a bin of its
+	// own (marginal.PublicValueCuts) and no budget on them: the default, unlike the single-owner engines'
 	// 0.05, because with 0.05 on Adult (3 parties, ρ 0.05 to 1) the 2-way
 	// total-variation distance measured on the equal-width grid rose by
 	// 4–19 %, and the comparison of the protocol with the single-owner
 	// engine (publish's TestPDPMVDSMatchesSingleOwner, equal-width there)
 	// no longer held.
-	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of each party's budget spent choosing its numeric attributes' bins from its own columns, refining the equal-width --bins so that point masses such as zeros keep a bin of their own (e.g. 0.05, as synthesize; default 0: the equal-width bins themselves, no budget)"`
+	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of each party's budget spent choosing its numeric attributes' bins from its own columns, refining the equal-width --bins so that point masses such as zeros keep a bin of their own (e.g. 0.05, as synthesize; default 0: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
 	Split    marginal.Split `json:"split,omitempty"`
 	MaxCells int            `json:"max_cells,omitempty" help:"domain-size cap of a combined marginal"`

@@ -42,7 +42,7 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 		},
 		NotCovered: []string{fmt.Sprintf("the owners' record counts (total n = %d)", n)},
 		ThreatModel: []string{
-			"the coordinator runs the engine and holds no data; it is honest-but-curious and relays the owners' X25519 public keys faithfully (channels authenticated by mutual TLS over the network)",
+			"the coordinator runs the engine and holds no data, and nothing it declares is trusted for privacy: each owner calibrates every release itself (the declared noise must equal its own calibration, else the request is refused before any charge), answers each request ID once and only for its session, draws each request's masks from the digest of the whole request, and checks every other owner's X25519 key by that owner's signature with its consortium identity (channels authenticated by mutual TLS over the network); a coordinator that departs from the protocol can deny service or choose what is measured within each owner's budget, not weaken the noise",
 			"each owner sends, per release, its counts (for a pair score, its own score) plus its noise share plus pairwise masks that cancel in the sum (Bonawitz et al., CCS 2017): the coordinator learns only the noisy pooled release, never an owner's counts or score",
 			"the score requests carry the noisy pooled one-way marginals to the owners (post-processing of charged releases); an owner learns no other release during the run",
 			"an owner that drops out aborts the session: nothing is published and the charges already made stay charged",
@@ -62,7 +62,7 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 	}
 	if res.BinRho > 0 {
 		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
-			"numeric bins were chosen from noisy pooled histograms over a public grid of the declared bounds (ρ = %.4g in all, %.1f%% of the budget), merged as post-processing; a bin holding one integer decodes to it", res.BinRho, 100*res.BinRho/res.Rho))
+			"numeric bins were chosen from noisy pooled histograms over a public grid of the declared bounds (ρ = %.4g in all, %.1f%% of the budget), merged as post-processing; a bin holding one value decodes to it", res.BinRho, 100*res.BinRho/res.Rho))
 	}
 	if w := marginal.NoiseWarning(res.Engine, res.Domain, n); w != "" {
 		ro.Warnings = append(ro.Warnings, w)

@@ -3,6 +3,7 @@ package rowsynth_test
 import (
 	"context"
 	"fmt"
+	"github.com/dppub/dppub/method/synthesize"
 	"math"
 	"strings"
 	"testing"
@@ -12,7 +13,6 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -134,7 +134,7 @@ func TestPooledQualityMatchesOneCurator(t *testing.T) {
 			}
 			var central, rows float64
 			for seed := uint64(1); seed <= 2; seed++ {
-				res, err := publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: tab, Epsilon: c.eps, Delta: 1e-5, Source: randx.NewSeeded(seed)})
+				res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Epsilon: c.eps, Delta: 1e-5, Source: randx.NewSeeded(seed)})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -93,7 +93,7 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		return nil, fmt.Errorf("%s has no way to authenticate the other owners' keys (method.Local.Peers)", l.Name)
 	}
 	opts := proto.OwnerOptions{Params: p, Index: k, Accountant: l.Accountant, Source: l.Source,
-		Auth: ownerAuth{peers: l.Peers, owners: s.Owners}}
+		Auth: OwnerAuth(l.Peers, s.Owners)}
 	st, err := l.SharedStatistics(s.Schema)
 	if err != nil {
 		return nil, err
@@ -127,9 +127,13 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	return method.Rename(o, s.ID, s.names()), nil
 }
 
-// ownerAuth is the protocol's KeyAuth over the member's Peers: owner k is
-// the session's k-th owner, checked with the identity the member itself
-// holds for that name.
+// OwnerAuth is the protocol's KeyAuth over a member's Peers: owner k is
+// the k-th of owners, checked with the identity the member itself holds
+// for that name.
+func OwnerAuth(peers method.Peers, owners []string) proto.KeyAuth {
+	return ownerAuth{peers: peers, owners: owners}
+}
+
 type ownerAuth struct {
 	peers  method.Peers
 	owners []string
@@ -243,6 +247,16 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		}
 	}
 	if !(st.BinShare > 0) || len(numeric) == 0 {
+		// Equal-width bins, no budget: with each public value (minimum,
+		// maximum, 0 inside the bounds) a bin of its own, as the engines of
+		// parties of columns have them, sent to the owners as explicit
+		// cuts.
+		for _, j := range numeric {
+			a := s.Schema.Attributes[j]
+			if c := marginal.PublicValueCuts(a, cmp.Or(st.BinsFor[a.Name], st.Bins, marginal.DefaultBins)); c != nil {
+				do.SetChosen(a.Name, marginal.ChosenBins{Cuts: c})
+			}
+		}
 		return 0, nil
 	}
 	each := st.BinShare * rho / float64(len(numeric))

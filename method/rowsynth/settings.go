@@ -38,10 +38,11 @@ type Settings struct {
 	// Bins is the number of bins per numeric attribute (default
 	// marginal.DefaultBins); BinShare the share of ρ spent choosing them
 	// from the pooled data (default 0.05; negative: equal-width bins
-	// over the declared bounds, no budget).
+	// over the declared bounds with the public values split off,
+	// marginal.PublicValueCuts, no budget).
 	Bins     int            `json:"bins,omitempty" help:"bins per numeric attribute"`
 	BinsFor  map[string]int `json:"bins_for,omitempty"`
-	BinShare float64        `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the pooled data (negative: equal-width bins, no budget)"`
+	BinShare float64        `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the pooled data (negative: equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
 	// BinRefine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine): with decoded the owners count the
 	// equal-width bins and dominant point masses, and the coordinator

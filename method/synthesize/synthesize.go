@@ -3,9 +3,9 @@
 // adaptive engine) published by one curator who holds every column, with
 // personalised zCDP budgets per party of columns.
 //
-// Its run is publish.Synthesize, so this package sits below publish in
-// docs/ARCHITECTURE.md (with method/registry): the settings and their
-// validation live here, the engine's pipeline in publish/synthesize.go.
+// It is defined in this one folder: the settings and their validation
+// (synthesize.go), and the engine's pipeline in one process (Publish,
+// pipeline.go).
 package synthesize
 
 import (
@@ -18,7 +18,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
-	"github.com/dppub/dppub/publish"
 )
 
 // Name is the method's name.
@@ -57,10 +56,11 @@ type Settings struct {
 	Bins int `json:"bins,omitempty" help:"equal-width bins per numeric attribute over its declared bounds"`
 	// BinShare is the share of a single owner's ρ spent choosing numeric
 	// bins that refine those equal-width bins from the data (0: the
-	// default, publish.DefaultBinShare for one owner); negative keeps the
-	// equal-width bins and spends nothing on them, which is what a
+	// default, DefaultBinShare for one owner); negative keeps the
+	// equal-width bins (the public values split off, as parties have them)
+	// and spends nothing on them, which is what a
 	// marginal metric over those same public bins is best served by.
-	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the owner's budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner; negative: the equal-width bins themselves, no budget)"`
+	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the owner's budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner; negative: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
 	// BinRefine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine; only with bins chosen from the data).
 	BinRefine marginal.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
@@ -207,11 +207,11 @@ type Progress func(stage string, done, total int)
 // Input, as the Local's attachment instead of Progress, also carries the
 // owner's records already discretised by a one-pass reader (with the
 // domain Domain returns; the Local's Table is then nil) and asks for no
-// synthetic table in the outcome (publish.SynthesizeOptions.NoTable: the
+// synthetic table in the outcome (Options.NoTable: the
 // caller decodes the records from the result, a chunk at a time).
 type Input struct {
 	Progress Progress
-	Encoded  *publish.Encoded
+	Encoded  *Encoded
 	NoTable  bool
 }
 
@@ -223,17 +223,17 @@ func (s *Settings) Domain(sc data.Schema) (*marginal.Domain, error) {
 	if err != nil {
 		return nil, method.SettingsError{Err: err}
 	}
-	return publish.SynthesizeDomain(sc, o)
+	return DomainFor(sc, o)
 }
 
 // options are the publish options of a run over schema sc, without the
 // data, randomness and progress.
-func (s *Settings) options(sc data.Schema) (publish.SynthesizeOptions, error) {
+func (s *Settings) options(sc data.Schema) (Options, error) {
 	parties, err := s.partyList(sc)
 	if err != nil {
-		return publish.SynthesizeOptions{}, err
+		return Options{}, err
 	}
-	return publish.SynthesizeOptions{
+	return Options{
 		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
 		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection, Optimizer: s.Optimizer, Penalty: s.Penalty,
 		Bins: s.Bins, BinShare: s.BinShare, Refine: s.BinRefine, Score: s.Score,
@@ -268,7 +268,7 @@ func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outco
 	if in.Progress != nil {
 		o.Progress = in.Progress
 	}
-	res, err := publish.Synthesize(ctx, o)
+	res, err := Publish(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -282,25 +282,25 @@ func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outco
 }
 
 // partyList turns the settings into the parties of columns and their
-// budgets (none for an (ε, δ) budget: publish.Synthesize converts it).
-func (s *Settings) partyList(sc data.Schema) ([]publish.SynthesizeParty, error) {
+// budgets (none for an (ε, δ) budget: Publish converts it).
+func (s *Settings) partyList(sc data.Schema) ([]Party, error) {
 	if s.Epsilon != 0 {
 		return nil, nil
 	}
-	var parties []publish.SynthesizeParty
+	var parties []Party
 	if len(s.Party) > 0 {
 		for _, g := range s.Party {
 			name, attrs, err := parseParty(g)
 			if err != nil {
 				return nil, err
 			}
-			parties = append(parties, publish.SynthesizeParty{Name: name, Attributes: attrs})
+			parties = append(parties, Party{Name: name, Attributes: attrs})
 		}
 	} else {
 		if s.Parties > len(sc.Attributes) {
 			return nil, method.Fieldf("parties", "must be in 1..%d (one attribute each at most), got %d", len(sc.Attributes), s.Parties)
 		}
-		even, err := publish.EvenParties(sc, make([]float64, s.Parties))
+		even, err := EvenParties(sc, make([]float64, s.Parties))
 		if err != nil {
 			return nil, err
 		}

@@ -140,7 +140,9 @@ func TestRunIsSeededAndReported(t *testing.T) {
 // default 5 % of the owner's ρ buys bins refining the equal-width ones
 // (one "bins of" release, more cells where the values pile up); a
 // negative share keeps the --bins equal-width bins over the declared
-// bounds and spends nothing on them; a larger share spends more.
+// bounds, with the minimum and the maximum split off as bins of their own
+// (marginal.PublicValueCuts), and spends nothing on them; a larger share
+// spends more.
 func TestBinShareChoosesWhereBinsComeFrom(t *testing.T) {
 	sc := data.Schema{Attributes: []data.Attribute{
 		{Name: "x", Kind: data.Numeric, Min: 0, Max: 1000, Integer: true},
@@ -160,7 +162,7 @@ func TestBinShareChoosesWhereBinsComeFrom(t *testing.T) {
 		name      string
 		share     float64
 		binsRho   float64 // ρ charged to "bins of x"
-		equalBins bool    // x keeps its 16 equal-width cells
+		equalBins bool    // x keeps its 16 equal-width cells, 0 and 1000 split off: 18
 	}{
 		{"default", 0, 0.05, false},
 		{"equal-width", -1, 0, true},
@@ -194,8 +196,8 @@ func TestBinShareChoosesWhereBinsComeFrom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := dom.Sizes()[0]; (got == 16) != c.equalBins {
-				t.Errorf("x has %d cells in the domain the reader encodes with; equal-width (16) wanted: %v", got, c.equalBins)
+			if got := dom.Sizes()[0]; (got == 18) != c.equalBins {
+				t.Errorf("x has %d cells in the domain the reader encodes with; equal-width with the public values split off (18) wanted: %v", got, c.equalBins)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package pdpmvds
 
 import (
 	"fmt"
+	"github.com/dppub/dppub/dp"
 	"math"
 	"math/bits"
 	"slices"
@@ -28,8 +29,9 @@ const (
 	SuiteCommodity Suite = "commodity"
 )
 
-// NoiseMode chooses how the noise of a release spanning parties is drawn.
-type NoiseMode string
+// NoiseMode chooses how the noise of a release spanning parties is drawn
+// (dp.NoiseMode, the vocabulary every multi-party method shares).
+type NoiseMode = dp.NoiseMode
 
 const (
 	// NoiseInsiderSafe (the default) has every party and S contribute a
@@ -43,7 +45,7 @@ const (
 	// guarantee holds against S and against every single party, not only
 	// against outsiders. Cost: the total noise variance is m/(m−1) times
 	// the calibrated one.
-	NoiseInsiderSafe NoiseMode = "insider-safe"
+	NoiseInsiderSafe = dp.NoiseInsiderSafe
 	// NoiseExact is the paper's: only the parties whose attributes are
 	// measured draw noise, and their shares sum to the calibrated noise
 	// (Laplace by DLPA, Rastogi & Nath 2010, in the Paillier suite, with
@@ -52,7 +54,7 @@ const (
 	// commodity suite; Gaussian split into equal-variance shares). The guarantee holds against S and outsiders;
 	// a party knows its own share, so against a fellow party it is weaker
 	// (Gaussian: ρ·m/(m−1); Laplace by DLPA: not quantified).
-	NoiseExact NoiseMode = "exact"
+	NoiseExact = dp.NoiseExact
 )
 
 // Defaults.

@@ -253,9 +253,23 @@ func TestHostileMalformedRequests(t *testing.T) {
 			}
 		})
 	}
-	if big := 1e200; !math.IsInf(40*big*big, 0) {
-		t.Fatal("the overflow case no longer overflows")
+	// What the old owner did with the overflowing references: its
+	// reference (no finiteness check) made the score +Inf, the charge was
+	// recorded, and snapping the score to the grid panicked.
+	plan, err := score.Plan(1)
+	if err != nil {
+		t.Fatal(err)
 	}
+	big := 1e200
+	legacyScore := math.Abs(3 - math.Round(40*big*big/plan.Grid)*plan.Grid)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("snapping the legacy owner's infinite score did not panic; the attack no longer shows")
+			}
+		}()
+		plan.Snap(legacyScore)
+	}()
 }
 
 func rel(n marginal.Noise) marginal.Release {

@@ -8,20 +8,20 @@ import (
 	"math/rand/v2"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/protocol/pdpmvds"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
 )
 
-// NoiseMode says who draws each release's noise (the vocabulary PDP-MVDS
-// uses for the same choice).
-type NoiseMode = pdpmvds.NoiseMode
+// NoiseMode says who draws each release's noise (dp.NoiseMode, the
+// vocabulary every multi-party method shares).
+type NoiseMode = dp.NoiseMode
 
 const (
 	// NoiseInsiderSafe: the owners and the coordinator each add a share;
 	// any K of the K+1 make up the calibrated noise.
-	NoiseInsiderSafe = pdpmvds.NoiseInsiderSafe
+	NoiseInsiderSafe = dp.NoiseInsiderSafe
 	// NoiseExact: the K owners' shares sum to the calibrated noise.
-	NoiseExact = pdpmvds.NoiseExact
+	NoiseExact = dp.NoiseExact
 )
 
 // CoordinatorID is the coordinator's protocol name.

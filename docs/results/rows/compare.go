@@ -1,7 +1,7 @@
 //go:build ignore
 
 // compare.go measures synthesize-rows against the single-curator engine
-// (publish.Synthesize) on the same data at the same (ε, δ): mean 1-way and
+// (synthesize.Publish) on the same data at the same (ε, δ): mean 1-way and
 // 2-way TVD against the pooled data (categories and 16 equal-width bins),
 // wall time, protocol messages and bytes. Run from the repository root:
 //
@@ -14,6 +14,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/dppub/dppub/method/synthesize"
 	"log"
 	"os"
 	"path/filepath"
@@ -27,7 +28,6 @@ import (
 	"github.com/dppub/dppub/method"
 	_ "github.com/dppub/dppub/method/registry"
 	"github.com/dppub/dppub/method/rowsynth"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
 )
@@ -80,7 +80,7 @@ func main() {
 					log.Printf("%s ε=%g rep %d %-24s 1-way %.4f 2-way %.4f 3-way %.4f %v", ds, eps, rep, setting, one, two, three, took.Round(time.Millisecond))
 				}
 				start := time.Now()
-				res, err := publish.Synthesize(context.Background(), publish.SynthesizeOptions{Table: tab, Epsilon: eps, Delta: 1e-5, Source: randx.NewSeeded(uint64(rep))})
+				res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Epsilon: eps, Delta: 1e-5, Source: randx.NewSeeded(uint64(rep))})
 				if err != nil {
 					log.Fatal(err)
 				}

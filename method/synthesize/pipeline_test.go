@@ -1,7 +1,8 @@
-package publish
+package synthesize
 
 import (
 	"context"
+	"github.com/dppub/dppub/data"
 	"math"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func TestSynthesizeAdultPersonalised(t *testing.T) {
 	if len(parties[0].Attributes) != 7 || len(parties[1].Attributes) != 8 {
 		t.Fatalf("split %d + %d attributes, want 7 + 8", len(parties[0].Attributes), len(parties[1].Attributes))
 	}
-	res, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Parties: parties, Source: randx.NewSeeded(1)})
+	res, err := Publish(context.Background(), Options{Table: tab, Parties: parties, Source: randx.NewSeeded(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,15 +72,15 @@ func TestSynthesizeAdultPersonalised(t *testing.T) {
 func TestSynthesizeErrors(t *testing.T) {
 	tab, _ := datasets.Load("adult")
 	small := tab.Subset([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
-	for name, o := range map[string]SynthesizeOptions{
+	for name, o := range map[string]Options{
 		"no table":      {Rho: 1},
 		"zero rho":      {Table: small},
-		"unknown attr":  {Table: small, Parties: []SynthesizeParty{{Name: "a", Rho: 1, Attributes: []string{"height"}}}},
-		"missing attrs": {Table: small, Parties: []SynthesizeParty{{Name: "a", Rho: 1, Attributes: []string{"age"}}}},
+		"unknown attr":  {Table: small, Parties: []Party{{Name: "a", Rho: 1, Attributes: []string{"height"}}}},
+		"missing attrs": {Table: small, Parties: []Party{{Name: "a", Rho: 1, Attributes: []string{"age"}}}},
 		"bad delta":     {Table: small, Rho: 1, Delta: 2},
 	} {
 		o.Source = randx.NewSeeded(1)
-		if _, err := Synthesize(context.Background(), o); err == nil {
+		if _, err := Publish(context.Background(), o); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -101,7 +102,7 @@ func TestSynthesizeEpsilonAdult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Epsilon: 1, Delta: 1e-5, Source: randx.NewSeeded(1)})
+	res, err := Publish(context.Background(), Options{Table: tab, Epsilon: 1, Delta: 1e-5, Source: randx.NewSeeded(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestSynthesizeEpsilonAdult(t *testing.T) {
 			t.Fatalf("capital-gain %v is not an integer", r[j])
 		}
 	}
-	if _, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Epsilon: 1, Rho: 1}); err == nil {
+	if _, err := Publish(context.Background(), Options{Table: tab, Epsilon: 1, Rho: 1}); err == nil {
 		t.Error("epsilon and rho together: no error")
 	}
 }
@@ -150,8 +151,8 @@ func TestSynthesizeShuttleKeepsSignedZeros(t *testing.T) {
 	if err != nil {
 		t.Skipf("dataset shuttle not available: %v", err)
 	}
-	run := func(refine marginal.Refinement) *SynthesizeResult {
-		res, err := Synthesize(context.Background(), SynthesizeOptions{Table: tab, Epsilon: 1, Delta: 1e-5, Refine: refine, Source: randx.NewSeeded(7)})
+	run := func(refine marginal.Refinement) *Result {
+		res, err := Publish(context.Background(), Options{Table: tab, Epsilon: 1, Delta: 1e-5, Refine: refine, Source: randx.NewSeeded(7)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,4 +176,20 @@ func TestSynthesizeShuttleKeepsSignedZeros(t *testing.T) {
 	if d >= m {
 		t.Errorf("decoded refinement's 2-way TVD %.4f is not below the measured one's %.4f", d, m)
 	}
+}
+
+// zeroShare is the share of tab's rows whose column col is exactly 0.
+func zeroShare(t *testing.T, tab *data.Table, col string) float64 {
+	t.Helper()
+	j, err := tab.Schema.Index(col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range tab.Rows {
+		if r[j] == 0 {
+			n++
+		}
+	}
+	return float64(n) / float64(tab.Len())
 }

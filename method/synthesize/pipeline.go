@@ -1,4 +1,4 @@
-package publish
+package synthesize
 
 import (
 	"cmp"
@@ -14,22 +14,22 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
-// SynthesizeParty is one party of a vertical partition: the attributes it
+// Party is one party of a vertical partition: the attributes it
 // holds and the zCDP budget ρ it demands for them.
-type SynthesizeParty struct {
+type Party struct {
 	Name       string
 	Rho        float64
 	Attributes []string
 }
 
-// SynthesizeOptions configure a marginal-based synthesis (the PDP-MVDS
+// Options configure a marginal-based synthesis (the PDP-MVDS
 // engine) run in one process over one table holding every party's columns.
-type SynthesizeOptions struct {
+type Options struct {
 	// Table holds the records; Encoded, instead, holds them already
 	// discretised by a one-pass reader (one of the two is required).
 	Table   *data.Table
 	Encoded *Encoded
-	// NoTable leaves SynthesizeResult.Synthetic nil: the caller decodes
+	// NoTable leaves Result.Synthetic nil: the caller decodes
 	// the synthetic records chunk by chunk (marginal.DecodeSources,
 	// Domain.DecodeChunkInto with the result's DecodeSource), which gives
 	// the same table without holding it whole.
@@ -72,7 +72,7 @@ type SynthesizeOptions struct {
 	Penalty marginal.Penalty
 	// Parties partition the attributes, each with its own budget; empty
 	// means one party "owner" holding all attributes at Rho.
-	Parties []SynthesizeParty
+	Parties []Party
 	// Bins and BinsFor discretise numeric attributes over their declared
 	// bounds (default marginal.DefaultBins).
 	Bins    int
@@ -80,7 +80,8 @@ type SynthesizeOptions struct {
 	// BinShare is the share of the single owner's ρ spent choosing
 	// numeric attributes' bins from the data (marginal.ChooseCuts, split
 	// evenly among them): default DefaultBinShare with the adaptive method
-	// and one owner; negative for the schema's equal-width bins.
+	// and one owner; negative for the schema's equal-width bins (with the
+	// public values split off: marginal.PublicValueCuts).
 	BinShare float64
 	// Refine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine): measured by the engine, or only to draw
@@ -107,8 +108,8 @@ type SynthesizeOptions struct {
 	Progress func(stage string, done, total int)
 }
 
-// SynthesizeResult is the published table and what it cost.
-type SynthesizeResult struct {
+// Result is the published table and what it cost.
+type Result struct {
 	// Method is the method that ran (MethodAuto resolved).
 	Method    marginal.Method
 	Synthetic *data.Table
@@ -125,7 +126,7 @@ type SynthesizeResult struct {
 	Report  *privacy.Report
 	Engine  *marginal.Result
 	Domain  *marginal.Domain
-	Parties []SynthesizeParty
+	Parties []Party
 	// Rho is the single owner's zCDP budget the run used (from Epsilon
 	// when one was given), BinRho the part of it spent choosing bins.
 	Rho, BinRho float64
@@ -139,22 +140,22 @@ type SynthesizeResult struct {
 
 // EvenParties splits a schema's attributes, in column order, into len(rhos)
 // contiguous groups of near-equal size, party k getting budget rhos[k].
-func EvenParties(s data.Schema, rhos []float64) ([]SynthesizeParty, error) {
+func EvenParties(s data.Schema, rhos []float64) ([]Party, error) {
 	k, d := len(rhos), len(s.Attributes)
 	if k < 1 || k > d {
 		return nil, fmt.Errorf("publish: cannot split %d attributes among %d parties", d, k)
 	}
 	names := s.Names()
-	out := make([]SynthesizeParty, k)
+	out := make([]Party, k)
 	for p := range k {
 		lo, hi := p*d/k, (p+1)*d/k
-		out[p] = SynthesizeParty{Name: fmt.Sprintf("party-%d", p+1), Rho: rhos[p], Attributes: slices.Clone(names[lo:hi])}
+		out[p] = Party{Name: fmt.Sprintf("party-%d", p+1), Rho: rhos[p], Attributes: slices.Clone(names[lo:hi])}
 	}
 	return out, nil
 }
 
 // Encoded is an owner's table discretised as it was read, with the domain
-// SynthesizeDomain returns for the run's options: pieces (a one-pass
+// DomainFor returns for the run's options: pieces (a one-pass
 // reader's batches) and how many values were clamped to their declared
 // bounds. Synthesize recodes the pieces in place to the bins it chooses
 // and then merges identical rows (Chunks.Merged), replacing Chunks.
@@ -164,16 +165,18 @@ type Encoded struct {
 	Clamped int
 }
 
-// SynthesizeDomain is the domain a table with schema s must be
-// discretised with for Synthesize under o (Encoded): the schema's bins,
-// or, when the numeric bins are chosen from the data (one owner, the
-// default), numeric attributes cut at every edge those bins may have
-// (marginal.FineEdges), so that the bins chosen afterwards from the
-// cells' counts are unions of cells and the records need not be read
-// again.
-func SynthesizeDomain(s data.Schema, o SynthesizeOptions) (*marginal.Domain, error) {
+// DomainFor is the domain a table with schema s must be
+// discretised with for Synthesize under o (Encoded): the schema's bins
+// (equal-width, with each numeric attribute's public values, its minimum,
+// its maximum and 0 inside its bounds, a bin of its own:
+// marginal.PublicValueCuts), or, when the numeric bins are chosen from
+// the data (one owner, the default), numeric attributes cut at every edge
+// those bins may have (marginal.FineEdges), so that the bins chosen
+// afterwards from the cells' counts are unions of cells and the records
+// need not be read again.
+func DomainFor(s data.Schema, o Options) (*marginal.Domain, error) {
 	if !adaptive(o) {
-		d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
+		d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
 		if err != nil {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
@@ -193,17 +196,17 @@ func SynthesizeDomain(s data.Schema, o SynthesizeOptions) (*marginal.Domain, err
 }
 
 // adaptive reports whether o chooses numeric bins from the data.
-func adaptive(o SynthesizeOptions) bool {
+func adaptive(o Options) bool {
 	return o.BinShare > 0 || (o.BinShare == 0 && len(o.Parties) <= 1)
 }
 
 // binsOf is the number of equal-width bins attribute a's bins refine.
-func binsOf(o SynthesizeOptions, a data.Attribute) int {
+func binsOf(o Options, a data.Attribute) int {
 	return cmp.Or(o.BinsFor[a.Name], o.Bins, marginal.DefaultBins)
 }
 
 // Synthesize publishes a synthetic table under personalised zCDP budgets.
-func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, error) {
+func Publish(ctx context.Context, o Options) (*Result, error) {
 	var (
 		schema data.Schema
 		n      int
@@ -238,7 +241,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		o.Rho = rho
 	}
 	if len(o.Parties) == 0 {
-		o.Parties = []SynthesizeParty{{Name: "owner", Rho: o.Rho, Attributes: schema.Names()}}
+		o.Parties = []Party{{Name: "owner", Rho: o.Rho, Attributes: schema.Names()}}
 	}
 	dom, err := marginal.NewDomain(schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
@@ -252,14 +255,14 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		o.Method = o.Method.Resolve(dom.Sizes(), len(o.Parties))
 		auto = marginal.AutoReason(dom.Sizes(), len(o.Parties))
 	}
-	parties, accts, err := synthesizeParties(dom, o.Parties)
+	parties, accts, err := engineParties(dom, o.Parties)
 	if err != nil {
 		return nil, err
 	}
 	if o.BinShare == 0 && len(parties) == 1 {
 		o.BinShare = DefaultBinShare
 	}
-	pre, err := SynthesizeDomain(schema, o)
+	pre, err := DomainFor(schema, o)
 	if err != nil {
 		return nil, err
 	}
@@ -275,12 +278,18 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		real, clamped = marginal.Chunks{marginal.CellsOf(ds)}, st.Clamped
 	} else {
 		if !slices.Equal(o.Encoded.Domain.Sizes(), pre.Sizes()) {
-			return nil, fmt.Errorf("publish: records encoded with cells %v, want %v (SynthesizeDomain)", o.Encoded.Domain.Sizes(), pre.Sizes())
+			return nil, fmt.Errorf("publish: records encoded with cells %v, want %v (DomainFor)", o.Encoded.Domain.Sizes(), pre.Sizes())
 		}
 		if err := o.Encoded.Chunks.Check(); err != nil {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 		real, clamped = o.Encoded.Chunks, o.Encoded.Clamped
+	}
+	if !adaptive(o) {
+		// The schema's bins with the public values split off, which the
+		// records were encoded with: a point mass at 0 or at a cap keeps a
+		// bin of its own without a data-chosen bin (parties of columns).
+		dom = pre
 	}
 	var binRho float64
 	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts); err != nil {
@@ -322,11 +331,11 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 	}
-	report, err := synthesizeReport(o, auto, res, dom, accts, n, binRho)
+	report, err := report(o, auto, res, dom, accts, n, binRho)
 	if err != nil {
 		return nil, err
 	}
-	return &SynthesizeResult{Method: o.Method, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
+	return &Result{Method: o.Method, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
 		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
 }
 
@@ -347,9 +356,9 @@ func namedSets(dom *marginal.Domain, sets [][]string) ([][]int, error) {
 	return out, nil
 }
 
-// synthesizeParties maps the parties' attribute names to indices and
+// engineParties maps the parties' attribute names to indices and
 // opens one zCDP accountant per party.
-func synthesizeParties(dom *marginal.Domain, ps []SynthesizeParty) ([]marginal.Party, []*privacy.Accountant, error) {
+func engineParties(dom *marginal.Domain, ps []Party) ([]marginal.Party, []*privacy.Accountant, error) {
 	var parties []marginal.Party
 	var accts []*privacy.Accountant
 	for _, p := range ps {
@@ -374,7 +383,7 @@ func synthesizeParties(dom *marginal.Domain, ps []SynthesizeParty) ([]marginal.P
 	return parties, accts, nil
 }
 
-func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
+func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
 	records := map[string]int{}
 	for _, a := range accts {
 		records[a.Party()] = n
@@ -421,7 +430,9 @@ func synthesizeReport(o SynthesizeOptions, auto string, res *marginal.Result, do
 		ro.Assumptions = append(ro.Assumptions, auto)
 	}
 	if binRho > 0 {
-		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one integer decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)
+		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)
+	} else if !adaptive(o) {
+		ro.Assumptions[1] = "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them, with the minimum, the maximum and 0 (inside the bounds) each a bin of its own that decodes to that value; bounds, bins and categories are public and do not depend on the data"
 	}
 	if o.Epsilon != 0 {
 		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
@@ -469,10 +480,10 @@ const DefaultBinShare = 0.05
 // adaptiveBins chooses every numeric attribute's bins from the data when
 // o.BinShare > 0 (one owner), charging the owner's accountant, and
 // returns the domain with those bins (the records recoded to it) and the
-// ρ spent. The records are discretised with pre (SynthesizeDomain): the
+// ρ spent. The records are discretised with pre (DomainFor): the
 // bins come from the counts of its fine cells, which give the same
 // histogram, and so the same release, as the values themselves.
-func adaptiveBins(o SynthesizeOptions, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant) (*marginal.Domain, float64, error) {
+func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant) (*marginal.Domain, float64, error) {
 	if !(o.BinShare > 0) {
 		return dom, 0, nil
 	}

@@ -1,4 +1,4 @@
-package publish
+package synthesize
 
 import (
 	"bytes"
@@ -39,21 +39,21 @@ func TestSynthesizeMergedRecordsPublishTheSame(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		o    SynthesizeOptions
+		o    Options
 	}{
-		{"bins from the data", SynthesizeOptions{Epsilon: 1}},
-		{"two parties", SynthesizeOptions{Parties: parties}},
-		{"adaptive", SynthesizeOptions{Epsilon: 1, Method: marginal.MethodAdaptive, AdaptiveRounds: 16}},
+		{"bins from the data", Options{Epsilon: 1}},
+		{"two parties", Options{Parties: parties}},
+		{"adaptive", Options{Epsilon: 1, Method: marginal.MethodAdaptive, AdaptiveRounds: 16}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := c.o
 			o.Table, o.Source = tab, randx.NewSeeded(21)
-			whole, err := Synthesize(context.Background(), o)
+			whole, err := Publish(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pre, err := SynthesizeDomain(tab.Schema, c.o)
+			pre, err := DomainFor(tab.Schema, c.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestSynthesizeMergedRecordsPublishTheSame(t *testing.T) {
 			enc := &Encoded{Domain: pre, Chunks: merged, Clamped: clamped}
 			o = c.o
 			o.Encoded, o.Source = enc, randx.NewSeeded(21)
-			got, err := Synthesize(context.Background(), o)
+			got, err := Publish(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestSynthesizeReportStatesSelection(t *testing.T) {
 		{marginal.SelectPermuteAndFlip, "permute-and-flip at ε (ε-DP, charged ε²/2"},
 	} {
 		t.Run(cmp.Or(c.mech.String(), "default"), func(t *testing.T) {
-			res, err := Synthesize(context.Background(), SynthesizeOptions{
+			res, err := Publish(context.Background(), Options{
 				Table: tab, Epsilon: 1, Method: marginal.MethodAdaptive, AdaptiveRounds: 30,
 				Selection: c.mech, Source: randx.NewSeeded(3),
 			})
@@ -170,7 +170,7 @@ func TestSynthesizeReportStatesOptimizer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := Synthesize(context.Background(), SynthesizeOptions{
+			res, err := Publish(context.Background(), Options{
 				Table: tab, Epsilon: c.epsilon, Method: marginal.MethodAdaptive, AdaptiveRounds: 30,
 				Optimizer: c.asked, BinShare: -1, Source: randx.NewSeeded(3),
 			})
@@ -211,18 +211,18 @@ func TestSynthesizeAutoChoosesByShape(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		tab  *data.Table
-		o    SynthesizeOptions
+		o    Options
 		want marginal.Method
 		says string
 	}{
-		{"narrow, one owner", nltcs, SynthesizeOptions{Epsilon: 1, AdaptiveRounds: 32}, marginal.MethodAdaptive, "16 attributes of at most 2 values on the public domain, one owner"},
-		{"a large attribute", adult, SynthesizeOptions{Epsilon: 1, Bins: 100}, marginal.MethodPaper, "15 attributes of at most 100 values on the public domain, one owner"},
-		{"two parties", nltcs, SynthesizeOptions{Parties: parties}, marginal.MethodPaper, "16 attributes of at most 2 values on the public domain, 2 parties of columns"},
+		{"narrow, one owner", nltcs, Options{Epsilon: 1, AdaptiveRounds: 32}, marginal.MethodAdaptive, "16 attributes of at most 2 values on the public domain, one owner"},
+		{"a large attribute", adult, Options{Epsilon: 1, Bins: 100}, marginal.MethodPaper, "15 attributes of at most 100 values on the public domain, one owner"},
+		{"two parties", nltcs, Options{Parties: parties}, marginal.MethodPaper, "16 attributes of at most 2 values on the public domain, 2 parties of columns"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := c.o
 			o.Table, o.Source = c.tab, randx.NewSeeded(5)
-			res, err := Synthesize(context.Background(), o)
+			res, err := Publish(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
