@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/dppub/dppub/internal/cli"
+	"github.com/dppub/dppub/cmd/dppub/cli"
 )
 
 func main() {

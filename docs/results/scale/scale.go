@@ -24,7 +24,7 @@ import (
 	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/internal/cli"
+	"github.com/dppub/dppub/cmd/dppub/cli"
 	"github.com/dppub/dppub/randx"
 )
 

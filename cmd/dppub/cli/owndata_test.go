@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"github.com/dppub/dppub/internal/testenv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -213,7 +214,11 @@ func TestPublishedQualityIsCompares(t *testing.T) {
 // "your own data": the sh block after its marker, comments dropped.
 func walkthroughLines(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
