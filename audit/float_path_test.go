@@ -199,7 +199,9 @@ func TestGreyBoxCatchesZeroSumFloatPath(t *testing.T) {
 	}
 	o := ZeroSumOptions{Owners: 10, Epsilon: 2, Delta: 1e-3, Calibration: "sound", View: ViewPublisher}
 	checkFloatPaths(t, runs, []floatPathCase{
-		{"real owners", func(t *testing.T) Mechanism { return methodMechanism(t, "zero-sum", MethodOptions{Calibration: "sound"}) }, Pass},
+		{"real owners", func(t *testing.T) Mechanism {
+			return methodMechanism(t, "zero-sum", MethodOptions{Calibration: "sound"})
+		}, Pass},
 		{"grid noise unrounded", func(t *testing.T) Mechanism { return zeroSumFloatPath(t, o) }, Leak},
 	})
 }
