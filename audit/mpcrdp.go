@@ -120,6 +120,7 @@ func MPCRDPQueries(c mpcrdp.Calibration, eps float64) (Mechanism, error) {
 		Pair:      "6 records over three binary features; D' replaces (0,0,0), counted by all four queries, by (1,1,1), counted by none",
 		Dim:       len(qs),
 		Statistic: LaplaceLLR(exact[D], exact[DPrime], scales),
+		Truth:     sideTruth(exact[D], exact[DPrime]), // counts: integers, on the grid by nature
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			a, err := mpcrdp.CountQueries(rows[side], levels, qs)
 			if err != nil {
@@ -510,7 +511,7 @@ func MPCRDPRelease(o MPCRDPReleaseOptions) (Mechanism, error) {
 	if o.Release != mpcrdp.Queries {
 		dim = releaseFeatures + 1
 	}
-	return Mechanism{
+	m := Mechanism{
 		Name: fmt.Sprintf("mp-crdp pipeline release %s, %s notion (%s calibration, ε=%g; factors %g on D, %g on D')",
 			o.Release, o.Notion, o.Calibration, o.Epsilon, first[D].Factor, first[DPrime].Factor),
 		Claim: charge.Spec.Guarantee,
@@ -531,7 +532,12 @@ func MPCRDPRelease(o MPCRDPReleaseOptions) (Mechanism, error) {
 			out[releaseFeatures] = r.Model.B
 			return nil
 		},
-	}, nil
+	}
+	if o.Release == mpcrdp.Queries {
+		// The counts the pipeline reports: integers, on the grid by nature.
+		m.Truth = sideTruth(first[D].Truth, first[DPrime].Truth)
+	}
+	return m, nil
 }
 
 func releaseStatistic(o MPCRDPReleaseOptions, first [2]*mpcrdp.Output) func([]float64) float64 {
