@@ -101,8 +101,9 @@ func TestPPCAPaperViolatesSoundPasses(t *testing.T) {
 // the expected verdicts and that the bounds are near what the mechanisms
 // give (fixed seed; each range holds with probability > 0.999 over seeds,
 // from the same Clopper–Pearson arithmetic as above):
-//   - Laplace ε = 1: every event {y ≤ t ≤ 0} has ratio exactly e, so the
-//     bound is just below 1 (0.94 at 20,000 runs).
+//   - Laplace ε = 1 on the pair ⅓ against ⅓ + u: every event {y ≤ t ≤ ⅓}
+//     has ratio exactly e^u (u = 0.9997), so the bound is just below 1
+//     (0.94 at 20,000 runs).
 //   - Gaussian (1, 1e-5): tight only in the far tail; about 0.4.
 //   - Exponential, 50 candidates: the pair's true ratio is e^0.98; about 0.8.
 //   - zero-sum, publisher's view, M = 10, (2, 1e-3): the paper's σ gives

@@ -88,6 +88,7 @@ func PrivBayesMarginals(eps float64) (Mechanism, error) {
 		Pair:      "6 records over three binary attributes; D' replaces (0,0,0) by (1,1,1)",
 		Dim:       len(fD),
 		Statistic: LaplaceLLR(fD, fD2, scale),
+		Truth:     sideTruth(fD, fD2), // counts: integers, on the grid by nature
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			ms, err := privbayes.NoisyMarginals(pair[side], sets, eps, spender(eps), src)
 			if err != nil {

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/randx"
@@ -24,14 +25,21 @@ type DPPCAOptions struct {
 // DPPCA audits the release of algo/dppca: A = XᵀX/n (SecondMoment) plus
 // the plan's symmetric noise (PlanMatrixNoise, Perturb), read off as the
 // upper triangle. Rows lie in the unit L2 ball; the pair has n = 2 rows, a
-// fixed one and the replaced one:
+// fixed one, c·1 with c = 1/(3√d), and the replaced one (u = 1 − 2^-10/3,
+// as scalarPair):
 //
-//   - Laplace: 0 becomes (1/√d)·1, which moves every upper-triangle entry
-//     by 1/(nd), (d+1)/(2n) in L1: half the bound (d+1)/n the sound scale
-//     uses (that bound adds two rows' worth and is not attained), a quarter
-//     of the paper's 2d/n. Both calibrations should PASS with room.
-//   - Gaussian: e₁ becomes e₂, which attains the L2 bound √2/n.
+//   - Laplace: 0 becomes (u/√d)·1, which moves every upper-triangle entry
+//     by u²/(nd), (d+1)u²/(2n) in L1: half the bound (d+1)/n the sound
+//     scale uses (that bound adds two rows' worth and is not attained), a
+//     quarter of the paper's 2d/n. Both calibrations should PASS with room.
+//   - Gaussian: u·e₁ becomes u·e₂, which moves A's upper triangle by
+//     u²·√2/n in L2: 0.9993 of the bound √2/n.
 //
+// The fixed row puts 1/(18d) in every entry of A, so every entry on
+// either side and every move is off every power-of-two grid, and the
+// audit states the exact A (Truth): noise added to the unrounded A fails
+// the grey-box audit (the old pairs, 0 and e₁ against a row with entries
+// 1/√d or e₂ beside ½·e_d, left A's entries 0, ⅛ and ½ on the grid).
 // The statistic is the log-likelihood ratio over the d(d+1)/2 entries.
 func DPPCA(o DPPCAOptions) (Mechanism, error) {
 	if o.Method == "" {
@@ -53,17 +61,19 @@ func DPPCA(o DPPCAOptions) (Mechanism, error) {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
 	x, xp := make([]float64, d), make([]float64, d)
-	pair := fmt.Sprintf("n = 2 rows in the unit L2 ball; the row 0 becomes (1/√%d)·1, moving every entry of A by 1/(nd)", d)
+	pair := fmt.Sprintf("n = 2 rows in the unit L2 ball, one fixed at 1/(3√%d)·1; the row 0 becomes (u/√%d)·1, u = 1 − 2^-10/3, moving every entry of A by u²/(nd); every entry and move off every grid", d, d)
 	if plan.Mechanism == "gaussian" {
-		x[0], xp[1] = 1, 1
-		pair = "n = 2 rows in the unit L2 ball; the row e₁ becomes e₂, moving A's upper triangle by √2/n in L2"
+		x[0], xp[1] = offGridMove, offGridMove
+		pair = fmt.Sprintf("n = 2 rows in the unit L2 ball, one fixed at 1/(3√%d)·1; the row u·e₁ becomes u·e₂, u = 1 − 2^-10/3, moving A's upper triangle by u²·√2/n in L2; every entry and move off every grid", d)
 	} else {
 		for j := range xp {
-			xp[j] = 1 / math.Sqrt(float64(d))
+			xp[j] = offGridMove / math.Sqrt(float64(d))
 		}
 	}
 	fixed := make([]float64, d)
-	fixed[d-1] = 0.5
+	for j := range fixed {
+		fixed[j] = 1 / (3 * math.Sqrt(float64(d)))
+	}
 	data := [2]*mat.Dense{D: mat.NewDense(n, d, append(x, fixed...)), DPrime: mat.NewDense(n, d, append(xp, fixed...))}
 	for _, X := range data {
 		if err := dppca.CheckRows(X); err != nil {
@@ -88,6 +98,7 @@ func DPPCA(o DPPCAOptions) (Mechanism, error) {
 			return nil
 		},
 		Statistic: stat,
+		Truth:     func(side Side) []float64 { return slices.Clone(centre[side]) },
 	}, nil
 }
 

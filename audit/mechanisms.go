@@ -25,50 +25,98 @@ func (o ScalarOptions) sensitivity() float64 {
 	return o.Sensitivity
 }
 
+// The default pair of the value audits (scalar Laplace and Gaussian,
+// zero-sum, dppca, mp-crdp-pearson; ppca-dp-mh's rows): a shared value
+// offGridBase = ⅓ and a move offGridMove = u = 1 − 2^-10/3, within 2^-10/3
+// of the full sensitivity. ⅓, u and ⅓ + u have low-order bits set below
+// every power of two, so a release that adds its noise to the exact value
+// without rounding it to its grid keeps bits that differ between D and D'
+// and fails the grey-box audit (TestGreyBoxCatchesScalarFloatPath); a pair
+// on every grid, such as 0 against 1, would hide it (the float path is
+// then itself a grid release).
+const (
+	offGridBase = 1.0 / 3
+	offGridMove = 1 - 0x1p-10/3
+)
+
+// scalarPair is the scalar query's value on D and D' for sensitivity
+// delta: delta·⅓ and delta·(⅓ + u), a move of u·delta.
+func scalarPair(delta float64) [2]float64 {
+	return [2]float64{delta * offGridBase, delta * (offGridBase + offGridMove)}
+}
+
+// withGridTruth states v as the mechanism's truth and bounds the replay
+// by |v' − v| + g: a release on the grid g rounds each value by at most
+// g/2 before its noise, which same-seed releases share.
+func withGridTruth(m Mechanism, v [2]float64, g float64) Mechanism {
+	m = WithScalarTruth(m, v[D], v[DPrime])
+	m.ReplayBound += g
+	return m
+}
+
 // Laplace audits dp.Laplace (scale Δ₁/ε, claimed ε-DP; Dwork et al. 2006)
-// on a scalar query with f(D) = 0 and f(D') = Δ₁. The statistic is the
-// release itself; every event {y ≤ t} with t ≤ 0 has probability ratio
-// exactly e^ε, so a sound implementation's bound approaches ε from below.
+// on a scalar query with f(D) = Δ₁/3 and f(D') = Δ₁(⅓ + u), u = 1 −
+// 2^-10/3 (scalarPair: off every grid, 0.9997 of the sensitivity). The
+// statistic is the release itself; every event {y ≤ t} with t ≤ f(D) has
+// probability ratio exactly e^{uε}, so a sound implementation's bound
+// approaches ε from below. The truth is stated, so the grey-box audit also
+// compares the residuals o − round_g(f).
 func Laplace(o ScalarOptions) (Mechanism, error) {
 	delta := o.sensitivity()
 	lap, err := dp.NewLaplace(dp.LaplaceOptions{L1Sensitivity: delta, Epsilon: o.Epsilon})
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	return Mechanism{
+	plan, err := dp.PlanLaplace(delta, o.Epsilon, 1)
+	if err != nil {
+		return Mechanism{}, fmt.Errorf("audit: %w", err)
+	}
+	v := scalarPair(delta)
+	return withGridTruth(Mechanism{
 		Name:  fmt.Sprintf("laplace (Δ₁=%g, ε=%g)", delta, o.Epsilon),
 		Claim: lap.Spec().Guarantee,
-		Pair:  fmt.Sprintf("scalar query: f(D) = 0, f(D') = %g (the full sensitivity)", delta),
+		Pair:  scalarPairText(v, delta),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			out[0] = sideValue(side, delta)
+			out[0] = v[side]
 			lap.Release(dp.NewNoiser(src), out)
 			return nil
 		},
-	}, nil
+	}, v, plan.Grid), nil
 }
 
 // Gaussian audits dp.Gaussian with the analytic calibration (Balle & Wang
-// 2018, Thm. 8; claimed (ε, δ)-DP) on a scalar query with f(D) = 0 and
-// f(D') = Δ₂. The statistic is the release itself, which is monotone in the
-// likelihood ratio, so threshold events include the optimal ones.
+// 2018, Thm. 8; claimed (ε, δ)-DP) on a scalar query with f(D) = Δ₂/3 and
+// f(D') = Δ₂(⅓ + u) (scalarPair, as Laplace). The statistic is the release
+// itself, which is monotone in the likelihood ratio, so threshold events
+// include the optimal ones.
 func Gaussian(o ScalarOptions) (Mechanism, error) {
 	delta := o.sensitivity()
 	g, err := dp.NewGaussian(dp.GaussianOptions{L2Sensitivity: delta, Epsilon: o.Epsilon, Delta: o.Delta, Calibration: dp.Analytic})
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	return Mechanism{
+	plan, err := dp.PlanGaussian(delta, g.Sigma(), 1)
+	if err != nil {
+		return Mechanism{}, fmt.Errorf("audit: %w", err)
+	}
+	v := scalarPair(delta)
+	return withGridTruth(Mechanism{
 		Name:  fmt.Sprintf("gaussian-analytic (Δ₂=%g, ε=%g, δ=%g)", delta, o.Epsilon, o.Delta),
 		Claim: g.Guarantee(),
-		Pair:  fmt.Sprintf("scalar query: f(D) = 0, f(D') = %g (the full sensitivity)", delta),
+		Pair:  scalarPairText(v, delta),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			out[0] = sideValue(side, delta)
+			out[0] = v[side]
 			g.Release(dp.NewNoiser(src), out)
 			return nil
 		},
-	}, nil
+	}, v, plan.Grid), nil
+}
+
+func scalarPairText(v [2]float64, delta float64) string {
+	return fmt.Sprintf("scalar query: f(D) = %.6g = Δ/3, f(D') = %.6g = Δ(⅓ + u), u = 1 − 2^-10/3 (a move of %.4g of the sensitivity %g; both values and the move off every grid)",
+		v[D], v[DPrime], (v[DPrime]-v[D])/delta, delta)
 }
 
 func sideValue(side Side, v float64) float64 {

@@ -117,13 +117,11 @@ func coreMethods() []Method {
 	return []Method{
 		{Name: "laplace", Summary: "dp.Laplace on a scalar query (ε = 1)", Calibrations: []string{"sound"},
 			FastRuns: 20_000, LongRuns: 1_000_000, build: func(o MethodOptions) (Mechanism, error) {
-				m, err := Laplace(ScalarOptions{Epsilon: or(o.Epsilon, 1)})
-				return WithScalarTruth(m, 0, 1), err
+				return Laplace(ScalarOptions{Epsilon: or(o.Epsilon, 1)})
 			}},
 		{Name: "gaussian", Summary: "dp.Gaussian, analytic calibration, on a scalar query (ε = 1, δ = 1e-5)", Calibrations: []string{"sound"},
 			FastRuns: 20_000, LongRuns: 1_000_000, build: func(o MethodOptions) (Mechanism, error) {
-				m, err := Gaussian(ScalarOptions{Epsilon: or(o.Epsilon, 1), Delta: or(o.Delta, 1e-5)})
-				return WithScalarTruth(m, 0, 1), err
+				return Gaussian(ScalarOptions{Epsilon: or(o.Epsilon, 1), Delta: or(o.Delta, 1e-5)})
 			}},
 		{Name: "exponential", Summary: "private selection over 50 candidates (ε = 1): dp.PermuteAndFlip (ε-DP; default) or, with mechanism exponential, dp.Exponential (ε²/8-zCDP)", Calibrations: []string{"sound"},
 			FastRuns: 20_000, LongRuns: 500_000, build: func(o MethodOptions) (Mechanism, error) {

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dppub/dppub/algo/correlation"
@@ -119,6 +120,7 @@ func MPCRDPQueries(c mpcrdp.Calibration, eps float64) (Mechanism, error) {
 		Pair:      "6 records over three binary features; D' replaces (0,0,0), counted by all four queries, by (1,1,1), counted by none",
 		Dim:       len(qs),
 		Statistic: LaplaceLLR(exact[D], exact[DPrime], scales),
+		Truth:     sideTruth(exact[D], exact[DPrime]), // counts: integers, on the grid by nature
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			a, err := mpcrdp.CountQueries(rows[side], levels, qs)
 			if err != nil {
@@ -231,13 +233,17 @@ func MPCRDPStability(eps float64) (Mechanism, error) {
 // MPCRDPPearson audits MP-FS's sound redundancy statistics
 // (mpcrdp.NoisyMoments): the sums and cross-products of two features in
 // [0, 1], Laplace of scale (M + M(M+1)/2)/ε = 5/ε. D' replaces the record
-// (0, 0) by (1, 1), which moves all five entries by 1: the full L1
-// sensitivity, so the bound should come close to ε. The statistic is the
-// Laplace LLR.
+// (0, 0) by (u, u), u = 1 − 2^-10/3, which moves the sums by u and the
+// products by u² (0.9995 of the L1 sensitivity), so the bound should come
+// close to ε. Every statistic (sums such as 2.6 and products of tenths)
+// and every move is off every power-of-two grid, and the audit states
+// them (Truth), so noise added to the unrounded moments fails the
+// grey-box audit (the old (1, 1) moved every entry by exactly 1). The
+// statistic is the Laplace LLR.
 func MPCRDPPearson(eps float64) (Mechanism, error) {
 	cols := [2][][]float64{
 		{{0, 0.2, 0.5, 0.9, 1}, {0, 0.4, 0.5, 0.7, 0.1}},
-		{{1, 0.2, 0.5, 0.9, 1}, {1, 0.4, 0.5, 0.7, 0.1}},
+		{{offGridMove, 0.2, 0.5, 0.9, 1}, {offGridMove, 0.4, 0.5, 0.7, 0.1}},
 	}
 	fD, fD2 := mpcrdp.PearsonMoments(cols[D]), mpcrdp.PearsonMoments(cols[DPrime])
 	scale := make([]float64, len(fD))
@@ -247,9 +253,10 @@ func MPCRDPPearson(eps float64) (Mechanism, error) {
 	return Mechanism{
 		Name:      fmt.Sprintf("mp-crdp Pearson sufficient statistics (2 features, ε=%g)", eps),
 		Claim:     dp.Pure(eps),
-		Pair:      "5 records, two features in [0, 1]; D' replaces (0, 0) by (1, 1)",
+		Pair:      "5 records, two features in [0, 1]; D' replaces (0, 0) by (u, u), u = 1 − 2^-10/3: sums move by u, products by u², every moment off every grid",
 		Dim:       len(fD),
 		Statistic: LaplaceLLR(fD, fD2, scale),
+		Truth:     sideTruth(fD, fD2),
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			copy(out, mpcrdp.NoisyMoments(cols[side], eps, dp.NewNoiser(src)))
 			return nil
@@ -291,24 +298,45 @@ func MPCRDPU1(eps float64) (Mechanism, error) {
 // MPCRDPEntropy audits the bound behind MP-FS's noisy entropies,
 // mpcrdp.EntropySensitivity(n) = (log₂n + log₂e)/n for the empirical
 // entropy (mpcrdp.Entropy) under replace-one, with Laplace noise of that
-// scale over ε. The pair maximises the move for n = 8 records of a
-// 2-level feature: all 0 on D (entropy 0), one record 1 on D' (entropy
-// 0.544, against the bound 0.555). The statistic is the release.
+// scale over ε. The pair, n = 8 records of a 3-level feature, 7 at 0 and
+// one at 2 on D (entropy 0.544) and record 0 moved to 1 on D' (1.061),
+// moves the entropy by 0.518, 0.93 of the bound 0.555 (the largest move,
+// from entropy 0, is 0.544, but 0 lies on every grid). Both entropies and
+// the move are off every power-of-two grid and stated (Truth), so noise
+// added to the unrounded entropy fails the grey-box audit. The statistic
+// is the release.
 func MPCRDPEntropy(eps float64) (Mechanism, error) {
+	const levels = 3
 	codes := [2][]uint32{make([]uint32, 8), make([]uint32, 8)}
+	codes[D][7], codes[DPrime][7] = 2, 2
 	codes[DPrime][0] = 1
 	n := len(codes[D])
-	return Mechanism{
+	h := [2]float64{mpcrdp.Entropy(codes[D], levels), mpcrdp.Entropy(codes[DPrime], levels)}
+	plan, err := dp.PlanLaplace(mpcrdp.EntropySensitivity(n), eps, 1)
+	if err != nil {
+		return Mechanism{}, fmt.Errorf("audit: %w", err)
+	}
+	return withGridTruth(Mechanism{
 		Name:  fmt.Sprintf("mp-crdp noisy entropy (n=%d, Δ=%.3g, ε=%g)", n, mpcrdp.EntropySensitivity(n), eps),
 		Claim: dp.Pure(eps),
-		Pair:  fmt.Sprintf("8 records of a binary feature: all 0 on D (entropy 0), one 1 on D' (entropy %.3g)", mpcrdp.Entropy(codes[DPrime], 2)),
+		Pair:  fmt.Sprintf("8 records of a 3-level feature: 7 at 0 and one at 2 on D (entropy %.4g), record 0 moved to 1 on D' (entropy %.4g), both off every grid", h[D], h[DPrime]),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
-			out[0] = mpcrdp.Entropy(codes[side], 2)
+			out[0] = mpcrdp.Entropy(codes[side], levels)
 			dp.NewNoiser(src).ReleaseLaplace(mpcrdp.EntropySensitivity(n), eps, out[:1])
 			return nil
 		},
-	}, nil
+	}, h, plan.Grid), nil
+}
+
+// sideTruth states the exact values fD on D and fDPrime on D'.
+func sideTruth(fD, fDPrime []float64) func(Side) []float64 {
+	return func(side Side) []float64 {
+		if side == D {
+			return slices.Clone(fD)
+		}
+		return slices.Clone(fDPrime)
+	}
 }
 
 // MPCRDPReleaseOptions configure MPCRDPRelease.
@@ -483,7 +511,7 @@ func MPCRDPRelease(o MPCRDPReleaseOptions) (Mechanism, error) {
 	if o.Release != mpcrdp.Queries {
 		dim = releaseFeatures + 1
 	}
-	return Mechanism{
+	m := Mechanism{
 		Name: fmt.Sprintf("mp-crdp pipeline release %s, %s notion (%s calibration, ε=%g; factors %g on D, %g on D')",
 			o.Release, o.Notion, o.Calibration, o.Epsilon, first[D].Factor, first[DPrime].Factor),
 		Claim: charge.Spec.Guarantee,
@@ -504,7 +532,12 @@ func MPCRDPRelease(o MPCRDPReleaseOptions) (Mechanism, error) {
 			out[releaseFeatures] = r.Model.B
 			return nil
 		},
-	}, nil
+	}
+	if o.Release == mpcrdp.Queries {
+		// The counts the pipeline reports: integers, on the grid by nature.
+		m.Truth = sideTruth(first[D].Truth, first[DPrime].Truth)
+	}
+	return m, nil
 }
 
 func releaseStatistic(o MPCRDPReleaseOptions, first [2]*mpcrdp.Output) func([]float64) float64 {

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/privacy"
@@ -34,14 +35,20 @@ const (
 // statistics the publisher ever receives; everything it publishes is
 // computed from them. The claim is the plan's total charge per owner.
 //
-// Pair (owner 1's record, rows in the unit L2 ball, p = 2): with noised
-// counts (sound), e₁ in class 0 becomes e₂ in class 1, which moves the
-// class sums by √2, the counts by √2 and Σxxᵀ's upper triangle by √2, the
-// worst case of the sound plan's block-scaled sensitivity (it is exactly
-// tight). With public counts (paper), whose guarantee covers only
-// replacements that keep the label, e₁ becomes e₂ in class 0. The
-// statistic is the exact Gaussian log-likelihood ratio of the view, with
-// the correlation of the shares (zeroSumCov).
+// Pair (owner 1's record, rows in the unit L2 ball, p = 2, u = 1 −
+// 2^-10/3): with noised counts (sound), u·e₁ in class 0 becomes u·e₂ in
+// class 1, which moves the class sums by √2·u, the counts by √2 and
+// Σxxᵀ's upper triangle by √2·u², within 0.07 % of the worst case of the
+// sound plan's block-scaled sensitivity. With public counts (paper),
+// whose guarantee covers only replacements that keep the label, u·e₁
+// becomes u·e₂ in class 0. Owner 1's other records, (0.6, 0.2) in class 1
+// and (0.1, 0.2) in class 0, and the others' (0.3, 0.4) put every class
+// sum and entry of Σxxᵀ off every power-of-two grid on both sides (the
+// counts are integers), and the audit states the exact view (Truth; 0 for
+// the dealer's share), so a message whose noise is added to the unrounded
+// statistics fails the grey-box audit. The statistic is the exact
+// Gaussian log-likelihood ratio of the view, with the correlation of the
+// shares (zeroSumCov).
 func MulLDA(o MulLDAOptions) (Mechanism, error) {
 	if o.Owners == 0 {
 		o.Owners = 3
@@ -68,6 +75,7 @@ func MulLDA(o MulLDAOptions) (Mechanism, error) {
 		Dim:       s.dim(),
 		Release:   s.release,
 		Statistic: s.llr(),
+		Truth:     func(side Side) []float64 { return slices.Concat(s.exact[side]...) },
 	}, nil
 }
 
@@ -100,18 +108,18 @@ func newMulLDASession(o MulLDAOptions) (*mulLDASession, error) {
 	}
 	s := &mulLDASession{params: params, plan: plan}
 	newLabel := 1
-	s.pairText = "owner 1's record e₁ in class 0 becomes e₂ in class 1 (class sums, counts and Σxxᵀ each move by √2)"
+	s.pairText = "owner 1's record u·e₁ in class 0 becomes u·e₂ in class 1, u = 1 − 2^-10/3 (class sums move by √2·u, counts by √2, Σxxᵀ by √2·u²); every sum and Σxxᵀ entry off every grid"
 	if plan.CountSigma == 0 {
 		newLabel = 0
-		s.pairText = "owner 1's record e₁ becomes e₂, both in class 0 (counts are public, so only label-keeping replacements are covered)"
+		s.pairText = "owner 1's record u·e₁ becomes u·e₂, u = 1 − 2^-10/3, both in class 0 (counts are public, so only label-keeping replacements are covered); every sum and Σxxᵀ entry off every grid"
 	}
 	for _, side := range []Side{D, DPrime} {
 		for m := range owners {
 			X, y := mat.NewDense(1, mulLDAP, []float64{0.3, 0.4}), []int{m % mulLDAClasses}
 			if m == 0 {
-				X, y = mat.NewDense(2, mulLDAP, []float64{1, 0, 0.6, 0}), []int{0, 1}
+				X, y = mat.NewDense(3, mulLDAP, []float64{offGridMove, 0, 0.6, 0.2, 0.1, 0.2}), []int{0, 1, 0}
 				if side == DPrime {
-					X.SetRow(0, []float64{0, 1})
+					X.SetRow(0, []float64{0, offGridMove})
 					y[0] = newLabel
 				}
 			}

@@ -157,8 +157,8 @@ func ppcaPart(part PPCAPart, p int, plan *ppca.Plan) (from, to int, claim dp.Gua
 // The default pair's entries (PPCADPMH): off every grid, the moved one
 // within 2^-10/3 of the full range.
 const (
-	ppcaShared = 1.0 / 3
-	ppcaMoved  = 1 - 0x1p-10/3
+	ppcaShared = offGridBase
+	ppcaMoved  = offGridMove
 )
 
 func ppcaPair(o PPCAOptions) (*mat.Dense, *mat.Dense, error) {

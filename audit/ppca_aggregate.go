@@ -30,6 +30,11 @@ func init() {
 // all-zeros row replaced by all u ≈ 1, off every grid), owners 2 and 3 fixed rows. The
 // claim is owner 1's charge for the part; the statistic is the LLR with
 // the plan's scales, since the shares add up to exactly the plan's noise.
+// The audit states the exact sums (Truth), off every grid through owner
+// 1's rows, so the grey-box audit also compares the residuals: each owner
+// rounds its own moments, so the sum differs from the rounded exact sum
+// by a few grid steps, which leave a residual's low bits and trailing
+// zeros as they are.
 func PPCAAggregate(mech ppca.Mechanism, eps, delta float64) (Mechanism, error) {
 	if mech == "" {
 		mech = ppca.Laplace
@@ -92,6 +97,7 @@ func PPCAAggregate(mech ppca.Mechanism, eps, delta float64) (Mechanism, error) {
 		Dim:       to - from,
 		Release:   release,
 		Statistic: ppcaLLR(plan, exact(d), exact(d2), p, from),
+		Truth:     sideTruth(exact(d), exact(d2)),
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/dp"
@@ -63,7 +64,12 @@ type ZeroSumOptions struct {
 // the sound factor is derived independently here (zeroSumCov) and checked
 // against lda.ViewFactor in the tests.
 //
-// The pair moves the target owner's statistic from 0 (D) to Δ (D'); the
+// The pair moves the target owner's statistic from Δ/3 (D) to Δ(⅓ + u),
+// u = 1 − 2^-10/3 (scalarPair: 0.9997 of the sensitivity), and every
+// other owner holds Δ/3: every message's true value and the move are off
+// every grid, and the audit states them (Truth; 0 for the publisher's
+// share), so a message whose noise is added to the unrounded statistic
+// fails the grey-box audit (TestGreyBoxCatchesZeroSumFloatPath). The
 // statistic is the exact Gaussian log-likelihood ratio of the view.
 func ZeroSum(o ZeroSumOptions) (Mechanism, error) {
 	m := o.Owners
@@ -103,14 +109,12 @@ func ZeroSum(o ZeroSumOptions) (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: zero-sum: %w", err)
 	}
+	truth := zeroSumTruth(dim, m, sens)
 	release := func(side Side, src *randx.Source, out []float64) error {
 		n := dp.NewNoiser(src)
 		shares := lda.ZeroSumShares(n, block.Plan, m+1, 1) // shares[0] is the publisher's ḡ₀
 		for i := 0; i < min(dim, m); i++ {                 // owner i+1's message
-			v := []float64{0}
-			if i == 0 {
-				v[0] = sideValue(side, sens)
-			}
+			v := []float64{truth[side][i]}
 			block.Release(n, v, shares[i+1])
 			out[i] = v[0]
 		}
@@ -120,13 +124,34 @@ func ZeroSum(o ZeroSumOptions) (Mechanism, error) {
 		return nil
 	}
 	return Mechanism{
-		Name:      fmt.Sprintf("zero-sum correlated noise (%s calibration, %s view, M=%d, ε=%g, δ=%g)", o.Calibration, o.View, m, o.Epsilon, o.Delta),
-		Claim:     dp.Approx(o.Epsilon, o.Delta),
-		Pair:      fmt.Sprintf("owner 1's statistic is 0 on D and %g on D' (its full L2 sensitivity); the other owners' are fixed", sens),
+		Name:  fmt.Sprintf("zero-sum correlated noise (%s calibration, %s view, M=%d, ε=%g, δ=%g)", o.Calibration, o.View, m, o.Epsilon, o.Delta),
+		Claim: dp.Approx(o.Epsilon, o.Delta),
+		Pair: fmt.Sprintf("owner 1's statistic is %.6g = Δ/3 on D and %.6g = Δ(⅓ + u) on D', u = 1 − 2^-10/3 (%.4g of its L2 sensitivity %g); every other owner's is Δ/3 on both: all off every grid",
+			truth[D][0], truth[DPrime][0], (truth[DPrime][0]-truth[D][0])/sens, sens),
 		Dim:       dim,
 		Release:   release,
-		Statistic: gaussianLLRCov(cov, sigma, sens),
+		Statistic: gaussianLLRCov(cov, sigma, truth[D], truth[DPrime]),
+		Truth:     func(side Side) []float64 { return slices.Clone(truth[side]) },
+		// Same-seed releases share every draw; owner 1's message moves
+		// by the move plus at most one grid step of rounding.
+		ReplayBound: truth[DPrime][0] - truth[D][0] + block.Plan.Grid,
 	}, nil
+}
+
+// zeroSumTruth is the view's true values on each side: the owners'
+// statistics (scalarPair for owner 1, Δ/3 for the others) and 0 for the
+// publisher's share.
+func zeroSumTruth(dim, owners int, sens float64) [2][]float64 {
+	var out [2][]float64
+	pair := scalarPair(sens)
+	for side := range out {
+		out[side] = make([]float64, dim)
+		for i := range min(dim, owners) {
+			out[side][i] = pair[D]
+		}
+		out[side][0] = pair[side]
+	}
+	return out
 }
 
 // ZeroSumPrecisionFactor is σ²·(Σ⁻¹)₁₁ for the noise covariance Σ of the
@@ -192,24 +217,29 @@ func precisionFactor(cov *mat.SymDense) float64 {
 	return x.AtVec(0)
 }
 
-// gaussianLLRCov is ln p_D(v)/p_D'(v) for v ~ N(f, σ²·cov) with f(D) = 0
-// and f(D') = Δ·e₀: w·(v − Δe₀/2) with w = Σ⁻¹(f(D) − f(D')).
-func gaussianLLRCov(cov *mat.SymDense, sigma, sens float64) func([]float64) float64 {
+// gaussianLLRCov is ln p_D(v)/p_D'(v) for v ~ N(f, σ²·cov) with f = fD on
+// D and fDPrime on D': w·(v − (fD + fDPrime)/2) with w = Σ⁻¹(fD −
+// fDPrime)/σ².
+func gaussianLLRCov(cov *mat.SymDense, sigma float64, fD, fDPrime []float64) func([]float64) float64 {
 	var chol mat.Cholesky
 	if !chol.Factorize(cov) {
 		panic("audit: zero-sum covariance is not positive definite")
 	}
-	diff := mat.NewVecDense(cov.SymmetricDim(), nil)
-	diff.SetVec(0, -sens/(sigma*sigma))
+	dim := cov.SymmetricDim()
+	diff, mid := mat.NewVecDense(dim, nil), make([]float64, dim)
+	for i := range dim {
+		diff.SetVec(i, (fD[i]-fDPrime[i])/(sigma*sigma))
+		mid[i] = (fD[i] + fDPrime[i]) / 2
+	}
 	var w mat.VecDense
 	if err := chol.SolveVecTo(&w, diff); err != nil {
 		panic("audit: " + err.Error())
 	}
 	weights := w.RawVector().Data
 	return func(v []float64) float64 {
-		s := -weights[0] * sens / 2
+		s := 0.0
 		for i, x := range v {
-			s += weights[i] * x
+			s += weights[i] * (x - mid[i])
 		}
 		return s
 	}
