@@ -34,3 +34,9 @@ func ParseNoiseMode(s string) (NoiseMode, error) {
 }
 
 func (m NoiseMode) String() string { return string(m) }
+
+// Check reports whether m is a known noise mode (ParseNoiseMode).
+func (m NoiseMode) Check() error {
+	_, err := ParseNoiseMode(string(m))
+	return err
+}

@@ -156,8 +156,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("keys must be a directory inside the consortium file's directory (relative, no ..), got %q", s.Keys)
 	case s.KeyBits < 2048 && !s.InsecureTestKeys:
 		return fmt.Errorf("key_bits %d is below 2048; set insecure_test_keys for a test run", s.KeyBits)
-	case s.Noise != proto.NoiseInsiderSafe && s.Noise != proto.NoiseExact:
-		return fmt.Errorf("noise must be insider-safe or exact, got %q", s.Noise)
+	case s.Noise.Check() != nil:
+		return fmt.Errorf("noise: %w", s.Noise.Check())
 	case s.Mechanism != marginal.Gaussian && s.Mechanism != marginal.Laplace:
 		return fmt.Errorf("mechanism must be gaussian or laplace, got %q", s.Mechanism)
 	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):

@@ -92,8 +92,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("delta must be in (0, 1) with epsilon (over the network it is not derived from the owners' sizes), got %v", s.Delta)
 	case s.Rho != 0 && s.Delta != 0 && !(s.Delta > 0 && s.Delta < 1):
 		return fmt.Errorf("delta must be in (0, 1), got %v", s.Delta)
-	case s.Noise != proto.NoiseInsiderSafe && s.Noise != proto.NoiseExact:
-		return fmt.Errorf("noise must be insider-safe or exact, got %q", s.Noise)
+	case s.Noise.Check() != nil:
+		return fmt.Errorf("noise: %w", s.Noise.Check())
 	case s.Bins < 1:
 		return fmt.Errorf("bins must be positive, got %d", s.Bins)
 	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):

@@ -126,8 +126,8 @@ func (s *Session) Validate() error {
 		return fmt.Errorf("pdpmvds: %d domain sizes for %d owners", len(s.Sizes), len(s.Owners))
 	case s.Suite != SuitePaillier && s.Suite != SuiteCommodity:
 		return fmt.Errorf("pdpmvds: unknown suite %q (want paillier or commodity)", s.Suite)
-	case s.Noise != NoiseInsiderSafe && s.Noise != NoiseExact:
-		return fmt.Errorf("pdpmvds: unknown noise mode %q (want insider-safe or exact)", s.Noise)
+	case s.Noise.Check() != nil:
+		return fmt.Errorf("pdpmvds: noise: %w", s.Noise.Check())
 	case s.StatBits < 40 || s.StatBits > 256:
 		return fmt.Errorf("pdpmvds: statistical parameter %d bits, need 40..256", s.StatBits)
 	case s.KeyBits < 256 || (s.KeyBits < 2048 && !s.InsecureTestKeys):

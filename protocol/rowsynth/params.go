@@ -54,8 +54,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("rowsynth: %d owners", p.Owners)
 	case len(p.Schema.Attributes) == 0:
 		return fmt.Errorf("rowsynth: the schema has no attributes")
-	case p.Noise != NoiseInsiderSafe && p.Noise != NoiseExact:
-		return fmt.Errorf("rowsynth: noise must be insider-safe or exact, got %q", p.Noise)
+	case p.Noise.Check() != nil:
+		return fmt.Errorf("rowsynth: noise: %w", p.Noise.Check())
 	}
 	return nil
 }
