@@ -287,19 +287,20 @@ func (h *histogram) extend(pos int, up bool) int {
 	return pos
 }
 
-// pastPointMass checks the upper (or lower) crossing: when the estimated
-// count beyond it exceeds its target, the crossing may sit on a point
-// mass with values beyond it that no bin showed on its own, and the bound
-// moves a decade past where they most likely are (rough). The estimate
-// (the noisy non-missing count less the counts inside and the kept
-// counts on the other side) has a standard deviation of σ√(bins + 1),
-// about 2% of the rows on a few thousand rows at small budgets, so the
-// move is made on the estimate itself rather than on a significant one:
-// a bound too wide by a decade costs less than one that clamps 5% of the
-// values. A bin or pair of bins beyond must show the values (two
-// deviations), except beyond the zero bin when the estimate itself is
-// significant (two deviations): values cannot sit on the zero bin's
-// bound, so the best guess is taken.
+// pastPointMass checks an upper (or lower) crossing on the zero bin, the
+// point mass of sparse columns: when the estimated count beyond it
+// exceeds its target, values lie beyond that no bin showed on its own,
+// and the bound moves a decade past where they most likely are (rough).
+// The estimate (the noisy non-missing count less the counts inside and
+// the kept counts on the other side) has a standard deviation of
+// σ√(bins + 1), about 2% of the rows on a few thousand rows at small
+// budgets, so the move is made on the estimate itself rather than on a
+// significant one: a bound too wide by a decade costs less than one that
+// clamps 5% of the values. A bin or pair of bins beyond must show the
+// values (two deviations), unless the estimate itself is significant
+// (two deviations): then the best guess is taken. Crossings elsewhere
+// are left to extend and to the clamped-share estimate, since a search
+// over the many bins beyond finds noise there as often as values.
 func (h *histogram) pastPointMass(lo, hi int, upper bool) (int, bool, error) {
 	inside := 0.0
 	for _, b := range h.asc[lo : hi+1] {
@@ -314,15 +315,21 @@ func (h *histogram) pastPointMass(lo, hi int, upper bool) (int, bool, error) {
 	beyond := h.total - inside - other
 	sd := h.sigma * math.Sqrt(float64(hi-lo+2))
 	target := (1 - UpperQuantile) * h.total
-	side, at := h.asc[hi+1:], hi
+	// The estimate cannot tell the two sides apart (both are what the
+	// inside bins leave over). Values above a point mass at 0 are the
+	// common case (counts, amounts, frequencies), so the upper side
+	// claims it; the lower side only when its bins sum to significantly
+	// more than the upper side's (else noise in its many empty bins would
+	// put a lower bound at −10⁹ on non-negative data).
+	side, far, at := h.asc[hi+1:], h.asc[:lo], hi
 	if !upper {
-		side, at = h.asc[:lo], lo
+		side, far, at = h.asc[:lo], h.asc[hi+1:], lo
 	}
-	if beyond <= target || len(side) == 0 {
+	if h.asc[at] != h.zeroBin() || beyond <= target || len(side) == 0 || !upper && !h.dominates(side, far) {
 		return at, false, nil
 	}
 	pos, ok := h.locate(side, upper)
-	if !ok && !(h.asc[at] == h.zeroBin() && beyond-2*sd > target) {
+	if !ok && beyond-2*sd <= target {
 		return at, false, nil
 	}
 	if upper {
@@ -351,6 +358,21 @@ func (h *histogram) locate(side []int, up bool) (int, bool) {
 		}
 	}
 	return best, bestScore > 2
+}
+
+// dominates: the bins of a sum to more than those of b by two
+// deviations of the difference.
+func (h *histogram) dominates(a, b []int) bool {
+	return h.sum(a)-h.sum(b) > 2*h.sigma*math.Sqrt(float64(len(a)+len(b)))
+}
+
+// sum is the noisy count of bins.
+func (h *histogram) sum(bins []int) float64 {
+	t := 0.0
+	for _, b := range bins {
+		t += h.y[b]
+	}
+	return t
 }
 
 // decadeBeyond moves a bound one decade outwards (up if up), keeping it

@@ -76,14 +76,17 @@ func newPlan(n, numeric, open int, eps, delta float64) (plan, error) {
 		each := math.Max(categoryRhoNeeded(n, p.deltaSelect), rho/float64(numeric+open))
 		catShare = math.Min(float64(open)*each, rho/2)
 		if numeric == 0 {
-			catShare = rho
+			catShare = math.Min(float64(open)*math.Max(categoryRhoNeeded(n, p.deltaSelect), rho/float64(open)), rho)
 		}
 	}
 	if numeric > 0 {
 		p.rhoNumeric = (rho - catShare) / float64(numeric)
 		if !numericUsable(n, p.rhoNumeric) {
 			p.numericWhy = p.numericUnusable()
-			p.rhoNumeric, catShare = 0, rho
+			p.rhoNumeric = 0
+			if open > 0 { // what a visible class needs, and no more
+				catShare = math.Min(float64(open)*categoryRhoNeeded(n, p.deltaSelect), rho)
+			}
 		}
 	}
 	if open > 0 {
