@@ -15,7 +15,7 @@ import (
 const OtherCategory = "other"
 
 // clampWarning is the estimated share of values outside DP bounds above
-// which a column is marked for review.
+// which a column is marked for a look.
 const clampWarning = 0.03
 
 // discoverer turns profiles into attributes, spending the budget.
@@ -24,13 +24,16 @@ type discoverer struct {
 	n     int
 	noise *dp.Noiser
 	acct  *privacy.Accountant
-	// epsEach and deltaEach are each DP query's share of the budget.
-	epsEach, deltaEach float64
+	plan  plan
+	// spending is true once the plan is charged (with a budget that
+	// buys something).
+	spending bool
 }
 
-// startBudget splits ε evenly over the DP queries (one per numeric
-// column, one per open categorical column; sequential composition, since
-// every query reads every record) and δ over the categorical ones.
+// startBudget plans the budget from public facts (see plan) and charges
+// the whole plan to the owner's accountant before anything is released:
+// the columns compose in zCDP, which the (ε, δ) accountant cannot do
+// charge by charge, so one charge covers every column's release.
 func (d *discoverer) startBudget(profiles []profile) error {
 	numeric, open := 0, 0
 	for _, p := range profiles {
@@ -41,23 +44,55 @@ func (d *discoverer) startBudget(profiles []profile) error {
 			open++
 		}
 	}
-	budget := dp.Pure(d.o.Epsilon)
-	if open > 0 {
-		if d.o.Delta == 0 {
-			d.o.Delta = dp.DefaultDelta(d.n)
-		}
-		budget = dp.Approx(d.o.Epsilon, d.o.Delta)
-		d.deltaEach = d.o.Delta / float64(open)
+	if numeric+open == 0 {
+		return nil
 	}
-	acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: d.o.Party, Budget: budget})
+	if d.o.Delta == 0 {
+		d.o.Delta = dp.DefaultDelta(d.n)
+	}
+	pl, err := newPlan(d.n, numeric, open, d.o.Epsilon, d.o.Delta)
+	if err != nil {
+		return err
+	}
+	d.plan = pl
+	acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: d.o.Party, Budget: dp.Approx(d.o.Epsilon, d.o.Delta)})
 	if err != nil {
 		return fmt.Errorf("schemadisc: %w", err)
 	}
 	d.acct, d.noise = acct, dp.NewNoiser(d.o.Source)
-	if queries := numeric + open; queries > 0 {
-		d.epsEach = d.o.Epsilon / float64(queries)
+	if pl.guarantee.IsZero() {
+		return nil
 	}
+	charge := privacy.Charge{
+		Purpose: fmt.Sprintf("bounds of %d numeric and category lists of %d text columns", spendingCount(numeric, pl.rhoNumeric), spendingCount(open, pl.rhoCategory)),
+		Spec: dp.Spec{Mechanism: "discrete gaussian histograms on a public log grid and gaussian partition selection, composed in zCDP",
+			Norm: "L2", Sensitivity: math.Sqrt2, Guarantee: pl.guarantee},
+		Note: pl.describe(),
+	}
+	if err := d.acct.Spend(charge); err != nil {
+		return fmt.Errorf("schemadisc: %w", err)
+	}
+	d.spending = true
 	return nil
+}
+
+func spendingCount(columns int, rho float64) int {
+	if rho > 0 {
+		return columns
+	}
+	return 0
+}
+
+// describe is the plan in one sentence, for the privacy report.
+func (p plan) describe() string {
+	s := fmt.Sprintf("ρ = %.4g in all", p.rho)
+	if p.rhoNumeric > 0 {
+		s += fmt.Sprintf("; each numeric column ρ = %.3g (noise σ = %.3g rows per count, grid of %d steps a decade)", p.rhoNumeric, numericSigma(p.rhoNumeric), p.perDecade)
+	}
+	if p.rhoCategory > 0 {
+		s += fmt.Sprintf("; each text column ρ = %.3g with selection δ = %.3g", p.rhoCategory, p.deltaSelect)
+	}
+	return s + "; converted to (ε, δ) by dp.ZCDPEpsilon plus the selection δ"
 }
 
 func (d *discoverer) attribute(name string, p profile) (data.Attribute, Column, error) {
@@ -82,49 +117,51 @@ func (d *discoverer) numeric(a *data.Attribute, col *Column, p profile) error {
 	if p.integer {
 		prec = "integer"
 	}
+	fill := "fill \"min\" and \"max\" from public knowledge (a code book, a sensor's range), not from the data"
 	if d.acct == nil {
-		col.Note = prec + "; bounds: fill \"min\" and \"max\" from public knowledge (a code book, a sensor's range), not from the data"
+		col.Note = prec + "; bounds: " + fill
 		col.Review = true
 		return nil
 	}
-	b, err := d.spendBounds(a.Name, p)
+	if d.plan.rhoNumeric == 0 {
+		col.Note = fmt.Sprintf("%s; NEEDS YOUR BOUNDS: %s; %s", prec, d.plan.numericWhy, fill)
+		col.Review = true
+		return nil
+	}
+	b, err := Bounds(d.noise, p.numbers, p.missing, p.integer, numericSigma(d.plan.rhoNumeric), d.plan.perDecade)
 	if err != nil {
 		return err
 	}
 	if !b.Found {
-		col.Note = fmt.Sprintf("%s; no bound found at ε = %.3g (no grid bin reached %.0f noisy rows): fill \"min\" and \"max\" by hand or raise --epsilon", prec, d.epsEach, b.Threshold)
+		col.Note = fmt.Sprintf("%s; NEEDS YOUR BOUNDS: no usable bound at this budget (%s); %s", prec, b.Why, fill)
 		col.Review = true
 		return nil
 	}
 	a.Min, a.Max = b.Min, b.Max
-	col.Note = fmt.Sprintf("%s; bounds [%v, %v] from DP %.1f%%/%.1f%% quantiles (ε = %.3g)", prec, b.Min, b.Max, 100*LowerQuantile, 100*UpperQuantile, d.epsEach)
+	col.Clamped, col.ClampedSD = b.Beyond, b.BeyondSD
+	col.Note = fmt.Sprintf("%s; bounds [%v, %v] from a DP histogram (%.1f%%/%.1f%% quantiles); about %.1f%% ± %.1f%% of values outside (clamped)",
+		prec, b.Min, b.Max, 100*LowerQuantile, 100*UpperQuantile, 100*b.Beyond, 100*b.BeyondSD)
+	if b.Rough {
+		col.Note += "; values beyond a point mass were too few to resolve, so a bound sits a decade past their likely place: narrow it from public knowledge"
+		col.Warn = true
+	}
 	if b.Beyond > clampWarning {
-		col.Note += fmt.Sprintf("; about %.0f%% of values lie outside (noisy estimate) and will be clamped: widen them from public knowledge if that matters", 100*b.Beyond)
+		col.Note += ": widen the bounds from public knowledge if that matters"
 		col.Warn = true
 	}
 	return nil
-}
-
-func (d *discoverer) spendBounds(name string, p profile) (BoundsResult, error) {
-	spec := dp.Spec{Mechanism: "discrete laplace histogram on a public log grid", Norm: "L1",
-		Sensitivity: 2, Scale: 2 / d.epsEach, Guarantee: dp.Pure(d.epsEach)}
-	if err := d.acct.Spend(privacy.Charge{Purpose: fmt.Sprintf("bounds of %q", name), Spec: spec,
-		Note: fmt.Sprintf("%.1f%% and %.1f%% quantiles read from the noisy histogram", 100*LowerQuantile, 100*UpperQuantile)}); err != nil {
-		return BoundsResult{}, fmt.Errorf("schemadisc: %w", err)
-	}
-	return Bounds(d.noise, p.numbers, p.missing, p.integer, d.epsEach)
 }
 
 func (d *discoverer) categorical(a *data.Attribute, col *Column, p profile) error {
 	if d.acct == nil {
 		return d.draftCategories(a, col, p)
 	}
-	spec := dp.Spec{Mechanism: "laplace partition selection", Norm: "L1", Sensitivity: 2,
-		Scale: 2 / d.epsEach, Guarantee: dp.Approx(d.epsEach, d.deltaEach)}
-	if err := d.acct.Spend(privacy.Charge{Purpose: fmt.Sprintf("categories of %q", a.Name), Spec: spec}); err != nil {
-		return fmt.Errorf("schemadisc: %w", err)
+	if d.plan.rhoCategory == 0 {
+		err := d.draftCategories(a, col, p)
+		col.Note = fmt.Sprintf("NO BUDGET SPENT (%s): %s", d.plan.categoryWhy, col.Note)
+		return err
 	}
-	sel, err := Categories(d.noise, p.values, d.epsEach, d.deltaEach)
+	sel, err := Categories(d.noise, p.values, 1/math.Sqrt(d.plan.rhoCategory), d.plan.deltaSelect)
 	if err != nil {
 		return err
 	}
@@ -133,10 +170,11 @@ func (d *discoverer) categorical(a *data.Attribute, col *Column, p profile) erro
 		a.Categories = append(a.Categories, OtherCategory)
 	}
 	a.Other = OtherCategory
-	col.Note = fmt.Sprintf("%d value(s) kept by DP partition selection (noisy count ≥ %.0f rows, ε = %.3g); rarer values read as %q",
-		len(sel.Kept), sel.Threshold, d.epsEach, OtherCategory)
+	col.Note = fmt.Sprintf("%d value(s) kept by DP partition selection (noisy count ≥ %.0f rows, %.1f%% of the rows); rarer values read as %q",
+		len(sel.Kept), sel.Threshold, 100*sel.Threshold/float64(d.n), OtherCategory)
 	if len(sel.Kept) == 0 {
 		col.Note += "; none passed: an identifier or free text? --skip it"
+		col.Warn = true
 	}
 	return nil
 }
@@ -174,8 +212,8 @@ func (d *discoverer) report() (*privacy.Report, error) {
 		Seeded:      !d.o.Source.IsSecure(),
 		Assumptions: []string{"the number of records is public (replace-one neighbouring relation)"},
 		Covered: []string{
-			fmt.Sprintf("numeric bounds: the %.1f%% and %.1f%% quantiles of a discrete-Laplace histogram on a public log-scale grid", 100*LowerQuantile, 100*UpperQuantile),
-			"category lists of text columns: Laplace partition selection (values rarer than the threshold are left out and read as \"other\")",
+			fmt.Sprintf("numeric bounds: the %.1f%% and %.1f%% quantiles of a discrete-Gaussian histogram on a public log-scale grid with a bin for exact zeros", 100*LowerQuantile, 100*UpperQuantile),
+			"category lists of text columns: Gaussian partition selection (values rarer than the threshold are left out and read as \"other\")",
 		},
 		NotCovered: []string{
 			"column names (the header row)",
