@@ -113,6 +113,8 @@ type histogram struct {
 	// asc lists the value bins (intervals and zeros) in value order.
 	asc   []int
 	sigma float64
+	// rows is the public row count; rho the zCDP cost of the counts.
+	rows, rho float64
 	// keep is the keep threshold; total the noisy non-missing count.
 	keep, total float64
 }
@@ -188,43 +190,80 @@ func newHistogram(edges []float64) *histogram {
 // utility, and there are many of them, so it would often pick one far
 // outside the data unless n·ε is large.
 func Bounds(n *dp.Noiser, values []float64, missing int, integer bool, sigma float64, perDecade int) (BoundsResult, error) {
+	h, err := releaseHistogram(n, values, missing, integer, sigma, perDecade)
+	if err != nil {
+		return BoundsResult{}, err
+	}
+	return h.bounds(), nil
+}
+
+// histogramSensitivity is the L2 sensitivity of a column's histogram
+// under the replace-one relation: one count down, one up.
+const histogramSensitivity = math.Sqrt2
+
+// releaseHistogram counts values (and missing cells) on the public grid
+// and releases the counts once with discrete Gaussian noise of scale
+// sigma (ρ = 1/σ², zCDP).
+func releaseHistogram(n *dp.Noiser, values []float64, missing int, integer bool, sigma float64, perDecade int) (*histogram, error) {
 	h := newHistogram(GridAt(perDecade, integer))
 	for _, v := range values {
 		h.y[h.binOf(v)]++
 	}
 	h.y[h.missingBin()] = float64(missing)
-	const sensitivity = math.Sqrt2
-	plan, err := dp.PlanGaussian(sensitivity, sigma, len(h.y))
+	plan, err := dp.PlanGaussian(histogramSensitivity, sigma, len(h.y))
 	if err != nil {
-		return BoundsResult{}, fmt.Errorf("schemadisc: bounds: %w", err)
+		return nil, fmt.Errorf("schemadisc: bounds: %w", err)
 	}
 	n.Release(plan, h.y)
-	h.sigma = plan.Scale()
+	h.rows = float64(len(values) + missing) // public n
+	h.setSigma(plan.Scale())
+	h.rho = 1 / (sigma * sigma)
+	return h, nil
+}
+
+// setSigma sets the noise scale and what follows from it.
+func (h *histogram) setSigma(s float64) {
+	h.sigma = s
 	h.keep = keepThreshold(h.sigma, len(h.y))
-	rows := float64(len(values) + missing) // public n
-	h.total = math.Max(rows-math.Max(h.y[h.missingBin()], 0), 1)
+	h.total = math.Max(h.rows-math.Max(h.y[h.missingBin()], 0), 1)
+}
+
+// merge combines a second release of the same counts into h, weighting
+// each by the inverse of its noise variance (post-processing: the
+// combined count is unbiased with variance 1/(1/s₁² + 1/s₂²), and
+// sub-Gaussian with that variance, so the keep threshold still holds).
+func (h *histogram) merge(o *histogram) {
+	w1, w2 := 1/(h.sigma*h.sigma), 1/(o.sigma*o.sigma)
+	for b := range h.y {
+		h.y[b] = (w1*h.y[b] + w2*o.y[b]) / (w1 + w2)
+	}
+	h.rho += o.rho
+	h.setSigma(1 / math.Sqrt(w1+w2))
+}
+
+// bounds reads the bounds off a released histogram (post-processing).
+func (h *histogram) bounds() BoundsResult {
 	res := BoundsResult{
 		Min: math.NaN(), Max: math.NaN(), NoisyMissing: h.y[h.missingBin()], Threshold: h.keep,
 		Spec: dp.Spec{Mechanism: "discrete gaussian histogram on a public log grid", Norm: "L2",
-			Sensitivity: sensitivity, Scale: plan.Scale(), Guarantee: dp.Concentrated(sensitivity * sensitivity / (2 * sigma * sigma))},
+			Sensitivity: histogramSensitivity, Scale: h.sigma, Guarantee: dp.Concentrated(h.rho)},
 	}
 	lo, okLo := h.crossing(LowerQuantile*h.total, false)
 	hi, okHi := h.crossing((1-UpperQuantile)*h.total, true)
 	if !okLo || !okHi {
 		res.Why = fmt.Sprintf("no grid bin reached %.0f noisy rows", h.keep)
-		return res, nil
+		return res
 	}
 	if hi < lo { // noise put the crossings out of order
 		lo, hi = hi, lo
 	}
-	var roughHi, roughLo bool
-	if hi, roughHi, err = h.pastPointMass(lo, hi, true); err != nil {
-		res.Why = err.Error()
-		return res, nil
+	hi, roughHi := h.pastPointMass(lo, hi, true)
+	lo, roughLo := h.pastPointMass(lo, hi, false)
+	if !roughHi {
+		hi = h.margin(hi, true)
 	}
-	if lo, roughLo, err = h.pastPointMass(lo, hi, false); err != nil {
-		res.Why = err.Error()
-		return res, nil
+	if !roughLo {
+		lo = h.margin(lo, false)
 	}
 	res.Min, res.Max = h.lo(h.asc[lo]), h.hi(h.asc[hi])
 	if roughHi {
@@ -237,17 +276,17 @@ func Bounds(n *dp.Noiser, values []float64, missing int, integer bool, sigma flo
 		res.Max = h.edges[min(sort.SearchFloat64s(h.edges, res.Min+math.SmallestNonzeroFloat64), len(h.edges)-1)]
 		if res.Max <= res.Min {
 			res.Why = "the values sit at one point on the grid's edge"
-			return res, nil
+			return res
 		}
 	}
 	res.Found, res.Rough = true, roughHi || roughLo
 	res.Beyond, res.BeyondSD = h.outside(res.Min, res.Max)
-	return res, nil
+	return res
 }
 
 // crossing returns the position in asc of the first bin, scanning from
 // the bottom (or the top), at which the sum of kept counts reaches
-// target, moved outwards over adjacent bins whose counts exceed 2σ.
+// target (margin then moves it outwards over bins that may hold values).
 func (h *histogram) crossing(target float64, fromTop bool) (int, bool) {
 	sum, found, pos := 0.0, false, 0
 	for k := range h.asc {
@@ -265,7 +304,7 @@ func (h *histogram) crossing(target float64, fromTop bool) (int, bool) {
 	if !found {
 		return 0, false
 	}
-	return h.extend(pos, fromTop), true
+	return pos, true
 }
 
 // extend moves pos outwards (up if up) while the next bin's count
@@ -287,33 +326,35 @@ func (h *histogram) extend(pos int, up bool) int {
 	return pos
 }
 
+// pointMassHides is true when the upper crossing lands on the zero bin:
+// values above a point mass at 0 too few to show at this noise, whose
+// place the bound must guess (pastPointMass).
+func (h *histogram) pointMassHides() bool {
+	hi, ok := h.crossing((1-UpperQuantile)*h.total, true)
+	return ok && h.asc[hi] == h.zeroBin()
+}
+
+// Tuning of the search past a point mass (see pastPointMass), measured on
+// zero-inflated tables (see TestMeasureSparseBounds).
+var (
+	locateScore = 3.0
+	locateSlack = 0.5
+	stayZ       = 3.0
+)
+
 // pastPointMass checks an upper (or lower) crossing on the zero bin, the
 // point mass of sparse columns: when the estimated count beyond it
 // exceeds its target, values lie beyond that no bin showed on its own,
 // and the bound moves a decade past where they most likely are (rough).
 // The estimate (the noisy non-missing count less the counts inside and
 // the kept counts on the other side) has a standard deviation of
-// σ√(bins + 1), about 2% of the rows on a few thousand rows at small
-// budgets, so the move is made on the estimate itself rather than on a
-// significant one: a bound too wide by a decade costs less than one that
-// clamps 5% of the values. A bin or pair of bins beyond must show the
-// values (two deviations), unless the estimate itself is significant
-// (two deviations): then the best guess is taken. Crossings elsewhere
-// are left to extend and to the clamped-share estimate, since a search
+// σ√(bins + 1). A bin or pair of bins beyond must show the values (two
+// deviations), unless the estimate itself is significant (two
+// deviations): then the best guess is taken. Crossings elsewhere are
+// left to extend, margin and the clamped-share estimate, since a search
 // over the many bins beyond finds noise there as often as values.
-func (h *histogram) pastPointMass(lo, hi int, upper bool) (int, bool, error) {
-	inside := 0.0
-	for _, b := range h.asc[lo : hi+1] {
-		inside += h.y[b]
-	}
-	other := 0.0
-	for k, b := range h.asc {
-		if (upper && k < lo || !upper && k > hi) && h.y[b] >= h.keep {
-			other += h.y[b]
-		}
-	}
-	beyond := h.total - inside - other
-	sd := h.sigma * math.Sqrt(float64(hi-lo+2))
+func (h *histogram) pastPointMass(lo, hi int, upper bool) (int, bool) {
+	beyond, sd := h.beyondPointMass(lo, hi, upper)
 	target := (1 - UpperQuantile) * h.total
 	// The estimate cannot tell the two sides apart (both are what the
 	// inside bins leave over). Values above a point mass at 0 are the
@@ -326,38 +367,101 @@ func (h *histogram) pastPointMass(lo, hi int, upper bool) (int, bool, error) {
 		side, far, at = h.asc[:lo], h.asc[hi+1:], lo
 	}
 	if h.asc[at] != h.zeroBin() || beyond <= target || len(side) == 0 || !upper && !h.dominates(side, far) {
-		return at, false, nil
+		return at, false
 	}
-	pos, ok := h.locate(side, upper)
-	if !ok && beyond-2*sd <= target {
-		return at, false, nil
+	pos, score := h.locate(side, upper)
+	if score <= locateScore && beyond+stayZ*sd <= (1-clampQuantile)*h.total {
+		return at, false
 	}
 	if upper {
-		return h.extend(hi+1+pos, true), true, nil
+		return h.extend(hi+1+pos, true), true
 	}
-	return h.extend(pos, false), true, nil
+	return h.extend(pos, false), true
 }
 
-// locate returns the position in side of the bin most likely to hold
-// values: the largest noisy count of one bin, or of two adjacent bins
-// (in units of their noise; the position of the one further out, up if
-// up), provided it exceeds two deviations.
-func (h *histogram) locate(side []int, up bool) (int, bool) {
-	best, bestScore := 0, 0.0
-	for k := range side {
-		if s := h.y[side[k]] / h.sigma; s > bestScore {
-			best, bestScore = k, s
+// beyondPointMass estimates the count beyond the bins from lo to hi
+// (positions in asc) on the upper side (or the lower): the noisy
+// non-missing count less the counts inside and the kept counts on the
+// other side; and its standard deviation.
+func (h *histogram) beyondPointMass(lo, hi int, upper bool) (float64, float64) {
+	inside := 0.0
+	for _, b := range h.asc[lo : hi+1] {
+		inside += h.y[b]
+	}
+	other := 0.0
+	for k, b := range h.asc {
+		if (upper && k < lo || !upper && k > hi) && h.y[b] >= h.keep {
+			other += h.y[b]
 		}
+	}
+	return h.total - inside - other, h.sigma * math.Sqrt(float64(hi-lo+2))
+}
+
+// margin moves a crossing at pos outwards over the bins beyond that may
+// hold values (extend). The first step is also taken when the next bin
+// may hold enough values to put the 95% (or 5%) quantile beyond it: a
+// bin holding 4.5% of the rows is moved over except with probability
+// below 10⁻⁴, however few rows that is in units of the noise. A bound too
+// wide by a bin clamps nothing; one too narrow clamps 5% or more. On
+// many rows that test is extend's own (2σ), and the margin costs nothing.
+func (h *histogram) margin(pos int, up bool) int {
+	step := 1
+	if !up {
+		step = -1
+	}
+	next := pos + step
+	if next < 0 || next >= len(h.asc) || h.asc[next] == h.zeroBin() || h.asc[pos] == h.zeroBin() {
+		return pos
+	}
+	threshold := math.Min(2*h.sigma, 0.045*h.total-marginZ*h.sigma)
+	if h.y[h.asc[next]] <= threshold {
+		return pos
+	}
+	return h.extend(next, up)
+}
+
+// clampQuantile is the quantile a bound must never fall inside (the
+// issue's promise: at most 5% of a column's values clamped).
+const clampQuantile = 0.95
+
+// marginZ is the normal quantile of 10⁻⁴.
+const marginZ = 3.72
+
+// locate returns the position in side of the bin most likely to hold
+// values, and its score: the largest noisy count of one bin, or of two
+// adjacent bins (in units of their noise; the position of the one further
+// out, up if up). Erring outwards, a window further out is taken when its
+// score is within locateSlack of the best: a bound a decade too wide
+// clamps nothing, one too narrow clamps every value beyond it.
+func (h *histogram) locate(side []int, up bool) (int, float64) {
+	type window struct {
+		pos   int
+		score float64
+	}
+	var ws []window
+	for k := range side {
+		ws = append(ws, window{k, h.y[side[k]] / h.sigma})
 		if k > 0 {
-			if pair := (h.y[side[k]] + h.y[side[k-1]]) / (h.sigma * math.Sqrt2); pair > bestScore {
-				best, bestScore = k, pair
-				if !up {
-					best = k - 1
-				}
+			pos := k
+			if !up {
+				pos = k - 1
+			}
+			ws = append(ws, window{pos, (h.y[side[k]] + h.y[side[k-1]]) / (h.sigma * math.Sqrt2)})
+		}
+	}
+	best := 0.0
+	for _, w := range ws {
+		best = math.Max(best, w.score)
+	}
+	pos, found := 0, false
+	for _, w := range ws {
+		if w.score >= best-locateSlack && w.score > 0 {
+			if !found || up && w.pos > pos || !up && w.pos < pos {
+				pos, found = w.pos, true
 			}
 		}
 	}
-	return best, bestScore > 2
+	return pos, best
 }
 
 // dominates: the bins of a sum to more than those of b by two

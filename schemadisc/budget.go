@@ -28,6 +28,66 @@ type discoverer struct {
 	// spending is true once the plan is charged (with a budget that
 	// buys something).
 	spending bool
+	// hists holds the released histogram of each numeric column, by
+	// profile index (measureNumeric).
+	hists map[int]*histogram
+}
+
+// firstShare is the share of each numeric column's ρ spent on its first
+// histogram; the rest of all columns' shares is pooled for a second
+// histogram of the columns that need it (measureNumeric).
+var firstShare = 0.5
+
+// measureNumeric releases every numeric column's histogram in two rounds
+// within the charged plan. Each column first gets firstShare of its ρ.
+// Columns whose upper crossing lands on the zero bin — values beyond a
+// point mass too few to place at that noise, where a bound below the 95%
+// quantile clamps 5% or more of the values — then share the pooled rest
+// equally and are measured again; the two releases are averaged by their
+// noise. With no such column, every column is measured again with the
+// rest of its own share, as if in one release.
+//
+// Privacy: the first round is ρ₁ = Σ firstShare·ρ_c. Which columns are
+// measured again is a function of the first round's noisy counts only,
+// and whatever it picks, the second round's Gaussian releases cost Σ 1/σ²
+// = the pooled ρ₂ in all; so by adaptive composition (Bun & Steinke
+// 2016, Lemma 2.3: a mechanism that is ρ₂-zCDP for every value of the
+// first output) the two rounds are (ρ₁ + ρ₂)-zCDP, exactly the plan's
+// numeric ρ that was charged before the first release.
+func (d *discoverer) measureNumeric(profiles []profile) error {
+	rho := d.plan.rhoNumeric
+	if rho == 0 {
+		return nil
+	}
+	d.hists = map[int]*histogram{}
+	var numeric, again []int
+	for k, p := range profiles {
+		if p.kind != data.Numeric {
+			continue
+		}
+		h, err := releaseHistogram(d.noise, p.numbers, p.missing, p.integer, numericSigma(firstShare*rho), d.plan.perDecade)
+		if err != nil {
+			return err
+		}
+		d.hists[k] = h
+		numeric = append(numeric, k)
+		if h.pointMassHides() {
+			again = append(again, k)
+		}
+	}
+	if len(again) == 0 {
+		again = numeric
+	}
+	rhoAgain := (1 - firstShare) * rho * float64(len(numeric)) / float64(len(again))
+	for _, k := range again {
+		p := profiles[k]
+		h, err := releaseHistogram(d.noise, p.numbers, p.missing, p.integer, numericSigma(rhoAgain), d.plan.perDecade)
+		if err != nil {
+			return err
+		}
+		d.hists[k].merge(h)
+	}
+	return nil
 }
 
 // startBudget plans the budget from public facts (see plan) and charges
@@ -95,7 +155,7 @@ func (p plan) describe() string {
 	return s + "; converted to (ε, δ) by dp.ZCDPEpsilon plus the selection δ"
 }
 
-func (d *discoverer) attribute(name string, p profile) (data.Attribute, Column, error) {
+func (d *discoverer) attribute(name string, k int, p profile) (data.Attribute, Column, error) {
 	a := data.Attribute{Name: name, Kind: p.kind, Integer: p.integer, Decimals: p.decimals}
 	col := Column{Name: name, Kind: p.kind}
 	var err error
@@ -104,14 +164,14 @@ func (d *discoverer) attribute(name string, p profile) (data.Attribute, Column, 
 		a.Categories = p.pair
 		col.Note = fmt.Sprintf("binary %q (negative first): a public vocabulary, no budget", p.pair)
 	case data.Numeric:
-		err = d.numeric(&a, &col, p)
+		err = d.numeric(&a, &col, d.hists[k], p)
 	case data.Categorical:
 		err = d.categorical(&a, &col, p)
 	}
 	return a, col, err
 }
 
-func (d *discoverer) numeric(a *data.Attribute, col *Column, p profile) error {
+func (d *discoverer) numeric(a *data.Attribute, col *Column, h *histogram, p profile) error {
 	a.Min, a.Max = math.NaN(), math.NaN()
 	prec := "decimals " + fmt.Sprint(p.decimals)
 	if p.integer {
@@ -128,10 +188,7 @@ func (d *discoverer) numeric(a *data.Attribute, col *Column, p profile) error {
 		col.Review = true
 		return nil
 	}
-	b, err := Bounds(d.noise, p.numbers, p.missing, p.integer, numericSigma(d.plan.rhoNumeric), d.plan.perDecade)
-	if err != nil {
-		return err
-	}
+	b := h.bounds()
 	if !b.Found {
 		col.Note = fmt.Sprintf("%s; NEEDS YOUR BOUNDS: no usable bound at this budget (%s); %s", prec, b.Why, fill)
 		col.Review = true

@@ -100,9 +100,12 @@ func Discover(raw *data.Raw, o Options) (*Result, error) {
 		if err := d.startBudget(profiles); err != nil {
 			return nil, err
 		}
+		if err := d.measureNumeric(profiles); err != nil {
+			return nil, err
+		}
 	}
 	for k, p := range profiles {
-		a, col, err := d.attribute(names[k], p)
+		a, col, err := d.attribute(names[k], k, p)
 		if err != nil {
 			return nil, err
 		}
