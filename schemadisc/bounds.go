@@ -175,15 +175,22 @@ func newHistogram(edges []float64) *histogram {
 //   - Max is the upper edge of the first bin, from the top, where the kept
 //     counts reach 1 − UpperQuantile of the noisy non-missing count, moved
 //     up over adjacent bins whose noisy counts are over 2σ (values just
-//     above a bin that passed, too few to pass on their own); Min
-//     likewise from the bottom;
-//   - a bound that lands on a point mass (a bin holding most rows, such
-//     as the exact zeros of a sparse column) while the estimated count
-//     beyond it is significantly over the target is not kept there: the
-//     bins beyond are searched for the values' most likely place (the
-//     largest noisy count of one bin or two adjacent ones that passes a
-//     threshold for that search, or taken anyway beyond exact zeros), and
-//     the bound is set one decade beyond it (Rough).
+//     above a bin that passed, too few to pass on their own), the first
+//     step also when the next bin may hold 4.5% of the rows (margin: a
+//     bound a bin too wide clamps nothing, one too narrow clamps 5%);
+//     Min likewise from the bottom;
+//   - a bound that lands on the zero bin (the exact zeros of a sparse
+//     column) while the estimated count beyond it is over the target is
+//     not kept there: the bins beyond are searched for the values' most
+//     likely place (the largest noisy count of one bin or two adjacent
+//     ones, erring outwards: a window further out within locateSlack
+//     deviations of the best is taken), and the bound is set one decade
+//     beyond it (Rough). It stays at 0 only when no window passes
+//     locateScore deviations and the 95% quantile is 0 with stayZ
+//     deviations to spare.
+//
+// Discover measures a column in two rounds (see measureNumeric) and
+// reads the bounds off the noise-weighted average; Bounds is one round.
 //
 // Why not the exponential mechanism over candidate values: on a grid
 // without public bounds every candidate below the data has the same
@@ -335,11 +342,16 @@ func (h *histogram) pointMassHides() bool {
 }
 
 // Tuning of the search past a point mass (see pastPointMass), measured on
-// zero-inflated tables (see TestMeasureSparseBounds).
+// zero-inflated tables (TestMeasureSparseBounds): a window must score
+// locateScore deviations to count as found; one further out within
+// locateSlack deviations of the best is taken instead (erring outwards);
+// without a found window the bound stays at 0 only when the estimate
+// beyond is stayZ deviations under 5% of the rows. Variables so that the
+// measurement can vary them.
 var (
 	locateScore = 3.0
-	locateSlack = 0.5
-	stayZ       = 3.0
+	locateSlack = 1.0
+	stayZ       = marginZ
 )
 
 // pastPointMass checks an upper (or lower) crossing on the zero bin, the
@@ -348,11 +360,12 @@ var (
 // and the bound moves a decade past where they most likely are (rough).
 // The estimate (the noisy non-missing count less the counts inside and
 // the kept counts on the other side) has a standard deviation of
-// σ√(bins + 1). A bin or pair of bins beyond must show the values (two
-// deviations), unless the estimate itself is significant (two
-// deviations): then the best guess is taken. Crossings elsewhere are
-// left to extend, margin and the clamped-share estimate, since a search
-// over the many bins beyond finds noise there as often as values.
+// σ√(bins + 1). When no window beyond shows the values (locateScore), the
+// bound stays at 0 only if the 95% quantile is 0 with stayZ deviations
+// to spare; otherwise the best guess is taken, since a bound too wide
+// clamps nothing and one at 0 would clamp every value beyond. Crossings
+// elsewhere are left to margin and the clamped-share estimate, since a
+// search over the many bins beyond finds noise there as often as values.
 func (h *histogram) pastPointMass(lo, hi int, upper bool) (int, bool) {
 	beyond, sd := h.beyondPointMass(lo, hi, upper)
 	target := (1 - UpperQuantile) * h.total

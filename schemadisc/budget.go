@@ -147,7 +147,8 @@ func spendingCount(columns int, rho float64) int {
 func (p plan) describe() string {
 	s := fmt.Sprintf("ρ = %.4g in all", p.rho)
 	if p.rhoNumeric > 0 {
-		s += fmt.Sprintf("; each numeric column ρ = %.3g (noise σ = %.3g rows per count, grid of %d steps a decade)", p.rhoNumeric, numericSigma(p.rhoNumeric), p.perDecade)
+		s += fmt.Sprintf("; numeric columns ρ = %.3g each (grid of %d steps a decade): %.0f%% of it on a first histogram of every column (noise σ = %.3g rows per count), the rest pooled for a second histogram of the columns whose first shows few values beyond exact zeros (chosen from the first's noisy counts; adaptive composition)",
+			p.rhoNumeric, p.perDecade, 100*firstShare, numericSigma(firstShare*p.rhoNumeric))
 	}
 	if p.rhoCategory > 0 {
 		s += fmt.Sprintf("; each text column ρ = %.3g with selection δ = %.3g", p.rhoCategory, p.deltaSelect)

@@ -13,7 +13,10 @@
 //     histogram on a public log-scale grid with a bin for exact zeros
 //     (the 0.5% and 99.5% quantiles, never stopping at a point mass such
 //     as 0 while values lie beyond it; see Bounds) and category lists
-//     from Gaussian partition selection (see Categories). All counts
+//     from Gaussian partition selection (see Categories). Numeric
+//     columns are measured in two rounds: half of each column's share
+//     first, then the pooled rest on the columns whose values beyond
+//     exact zeros are too few to place (see measureNumeric). All counts
 //     carry discrete Gaussian noise and compose in zCDP; the budget is
 //     divided from public facts (n, ε, δ, the number of columns of each
 //     kind) before anything is spent, nothing is spent on a kind of

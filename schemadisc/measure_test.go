@@ -47,8 +47,10 @@ func sparseRaw(seed uint64, rows, cols int) *data.Raw {
 // TestMeasureSparseBounds measures, over DPPUB_SCHEMA_TABLES tables of
 // the zero-inflated generator (4000 rows × 50 columns, ε = 1), how often
 // an upper bound falls below the column's 95% quantile, and the
-// distribution of upper bound ÷ 99.5% quantile. It is a measurement, run
-// by hand; it asserts nothing.
+// distribution of upper bound ÷ 99.5% quantile (tables seeded from
+// 1000 + DPPUB_SCHEMA_FIRST; DPPUB_SCHEMA_SLACK, _SCORE, _STAYZ and
+// _SHARE vary the tuning). It is a measurement, run by hand; it asserts
+// nothing.
 func TestMeasureSparseBounds(t *testing.T) {
 	tables, _ := strconv.Atoi(os.Getenv("DPPUB_SCHEMA_TABLES"))
 	if tables <= 0 {

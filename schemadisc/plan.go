@@ -184,8 +184,8 @@ func (p plan) summary() string {
 	case p.numericWhy != "":
 		return "numeric columns: " + p.numericWhy + "; the budget went to the category lists"
 	case p.rhoNumeric > 0:
-		return fmt.Sprintf("numeric columns: noise σ = %.0f rows per count, a bin is found from %.0f rows (%.1f%% of the table), grid of %d steps a decade",
-			numericSigma(p.rhoNumeric), detectRows(p.rhoNumeric, p.perDecade), 100*detectRows(p.rhoNumeric, p.perDecade)/float64(p.n), p.perDecade)
+		return fmt.Sprintf("numeric columns: noise σ = %.0f rows per count in the first round, then the rest of the budget measures again the columns whose values beyond exact zeros are few (σ = %.0f rows if all were); a bin is found from %.0f rows (%.1f%% of the table), grid of %d steps a decade",
+			numericSigma(firstShare*p.rhoNumeric), numericSigma(p.rhoNumeric), detectRows(p.rhoNumeric, p.perDecade), 100*detectRows(p.rhoNumeric, p.perDecade)/float64(p.n), p.perDecade)
 	}
 	return "the budget went to the category lists"
 }

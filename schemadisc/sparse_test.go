@@ -62,28 +62,26 @@ func numbers(t *testing.T, raw *data.Raw, name string) []float64 {
 	return p.numbers
 }
 
-// The done-when, as far as this budget allows: on a 4000-row
-// table of 50 columns that are 60% to 99% exact zeros, with a two-class
-// label, ε = 1 keeps both classes and gives every numeric column an
-// upper bound; the bound is at or above the column's 95% quantile in all
-// but at most 2 of the 50 columns, and no column has more than 10% of its
-// values above its bound. Measured over 100 other seeds (5000 columns):
-// 24 columns (0.48%) below their 95% quantile, at most 2 in one table,
-// all of them 5-8% positive (the estimate of what lies beyond the zeros
-// has a standard deviation of 2.4% of the rows here) or with the 95%
-// quantile within 3% above a decade edge; largest share above a bound
-// 8.2%; class dropped in none. So the test's false-failure rate is that
-// of a table with 3 or more such columns or a column over 10%, seen in
-// none of 100 tables (below 3% per table by the rule of three, so below
-// about 20% for 8 tables as a bound; the fitted binomial rate, 0.48% per
-// column, gives 0.17% per table and about 1.3% for the test).
+// The done-when: on a 4000-row table of 50 columns that are 60%
+// to 99% exact zeros, with a two-class label, ε = 1 keeps both classes
+// and gives every numeric column an upper bound at or above its 95%
+// quantile (so at most 5% of its values clamped), on every one of 8
+// tables (400 columns). Measured on the same generator over other seeds
+// (TestMeasureSparseBounds: 1,600 tables, 80,000 columns), 1 column fell
+// below its 95% quantile (1.25·10⁻⁵ a column, below 5.9·10⁻⁵ at 95%
+// confidence), so this test fails falsely with probability about 0.5%
+// (below 2.4%); no class was dropped in any run.
 func TestDiscoverSparseTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("8 tables of 4000 rows: slow")
 	}
 	const rows, cols = 4000, 50
 	var clampedSum, clampedMax float64
-	for seed := uint64(1); seed <= 8; seed++ {
+	// Seeds 1000, 1002, 1015, 1019 and 1027 are tables on which the code
+	// before the two-round search put a bound below the 95% quantile
+	// (w43 at [0, 1], w42 at [0, 0.0001], w28 at [0, 1], w44 at [0, 0.01],
+	// w24 at [0, 10]).
+	for _, seed := range []uint64{1, 2, 3, 1000, 1002, 1015, 1019, 1027} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			raw := sparseTable(t, seed, rows, cols)
 			res, err := Discover(raw, Options{Epsilon: 1, Source: randx.NewSeeded(seed), Label: "class"})
@@ -94,7 +92,6 @@ func TestDiscoverSparseTable(t *testing.T) {
 			if !slices.Contains(class.Categories, "spam") || !slices.Contains(class.Categories, "ham") {
 				t.Errorf("class categories %q: a class of 40%% of %d rows dropped", class.Categories, rows)
 			}
-			below95 := 0
 			for k, a := range res.Schema.Attributes {
 				if a.Kind != data.Numeric {
 					continue
@@ -102,14 +99,8 @@ func TestDiscoverSparseTable(t *testing.T) {
 				xs := numbers(t, raw, a.Name)
 				q95, q995 := quantile(xs, 0.95), quantile(xs, 0.995)
 				_, above := clampedShares(xs, a.Min, a.Max)
-				if math.IsNaN(a.Max) || above > 0.10 {
-					t.Errorf("%s: bounds [%v, %v] (95%% quantile %v) clamp %.1f%%: %s", a.Name, a.Min, a.Max, q95, 100*above, res.Columns[k].Note)
-				}
 				if !(a.Max >= q95) {
-					if below95++; below95 > 2 {
-						t.Errorf("more than 2 columns below their 95%% quantile")
-					}
-					t.Logf("%s: bounds [%v, %v] below the 95%% quantile %v (99.5%%: %v): %.1f%% clamped; %s",
+					t.Errorf("%s: bounds [%v, %v] below the 95%% quantile %v (99.5%%: %v): %.1f%% clamped; %s",
 						a.Name, a.Min, a.Max, q95, q995, 100*above, res.Columns[k].Note)
 				}
 				clampedSum += above
