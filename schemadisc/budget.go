@@ -15,7 +15,7 @@ import (
 const OtherCategory = "other"
 
 // clampWarning is the estimated share of values outside DP bounds above
-// which a column is marked for review.
+// which a column is marked for a look.
 const clampWarning = 0.03
 
 // discoverer turns profiles into attributes, spending the budget.
@@ -24,13 +24,76 @@ type discoverer struct {
 	n     int
 	noise *dp.Noiser
 	acct  *privacy.Accountant
-	// epsEach and deltaEach are each DP query's share of the budget.
-	epsEach, deltaEach float64
+	plan  plan
+	// spending is true once the plan is charged (with a budget that
+	// buys something).
+	spending bool
+	// hists holds the released histogram of each numeric column, by
+	// profile index (measureNumeric).
+	hists map[int]*histogram
 }
 
-// startBudget splits ε evenly over the DP queries (one per numeric
-// column, one per open categorical column; sequential composition, since
-// every query reads every record) and δ over the categorical ones.
+// firstShare is the share of each numeric column's ρ spent on its first
+// histogram; the rest of all columns' shares is pooled for a second
+// histogram of the columns that need it (measureNumeric).
+var firstShare = 0.5
+
+// measureNumeric releases every numeric column's histogram in two rounds
+// within the charged plan. Each column first gets firstShare of its ρ.
+// Columns whose upper crossing lands on the zero bin — values beyond a
+// point mass too few to place at that noise, where a bound below the 95%
+// quantile clamps 5% or more of the values — then share the pooled rest
+// equally and are measured again; the two releases are averaged by their
+// noise. With no such column, every column is measured again with the
+// rest of its own share, as if in one release.
+//
+// Privacy: the first round is ρ₁ = Σ firstShare·ρ_c. Which columns are
+// measured again is a function of the first round's noisy counts only,
+// and whatever it picks, the second round's Gaussian releases cost Σ 1/σ²
+// = the pooled ρ₂ in all; so by adaptive composition (Bun & Steinke
+// 2016, Lemma 2.3: a mechanism that is ρ₂-zCDP for every value of the
+// first output) the two rounds are (ρ₁ + ρ₂)-zCDP, exactly the plan's
+// numeric ρ that was charged before the first release.
+func (d *discoverer) measureNumeric(profiles []profile) error {
+	rho := d.plan.rhoNumeric
+	if rho == 0 {
+		return nil
+	}
+	d.hists = map[int]*histogram{}
+	var numeric, again []int
+	for k, p := range profiles {
+		if p.kind != data.Numeric {
+			continue
+		}
+		h, err := releaseHistogram(d.noise, p.numbers, p.missing, p.integer, numericSigma(firstShare*rho), d.plan.perDecade)
+		if err != nil {
+			return err
+		}
+		d.hists[k] = h
+		numeric = append(numeric, k)
+		if h.pointMassHides() {
+			again = append(again, k)
+		}
+	}
+	if len(again) == 0 {
+		again = numeric
+	}
+	rhoAgain := (1 - firstShare) * rho * float64(len(numeric)) / float64(len(again))
+	for _, k := range again {
+		p := profiles[k]
+		h, err := releaseHistogram(d.noise, p.numbers, p.missing, p.integer, numericSigma(rhoAgain), d.plan.perDecade)
+		if err != nil {
+			return err
+		}
+		d.hists[k].merge(h)
+	}
+	return nil
+}
+
+// startBudget plans the budget from public facts (see plan) and charges
+// the whole plan to the owner's accountant before anything is released:
+// the columns compose in zCDP, which the (ε, δ) accountant cannot do
+// charge by charge, so one charge covers every column's release.
 func (d *discoverer) startBudget(profiles []profile) error {
 	numeric, open := 0, 0
 	for _, p := range profiles {
@@ -41,26 +104,59 @@ func (d *discoverer) startBudget(profiles []profile) error {
 			open++
 		}
 	}
-	budget := dp.Pure(d.o.Epsilon)
-	if open > 0 {
-		if d.o.Delta == 0 {
-			d.o.Delta = dp.DefaultDelta(d.n)
-		}
-		budget = dp.Approx(d.o.Epsilon, d.o.Delta)
-		d.deltaEach = d.o.Delta / float64(open)
+	if numeric+open == 0 {
+		return nil
 	}
-	acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: d.o.Party, Budget: budget})
+	if d.o.Delta == 0 {
+		d.o.Delta = dp.DefaultDelta(d.n)
+	}
+	pl, err := newPlan(d.n, numeric, open, d.o.Epsilon, d.o.Delta)
+	if err != nil {
+		return err
+	}
+	d.plan = pl
+	acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: d.o.Party, Budget: dp.Approx(d.o.Epsilon, d.o.Delta)})
 	if err != nil {
 		return fmt.Errorf("schemadisc: %w", err)
 	}
 	d.acct, d.noise = acct, dp.NewNoiser(d.o.Source)
-	if queries := numeric + open; queries > 0 {
-		d.epsEach = d.o.Epsilon / float64(queries)
+	if pl.guarantee.IsZero() {
+		return nil
 	}
+	charge := privacy.Charge{
+		Purpose: fmt.Sprintf("bounds of %d numeric and category lists of %d text columns", spendingCount(numeric, pl.rhoNumeric), spendingCount(open, pl.rhoCategory)),
+		Spec: dp.Spec{Mechanism: "discrete gaussian histograms on a public log grid and gaussian partition selection, composed in zCDP",
+			Norm: "L2", Sensitivity: math.Sqrt2, Guarantee: pl.guarantee},
+		Note: pl.describe(),
+	}
+	if err := d.acct.Spend(charge); err != nil {
+		return fmt.Errorf("schemadisc: %w", err)
+	}
+	d.spending = true
 	return nil
 }
 
-func (d *discoverer) attribute(name string, p profile) (data.Attribute, Column, error) {
+func spendingCount(columns int, rho float64) int {
+	if rho > 0 {
+		return columns
+	}
+	return 0
+}
+
+// describe is the plan in one sentence, for the privacy report.
+func (p plan) describe() string {
+	s := fmt.Sprintf("ρ = %.4g in all", p.rho)
+	if p.rhoNumeric > 0 {
+		s += fmt.Sprintf("; numeric columns ρ = %.3g each (grid of %d steps a decade): %.0f%% of it on a first histogram of every column (noise σ = %.3g rows per count), the rest pooled for a second histogram of the columns whose first shows few values beyond exact zeros (chosen from the first's noisy counts; adaptive composition)",
+			p.rhoNumeric, p.perDecade, 100*firstShare, numericSigma(firstShare*p.rhoNumeric))
+	}
+	if p.rhoCategory > 0 {
+		s += fmt.Sprintf("; each text column ρ = %.3g with selection δ = %.3g", p.rhoCategory, p.deltaSelect)
+	}
+	return s + "; converted to (ε, δ) by dp.ZCDPEpsilon plus the selection δ"
+}
+
+func (d *discoverer) attribute(name string, k int, p profile) (data.Attribute, Column, error) {
 	a := data.Attribute{Name: name, Kind: p.kind, Integer: p.integer, Decimals: p.decimals}
 	col := Column{Name: name, Kind: p.kind}
 	var err error
@@ -69,62 +165,61 @@ func (d *discoverer) attribute(name string, p profile) (data.Attribute, Column, 
 		a.Categories = p.pair
 		col.Note = fmt.Sprintf("binary %q (negative first): a public vocabulary, no budget", p.pair)
 	case data.Numeric:
-		err = d.numeric(&a, &col, p)
+		err = d.numeric(&a, &col, d.hists[k], p)
 	case data.Categorical:
 		err = d.categorical(&a, &col, p)
 	}
 	return a, col, err
 }
 
-func (d *discoverer) numeric(a *data.Attribute, col *Column, p profile) error {
+func (d *discoverer) numeric(a *data.Attribute, col *Column, h *histogram, p profile) error {
 	a.Min, a.Max = math.NaN(), math.NaN()
 	prec := "decimals " + fmt.Sprint(p.decimals)
 	if p.integer {
 		prec = "integer"
 	}
+	fill := "fill \"min\" and \"max\" from public knowledge (a code book, a sensor's range), not from the data"
 	if d.acct == nil {
-		col.Note = prec + "; bounds: fill \"min\" and \"max\" from public knowledge (a code book, a sensor's range), not from the data"
+		col.Note = prec + "; bounds: " + fill
 		col.Review = true
 		return nil
 	}
-	b, err := d.spendBounds(a.Name, p)
-	if err != nil {
-		return err
+	if d.plan.rhoNumeric == 0 {
+		col.Note = fmt.Sprintf("%s; NEEDS YOUR BOUNDS: %s; %s", prec, d.plan.numericWhy, fill)
+		col.Review = true
+		return nil
 	}
+	b := h.bounds()
 	if !b.Found {
-		col.Note = fmt.Sprintf("%s; no bound found at ε = %.3g (no grid bin reached %.0f noisy rows): fill \"min\" and \"max\" by hand or raise --epsilon", prec, d.epsEach, b.Threshold)
+		col.Note = fmt.Sprintf("%s; NEEDS YOUR BOUNDS: no usable bound at this budget (%s); %s", prec, b.Why, fill)
 		col.Review = true
 		return nil
 	}
 	a.Min, a.Max = b.Min, b.Max
-	col.Note = fmt.Sprintf("%s; bounds [%v, %v] from DP %.1f%%/%.1f%% quantiles (ε = %.3g)", prec, b.Min, b.Max, 100*LowerQuantile, 100*UpperQuantile, d.epsEach)
+	col.Clamped, col.ClampedSD = b.Beyond, b.BeyondSD
+	col.Note = fmt.Sprintf("%s; bounds [%v, %v] from a DP histogram (%.1f%%/%.1f%% quantiles); about %.1f%% ± %.1f%% of values outside (clamped)",
+		prec, b.Min, b.Max, 100*LowerQuantile, 100*UpperQuantile, 100*b.Beyond, 100*b.BeyondSD)
+	if b.Rough {
+		col.Note += "; values beyond a point mass were too few to resolve, so a bound sits a decade past their likely place: narrow it from public knowledge"
+		col.Warn = true
+	}
 	if b.Beyond > clampWarning {
-		col.Note += fmt.Sprintf("; about %.0f%% of values lie outside (noisy estimate) and will be clamped: widen them from public knowledge if that matters", 100*b.Beyond)
+		col.Note += ": widen the bounds from public knowledge if that matters"
 		col.Warn = true
 	}
 	return nil
-}
-
-func (d *discoverer) spendBounds(name string, p profile) (BoundsResult, error) {
-	spec := dp.Spec{Mechanism: "discrete laplace histogram on a public log grid", Norm: "L1",
-		Sensitivity: 2, Scale: 2 / d.epsEach, Guarantee: dp.Pure(d.epsEach)}
-	if err := d.acct.Spend(privacy.Charge{Purpose: fmt.Sprintf("bounds of %q", name), Spec: spec,
-		Note: fmt.Sprintf("%.1f%% and %.1f%% quantiles read from the noisy histogram", 100*LowerQuantile, 100*UpperQuantile)}); err != nil {
-		return BoundsResult{}, fmt.Errorf("schemadisc: %w", err)
-	}
-	return Bounds(d.noise, p.numbers, p.missing, p.integer, d.epsEach)
 }
 
 func (d *discoverer) categorical(a *data.Attribute, col *Column, p profile) error {
 	if d.acct == nil {
 		return d.draftCategories(a, col, p)
 	}
-	spec := dp.Spec{Mechanism: "laplace partition selection", Norm: "L1", Sensitivity: 2,
-		Scale: 2 / d.epsEach, Guarantee: dp.Approx(d.epsEach, d.deltaEach)}
-	if err := d.acct.Spend(privacy.Charge{Purpose: fmt.Sprintf("categories of %q", a.Name), Spec: spec}); err != nil {
-		return fmt.Errorf("schemadisc: %w", err)
+	if d.plan.rhoCategory == 0 {
+		err := d.draftCategories(a, col, p)
+		col.Note = fmt.Sprintf("NO BUDGET SPENT (%s): %s", d.plan.categoryWhy, col.Note)
+		return err
 	}
-	sel, err := Categories(d.noise, p.values, d.epsEach, d.deltaEach)
+	sel, err := Categories(d.noise, p.values, 1/math.Sqrt(d.plan.rhoCategory), d.plan.deltaSelect)
 	if err != nil {
 		return err
 	}
@@ -133,10 +228,11 @@ func (d *discoverer) categorical(a *data.Attribute, col *Column, p profile) erro
 		a.Categories = append(a.Categories, OtherCategory)
 	}
 	a.Other = OtherCategory
-	col.Note = fmt.Sprintf("%d value(s) kept by DP partition selection (noisy count ≥ %.0f rows, ε = %.3g); rarer values read as %q",
-		len(sel.Kept), sel.Threshold, d.epsEach, OtherCategory)
+	col.Note = fmt.Sprintf("%d value(s) kept by DP partition selection (noisy count ≥ %.0f rows, %.1f%% of the rows); rarer values read as %q",
+		len(sel.Kept), sel.Threshold, 100*sel.Threshold/float64(d.n), OtherCategory)
 	if len(sel.Kept) == 0 {
 		col.Note += "; none passed: an identifier or free text? --skip it"
+		col.Warn = true
 	}
 	return nil
 }
@@ -174,8 +270,8 @@ func (d *discoverer) report() (*privacy.Report, error) {
 		Seeded:      !d.o.Source.IsSecure(),
 		Assumptions: []string{"the number of records is public (replace-one neighbouring relation)"},
 		Covered: []string{
-			fmt.Sprintf("numeric bounds: the %.1f%% and %.1f%% quantiles of a discrete-Laplace histogram on a public log-scale grid", 100*LowerQuantile, 100*UpperQuantile),
-			"category lists of text columns: Laplace partition selection (values rarer than the threshold are left out and read as \"other\")",
+			fmt.Sprintf("numeric bounds: the %.1f%% and %.1f%% quantiles of a discrete-Gaussian histogram on a public log-scale grid with a bin for exact zeros", 100*LowerQuantile, 100*UpperQuantile),
+			"category lists of text columns: Gaussian partition selection (values rarer than the threshold are left out and read as \"other\")",
 		},
 		NotCovered: []string{
 			"column names (the header row)",

@@ -18,26 +18,27 @@ type CategoriesResult struct {
 	Spec dp.Spec
 }
 
-// Categories selects the values of an open categorical column under
-// (ε, δ)-DP by Laplace partition selection (Korolova, Kenthapadi, Mishra
-// & Ntoulas, WWW 2009; Desfontaines, Voss, Gipson & Mandayam, PoPETs
-// 2022): every value present in the data gets its count released with
-// discrete Laplace noise of scale b = 2/ε on a public grid (dp.Noiser),
-// and is kept when the noisy count reaches τ = 1 + b·ln(1/δ′), with
-// δ′ = δ/(1 + e^{ε/2}). The noisy counts themselves are not released.
+// Categories selects the values of an open categorical column by
+// Gaussian partition selection (Korolova, Kenthapadi, Mishra & Ntoulas,
+// WWW 2009; Desfontaines, Voss, Gipson & Mandayam, PoPETs 2022): every
+// value present in the data gets its count released with discrete
+// Gaussian noise of scale sigma on a public grid (dp.Noiser), and is kept
+// when the noisy count reaches τ = 1 + s·√(2 ln(1/δ_sel)), s the noise
+// actually drawn. The noisy counts themselves are not released.
 //
-// Guarantee: under add-or-remove-one a record changes one count by 1, so
-// the counts of values present in both neighbours are ε/2-DP; a value
-// present in one neighbour only has count 1 there and is kept with
-// probability P(noise ≥ τ − 1) ≤ exp(−(τ−1)/b) = δ′. That is
-// (ε/2, δ′)-DP; replacing one record is removing one and adding one, so
-// by group privacy the selection is (ε, (1 + e^{ε/2})·δ′) = (ε, δ)-DP
-// under the replace-one relation. The plan is calibrated for the two
-// coordinates a replacement changes (counts are integers, exact on any
-// grid of step ≤ 1, so the others carry no rounding slack).
-func Categories(n *dp.Noiser, values []string, eps, delta float64) (CategoriesResult, error) {
-	if !(delta > 0 && delta < 1) {
-		return CategoriesResult{}, fmt.Errorf("schemadisc: partition selection needs δ in (0, 1), got %v", delta)
+// Guarantee: a replaced record lowers one value's count by 1 and raises
+// another's by 1 (L2 sensitivity √2), so the counts of values present in
+// both neighbours are ρ-zCDP with ρ = 1/σ². A value held by that record
+// alone exists in one neighbour only, with count 1, and is kept with
+// probability P(noise ≥ τ − 1) ≤ exp(−(τ−1)²/(2s²)) = δ_sel (the
+// discrete Gaussian is sub-Gaussian with parameter s: Canonne, Kamath &
+// Steinke 2020, Cor. 9); that event is independent of the other counts,
+// so the selection is δ_sel-approximately ρ-zCDP (see plan). Counts are
+// integers, exact on any grid of step ≤ 1, so the plan is calibrated for
+// the two coordinates a replacement changes.
+func Categories(n *dp.Noiser, values []string, sigma, deltaSel float64) (CategoriesResult, error) {
+	if !(deltaSel > 0 && deltaSel < 1) {
+		return CategoriesResult{}, fmt.Errorf("schemadisc: partition selection needs δ in (0, 1), got %v", deltaSel)
 	}
 	counts := map[string]int{}
 	for _, v := range values {
@@ -54,20 +55,19 @@ func Categories(n *dp.Noiser, values []string, eps, delta float64) (CategoriesRe
 	for i, k := range keys {
 		noisy[i] = float64(counts[k])
 	}
-	const sensitivity, changed = 2, 2
-	plan, err := dp.PlanLaplace(sensitivity, eps, changed)
+	const sensitivity, changed = math.Sqrt2, 2
+	plan, err := dp.PlanGaussian(sensitivity, sigma, changed)
 	if err != nil {
 		return CategoriesResult{}, fmt.Errorf("schemadisc: partition selection: %w", err)
 	}
-	if plan.Grid > 1 { // only at absurdly small ε; the argument above needs exact counts
-		return CategoriesResult{}, fmt.Errorf("schemadisc: partition selection at ε = %v needs a grid of %v rows; raise the budget", eps, plan.Grid)
+	if plan.Grid > 1 { // only at absurdly small budgets; the argument above needs exact counts
+		return CategoriesResult{}, fmt.Errorf("schemadisc: partition selection at σ = %v needs a grid of %v rows; raise the budget", sigma, plan.Grid)
 	}
 	n.Release(plan, noisy)
-	deltaHalf := delta / (1 + math.Exp(eps/2))
 	res := CategoriesResult{
-		Threshold: 1 + plan.Scale()*math.Log(1/deltaHalf),
-		Spec: dp.Spec{Mechanism: "laplace partition selection", Norm: "L1", Sensitivity: sensitivity,
-			Scale: plan.Scale(), Guarantee: dp.Approx(eps, delta)},
+		Threshold: 1 + plan.Scale()*math.Sqrt(2*math.Log(1/deltaSel)),
+		Spec: dp.Spec{Mechanism: "gaussian partition selection", Norm: "L2", Sensitivity: sensitivity,
+			Scale: plan.Scale(), Guarantee: dp.Concentrated(1 / (sigma * sigma))},
 	}
 	for i, k := range keys {
 		if noisy[i] >= res.Threshold {

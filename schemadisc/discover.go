@@ -50,6 +50,10 @@ type Column struct {
 	// Warn is true when the column deserves a look but the schema is
 	// usable as it is (DP bounds that clamp many values).
 	Warn bool
+	// Clamped is the estimated share of a numeric column's values outside
+	// its DP bounds (which the encoder clamps), ClampedSD its standard
+	// deviation; both are post-processing of the released histogram.
+	Clamped, ClampedSD float64
 }
 
 // Result is a discovered schema and how it was found.
@@ -60,8 +64,11 @@ type Result struct {
 	// Rows is the number of records read.
 	Rows int
 	// Report is the privacy report of the DP discovery; nil without a
-	// budget.
+	// budget, or when the budget could buy nothing on this table.
 	Report *privacy.Report
+	// Plan says, with a budget, how it was divided (or why nothing was
+	// spent), decided from the row count and ε before spending.
+	Plan string
 }
 
 // Discover drafts a schema for raw (see the package comment).
@@ -93,9 +100,12 @@ func Discover(raw *data.Raw, o Options) (*Result, error) {
 		if err := d.startBudget(profiles); err != nil {
 			return nil, err
 		}
+		if err := d.measureNumeric(profiles); err != nil {
+			return nil, err
+		}
 	}
 	for k, p := range profiles {
-		a, col, err := d.attribute(names[k], p)
+		a, col, err := d.attribute(names[k], k, p)
 		if err != nil {
 			return nil, err
 		}
@@ -104,6 +114,9 @@ func Discover(raw *data.Raw, o Options) (*Result, error) {
 		res.Schema.Draft = res.Schema.Draft || col.Review
 	}
 	if d.acct != nil {
+		res.Plan = d.plan.summary()
+	}
+	if d.spending {
 		rep, err := d.report()
 		if err != nil {
 			return nil, err

@@ -79,13 +79,14 @@ func TestProfileColumn(t *testing.T) {
 	}
 }
 
-// Bounds of four Adult columns at ε = 0.1 each: never outside the grid
-// bins holding the data's extremes, and clamping at most 3% of the rows
-// at either end (bins below the keep threshold, about 250 rows here, are
-// passed over, so a bound may sit inside the 0.5% quantile by a few
-// hundred rows). The test fails only if noise lifts an empty bin far from
-// the data over the threshold (probability below failureRate = 10⁻³ per
-// column) or pushes a bin of over a thousand rows under it (below e⁻³⁰).
+// Bounds of four Adult columns at ρ = 0.005 each (noise σ = 14 rows per
+// count, the fine grid): never outside the grid bins holding the data's
+// extremes, and clamping at most 3% of the rows at either end (bins below
+// the keep threshold, about 75 rows here, are passed over, so a bound may
+// sit inside the 0.5% quantile by a few hundred rows). The test fails
+// only if noise lifts an empty bin far from the data over the threshold
+// (probability below failureRate = 10⁻³ per column) or pushes a bin of
+// over a thousand rows under it (far below 10⁻¹⁰⁰).
 func TestBoundsAdult(t *testing.T) {
 	_, tab, _ := adultRaw(t)
 	n := dp.NewNoiser(randx.NewSeeded(7))
@@ -95,62 +96,70 @@ func TestBoundsAdult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := Bounds(n, col, 0, true, 0.1)
+			b, err := Bounds(n, col, 0, true, numericSigma(0.005), 12)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !b.Found {
-				t.Fatal("no bounds found on 45k rows")
+				t.Fatalf("no bounds found on 45k rows: %s", b.Why)
 			}
-			edges := Grid(true)
+			h := newHistogram(Grid(true))
 			lo, hi := slices.Min(col), slices.Max(col)
-			if b.Min < lowerEdge(edges, binOf(edges, lo)) || b.Max > upperEdge(edges, binOf(edges, hi)) {
+			if b.Min < h.lo(h.binOf(lo)) || b.Max > h.hi(h.binOf(hi)) {
 				t.Fatalf("bounds [%v, %v] outside the grid bins of the data's range [%v, %v]", b.Min, b.Max, lo, hi)
 			}
-			below, above := 0, 0
-			for _, v := range col {
-				if v < b.Min {
-					below++
-				}
-				if v > b.Max {
-					above++
-				}
-			}
-			fb, fa := float64(below)/float64(len(col)), float64(above)/float64(len(col))
+			fb, fa := clampedShares(col, b.Min, b.Max)
 			if fb > 0.03 || fa > 0.03 {
 				t.Fatalf("bounds [%v, %v] clamp %.2f%% below and %.2f%% above", b.Min, b.Max, 100*fb, 100*fa)
 			}
-			t.Logf("DP bounds [%v, %v] (data [%v, %v]) clamp %.2f%% / %.2f%%, threshold %.0f rows", b.Min, b.Max, lo, hi, 100*fb, 100*fa, b.Threshold)
+			if est := b.Beyond; math.Abs(est-(fb+fa)) > 4*b.BeyondSD+0.005 {
+				t.Fatalf("estimated clamped share %.4f ± %.4f, true %.4f", est, b.BeyondSD, fb+fa)
+			}
+			t.Logf("DP bounds [%v, %v] (data [%v, %v]) clamp %.2f%% / %.2f%% (estimated %.2f%% ± %.2f%%), threshold %.0f rows",
+				b.Min, b.Max, lo, hi, 100*fb, 100*fa, 100*b.Beyond, 100*b.BeyondSD, b.Threshold)
 		})
 	}
+}
+
+// clampedShares is the share of col below lo and above hi.
+func clampedShares(col []float64, lo, hi float64) (below, above float64) {
+	for _, v := range col {
+		if v < lo {
+			below++
+		}
+		if v > hi {
+			above++
+		}
+	}
+	return below / float64(len(col)), above / float64(len(col))
 }
 
 // With far fewer rows than the threshold, no bound is found rather than
 // a bad one.
 func TestBoundsTooFewRows(t *testing.T) {
-	b, err := Bounds(dp.NewNoiser(randx.NewSeeded(1)), []float64{1, 2, 3, 4, 5}, 0, true, 0.1)
+	b, err := Bounds(dp.NewNoiser(randx.NewSeeded(1)), []float64{1, 2, 3, 4, 5}, 0, true, numericSigma(0.005), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Found || !math.IsNaN(b.Min) {
-		t.Fatalf("5 rows at ε = 0.1 gave bounds [%v, %v]", b.Min, b.Max)
+	if b.Found || !math.IsNaN(b.Min) || b.Why == "" {
+		t.Fatalf("5 rows at σ = 14 gave bounds [%v, %v]", b.Min, b.Max)
 	}
 }
 
-// A value held by one record is kept with probability at most δ′ =
-// δ/(1+e^{ε/2}) (the partition selection's claim). At ε = 1, δ = 0.2 the
-// bound is 0.0755; over 4000 runs the observed rate exceeds it by four
-// standard deviations with probability below 10⁻⁴ if the claim holds.
-// Values held by 1000 records are always kept (missing one has
+// A value held by one record is kept with probability at most δ_sel
+// (the partition selection's claim). At σ = 1, δ_sel = 0.05 the
+// threshold is 3.45; over 4000 runs the observed rate exceeds 0.05 by
+// four standard deviations with probability below 10⁻⁴ if the claim
+// holds. Values held by 1000 records are always kept (missing one has
 // probability below e⁻⁴⁰⁰).
 func TestCategoriesSingletonRate(t *testing.T) {
-	const runs, eps, delta = 4000, 1.0, 0.2
+	const runs, sigma, deltaSel = 4000, 1.0, 0.05
 	n := dp.NewNoiser(randx.NewSeeded(3))
 	values := append(slices.Repeat([]string{"a"}, 1000), slices.Repeat([]string{"b"}, 1000)...)
 	values = append(values, "rare")
 	kept := 0
 	for range runs {
-		res, err := Categories(n, values, eps, delta)
+		res, err := Categories(n, values, sigma, deltaSel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,10 +170,9 @@ func TestCategoriesSingletonRate(t *testing.T) {
 			kept++
 		}
 	}
-	bound := delta / (1 + math.Exp(eps/2))
-	limit := bound + 4*math.Sqrt(bound*(1-bound)/runs)
+	limit := deltaSel + 4*math.Sqrt(deltaSel*(1-deltaSel)/runs)
 	if rate := float64(kept) / runs; rate > limit {
-		t.Fatalf("singleton kept in %.4f of runs, claim ≤ %.4f (limit %.4f)", rate, bound, limit)
+		t.Fatalf("singleton kept in %.4f of runs, claim ≤ %.4f (limit %.4f)", rate, deltaSel, limit)
 	}
 }
 
@@ -201,7 +209,7 @@ func TestDiscoverDraft(t *testing.T) {
 }
 
 // DP discovery on Adult at ε = 2, δ = 1e-6: every bound is found, the
-// budget is spent exactly, and the file reads with the discovered schema
+// budget is spent (to within the conversion's rounding, never over), and the file reads with the discovered schema
 // (values rarer than the selection's threshold read as "other").
 func TestDiscoverDPAdult(t *testing.T) {
 	raw, tab, csv := adultRaw(t)
@@ -219,7 +227,7 @@ func TestDiscoverDPAdult(t *testing.T) {
 		t.Fatal(err)
 	}
 	spent := res.Report.Parties[0].Spent
-	if math.Abs(spent.Epsilon-2) > 1e-9 || spent.Delta > 1e-6*(1+1e-9) || !res.Report.WithinBudget() {
+	if spent.Epsilon > 2 || spent.Epsilon < 2*(1-1e-6) || spent.Delta > 1e-6*(1+1e-9) || !res.Report.WithinBudget() {
 		t.Fatalf("spent %v of (2, 1e-6)", spent)
 	}
 	wc, _ := res.Schema.Attribute("workclass")

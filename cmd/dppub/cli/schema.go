@@ -37,9 +37,18 @@ are (a column's minimum is one person's value). Two ways:
 
   --epsilon E [--delta D]   find them under differential privacy: numeric
                             bounds at the 0.5% and 99.5% quantiles of a
-                            noisy histogram on a public grid, category
-                            lists by noisy partition selection (rarer
-                            values read as "other"). The budget is charged
+                            noisy histogram on a public log grid with a bin
+                            for exact zeros (a bound never stops at a point
+                            mass such as 0 while values lie beyond it; each
+                            column shows the share its bounds would clamp),
+                            category lists by noisy partition selection
+                            (rarer values read as "other"; the budget is
+                            sized so that a value of 5% of the rows is kept
+                            where it can be). On a table too small for the
+                            budget to give usable bounds (decided from the
+                            row count and ε before spending), nothing is
+                            spent on them and the columns that need your
+                            bounds are listed. The budget is charged
                             to the data's owner and recorded in a privacy
                             report beside the schema (--report); it adds to
                             the budget of every later release.
@@ -157,40 +166,38 @@ func readRaw(path string) (*data.Raw, error) {
 	return data.ReadRaw(f, name)
 }
 
-// maxSchemaLines caps the column lines of the terminal summary; the
-// columns needing review come first.
+// maxSchemaLines caps the lines of columns that need nothing; every
+// column that needs review or a look is listed, first, whatever their
+// number.
 const maxSchemaLines = 15
 
 func printSchemaSummary(w io.Writer, input string, f *schemaFlags, res *schemadisc.Result) {
 	s := res.Schema
 	fmt.Fprintf(w, "Read %d rows × %d columns from %s.\n", res.Rows, len(s.Attributes), displayPath(input, stdinName))
+	if res.Plan != "" {
+		fmt.Fprintf(w, "Budget: %s.\n", res.Plan)
+	}
 	out := displayPath(f.out, stdoutName)
 	cols := slices.Clone(res.Columns)
-	rank := func(c schemadisc.Column) int {
-		switch {
-		case c.Review:
-			return 0
-		case c.Warn:
-			return 1
-		}
-		return 2
-	}
-	slices.SortStableFunc(cols, func(a, b schemadisc.Column) int { return rank(a) - rank(b) })
+	slices.SortStableFunc(cols, func(a, b schemadisc.Column) int { return schemaRank(a) - schemaRank(b) })
 	width := 0
 	for _, c := range cols {
 		width = max(width, min(len(c.Name), 24))
 	}
 	for i, c := range cols {
-		if i == maxSchemaLines {
-			fmt.Fprintf(w, "  ... and %d more columns (see %s)\n", len(cols)-i, out)
+		if schemaRank(c) == 2 && i >= maxSchemaLines {
+			fmt.Fprintf(w, "  ... and %d more columns that need nothing (see %s)\n", len(cols)-i, out)
 			break
 		}
-		mark := [3]string{"!", "?", " "}[rank(c)]
+		mark := [3]string{"!", "?", " "}[schemaRank(c)]
 		fmt.Fprintf(w, "%s %-*s %-11s %s\n", mark, width, c.Name, c.Kind, c.Note)
 	}
-	if res.Report != nil {
+	switch {
+	case res.Report != nil:
 		p := res.Report.Parties[0]
 		fmt.Fprintf(w, "Spent %v of the data's budget (privacy report: %s); it adds to every later release from this data.\n", p.Spent, f.report)
+	case f.epsilon > 0:
+		fmt.Fprintln(w, "Spent nothing of the data's budget (no privacy report written): it could buy no usable answer on this table.")
 	}
 	if s.Draft {
 		fmt.Fprintf(w, "Wrote a DRAFT schema to %s. Review the columns marked !, then delete the line \"draft\": true:\n", out)
@@ -198,4 +205,16 @@ func printSchemaSummary(w io.Writer, input string, f *schemaFlags, res *schemadi
 		return
 	}
 	fmt.Fprintf(w, "Wrote the schema to %s; check the columns marked ? and the kinds.\n", out)
+}
+
+// schemaRank orders a summary: columns needing review, then those
+// deserving a look, then the rest.
+func schemaRank(c schemadisc.Column) int {
+	switch {
+	case c.Review:
+		return 0
+	case c.Warn:
+		return 1
+	}
+	return 2
 }
