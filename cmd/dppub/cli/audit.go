@@ -17,8 +17,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() { topCommands = append(topCommands, newAuditCmd) }
-
 type auditFlags struct {
 	calibration string
 	epsilon     float64

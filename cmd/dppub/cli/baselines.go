@@ -16,11 +16,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-func init() {
-	publishCommands = append(publishCommands, newPublishPrivBayesCmd, newPublishDPSUBN3Cmd)
-	evalCommands = append(evalCommands, newEvalBaselinesCmd)
-}
-
 // bayesNetFlags are the flags PrivBayes and DP-SUBN3 share besides their
 // settings, which are bound from the methods' settings structs.
 type bayesNetFlags struct {

@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newCheckCmd) }
-
 type checkFlags struct {
 	real, holdout, synthetic, schema string
 	maxAdvantage, confidence         float64

@@ -20,8 +20,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newCompareCmd) }
-
 type compareFlags struct {
 	schema, label, out, jsonOut, privacyReport string
 	gateHoldout, gateResult                    string

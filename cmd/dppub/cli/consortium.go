@@ -15,10 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	topCommands = append(topCommands, newConsortiumCmd, newServeCmd, newRunCmd)
-}
-
 func newConsortiumCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "consortium",

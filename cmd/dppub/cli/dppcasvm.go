@@ -21,13 +21,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-func init() {
-	for _, m := range dppca.Methods {
-		publishCommands = append(publishCommands, func() *cobra.Command { return newPublishDPPCACmd(m) })
-	}
-	evalCommands = append(evalCommands, newEvalDPPCACmd)
-}
-
 // tableFlags choose one owner's table: a built-in dataset or one CSV file.
 type tableFlags struct {
 	dataset, input, schema string

@@ -25,17 +25,11 @@ to a long-form CSV (experiment,dataset,task,method,calibration,noise,epsilon,
 delta,parties,k,reps,metric,mean,std) and a PNG plot per figure. Progress is
 shown on stderr. Both the paper's calibration and the sound one are run.`,
 	}
-	for _, sub := range evalCommands {
+	for _, sub := range evalCommands() {
 		cmd.AddCommand(sub())
 	}
 	return cmd
 }
-
-// evalCommands are the `eval` subcommands; each method's file adds its own
-// in an init function.
-var evalCommands []func() *cobra.Command
-
-func init() { evalCommands = append(evalCommands, newEvalPPCACmd) }
 
 type evalFlags struct {
 	baselines bool

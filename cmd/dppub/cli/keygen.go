@@ -13,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newKeygenCmd) }
-
 type keygenFlags struct {
 	parties      int
 	bits         int

@@ -16,13 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	publishCommands = append(publishCommands,
-		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameSingle) },
-		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameMulti) })
-	evalCommands = append(evalCommands, newEvalLDACmd)
-}
-
 type ldaFlags struct {
 	owners    ownerFlags
 	src       sourceFlags

@@ -21,8 +21,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newLedgerCmd) }
-
 // Files dppub keeps in a ledger directory besides the ledger's own
 // (ledger.DataFile, ledger.CheckpointFile).
 const (

@@ -15,8 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newLinkCmd) }
-
 type linkFlags struct {
 	inputs, schemas []string
 	id, outDir      string

@@ -18,11 +18,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	publishCommands = append(publishCommands, newPublishMPCRDPCmd)
-	evalCommands = append(evalCommands, newEvalMPCRDPCmd)
-}
-
 type mpcrdpFlags struct {
 	dataset    string
 	inputs     []string

@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newVersionCmd) }
-
 // The output modes of the publishing commands (those with --report):
 // the terminal summary (default), nothing on stdout (--quiet), or one JSON
 // document on stdout (--json) holding the privacy report and a short

@@ -22,8 +22,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { publishCommands = append(publishCommands, newPublishPDPMVDSCmd) }
-
 type pdpmvdsFlags struct {
 	dataset    string
 	parties    int

@@ -19,8 +19,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newPredictCmd) }
-
 type predictFlags struct {
 	model, input, schema, dataset, out string
 }

@@ -22,7 +22,7 @@ func newPublishCmd() *cobra.Command {
 		Long: `Publish with one of the implemented methods. Each writes its output and a
 privacy report (JSON) beside it, and prints the report's summary.`,
 	}
-	for _, sub := range publishCommands {
+	for _, sub := range publishCommands() {
 		cmd.AddCommand(sub())
 	}
 	return cmd
@@ -57,12 +57,6 @@ func addGenericPublish(root, publish *cobra.Command) {
 		}
 	}
 }
-
-// publishCommands are the `publish` subcommands; each method's file adds its
-// own in an init function.
-var publishCommands []func() *cobra.Command
-
-func init() { publishCommands = append(publishCommands, newPublishPPCACmd) }
 
 type ppcaFlags struct {
 	owners     ownerFlags

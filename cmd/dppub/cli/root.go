@@ -82,7 +82,7 @@ Start with:
 	})
 	publish := newPublishCmd()
 	root.AddCommand(newDatasetsCmd(), publish, newEvalCmd())
-	for _, c := range topCommands {
+	for _, c := range topCommands() {
 		root.AddCommand(c())
 	}
 	// After every method's own command exists, wherever it sits.
@@ -188,7 +188,3 @@ func onceError(c *cobra.Command) error {
 	})
 	return err
 }
-
-// topCommands are further top-level commands (predict, ledger, audit, ...);
-// each adds itself in an init function of its own file.
-var topCommands []func() *cobra.Command

@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newSchemaCmd) }
-
 type schemaFlags struct {
 	out, report    string
 	epsilon, delta float64

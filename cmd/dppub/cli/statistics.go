@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { topCommands = append(topCommands, newStatisticsCmd) }
-
 // statisticsWarning is said on stderr by every run and in the help: the
 // file holds exact counts and sums, no noise, so it is the data itself
 // for anyone who reads it.

@@ -18,11 +18,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	topCommands = append(topCommands, newSynthesizeCmd)
-	evalCommands = append(evalCommands, newEvalSynthCmd)
-}
-
 // synthFlags are synthesize's own flags (where the data come from, the
 // randomness, the outputs); its settings are bound from the method's
 // settings struct.

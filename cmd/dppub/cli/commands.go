@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/dppub/dppub/algo/dppca"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
+)
+
+// The command tree is listed here once, instead of init() functions that
+// append to package variables from every file: adding a command is one
+// line in one of these lists, and the tree does not depend on the order
+// the files' init functions run in (cobra sorts the commands for help).
+
+// topCommands are the top-level commands besides publish and eval.
+func topCommands() []func() *cobra.Command {
+	return []func() *cobra.Command{
+		newAuditCmd, newCheckCmd, newCompareCmd,
+		newConsortiumCmd, newServeCmd, newRunCmd,
+		newKeygenCmd, newLedgerCmd, newLinkCmd, newVersionCmd, newPredictCmd,
+		newSchemaCmd, newStatisticsCmd, newSynthesizeCmd,
+	}
+}
+
+// publishCommands are the `publish` subcommands of methods with a
+// hand-written command (the registry's session methods get generic ones).
+func publishCommands() []func() *cobra.Command {
+	out := []func() *cobra.Command{newPublishPrivBayesCmd, newPublishDPSUBN3Cmd}
+	for _, m := range dppca.Methods {
+		out = append(out, func() *cobra.Command { return newPublishDPPCACmd(m) })
+	}
+	return append(out,
+		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameSingle) },
+		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameMulti) },
+		newPublishMPCRDPCmd, newPublishPDPMVDSCmd, newPublishPPCACmd)
+}
+
+// evalCommands are the `eval` subcommands.
+func evalCommands() []func() *cobra.Command {
+	return []func() *cobra.Command{
+		newEvalBaselinesCmd, newEvalDPPCACmd, newEvalPPCACmd, newEvalLDACmd, newEvalMPCRDPCmd, newEvalSynthCmd,
+	}
+}
