@@ -14,6 +14,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -40,16 +41,11 @@ type auditFlags struct {
 	alpha       float64
 }
 
+// newAuditCmd is the audit command. It is long because of its help
+// text, which explains how to read a verdict and lists every method.
 func newAuditCmd() *cobra.Command {
 	f := &auditFlags{}
-	var names []string
-	width := 0
-	for _, m := range audit.Methods() {
-		width = max(width, len(m.Name))
-	}
-	for _, m := range audit.Methods() {
-		names = append(names, fmt.Sprintf("  %-*s %s", width, m.Name, m.Summary))
-	}
+	names := auditMethodList()
 	cmd := &cobra.Command{
 		Use:   "audit METHOD",
 		Short: "Check a privacy claim empirically: a lower bound on the real ε, PASS or VIOLATION",
@@ -107,7 +103,26 @@ Examples:
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAudit(cmd, f, args[0]) },
 	}
-	fs := cmd.Flags()
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// auditMethodList is one line per auditable method, its name and
+// summary, for the help text.
+func auditMethodList() []string {
+	var names []string
+	width := 0
+	for _, m := range audit.Methods() {
+		width = max(width, len(m.Name))
+	}
+	for _, m := range audit.Methods() {
+		names = append(names, fmt.Sprintf("  %-*s %s", width, m.Name, m.Summary))
+	}
+	return names
+}
+
+// register declares the audit command's flags on fs.
+func (f *auditFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.calibration, "calibration", "", "sound | paper (default: the method's sound one)")
 	fs.Float64Var(&f.epsilon, "epsilon", 0, "the budget the mechanism is calibrated for (default per method)")
 	fs.Float64Var(&f.delta, "delta", 0, "δ for (ε, δ) mechanisms (default per method)")
@@ -128,7 +143,6 @@ Examples:
 	fs.StringVar(&f.pairDPrime, "pair-dprime", "", "ppca-dp-mh: CSV for D', equal to D except in one record")
 	fs.BoolVar(&f.greybox, "greybox", false, "grey-box audit of the released float64s' low-order bits instead of ε (with all: only the grey-box suite)")
 	fs.Float64Var(&f.alpha, "alpha", 0, "--greybox: false-alarm rate of each grey-box audit (default 0.001; in all, 0.01 split over the audits)")
-	return cmd
 }
 
 // auditOutput is one audit as printed with --json.
