@@ -666,15 +666,7 @@ func mergeSparse(total []int, minCount int) (group []int, groups int) {
 // Pearson's χ² times (N−1)/N; with several, coordinates of a release may
 // be dependent.
 func scoreTest(cats []uint8, count [2][]int, group []int, groups, runs, dim, from, to int) (float64, int) {
-	var y [2][]float64 // group counts by side
-	for s := range y {
-		y[s] = make([]float64, groups)
-		for c, n := range count[s] {
-			if n > 0 {
-				y[s][group[c]] += float64(n)
-			}
-		}
-	}
+	y := groupCounts(count, group, groups)
 	mSum := [2]float64{}
 	share := make([]float64, groups)
 	for s := range y {
@@ -690,54 +682,101 @@ func scoreTest(cats []uint8, count [2][]int, group []int, groups, runs, dim, fro
 	for g := range d {
 		d[g] = (y[0][g]-share[g]*mSum[0])/n - (y[1][g]-share[g]*mSum[1])/n
 	}
-	// Σ_r z zᵀ = Σ y yᵀ − p̂ (Σ m y)ᵀ − (Σ m y) p̂ᵀ + (Σ m²) p̂ p̂ᵀ. With one
-	// coordinate y is one-hot or zero, so Σ y yᵀ = diag(Σ y), Σ m y = Σ y
-	// and Σ m² = Σ m.
-	yy := mat.NewSymDense(groups, nil)
-	my := make([]float64, groups)
-	mm := 0.0
+	var sm scoreMoments
 	if to-from == 1 {
-		for g := range groups {
-			yy.SetSym(g, g, y[0][g]+y[1][g])
-			my[g] = y[0][g] + y[1][g]
-		}
-		mm = mSum[0] + mSum[1]
+		sm = oneCoordinateMoments(y, mSum)
 	} else {
-		yr := make([]float64, groups)
-		for s := range 2 {
-			for r := range runs {
-				clear(yr)
-				m := 0.0
-				base := (s*runs + r) * dim
-				for _, c := range cats[base+from : base+to] {
-					if c != atom {
-						yr[group[c]]++
-						m++
-					}
-				}
-				mm += m * m
-				for a := range groups {
-					if yr[a] == 0 {
-						continue
-					}
-					my[a] += m * yr[a]
-					for b := a; b < groups; b++ {
-						yy.SetSym(a, b, yy.At(a, b)+yr[a]*yr[b])
-					}
-				}
-			}
-		}
+		sm = releaseMoments(cats, group, groups, runs, dim, from, to)
 	}
 	cov := mat.NewSymDense(groups, nil)
 	for a := range groups {
 		for b := a; b < groups; b++ {
-			v := yy.At(a, b) - share[a]*my[b] - my[a]*share[b] + mm*share[a]*share[b]
+			v := sm.yy.At(a, b) - share[a]*sm.my[b] - sm.my[a]*share[b] + sm.mm*share[a]*share[b]
 			cov.SetSym(a, b, v/(2*n-1))
 		}
 	}
+	stat, df, ok := pseudoInverseForm(cov, d)
+	if !ok {
+		return 0, 0
+	}
+	return stat / (2 / n), df
+}
+
+// groupCounts returns each side's count of observations per group.
+func groupCounts(count [2][]int, group []int, groups int) [2][]float64 {
+	var y [2][]float64
+	for s := range y {
+		y[s] = make([]float64, groups)
+		for c, n := range count[s] {
+			if n > 0 {
+				y[s][group[c]] += float64(n)
+			}
+		}
+	}
+	return y
+}
+
+// scoreMoments are the sums over all releases r, both sides, that the
+// covariance of z_r = y_r − p̂·m_r is made of:
+// Σ_r z zᵀ = Σ y yᵀ − p̂ (Σ m y)ᵀ − (Σ m y) p̂ᵀ + (Σ m²) p̂ p̂ᵀ.
+type scoreMoments struct {
+	yy *mat.SymDense // Σ y yᵀ
+	my []float64     // Σ m y
+	mm float64       // Σ m²
+}
+
+// oneCoordinateMoments are the moments when a release has one
+// coordinate: y is one-hot or zero, so Σ y yᵀ = diag(Σ y), Σ m y = Σ y
+// and Σ m² = Σ m, all read off the group counts y.
+func oneCoordinateMoments(y [2][]float64, mSum [2]float64) scoreMoments {
+	groups := len(y[0])
+	sm := scoreMoments{yy: mat.NewSymDense(groups, nil), my: make([]float64, groups)}
+	for g := range groups {
+		sm.yy.SetSym(g, g, y[0][g]+y[1][g])
+		sm.my[g] = y[0][g] + y[1][g]
+	}
+	sm.mm = mSum[0] + mSum[1]
+	return sm
+}
+
+// releaseMoments sums the moments release by release over coordinates
+// [from, to) of each release's dim categories in cats.
+func releaseMoments(cats []uint8, group []int, groups, runs, dim, from, to int) scoreMoments {
+	sm := scoreMoments{yy: mat.NewSymDense(groups, nil), my: make([]float64, groups)}
+	yr := make([]float64, groups)
+	for s := range 2 {
+		for r := range runs {
+			clear(yr)
+			m := 0.0
+			base := (s*runs + r) * dim
+			for _, c := range cats[base+from : base+to] {
+				if c != atom {
+					yr[group[c]]++
+					m++
+				}
+			}
+			sm.mm += m * m
+			for a := range groups {
+				if yr[a] == 0 {
+					continue
+				}
+				sm.my[a] += m * yr[a]
+				for b := a; b < groups; b++ {
+					sm.yy.SetSym(a, b, sm.yy.At(a, b)+yr[a]*yr[b])
+				}
+			}
+		}
+	}
+	return sm
+}
+
+// pseudoInverseForm returns dᵀ Σ⁺ d over the eigenvalues of cov above
+// 1e-10 of the largest, and how many there are (the rank); false when
+// the eigendecomposition fails.
+func pseudoInverseForm(cov *mat.SymDense, d []float64) (float64, int, bool) {
 	var eig mat.EigenSym
 	if !eig.Factorize(cov, true) {
-		return 0, 0
+		return 0, 0, false
 	}
 	vals := eig.Values(nil)
 	var vecs mat.Dense
@@ -752,13 +791,13 @@ func scoreTest(cats []uint8, count [2][]int, group []int, groups, runs, dim, fro
 			continue
 		}
 		proj := 0.0
-		for a := range groups {
+		for a := range d {
 			proj += vecs.At(a, i) * d[a]
 		}
 		stat += proj * proj / v
 		df++
 	}
-	return stat / (2 / n), df
+	return stat, df, true
 }
 
 // detectableTV is the smallest TV τ such that a χ² test with df degrees of

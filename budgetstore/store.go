@@ -191,57 +191,17 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 		if res != nil && res.State != ReservationOpen {
 			return fmt.Errorf("budgetstore: dataset %q: session %q ended (%s) and its reservation was released: nothing more may be charged to it", dataset, session, res.State)
 		}
-		// A zCDP session on an (ε, δ) lifetime (res.Delta > 0) composes
-		// its charges in ρ; spent holds its count, the conversion of their
-		// sum, replaced at every charge.
-		converted := res != nil && res.Delta > 0
 		for _, c := range charges {
-			if err := c.Spec.Guarantee.Validate(); err != nil {
-				return fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
+			if spent, err = spentAfter(dataset, session, lifetime, spent, res, c); err != nil {
+				return err
 			}
-			var total dp.Guarantee
-			how := ""
-			switch {
-			case converted:
-				charged, err := dp.Compose(res.Charged, c.Spec.Guarantee)
-				if err != nil {
-					return fmt.Errorf("budgetstore: dataset %q: charge for %q in session %q: %w", dataset, c.Purpose, session, err)
-				}
-				now := counted(charged.Rho, res.Delta)
-				total = rebase(spent, res.Counted(), now)
-				how = fmt.Sprintf(" (the session's ρ=%.4g in all, counted at its δ=%.3g as %v)", charged.Rho, res.Delta, now)
-			case lifetime.Notion == dp.ApproxDP && c.Spec.Guarantee.Notion == dp.ZCDP:
-				return noDeltaError(dataset, session, lifetime, c.Spec.Guarantee)
-			default:
-				if total, err = dp.Compose(spent, c.Spec.Guarantee); err != nil {
-					return fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
-				}
-			}
-			if !dp.Within(total, lifetime) {
-				return fmt.Errorf("budgetstore: dataset %q: charging %v for %q in session %q%s would exceed its lifetime budget %v (spent %v, remaining %v)",
-					dataset, c.Spec.Guarantee, c.Purpose, session, how, lifetime, spent, remaining(lifetime, spent))
-			}
-			spent = total
 			if res != nil {
 				if res.Charged, err = dp.Compose(res.Charged, c.Spec.Guarantee); err != nil {
 					return fmt.Errorf("budgetstore: dataset %q: charge for %q in session %q: %w", dataset, c.Purpose, session, err)
 				}
 			}
-			seq, err := entries.NextSequence()
-			if err != nil {
-				return fmt.Errorf("budgetstore: %w", err)
-			}
-			v, err := json.Marshal(Entry{Seq: seq, Time: s.now().UTC(), Session: session, Charge: c})
-			if err != nil {
-				return fmt.Errorf("budgetstore: %w", err)
-			}
-			if err := entries.Put(seqKey(seq), v); err != nil {
-				return fmt.Errorf("budgetstore: %w", err)
-			}
-			if sessions.Get([]byte(session)) == nil {
-				if err := sessions.Put([]byte(session), seqKey(seq)); err != nil {
-					return fmt.Errorf("budgetstore: %w", err)
-				}
+			if err := s.appendEntry(entries, sessions, session, c); err != nil {
+				return err
 			}
 		}
 		if res != nil {
@@ -251,6 +211,65 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 		}
 		return putGuarantee(b, keySpent, spent)
 	})
+}
+
+// spentAfter returns what the dataset has spent once charge c of session
+// (reservation res, nil for none) is added to spent, refusing a charge
+// that is invalid or would exceed the lifetime budget.
+//
+// A zCDP session on an (ε, δ) lifetime (res.Delta > 0) composes its
+// charges in ρ; spent holds its count, the conversion of their sum,
+// replaced at every charge.
+func spentAfter(dataset, session string, lifetime, spent dp.Guarantee, res *Reservation, c privacy.Charge) (dp.Guarantee, error) {
+	if err := c.Spec.Guarantee.Validate(); err != nil {
+		return dp.Guarantee{}, fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
+	}
+	var total dp.Guarantee
+	how := ""
+	switch {
+	case res != nil && res.Delta > 0:
+		charged, err := dp.Compose(res.Charged, c.Spec.Guarantee)
+		if err != nil {
+			return dp.Guarantee{}, fmt.Errorf("budgetstore: dataset %q: charge for %q in session %q: %w", dataset, c.Purpose, session, err)
+		}
+		now := counted(charged.Rho, res.Delta)
+		total = rebase(spent, res.Counted(), now)
+		how = fmt.Sprintf(" (the session's ρ=%.4g in all, counted at its δ=%.3g as %v)", charged.Rho, res.Delta, now)
+	case lifetime.Notion == dp.ApproxDP && c.Spec.Guarantee.Notion == dp.ZCDP:
+		return dp.Guarantee{}, noDeltaError(dataset, session, lifetime, c.Spec.Guarantee)
+	default:
+		var err error
+		if total, err = dp.Compose(spent, c.Spec.Guarantee); err != nil {
+			return dp.Guarantee{}, fmt.Errorf("budgetstore: dataset %q: charge for %q: %w", dataset, c.Purpose, err)
+		}
+	}
+	if !dp.Within(total, lifetime) {
+		return dp.Guarantee{}, fmt.Errorf("budgetstore: dataset %q: charging %v for %q in session %q%s would exceed its lifetime budget %v (spent %v, remaining %v)",
+			dataset, c.Spec.Guarantee, c.Purpose, session, how, lifetime, spent, remaining(lifetime, spent))
+	}
+	return total, nil
+}
+
+// appendEntry records charge c of session as the next entry, and the
+// session's first entry if it has none yet.
+func (s *Store) appendEntry(entries, sessions *bolt.Bucket, session string, c privacy.Charge) error {
+	seq, err := entries.NextSequence()
+	if err != nil {
+		return fmt.Errorf("budgetstore: %w", err)
+	}
+	v, err := json.Marshal(Entry{Seq: seq, Time: s.now().UTC(), Session: session, Charge: c})
+	if err != nil {
+		return fmt.Errorf("budgetstore: %w", err)
+	}
+	if err := entries.Put(seqKey(seq), v); err != nil {
+		return fmt.Errorf("budgetstore: %w", err)
+	}
+	if sessions.Get([]byte(session)) == nil {
+		if err := sessions.Put([]byte(session), seqKey(seq)); err != nil {
+			return fmt.Errorf("budgetstore: %w", err)
+		}
+	}
+	return nil
 }
 
 // Balance returns dataset's lifetime budget and what is spent and left.

@@ -34,21 +34,66 @@ type ScanOptions struct {
 // newline. On a malformed record Scan reports the first one in the input,
 // as ReadCSV would; consume may have seen rows of later blocks by then.
 func Scan(r io.Reader, s Schema, o ScanOptions, start func(Schema) error, consume func(worker int, rows [][]float64) error) (ReadStats, error) {
-	name := o.Name
-	if name == "" {
-		name = "input"
-		o.Name = name
-	}
-	if err := s.Validate(); err != nil {
+	run, err := openScan(r, s, o)
+	if err != nil {
 		return ReadStats{}, err
+	}
+	parsers, err := run.parsers()
+	if err != nil {
+		return ReadStats{}, run.in.blame(err)
+	}
+	stats := ReadStats{Ignored: parsers[0].rd.stats.Ignored, SkippedLines: run.sc.skipped}
+	if start != nil {
+		if err := start(run.schema.clone()); err != nil {
+			return stats, err
+		}
+	}
+	if !run.o.Header {
+		// The first record is data: parse it with the rest.
+		run.sc.pending = append([]piece{{text: run.first, line: run.firstLine}}, run.sc.pending...)
+	}
+	failed, readErr := run.parse(parsers, consume)
+	for _, lp := range parsers {
+		stats.add(lp.rd.stats)
+	}
+	if failed != nil {
+		return stats, run.in.blame(failed)
+	}
+	if readErr != nil {
+		return stats, readErr
+	}
+	return stats, run.checkScanned(stats)
+}
+
+// scanRun is one Scan: its settings, its input and the first record,
+// which decides the separator and holds the header.
+type scanRun struct {
+	name      string
+	schema    Schema // less the skipped columns
+	declared  Schema
+	o         ScanOptions
+	in        *text
+	sc        *scanner
+	first     string
+	firstLine int
+}
+
+// openScan checks the schema and options, fills the defaults, opens the
+// input and reads its first record.
+func openScan(r io.Reader, s Schema, o ScanOptions) (*scanRun, error) {
+	if o.Name == "" {
+		o.Name = "input"
+	}
+	name := o.Name
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
 	if err := o.validate(s); err != nil {
-		return ReadStats{}, err
+		return nil, err
 	}
-	declared := s
-	s, err := s.without(o.SkipColumns)
+	kept, err := s.without(o.SkipColumns)
 	if err != nil {
-		return ReadStats{}, fmt.Errorf("data: %q: %w", name, err)
+		return nil, fmt.Errorf("data: %q: %w", name, err)
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -58,157 +103,181 @@ func Scan(r io.Reader, s Schema, o ScanOptions, start func(Schema) error, consum
 	}
 	in, err := openText(r, name)
 	if err != nil {
-		return ReadStats{}, err
+		return nil, err
 	}
 	sc := &scanner{r: in.Reader, block: o.Block, line: 1}
 	first, firstLine, err := sc.firstRecord(o.SkipLinePrefixes)
 	if err != nil {
-		return ReadStats{}, wrapRead(name, err)
+		return nil, wrapRead(name, err)
 	}
 	if first == "" {
 		if o.Header {
-			return ReadStats{}, fmt.Errorf("data: %q is empty: want a header row naming the columns, then one row per record", name)
+			return nil, fmt.Errorf("data: %q is empty: want a header row naming the columns, then one row per record", name)
 		}
-		return ReadStats{}, fmt.Errorf("data: no rows in %q", name)
+		return nil, fmt.Errorf("data: no rows in %q", name)
 	}
-	newParser := func() (*LineParser, error) {
-		lp := &LineParser{rd: reader{name: name, schema: s, declared: declared, opts: o.ReadOptions}}
-		if err := lp.init(first); err != nil {
+	return &scanRun{name: name, schema: kept, declared: s, o: o, in: in, sc: sc, first: first, firstLine: firstLine}, nil
+}
+
+// parsers returns one line parser per worker, each initialised from the
+// first record. The first parser's stats keep what the header ignored;
+// the others start from zero.
+func (run *scanRun) parsers() ([]*LineParser, error) {
+	parsers := make([]*LineParser, run.o.Workers)
+	for w := range parsers {
+		lp := &LineParser{rd: reader{name: run.name, schema: run.schema, declared: run.declared, opts: run.o.ReadOptions}}
+		if err := lp.init(run.first); err != nil {
 			return nil, err
 		}
-		return lp, nil
-	}
-	proto, err := newParser()
-	if err != nil {
-		return ReadStats{}, in.blame(err)
-	}
-	stats := ReadStats{Ignored: proto.rd.stats.Ignored, SkippedLines: sc.skipped}
-	if start != nil {
-		if err := start(s.clone()); err != nil {
-			return stats, err
-		}
-	}
-	if !o.Header {
-		// The first record is data: parse it with the rest.
-		sc.pending = append([]piece{{text: first, line: firstLine}}, sc.pending...)
-	}
-	type job struct {
-		seq    int
-		pieces []piece
-	}
-	jobs := make(chan job, o.Workers)
-	var (
-		mu      sync.Mutex
-		errSeq  = -1
-		errLine int
-		firstEr error
-	)
-	fail := func(seq, line int, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if errSeq < 0 || seq < errSeq || (seq == errSeq && line < errLine) {
-			errSeq, errLine, firstEr = seq, line, err
-		}
-	}
-	failedBefore := func(seq int) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return errSeq >= 0 && errSeq < seq
-	}
-	parsers := make([]*LineParser, o.Workers)
-	var wg sync.WaitGroup
-	for w := range o.Workers {
-		lp := proto
-		if w > 0 {
-			if lp, err = newParser(); err != nil {
-				return stats, err
-			}
-		}
-		lp.rd.stats = ReadStats{}
 		parsers[w] = lp
-		wg.Go(func() {
-			var rows [][]float64
-			var buf []float64
-			width := len(s.Attributes)
-			for jb := range jobs {
-				if failedBefore(jb.seq) {
-					continue // an earlier record is already wrong
-				}
-				// consume is done with the last block's rows: reuse them.
-				rows, cells := rows[:0], buf
-				for _, p := range jb.pieces {
-					for rec, line := range p.records() {
-						if len(cells) < width {
-							buf = make([]float64, width*max(1024, 2*len(rows)))
-							cells = buf
-						}
-						row, ok, err := lp.parseAt(line, rec, cells[:width:width])
-						if err != nil {
-							fail(jb.seq, line, err)
-							break
-						}
-						if ok {
-							rows = append(rows, row)
-							cells = cells[width:]
-						}
-					}
-				}
-				if failedBefore(jb.seq + 1) {
-					continue
-				}
-				if len(rows) > 0 {
-					if err := consume(w, rows); err != nil {
-						fail(jb.seq, 0, err)
-					}
-				}
-			}
-		})
 	}
-	seq := 0
-	var readErr error
-	for {
-		ps, err := sc.next()
+	return parsers, nil
+}
+
+// scanJob is a block of records and its place in the input.
+type scanJob struct {
+	seq    int
+	pieces []piece
+}
+
+// parse cuts the input into jobs for one goroutine per parser and waits
+// for them. It returns the error of the first malformed record (or of
+// consume) in input order, and the error of reading the input. The
+// parsers' stats are reset first and hold their counts on return.
+func (run *scanRun) parse(parsers []*LineParser, consume func(worker int, rows [][]float64) error) (failed, readErr error) {
+	jobs := make(chan scanJob, len(parsers))
+	var first firstFailure
+	var wg sync.WaitGroup
+	for w, lp := range parsers {
+		lp.rd.stats = ReadStats{}
+		wg.Go(func() { run.work(w, lp, jobs, &first, consume) })
+	}
+	readErr = run.feed(jobs, &first)
+	close(jobs)
+	wg.Wait()
+	return first.err, readErr
+}
+
+// feed hands the input's blocks to the workers in order until the input
+// ends, a read fails or a record before the next block is known to be
+// wrong.
+func (run *scanRun) feed(jobs chan<- scanJob, first *firstFailure) error {
+	for seq := 0; ; {
+		ps, err := run.sc.next()
 		if len(ps) > 0 {
-			if failedBefore(seq) {
-				break
+			if first.before(seq) {
+				return nil
 			}
-			jobs <- job{seq: seq, pieces: ps}
+			jobs <- scanJob{seq: seq, pieces: ps}
 			seq++
 		}
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			readErr = wrapRead(name, err)
-			break
+			return wrapRead(run.name, err)
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	for _, lp := range parsers {
-		st := lp.rd.stats
-		stats.Rows += st.Rows
-		stats.DroppedMissing += st.DroppedMissing
-		stats.Clamped += st.Clamped
-		stats.SkippedLines += st.SkippedLines
-		stats.MappedToOther += st.MappedToOther
+}
+
+// work is worker w: it parses each job's records with lp and hands the
+// rows to consume, skipping jobs after a known failure.
+func (run *scanRun) work(w int, lp *LineParser, jobs <-chan scanJob, first *firstFailure, consume func(worker int, rows [][]float64) error) {
+	var rows [][]float64
+	var buf []float64
+	width := len(run.schema.Attributes)
+	for jb := range jobs {
+		if first.before(jb.seq) {
+			continue // an earlier record is already wrong
+		}
+		rows, buf = parseJob(jb, lp, buf, width, first)
+		if first.before(jb.seq + 1) {
+			continue
+		}
+		if len(rows) > 0 {
+			if err := consume(w, rows); err != nil {
+				first.record(jb.seq, 0, err)
+			}
+		}
 	}
-	if firstEr != nil {
-		return stats, in.blame(firstEr)
+}
+
+// parseJob parses the records of jb into rows whose cells are carved
+// from buf (consume is done with the last job's rows: their cells are
+// reused; a new buffer when short), and records the first malformed
+// record of each piece in first. It returns the rows and the buffer.
+func parseJob(jb scanJob, lp *LineParser, buf []float64, width int, first *firstFailure) ([][]float64, []float64) {
+	var rows [][]float64
+	cells := buf
+	for _, p := range jb.pieces {
+		for rec, line := range p.records() {
+			if len(cells) < width {
+				buf = make([]float64, width*max(1024, 2*len(rows)))
+				cells = buf
+			}
+			row, ok, err := lp.parseAt(line, rec, cells[:width:width])
+			if err != nil {
+				first.record(jb.seq, line, err)
+				break
+			}
+			if ok {
+				rows = append(rows, row)
+				cells = cells[width:]
+			}
+		}
 	}
-	if readErr != nil {
-		return stats, readErr
+	return rows, buf
+}
+
+// firstFailure keeps the error that comes first in the input (by job,
+// then line) of those the workers meet, so that Scan reports what ReadCSV
+// would.
+type firstFailure struct {
+	mu   sync.Mutex
+	seq  int // -1 (or unset err): none yet
+	line int
+	err  error
+}
+
+// record keeps err if it comes before the failure kept so far.
+func (f *firstFailure) record(seq, line int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil || seq < f.seq || (seq == f.seq && line < f.line) {
+		f.seq, f.line, f.err = seq, line, err
 	}
+}
+
+// before reports whether a job before seq has failed.
+func (f *firstFailure) before(seq int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err != nil && f.seq < seq
+}
+
+// add counts a parser's rows, drops, clamps, skipped lines and values
+// mapped to Other into st.
+func (st *ReadStats) add(p ReadStats) {
+	st.Rows += p.Rows
+	st.DroppedMissing += p.DroppedMissing
+	st.Clamped += p.Clamped
+	st.SkippedLines += p.SkippedLines
+	st.MappedToOther += p.MappedToOther
+}
+
+// checkScanned refuses an input without rows, or whose rows all have a
+// missing value, then checks the counts against the options.
+func (run *scanRun) checkScanned(stats ReadStats) error {
 	seen := stats.Rows + stats.DroppedMissing
 	switch {
-	case seen == 0 && o.Header:
-		return stats, fmt.Errorf("data: no rows in %q: it holds only the header row", name)
+	case seen == 0 && run.o.Header:
+		return fmt.Errorf("data: no rows in %q: it holds only the header row", run.name)
 	case seen == 0:
-		return stats, fmt.Errorf("data: no rows in %q", name)
+		return fmt.Errorf("data: no rows in %q", run.name)
 	case stats.Rows == 0:
-		return stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, name)
+		return fmt.Errorf("data: all %d rows of %q have a missing value", seen, run.name)
 	}
-	return stats, o.checkRows(name, stats)
+	return run.o.checkRows(run.name, stats)
 }
 
 // ScanFile opens path and Scans it, messages naming the file.

@@ -21,82 +21,115 @@ type Stats struct {
 // a Streamer's next batch is asked for only once every queued message has
 // been delivered, so at most one batch of a stream is held at a time.
 func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
-	byID := make(map[string]Role, len(roles))
+	lr := &localRun{byID: make(map[string]Role, len(roles)), stats: &Stats{Bytes: map[string]int{}}, seq: map[[2]string]uint64{}}
 	for _, r := range roles {
-		if _, dup := byID[r.ID()]; dup {
+		if _, dup := lr.byID[r.ID()]; dup {
 			return nil, fmt.Errorf("protocol: two roles named %q", r.ID())
 		}
-		byID[r.ID()] = r
-	}
-	stats := &Stats{Bytes: map[string]int{}}
-	seq := map[[2]string]uint64{}
-	var queue [][]byte
-	var streams []Streamer // roles whose More may have batches left, in order
-	post := func(out []Envelope) error {
-		for _, e := range out {
-			if _, ok := byID[e.To]; !ok {
-				return fmt.Errorf("protocol: %s sent %s to unknown role %q", e.From, e.Type, e.To)
-			}
-			key := [2]string{e.From, e.To}
-			seq[key]++
-			e.Seq = seq[key]
-			b, err := e.MarshalBinary()
-			if err != nil {
-				return err
-			}
-			stats.Bytes[e.From] += len(b)
-			queue = append(queue, b)
-		}
-		return nil
-	}
-	watch := func(r Role) {
-		if s, ok := r.(Streamer); ok && !slices.Contains(streams, s) {
-			streams = append(streams, s)
-		}
+		lr.byID[r.ID()] = r
 	}
 	for _, r := range roles {
 		out, err := Safely(r.ID(), "start", r.Start)
 		if err != nil {
-			return stats, fmt.Errorf("protocol: %s: start: %w", r.ID(), err)
+			return lr.stats, fmt.Errorf("protocol: %s: start: %w", r.ID(), err)
 		}
-		if err := post(out); err != nil {
-			return stats, err
+		if err := lr.post(out); err != nil {
+			return lr.stats, err
 		}
-		watch(r)
+		lr.watch(r)
 	}
-	for len(queue) > 0 || len(streams) > 0 {
+	for len(lr.queue) > 0 || len(lr.streams) > 0 {
 		if err := ctx.Err(); err != nil {
-			return stats, fmt.Errorf("protocol: %w", err)
+			return lr.stats, fmt.Errorf("protocol: %w", err)
 		}
-		if len(queue) == 0 {
-			out, err := Safely(streams[0].ID(), "streaming", streams[0].More)
-			if err != nil {
-				return stats, fmt.Errorf("protocol: %s: streaming: %w", streams[0].ID(), err)
-			}
-			if len(out) == 0 {
-				streams = streams[1:]
-			}
-			if err := post(out); err != nil {
-				return stats, err
-			}
-			continue
+		var err error
+		if len(lr.queue) == 0 {
+			err = lr.nextBatch()
+		} else {
+			err = lr.deliver()
 		}
-		var e Envelope
-		if err := e.UnmarshalBinary(queue[0]); err != nil {
-			return stats, err
-		}
-		queue = queue[1:]
-		stats.Messages++
-		to := byID[e.To]
-		out, err := Safely(e.To, "handling "+e.Type+" from "+e.From, func() ([]Envelope, error) { return to.Handle(e) })
 		if err != nil {
-			return stats, fmt.Errorf("protocol: %s handling %s from %s: %w", e.To, e.Type, e.From, err)
+			return lr.stats, err
 		}
-		if err := post(out); err != nil {
-			return stats, err
-		}
-		watch(byID[e.To])
 	}
+	return lr.stats, notDone(roles)
+}
+
+// localRun is the state of RunLocal: the roles by ID, the messages
+// queued as they would travel, and the streams that may have batches
+// left.
+type localRun struct {
+	byID    map[string]Role
+	stats   *Stats
+	seq     map[[2]string]uint64 // the last sequence number from one role to another
+	queue   [][]byte
+	streams []Streamer // roles whose More may have batches left, in order
+}
+
+// post numbers and marshals the envelopes out and queues them, refusing
+// one to an unknown role.
+func (lr *localRun) post(out []Envelope) error {
+	for _, e := range out {
+		if _, ok := lr.byID[e.To]; !ok {
+			return fmt.Errorf("protocol: %s sent %s to unknown role %q", e.From, e.Type, e.To)
+		}
+		key := [2]string{e.From, e.To}
+		lr.seq[key]++
+		e.Seq = lr.seq[key]
+		b, err := e.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		lr.stats.Bytes[e.From] += len(b)
+		lr.queue = append(lr.queue, b)
+	}
+	return nil
+}
+
+// watch adds r to the streams if it is a Streamer not yet among them.
+func (lr *localRun) watch(r Role) {
+	if s, ok := r.(Streamer); ok && !slices.Contains(lr.streams, s) {
+		lr.streams = append(lr.streams, s)
+	}
+}
+
+// nextBatch asks the first stream for its next batch and posts it; a
+// stream with nothing left is dropped.
+func (lr *localRun) nextBatch() error {
+	s := lr.streams[0]
+	out, err := Safely(s.ID(), "streaming", s.More)
+	if err != nil {
+		return fmt.Errorf("protocol: %s: streaming: %w", s.ID(), err)
+	}
+	if len(out) == 0 {
+		lr.streams = lr.streams[1:]
+	}
+	return lr.post(out)
+}
+
+// deliver hands the first queued message to its role and posts what the
+// role sends back.
+func (lr *localRun) deliver() error {
+	var e Envelope
+	if err := e.UnmarshalBinary(lr.queue[0]); err != nil {
+		return err
+	}
+	lr.queue = lr.queue[1:]
+	lr.stats.Messages++
+	to := lr.byID[e.To]
+	out, err := Safely(e.To, "handling "+e.Type+" from "+e.From, func() ([]Envelope, error) { return to.Handle(e) })
+	if err != nil {
+		return fmt.Errorf("protocol: %s handling %s from %s: %w", e.To, e.Type, e.From, err)
+	}
+	if err := lr.post(out); err != nil {
+		return err
+	}
+	lr.watch(to)
+	return nil
+}
+
+// notDone names the roles that are not done once no messages are left.
+func notDone(roles []Role) error {
 	var waiting []string
 	for _, r := range roles {
 		if !r.Done() {
@@ -105,9 +138,9 @@ func RunLocal(ctx context.Context, roles ...Role) (*Stats, error) {
 	}
 	if len(waiting) > 0 {
 		sort.Strings(waiting)
-		return stats, fmt.Errorf("protocol: no messages left but %s not done", strings.Join(waiting, ", "))
+		return fmt.Errorf("protocol: no messages left but %s not done", strings.Join(waiting, ", "))
 	}
-	return stats, nil
+	return nil
 }
 
 // Recorder wraps a role and keeps every envelope it receives, in order:

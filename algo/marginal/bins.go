@@ -394,81 +394,108 @@ func mergeCells(runs []run, grid, counts []float64, n float64, bins int, sigma f
 	target := n / float64(bins)
 	heavy := math.Max(target/2, CutZ*sigma)
 	g := len(grid)
-	edges, coarse = []float64{grid[0]}, []float64{grid[0]}
-	cut := func(v float64) {
-		if v > edges[len(edges)-1] {
-			edges = append(edges, v)
-		}
-	}
-	// keep cuts v among the coarse edges too: an equal-width edge or a
-	// dominant point mass's ends.
-	keep := func(v float64) {
-		cut(v)
-		if v > coarse[len(coarse)-1] {
-			coarse = append(coarse, v)
-		}
-	}
-	for r, run := range runs {
-		lo, hi, top := run.first, g, math.Inf(1)
+	e := &edgeCuts{edges: []float64{grid[0]}, coarse: []float64{grid[0]}}
+	for r, rn := range runs {
+		lo, hi, top := rn.first, g, math.Inf(1)
 		if r+1 < len(runs) {
 			hi, top = runs[r+1].first, runs[r+1].edge
 		}
-		// upper is cell i's upper edge inside the run.
-		upper := func(i int) float64 {
-			if i+1 < g {
-				return math.Min(grid[i+1], top)
-			}
-			return top
-		}
-		// span cuts the light cells from..to−1 into bins of about target
-		// records each.
-		span := func(from, to int) {
-			mass, total := 0.0, 0.0
-			for i := from; i < to; i++ {
-				mass += math.Max(counts[i], 0)
-				total += counts[i]
-			}
-			k := math.Max(1, math.Round(mass/target))
-			if sigma > 0 && to > from {
-				k = math.Max(1, math.Min(k, math.Floor(separable(total, sigma, to-from))))
-			}
-			per, acc, made := mass/k, 0.0, 1.0
-			for i := from; i < to-1 && made < k; i++ {
-				acc += math.Max(counts[i], 0)
-				if acc >= per*made {
-					cut(upper(i))
-					made++
-				}
-			}
-		}
-		keep(run.edge)
-		runMass := 0.0
-		for i := lo; i < hi; i++ {
-			runMass += math.Max(counts[i], 0)
-		}
-		start := lo
-		for i := lo; i < hi; i++ {
-			if counts[i] >= heavy {
-				span(start, i)
-				// A heavy cell is a coarse bin of its own only when it holds
-				// most of its equal-width bin (capital-gain's zeros, 97 % of
-				// theirs): Shuttle's V1 has a cell per integer and a dozen
-				// heavy ones in a bin, which as coarse bins would multiply
-				// the measured cells for values the pieces draw anyway.
-				mark := cut
-				if counts[i] >= runMass/2 {
-					mark = keep
-				}
-				mark(math.Max(grid[i], run.edge))
-				if u := upper(i); !math.IsInf(u, 1) {
-					mark(u)
-				}
-				start = i + 1
-			}
-		}
-		span(start, hi)
+		c := runCells{grid: grid, counts: counts, top: top, target: target, sigma: sigma}
+		e.keep(rn.edge)
+		c.cut(e, rn.edge, lo, hi, heavy)
 	}
-	return edges, coarse
+	return e.edges, e.coarse
+}
+
+// edgeCuts are the bin edges mergeCells has cut so far, in increasing
+// order: all of them, and the coarse ones.
+type edgeCuts struct {
+	edges, coarse []float64
+}
+
+// cut adds v to the edges (if above the last).
+func (e *edgeCuts) cut(v float64) {
+	if v > e.edges[len(e.edges)-1] {
+		e.edges = append(e.edges, v)
+	}
+}
+
+// keep cuts v among the coarse edges too: an equal-width edge or a
+// dominant point mass's ends.
+func (e *edgeCuts) keep(v float64) {
+	e.cut(v)
+	if v > e.coarse[len(e.coarse)-1] {
+		e.coarse = append(e.coarse, v)
+	}
+}
+
+// runCells are the grid cells and noisy counts mergeCells cuts, inside a
+// run of cells whose upper edge is top, into bins of about target
+// records (sigma the counts' noise).
+type runCells struct {
+	grid, counts       []float64
+	top, target, sigma float64
+}
+
+// upper is cell i's upper edge inside the run.
+func (c runCells) upper(i int) float64 {
+	if i+1 < len(c.grid) {
+		return math.Min(c.grid[i+1], c.top)
+	}
+	return c.top
+}
+
+// cut cuts the run's cells lo..hi−1 (starting at edge): every heavy cell
+// (count at least heavy) a bin of its own, the light cells between them
+// spans of about target records.
+func (c runCells) cut(e *edgeCuts, edge float64, lo, hi int, heavy float64) {
+	runMass := 0.0
+	for i := lo; i < hi; i++ {
+		runMass += math.Max(c.counts[i], 0)
+	}
+	start := lo
+	for i := lo; i < hi; i++ {
+		if c.counts[i] >= heavy {
+			c.span(e, start, i)
+			// A heavy cell is a coarse bin of its own only when it holds
+			// most of its equal-width bin (capital-gain's zeros, 97 % of
+			// theirs): Shuttle's V1 has a cell per integer and a dozen
+			// heavy ones in a bin, which as coarse bins would multiply
+			// the measured cells for values the pieces draw anyway.
+			mark := e.cut
+			if c.counts[i] >= runMass/2 {
+				mark = e.keep
+			}
+			mark(math.Max(c.grid[i], edge))
+			if u := c.upper(i); !math.IsInf(u, 1) {
+				mark(u)
+			}
+			start = i + 1
+		}
+	}
+	c.span(e, start, hi)
+}
+
+// span cuts the light cells from..to−1 into bins of about target
+// records each (no more than the noise lets one tell apart).
+func (c runCells) span(e *edgeCuts, from, to int) {
+	mass, total := 0.0, 0.0
+	for i := from; i < to; i++ {
+		mass += math.Max(c.counts[i], 0)
+		total += c.counts[i]
+	}
+	k := math.Max(1, math.Round(mass/c.target))
+	if c.sigma > 0 && to > from {
+		k = math.Max(1, math.Min(k, math.Floor(separable(total, c.sigma, to-from))))
+	}
+	per, acc, made := mass/k, 0.0, 1.0
+	for i := from; i < to-1 && made < k; i++ {
+		acc += math.Max(c.counts[i], 0)
+		if acc >= per*made {
+			e.cut(c.upper(i))
+			made++
+		}
+	}
 }
 
 // separable is the most bins m cells of noisy total T can be cut into

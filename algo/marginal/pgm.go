@@ -709,43 +709,11 @@ func (f *fitter) take() {
 // (e^±709), and beliefs are normalised after every calibration anyway.
 const maxDrift = 30
 
+// run fits the model by iters steps of mirror descent with a line search
+// (with momentum when f.momentum), stopping early when no step size
+// lowers the loss.
 func (f *fitter) run(ctx context.Context, iters int) error {
-	m := f.m
-	buffers := func() [][]float64 {
-		b := make([][]float64, len(f.groups))
-		for r, g := range f.groups {
-			b[r] = make([]float64, len(g.Counts))
-		}
-		return b
-	}
-	f.mu, f.delta, f.factor, f.vel = buffers(), buffers(), buffers(), buffers()
-	grad, newGrad, mu := buffers(), buffers(), buffers()
-	minVar := math.Inf(1)
-	for _, g := range f.groups {
-		minVar = math.Min(minVar, g.Variance)
-	}
-	m.propagate()
-	cur := f.loss(grad)
-	// mu holds the accepted model's marginals, f.mu the tried step's.
-	mu, f.mu = f.mu, mu
-	potOld := make([][]float64, len(m.pot))
-	for c, p := range m.pot {
-		potOld[c] = make([]float64, len(p))
-	}
-	accept := func(next float64) {
-		cur = next
-		grad, newGrad = newGrad, grad
-		mu, f.mu = f.mu, mu
-		f.take()
-	}
-	// A step of α moves log μ by about α·(μ − y)/σ²; α = σ²/n keeps the
-	// first step within the distribution's scale, and the line search
-	// adapts it from there.
-	alpha := minVar / m.total
-	firstTry := true
-	// run counts the consecutive steps taken since the momentum last
-	// restarted.
-	run := 0
+	d := f.startDescent()
 	for it := 0; it < iters; it++ {
 		if it%16 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -754,61 +722,140 @@ func (f *fitter) run(ctx context.Context, iters int) error {
 		}
 		// The accepted potentials become the ones every trial starts from;
 		// each trial overwrites the other buffer.
-		m.pot, potOld = potOld, m.pot
-		// Heavy-ball momentum with adaptive restart (O'Donoghue & Candès
-		// 2015, function scheme): add β_k = k/(k+3) of the last step to
-		// this one while that lowers the loss; the first step that does
-		// not is discarded and plain mirror descent with the line search
-		// takes over until a step is accepted. On Shuttle at ε = 4 (ρ =
-		// 0.373, a 2^18-cell model) 500 final steps end at a loss of 2 137
-		// against plain mirror descent's 2 753, and 2 359 after 1 500.
-		if f.momentum && run > 0 {
-			f.step(potOld, grad, alpha, float64(run)/float64(run+3))
-			if next := f.loss(newGrad); next < cur {
-				accept(next)
-				run++
-				continue
-			}
-			run = 0
+		f.m.pot, d.potOld = d.potOld, f.m.pot
+		if d.momentumStep(f) {
+			continue
 		}
-		// Grow the step only after one the line search took at once: doubling
-		// it every step, as Private-PGM does, costs a rejected trial (a full
-		// calibration) on about every second step; a quarter more, and none
-		// after a backtrack, fits the same models at two thirds of the
-		// calibrations (Shuttle, NLTCS and Adult at ε = 0.3, 1, 4:
-		// docs/results/synthesis/engine-notes.md).
-		if firstTry {
-			alpha *= 1.25
-		}
-		accepted := false
-		for try := 0; try < 30; try++ {
-			firstTry = try == 0
-			f.step(potOld, grad, alpha, 0)
-			next := f.loss(newGrad)
-			// Armijo: the decrease must be at least half what the linear
-			// model of L predicts for the step actually taken.
-			pred := 0.0
-			for r := range grad {
-				for x, g := range grad[r] {
-					pred += g * (mu[r][x] - f.mu[r][x])
-				}
-			}
-			if cur-next >= 0.5*pred {
-				accept(next)
-				accepted, run = true, 1
-				break
-			}
-			alpha /= 2
-		}
-		if !accepted {
+		if !d.lineSearch(f) {
 			// No step size decreased the loss (a trial may even have
 			// overflowed the potentials): keep the last accepted model. θ
 			// never moved, and its potentials and beliefs are rebuilt
 			// from it.
-			m.propagate()
+			f.m.propagate()
 			f.drift = 0
 			break
 		}
 	}
 	return nil
+}
+
+// descent is the state of fitter.run between steps.
+type descent struct {
+	cur           float64     // the accepted model's loss
+	grad, newGrad [][]float64 // the accepted model's gradient, the tried step's
+	mu            [][]float64 // the accepted model's marginals (f.mu the tried step's)
+	potOld        [][]float64 // the potentials a trial starts from
+	alpha         float64     // the step size
+	firstTry      bool        // the last line search took its first step
+	// run counts the consecutive steps taken since the momentum last
+	// restarted.
+	run int
+}
+
+// groupBuffers returns one zeroed buffer per measured group, of its
+// counts' length.
+func (f *fitter) groupBuffers() [][]float64 {
+	b := make([][]float64, len(f.groups))
+	for r, g := range f.groups {
+		b[r] = make([]float64, len(g.Counts))
+	}
+	return b
+}
+
+// startDescent makes the fitter's buffers, calibrates the model and
+// returns the descent's first state.
+func (f *fitter) startDescent() *descent {
+	m := f.m
+	f.mu, f.delta, f.factor, f.vel = f.groupBuffers(), f.groupBuffers(), f.groupBuffers(), f.groupBuffers()
+	d := &descent{grad: f.groupBuffers(), newGrad: f.groupBuffers(), mu: f.groupBuffers(), firstTry: true}
+	minVar := math.Inf(1)
+	for _, g := range f.groups {
+		minVar = math.Min(minVar, g.Variance)
+	}
+	m.propagate()
+	d.cur = f.loss(d.grad)
+	// mu holds the accepted model's marginals, f.mu the tried step's.
+	d.mu, f.mu = f.mu, d.mu
+	d.potOld = make([][]float64, len(m.pot))
+	for c, p := range m.pot {
+		d.potOld[c] = make([]float64, len(p))
+	}
+	// A step of α moves log μ by about α·(μ − y)/σ²; α = σ²/n keeps the
+	// first step within the distribution's scale, and the line search
+	// adapts it from there.
+	d.alpha = minVar / m.total
+	return d
+}
+
+// accept makes the tried step, of loss next, the accepted model.
+func (d *descent) accept(f *fitter, next float64) {
+	d.cur = next
+	d.grad, d.newGrad = d.newGrad, d.grad
+	d.mu, f.mu = f.mu, d.mu
+	f.take()
+}
+
+// momentumStep tries a step with momentum and reports whether it was
+// accepted.
+//
+// Heavy-ball momentum with adaptive restart (O'Donoghue & Candès 2015,
+// function scheme): add β_k = k/(k+3) of the last step to this one while
+// that lowers the loss; the first step that does not is discarded and
+// plain mirror descent with the line search takes over until a step is
+// accepted. On Shuttle at ε = 4 (ρ = 0.373, a 2^18-cell model) 500 final
+// steps end at a loss of 2 137 against plain mirror descent's 2 753, and
+// 2 359 after 1 500.
+func (d *descent) momentumStep(f *fitter) bool {
+	if !f.momentum || d.run == 0 {
+		return false
+	}
+	f.step(d.potOld, d.grad, d.alpha, float64(d.run)/float64(d.run+3))
+	if next := f.loss(d.newGrad); next < d.cur {
+		d.accept(f, next)
+		d.run++
+		return true
+	}
+	d.run = 0
+	return false
+}
+
+// lineSearch takes a plain mirror-descent step, halving the step size
+// until the loss decreases enough (at most 30 tries), and reports
+// whether a step was accepted.
+func (d *descent) lineSearch(f *fitter) bool {
+	// Grow the step only after one the line search took at once: doubling
+	// it every step, as Private-PGM does, costs a rejected trial (a full
+	// calibration) on about every second step; a quarter more, and none
+	// after a backtrack, fits the same models at two thirds of the
+	// calibrations (Shuttle, NLTCS and Adult at ε = 0.3, 1, 4:
+	// docs/results/synthesis/engine-notes.md).
+	if d.firstTry {
+		d.alpha *= 1.25
+	}
+	for try := 0; try < 30; try++ {
+		d.firstTry = try == 0
+		f.step(d.potOld, d.grad, d.alpha, 0)
+		next := f.loss(d.newGrad)
+		// Armijo: the decrease must be at least half what the linear
+		// model of L predicts for the step actually taken.
+		if d.cur-next >= 0.5*predictedDecrease(d.grad, d.mu, f.mu) {
+			d.accept(f, next)
+			d.run = 1
+			return true
+		}
+		d.alpha /= 2
+	}
+	return false
+}
+
+// predictedDecrease is the decrease of the loss the linear model at
+// gradient grad predicts for moving the marginals from mu to tried.
+func predictedDecrease(grad, mu, tried [][]float64) float64 {
+	pred := 0.0
+	for r := range grad {
+		for x, g := range grad[r] {
+			pred += g * (mu[r][x] - tried[r][x])
+		}
+	}
+	return pred
 }

@@ -54,6 +54,31 @@ func FitFM(X *mat.Dense, y []int, o FMOptions, src *randx.Source) (*learn.Linear
 		return nil, fmt.Errorf("mpcrdp: FM regression needs ε > 0, factor ≥ 1, row bound > 0, ridge > 0; got %v, %v, %v, %v",
 			o.Epsilon, o.Factor, o.RowL1, o.Ridge)
 	}
+	lin, quad, err := taylorCoefficients(X, y, o.RowL1)
+	if err != nil {
+		return nil, err
+	}
+	if !o.Exact {
+		// One release: the linear and the upper quadratic coefficients
+		// share the L1 sensitivity of the spec.
+		spec := o.Spec()
+		upper := dp.UpperTriangle(quad)
+		dp.NewNoiser(src).ReleaseLaplace(spec.Sensitivity, spec.Guarantee.Epsilon, lin, upper)
+		dp.SetUpperTriangle(quad, upper)
+	}
+	A, err := convexQuadratic(quad, o.Ridge, n)
+	if err != nil {
+		return nil, err
+	}
+	return minimiseQuadratic(A, lin, d)
+}
+
+// taylorCoefficients sums the degree-2 Taylor coefficients of the
+// logistic loss over the rows of X (with a constant 1 appended, each
+// checked to have L1 norm at most rowL1 + 1): the linear ones and the
+// monomial ones on and above the diagonal.
+func taylorCoefficients(X *mat.Dense, y []int, rowL1 float64) ([]float64, *mat.SymDense, error) {
+	n, d := X.Dims()
 	D := d + 1
 	lin := make([]float64, D)
 	quad := mat.NewSymDense(D, nil) // monomial coefficients on and above the diagonal
@@ -61,8 +86,8 @@ func FitFM(X *mat.Dense, y []int, o FMOptions, src *randx.Source) (*learn.Linear
 	for i := range n {
 		copy(xt, X.RawRowView(i))
 		xt[d] = 1
-		if err := checkUnitRow(xt, o.RowL1+1); err != nil {
-			return nil, fmt.Errorf("mpcrdp: FM regression row %d: %w", i, err)
+		if err := checkUnitRow(xt, rowL1+1); err != nil {
+			return nil, nil, fmt.Errorf("mpcrdp: FM regression row %d: %w", i, err)
 		}
 		c := 0.5 - float64(y[i])
 		for j, v := range xt {
@@ -81,14 +106,15 @@ func FitFM(X *mat.Dense, y []int, o FMOptions, src *randx.Source) (*learn.Linear
 			}
 		}
 	}
-	if !o.Exact {
-		// One release: the linear and the upper quadratic coefficients
-		// share the L1 sensitivity of the spec.
-		spec := o.Spec()
-		upper := dp.UpperTriangle(quad)
-		dp.NewNoiser(src).ReleaseLaplace(spec.Sensitivity, spec.Guarantee.Epsilon, lin, upper)
-		dp.SetUpperTriangle(quad, upper)
-	}
+	return lin, quad, nil
+}
+
+// convexQuadratic turns the (noisy) monomial coefficients quad into the
+// matrix of a convex quadratic: the symmetric M of wᵀMw with its
+// eigenvalues clipped at 0, doubled (the Hessian), plus the ridge
+// 2·ridge·n on the diagonal.
+func convexQuadratic(quad *mat.SymDense, ridge float64, n int) (*mat.SymDense, error) {
+	D := quad.SymmetricDim()
 	// Monomial coefficient c_jk (j < k) multiplies w_j·w_k = ½(M_jk + M_kj).
 	M := mat.NewSymDense(D, nil)
 	for j := range D {
@@ -109,17 +135,23 @@ func FitFM(X *mat.Dense, y []int, o FMOptions, src *randx.Source) (*learn.Linear
 		for k := j; k < D; k++ {
 			v := 2 * psd.At(j, k)
 			if j == k {
-				v += 2 * o.Ridge * float64(n)
+				v += 2 * ridge * float64(n)
 			}
 			A.SetSym(j, k, v)
 		}
 	}
+	return A, nil
+}
+
+// minimiseQuadratic solves A·w = −lin for the model's d weights and its
+// bias (the last coordinate).
+func minimiseQuadratic(A *mat.SymDense, lin []float64, d int) (*learn.LinearModel, error) {
 	var chol mat.Cholesky
 	if !chol.Factorize(A) {
 		return nil, fmt.Errorf("mpcrdp: FM regression: the regularised quadratic is not positive definite")
 	}
 	var w mat.VecDense
-	rhs := mat.NewVecDense(D, lin)
+	rhs := mat.NewVecDense(d+1, lin)
 	rhs.ScaleVec(-1, rhs)
 	if err := chol.SolveVecTo(&w, rhs); err != nil {
 		return nil, fmt.Errorf("mpcrdp: FM regression: %w", err)

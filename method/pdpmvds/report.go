@@ -51,6 +51,37 @@ func alignment(st Settings) string {
 // attributes' bins (0 with equal-width bins): those releases count in a
 // whole record's guarantee.
 func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, src *randx.Source, dealt bool, binRho float64) (*privacy.Report, error) {
+	ro := baseReportOptions(st, s, accts, src, binRho)
+	if st.Link {
+		ro.Method += "; " + linkMethod
+		ro.NotCovered = append(ro.NotCovered, fmt.Sprintf(linkRevealed, st.Records))
+		ro.ThreatModel = append(ro.ThreatModel, linkThreat)
+		ro.Warnings = append(ro.Warnings, fmt.Sprintf(linkWarning, st.Records))
+	}
+	addSuiteTerms(&ro, s, dealt)
+	addNoiseModeTerms(&ro, s)
+	if len(accts) > 1 {
+		whole, warning := WholeRecord(eng, binRho)
+		ro.WholeRecord = &whole
+		ro.Warnings = append(ro.Warnings, warning)
+	}
+	if s.KeyBits < paillier.MinBits && s.Suite == proto.SuitePaillier {
+		ro.Warnings = append(ro.Warnings, fmt.Sprintf("INSECURE %d-bit Paillier keys: for tests only; the cryptographic protection is void", s.KeyBits))
+	}
+	if w := marginal.NoiseWarning(eng, dom, st.Records); w != "" {
+		ro.Warnings = append(ro.Warnings, w)
+	}
+	r, err := privacy.NewReport(ro)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// baseReportOptions are the report's terms every PDP-MVDS run has: the
+// method, the accounting, the assumptions, what is covered and not, the
+// threat model, and the bin-choosing releases when binRho > 0.
+func baseReportOptions(st Settings, s proto.Session, accts []*privacy.Accountant, src *randx.Source, binRho float64) privacy.ReportOptions {
 	n := st.Records
 	records := map[string]int{}
 	for _, a := range accts {
@@ -94,12 +125,13 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Do
 	if binRho > 0 {
 		ro.Covered = append(ro.Covered, fmt.Sprintf("the noisy histograms each party released of its own numeric attributes on a public grid (share %g of its budget, charged to it alone as \"bins of <attribute>\"), from which it chose their bins; the bins are public", st.BinShare))
 	}
-	if st.Link {
-		ro.Method += "; " + linkMethod
-		ro.NotCovered = append(ro.NotCovered, fmt.Sprintf(linkRevealed, n))
-		ro.ThreatModel = append(ro.ThreatModel, linkThreat)
-		ro.Warnings = append(ro.Warnings, fmt.Sprintf(linkWarning, n))
-	}
+	return ro
+}
+
+// addSuiteTerms adds what the session's cryptographic suite reveals and
+// assumes (Paillier: dealt says the key was dealt in this process; else
+// the commodity suite).
+func addSuiteTerms(ro *privacy.ReportOptions, s proto.Session, dealt bool) {
 	switch s.Suite {
 	case proto.SuitePaillier:
 		ro.NotCovered = append(ro.NotCovered, fmt.Sprintf(
@@ -120,28 +152,17 @@ func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Do
 		ro.ThreatModel = append(ro.ThreatModel,
 			"commodity suite: Du & Atallah's commodity-server scalar products mod 2^64 (S deals correlated randomness and sees no data), the rest of Algorithm 1 on additive shares with S's help; no Paillier encryption")
 	}
+}
+
+// addNoiseModeTerms adds what the noise mode protects: insider-safe
+// shares are covered against each single party, the exact mode warns.
+func addNoiseModeTerms(ro *privacy.ReportOptions, s proto.Session) {
 	if s.Noise == proto.NoiseInsiderSafe {
 		ro.Covered = append(ro.Covered, "every release spanning parties is protected at its charged budget against outsiders, S, and each single party: every party and S draw a noise share, and any K of the K+1 shares already make up the calibrated noise (the total noise variance is (K+1)/K times the calibrated one)")
 	} else {
 		ro.Warnings = append(ro.Warnings,
 			"exact noise mode (the paper's): only the measured parties draw noise shares, which sum to exactly the calibrated noise; the charged guarantee holds against outsiders and S, but a party knows its own share, so against a fellow party a Gaussian release is only ρ·m/(m−1)-zCDP (m parties measured) and a DLPA Laplace release has no quantified guarantee")
 	}
-	if len(accts) > 1 {
-		whole, warning := WholeRecord(eng, binRho)
-		ro.WholeRecord = &whole
-		ro.Warnings = append(ro.Warnings, warning)
-	}
-	if s.KeyBits < paillier.MinBits && s.Suite == proto.SuitePaillier {
-		ro.Warnings = append(ro.Warnings, fmt.Sprintf("INSECURE %d-bit Paillier keys: for tests only; the cryptographic protection is void", s.KeyBits))
-	}
-	if w := marginal.NoiseWarning(eng, dom, st.Records); w != "" {
-		ro.Warnings = append(ro.Warnings, w)
-	}
-	r, err := privacy.NewReport(ro)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // WholeRecord is the guarantee of a change to a whole record across the

@@ -207,41 +207,12 @@ func binsOf(o Options, a data.Attribute) int {
 
 // Synthesize publishes a synthetic table under personalised zCDP budgets.
 func Publish(ctx context.Context, o Options) (*Result, error) {
-	var (
-		schema data.Schema
-		n      int
-	)
-	switch {
-	case o.Table != nil && o.Encoded != nil:
-		return nil, fmt.Errorf("publish: synthesize takes a table or encoded records, not both")
-	case o.Table != nil && o.Table.Len() > 0:
-		schema, n = o.Table.Schema, o.Table.Len()
-	case o.Encoded != nil && o.Encoded.Domain != nil && o.Encoded.Chunks.Len() > 0:
-		schema, n = o.Encoded.Domain.Schema(), o.Encoded.Chunks.Len()
-	default:
-		return nil, fmt.Errorf("publish: synthesize needs a non-empty table")
+	schema, n, err := inputShape(o)
+	if err != nil {
+		return nil, err
 	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
-	}
-	if o.Delta == 0 {
-		o.Delta = dp.DefaultDeltaCapped(n)
-	}
-	if !(o.Delta > 0 && o.Delta < 1) {
-		return nil, fmt.Errorf("publish: delta %v must be in (0, 1)", o.Delta)
-	}
-	if o.Epsilon != 0 {
-		if o.Rho != 0 || len(o.Parties) > 0 {
-			return nil, fmt.Errorf("publish: give the budget as epsilon %v or as rho, not both", o.Epsilon)
-		}
-		rho, err := marginal.RhoFor(o.Epsilon, o.Delta)
-		if err != nil {
-			return nil, fmt.Errorf("publish: %w", err)
-		}
-		o.Rho = rho
-	}
-	if len(o.Parties) == 0 {
-		o.Parties = []Party{{Name: "owner", Rho: o.Rho, Attributes: schema.Names()}}
+	if err := o.settleBudget(schema, n); err != nil {
+		return nil, err
 	}
 	dom, err := marginal.NewDomain(schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
@@ -249,12 +220,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	}
 	// dom is the public domain (schema and equal-width bins), what auto
 	// may read.
-	o.Method = cmp.Or(o.Method, marginal.MethodAuto)
-	var auto string // why auto chose, for the report
-	if o.Method == marginal.MethodAuto {
-		o.Method = o.Method.Resolve(dom.Sizes(), len(o.Parties))
-		auto = marginal.AutoReason(dom.Sizes(), len(o.Parties))
-	}
+	auto := o.resolveMethod(dom)
 	parties, accts, err := engineParties(dom, o.Parties)
 	if err != nil {
 		return nil, err
@@ -266,24 +232,9 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var (
-		real    marginal.Chunks
-		clamped int
-	)
-	if o.Table != nil {
-		ds, st, err := pre.Encode(o.Table)
-		if err != nil {
-			return nil, fmt.Errorf("publish: %w", err)
-		}
-		real, clamped = marginal.Chunks{marginal.CellsOf(ds)}, st.Clamped
-	} else {
-		if !slices.Equal(o.Encoded.Domain.Sizes(), pre.Sizes()) {
-			return nil, fmt.Errorf("publish: records encoded with cells %v, want %v (DomainFor)", o.Encoded.Domain.Sizes(), pre.Sizes())
-		}
-		if err := o.Encoded.Chunks.Check(); err != nil {
-			return nil, fmt.Errorf("publish: %w", err)
-		}
-		real, clamped = o.Encoded.Chunks, o.Encoded.Clamped
+	real, clamped, err := encodeRecords(o, pre)
+	if err != nil {
+		return nil, err
 	}
 	if !adaptive(o) {
 		// The schema's bins with the public values split off, which the
@@ -295,15 +246,8 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts); err != nil {
 		return nil, err
 	}
-	if o.Encoded != nil && binRho > 0 {
-		// Tuples of fine cells that fall in the same bins are now
-		// identical: merged, they are fewer rows to count, with the same
-		// counts. The caller's pieces are consumed, so it gets the
-		// merged ones in their place.
-		if real, err = real.Merged(); err != nil {
-			return nil, fmt.Errorf("publish: %w", err)
-		}
-		o.Encoded.Chunks = real
+	if real, err = mergeBinned(o, real, binRho); err != nil {
+		return nil, err
 	}
 	parties[0].Rho -= binRho
 	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child()})
@@ -315,12 +259,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	res, err := marginal.Synthesize(ctx, m, marginal.Options{
-		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
-		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
-		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty},
-		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
-	})
+	res, err := marginal.Synthesize(ctx, m, engineOptions(o, dom, parties, workload, n))
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -337,6 +276,110 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	}
 	return &Result{Method: o.Method, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
 		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
+}
+
+// inputShape returns the schema and the number of records of the input:
+// a non-empty table or non-empty encoded records, exactly one of them.
+func inputShape(o Options) (data.Schema, int, error) {
+	switch {
+	case o.Table != nil && o.Encoded != nil:
+		return data.Schema{}, 0, fmt.Errorf("publish: synthesize takes a table or encoded records, not both")
+	case o.Table != nil && o.Table.Len() > 0:
+		return o.Table.Schema, o.Table.Len(), nil
+	case o.Encoded != nil && o.Encoded.Domain != nil && o.Encoded.Chunks.Len() > 0:
+		return o.Encoded.Domain.Schema(), o.Encoded.Chunks.Len(), nil
+	default:
+		return data.Schema{}, 0, fmt.Errorf("publish: synthesize needs a non-empty table")
+	}
+}
+
+// settleBudget fills the randomness and δ (1/n², capped) when unset,
+// turns an ε budget into ρ at δ, and makes a single owner of every
+// attribute when no parties are given.
+func (o *Options) settleBudget(schema data.Schema, n int) error {
+	if o.Source == nil {
+		o.Source = randx.NewSecure()
+	}
+	if o.Delta == 0 {
+		o.Delta = dp.DefaultDeltaCapped(n)
+	}
+	if !(o.Delta > 0 && o.Delta < 1) {
+		return fmt.Errorf("publish: delta %v must be in (0, 1)", o.Delta)
+	}
+	if o.Epsilon != 0 {
+		if o.Rho != 0 || len(o.Parties) > 0 {
+			return fmt.Errorf("publish: give the budget as epsilon %v or as rho, not both", o.Epsilon)
+		}
+		rho, err := marginal.RhoFor(o.Epsilon, o.Delta)
+		if err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		o.Rho = rho
+	}
+	if len(o.Parties) == 0 {
+		o.Parties = []Party{{Name: "owner", Rho: o.Rho, Attributes: schema.Names()}}
+	}
+	return nil
+}
+
+// resolveMethod replaces an unset or auto method by the one auto picks
+// for the public domain dom and the parties, and returns why it picked
+// it, for the report ("" when the method was given).
+func (o *Options) resolveMethod(dom *marginal.Domain) string {
+	o.Method = cmp.Or(o.Method, marginal.MethodAuto)
+	if o.Method != marginal.MethodAuto {
+		return ""
+	}
+	o.Method = o.Method.Resolve(dom.Sizes(), len(o.Parties))
+	return marginal.AutoReason(dom.Sizes(), len(o.Parties))
+}
+
+// encodeRecords returns the input's records in the cells of pre, and the
+// number of values clamped to their bounds: the table encoded, or the
+// caller's encoded records once checked to have pre's cells.
+func encodeRecords(o Options, pre *marginal.Domain) (marginal.Chunks, int, error) {
+	if o.Table != nil {
+		ds, st, err := pre.Encode(o.Table)
+		if err != nil {
+			return nil, 0, fmt.Errorf("publish: %w", err)
+		}
+		return marginal.Chunks{marginal.CellsOf(ds)}, st.Clamped, nil
+	}
+	if !slices.Equal(o.Encoded.Domain.Sizes(), pre.Sizes()) {
+		return nil, 0, fmt.Errorf("publish: records encoded with cells %v, want %v (DomainFor)", o.Encoded.Domain.Sizes(), pre.Sizes())
+	}
+	if err := o.Encoded.Chunks.Check(); err != nil {
+		return nil, 0, fmt.Errorf("publish: %w", err)
+	}
+	return o.Encoded.Chunks, o.Encoded.Clamped, nil
+}
+
+// mergeBinned merges the caller's encoded records once bins were chosen
+// from the data (binRho > 0): tuples of fine cells that fall in the same
+// bins are then identical, and merged they are fewer rows to count, with
+// the same counts. The caller's pieces are consumed, so it gets the
+// merged ones in their place. A table's records are returned as they are.
+func mergeBinned(o Options, real marginal.Chunks, binRho float64) (marginal.Chunks, error) {
+	if !(o.Encoded != nil && binRho > 0) {
+		return real, nil
+	}
+	merged, err := real.Merged()
+	if err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
+	o.Encoded.Chunks = merged
+	return merged, nil
+}
+
+// engineOptions are the marginal engine's settings for a run over dom
+// by parties, of n records.
+func engineOptions(o Options, dom *marginal.Domain, parties []marginal.Party, workload [][]int, n int) marginal.Options {
+	return marginal.Options{
+		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
+		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
+		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty},
+		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
+	}
 }
 
 // namedSets maps attribute-name sets to index sets (nil for none).

@@ -14,6 +14,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -40,16 +41,11 @@ type auditFlags struct {
 	alpha       float64
 }
 
+// newAuditCmd is the audit command. It is long because of its help
+// text, which explains how to read a verdict and lists every method.
 func newAuditCmd() *cobra.Command {
 	f := &auditFlags{}
-	var names []string
-	width := 0
-	for _, m := range audit.Methods() {
-		width = max(width, len(m.Name))
-	}
-	for _, m := range audit.Methods() {
-		names = append(names, fmt.Sprintf("  %-*s %s", width, m.Name, m.Summary))
-	}
+	names := auditMethodList()
 	cmd := &cobra.Command{
 		Use:   "audit METHOD",
 		Short: "Check a privacy claim empirically: a lower bound on the real ε, PASS or VIOLATION",
@@ -107,7 +103,26 @@ Examples:
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAudit(cmd, f, args[0]) },
 	}
-	fs := cmd.Flags()
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// auditMethodList is one line per auditable method, its name and
+// summary, for the help text.
+func auditMethodList() []string {
+	var names []string
+	width := 0
+	for _, m := range audit.Methods() {
+		width = max(width, len(m.Name))
+	}
+	for _, m := range audit.Methods() {
+		names = append(names, fmt.Sprintf("  %-*s %s", width, m.Name, m.Summary))
+	}
+	return names
+}
+
+// register declares the audit command's flags on fs.
+func (f *auditFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.calibration, "calibration", "", "sound | paper (default: the method's sound one)")
 	fs.Float64Var(&f.epsilon, "epsilon", 0, "the budget the mechanism is calibrated for (default per method)")
 	fs.Float64Var(&f.delta, "delta", 0, "δ for (ε, δ) mechanisms (default per method)")
@@ -128,7 +143,6 @@ Examples:
 	fs.StringVar(&f.pairDPrime, "pair-dprime", "", "ppca-dp-mh: CSV for D', equal to D except in one record")
 	fs.BoolVar(&f.greybox, "greybox", false, "grey-box audit of the released float64s' low-order bits instead of ε (with all: only the grey-box suite)")
 	fs.Float64Var(&f.alpha, "alpha", 0, "--greybox: false-alarm rate of each grey-box audit (default 0.001; in all, 0.01 split over the audits)")
-	return cmd
 }
 
 // auditOutput is one audit as printed with --json.
@@ -296,101 +310,133 @@ func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
 		f.columns != 0 || f.owners != 0 || f.view != "" || f.noise != "" || f.pairD != "" || f.pairDPrime != "" {
 		return usagef("audit all runs the fixed suite: give only --long, --runs, --confidence, --greybox, --alpha, --json, --seed, --secure, --workers")
 	}
-	var outs []*auditOutput
-	failed, total := 0, 0
-	family := ""
+	s := &suiteRun{}
 	if !f.greybox {
-		cases := audit.Suite(f.long)
-		if !cmd.Flags().Changed("confidence") {
-			// Bonferroni: each audit at 1 − 5%/N, so that the whole suite
-			// reports a false VIOLATION with probability at most 5%.
-			f.confidence = 1 - 0.05/float64(len(cases))
-			family = fmt.Sprintf(" (family-wise 0.95 over %d audits, Bonferroni)", len(cases))
-		}
-		for _, c := range cases {
-			meth, err := audit.LookupMethod(c.Method)
-			if err != nil {
-				return err
-			}
-			out, err := f.auditOne(cmd, meth, c.Options)
-			if err != nil {
-				return err
-			}
-			out.Expected = c.Expect
-			if out.Verdict != c.Expect {
-				failed++
-			}
-			outs = append(outs, out)
-		}
-		total += len(cases)
-	}
-	// The grey-box audits: each at 1%/M unless --alpha is given, so that
-	// they report a false LEAK with probability at most 1%.
-	greyCases := audit.GreyBoxSuite(f.long)
-	alpha, greyFamily := f.alpha, ""
-	if alpha == 0 {
-		alpha = 0.01 / float64(len(greyCases))
-		greyFamily = fmt.Sprintf(" (family-wise 0.01 over %d grey-box audits, Bonferroni)", len(greyCases))
-	}
-	var greys []*greyOutput
-	for _, c := range greyCases {
-		meth, err := audit.LookupMethod(c.Method)
-		if err != nil {
+		if err := s.blackBox(cmd, f); err != nil {
 			return err
 		}
-		g, err := f.greyOne(cmd, meth, c.Options, alpha)
-		if err != nil {
-			return err
-		}
-		g.Case, g.Expected = c.Key(), c.Expect
-		if g.Verdict != c.Expect {
-			failed++
-		}
-		greys = append(greys, g)
 	}
-	total += len(greyCases)
+	if err := s.greyBox(cmd, f); err != nil {
+		return err
+	}
 	hostile, hostileFailed, err := runHostileAttacks()
 	if err != nil {
 		return err
 	}
-	failed += hostileFailed
-	total += len(hostile)
+	s.hostile = hostile
+	s.failed += hostileFailed
+	s.total += len(hostile)
 	w := cmd.OutOrStdout()
 	if f.asJSON {
 		if err := printJSON(w, struct {
 			Audits  []*auditOutput        `json:"audits,omitempty"`
 			GreyBox []*greyOutput         `json:"greybox"`
 			Hostile []audit.HostileResult `json:"hostile_coordinator"`
-		}{outs, greys, hostile}); err != nil {
+		}{s.outs, s.greys, s.hostile}); err != nil {
 			return err
 		}
 	} else {
-		if len(outs) > 0 {
-			fmt.Fprintf(w, "%-90s %-16s %9s %9s  %-9s  %-9s %7s\n", "mechanism", "claim", "ε_lower", "ρ_lower", "verdict", "expected", "seconds")
-			for _, o := range outs {
-				rho := "-" // the Rényi and noise tests run for zCDP claims only
-				if o.ClaimedRho > 0 {
-					rho = fmt.Sprintf("%.4f", rhoLower(o.Result))
-				}
-				fmt.Fprintf(w, "%-90s %-16v %9.3f %9s  %-9s  %-9s %7.1f\n", o.Mechanism, o.Claim, o.EpsilonLower, rho, o.Verdict, o.Expected, o.Seconds)
-			}
-			fmt.Fprintf(w, "seed %d; confidence %.5g per audit%s\n\n", f.seed, f.confidence, family)
-		}
-		fmt.Fprintf(w, "%-90s %7s %9s  %-9s  %-9s %7s\n", "grey-box (low-order bits of the release)", "max TV", "p-value", "verdict", "expected", "seconds")
-		for _, g := range greys {
-			fmt.Fprintf(w, "%-90s %7.3f %9.3g  %-9s  %-9s %7.1f\n", g.Case, g.MaxTV, g.PValue, g.Verdict, g.Expected, g.Seconds)
-		}
-		fmt.Fprintf(w, "seed %d; α = %.3g per grey-box audit%s\n", f.seed, alpha, greyFamily)
-		if len(outs) > 0 && family != "" && greyFamily != "" {
-			fmt.Fprintln(w, "a false VIOLATION or LEAK anywhere in this run has probability at most 6% (Bonferroni)")
-		}
-		fmt.Fprintln(w)
-		printHostile(w, hostile, false)
+		s.print(w, f.seed, f.confidence)
 	}
-	if failed > 0 {
-		return fmt.Errorf("audit: %d of %d audits did not give the expected verdict", failed, total)
+	if s.failed > 0 {
+		return fmt.Errorf("audit: %d of %d audits did not give the expected verdict", s.failed, s.total)
 	}
 	return nil
+}
+
+// suiteRun collects the results of audit all.
+type suiteRun struct {
+	outs       []*auditOutput // the black-box audits
+	family     string         // how their confidence was set, for the table
+	greys      []*greyOutput
+	alpha      float64 // each grey-box audit's level
+	greyFamily string  // how alpha was set, for the table
+	hostile    []audit.HostileResult
+	failed     int // audits without the expected verdict
+	total      int
+}
+
+// blackBox runs the black-box suite, each audit at 1 − 5%/N unless
+// --confidence is given.
+func (s *suiteRun) blackBox(cmd *cobra.Command, f *auditFlags) error {
+	cases := audit.Suite(f.long)
+	if !cmd.Flags().Changed("confidence") {
+		// Bonferroni: each audit at 1 − 5%/N, so that the whole suite
+		// reports a false VIOLATION with probability at most 5%.
+		f.confidence = 1 - 0.05/float64(len(cases))
+		s.family = fmt.Sprintf(" (family-wise 0.95 over %d audits, Bonferroni)", len(cases))
+	}
+	for _, c := range cases {
+		meth, err := audit.LookupMethod(c.Method)
+		if err != nil {
+			return err
+		}
+		out, err := f.auditOne(cmd, meth, c.Options)
+		if err != nil {
+			return err
+		}
+		out.Expected = c.Expect
+		if out.Verdict != c.Expect {
+			s.failed++
+		}
+		s.outs = append(s.outs, out)
+	}
+	s.total += len(cases)
+	return nil
+}
+
+// greyBox runs the grey-box audits: each at 1%/M unless --alpha is
+// given, so that they report a false LEAK with probability at most 1%.
+func (s *suiteRun) greyBox(cmd *cobra.Command, f *auditFlags) error {
+	cases := audit.GreyBoxSuite(f.long)
+	s.alpha = f.alpha
+	if s.alpha == 0 {
+		s.alpha = 0.01 / float64(len(cases))
+		s.greyFamily = fmt.Sprintf(" (family-wise 0.01 over %d grey-box audits, Bonferroni)", len(cases))
+	}
+	for _, c := range cases {
+		meth, err := audit.LookupMethod(c.Method)
+		if err != nil {
+			return err
+		}
+		g, err := f.greyOne(cmd, meth, c.Options, s.alpha)
+		if err != nil {
+			return err
+		}
+		g.Case, g.Expected = c.Key(), c.Expect
+		if g.Verdict != c.Expect {
+			s.failed++
+		}
+		s.greys = append(s.greys, g)
+	}
+	s.total += len(cases)
+	return nil
+}
+
+// print writes the suite's results as tables: the black-box audits (run
+// at confidence), the grey-box ones and the hostile-coordinator attacks.
+func (s *suiteRun) print(w io.Writer, seed uint64, confidence float64) {
+	if len(s.outs) > 0 {
+		fmt.Fprintf(w, "%-90s %-16s %9s %9s  %-9s  %-9s %7s\n", "mechanism", "claim", "ε_lower", "ρ_lower", "verdict", "expected", "seconds")
+		for _, o := range s.outs {
+			rho := "-" // the Rényi and noise tests run for zCDP claims only
+			if o.ClaimedRho > 0 {
+				rho = fmt.Sprintf("%.4f", rhoLower(o.Result))
+			}
+			fmt.Fprintf(w, "%-90s %-16v %9.3f %9s  %-9s  %-9s %7.1f\n", o.Mechanism, o.Claim, o.EpsilonLower, rho, o.Verdict, o.Expected, o.Seconds)
+		}
+		fmt.Fprintf(w, "seed %d; confidence %.5g per audit%s\n\n", seed, confidence, s.family)
+	}
+	fmt.Fprintf(w, "%-90s %7s %9s  %-9s  %-9s %7s\n", "grey-box (low-order bits of the release)", "max TV", "p-value", "verdict", "expected", "seconds")
+	for _, g := range s.greys {
+		fmt.Fprintf(w, "%-90s %7.3f %9.3g  %-9s  %-9s %7.1f\n", g.Case, g.MaxTV, g.PValue, g.Verdict, g.Expected, g.Seconds)
+	}
+	fmt.Fprintf(w, "seed %d; α = %.3g per grey-box audit%s\n", seed, s.alpha, s.greyFamily)
+	if len(s.outs) > 0 && s.family != "" && s.greyFamily != "" {
+		fmt.Fprintln(w, "a false VIOLATION or LEAK anywhere in this run has probability at most 6% (Bonferroni)")
+	}
+	fmt.Fprintln(w)
+	printHostile(w, s.hostile, false)
 }
 
 // greyOutput is one grey-box audit as printed with --json.

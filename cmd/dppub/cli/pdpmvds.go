@@ -20,6 +20,7 @@ import (
 	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type pdpmvdsFlags struct {
@@ -46,7 +47,33 @@ func newPublishPDPMVDSCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pdp-mvds",
 		Short: "Synthetic data from vertically partitioned owners through the PDP-MVDS protocol",
-		Long: `PDP-MVDS: K owners hold different columns of the same records, each with its
+		Long:  publishPDPMVDSLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runPublishPDPMVDS(cmd, f) },
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// register declares the flags of publish pdp-mvds on fs.
+func (f *pdpmvdsFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset, split column-wise among --parties owners")
+	fs.IntVar(&f.parties, "parties", 3, "number of owners for --dataset (contiguous groups of columns)")
+	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row holding one owner's columns (and the ID column); repeat once per owner")
+	fs.StringVar(&f.schema, "schema", "", "schema JSON describing every owner's columns (kinds and public bounds)")
+	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order); with --link, the column the owners' records are linked by")
+	registerSkipColumns(fs, &f.skip)
+	fs.Float64SliceVar(&f.budgets, "budgets", nil, "zCDP budget ρ_k of every owner, comma-separated (one value: the same for all)")
+	bindSettings(fs, &f.settings)
+	fs.StringVar(&f.keysDir, "keys", "", "directory of key files from 'dppub keygen' (paillier suite)")
+	f.src.register(fs)
+	f.outputFlags.register(fs, "output CSV of synthetic rows")
+	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
+	f.gate.register(fs)
+}
+
+// publishPDPMVDSLong is the help text of publish pdp-mvds.
+const publishPDPMVDSLong = `PDP-MVDS: K owners hold different columns of the same records, each with its
 own zCDP budget ρ_k, and a semi-trusted third party S helps. Together they
 publish noisy one-way marginals (each owner alone), noisy dependency scores
 of attribute pairs (Algorithm 1: secure scalar products of indicator
@@ -102,26 +129,7 @@ Examples:
   dppub publish pdp-mvds --input a.csv --input b.csv --schema s.json --id id \
       --budgets 1,1 --sspp paillier --keys keys/ --out synth.csv
   dppub publish pdp-mvds --input bank.csv --input clinic.csv --input utility.csv --schema s.json \
-      --id person --link --budgets 0.5 --out synth.csv`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPublishPDPMVDS(cmd, f) },
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset, split column-wise among --parties owners")
-	fs.IntVar(&f.parties, "parties", 3, "number of owners for --dataset (contiguous groups of columns)")
-	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row holding one owner's columns (and the ID column); repeat once per owner")
-	fs.StringVar(&f.schema, "schema", "", "schema JSON describing every owner's columns (kinds and public bounds)")
-	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order); with --link, the column the owners' records are linked by")
-	registerSkipColumns(fs, &f.skip)
-	fs.Float64SliceVar(&f.budgets, "budgets", nil, "zCDP budget ρ_k of every owner, comma-separated (one value: the same for all)")
-	bindSettings(fs, &f.settings)
-	fs.StringVar(&f.keysDir, "keys", "", "directory of key files from 'dppub keygen' (paillier suite)")
-	f.src.register(fs)
-	f.outputFlags.register(fs, "output CSV of synthetic rows")
-	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
-	f.gate.register(fs)
-	return cmd
-}
+      --id person --link --budgets 0.5 --out synth.csv`
 
 func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if err := f.resolve(); err != nil {

@@ -87,25 +87,9 @@ Examples:
 }
 
 func runRun(cmd *cobra.Command, f *runFlags, method string) error {
-	if f.config == "" || f.out == "" {
-		return usagef("--config FILE and --out FILE are required")
-	}
-	if f.report == "" {
-		f.report = f.out + ".privacy.json"
-	}
-	m, err := transport.Lookup(method)
+	m, err := f.check(method)
 	if err != nil {
-		return usagef("%v", err)
-	}
-	if f.out == stdoutPath && !streamsRows(method) {
-		// Its outcome may hold further files named after --out.
-		return usagef("--out - (standard output) is for %s's synthetic rows; %s writes files (--out FILE)", mppca.Name, method)
-	}
-	if data.IsParquetPath(f.out) {
-		// A build without Parquet refuses before any budget is spent.
-		if _, err := data.NewParquetWriter(io.Discard, parquetProbe); err != nil {
-			return fmt.Errorf("--out %s: %w", f.out, err)
-		}
+		return err
 	}
 	file, err := consortium.Load(f.config)
 	if err != nil {
@@ -126,15 +110,8 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	if err != nil {
 		return err
 	}
-	logw := io.Discard
-	if f.verbose {
-		logw = cmd.ErrOrStderr()
-	}
-	node, err := transport.NewNode(transport.NodeOptions{Consortium: file, Member: self, Listen: f.listen, Logger: newLogger(logw, f.verbose)})
+	node, err := startCoordinator(cmd, f, file, self)
 	if err != nil {
-		return err
-	}
-	if err := node.Start(); err != nil {
 		return err
 	}
 	defer node.Close()
@@ -161,6 +138,69 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 	if err != nil {
 		return stdoutIncomplete(errors.Join(err, rec.record(transport.AbortedRecord(err, self, settings, method))), f.out, streamed)
 	}
+	if err := publishSession(cmd, f, method, self, settings, rec, res, streamed); err != nil {
+		return err
+	}
+	noteReport(cmd, res.Report)
+	noteQuality(cmd, "summary", res.Summary)
+	printOutcome(cmd.OutOrStdout(), f, res, streamed)
+	if rec != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
+	}
+	return nil
+}
+
+// check refuses a run without --config or --out, of an unknown method,
+// of files to standard output, or to Parquet in a build without it,
+// before any budget is spent, and fills the default --report. It
+// returns the method.
+func (f *runFlags) check(method string) (transport.Method, error) {
+	if f.config == "" || f.out == "" {
+		return transport.Method{}, usagef("--config FILE and --out FILE are required")
+	}
+	if f.report == "" {
+		f.report = f.out + ".privacy.json"
+	}
+	m, err := transport.Lookup(method)
+	if err != nil {
+		return transport.Method{}, usagef("%v", err)
+	}
+	if f.out == stdoutPath && !streamsRows(method) {
+		// Its outcome may hold further files named after --out.
+		return transport.Method{}, usagef("--out - (standard output) is for %s's synthetic rows; %s writes files (--out FILE)", mppca.Name, method)
+	}
+	if data.IsParquetPath(f.out) {
+		// A build without Parquet refuses before any budget is spent.
+		if _, err := data.NewParquetWriter(io.Discard, parquetProbe); err != nil {
+			return transport.Method{}, fmt.Errorf("--out %s: %w", f.out, err)
+		}
+	}
+	return m, nil
+}
+
+// startCoordinator starts the node of the coordinating member self,
+// logging to standard error with --verbose.
+func startCoordinator(cmd *cobra.Command, f *runFlags, file *consortium.File, self string) (*transport.Node, error) {
+	logw := io.Discard
+	if f.verbose {
+		logw = cmd.ErrOrStderr()
+	}
+	node, err := transport.NewNode(transport.NodeOptions{Consortium: file, Member: self, Listen: f.listen, Logger: newLogger(logw, f.verbose)})
+	if err != nil {
+		return nil, err
+	}
+	if err := node.Start(); err != nil {
+		return nil, err
+	}
+	return node, nil
+}
+
+// publishSession writes a successful session's outcome (the rows already
+// streamed, when streamed is set) and records it in the ledger with the
+// digest of every file written; if the record fails, the files are
+// removed again, so nothing is published unrecorded.
+func publishSession(cmd *cobra.Command, f *runFlags, method, self string, settings json.RawMessage, rec *sessionLedger, res *transport.Result, streamed *streamedRows) error {
+	var err error
 	if streamed != nil {
 		err = writeStreamedOutcome(cmd, runParameters(method, settings), f.out, f.report, res.Outcome, streamed)
 	} else {
@@ -185,12 +225,6 @@ func runRun(cmd *cobra.Command, f *runFlags, method string) error {
 			return fmt.Errorf("nothing published: %w; the rows written to %s are unpublished: discard them", err, stdoutName)
 		}
 		return fmt.Errorf("nothing published: %w", err)
-	}
-	noteReport(cmd, res.Report)
-	noteQuality(cmd, "summary", res.Summary)
-	printOutcome(cmd.OutOrStdout(), f, res, streamed)
-	if rec != nil {
-		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
 	}
 	return nil
 }

@@ -73,77 +73,104 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 	// peak well below twice the cells at little cost.
 	debug.SetGCPercent(50)
 	o := data.ScanOptions{ReadOptions: data.ReadOptions{Header: true, SkipColumns: skip, MinRows: minOwnerRows}}
-	workers := runtime.GOMAXPROCS(0)
-	o.Workers = workers
-	type worker struct {
-		tally   *marginal.Tally
-		clamped int
-		values  []map[float64]int
-		counts  *utility.Joint
-	}
-	var (
-		dom     *marginal.Domain
-		numeric []int
-	)
-	ws := make([]*worker, workers)
-	start := func(sc data.Schema) error {
-		d, err := st.Domain(sc)
-		if err != nil {
-			return err
-		}
-		dom = d
-		for j, a := range sc.Attributes {
-			if a.Kind == data.Numeric {
-				numeric = append(numeric, j)
-			}
-		}
-		for w := range ws {
-			counts, err := newQualityCounts(sc)
-			if err != nil {
-				return err
-			}
-			ws[w] = &worker{tally: marginal.NewTally(dom.Sizes()), values: make([]map[float64]int, len(numeric)), counts: counts}
-			for k := range numeric {
-				ws[w].values[k] = map[float64]int{}
-			}
-		}
-		return nil
-	}
-	consume := func(w int, rows [][]float64) error {
-		wk := ws[w]
-		for k, j := range numeric {
-			m := wk.values[k]
-			if m == nil {
-				continue
-			}
-			for _, r := range rows {
-				m[r[j]]++
-			}
-			if len(m) > maxDistinct {
-				wk.values[k] = nil
-			}
-		}
-		wk.counts.AddRows(rows)
-		c, err := wk.tally.AddRows(dom, rows)
-		wk.clamped += c
-		return err
-	}
+	o.Workers = runtime.GOMAXPROCS(0)
+	ss := &streamStats{settings: st, ws: make([]*streamTally, o.Workers)}
 	var (
 		rst data.ReadStats
 		err error
 	)
 	if path == stdinPath {
 		o.Name = stdinName
-		rst, err = data.Scan(os.Stdin, s, o, start, consume)
+		rst, err = data.Scan(os.Stdin, s, o, ss.start, ss.consume)
 	} else {
-		rst, err = data.ScanFile(path, s, o, start, consume)
+		rst, err = data.ScanFile(path, s, o, ss.start, ss.consume)
 	}
 	if err != nil {
 		return nil, err
 	}
-	in := &synthInput{encoded: &synthesize.Encoded{Domain: dom}, values: map[int]marginal.ValueCounts{}}
+	in, err := ss.input()
+	if err != nil {
+		return nil, err
+	}
+	if notes != nil && rst.DroppedMissing > 0 {
+		fmt.Fprintf(notes, "%s: %d of %d rows dropped for a missing value (not released)\n", displayPath(path, stdinName), rst.DroppedMissing, rst.DroppedMissing+rst.Rows)
+	}
+	return in, nil
+}
+
+// streamStats gathers a streamed input's statistics, one tally per
+// worker of data.Scan, merged at the end.
+type streamStats struct {
+	settings *synthesize.Settings
+	dom      *marginal.Domain // set by start
+	numeric  []int            // the numeric attributes' indices
+	ws       []*streamTally
+}
+
+// streamTally is one worker's share: its records' cells merged into
+// weighted rows, the values it clamped, each numeric attribute's value
+// counts (nil once over maxDistinct values) and the quality counts.
+type streamTally struct {
+	tally   *marginal.Tally
+	clamped int
+	values  []map[float64]int
+	counts  *utility.Joint
+}
+
+// start fixes the domain the settings give the schema sc and makes every
+// worker's tally (data.Scan's start).
+func (ss *streamStats) start(sc data.Schema) error {
+	d, err := ss.settings.Domain(sc)
+	if err != nil {
+		return err
+	}
+	ss.dom = d
+	for j, a := range sc.Attributes {
+		if a.Kind == data.Numeric {
+			ss.numeric = append(ss.numeric, j)
+		}
+	}
+	for w := range ss.ws {
+		counts, err := newQualityCounts(sc)
+		if err != nil {
+			return err
+		}
+		ss.ws[w] = &streamTally{tally: marginal.NewTally(d.Sizes()), values: make([]map[float64]int, len(ss.numeric)), counts: counts}
+		for k := range ss.numeric {
+			ss.ws[w].values[k] = map[float64]int{}
+		}
+	}
+	return nil
+}
+
+// consume counts worker w's rows into its tally (data.Scan's consume).
+func (ss *streamStats) consume(w int, rows [][]float64) error {
+	wk := ss.ws[w]
+	for k, j := range ss.numeric {
+		m := wk.values[k]
+		if m == nil {
+			continue
+		}
+		for _, r := range rows {
+			m[r[j]]++
+		}
+		if len(m) > maxDistinct {
+			wk.values[k] = nil
+		}
+	}
+	wk.counts.AddRows(rows)
+	c, err := wk.tally.AddRows(ss.dom, rows)
+	wk.clamped += c
+	return err
+}
+
+// input merges the workers' tallies into the run's input: the encoded
+// records, the quality counts and each numeric attribute's value counts
+// (or its name among those with too many values).
+func (ss *streamStats) input() (*synthInput, error) {
+	in := &synthInput{encoded: &synthesize.Encoded{Domain: ss.dom}, values: map[int]marginal.ValueCounts{}}
 	var pieces marginal.Chunks
-	for _, wk := range ws {
+	for _, wk := range ss.ws {
 		if wk == nil {
 			continue
 		}
@@ -156,41 +183,50 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 		}
 	}
 	// Tuples that several cores saw are merged into one row.
+	var err error
 	if in.encoded.Chunks, err = pieces.Merged(); err != nil {
 		return nil, err
 	}
-	for k, j := range numeric {
-		all := map[float64]int{}
-		for _, wk := range ws {
-			if all != nil && wk.values[k] == nil {
-				all = nil
-			}
-			for v, c := range wk.values[k] {
-				if all != nil {
-					all[v] += c
-				}
-			}
-		}
-		if all == nil || len(all) > maxDistinct {
-			in.tooMany = append(in.tooMany, dom.Name(j))
+	for k, j := range ss.numeric {
+		h, ok := ss.valueCounts(k)
+		if !ok {
+			in.tooMany = append(in.tooMany, ss.dom.Name(j))
 			continue
-		}
-		var h marginal.ValueCounts
-		h.Values = make([]float64, 0, len(all))
-		for v := range all {
-			h.Values = append(h.Values, v)
-		}
-		slices.Sort(h.Values)
-		h.Counts = make([]int, len(h.Values))
-		for i, v := range h.Values {
-			h.Counts[i] = all[v]
 		}
 		in.values[j] = h
 	}
-	if notes != nil && rst.DroppedMissing > 0 {
-		fmt.Fprintf(notes, "%s: %d of %d rows dropped for a missing value (not released)\n", displayPath(path, stdinName), rst.DroppedMissing, rst.DroppedMissing+rst.Rows)
-	}
 	return in, nil
+}
+
+// valueCounts merges the workers' counts of the k-th numeric attribute's
+// values, in increasing order of value; false when it has more than
+// maxDistinct values.
+func (ss *streamStats) valueCounts(k int) (marginal.ValueCounts, bool) {
+	all := map[float64]int{}
+	for _, wk := range ss.ws {
+		if all != nil && wk.values[k] == nil {
+			all = nil
+		}
+		for v, c := range wk.values[k] {
+			if all != nil {
+				all[v] += c
+			}
+		}
+	}
+	if all == nil || len(all) > maxDistinct {
+		return marginal.ValueCounts{}, false
+	}
+	var h marginal.ValueCounts
+	h.Values = make([]float64, 0, len(all))
+	for v := range all {
+		h.Values = append(h.Values, v)
+	}
+	slices.Sort(h.Values)
+	h.Counts = make([]int, len(h.Values))
+	for i, v := range h.Values {
+		h.Counts[i] = all[v]
+	}
+	return h, true
 }
 
 // tableValues counts the numeric values of an input held as a table.

@@ -149,112 +149,165 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 //     file (removed afterwards), so that a refusal writes nothing; once the
 //     gate passes, the report is written and the rows copied out.
 func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners []*data.Table, schema data.Schema, fill fillFunc) error {
-	parquet := data.IsParquetPath(o.out)
 	if err := o.checkParquet(schema); err != nil {
 		return err
 	}
-	gated := g != nil && g.on
-	var sample *reservoir
-	if gated {
-		sample = &reservoir{max: gateSampleRows}
+	s := &streamedRelease{cmd: cmd, g: g, owners: owners, schema: schema, fill: fill, parquet: data.IsParquetPath(o.out), gated: g != nil && g.on}
+	if s.gated {
+		s.sample = &reservoir{max: gateSampleRows}
 	}
-	var (
-		sink    *tableSink
-		r       *privacy.Report
-		written []string // files to remove if a later step fails
-	)
-	// produce runs the generator into the sink and finishes the output.
-	produce := func(w io.Writer, name string) error {
-		sink = newTableSink(w, name, parquet, sample)
-		var err error
-		if r, err = fill(sink.add); err != nil {
-			return err
+	var err error
+	switch {
+	case o.out != stdoutPath:
+		err = s.toFile(o.out)
+	case !s.gated:
+		err = s.toStdout()
+	default:
+		var removeSpool func()
+		removeSpool, err = s.spooled()
+		if removeSpool != nil {
+			defer removeSpool() // after writeStreamedReport copies the rows out
 		}
-		return sink.finish(schema)
 	}
-	// check runs the gate on the rows written and writes its result.
-	check := func() error {
-		if !gated {
-			return nil
+	if err != nil {
+		return err
+	}
+	if err := o.writeStreamedReport(s); err != nil {
+		return err
+	}
+	if s.gated {
+		g.result = g.pending
+	}
+	w := cmd.OutOrStdout()
+	printReport(cmd, w, s.r)
+	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
+		s.sink.rows, max(s.sink.cols, len(schema.Attributes)), displayPath(o.out, stdoutName), o.report)
+	if s.gated {
+		g.summary(cmd)
+	}
+	return nil
+}
+
+// streamedRelease is one run of publishStreamed: the generator, the
+// output's sink, the gate's sample and the files written so far.
+type streamedRelease struct {
+	cmd     *cobra.Command
+	g       *gateFlags
+	owners  []*data.Table
+	schema  data.Schema
+	fill    fillFunc
+	parquet bool
+	gated   bool
+	sample  *reservoir // nil without the gate
+	sink    *tableSink
+	r       *privacy.Report
+	written []string // files to remove if a later step fails
+}
+
+// produce runs the generator into a sink on w (named name in messages)
+// and finishes the output.
+func (s *streamedRelease) produce(w io.Writer, name string) error {
+	s.sink = newTableSink(w, name, s.parquet, s.sample)
+	var err error
+	if s.r, err = s.fill(s.sink.add); err != nil {
+		return err
+	}
+	return s.sink.finish(s.schema)
+}
+
+// check runs the gate (when on) on the rows written and writes its
+// result.
+func (s *streamedRelease) check() error {
+	if !s.gated {
+		return nil
+	}
+	s.g.account(s.r)
+	path, err := s.g.checkSample(s.cmd, s.owners, s.sample.table(), s.sink.rows)
+	if path != "" {
+		s.written = append(s.written, path)
+	}
+	return err
+}
+
+// toFile writes the rows to a temporary file that becomes out once every
+// row is written and the gate (when on) has passed.
+func (s *streamedRelease) toFile(out string) error {
+	var inner error
+	err := fsutil.WriteFileAtomic(out, 0o644, func(f io.Writer) error {
+		if inner = s.produce(f, out); inner == nil {
+			inner = s.check()
 		}
-		g.account(r)
-		path, err := g.checkSample(cmd, owners, sample.table(), sink.rows)
-		if path != "" {
-			written = append(written, path)
+		return inner
+	})
+	if err != nil {
+		removeAll(s.written)
+		if inner != nil {
+			return inner // the run's, the gate's or the write's own error
+		}
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	s.written = append(s.written, out)
+	return nil
+}
+
+// toStdout writes the rows to standard output as they come (no gate).
+func (s *streamedRelease) toStdout() error {
+	err := s.produce(dataStdout(s.cmd), stdoutName)
+	if err != nil {
+		if s.sink != nil && s.sink.count.n > 0 {
+			return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, s.sink.count.n, stdoutName)
 		}
 		return err
 	}
-	switch {
-	case o.out != stdoutPath:
-		var inner error
-		err := fsutil.WriteFileAtomic(o.out, 0o644, func(f io.Writer) error {
-			if inner = produce(f, o.out); inner == nil {
-				inner = check()
-			}
-			return inner
-		})
-		if err != nil {
-			removeAll(written)
-			if inner != nil {
-				return inner // the run's, the gate's or the write's own error
-			}
-			return fmt.Errorf("writing %s: %w", o.out, err)
-		}
-		written = append(written, o.out)
-	case !gated:
-		err := produce(dataStdout(cmd), stdoutName)
-		if err != nil {
-			if sink != nil && sink.count.n > 0 {
-				return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, sink.count.n, stdoutName)
-			}
-			return err
-		}
-	default:
-		spool, untrack, err := fsutil.CreateTemp("", "dppub-synthetic-*") // removed on Ctrl-C too
-		if err != nil {
-			return fmt.Errorf("a temporary file for the rows before the release gate: %w", err)
-		}
-		defer func() {
-			spool.Close()
-			os.Remove(spool.Name())
-			untrack()
-		}()
-		if err := produce(spool, fmt.Sprintf("the temporary file %s", spool.Name())); err != nil {
-			return err
-		}
-		if err := check(); err != nil {
-			removeAll(written)
-			return err
-		}
+	return nil
+}
+
+// spooled writes the rows for standard output to a temporary file and
+// runs the gate on them; writeStreamedReport copies them out once the
+// report is written. The caller removes the file with the function
+// returned (nil when none was made).
+func (s *streamedRelease) spooled() (func(), error) {
+	spool, untrack, err := fsutil.CreateTemp("", "dppub-synthetic-*") // removed on Ctrl-C too
+	if err != nil {
+		return nil, fmt.Errorf("a temporary file for the rows before the release gate: %w", err)
 	}
-	stampReport(cmd, r, nil)
-	r.RecordOutputSHA256(displayPath(o.out, stdoutName), sink.sum())
-	js, err := r.JSON()
+	remove := func() {
+		spool.Close()
+		os.Remove(spool.Name())
+		untrack()
+	}
+	if err := s.produce(spool, fmt.Sprintf("the temporary file %s", spool.Name())); err != nil {
+		return remove, err
+	}
+	if err := s.check(); err != nil {
+		removeAll(s.written)
+		return remove, err
+	}
+	return remove, nil
+}
+
+// writeStreamedReport records the output's digest in the report and
+// writes it; for standard output with the gate it then copies the
+// spooled rows out. A failure removes what was written.
+func (o *outputFlags) writeStreamedReport(s *streamedRelease) error {
+	stampReport(s.cmd, s.r, nil)
+	s.r.RecordOutputSHA256(displayPath(o.out, stdoutName), s.sink.sum())
+	js, err := s.r.JSON()
 	if err == nil {
-		err = writeOutput(cmd, o.report, js) // standard output for --report -
+		err = writeOutput(s.cmd, o.report, js) // standard output for --report -
 	}
 	if err != nil {
-		removeAll(written)
-		if o.out == stdoutPath && !gated {
+		removeAll(s.written)
+		if o.out == stdoutPath && !s.gated {
 			return fmt.Errorf("writing %s: %w; the rows written to %s have no report: discard them", o.report, err, stdoutName)
 		}
 		return fmt.Errorf("writing %s: %w", o.report, err)
 	}
-	if o.out == stdoutPath && gated {
-		if err := copySpool(cmd, sink); err != nil {
-			removeAll(append(written, o.report))
+	if o.out == stdoutPath && s.gated {
+		if err := copySpool(s.cmd, s.sink); err != nil {
+			removeAll(append(s.written, o.report))
 			return err
 		}
-	}
-	if gated {
-		g.result = g.pending
-	}
-	w := cmd.OutOrStdout()
-	printReport(cmd, w, r)
-	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
-		sink.rows, max(sink.cols, len(schema.Attributes)), displayPath(o.out, stdoutName), o.report)
-	if gated {
-		g.summary(cmd)
 	}
 	return nil
 }
