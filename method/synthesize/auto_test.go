@@ -65,8 +65,8 @@ func TestPairNoise(t *testing.T) {
 // values) gets the adaptive method up to ρ = 1, where its 3-way TVD
 // measured 2–7 % better, and the paper's from ρ = 1.4 on, where the
 // adaptive one measured worse at 14× the CPU; NLTCS (binary), Shuttle (at
-// most 16 values) and Shuttle in 32 bins at ρ = 4 keep the adaptive
-// method, which measured 1.2–2.8× better there; WDBC (31 attributes) and
+// most 16 values) and Shuttle in 32 bins at ρ = 4 and 10 (τ = 0.0126)
+// keep the adaptive method, which measured 1.2–2.8× better there; WDBC (31 attributes) and
 // two parties get the paper's by shape at any budget.
 func TestAutoMethodRule(t *testing.T) {
 	adult, nAdult := publicSizes(t, "adult")
@@ -99,6 +99,7 @@ func TestAutoMethodRule(t *testing.T) {
 		{"shuttle rho 0.05", shuttle, 1, nShuttle, 0.05, marginal.MethodAdaptive},
 		{"shuttle rho 2", shuttle, 1, nShuttle, 2, marginal.MethodAdaptive},
 		{"shuttle in 32 bins rho 4", shuttle32, 1, nShuttle, 4, marginal.MethodAdaptive},
+		{"shuttle in 32 bins rho 10", shuttle32, 1, nShuttle, 10, marginal.MethodAdaptive},
 		{"wdbc rho 0.05", wdbc, 1, nWDBC, 0.05, marginal.MethodPaper},
 		{"wdbc rho 2", wdbc, 1, nWDBC, 2, marginal.MethodPaper},
 		{"nltcs, two parties", nltcs, 2, nNLTCS, 0.05, marginal.MethodPaper},
