@@ -25,7 +25,7 @@ import (
 // 0.008 better). On NLTCS (binary) and Shuttle (16 values) the adaptive
 // method's 2-way TVD is 0.35–0.84 of the paper's at every budget
 // measured (ρ from 0.0033 to 2), and on Shuttle cut into 32 bins 0.56 at
-// ρ = 4 and 0.58 at ρ = 10 (τ = 0.0126), which is why the bound on
+// ρ = 4 and 0.57 at ρ = 10 (τ = 0.0126), which is why the bound on
 // values is 32 and not 16. Both constants are read off these tables, not
 // derived: Adult is the only measured table the rule takes, and a table
 // with an attribute of 33–64 values and more structure than pairs hold
