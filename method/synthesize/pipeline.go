@@ -45,8 +45,10 @@ type Options struct {
 	// for several parties), marginal.MethodAdaptive (AIM-style rounds, one
 	// owner) or, by default, marginal.MethodAuto: the adaptive method for
 	// one owner of at most marginal.AutoMaxAttributes attributes of at most
-	// marginal.AutoMaxValues values on the public domain, the paper's
-	// otherwise (measured: docs/results/synthesis/README.md).
+	// marginal.AutoMaxValues values on the public domain, unless a budget
+	// that large makes the paper's as good at a fraction of the time
+	// (autoMethod), the paper's otherwise (measured:
+	// docs/results/synthesis/engine-choice.md).
 	Method marginal.Method
 	// Label names the attribute the data will be used to predict: the
 	// adaptive method's default workload adds every triple holding it, and
@@ -110,8 +112,10 @@ type Options struct {
 
 // Result is the published table and what it cost.
 type Result struct {
-	// Method is the method that ran (MethodAuto resolved).
+	// Method is the method that ran (MethodAuto resolved), Auto why
+	// MethodAuto chose it (empty when the method was named).
 	Method    marginal.Method
+	Auto      string
 	Synthetic *data.Table
 	// Rows is the number of synthetic records; Engine.Data holds them, or
 	// the first marginal.DefaultFit of them when there are more (record r
@@ -220,7 +224,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	}
 	// dom is the public domain (schema and equal-width bins), what auto
 	// may read.
-	auto := o.resolveMethod(dom)
+	auto := o.resolveMethod(dom, n)
 	parties, accts, err := engineParties(dom, o.Parties)
 	if err != nil {
 		return nil, err
@@ -274,7 +278,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Method: o.Method, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
+	return &Result{Method: o.Method, Auto: auto, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
 		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
 }
 
@@ -325,13 +329,14 @@ func (o *Options) settleBudget(schema data.Schema, n int) error {
 // resolveMethod replaces an unset or auto method by the one auto picks
 // for the public domain dom and the parties, and returns why it picked
 // it, for the report ("" when the method was given).
-func (o *Options) resolveMethod(dom *marginal.Domain) string {
+func (o *Options) resolveMethod(dom *marginal.Domain, n int) string {
 	o.Method = cmp.Or(o.Method, marginal.MethodAuto)
 	if o.Method != marginal.MethodAuto {
 		return ""
 	}
-	o.Method = o.Method.Resolve(dom.Sizes(), len(o.Parties))
-	return marginal.AutoReason(dom.Sizes(), len(o.Parties))
+	var auto string
+	o.Method, auto = autoMethod(dom.Sizes(), len(o.Parties), n, o.Parties[0].Rho)
+	return auto
 }
 
 // encodeRecords returns the input's records in the cells of pre, and the

@@ -222,6 +222,9 @@ func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, res *syn
 	for _, k := range slices.Sorted(maps.Keys(sizes)) {
 		shape = append(shape, fmt.Sprintf("%d × %d-way", sizes[k], k))
 	}
+	if res.Auto != "" {
+		fmt.Fprintf(w, "  engine: %s\n", res.Auto)
+	}
 	if len(e.Rounds) > 0 {
 		fmt.Fprintf(w, "  adaptive: %d rounds after %d one-way marginals; measured %s\n", len(e.Rounds), len(e.Measured)-len(e.Rounds), strings.Join(shape, ", "))
 	} else {
