@@ -71,17 +71,6 @@ func (m Method) Resolve(sizes []int, parties int) Method {
 	return MethodPaper
 }
 
-// AutoReason says, for a report, what MethodAuto chose over a public
-// domain of sizes with parties parties, and by which rule.
-func AutoReason(sizes []int, parties int) string {
-	holders := "one owner"
-	if parties != 1 {
-		holders = fmt.Sprintf("%d parties of columns", parties)
-	}
-	return fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %d attributes of at most %d values on the public domain, %s (adaptive for one owner of at most %d attributes of at most %d values, paper otherwise)",
-		MethodAuto.Resolve(sizes, parties), len(sizes), slices.Max(append([]int{0}, sizes...)), holders, AutoMaxAttributes, AutoMaxValues)
-}
-
 func (m Method) String() string { return string(m) }
 
 // Inference chooses how the synthetic records are made from the noisy
