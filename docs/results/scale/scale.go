@@ -22,9 +22,9 @@ import (
 	"sync"
 
 	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/cmd/dppub/cli"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/cmd/dppub/cli"
 	"github.com/dppub/dppub/randx"
 )
 
