@@ -302,3 +302,47 @@ func (r RowsSession) OwnerMembersAt(b dp.Guarantee, delta float64) []Member {
 	}
 	return ms
 }
+
+// RowsOf is the session most methods of owners of rows send: the shared
+// part and the method's settings S. A method embeds it in its own session
+// type (which carries the method's behaviour); the JSON is the shared
+// fields, then "settings".
+type RowsOf[S any] struct {
+	RowsSession
+	Settings S `json:"settings"`
+}
+
+// RowsSpec defines a method of owners of rows whose coordinator (role
+// coordinator) sends every owner one session T. Its settings are *S;
+// open builds the session from what OpenRows read and the validated
+// settings, and checks that the protocol's parameters derive from it.
+// The methods' skeleton (spec literal, OpenRows, copying the settings,
+// strict decoding) lives here once.
+func RowsSpec[S any, PS interface {
+	*S
+	Settings
+}, T any, PT interface {
+	*T
+	Session
+}](name, summary, coordinator string, open func(RowsOf[S]) (PT, error)) Spec {
+	return Spec{
+		Name:        name,
+		Summary:     summary,
+		Split:       Rows,
+		Coordinator: coordinator,
+		MemberRoles: []string{RoleOwner},
+		NewSettings: func() Settings { return PS(new(S)) },
+		Open: func(st Settings, o Open) (Session, error) {
+			rows, err := OpenRows(o)
+			if err != nil {
+				return nil, err
+			}
+			s, err := open(RowsOf[S]{RowsSession: rows, Settings: *st.(PS)})
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+		Decode: DecodeSession[T, PT],
+	}
+}

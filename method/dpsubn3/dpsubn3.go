@@ -43,30 +43,18 @@ func (s *Settings) Validate() error {
 }
 
 // Spec is DP-SUBN3's definition.
-var Spec = method.Spec{
-	Name:        Name,
-	Summary:     "synthetic data from owners of rows updating a PrivBayes network in turn (our reconstruction of DP-SUBN)",
-	Split:       method.Rows,
-	Coordinator: RoleCurator,
-	MemberRoles: []string{method.RoleOwner},
-	NewSettings: func() method.Settings { return new(Settings) },
-	Open:        open,
-	Decode:      method.DecodeSession[session],
-}
+var Spec = method.RowsSpec(Name,
+	"synthetic data from owners of rows updating a PrivBayes network in turn (our reconstruction of DP-SUBN)",
+	RoleCurator, open)
 
 // session is what the curator sends every owner.
 type session struct {
-	method.RowsSession
-	Settings Settings `json:"settings"`
+	method.RowsOf[Settings]
 }
 
-func open(st method.Settings, o method.Open) (method.Session, error) {
-	rows, err := method.OpenRows(o)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{RowsSession: rows, Settings: *st.(*Settings)}
-	_, _, err = s.params()
+func open(r method.RowsOf[Settings]) (*session, error) {
+	s := &session{r}
+	_, _, err := s.params()
 	return s, err
 }
 

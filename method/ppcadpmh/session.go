@@ -15,29 +15,17 @@ import (
 )
 
 // Spec is PPCA-DP-MH's definition.
-var Spec = method.Spec{
-	Name:        Name,
-	Summary:     "synthetic data from owners of rows via DP covariance and probabilistic PCA",
-	Split:       method.Rows,
-	Coordinator: RoleCurator,
-	MemberRoles: []string{method.RoleOwner},
-	NewSettings: func() method.Settings { return new(Settings) },
-	Open:        open,
-	Decode:      method.DecodeSession[session],
-}
+var Spec = method.RowsSpec(Name,
+	"synthetic data from owners of rows via DP covariance and probabilistic PCA",
+	RoleCurator, open)
 
 // session is what the curator sends every owner.
 type session struct {
-	method.RowsSession
-	Settings Settings `json:"settings"`
+	method.RowsOf[Settings]
 }
 
-func open(st method.Settings, o method.Open) (method.Session, error) {
-	rows, err := method.OpenRows(o)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{RowsSession: rows, Settings: *st.(*Settings)}
+func open(r method.RowsOf[Settings]) (*session, error) {
+	s := &session{r}
 	s.Settings.Mechanism = s.Settings.mechanism()
 	if _, _, err := s.params(); err != nil {
 		return nil, err

@@ -18,30 +18,18 @@ import (
 )
 
 // Spec is synthesize-rows' definition.
-var Spec = method.Spec{
-	Name:        Name,
-	Summary:     "one synthetic table from owners of rows at the quality of one curator: the marginal engine over secure aggregation with distributed noise",
-	Split:       method.Rows,
-	Coordinator: RoleCoordinator,
-	MemberRoles: []string{method.RoleOwner},
-	NewSettings: func() method.Settings { return new(Settings) },
-	Open:        open,
-	Decode:      method.DecodeSession[session],
-}
+var Spec = method.RowsSpec(Name,
+	"one synthetic table from owners of rows at the quality of one curator: the marginal engine over secure aggregation with distributed noise",
+	RoleCoordinator, open)
 
 // session is what the coordinator sends every owner.
 type session struct {
-	method.RowsSession
-	Settings Settings `json:"settings"`
+	method.RowsOf[Settings]
 }
 
-func open(st method.Settings, o method.Open) (method.Session, error) {
-	rows, err := method.OpenRows(o)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{RowsSession: rows, Settings: *st.(*Settings)}
-	_, _, err = s.params()
+func open(r method.RowsOf[Settings]) (*session, error) {
+	s := &session{r}
+	_, _, err := s.params()
 	return s, err
 }
 
