@@ -13,17 +13,9 @@ import (
 func TestDPSUBN3NetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 4000, nil, "--method", "dp-subn3")
 	c.serveAll("--insecure-accept-seed")
-	inputs := c.ownerInputs()
-	net := filepath.Join(c.dir, "net.csv")
-	r := wait(c.runMethodCmd("dp-subn3", net, "--seed", "11", "--set", "epsilon=0.5", "--set", "k=2"))
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
-	}
-	local := filepath.Join(c.dir, "local.csv")
-	c.dppub(append([]string{"publish", "dp-subn3", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-		"--epsilon", "0.5", "--k", "2", "--seed", "11", "--out", local}, inputs...)...)
-	sameFile(t, net, local)
-	sameReport(t, net, local)
+	r := c.matchOneProcess(t, "dp-subn3", filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"),
+		[]string{"--seed", "11", "--set", "epsilon=0.5", "--set", "k=2"},
+		[]string{"--epsilon", "0.5", "--k", "2", "--seed", "11"})
 	if !strings.Contains(r.stdout, "Wrote 4000 rows") {
 		t.Fatalf("unexpected output:\n%s", r.stdout)
 	}

@@ -14,7 +14,6 @@ import (
 func TestMPCRDPNetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 3000, nil, "--method", "mp-crdp")
 	c.serveAll("--insecure-accept-seed")
-	inputs := c.ownerInputs()
 	for _, tc := range []struct {
 		name, seed string
 		set, flags []string
@@ -23,17 +22,9 @@ func TestMPCRDPNetworkMatchesOneProcess(t *testing.T) {
 		{"queries", "22", []string{"--set", "release=queries", "--set", "num_queries=200"}, []string{"--release", "queries", "--num-queries", "200"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			net := filepath.Join(c.dir, tc.name+"-net.out")
-			r := wait(c.runMethodCmd("mp-crdp", net, append([]string{"--seed", tc.seed}, tc.set...)...))
-			if r.err != nil {
-				t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
-			}
-			local := filepath.Join(c.dir, tc.name+"-local.out")
-			args := append([]string{"publish", "mp-crdp", "--schema", filepath.Join(c.dir, "adult.schema.json"), "--label", "income",
-				"--epsilon", "1", "--notion", "standard", "--b", "2", "--seed", tc.seed, "--out", local}, inputs...)
-			c.dppub(append(args, tc.flags...)...)
-			sameFile(t, net, local)
-			sameReport(t, net, local)
+			r := c.matchOneProcess(t, "mp-crdp", filepath.Join(c.dir, tc.name+"-net.out"), filepath.Join(c.dir, tc.name+"-local.out"),
+				append([]string{"--seed", tc.seed}, tc.set...),
+				append([]string{"--label", "income", "--epsilon", "1", "--notion", "standard", "--b", "2", "--seed", tc.seed}, tc.flags...))
 			if !strings.Contains(r.stdout, "released over 3000 joined records") {
 				t.Fatalf("unexpected output:\n%s", r.stdout)
 			}

@@ -22,7 +22,6 @@ func TestPDPMVDSNetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 2000, nil, "--method", "pdp-mvds")
 	c.serveAll("--insecure-accept-seed")
 	c.serve("third-party", "--insecure-accept-seed")
-	inputs := c.ownerInputs()
 	for _, tc := range []struct {
 		name  string
 		seed  string   // also names the session, which a member runs once
@@ -35,15 +34,9 @@ func TestPDPMVDSNetworkMatchesOneProcess(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			net := filepath.Join(dir, "net.csv")
-			r := wait(c.runMethodCmd("pdp-mvds", net, append([]string{"--seed", tc.seed, "--set", "rounds=5"}, tc.set...)...))
-			if r.err != nil {
-				t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
-			}
-			local := filepath.Join(dir, "local.csv")
-			c.dppub(append(append([]string{"publish", "pdp-mvds", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-				"--budgets", "0.5", "--rounds", "5", "--seed", tc.seed, "--out", local}, tc.flags...), inputs...)...)
-			sameFile(t, net, local)
-			sameReport(t, net, local)
+			r := c.matchOneProcess(t, "pdp-mvds", net, filepath.Join(dir, "local.csv"),
+				append([]string{"--seed", tc.seed, "--set", "rounds=5"}, tc.set...),
+				append([]string{"--budgets", "0.5", "--rounds", "5", "--seed", tc.seed}, tc.flags...), "third-party")
 			if !strings.Contains(r.stdout, "Wrote 2000 rows") {
 				t.Fatalf("unexpected output:\n%s", r.stdout)
 			}
@@ -71,19 +64,11 @@ func TestPDPMVDSPaillierNetworkMatchesOneProcess(t *testing.T) {
 	c.allowUnsound()
 	c.serveAll("--insecure-accept-seed")
 	c.serve("third-party", "--insecure-accept-seed")
-	inputs := c.ownerInputs()
-	net := filepath.Join(c.dir, "net.csv")
-	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", "32", "--set", "rounds=3", "--set", "sspp=paillier",
-		"--set", "keys=keys", "--set", "key_bits=512", "--set", "insecure_test_keys=true"))
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
-	}
-	local := filepath.Join(c.dir, "local.csv")
-	c.dppub(append([]string{"publish", "pdp-mvds", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-		"--budgets", "0.5", "--rounds", "3", "--sspp", "paillier", "--keys", filepath.Join(c.dir, "keys"),
-		"--key-bits", "512", "--insecure-test-keys", "--seed", "32", "--out", local}, inputs...)...)
-	sameFile(t, net, local)
-	sameReport(t, net, local)
+	r := c.matchOneProcess(t, "pdp-mvds", filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"),
+		[]string{"--seed", "32", "--set", "rounds=3", "--set", "sspp=paillier",
+			"--set", "keys=keys", "--set", "key_bits=512", "--set", "insecure_test_keys=true"},
+		[]string{"--budgets", "0.5", "--rounds", "3", "--sspp", "paillier", "--keys", filepath.Join(c.dir, "keys"),
+			"--key-bits", "512", "--insecure-test-keys", "--seed", "32"}, "third-party")
 	t.Logf("2-party Adult (300 rows), pdp-mvds paillier-512 over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
 }
 

@@ -19,17 +19,9 @@ import (
 func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
 	c := newCluster(t, 3, 4000, nil, "--method", "synthesize-rows")
 	c.serveAll("--insecure-accept-seed")
-	inputs := c.ownerInputs()
-	net := filepath.Join(c.dir, "net.csv")
-	r := wait(c.runMethodCmd("synthesize-rows", net, "--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"))
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
-	}
-	local := filepath.Join(c.dir, "local.csv")
-	c.dppub(append([]string{"publish", "synthesize-rows", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-		"--epsilon", "1", "--delta", "1e-5", "--seed", "11", "--out", local}, inputs...)...)
-	sameFile(t, net, local)
-	sameReport(t, net, local)
+	r := c.matchOneProcess(t, "synthesize-rows", filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"),
+		[]string{"--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"},
+		[]string{"--epsilon", "1", "--delta", "1e-5", "--seed", "11"})
 	if !strings.Contains(r.stdout, "Wrote 4000 rows") {
 		t.Fatalf("unexpected output:\n%s", r.stdout)
 	}
@@ -109,16 +101,9 @@ func TestRowSynthUnderWANLatency(t *testing.T) {
 	}
 	c := newCluster(t, 3, 4000, nil, "--method", "synthesize-rows")
 	c.serveAll("--insecure-accept-seed", "--fault-latency", "50ms")
-	inputs := c.ownerInputs()
-	net := filepath.Join(c.dir, "net.csv")
-	r := wait(c.runMethodCmd("synthesize-rows", net, "--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"))
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
-	}
-	local := filepath.Join(c.dir, "local.csv")
-	c.dppub(append([]string{"publish", "synthesize-rows", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-		"--epsilon", "1", "--delta", "1e-5", "--seed", "11", "--out", local}, inputs...)...)
-	sameFile(t, net, local)
+	r := c.matchOneProcess(t, "synthesize-rows", filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"),
+		[]string{"--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"},
+		[]string{"--epsilon", "1", "--delta", "1e-5", "--seed", "11"})
 	requests := strings.Count(c.log("owner-1"), "type=rowsynth/request")
 	t.Logf("3-owner Adult (4000 rows), synthesize-rows with 50 ms latency at every owner: %v for %d requests (%s)",
 		r.took.Round(1e6), requests, grab(r.stdout, `session \S+: (.*)`))

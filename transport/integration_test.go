@@ -202,6 +202,29 @@ func (c *cluster) logs() string {
 	return b.String()
 }
 
+// matchOneProcess runs method between the running members into net with
+// the run's arguments, publishes it in one process on the owners' files
+// into local with publish's flags (the schema, the output and the inputs
+// added), and checks that the outputs are the same bytes and the privacy
+// reports the same but for the run record. A failed run shows the logs
+// of the owners and of the members named in also. It returns the run.
+func (c *cluster) matchOneProcess(t *testing.T, method, net, local string, run, publish []string, also ...string) runResult {
+	t.Helper()
+	r := wait(c.runMethodCmd(method, net, run...))
+	if r.err != nil {
+		logs := c.logs()
+		for _, name := range also {
+			logs += fmt.Sprintf("\n--- %s:\n%s", name, c.log(name))
+		}
+		t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, logs)
+	}
+	args := append([]string{"publish", method, "--schema", filepath.Join(c.dir, "adult.schema.json")}, publish...)
+	c.dppub(append(append(args, "--out", local), c.ownerInputs()...)...)
+	sameFile(t, net, local)
+	sameReport(t, net, local)
+	return r
+}
+
 func (c *cluster) log(name string) string {
 	b, _ := os.ReadFile(filepath.Join(c.dir, name+".log"))
 	return string(b)
