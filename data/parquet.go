@@ -52,16 +52,9 @@ func ReadParquet(r interface {
 		o.Name = "input"
 	}
 	o.Header, o.Comma, o.SkipLinePrefixes = true, ',', nil
-	if err := s.Validate(); err != nil {
-		return nil, ReadStats{}, err
-	}
-	if err := o.validate(s); err != nil {
-		return nil, ReadStats{}, err
-	}
-	declared := s
-	s, err := s.without(o.SkipColumns)
+	rd, err := newReader(o.Name, s, o)
 	if err != nil {
-		return nil, ReadStats{}, fmt.Errorf("data: %q: %w", o.Name, err)
+		return nil, ReadStats{}, err
 	}
 	props := parquet.NewReaderProperties(nil)
 	props.BufferedStreamEnabled = true // pages are read as decoded, not a column chunk at once
@@ -70,7 +63,7 @@ func ReadParquet(r interface {
 		return nil, ReadStats{}, fmt.Errorf("data: %q is not a Parquet file: %w", o.Name, err)
 	}
 	defer pf.Close()
-	pr := &parquetReader{reader: reader{name: o.Name, schema: s, declared: declared, opts: o}, file: pf}
+	pr := &parquetReader{reader: *rd, file: pf}
 	if err := pr.init(); err != nil {
 		return nil, ReadStats{}, err
 	}
@@ -348,14 +341,8 @@ func (pr *parquetReader) read() (*Table, ReadStats, error) {
 			left -= int64(n)
 		}
 	}
-	if seen == 0 {
-		return nil, pr.stats, fmt.Errorf("data: no rows in %q", pr.name)
-	}
-	if len(t.Rows) == 0 {
-		return nil, pr.stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, pr.name)
-	}
 	pr.stats.Rows = len(t.Rows)
-	if err := pr.opts.checkRows(pr.name, pr.stats); err != nil {
+	if err := pr.opts.checkRead(pr.name, seen, false, pr.stats); err != nil {
 		return nil, pr.stats, err
 	}
 	return t, pr.stats, nil

@@ -122,27 +122,36 @@ func ReadCSV(r io.Reader, s Schema, o ReadOptions) (*Table, ReadStats, error) {
 	if name == "" {
 		name = "input"
 	}
-	if err := s.Validate(); err != nil {
-		return nil, ReadStats{}, err
-	}
-	if err := o.validate(s); err != nil {
-		return nil, ReadStats{}, err
-	}
-	declared := s
-	s, err := s.without(o.SkipColumns)
+	rd, err := newReader(name, s, o)
 	if err != nil {
-		return nil, ReadStats{}, fmt.Errorf("data: %q: %w", name, err)
+		return nil, ReadStats{}, err
 	}
 	in, err := openText(r, name)
 	if err != nil {
 		return nil, ReadStats{}, err
 	}
-	rd := &reader{name: name, schema: s, declared: declared, opts: o}
 	if err := rd.init(in.Reader); err != nil {
 		return nil, ReadStats{}, in.blame(err)
 	}
 	t, st, err := rd.read()
 	return t, st, in.blame(err)
+}
+
+// newReader checks the schema and the options, then drops the skipped
+// columns from the schema the reader maps (every reader of a whole table
+// starts so). name names the input in messages.
+func newReader(name string, s Schema, o ReadOptions) (*reader, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := o.validate(s); err != nil {
+		return nil, err
+	}
+	kept, err := s.without(o.SkipColumns)
+	if err != nil {
+		return nil, fmt.Errorf("data: %q: %w", name, err)
+	}
+	return &reader{name: name, schema: kept, declared: s, opts: o}, nil
 }
 
 func (o ReadOptions) validate(s Schema) error {
@@ -478,20 +487,27 @@ func (rd *reader) read() (*Table, ReadStats, error) {
 			t.IDs = append(t.IDs, rd.trim(rec[rd.idCol]))
 		}
 	}
-	if seen == 0 {
-		if rd.opts.Header {
-			return nil, rd.stats, fmt.Errorf("data: no rows in %q: it holds only the header row", rd.name)
-		}
-		return nil, rd.stats, fmt.Errorf("data: no rows in %q", rd.name)
-	}
-	if len(t.Rows) == 0 {
-		return nil, rd.stats, fmt.Errorf("data: all %d rows of %q have a missing value", seen, rd.name)
-	}
 	rd.stats.Rows = len(t.Rows)
-	if err := rd.opts.checkRows(rd.name, rd.stats); err != nil {
+	if err := rd.opts.checkRead(rd.name, seen, rd.opts.Header, rd.stats); err != nil {
 		return nil, rd.stats, err
 	}
 	return t, rd.stats, nil
+}
+
+// checkRead refuses an input in which no row was seen (header: its only
+// line was the header row), or whose seen rows all have a missing value,
+// then checks the rows kept against MinRows. Every reader (delimited text,
+// Parquet, the streaming scan) says it in the same words.
+func (o ReadOptions) checkRead(name string, seen int, header bool, st ReadStats) error {
+	switch {
+	case seen == 0 && header:
+		return fmt.Errorf("data: no rows in %q: it holds only the header row", name)
+	case seen == 0:
+		return fmt.Errorf("data: no rows in %q", name)
+	case st.Rows == 0:
+		return fmt.Errorf("data: all %d rows of %q have a missing value", seen, name)
+	}
+	return o.checkRows(name, st)
 }
 
 // checkRows refuses fewer rows than MinRows.

@@ -85,15 +85,9 @@ func openScan(r io.Reader, s Schema, o ScanOptions) (*scanRun, error) {
 		o.Name = "input"
 	}
 	name := o.Name
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := o.validate(s); err != nil {
-		return nil, err
-	}
-	kept, err := s.without(o.SkipColumns)
+	base, err := newReader(name, s, o.ReadOptions)
 	if err != nil {
-		return nil, fmt.Errorf("data: %q: %w", name, err)
+		return nil, err
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -116,7 +110,7 @@ func openScan(r io.Reader, s Schema, o ScanOptions) (*scanRun, error) {
 		}
 		return nil, fmt.Errorf("data: no rows in %q", name)
 	}
-	return &scanRun{name: name, schema: kept, declared: s, o: o, in: in, sc: sc, first: first, firstLine: firstLine}, nil
+	return &scanRun{name: name, schema: base.schema, declared: base.declared, o: o, in: in, sc: sc, first: first, firstLine: firstLine}, nil
 }
 
 // parsers returns one line parser per worker, each initialised from the
@@ -268,16 +262,7 @@ func (st *ReadStats) add(p ReadStats) {
 // checkScanned refuses an input without rows, or whose rows all have a
 // missing value, then checks the counts against the options.
 func (run *scanRun) checkScanned(stats ReadStats) error {
-	seen := stats.Rows + stats.DroppedMissing
-	switch {
-	case seen == 0 && run.o.Header:
-		return fmt.Errorf("data: no rows in %q: it holds only the header row", run.name)
-	case seen == 0:
-		return fmt.Errorf("data: no rows in %q", run.name)
-	case stats.Rows == 0:
-		return fmt.Errorf("data: all %d rows of %q have a missing value", seen, run.name)
-	}
-	return run.o.checkRows(run.name, stats)
+	return run.o.checkRead(run.name, stats.Rows+stats.DroppedMissing, run.o.Header, stats)
 }
 
 // ScanFile opens path and Scans it, messages naming the file.
