@@ -146,7 +146,7 @@ func splitRows(t *data.Table, k int) []*data.Table {
 	return out
 }
 
-// PipelinePPCA audits PPCA-DP-MH (publish.PPCADPMH) with three owners of
+// PipelinePPCA audits PPCA-DP-MH (ppcadpmh.Publish) with three owners of
 // rows, the Laplace mechanism at ε = 1 per owner and local noise; the
 // canary is in owner 1's rows and the claim is the report's per-owner
 // guarantee. Besides the shared variants it takes "paper" (the paper's
@@ -169,7 +169,7 @@ func PipelinePPCA(variant string) (Mechanism, error) {
 		run: func(ctx context.Context, t *data.Table, div float64, src *randx.Source) (*data.Table, *privacy.Report, error) {
 			s := st
 			s.Epsilon, s.Mechanism, s.K = pipelineEpsilon*div, ppca.Laplace, 2
-			res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Settings: s, Owners: splitRows(t, pipelineOwners), Source: src})
+			res, err := ppcadpmh.Publish(ctx, ppcadpmh.Options{Settings: s, Owners: splitRows(t, pipelineOwners), Source: src})
 			if err != nil {
 				return nil, nil, err
 			}

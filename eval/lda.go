@@ -221,7 +221,7 @@ func (sp ldaSplit) ldaPoint(ctx context.Context, owners []*data.Table, eps float
 
 func (sp ldaSplit) ppcaBaseline(ctx context.Context, owners []*data.Table, eps float64, acc *ldaAccumulator) error {
 	t := sp.task
-	res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Source: sp.src, Settings: ppcaspec.Settings{Epsilon: eps, Calibration: ppca.Sound, Mechanism: ppca.Laplace, Noise: ppcadpmh.Local, Contribution: contributionRate(t.Dataset)}})
+	res, err := ppcaspec.Publish(ctx, ppcaspec.Options{Owners: owners, Source: sp.src, Settings: ppcaspec.Settings{Epsilon: eps, Calibration: ppca.Sound, Mechanism: ppca.Laplace, Noise: ppcadpmh.Local, Contribution: contributionRate(t.Dataset)}})
 	if err != nil {
 		return fmt.Errorf("eval: ppca-dp-mh baseline %s ε=%v m=%d: %w", t.Name, eps, len(owners), err)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/protocol/ppcadpmh"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -211,7 +210,7 @@ func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, err
 			return nil, err
 		}
 		delta = gaussianDelta(pt, owners)
-		res, err := publish.PPCADPMH(ctx, publish.PPCAOptions{Owners: owners, Source: src, Settings: ppcaspec.Settings{Epsilon: pt.eps, Delta: delta, Calibration: pt.calibration, Mechanism: pt.mech(), Noise: pt.noise, Contribution: contributionRate(pt.task.Dataset), K: pt.k}})
+		res, err := ppcaspec.Publish(ctx, ppcaspec.Options{Owners: owners, Source: src, Settings: ppcaspec.Settings{Epsilon: pt.eps, Delta: delta, Calibration: pt.calibration, Mechanism: pt.mech(), Noise: pt.noise, Contribution: contributionRate(pt.task.Dataset), K: pt.k}})
 		if err != nil {
 			return nil, fmt.Errorf("eval: %s ε=%v k=%d m=%d %s: %w", pt.task.Name, pt.eps, pt.k, pt.parties, pt.calibration, err)
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method/ppcadpmh"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -49,7 +48,7 @@ func TestGateRefusesLeakyAcceptsSound(t *testing.T) {
 		if paperLatent {
 			st.Contribution = 0.99
 		}
-		res, err := publish.PPCADPMH(context.Background(), publish.PPCAOptions{Settings: st, Owners: []*data.Table{real}, Source: src.Child()})
+		res, err := ppcadpmh.Publish(context.Background(), ppcadpmh.Options{Settings: st, Owners: []*data.Table{real}, Source: src.Child()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -92,7 +92,7 @@ func DPSUBN3(ctx context.Context, o DPSUBN3Options) (*BaselineResult, error) {
 		}
 	}
 	start := time.Now()
-	run, err := method.RunLocal(ctx, dpsubn3.Spec, &o.Settings, rowsRun(o.Owners, o.Source))
+	run, err := method.RunLocal(ctx, dpsubn3.Spec, &o.Settings, method.OwnersLocal(o.Owners, o.Source))
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ const LDAPublisher = mulldaspec.RolePublisher
 func LDAParties(m int) []string {
 	out := make([]string, 0, m+1)
 	for i := 1; i <= m; i++ {
-		out = append(out, OwnerName(i))
+		out = append(out, method.OwnerName(i))
 	}
 	return append(out, LDAPublisher)
 }
@@ -130,7 +130,7 @@ func MulLDADP(ctx context.Context, o LDAOptions) (*LDAResult, error) {
 }
 
 func runLDA(ctx context.Context, o LDAOptions, spec method.Spec) (*LDAResult, error) {
-	lo := rowsRun(o.Owners, o.Source, mulldaspec.RoleDealer)
+	lo := method.OwnersLocal(o.Owners, o.Source, mulldaspec.RoleDealer)
 	if o.Ledger != nil {
 		lo.Attach = map[string]any{}
 		for _, name := range LDAParties(len(o.Owners)) {

@@ -191,3 +191,17 @@ func BenchmarkMulLDADPAdult3Owners(b *testing.B) {
 		})
 	}
 }
+
+// adultOwners splits adult horizontally among m owners.
+func adultOwners(tb testing.TB, m int, seed uint64) []*data.Table {
+	tb.Helper()
+	t, err := datasets.Load("adult")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	owners, err := data.SplitHorizontal(t, m, nil, randx.NewSeeded(seed))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return owners
+}

@@ -66,7 +66,7 @@ func TestPrepareChecksSettings(t *testing.T) {
 	if len(setup.Participants) != 2 || *setup.Participants[0].Budget != dp.Pure(0.5) || setup.Participants[1].Seed == nil {
 		t.Fatalf("participants %+v", setup.Participants)
 	}
-	// The session ID and the seeds follow publish.PPCADPMH's draws.
+	// The session ID and the seeds follow ppcaspec.Publish's draws.
 	src := randx.NewSeeded(1)
 	if want := "ppca-dp-mh-"; !strings.HasPrefix(setup.Session, want) {
 		t.Fatalf("session %q", setup.Session)

@@ -118,7 +118,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	}
 	lo := method.LocalOptions{Members: localMembers(s, len(tables)), Data: map[string]*data.Table{}, Source: src}
 	for i, t := range tables {
-		lo.Data[publish.OwnerName(i+1)] = t
+		lo.Data[method.OwnerName(i+1)] = t
 	}
 	run, err := method.RunLocal(cmd.Context(), s, st, lo)
 	if err != nil {
@@ -146,12 +146,12 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 }
 
 // localMembers names the members of an in-process session: owners
-// owner-1 … owner-N (publish.OwnerName), and one member of every other
+// owner-1 … owner-N (method.OwnerName), and one member of every other
 // role, named after it.
 func localMembers(s method.Spec, owners int) map[string][]string {
 	m := map[string][]string{}
 	for i := range owners {
-		m[method.RoleOwner] = append(m[method.RoleOwner], publish.OwnerName(i+1))
+		m[method.RoleOwner] = append(m[method.RoleOwner], method.OwnerName(i+1))
 	}
 	for _, r := range s.MemberRoles {
 		if r != method.RoleOwner {
@@ -183,7 +183,7 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 		if err != nil {
 			return err
 		}
-		lo.Stats[publish.OwnerName(i+1)] = stats
+		lo.Stats[method.OwnerName(i+1)] = stats
 	}
 	run, err := method.RunLocal(cmd.Context(), s, st, lo)
 	if err != nil {

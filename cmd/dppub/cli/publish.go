@@ -11,7 +11,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	_ "github.com/dppub/dppub/method/registry"
-	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
 )
 
@@ -137,7 +136,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 		records += t.Len()
 	}
 	f.settings.DefaultRecords(records)
-	opts := publish.PPCAOptions{Owners: owners, Source: src, Settings: f.settings}
+	opts := ppcaspec.Options{Owners: owners, Source: src, Settings: f.settings}
 	// The quality's synthetic marginals are counted as the rows go by, so
 	// that a streamed release needs no copy of them.
 	synth, err := newSynthCounts(owners[0].Schema, f.out)
@@ -147,14 +146,14 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	// The rows are written as the curator decodes them, never held whole
 	// (publishStreamed: a file, Parquet by row group, standard output, the
 	// gate on a bounded sample).
-	var res *publish.PPCAResult
+	var res *ppcaspec.Published
 	err = f.publishStreamed(cmd, &f.gate, owners, owners[0].Schema, func(emit emitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error {
 			synth.add(t)
 			return emit(t, nil)
 		}
 		var err error
-		if res, err = publish.PPCADPMH(cmd.Context(), opts); err != nil {
+		if res, err = ppcaspec.Publish(cmd.Context(), opts); err != nil {
 			return nil, err
 		}
 		return res.Report, nil
@@ -187,10 +186,10 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 		}
 		stats = append(stats, st)
 	}
-	opts := publish.PPCAOptions{Statistics: stats, Schema: schema, Source: src, Settings: f.settings}
+	opts := ppcaspec.Options{Statistics: stats, Schema: schema, Source: src, Settings: f.settings}
 	err = f.publishStreamed(cmd, nil, nil, schema, func(emit emitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error { return emit(t, nil) }
-		res, err := publish.PPCADPMH(cmd.Context(), opts)
+		res, err := ppcaspec.Publish(cmd.Context(), opts)
 		if err != nil {
 			return nil, err
 		}
@@ -206,7 +205,7 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 // printPPCAUtility prints the quality against synth, the synthetic rows'
 // marginals as written (printQuality, the figures of dppub compare), and
 // the model and the protocol's cost.
-func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *publish.PPCAResult, synth *synthCounts) {
+func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *ppcaspec.Published, synth *synthCounts) {
 	w := cmd.OutOrStdout()
 	real, err := realCounts(owners...)
 	printQuality(cmd, w, real, synth.Joint, err)

@@ -13,8 +13,8 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/internal/fsutil"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -73,7 +73,7 @@ type gateFlags struct {
 	source string
 	// Set by holdOutRecords: one pooled check of the joined records,
 	// under this owner's name, and why it is pooled (nil and "": one
-	// check per owner, named by publish.OwnerName).
+	// check per owner, named by method.OwnerName).
 	names  []string
 	pooled string
 	// Set by checkSample on a pass (pending), and by guard or
@@ -189,7 +189,7 @@ func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string
 		}
 		for i, t := range owners {
 			if t.Len() < gate.MinMembers {
-				return nil, usagef("%s has %d rows; the release gate needs at least %d", publish.OwnerName(i+1), t.Len(), gate.MinMembers)
+				return nil, usagef("%s has %d rows; the release gate needs at least %d", method.OwnerName(i+1), t.Len(), gate.MinMembers)
 			}
 			g.held = append(g.held, h)
 		}
@@ -205,7 +205,7 @@ func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string
 		n := int(math.Round(g.share * float64(t.Len())))
 		if n < gate.MinHoldout || t.Len()-n < gate.MinMembers {
 			return nil, usagef("--gate-holdout-share %v of %s's %d rows holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more rows, a larger share or --gate-holdout FILE)",
-				g.share, publish.OwnerName(i+1), t.Len(), n, t.Len()-n, gate.MinHoldout, gate.MinMembers)
+				g.share, method.OwnerName(i+1), t.Len(), n, t.Len()-n, gate.MinHoldout, gate.MinMembers)
 		}
 		perm := src.Perm(t.Len())
 		g.held = append(g.held, t.Subset(slices.Sorted(slices.Values(perm[:n]))))
@@ -306,7 +306,7 @@ func (g *gateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) 
 	errs := make([]error, len(owners))
 	var wg sync.WaitGroup
 	for i, t := range owners {
-		results[i].Owner = publish.OwnerName(i + 1)
+		results[i].Owner = method.OwnerName(i + 1)
 		if g.names != nil {
 			results[i].Owner = g.names[i]
 		}

@@ -21,7 +21,6 @@ import (
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -56,7 +55,7 @@ func wholePPCA(t *testing.T, tab *data.Table, owners int, seed uint64) *data.Tab
 	}
 	st := ppcaspec.Settings{Epsilon: 1}
 	st.SetDefaults()
-	res, err := publish.PPCADPMH(context.Background(), publish.PPCAOptions{Owners: split, Source: src, Settings: st})
+	res, err := ppcaspec.Publish(context.Background(), ppcaspec.Options{Owners: split, Source: src, Settings: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package publish
+package ppcadpmh
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
 )
@@ -26,20 +25,20 @@ func TestPPCASinkWritesTheWholeTablesBytes(t *testing.T) {
 		}
 		stats = append(stats, st)
 	}
-	settings := ppcaspec.Settings{Epsilon: 1}
+	settings := Settings{Epsilon: 1}
 	for _, tc := range []struct {
 		name string
-		opts func() PPCAOptions
+		opts func() Options
 	}{
-		{"rows", func() PPCAOptions {
-			return PPCAOptions{Owners: owners, Settings: settings, Source: randx.NewSeeded(12)}
+		{"rows", func() Options {
+			return Options{Owners: owners, Settings: settings, Source: randx.NewSeeded(12)}
 		}},
-		{"statistics", func() PPCAOptions {
-			return PPCAOptions{Statistics: stats, Schema: owners[0].Schema, Settings: settings, Source: randx.NewSeeded(12)}
+		{"statistics", func() Options {
+			return Options{Statistics: stats, Schema: owners[0].Schema, Settings: settings, Source: randx.NewSeeded(12)}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			whole, err := PPCADPMH(context.Background(), tc.opts())
+			whole, err := Publish(context.Background(), tc.opts())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +59,7 @@ func TestPPCASinkWritesTheWholeTablesBytes(t *testing.T) {
 				chunks++
 				return data.WriteCSVRows(&got, c)
 			}
-			streamed, err := PPCADPMH(context.Background(), o)
+			streamed, err := Publish(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,9 +1,8 @@
-package publish
+package ppcadpmh
 
 import (
 	"bytes"
 	"context"
-	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/ownerstats"
 	"math"
 	"strings"
@@ -32,7 +31,7 @@ func adultOwners(tb testing.TB, m int, seed uint64) []*data.Table {
 
 func TestPPCADPMHAdultEndToEnd(t *testing.T) {
 	owners := adultOwners(t, 3, 1)
-	res, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: randx.NewSeeded(2), Settings: ppcaspec.Settings{Epsilon: 1}})
+	res, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(2), Settings: Settings{Epsilon: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +56,7 @@ func TestPPCADPMHAdultEndToEnd(t *testing.T) {
 
 func TestPPCAPaperCalibrationReportsTrueGuarantee(t *testing.T) {
 	owners := adultOwners(t, 2, 3)
-	res, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: randx.NewSeeded(4), Settings: ppcaspec.Settings{Epsilon: 1, Calibration: ppca.Paper, PaperLatent: true}})
+	res, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(4), Settings: Settings{Epsilon: 1, Calibration: ppca.Paper, PaperLatent: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +83,7 @@ func TestPPCAPaperCalibrationReportsTrueGuarantee(t *testing.T) {
 func TestPPCAOwnersNeedTwoRows(t *testing.T) {
 	owners := adultOwners(t, 2, 5)
 	owners[1] = owners[1].Subset([]int{0})
-	_, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: randx.NewSeeded(6), Settings: ppcaspec.Settings{Epsilon: 1}})
+	_, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(6), Settings: Settings{Epsilon: 1}})
 	if err == nil || !strings.Contains(err.Error(), "at least 2") {
 		t.Fatalf("want a too-few-rows error, got %v", err)
 	}
@@ -97,7 +96,7 @@ func BenchmarkPPCADPMHAdult3Owners(b *testing.B) {
 			src := randx.NewSecure()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: src, Settings: ppcaspec.Settings{Epsilon: 1, Noise: mode}}); err != nil {
+				if _, err := Publish(context.Background(), Options{Owners: owners, Source: src, Settings: Settings{Epsilon: 1, Noise: mode}}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -126,12 +125,12 @@ func TestPPCADPMHFromStatisticsEqualsFromRows(t *testing.T) {
 		}
 		stats = append(stats, &back)
 	}
-	settings := ppcaspec.Settings{Epsilon: 1, Mechanism: ppca.Gaussian, Delta: 1e-6, K: 4}
-	rows, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Settings: settings, Source: randx.NewSeeded(8)})
+	settings := Settings{Epsilon: 1, Mechanism: ppca.Gaussian, Delta: 1e-6, K: 4}
+	rows, err := Publish(context.Background(), Options{Owners: owners, Settings: settings, Source: randx.NewSeeded(8)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromStats, err := PPCADPMH(context.Background(), PPCAOptions{Statistics: stats, Schema: owners[0].Schema,
+	fromStats, err := Publish(context.Background(), Options{Statistics: stats, Schema: owners[0].Schema,
 		Settings: settings, Source: randx.NewSeeded(8)})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +147,7 @@ func TestPPCADPMHFromStatisticsEqualsFromRows(t *testing.T) {
 	}
 	paper := settings
 	paper.PaperLatent = true
-	if _, err := PPCADPMH(context.Background(), PPCAOptions{Statistics: stats, Schema: owners[0].Schema,
+	if _, err := Publish(context.Background(), Options{Statistics: stats, Schema: owners[0].Schema,
 		Settings: paper, Source: randx.NewSeeded(8)}); err == nil || !strings.Contains(err.Error(), "only statistics") {
 		t.Fatalf("paper latent codes from statistics: %v", err)
 	}
@@ -171,7 +170,7 @@ func TestPPCAReportWarnsWhenMostlyNoise(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := PPCADPMH(context.Background(), PPCAOptions{Owners: owners, Source: randx.NewSeeded(2), Settings: ppcaspec.Settings{Epsilon: 1}})
+			res, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(2), Settings: Settings{Epsilon: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
