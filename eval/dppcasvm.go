@@ -16,8 +16,8 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/learn"
+	"github.com/dppub/dppub/method/dppcasvm"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -61,7 +61,7 @@ type DPPCAOptions struct {
 // DPPCAVariant is one calibration with the feature scaling it runs with.
 type DPPCAVariant struct {
 	Calibration dppca.Calibration
-	Scaling     publish.Scaling
+	Scaling     dppcasvm.Scaling
 }
 
 // DefaultDPPCAVariants: the paper calibration with the standardisation the
@@ -70,9 +70,9 @@ type DPPCAVariant struct {
 // the exact scaling is not DP); and the sound, end-to-end DP pipeline with
 // public box scaling.
 var DefaultDPPCAVariants = []DPPCAVariant{
-	{dppca.Paper, publish.ScaleStandardize},
-	{dppca.Sound, publish.ScaleStandardize},
-	{dppca.Sound, publish.ScaleBox},
+	{dppca.Paper, dppcasvm.ScaleStandardize},
+	{dppca.Sound, dppcasvm.ScaleStandardize},
+	{dppca.Sound, dppcasvm.ScaleBox},
 }
 
 // Default grids of the figures.
@@ -281,7 +281,7 @@ func (r *dppcaRunner) point(pt dppcaPoint) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := publish.DPPCASVM(publish.DPPCASVMOptions{Method: pt.method, Table: train, Label: pt.task.Label,
+		res, err := dppcasvm.Publish(dppcasvm.Options{Method: pt.method, Table: train, Label: pt.task.Label,
 			Epsilon: pt.eps, Calibration: pt.variant.Calibration, Scaling: pt.variant.Scaling, Source: src})
 		if err != nil {
 			return nil, fmt.Errorf("eval: %s %s %s ε=%v: %w", pt.task.Dataset, pt.method, pt.variant.Calibration, pt.eps, err)
@@ -325,7 +325,7 @@ func (r *dppcaRunner) point(pt dppcaPoint) ([]Row, error) {
 // paper's Table 3. The generated Covertype stand-in is for timing only and
 // has no row here.
 func (r *dppcaRunner) table3() ([]Row, error) {
-	scalings := []publish.Scaling{publish.ScaleNone, publish.ScaleBox, publish.ScaleStandardize}
+	scalings := []dppcasvm.Scaling{dppcasvm.ScaleNone, dppcasvm.ScaleBox, dppcasvm.ScaleStandardize}
 	r.total = len(r.o.Tasks) * len(scalings)
 	var rows []Row
 	for _, t := range r.o.Tasks {
@@ -348,7 +348,7 @@ func (r *dppcaRunner) table3() ([]Row, error) {
 
 // exactPCARows: k at α = 0.85 and the accuracy of the non-private
 // PCA-SVM on one 80/20 split per repetition.
-func (r *dppcaRunner) exactPCARows(t Task, s publish.Scaling) ([]Row, error) {
+func (r *dppcaRunner) exactPCARows(t Task, s dppcasvm.Scaling) ([]Row, error) {
 	var accs, ks []float64
 	for rep := 0; rep < r.o.Reps; rep++ {
 		src := r.o.Source.Child()
@@ -358,7 +358,7 @@ func (r *dppcaRunner) exactPCARows(t Task, s publish.Scaling) ([]Row, error) {
 		}
 		// ε = 1e15 makes the paper's Laplace noise (≤ 2d/(nε)) negligible:
 		// this is the exact PCA-SVM.
-		res, err := publish.DPPCASVM(publish.DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: t.Label,
+		res, err := dppcasvm.Publish(dppcasvm.Options{Method: dppca.DPPCASVM, Table: train, Label: t.Label,
 			Epsilon: 1e15, Calibration: dppca.Paper, Scaling: s, Source: src})
 		if err != nil {
 			return nil, err
@@ -385,17 +385,17 @@ func (r *dppcaRunner) exactPCARows(t Task, s publish.Scaling) ([]Row, error) {
 }
 
 // scaleAndClip applies a scaling to an already encoded matrix (as
-// publish.DPPCASVM does) and clips its rows to the unit ball.
-func scaleAndClip(X *mat.Dense, s publish.Scaling) {
+// dppcasvm.Publish does) and clips its rows to the unit ball.
+func scaleAndClip(X *mat.Dense, s dppcasvm.Scaling) {
 	n, d := X.Dims()
 	centre, scale := make([]float64, d), make([]float64, d)
 	for j := range scale {
 		scale[j] = 1
-		if s == publish.ScaleBox {
+		if s == dppcasvm.ScaleBox {
 			centre[j] = 0.5
 		}
 	}
-	if s == publish.ScaleStandardize {
+	if s == dppcasvm.ScaleStandardize {
 		for j := range d {
 			col := mat.Col(nil, j, X)
 			m, sd := meanStd(col)
@@ -455,7 +455,7 @@ func (r *dppcaRunner) timingFigure() ([]Row, error) {
 	r.total = len(sets) * (1 + len(timingMethods)*len(cals))
 	var rows []Row
 	for _, s := range sets {
-		scaleAndClip(s.X, publish.ScaleBox)
+		scaleAndClip(s.X, dppcasvm.ScaleBox)
 		n, _ := s.X.Dims()
 		base := Row{Experiment: r.experiment(), Dataset: s.name, Task: s.task, Parties: 1, Reps: reps, Metric: "seconds"}
 		var secs []float64

@@ -7,8 +7,8 @@ import (
 	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/learn"
+	"github.com/dppub/dppub/method/dppcasvm"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -17,7 +17,7 @@ import (
 // clipped as the pipeline sees it after loading.
 var covertypeShape = sync.OnceValues(func() (*mat.Dense, []int) {
 	X, y := CovertypeLike(CovertypeRows, randx.NewSeeded(1))
-	scaleAndClip(X, publish.ScaleBox)
+	scaleAndClip(X, dppcasvm.ScaleBox)
 	return X, y
 })
 

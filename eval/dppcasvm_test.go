@@ -8,7 +8,7 @@ import (
 
 	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/internal/testenv"
-	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/method/dppcasvm"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -111,7 +111,7 @@ func TestDPPCAFigure1Musk(t *testing.T) {
 	testenv.SharedData(t, "musk2")
 	rows, err := DPPCAFigure(context.Background(), DPPCAOptions{Figure: 1, Reps: 1, Source: randx.NewSeeded(3),
 		Tasks: []Task{Musk2Target}, Epsilons: []float64{0.5},
-		Variants: []DPPCAVariant{{dppca.Paper, publish.ScaleStandardize}}})
+		Variants: []DPPCAVariant{{dppca.Paper, dppcasvm.ScaleStandardize}}})
 	if err != nil {
 		t.Fatal(err)
 	}

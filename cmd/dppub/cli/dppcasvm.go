@@ -16,7 +16,6 @@ import (
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm"
-	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -229,7 +228,7 @@ func printDPPCAUtility(cmd *cobra.Command, train *data.Table, res *dppcasvm.Resu
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
-	if msg := publish.ClassifierWarning(acc, majorityShare(truth)); msg != "" {
+	if msg := dppcasvm.ClassifierWarning(acc, majorityShare(truth)); msg != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", msg)
 	}
 	return nil

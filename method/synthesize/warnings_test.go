@@ -1,17 +1,14 @@
-package publish
+package synthesize
 
 import (
 	"context"
-	"github.com/dppub/dppub/method/synthesize"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -51,7 +48,7 @@ func TestMarginalNoiseWarning(t *testing.T) {
 				t.Skip("synthesises the whole of Adult; skipped with -short")
 			}
 			tab := firstRows(t, "adult", c.rows)
-			res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Rho: c.rho, Source: randx.NewSeeded(1)})
+			res, err := Publish(context.Background(), Options{Table: tab, Rho: c.rho, Source: randx.NewSeeded(1)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,59 +66,6 @@ func TestMarginalNoiseWarning(t *testing.T) {
 	}
 }
 
-// DPPCA-SVM on WDBC at ε = 0.1 does no better than the majority class
-// on its own training rows, which the owner's terminal must say; at ε = 4
-// it does better. (The published report's warning that the components
-// are mostly noise is dppca.NoiseWarning, tested in algo/dppca and
-// method/dppcasvm.)
-func TestClassifierWarning(t *testing.T) {
-	tab := firstRows(t, "wdbc", 0)
-	for _, c := range []struct {
-		name string
-		eps  float64
-		warn bool
-	}{
-		{"wdbc at eps 0.1", 0.1, true},
-		{"wdbc at eps 4", 4, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			res, err := DPPCASVM(DPPCASVMOptions{Method: dppca.DPPCASVM, Table: tab, Label: "diagnosis", Epsilon: c.eps, Source: randx.NewSeeded(1)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			pred, err := res.Model.Apply(tab)
-			if err != nil {
-				t.Fatal(err)
-			}
-			truth, _, err := res.Model.Truth(tab)
-			if err != nil {
-				t.Fatal(err)
-			}
-			acc, maj := learn.Accuracy(pred, truth), majorityRate(truth)
-			cw := ClassifierWarning(acc, maj)
-			if got := cw != ""; got != c.warn {
-				t.Fatalf("accuracy %.3f, majority %.3f: warns %v, want %v: %q", acc, maj, got, c.warn, cw)
-			}
-			if c.warn && !strings.Contains(cw, "no better than always predicting the most common class") {
-				t.Errorf("classifier warning %q", cw)
-			}
-		})
-	}
-	if ClassifierWarning(0.9, 0.6) != "" || ClassifierWarning(0.6, 0.6) == "" {
-		t.Error("ClassifierWarning's threshold")
-	}
-}
-
-func majorityRate(y []int) float64 {
-	counts := map[int]int{}
-	best := 0
-	for _, v := range y {
-		counts[v]++
-		best = max(best, counts[v])
-	}
-	return float64(best) / float64(len(y))
-}
-
 // The label warning follows the measurements that join the label with
 // other columns: on the whole of WDBC at ε = 0.3 the default's label pairs
 // are mostly noise even pooled (1.9–2.6 times the average count per cell
@@ -130,9 +74,9 @@ func majorityRate(y []int) float64 {
 // nothing to warn of.
 func TestLabelWarning(t *testing.T) {
 	tab := firstRows(t, "wdbc", 0)
-	run := func(t *testing.T, eps float64) *synthesize.Result {
+	run := func(t *testing.T, eps float64) *Result {
 		t.Helper()
-		res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Epsilon: eps, Label: "diagnosis", Source: randx.NewSeeded(1)})
+		res, err := Publish(context.Background(), Options{Table: tab, Epsilon: eps, Label: "diagnosis", Source: randx.NewSeeded(1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +96,7 @@ func TestLabelWarning(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		res   *synthesize.Result
+		res   *Result
 		eng   *marginal.Result
 		label string
 		want  string

@@ -1,4 +1,4 @@
-package publish
+package dppcasvm
 
 import (
 	"math"
@@ -27,7 +27,7 @@ func dppcaSplit(tb testing.TB, name string, seed uint64) (train, test *data.Tabl
 	return train, test
 }
 
-func testAccuracy(t *testing.T, res *DPPCASVMResult, test *data.Table) float64 {
+func testAccuracy(t *testing.T, res *Published, test *data.Table) float64 {
 	t.Helper()
 	pred, err := res.Model.Apply(test)
 	if err != nil {
@@ -64,7 +64,7 @@ func TestDPPCASVMWDBCReports(t *testing.T) {
 		{dppca.PCADPSVM, dppca.Sound, "", "computed exactly from the records", "NOT differentially private", 0.9},
 		{dppca.PCADPSVM, dppca.Paper, "", "the intercepts b", "NOT differentially private", 0},
 	} {
-		res, err := DPPCASVM(DPPCASVMOptions{Method: c.m, Table: train, Label: "diagnosis", Epsilon: 50,
+		res, err := Publish(Options{Method: c.m, Table: train, Label: "diagnosis", Epsilon: 50,
 			Calibration: c.cal, Scaling: ScaleStandardize, Source: randx.NewSeeded(2)})
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.m, c.cal, err)
@@ -98,7 +98,7 @@ func TestDPPCASVMScalings(t *testing.T) {
 	train, _ := dppcaSplit(t, "wdbc", 3)
 	for _, s := range []Scaling{ScaleNone, ScaleBox, ScaleStandardize} {
 		// The sound calibration: DP end to end unless standardised.
-		res, err := DPPCASVM(DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: "diagnosis", Epsilon: 1,
+		res, err := Publish(Options{Method: dppca.DPPCASVM, Table: train, Label: "diagnosis", Epsilon: 1,
 			Scaling: s, Source: randx.NewSeeded(4)})
 		if err != nil {
 			t.Fatal(err)
@@ -133,17 +133,17 @@ func TestDPPCASVMScalings(t *testing.T) {
 func TestDPPCASVMErrors(t *testing.T) {
 	train, _ := dppcaSplit(t, "wdbc", 5)
 	for name, c := range map[string]struct {
-		o    DPPCASVMOptions
+		o    Options
 		want string
 	}{
-		"numeric label": {DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: "radius_mean", Epsilon: 1}, "numeric"},
-		"unknown label": {DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: "nope", Epsilon: 1}, `"nope"`},
-		"no table":      {DPPCASVMOptions{Method: dppca.DPPCASVM, Label: "diagnosis", Epsilon: 1}, "at least 2 rows"},
-		"scaling":       {DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: "diagnosis", Epsilon: 1, Scaling: "minmax"}, `"minmax"`},
-		"epsilon":       {DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: "diagnosis", Epsilon: math.Inf(1)}, "epsilon"},
-		"k":             {DPPCASVMOptions{Method: dppca.AGSVM, Table: train, Label: "diagnosis", Epsilon: 1, K: 31}, "k = 31"},
+		"numeric label": {Options{Method: dppca.DPPCASVM, Table: train, Label: "radius_mean", Epsilon: 1}, "numeric"},
+		"unknown label": {Options{Method: dppca.DPPCASVM, Table: train, Label: "nope", Epsilon: 1}, `"nope"`},
+		"no table":      {Options{Method: dppca.DPPCASVM, Label: "diagnosis", Epsilon: 1}, "at least 2 rows"},
+		"scaling":       {Options{Method: dppca.DPPCASVM, Table: train, Label: "diagnosis", Epsilon: 1, Scaling: "minmax"}, `"minmax"`},
+		"epsilon":       {Options{Method: dppca.DPPCASVM, Table: train, Label: "diagnosis", Epsilon: math.Inf(1)}, "epsilon"},
+		"k":             {Options{Method: dppca.AGSVM, Table: train, Label: "diagnosis", Epsilon: 1, K: 31}, "k = 31"},
 	} {
-		_, err := DPPCASVM(c.o)
+		_, err := Publish(c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "publish: ") {
 			t.Errorf("%s: error %v, want one containing %q", name, err, c.want)
 		}
@@ -158,7 +158,7 @@ func TestDPPCASVMErrors(t *testing.T) {
 func TestDPPCASVMMuskPaperClaim(t *testing.T) {
 	testenv.SharedData(t, "musk2")
 	train, test := dppcaSplit(t, "musk2", 7)
-	res, err := DPPCASVM(DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: "target", Epsilon: 0.01,
+	res, err := Publish(Options{Method: dppca.DPPCASVM, Table: train, Label: "target", Epsilon: 0.01,
 		Calibration: dppca.Paper, Scaling: ScaleStandardize, Source: randx.NewSeeded(8)})
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestDPPCASVMMuskPaperClaim(t *testing.T) {
 func TestDPPCASVMShuttle(t *testing.T) {
 	testenv.SharedData(t, "shuttle")
 	train, test := dppcaSplit(t, "shuttle", 9)
-	sound, err := DPPCASVM(DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: "Class", Epsilon: 1,
+	sound, err := Publish(Options{Method: dppca.DPPCASVM, Table: train, Label: "Class", Epsilon: 1,
 		Source: randx.NewSeeded(10)})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestDPPCASVMShuttle(t *testing.T) {
 	if len(charges) != 8 || charges[0].Spec.Guarantee != dp.Pure(0.5) || math.Abs(charges[7].Spec.Guarantee.Epsilon-0.5/7) > 1e-12 {
 		t.Errorf("sound charges: %d, first %v, last %v", len(charges), charges[0].Spec.Guarantee, charges[len(charges)-1].Spec.Guarantee)
 	}
-	paper, err := DPPCASVM(DPPCASVMOptions{Method: dppca.DPPCASVM, Table: train, Label: "Class", Epsilon: 0.01,
+	paper, err := Publish(Options{Method: dppca.DPPCASVM, Table: train, Label: "Class", Epsilon: 0.01,
 		Calibration: dppca.Paper, Scaling: ScaleStandardize, Source: randx.NewSeeded(11)})
 	if err != nil {
 		t.Fatal(err)

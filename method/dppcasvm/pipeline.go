@@ -1,4 +1,4 @@
-package publish
+package dppcasvm
 
 import (
 	"context"
@@ -9,25 +9,13 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method"
-	"github.com/dppub/dppub/method/dppcasvm"
 	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
-// Scaling says how encoded features are centred and scaled before rows
-// are clipped to the unit ball (see dppcasvm.Scaling).
-type Scaling = dppcasvm.Scaling
-
-// The scalings, as method/dppcasvm defines them.
-const (
-	ScaleBox         = dppcasvm.ScaleBox
-	ScaleNone        = dppcasvm.ScaleNone
-	ScaleStandardize = dppcasvm.ScaleStandardize
-)
-
-// DPPCASVMOptions configure DPPCASVM.
-type DPPCASVMOptions struct {
+// Options configure Publish: one of the DPPCA variants (Method) in one process.
+type Options struct {
 	Method dppca.Method
 	// Table holds the training records of the single data owner.
 	Table *data.Table
@@ -56,8 +44,8 @@ type DPPCASVMOptions struct {
 	Source        *randx.Source
 }
 
-// DPPCASVMResult is the published model and what it cost.
-type DPPCASVMResult struct {
+// Published is the published model and what it cost.
+type Published struct {
 	Model  *model.Model
 	Report *privacy.Report
 	Fit    *dppca.Result
@@ -67,28 +55,28 @@ type DPPCASVMResult struct {
 	Elapsed time.Duration
 }
 
-// DPPCASVM trains and publishes one of the four methods' models from one
-// owner's table: the method's central run (method/dppcasvm) in one
+// Publish trains and publishes one of the four methods' models from one
+// owner's table: the method's central run in one
 // process.
-func DPPCASVM(o DPPCASVMOptions) (*DPPCASVMResult, error) {
-	spec, err := dppcasvm.For(o.Method)
+func Publish(o Options) (*Published, error) {
+	spec, err := For(o.Method)
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	st := dppcasvm.New(o.Method)
+	st := New(o.Method)
 	st.Label, st.Features, st.Epsilon, st.Delta = o.Label, o.Features, o.Epsilon, o.Delta
 	st.Calibration, st.Scaling, st.Contribution, st.K = o.Calibration, o.Scaling, o.Contribution, o.K
 	st.ComponentShare, st.C, st.Lambda, st.Huber = o.ComponentShare, o.C, o.Lambda, o.Huber
 	switch o.Perturbation {
 	case learn.ObjectivePerturbation:
-		st.DPSVM = dppcasvm.Objective
+		st.DPSVM = Objective
 	case learn.OutputPerturbation:
-		st.DPSVM = dppcasvm.Output
+		st.DPSVM = Output
 	}
 	out, err := method.RunCentral(context.Background(), spec, st, method.Local{Table: o.Table, Source: o.Source})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	d := out.Detail.(*dppcasvm.Result)
-	return &DPPCASVMResult{Model: d.Model, Report: out.Report, Fit: d.Fit, Clamped: d.Clamped, Elapsed: d.Elapsed}, nil
+	d := out.Detail.(*Result)
+	return &Published{Model: d.Model, Report: out.Report, Fit: d.Fit, Clamped: d.Clamped, Elapsed: d.Elapsed}, nil
 }

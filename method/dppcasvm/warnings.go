@@ -1,15 +1,11 @@
-package publish
+package dppcasvm
 
 import "fmt"
 
-// Warnings that a release is mostly noise, and what would do better, are
-// computed from public quantities only (noise scales, domain sizes, the
-// number of records the engine already treats as public), so they go
-// into the published privacy report; they live beside the mathematics
-// the methods call them from (marginal.NoiseWarning, dppca.NoiseWarning,
-// and PPCA-DP-MH's in method/ppcadpmh's report), since methods sit below
-// publish. ClassifierWarning, computed from the owner's rows, is for the
-// owner's terminal only.
+// Warnings that a release is mostly noise are computed from public
+// quantities only, so they go into the published privacy report
+// (dppca.NoiseWarning, through this method's report). ClassifierWarning,
+// computed from the owner's rows, is for the owner's terminal only.
 
 // ClassifierWarning says when a published classifier does no better than
 // always predicting the most common class on the owner's own rows
