@@ -212,3 +212,15 @@ func BenchmarkCountAllPairsAdult1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(cs.Len()), "rows")
 }
+
+// The whole adaptive engine on Adult at ρ = 0.5, the large budget where
+// selection dominates (issue 37: at most 2× the paper engine's time).
+func BenchmarkAdaptiveAdultRho05(b *testing.B) {
+	dom, ds := load(b, "adult")
+	var res *Result
+	for b.Loop() {
+		res = engineRun(b, dom, ds, 0.5, Options{Method: MethodAdaptive}, 1)
+	}
+	b.ReportMetric(float64(len(res.Rounds)), "rounds")
+	b.ReportMetric(res.Timings.Select.Seconds(), "select-s")
+}

@@ -157,13 +157,18 @@ func contract(sizes []int, f, g *Marginal, out []int) *Marginal {
 		return res
 	}
 	sf, sg, so := attrStrides(f, all), attrStrides(g, all), attrStrides(res, all)
-	last := len(all) - 1
-	n, fl, gl, ol := sizes[all[last]], sf[last], sg[last], so[last]
+	dims := make([]int, len(all))
+	for i, a := range all {
+		dims[i] = sizes[a]
+	}
+	dims, sf, sg, so = coalesce(dims, sf, sg, so)
+	last := len(dims) - 1
+	n, fl, gl, ol := dims[last], sf[last], sg[last], so[last]
 	fv, gv, ov := f.Counts, g.Counts, res.Counts
 	digits := make([]int, last)
 	fi, gi, oi := 0, 0, 0
 	for {
-		// The last attribute runs fastest; when the result lacks it, the
+		// The last dimension runs fastest; when the result lacks it, the
 		// run sums into one cell.
 		switch {
 		case fl == 1 && gl == 1 && ol == 1:
@@ -174,6 +179,13 @@ func contract(sizes []int, f, g *Marginal, out []int) *Marginal {
 			b, o = b[:len(a)], o[:len(a)]
 			for k, x := range a {
 				o[k] += x * b[k]
+			}
+		case fl == 1 && gl == 0 && ol == 1:
+			// g lacks the last dimension: one factor for the whole run.
+			a, o, y := fv[fi:fi+n], ov[oi:oi+n], gv[gi]
+			o = o[:len(a)]
+			for k, x := range a {
+				o[k] += x * y
 			}
 		case fl == 1 && gl == 1 && ol == 0:
 			a, b := fv[fi:fi+n], gv[gi:gi+n]
@@ -189,6 +201,11 @@ func contract(sizes []int, f, g *Marginal, out []int) *Marginal {
 				s += fv[fi+k*fl] * gv[gi+k*gl]
 			}
 			ov[oi] += s
+		case gl == 0:
+			y := gv[gi]
+			for k := range n {
+				ov[oi+k*ol] += fv[fi+k*fl] * y
+			}
 		default:
 			for k := range n {
 				ov[oi+k*ol] += fv[fi+k*fl] * gv[gi+k*gl]
@@ -198,16 +215,39 @@ func contract(sizes []int, f, g *Marginal, out []int) *Marginal {
 		for ; p >= 0; p-- {
 			digits[p]++
 			fi, gi, oi = fi+sf[p], gi+sg[p], oi+so[p]
-			if digits[p] < sizes[all[p]] {
+			if digits[p] < dims[p] {
 				break
 			}
 			digits[p] = 0
-			fi, gi, oi = fi-sf[p]*sizes[all[p]], gi-sg[p]*sizes[all[p]], oi-so[p]*sizes[all[p]]
+			fi, gi, oi = fi-sf[p]*dims[p], gi-sg[p]*dims[p], oi-so[p]*dims[p]
 		}
 		if p < 0 {
 			return res
 		}
 	}
+}
+
+// coalesce merges adjacent dimensions of contract's odometer that step
+// through all three tables as one (each table's stride of the outer one is
+// its stride of the inner one times the inner size, or both are 0), so
+// the odometer turns less often and the innermost runs are longer. The
+// cells are visited in the same order, so every result cell adds the same
+// products in the same order: the result is the same to the bit. The
+// innermost dimension takes no outer one when the result lacks it, since
+// contract sums such a run before adding it to the result cell, and a
+// longer run would group the additions differently.
+func coalesce(dims, sf, sg, so []int) ([]int, []int, []int, []int) {
+	j := len(dims) - 1
+	for p := j - 1; p >= 0; p-- {
+		nests := func(s []int) bool { return s[p] == s[j]*dims[j] }
+		if nests(sf) && nests(sg) && nests(so) && (j < len(dims)-1 || so[j] != 0) {
+			dims[j] *= dims[p]
+			continue
+		}
+		j--
+		dims[j], sf[j], sg[j], so[j] = dims[p], sf[p], sg[p], so[p]
+	}
+	return dims[j:], sf[j:], sg[j:], so[j:]
 }
 
 // attrStrides is, for each attribute of all, how far one step of it moves
