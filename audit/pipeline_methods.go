@@ -187,13 +187,13 @@ func labelOf(st ppcadpmh.Settings) string {
 	return ""
 }
 
-// PipelineDPSUBN3 audits DP-SUBN3 (publish.DPSUBN3) with three owners of
+// PipelineDPSUBN3 audits DP-SUBN3 (dpsubn3.Publish) with three owners of
 // rows at ε = 1 each; the canary is in owner 1's rows.
 func PipelineDPSUBN3(variant string) (Mechanism, error) {
 	return pipelineMechanism(pipelineSpec{name: "dp-subn3", attrs: pipelineAttrs,
 		run: func(ctx context.Context, t *data.Table, div float64, src *randx.Source) (*data.Table, *privacy.Report, error) {
 			st := dpsubn3.Settings{Settings: bn.Settings{Epsilon: pipelineEpsilon * div}}
-			res, err := publish.DPSUBN3(ctx, publish.DPSUBN3Options{Settings: st, Owners: splitRows(t, pipelineOwners), Source: src})
+			res, err := dpsubn3.Publish(ctx, dpsubn3.Options{Settings: st, Owners: splitRows(t, pipelineOwners), Source: src})
 			if err != nil {
 				return nil, nil, err
 			}
