@@ -13,7 +13,7 @@ import (
 
 // Pipeline audits run a whole publication pipeline — encoding, every noisy
 // release, selection, post-processing, sampling and decoding, through the
-// method's public entry point in package publish — on two neighbouring
+// method's public entry point (its <method>.Publish) — on two neighbouring
 // tables D and D' that differ in one crafted canary record, and bound ε
 // from below with the same machinery as the mechanism audits (Run). They
 // see everything a bug between the mechanisms could leak into the

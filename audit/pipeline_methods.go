@@ -10,11 +10,11 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method/dpsubn3"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/dppub/dppub/method/ppcadpmh"
 	bn "github.com/dppub/dppub/method/privbayes"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -187,13 +187,13 @@ func labelOf(st ppcadpmh.Settings) string {
 	return ""
 }
 
-// PipelineDPSUBN3 audits DP-SUBN3 (publish.DPSUBN3) with three owners of
+// PipelineDPSUBN3 audits DP-SUBN3 (dpsubn3.Publish) with three owners of
 // rows at ε = 1 each; the canary is in owner 1's rows.
 func PipelineDPSUBN3(variant string) (Mechanism, error) {
 	return pipelineMechanism(pipelineSpec{name: "dp-subn3", attrs: pipelineAttrs,
 		run: func(ctx context.Context, t *data.Table, div float64, src *randx.Source) (*data.Table, *privacy.Report, error) {
 			st := dpsubn3.Settings{Settings: bn.Settings{Epsilon: pipelineEpsilon * div}}
-			res, err := publish.DPSUBN3(ctx, publish.DPSUBN3Options{Settings: st, Owners: splitRows(t, pipelineOwners), Source: src})
+			res, err := dpsubn3.Publish(ctx, dpsubn3.Options{Settings: st, Owners: splitRows(t, pipelineOwners), Source: src})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -201,7 +201,7 @@ func PipelineDPSUBN3(variant string) (Mechanism, error) {
 		}}, variant)
 }
 
-// PipelinePDPMVDS audits the PDP-MVDS protocol (publish.PDPMVDS, default
+// PipelinePDPMVDS audits the PDP-MVDS protocol (pdpmvdsspec.Publish, default
 // commodity suite and insider-safe noise) with two parties of columns
 // (a1 | a2, a3) at ρ = 0.04 each. The canary changes every party's column, so
 // the claim is the report's whole-record guarantee.
@@ -214,7 +214,7 @@ func PipelinePDPMVDS(variant string) (Mechanism, error) {
 			return r.Claimed
 		},
 		run: func(ctx context.Context, t *data.Table, div float64, src *randx.Source) (*data.Table, *privacy.Report, error) {
-			tables, err := publish.VerticalSplit(t, pipelineParties)
+			tables, err := synthesize.VerticalSplit(t, pipelineParties)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -222,7 +222,7 @@ func PipelinePDPMVDS(variant string) (Mechanism, error) {
 			for i := range budgets {
 				budgets[i] = pipelineRho * div * div
 			}
-			res, err := publish.PDPMVDS(ctx, publish.PDPMVDSOptions{Tables: tables, Budgets: budgets, Source: src})
+			res, err := pdpmvdsspec.Publish(ctx, pdpmvdsspec.Options{Tables: tables, Budgets: budgets, Source: src})
 			if err != nil {
 				return nil, nil, err
 			}

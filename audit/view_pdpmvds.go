@@ -245,7 +245,7 @@ func newPDPHarness(mode proto.NoiseMode, rho float64) (*pdpHarness, error) {
 }
 
 // publishVerticalSplit gives party 1 column a1 and party 2 the rest (the
-// split of publish.VerticalSplit for two parties of three columns).
+// split of synthesize.VerticalSplit for two parties of three columns).
 func publishVerticalSplit(t *data.Table, parties int) ([]*data.Table, error) {
 	if parties != 2 || len(t.Schema.Attributes) != 3 {
 		return nil, fmt.Errorf("audit: the view split is for 2 parties of 3 columns, got %d of %d", parties, len(t.Schema.Attributes))

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -37,7 +36,7 @@ type BaselineOptions struct {
 	Progress   func(done, total int)
 	// Params are the baseline's parameters (their Epsilon and Source are
 	// set per point); zero values take the defaults.
-	Params   publish.BayesNetOptions
+	Params   bnspec.BayesNetOptions
 	Frontier int // DP-SUBN3's search frontier width (0: all)
 }
 
@@ -174,7 +173,7 @@ func baselineRep(ctx context.Context, o BaselineOptions, tasks []Task, eps float
 	var synth *data.Table
 	switch o.Method {
 	case MethodPrivBayes:
-		res, err := publish.PrivBayes(ctx, publish.PrivBayesOptions{BayesNetOptions: p, Table: train})
+		res, err := bnspec.Publish(ctx, bnspec.Options{BayesNetOptions: p, Table: train})
 		if err != nil {
 			return nil, fmt.Errorf("eval: privbayes ε=%v: %w", eps, err)
 		}
@@ -184,7 +183,7 @@ func baselineRep(ctx context.Context, o BaselineOptions, tasks []Task, eps float
 		if err != nil {
 			return nil, err
 		}
-		res, err := publish.DPSUBN3(ctx, publish.DPSUBN3Options{Owners: owners, Source: p.Source, Settings: dpsubn3.Settings{Settings: p.Settings, Frontier: o.Frontier}})
+		res, err := dpsubn3.Publish(ctx, dpsubn3.Options{Owners: owners, Source: p.Source, Settings: dpsubn3.Settings{Settings: p.Settings, Frontier: o.Frontier}})
 		if err != nil {
 			return nil, fmt.Errorf("eval: dp-subn3 ε=%v m=%d: %w", eps, parties, err)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/protocol/ppcadpmh"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -187,7 +186,7 @@ func ldaRep(ctx context.Context, t Task, rep int, g ldaGridSpec, o LDAOptions, a
 // ldaPoint runs one publication and scores each of the variant's outputs.
 func (sp ldaSplit) ldaPoint(ctx context.Context, owners []*data.Table, eps float64, v ldaVariant, g ldaGridSpec, o LDAOptions, acc *ldaAccumulator) error {
 	t := sp.task
-	res, err := publish.MulLDADP(ctx, publish.LDAOptions{Owners: owners, Source: sp.src, Settings: mulldaspec.Settings{Label: t.Label, Positive: t.Positive, Exclude: t.Drop, Epsilon: eps, Delta: o.Delta, Calibration: v.calibration, Noise: v.noise}})
+	res, err := mulldaspec.PublishMulti(ctx, mulldaspec.Options{Owners: owners, Source: sp.src, Settings: mulldaspec.Settings{Label: t.Label, Positive: t.Positive, Exclude: t.Drop, Epsilon: eps, Delta: o.Delta, Calibration: v.calibration, Noise: v.noise}})
 	if err != nil {
 		return fmt.Errorf("eval: %s ε=%v m=%d %s: %w", t.Name, eps, len(owners), v.calibration, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/learn"
-	"github.com/dppub/dppub/publish"
+	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -71,7 +71,7 @@ func (o *MPCRDPOptions) defaults() error {
 		o.Datasets = []string{"adult", "wdbc"}
 	}
 	if o.AdultRows == 0 {
-		o.AdultRows = publish.DefaultAdultRows
+		o.AdultRows = mpcrdpspec.DefaultAdultRows
 	}
 	if o.Queries == 0 {
 		o.Queries = mpcrdp.DefaultQueries
@@ -162,14 +162,14 @@ func (r *mpcrdpRunner) rows() []Row {
 // mpcrdpSplit is one repetition's data: a train/test split and the
 // parties' vertical split of the training rows.
 type mpcrdpSplit struct {
-	d           *publish.MPCRDPData
+	d           *mpcrdpspec.Dataset
 	train, test *data.Table
 	parties     []mpcrdp.PartyFeatures
 	analyses    []mpcrdp.PartyAnalysis
 }
 
 func (r *mpcrdpRunner) split(ds string, src *randx.Source) (*mpcrdpSplit, error) {
-	d, err := publish.LoadMPCRDPData(ds, r.o.AdultRows, src)
+	d, err := mpcrdpspec.LoadDataset(ds, r.o.AdultRows, src)
 	if err != nil {
 		return nil, err
 	}
@@ -178,12 +178,12 @@ func (r *mpcrdpRunner) split(ds string, src *randx.Source) (*mpcrdpSplit, error)
 		return nil, err
 	}
 	sp := &mpcrdpSplit{d: d, train: train, test: test}
-	tables, err := publish.SplitMPCRDP(train, d.Features, d.Label, 3)
+	tables, err := mpcrdpspec.SplitFeatures(train, d.Features, d.Label, 3)
 	if err != nil {
 		return nil, err
 	}
 	for k, t := range tables {
-		pf := mpcrdp.PartyFeatures{Name: publish.MPCRDPPartyName(k + 1)}
+		pf := mpcrdp.PartyFeatures{Name: mpcrdpspec.PartyName(k + 1)}
 		for _, f := range t.Schema.Names() {
 			if f != d.Label {
 				pf.Features = append(pf.Features, f)
@@ -440,7 +440,7 @@ func mpcrdpScale(X, Xte *mat.Dense, standardize, svm bool) {
 func (r *mpcrdpRunner) figure6(ds string) error {
 	for rep := 0; rep < r.o.Reps; rep++ {
 		src := r.o.Source.Child()
-		d, err := publish.LoadMPCRDPData(ds, r.o.AdultRows, src)
+		d, err := mpcrdpspec.LoadDataset(ds, r.o.AdultRows, src)
 		if err != nil {
 			return err
 		}
@@ -512,7 +512,7 @@ func mpcrdpMCD(codes *correlation.Codes, features []string, parties int) (float6
 // per party (10 features each), test accuracy on a random 20% and training
 // accuracy, with z-scored features and with the box encoding.
 func (r *mpcrdpRunner) table1() error {
-	d, err := publish.LoadMPCRDPData("wdbc", 0, r.o.Source)
+	d, err := mpcrdpspec.LoadDataset("wdbc", 0, r.o.Source)
 	if err != nil {
 		return err
 	}

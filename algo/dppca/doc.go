@@ -25,6 +25,6 @@
 // that the published model is DP end to end. Every charge goes through a
 // privacy.Accountant before the noisy value is computed.
 //
-// The package has no I/O: package publish encodes tables, builds the
+// The package has no I/O: method/dppcasvm (dppcasvm.Publish) encodes tables, builds the
 // published model and the privacy report.
 package dppca

@@ -6,7 +6,7 @@
 // three releases (noisy count queries, FM-regression logistic regression,
 // objective-perturbation SVM), each under one of four privacy notions. It
 // has no roles and no I/O: package protocol/mpcrdp runs a Pipeline between
-// the parties and the trusted server, and package publish wraps it.
+// the parties and the trusted server, and method/mpcrdp (mpcrdp.Publish) wraps it.
 //
 // # Budget
 //

@@ -574,3 +574,18 @@ func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, ac
 	real.Recode(lut, d.Sizes())
 	return d, rho * float64(len(numeric)), nil
 }
+
+// VerticalSplit gives each of parties owners a contiguous group of t's
+// columns (near-equal sizes), every owner keeping all records: the
+// `--dataset NAME --parties K` column split.
+func VerticalSplit(t *data.Table, parties int) ([]*data.Table, error) {
+	ps, err := EvenParties(t.Schema, make([]float64, parties))
+	if err != nil {
+		return nil, err
+	}
+	groups := make([][]string, len(ps))
+	for k, p := range ps {
+		groups[k] = p.Attributes
+	}
+	return data.SplitVertical(t, groups)
+}

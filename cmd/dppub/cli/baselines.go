@@ -11,7 +11,6 @@ import (
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dpsubn3"
 	bnspec "github.com/dppub/dppub/method/privbayes"
-	"github.com/dppub/dppub/publish"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -125,8 +124,8 @@ func runPublishPrivBayes(cmd *cobra.Command, f *bayesNetFlags, st bnspec.Setting
 	if err != nil {
 		return err
 	}
-	res, err := publish.PrivBayes(cmd.Context(), publish.PrivBayesOptions{Table: table,
-		BayesNetOptions: publish.BayesNetOptions{Settings: st, Source: src, Label: f.labelName()}})
+	res, err := bnspec.Publish(cmd.Context(), bnspec.Options{Table: table,
+		BayesNetOptions: bnspec.BayesNetOptions{Settings: st, Source: src, Label: f.labelName()}})
 	if err != nil {
 		return err
 	}
@@ -166,7 +165,7 @@ Example:
 			if tables, err = f.gate.holdOut(cmd.ErrOrStderr(), tables, f.owners.skip); err != nil {
 				return err
 			}
-			res, err := publish.DPSUBN3(cmd.Context(), publish.DPSUBN3Options{Owners: tables, Source: src, Label: f.labelName(), Settings: st})
+			res, err := dpsubn3.Publish(cmd.Context(), dpsubn3.Options{Owners: tables, Source: src, Label: f.labelName(), Settings: st})
 			if err != nil {
 				return flagErrors(cmd.Flags(), err)
 			}
@@ -179,7 +178,7 @@ Example:
 
 // finishBayesNet writes the synthetic table behind the release gate,
 // which attacks owners' rows (the rows the run was given).
-func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, owners []*data.Table, res *publish.BaselineResult) error {
+func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, owners []*data.Table, res *bnspec.Published) error {
 	w := cmd.OutOrStdout()
 	if err := f.gate.publishTable(cmd, &f.outputFlags, owners, res.Synthetic, res.Report); err != nil {
 		return err

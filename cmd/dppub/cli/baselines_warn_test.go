@@ -7,7 +7,7 @@ import (
 )
 
 // WDBC at ε = 0.1 leaves every attribute without parents (see
-// publish.TestPrivBayesWarnsWhenLabelIsIndependent): the terminal must
+// method/dpsubn3 TestPrivBayesWarnsWhenLabelIsIndependent): the terminal must
 // say so, for the dataset's own label and for one named with --label.
 func TestPublishPrivBayesWarnsOnIndependentLabel(t *testing.T) {
 	dir := t.TempDir()

@@ -20,7 +20,7 @@ import (
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/publish"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -294,13 +294,13 @@ func rowsynthDemo(in demoInput) (*demoLayout, error) {
 }
 
 // mpcrdpDemo splits the dataset by columns as the paper's §6 does (see
-// publish.SplitMPCRDP), with a trusted server and standard-DP settings.
+// mpcrdpspec.SplitFeatures), with a trusted server and standard-DP settings.
 func mpcrdpDemo(in demoInput) (*demoLayout, error) {
 	var features []string
 	label, b := "", 2
 	switch in.Dataset {
 	case "adult":
-		features, label = publish.AdultMPCRDPFeatures, "income"
+		features, label = mpcrdpspec.AdultFeatures, "income"
 	case "wdbc":
 		label, b = "diagnosis", 4
 		features = slices.DeleteFunc(in.Table.Schema.Names(), func(s string) bool { return s == label })
@@ -318,7 +318,7 @@ func mpcrdpDemo(in demoInput) (*demoLayout, error) {
 			t.IDs[i] = strconv.Itoa(i + 1)
 		}
 	}
-	parts, err := publish.SplitMPCRDP(t, features, label, in.Owners)
+	parts, err := mpcrdpspec.SplitFeatures(t, features, label, in.Owners)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -331,7 +331,7 @@ func mpcrdpDemo(in demoInput) (*demoLayout, error) {
 	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{global: t.Schema},
 		Summary: fmt.Sprintf("a trusted server and %d parties holding the columns of %d %s records (global schema %s)", in.Owners, t.Len(), in.Dataset, global)}
 	for i, part := range parts {
-		name := publish.MPCRDPPartyName(i + 1)
+		name := mpcrdpspec.PartyName(i + 1)
 		schemaFile := fmt.Sprintf("%s.%s.schema.json", in.Dataset, name)
 		m := demoOwner(name, "owner", in.Dataset, i+1, schemaFile, consortium.Budget{Epsilon: 3})
 		f.Members = append(f.Members, m)
@@ -342,14 +342,14 @@ func mpcrdpDemo(in demoInput) (*demoLayout, error) {
 }
 
 // pdpmvdsDemo splits the dataset by columns among the parties (see
-// publish.VerticalSplit), with a synthesizer and the third party S.
+// synthesize.VerticalSplit), with a synthesizer and the third party S.
 func pdpmvdsDemo(in demoInput) (*demoLayout, error) {
 	if in.Owners < 2 {
 		return nil, usagef("pdp-mvds needs at least 2 owners, got %d", in.Owners)
 	}
 	t := &data.Table{Schema: in.Table.Schema, Rows: in.Table.Rows}
 	t.Schema.ID = ""
-	parts, err := publish.VerticalSplit(t, in.Owners)
+	parts, err := synthesize.VerticalSplit(t, in.Owners)
 	if err != nil {
 		return nil, usageError{err}
 	}

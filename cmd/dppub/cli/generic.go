@@ -7,8 +7,8 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/ownerstats"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
@@ -294,7 +294,7 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 			return nil, err
 		}
 		if s.Split == method.Columns {
-			return publish.VerticalSplit(t, f.owners)
+			return synthesize.VerticalSplit(t, f.owners)
 		}
 		return data.SplitHorizontal(t, f.owners, nil, src)
 	}

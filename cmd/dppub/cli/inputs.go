@@ -10,8 +10,8 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -110,7 +110,7 @@ func layOutOwners(paths []string, tables []*data.Table, owners int, s method.Spl
 	case len(tables) > 1 || owners <= 1:
 		return tables, nil
 	case s == method.Columns:
-		return publish.VerticalSplit(tables[0], owners)
+		return synthesize.VerticalSplit(tables[0], owners)
 	}
 	if n := tables[0].Len(); n < minOwnerRows*owners {
 		// Each owner's share is an owner's input to the release, held to

@@ -11,7 +11,6 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/learn"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -121,19 +120,19 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	if err := checkLDASettings(method, f.settings, owners); err != nil {
 		return err // before the ledger is opened: a mistake writes nothing
 	}
-	o := publish.LDAOptions{Owners: owners, Source: src, Settings: f.settings}
+	o := mulldaspec.Options{Owners: owners, Source: src, Settings: f.settings}
 	var closeLedger func() error
 	if f.ledgerDir != "" {
-		setup, fl, err := openLedgerDir(f.ledgerDir, publish.LDAParties(len(owners)))
+		setup, fl, err := openLedgerDir(f.ledgerDir, mulldaspec.Parties(len(owners)))
 		if err != nil {
 			return err
 		}
 		o.Ledger, closeLedger = setup, fl.Close
 		defer fl.Close()
 	}
-	run := publish.MulLDADP
+	run := mulldaspec.PublishMulti
 	if method == mulldaspec.NameSingle {
-		run = publish.LDADP
+		run = mulldaspec.PublishSingle
 	}
 	res, err := run(cmd.Context(), o)
 	if err != nil {
@@ -193,7 +192,7 @@ func ldaDatasetLabel(name string) string {
 	return ""
 }
 
-func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, res *publish.LDAResult) error {
+func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, res *mulldaspec.Published) error {
 	table, err := tableBytes(f.out, res.Published)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
@@ -201,7 +200,7 @@ func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, res *publish.LDAResult) er
 	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, table}, outputFile{f.model, res.Model})
 }
 
-func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res *publish.LDAResult) error {
+func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res *mulldaspec.Published) error {
 	w := cmd.OutOrStdout()
 	printReport(cmd, w, res.Report)
 	_, d := res.Directions.Dims()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
-	"github.com/dppub/dppub/publish"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/spf13/cobra"
 )
 
@@ -101,7 +101,7 @@ func runLink(cmd *cobra.Command, f *linkFlags) error {
 		return err
 	}
 	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
-	linked, rep, err := publish.Link(cmd.Context(), tables, src)
+	linked, rep, err := pdpmvdsspec.Link(cmd.Context(), tables, src)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func readLinkInputs(f *linkFlags) ([]*data.Table, []int, error) {
 	return tables, dropped, nil
 }
 
-func printLink(w io.Writer, f *linkFlags, rep publish.LinkReport, dropped []int, outs []string) {
+func printLink(w io.Writer, f *linkFlags, rep pdpmvdsspec.LinkReport, dropped []int, outs []string) {
 	fmt.Fprintf(w, "Record linkage of %d parties on %q (private set intersection, all parties in this process): %d records common\n",
 		len(rep.Parties), f.id, rep.Common)
 	for k, name := range rep.Parties {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/publish"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 )
 
 // linkInputs writes 3 parties' files: party k holds IDs p0..p59 except
@@ -88,7 +88,7 @@ func TestLinkWritesAlignedFilesAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep publish.LinkReport
+	var rep pdpmvdsspec.LinkReport
 	if err := json.Unmarshal(b, &rep); err != nil || rep.Common != len(common) || !rep.InProcess || rep.Assumption == "" {
 		t.Errorf("report %s: %v", b, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/learn"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -92,7 +91,7 @@ Examples:
 	fs.StringVar(&f.id, "id", "", "ID column joining the parties' rows (default: the schema's id)")
 	registerSkipColumns(fs, &f.skip)
 	fs.IntVar(&f.parties, "parties", 3, "--dataset: number of parties (consecutive feature groups)")
-	fs.IntVar(&f.rows, "rows", publish.DefaultAdultRows, "--dataset adult: records drawn at random (0: all 45222)")
+	fs.IntVar(&f.rows, "rows", mpcrdpspec.DefaultAdultRows, "--dataset adult: records drawn at random (0: all 45222)")
 	f.src.register(fs)
 	bindSettings(fs, &f.settings)
 	fs.StringVar(&f.queries, "queries", "", "query file for --release queries")
@@ -121,14 +120,14 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 		if err != nil {
 			return err
 		}
-		qs, err = publish.ParseQueries(file)
+		qs, err = mpcrdpspec.ParseQueries(file)
 		file.Close()
 		if err != nil {
 			return err
 		}
 	}
 	f.settings.Label, f.settings.Queries = label, qs
-	res, err := publish.MPCRDP(cmd.Context(), publish.MPCRDPOptions{Parties: parties, Source: src, Settings: f.settings})
+	res, err := mpcrdpspec.Publish(cmd.Context(), mpcrdpspec.Options{Parties: parties, Source: src, Settings: f.settings})
 	if err != nil {
 		return err
 	}
@@ -148,7 +147,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 	case f.dataset != "" && len(f.inputs) > 0:
 		return nil, "", "", usagef("give --dataset or --input, not both")
 	case f.dataset != "":
-		d, err := publish.LoadMPCRDPData(f.dataset, f.rows, src)
+		d, err := mpcrdpspec.LoadDataset(f.dataset, f.rows, src)
 		if err != nil {
 			return nil, "", "", usageError{err}
 		}
@@ -156,7 +155,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 		if f.settings.Label != "" && f.settings.Label != label {
 			return nil, "", "", usagef("--dataset %s predicts %q, not %q", f.dataset, label, f.settings.Label)
 		}
-		parties, err := publish.SplitMPCRDP(d.Table, d.Features, label, f.parties)
+		parties, err := mpcrdpspec.SplitFeatures(d.Table, d.Features, label, f.parties)
 		if err != nil {
 			return nil, "", "", usageError{err}
 		}
@@ -225,7 +224,7 @@ func readPartyFile(path string, s data.Schema, skip []string) (*data.Table, erro
 	return t, err
 }
 
-func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *publish.MPCRDPResult) error {
+func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *mpcrdpspec.Result) error {
 	out, err := res.Output()
 	if err != nil {
 		return err
@@ -233,7 +232,7 @@ func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *publish.MPCRDPResult) 
 	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, out})
 }
 
-func printMPCRDPSummary(w io.Writer, cfg mpcrdp.Config, parties int, res *publish.MPCRDPResult) error {
+func printMPCRDPSummary(w io.Writer, cfg mpcrdp.Config, parties int, res *mpcrdpspec.Result) error {
 	r := res.Result
 	fmt.Fprintf(w, "Published selection: best β = %v\n  adjusted α = %v\n", r.Best, r.Adjusted)
 	if r.Chosen >= 0 {
@@ -325,7 +324,7 @@ Example:
 	fs.StringVar(&f.out, "out", "mp-crdp.csv", "CSV file for the results (long form); plots go beside it")
 	fs.Float64SliceVar(&f.epsilons, "epsilons", nil, "override the ε grid")
 	fs.StringSliceVar(&f.datasets, "datasets", nil, "restrict to adult and/or wdbc")
-	fs.IntVar(&f.rows, "rows", publish.DefaultAdultRows, "Adult sample size")
+	fs.IntVar(&f.rows, "rows", mpcrdpspec.DefaultAdultRows, "Adult sample size")
 	fs.IntVar(&f.queries, "queries", mpcrdp.DefaultQueries, "random count queries for Fig. 5")
 	f.src.register(fs)
 	return cmd

@@ -10,7 +10,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
-	"github.com/dppub/dppub/publish"
+	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 )
 
 func TestPublishMPCRDPModelThenPredict(t *testing.T) {
@@ -42,11 +42,11 @@ func TestPublishMPCRDPModelThenPredict(t *testing.T) {
 
 func TestPublishMPCRDPQueriesFromInputFiles(t *testing.T) {
 	dir := t.TempDir()
-	d, err := publish.LoadMPCRDPData("wdbc", 0, nil)
+	d, err := mpcrdpspec.LoadDataset("wdbc", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts, err := publish.SplitMPCRDP(d.Table, d.Features, d.Label, 3)
+	parts, err := mpcrdpspec.SplitFeatures(d.Table, d.Features, d.Label, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/protocol/pdpmvds"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -164,7 +164,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if tables, real, err = f.gate.holdOutRecords(stderr, tables, real, f.idColumn, f.skip, f.settings.Link); err != nil {
 		return err
 	}
-	res, err := publish.PDPMVDS(cmd.Context(), publish.PDPMVDSOptions{Tables: tables, Budgets: budgets, Keys: keys,
+	res, err := pdpmvdsspec.Publish(cmd.Context(), pdpmvdsspec.Options{Tables: tables, Budgets: budgets, Keys: keys,
 		Settings: f.settings,
 		Source:   f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
 	})
@@ -258,7 +258,7 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		parts, err := publish.VerticalSplit(t, f.parties)
+		parts, err := synthesize.VerticalSplit(t, f.parties)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -475,7 +475,7 @@ type protocolPhase struct {
 
 // writePDPMVDS writes the synthetic table, the protocol report and then
 // the privacy report, which records the digests of both.
-func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *publish.PDPMVDSResult) error {
+func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *pdpmvdsspec.Published) error {
 	table, err := tableBytes(f.out, res.Synthetic)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
@@ -487,7 +487,7 @@ func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *publish.PDPMVDSResul
 	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, table}, outputFile{f.protoReport, proto})
 }
 
-func protocolReportJSON(suite pdpmvds.Suite, noise pdpmvds.NoiseMode, bits int, res *publish.PDPMVDSResult) ([]byte, error) {
+func protocolReportJSON(suite pdpmvds.Suite, noise pdpmvds.NoiseMode, bits int, res *pdpmvdsspec.Published) ([]byte, error) {
 	r := protocolReport{Suite: string(suite), Noise: string(noise), Total: res.Elapsed.Seconds()}
 	if suite == pdpmvds.SuitePaillier {
 		r.KeyBits = bits
@@ -504,7 +504,7 @@ func protocolReportJSON(suite pdpmvds.Suite, noise pdpmvds.NoiseMode, bits int, 
 }
 
 // printPhases prints the per-phase cost table.
-func printPhases(w io.Writer, res *publish.PDPMVDSResult) {
+func printPhases(w io.Writer, res *pdpmvdsspec.Published) {
 	fmt.Fprintf(w, "\nProtocol cost per phase (wall time; Paillier operations; bytes sent by each role):\n")
 	for _, p := range res.Phases {
 		var ops pdpmvds.Ops

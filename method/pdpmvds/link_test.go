@@ -1,4 +1,4 @@
-package publish
+package pdpmvds
 
 import (
 	"context"
@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
-
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -32,7 +31,7 @@ func linkParties(t *testing.T, n int) ([]*data.Table, *data.Table) {
 	for i := range full.IDs {
 		full.IDs[i] = fmt.Sprintf("p%06d", i)
 	}
-	parts, err := VerticalSplit(full, 3)
+	parts, err := synthesize.VerticalSplit(full, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +76,7 @@ func prealigned(t *testing.T, full *data.Table, order []string) []*data.Table {
 	for j, id := range order {
 		rows[j] = pos[id]
 	}
-	parts, err := VerticalSplit(full.Subset(rows), 3)
+	parts, err := synthesize.VerticalSplit(full.Subset(rows), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +147,8 @@ func TestLinkAdultSubset(t *testing.T) {
 	parts, full := linkParties(t, 3000)
 	linked, hand := checkLinked(t, parts, full)
 	run := func(tables []*data.Table) *data.Table {
-		r, err := PDPMVDS(context.Background(), PDPMVDSOptions{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
-			Source: randx.NewSeeded(23), Settings: pdpmvdsspec.Settings{Rounds: 5}})
+		r, err := Publish(context.Background(), Options{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
+			Source: randx.NewSeeded(23), Settings: Settings{Rounds: 5}})
 		if err != nil {
 			t.Fatal(err)
 		}

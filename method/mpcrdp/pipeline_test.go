@@ -1,27 +1,26 @@
-package publish
+package mpcrdp
 
 import (
 	"context"
-	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/mpcrdp"
+	algo "github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/randx"
 )
 
 func TestLoadAndSplitMPCRDPData(t *testing.T) {
-	d, err := LoadMPCRDPData("adult", 10000, randx.NewSeeded(1))
+	d, err := LoadDataset("adult", 10000, randx.NewSeeded(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Table.Len() != 10000 || len(d.Features) != 12 || d.B != 2 || len(d.Table.IDs) != 10000 {
 		t.Fatalf("adult: %d rows, %d features, b = %d", d.Table.Len(), len(d.Features), d.B)
 	}
-	parts, err := SplitMPCRDP(d.Table, d.Features, d.Label, 3)
+	parts, err := SplitFeatures(d.Table, d.Features, d.Label, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,39 +34,39 @@ func TestLoadAndSplitMPCRDPData(t *testing.T) {
 			t.Errorf("party %d holds %v", k+1, p.Schema.Names())
 		}
 	}
-	w, err := LoadMPCRDPData("wdbc", 0, nil)
+	w, err := LoadDataset("wdbc", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w.Table.Len() != 569 || len(w.Features) != 30 || w.B != 4 {
 		t.Errorf("wdbc: %d rows, %d features", w.Table.Len(), len(w.Features))
 	}
-	if _, err := LoadMPCRDPData("nltcs", 0, nil); err == nil {
+	if _, err := LoadDataset("nltcs", 0, nil); err == nil {
 		t.Error("an unsupported dataset accepted")
 	}
 }
 
-func wdbcMPCRDP(t *testing.T, c mpcrdp.Config, qs []mpcrdp.NamedQuery) *MPCRDPResult {
+func wdbcMPCRDP(t *testing.T, c algo.Config, qs []algo.NamedQuery) *Result {
 	t.Helper()
 	return wdbcMPCRDPQueries(t, 5, c, qs)
 }
 
-func wdbcMPCRDPSeeded(t *testing.T, seed uint64, c mpcrdp.Config) *MPCRDPResult {
+func wdbcMPCRDPSeeded(t *testing.T, seed uint64, c algo.Config) *Result {
 	t.Helper()
 	return wdbcMPCRDPQueries(t, seed, c, nil)
 }
 
-func wdbcMPCRDPQueries(t *testing.T, seed uint64, c mpcrdp.Config, qs []mpcrdp.NamedQuery) *MPCRDPResult {
+func wdbcMPCRDPQueries(t *testing.T, seed uint64, c algo.Config, qs []algo.NamedQuery) *Result {
 	t.Helper()
-	d, err := LoadMPCRDPData("wdbc", 0, nil)
+	d, err := LoadDataset("wdbc", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts, err := SplitMPCRDP(d.Table, d.Features, d.Label, 3)
+	parts, err := SplitFeatures(d.Table, d.Features, d.Label, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := MPCRDP(context.Background(), MPCRDPOptions{Parties: parts, Source: randx.NewSeeded(seed), Settings: mpcrdpspec.Settings{Label: d.Label, Config: c, Queries: qs}})
+	res, err := Publish(context.Background(), Options{Parties: parts, Source: randx.NewSeeded(seed), Settings: Settings{Label: d.Label, Config: c, Queries: qs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +74,7 @@ func wdbcMPCRDPQueries(t *testing.T, seed uint64, c mpcrdp.Config, qs []mpcrdp.N
 }
 
 func TestMPCRDPModelAndHonestReport(t *testing.T) {
-	res := wdbcMPCRDP(t, mpcrdp.Config{Epsilon: 2, B: 4, Utility: mpcrdp.U1, Notion: mpcrdp.MPCRDP, Release: mpcrdp.SVM}, nil)
+	res := wdbcMPCRDP(t, algo.Config{Epsilon: 2, B: 4, Utility: algo.U1, Notion: algo.MPCRDP, Release: algo.SVM}, nil)
 	r := res.Report
 	if !r.WithinBudget() || math.Abs(r.Claimed.Epsilon-2) > 1e-9 || len(r.Parties) != 4 {
 		t.Errorf("report: overall %v, %d ledgers", r.Claimed, len(r.Parties))
@@ -109,7 +108,7 @@ func TestMPCRDPModelAndHonestReport(t *testing.T) {
 }
 
 func TestMPCRDPStandardNotionIsCovered(t *testing.T) {
-	res := wdbcMPCRDP(t, mpcrdp.Config{Epsilon: 50, B: 4, Utility: mpcrdp.U1, Notion: mpcrdp.Standard, Release: mpcrdp.LogReg}, nil)
+	res := wdbcMPCRDP(t, algo.Config{Epsilon: 50, B: 4, Utility: algo.U1, Notion: algo.Standard, Release: algo.LogReg}, nil)
 	r := res.Report
 	if strings.Contains(strings.Join(r.Warnings, " "), "NOT standard") || !strings.Contains(strings.Join(r.Covered, " "), "standard ε-DP") {
 		t.Errorf("standard notion: covered %v, warnings %v", r.Covered, r.Warnings)
@@ -122,7 +121,7 @@ func TestMPCRDPStandardNotionIsCovered(t *testing.T) {
 	// below 0.65 with probability ≈ 0.016 for a correct implementation.
 	accs := []float64{accuracyOf(res)}
 	for seed := uint64(6); len(accs) < 9; seed++ {
-		accs = append(accs, accuracyOf(wdbcMPCRDPSeeded(t, seed, mpcrdp.Config{Epsilon: 50, B: 4, Utility: mpcrdp.U1, Notion: mpcrdp.Standard, Release: mpcrdp.LogReg})))
+		accs = append(accs, accuracyOf(wdbcMPCRDPSeeded(t, seed, algo.Config{Epsilon: 50, B: 4, Utility: algo.U1, Notion: algo.Standard, Release: algo.LogReg})))
 	}
 	slices.Sort(accs)
 	if accs[4] < 0.65 {
@@ -130,7 +129,7 @@ func TestMPCRDPStandardNotionIsCovered(t *testing.T) {
 	}
 }
 
-func accuracyOf(res *MPCRDPResult) float64 {
+func accuracyOf(res *Result) float64 {
 	pred, _ := res.Model.Apply(res.Merged)
 	truth, _, _ := res.Model.Truth(res.Merged)
 	return learn.Accuracy(pred, truth)
@@ -144,7 +143,7 @@ func TestMPCRDPQueriesFromFile(t *testing.T) {
 	if len(qs) != 3 || qs[0][1].Feature != "texture_worst" || qs[0][1].Value != "20" {
 		t.Fatalf("parsed %v", qs)
 	}
-	c := mpcrdp.Config{Epsilon: 1, B: 4, Utility: mpcrdp.U1, Calibration: mpcrdp.Paper, Release: mpcrdp.Queries}
+	c := algo.Config{Epsilon: 1, B: 4, Utility: algo.U1, Calibration: algo.Paper, Release: algo.Queries}
 	res := wdbcMPCRDP(t, c, qs)
 	out := res.Result.Output
 	if out.Skipped < 1 || len(res.Answers)+out.Skipped != 3 || len(res.QueryText) != len(res.Answers) {
@@ -165,15 +164,15 @@ func TestMPCRDPQueriesFromFile(t *testing.T) {
 }
 
 func TestQueryStringRendersBins(t *testing.T) {
-	d, _ := LoadMPCRDPData("adult", 100, randx.NewSeeded(1))
+	d, _ := LoadDataset("adult", 100, randx.NewSeeded(1))
 	s := d.Table.Schema
-	q := mpcrdp.Query{{Feature: 0, Code: 2}, {Feature: 1, Code: 3}, {Feature: 2, Code: 9}}
-	got := mpcrdpspec.QueryString(s, []string{"age", "workclass", "education-num"}, q, 10)
+	q := algo.Query{{Feature: 0, Code: 2}, {Feature: 1, Code: 3}, {Feature: 2, Code: 9}}
+	got := QueryString(s, []string{"age", "workclass", "education-num"}, q, 10)
 	if got != "age=[31.6,38.9); workclass=Federal-gov; education-num=[14.5,16]" {
 		t.Errorf("rendered %q", got)
 	}
 	// With 16 bins education-num's 16 levels keep their values.
-	if got := mpcrdpspec.QueryString(s, []string{"education-num"}, mpcrdp.Query{{Feature: 0, Code: 15}}, 16); got != "education-num=16" {
+	if got := QueryString(s, []string{"education-num"}, algo.Query{{Feature: 0, Code: 15}}, 16); got != "education-num=16" {
 		t.Errorf("rendered %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package publish
+package mpcrdp
 
 import (
 	"bufio"
@@ -10,28 +10,27 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dppub/dppub/algo/mpcrdp"
+	algo "github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
-	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"github.com/dppub/dppub/randx"
 )
 
-// MPCRDPPartyName is the name of party i (1-based).
-func MPCRDPPartyName(i int) string { return fmt.Sprintf("party-%d", i) }
+// PartyName is the name of party i (1-based).
+func PartyName(i int) string { return fmt.Sprintf("party-%d", i) }
 
-// AdultMPCRDPFeatures are the 12 Adult features of the paper's §6: Table 3
+// AdultFeatures are the 12 Adult features of the paper's §6: Table 3
 // names ten of them (native-country, education, workclass, race,
 // relationship, marital-status, occupation, education-num, age, fnlwgt);
 // the other two are taken to be sex and hours-per-week, i.e. every
 // attribute but capital-gain and capital-loss, which are ≥ 91% zero. File
 // order, so that 3 parties hold 4 consecutive features each.
-var AdultMPCRDPFeatures = []string{"age", "workclass", "fnlwgt", "education", "education-num",
+var AdultFeatures = []string{"age", "workclass", "fnlwgt", "education", "education-num",
 	"marital-status", "occupation", "relationship", "race", "sex", "hours-per-week", "native-country"}
 
-// MPCRDPData is a built-in dataset prepared as in the paper's §6.
-type MPCRDPData struct {
+// Dataset is a built-in dataset prepared as in the paper's §6.
+type Dataset struct {
 	Table    *data.Table // features and label, with IDs
 	Features []string    // in file order
 	Label    string
@@ -43,10 +42,10 @@ type MPCRDPData struct {
 // DefaultAdultRows is the paper's Adult sample size.
 const DefaultAdultRows = 10000
 
-// LoadMPCRDPData prepares "adult" (rows records drawn uniformly without
+// LoadDataset prepares "adult" (rows records drawn uniformly without
 // replacement from the 45222 complete ones with src, 0 for all; IDs are
 // the row numbers in the full table) or "wdbc" (all 569, its own IDs).
-func LoadMPCRDPData(name string, rows int, src *randx.Source) (*MPCRDPData, error) {
+func LoadDataset(name string, rows int, src *randx.Source) (*Dataset, error) {
 	switch name {
 	case "adult":
 		t, err := datasets.Load("adult")
@@ -61,7 +60,7 @@ func LoadMPCRDPData(name string, rows int, src *randx.Source) (*MPCRDPData, erro
 			idx = src.Perm(t.Len())[:rows]
 			slices.Sort(idx)
 		}
-		sel, err := t.SelectColumns(append(slices.Clone(AdultMPCRDPFeatures), "income")...)
+		sel, err := t.SelectColumns(append(slices.Clone(AdultFeatures), "income")...)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +70,7 @@ func LoadMPCRDPData(name string, rows int, src *randx.Source) (*MPCRDPData, erro
 		for k, i := range idx {
 			out.IDs[k] = strconv.Itoa(i + 1)
 		}
-		return &MPCRDPData{Table: out, Features: slices.Clone(AdultMPCRDPFeatures), Label: "income", B: 2,
+		return &Dataset{Table: out, Features: slices.Clone(AdultFeatures), Label: "income", B: 2,
 			Description: fmt.Sprintf("Adult: %d of the 45222 complete records drawn uniformly at random, 12 features (all but capital-gain and capital-loss)", len(idx))}, nil
 	case "wdbc":
 		t, err := datasets.Load("wdbc")
@@ -79,15 +78,15 @@ func LoadMPCRDPData(name string, rows int, src *randx.Source) (*MPCRDPData, erro
 			return nil, err
 		}
 		feats := slices.DeleteFunc(t.Schema.Names(), func(s string) bool { return s == "diagnosis" })
-		return &MPCRDPData{Table: t, Features: feats, Label: "diagnosis", B: 4,
+		return &Dataset{Table: t, Features: feats, Label: "diagnosis", B: 4,
 			Description: "WDBC (breast cancer): 569 records, 30 features"}, nil
 	}
 	return nil, fmt.Errorf("publish: mp-crdp has no built-in split of %q (want adult or wdbc)", name)
 }
 
-// SplitMPCRDP gives each of parties parties a consecutive, near-equal group
+// SplitFeatures gives each of parties parties a consecutive, near-equal group
 // of features (party 1 also holds the label), as the paper's §6 does.
-func SplitMPCRDP(t *data.Table, features []string, label string, parties int) ([]*data.Table, error) {
+func SplitFeatures(t *data.Table, features []string, label string, parties int) ([]*data.Table, error) {
 	if parties < 1 || parties > len(features) {
 		return nil, fmt.Errorf("publish: %d parties for %d features", parties, len(features))
 	}
@@ -99,33 +98,30 @@ func SplitMPCRDP(t *data.Table, features []string, label string, parties int) ([
 	return data.SplitVertical(t, groups)
 }
 
-// MPCRDPOptions configure an MP-CRDP publication in one process.
-type MPCRDPOptions struct {
-	Settings mpcrdpspec.Settings
+// Options configure an MP-CRDP publication in one process.
+type Options struct {
+	Settings Settings
 	// Parties are the parties' tables, joined on their IDs; exactly one
 	// holds the label column.
 	Parties []*data.Table
 	Source  *randx.Source
 }
 
-// MPCRDPResult is the publication and what it cost.
-type MPCRDPResult = mpcrdpspec.Result
-
-// MPCRDP runs the parties and the trusted server in one process: the
+// Publish runs the parties and the trusted server in one process: the
 // method's session, with party-1..m holding the tables in order.
-func MPCRDP(ctx context.Context, o MPCRDPOptions) (*MPCRDPResult, error) {
+func Publish(ctx context.Context, o Options) (*Result, error) {
 	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: o.Source}
 	for i, t := range o.Parties {
-		name := MPCRDPPartyName(i + 1)
+		name := PartyName(i + 1)
 		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
 		lo.Data[name] = t
 	}
 	start := time.Now()
-	run, err := method.RunLocal(ctx, mpcrdpspec.Spec, &o.Settings, lo)
+	run, err := method.RunLocal(ctx, Spec, &o.Settings, lo)
 	if err != nil {
 		return nil, err
 	}
-	res := run.Outcome.Detail.(*MPCRDPResult)
+	res := run.Outcome.Detail.(*Result)
 	res.Traffic, res.Elapsed = run.Traffic, time.Since(start)
 	return res, nil
 }
@@ -134,8 +130,8 @@ func MPCRDP(ctx context.Context, o MPCRDPOptions) (*MPCRDPResult, error) {
 // "feature=value" separated by ";" (a category name, or for a numeric
 // feature any number in the wanted bin). Blank lines and lines starting
 // with "#" are skipped.
-func ParseQueries(r io.Reader) ([]mpcrdp.NamedQuery, error) {
-	var out []mpcrdp.NamedQuery
+func ParseQueries(r io.Reader) ([]algo.NamedQuery, error) {
+	var out []algo.NamedQuery
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
@@ -144,7 +140,7 @@ func ParseQueries(r io.Reader) ([]mpcrdp.NamedQuery, error) {
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		var q mpcrdp.NamedQuery
+		var q algo.NamedQuery
 		for _, part := range strings.Split(text, ";") {
 			f, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 			if !ok || strings.TrimSpace(f) == "" {
@@ -154,7 +150,7 @@ func ParseQueries(r io.Reader) ([]mpcrdp.NamedQuery, error) {
 			if strings.HasPrefix(v, "[") { // a rendered bin: take its lower edge
 				v = strings.TrimPrefix(strings.SplitN(v, ",", 2)[0], "[")
 			}
-			q = append(q, mpcrdp.NamedCondition{Feature: strings.TrimSpace(f), Value: v})
+			q = append(q, algo.NamedCondition{Feature: strings.TrimSpace(f), Value: v})
 		}
 		out = append(out, q)
 	}

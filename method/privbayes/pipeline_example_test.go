@@ -1,4 +1,4 @@
-package publish_test
+package privbayes_test
 
 import (
 	"context"
@@ -6,17 +6,16 @@ import (
 	bnspec "github.com/dppub/dppub/method/privbayes"
 
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
 // PrivBayes on NLTCS at ε = 1: the budget is split 0.3 / 0.7 between the
 // network and its noisy marginals, and the synthetic table is as large as
 // the input.
-func ExamplePrivBayes() {
+func ExamplePublish() {
 	tab, _ := datasets.Load("nltcs")
-	res, err := publish.PrivBayes(context.Background(), publish.PrivBayesOptions{Table: tab,
-		BayesNetOptions: publish.BayesNetOptions{Settings: bnspec.Settings{Epsilon: 1}, Source: randx.NewSeeded(1)}}) // seeded: tests only
+	res, err := bnspec.Publish(context.Background(), bnspec.Options{Table: tab,
+		BayesNetOptions: bnspec.BayesNetOptions{Settings: bnspec.Settings{Epsilon: 1}, Source: randx.NewSeeded(1)}}) // seeded: tests only
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package publish
+package mullda
 
 import (
 	"context"
@@ -10,32 +10,28 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/method"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	"github.com/dppub/dppub/protocol/mullda"
+	proto "github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/randx"
 	"golang.org/x/mod/sumdb/note"
 )
 
-// LDAPublisher is the publisher's name in a one-process publication.
-const LDAPublisher = mulldaspec.RolePublisher
-
-// LDAParties lists the parties that sign ledger entries in a publication
+// Parties lists the parties that sign ledger entries in a publication
 // with m owners: the owners, then the publisher (the dealer writes none).
-func LDAParties(m int) []string {
+func Parties(m int) []string {
 	out := make([]string, 0, m+1)
 	for i := 1; i <= m; i++ {
 		out = append(out, method.OwnerName(i))
 	}
-	return append(out, LDAPublisher)
+	return append(out, RolePublisher)
 }
 
 // LedgerSetup connects a publication to a publishing ledger. The log's
 // checkpoints must be signed with the publisher's identity (the operator).
 type LedgerSetup struct {
 	Log ledger.Ledger
-	// Identities sign each party's entries, by role name (LDAParties).
+	// Identities sign each party's entries, by role name (Parties).
 	Identities map[string]*ledger.Identity
 	// Keyring lists every member whose entries the log holds (it may
 	// include parties of earlier sessions).
@@ -46,10 +42,10 @@ type LedgerSetup struct {
 
 // NewMemoryLedger returns an in-memory ledger with fresh identities for the
 // parties (keys drawn from random; nil means crypto/rand). The party named
-// LDAPublisher, which must be among them, operates it.
+// RolePublisher, which must be among them, operates it.
 func NewMemoryLedger(parties []string, random io.Reader) (*LedgerSetup, error) {
-	if !slices.Contains(parties, LDAPublisher) {
-		return nil, fmt.Errorf("publish: the ledger's parties %v do not include the %s", parties, LDAPublisher)
+	if !slices.Contains(parties, RolePublisher) {
+		return nil, fmt.Errorf("publish: the ledger's parties %v do not include the %s", parties, RolePublisher)
 	}
 	ids := map[string]*ledger.Identity{}
 	var members []ledger.Member
@@ -65,11 +61,11 @@ func NewMemoryLedger(parties []string, random io.Reader) (*LedgerSetup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	signer, err := ids[LDAPublisher].NoteSigner()
+	signer, err := ids[RolePublisher].NoteSigner()
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	verifier, err := ids[LDAPublisher].Member().NoteVerifier()
+	verifier, err := ids[RolePublisher].Member().NoteVerifier()
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -80,7 +76,7 @@ func NewMemoryLedger(parties []string, random io.Reader) (*LedgerSetup, error) {
 	return &LedgerSetup{Log: log, Identities: ids, Keyring: ring, Operator: verifier}, nil
 }
 
-func (s *LedgerSetup) handle(name string) (*mullda.Ledger, error) {
+func (s *LedgerSetup) handle(name string) (*proto.Ledger, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -88,12 +84,12 @@ func (s *LedgerSetup) handle(name string) (*mullda.Ledger, error) {
 	if !ok {
 		return nil, fmt.Errorf("publish: no ledger identity for %s", name)
 	}
-	return &mullda.Ledger{Log: s.Log, Identity: id, Keyring: s.Keyring, Operator: s.Operator}, nil
+	return &proto.Ledger{Log: s.Log, Identity: id, Keyring: s.Keyring, Operator: s.Operator}, nil
 }
 
-// LDAOptions configure an LDA-DP or Mul-LDA-DP publication in one process.
-type LDAOptions struct {
-	Settings mulldaspec.Settings
+// Options configure an LDA-DP or Mul-LDA-DP publication in one process.
+type Options struct {
+	Settings Settings
 	// Owners are the owners' tables, all with the same schema.
 	Owners []*data.Table
 	// Ledger, if set, receives every party's entries and is verified at
@@ -102,9 +98,9 @@ type LDAOptions struct {
 	Source *randx.Source
 }
 
-// LDAResult is the published output and what it cost.
-type LDAResult struct {
-	*mulldaspec.Result
+// Published is the published output and what it cost.
+type Published struct {
+	*Result
 	// Published holds the labelled projections: columns z1..zd in [−1, 1]
 	// and the label.
 	Published *data.Table
@@ -119,21 +115,21 @@ type LDAResult struct {
 }
 
 // LDADP publishes with one owner (the paper's Algorithm 1).
-func LDADP(ctx context.Context, o LDAOptions) (*LDAResult, error) {
-	return runLDA(ctx, o, mulldaspec.Single)
+func PublishSingle(ctx context.Context, o Options) (*Published, error) {
+	return runLDA(ctx, o, Single)
 }
 
 // MulLDADP publishes with M ≥ 1 owners and, by default, the paper's
 // correlated noise (Algorithm 2).
-func MulLDADP(ctx context.Context, o LDAOptions) (*LDAResult, error) {
-	return runLDA(ctx, o, mulldaspec.Multi)
+func PublishMulti(ctx context.Context, o Options) (*Published, error) {
+	return runLDA(ctx, o, Multi)
 }
 
-func runLDA(ctx context.Context, o LDAOptions, spec method.Spec) (*LDAResult, error) {
-	lo := method.OwnersLocal(o.Owners, o.Source, mulldaspec.RoleDealer)
+func runLDA(ctx context.Context, o Options, spec method.Spec) (*Published, error) {
+	lo := method.OwnersLocal(o.Owners, o.Source, RoleDealer)
 	if o.Ledger != nil {
 		lo.Attach = map[string]any{}
-		for _, name := range LDAParties(len(o.Owners)) {
+		for _, name := range Parties(len(o.Owners)) {
 			h, err := o.Ledger.handle(name)
 			if err != nil {
 				return nil, err
@@ -146,7 +142,7 @@ func runLDA(ctx context.Context, o LDAOptions, spec method.Spec) (*LDAResult, er
 	if err != nil {
 		return nil, err
 	}
-	out := &LDAResult{Result: run.Outcome.Detail.(*mulldaspec.Result), Published: run.Outcome.Table, Report: run.Outcome.Report,
+	out := &Published{Result: run.Outcome.Detail.(*Result), Published: run.Outcome.Table, Report: run.Outcome.Report,
 		Model: run.Outcome.Files[0].Data, Clamped: run.Facts.Clamped, Traffic: run.Traffic}
 	if o.Ledger != nil {
 		if out.Ledger, err = verifyLedger(o.Ledger); err != nil {

@@ -1,8 +1,7 @@
-package publish
+package mullda
 
 import (
 	"context"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"math"
 	"strings"
 	"testing"
@@ -38,13 +37,13 @@ func nltcsSplit(tb testing.TB, m int, seed uint64) (owners []*data.Table, test *
 
 // svmError trains a linear SVM on the published projections and returns
 // its misclassification rate on the real test rows projected the same way.
-func svmError(tb testing.TB, res *LDAResult, test *data.Table, label string) float64 {
+func svmError(tb testing.TB, res *Published, test *data.Table, label string) float64 {
 	tb.Helper()
 	zte, err := res.Project(test)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	yte, err := mulldaspec.Labels(test, label, nil)
+	yte, err := Labels(test, label, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -61,11 +60,11 @@ func svmError(tb testing.TB, res *LDAResult, test *data.Table, label string) flo
 // the noise costs about one point, see the eval figures).
 func TestMulLDADPNLTCSWithLedger(t *testing.T) {
 	owners, test := nltcsSplit(t, 3, 1)
-	lg, err := NewMemoryLedger(LDAParties(3), nil)
+	lg, err := NewMemoryLedger(Parties(3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Ledger: lg, Source: randx.NewSeeded(2), Settings: mulldaspec.Settings{Label: "money", Epsilon: 1, Delta: 1e-3}})
+	res, err := PublishMulti(context.Background(), Options{Owners: owners, Ledger: lg, Source: randx.NewSeeded(2), Settings: Settings{Label: "money", Epsilon: 1, Delta: 1e-3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,7 @@ func TestMulLDADPNLTCSWithLedger(t *testing.T) {
 	if math.Abs(float64(res.Published.Len()-n)) > 200 || len(res.Published.Schema.Attributes) != 2 {
 		t.Fatalf("published %d rows × %d columns, want ≈%d × 2", res.Published.Len(), len(res.Published.Schema.Attributes), n)
 	}
-	if res.Ledger == nil || res.Ledger.Entries != 12 || res.Ledger.BySender[LDAPublisher] != 3 {
+	if res.Ledger == nil || res.Ledger.Entries != 12 || res.Ledger.BySender[RolePublisher] != 3 {
 		t.Fatalf("ledger report %+v", res.Ledger)
 	}
 	if !res.Report.WithinBudget() || res.Report.Claimed.Epsilon != 1 {
@@ -100,7 +99,7 @@ func TestMulLDADPNLTCSWithLedger(t *testing.T) {
 // says plainly what is not DP.
 func TestLDADPPaperRealProjectionsReport(t *testing.T) {
 	owners, _ := nltcsSplit(t, 1, 3)
-	res, err := LDADP(context.Background(), LDAOptions{Owners: owners, Source: randx.NewSeeded(4), Settings: mulldaspec.Settings{Label: "outside", Epsilon: 1, Delta: 1e-3, Calibration: lda.Paper, PaperProjections: true}})
+	res, err := PublishSingle(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(4), Settings: Settings{Label: "outside", Epsilon: 1, Delta: 1e-3, Calibration: lda.Paper, PaperProjections: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +131,7 @@ func TestMulLDADPMulticlass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Source: randx.NewSeeded(6), Settings: mulldaspec.Settings{Label: "race", Epsilon: 2, Delta: 1e-5}})
+	res, err := PublishMulti(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(6), Settings: Settings{Label: "race", Epsilon: 2, Delta: 1e-5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,17 +146,17 @@ func TestMulLDADPMulticlass(t *testing.T) {
 func TestLDAOptionErrors(t *testing.T) {
 	owners, _ := nltcsSplit(t, 2, 7)
 	cases := []struct {
-		o    LDAOptions
+		o    Options
 		want string
 	}{
-		{LDAOptions{Owners: owners, Settings: mulldaspec.Settings{Label: "money", Epsilon: 1, Delta: 1e-3}}, "one owner"},
-		{LDAOptions{Owners: owners[:1], Settings: mulldaspec.Settings{Label: "nope", Epsilon: 1, Delta: 1e-3}}, "nope"},
-		{LDAOptions{Owners: owners[:1], Settings: mulldaspec.Settings{Label: "money", Epsilon: 1, Delta: 1}}, "delta"},
-		{LDAOptions{Owners: owners[:1], Settings: mulldaspec.Settings{Label: "money", Epsilon: -1, Delta: 1e-3}}, "epsilon"},
+		{Options{Owners: owners, Settings: Settings{Label: "money", Epsilon: 1, Delta: 1e-3}}, "one owner"},
+		{Options{Owners: owners[:1], Settings: Settings{Label: "nope", Epsilon: 1, Delta: 1e-3}}, "nope"},
+		{Options{Owners: owners[:1], Settings: Settings{Label: "money", Epsilon: 1, Delta: 1}}, "delta"},
+		{Options{Owners: owners[:1], Settings: Settings{Label: "money", Epsilon: -1, Delta: 1e-3}}, "epsilon"},
 	}
 	for _, c := range cases {
 		c.o.Source = randx.NewSeeded(1)
-		_, err := LDADP(context.Background(), c.o)
+		_, err := PublishSingle(context.Background(), c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want an error mentioning %q, got %v", c.want, err)
 		}
@@ -184,7 +183,7 @@ func BenchmarkMulLDADPAdult3Owners(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := MulLDADP(context.Background(), LDAOptions{Owners: owners, Source: src, Settings: mulldaspec.Settings{Label: "income", Epsilon: 1, Delta: 1e-3}}); err != nil {
+				if _, err := PublishMulti(context.Background(), Options{Owners: owners, Source: src, Settings: Settings{Label: "income", Epsilon: 1, Delta: 1e-3}}); err != nil {
 					b.Fatal(err)
 				}
 			}

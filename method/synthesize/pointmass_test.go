@@ -1,4 +1,4 @@
-package publish_test
+package synthesize_test
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/ownerstats"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -121,11 +120,11 @@ func TestPointMassesSurviveEveryPath(t *testing.T) {
 	}
 	protocol := func(binShare float64) func(uint64) (*data.Table, error) {
 		return func(seed uint64) (*data.Table, error) {
-			parts, err := publish.VerticalSplit(tab, 3)
+			parts, err := synthesize.VerticalSplit(tab, 3)
 			if err != nil {
 				return nil, err
 			}
-			r, err := publish.PDPMVDS(ctx, publish.PDPMVDSOptions{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(seed),
+			r, err := pdpmvdsspec.Publish(ctx, pdpmvdsspec.Options{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(seed),
 				Settings: pdpmvdsspec.Settings{BinShare: binShare}})
 			if err != nil {
 				return nil, err

@@ -1,4 +1,4 @@
-package publish
+package dpsubn3
 
 import (
 	"context"
@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/method/dpsubn3"
-	bnspec "github.com/dppub/dppub/method/privbayes"
+	bn "github.com/dppub/dppub/method/privbayes"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -17,8 +16,8 @@ import (
 // must be in the result and in the report.
 func TestPrivBayesWarnsWhenLabelIsIndependent(t *testing.T) {
 	tab := baselineTable(t, "wdbc")
-	res, err := PrivBayes(context.Background(), PrivBayesOptions{Table: tab,
-		BayesNetOptions: BayesNetOptions{Settings: bnspec.Settings{Epsilon: 0.1}, Source: randx.NewSeeded(1), Label: "diagnosis"}})
+	res, err := bn.Publish(context.Background(), bn.Options{Table: tab,
+		BayesNetOptions: bn.BayesNetOptions{Settings: bn.Settings{Epsilon: 0.1}, Source: randx.NewSeeded(1), Label: "diagnosis"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +34,8 @@ func TestPrivBayesWarnsWhenLabelIsIndependent(t *testing.T) {
 
 func TestBaselineLabelMustExist(t *testing.T) {
 	tab := baselineTable(t, "nltcs")
-	_, err := PrivBayes(context.Background(), PrivBayesOptions{Table: tab,
-		BayesNetOptions: BayesNetOptions{Settings: bnspec.Settings{Epsilon: 1}, Source: randx.NewSeeded(1), Label: "salary"}})
+	_, err := bn.Publish(context.Background(), bn.Options{Table: tab,
+		BayesNetOptions: bn.BayesNetOptions{Settings: bn.Settings{Epsilon: 1}, Source: randx.NewSeeded(1), Label: "salary"}})
 	if err == nil || !strings.Contains(err.Error(), `"salary"`) {
 		t.Fatalf("unknown label accepted: %v", err)
 	}
@@ -60,18 +59,18 @@ func TestBaselinesKeepAdultZeroMass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := bnspec.Settings{Epsilon: 1}
-	pb, err := PrivBayes(context.Background(), PrivBayesOptions{Table: tab,
-		BayesNetOptions: BayesNetOptions{Settings: st, Source: randx.NewSeeded(3), Label: "income"}})
+	st := bn.Settings{Epsilon: 1}
+	pb, err := bn.Publish(context.Background(), bn.Options{Table: tab,
+		BayesNetOptions: bn.BayesNetOptions{Settings: st, Source: randx.NewSeeded(3), Label: "income"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners, Source: randx.NewSeeded(4), Label: "income",
-		Settings: dpsubn3.Settings{Settings: st}})
+	sub, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(4), Label: "income",
+		Settings: Settings{Settings: st}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, res := range map[string]*BaselineResult{"privbayes": pb, "dp-subn3": sub} {
+	for name, res := range map[string]*bn.Published{"privbayes": pb, "dp-subn3": sub} {
 		t.Run(name, func(t *testing.T) {
 			if len(res.Warnings) != 0 {
 				t.Errorf("warnings %q", res.Warnings)

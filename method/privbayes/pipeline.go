@@ -1,4 +1,4 @@
-package publish
+package privbayes
 
 import (
 	"cmp"
@@ -7,11 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dppub/dppub/algo/privbayes"
+	algo "github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
-	"github.com/dppub/dppub/method/dpsubn3"
-	bnspec "github.com/dppub/dppub/method/privbayes"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -20,7 +18,7 @@ import (
 // BayesNetOptions are the parameters PrivBayes and DP-SUBN3 share: the
 // network's settings and the randomness.
 type BayesNetOptions struct {
-	bnspec.Settings
+	Settings
 	Source *randx.Source
 	// Label names the attribute a user will predict from the synthetic
 	// rows (default: the schema's Label; "" for none): the result warns
@@ -28,27 +26,18 @@ type BayesNetOptions struct {
 	Label string
 }
 
-// PrivBayesOptions configure a PrivBayes publication by one central owner.
-type PrivBayesOptions struct {
+// Options configure a PrivBayes publication by one central owner.
+type Options struct {
 	BayesNetOptions
 	Table *data.Table
 }
 
-// DPSUBN3Options configure a DP-SUBN3 publication by owners holding
-// horizontally split records, in the order of their turns.
-type DPSUBN3Options struct {
-	Settings dpsubn3.Settings
-	Owners   []*data.Table
-	Source   *randx.Source
-	Label    string // as BayesNetOptions.Label
-}
-
-// BaselineResult is a baseline's published table and what it cost.
-type BaselineResult struct {
+// Published is a baseline's published table and what it cost.
+type Published struct {
 	Synthetic   *data.Table
 	Report      *privacy.Report
-	Model       *privbayes.Model
-	Discretizer *privbayes.Discretizer
+	Model       *algo.Model
+	Discretizer *algo.Discretizer
 	Clamped     int             // values clamped to declared bounds (not private: local use only)
 	Traffic     *protocol.Stats // nil for PrivBayes, which runs in one place
 	Elapsed     time.Duration
@@ -57,53 +46,32 @@ type BaselineResult struct {
 	Warnings []string
 }
 
-// PrivBayes publishes a synthetic table drawn from a PrivBayes model of
+// Publish publishes a synthetic table drawn from a PrivBayes model of
 // o.Table (Zhang et al., SIGMOD 2014 / TODS 2017; see algo/privbayes):
 // the method's central run (method/privbayes) in one process.
-func PrivBayes(ctx context.Context, o PrivBayesOptions) (*BaselineResult, error) {
+func Publish(ctx context.Context, o Options) (*Published, error) {
 	if o.Table == nil || o.Table.Len() < 2 {
 		return nil, fmt.Errorf("publish: privbayes needs a table of at least 2 rows")
 	}
 	o.Label = cmp.Or(o.Label, o.Table.Schema.Label)
-	if err := checkLabel(o.Table.Schema, o.Label); err != nil {
+	if err := CheckLabel(o.Table.Schema, o.Label); err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	facts := &method.Facts{}
-	out, err := method.RunCentral(ctx, bnspec.Spec, &o.Settings, method.Local{Table: o.Table, Source: o.Source, Facts: facts})
+	out, err := method.RunCentral(ctx, Spec, &o.Settings, method.Local{Table: o.Table, Source: o.Source, Facts: facts})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	d := out.Detail.(*bnspec.Result)
-	res := &BaselineResult{Synthetic: out.Table, Report: out.Report, Model: d.Model, Discretizer: d.Discretizer,
+	d := out.Detail.(*Result)
+	res := &Published{Synthetic: out.Table, Report: out.Report, Model: d.Model, Discretizer: d.Discretizer,
 		Clamped: facts.Clamped, Elapsed: time.Since(start)}
-	res.warn(o.Label)
+	res.Warn(o.Label)
 	return res, nil
 }
 
-// DPSUBN3 publishes a synthetic table from the owners' tables with our
-// reconstruction of DP-SUBN (Cheng et al., TKDE 2020; see algo/dpsubn3):
-// the method's session run in one process.
-func DPSUBN3(ctx context.Context, o DPSUBN3Options) (*BaselineResult, error) {
-	if len(o.Owners) > 0 {
-		o.Label = cmp.Or(o.Label, o.Owners[0].Schema.Label)
-		if err := checkLabel(o.Owners[0].Schema, o.Label); err != nil {
-			return nil, err
-		}
-	}
-	start := time.Now()
-	run, err := method.RunLocal(ctx, dpsubn3.Spec, &o.Settings, method.OwnersLocal(o.Owners, o.Source))
-	if err != nil {
-		return nil, err
-	}
-	d := run.Outcome.Detail.(*dpsubn3.Result)
-	res := &BaselineResult{Synthetic: run.Outcome.Table, Report: run.Outcome.Report, Model: d.Model,
-		Discretizer: d.Discretizer, Clamped: run.Facts.Clamped, Traffic: run.Traffic, Elapsed: time.Since(start)}
-	res.warn(o.Label)
-	return res, nil
-}
-
-func checkLabel(s data.Schema, label string) error {
+// CheckLabel checks that the label, when named, is an attribute of s.
+func CheckLabel(s data.Schema, label string) error {
 	if label == "" {
 		return nil
 	}
@@ -113,9 +81,9 @@ func checkLabel(s data.Schema, label string) error {
 	return nil
 }
 
-// warn sets r.Warnings from the learned network and adds them to the
+// Warn sets r.Warnings from the learned network and adds them to the
 // report.
-func (r *BaselineResult) warn(label string) {
+func (r *Published) Warn(label string) {
 	r.Warnings = NetworkWarnings(r.Model.Net, r.Synthetic.Schema, label)
 	r.Report.Warnings = append(r.Report.Warnings, r.Warnings...)
 }
@@ -127,7 +95,7 @@ func (r *BaselineResult) warn(label string) {
 // domain τ = nε₂/(2dθ) is below every family's domain (few rows, many
 // attributes, small ε or many bins), so that GreedyBayes can only pick
 // empty parent sets.
-func NetworkWarnings(net privbayes.Network, s data.Schema, label string) []string {
+func NetworkWarnings(net algo.Network, s data.Schema, label string) []string {
 	d := len(s.Attributes)
 	isolated := net.Isolated(d)
 	const fix = "raise ε, lower --bins or --theta, or fix the degree with --k"

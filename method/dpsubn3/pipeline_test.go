@@ -1,9 +1,8 @@
-package publish
+package dpsubn3
 
 import (
 	"context"
-	"github.com/dppub/dppub/method/dpsubn3"
-	bnspec "github.com/dppub/dppub/method/privbayes"
+	bn "github.com/dppub/dppub/method/privbayes"
 	"math"
 	"strings"
 	"testing"
@@ -25,8 +24,8 @@ func baselineTable(tb testing.TB, name string) *data.Table {
 
 func TestPrivBayesNLTCSValidTableAndReport(t *testing.T) {
 	tab := baselineTable(t, "nltcs")
-	res, err := PrivBayes(context.Background(), PrivBayesOptions{Table: tab,
-		BayesNetOptions: BayesNetOptions{Settings: bnspec.Settings{Epsilon: 0.5}, Source: randx.NewSeeded(1)}})
+	res, err := bn.Publish(context.Background(), bn.Options{Table: tab,
+		BayesNetOptions: bn.BayesNetOptions{Settings: bn.Settings{Epsilon: 0.5}, Source: randx.NewSeeded(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +50,8 @@ func TestDPSUBN3AdultThreeOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners, Source: randx.NewSeeded(3),
-		Settings: dpsubn3.Settings{Settings: bnspec.Settings{Epsilon: 0.2}, Frontier: 5}})
+	res, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(3),
+		Settings: Settings{Settings: bn.Settings{Epsilon: 0.2}, Frontier: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,15 +81,15 @@ func TestDPSUBN3AdultThreeOwners(t *testing.T) {
 func TestBaselineErrors(t *testing.T) {
 	nltcs, adult := baselineTable(t, "nltcs"), baselineTable(t, "adult")
 	ctx := context.Background()
-	if _, err := DPSUBN3(ctx, DPSUBN3Options{Owners: []*data.Table{nltcs, adult}, Settings: dpsubn3.Settings{Settings: bnspec.Settings{Epsilon: 1}}}); err == nil {
+	if _, err := Publish(ctx, Options{Owners: []*data.Table{nltcs, adult}, Settings: Settings{Settings: bn.Settings{Epsilon: 1}}}); err == nil {
 		t.Error("owners with different schemas were accepted")
 	}
-	if _, err := PrivBayes(ctx, PrivBayesOptions{Table: nltcs, BayesNetOptions: BayesNetOptions{Settings: bnspec.Settings{Epsilon: -1}}}); err == nil {
+	if _, err := bn.Publish(ctx, bn.Options{Table: nltcs, BayesNetOptions: bn.BayesNetOptions{Settings: bn.Settings{Epsilon: -1}}}); err == nil {
 		t.Error("a negative ε was accepted")
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := PrivBayes(cancelled, PrivBayesOptions{Table: nltcs, BayesNetOptions: BayesNetOptions{Settings: bnspec.Settings{Epsilon: 1}}}); err == nil {
+	if _, err := bn.Publish(cancelled, bn.Options{Table: nltcs, BayesNetOptions: bn.BayesNetOptions{Settings: bn.Settings{Epsilon: 1}}}); err == nil {
 		t.Error("a cancelled context was ignored")
 	}
 }
@@ -103,8 +102,8 @@ func BenchmarkDPSUBN3Adult3Owners(b *testing.B) {
 	}
 	src := randx.NewSeeded(3)
 	for b.Loop() {
-		if _, err := DPSUBN3(context.Background(), DPSUBN3Options{Owners: owners, Source: src,
-			Settings: dpsubn3.Settings{Settings: bnspec.Settings{Epsilon: 0.8}}}); err != nil {
+		if _, err := Publish(context.Background(), Options{Owners: owners, Source: src,
+			Settings: Settings{Settings: bn.Settings{Epsilon: 0.8}}}); err != nil {
 			b.Fatal(err)
 		}
 	}

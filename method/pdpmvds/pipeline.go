@@ -1,10 +1,9 @@
-package publish
+package pdpmvds
 
 import (
 	"context"
 	"fmt"
 	"github.com/dppub/dppub/method"
-	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/dppub/dppub/method/synthesize"
 	"time"
 
@@ -12,16 +11,16 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/protocol/pdpmvds"
+	proto "github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/randx"
 )
 
-// PDPMVDSOptions configure a multi-party PDP-MVDS publication in one
+// Options configure a multi-party PDP-MVDS publication in one
 // process: K data owners holding different columns of the same records
 // and a semi-trusted third party S, every message marshalled, the roles
 // sharing no memory.
-type PDPMVDSOptions struct {
-	Settings pdpmvdsspec.Settings
+type Options struct {
+	Settings Settings
 	// Tables holds one table per party: the same records (aligned by ID
 	// when the tables have IDs, by position otherwise), disjoint columns.
 	Tables []*data.Table
@@ -33,7 +32,7 @@ type PDPMVDSOptions struct {
 	// Keys are the parties' key files from the key ceremony (`dppub
 	// keygen`), indexed by party. Empty: an in-process dealer makes them
 	// (reported).
-	Keys []*pdpmvds.KeyFile
+	Keys []*proto.KeyFile
 	// Source drives noise, masks, keys and post-processing (default
 	// randx.NewSecure()).
 	Source *randx.Source
@@ -41,8 +40,8 @@ type PDPMVDSOptions struct {
 	Progress func(stage string, done, total int)
 }
 
-// PDPMVDSResult is the published table, what it cost, and how.
-type PDPMVDSResult struct {
+// Published is the published table, what it cost, and how.
+type Published struct {
 	Synthetic *data.Table
 	Report    *privacy.Report
 	Engine    *marginal.Result
@@ -50,7 +49,7 @@ type PDPMVDSResult struct {
 	Parties   []synthesize.Party
 	// Phases are the protocol's per-phase wall time, Paillier operations
 	// and bytes sent by every role.
-	Phases []pdpmvds.Phase
+	Phases []proto.Phase
 	// Clamped counts values outside their declared bounds (for the
 	// parties' eyes only).
 	Clamped int
@@ -65,26 +64,11 @@ type PDPMVDSResult struct {
 	Linkage *LinkReport
 }
 
-// VerticalSplit gives each of parties owners a contiguous group of t's
-// columns (near-equal sizes), every owner keeping all records: the
-// `--dataset NAME --parties K` column split.
-func VerticalSplit(t *data.Table, parties int) ([]*data.Table, error) {
-	ps, err := synthesize.EvenParties(t.Schema, make([]float64, parties))
-	if err != nil {
-		return nil, err
-	}
-	groups := make([][]string, len(ps))
-	for k, p := range ps {
-		groups[k] = p.Attributes
-	}
-	return data.SplitVertical(t, groups)
-}
-
-// PDPMVDS publishes a synthetic table from vertically partitioned data
+// Publish publishes a synthetic table from vertically partitioned data
 // through the multi-party protocol of PDP-MVDS: the method's session
 // built in one process, its engine's measurements each run as one
 // protocol session (timing every phase).
-func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
+func Publish(ctx context.Context, o Options) (*Published, error) {
 	start := time.Now()
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
@@ -104,24 +88,24 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 	// Checked before a key is dealt (BuildLocal checks them again).
 	o.Settings.DefaultRecords(smallest(tables))
 	if err := o.Settings.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", pdpmvdsspec.Name, method.SettingsError{Err: err})
+		return nil, fmt.Errorf("%s: %w", Name, method.SettingsError{Err: err})
 	}
 	dealt, err := o.keys(&lo)
 	if err != nil {
 		return nil, err
 	}
-	b, err := method.BuildLocal(pdpmvdsspec.Spec, &o.Settings, lo)
+	b, err := method.BuildLocal(Spec, &o.Settings, lo)
 	if err != nil {
 		return nil, err
 	}
-	sess := b.Session.(*pdpmvdsspec.Session)
+	sess := b.Session.(*Session)
 	var linkage *LinkReport
-	var linkPhase []pdpmvds.Phase
+	var linkPhase []proto.Phase
 	if o.Settings.Link {
 		began := time.Now()
 		ls, stats, err := sess.LinkLocal(ctx, b.Roles)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", pdpmvdsspec.Name, err)
+			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
 		sess = ls
 		linkage = &LinkReport{Parties: o.Names, Records: map[string]int{}, Common: ls.Settings.Records, Reveals: linkReveals,
@@ -130,14 +114,14 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 		for k, t := range tables {
 			linkage.Records[o.Names[k]] = t.Len()
 		}
-		linkPhase = []pdpmvds.Phase{{Name: "linkage", Requests: 1, Wall: time.Since(began), Messages: stats.Messages, Bytes: stats.Bytes}}
+		linkPhase = []proto.Phase{{Name: "linkage", Requests: 1, Wall: time.Since(began), Messages: stats.Messages, Bytes: stats.Bytes}}
 	}
-	out, phases, err := sess.RunMeasured(ctx, b.Roles, b.Accountants, b.Source, pdpmvdsspec.Progress(o.Progress), dealt)
+	out, phases, err := sess.RunMeasured(ctx, b.Roles, b.Accountants, b.Source, Progress(o.Progress), dealt)
 	if err != nil {
 		return nil, err
 	}
-	d := out.Detail.(*pdpmvdsspec.Result)
-	res := &PDPMVDSResult{Synthetic: out.Table, Report: out.Report, Engine: d.Engine, Domain: d.Domain, Phases: append(linkPhase, phases...),
+	d := out.Detail.(*Result)
+	res := &Published{Synthetic: out.Table, Report: out.Report, Engine: d.Engine, Domain: d.Domain, Phases: append(linkPhase, phases...),
 		Clamped: b.Facts.Clamped, KeysDealt: dealt, Elapsed: time.Since(start), Linkage: linkage}
 	for _, p := range d.Parties {
 		res.Parties = append(res.Parties, synthesize.Party(p))
@@ -147,21 +131,21 @@ func PDPMVDS(ctx context.Context, o PDPMVDSOptions) (*PDPMVDSResult, error) {
 
 // layout names the parties and gives each its table (without IDs, once
 // aligned) and budget.
-func (o *PDPMVDSOptions) layout(tables []*data.Table) (method.LocalOptions, error) {
+func (o *Options) layout(tables []*data.Table) (method.LocalOptions, error) {
 	k := len(tables)
 	if len(o.Budgets) != k {
 		return method.LocalOptions{}, fmt.Errorf("publish: %d budgets for %d parties", len(o.Budgets), k)
 	}
 	if len(o.Names) == 0 {
 		for i := range k {
-			o.Names = append(o.Names, pdpmvds.PartyID(i))
+			o.Names = append(o.Names, proto.PartyID(i))
 		}
 	}
 	if len(o.Names) != k {
 		return method.LocalOptions{}, fmt.Errorf("publish: %d names for %d parties", len(o.Names), k)
 	}
-	lo := method.LocalOptions{Coordinator: pdpmvds.CoordinatorID, Source: o.Source, Data: map[string]*data.Table{},
-		Members: map[string][]string{pdpmvdsspec.RoleThirdParty: {pdpmvds.ThirdPartyID}}, Attach: map[string]any{}}
+	lo := method.LocalOptions{Coordinator: proto.CoordinatorID, Source: o.Source, Data: map[string]*data.Table{},
+		Members: map[string][]string{RoleThirdParty: {proto.ThirdPartyID}}, Attach: map[string]any{}}
 	o.Settings.Budgets = map[string]float64{}
 	for i, t := range tables {
 		name := o.Names[i]
@@ -265,17 +249,17 @@ func has(b bool) string {
 
 // keys attaches the parties' key files and S's public key (paillier
 // suite): given, or dealt in this process (reported as such).
-func (o *PDPMVDSOptions) keys(lo *method.LocalOptions) (bool, error) {
+func (o *Options) keys(lo *method.LocalOptions) (bool, error) {
 	st := o.Settings
-	if st.SSPP != pdpmvds.SuitePaillier {
+	if st.SSPP != proto.SuitePaillier {
 		return false, nil
 	}
 	parties := len(o.Names)
 	files, dealt := o.Keys, false
 	if len(files) == 0 {
-		deal := pdpmvds.DealKeys
+		deal := proto.DealKeys
 		if st.InsecureTestKeys {
-			deal = pdpmvds.DealInsecureTestKeys
+			deal = proto.DealInsecureTestKeys
 		}
 		var err error
 		if _, files, err = deal(paillier.NewReader(o.Source.Child()), st.KeyBits, parties); err != nil {
@@ -296,11 +280,11 @@ func (o *PDPMVDSOptions) keys(lo *method.LocalOptions) (bool, error) {
 		if !f.PublicKey.Equal(files[0].PublicKey) {
 			return false, fmt.Errorf("publish: key files 1 and %d are for different keys", k+1)
 		}
-		lo.Attach[o.Names[k]] = &pdpmvdsspec.Keys{Party: f}
+		lo.Attach[o.Names[k]] = &Keys{Party: f}
 	}
 	if bits := files[0].PublicKey.Bits(); bits != st.KeyBits {
 		return false, fmt.Errorf("publish: the key files hold a %d-bit key, the settings' key_bits is %d (the report states the settings')", bits, st.KeyBits)
 	}
-	lo.Attach[pdpmvds.ThirdPartyID] = &pdpmvdsspec.Keys{Public: files[0].PublicKey}
+	lo.Attach[proto.ThirdPartyID] = &Keys{Public: files[0].PublicKey}
 	return dealt, nil
 }

@@ -1,4 +1,4 @@
-package publish_test
+package pdpmvds_test
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/protocol/pdpmvds"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -46,7 +45,7 @@ func adultRows(t *testing.T, n int, cols ...string) *data.Table {
 // may be slightly worse (tolerance 0.01).
 func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 	tab := adultRows(t, 3000)
-	parts, err := publish.VerticalSplit(tab, 3)
+	parts, err := synthesize.VerticalSplit(tab, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +68,7 @@ func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 		}
 		single += tv.TwoWay / seeds
 		for _, mode := range []pdpmvds.NoiseMode{pdpmvds.NoiseExact, pdpmvds.NoiseInsiderSafe} {
-			r, err := publish.PDPMVDS(ctx, publish.PDPMVDSOptions{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(seed + 100), Settings: pdpmvdsspec.Settings{Noise: mode, Rounds: 20}})
+			r, err := pdpmvdsspec.Publish(ctx, pdpmvdsspec.Options{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(seed + 100), Settings: pdpmvdsspec.Settings{Noise: mode, Rounds: 20}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,12 +100,12 @@ func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 // and checks the output, the budgets and what the report says.
 func TestPDPMVDSPaillierSmall(t *testing.T) {
 	tab := adultRows(t, 300, "age", "education", "marital-status", "relationship", "sex", "income")
-	parts, err := publish.VerticalSplit(tab, 3)
+	parts, err := synthesize.VerticalSplit(tab, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	budgets := []float64{1, 2, 4}
-	res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(3), Settings: pdpmvdsspec.Settings{SSPP: pdpmvds.SuitePaillier, KeyBits: 512, InsecureTestKeys: true, Rounds: 5}})
+	res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(3), Settings: pdpmvdsspec.Settings{SSPP: pdpmvds.SuitePaillier, KeyBits: 512, InsecureTestKeys: true, Rounds: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +148,7 @@ func TestPDPMVDSAlignsByID(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(ps []*data.Table) *data.Table {
-		res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: ps, Budgets: []float64{1, 1}, Source: randx.NewSeeded(8), Settings: pdpmvdsspec.Settings{Rounds: 5}})
+		res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: ps, Budgets: []float64{1, 1}, Source: randx.NewSeeded(8), Settings: pdpmvdsspec.Settings{Rounds: 5}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +164,7 @@ func TestPDPMVDSAlignsByID(t *testing.T) {
 		t.Fatal("shuffling one owner's rows changed the output: records were not aligned by ID")
 	}
 	parts[1].IDs[0] = "stranger"
-	if _, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: []float64{1, 1}, Source: randx.NewSeeded(8)}); err == nil {
+	if _, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{1, 1}, Source: randx.NewSeeded(8)}); err == nil {
 		t.Fatal("owners with different IDs published")
 	}
 }
@@ -187,11 +186,11 @@ func TestPDPMVDSBig5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts, err := publish.VerticalSplit(tab, 3)
+	parts, err := synthesize.VerticalSplit(tab, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(2), Settings: pdpmvdsspec.Settings{Rounds: 5}})
+	res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(2), Settings: pdpmvdsspec.Settings{Rounds: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package publish
+package pdpmvds
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/method"
-	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/randx"
@@ -45,11 +44,11 @@ func TestPDPMVDSLinked(t *testing.T) {
 	if len(order) != 2100 {
 		t.Fatalf("the parties share %d IDs, want 2100", len(order))
 	}
-	settings := pdpmvdsspec.Settings{Rounds: 5, Delta: 1e-7}
-	run := func(tables []*data.Table, link bool) *PDPMVDSResult {
+	settings := Settings{Rounds: 5, Delta: 1e-7}
+	run := func(tables []*data.Table, link bool) *Published {
 		st := settings
 		st.Link = link
-		r, err := PDPMVDS(context.Background(), PDPMVDSOptions{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
+		r, err := Publish(context.Background(), Options{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
 			Source: randx.NewSeeded(23), Settings: st})
 		if err != nil {
 			t.Fatal(err)
@@ -110,8 +109,8 @@ func TestPDPMVDSLinkedRefusals(t *testing.T) {
 		{"records differ", "the linkage found 140 records every party holds, the settings' records says 150", parts, 150},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := PDPMVDS(context.Background(), PDPMVDSOptions{Tables: c.tables, Budgets: []float64{1, 1, 1},
-				Source: randx.NewSeeded(1), Settings: pdpmvdsspec.Settings{Link: true, Records: c.records, Rounds: 2}})
+			_, err := Publish(context.Background(), Options{Tables: c.tables, Budgets: []float64{1, 1, 1},
+				Source: randx.NewSeeded(1), Settings: Settings{Link: true, Records: c.records, Rounds: 2}})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want an error saying %q", err, c.want)
 			}
@@ -127,9 +126,9 @@ func TestPDPMVDSLinkedRefusals(t *testing.T) {
 func TestPDPMVDSLinkedBins(t *testing.T) {
 	parts, full := linkParties(t, 3000)
 	order := commonIDs(parts)
-	run := func(tables []*data.Table, link bool) *PDPMVDSResult {
-		r, err := PDPMVDS(context.Background(), PDPMVDSOptions{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
-			Source: randx.NewSeeded(29), Settings: pdpmvdsspec.Settings{Rounds: 5, Delta: 1e-7, Link: link, BinShare: 0.05}})
+	run := func(tables []*data.Table, link bool) *Published {
+		r, err := Publish(context.Background(), Options{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
+			Source: randx.NewSeeded(29), Settings: Settings{Rounds: 5, Delta: 1e-7, Link: link, BinShare: 0.05}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,14 +142,14 @@ func TestPDPMVDSLinkedBins(t *testing.T) {
 	// network runs it): each party sends its bins as soon as it has
 	// linked, possibly before another party's count reaches the
 	// coordinator, which holds them until every count is in.
-	o := PDPMVDSOptions{Tables: parts, Budgets: []float64{0.5, 0.5, 0.5}, Source: randx.NewSeeded(29),
-		Settings: pdpmvdsspec.Settings{Rounds: 5, Delta: 1e-7, Link: true, BinShare: 0.05}}
+	o := Options{Tables: parts, Budgets: []float64{0.5, 0.5, 0.5}, Source: randx.NewSeeded(29),
+		Settings: Settings{Rounds: 5, Delta: 1e-7, Link: true, BinShare: 0.05}}
 	lo, err := o.layout(parts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Settings.DefaultRecords(smallest(parts))
-	mr, err := method.RunLocal(context.Background(), pdpmvdsspec.Spec, &o.Settings, lo)
+	mr, err := method.RunLocal(context.Background(), Spec, &o.Settings, lo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package publish_test
+package pdpmvds_test
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/protocol/pdpmvds"
-	"github.com/dppub/dppub/publish"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -30,7 +30,7 @@ import (
 // columns alone sends no edges and spends nothing.
 func TestPDPMVDSPartyChoosesCuts(t *testing.T) {
 	tab := adultRows(t, 2000)
-	parts, err := publish.VerticalSplit(tab, 3)
+	parts, err := synthesize.VerticalSplit(tab, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestPDPMVDSPartyChoosesCuts(t *testing.T) {
 // of categorical columns, and each stays within its budget.
 func TestPDPMVDSBinsKeepZeros(t *testing.T) {
 	tab := adultRows(t, 3000)
-	parts, err := publish.VerticalSplit(tab, 3)
+	parts, err := synthesize.VerticalSplit(tab, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestPDPMVDSBinsKeepZeros(t *testing.T) {
 		{name: "bins chosen by the parties", share: 0.05, min: real - 0.03, max: real + 0.03, binsRho: 0.05 * 0.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: []float64{0.5, 0.5, 0.5},
+			res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{0.5, 0.5, 0.5},
 				Source: randx.NewSeeded(5), Settings: pdpmvdsspec.Settings{Rounds: 10, BinShare: tc.share}})
 			if err != nil {
 				t.Fatal(err)
@@ -205,13 +205,13 @@ func TestPDPMVDSBinsKeepZeros(t *testing.T) {
 // role built, so no budget is spent.
 func TestPDPMVDSBinShareRefused(t *testing.T) {
 	tab := adultRows(t, 200)
-	parts, err := publish.VerticalSplit(tab, 2)
+	parts, err := synthesize.VerticalSplit(tab, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, share := range []float64{0.5, 0.9, math.NaN(), math.Inf(1)} {
 		t.Run(fmt.Sprint(share), func(t *testing.T) {
-			_, err := publish.PDPMVDS(context.Background(), publish.PDPMVDSOptions{Tables: parts, Budgets: []float64{0.5, 0.5},
+			_, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{0.5, 0.5},
 				Source: randx.NewSeeded(1), Settings: pdpmvdsspec.Settings{BinShare: share}})
 			var se method.SettingsError
 			if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), "bin_share must be below 0.5") {
