@@ -72,6 +72,25 @@ func (t *Table) Column(name string) ([]float64, error) {
 	return col, nil
 }
 
+// Share is the share of the rows whose attribute name holds exactly v
+// (e.g. how much of a column a point mass at 0 holds).
+func (t *Table) Share(name string, v float64) (float64, error) {
+	j, err := t.Schema.Index(name)
+	if err != nil {
+		return 0, err
+	}
+	if len(t.Rows) == 0 {
+		return 0, nil
+	}
+	n := 0
+	for _, row := range t.Rows {
+		if row[j] == v {
+			n++
+		}
+	}
+	return float64(n) / float64(len(t.Rows)), nil
+}
+
 // Subset returns a new table with copies of the given rows, in that
 // order. It panics on an out-of-range index (programmer error).
 func (t *Table) Subset(rows []int) *Table {

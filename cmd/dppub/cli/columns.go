@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/dppub/dppub/datasets"
 	"io"
 	"os"
 	"slices"
@@ -111,6 +112,15 @@ func readWith(notes io.Writer, path string, s data.Schema, o data.ReadOptions) (
 }
 
 // dropColumns applies --skip-columns to a built-in dataset's table.
+// loadDataset loads built-in dataset name without the columns skip names.
+func loadDataset(name string, skip []string) (*data.Table, error) {
+	t, err := datasets.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	return dropColumns(t, skip)
+}
+
 func dropColumns(t *data.Table, skip []string) (*data.Table, error) {
 	if len(skip) == 0 {
 		return t, nil

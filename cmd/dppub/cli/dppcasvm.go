@@ -66,11 +66,7 @@ func (t *tableFlags) load(notes io.Writer) (*data.Table, error) {
 	}
 	skip := append(slices.Clone(t.skip), t.ignore...)
 	if t.dataset != "" {
-		tab, err := datasets.Load(t.dataset)
-		if err != nil {
-			return nil, err
-		}
-		return dropColumns(tab, skip)
+		return loadDataset(t.dataset, skip)
 	}
 	s, err := data.LoadSchema(t.schema)
 	if err != nil {

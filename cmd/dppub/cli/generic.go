@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/ownerstats"
@@ -286,11 +285,8 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 	case (f.dataset == "") == (len(f.inputs) == 0):
 		return nil, usagef("give --dataset NAME or --input FILE (one per owner)")
 	case f.dataset != "":
-		t, err := datasets.Load(f.dataset)
+		t, err := loadDataset(f.dataset, f.skip)
 		if err != nil {
-			return nil, err
-		}
-		if t, err = dropColumns(t, f.skip); err != nil {
 			return nil, err
 		}
 		if s.Split == method.Columns {

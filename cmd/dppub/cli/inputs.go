@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
@@ -71,11 +70,8 @@ func (o *ownerFlags) load(notes io.Writer, src *randx.Source) ([]*data.Table, er
 		return nil, err
 	}
 	if o.dataset != "" {
-		t, err := datasets.Load(o.dataset)
+		t, err := loadDataset(o.dataset, o.skip)
 		if err != nil {
-			return nil, err
-		}
-		if t, err = dropColumns(t, o.skip); err != nil {
 			return nil, err
 		}
 		return split(t, max(o.parties, 0), 3, src)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/method"
@@ -160,11 +159,8 @@ func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput
 	case f.dataset != "" && f.input != "":
 		return nil, usagef("give --dataset or --input, not both")
 	case f.dataset != "":
-		t, err := datasets.Load(f.dataset)
+		t, err := loadDataset(f.dataset, f.skip)
 		if err != nil {
-			return nil, err
-		}
-		if t, err = dropColumns(t, f.skip); err != nil {
 			return nil, err
 		}
 		return &synthInput{table: t, values: tableValues(t)}, nil
