@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/lda"
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/mullda/lda"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -187,7 +187,7 @@ func TestResultDoesNotDependOnWorkers(t *testing.T) {
 }
 
 // The sound zero-sum factor is derived here from the covariance of the
-// view; algo/lda derives it by conditioning. Both must agree.
+// view; method/mullda/lda derives it by conditioning. Both must agree.
 func TestZeroSumFactorMatchesLDA(t *testing.T) {
 	for _, m := range []int{2, 3, 5, 10, 100} {
 		f, err := ZeroSumPrecisionFactor(m, ViewPublisher)

@@ -4,16 +4,16 @@ import (
 	"fmt"
 	dpsubn3spec "github.com/dppub/dppub/method/dpsubn3"
 
-	"github.com/dppub/dppub/algo/dpsubn3"
-	"github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/dp"
+	dpsubn3 "github.com/dppub/dppub/method/dpsubn3/subn3"
+	privbayes "github.com/dppub/dppub/method/privbayes/bayesnet"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
 // The audits of this file run the baselines' real code: PrivBayes'
-// noisy marginals and GreedyBayes structure learning (algo/privbayes), and
-// one DP-SUBN3 party's update with a prior (algo/dpsubn3).
+// noisy marginals and GreedyBayes structure learning (method/privbayes/bayesnet), and
+// one DP-SUBN3 party's update with a prior (method/dpsubn3/subn3).
 
 func init() {
 	register(Method{Name: "privbayes-marginals", Summary: "PrivBayes' noisy count marginals of two families (Laplace 2m/ε, ε = 1)",

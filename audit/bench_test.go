@@ -3,7 +3,7 @@ package audit
 import (
 	"testing"
 
-	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"github.com/dppub/dppub/randx"
 )
 

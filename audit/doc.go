@@ -30,11 +30,11 @@
 // (1 − confidence)/8 each.
 //
 // Mechanisms: Laplace, Gaussian (analytic) and Exponential from package
-// dp; PPCADPMH, the real owner role of protocol/ppcadpmh in both
-// calibrations; DPPCA, the noisy second-moment matrix of algo/dppca;
+// dp; PPCADPMH, the real owner role of method/ppcadpmh/roles in both
+// calibrations; DPPCA, the noisy second-moment matrix of method/dppcasvm/dppca;
 // MulLDA, everything the Mul-LDA-DP publisher receives from the real roles
-// of protocol/mullda; ZeroSum, the correlated noise of Mul-LDA-DP (drawn
-// with algo/lda) at the tight σ, which isolates the flaw of the paper's
+// of method/mullda/roles; ZeroSum, the correlated noise of Mul-LDA-DP (drawn
+// with method/mullda/lda) at the tight σ, which isolates the flaw of the paper's
 // per-message argument (Theorem 7) against the publisher's whole view.
 // Methods lists them under the names `dppub audit` uses, and Suite is what
 // CI runs.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dppub/dppub/algo/dppca"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -22,7 +22,7 @@ type DPPCAOptions struct {
 	Delta   float64 // Gaussian methods only
 }
 
-// DPPCA audits the release of algo/dppca: A = XᵀX/n (SecondMoment) plus
+// DPPCA audits the release of method/dppcasvm/dppca: A = XᵀX/n (SecondMoment) plus
 // the plan's symmetric noise (PlanMatrixNoise, Perturb), read off as the
 // upper triangle. Rows lie in the unit L2 ball; the pair has n = 2 rows, a
 // fixed one, c·1 with c = 1/(3√d), and the replaced one (u = 1 − 2^-10/3,

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/randx"
 )
 

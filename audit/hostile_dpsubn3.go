@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"math"
 
-	algo "github.com/dppub/dppub/algo/dpsubn3"
-	"github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/dp"
+	proto "github.com/dppub/dppub/method/dpsubn3/roles"
+	algo "github.com/dppub/dppub/method/dpsubn3/subn3"
+	privbayes "github.com/dppub/dppub/method/privbayes/bayesnet"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/dpsubn3"
 	"github.com/dppub/dppub/randx"
 )
 
 // dpsubn3HostileAttacks are the attacks of a hostile curator on a
-// DP-SUBN3 party (protocol/dpsubn3's Party, the role the method's Join
+// DP-SUBN3 party (method/dpsubn3/roles's Party, the role the method's Join
 // builds). The curator sends each party one prior: the model so far and
 // the number of records it stands for, which the party samples and merges
 // with its own rows. The model is DP already; the count decides how many

@@ -6,17 +6,17 @@ import (
 	"math"
 	"strings"
 
-	algo "github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/internal/wire"
+	algo "github.com/dppub/dppub/method/mpcrdp/crdp"
+	proto "github.com/dppub/dppub/method/mpcrdp/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/mpcrdp"
 )
 
 // mpcrdpHostileAttacks are the attacks of a hostile server on an MP-CRDP
-// party (protocol/mpcrdp's Party, the role the method's Join builds).
+// party (method/mpcrdp/roles's Party, the role the method's Join builds).
 // The server is trusted with the parties' raw columns by the paper's
 // model, so no check of a party stops it releasing anything; what a party
 // controls is its own ledger, which must record what each step of its

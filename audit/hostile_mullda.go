@@ -7,14 +7,14 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	ldaspec "github.com/dppub/dppub/method/mullda"
+	proto "github.com/dppub/dppub/method/mullda/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/randx"
 )
 
 // mulLDAHostileAttacks are the attacks of a hostile publisher or dealer on
-// a Mul-LDA-DP owner (protocol/mullda's Owner, built by the method's Join
+// a Mul-LDA-DP owner (method/mullda/roles's Owner, built by the method's Join
 // through method.BuildLocal: two owners, correlated noise, a dealer, no
 // ledger). The owner computes its noise, grids and charges from the
 // session's plan; the coordinators' levers are the dealer's shares, which

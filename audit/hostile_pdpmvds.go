@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
+	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/randx"
 )
 
 // pdpHostileAttacks are the attacks of a hostile coordinator on a
-// PDP-MVDS party (protocol/pdpmvds's Party, commodity suite, insider-safe
+// PDP-MVDS party (method/pdpmvds/roles's Party, commodity suite, insider-safe
 // noise: the method's defaults), after an honest setup with the other
 // party and S. Party 1 holds attributes 0 and 1, party 2 attributes 2
 // and 3. Unlike a synthesize-rows owner, a party takes a declared

@@ -9,14 +9,14 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	ppspec "github.com/dppub/dppub/method/ppcadpmh"
+	proto "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 )
 
 // ppcaHostileAttacks are the attacks of a hostile curator on a
-// PPCA-DP-MH owner (protocol/ppcadpmh's Owner, built by the method's Join
+// PPCA-DP-MH owner (method/ppcadpmh/roles's Owner, built by the method's Join
 // through method.BuildLocal, secure-aggregate noise). The curator sends
 // no sensitivity, grid or scale: the owner computes them from the
 // session's schema, which must be its table's, so the coordinator's

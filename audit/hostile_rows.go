@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"
+	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/rowsynth"
 	"github.com/dppub/dppub/randx"
 )
 
 // rowsHostileAttacks are the attacks of a hostile coordinator on a
-// synthesize-rows owner (protocol/rowsynth's Owner, the role both the
+// synthesize-rows owner (method/rowsynth/roles's Owner, the role both the
 // one-process and the networked run build).
 func rowsHostileAttacks() []HostileAttack {
 	const rho = 0.1

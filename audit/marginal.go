@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -217,7 +217,7 @@ func IInDifScore() (Mechanism, error) {
 // InDifScore audits PrivSyn's InDif score Σ_ij |N_ij − N_i M_j/n| (true
 // one-way counts) with Laplace noise. PrivSyn states sensitivity 4; under
 // replace-one it is up to marginal.InDifSensitivity = 6, and the pair here
-// (12 records over 3×3, record 0 replaced; see algo/marginal's
+// (12 records over 3×3, record 0 replaced; see engine/marginal's
 // TestInDifSensitivityExceedsFour) moves it by 14/3. Calibrated to 4
 // ("privsyn") the release is really (14/3)/4·ε = 1.17ε-DP: at ε = 2 the
 // audit sees about 2.2 > 2. Calibrated to 6 ("sound") it passes.

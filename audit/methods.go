@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/algo/dppca"
-	"github.com/dppub/dppub/algo/lda"
-	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/mullda/lda"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -6,17 +6,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/algo/correlation"
-	"github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/mpcrdp/correlation"
+	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
 // The audits of this file run MP-CRDP's release and selection code
-// (algo/mpcrdp) under the standard notion (sensitivity factor 1), the one
+// (method/mpcrdp/crdp) under the standard notion (sensitivity factor 1), the one
 // the sound report covers. The correlated notions' data-dependent factors
 // are not standard DP, as the report says; mp-crdp-release shows it (a
 // VIOLATION of standard DP at the claimed ε).

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/mpcrdp"
+	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
 )
 

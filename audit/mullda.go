@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dppub/dppub/algo/lda"
+	"github.com/dppub/dppub/method/mullda/lda"
+	mullda "github.com/dppub/dppub/method/mullda/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	"github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -29,7 +29,7 @@ const (
 )
 
 // MulLDA audits the publisher's view of a Mul-LDA-DP session run by the
-// real roles of protocol/mullda: the dealer's share ḡ₀ (correlated noise),
+// real roles of method/mullda/roles: the dealer's share ḡ₀ (correlated noise),
 // every owner's Sums message (class sums, and counts unless public) and
 // every owner's Second message (upper triangle of Σxxᵀ). That is all the
 // statistics the publisher ever receives; everything it publishes is

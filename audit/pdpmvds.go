@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/protocol/pdpmvds"
+	"github.com/dppub/dppub/engine/marginal"
+	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/randx"
 )
 

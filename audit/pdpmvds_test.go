@@ -3,7 +3,7 @@ package audit
 import (
 	"testing"
 
-	"github.com/dppub/dppub/protocol/pdpmvds"
+	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 )
 
 // PDP-MVDS's shares add up to the calibrated noise for the coordinator in

@@ -3,11 +3,11 @@ package audit
 import (
 	"fmt"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/linalg"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -44,7 +44,7 @@ const (
 	PartAll PPCAPart = "all"
 )
 
-// PPCADPMH audits the owner role of protocol/ppcadpmh in local noise mode:
+// PPCADPMH audits the owner role of method/ppcadpmh/roles in local noise mode:
 // each release builds a fresh Owner, runs its first step and decodes the
 // Statistics message it sends, so the plan (ppca.NewPlan), the noise loop
 // and the wire encoding are all under test. The audited part of the

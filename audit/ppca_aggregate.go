@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )

@@ -3,7 +3,7 @@ package audit
 import (
 	"testing"
 
-	"github.com/dppub/dppub/algo/ppca"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 )
 
 // What the curator sees in secure-aggregate mode is one centralised noise

@@ -3,8 +3,8 @@ package audit
 import (
 	"testing"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )

@@ -7,13 +7,13 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method/rowsynth"
+	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
-	proto "github.com/dppub/dppub/protocol/rowsynth"
 	"github.com/dppub/dppub/randx"
 )
 

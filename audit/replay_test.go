@@ -2,7 +2,7 @@ package audit
 
 import (
 	"context"
-	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method/synthesize"
 	"math"
 	"testing"

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"
+	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/rowsynth"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -27,7 +27,7 @@ import (
 // own word (counts plus noise share) from the masked word it sent. Every
 // recomputation is checked against the transcript (the public keys the
 // coordinator relayed, unmasked words that must be small integers), so a
-// drift between this file and protocol/rowsynth fails loudly instead of
+// drift between this file and method/rowsynth/roles fails loudly instead of
 // auditing a wrong view.
 
 // rowsHarness holds what every run of one audit shares: the owners'
@@ -178,7 +178,7 @@ func rowsOwnerKey(seed uint64) (*ecdh.PrivateKey, error) {
 }
 
 // deriveMasks computes owner k's seed with every peer as
-// protocol/rowsynth's pairSeed does: SHA-256 over its domain label, the
+// method/rowsynth/roles's pairSeed does: SHA-256 over its domain label, the
 // session, the pair (lower index first) and their Diffie–Hellman secret,
 // from owner k's key (recomputed from its stream and checked against the
 // public key the coordinator relayed) and the peers' relayed keys.

@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/dp"
 	mppca "github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )

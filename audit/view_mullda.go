@@ -5,12 +5,12 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/dp"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
+	"github.com/dppub/dppub/method/mullda/lda"
+	mullda "github.com/dppub/dppub/method/mullda/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	"github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )

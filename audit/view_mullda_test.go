@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dppub/dppub/algo/lda"
+	"github.com/dppub/dppub/method/mullda/lda"
 )
 
 // The publisher colluding with owner 2 (colluder) or owners 2 and 3

@@ -6,14 +6,14 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
+	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/randx"
 )
 

@@ -3,7 +3,7 @@ package audit
 import (
 	"testing"
 
-	proto "github.com/dppub/dppub/protocol/pdpmvds"
+	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 )
 
 // PDP-MVDS from inside (2 parties of columns, ρ = 0.04 each, commodity

@@ -8,8 +8,8 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method/rowsynth"
+	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
-	proto "github.com/dppub/dppub/protocol/rowsynth"
 	"github.com/dppub/dppub/randx"
 )
 

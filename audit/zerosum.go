@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -59,7 +59,7 @@ type ZeroSumOptions struct {
 // with the tight analytic σ (Balle & Wang 2018) rather than the paper's
 // loose σ₁ formula, to isolate the flaw of the sharing argument.
 //
-// The noise is drawn with the shares and levels of package algo/lda
+// The noise is drawn with the shares and levels of package method/mullda/lda
 // (ZeroSumShares, ShareSigma, OwnSigma), so their code is what is audited;
 // the sound factor is derived independently here (zeroSumCov) and checked
 // against lda.ViewFactor in the tests.

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/dppcasvm"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"

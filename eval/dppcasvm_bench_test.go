@@ -4,10 +4,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/dppcasvm"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"

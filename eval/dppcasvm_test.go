@@ -6,9 +6,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/method/dppcasvm"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/randx"
 )
 

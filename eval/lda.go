@@ -6,11 +6,11 @@ import (
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
-	"github.com/dppub/dppub/algo/lda"
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/learn"
-	"github.com/dppub/dppub/protocol/ppcadpmh"
+	"github.com/dppub/dppub/method/mullda/lda"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/randx"
 )
 

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/randx"
 )
 

@@ -6,11 +6,11 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dppub/dppub/algo/correlation"
-	"github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/learn"
 	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
+	"github.com/dppub/dppub/method/mpcrdp/correlation"
+	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )

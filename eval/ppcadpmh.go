@@ -5,11 +5,11 @@ import (
 	"fmt"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/protocol/ppcadpmh"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/randx"
 )
 

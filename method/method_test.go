@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/privbayes"
 	_ "github.com/dppub/dppub/method/registry"

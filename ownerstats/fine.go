@@ -5,11 +5,11 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 )
 
-// Server answers a synthesize-rows owner's requests (protocol/rowsynth)
+// Server answers a synthesize-rows owner's requests (method/rowsynth/roles)
 // from statistics counted over a fine domain (Config.Fine) instead of
 // rows, exactly: every answer is a sum of fine counts equal, bit for bit,
 // to what the table path counts.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal"
 )
 
 // head is the first n rows of a built-in dataset, with a few values

@@ -21,10 +21,10 @@ import (
 	"os"
 	"slices"
 
-	"github.com/dppub/dppub/algo/marginal"
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/internal/wire"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 )
 
 // Config is what every worker needs to encode a record: the schema, how

@@ -1,5 +1,5 @@
 // Package sspp is the share algebra of PDP-MVDS's secure scalar products
-// (protocol/pdpmvds): pure steps over numbers, words and ciphertexts, in
+// (method/pdpmvds/roles): pure steps over numbers, words and ciphertexts, in
 // the style of lattigo's multiparty protocol objects. Nothing here knows
 // roles, messages or transports: the caller moves the values between
 // parties, and every random draw comes from a *randx.Source argument (in

@@ -36,6 +36,16 @@ func TestArchitectureIsTrue(t *testing.T) {
 	for _, v := range Violations(layers, graph) {
 		t.Error(v)
 	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	bases, err := ParseBases(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range MethodViolations(bases, graph) {
+		t.Error(v)
+	}
 }
 
 // importGraph runs `go list -json ./...` in root and keeps the module's own
@@ -85,7 +95,7 @@ func relative(pkg string) string {
 // TestViolationsCatchAPlantedImport shows the check can fail: a primitive
 // importing a pipeline, and a package no row lists.
 func TestViolationsCatchAPlantedImport(t *testing.T) {
-	layers, err := ParseLayers(strings.NewReader("| layer | package | concern |\n|---|---|---|\n| p | `dp`, `randx` | x |\n| a | `algo/...` | y |\n| c | `publish` | z |\n"))
+	layers, err := ParseLayers(strings.NewReader("| layer | package | concern |\n|---|---|---|\n| p | `dp`, `randx` | x |\n| a | `algo/...` | y |\n| r | `method/*/roles` | w |\n| m | `method/...` | v |\n| c | `publish` | z |\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +107,39 @@ func TestViolationsCatchAPlantedImport(t *testing.T) {
 		{"downwards only", map[string][]string{"dp": {"randx"}, "algo/ppca": {"dp"}, "publish": {"algo/ppca", "dp"}}, 0},
 		{"planted upward import", map[string][]string{"dp": {"publish"}, "publish": nil}, 1},
 		{"unlisted package", map[string][]string{"utility": {"dp"}, "dp": nil}, 1},
+		{"roles below their method", map[string][]string{"method/a": {"method/a/roles"}, "method/a/roles": {"dp"}}, 0},
+		{"roles importing their method", map[string][]string{"method/a/roles": {"method/a"}, "method/a": nil}, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := Violations(layers, c.graph); len(got) != c.want {
+				t.Fatalf("violations %q, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// TestMethodViolationsCatchAPlantedImport shows the room rule can fail: a
+// method importing another's roles is caught unless that one is its
+// declared base; the registry may import every method.
+func TestMethodViolationsCatchAPlantedImport(t *testing.T) {
+	bases, err := ParseBases(strings.NewReader("| method | bases |\n|---|---|\n| `b` | `a` |\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		graph map[string][]string
+		want  int
+	}{
+		{"own room", map[string][]string{"method/a": {"method/a/roles", "method"}}, 0},
+		{"declared base", map[string][]string{"method/b": {"method/a"}}, 0},
+		{"planted neighbour", map[string][]string{"method/a/roles": {"method/b/roles"}}, 1},
+		{"registry", map[string][]string{"method/registry": {"method/a", "method/b"}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := MethodViolations(bases, c.graph); len(got) != c.want {
 				t.Fatalf("violations %q, want %d", got, c.want)
 			}
 		})

@@ -4,14 +4,16 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
 )
 
 // Layer is one row of the architecture table: the packages it names
-// (relative to the module; a trailing "/..." names a subtree) and its
-// position, 0 for the first (lowest) row.
+// (relative to the module; a trailing "/..." names a subtree, a "*" one
+// path element, as in `method/*/roles`) and its position, 0 for the first
+// (lowest) row.
 type Layer struct {
 	Rank     int
 	Patterns []string
@@ -66,8 +68,9 @@ func tableCells(line string) []string {
 	return parts
 }
 
-// rank returns the row of pkg: an exact name beats a subtree pattern, a
-// longer subtree beats a shorter one; -1 when no row names it.
+// rank returns the row of pkg: an exact name beats a pattern with "*",
+// which beats a subtree pattern, a longer subtree beats a shorter one; -1
+// when no row names it.
 func rank(layers []Layer, pkg string) int {
 	best, bestLen := -1, -1
 	for _, l := range layers {
@@ -76,6 +79,8 @@ func rank(layers []Layer, pkg string) int {
 			switch {
 			case p == pkg:
 				n = 1 << 20
+			case strings.Contains(p, "*") && globMatch(p, pkg):
+				n = 1 << 19
 			case strings.HasSuffix(p, "/...") && (pkg == strings.TrimSuffix(p, "/...") || strings.HasPrefix(pkg, strings.TrimSuffix(p, "..."))):
 				n = len(p)
 			}
@@ -110,4 +115,89 @@ func Violations(layers []Layer, graph map[string][]string) []string {
 		}
 	}
 	return out
+}
+
+func globMatch(pattern, pkg string) bool {
+	ok, err := path.Match(pattern, pkg)
+	return err == nil && ok
+}
+
+// MethodRoot is the folder that holds one folder per method.
+const MethodRoot = "method"
+
+// methodOf returns the method whose folder holds pkg ("ppcadpmh" for
+// method/ppcadpmh/roles), or "" for a package outside every method's
+// folder (method itself, and method/registry, which lists them all).
+func methodOf(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, MethodRoot+"/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	if name == "registry" {
+		return ""
+	}
+	return name
+}
+
+// MethodViolations lists every import from one method's folder into
+// another's that bases (method → the methods it builds on) does not
+// declare: a method is one room, and its neighbours are not its
+// foundations unless the architecture says so.
+func MethodViolations(bases map[string][]string, graph map[string][]string) []string {
+	var out []string
+	pkgs := make([]string, 0, len(graph))
+	for p := range graph {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	for _, p := range pkgs {
+		m := methodOf(p)
+		if m == "" {
+			continue
+		}
+		for _, imp := range graph[p] {
+			if o := methodOf(imp); o != "" && o != m && !slices.Contains(bases[m], o) {
+				out = append(out, fmt.Sprintf("%s imports %s: method %s does not declare %s as its base", p, imp, m, o))
+			}
+		}
+	}
+	return out
+}
+
+// ParseBases reads the table whose header has a "method" and a "bases"
+// column: every backticked name in the bases cell is a method the row's
+// method may import.
+func ParseBases(r io.Reader) (map[string][]string, error) {
+	sc := bufio.NewScanner(r)
+	mcol, bcol := -1, -1
+	out := map[string][]string{}
+	for sc.Scan() {
+		cells := tableCells(sc.Text())
+		switch {
+		case cells == nil:
+			if mcol >= 0 && len(out) > 0 {
+				return out, nil
+			}
+			mcol, bcol = -1, -1
+		case mcol < 0:
+			mcol, bcol = slices.Index(cells, "method"), slices.Index(cells, "bases")
+			if bcol < 0 {
+				mcol = -1
+			}
+		case strings.Trim(cells[0], "-: ") == "":
+		case mcol < len(cells) && bcol < len(cells):
+			ms := backticked.FindStringSubmatch(cells[mcol])
+			if ms == nil {
+				return nil, fmt.Errorf("archtest: bases row %q names no method", sc.Text())
+			}
+			for _, b := range backticked.FindAllStringSubmatch(cells[bcol], -1) {
+				out[ms[1]] = append(out[ms[1]], b[1])
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("archtest: no table with \"method\" and \"bases\" columns")
+	}
+	return out, sc.Err()
 }

@@ -18,11 +18,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/privacy"
 	"gonum.org/v1/gonum/mat"

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/randx"
 )

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"

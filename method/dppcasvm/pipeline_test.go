@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/learn"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/randx"
 )
 

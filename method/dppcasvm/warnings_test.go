@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/randx"
 )
 
 // DPPCA-SVM on WDBC at ε = 0.1 does no better than the majority class
 // on its own training rows, which the owner's terminal must say; at ε = 4
 // it does better. (The published report's warning that the components
-// are mostly noise is dppca.NoiseWarning, tested in algo/dppca and
+// are mostly noise is dppca.NoiseWarning, tested in method/dppcasvm/dppca and
 // dppcasvm.go.)
 func TestClassifierWarning(t *testing.T) {
 	tab, err := datasets.Load("wdbc")

@@ -7,14 +7,14 @@ package dpsubn3
 import (
 	"fmt"
 
-	algo "github.com/dppub/dppub/algo/dpsubn3"
-	"github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
+	proto "github.com/dppub/dppub/method/dpsubn3/roles"
+	algo "github.com/dppub/dppub/method/dpsubn3/subn3"
 	bn "github.com/dppub/dppub/method/privbayes"
+	privbayes "github.com/dppub/dppub/method/privbayes/bayesnet"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/dpsubn3"
 	"github.com/dppub/dppub/randx"
 )
 

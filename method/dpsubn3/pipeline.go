@@ -21,7 +21,7 @@ type Options struct {
 }
 
 // Publish publishes a synthetic table from the owners' tables with our
-// reconstruction of DP-SUBN (Cheng et al., TKDE 2020; see algo/dpsubn3):
+// reconstruction of DP-SUBN (Cheng et al., TKDE 2020; see method/dpsubn3/subn3):
 // the method's session run in one process.
 func Publish(ctx context.Context, o Options) (*bn.Published, error) {
 	if len(o.Owners) > 0 {

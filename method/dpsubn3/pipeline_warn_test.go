@@ -44,7 +44,7 @@ func TestBaselineLabelMustExist(t *testing.T) {
 // Both pipelines on Adult at ε = 1 (DP-SUBN3 with 3 owners): capital-gain
 // and capital-loss are 0 in 91.6 % and 95.3 % of rows, and were 0 in
 // 0.0 % of synthetic rows before their minimum got a code of its own.
-// algo/privbayes measured a shortfall of 0.5–3.7 points over 8 seeds for
+// method/privbayes/bayesnet measured a shortfall of 0.5–3.7 points over 8 seeds for
 // PrivBayes; DP-SUBN3's owners hold a third of the rows each, so its
 // noise is larger: 10 points is the bound here (a seeded run; see
 // TestAdultKeepsZeroMassAndIntegers for the spread). The network links

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	algo "github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	algo "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	algo "github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/learn"
+	algo "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
 )
 

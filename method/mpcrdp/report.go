@@ -4,20 +4,20 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"github.com/dppub/dppub/algo/correlation"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/mpcrdp/correlation"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
-	algo "github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/learn"
+	algo "github.com/dppub/dppub/method/mpcrdp/crdp"
+	protompcrdp "github.com/dppub/dppub/method/mpcrdp/roles"
 	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	protompcrdp "github.com/dppub/dppub/protocol/mpcrdp"
 	"github.com/dppub/dppub/randx"
 )
 

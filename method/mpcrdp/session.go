@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"slices"
 
-	algo "github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
+	algo "github.com/dppub/dppub/method/mpcrdp/crdp"
+	protompcrdp "github.com/dppub/dppub/method/mpcrdp/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	protompcrdp "github.com/dppub/dppub/protocol/mpcrdp"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -33,7 +33,7 @@ type Settings struct {
 	Queries []algo.NamedQuery `json:"queries,omitempty"`
 }
 
-// SetDefaults fills the zero fields: b = 2, the rest as algo/mpcrdp's.
+// SetDefaults fills the zero fields: b = 2, the rest as method/mpcrdp/crdp's.
 func (s *Settings) SetDefaults() {
 	if s.B == 0 {
 		s.B = 2

@@ -10,9 +10,9 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/method"
+	proto "github.com/dppub/dppub/method/mullda/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/randx"
 	"golang.org/x/mod/sumdb/note"
 )

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/ledger"
+	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/randx"
 )
 

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method/mullda/lda"
+	proto "github.com/dppub/dppub/method/mullda/roles"
 	"github.com/dppub/dppub/privacy"
-	proto "github.com/dppub/dppub/protocol/mullda"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dppub/dppub/algo/lda"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/mullda/lda"
+	proto "github.com/dppub/dppub/method/mullda/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/mullda"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )

@@ -7,11 +7,11 @@ import (
 	"github.com/dppub/dppub/method/synthesize"
 	"time"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
+	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
-	proto "github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/randx"
 )
 

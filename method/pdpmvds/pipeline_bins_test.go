@@ -9,15 +9,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
+	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	"github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/randx"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/testenv"
-	"github.com/dppub/dppub/protocol/pdpmvds"
+	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/randx"
 )
 

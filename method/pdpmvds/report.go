@@ -3,11 +3,11 @@ package pdpmvds
 import (
 	"fmt"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
+	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
-	proto "github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/randx"
 )
 

@@ -10,15 +10,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/crypto/paillier"
 	cpsi "github.com/dppub/dppub/crypto/psi"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
+	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/protocol/psi"
 	"github.com/dppub/dppub/randx"
 )

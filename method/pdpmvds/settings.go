@@ -15,9 +15,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/dp"
-	proto "github.com/dppub/dppub/protocol/pdpmvds"
+	"github.com/dppub/dppub/engine/marginal"
+	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 )
 
 // Name is the method's name.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"

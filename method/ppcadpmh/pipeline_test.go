@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 )
 

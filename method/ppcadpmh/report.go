@@ -2,10 +2,10 @@ package ppcadpmh
 
 import (
 	"fmt"
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	proto "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
-	proto "github.com/dppub/dppub/protocol/ppcadpmh"
 	"math"
 )
 

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"github.com/dppub/dppub/ownerstats"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	proto "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
-	proto "github.com/dppub/dppub/protocol/ppcadpmh"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	proto "github.com/dppub/dppub/method/ppcadpmh/roles"
 )
 
 // Name is the method's name.

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"time"
 
-	algo "github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
+	algo "github.com/dppub/dppub/method/privbayes/bayesnet"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -47,7 +47,7 @@ type Published struct {
 }
 
 // Publish publishes a synthetic table drawn from a PrivBayes model of
-// o.Table (Zhang et al., SIGMOD 2014 / TODS 2017; see algo/privbayes):
+// o.Table (Zhang et al., SIGMOD 2014 / TODS 2017; see method/privbayes/bayesnet):
 // the method's central run (method/privbayes) in one process.
 func Publish(ctx context.Context, o Options) (*Published, error) {
 	if o.Table == nil || o.Table.Len() < 2 {

@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dppub/dppub/algo/privbayes"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
+	privbayes "github.com/dppub/dppub/method/privbayes/bayesnet"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )

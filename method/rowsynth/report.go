@@ -3,9 +3,9 @@ package rowsynth
 import (
 	"fmt"
 
-	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/engine/marginal"
+	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
-	proto "github.com/dppub/dppub/protocol/rowsynth"
 	"github.com/dppub/dppub/randx"
 )
 

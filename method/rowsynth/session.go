@@ -7,13 +7,13 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
+	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	proto "github.com/dppub/dppub/protocol/rowsynth"
 	"github.com/dppub/dppub/randx"
 )
 

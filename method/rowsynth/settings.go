@@ -1,7 +1,7 @@
 // Package rowsynth defines synthesize-rows as a method: owners of rows
 // (hospitals with different patients) publish one synthetic table with
-// the marginal engine (algo/marginal) run over their pooled records,
-// through secure aggregation and distributed noise (protocol/rowsynth),
+// the marginal engine (engine/marginal) run over their pooled records,
+// through secure aggregation and distributed noise (method/rowsynth/roles),
 // so that the result has the quality of one curator holding all the rows
 // without any owner showing its records or its counts to anyone.
 package rowsynth
@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/dp"
-	proto "github.com/dppub/dppub/protocol/rowsynth"
+	"github.com/dppub/dppub/engine/marginal"
+	proto "github.com/dppub/dppub/method/rowsynth/roles"
 )
 
 // Name is the method's name.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dppub/dppub/algo/marginal"
+	"github.com/dppub/dppub/engine/marginal"
 )
 
 // The precise-budget rule of --method auto

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/randx"
 )
 

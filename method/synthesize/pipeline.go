@@ -7,9 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
 )

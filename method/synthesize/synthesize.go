@@ -14,9 +14,9 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/randx"
 )

@@ -8,8 +8,8 @@ import (
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
+	protodpsubn3 "github.com/dppub/dppub/method/dpsubn3/roles"
 	"github.com/dppub/dppub/privacy"
-	protodpsubn3 "github.com/dppub/dppub/protocol/dpsubn3"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )

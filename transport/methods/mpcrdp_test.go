@@ -9,8 +9,8 @@ import (
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	protompcrdp "github.com/dppub/dppub/method/mpcrdp/roles"
 	"github.com/dppub/dppub/privacy"
-	protompcrdp "github.com/dppub/dppub/protocol/mpcrdp"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	mulldaspec "github.com/dppub/dppub/method/mullda"
-	"github.com/dppub/dppub/protocol/mullda"
+	mullda "github.com/dppub/dppub/method/mullda/roles"
 )
 
 // FuzzLDAMessages feeds every LDA-DP / Mul-LDA-DP decoder a node can

@@ -11,9 +11,9 @@ import (
 	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
+	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
-	"github.com/dppub/dppub/protocol/pdpmvds"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )

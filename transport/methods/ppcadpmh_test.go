@@ -10,8 +10,8 @@ import (
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
+	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/protocol/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/dppub/dppub/algo/dppca"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 )
 

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/algo/dppca"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
@@ -16,6 +15,7 @@ import (
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm"
+	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/internal/fsutil"
-	"github.com/dppub/dppub/protocol/pdpmvds"
+	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/spf13/cobra"
 )
 

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/algo/mpcrdp"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/learn"
+	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/method"

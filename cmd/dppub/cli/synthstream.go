@@ -10,8 +10,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/dppub/dppub/algo/marginal"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/utility"

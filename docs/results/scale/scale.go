@@ -21,10 +21,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dppub/dppub/algo/ppca"
 	"github.com/dppub/dppub/cmd/dppub/cli"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"github.com/dppub/dppub/randx"
 )
 

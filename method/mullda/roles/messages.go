@@ -1,0 +1,248 @@
+package roles
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dppub/dppub/internal/wire"
+	"github.com/dppub/dppub/method/mullda/lda"
+)
+
+// Message types.
+const (
+	TypeShares      = "mul-lda-dp/shares"
+	TypeSums        = "mul-lda-dp/sums"
+	TypeMeans       = "mul-lda-dp/means"
+	TypeSecond      = "mul-lda-dp/second"
+	TypeDirection   = "mul-lda-dp/direction"
+	TypeProjections = "mul-lda-dp/projections"
+)
+
+// Shares are one party's zero-sum noise shares from the dealer, as
+// integers in grid steps of their block's public grid
+// (lda.Plan.SumsNoise, CountsNoise, SecondNoise): ḡ_m on the class sums
+// (Classes·P), on the counts (Classes, empty when counts are public) and
+// Ḡ_m on the upper triangle of Σxxᵀ.
+type Shares struct {
+	Classes, P int
+	Sums       []int64
+	Counts     []int64
+	Upper      []int64
+}
+
+func (Shares) MessageType() string { return TypeShares }
+
+func (m Shares) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Int(m.Classes)
+	w.Int(m.P)
+	w.Uint64s(toWords(m.Sums))
+	w.Uint64s(toWords(m.Counts))
+	w.Uint64s(toWords(m.Upper))
+	return w.Data(), nil
+}
+
+func (m *Shares) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	m.Classes, m.P = r.Int(), r.Int()
+	m.Sums, m.Counts, m.Upper = fromWords(r.Uint64s()), fromWords(r.Uint64s()), fromWords(r.Uint64s())
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("mullda: shares: %w", err)
+	}
+	if err := checkShape(m.Classes, m.P); err != nil {
+		return err
+	}
+	if len(m.Sums) != m.Classes*m.P || (len(m.Counts) != 0 && len(m.Counts) != m.Classes) || len(m.Upper) != lda.UpperLen(m.P) {
+		return fmt.Errorf("mullda: shares for %d classes × p=%d carry %d, %d, %d values", m.Classes, m.P, len(m.Sums), len(m.Counts), len(m.Upper))
+	}
+	return nil
+}
+
+// toWords and fromWords carry int64 shares as two's-complement words.
+func toWords(v []int64) []uint64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]uint64, len(v))
+	for i, x := range v {
+		out[i] = uint64(x)
+	}
+	return out
+}
+
+func fromWords(w []uint64) []int64 {
+	if len(w) == 0 {
+		return nil
+	}
+	out := make([]int64, len(w))
+	for i, x := range w {
+		out[i] = int64(x)
+	}
+	return out
+}
+
+// Sums are an owner's noisy class sums and class counts (exact when the
+// counts are public).
+type Sums struct {
+	Classes, P int
+	Sums       []float64 // Classes×P row-major
+	Counts     []float64
+}
+
+func (Sums) MessageType() string { return TypeSums }
+
+func (m Sums) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Int(m.Classes)
+	w.Int(m.P)
+	w.Float64s(m.Sums)
+	w.Float64s(m.Counts)
+	return w.Data(), nil
+}
+
+func (m *Sums) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	m.Classes, m.P = r.Int(), r.Int()
+	m.Sums, m.Counts = r.Float64s(), r.Float64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("mullda: sums: %w", err)
+	}
+	if err := checkShape(m.Classes, m.P); err != nil {
+		return err
+	}
+	if len(m.Sums) != m.Classes*m.P || len(m.Counts) != m.Classes {
+		return fmt.Errorf("mullda: sums for %d classes × p=%d carry %d sums and %d counts", m.Classes, m.P, len(m.Sums), len(m.Counts))
+	}
+	return nil
+}
+
+// Means are the DP class means and counts the publisher computed (round 3).
+type Means struct {
+	Classes, P int
+	Means      []float64 // Classes×P row-major
+	Counts     []float64
+}
+
+func (Means) MessageType() string { return TypeMeans }
+
+func (m Means) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Int(m.Classes)
+	w.Int(m.P)
+	w.Float64s(m.Means)
+	w.Float64s(m.Counts)
+	return w.Data(), nil
+}
+
+func (m *Means) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	m.Classes, m.P = r.Int(), r.Int()
+	m.Means, m.Counts = r.Float64s(), r.Float64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("mullda: means: %w", err)
+	}
+	if err := checkShape(m.Classes, m.P); err != nil {
+		return err
+	}
+	if len(m.Means) != m.Classes*m.P || len(m.Counts) != m.Classes {
+		return fmt.Errorf("mullda: means for %d classes × p=%d carry %d means and %d counts", m.Classes, m.P, len(m.Means), len(m.Counts))
+	}
+	return nil
+}
+
+// Second is an owner's noisy upper triangle of Σxxᵀ.
+type Second struct {
+	P     int
+	Upper []float64
+}
+
+func (Second) MessageType() string { return TypeSecond }
+
+func (m Second) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Int(m.P)
+	w.Float64s(m.Upper)
+	return w.Data(), nil
+}
+
+func (m *Second) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	m.P, m.Upper = r.Int(), r.Float64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("mullda: second moment: %w", err)
+	}
+	if m.P < 1 || len(m.Upper) != lda.UpperLen(m.P) {
+		return fmt.Errorf("mullda: second moment for p=%d carries %d values, want %d", m.P, len(m.Upper), lda.UpperLen(max(m.P, 0)))
+	}
+	return nil
+}
+
+// Direction is the discriminant direction(s) W (P×D, row-major, unit
+// columns) the publisher computed (round 5).
+type Direction struct {
+	P, D int
+	W    []float64
+}
+
+func (Direction) MessageType() string { return TypeDirection }
+
+func (m Direction) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Int(m.P)
+	w.Int(m.D)
+	w.Float64s(m.W)
+	return w.Data(), nil
+}
+
+func (m *Direction) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	m.P, m.D, m.W = r.Int(), r.Int(), r.Float64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("mullda: direction: %w", err)
+	}
+	if m.P < 1 || m.D < 1 || m.D > m.P || len(m.W) != m.P*m.D {
+		return fmt.Errorf("mullda: direction of %d×%d carries %d values", m.P, m.D, len(m.W))
+	}
+	for _, v := range m.W {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("mullda: direction holds the non-finite value %v", v)
+		}
+	}
+	return nil
+}
+
+// Projections are an owner's X_m W and labels (RealProjections only).
+type Projections struct {
+	D      int
+	Z      []float64 // n×D row-major
+	Labels []uint64
+}
+
+func (Projections) MessageType() string { return TypeProjections }
+
+func (m Projections) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Int(m.D)
+	w.Float64s(m.Z)
+	w.Uint64s(m.Labels)
+	return w.Data(), nil
+}
+
+func (m *Projections) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	m.D, m.Z, m.Labels = r.Int(), r.Float64s(), r.Uint64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("mullda: projections: %w", err)
+	}
+	if m.D < 1 || len(m.Z) != m.D*len(m.Labels) {
+		return fmt.Errorf("mullda: %d projection values of width %d for %d labels", len(m.Z), m.D, len(m.Labels))
+	}
+	return nil
+}
+
+func checkShape(classes, p int) error {
+	if classes < 2 || p < 1 || classes > wire.MaxFieldLen || p > wire.MaxFieldLen {
+		return fmt.Errorf("mullda: message shape of %d classes × p=%d", classes, p)
+	}
+	return nil
+}

@@ -1,0 +1,298 @@
+package roles
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/internal/wire"
+)
+
+const typePrefix = "rowsynth/"
+
+// Message types.
+const (
+	TypeHello   = typePrefix + "hello"
+	TypeKeys    = typePrefix + "keys"
+	TypeRequest = typePrefix + "request"
+	TypeDomain  = typePrefix + "domain"
+	TypeShare   = typePrefix + "share"
+	TypeClose   = typePrefix + "close"
+)
+
+// Hello is an owner's first message: its X25519 public key, its public
+// record count, and its signature of the key (KeyStatement) by its own
+// identity, which every other owner checks: the coordinator relays the
+// keys but cannot substitute them.
+type Hello struct {
+	Key     []byte
+	Records int
+	Sig     []byte
+}
+
+func (*Hello) MessageType() string { return TypeHello }
+
+func (h *Hello) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Bytes(h.Key)
+	w.Int(h.Records)
+	w.Bytes(h.Sig)
+	return w.Data(), nil
+}
+
+func (h *Hello) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	h.Key = r.Bytes()
+	h.Records = r.Int()
+	h.Sig = r.Bytes()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: hello: %w", err)
+	}
+	if len(h.Key) != 32 || h.Records < 0 {
+		return fmt.Errorf("rowsynth: hello with a %d-byte key and %d records", len(h.Key), h.Records)
+	}
+	return nil
+}
+
+// Keys sends every owner all owners' public keys and their signatures, in
+// owner order.
+type Keys struct{ Keys, Sigs [][]byte }
+
+func (*Keys) MessageType() string { return TypeKeys }
+
+func (k *Keys) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	if len(k.Sigs) != len(k.Keys) {
+		return nil, fmt.Errorf("rowsynth: keys message with %d keys and %d signatures", len(k.Keys), len(k.Sigs))
+	}
+	w.Int(len(k.Keys))
+	for i, key := range k.Keys {
+		w.Bytes(key)
+		w.Bytes(k.Sigs[i])
+	}
+	return w.Data(), nil
+}
+
+func (k *Keys) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	n := r.Int()
+	if n < 0 || n > 1<<16 {
+		return fmt.Errorf("rowsynth: keys message lists %d keys", n)
+	}
+	k.Keys, k.Sigs = make([][]byte, n), make([][]byte, n)
+	for i := range k.Keys {
+		k.Keys[i] = r.Bytes()
+		k.Sigs[i] = r.Bytes()
+	}
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: keys: %w", err)
+	}
+	return nil
+}
+
+// Request kinds.
+const (
+	// KindHistogram asks for a numeric column's counts on the public grid
+	// of Cells cells over its declared bounds (marginal.PublicGrid).
+	KindHistogram = "histogram"
+	// KindMarginal asks for the counts over Attrs on the session's domain.
+	KindMarginal = "marginal"
+	// KindScore asks for the owner's own IInDif score of the pair Attrs
+	// against the public reference Refs (OwnerScore): one value of
+	// sensitivity marginal.IInDifSensitivity.
+	KindScore = "score"
+)
+
+// Request asks every owner for its masked share of one release.
+type Request struct {
+	// Session is the session the request belongs to; an owner refuses
+	// another session's.
+	Session string
+	// ID numbers the request; an owner answers each ID once.
+	ID     uint64
+	Kind   string
+	Column int   // KindHistogram
+	Cells  int   // KindHistogram
+	Attrs  []int // KindMarginal, KindScore
+	// Refs (KindScore) are the public reference frequencies of the pair's
+	// two attributes: the pooled noisy one-way counts over the public
+	// record count, so that Σ_k n_k·Refs[0][i]·Refs[1][j] is the
+	// single-curator reference N*_i·N*_j/n.
+	Refs    [][]float64
+	Release marginal.Release
+}
+
+func (*Request) MessageType() string { return TypeRequest }
+
+func (q *Request) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.String(q.Session)
+	w.Uint64(q.ID)
+	w.String(q.Kind)
+	w.Int(q.Column)
+	w.Int(q.Cells)
+	w.Ints(q.Attrs)
+	w.Int(len(q.Refs))
+	for _, f := range q.Refs {
+		w.Float64s(f)
+	}
+	w.String(q.Release.Purpose)
+	w.Ints(q.Release.Parties)
+	n := q.Release.Noise
+	w.String(string(n.Mechanism))
+	w.Float64s([]float64{n.Sensitivity, n.Scale, n.Rho})
+	return w.Data(), nil
+}
+
+func (q *Request) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	q.Session = r.String()
+	q.ID = r.Uint64()
+	q.Kind = r.String()
+	q.Column = r.Int()
+	q.Cells = r.Int()
+	q.Attrs = r.Ints()
+	if n := r.Int(); n > 0 && n <= len(q.Attrs) {
+		q.Refs = make([][]float64, n)
+		for i := range q.Refs {
+			q.Refs[i] = r.Float64s()
+		}
+	} else if n != 0 {
+		return fmt.Errorf("rowsynth: request: %d reference vectors for %d attributes", n, len(q.Attrs))
+	}
+	q.Release.Purpose = r.String()
+	q.Release.Parties = r.Ints()
+	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())
+	p := r.Float64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: request: %w", err)
+	}
+	if len(p) != 3 {
+		return fmt.Errorf("rowsynth: request: noise has %d parameters, want 3", len(p))
+	}
+	q.Release.Noise.Sensitivity, q.Release.Noise.Scale, q.Release.Noise.Rho = p[0], p[1], p[2]
+	switch q.Kind {
+	case KindHistogram, KindMarginal:
+	case KindScore:
+		if err := q.validScore(); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("rowsynth: request of unknown kind %q", q.Kind)
+	}
+	return q.Release.Validate(1)
+}
+
+// Digest binds the whole request (session, ID, kind, shape, references
+// and noise): the pairwise masks of a request are drawn from it
+// (AddMask), so two requests that differ in anything never share a mask
+// and the difference of their answers stays masked.
+func (q *Request) Digest() ([32]byte, error) {
+	b, err := q.MarshalBinary()
+	if err != nil {
+		return [32]byte{}, err
+	}
+	h := sha256.New()
+	h.Write([]byte("dppub rowsynth request v2\x00"))
+	h.Write(b)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out, nil
+}
+
+// validScore checks a score request's shape: a pair with one finite
+// reference frequency per bin of each attribute (a noisy one-way count
+// may be negative, and the curator's score uses it as it is).
+func (q *Request) validScore() error {
+	if len(q.Attrs) != 2 || len(q.Refs) != 2 {
+		return fmt.Errorf("rowsynth: score request over %d attributes with %d references, want 2 and 2", len(q.Attrs), len(q.Refs))
+	}
+	for i, f := range q.Refs {
+		for _, v := range f {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("rowsynth: score request: reference frequency %v of attribute %d", v, q.Attrs[i])
+			}
+		}
+	}
+	return nil
+}
+
+// Domain tells the owners the numeric attributes' bin edges (chosen from
+// noisy histograms): with the session's public bins they make the domain
+// every later marginal is counted on.
+type Domain struct{ Cuts map[string][]float64 }
+
+func (*Domain) MessageType() string { return TypeDomain }
+
+func (d *Domain) MarshalBinary() ([]byte, error) {
+	names := make([]string, 0, len(d.Cuts))
+	for n := range d.Cuts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var w wire.Writer
+	w.Int(len(names))
+	for _, n := range names {
+		w.String(n)
+		w.Float64s(d.Cuts[n])
+	}
+	return w.Data(), nil
+}
+
+func (d *Domain) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	n := r.Int()
+	if n < 0 || n > 1<<16 {
+		return fmt.Errorf("rowsynth: domain message lists %d attributes", n)
+	}
+	d.Cuts = make(map[string][]float64, n)
+	for range n {
+		name := r.String()
+		d.Cuts[name] = r.Float64s()
+	}
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: domain: %w", err)
+	}
+	for name, c := range d.Cuts {
+		for _, v := range c {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("rowsynth: domain: a non-finite bin edge of %q", name)
+			}
+		}
+	}
+	return nil
+}
+
+// Share is an owner's masked share of one release: per value, its count
+// in grid steps plus its noise share plus its pairwise masks, mod 2^64.
+type Share struct {
+	ID    uint64
+	Words []uint64
+}
+
+func (*Share) MessageType() string { return TypeShare }
+
+func (s *Share) MarshalBinary() ([]byte, error) {
+	var w wire.Writer
+	w.Uint64(s.ID)
+	w.Uint64s(s.Words)
+	return w.Data(), nil
+}
+
+func (s *Share) UnmarshalBinary(b []byte) error {
+	r := wire.NewReader(b)
+	s.ID = r.Uint64()
+	s.Words = r.Uint64s()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("rowsynth: share: %w", err)
+	}
+	return nil
+}
+
+// Close ends the run.
+type Close struct{}
+
+func (Close) MessageType() string            { return TypeClose }
+func (Close) MarshalBinary() ([]byte, error) { return []byte{}, nil }
