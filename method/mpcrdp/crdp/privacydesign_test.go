@@ -9,7 +9,7 @@ import (
 // docs/privacy-design.md's FM row gives the replace-one sensitivity the
 // code charges, s + s²/4, not the per-record norm s/2 + s²/8.
 func TestPrivacyDesignStatesFMSensitivity(t *testing.T) {
-	body, err := os.ReadFile("../../docs/privacy-design.md")
+	body, err := os.ReadFile("../../../docs/privacy-design.md")
 	if err != nil {
 		t.Fatal(err)
 	}
