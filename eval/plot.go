@@ -30,26 +30,28 @@ func WritePNG(w io.Writer, rows []Row, o PlotOptions) error {
 	if len(panels) == 0 {
 		return fmt.Errorf("eval: no %q rows to plot", o.Metric)
 	}
-	plots := make([][]*plot.Plot, 1)
-	for _, key := range sortedKeys(panels) {
+	var plots []*plot.Plot
+	for _, key := range SortedKeys(panels) {
 		p, err := panelPlot(key, panels[key], o)
 		if err != nil {
 			return err
 		}
-		plots[0] = append(plots[0], p)
+		plots = append(plots, p)
 	}
-	cols := len(plots[0])
-	const width, height = 5 * vg.Inch, 5.5 * vg.Inch
+	return WritePanels(w, plots, 5*vg.Inch, 5.5*vg.Inch)
+}
+
+// WritePanels draws plots side by side, each width × height, as one PNG.
+func WritePanels(w io.Writer, plots []*plot.Plot, width, height vg.Length) error {
+	cols := len(plots)
 	img := vgimg.New(vg.Length(cols)*width, height)
-	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 1, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(plots, tiles, dc)
-	for j := range plots[0] {
-		plots[0][j].Draw(canvases[0][j])
+	canvases := plot.Align([][]*plot.Plot{plots}, tiles, draw.New(img))
+	for j, p := range plots {
+		p.Draw(canvases[0][j])
 	}
-	png := vgimg.PngCanvas{Canvas: img}
-	if _, err := png.WriteTo(w); err != nil {
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
 		return fmt.Errorf("eval: png: %w", err)
 	}
 	return nil
@@ -67,7 +69,8 @@ func groupPanels(rows []Row, metric string) map[string][]Row {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys returns m's keys in order.
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -98,7 +101,8 @@ func seriesName(r Row) string {
 	return name
 }
 
-var palette = []color.Color{
+// Palette are the colours of a figure's series, in order.
+var Palette = []color.Color{
 	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
 	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
 	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
@@ -132,7 +136,7 @@ func panelPlot(title string, rows []Row, o PlotOptions) (*plot.Plot, error) {
 		series[seriesName(r)] = append(series[seriesName(r)], r)
 		xmin, xmax = math.Min(xmin, xOf(r, o.X)), math.Max(xmax, xOf(r, o.X))
 	}
-	for i, name := range sortedKeys(series) {
+	for i, name := range SortedKeys(series) {
 		s := series[name]
 		sort.Slice(s, func(a, b int) bool { return xOf(s[a], o.X) < xOf(s[b], o.X) })
 		pts := make(plotter.XYs, len(s))
@@ -145,7 +149,7 @@ func panelPlot(title string, rows []Row, o PlotOptions) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("eval: plot %s: %w", name, err)
 		}
-		c := palette[i%len(palette)]
+		c := Palette[i%len(Palette)]
 		line.Color, points.Color = c, c
 		bars, err := plotter.NewYErrorBars(struct {
 			plotter.XYer

@@ -49,8 +49,8 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	return cw.Error()
 }
 
-// meanStd returns the sample mean and standard deviation.
-func meanStd(v []float64) (float64, float64) {
+// MeanStd returns the sample mean and standard deviation.
+func MeanStd(v []float64) (float64, float64) {
 	if len(v) == 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -67,4 +67,49 @@ func meanStd(v []float64) (float64, float64) {
 		s += (x - m) * (x - m)
 	}
 	return m, math.Sqrt(s / float64(len(v)-1))
+}
+
+// Accumulator gathers the repetitions of every point of a figure, keyed by
+// the point's row without its Reps, Mean and Std, in first-seen order.
+type Accumulator struct {
+	keys []Row
+	vals map[Row][]float64
+}
+
+// NewAccumulator returns an empty accumulator.
+func NewAccumulator() *Accumulator { return &Accumulator{vals: map[Row][]float64{}} }
+
+// Add records one repetition's value v of the point key.
+func (a *Accumulator) Add(key Row, v float64) {
+	if _, ok := a.vals[key]; !ok {
+		a.keys = append(a.keys, key)
+	}
+	a.vals[key] = append(a.vals[key], v)
+}
+
+// Rows returns one row per point: its key with the number of repetitions,
+// their mean and standard deviation.
+func (a *Accumulator) Rows() []Row {
+	out := make([]Row, 0, len(a.keys))
+	for _, k := range a.keys {
+		r := k
+		r.Reps = len(a.vals[k])
+		r.Mean, r.Std = MeanStd(a.vals[k])
+		out = append(out, r)
+	}
+	return out
+}
+
+// Counter reports progress: Step counts one measured point of Total.
+type Counter struct {
+	Done, Total int
+	Progress    func(done, total int) // nil: report nothing
+}
+
+// Step counts one point and reports it.
+func (c *Counter) Step() {
+	c.Done++
+	if c.Progress != nil {
+		c.Progress(min(c.Done, c.Total), c.Total)
+	}
 }

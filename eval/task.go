@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
@@ -75,35 +76,67 @@ func SVMAccuracy(t Task, train, test *data.Table, src *randx.Source) (float64, e
 	if err != nil {
 		return 0, err
 	}
-	Xtr, ytr, classes, err := t.xy(enc, train)
+	Xtr, ytr, classes, err := t.XY(enc, train)
 	if err != nil {
 		return 0, err
 	}
-	Xte, yte, _, err := t.xy(enc, test)
+	Xte, yte, _, err := t.XY(enc, test)
 	if err != nil {
 		return 0, err
 	}
-	if only, ok := singleClass(ytr); ok {
-		pred := make([]int, len(yte))
-		for i := range pred {
-			pred[i] = only
-		}
-		return learn.Accuracy(pred, yte), nil
-	}
-	clf, err := learn.TrainSVM(Xtr, ytr, classes, learn.DefaultSVMOptions(), src)
+	pred, err := SVMPredict(Xtr, ytr, classes, Xte, src)
 	if err != nil {
 		return 0, fmt.Errorf("eval: task %s: %w", t.Name, err)
 	}
-	return learn.Accuracy(clf.PredictAll(Xte), yte), nil
+	return learn.Accuracy(pred, yte), nil
 }
 
-func (t Task) xy(enc *data.Encoder, tab *data.Table) (*mat.Dense, []int, int, error) {
+// SVMPredict trains a linear SVM on (X, y) and predicts the classes of
+// the rows of Xte; when y holds a single class, it predicts that class.
+func SVMPredict(X *mat.Dense, y []int, classes int, Xte *mat.Dense, src *randx.Source) ([]int, error) {
+	if only, ok := singleClass(y); ok {
+		n, _ := Xte.Dims()
+		pred := make([]int, n)
+		for i := range pred {
+			pred[i] = only
+		}
+		return pred, nil
+	}
+	clf, err := learn.TrainSVM(X, y, classes, learn.DefaultSVMOptions(), src)
+	if err != nil {
+		return nil, err
+	}
+	return clf.PredictAll(Xte), nil
+}
+
+// XY encodes the task's features of tab with enc and returns them with
+// the rows' classes and the number of classes.
+func (t Task) XY(enc *data.Encoder, tab *data.Table) (*mat.Dense, []int, int, error) {
 	X, _, err := enc.Encode(tab)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("eval: task %s: %w", t.Name, err)
 	}
 	y, classes, err := t.Labels(tab)
 	return X, y, classes, err
+}
+
+// Split80 is the papers' 80/20 split of the task's dataset for one
+// repetition.
+func Split80(t Task, src *randx.Source) (train, test *data.Table, err error) {
+	tab, err := datasets.Load(t.Dataset)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data.TrainTestSplit(tab, 0.8, src)
+}
+
+// First returns v's first value, or def when v is empty: a figure's
+// single ε (or owners) overridden by the first of a grid.
+func First[T any](v []T, def T) T {
+	if len(v) > 0 {
+		return v[0]
+	}
+	return def
 }
 
 func singleClass(y []int) (int, bool) {

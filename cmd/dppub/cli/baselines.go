@@ -2,12 +2,9 @@ package cli
 
 import (
 	"fmt"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
-	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dpsubn3"
 	bnspec "github.com/dppub/dppub/method/privbayes"
@@ -199,59 +196,4 @@ func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, owners []*data.Table, 
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", msg)
 	}
 	return nil
-}
-
-func newEvalBaselinesCmd() *cobra.Command {
-	f := &evalFlags{}
-	paper := ""
-	frontier := 0
-	cmd := &cobra.Command{
-		Use:   "baselines",
-		Short: "The papers' baselines (PrivBayes, DP-SUBN3) on the figures that compare against them",
-		Long: `Run the baseline of a comparison figure on the same data, the same 80/20
-split and the same SVM as the method it is compared with, and write its
-curve in the long-form CSV (join it with the method's own CSV to plot both):
-
-  --paper ppca-dp-mh --figure 3   DP-SUBN3, accuracy vs ε (m = 3)
-  --paper ppca-dp-mh --figure 4   DP-SUBN3, accuracy vs owners (ε = 0.2)
-  --paper lda-dp --figure 1       PrivBayes, misclassification vs ε (one owner)
-  --paper lda-dp --figure 2       DP-SUBN3, misclassification vs ε (m = 3)
-  --paper lda-dp --figure 3       DP-SUBN3, misclassification vs owners (ε = 0.2)
-
-The papers do not print their ε grid; {0.05, 0.1, 0.2, 0.4, 0.8, 1.6} is
-used throughout. DP-SUBN3 is our reconstruction from the paper's abstract.
-
-Example:
-  dppub eval baselines --paper ppca-dp-mh --figure 3 --reps 3 --out subn3-fig3.csv`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := eval.BaselineFigure(paper, f.figure)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			if f.reps < 1 {
-				return usagef("--reps must be at least 1, got %d", f.reps)
-			}
-			o.Reps, o.Frontier = f.reps, frontier
-			o.Source = f.src.source(cmd.Flags(), cmd.ErrOrStderr())
-			o.Progress = newBar(cmd.ErrOrStderr(), fmt.Sprintf("%s %s fig %d", o.Method, paper, f.figure))
-			rows, err := eval.BaselineRows(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			x, metric := "epsilon", "accuracy"
-			if len(o.Epsilons) == 1 {
-				x = "parties"
-			}
-			if paper == mulldaspec.NameSingle {
-				metric = "misclassification"
-			}
-			return writeEval(cmd, f, rows, eval.PlotOptions{Title: fmt.Sprintf("%s Fig. %d: %s", paper, f.figure, o.Method),
-				X: x, Metric: metric, LogX: x == "epsilon"})
-		},
-	}
-	f.register(cmd, "3 or 4 (ppca-dp-mh), 1, 2 or 3 (lda-dp)")
-	cmd.Flags().StringVar(&paper, "paper", ppcaspec.Name, "ppca-dp-mh | lda-dp")
-	cmd.Flags().IntVar(&frontier, "frontier", 0, "DP-SUBN3's search frontier width (0: all)")
-	return cmd
 }

@@ -35,9 +35,4 @@ func publishCommands() []func() *cobra.Command {
 		newPublishMPCRDPCmd, newPublishPDPMVDSCmd, newPublishPPCACmd)
 }
 
-// evalCommands are the `eval` subcommands.
-func evalCommands() []func() *cobra.Command {
-	return []func() *cobra.Command{
-		newEvalBaselinesCmd, newEvalDPPCACmd, newEvalPPCACmd, newEvalLDACmd, newEvalMPCRDPCmd, newEvalSynthCmd,
-	}
-}
+// The `eval` subcommands are the experiments of the registry eval/all.

@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
-	"github.com/dppub/dppub/eval"
-	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/spf13/cobra"
@@ -266,99 +263,4 @@ func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, res *syn
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
-}
-
-type evalSynthFlags struct {
-	evalFlags
-	rhos     []float64
-	datasets []string
-}
-
-func newEvalSynthCmd() *cobra.Command {
-	f := &evalSynthFlags{}
-	cmd := &cobra.Command{
-		Use:   "pdp-mvds",
-		Short: "PDP-MVDS engine: marginal TVD, range queries, SVM accuracy vs ρ (Fig. 1), personalised budgets (Fig. 2)",
-		Long: `Evaluate the marginal-synthesis engine of PDP-MVDS (run in one process) on
-Adult (the embedded 45222 complete rows; Adult salary: synthesise from the
-80% training split, SVM tested on the real 20%) and Big5 (skipped when
-../shared/data/big5 is absent). The CSV's epsilon column holds the zCDP ρ.
-
-  --figure 1   one owner, total ρ swept: mean TVD over all 1-way and 2-way
-               marginals, range-query error, accuracy, run time
-  --figure 2   two parties (contiguous halves of the attributes): both at
-               ρ, the second at ρ/10, both at ρ/10; TVD within each
-               party's attributes and across
-
-One PNG per metric is written beside the CSV (<out without .csv>-<metric>.png,
-or <--plot without .png>-<metric>.png).
-
-Example:
-  dppub eval pdp-mvds --figure 1 --reps 3 --out fig1.csv`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runEvalSynth(cmd, f) },
-	}
-	f.register(cmd, "1 or 2")
-	fs := cmd.Flags()
-	_ = fs.Set("reps", "3")
-	fs.Lookup("reps").DefValue = "3"
-	fs.Float64SliceVar(&f.rhos, "rhos", nil, "total budgets ρ to sweep (default 0.005,0.01,0.05,0.1,0.5,1)")
-	fs.StringSliceVar(&f.datasets, "datasets", nil, "datasets (default adult,big5)")
-	return cmd
-}
-
-func runEvalSynth(cmd *cobra.Command, f *evalSynthFlags) error {
-	if f.figure != 1 && f.figure != 2 {
-		return usagef("--figure must be 1 or 2, got %d", f.figure)
-	}
-	if f.reps < 1 {
-		return usagef("--reps must be at least 1, got %d", f.reps)
-	}
-	var skipped []string
-	rows, err := eval.SynthFigure(cmd.Context(), eval.SynthOptions{Figure: f.figure, Reps: f.reps, Rhos: f.rhos,
-		Datasets: f.datasets, Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()),
-		Progress: newBar(cmd.ErrOrStderr(), fmt.Sprintf("pdp-mvds fig %d", f.figure)), Skipped: &skipped})
-	if err != nil {
-		return err
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(cmd.ErrOrStderr(), "skipped %s\n", s)
-	}
-	return writeSynthEval(cmd, f, rows)
-}
-
-// writeSynthEval writes the CSV and one PNG per metric.
-func writeSynthEval(cmd *cobra.Command, f *evalSynthFlags, rows []eval.Row) error {
-	base := strings.TrimSuffix(f.plot, ".png")
-	if base == "" {
-		base = strings.TrimSuffix(f.out, ".csv")
-	}
-	if err := fsutil.WriteFileAtomic(f.out, 0o644, func(w io.Writer) error { return eval.WriteCSV(w, rows) }); err != nil {
-		return err
-	}
-	var metrics []string
-	for _, r := range rows {
-		if !slices.Contains(metrics, r.Metric) {
-			metrics = append(metrics, r.Metric)
-		}
-	}
-	// A log axis needs a spread of x values (gonum panics on one point).
-	var xs []float64
-	for _, r := range rows {
-		if r.Epsilon > 0 && !slices.Contains(xs, r.Epsilon) {
-			xs = append(xs, r.Epsilon)
-		}
-	}
-	var written []string
-	for _, m := range metrics {
-		path := base + "-" + strings.ReplaceAll(m, " ", "-") + ".png"
-		po := eval.PlotOptions{Title: fmt.Sprintf("PDP-MVDS engine Fig. %d", f.figure), X: "rho (zCDP)", Metric: m, LogX: len(xs) > 1}
-		if err := fsutil.WriteFileAtomic(path, 0o644, func(w io.Writer) error { return eval.WritePNG(w, rows, po) }); err != nil {
-			os.Remove(f.out)
-			return err
-		}
-		written = append(written, path)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Wrote %d result rows to %s and plots %s\n", len(rows), f.out, strings.Join(written, ", "))
-	return nil
 }

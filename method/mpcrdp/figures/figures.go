@@ -1,4 +1,6 @@
-package eval
+// Package figures reproduces MP-CRDP's §6 (Figs. 3 to 6 and Table 1) as
+// `dppub eval mp-crdp`.
+package figures
 
 import (
 	"context"
@@ -7,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/learn"
 	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"github.com/dppub/dppub/method/mpcrdp/correlation"
@@ -15,11 +18,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// MPCRDPOptions configure the MP-CRDP experiments (paper §6): Figs. 3 and
+// Options configure the MP-CRDP experiments (paper §6): Figs. 3 and
 // 4 (LR and SVM accuracy vs ε), Fig. 5 (count-query MAE vs ε), Fig. 6
 // (correlation and K vs the number of features) and Table 1 (non-private
 // WDBC accuracy per party and merged).
-type MPCRDPOptions struct {
+type Options struct {
 	// Figures to compute together (3, 4, 5 share their feature
 	// selections); Table 1 when Table is 1.
 	Figures []int
@@ -57,12 +60,14 @@ var MPCRDPTable1Paper = map[string][2]float64{
 	"party-2": {0.9404, 0.9543}, "party-3": {0.9263, 0.9291},
 }
 
-func (o *MPCRDPOptions) defaults() error {
+// defaults fills the zero options; a figure or table the paper does not
+// have, or fewer than one repetition, is a UsageError.
+func (o *Options) defaults() error {
 	if o.Reps == 0 {
 		o.Reps = 5
 	}
 	if o.Reps < 1 {
-		return fmt.Errorf("eval: reps = %d, need at least 1", o.Reps)
+		return eval.Usagef("mp-crdp figures: reps = %d, need at least 1", o.Reps)
 	}
 	if o.Epsilons == nil {
 		o.Epsilons = MPCRDPEpsilons
@@ -81,31 +86,31 @@ func (o *MPCRDPOptions) defaults() error {
 	}
 	for _, f := range o.Figures {
 		if f < 3 || f > 6 {
-			return fmt.Errorf("eval: mp-crdp has figures 3, 4, 5 and 6, not %d", f)
+			return eval.Usagef("mp-crdp figures: no figure %d (the paper's are 3, 4, 5 and 6)", f)
 		}
 	}
 	if o.Table != 0 && o.Table != 1 {
-		return fmt.Errorf("eval: mp-crdp has table 1, not %d", o.Table)
+		return eval.Usagef("mp-crdp figures: no table %d (the paper's is 1)", o.Table)
 	}
 	return nil
 }
 
-// MPCRDPFigure computes the requested figures (and Table 1).
-func MPCRDPFigure(ctx context.Context, o MPCRDPOptions) ([]Row, error) {
+// Run computes the requested figures (and Table 1).
+func Run(ctx context.Context, o Options) ([]eval.Row, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	r := &mpcrdpRunner{o: o, acc: map[Row][]float64{}}
+	r := &mpcrdpRunner{o: o, acc: eval.NewAccumulator(), Counter: eval.Counter{Progress: o.Progress}}
 	want := func(f int) bool { return slices.Contains(o.Figures, f) }
 	trade := want(3) || want(4) || want(5)
 	if trade {
-		r.total += len(o.Datasets) * 2 * o.Reps * (1 + len(o.Epsilons))
+		r.Total += len(o.Datasets) * 2 * o.Reps * (1 + len(o.Epsilons))
 	}
 	if want(6) {
-		r.total += len(o.Datasets) * o.Reps
+		r.Total += len(o.Datasets) * o.Reps
 	}
 	if o.Table == 1 {
-		r.total += o.Reps
+		r.Total += o.Reps
 	}
 	for _, ds := range o.Datasets {
 		if trade {
@@ -128,36 +133,14 @@ func MPCRDPFigure(ctx context.Context, o MPCRDPOptions) ([]Row, error) {
 }
 
 type mpcrdpRunner struct {
-	o           MPCRDPOptions
-	acc         map[Row][]float64
-	order       []Row
-	done, total int
+	o   Options
+	acc *eval.Accumulator
+	eval.Counter
 }
 
-func (r *mpcrdpRunner) step() {
-	r.done++
-	if r.o.Progress != nil {
-		r.o.Progress(min(r.done, r.total), r.total)
-	}
-}
+func (r *mpcrdpRunner) add(key eval.Row, v float64) { r.acc.Add(key, v) }
 
-func (r *mpcrdpRunner) add(key Row, v float64) {
-	if _, ok := r.acc[key]; !ok {
-		r.order = append(r.order, key)
-	}
-	r.acc[key] = append(r.acc[key], v)
-}
-
-func (r *mpcrdpRunner) rows() []Row {
-	out := make([]Row, 0, len(r.order))
-	for _, k := range r.order {
-		row := k
-		row.Mean, row.Std = meanStd(r.acc[k])
-		row.Reps = len(r.acc[k])
-		out = append(out, row)
-	}
-	return out
-}
+func (r *mpcrdpRunner) rows() []eval.Row { return r.acc.Rows() }
 
 // mpcrdpSplit is one repetition's data: a train/test split and the
 // parties' vertical split of the training rows.
@@ -269,9 +252,9 @@ func (r *mpcrdpRunner) tradeOff(ctx context.Context, ds string) error {
 			if err := r.nonPrivate(sp, ds, u, src); err != nil {
 				return err
 			}
-			r.step()
+			r.Step()
 			for _, eps := range r.o.Epsilons {
-				key := Row{Dataset: ds, Task: string(u), Epsilon: eps}
+				key := eval.Row{Dataset: ds, Task: string(u), Epsilon: eps}
 				paper, err := sp.pipeline(mpcrdp.Paper, u, eps, r.o.Queries, src.Child())
 				if err != nil {
 					return err
@@ -295,10 +278,10 @@ func (r *mpcrdpRunner) tradeOff(ctx context.Context, ds string) error {
 					if err != nil {
 						return err
 					}
-					r.add(Row{Experiment: "mp-crdp-fig5", Dataset: ds, Task: string(u), Method: MPCRDPPrivateStandard,
+					r.add(eval.Row{Experiment: "mp-crdp-fig5", Dataset: ds, Task: string(u), Method: MPCRDPPrivateStandard,
 						Calibration: "paper", Epsilon: eps, Metric: "mae"}, out.MAE)
 				}
-				r.step()
+				r.Step()
 			}
 		}
 	}
@@ -306,7 +289,7 @@ func (r *mpcrdpRunner) tradeOff(ctx context.Context, ds string) error {
 }
 
 // releases adds one setting's accuracies (Figs. 3, 4) and MAE (Fig. 5).
-func (r *mpcrdpRunner) releases(sp *mpcrdpSplit, p *mpcrdp.Pipeline, key Row, method, cal string, n mpcrdp.Notion, eps float64, src *randx.Source) error {
+func (r *mpcrdpRunner) releases(sp *mpcrdpSplit, p *mpcrdp.Pipeline, key eval.Row, method, cal string, n mpcrdp.Notion, eps float64, src *randx.Source) error {
 	want := func(f int) bool { return slices.Contains(r.o.Figures, f) }
 	key.Method, key.Calibration = method, cal
 	for fig, kind := range map[int]mpcrdp.Release{3: mpcrdp.LogReg, 4: mpcrdp.SVM} {
@@ -315,7 +298,7 @@ func (r *mpcrdpRunner) releases(sp *mpcrdpSplit, p *mpcrdp.Pipeline, key Row, me
 		}
 		out, err := p.ReleaseAs(kind, n, eps, src)
 		if err != nil {
-			return fmt.Errorf("eval: %s %s %s ε=%g: %w", key.Dataset, method, kind, eps, err)
+			return fmt.Errorf("mp-crdp figures: %s %s %s ε=%g: %w", key.Dataset, method, kind, eps, err)
 		}
 		acc, err := sp.accuracy(out)
 		if err != nil {
@@ -360,12 +343,12 @@ func (r *mpcrdpRunner) nonPrivate(sp *mpcrdpSplit, ds string, u mpcrdp.Utility, 
 		if err != nil {
 			return err
 		}
-		r.add(Row{Experiment: exp, Dataset: ds, Task: string(u), Method: MPCRDPNonPrivateFS, Metric: "accuracy"}, acc)
+		r.add(eval.Row{Experiment: exp, Dataset: ds, Task: string(u), Method: MPCRDPNonPrivateFS, Metric: "accuracy"}, acc)
 		all, err := mpcrdpExactAccuracy(sp.train, sp.test, sp.d.Features, sp.d.Label, kind, false, src)
 		if err != nil {
 			return err
 		}
-		r.add(Row{Experiment: exp, Dataset: ds, Task: string(u), Method: MPCRDPNonPrivate, Metric: "accuracy"}, all)
+		r.add(eval.Row{Experiment: exp, Dataset: ds, Task: string(u), Method: MPCRDPNonPrivate, Metric: "accuracy"}, all)
 	}
 	return nil
 }
@@ -421,7 +404,7 @@ func mpcrdpScale(X, Xte *mat.Dense, standardize, svm bool) {
 	}
 	for j := range d {
 		col := mat.Col(nil, j, X)
-		m, s := meanStd(col)
+		m, s := eval.MeanStd(col)
 		s *= math.Sqrt(float64(n-1) / float64(n))
 		if !(s > 1e-12) {
 			s = 1
@@ -452,7 +435,7 @@ func (r *mpcrdpRunner) figure6(ds string) error {
 		if err != nil {
 			return err
 		}
-		r.add(Row{Experiment: "mp-crdp-fig6", Dataset: ds, Method: "MCD", K: len(d.Features), Metric: "mcd"}, mcd)
+		r.add(eval.Row{Experiment: "mp-crdp-fig6", Dataset: ds, Method: "MCD", K: len(d.Features), Metric: "mcd"}, mcd)
 		for n := 1; n <= len(d.Features); n++ {
 			sub, err := codes.Select(d.Features[:n]...)
 			if err != nil {
@@ -466,7 +449,7 @@ func (r *mpcrdpRunner) figure6(ds string) error {
 			if err != nil {
 				return err
 			}
-			key := Row{Experiment: "mp-crdp-fig6", Dataset: ds, K: n}
+			key := eval.Row{Experiment: "mp-crdp-fig6", Dataset: ds, K: n}
 			for _, v := range []struct {
 				method, metric string
 				value          float64
@@ -486,7 +469,7 @@ func (r *mpcrdpRunner) figure6(ds string) error {
 				r.add(k, v.value)
 			}
 		}
-		r.step()
+		r.Step()
 	}
 	return nil
 }
@@ -523,8 +506,8 @@ func (r *mpcrdpRunner) table1() error {
 	names := []string{"merged", "party-1", "party-2", "party-3"}
 	for _, g := range names {
 		p := MPCRDPTable1Paper[g]
-		r.add(Row{Experiment: "mp-crdp-table1", Dataset: "wdbc", Task: g, Method: "svm", Calibration: "paper", Metric: "accuracy"}, p[0])
-		r.add(Row{Experiment: "mp-crdp-table1", Dataset: "wdbc", Task: g, Method: "lr", Calibration: "paper", Metric: "accuracy"}, p[1])
+		r.add(eval.Row{Experiment: "mp-crdp-table1", Dataset: "wdbc", Task: g, Method: "svm", Calibration: "paper", Metric: "accuracy"}, p[0])
+		r.add(eval.Row{Experiment: "mp-crdp-table1", Dataset: "wdbc", Task: g, Method: "lr", Calibration: "paper", Metric: "accuracy"}, p[1])
 	}
 	for rep := 0; rep < r.o.Reps; rep++ {
 		src := r.o.Source.Child()
@@ -540,7 +523,7 @@ func (r *mpcrdpRunner) table1() error {
 						scaling = "standardize"
 					}
 					method := map[mpcrdp.Release]string{mpcrdp.SVM: "svm", mpcrdp.LogReg: "lr"}[kind]
-					key := Row{Experiment: "mp-crdp-table1", Dataset: "wdbc", Task: g, Method: method, Calibration: "measured", Noise: scaling}
+					key := eval.Row{Experiment: "mp-crdp-table1", Dataset: "wdbc", Task: g, Method: method, Calibration: "measured", Noise: scaling}
 					acc, err := mpcrdpExactAccuracy(train, test, groups[g], d.Label, kind, std, src)
 					if err != nil {
 						return err
@@ -556,34 +539,34 @@ func (r *mpcrdpRunner) table1() error {
 				}
 			}
 		}
-		r.step()
+		r.Step()
 	}
 	return nil
 }
 
-// MPCRDPPlots lists the panels of a figure.
-func MPCRDPPlots(figure int) []PlotOptions {
+// Plots lists the panels of a figure.
+func Plots(figure int) []eval.PlotOptions {
 	switch figure {
 	case 3:
-		return []PlotOptions{{Title: "MP-CRDP Fig. 3 (LR)", X: "epsilon", Metric: "accuracy", LogX: true}}
+		return []eval.PlotOptions{{Title: "MP-CRDP Fig. 3 (LR)", X: "epsilon", Metric: "accuracy", LogX: true}}
 	case 4:
-		return []PlotOptions{{Title: "MP-CRDP Fig. 4 (SVM)", X: "epsilon", Metric: "accuracy", LogX: true}}
+		return []eval.PlotOptions{{Title: "MP-CRDP Fig. 4 (SVM)", X: "epsilon", Metric: "accuracy", LogX: true}}
 	case 5:
-		return []PlotOptions{{Title: "MP-CRDP Fig. 5 (query MAE)", X: "epsilon", Metric: "mae", LogX: true}}
+		return []eval.PlotOptions{{Title: "MP-CRDP Fig. 5 (query MAE)", X: "epsilon", Metric: "mae", LogX: true}}
 	case 6:
 		t := "MP-CRDP Fig. 6 (x: number of features N)"
-		return []PlotOptions{{Title: t, X: "k", Metric: "correlation"}, {Title: t, X: "k", Metric: "k_correlated"},
+		return []eval.PlotOptions{{Title: t, X: "k", Metric: "correlation"}, {Title: t, X: "k", Metric: "k_correlated"},
 			{Title: t, X: "k", Metric: "records_with_partner"}}
 	}
 	return nil
 }
 
-// MPCRDPRows selects a figure's rows for plotting; the non-private rows,
+// PlotRows selects a figure's rows for plotting; the non-private rows,
 // which have no ε, are repeated at every ε of the figure so that they draw
 // as flat lines.
-func MPCRDPRows(rows []Row, figure int) []Row {
+func PlotRows(rows []eval.Row, figure int) []eval.Row {
 	exp := fmt.Sprintf("mp-crdp-fig%d", figure)
-	var out, flat []Row
+	var out, flat []eval.Row
 	eps := map[float64]bool{}
 	for _, r := range rows {
 		if r.Experiment != exp {

@@ -1,19 +1,22 @@
-package eval
+package figures_test
 
 import (
 	"context"
 	"testing"
 
+	"github.com/dppub/dppub/eval"
+	"github.com/dppub/dppub/eval/all"
+	"github.com/dppub/dppub/method/mullda/figures"
 	"github.com/dppub/dppub/randx"
 )
 
-func ldaRow(rows []Row, method, calibration string, parties int) (Row, bool) {
+func ldaRow(rows []eval.Row, method, calibration string, parties int) (eval.Row, bool) {
 	for _, r := range rows {
 		if r.Method == method && r.Calibration == calibration && r.Parties == parties {
 			return r, true
 		}
 	}
-	return Row{}, false
+	return eval.Row{}, false
 }
 
 // One repetition of Fig. 1 on NLTCS (money) at ε = 1: the no-privacy SVM
@@ -22,8 +25,12 @@ func ldaRow(rows []Row, method, calibration string, parties int) (Row, bool) {
 // paper calibration (σ ≈ 160× larger) must be no better than it, and the
 // PPCA-DP-MH baseline must run.
 func TestLDAFigure1Smoke(t *testing.T) {
-	rows, err := LDAFigure(context.Background(), LDAOptions{Figure: 1, Reps: 1, Source: randx.NewSeeded(3),
-		Epsilons: []float64{1}, Tasks: []Task{NLTCSMoney}})
+	ppca, err := all.Baseline("ppca-dp-mh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := figures.Run(context.Background(), figures.Options{Figure: 1, Reps: 1, Source: randx.NewSeeded(3),
+		Epsilons: []float64{1}, Tasks: []eval.Task{eval.NLTCSMoney}, Baseline: ppca})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +51,8 @@ func TestLDAFigure1Smoke(t *testing.T) {
 }
 
 func TestLDAFigureRejectsBadOptions(t *testing.T) {
-	for _, o := range []LDAOptions{{Figure: 4}, {Figure: 1, Reps: 2, BaselineReps: 3}} {
-		if _, err := LDAFigure(context.Background(), o); err == nil {
+	for _, o := range []figures.Options{{Figure: 4}, {Figure: 1, Reps: 2, BaselineReps: 3}} {
+		if _, err := figures.Run(context.Background(), o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
 	}

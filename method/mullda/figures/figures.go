@@ -1,38 +1,41 @@
-package eval
+// Package figures reproduces LDA-DP's and Mul-LDA-DP's §5 (Figs. 1, 2 and
+// 3) as `dppub eval lda-dp`.
+package figures
 
 import (
 	"context"
 	"fmt"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
-	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/learn"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/method/mullda/lda"
-	"github.com/dppub/dppub/method/ppcadpmh/ppca"
-	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
 
-// LDAOptions configure the LDA-DP / Mul-LDA-DP experiments (paper §5):
+// Options configure the LDA-DP / Mul-LDA-DP experiments (paper §5):
 // SVM misclassification rate on the real held-out 20% of a classifier
 // trained on the published labelled projections, against PPCA-DP-MH and
 // "No Privacy" (an SVM on the real training data, all features).
-type LDAOptions struct {
+type Options struct {
 	Figure int // 1, 2 or 3
 	Reps   int // default 50, as in the paper
 	// BaselineReps is the number of repetitions of PPCA-DP-MH (default
-	// Reps; on Adult it costs about ten LDA runs).
+	// Reps; on Adult it costs about ten LDA runs), run as Baseline.
 	BaselineReps int
-	Delta        float64 // default 0.001, as in the paper
-	Source       *randx.Source
+	// Baseline is PPCA-DP-MH as a baseline (the registry's, eval/all);
+	// without its Synthesize the baseline is left out.
+	Baseline eval.Baseline
+	Delta    float64 // default 0.001, as in the paper
+	Source   *randx.Source
 	// Progress, if set, is called after every repetition of every task.
 	Progress func(done, total int)
 	// Overrides of the paper's grids (nil: the paper's).
 	Epsilons []float64
 	Parties  []int
-	Tasks    []Task
+	Tasks    []eval.Task
 }
 
 // Published outputs evaluated per run. A run's direction W does not depend
@@ -52,16 +55,16 @@ type ldaVariant struct {
 }
 
 type ldaGridSpec struct {
-	tasks    []Task
+	tasks    []eval.Task
 	epsilons []float64
 	parties  []int
 	variants []ldaVariant
 	method   string
 }
 
-// LDAFigure runs one figure's experiment and returns its rows (metric
+// Run runs one figure's experiment and returns its rows (metric
 // "misclassification").
-func LDAFigure(ctx context.Context, o LDAOptions) ([]Row, error) {
+func Run(ctx context.Context, o Options) ([]eval.Row, error) {
 	if o.Reps == 0 {
 		o.Reps = 50
 	}
@@ -72,7 +75,7 @@ func LDAFigure(ctx context.Context, o LDAOptions) ([]Row, error) {
 		o.Delta = 0.001
 	}
 	if o.Reps < 1 || o.BaselineReps < 0 || o.BaselineReps > o.Reps {
-		return nil, fmt.Errorf("eval: reps = %d and baseline reps = %d: need 1 ≤ baseline ≤ reps", o.Reps, o.BaselineReps)
+		return nil, fmt.Errorf("lda-dp figures: reps = %d and baseline reps = %d: need 1 ≤ baseline ≤ reps", o.Reps, o.BaselineReps)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
@@ -81,14 +84,14 @@ func LDAFigure(ctx context.Context, o LDAOptions) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	acc := newLDAAccumulator()
+	acc := eval.NewAccumulator()
 	total, done := len(g.tasks)*o.Reps, 0
 	for _, t := range g.tasks {
 		for rep := 0; rep < o.Reps; rep++ {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if err := ldaRep(ctx, t, rep, g, o, acc); err != nil {
+			if err := ldaRep(ctx, t, rep, g, o, acc.Add); err != nil {
 				return nil, err
 			}
 			done++
@@ -97,11 +100,11 @@ func LDAFigure(ctx context.Context, o LDAOptions) ([]Row, error) {
 			}
 		}
 	}
-	return acc.rows(fmt.Sprintf("lda-dp-fig%d", o.Figure)), nil
+	return acc.Rows(), nil
 }
 
-func ldaGrid(o LDAOptions) (ldaGridSpec, error) {
-	pick := func(def []Task) []Task {
+func ldaGrid(o Options) (ldaGridSpec, error) {
+	pick := func(def []eval.Task) []eval.Task {
 		if o.Tasks != nil {
 			return o.Tasks
 		}
@@ -115,27 +118,27 @@ func ldaGrid(o LDAOptions) (ldaGridSpec, error) {
 	sweep := []ldaVariant{{lda.Sound, lda.Correlated, both}, {lda.Paper, lda.Correlated, both}}
 	switch o.Figure {
 	case 1:
-		return ldaGridSpec{tasks: pick([]Task{NLTCSMoney, NLTCSOutside, NLTCSBathing, NLTCSTraveling, AdultSalary, AdultEducation}),
+		return ldaGridSpec{tasks: pick([]eval.Task{eval.NLTCSMoney, eval.NLTCSOutside, eval.NLTCSBathing, eval.NLTCSTraveling, eval.AdultSalary, eval.AdultEducation}),
 			epsilons: eps, parties: []int{1}, variants: sweep, method: mulldaspec.NameSingle}, nil
 	case 2:
-		return ldaGridSpec{tasks: pick([]Task{NLTCSMoney, NLTCSOutside, AdultSalary, AdultEducation}),
-			epsilons: eps, parties: []int{firstInt(o.Parties, 3)}, variants: sweep, method: mulldaspec.NameMulti}, nil
+		return ldaGridSpec{tasks: pick([]eval.Task{eval.NLTCSMoney, eval.NLTCSOutside, eval.AdultSalary, eval.AdultEducation}),
+			epsilons: eps, parties: []int{eval.First(o.Parties, 3)}, variants: sweep, method: mulldaspec.NameMulti}, nil
 	case 3:
 		parties := o.Parties
 		if parties == nil {
 			parties = []int{2, 3, 4, 5, 6, 7, 8, 9, 10}
 		}
-		return ldaGridSpec{tasks: pick([]Task{AdultSalary, AdultEducation}), epsilons: []float64{first(o.Epsilons, 0.2)},
+		return ldaGridSpec{tasks: pick([]eval.Task{eval.AdultSalary, eval.AdultEducation}), epsilons: []float64{eval.First(o.Epsilons, 0.2)},
 			parties: parties, method: mulldaspec.NameMulti, variants: []ldaVariant{
 				{lda.Sound, lda.Correlated, both}, {lda.Sound, lda.Independent, []string{outSynthetic}},
 				{lda.Paper, lda.Correlated, []string{outReal}}}}, nil
 	}
-	return ldaGridSpec{}, fmt.Errorf("eval: lda-dp has figures 1, 2 and 3, not %d", o.Figure)
+	return ldaGridSpec{}, fmt.Errorf("lda-dp figures: lda-dp has figures 1, 2 and 3, not %d", o.Figure)
 }
 
 // ldaSplit is one repetition's data: an 80/20 split and its labels.
 type ldaSplit struct {
-	task        Task
+	task        eval.Task
 	train, test *data.Table
 	ytr, yte    []int
 	classes     int
@@ -143,10 +146,11 @@ type ldaSplit struct {
 }
 
 // ldaRep runs one repetition of every point of one task on one 80/20 split.
-func ldaRep(ctx context.Context, t Task, rep int, g ldaGridSpec, o LDAOptions, acc *ldaAccumulator) error {
+func ldaRep(ctx context.Context, t eval.Task, rep int, g ldaGridSpec, o Options, add func(eval.Row, float64)) error {
+	acc := ldaPoints{experiment: fmt.Sprintf("lda-dp-fig%d", o.Figure), sink: add}
 	sp := ldaSplit{task: t, src: o.Source.Child()}
 	var err error
-	if sp.train, sp.test, err = split80(t, sp.src); err != nil {
+	if sp.train, sp.test, err = eval.Split80(t, sp.src); err != nil {
 		return err
 	}
 	if sp.ytr, sp.classes, err = t.Labels(sp.train); err != nil {
@@ -155,11 +159,11 @@ func ldaRep(ctx context.Context, t Task, rep int, g ldaGridSpec, o LDAOptions, a
 	if sp.yte, _, err = t.Labels(sp.test); err != nil {
 		return err
 	}
-	a, err := SVMAccuracy(t, sp.train, sp.test, sp.src)
+	a, err := eval.SVMAccuracy(t, sp.train, sp.test, sp.src)
 	if err != nil {
 		return err
 	}
-	acc.add(Row{Dataset: t.Dataset, Task: t.Name, Method: "no-privacy"}, 1-a)
+	acc.add(eval.Row{Dataset: t.Dataset, Task: t.Name, Method: "no-privacy"}, 1-a)
 	for _, m := range g.parties {
 		owners := []*data.Table{sp.train}
 		if m > 1 {
@@ -173,8 +177,8 @@ func ldaRep(ctx context.Context, t Task, rep int, g ldaGridSpec, o LDAOptions, a
 					return err
 				}
 			}
-			if rep < o.BaselineReps {
-				if err := sp.ppcaBaseline(ctx, owners, eps, acc); err != nil {
+			if rep < o.BaselineReps && o.Baseline.Synthesize != nil {
+				if err := sp.ppcaBaseline(ctx, owners, eps, o.Baseline, acc); err != nil {
 					return err
 				}
 			}
@@ -184,11 +188,11 @@ func ldaRep(ctx context.Context, t Task, rep int, g ldaGridSpec, o LDAOptions, a
 }
 
 // ldaPoint runs one publication and scores each of the variant's outputs.
-func (sp ldaSplit) ldaPoint(ctx context.Context, owners []*data.Table, eps float64, v ldaVariant, g ldaGridSpec, o LDAOptions, acc *ldaAccumulator) error {
+func (sp ldaSplit) ldaPoint(ctx context.Context, owners []*data.Table, eps float64, v ldaVariant, g ldaGridSpec, o Options, acc ldaPoints) error {
 	t := sp.task
 	res, err := mulldaspec.PublishMulti(ctx, mulldaspec.Options{Owners: owners, Source: sp.src, Settings: mulldaspec.Settings{Label: t.Label, Positive: t.Positive, Exclude: t.Drop, Epsilon: eps, Delta: o.Delta, Calibration: v.calibration, Noise: v.noise}})
 	if err != nil {
-		return fmt.Errorf("eval: %s ε=%v m=%d %s: %w", t.Name, eps, len(owners), v.calibration, err)
+		return fmt.Errorf("lda-dp figures: %s ε=%v m=%d %s: %w", t.Name, eps, len(owners), v.calibration, err)
 	}
 	zte, err := res.Project(sp.test)
 	if err != nil {
@@ -212,23 +216,23 @@ func (sp ldaSplit) ldaPoint(ctx context.Context, owners []*data.Table, eps float
 		if err != nil {
 			return err
 		}
-		acc.add(Row{Dataset: t.Dataset, Task: t.Name, Method: method, Calibration: string(v.calibration), Noise: noise,
+		acc.add(eval.Row{Dataset: t.Dataset, Task: t.Name, Method: method, Calibration: string(v.calibration), Noise: noise,
 			Epsilon: eps, Delta: o.Delta, Parties: len(owners)}, e)
 	}
 	return nil
 }
 
-func (sp ldaSplit) ppcaBaseline(ctx context.Context, owners []*data.Table, eps float64, acc *ldaAccumulator) error {
+func (sp ldaSplit) ppcaBaseline(ctx context.Context, owners []*data.Table, eps float64, b eval.Baseline, acc ldaPoints) error {
 	t := sp.task
-	res, err := ppcaspec.Publish(ctx, ppcaspec.Options{Owners: owners, Source: sp.src, Settings: ppcaspec.Settings{Epsilon: eps, Calibration: ppca.Sound, Mechanism: ppca.Laplace, Noise: ppcadpmh.Local, Contribution: contributionRate(t.Dataset)}})
-	if err != nil {
-		return fmt.Errorf("eval: ppca-dp-mh baseline %s ε=%v m=%d: %w", t.Name, eps, len(owners), err)
-	}
-	a, err := SVMAccuracy(t, res.Synthetic, sp.test, sp.src)
+	synth, err := b.Synthesize(ctx, eval.BaselinePoint{Task: t, Owners: owners, Epsilon: eps, Source: sp.src})
 	if err != nil {
 		return err
 	}
-	acc.add(Row{Dataset: t.Dataset, Task: t.Name, Method: ppcaspec.Name, Calibration: string(ppca.Sound), Noise: string(ppcadpmh.Local),
+	a, err := eval.SVMAccuracy(t, synth, sp.test, sp.src)
+	if err != nil {
+		return err
+	}
+	acc.add(eval.Row{Dataset: t.Dataset, Task: t.Name, Method: b.Name, Calibration: "sound", Noise: "local",
 		Epsilon: eps, Parties: len(owners)}, 1-a)
 	return nil
 }
@@ -236,44 +240,21 @@ func (sp ldaSplit) ppcaBaseline(ctx context.Context, owners []*data.Table, eps f
 // ldaSVMError trains a linear SVM on labelled projections and returns its
 // misclassification rate on the test projections.
 func ldaSVMError(z *mat.Dense, y []int, classes int, zte *mat.Dense, yte []int, src *randx.Source) (float64, error) {
-	if only, ok := singleClass(y); ok {
-		pred := make([]int, len(yte))
-		for i := range pred {
-			pred[i] = only
-		}
-		return learn.MisclassificationRate(pred, yte), nil
-	}
-	clf, err := learn.TrainSVM(z, y, classes, learn.DefaultSVMOptions(), src)
+	pred, err := eval.SVMPredict(z, y, classes, zte, src)
 	if err != nil {
-		return 0, fmt.Errorf("eval: %w", err)
+		return 0, fmt.Errorf("lda-dp figures: %w", err)
 	}
-	return learn.MisclassificationRate(clf.PredictAll(zte), yte), nil
+	return learn.MisclassificationRate(pred, yte), nil
 }
 
-// ldaAccumulator collects the repetitions of every point, in first-seen order.
-type ldaAccumulator struct {
-	order []Row
-	vals  map[Row][]float64
+// ldaPoints adds one repetition's misclassification of a point of the
+// figure.
+type ldaPoints struct {
+	experiment string
+	sink       func(eval.Row, float64)
 }
 
-func newLDAAccumulator() *ldaAccumulator { return &ldaAccumulator{vals: map[Row][]float64{}} }
-
-// add records one repetition of the point key (Metric, Reps, Mean, Std
-// and Experiment unset).
-func (a *ldaAccumulator) add(key Row, v float64) {
-	if _, ok := a.vals[key]; !ok {
-		a.order = append(a.order, key)
-	}
-	a.vals[key] = append(a.vals[key], v)
-}
-
-func (a *ldaAccumulator) rows(experiment string) []Row {
-	out := make([]Row, 0, len(a.order))
-	for _, k := range a.order {
-		r := k
-		r.Experiment, r.Metric, r.Reps = experiment, "misclassification", len(a.vals[k])
-		r.Mean, r.Std = meanStd(a.vals[k])
-		out = append(out, r)
-	}
-	return out
+func (p ldaPoints) add(key eval.Row, v float64) {
+	key.Experiment, key.Metric = p.experiment, "misclassification"
+	p.sink(key, v)
 }

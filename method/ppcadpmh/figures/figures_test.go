@@ -1,13 +1,14 @@
-package eval
+package figures
 
 import (
 	"context"
 	"testing"
 
+	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/randx"
 )
 
-func accuracyOf(rows []Row, method, calibration string) (float64, bool) {
+func accuracyOf(rows []eval.Row, method, calibration string) (float64, bool) {
 	for _, r := range rows {
 		if r.Method == method && r.Calibration == calibration && r.Metric == "accuracy" {
 			return r.Mean, true
@@ -23,12 +24,12 @@ func TestPPCANoiselessCarriesSignal(t *testing.T) {
 		t.Skip("accuracy over repeated noiseless fits (about 8–16 s on 2 cores); runs without -short")
 	}
 	for _, c := range []struct {
-		task     Task
+		task     eval.Task
 		k        int
 		majority float64
-	}{{NLTCSOutside, 8, 0.555}, {AdultSalary, 35, 0.752}} {
-		rows, err := PPCAFigure(context.Background(), PPCAOptions{Figure: 2, Reps: 1, Source: randx.NewSeeded(11),
-			Epsilons: []float64{1e4}, Ks: []int{c.k}, Tasks: []Task{c.task}})
+	}{{eval.NLTCSOutside, 8, 0.555}, {eval.AdultSalary, 35, 0.752}} {
+		rows, err := Run(context.Background(), Options{Figure: 2, Reps: 1, Source: randx.NewSeeded(11),
+			Epsilons: []float64{1e4}, Ks: []int{c.k}, Tasks: []eval.Task{c.task}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,8 +50,8 @@ func TestPPCAFigure2PaperPointOnNLTCS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a figure point averaged over repetitions (about 5–10 s on 2 cores); runs without -short")
 	}
-	rows, err := PPCAFigure(context.Background(), PPCAOptions{Figure: 2, Reps: 3, Source: randx.NewSeeded(21),
-		Ks: []int{8}, Tasks: []Task{NLTCSOutside}})
+	rows, err := Run(context.Background(), Options{Figure: 2, Reps: 3, Source: randx.NewSeeded(21),
+		Ks: []int{8}, Tasks: []eval.Task{eval.NLTCSOutside}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-package eval
+// Package figures reproduces DPPCA-SVM's §4 (Figs. 1 to 4 and Table 3) as
+// `dppub eval dppca-svm`.
+package figures
 
 import (
 	"bufio"
@@ -14,6 +16,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/dppcasvm"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
@@ -26,8 +29,8 @@ import (
 // Shuttle as the stand-in for Sensorless. Covertype is replaced by a
 // generated table of its shape (CovertypeLike), used for timing only.
 var (
-	Musk2Target  = Task{Dataset: "musk2", Name: "target", Label: "target"}
-	ShuttleClass = Task{Dataset: "shuttle", Name: "Class", Label: "Class"}
+	Musk2Target  = eval.Task{Dataset: "musk2", Name: "target", Label: "target"}
+	ShuttleClass = eval.Task{Dataset: "shuttle", Name: "Class", Label: "Class"}
 )
 
 // CovertypeLikeName names the generated stand-in in results.
@@ -36,8 +39,8 @@ const CovertypeLikeName = "covtype-like (generated)"
 // PaperTable3K is the paper's Table 3: k at α > 0.85.
 var PaperTable3K = map[string]int{"sensorless": 14, "covtype": 6, "musk": 20}
 
-// DPPCAOptions configure the DPPCA-SVM experiments (paper §4).
-type DPPCAOptions struct {
+// Options configure the DPPCA-SVM experiments (paper §4).
+type Options struct {
 	// Figure is 1, 2, 3 or 4; Table 3 runs instead when Figure is 0 and
 	// Table is 3.
 	Figure int
@@ -49,7 +52,7 @@ type DPPCAOptions struct {
 	// Overrides of the default grids (nil: the defaults below).
 	Epsilons  []float64
 	Fractions []float64 // Fig. 3: fractions of the training split
-	Tasks     []Task
+	Tasks     []eval.Task
 	// CovertypeRows is the size of the generated table of Fig. 4
 	// (default 581012; at least 100).
 	CovertypeRows int
@@ -82,12 +85,12 @@ var (
 	DPPCAFig3Fractions = []float64{0.05, 0.1, 0.25, 0.5, 1}
 )
 
-func (o *DPPCAOptions) defaults() error {
+func (o *Options) defaults() error {
 	if o.Reps == 0 {
 		o.Reps = 5
 	}
 	if o.Reps < 1 {
-		return fmt.Errorf("eval: reps = %d, need at least 1", o.Reps)
+		return fmt.Errorf("dppca-svm figures: reps = %d, need at least 1", o.Reps)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
@@ -96,10 +99,10 @@ func (o *DPPCAOptions) defaults() error {
 		o.CovertypeRows = CovertypeRows
 	}
 	if o.CovertypeRows < 100 {
-		return fmt.Errorf("eval: covertype-like rows = %d, need at least 100", o.CovertypeRows)
+		return fmt.Errorf("dppca-svm figures: covertype-like rows = %d, need at least 100", o.CovertypeRows)
 	}
 	if o.Tasks == nil {
-		o.Tasks = []Task{Musk2Target, ShuttleClass}
+		o.Tasks = []eval.Task{Musk2Target, ShuttleClass}
 	}
 	if o.Variants == nil {
 		o.Variants = DefaultDPPCAVariants
@@ -107,12 +110,12 @@ func (o *DPPCAOptions) defaults() error {
 	return nil
 }
 
-// DPPCAFigure runs one figure (or Table 3) and returns its rows.
-func DPPCAFigure(ctx context.Context, o DPPCAOptions) ([]Row, error) {
+// Run runs one figure (or Table 3) and returns its rows.
+func Run(ctx context.Context, o Options) ([]eval.Row, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	r := &dppcaRunner{o: o, tables: map[string]*data.Table{}}
+	r := &dppcaRunner{o: o, tables: map[string]*data.Table{}, Counter: eval.Counter{Progress: o.Progress}}
 	switch {
 	case o.Figure == 0 && o.Table == 3:
 		return r.table3()
@@ -121,21 +124,13 @@ func DPPCAFigure(ctx context.Context, o DPPCAOptions) ([]Row, error) {
 	case o.Figure == 4:
 		return r.timingFigure()
 	}
-	return nil, fmt.Errorf("eval: dppca-svm has figures 1 to 4 and table 3, not figure %d / table %d", o.Figure, o.Table)
+	return nil, fmt.Errorf("dppca-svm figures: dppca-svm has figures 1 to 4 and table 3, not figure %d / table %d", o.Figure, o.Table)
 }
 
 type dppcaRunner struct {
-	o      DPPCAOptions
+	o      Options
 	tables map[string]*data.Table
-	done   int
-	total  int
-}
-
-func (r *dppcaRunner) step() {
-	r.done++
-	if r.o.Progress != nil {
-		r.o.Progress(r.done, r.total)
-	}
+	eval.Counter
 }
 
 func (r *dppcaRunner) load(name string) (*data.Table, error) {
@@ -159,7 +154,7 @@ func (r *dppcaRunner) experiment() string {
 
 // dppcaPoint is one curve point: a method, variant, ε and training size.
 type dppcaPoint struct {
-	task     Task
+	task     eval.Task
 	method   dppca.Method
 	variant  DPPCAVariant
 	eps      float64
@@ -206,17 +201,17 @@ func (r *dppcaRunner) grid() []dppcaPoint {
 	return pts
 }
 
-func (r *dppcaRunner) accuracyFigure(ctx context.Context) ([]Row, error) {
+func (r *dppcaRunner) accuracyFigure(ctx context.Context) ([]eval.Row, error) {
 	pts := r.grid()
-	r.total = len(pts) + len(r.o.Tasks)
-	var rows []Row
+	r.Total = len(pts) + len(r.o.Tasks)
+	var rows []eval.Row
 	for _, t := range r.o.Tasks {
 		row, err := r.noPrivacy(t)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
-		r.step()
+		r.Step()
 	}
 	for _, pt := range pts {
 		if err := ctx.Err(); err != nil {
@@ -227,14 +222,14 @@ func (r *dppcaRunner) accuracyFigure(ctx context.Context) ([]Row, error) {
 			return nil, err
 		}
 		rows = append(rows, rs...)
-		r.step()
+		r.Step()
 	}
 	return rows, nil
 }
 
 // split is one repetition's 80/20 split, the training part cut to a
 // fraction of itself when fraction > 0.
-func (r *dppcaRunner) split(t Task, fraction float64, src *randx.Source) (train, test *data.Table, err error) {
+func (r *dppcaRunner) split(t eval.Task, fraction float64, src *randx.Source) (train, test *data.Table, err error) {
 	tab, err := r.load(t.Dataset)
 	if err != nil {
 		return nil, nil, err
@@ -253,26 +248,26 @@ func (r *dppcaRunner) split(t Task, fraction float64, src *randx.Source) (train,
 
 // noPrivacy is the paper's "SVM": a linear SVM on all encoded features,
 // trained without privacy.
-func (r *dppcaRunner) noPrivacy(t Task) (Row, error) {
+func (r *dppcaRunner) noPrivacy(t eval.Task) (eval.Row, error) {
 	var accs []float64
 	for rep := 0; rep < r.o.Reps; rep++ {
 		src := r.o.Source.Child()
 		train, test, err := r.split(t, 0, src)
 		if err != nil {
-			return Row{}, err
+			return eval.Row{}, err
 		}
-		acc, err := SVMAccuracy(t, train, test, src)
+		acc, err := eval.SVMAccuracy(t, train, test, src)
 		if err != nil {
-			return Row{}, err
+			return eval.Row{}, err
 		}
 		accs = append(accs, acc)
 	}
-	m, s := meanStd(accs)
-	return Row{Experiment: r.experiment(), Dataset: t.Dataset, Task: t.Name, Method: "no-privacy",
+	m, s := eval.MeanStd(accs)
+	return eval.Row{Experiment: r.experiment(), Dataset: t.Dataset, Task: t.Name, Method: "no-privacy",
 		Parties: 1, Reps: r.o.Reps, Metric: "accuracy", Mean: m, Std: s}, nil
 }
 
-func (r *dppcaRunner) point(pt dppcaPoint) ([]Row, error) {
+func (r *dppcaRunner) point(pt dppcaPoint) ([]eval.Row, error) {
 	var accs, ks, ns []float64
 	var delta float64
 	for rep := 0; rep < r.o.Reps; rep++ {
@@ -284,7 +279,7 @@ func (r *dppcaRunner) point(pt dppcaPoint) ([]Row, error) {
 		res, err := dppcasvm.Publish(dppcasvm.Options{Method: pt.method, Table: train, Label: pt.task.Label,
 			Epsilon: pt.eps, Calibration: pt.variant.Calibration, Scaling: pt.variant.Scaling, Source: src})
 		if err != nil {
-			return nil, fmt.Errorf("eval: %s %s %s ε=%v: %w", pt.task.Dataset, pt.method, pt.variant.Calibration, pt.eps, err)
+			return nil, fmt.Errorf("dppca-svm figures: %s %s %s ε=%v: %w", pt.task.Dataset, pt.method, pt.variant.Calibration, pt.eps, err)
 		}
 		pred, err := res.Model.Apply(test)
 		if err != nil {
@@ -301,20 +296,20 @@ func (r *dppcaRunner) point(pt dppcaPoint) ([]Row, error) {
 			delta = 1 / (float64(train.Len()) * float64(train.Len()))
 		}
 	}
-	kMean, kStd := meanStd(ks)
-	base := Row{Experiment: r.experiment(), Dataset: pt.task.Dataset, Task: pt.task.Name, Method: string(pt.method),
+	kMean, kStd := eval.MeanStd(ks)
+	base := eval.Row{Experiment: r.experiment(), Dataset: pt.task.Dataset, Task: pt.task.Name, Method: string(pt.method),
 		Calibration: string(pt.variant.Calibration), Noise: string(pt.variant.Scaling), Epsilon: pt.eps, Delta: delta,
 		Parties: 1, K: int(math.Round(kMean)), Reps: r.o.Reps}
 	acc, k := base, base
 	acc.Metric = "accuracy"
-	acc.Mean, acc.Std = meanStd(accs)
+	acc.Mean, acc.Std = eval.MeanStd(accs)
 	k.Metric = "components"
 	k.Mean, k.Std = kMean, kStd
-	rows := []Row{acc, k}
+	rows := []eval.Row{acc, k}
 	if r.o.Figure == 3 {
 		nr := base
 		nr.Metric = "train_records"
-		nr.Mean, nr.Std = meanStd(ns)
+		nr.Mean, nr.Std = eval.MeanStd(ns)
 		rows = append(rows, nr)
 	}
 	return rows, nil
@@ -324,10 +319,10 @@ func (r *dppcaRunner) point(pt dppcaPoint) ([]Row, error) {
 // every scaling, with the accuracy of the exact PCA-SVM, beside the
 // paper's Table 3. The generated Covertype stand-in is for timing only and
 // has no row here.
-func (r *dppcaRunner) table3() ([]Row, error) {
+func (r *dppcaRunner) table3() ([]eval.Row, error) {
 	scalings := []dppcasvm.Scaling{dppcasvm.ScaleNone, dppcasvm.ScaleBox, dppcasvm.ScaleStandardize}
-	r.total = len(r.o.Tasks) * len(scalings)
-	var rows []Row
+	r.Total = len(r.o.Tasks) * len(scalings)
+	var rows []eval.Row
 	for _, t := range r.o.Tasks {
 		for _, s := range scalings {
 			rs, err := r.exactPCARows(t, s)
@@ -335,12 +330,12 @@ func (r *dppcaRunner) table3() ([]Row, error) {
 				return nil, err
 			}
 			rows = append(rows, rs...)
-			r.step()
+			r.Step()
 		}
 	}
-	for _, name := range sortedKeys(PaperTable3K) {
+	for _, name := range eval.SortedKeys(PaperTable3K) {
 		k := PaperTable3K[name]
-		rows = append(rows, Row{Experiment: r.experiment(), Dataset: name + " (paper)", Method: "paper-table3",
+		rows = append(rows, eval.Row{Experiment: r.experiment(), Dataset: name + " (paper)", Method: "paper-table3",
 			K: k, Reps: 1, Metric: "k_at_alpha_0.85", Mean: float64(k)})
 	}
 	return rows, nil
@@ -348,7 +343,7 @@ func (r *dppcaRunner) table3() ([]Row, error) {
 
 // exactPCARows: k at α = 0.85 and the accuracy of the non-private
 // PCA-SVM on one 80/20 split per repetition.
-func (r *dppcaRunner) exactPCARows(t Task, s dppcasvm.Scaling) ([]Row, error) {
+func (r *dppcaRunner) exactPCARows(t eval.Task, s dppcasvm.Scaling) ([]eval.Row, error) {
 	var accs, ks []float64
 	for rep := 0; rep < r.o.Reps; rep++ {
 		src := r.o.Source.Child()
@@ -374,14 +369,14 @@ func (r *dppcaRunner) exactPCARows(t Task, s dppcasvm.Scaling) ([]Row, error) {
 		accs = append(accs, learn.Accuracy(pred, truth))
 		ks = append(ks, float64(res.Fit.Components.K))
 	}
-	km, ksd := meanStd(ks)
-	base := Row{Experiment: r.experiment(), Dataset: t.Dataset, Task: t.Name, Method: "exact-pca", Noise: string(s),
+	km, ksd := eval.MeanStd(ks)
+	base := eval.Row{Experiment: r.experiment(), Dataset: t.Dataset, Task: t.Name, Method: "exact-pca", Noise: string(s),
 		Parties: 1, K: int(math.Round(km)), Reps: r.o.Reps}
 	k, acc := base, base
 	k.Metric, k.Mean, k.Std = "k_at_alpha_0.85", km, ksd
 	acc.Metric = "accuracy"
-	acc.Mean, acc.Std = meanStd(accs)
-	return []Row{k, acc}, nil
+	acc.Mean, acc.Std = eval.MeanStd(accs)
+	return []eval.Row{k, acc}, nil
 }
 
 // scaleAndClip applies a scaling to an already encoded matrix (as
@@ -398,7 +393,7 @@ func scaleAndClip(X *mat.Dense, s dppcasvm.Scaling) {
 	if s == dppcasvm.ScaleStandardize {
 		for j := range d {
 			col := mat.Col(nil, j, X)
-			m, sd := meanStd(col)
+			m, sd := eval.MeanStd(col)
 			centre[j] = m
 			if sd > 1e-12 {
 				scale[j] = sd
@@ -421,7 +416,7 @@ var timingMethods = []dppca.Method{dppca.DPPCASVM, dppca.AGSVM, dppca.ModSuLQSVM
 // timingFigure is Fig. 4: training time of the SVM on all features and of
 // the three input-perturbation methods (ε = 1, δ = 1/n²), from encoded,
 // scaled and clipped rows (loading and encoding are not timed).
-func (r *dppcaRunner) timingFigure() ([]Row, error) {
+func (r *dppcaRunner) timingFigure() ([]eval.Row, error) {
 	reps := min(r.o.Reps, 3)
 	type dataset struct {
 		name, task string
@@ -443,7 +438,7 @@ func (r *dppcaRunner) timingFigure() ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		X, y, classes, err := t.xy(enc, train)
+		X, y, classes, err := t.XY(enc, train)
 		if err != nil {
 			return nil, err
 		}
@@ -452,12 +447,12 @@ func (r *dppcaRunner) timingFigure() ([]Row, error) {
 	X, y := CovertypeLike(r.o.CovertypeRows, r.o.Source.Child())
 	sets = append(sets, dataset{CovertypeLikeName, "Cover_Type", X, y, 7})
 	cals := []dppca.Calibration{dppca.Paper, dppca.Sound}
-	r.total = len(sets) * (1 + len(timingMethods)*len(cals))
-	var rows []Row
+	r.Total = len(sets) * (1 + len(timingMethods)*len(cals))
+	var rows []eval.Row
 	for _, s := range sets {
 		scaleAndClip(s.X, dppcasvm.ScaleBox)
 		n, _ := s.X.Dims()
-		base := Row{Experiment: r.experiment(), Dataset: s.name, Task: s.task, Parties: 1, Reps: reps, Metric: "seconds"}
+		base := eval.Row{Experiment: r.experiment(), Dataset: s.name, Task: s.task, Parties: 1, Reps: reps, Metric: "seconds"}
 		var secs []float64
 		for rep := 0; rep < reps; rep++ {
 			start := time.Now()
@@ -468,47 +463,47 @@ func (r *dppcaRunner) timingFigure() ([]Row, error) {
 		}
 		row := base
 		row.Method = "svm (all features, no privacy)"
-		row.Mean, row.Std = meanStd(secs)
+		row.Mean, row.Std = eval.MeanStd(secs)
 		rows = append(rows, row)
-		r.step()
+		r.Step()
 		for _, m := range timingMethods {
 			for _, c := range cals {
 				row, err := r.timeMethod(s.X, s.y, s.classes, m, c, reps)
 				if err != nil {
-					return nil, fmt.Errorf("eval: %s %s: %w", s.name, m, err)
+					return nil, fmt.Errorf("dppca-svm figures: %s %s: %w", s.name, m, err)
 				}
 				row.Experiment, row.Dataset, row.Task, row.Parties = base.Experiment, s.name, s.task, 1
 				if m.Gaussian() {
 					row.Delta = dp.DefaultDelta(n)
 				}
 				rows = append(rows, row)
-				r.step()
+				r.Step()
 			}
 		}
 	}
 	return rows, nil
 }
 
-func (r *dppcaRunner) timeMethod(X *mat.Dense, y []int, classes int, m dppca.Method, c dppca.Calibration, reps int) (Row, error) {
+func (r *dppcaRunner) timeMethod(X *mat.Dense, y []int, classes int, m dppca.Method, c dppca.Calibration, reps int) (eval.Row, error) {
 	n, _ := X.Dims()
 	var secs, ks []float64
 	for rep := 0; rep < reps; rep++ {
 		acct, err := dppcaTimingAccountant(m, n)
 		if err != nil {
-			return Row{}, err
+			return eval.Row{}, err
 		}
 		start := time.Now()
 		res, err := dppca.Train(X, y, classes, dppca.Options{Method: m, Calibration: c, Epsilon: 1,
 			Delta: dp.DefaultDelta(n), Accountant: acct, Source: r.o.Source.Child()})
 		if err != nil {
-			return Row{}, err
+			return eval.Row{}, err
 		}
 		secs = append(secs, time.Since(start).Seconds())
 		ks = append(ks, float64(res.Components.K))
 	}
-	row := Row{Method: string(m), Calibration: string(c), Epsilon: 1, Reps: reps, Metric: "seconds"}
-	row.Mean, row.Std = meanStd(secs)
-	km, _ := meanStd(ks)
+	row := eval.Row{Method: string(m), Calibration: string(c), Epsilon: 1, Reps: reps, Metric: "seconds"}
+	row.Mean, row.Std = eval.MeanStd(secs)
+	km, _ := eval.MeanStd(ks)
 	row.K = int(math.Round(km))
 	return row, nil
 }
@@ -521,9 +516,9 @@ func dppcaTimingAccountant(m dppca.Method, n int) (*privacy.Accountant, error) {
 	return privacy.NewAccountant(privacy.AccountantOptions{Party: "timing", Budget: budget})
 }
 
-// DPPCAClaimCheck is the paper's claim "DPPCA-SVM accuracy > 0.90 for
+// ClaimCheck is the paper's claim "DPPCA-SVM accuracy > 0.90 for
 // ε > 0.005" checked on one dataset and calibration.
-type DPPCAClaimCheck struct {
+type ClaimCheck struct {
 	Dataset, Calibration, Scaling string
 	// Worst is the lowest mean accuracy over the grid's ε > 0.005, at
 	// WorstEpsilon; Points is how many ε were checked.
@@ -532,9 +527,9 @@ type DPPCAClaimCheck struct {
 	Holds               bool
 }
 
-// DPPCAClaim checks the claim on Fig. 1 or Fig. 2 rows.
-func DPPCAClaim(rows []Row) []DPPCAClaimCheck {
-	var out []DPPCAClaimCheck
+// Claim checks the claim on Fig. 1 or Fig. 2 rows.
+func Claim(rows []eval.Row) []ClaimCheck {
+	var out []ClaimCheck
 	index := map[string]int{}
 	for _, r := range rows {
 		if r.Method != string(dppca.DPPCASVM) || r.Metric != "accuracy" || !(r.Epsilon > 0.005*(1+1e-9)) {
@@ -545,7 +540,7 @@ func DPPCAClaim(rows []Row) []DPPCAClaimCheck {
 		if !ok {
 			i = len(out)
 			index[key] = i
-			out = append(out, DPPCAClaimCheck{Dataset: r.Dataset, Calibration: r.Calibration, Scaling: r.Noise, Worst: math.Inf(1)})
+			out = append(out, ClaimCheck{Dataset: r.Dataset, Calibration: r.Calibration, Scaling: r.Noise, Worst: math.Inf(1)})
 		}
 		c := &out[i]
 		c.Points++
@@ -684,7 +679,7 @@ func WriteCovertypeLikeCSV(w io.Writer, X *mat.Dense, y []int) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	names := CovertypeLikeSchema().Names()
 	if _, err := bw.WriteString(strings.Join(names, ",") + "\n"); err != nil {
-		return fmt.Errorf("eval: %w", err)
+		return fmt.Errorf("dppca-svm figures: %w", err)
 	}
 	buf := make([]byte, 0, 512)
 	n, _ := X.Dims()
@@ -701,11 +696,11 @@ func WriteCovertypeLikeCSV(w io.Writer, X *mat.Dense, y []int) error {
 		buf = strconv.AppendInt(buf, int64(y[i]+1), 10)
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("eval: %w", err)
+			return fmt.Errorf("dppca-svm figures: %w", err)
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("eval: %w", err)
+		return fmt.Errorf("dppca-svm figures: %w", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package eval
+package figures
 
 import (
 	"bytes"
@@ -6,20 +6,21 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/randx"
 )
 
-func mpcrdpRow(rows []Row, exp, ds, method, metric string, k int) (Row, bool) {
+func mpcrdpRow(rows []eval.Row, exp, ds, method, metric string, k int) (eval.Row, bool) {
 	for _, r := range rows {
 		if r.Experiment == exp && r.Dataset == ds && r.Method == method && r.Metric == metric && r.K == k {
 			return r, true
 		}
 	}
-	return Row{}, false
+	return eval.Row{}, false
 }
 
 func TestMPCRDPFigure6WDBC(t *testing.T) {
-	rows, err := MPCRDPFigure(context.Background(), MPCRDPOptions{Figures: []int{6}, Datasets: []string{"wdbc"}, Reps: 1, Source: randx.NewSeeded(1)})
+	rows, err := Run(context.Background(), Options{Figures: []int{6}, Datasets: []string{"wdbc"}, Reps: 1, Source: randx.NewSeeded(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,20 +41,20 @@ func TestMPCRDPFigure6WDBC(t *testing.T) {
 		t.Errorf("one feature: ΔGS = %v, want a large bin", gs.Mean)
 	}
 	var png bytes.Buffer
-	for _, po := range MPCRDPPlots(6) {
+	for _, po := range Plots(6) {
 		png.Reset()
-		if err := WritePNG(&png, MPCRDPRows(rows, 6), po); err != nil || png.Len() == 0 {
+		if err := eval.WritePNG(&png, PlotRows(rows, 6), po); err != nil || png.Len() == 0 {
 			t.Errorf("plot %s: %v", po.Metric, err)
 		}
 	}
 }
 
 func TestMPCRDPTable1(t *testing.T) {
-	rows, err := MPCRDPFigure(context.Background(), MPCRDPOptions{Table: 1, Reps: 1, Source: randx.NewSeeded(2)})
+	rows, err := Run(context.Background(), Options{Table: 1, Reps: 1, Source: randx.NewSeeded(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var merged, paper Row
+	var merged, paper eval.Row
 	for _, r := range rows {
 		switch {
 		case r.Task == "merged" && r.Method == "svm" && r.Noise == "standardize" && r.Metric == "test_accuracy":
@@ -70,7 +71,7 @@ func TestMPCRDPTable1(t *testing.T) {
 }
 
 func TestMPCRDPTradeOffSmoke(t *testing.T) {
-	rows, err := MPCRDPFigure(context.Background(), MPCRDPOptions{Figures: []int{3, 4, 5}, Datasets: []string{"adult"},
+	rows, err := Run(context.Background(), Options{Figures: []int{3, 4, 5}, Datasets: []string{"adult"},
 		AdultRows: 2000, Reps: 1, Epsilons: []float64{10}, Queries: 200, Source: randx.NewSeeded(3)})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestMPCRDPTradeOffSmoke(t *testing.T) {
 			}
 		}
 	}
-	plotted := MPCRDPRows(rows, 3)
+	plotted := PlotRows(rows, 3)
 	if len(plotted) == 0 {
 		t.Fatal("nothing to plot")
 	}
@@ -107,7 +108,7 @@ func TestMPCRDPTradeOffSmoke(t *testing.T) {
 			t.Errorf("plotted row %+v has no ε", r)
 		}
 	}
-	if _, err := MPCRDPFigure(context.Background(), MPCRDPOptions{Figures: []int{2}}); err == nil {
+	if _, err := Run(context.Background(), Options{Figures: []int{2}}); err == nil {
 		t.Error("figure 2 accepted")
 	}
 }

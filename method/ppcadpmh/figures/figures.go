@@ -1,20 +1,23 @@
-package eval
+// Package figures reproduces PPCA-DP-MH's §5 (Figs. 2, 3 and 4) as
+// `dppub eval ppca-dp-mh`, and lends PPCA-DP-MH to other papers' figures
+// as a baseline.
+package figures
 
 import (
 	"context"
 	"fmt"
-	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/eval"
+	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/randx"
 )
 
-// PPCAOptions configure the PPCA-DP-MH experiments (paper §5).
-type PPCAOptions struct {
+// Options configure the PPCA-DP-MH experiments (paper §5).
+type Options struct {
 	Figure int // 2, 3 or 4
 	Reps   int // default 5, as in the paper
 	Source *randx.Source
@@ -24,11 +27,11 @@ type PPCAOptions struct {
 	Epsilons []float64
 	Ks       []int
 	Parties  []int
-	Tasks    []Task
+	Tasks    []eval.Task
 }
 
 type ppcaPoint struct {
-	task        Task
+	task        eval.Task
 	mechanism   ppca.Mechanism
 	calibration ppca.Calibration
 	noise       ppcadpmh.NoiseMode
@@ -45,13 +48,13 @@ func contributionRate(dataset string) float64 {
 	return 0.85
 }
 
-// PPCAFigure runs one figure's experiment and returns its rows.
-func PPCAFigure(ctx context.Context, o PPCAOptions) ([]Row, error) {
+// Run runs one figure's experiment and returns its rows.
+func Run(ctx context.Context, o Options) ([]eval.Row, error) {
 	if o.Reps == 0 {
 		o.Reps = 5
 	}
 	if o.Reps < 1 {
-		return nil, fmt.Errorf("eval: reps = %d, need at least 1", o.Reps)
+		return nil, fmt.Errorf("ppca-dp-mh figures: reps = %d, need at least 1", o.Reps)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
@@ -68,7 +71,7 @@ func PPCAFigure(ctx context.Context, o PPCAOptions) ([]Row, error) {
 			o.Progress(done, total)
 		}
 	}
-	var rows []Row
+	var rows []eval.Row
 	for _, t := range tasks {
 		r, err := noPrivacyRow(t, o, fmt.Sprintf("ppca-dp-mh-fig%d", o.Figure))
 		if err != nil {
@@ -88,10 +91,10 @@ func PPCAFigure(ctx context.Context, o PPCAOptions) ([]Row, error) {
 	return rows, nil
 }
 
-func ppcaGrid(o PPCAOptions) ([]ppcaPoint, []Task, error) {
+func ppcaGrid(o Options) ([]ppcaPoint, []eval.Task, error) {
 	cals := []ppca.Calibration{ppca.Paper, ppca.Sound}
 	var pts []ppcaPoint
-	pick := func(def []Task) []Task {
+	pick := func(def []eval.Task) []eval.Task {
 		if o.Tasks != nil {
 			return o.Tasks
 		}
@@ -99,7 +102,7 @@ func ppcaGrid(o PPCAOptions) ([]ppcaPoint, []Task, error) {
 	}
 	switch o.Figure {
 	case 2:
-		tasks := pick([]Task{NLTCSOutside, AdultSalary})
+		tasks := pick([]eval.Task{eval.NLTCSOutside, eval.AdultSalary})
 		for _, t := range tasks {
 			ks := o.Ks
 			if ks == nil {
@@ -110,13 +113,13 @@ func ppcaGrid(o PPCAOptions) ([]ppcaPoint, []Task, error) {
 			}
 			for _, c := range cals {
 				for _, k := range ks {
-					pts = append(pts, ppcaPoint{task: t, calibration: c, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.1), k: k, parties: firstInt(o.Parties, 3)})
+					pts = append(pts, ppcaPoint{task: t, calibration: c, noise: ppcadpmh.Local, eps: eval.First(o.Epsilons, 0.1), k: k, parties: eval.First(o.Parties, 3)})
 				}
 			}
 		}
 		return pts, tasks, nil
 	case 3:
-		tasks := pick([]Task{NLTCSMoney, NLTCSOutside, AdultEducation, AdultSalary})
+		tasks := pick([]eval.Task{eval.NLTCSMoney, eval.NLTCSOutside, eval.AdultEducation, eval.AdultSalary})
 		eps := o.Epsilons
 		if eps == nil {
 			eps = []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1.6}
@@ -124,16 +127,16 @@ func ppcaGrid(o PPCAOptions) ([]ppcaPoint, []Task, error) {
 		for _, t := range tasks {
 			for _, c := range cals {
 				for _, e := range eps {
-					pts = append(pts, ppcaPoint{task: t, calibration: c, noise: ppcadpmh.Local, eps: e, parties: firstInt(o.Parties, 3)})
+					pts = append(pts, ppcaPoint{task: t, calibration: c, noise: ppcadpmh.Local, eps: e, parties: eval.First(o.Parties, 3)})
 				}
 			}
 			for _, e := range eps {
-				pts = append(pts, ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: e, parties: firstInt(o.Parties, 3)})
+				pts = append(pts, ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: e, parties: eval.First(o.Parties, 3)})
 			}
 		}
 		return pts, tasks, nil
 	case 4:
-		tasks := pick([]Task{AdultEducation, AdultSalary})
+		tasks := pick([]eval.Task{eval.AdultEducation, eval.AdultSalary})
 		parties := o.Parties
 		if parties == nil {
 			parties = []int{2, 4, 6, 8, 10}
@@ -141,67 +144,44 @@ func ppcaGrid(o PPCAOptions) ([]ppcaPoint, []Task, error) {
 		for _, t := range tasks {
 			for _, m := range parties {
 				pts = append(pts,
-					ppcaPoint{task: t, calibration: ppca.Paper, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.2), parties: m},
-					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.2), parties: m},
-					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.SecureAggregate, eps: first(o.Epsilons, 0.2), parties: m},
-					ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: first(o.Epsilons, 0.2), parties: m},
-					ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.SecureAggregate, eps: first(o.Epsilons, 0.2), parties: m})
+					ppcaPoint{task: t, calibration: ppca.Paper, noise: ppcadpmh.Local, eps: eval.First(o.Epsilons, 0.2), parties: m},
+					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: eval.First(o.Epsilons, 0.2), parties: m},
+					ppcaPoint{task: t, calibration: ppca.Sound, noise: ppcadpmh.SecureAggregate, eps: eval.First(o.Epsilons, 0.2), parties: m},
+					ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.Local, eps: eval.First(o.Epsilons, 0.2), parties: m},
+					ppcaPoint{task: t, mechanism: ppca.Gaussian, calibration: ppca.Sound, noise: ppcadpmh.SecureAggregate, eps: eval.First(o.Epsilons, 0.2), parties: m})
 			}
 		}
 		return pts, tasks, nil
 	}
-	return nil, nil, fmt.Errorf("eval: ppca-dp-mh has figures 2, 3 and 4, not %d", o.Figure)
+	return nil, nil, fmt.Errorf("ppca-dp-mh figures: ppca-dp-mh has figures 2, 3 and 4, not %d", o.Figure)
 }
 
-func first(v []float64, def float64) float64 {
-	if len(v) > 0 {
-		return v[0]
-	}
-	return def
-}
-
-func firstInt(v []int, def int) int {
-	if len(v) > 0 {
-		return v[0]
-	}
-	return def
-}
-
-// split80 is the papers' 80/20 split of a dataset for one repetition.
-func split80(t Task, src *randx.Source) (train, test *data.Table, err error) {
-	tab, err := datasets.Load(t.Dataset)
-	if err != nil {
-		return nil, nil, err
-	}
-	return data.TrainTestSplit(tab, 0.8, src)
-}
-
-func noPrivacyRow(t Task, o PPCAOptions, experiment string) (Row, error) {
+func noPrivacyRow(t eval.Task, o Options, experiment string) (eval.Row, error) {
 	var accs []float64
 	for rep := 0; rep < o.Reps; rep++ {
 		src := o.Source.Child()
-		train, test, err := split80(t, src)
+		train, test, err := eval.Split80(t, src)
 		if err != nil {
-			return Row{}, err
+			return eval.Row{}, err
 		}
-		acc, err := SVMAccuracy(t, train, test, src)
+		acc, err := eval.SVMAccuracy(t, train, test, src)
 		if err != nil {
-			return Row{}, err
+			return eval.Row{}, err
 		}
 		accs = append(accs, acc)
 	}
-	m, s := meanStd(accs)
-	return Row{Experiment: experiment, Dataset: t.Dataset, Task: t.Name, Method: "no-privacy",
+	m, s := eval.MeanStd(accs)
+	return eval.Row{Experiment: experiment, Dataset: t.Dataset, Task: t.Name, Method: "no-privacy",
 		Reps: o.Reps, Metric: "accuracy", Mean: m, Std: s}, nil
 }
 
-func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, error) {
+func ppcaPointRows(ctx context.Context, pt ppcaPoint, o Options) ([]eval.Row, error) {
 	var accs []float64
 	var cum [][]float64
 	delta := 0.0
 	for rep := 0; rep < o.Reps; rep++ {
 		src := o.Source.Child()
-		train, test, err := split80(pt.task, src)
+		train, test, err := eval.Split80(pt.task, src)
 		if err != nil {
 			return nil, err
 		}
@@ -212,22 +192,22 @@ func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, err
 		delta = gaussianDelta(pt, owners)
 		res, err := ppcaspec.Publish(ctx, ppcaspec.Options{Owners: owners, Source: src, Settings: ppcaspec.Settings{Epsilon: pt.eps, Delta: delta, Calibration: pt.calibration, Mechanism: pt.mech(), Noise: pt.noise, Contribution: contributionRate(pt.task.Dataset), K: pt.k}})
 		if err != nil {
-			return nil, fmt.Errorf("eval: %s ε=%v k=%d m=%d %s: %w", pt.task.Name, pt.eps, pt.k, pt.parties, pt.calibration, err)
+			return nil, fmt.Errorf("ppca-dp-mh figures: %s ε=%v k=%d m=%d %s: %w", pt.task.Name, pt.eps, pt.k, pt.parties, pt.calibration, err)
 		}
-		acc, err := SVMAccuracy(pt.task, res.Synthetic, test, src)
+		acc, err := eval.SVMAccuracy(pt.task, res.Synthetic, test, src)
 		if err != nil {
 			return nil, err
 		}
 		accs = append(accs, acc)
 		cum = append(cum, cumulative(res.Model.Eigenvalues))
 	}
-	base := Row{Experiment: fmt.Sprintf("ppca-dp-mh-fig%d", o.Figure), Dataset: pt.task.Dataset, Task: pt.task.Name,
+	base := eval.Row{Experiment: fmt.Sprintf("ppca-dp-mh-fig%d", o.Figure), Dataset: pt.task.Dataset, Task: pt.task.Name,
 		Method: pt.method(), Calibration: string(pt.calibration), Noise: string(pt.noise),
 		Epsilon: pt.eps, Delta: delta, Parties: pt.parties, K: pt.k, Reps: o.Reps}
 	acc := base
 	acc.Metric = "accuracy"
-	acc.Mean, acc.Std = meanStd(accs)
-	rows := []Row{acc}
+	acc.Mean, acc.Std = eval.MeanStd(accs)
+	rows := []eval.Row{acc}
 	if o.Figure == 2 && pt.k > 0 {
 		c := base
 		c.Metric = "cumulative_contribution"
@@ -235,7 +215,7 @@ func ppcaPointRows(ctx context.Context, pt ppcaPoint, o PPCAOptions) ([]Row, err
 		for _, v := range cum {
 			at = append(at, v[min(pt.k, len(v))-1])
 		}
-		c.Mean, c.Std = meanStd(at)
+		c.Mean, c.Std = eval.MeanStd(at)
 		rows = append(rows, c)
 	}
 	return rows, nil

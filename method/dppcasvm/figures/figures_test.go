@@ -1,4 +1,4 @@
-package eval
+package figures
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/method/dppcasvm"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
@@ -60,8 +61,8 @@ func TestCovertypeLike(t *testing.T) {
 	}
 }
 
-func TestDPPCAClaim(t *testing.T) {
-	rows := []Row{
+func TestClaim(t *testing.T) {
+	rows := []eval.Row{
 		{Method: "dppca-svm", Dataset: "a", Calibration: "paper", Metric: "accuracy", Epsilon: 0.005, Mean: 0.5},
 		{Method: "dppca-svm", Dataset: "a", Calibration: "paper", Metric: "accuracy", Epsilon: 0.01, Mean: 0.93},
 		{Method: "dppca-svm", Dataset: "a", Calibration: "paper", Metric: "accuracy", Epsilon: 1, Mean: 0.91},
@@ -69,7 +70,7 @@ func TestDPPCAClaim(t *testing.T) {
 		{Method: "ag-svm", Dataset: "a", Calibration: "sound", Metric: "accuracy", Epsilon: 1, Mean: 0.2},
 		{Method: "dppca-svm", Dataset: "a", Calibration: "sound", Metric: "components", Epsilon: 1, Mean: 3},
 	}
-	got := DPPCAClaim(rows)
+	got := Claim(rows)
 	if len(got) != 2 {
 		t.Fatalf("%d checks, want 2: %+v", len(got), got)
 	}
@@ -86,8 +87,8 @@ func TestDPPCAClaim(t *testing.T) {
 // ±5 is allowed); with the public box scaling far fewer components reach α.
 func TestDPPCATable3Musk(t *testing.T) {
 	testenv.SharedData(t, "musk2")
-	rows, err := DPPCAFigure(context.Background(), DPPCAOptions{Table: 3, Reps: 1, Source: randx.NewSeeded(2),
-		Tasks: []Task{Musk2Target}})
+	rows, err := Run(context.Background(), Options{Table: 3, Reps: 1, Source: randx.NewSeeded(2),
+		Tasks: []eval.Task{Musk2Target}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +110,8 @@ func TestDPPCATable3Musk(t *testing.T) {
 // better than a coin or the majority class (0.846).
 func TestDPPCAFigure1Musk(t *testing.T) {
 	testenv.SharedData(t, "musk2")
-	rows, err := DPPCAFigure(context.Background(), DPPCAOptions{Figure: 1, Reps: 1, Source: randx.NewSeeded(3),
-		Tasks: []Task{Musk2Target}, Epsilons: []float64{0.5},
+	rows, err := Run(context.Background(), Options{Figure: 1, Reps: 1, Source: randx.NewSeeded(3),
+		Tasks: []eval.Task{Musk2Target}, Epsilons: []float64{0.5},
 		Variants: []DPPCAVariant{{dppca.Paper, dppcasvm.ScaleStandardize}}})
 	if err != nil {
 		t.Fatal(err)
@@ -128,8 +129,8 @@ func TestDPPCAFigure1Musk(t *testing.T) {
 }
 
 func TestDPPCATimingFigure(t *testing.T) {
-	rows, err := DPPCAFigure(context.Background(), DPPCAOptions{Figure: 4, Reps: 1, Source: randx.NewSeeded(4),
-		Tasks: []Task{}, CovertypeRows: 3000})
+	rows, err := Run(context.Background(), Options{Figure: 4, Reps: 1, Source: randx.NewSeeded(4),
+		Tasks: []eval.Task{}, CovertypeRows: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestDPPCATimingFigure(t *testing.T) {
 		}
 	}
 	var png bytes.Buffer
-	if err := WriteDPPCAPNG(&png, rows, 4); err != nil {
+	if err := WritePNG(&png, rows, 4); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
@@ -151,9 +152,9 @@ func TestDPPCATimingFigure(t *testing.T) {
 }
 
 func TestWriteDPPCAPNGBySize(t *testing.T) {
-	base := Row{Experiment: "dppca-svm-fig3", Dataset: "musk2", Task: "target", Method: "dppca-svm", Calibration: "paper",
+	base := eval.Row{Experiment: "dppca-svm-fig3", Dataset: "musk2", Task: "target", Method: "dppca-svm", Calibration: "paper",
 		Noise: "standardize", Epsilon: 0.005}
-	var rows []Row
+	var rows []eval.Row
 	for _, n := range []float64{500, 1000, 4000} {
 		acc, k, size := base, base, base
 		acc.Metric, acc.Mean = "accuracy", 0.8+n/1e5
@@ -161,19 +162,19 @@ func TestWriteDPPCAPNGBySize(t *testing.T) {
 		size.Metric, size.Mean = "train_records", n
 		rows = append(rows, acc, k, size)
 	}
-	rows = append(rows, Row{Dataset: "musk2", Task: "target", Method: "no-privacy", Metric: "accuracy", Mean: 0.95})
+	rows = append(rows, eval.Row{Dataset: "musk2", Task: "target", Method: "no-privacy", Metric: "accuracy", Mean: 0.95})
 	by := accuracyBySize(rows)
 	if len(by) != 4 || by[0].Epsilon != 500 || by[2].Epsilon != 4000 || by[3].Method != "no-privacy" {
 		t.Fatalf("accuracyBySize: %+v", by)
 	}
 	var png bytes.Buffer
-	if err := WriteDPPCAPNG(&png, rows, 3); err != nil {
+	if err := WritePNG(&png, rows, 3); err != nil {
 		t.Fatal(err)
 	}
 	if png.Len() < 1000 {
 		t.Errorf("figure 3 PNG has %d bytes", png.Len())
 	}
-	if err := WriteDPPCAPNG(&png, rows, 7); err == nil {
+	if err := WritePNG(&png, rows, 7); err == nil {
 		t.Error("figure 7 accepted")
 	}
 }
