@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time scikit-learn's PCA + LinearSVC on the table the Go pipeline uses.
 
-The DPPCA-SVM benchmark (go test ./eval -bench DPPCAPipelineCovertypeShape)
+The DPPCA-SVM benchmark (go test ./method/dppcasvm/figures -bench DPPCAPipelineCovertypeShape)
 times, after loading: the second moment, the eigendecomposition, the
 projection and the SVM on 581012 x 54 generated rows of Covertype's shape.
 This script times the same steps with scikit-learn on the same rows:

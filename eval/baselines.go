@@ -87,14 +87,8 @@ type BaselineOptions struct {
 // Within a repetition all tasks on one dataset share one split and one
 // synthetic table.
 func BaselineRows(ctx context.Context, b Baseline, o BaselineOptions) ([]Row, error) {
-	if o.Reps == 0 {
-		o.Reps = 5
-	}
-	if o.Reps < 1 {
-		return nil, fmt.Errorf("eval: reps = %d, need at least 1", o.Reps)
-	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
+	if err := Repetitions(&o.Reps, 5, &o.Source); err != nil {
+		return nil, err
 	}
 	parties := o.Parties
 	if b.SingleOwner || len(parties) == 0 {

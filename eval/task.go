@@ -147,3 +147,45 @@ func singleClass(y []int) (int, bool) {
 	}
 	return y[0], true
 }
+
+// PaperEpsilons is the ε grid of PPCA-DP-MH's Fig. 3; every ε sweep of
+// the PPCA-DP-MH and LDA-DP figures and of their comparisons uses it (the
+// LDA-DP paper does not print its own).
+var PaperEpsilons = []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1.6}
+
+// Repetitions fills a figure's zero repetitions with the paper's count
+// def and a nil source with a secure one; fewer than one repetition is a
+// UsageError.
+func Repetitions(reps *int, def int, src **randx.Source) error {
+	if *reps == 0 {
+		*reps = def
+	}
+	if *reps < 1 {
+		return Usagef("eval: reps = %d, need at least 1", *reps)
+	}
+	if *src == nil {
+		*src = randx.NewSecure()
+	}
+	return nil
+}
+
+// NoPrivacy is the papers' "No Privacy" reference: per repetition, a
+// linear SVM trained on the real training rows of split (drawn with the
+// repetition's own source, a child of src) and tested on its test rows.
+// It returns the reps accuracies.
+func NoPrivacy(t Task, reps int, src *randx.Source, split func(Task, *randx.Source) (train, test *data.Table, err error)) ([]float64, error) {
+	accs := make([]float64, 0, reps)
+	for range reps {
+		rep := src.Child()
+		train, test, err := split(t, rep)
+		if err != nil {
+			return nil, err
+		}
+		acc, err := SVMAccuracy(t, train, test, rep)
+		if err != nil {
+			return nil, err
+		}
+		accs = append(accs, acc)
+	}
+	return accs, nil
+}

@@ -86,14 +86,8 @@ var (
 )
 
 func (o *Options) defaults() error {
-	if o.Reps == 0 {
-		o.Reps = 5
-	}
-	if o.Reps < 1 {
-		return fmt.Errorf("dppca-svm figures: reps = %d, need at least 1", o.Reps)
-	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
+	if err := eval.Repetitions(&o.Reps, 5, &o.Source); err != nil {
+		return err
 	}
 	if o.CovertypeRows == 0 {
 		o.CovertypeRows = CovertypeRows
@@ -249,18 +243,11 @@ func (r *dppcaRunner) split(t eval.Task, fraction float64, src *randx.Source) (t
 // noPrivacy is the paper's "SVM": a linear SVM on all encoded features,
 // trained without privacy.
 func (r *dppcaRunner) noPrivacy(t eval.Task) (eval.Row, error) {
-	var accs []float64
-	for rep := 0; rep < r.o.Reps; rep++ {
-		src := r.o.Source.Child()
-		train, test, err := r.split(t, 0, src)
-		if err != nil {
-			return eval.Row{}, err
-		}
-		acc, err := eval.SVMAccuracy(t, train, test, src)
-		if err != nil {
-			return eval.Row{}, err
-		}
-		accs = append(accs, acc)
+	accs, err := eval.NoPrivacy(t, r.o.Reps, r.o.Source, func(t eval.Task, src *randx.Source) (*data.Table, *data.Table, error) {
+		return r.split(t, 0, src)
+	})
+	if err != nil {
+		return eval.Row{}, err
 	}
 	m, s := eval.MeanStd(accs)
 	return eval.Row{Experiment: r.experiment(), Dataset: t.Dataset, Task: t.Name, Method: "no-privacy",
@@ -281,15 +268,11 @@ func (r *dppcaRunner) point(pt dppcaPoint) ([]eval.Row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dppca-svm figures: %s %s %s ε=%v: %w", pt.task.Dataset, pt.method, pt.variant.Calibration, pt.eps, err)
 		}
-		pred, err := res.Model.Apply(test)
+		acc, err := testAccuracy(res, test)
 		if err != nil {
 			return nil, err
 		}
-		truth, _, err := res.Model.Truth(test)
-		if err != nil {
-			return nil, err
-		}
-		accs = append(accs, learn.Accuracy(pred, truth))
+		accs = append(accs, acc)
 		ks = append(ks, float64(res.Fit.Components.K))
 		ns = append(ns, float64(train.Len()))
 		if pt.method.Gaussian() {
@@ -313,6 +296,19 @@ func (r *dppcaRunner) point(pt dppcaPoint) ([]eval.Row, error) {
 		rows = append(rows, nr)
 	}
 	return rows, nil
+}
+
+// testAccuracy scores a published model on the real test rows.
+func testAccuracy(res *dppcasvm.Published, test *data.Table) (float64, error) {
+	pred, err := res.Model.Apply(test)
+	if err != nil {
+		return 0, err
+	}
+	truth, _, err := res.Model.Truth(test)
+	if err != nil {
+		return 0, err
+	}
+	return learn.Accuracy(pred, truth), nil
 }
 
 // table3 measures k at α = 0.85 from the exact second-moment matrix, for
@@ -358,15 +354,11 @@ func (r *dppcaRunner) exactPCARows(t eval.Task, s dppcasvm.Scaling) ([]eval.Row,
 		if err != nil {
 			return nil, err
 		}
-		pred, err := res.Model.Apply(test)
+		acc, err := testAccuracy(res, test)
 		if err != nil {
 			return nil, err
 		}
-		truth, _, err := res.Model.Truth(test)
-		if err != nil {
-			return nil, err
-		}
-		accs = append(accs, learn.Accuracy(pred, truth))
+		accs = append(accs, acc)
 		ks = append(ks, float64(res.Fit.Components.K))
 	}
 	km, ksd := eval.MeanStd(ks)

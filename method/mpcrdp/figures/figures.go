@@ -63,11 +63,8 @@ var MPCRDPTable1Paper = map[string][2]float64{
 // defaults fills the zero options; a figure or table the paper does not
 // have, or fewer than one repetition, is a UsageError.
 func (o *Options) defaults() error {
-	if o.Reps == 0 {
-		o.Reps = 5
-	}
-	if o.Reps < 1 {
-		return eval.Usagef("mp-crdp figures: reps = %d, need at least 1", o.Reps)
+	if err := eval.Repetitions(&o.Reps, 5, &o.Source); err != nil {
+		return err
 	}
 	if o.Epsilons == nil {
 		o.Epsilons = MPCRDPEpsilons
@@ -80,9 +77,6 @@ func (o *Options) defaults() error {
 	}
 	if o.Queries == 0 {
 		o.Queries = mpcrdp.DefaultQueries
-	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
 	}
 	for _, f := range o.Figures {
 		if f < 3 || f > 6 {

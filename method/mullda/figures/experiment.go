@@ -13,10 +13,6 @@ import (
 // in the registry by name: a method's figures import no other method).
 const ppcaName = "ppca-dp-mh"
 
-// paperEpsilons is the ε grid of every ε sweep (the paper does not print
-// its own; this is PPCA-DP-MH's).
-var paperEpsilons = []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1.6}
-
 // Comparisons are the paper's figures that compare against a synthetic
 // data baseline: Fig. 1 (ε, one owner) against PrivBayes, Figs. 2 (ε,
 // m = 3) and 3 (m at ε = 0.2) against DP-SUBN3; the paper plots
@@ -24,10 +20,10 @@ var paperEpsilons = []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1.6}
 var Comparisons = []eval.Comparison{
 	{Paper: mulldaspec.NameSingle, Figure: 1, Baseline: "privbayes", Metric: "misclassification",
 		Tasks:    []eval.Task{eval.NLTCSMoney, eval.NLTCSOutside, eval.NLTCSBathing, eval.NLTCSTraveling, eval.AdultSalary, eval.AdultEducation},
-		Epsilons: paperEpsilons, Parties: []int{1}},
+		Epsilons: eval.PaperEpsilons, Parties: []int{1}},
 	{Paper: mulldaspec.NameSingle, Figure: 2, Baseline: "dp-subn3", Metric: "misclassification",
 		Tasks:    []eval.Task{eval.NLTCSMoney, eval.NLTCSOutside, eval.AdultSalary, eval.AdultEducation},
-		Epsilons: paperEpsilons, Parties: []int{3}},
+		Epsilons: eval.PaperEpsilons, Parties: []int{3}},
 	{Paper: mulldaspec.NameSingle, Figure: 3, Baseline: "dp-subn3", Metric: "misclassification",
 		Tasks:    []eval.Task{eval.AdultSalary, eval.AdultEducation},
 		Epsilons: []float64{0.2}, Parties: []int{2, 4, 6, 8, 10}},

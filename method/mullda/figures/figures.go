@@ -112,7 +112,7 @@ func ldaGrid(o Options) (ldaGridSpec, error) {
 	}
 	eps := o.Epsilons
 	if eps == nil {
-		eps = []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1.6}
+		eps = eval.PaperEpsilons
 	}
 	both := []string{outSynthetic, outReal}
 	sweep := []ldaVariant{{lda.Sound, lda.Correlated, both}, {lda.Paper, lda.Correlated, both}}

@@ -56,8 +56,11 @@ type Options struct {
 }
 
 func (o *Options) defaults() error {
-	if o.Reps == 0 {
-		o.Reps = 3
+	if o.Figure != 1 && o.Figure != 2 {
+		return fmt.Errorf("pdp-mvds figures: pdp-mvds has figures 1 and 2, not %d", o.Figure)
+	}
+	if err := eval.Repetitions(&o.Reps, 3, &o.Source); err != nil {
+		return err
 	}
 	if o.Rhos == nil {
 		o.Rhos = []float64{0.005, 0.01, 0.05, 0.1, 0.5, 1}
@@ -71,15 +74,7 @@ func (o *Options) defaults() error {
 	if o.QueryAttrs == 0 {
 		o.QueryAttrs = 3
 	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
-	}
-	switch {
-	case o.Figure != 1 && o.Figure != 2:
-		return fmt.Errorf("pdp-mvds figures: pdp-mvds has figures 1 and 2, not %d", o.Figure)
-	case o.Reps < 1:
-		return fmt.Errorf("pdp-mvds figures: reps = %d, need at least 1", o.Reps)
-	case o.Queries < 1 || o.QueryAttrs < 1:
+	if o.Queries < 1 || o.QueryAttrs < 1 {
 		return fmt.Errorf("pdp-mvds figures: %d range queries over %d attributes", o.Queries, o.QueryAttrs)
 	}
 	for _, r := range o.Rhos {

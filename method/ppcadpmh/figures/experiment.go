@@ -12,16 +12,12 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// paperEpsilons is the ε grid of the paper's Fig. 3, used for every ε
-// sweep of the comparisons (the papers do not print theirs).
-var paperEpsilons = []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1.6}
-
 // Comparisons are the figures of the paper that compare against a
 // baseline: Figs. 3 (ε, m = 3) and 4 (m at ε = 0.2) against DP-SUBN3.
 var Comparisons = []eval.Comparison{
 	{Paper: ppcaspec.Name, Figure: 3, Baseline: "dp-subn3", Metric: "accuracy",
 		Tasks:    []eval.Task{eval.NLTCSMoney, eval.NLTCSOutside, eval.AdultEducation, eval.AdultSalary},
-		Epsilons: paperEpsilons, Parties: []int{3}},
+		Epsilons: eval.PaperEpsilons, Parties: []int{3}},
 	{Paper: ppcaspec.Name, Figure: 4, Baseline: "dp-subn3", Metric: "accuracy",
 		Tasks:    []eval.Task{eval.AdultEducation, eval.AdultSalary},
 		Epsilons: []float64{0.2}, Parties: []int{2, 4, 6, 8, 10}},

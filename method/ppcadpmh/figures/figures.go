@@ -50,14 +50,8 @@ func contributionRate(dataset string) float64 {
 
 // Run runs one figure's experiment and returns its rows.
 func Run(ctx context.Context, o Options) ([]eval.Row, error) {
-	if o.Reps == 0 {
-		o.Reps = 5
-	}
-	if o.Reps < 1 {
-		return nil, fmt.Errorf("ppca-dp-mh figures: reps = %d, need at least 1", o.Reps)
-	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
+	if err := eval.Repetitions(&o.Reps, 5, &o.Source); err != nil {
+		return nil, err
 	}
 	points, tasks, err := ppcaGrid(o)
 	if err != nil {
@@ -122,7 +116,7 @@ func ppcaGrid(o Options) ([]ppcaPoint, []eval.Task, error) {
 		tasks := pick([]eval.Task{eval.NLTCSMoney, eval.NLTCSOutside, eval.AdultEducation, eval.AdultSalary})
 		eps := o.Epsilons
 		if eps == nil {
-			eps = []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1.6}
+			eps = eval.PaperEpsilons
 		}
 		for _, t := range tasks {
 			for _, c := range cals {
@@ -157,18 +151,9 @@ func ppcaGrid(o Options) ([]ppcaPoint, []eval.Task, error) {
 }
 
 func noPrivacyRow(t eval.Task, o Options, experiment string) (eval.Row, error) {
-	var accs []float64
-	for rep := 0; rep < o.Reps; rep++ {
-		src := o.Source.Child()
-		train, test, err := eval.Split80(t, src)
-		if err != nil {
-			return eval.Row{}, err
-		}
-		acc, err := eval.SVMAccuracy(t, train, test, src)
-		if err != nil {
-			return eval.Row{}, err
-		}
-		accs = append(accs, acc)
+	accs, err := eval.NoPrivacy(t, o.Reps, o.Source, eval.Split80)
+	if err != nil {
+		return eval.Row{}, err
 	}
 	m, s := eval.MeanStd(accs)
 	return eval.Row{Experiment: experiment, Dataset: t.Dataset, Task: t.Name, Method: "no-privacy",
