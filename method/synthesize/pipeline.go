@@ -490,7 +490,6 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 	countL1, countL2 := marginal.CountSensitivity(nb)
 	scoreSens := marginal.ScoreSensitivity(cmp.Or(o.Score, marginal.IInDif), nb)
 	ro := privacy.ReportOptions{
-		Neighbours:   nb,
 		Method:       "pdp-mvds marginal synthesis (one process; Algorithms 2-3 as in docs/errata.md#pdp-mvds-algorithms, PrivSyn)",
 		Calibration:  "sound",
 		Randomness:   o.Source.Describe(),
@@ -531,6 +530,11 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", countL2, binRho, 100*binRho/o.Parties[0].Rho)
 	} else if !adaptive(o) {
 		ro.Assumptions[1] = "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them, with the minimum, the maximum and 0 (inside the bounds) each a bin of its own that decodes to that value; bounds, bins and categories are public and do not depend on the data"
+	}
+	if len(accts) == 1 {
+		// One owner chooses the relation; parties of columns have
+		// replace-one only, which their report's relation sentence states.
+		ro.Neighbours = nb
 	}
 	if !nb.PublicCount() {
 		addRemoveReport(&ro, o, n, countRho)
