@@ -385,7 +385,7 @@ func (o *Options) resolveMethod(dom *marginal.Domain, n int) string {
 		return ""
 	}
 	var auto string
-	o.Method, auto = autoMethod(dom.Sizes(), len(o.Parties), n, o.Parties[0].Rho)
+	o.Method, auto = autoMethod(dom.Sizes(), len(o.Parties), n, o.Parties[0].Rho, o.Neighbours)
 	return auto
 }
 
