@@ -423,7 +423,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	ao := e.o.Adaptive
 	d := e.o.Domain.Len()
-	if err := ao.defaults(d, e.o.Records, e.o.Parties[0].Rho); err != nil {
+	if err := ao.defaults(d, e.o.Records, e.o.noiseRho(e.o.Parties[0].Rho)); err != nil {
 		return err
 	}
 	if ao.Workload == nil {

@@ -233,6 +233,16 @@ func (o *Options) owners() ([]int, error) {
 	return owner, nil
 }
 
+// noiseRho is the ρ at which a replace-one count release carries the
+// noise this run's count releases carry at rho: rho itself under
+// replace-one, 2·rho under add/remove (L2 sensitivity 1 against √2). The
+// adaptive defaults' rules on noise (DefaultRounds, Precise) are written
+// for replace-one and read it, so they follow the relation.
+func (o *Options) noiseRho(rho float64) float64 {
+	_, l2 := CountSensitivity(o.Neighbours)
+	return rho * (CountL2 / l2) * (CountL2 / l2)
+}
+
 // stageBudgets returns every party's budget for one stage.
 func (o *Options) stageBudgets(share float64) []float64 {
 	b := make([]float64, len(o.Parties))

@@ -256,3 +256,29 @@ func TestPrivacyDesignStatesAddRemove(t *testing.T) {
 		}
 	}
 }
+
+// The adaptive defaults read the noise at the run's relation: the same ρ
+// under replace-one, twice it under add/remove, so a small table gets
+// rounds of the same noise
+// under both: a table of 2000 rows and 31 attributes at ε = 1 gets 99
+// rounds under replace-one (0.9·ρ·(0.03·n)², below AIM's 496), 198 under
+// add/remove.
+func TestNoiseRhoFollowsTheRelation(t *testing.T) {
+	rho := rhoAt(t, 1)
+	for _, tc := range []struct {
+		nb     dp.Neighbours
+		factor float64
+		rounds int
+	}{{"", 1, 99}, {dp.NeighboursReplaceOne, 1, 99}, {dp.NeighboursAddRemove, 2, 198}} {
+		t.Run(fmt.Sprintf("%q", tc.nb), func(t *testing.T) {
+			o := Options{Neighbours: tc.nb}
+			got := o.noiseRho(rho)
+			if tc.factor == 1 && got != rho || math.Abs(got-tc.factor*rho) > 1e-15 {
+				t.Errorf("noise ρ %v for ρ %v, want %v×", got, rho, tc.factor)
+			}
+			if r := DefaultRounds(31, 2000, got, 0.1); r != tc.rounds {
+				t.Errorf("2000 rows: %d rounds, want %d", r, tc.rounds)
+			}
+		})
+	}
+}
