@@ -600,7 +600,8 @@ const DefaultBinShare = 0.05
 // returns the domain with those bins (the records recoded to it) and the
 // ρ spent. The records are discretised with pre (DomainFor): the
 // bins come from the counts of its fine cells, which give the same
-// histogram, and so the same release, as the values themselves.
+// histogram, and so the same release, as the values themselves. n is the
+// public record count the bins aim at: the released one under add/remove.
 func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant, n int) (*marginal.Domain, float64, error) {
 	if !(o.BinShare > 0) {
 		return dom, 0, nil
