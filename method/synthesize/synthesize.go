@@ -88,7 +88,7 @@ type Settings struct {
 	// engine's default, marginal.AdaptiveOptions.MaxCells); AdaptiveRounds
 	// is its T (0: marginal.DefaultRounds).
 	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells (default 262144, or 1048576 when a first-round measurement's noise is at most 0.1% of the records)"`
-	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)², at least 2 × attributes)"`
+	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)² (1.8·ρ·(0.03·n)² under --neighbours add-remove), at least 2 × attributes)"`
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
 	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2)"`
