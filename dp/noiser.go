@@ -96,6 +96,9 @@ type GridNoise struct {
 	sigma2 *big.Rat
 	// scale is the effective b (Laplace) or σ (Gaussian) in value units.
 	scale float64
+	// integer marks a plan on the integer grid for integer values
+	// (PlanGaussianInteger): Snap refuses a value it would round.
+	integer bool
 }
 
 // PlanLaplace calibrates ε-DP discrete Laplace noise for a release of dim
@@ -161,6 +164,34 @@ func PlanGaussian(l2, sigma float64, dim int) (GridNoise, error) {
 	}
 }
 
+// PlanGaussianInteger calibrates discrete Gaussian noise on the integer
+// grid (g = 1) for a release of dim integer values — counts — of L2
+// sensitivity l2 with the continuous-Gaussian σ the caller chose for l2.
+// An integer is on the grid already, so nothing is rounded and nothing is
+// added to the sensitivity: the release is the discrete Gaussian
+// mechanism itself, ρ = l2²/(2σ²)-zCDP exactly (CKS 2020, Thm. 4). σ
+// carries the same profile margin as PlanGaussian's, for the (ε, δ)
+// profile. Releasing a value that is not an integer with this plan is a
+// programmer's error (Snap panics): rounding it would move it by up to ½,
+// which the plan does not pay for.
+func PlanGaussianInteger(l2, sigma float64, dim int) (GridNoise, error) {
+	if err := checkSensitivity(l2); err != nil {
+		return GridNoise{}, fmt.Errorf("dp: integer gaussian plan: %w", err)
+	}
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		return GridNoise{}, fmt.Errorf("dp: integer gaussian plan: sigma must be positive and finite, got %v", sigma)
+	}
+	if dim < 1 {
+		return GridNoise{}, fmt.Errorf("dp: integer gaussian plan over %d coordinates", dim)
+	}
+	s := sigma * gaussianProfileMargin
+	if s > maxGaussianUnits {
+		return GridNoise{}, fmt.Errorf("dp: integer gaussian plan: σ=%v is beyond %d grid steps", sigma, maxGaussianUnits)
+	}
+	sigma2 := new(big.Rat).SetFloat64(math.Nextafter(s*s, math.Inf(1)))
+	return GridNoise{Kind: DiscreteGaussian, Grid: 1, sigma2: sigma2, scale: s, integer: true}, nil
+}
+
 // Scale is the effective noise scale in value units: the Laplace b or the
 // Gaussian σ actually drawn (slightly above the nominal one: the grid's
 // rounding is paid for in noise).
@@ -174,6 +205,9 @@ func (p GridNoise) Units() float64 { return p.scale / p.Grid }
 func (p GridNoise) Snap(x float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		panic(fmt.Sprintf("dp: cannot release the non-finite value %v", x))
+	}
+	if p.integer && x != math.Trunc(x) {
+		panic(fmt.Sprintf("dp: an integer-grid plan cannot release the non-integer %v", x))
 	}
 	return math.Round(x / p.Grid)
 }

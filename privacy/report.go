@@ -76,6 +76,7 @@ type Report struct {
 	Calibration     string        `json:"calibration"`
 	Unit            dp.Unit       `json:"privacy_unit"`
 	Neighbouring    string        `json:"neighbouring_relation"`
+	Neighbours      dp.Neighbours `json:"neighbours,omitempty"`
 	Randomness      string        `json:"randomness"`
 	Composition     Composition   `json:"composition"`
 	Parties         []PartyReport `json:"parties"`
@@ -96,9 +97,13 @@ type ReportOptions struct {
 	Method      string
 	Calibration string
 	// Unit is the privacy unit (default dp.UnitRecord); Neighbouring
-	// states it in words (default: the unit's sentence).
+	// states it in words (default: the unit's sentence). Neighbours, set
+	// by a method that offers the choice, is the relation its releases
+	// are calibrated to: the report's `neighbours` and its headline state
+	// it, and for a record unit it gives the default Neighbouring.
 	Unit         dp.Unit
 	Neighbouring string
+	Neighbours   dp.Neighbours
 	Randomness   string
 	Composition  Composition
 	Accountants  []*Accountant
@@ -134,6 +139,12 @@ func NewReport(o ReportOptions) (*Report, error) {
 	if o.Unit == "" {
 		o.Unit = dp.UnitRecord
 	}
+	if err := o.Neighbours.Check(); err != nil {
+		return nil, fmt.Errorf("privacy: report for %q: %w", o.Method, err)
+	}
+	if o.Neighbouring == "" && o.Neighbours != "" && o.Unit == dp.UnitRecord {
+		o.Neighbouring = o.Neighbours.Neighbouring()
+	}
 	if o.Neighbouring == "" {
 		o.Neighbouring = o.Unit.Neighbouring()
 	}
@@ -141,7 +152,7 @@ func NewReport(o ReportOptions) (*Report, error) {
 		o.Warnings = append(o.Warnings, SeededWarning)
 	}
 	r := &Report{
-		Method: o.Method, Calibration: o.Calibration, Unit: o.Unit, Neighbouring: o.Neighbouring,
+		Method: o.Method, Calibration: o.Calibration, Unit: o.Unit, Neighbouring: o.Neighbouring, Neighbours: o.Neighbours,
 		Randomness: o.Randomness, Composition: o.Composition,
 		Assumptions: nonNil(o.Assumptions), Covered: nonNil(o.Covered),
 		NotCovered: nonNil(o.NotCovered), Warnings: o.Warnings, ThreatModel: o.ThreatModel,
@@ -465,8 +476,17 @@ func (r *Report) Headline() string {
 }
 
 // figures describes g per record, or, under personalised budgets, the
-// whole-record guarantee followed by each party's.
+// whole-record guarantee followed by each party's; then the neighbouring
+// relation when the report names one.
 func (r *Report) figures(g dp.Guarantee) string {
+	s := r.guaranteeFigures(g)
+	if r.Neighbours != "" {
+		s += " (" + r.Neighbours.Describe() + ")"
+	}
+	return s
+}
+
+func (r *Report) guaranteeFigures(g dp.Guarantee) string {
 	if r.WholeRecord == nil {
 		return fmt.Sprintf("%v per record", g)
 	}

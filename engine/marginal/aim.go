@@ -423,7 +423,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	ao := e.o.Adaptive
 	d := e.o.Domain.Len()
-	if err := ao.defaults(d, e.o.Records, e.o.Parties[0].Rho); err != nil {
+	if err := ao.defaults(d, e.o.Records, e.o.noiseRho(e.o.Parties[0].Rho)); err != nil {
 		return err
 	}
 	if ao.Workload == nil {
@@ -513,7 +513,7 @@ func (a *adaptive) rounds(ctx context.Context) error {
 // estimate of the measured set moved by less than the measurement's
 // expected noise (AIM's signal to anneal).
 func (a *adaptive) round(ctx context.Context, rhoMeas, rhoSel float64) (bool, error) {
-	noise, err := Calibrate(Gaussian, CountL1, CountL2, rhoMeas)
+	noise, err := CountNoise(Gaussian, a.o.Neighbours, rhoMeas)
 	if err != nil {
 		return false, err
 	}
@@ -522,7 +522,7 @@ func (a *adaptive) round(ctx context.Context, rhoMeas, rhoSel float64) (bool, er
 	q := a.query(limit, noise.Scale)
 	eps := a.ao.Selection.Epsilon(rhoSel)
 	c := Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+1), Parties: []int{0},
-		Mechanism: a.ao.Selection, Epsilon: eps, Sensitivity: q.SelectSensitivity()}
+		Mechanism: a.ao.Selection, Epsilon: eps, Sensitivity: q.Sensitivity(a.o.Neighbours)}
 	i, err := a.sel.Select(ctx, q, c)
 	if err != nil {
 		return false, fmt.Errorf("marginal: %s: %w", c.Purpose, err)
@@ -578,7 +578,7 @@ func (a *adaptive) query(limit, sigma float64) SelectQuery {
 
 // measureSet measures the marginal over s with Gaussian noise costing rho.
 func (a *adaptive) measureSet(ctx context.Context, s []int, rho float64) error {
-	noise, err := Calibrate(Gaussian, CountL1, CountL2, rho)
+	noise, err := CountNoise(Gaussian, a.o.Neighbours, rho)
 	if err != nil {
 		return err
 	}

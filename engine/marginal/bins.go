@@ -36,6 +36,14 @@ type CutsOptions struct {
 	// default DefaultRefine; ChooseCuts returns the measured bins of
 	// RefineMeasured whatever this says).
 	Refine Refinement
+	// Neighbours is the relation the histogram's noise follows (default
+	// replace-one: Δ₂ = √2; add/remove: Δ₂ = 1).
+	Neighbours dp.Neighbours
+	// Records is the public record count the bins aim at (about
+	// Records/Bins records each) under add/remove, where the values'
+	// count is private: the released noisy count (ReleaseCount). Required
+	// then; unused under replace-one, where the count of values is public.
+	Records float64
 }
 
 // Refinement says what the data-chosen bins of a numeric attribute are
@@ -201,7 +209,7 @@ func nextValue(a data.Attribute, v float64) float64 {
 // values (one per record): it releases the values' histogram on the
 // public grid (PublicGrid) with discrete Gaussian noise on dp's grid
 // (Δ₂ = √2 under replace-one: one record leaves one cell for another;
-// ρ-zCDP), charged to the accountant first, and then, as post-processing
+// Δ₂ = 1 under add/remove: one cell gains or loses one; ρ-zCDP), charged to the accountant first, and then, as post-processing
 // of the noisy counts only, cuts the Bins equal-width bins over a's
 // declared bounds further: any grid cell that alone holds at least half
 // of n/Bins records becomes a bin of its own (a point mass such as
@@ -307,7 +315,16 @@ func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOpti
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
-	noise, err := Calibrate(Gaussian, CountL1, CountL2, o.Rho)
+	if err := o.Neighbours.Check(); err != nil {
+		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %w", a.Name, err)
+	}
+	if !o.Neighbours.PublicCount() {
+		if !(o.Records >= 1) || math.IsInf(o.Records, 0) {
+			return ChosenBins{}, fmt.Errorf("marginal: cuts for %q under add/remove neighbours need the released record count, got %v", a.Name, o.Records)
+		}
+		n = o.Records
+	}
+	noise, err := CountNoise(Gaussian, o.Neighbours, o.Rho)
 	if err != nil {
 		return ChosenBins{}, err
 	}

@@ -26,8 +26,13 @@ type Options struct {
 	// Parties partition the domain's attributes (required; one party for
 	// a single owner).
 	Parties []Party
-	// Records is the public record count n (required).
+	// Records is the public record count n (required): the true count
+	// under replace-one, the released noisy one (ReleaseCount) under
+	// add/remove.
 	Records int
+	// Neighbours is the neighbouring relation every release's sensitivity
+	// follows (default replace-one; add/remove for one party only).
+	Neighbours dp.Neighbours
 	// Split divides every ρ_k between the stages (default PaperSplit).
 	Split Split
 	// Score is the pair score (default IInDif, the paper's).
@@ -173,6 +178,12 @@ func (o *Options) validate() error {
 	if err := o.Split.Validate(); err != nil {
 		return err
 	}
+	if err := o.Neighbours.Check(); err != nil {
+		return fmt.Errorf("marginal: %w", err)
+	}
+	if !o.Neighbours.PublicCount() && len(o.Parties) != 1 {
+		return fmt.Errorf("marginal: add/remove neighbours need one party holding every column (a record added adds values to every party's columns), got %d parties", len(o.Parties))
+	}
 	for _, m := range []Mechanism{o.OneWayNoise, o.ScoreNoise, o.MarginalNoise} {
 		if _, err := dp.ParseMechanism(string(m)); err != nil {
 			return fmt.Errorf("marginal: %w", err)
@@ -220,6 +231,16 @@ func (o *Options) owners() ([]int, error) {
 		}
 	}
 	return owner, nil
+}
+
+// noiseRho is the ρ at which a replace-one count release carries the
+// noise this run's count releases carry at rho: rho itself under
+// replace-one, 2·rho under add/remove (L2 sensitivity 1 against √2). The
+// adaptive defaults' rules on noise (DefaultRounds, Precise) are written
+// for replace-one and read it, so they follow the relation.
+func (o *Options) noiseRho(rho float64) float64 {
+	_, l2 := CountSensitivity(o.Neighbours)
+	return rho * (CountL2 / l2) * (CountL2 / l2)
 }
 
 // stageBudgets returns every party's budget for one stage.
@@ -373,7 +394,7 @@ func (e *engine) oneWays(ctx context.Context) error {
 	var rs []Release
 	for k, p := range e.o.Parties {
 		rho := e.o.Split.OneWay * p.Rho / float64(len(p.Attrs))
-		noise, err := Calibrate(e.o.OneWayNoise, CountL1, CountL2, rho)
+		noise, err := CountNoise(e.o.OneWayNoise, e.o.Neighbours, rho)
 		if err != nil {
 			return err
 		}
@@ -421,10 +442,7 @@ func (e *engine) scores(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sens := IInDifSensitivity
-	if e.o.Score == InDif {
-		sens = InDifSensitivity
-	}
+	sens := ScoreSensitivity(e.o.Score, e.o.Neighbours)
 	budgets3 := e.selectBudgets()
 	qs := make([]ScoreQuery, len(cands))
 	rs := make([]Release, len(cands))
@@ -484,7 +502,8 @@ func (e *engine) selectPairs(context.Context) error {
 	if len(e.res.Candidates) == 0 {
 		return nil
 	}
-	sel, err := SelectPairs(SelectOptions{Candidates: e.res.Candidates, Budgets: e.selectBudgets(), L2: CountL2})
+	_, l2 := CountSensitivity(e.o.Neighbours)
+	sel, err := SelectPairs(SelectOptions{Candidates: e.res.Candidates, Budgets: e.selectBudgets(), L2: l2})
 	if err != nil {
 		return err
 	}
@@ -541,7 +560,7 @@ func (e *engine) marginals(ctx context.Context) error {
 	}
 	rs := make([]Release, len(sets))
 	for i, s := range sets {
-		noise, err := Calibrate(e.o.MarginalNoise, CountL1, CountL2, rhos[i])
+		noise, err := CountNoise(e.o.MarginalNoise, e.o.Neighbours, rhos[i])
 		if err != nil {
 			return err
 		}

@@ -101,14 +101,19 @@ type LocalOptions struct {
 	Accountants []*privacy.Accountant
 	// Source draws the noise (default randx.NewSecure()).
 	Source *randx.Source
+	// Neighbours is the relation the measurer holds selections to: a
+	// choice stating a utility sensitivity below the query's under it is
+	// refused (default replace-one).
+	Neighbours dp.Neighbours
 }
 
 // LocalMeasurer measures one owner's table in memory.
 type LocalMeasurer struct {
-	data   Chunks
-	accts  []*privacy.Accountant
-	noiser *dp.Noiser
-	cache  map[string][]float64 // true counts for Select, by attribute set
+	data       Chunks
+	accts      []*privacy.Accountant
+	neighbours dp.Neighbours
+	noiser     *dp.Noiser
+	cache      map[string][]float64 // true counts for Select, by attribute set
 }
 
 var _ Batcher = (*LocalMeasurer)(nil)
@@ -142,7 +147,10 @@ func NewLocalMeasurer(o LocalOptions) (*LocalMeasurer, error) {
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
-	return &LocalMeasurer{data: data, accts: o.Accountants, noiser: dp.NewNoiser(o.Source)}, nil
+	if err := o.Neighbours.Check(); err != nil {
+		return nil, fmt.Errorf("marginal: %w", err)
+	}
+	return &LocalMeasurer{data: data, accts: o.Accountants, neighbours: o.Neighbours, noiser: dp.NewNoiser(o.Source)}, nil
 }
 
 // charge checks that every party can afford r, then charges them all, so

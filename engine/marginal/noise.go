@@ -7,15 +7,21 @@ import (
 	"github.com/dppub/dppub/dp"
 )
 
-// Sensitivities under "replace one record" (n fixed).
+// Sensitivities under "replace one record" (n fixed and public), and
+// beside each the one under "add or remove one record" (n private:
+// dp.NeighboursAddRemove), which CountSensitivity and ScoreSensitivity
+// choose between.
 const (
 	// CountL1 is the L1 sensitivity of a count vector over any attribute
 	// set: replacing a record moves one unit from one cell to another.
+	// Adding or removing one moves one cell by one: CountL1AddRemove = 1.
 	CountL1 = 2.0
 	// IInDifSensitivity is the sensitivity of the paper's IInDif score
 	// (Algorithm 1): Σ_ij |N*_{a=i} N*_{b=j}/n − N_{a=i,b=j}| with the
 	// noisy one-way counts N* already published. Given N*, the score is a
 	// 1-Lipschitz function (in L1) of the count vector N, which moves by 2.
+	// Under add/remove n is the released noisy count, public too, and N
+	// moves by 1 in L1: IInDifSensitivityAddRemove = 1.
 	IInDifSensitivity = 2.0
 	// InDifSensitivity is the sensitivity of PrivSyn's InDif score
 	// Σ_ij |N_ij − N_i M_j / n| with the TRUE one-way counts. InDif =
@@ -24,12 +30,59 @@ const (
 	// InDif moves by at most 6. PrivSyn's paper uses 4; that is not an
 	// upper bound under replace-one (TestInDifSensitivityExceedsFour
 	// exhibits neighbours whose scores differ by more than 4).
+	// Under add/remove InDifSensitivityAddRemove = 6 as well (n changes
+	// too, so halving does not follow): with h = Σ_ij |n·N_ij − N_i M_j|
+	// the score is f = h/n. Adding a record at (a, b) changes cell ij of
+	// n·N − N⊗M by N_ij + n[i=a][j=b] − N_i[j=b] − M_j[i=a], whose
+	// absolute values sum to 4S, S = #records outside row a and column b
+	// ≤ n; so f' − f = (h' − h)/(n+1) − f/(n+1) lies in
+	// [−(4n + 2n)/(n+1), 4n/(n+1)] ⊂ (−6, 4), using 0 ≤ f ≤ 2n.
 	InDifSensitivity = 6.0
 )
 
+// The same sensitivities under add/remove (derived beside each
+// replace-one one above).
+const (
+	CountL1AddRemove           = 1.0
+	CountL2AddRemove           = 1.0
+	IInDifSensitivityAddRemove = 1.0
+	InDifSensitivityAddRemove  = 6.0
+)
+
 // CountL2 is the L2 sensitivity of a count vector under replace-one: two
-// cells change by one, so √2.
+// cells change by one, so √2. Under add/remove one cell changes by one:
+// CountL2AddRemove = 1.
 var CountL2 = math.Sqrt2
+
+// CountSensitivity is the L1 and L2 sensitivity of a count vector over
+// any attribute set under nb (empty: replace-one).
+func CountSensitivity(nb dp.Neighbours) (l1, l2 float64) {
+	if nb.Or() == dp.NeighboursAddRemove {
+		return CountL1AddRemove, CountL2AddRemove
+	}
+	return CountL1, CountL2
+}
+
+// ScoreSensitivity is the sensitivity of the pair score kind under nb.
+func ScoreSensitivity(kind ScoreKind, nb dp.Neighbours) float64 {
+	addRemove := nb.Or() == dp.NeighboursAddRemove
+	switch {
+	case kind == InDif && addRemove:
+		return InDifSensitivityAddRemove
+	case kind == InDif:
+		return InDifSensitivity
+	case addRemove:
+		return IInDifSensitivityAddRemove
+	}
+	return IInDifSensitivity
+}
+
+// CountNoise calibrates the noise mech of a count vector's release
+// costing rho under nb: Calibrate at CountSensitivity(nb).
+func CountNoise(mech Mechanism, nb dp.Neighbours, rho float64) (Noise, error) {
+	l1, l2 := CountSensitivity(nb)
+	return Calibrate(mech, l1, l2, rho)
+}
 
 // Mechanism is the noise distribution of a release (dp's shared
 // vocabulary).

@@ -88,7 +88,10 @@ func (c Choice) Charge() privacy.Charge {
 // McKenna et al., VLDB 2022, Alg. 2). Estimates, Weights and Penalties are
 // public (post-processing of earlier releases). Under replace-one,
 // ‖M_i(D) − e‖₁ moves by at most 2 (one count down, one up), so the
-// utility's sensitivity is 2·max Weights (SelectSensitivity).
+// utility's sensitivity is 2·max Weights (SelectSensitivity). Under
+// add/remove the estimates are fitted to the released noisy count, public
+// too, and ‖M_i(D) − e‖₁ moves by at most 1 (one count up or down): the
+// sensitivity is max Weights (Sensitivity).
 type SelectQuery struct {
 	Candidates [][]int
 	Estimates  [][]float64
@@ -97,12 +100,17 @@ type SelectQuery struct {
 }
 
 // SelectSensitivity is the utility sensitivity of q under replace-one.
-func (q SelectQuery) SelectSensitivity() float64 {
+func (q SelectQuery) SelectSensitivity() float64 { return q.Sensitivity(dp.NeighboursReplaceOne) }
+
+// Sensitivity is the utility sensitivity of q under nb: a count vector's
+// L1 sensitivity under nb (CountSensitivity) times the largest weight.
+func (q SelectQuery) Sensitivity(nb dp.Neighbours) float64 {
 	w := 0.0
 	for _, x := range q.Weights {
 		w = math.Max(w, x)
 	}
-	return 2 * w
+	l1, _ := CountSensitivity(nb)
+	return l1 * w
 }
 
 func (q SelectQuery) validate() error {
@@ -139,8 +147,8 @@ func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (in
 	if err := q.validate(); err != nil {
 		return 0, err
 	}
-	if c.Sensitivity < q.SelectSensitivity() {
-		return 0, fmt.Errorf("marginal: choice %q states sensitivity %v below the query's %v", c.Purpose, c.Sensitivity, q.SelectSensitivity())
+	if need := q.Sensitivity(l.neighbours); c.Sensitivity < need {
+		return 0, fmt.Errorf("marginal: choice %q states sensitivity %v below the query's %v under %s", c.Purpose, c.Sensitivity, need, l.neighbours.Or().Describe())
 	}
 	u := make([]float64, len(q.Candidates))
 	for i, s := range q.Candidates {

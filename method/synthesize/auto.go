@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 )
 
@@ -44,6 +45,15 @@ const (
 // reads only public quantities. A table of fewer than two attributes has
 // no pairs: +Inf.
 func PairNoise(sizes []int, n int, rho float64) float64 {
+	return PairNoiseUnder(sizes, n, rho, dp.NeighboursReplaceOne)
+}
+
+// PairNoiseUnder is PairNoise under the neighbouring relation nb: under
+// add/remove the L2 sensitivity is 1, not √2, so each cell's variance is
+// P/(2ρ) and τ is PairNoise's over √2 (n the released count).
+func PairNoiseUnder(sizes []int, n int, rho float64, nb dp.Neighbours) float64 {
+	_, l2 := marginal.CountSensitivity(nb)
+	rho *= (marginal.CountL2 / l2) * (marginal.CountL2 / l2)
 	pairs, cells := 0, 0.0
 	for i, a := range sizes {
 		for _, b := range sizes[i+1:] {
@@ -62,7 +72,7 @@ func PairNoise(sizes []int, n int, rho float64) float64 {
 // and the sentence the report gives for it: the shape rule
 // (marginal.MethodAuto.Resolve), then the precise-budget rule above. Every
 // input is public, so the choice costs no budget.
-func autoMethod(sizes []int, parties, n int, rho float64) (marginal.Method, string) {
+func autoMethod(sizes []int, parties, n int, rho float64, nb dp.Neighbours) (marginal.Method, string) {
 	largest := slices.Max(append([]int{0}, sizes...))
 	holders := "one owner"
 	if parties != 1 {
@@ -74,8 +84,11 @@ func autoMethod(sizes []int, parties, n int, rho float64) (marginal.Method, stri
 	if m != marginal.MethodAdaptive {
 		return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %s (%s)", m, facts, shape)
 	}
-	tau := PairNoise(sizes, n, rho)
+	tau := PairNoiseUnder(sizes, n, rho, nb)
 	precise := fmt.Sprintf("; n = %d and ρ = %.4g give an expected TVD from noise of %.4f on a pair's marginal with ρ split over every pair", n, rho, tau)
+	if !nb.PublicCount() {
+		precise = fmt.Sprintf("; n = %d (the released count) and ρ = %.4g give, at add/remove sensitivity, an expected TVD from noise of %.4f on a pair's marginal with ρ split over every pair", n, rho, tau)
+	}
 	rule := fmt.Sprintf("paper instead when an attribute has more than %d values and that expected TVD is at most %g: there the adaptive method measured worse, at 14× the CPU, on Adult; docs/results/synthesis/engine-choice.md", AutoPreciseValues, AutoPrecisePairNoise)
 	if largest > AutoPreciseValues && tau <= AutoPrecisePairNoise {
 		m = marginal.MethodPaper

@@ -2,11 +2,13 @@ package synthesize
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/randx"
 )
@@ -105,7 +107,7 @@ func TestAutoMethodRule(t *testing.T) {
 		{"nltcs, two parties", nltcs, 2, nNLTCS, 0.05, marginal.MethodPaper},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, why := autoMethod(c.sizes, c.parties, c.n, c.rho)
+			got, why := autoMethod(c.sizes, c.parties, c.n, c.rho, "")
 			if got != c.want {
 				t.Fatalf("got %s, want %s (PairNoise %.4f): %s", got, c.want, PairNoise(c.sizes, c.n, c.rho), why)
 			}
@@ -143,5 +145,35 @@ func TestPublishAdultLargeBudgetRunsPaper(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the report's assumptions lack the choice: %q", res.Report.Assumptions)
+	}
+}
+
+// Under add/remove the pair noise τ is replace-one's over √2 (L2
+// sensitivity 1 against √2), so the precise-budget rule, read off noise
+// levels, takes Adult to the paper engine at half the ρ: ρ = 0.7 (τ =
+// 0.0127) goes to the paper engine, ρ = 0.5 (τ = 0.0150) stays adaptive.
+func TestAutoMethodUnderAddRemove(t *testing.T) {
+	adult, nAdult := publicSizes(t, "adult")
+	if r, a := PairNoise(adult, nAdult, 0.7), PairNoiseUnder(adult, nAdult, 0.7, dp.NeighboursAddRemove); math.Abs(a-r/math.Sqrt2) > 1e-12 {
+		t.Errorf("τ under add/remove %v, replace-one %v: want the ratio √2", a, r)
+	}
+	for _, c := range []struct {
+		rho  float64
+		nb   dp.Neighbours
+		want marginal.Method
+	}{
+		{0.7, dp.NeighboursReplaceOne, marginal.MethodAdaptive},
+		{0.7, dp.NeighboursAddRemove, marginal.MethodPaper},
+		{0.5, dp.NeighboursAddRemove, marginal.MethodAdaptive},
+	} {
+		t.Run(fmt.Sprintf("%v %s", c.rho, c.nb), func(t *testing.T) {
+			got, why := autoMethod(adult, 1, nAdult, c.rho, c.nb)
+			if got != c.want {
+				t.Fatalf("got %s, want %s: %s", got, c.want, why)
+			}
+			if c.nb == dp.NeighboursAddRemove && !strings.Contains(why, "(the released count)") {
+				t.Errorf("reason does not say n is the released count: %q", why)
+			}
+		})
 	}
 }

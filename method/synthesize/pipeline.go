@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -102,8 +103,17 @@ type Options struct {
 	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
 	Rounds, Rows int
 	// Delta is the δ at which each party's zCDP spend is also stated as
-	// (ε, δ)-DP (default 1/n²).
+	// (ε, δ)-DP (default 1/n², at most 1e-5; under add/remove, where n is
+	// private, dp.MaxDefaultDelta, and required with Epsilon).
 	Delta float64
+	// Neighbours is the neighbouring relation (default replace-one, n
+	// public). Under add/remove (one owner only) the record count is
+	// released first with marginal.DefaultCountShare of ρ
+	// (marginal.ReleaseCount) and its noisy value stands for n everywhere:
+	// the method auto picks, the bins, every normalisation, the default
+	// number of synthetic rows and the report; every release's sensitivity
+	// follows the relation.
+	Neighbours dp.Neighbours
 	// Source drives noise and post-processing (default randx.NewSecure()).
 	Source *randx.Source
 	// Progress reports the engine's stages.
@@ -132,8 +142,12 @@ type Result struct {
 	Domain  *marginal.Domain
 	Parties []Party
 	// Rho is the single owner's zCDP budget the run used (from Epsilon
-	// when one was given), BinRho the part of it spent choosing bins.
-	Rho, BinRho float64
+	// when one was given), BinRho the part of it spent choosing bins,
+	// CountRho the part spent releasing the record count (add/remove).
+	Rho, BinRho, CountRho float64
+	// Records is the record count the run used as public: the true n
+	// under replace-one, the released noisy one under add/remove.
+	Records int
 	// Epsilon and Delta restate the budget when it was given as (ε, δ).
 	Epsilon, Delta float64
 	// Clamped counts values outside their declared bounds (not private:
@@ -222,13 +236,19 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	// dom is the public domain (schema and equal-width bins), what auto
-	// may read.
-	auto := o.resolveMethod(dom, n)
 	parties, accts, err := engineParties(dom, o.Parties)
 	if err != nil {
 		return nil, err
 	}
+	// From here on n is the public count: under add/remove, the noisy one
+	// released before anything else.
+	n, countRho, err := publicCount(o, n, accts)
+	if err != nil {
+		return nil, err
+	}
+	// dom is the public domain (schema and equal-width bins), what auto
+	// may read.
+	auto := o.resolveMethod(dom, n)
 	if o.BinShare == 0 && len(parties) == 1 {
 		o.BinShare = DefaultBinShare
 	}
@@ -247,14 +267,14 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		dom = pre
 	}
 	var binRho float64
-	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts); err != nil {
+	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts, n); err != nil {
 		return nil, err
 	}
 	if real, err = mergeBinned(o, real, binRho); err != nil {
 		return nil, err
 	}
-	parties[0].Rho -= binRho
-	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child()})
+	parties[0].Rho -= binRho + countRho
+	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child(), Neighbours: o.Neighbours})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -274,12 +294,34 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 	}
-	report, err := report(o, auto, res, dom, accts, n, binRho)
+	report, err := report(o, auto, res, dom, accts, n, binRho, countRho)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Method: o.Method, Auto: auto, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
-		Rho: o.Parties[0].Rho, BinRho: binRho, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
+		Rho: o.Parties[0].Rho, BinRho: binRho, CountRho: countRho, Records: n, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
+}
+
+// publicCount returns the record count the run may use as public, and the
+// ρ spent on it: n itself under replace-one (neighbours share it), and
+// under add/remove the count released with marginal.DefaultCountShare of
+// the single owner's ρ, charged before any other release.
+func publicCount(o Options, n int, accts []*privacy.Accountant) (int, float64, error) {
+	if err := o.Neighbours.Check(); err != nil {
+		return 0, 0, fmt.Errorf("publish: %w", err)
+	}
+	if o.Neighbours.PublicCount() {
+		return n, 0, nil
+	}
+	if len(accts) != 1 {
+		return 0, 0, fmt.Errorf("publish: --neighbours add-remove needs one owner of every column, got %d parties", len(accts))
+	}
+	rho := marginal.DefaultCountShare * o.Parties[0].Rho
+	c, err := marginal.ReleaseCount(n, marginal.CountOptions{Rho: rho, Accountant: accts[0], Source: o.Source.Child()})
+	if err != nil {
+		return 0, 0, fmt.Errorf("publish: %w", err)
+	}
+	return c.Value, rho, nil
 }
 
 // inputShape returns the schema and the number of records of the input:
@@ -303,6 +345,14 @@ func inputShape(o Options) (data.Schema, int, error) {
 func (o *Options) settleBudget(schema data.Schema, n int) error {
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
+	}
+	if o.Delta == 0 && !o.Neighbours.PublicCount() {
+		// n is private: δ cannot be 1/n². ε needs the user's δ; a ρ budget
+		// is stated as (ε, δ) at the public cap.
+		if o.Epsilon != 0 {
+			return fmt.Errorf("publish: --neighbours add-remove keeps n private, so δ cannot default to 1/n²: give --delta with --epsilon %v", o.Epsilon)
+		}
+		o.Delta = dp.MaxDefaultDelta
 	}
 	if o.Delta == 0 {
 		o.Delta = dp.DefaultDeltaCapped(n)
@@ -335,7 +385,7 @@ func (o *Options) resolveMethod(dom *marginal.Domain, n int) string {
 		return ""
 	}
 	var auto string
-	o.Method, auto = autoMethod(dom.Sizes(), len(o.Parties), n, o.Parties[0].Rho)
+	o.Method, auto = autoMethod(dom.Sizes(), len(o.Parties), n, o.Parties[0].Rho, o.Neighbours)
 	return auto
 }
 
@@ -380,7 +430,7 @@ func mergeBinned(o Options, real marginal.Chunks, binRho float64) (marginal.Chun
 // by parties, of n records.
 func engineOptions(o Options, dom *marginal.Domain, parties []marginal.Party, workload [][]int, n int) marginal.Options {
 	return marginal.Options{
-		Domain: dom, Parties: parties, Records: n, Split: o.Split, Score: o.Score, Combine: o.Combine,
+		Domain: dom, Parties: parties, Records: n, Neighbours: o.Neighbours, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
 		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty},
 		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
@@ -431,15 +481,14 @@ func engineParties(dom *marginal.Domain, ps []Party) ([]marginal.Party, []*priva
 	return parties, accts, nil
 }
 
-func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho float64) (*privacy.Report, error) {
+func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho, countRho float64) (*privacy.Report, error) {
+	nb := o.Neighbours.Or()
 	records := map[string]int{}
 	for _, a := range accts {
 		records[a.Party()] = n
 	}
-	scoreSens := marginal.IInDifSensitivity
-	if o.Score == marginal.InDif {
-		scoreSens = marginal.InDifSensitivity
-	}
+	countL1, countL2 := marginal.CountSensitivity(nb)
+	scoreSens := marginal.ScoreSensitivity(cmp.Or(o.Score, marginal.IInDif), nb)
 	ro := privacy.ReportOptions{
 		Method:       "pdp-mvds marginal synthesis (one process; Algorithms 2-3 as in docs/errata.md#pdp-mvds-algorithms, PrivSyn)",
 		Calibration:  "sound",
@@ -452,7 +501,7 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 		Assumptions: []string{
 			fmt.Sprintf("the record count n = %d is public (replace-one neighbours share it) and is used without noise", n),
 			"numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them; bounds, bins and categories are public and do not depend on the data",
-			fmt.Sprintf("sensitivities under replace-one: a count vector moves by L1 %g / L2 %.4g; the pair score by %g", marginal.CountL1, marginal.CountL2, scoreSens),
+			fmt.Sprintf("sensitivities under %s: a count vector moves by L1 %g / L2 %.4g; the pair score by %g", nb, countL1, countL2, scoreSens),
 			"Laplace releases are charged ε²/2 in zCDP (Bun & Steinke 2016); each party's spend is also stated as (ε, δ)-DP at δ = " + fmt.Sprintf("%.3g", o.Delta),
 		},
 		Covered: []string{
@@ -466,7 +515,7 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 	}
 	if o.Method == marginal.MethodAdaptive {
 		ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
-		ro.Assumptions[2] = fmt.Sprintf("sensitivities under replace-one: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by 2·w, the largest workload weight offered; the penalty is %s", marginal.CountL2, cmp.Or(o.Penalty, marginal.DefaultPenalty).Describe())
+		ro.Assumptions[2] = fmt.Sprintf("sensitivities under %s: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by %g·w, w the largest workload weight offered; the penalty is %s", nb, countL2, countL1, cmp.Or(o.Penalty, marginal.DefaultPenalty).Describe())
 		ro.Assumptions = append(ro.Assumptions,
 			fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
 		ro.Covered = []string{
@@ -478,9 +527,17 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 		ro.Assumptions = append(ro.Assumptions, auto)
 	}
 	if binRho > 0 {
-		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", marginal.CountL2, binRho, 100*binRho/o.Parties[0].Rho)
+		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", countL2, binRho, 100*binRho/o.Parties[0].Rho)
 	} else if !adaptive(o) {
 		ro.Assumptions[1] = "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them, with the minimum, the maximum and 0 (inside the bounds) each a bin of its own that decodes to that value; bounds, bins and categories are public and do not depend on the data"
+	}
+	if len(accts) == 1 {
+		// One owner chooses the relation; parties of columns have
+		// replace-one only, which their report's relation sentence states.
+		ro.Neighbours = nb
+	}
+	if !nb.PublicCount() {
+		addRemoveReport(&ro, o, n, countRho)
 	}
 	if o.Epsilon != 0 {
 		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
@@ -504,6 +561,19 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 		return nil, fmt.Errorf("publish: %w", err)
 	}
 	return r, nil
+}
+
+// addRemoveReport states what add/remove neighbours change in the
+// report: the record count is released (covered, no longer "public"),
+// and what the guarantee means for a replaced record.
+func addRemoveReport(ro *privacy.ReportOptions, o Options, n int, countRho float64) {
+	sigma := 1 / math.Sqrt(2*countRho)
+	ro.Assumptions[0] = fmt.Sprintf("the record count is private under add/remove neighbours: it was released first as %d, with discrete Gaussian noise on the integer grid (L2 sensitivity 1, σ = %.3g, ρ = %.4g, %.0f%% of the budget), and that noisy count stands for n everywhere after (normalisations, the model's total, the default number of synthetic rows)", n, sigma, countRho, 100*countRho/o.Parties[0].Rho)
+	ro.Assumptions = append(ro.Assumptions,
+		fmt.Sprintf("the guarantee holds for neighbours that differ by one added or removed record; a replaced record (one removal and one addition) is covered at 4ρ = %.4g zCDP (group privacy of two)", 4*o.Parties[0].Rho))
+	ro.Assumptions = append(ro.Assumptions, fmt.Sprintf("δ = %.3g, at which ρ is stated as (ε, δ), is public (given, or the constant %g with --rho): under add/remove n is private, so δ does not default to 1/n²", o.Delta, dp.MaxDefaultDelta))
+	ro.Covered = append([]string{"the noisy record count"}, ro.Covered...)
+	ro.NotCovered = nil
 }
 
 // wholeRecordWarning explains the report's whole-record guarantee, which
@@ -530,8 +600,9 @@ const DefaultBinShare = 0.05
 // returns the domain with those bins (the records recoded to it) and the
 // ρ spent. The records are discretised with pre (DomainFor): the
 // bins come from the counts of its fine cells, which give the same
-// histogram, and so the same release, as the values themselves.
-func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant) (*marginal.Domain, float64, error) {
+// histogram, and so the same release, as the values themselves. n is the
+// public record count the bins aim at: the released one under add/remove.
+func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant, n int) (*marginal.Domain, float64, error) {
 	if !(o.BinShare > 0) {
 		return dom, 0, nil
 	}
@@ -557,7 +628,8 @@ func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, ac
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		c, err := marginal.ChooseBinsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine})
+		c, err := marginal.ChooseBinsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
+			Neighbours: o.Neighbours, Records: float64(n)})
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}

@@ -42,8 +42,11 @@ type Settings struct {
 	// Epsilon states the single owner's budget as (ε, δ)-DP instead.
 	Epsilon float64 `json:"epsilon,omitempty" help:"the owner's budget as (ε, δ)-DP at --delta (instead of --rho; converted to the largest ρ that gives it)"`
 	// Delta is δ of Epsilon and at which every party's zCDP spend is also
-	// stated as (ε, δ)-DP; 0 means 1/n².
-	Delta float64 `json:"delta,omitempty" help:"δ of --epsilon, and at which each party's spend is also stated as (ε, δ)-DP (default 1/n², at most 1e-5)"`
+	// stated as (ε, δ)-DP; 0 means 1/n² (replace-one), or 1e-5 with Rho
+	// under add/remove, where n is private (Epsilon then needs a Delta).
+	Delta float64 `json:"delta,omitempty" help:"δ of --epsilon, and at which each party's spend is also stated as (ε, δ)-DP (default 1/n², at most 1e-5; under --neighbours add-remove n is private: 1e-5 with --rho, and --epsilon needs --delta)"`
+	// Neighbours is the neighbouring relation (default replace-one).
+	Neighbours dp.Neighbours `json:"neighbours,omitempty" help:"neighbouring relation: replace-one (default: datasets of equal size differing in one record; n public) | add-remove (one record added or removed, as AIM and MST: n is released with noise, 1% of the budget, and every count's sensitivity is 1; one owner only)"`
 	// Parties splits the attributes into this many contiguous parties of
 	// columns (default 1); Party names them explicitly instead, each as
 	// NAME:ATTR,ATTR,...
@@ -85,7 +88,7 @@ type Settings struct {
 	// engine's default, marginal.AdaptiveOptions.MaxCells); AdaptiveRounds
 	// is its T (0: marginal.DefaultRounds).
 	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells (default 262144, or 1048576 when a first-round measurement's noise is at most 0.1% of the records)"`
-	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)², at least 2 × attributes)"`
+	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)² (1.8·ρ·(0.03·n)² under --neighbours add-remove), at least 2 × attributes)"`
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
 	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2)"`
@@ -129,6 +132,9 @@ func (s *Settings) SetDefaults() {
 	if s.Penalty == "" {
 		s.Penalty = marginal.DefaultPenalty
 	}
+	if s.Neighbours == "" {
+		s.Neighbours = dp.NeighboursReplaceOne
+	}
 }
 
 // Validate checks what the settings say on their own; what depends on
@@ -169,6 +175,11 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("selection", "must be exponential or permute-and-flip, got %q", s.Selection)
 	case s.Parties < 1:
 		return method.Fieldf("parties", "must be positive, got %d", s.Parties)
+	case s.Neighbours.Check() != nil:
+		return method.Fieldf("neighbours", "must be replace-one or add-remove, got %q", s.Neighbours)
+	}
+	if err := s.checkAddRemove(); err != nil {
+		return err
 	}
 	if _, err := marginal.ParsePenalty(string(s.Penalty)); err != nil {
 		return method.Fieldf("penalty", "must be clipped or aim, got %q", s.Penalty)
@@ -188,6 +199,22 @@ func (s *Settings) Validate() error {
 		if dp.CheckRho(r) != nil {
 			return method.Fieldf("party_budgets", "must be positive and finite, got %v", r)
 		}
+	}
+	return nil
+}
+
+// checkAddRemove refuses what add/remove neighbours cannot give: several
+// parties of columns (a record added adds values to every party's
+// columns, which personalised budgets do not cover) and an (ε, δ) budget
+// without δ (its default 1/n² would depend on the private n).
+func (s *Settings) checkAddRemove() error {
+	switch {
+	case s.Neighbours.PublicCount():
+		return nil
+	case s.Parties > 1 || len(s.Party) > 1 || len(s.PartyBudgets) > 1:
+		return method.Fieldf("neighbours", "add-remove needs one owner of every column: it cannot be combined with --parties, --party or --party-budgets")
+	case s.Epsilon != 0 && s.Delta == 0:
+		return method.Fieldf("delta", "is required with --epsilon under --neighbours add-remove: n is private, so δ cannot default to 1/n²")
 	}
 	return nil
 }
@@ -238,7 +265,7 @@ func (s *Settings) options(sc data.Schema) (Options, error) {
 		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection, Optimizer: s.Optimizer, Penalty: s.Penalty,
 		Bins: s.Bins, BinShare: s.BinShare, Refine: s.BinRefine, Score: s.Score,
 		Combine: marginal.CombineOptions{MaxCells: s.MaxCells, AnyClique: s.AnyClique},
-		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta,
+		Rounds:  s.Rounds, Rows: s.Rows, Delta: s.Delta, Neighbours: s.Neighbours,
 	}, nil
 }
 

@@ -1,0 +1,77 @@
+package dp
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/randx"
+)
+
+func TestParseNeighbours(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		want     Neighbours
+		describe string
+		public   bool
+	}{
+		{"replace-one", NeighboursReplaceOne, "replace-one neighbours, n public", true},
+		{"add-remove", NeighboursAddRemove, "add/remove neighbours", false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseNeighbours(tc.in)
+			if err != nil || got != tc.want || got.String() != tc.in {
+				t.Fatalf("ParseNeighbours(%q) = %q, %v", tc.in, got, err)
+			}
+			if got.Describe() != tc.describe || got.PublicCount() != tc.public || got.Check() != nil {
+				t.Errorf("%q: describe %q, public count %v", got, got.Describe(), got.PublicCount())
+			}
+		})
+	}
+	if _, err := ParseNeighbours("swap"); err == nil || !strings.Contains(err.Error(), `"swap"`) || !strings.Contains(err.Error(), "add-remove") {
+		t.Errorf("unknown relation: %v", err)
+	}
+	var unset Neighbours
+	if unset.Or() != NeighboursReplaceOne || !unset.PublicCount() || unset.Check() != nil || unset.Neighbouring() != UnitRecord.Neighbouring() {
+		t.Errorf("an unset relation is not replace-one")
+	}
+	if err := NeighboursAddRemove.Only("synthesize-rows", NeighboursReplaceOne); err == nil ||
+		!strings.Contains(err.Error(), "synthesize-rows does not support --neighbours add-remove") {
+		t.Errorf("Only: %v", err)
+	}
+	if err := unset.Only("synthesize-rows", NeighboursReplaceOne); err != nil {
+		t.Errorf("Only refuses the default: %v", err)
+	}
+}
+
+// An integer-grid plan releases an integer count as itself plus the
+// discrete Gaussian of the plan's σ (χ², false rejection 1e-4), and
+// refuses a value it would have to round.
+func TestPlanGaussianInteger(t *testing.T) {
+	p, err := PlanGaussianInteger(1, 1.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Grid != 1 || math.Abs(p.Scale()-1.5*gaussianProfileMargin) > 1e-12 {
+		t.Fatalf("grid %v, scale %v", p.Grid, p.Scale())
+	}
+	nz := NewNoiser(randx.NewSeeded(5))
+	const runs = 40000
+	counts := map[int64]float64{}
+	for range runs {
+		v := []float64{1000}
+		nz.Release(p, v)
+		if v[0] != math.Trunc(v[0]) {
+			t.Fatalf("released %v, not an integer", v[0])
+		}
+		counts[int64(v[0])-1000]++
+	}
+	s := p.Scale()
+	assertPMF(t, counts, func(k int64) float64 { return math.Exp(-float64(k*k) / (2 * s * s)) }, runs)
+	defer func() {
+		if recover() == nil {
+			t.Error("released 2.5 on the integer grid")
+		}
+	}()
+	nz.Release(p, []float64{2.5})
+}

@@ -1,0 +1,68 @@
+package marginal
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
+)
+
+// DefaultCountShare is the share of a single owner's ρ that releases the
+// record count under add/remove neighbours. At ε = 1 on Adult it is a
+// noise of about 55 records on 45 222 (0.1 %), which moves no
+// normalisation measurably; the other 99 % goes to the marginals.
+const DefaultCountShare = 0.01
+
+// CountOptions configure ReleaseCount.
+type CountOptions struct {
+	// Rho is the zCDP cost of the release (required).
+	Rho float64
+	// Accountant is charged Rho before anything is released (required).
+	Accountant *privacy.Accountant
+	// Source draws the noise (default randx.NewSecure()).
+	Source *randx.Source
+}
+
+// NoisyCount is a record count released under add/remove neighbours.
+type NoisyCount struct {
+	// Value is the released count, clamped to at least 1 (post-processing:
+	// every normalisation of the engine needs a positive total).
+	Value int
+	// Noise is the release's calibration: Gaussian, L2 sensitivity 1.
+	Noise Noise
+}
+
+// ReleaseCount releases the record count n for add/remove neighbours,
+// where n is private: one integer of sensitivity 1 (adding or removing a
+// record moves it by one) plus discrete Gaussian noise on the integer grid
+// (dp.PlanGaussianInteger: nothing rounded, ρ = 1/(2σ²)-zCDP exactly),
+// charged to the accountant before it is drawn. The caller releases it
+// before anything else, and every later step that needs n uses Value.
+func ReleaseCount(n int, o CountOptions) (NoisyCount, error) {
+	if n < 0 {
+		return NoisyCount{}, fmt.Errorf("marginal: record count %d is negative", n)
+	}
+	if o.Accountant == nil {
+		return NoisyCount{}, fmt.Errorf("marginal: the record count's release needs an accountant")
+	}
+	noise, err := Calibrate(Gaussian, CountL1AddRemove, CountL2AddRemove, o.Rho)
+	if err != nil {
+		return NoisyCount{}, err
+	}
+	plan, err := dp.PlanGaussianInteger(noise.Sensitivity, noise.Scale, 1)
+	if err != nil {
+		return NoisyCount{}, fmt.Errorf("marginal: %w", err)
+	}
+	r := Release{Purpose: "record count (add/remove neighbours)", Parties: []int{0}, Noise: noise}
+	if err := o.Accountant.Spend(r.Charge()); err != nil {
+		return NoisyCount{}, fmt.Errorf("marginal: %w", err)
+	}
+	if o.Source == nil {
+		o.Source = randx.NewSecure()
+	}
+	v := []float64{float64(n)}
+	dp.NewNoiser(o.Source).Release(plan, v)
+	return NoisyCount{Value: int(math.Max(v[0], 1)), Noise: noise}, nil
+}
