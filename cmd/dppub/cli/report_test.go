@@ -28,7 +28,14 @@ type published struct {
 // written beside out.
 func publishRun(t *testing.T, out string, args ...string) published {
 	t.Helper()
-	code, stdout, stderr := run(t, args...)
+	return publishRunWith(t, run, out, args...)
+}
+
+// publishRunWith is publishRun through a given runner (runPassingGate for a
+// gated run).
+func publishRunWith(t *testing.T, runner func(*testing.T, ...string) (int, string, string), out string, args ...string) published {
+	t.Helper()
+	code, stdout, stderr := runner(t, args...)
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)
 	}
