@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/dppub/dppub/learn"
@@ -8,10 +9,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() {
-	register(Method{Name: "dp-erm", Summary: "DP-ERM (Chaudhuri et al. 2011) as learn.TrainDPLinear runs it (ε = 1, λ = 1, n = 10, one weight); --mechanism objective (logistic, default), objective-huber, output (huber hinge, tight) or output-logistic",
+// addERM adds the DP-ERM audit.
+func addERM(fam *Family) {
+	fam.Add(Method{Name: "dp-erm", Summary: "DP-ERM (Chaudhuri et al. 2011) as learn.TrainDPLinear runs it (ε = 1, λ = 1, n = 10, one weight); --mechanism objective (logistic, default), objective-huber, output (huber hinge, tight) or output-logistic",
 		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 300_000,
-		build: func(o MethodOptions) (Mechanism, error) { return DPERM(o.Mechanism, or(o.Epsilon, 1)) }},
+		Build: func(o MethodOptions) (Mechanism, error) { return DPERM(o.Mechanism, cmp.Or(o.Epsilon, 1)) }},
 		Case{Method: "dp-erm", Expect: Pass},
 		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "output"}, Expect: Pass},
 		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "objective-huber"}, Expect: Pass},

@@ -1,6 +1,12 @@
-package audit
+package audit_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dppub/dppub/audit"
+
+	"github.com/dppub/dppub/audit/audittest"
+)
 
 // The DP-ERM learners pass: output perturbation's weight is the minimiser
 // plus Laplace noise, and the pair moves the minimiser by exactly its
@@ -10,9 +16,9 @@ import "testing"
 // a PASS into a false VIOLATION with probability at most 5%.
 func TestDPERMPasses(t *testing.T) {
 	for _, variant := range []string{"objective", "objective-huber", "output", "output-logistic"} {
-		m, err := DPERM(variant, 1)
-		r := mustRun(t, m, err, 20_000, 17)
-		if r.Verdict != Pass || r.EpsilonLower > 1 {
+		m, err := audit.DPERM(variant, 1)
+		r := audittest.MustRun(t, m, err, 20_000, 17)
+		if r.Verdict != audit.Pass || r.EpsilonLower > 1 {
 			t.Errorf("%s: %s with ε_lower %.3f", r.Mechanism, r.Verdict, r.EpsilonLower)
 		}
 		if r.EpsilonLower < 0.2 {

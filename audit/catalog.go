@@ -1,0 +1,144 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Family is the audits one package contributes: its named audits with
+// their suite cases, its hostile-coordinator attacks by method, and the
+// registered methods whose evidence is audits named otherwise. A method's
+// audits (method/<name>/audits) return one; package audit/catalog lists
+// them all.
+type Family struct {
+	Methods []Method
+	Cases   []Case
+	// Hostile lists, by registered method name, the attacks on its member
+	// roles.
+	Hostile map[string]func() []HostileAttack
+	// Evidence maps a registered method that no audit's name contains to
+	// the suite's audits that check its claim.
+	Evidence map[string][]string
+}
+
+// Add appends a named audit and its suite cases (a case with Long set
+// runs only in long mode).
+func (f *Family) Add(m Method, cases ...Case) {
+	f.Methods = append(f.Methods, m)
+	f.Cases = append(f.Cases, cases...)
+}
+
+// AddHostile lists method's hostile-coordinator attacks.
+func (f *Family) AddHostile(method string, attacks func() []HostileAttack) {
+	if f.Hostile == nil {
+		f.Hostile = map[string]func() []HostileAttack{}
+	}
+	f.Hostile[method] = attacks
+}
+
+// Catalog is every named audit, in the order of its families.
+type Catalog struct {
+	methods  []Method
+	cases    []Case
+	hostile  map[string]func() []HostileAttack
+	evidence map[string][]string
+}
+
+// NewCatalog joins families; a name that two audits (or two hostile
+// suites) share is an error.
+func NewCatalog(families ...Family) (*Catalog, error) {
+	c := &Catalog{hostile: map[string]func() []HostileAttack{}, evidence: map[string][]string{}}
+	for _, f := range families {
+		for _, m := range f.Methods {
+			if _, err := c.Lookup(m.Name); err == nil {
+				return nil, fmt.Errorf("audit: method %q registered twice", m.Name)
+			}
+			c.methods = append(c.methods, m)
+		}
+		c.cases = append(c.cases, f.Cases...)
+		for name, attacks := range f.Hostile {
+			if c.hostile[name] != nil {
+				return nil, fmt.Errorf("audit: hostile audit of %q registered twice", name)
+			}
+			c.hostile[name] = attacks
+		}
+		for name, audits := range f.Evidence {
+			c.evidence[name] = append(c.evidence[name], audits...)
+		}
+	}
+	return c, nil
+}
+
+// Methods lists every named audit.
+func (c *Catalog) Methods() []Method { return slices.Clone(c.methods) }
+
+// Lookup returns the named audit.
+func (c *Catalog) Lookup(name string) (Method, error) { return lookup(c.methods, name) }
+
+// Lookup returns the family's audit of that name.
+func (f Family) Lookup(name string) (Method, error) { return lookup(f.Methods, name) }
+
+func lookup(methods []Method, name string) (Method, error) {
+	var names []string
+	for _, m := range methods {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return Method{}, fmt.Errorf("audit: unknown method %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// Suite is the set of audits run in CI (fast) and before a release (long,
+// which adds the cases marked Long).
+func (c *Catalog) Suite(long bool) []Case {
+	var cases []Case
+	for _, k := range c.cases {
+		if long || !k.Long {
+			cases = append(cases, k)
+		}
+	}
+	return cases
+}
+
+// Evidence is the suite's audits that check the claim of a registered
+// method whose name no audit carries (nil for the others).
+func (c *Catalog) Evidence(method string) []string { return c.evidence[method] }
+
+// EvidenceMethods are the registered methods with declared evidence,
+// sorted.
+func (c *Catalog) EvidenceMethods() []string {
+	var out []string
+	for m := range c.evidence {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HostileMethods are the methods with hostile-coordinator audits, sorted.
+func (c *Catalog) HostileMethods() []string {
+	var out []string
+	for m := range c.hostile {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HostileSuite lists the attacks of the named methods (all when none).
+func (c *Catalog) HostileSuite(methods ...string) ([]HostileAttack, error) {
+	if len(methods) == 0 {
+		methods = c.HostileMethods()
+	}
+	var out []HostileAttack
+	for _, m := range methods {
+		f, ok := c.hostile[m]
+		if !ok {
+			return nil, fmt.Errorf("audit: no hostile-coordinator audit of %q (have %v)", m, c.HostileMethods())
+		}
+		out = append(out, f()...)
+	}
+	return out, nil
+}

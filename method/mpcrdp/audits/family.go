@@ -1,0 +1,13 @@
+package audits
+
+import "github.com/dppub/dppub/audit"
+
+// Audits are MP-CRDP's audits, as audit/catalog lists them: each of its
+// mechanisms, its whole release, and the hostile-coordinator attacks on
+// its parties.
+func Audits() audit.Family {
+	var fam audit.Family
+	addMechanisms(&fam)
+	fam.AddHostile("mp-crdp", mpcrdpHostileAttacks)
+	return fam
+}
