@@ -14,7 +14,7 @@ import (
 
 // The audits of this file run the marginal engine's real measurement code
 // (marginal.LocalMeasurer, which the single-owner engine uses and whose
-// noise the protocol reproduces); pdpmvds.go audits how PDP-MVDS draws
+// noise the protocol reproduces); method/pdpmvds/audits (noise.go) audits how PDP-MVDS draws
 // that noise as shares.
 
 // addMarginal adds the marginal engine's audits.

@@ -21,7 +21,7 @@ import (
 
 // The audits of this file look at a PDP-MVDS run (commodity suite, the
 // setup of pipeline-pdp-mvds: two parties of columns a1 | a2 a3 at
-// ρ = 0.04 each) from inside, as view.go and view_rows.go do for other
+// ρ = 0.04 each) from inside, as the view audits of method/ppcadpmh/audits and method/rowsynth/audits do for other
 // methods: the real roles of the method (method.BuildLocal, Join,
 // Coordinate) run under protocol.RunLocal, each wrapped in
 // protocol.Recorder. The canary changes party 1's column only (record 0's

@@ -12,9 +12,9 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
-// The audits of this file run the baselines' real code: PrivBayes'
-// noisy marginals and GreedyBayes structure learning (method/privbayes/bayesnet), and
-// one DP-SUBN3 party's update with a prior (method/dpsubn3/subn3).
+// The audits of this file run PrivBayes' real code: its noisy marginals
+// and GreedyBayes structure learning (method/privbayes/bayesnet). BayesPair
+// and Spender serve DP-SUBN3's audit too (method/dpsubn3/audits).
 
 // addMechanisms adds PrivBayes' audits.
 func addMechanisms(fam *audit.Family) {

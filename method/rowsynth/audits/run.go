@@ -19,7 +19,7 @@ import (
 )
 
 // This file runs synthesize-rows at the level of its protocol for the
-// audits that look inside a run (the party views of view_rows.go and the
+// audits that look inside a run (the party views of view.go and the
 // same-seed replay of replay.go). The session, every owner's role and the
 // coordinator's role are the method's own (method.BuildLocal,
 // Session.Join, Session.Coordinate), wrapped in protocol.Recorder; the

@@ -16,14 +16,14 @@ import (
 )
 
 // The audits of this file look at a synthesize-rows run from inside, as
-// view.go does for PPCA-DP-MH: what the coordinator receives, and what
+// method/ppcadpmh/audits/view.go does for PPCA-DP-MH: what the coordinator receives, and what
 // one owner that colludes (with nobody: it only knows its own part) can
 // compute about another owner's rows. Both compare with what the privacy
 // report states for that view.
 
 // Variants of the view audits of synthesize-rows (the Calibration of
 // their options): the sound protocol, and owners that break it, built by
-// rewriting the shares at the coordinator's door (rows_run.go) without
+// rewriting the shares at the coordinator's door (run.go) without
 // touching the protocol. Both broken variants keep the release's law —
 // the shares still sum to the pooled counts plus the calibrated noise —
 // so the release and the synthetic table (pipeline-synthesize-rows) look
@@ -43,7 +43,7 @@ const (
 	VariantDealer = "dealer"
 )
 
-// VariantNoiseHalved (pipeline.go) also applies to these views: every
+// VariantNoiseHalved (audit/pipeline.go) also applies to these views: every
 // noise share halves, the claim stays.
 
 // viewRowsColluder is the index of the colluding owner (owner 2); the
