@@ -121,21 +121,10 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() error {
-	if o.SearchRuns == 0 {
-		o.SearchRuns = o.Runs
-	}
-	if o.Confidence == 0 {
-		o.Confidence = 0.95
-	}
-	if o.Grid == 0 {
-		o.Grid = 200
-	}
-	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
-	}
+	o.SearchRuns = cmp.Or(o.SearchRuns, o.Runs)
+	o.Confidence = cmp.Or(o.Confidence, 0.95)
+	o.Grid = cmp.Or(o.Grid, 200)
+	setRuntime(&o.Workers, &o.Source)
 	switch {
 	case o.Runs < 10:
 		return fmt.Errorf("audit: runs must be at least 10, got %d", o.Runs)
@@ -149,6 +138,15 @@ func (o *Options) setDefaults() error {
 		return fmt.Errorf("audit: workers must be positive, got %d", o.Workers)
 	}
 	return nil
+}
+
+// setRuntime fills the workers (GOMAXPROCS) and the source (a secure
+// one) every audit's options leave unset.
+func setRuntime(workers *int, src **randx.Source) {
+	*workers = cmp.Or(*workers, runtime.GOMAXPROCS(0))
+	if *src == nil {
+		*src = randx.NewSecure()
+	}
 }
 
 // Verdict is the outcome of an audit.

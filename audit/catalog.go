@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -20,6 +21,15 @@ type Family struct {
 	// Evidence maps a registered method that no audit's name contains to
 	// the suite's audits that check its claim.
 	Evidence map[string][]string
+}
+
+// Collect is the family that each of adds fills in turn.
+func Collect(adds ...func(*Family)) Family {
+	var f Family
+	for _, add := range adds {
+		add(&f)
+	}
+	return f
 }
 
 // Add appends a named audit and its suite cases (a case with Long set
@@ -108,24 +118,10 @@ func (c *Catalog) Evidence(method string) []string { return c.evidence[method] }
 
 // EvidenceMethods are the registered methods with declared evidence,
 // sorted.
-func (c *Catalog) EvidenceMethods() []string {
-	var out []string
-	for m := range c.evidence {
-		out = append(out, m)
-	}
-	slices.Sort(out)
-	return out
-}
+func (c *Catalog) EvidenceMethods() []string { return slices.Sorted(maps.Keys(c.evidence)) }
 
 // HostileMethods are the methods with hostile-coordinator audits, sorted.
-func (c *Catalog) HostileMethods() []string {
-	var out []string
-	for m := range c.hostile {
-		out = append(out, m)
-	}
-	slices.Sort(out)
-	return out
-}
+func (c *Catalog) HostileMethods() []string { return slices.Sorted(maps.Keys(c.hostile)) }
 
 // HostileSuite lists the attacks of the named methods (all when none).
 func (c *Catalog) HostileSuite(methods ...string) ([]HostileAttack, error) {

@@ -74,7 +74,7 @@ func TestGreyBoxCatchesScalarFloatPath(t *testing.T) {
 			return audittest.MustMechanism(t, audit.Core(), method, audit.MethodOptions{})
 		}
 	}
-	audittest.CheckFloatPaths(t, runs, []audittest.FloatPathCase{
+	audittest.CheckFloatPaths(t, runs, 3, []audittest.FloatPathCase{
 		{Name: "real laplace", M: real("laplace"), Want: audit.Pass},
 		{Name: "real gaussian", M: real("gaussian"), Want: audit.Pass},
 		{Name: "laplace grid noise unrounded", M: scalarFloatPath(t, "laplace", "grid noise + exact value", planNoise(lapPlan)), Want: audit.Leak},

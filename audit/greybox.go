@@ -1,10 +1,10 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -62,24 +62,11 @@ type GreyBoxOptions struct {
 }
 
 func (o *GreyBoxOptions) setDefaults() error {
-	if o.Alpha == 0 {
-		o.Alpha = 1e-3
-	}
-	if o.TrailingCap == 0 {
-		o.TrailingCap = 8
-	}
-	if o.LowBits == 0 {
-		o.LowBits = 4
-	}
-	if o.MinCount == 0 {
-		o.MinCount = 50
-	}
-	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
-	}
+	o.Alpha = cmp.Or(o.Alpha, 1e-3)
+	o.TrailingCap = cmp.Or(o.TrailingCap, 8)
+	o.LowBits = cmp.Or(o.LowBits, 4)
+	o.MinCount = cmp.Or(o.MinCount, 50)
+	setRuntime(&o.Workers, &o.Source)
 	switch {
 	case o.Runs < 100:
 		return fmt.Errorf("audit: grey-box runs must be at least 100, got %d", o.Runs)

@@ -111,7 +111,7 @@ func MarginalOneWay(eps float64) (Mechanism, error) {
 	}
 	pair := pairOfDatasets([]int{4}, recs, []int{1})
 	fD, fD2 := counts(pair[D], []int{0}), counts(pair[DPrime], []int{0})
-	scale := []float64{noise.Scale, noise.Scale, noise.Scale, noise.Scale}
+	scale := Fill(4, noise.Scale)
 	return Mechanism{
 		Name:      fmt.Sprintf("marginal one-way, Laplace (Δ₁=2, ε=%g)", eps),
 		Claim:     noise.Spec().Guarantee,
@@ -119,16 +119,22 @@ func MarginalOneWay(eps float64) (Mechanism, error) {
 		Dim:       4,
 		Statistic: LaplaceLLR(fD, fD2, scale),
 		Truth:     SideTruth(fD, fD2), // counts: integers, on the grid by nature
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			m, err := measurer(pair[side], src)
-			if err != nil {
-				return err
-			}
-			v, err := m.Marginal(context.Background(), []int{0}, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
-			copy(out, v)
-			return err
-		},
+		Release:   marginalRelease(pair, []int{0}, noise),
 	}, nil
+}
+
+// marginalRelease measures the marginal over attrs of one side's dataset
+// with noise, through the engine's LocalMeasurer.
+func marginalRelease(pair [2]*marginal.Dataset, attrs []int, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
+	return func(side Side, src *randx.Source, out []float64) error {
+		m, err := measurer(pair[side], src)
+		if err != nil {
+			return err
+		}
+		v, err := m.Marginal(context.Background(), attrs, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
+		copy(out, v)
+		return err
+	}
 }
 
 // MarginalGaussian audits a noisy 2-way marginal (Gaussian, L2 sensitivity
@@ -148,7 +154,7 @@ func MarginalGaussian() (Mechanism, error) {
 	}
 	pair := pairOfDatasets([]int{2, 2}, recs, []int{1, 1})
 	fD, fD2 := counts(pair[D], []int{0, 1}), counts(pair[DPrime], []int{0, 1})
-	sigma := []float64{noise.Scale, noise.Scale, noise.Scale, noise.Scale}
+	sigma := Fill(4, noise.Scale)
 	return Mechanism{
 		Name:      fmt.Sprintf("marginal 2-way, Gaussian (Δ₂=√2, σ=%.3g, ρ=%.3g)", noise.Scale, rho),
 		Claim:     GaussianProfile(noise.Scale, marginal.CountL2),
@@ -156,15 +162,7 @@ func MarginalGaussian() (Mechanism, error) {
 		Dim:       4,
 		Statistic: GaussianLLR(fD, fD2, sigma),
 		Truth:     SideTruth(fD, fD2), // counts: integers, on the grid by nature
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			m, err := measurer(pair[side], src)
-			if err != nil {
-				return err
-			}
-			v, err := m.Marginal(context.Background(), []int{0, 1}, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
-			copy(out, v)
-			return err
-		},
+		Release:   marginalRelease(pair, []int{0, 1}, noise),
 	}, nil
 }
 

@@ -72,18 +72,7 @@ func Laplace(o ScalarOptions) (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	v := ScalarPair(delta)
-	return WithGridTruth(Mechanism{
-		Name:  fmt.Sprintf("laplace (Δ₁=%g, ε=%g)", delta, o.Epsilon),
-		Claim: lap.Spec().Guarantee,
-		Pair:  scalarPairText(v, delta),
-		Dim:   1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			out[0] = v[side]
-			lap.Release(dp.NewNoiser(src), out)
-			return nil
-		},
-	}, v, plan.Grid), nil
+	return scalarMechanism(fmt.Sprintf("laplace (Δ₁=%g, ε=%g)", delta, o.Epsilon), lap.Spec().Guarantee, delta, plan.Grid, lap.Release), nil
 }
 
 // Gaussian audits dp.Gaussian with the analytic calibration (Balle & Wang
@@ -101,18 +90,24 @@ func Gaussian(o ScalarOptions) (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
+	return scalarMechanism(fmt.Sprintf("gaussian-analytic (Δ₂=%g, ε=%g, δ=%g)", delta, o.Epsilon, o.Delta), g.Guarantee(), delta, plan.Grid, g.Release), nil
+}
+
+// scalarMechanism is a scalar release on ScalarPair(delta) by release,
+// with its truth on grid.
+func scalarMechanism(name string, claim dp.Guarantee, delta, grid float64, release func(*dp.Noiser, []float64)) Mechanism {
 	v := ScalarPair(delta)
 	return WithGridTruth(Mechanism{
-		Name:  fmt.Sprintf("gaussian-analytic (Δ₂=%g, ε=%g, δ=%g)", delta, o.Epsilon, o.Delta),
-		Claim: g.Guarantee(),
+		Name:  name,
+		Claim: claim,
 		Pair:  scalarPairText(v, delta),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			out[0] = v[side]
-			g.Release(dp.NewNoiser(src), out)
+			release(dp.NewNoiser(src), out)
 			return nil
 		},
-	}, v, plan.Grid), nil
+	}, v, grid)
 }
 
 func scalarPairText(v [2]float64, delta float64) string {

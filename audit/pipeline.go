@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
@@ -73,6 +74,14 @@ const (
 // PipelineVariants are the variants every pipeline audit accepts, sound
 // first.
 var PipelineVariants = []string{VariantSound, VariantUnnoised, VariantNoiseHalved, VariantNoiseTenth}
+
+// PipelineMethod is the named audit of a whole pipeline built by build:
+// it takes every variant of PipelineVariants and the extra ones, and
+// runs 1,000 times per batch in fast mode, 10,000 in long mode.
+func PipelineMethod(name, summary string, build func(MethodOptions) (Mechanism, error), extra ...string) Method {
+	return Method{Name: name, Summary: summary, Calibrations: append(slices.Clone(PipelineVariants), extra...),
+		FastRuns: 1_000, LongRuns: 10_000, Build: build}
+}
 
 // noiseDivisor is the factor by which a variant divides every noise scale.
 func noiseDivisor(variant string) float64 {

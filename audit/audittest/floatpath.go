@@ -16,16 +16,21 @@ type FloatPathCase struct {
 	Name string
 	M    func(t *testing.T) audit.Mechanism
 	Want audit.Verdict
+	// Long cases are skipped in short mode.
+	Long bool
 }
 
 // CheckFloatPaths runs each case's grey-box audit at the given runs per
-// dataset over seeds 1–3 and requires its verdict at each.
-func CheckFloatPaths(t *testing.T, runs int, cases []FloatPathCase) {
+// dataset over seeds 1 to seeds and requires its verdict at each.
+func CheckFloatPaths(t *testing.T, runs int, seeds uint64, cases []FloatPathCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
+			if c.Long && testing.Short() {
+				t.Skip("a long case: its leak is caught only at the runs of long mode")
+			}
 			m := c.M(t)
-			for seed := uint64(1); seed <= 3; seed++ {
+			for seed := uint64(1); seed <= seeds; seed++ {
 				r, err := audit.GreyBox(m, audit.GreyBoxOptions{Runs: runs, Source: randx.NewSeeded(seed), Workers: 2})
 				if err != nil {
 					t.Fatal(err)

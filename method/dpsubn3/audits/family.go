@@ -9,9 +9,7 @@ import (
 // update, the whole pipeline, and the hostile-coordinator attacks on its
 // parties.
 func Audits() audit.Family {
-	var fam audit.Family
-	addUpdate(&fam)
-	addPipeline(&fam)
+	fam := audit.Collect(addUpdate, addPipeline)
 	fam.AddHostile(dpsubn3spec.Name, dpsubn3HostileAttacks)
 	return fam
 }

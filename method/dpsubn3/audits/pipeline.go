@@ -3,7 +3,6 @@ package audits
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
@@ -15,11 +14,9 @@ import (
 
 // addPipeline adds the whole-pipeline audit.
 func addPipeline(fam *audit.Family) {
-	variants := func(extra ...string) []string { return append(slices.Clone(audit.PipelineVariants), extra...) }
-	fam.Add(audit.Method{Name: "pipeline-dp-subn3", Summary: fmt.Sprintf("the whole DP-SUBN3 pipeline (%d owners of rows taking turns, ε = %g each) on a canary pair in owner 1's rows",
+	fam.Add(audit.PipelineMethod("pipeline-dp-subn3", fmt.Sprintf("the whole DP-SUBN3 pipeline (%d owners of rows taking turns, ε = %g each) on a canary pair in owner 1's rows",
 		audit.PipelineOwners, audit.PipelineEpsilon),
-		Calibrations: variants(), FastRuns: 1_000, LongRuns: 10_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelineDPSUBN3(o.Calibration) }},
+		func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelineDPSUBN3(o.Calibration) }),
 		audit.Case{Method: "pipeline-dp-subn3", Expect: audit.Pass})
 }
 

@@ -6,8 +6,7 @@ import "github.com/dppub/dppub/audit"
 // mechanisms, its whole release, and the hostile-coordinator attacks on
 // its parties.
 func Audits() audit.Family {
-	var fam audit.Family
-	addMechanisms(&fam)
+	fam := audit.Collect(addMechanisms)
 	fam.AddHostile("mp-crdp", mpcrdpHostileAttacks)
 	return fam
 }

@@ -62,7 +62,7 @@ func TestGreyBoxCatchesZeroSumFloatPath(t *testing.T) {
 		runs /= 10
 	}
 	o := ZeroSumOptions{Owners: 10, Epsilon: 2, Delta: 1e-3, Calibration: "sound", View: ViewPublisher}
-	audittest.CheckFloatPaths(t, runs, []audittest.FloatPathCase{
+	audittest.CheckFloatPaths(t, runs, 3, []audittest.FloatPathCase{
 		{Name: "real owners", M: func(t *testing.T) audit.Mechanism {
 			return audittest.MustMechanism(t, Audits(), "zero-sum", audit.MethodOptions{Calibration: "sound"})
 		}, Want: audit.Pass},

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
-	"strconv"
 
 	"github.com/dppub/dppub/audit"
 
@@ -157,19 +156,11 @@ func (v *mulLDAView) reportedCollusion() (dp.Guarantee, error) {
 	if err != nil {
 		return dp.Guarantee{}, fmt.Errorf("audit: %w", err)
 	}
-	for _, s := range r.ThreatModel {
-		m := collusionPattern.FindStringSubmatch(s)
-		if m == nil {
-			continue
-		}
-		eps, err1 := strconv.ParseFloat(m[1], 64)
-		delta, err2 := strconv.ParseFloat(m[2], 64)
-		if err1 != nil || err2 != nil {
-			return dp.Guarantee{}, fmt.Errorf("audit: unreadable guarantee %q in the report", m[0])
-		}
-		return dp.Approx(eps, delta), nil
+	g, ok, err := audit.ReportedGuarantee(collusionPattern, "", r.ThreatModel)
+	if err == nil && !ok {
+		err = fmt.Errorf("audit: the report states no guarantee against colluders: %q", r.ThreatModel)
 	}
-	return dp.Guarantee{}, fmt.Errorf("audit: the report states no guarantee against colluders: %q", r.ThreatModel)
+	return g, err
 }
 
 // release runs the dealer and every owner up to their last statistics

@@ -9,10 +9,7 @@ import (
 // distributed noise, the whole protocol run, the run from inside, and the
 // hostile-coordinator attacks on its parties.
 func Audits() audit.Family {
-	var fam audit.Family
-	addNoise(&fam)
-	addPipeline(&fam)
-	addView(&fam)
+	fam := audit.Collect(addNoise, addPipeline, addView)
 	fam.AddHostile(pdpspec.Name, pdpHostileAttacks)
 	return fam
 }

@@ -3,7 +3,6 @@ package audits
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
 
@@ -17,11 +16,9 @@ import (
 
 // addPipeline adds the whole-pipeline audit.
 func addPipeline(fam *audit.Family) {
-	variants := func(extra ...string) []string { return append(slices.Clone(audit.PipelineVariants), extra...) }
-	fam.Add(audit.Method{Name: "pipeline-pdp-mvds", Summary: fmt.Sprintf("the whole PDP-MVDS protocol run (%d parties of columns, ρ = %g each, commodity suite) on a canary pair; claim: the report's whole-record guarantee",
+	fam.Add(audit.PipelineMethod("pipeline-pdp-mvds", fmt.Sprintf("the whole PDP-MVDS protocol run (%d parties of columns, ρ = %g each, commodity suite) on a canary pair; claim: the report's whole-record guarantee",
 		audit.PipelineParties, audit.PipelineRho),
-		Calibrations: variants(), FastRuns: 1_000, LongRuns: 10_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelinePDPMVDS(o.Calibration) }},
+		func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelinePDPMVDS(o.Calibration) }),
 		audit.Case{Method: "pipeline-pdp-mvds", Expect: audit.Pass})
 }
 

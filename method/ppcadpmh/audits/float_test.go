@@ -81,53 +81,30 @@ func TestGreyBoxCatchesPPCAFloatPath(t *testing.T) {
 	laplace := PPCAOptions{P: 20, Epsilon: 2, Delta: 1e-5, Calibration: ppca.Sound, Mechanism: ppca.Laplace, Part: PartSecondMoment}
 	gaussian := laplace
 	gaussian.Mechanism = ppca.Gaussian
-	cases := []struct {
-		name string
-		o    PPCAOptions
-		m    func(t *testing.T) audit.Mechanism
-		want audit.Verdict
-		long bool
-	}{
-		{"real owner, laplace", laplace, nil, audit.Pass, false},
-		{"real owner, gaussian", gaussian, nil, audit.Pass, false},
-		{"grid noise unrounded, laplace", laplace, func(t *testing.T) audit.Mechanism {
-			return ppcaFloatPath(t, laplace, "grid noise + exact moment", gridNoise)
-		}, audit.Leak, false},
-		{"grid noise unrounded, gaussian", gaussian, func(t *testing.T) audit.Mechanism {
-			return ppcaFloatPath(t, gaussian, "grid noise + exact moment", gridNoise)
-		}, audit.Leak, false},
-		{"continuous gaussian", gaussian, func(t *testing.T) audit.Mechanism {
-			return ppcaFloatPath(t, gaussian, "continuous gaussian + exact moment", func(src *randx.Source, _ dp.GridNoise, s float64) float64 {
-				return audittest.ContinuousGaussian(s)(src)
-			})
-		}, audit.Leak, true},
+	real := func(o PPCAOptions) func(t *testing.T) audit.Mechanism {
+		return func(t *testing.T) audit.Mechanism {
+			m, err := PPCADPMH(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if c.long && testing.Short() {
-				t.Skip("caught at 2,000 runs (p < 1e-20), not reliably at 500")
-			}
-			var m audit.Mechanism
-			if c.m == nil {
-				var err error
-				if m, err = PPCADPMH(c.o); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				m = c.m(t)
-			}
-			for seed := uint64(1); seed <= seeds; seed++ {
-				r, err := audit.GreyBox(m, audit.GreyBoxOptions{Runs: runs, Source: randx.NewSeeded(seed), Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("seed %d: %s", seed, r)
-				if r.Verdict != c.want {
-					t.Errorf("seed %d: %s, want %s", seed, r.Verdict, c.want)
-				}
-			}
-		})
+	double := func(o PPCAOptions, name string, noise func(*randx.Source, dp.GridNoise, float64) float64) func(t *testing.T) audit.Mechanism {
+		return func(t *testing.T) audit.Mechanism { return ppcaFloatPath(t, o, name, noise) }
 	}
+	continuous := func(src *randx.Source, _ dp.GridNoise, s float64) float64 {
+		return audittest.ContinuousGaussian(s)(src)
+	}
+	// The continuous Gaussian is caught at 2,000 runs (p < 1e-20), not
+	// reliably at 500: long mode only.
+	audittest.CheckFloatPaths(t, runs, seeds, []audittest.FloatPathCase{
+		{Name: "real owner, laplace", M: real(laplace), Want: audit.Pass},
+		{Name: "real owner, gaussian", M: real(gaussian), Want: audit.Pass},
+		{Name: "grid noise unrounded, laplace", M: double(laplace, "grid noise + exact moment", gridNoise), Want: audit.Leak},
+		{Name: "grid noise unrounded, gaussian", M: double(gaussian, "grid noise + exact moment", gridNoise), Want: audit.Leak},
+		{Name: "continuous gaussian", M: double(gaussian, "continuous gaussian + exact moment", continuous), Want: audit.Leak, Long: true},
+	})
 }
 
 // gridNoise is g·K with K the plan's discrete noise for one entry.

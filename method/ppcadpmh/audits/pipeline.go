@@ -3,7 +3,6 @@ package audits
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
@@ -16,11 +15,9 @@ import (
 
 // addPipeline adds the whole-pipeline audit.
 func addPipeline(fam *audit.Family) {
-	variants := func(extra ...string) []string { return append(slices.Clone(audit.PipelineVariants), extra...) }
-	fam.Add(audit.Method{Name: "pipeline-ppca-dp-mh", Summary: fmt.Sprintf("the whole PPCA-DP-MH pipeline (%d owners of rows, ε = %g each, Laplace, local noise) on a canary pair in owner 1's rows; also the paper calibration and --paper-latent",
+	fam.Add(audit.PipelineMethod("pipeline-ppca-dp-mh", fmt.Sprintf("the whole PPCA-DP-MH pipeline (%d owners of rows, ε = %g each, Laplace, local noise) on a canary pair in owner 1's rows; also the paper calibration and --paper-latent",
 		audit.PipelineOwners, audit.PipelineEpsilon),
-		Calibrations: variants("paper", "paper-latent"), FastRuns: 1_000, LongRuns: 10_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelinePPCA(o.Calibration) }},
+		func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelinePPCA(o.Calibration) }, "paper", "paper-latent"),
 		audit.Case{Method: "pipeline-ppca-dp-mh", Expect: audit.Pass})
 }
 

@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/dppub/dppub/audit"
 
@@ -179,22 +177,11 @@ var approxPattern = regexp.MustCompile(`≈ \(ε=([0-9.e+-]+), δ=([0-9.e+-]+)\)
 // collusionClaim finds the (ε, δ) a threat-model sentence about collusion
 // states.
 func collusionClaim(sentences []string) (dp.Guarantee, error) {
-	for _, s := range sentences {
-		if !strings.Contains(s, "collude") {
-			continue
-		}
-		m := approxPattern.FindStringSubmatch(s)
-		if m == nil {
-			continue
-		}
-		eps, err1 := strconv.ParseFloat(m[1], 64)
-		delta, err2 := strconv.ParseFloat(m[2], 64)
-		if err1 != nil || err2 != nil {
-			return dp.Guarantee{}, fmt.Errorf("audit: unreadable guarantee %q in the report", m[0])
-		}
-		return dp.Approx(eps, delta), nil
+	g, ok, err := audit.ReportedGuarantee(approxPattern, "collude", sentences)
+	if err == nil && !ok {
+		err = fmt.Errorf("audit: the report states no (ε, δ) for colluders: %q", sentences)
 	}
-	return dp.Guarantee{}, fmt.Errorf("audit: the report states no (ε, δ) for colluders: %q", sentences)
+	return g, err
 }
 
 // release runs the whole protocol on side and writes the view that owners

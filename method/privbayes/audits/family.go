@@ -5,7 +5,5 @@ import "github.com/dppub/dppub/audit"
 // Audits are PrivBayes' audits, as audit/catalog lists them: its noisy
 // marginals and its structure learning.
 func Audits() audit.Family {
-	var fam audit.Family
-	addMechanisms(&fam)
-	return fam
+	return audit.Collect(addMechanisms)
 }

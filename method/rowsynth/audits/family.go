@@ -9,10 +9,7 @@ import (
 // whole session, its same-seed replay, the session from inside, and the
 // hostile-coordinator attacks on its owners.
 func Audits() audit.Family {
-	var fam audit.Family
-	addPipeline(&fam)
-	addReplay(&fam)
-	addView(&fam)
+	fam := audit.Collect(addPipeline, addReplay, addView)
 	fam.AddHostile(rowsynth.Name, rowsHostileAttacks)
 	return fam
 }

@@ -15,10 +15,9 @@ import (
 
 // addPipeline adds the whole-session audit.
 func addPipeline(fam *audit.Family) {
-	fam.Add(audit.Method{Name: "pipeline-" + rowsynth.Name, Summary: fmt.Sprintf("the whole synthesize-rows session (%d owners of rows, ρ = %g each, secure aggregation with distributed noise; --mechanism exact for the exact noise mode) on a canary pair in owner 1's rows",
+	fam.Add(audit.PipelineMethod("pipeline-"+rowsynth.Name, fmt.Sprintf("the whole synthesize-rows session (%d owners of rows, ρ = %g each, secure aggregation with distributed noise; --mechanism exact for the exact noise mode) on a canary pair in owner 1's rows",
 		audit.PipelineOwners, audit.PipelineRho),
-		Calibrations: audit.PipelineVariants, FastRuns: 1_000, LongRuns: 10_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelineRows(o.Calibration, o.Mechanism) }},
+		func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelineRows(o.Calibration, o.Mechanism) }),
 		audit.Case{Method: "pipeline-" + rowsynth.Name, Expect: audit.Pass},
 		audit.Case{Method: "pipeline-" + rowsynth.Name, Options: audit.MethodOptions{Mechanism: string(rowsynth.NoiseExact)}, Expect: audit.Pass, Long: true})
 }

@@ -6,8 +6,5 @@ import "github.com/dppub/dppub/audit"
 // pipeline with each selection and inference option, and its same-seed
 // replay.
 func Audits() audit.Family {
-	var fam audit.Family
-	addPipelines(&fam)
-	addReplay(&fam)
-	return fam
+	return audit.Collect(addPipelines, addReplay)
 }

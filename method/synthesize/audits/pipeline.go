@@ -3,7 +3,6 @@ package audits
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/dppub/dppub/audit"
 
@@ -16,13 +15,11 @@ import (
 
 // addPipelines adds the whole-pipeline audits.
 func addPipelines(fam *audit.Family) {
-	variants := func(extra ...string) []string { return append(slices.Clone(audit.PipelineVariants), extra...) }
-	fam.Add(audit.Method{Name: pipelineSynthesize, Summary: fmt.Sprintf("the whole `%s` pipeline (one owner, ρ = %g, %d records × %d attributes) on a canary pair; --mechanism picks its selection or inference option (%s)",
+	fam.Add(audit.PipelineMethod(pipelineSynthesize, fmt.Sprintf("the whole `%s` pipeline (one owner, ρ = %g, %d records × %d attributes) on a canary pair; --mechanism picks its selection or inference option (%s)",
 		synthesize.Name, audit.PipelineRho, audit.CanaryRecords, audit.PipelineAttrs, synthesizeOptionNames()),
-		Calibrations: variants(), FastRuns: 1_000, LongRuns: 10_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
+		func(o audit.MethodOptions) (audit.Mechanism, error) {
 			return PipelineSynthesize(o.Calibration, o.Mechanism)
-		}},
+		}),
 		synthesizeCases()...)
 }
 
