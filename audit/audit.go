@@ -93,6 +93,18 @@ func (m Mechanism) Validate() error {
 	return nil
 }
 
+// CheckRelease runs release once on each side from a seeded source, so
+// that a mechanism that cannot run fails when it is built rather than in
+// the middle of an audit.
+func CheckRelease(release func(Side, *randx.Source, []float64) error, dim int) error {
+	for _, side := range []Side{D, DPrime} {
+		if err := release(side, randx.NewSeeded(0), make([]float64, dim)); err != nil {
+			return fmt.Errorf("audit: dataset %v: %w", side, err)
+		}
+	}
+	return nil
+}
+
 // Options configure one audit.
 type Options struct {
 	// Runs is the number of releases per dataset in the test batch.

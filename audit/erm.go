@@ -1,24 +1,12 @@
 package audit
 
 import (
-	"cmp"
 	"fmt"
 
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 )
-
-// addERM adds the DP-ERM audit.
-func addERM(fam *Family) {
-	fam.Add(Method{Name: "dp-erm", Summary: "DP-ERM (Chaudhuri et al. 2011) as learn.TrainDPLinear runs it (ε = 1, λ = 1, n = 10, one weight); --mechanism objective (logistic, default), objective-huber, output (huber hinge, tight) or output-logistic",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 300_000,
-		Build: func(o MethodOptions) (Mechanism, error) { return DPERM(o.Mechanism, cmp.Or(o.Epsilon, 1)) }},
-		Case{Method: "dp-erm", Expect: Pass},
-		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "output"}, Expect: Pass},
-		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "objective-huber"}, Expect: Pass},
-		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "output-logistic"}, Expect: Pass})
-}
 
 // DPERM audits learn.TrainDPLinear (the learner of MP-CRDP's DP SVM and of
 // DPPCA-SVM's sound pipeline) on one feature without bias, so the released

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -16,27 +15,6 @@ import (
 // (marginal.LocalMeasurer, which the single-owner engine uses and whose
 // noise the protocol reproduces); method/pdpmvds/audits (noise.go) audits how PDP-MVDS draws
 // that noise as shares.
-
-// addMarginal adds the marginal engine's audits.
-func addMarginal(fam *Family) {
-	fam.Add(Method{Name: "marginal-one-way", Summary: "PDP-MVDS/marginal engine: a noisy one-way marginal, Laplace at ε = √(2ρ) (ρ = 0.5)",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o MethodOptions) (Mechanism, error) { return MarginalOneWay(cmp.Or(o.Epsilon, 1)) }},
-		Case{Method: "marginal-one-way", Expect: Pass})
-	fam.Add(Method{Name: "marginal-gaussian", Summary: "PDP-MVDS/marginal engine: a noisy 2-way marginal, Gaussian ρ-zCDP (σ = 1), stated as its exact (ε = 1, δ) profile",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(MethodOptions) (Mechanism, error) { return MarginalGaussian() }},
-		Case{Method: "marginal-gaussian", Expect: Pass})
-	fam.Add(Method{Name: "iindif", Summary: "PDP-MVDS Algorithm 1's IInDif pair score (Δ = 2), Gaussian (σ = 2), stated as its exact (ε = 1, δ) profile",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(MethodOptions) (Mechanism, error) { return IInDifScore() }},
-		Case{Method: "iindif", Expect: Pass})
-	fam.Add(Method{Name: "indif", Summary: "PrivSyn's InDif pair score with Laplace (ε = 2): sound Δ = 6, or privsyn's Δ = 4",
-		Calibrations: []string{"sound", "privsyn"}, FastRuns: 200_000, LongRuns: 2_000_000,
-		Build: func(o MethodOptions) (Mechanism, error) { return InDifScore(o.Calibration, cmp.Or(o.Epsilon, 2)) }},
-		Case{Method: "indif", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
-		Case{Method: "indif", Options: MethodOptions{Calibration: "privsyn"}, Expect: Violation})
-}
 
 // GaussianProfile is the exact (ε, δ) guarantee at ε = 1 of a Gaussian
 // mechanism with noise σ on a query of L2 sensitivity Δ (Balle & Wang

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"

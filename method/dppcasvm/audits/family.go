@@ -4,7 +4,6 @@ import (
 	"cmp"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
 )
 

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/dp"
 	proto "github.com/dppub/dppub/method/dpsubn3/roles"
 	algo "github.com/dppub/dppub/method/dpsubn3/subn3"

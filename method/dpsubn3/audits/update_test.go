@@ -1,7 +1,6 @@
 package audits
 
 import (
-	"math"
 	"testing"
 
 	"github.com/dppub/dppub/audit"
@@ -13,6 +12,6 @@ import (
 // the PASS into a false VIOLATION with probability at most 5%.
 func TestUpdateAuditPasses(t *testing.T) {
 	audittest.CheckBounds(t, Audits(), []audittest.Bound{
-		{Method: "dp-subn3", Want: audit.Pass, Lo: 0.1, Hi: math.Inf(1), Seed: 23},
+		{Method: "dp-subn3", Want: audit.Pass, Lo: 0.1, Hi: 1, Seed: 23},
 	})
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/audit/audittest"
-
 	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
 )

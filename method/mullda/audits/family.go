@@ -4,7 +4,6 @@ import (
 	"cmp"
 
 	"github.com/dppub/dppub/audit"
-
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/method/mullda/lda"
 )

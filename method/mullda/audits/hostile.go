@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	ldaspec "github.com/dppub/dppub/method/mullda"

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/method/mullda/lda"
 	mullda "github.com/dppub/dppub/method/mullda/roles"
 	"github.com/dppub/dppub/privacy"
@@ -65,10 +64,8 @@ func MulLDA(o MulLDAOptions) (audit.Mechanism, error) {
 	if err != nil {
 		return audit.Mechanism{}, err
 	}
-	for _, side := range []audit.Side{audit.D, audit.DPrime} {
-		if err := s.release(side, randx.NewSeeded(0), make([]float64, s.dim())); err != nil {
-			return audit.Mechanism{}, fmt.Errorf("audit: dataset %v: %w", side, err)
-		}
+	if err := audit.CheckRelease(s.release, s.dim()); err != nil {
+		return audit.Mechanism{}, err
 	}
 	return audit.Mechanism{
 		Name:      fmt.Sprintf("mul-lda-dp publisher's view (%s calibration, %s noise, M=%d, p=%d, ε=%g, δ=%g)", o.Calibration, o.Noise, o.Owners, mulLDAP, o.Epsilon, o.Delta),

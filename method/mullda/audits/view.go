@@ -6,7 +6,6 @@ import (
 	"regexp"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/dp"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/method/mullda/lda"
@@ -91,10 +90,8 @@ func ViewMulLDA(view audit.View, variant string, eps, delta float64) (audit.Mech
 	if err != nil {
 		return audit.Mechanism{}, err
 	}
-	for _, side := range []audit.Side{audit.D, audit.DPrime} {
-		if err := v.release(side, randx.NewSeeded(0), make([]float64, v.dim())); err != nil {
-			return audit.Mechanism{}, fmt.Errorf("audit: dataset %v: %w", side, err)
-		}
+	if err := audit.CheckRelease(v.release, v.dim()); err != nil {
+		return audit.Mechanism{}, err
 	}
 	return audit.Mechanism{
 		Name:      fmt.Sprintf("mul-lda-dp, publisher with owner(s) %v (%s, correlated noise, M=%d, p=%d, ε=%g, δ=%g)", oneBased(colluders), variant, viewMulLDAOwners, mulLDAP, eps, delta),

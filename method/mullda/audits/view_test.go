@@ -6,7 +6,6 @@ import (
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/audit/audittest"
-
 	"github.com/dppub/dppub/method/mullda/lda"
 )
 

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/randx"

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"

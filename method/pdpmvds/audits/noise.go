@@ -6,7 +6,6 @@ import (
 	"math/big"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"

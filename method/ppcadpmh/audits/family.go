@@ -4,7 +4,6 @@ import (
 	"cmp"
 
 	"github.com/dppub/dppub/audit"
-
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 )

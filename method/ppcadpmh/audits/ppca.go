@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/linalg"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
@@ -113,10 +112,8 @@ func PPCADPMH(o PPCAOptions) (audit.Mechanism, error) {
 		return nil
 	}
 	// Fail now, not mid-audit, if the real owner rejects either dataset.
-	for _, side := range []audit.Side{audit.D, audit.DPrime} {
-		if err := release(side, randx.NewSeeded(0), make([]float64, to-from)); err != nil {
-			return audit.Mechanism{}, fmt.Errorf("audit: dataset %v: %w", side, err)
-		}
+	if err := audit.CheckRelease(release, to-from); err != nil {
+		return audit.Mechanism{}, err
 	}
 	return audit.Mechanism{
 		Name:      fmt.Sprintf("ppca-dp-mh owner %s (%s calibration, %s, p=%d, ε=%g)", o.Part, o.Calibration, o.Mechanism, p, o.Epsilon),

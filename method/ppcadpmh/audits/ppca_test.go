@@ -11,6 +11,44 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+func TestPPCAPairAndParts(t *testing.T) {
+	d := mat.NewDense(3, 4, []float64{0, 0, 0, 0, 0.2, 0.4, 0.6, 0.8, 1, 1, 1, 1})
+	one := mat.DenseCopyOf(d)
+	one.SetRow(0, []float64{1, 0, 1, 0})
+	two := mat.DenseCopyOf(one)
+	two.SetRow(1, []float64{0, 0, 0, 0})
+	m, err := PPCADPMH(PPCAOptions{Epsilon: 1, D: d, DPrime: one, Part: PartAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Dim != 4+10 || m.Claim.Epsilon != 1 {
+		t.Errorf("whole message: dim %d, claim %v; want 14 and ε = 1", m.Dim, m.Claim)
+	}
+	if _, err := PPCADPMH(PPCAOptions{Epsilon: 1, D: d, DPrime: two}); err == nil || !strings.Contains(err.Error(), "differ in 2 rows") {
+		t.Errorf("two rows changed: err = %v", err)
+	}
+	if _, err := PPCADPMH(PPCAOptions{Epsilon: 1, D: d}); err == nil {
+		t.Error("a pair without D' was accepted")
+	}
+	bad := mat.DenseCopyOf(one)
+	bad.Set(0, 0, 2)
+	if _, err := PPCADPMH(PPCAOptions{Epsilon: 1, D: d, DPrime: bad}); err == nil || !strings.Contains(err.Error(), "outside [0, 1]") {
+		t.Errorf("out-of-bounds row: err = %v", err)
+	}
+	if _, err := PPCADPMH(PPCAOptions{Epsilon: 1, Part: "diagonal"}); err == nil {
+		t.Error("unknown part accepted")
+	}
+	// Default pair, sum part: the exact centres differ by 1 in every entry.
+	m, err = PPCADPMH(PPCAOptions{P: 5, Epsilon: 1, Part: PartSum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, m.Dim)
+	if err := m.Release(audit.DPrime, randx.NewSeeded(1), out); err != nil || m.Dim != 5 || m.Claim.Epsilon != 0.5 {
+		t.Errorf("sum part: dim %d, claim %v, err %v; want 5, ε = 0.5", m.Dim, m.Claim, err)
+	}
+}
+
 // TestPPCAPaperViolatesSoundPasses is the audit that must catch the wrong
 // sensitivity of PPCA-DP-MH (docs/errata.md#ppca-second-moment-sensitivity)
 // at p = 20, ε = 2: the paper puts Lap(2p/ε) = Lap(20) on each of the 210
@@ -48,44 +86,6 @@ func TestPPCAPaperViolatesSoundPasses(t *testing.T) {
 	}
 	if rs.Verdict != audit.Pass || rs.EpsilonLower > 0.3 {
 		t.Errorf("sound calibration: ε_lower = %.3f (%s), want a PASS below 0.3", rs.EpsilonLower, rs.Verdict)
-	}
-}
-
-func TestPPCAPairAndParts(t *testing.T) {
-	d := mat.NewDense(3, 4, []float64{0, 0, 0, 0, 0.2, 0.4, 0.6, 0.8, 1, 1, 1, 1})
-	one := mat.DenseCopyOf(d)
-	one.SetRow(0, []float64{1, 0, 1, 0})
-	two := mat.DenseCopyOf(one)
-	two.SetRow(1, []float64{0, 0, 0, 0})
-	m, err := PPCADPMH(PPCAOptions{Epsilon: 1, D: d, DPrime: one, Part: PartAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Dim != 4+10 || m.Claim.Epsilon != 1 {
-		t.Errorf("whole message: dim %d, claim %v; want 14 and ε = 1", m.Dim, m.Claim)
-	}
-	if _, err := PPCADPMH(PPCAOptions{Epsilon: 1, D: d, DPrime: two}); err == nil || !strings.Contains(err.Error(), "differ in 2 rows") {
-		t.Errorf("two rows changed: err = %v", err)
-	}
-	if _, err := PPCADPMH(PPCAOptions{Epsilon: 1, D: d}); err == nil {
-		t.Error("a pair without D' was accepted")
-	}
-	bad := mat.DenseCopyOf(one)
-	bad.Set(0, 0, 2)
-	if _, err := PPCADPMH(PPCAOptions{Epsilon: 1, D: d, DPrime: bad}); err == nil || !strings.Contains(err.Error(), "outside [0, 1]") {
-		t.Errorf("out-of-bounds row: err = %v", err)
-	}
-	if _, err := PPCADPMH(PPCAOptions{Epsilon: 1, Part: "diagonal"}); err == nil {
-		t.Error("unknown part accepted")
-	}
-	// Default pair, sum part: the exact centres differ by 1 in every entry.
-	m, err = PPCADPMH(PPCAOptions{P: 5, Epsilon: 1, Part: PartSum})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]float64, m.Dim)
-	if err := m.Release(audit.DPrime, randx.NewSeeded(1), out); err != nil || m.Dim != 5 || m.Claim.Epsilon != 0.5 {
-		t.Errorf("sum part: dim %d, claim %v, err %v; want 5, ε = 0.5", m.Dim, m.Claim, err)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"regexp"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/dp"
 	mppca "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"

@@ -5,7 +5,6 @@ import (
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/audit/audittest"
-
 	"github.com/dppub/dppub/dp"
 )
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/dp"
 	privbayes "github.com/dppub/dppub/method/privbayes/bayesnet"
 	"github.com/dppub/dppub/privacy"

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"

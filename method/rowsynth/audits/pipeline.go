@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"

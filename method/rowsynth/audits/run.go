@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/audit"
-
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"

@@ -7,7 +7,6 @@ import (
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/audit/audittest"
-
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/privacy"
