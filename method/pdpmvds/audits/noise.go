@@ -61,30 +61,42 @@ func PDPMVDSNoise(mode pdpmvds.NoiseMode, view string) (audit.Mechanism, error) 
 	if view == "" {
 		view = "coordinator"
 	}
-	s := pdpmvds.Session{Parties: 2, Records: 10, Sizes: []int{2, 2}, Owners: []int{0, 1}, Noise: mode}
-	if err := s.Validate(); err != nil {
-		return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
-	}
-	noise, err := marginal.Calibrate(marginal.Gaussian, 1, 1, 0.5)
+	noise, release, err := sharedNoise(mode, marginal.Gaussian, 0.5, view == ViewParty)
 	if err != nil {
-		return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
+		return audit.Mechanism{}, err
 	}
 	return audit.Mechanism{
-		Name:  fmt.Sprintf("pdp-mvds %s noise (σ=1), %s's view", mode, view),
-		Claim: audit.GaussianProfile(noise.Scale, 1),
-		Pair:  "a count of 0 on D and 1 on D'",
-		Dim:   1,
-		Release: func(side audit.Side, src *randx.Source, out []float64) error {
-			_, shares := s.NoiseShares(noise, []int{0, 1}, dp.NewNoiser(src))
-			out[0] = audit.SideValue(side, 1)
-			for i, v := range shares {
-				if view == ViewParty && i == 0 {
-					continue // party 1 knows its own share
-				}
-				out[0] += v
+		Name:    fmt.Sprintf("pdp-mvds %s noise (σ=1), %s's view", mode, view),
+		Claim:   audit.GaussianProfile(noise.Scale, 1),
+		Pair:    "a count of 0 on D and 1 on D'",
+		Dim:     1,
+		Release: release,
+	}, nil
+}
+
+// sharedNoise calibrates the mechanism's noise at rho for a count of
+// sensitivity 1 and releases the count, 0 on D and 1 on D', plus the
+// shares of it that two parties and S draw (Session.NoiseShares), without
+// party 1's own share when ownKnown (a fellow party's view).
+func sharedNoise(mode pdpmvds.NoiseMode, m marginal.Mechanism, rho float64, ownKnown bool) (marginal.Noise, func(audit.Side, *randx.Source, []float64) error, error) {
+	s := pdpmvds.Session{Parties: 2, Records: 10, Sizes: []int{2, 2}, Owners: []int{0, 1}, Noise: mode}
+	if err := s.Validate(); err != nil {
+		return marginal.Noise{}, nil, fmt.Errorf("audit: %w", err)
+	}
+	noise, err := marginal.Calibrate(m, 1, 1, rho)
+	if err != nil {
+		return marginal.Noise{}, nil, fmt.Errorf("audit: %w", err)
+	}
+	return noise, func(side audit.Side, src *randx.Source, out []float64) error {
+		_, shares := s.NoiseShares(noise, []int{0, 1}, dp.NewNoiser(src))
+		out[0] = audit.SideValue(side, 1)
+		for i, v := range shares {
+			if ownKnown && i == 0 {
+				continue // party 1 knows its own share
 			}
-			return nil
-		},
+			out[0] += v
+		}
+		return nil
 	}, nil
 }
 
@@ -132,26 +144,15 @@ func DLPA(eps float64) (audit.Mechanism, error) {
 // count of sensitivity 1. The coordinator sees the count plus every share; claimed
 // ε-DP. The statistic is the release.
 func PDPMVDSLaplaceNoise(mode pdpmvds.NoiseMode, eps float64) (audit.Mechanism, error) {
-	s := pdpmvds.Session{Parties: 2, Records: 10, Sizes: []int{2, 2}, Owners: []int{0, 1}, Noise: mode}
-	if err := s.Validate(); err != nil {
-		return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
-	}
-	noise, err := marginal.Calibrate(marginal.Laplace, 1, 1, eps*eps/2)
+	noise, release, err := sharedNoise(mode, marginal.Laplace, eps*eps/2, false)
 	if err != nil {
-		return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
+		return audit.Mechanism{}, err
 	}
 	return audit.Mechanism{
-		Name:  fmt.Sprintf("pdp-mvds %s discrete Laplace noise by Pólya shares (ε=%g), coordinator's view", mode, eps),
-		Claim: noise.Spec().Guarantee,
-		Pair:  "a count of 0 on D and 1 on D'",
-		Dim:   1,
-		Release: func(side audit.Side, src *randx.Source, out []float64) error {
-			_, shares := s.NoiseShares(noise, []int{0, 1}, dp.NewNoiser(src))
-			out[0] = audit.SideValue(side, 1)
-			for _, v := range shares {
-				out[0] += v
-			}
-			return nil
-		},
+		Name:    fmt.Sprintf("pdp-mvds %s discrete Laplace noise by Pólya shares (ε=%g), coordinator's view", mode, eps),
+		Claim:   noise.Spec().Guarantee,
+		Pair:    "a count of 0 on D and 1 on D'",
+		Dim:     1,
+		Release: release,
 	}, nil
 }
