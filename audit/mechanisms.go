@@ -115,6 +115,7 @@ func scalarPairText(v [2]float64, delta float64) string {
 		v[D], v[DPrime], (v[DPrime]-v[D])/delta, delta)
 }
 
+// SideValue is a scalar query's value on side: 0 on D, v on D'.
 func SideValue(side Side, v float64) float64 {
 	if side == D {
 		return 0

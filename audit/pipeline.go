@@ -71,15 +71,15 @@ const (
 	PipelineParties = 2
 )
 
-// PipelineVariants are the variants every pipeline audit accepts, sound
+// pipelineVariants are the variants every pipeline audit accepts, sound
 // first.
-var PipelineVariants = []string{VariantSound, VariantUnnoised, VariantNoiseHalved, VariantNoiseTenth}
+var pipelineVariants = []string{VariantSound, VariantUnnoised, VariantNoiseHalved, VariantNoiseTenth}
 
 // PipelineMethod is the named audit of a whole pipeline built by build:
-// it takes every variant of PipelineVariants and the extra ones, and
+// it takes every variant of pipelineVariants and the extra ones, and
 // runs 1,000 times per batch in fast mode, 10,000 in long mode.
 func PipelineMethod(name, summary string, build func(MethodOptions) (Mechanism, error), extra ...string) Method {
-	return Method{Name: name, Summary: summary, Calibrations: append(slices.Clone(PipelineVariants), extra...),
+	return Method{Name: name, Summary: summary, Calibrations: append(slices.Clone(pipelineVariants), extra...),
 		FastRuns: 1_000, LongRuns: 10_000, Build: build}
 }
 
@@ -219,11 +219,11 @@ func PipelineMechanism(spec PipelineSpec, variant string) (Mechanism, error) {
 		variant = VariantSound
 	}
 	found := false
-	for _, v := range PipelineVariants {
+	for _, v := range pipelineVariants {
 		found = found || v == variant
 	}
 	if !found {
-		return Mechanism{}, fmt.Errorf("audit: %s has no variant %q (want one of %v)", spec.Name, variant, PipelineVariants)
+		return Mechanism{}, fmt.Errorf("audit: %s has no variant %q (want one of %v)", spec.Name, variant, pipelineVariants)
 	}
 	dTab, dPrime, canary := CanaryTables(spec.Attrs, CanaryRecords)
 	tables := [2]*data.Table{D: dTab, DPrime: dPrime}
@@ -231,7 +231,7 @@ func PipelineMechanism(spec PipelineSpec, variant string) (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %s: %w", spec.Name, err)
 	}
-	claim, delta, err := PipelineClaim(spec, report)
+	claim, delta, err := pipelineClaim(spec, report)
 	if err != nil {
 		return Mechanism{}, err
 	}
@@ -261,9 +261,9 @@ func PipelineMechanism(spec PipelineSpec, variant string) (Mechanism, error) {
 	}, nil
 }
 
-// PipelineClaim is the guarantee the report states for the audited
+// pipelineClaim is the guarantee the report states for the audited
 // change, and the δ at which a zCDP one is also tested as (ε, δ).
-func PipelineClaim(spec PipelineSpec, r *privacy.Report) (dp.Guarantee, float64, error) {
+func pipelineClaim(spec PipelineSpec, r *privacy.Report) (dp.Guarantee, float64, error) {
 	g := r.Claimed
 	if r.Actual != nil {
 		g = *r.Actual

@@ -284,7 +284,7 @@ func OneWays(res *marginal.Result, dim int) ([]float64, error) {
 // scales it), pair replays a seed on both sides.
 func ReplayMechanism(name string, tables [2]*data.Table, report *privacy.Report, scale float64,
 	release func(Side, *randx.Source, []float64) error, pair func(uint64) (PairReplay, error)) (Mechanism, error) {
-	claim, delta, err := PipelineClaim(PipelineSpec{Name: name}, report)
+	claim, delta, err := pipelineClaim(PipelineSpec{Name: name}, report)
 	if err != nil {
 		return Mechanism{}, err
 	}
