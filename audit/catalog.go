@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -37,6 +38,15 @@ func Collect(adds ...func(*Family)) Family {
 func (f *Family) Add(m Method, cases ...Case) {
 	f.Methods = append(f.Methods, m)
 	f.Cases = append(f.Cases, cases...)
+}
+
+// AddSound adds a named audit with the sound calibration only, whose
+// mechanism is build at the options' ε (eps when they leave it unset),
+// and its suite case: it passes.
+func (f *Family) AddSound(name, summary string, fastRuns, longRuns int, eps float64, build func(eps float64) (Mechanism, error)) {
+	f.Add(Method{Name: name, Summary: summary, Calibrations: []string{"sound"}, FastRuns: fastRuns, LongRuns: longRuns,
+		Build: func(o MethodOptions) (Mechanism, error) { return build(cmp.Or(o.Epsilon, eps)) }},
+		Case{Method: name, Expect: Pass})
 }
 
 // AddHostile lists method's hostile-coordinator attacks.

@@ -32,10 +32,8 @@ func Core() Family {
 		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "output"}, Expect: Pass},
 		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "objective-huber"}, Expect: Pass},
 		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "output-logistic"}, Expect: Pass})
-	fam.Add(Method{Name: "marginal-one-way", Summary: "PDP-MVDS/marginal engine: a noisy one-way marginal, Laplace at ε = √(2ρ) (ρ = 0.5)",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o MethodOptions) (Mechanism, error) { return MarginalOneWay(cmp.Or(o.Epsilon, 1)) }},
-		Case{Method: "marginal-one-way", Expect: Pass})
+	fam.AddSound("marginal-one-way", "PDP-MVDS/marginal engine: a noisy one-way marginal, Laplace at ε = √(2ρ) (ρ = 0.5)",
+		20_000, 500_000, 1, MarginalOneWay)
 	fam.Add(Method{Name: "marginal-gaussian", Summary: "PDP-MVDS/marginal engine: a noisy 2-way marginal, Gaussian ρ-zCDP (σ = 1), stated as its exact (ε = 1, δ) profile",
 		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
 		Build: func(MethodOptions) (Mechanism, error) { return MarginalGaussian() }},

@@ -1,7 +1,6 @@
 package audits
 
 import (
-	"cmp"
 	"fmt"
 
 	dpsubn3 "github.com/dppub/dppub/method/dpsubn3/subn3"
@@ -16,10 +15,8 @@ import (
 
 // addUpdate adds the audit of one party's update.
 func addUpdate(fam *audit.Family) {
-	fam.Add(audit.Method{Name: dpsubn3spec.Name, Summary: "one DP-SUBN3 party's update with a prior (sample, merge, PrivBayes on the merge; ε = 1)",
-		Calibrations: []string{"sound"}, FastRuns: 10_000, LongRuns: 200_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return DPSUBN3Update(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: dpsubn3spec.Name, Expect: audit.Pass})
+	fam.AddSound(dpsubn3spec.Name, "one DP-SUBN3 party's update with a prior (sample, merge, PrivBayes on the merge; ε = 1)",
+		10_000, 200_000, 1, DPSUBN3Update)
 }
 
 // DPSUBN3Update audits one DP-SUBN3 party's turn (dpsubn3.Update) with a

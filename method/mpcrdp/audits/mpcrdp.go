@@ -31,30 +31,18 @@ func addMechanisms(fam *audit.Family) {
 		}},
 		audit.Case{Method: "mp-crdp-queries", Options: audit.MethodOptions{Calibration: string(mpcrdp.Sound)}, Expect: audit.Pass},
 		audit.Case{Method: "mp-crdp-queries", Options: audit.MethodOptions{Calibration: string(mpcrdp.Paper)}, Expect: audit.Violation})
-	fam.Add(audit.Method{Name: "mp-crdp-fm", Summary: "MP-CRDP's logistic regression by the functional mechanism (one feature, ε = 1)",
-		Calibrations: []string{string(mpcrdp.Sound)}, FastRuns: 20_000, LongRuns: 300_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return MPCRDPFM(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: "mp-crdp-fm", Expect: audit.Pass})
-	fam.Add(audit.Method{Name: "mp-crdp-svm", Summary: "MP-CRDP's DP SVM (objective perturbation, Huber hinge, bias; ε = 1)",
-		Calibrations: []string{string(mpcrdp.Sound)}, FastRuns: 10_000, LongRuns: 300_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return MPCRDPSVM(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: "mp-crdp-svm", Expect: audit.Pass})
-	fam.Add(audit.Method{Name: "mp-crdp-pearson", Summary: "MP-FS sound redundancy statistics: sums and cross-products of 2 features in [0,1] + Laplace(5/ε) (ε = 1)",
-		Calibrations: []string{string(mpcrdp.Sound)}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return MPCRDPPearson(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: "mp-crdp-pearson", Expect: audit.Pass})
-	fam.Add(audit.Method{Name: "mp-crdp-u1", Summary: "MP-OP selection by the exponential mechanism over information-gain utilities (u1, sound Δu = b·3·(log₂n + log₂e)/n; b = 1, ε = 1)",
-		Calibrations: []string{string(mpcrdp.Sound)}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return MPCRDPU1(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: "mp-crdp-u1", Expect: audit.Pass})
-	fam.Add(audit.Method{Name: "mp-crdp-entropy", Summary: "MP-FS noisy entropy for the NMI of categorical pairs: Laplace((log₂n + log₂e)/(nε)) (n = 8, ε = 1)",
-		Calibrations: []string{string(mpcrdp.Sound)}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return MPCRDPEntropy(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: "mp-crdp-entropy", Expect: audit.Pass})
-	fam.Add(audit.Method{Name: "mp-crdp-stability", Summary: "MP-FS DP stability selection: L1-logistic selection counts over disjoint blocks + Laplace(M/ε) (2 features, 4 runs, ε = 1)",
-		Calibrations: []string{string(mpcrdp.Sound)}, FastRuns: 5_000, LongRuns: 100_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return MPCRDPStability(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: "mp-crdp-stability", Expect: audit.Pass})
+	fam.AddSound("mp-crdp-fm", "MP-CRDP's logistic regression by the functional mechanism (one feature, ε = 1)",
+		20_000, 300_000, 1, MPCRDPFM)
+	fam.AddSound("mp-crdp-svm", "MP-CRDP's DP SVM (objective perturbation, Huber hinge, bias; ε = 1)",
+		10_000, 300_000, 1, MPCRDPSVM)
+	fam.AddSound("mp-crdp-pearson", "MP-FS sound redundancy statistics: sums and cross-products of 2 features in [0,1] + Laplace(5/ε) (ε = 1)",
+		20_000, 500_000, 1, MPCRDPPearson)
+	fam.AddSound("mp-crdp-u1", "MP-OP selection by the exponential mechanism over information-gain utilities (u1, sound Δu = b·3·(log₂n + log₂e)/n; b = 1, ε = 1)",
+		20_000, 500_000, 1, MPCRDPU1)
+	fam.AddSound("mp-crdp-entropy", "MP-FS noisy entropy for the NMI of categorical pairs: Laplace((log₂n + log₂e)/(nε)) (n = 8, ε = 1)",
+		20_000, 500_000, 1, MPCRDPEntropy)
+	fam.AddSound("mp-crdp-stability", "MP-FS DP stability selection: L1-logistic selection counts over disjoint blocks + Laplace(M/ε) (2 features, 4 runs, ε = 1)",
+		5_000, 100_000, 1, MPCRDPStability)
 	fam.Add(audit.Method{Name: "mp-crdp-u2", Summary: "MP-OP selection by the exponential mechanism over u2 = MCD/ΔCS_p utilities (4 candidates, ε = 1): sound Δu2 = 1, or the paper's 1/K (VIOLATION)",
 		Calibrations: []string{string(mpcrdp.Sound), string(mpcrdp.Paper)}, FastRuns: 20_000, LongRuns: 500_000,
 		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {

@@ -35,10 +35,8 @@ func addNoise(fam *audit.Family) {
 		}},
 		audit.Case{Method: "pdp-mvds-laplace-noise", Options: audit.MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe)}, Expect: audit.Pass},
 		audit.Case{Method: "pdp-mvds-laplace-noise", Options: audit.MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Expect: audit.Pass})
-	fam.Add(audit.Method{Name: "dlpa", Summary: "DLPA distributed Laplace (Rastogi & Nath 2010) as PDP-MVDS's Paillier suite draws it: 3 parties' Gaussian shares, quantised, combined (ε = 1)",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return DLPA(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: "dlpa", Expect: audit.Pass})
+	fam.AddSound("dlpa", "DLPA distributed Laplace (Rastogi & Nath 2010) as PDP-MVDS's Paillier suite draws it: 3 parties' Gaussian shares, quantised, combined (ε = 1)",
+		20_000, 500_000, 1, DLPA)
 }
 
 // ViewParty audits what a fellow party sees of PDP-MVDS's noise: the

@@ -1,7 +1,6 @@
 package audits
 
 import (
-	"cmp"
 	"fmt"
 
 	"github.com/dppub/dppub/audit"
@@ -17,14 +16,10 @@ import (
 
 // addMechanisms adds PrivBayes' audits.
 func addMechanisms(fam *audit.Family) {
-	fam.Add(audit.Method{Name: "privbayes-marginals", Summary: "PrivBayes' noisy count marginals of two families (Laplace 2m/ε, ε = 1)",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return PrivBayesMarginals(cmp.Or(o.Epsilon, 1)) }},
-		audit.Case{Method: "privbayes-marginals", Expect: audit.Pass})
-	fam.Add(audit.Method{Name: "privbayes-structure", Summary: "PrivBayes' GreedyBayes structure (exponential mechanism, R score, k = 1, ε1 = 10) on 6 records",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return PrivBayesStructure(cmp.Or(o.Epsilon, 10)) }},
-		audit.Case{Method: "privbayes-structure", Expect: audit.Pass})
+	fam.AddSound("privbayes-marginals", "PrivBayes' noisy count marginals of two families (Laplace 2m/ε, ε = 1)",
+		20_000, 500_000, 1, PrivBayesMarginals)
+	fam.AddSound("privbayes-structure", "PrivBayes' GreedyBayes structure (exponential mechanism, R score, k = 1, ε1 = 10) on 6 records",
+		20_000, 500_000, 10, PrivBayesStructure)
 }
 
 // BayesPair is D: n records over binary attributes, and D' with record 0
