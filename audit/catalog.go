@@ -65,14 +65,18 @@ type Catalog struct {
 	evidence map[string][]string
 }
 
-// NewCatalog joins families; a name that two audits (or two hostile
-// suites) share is an error.
+// NewCatalog joins families. A name that two audits (or two hostile
+// suites) share, an audit without a calibration or a Build, and a suite
+// case of no audit are errors.
 func NewCatalog(families ...Family) (*Catalog, error) {
 	c := &Catalog{hostile: map[string]func() []HostileAttack{}, evidence: map[string][]string{}}
 	for _, f := range families {
 		for _, m := range f.Methods {
 			if _, err := c.Lookup(m.Name); err == nil {
 				return nil, fmt.Errorf("audit: method %q registered twice", m.Name)
+			}
+			if len(m.Calibrations) == 0 || m.Build == nil {
+				return nil, fmt.Errorf("audit: method %q needs a calibration and a Build function", m.Name)
 			}
 			c.methods = append(c.methods, m)
 		}
@@ -85,6 +89,11 @@ func NewCatalog(families ...Family) (*Catalog, error) {
 		}
 		for name, audits := range f.Evidence {
 			c.evidence[name] = append(c.evidence[name], audits...)
+		}
+	}
+	for _, k := range c.cases {
+		if _, err := c.Lookup(k.Method); err != nil {
+			return nil, fmt.Errorf("audit: a suite case: %w", err)
 		}
 	}
 	return c, nil

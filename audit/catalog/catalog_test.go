@@ -56,24 +56,27 @@ func TestEveryRegisteredMethodIsAudited(t *testing.T) {
 	}
 }
 
-// The catalog holds every family's audits once, under unique names, and
-// every suite case names an audit of the catalog.
+// The catalog holds every family's audits once, under unique names; it
+// refuses a family twice, an audit without a Build and a case of no
+// audit.
 func TestCatalog(t *testing.T) {
-	c := All()
 	n := 0
 	for _, f := range Families() {
 		n += len(f.Methods)
 	}
-	if got := len(c.Methods()); got != n || n < 39 {
+	if got := len(All().Methods()); got != n || n < 39 {
 		t.Errorf("%d audits in the catalog, %d in its families; want equal and the whole list", got, n)
 	}
-	for _, k := range c.Suite(true) {
-		if _, err := c.Lookup(k.Method); err != nil {
-			t.Error(err)
+	noBuild := audit.Family{Methods: []audit.Method{{Name: "x", Calibrations: []string{"sound"}}}}
+	stray := audit.Family{Cases: []audit.Case{{Method: "no-such-audit", Expect: audit.Pass}}}
+	for name, fams := range map[string][]audit.Family{
+		"every core audit twice": {audit.Core(), audit.Core()},
+		"an audit without Build": {noBuild},
+		"a case of no audit":     {audit.Core(), stray},
+	} {
+		if _, err := audit.NewCatalog(fams...); err == nil {
+			t.Errorf("%s: accepted", name)
 		}
-	}
-	if _, err := audit.NewCatalog(audit.Core(), audit.Core()); err == nil {
-		t.Error("a catalog with every core audit twice was accepted")
 	}
 }
 
