@@ -93,6 +93,18 @@ func (m Mechanism) Validate() error {
 	return nil
 }
 
+// CheckRelease runs release once on each side from a seeded source, so
+// that a mechanism that cannot run fails when it is built rather than in
+// the middle of an audit.
+func CheckRelease(release func(Side, *randx.Source, []float64) error, dim int) error {
+	for _, side := range []Side{D, DPrime} {
+		if err := release(side, randx.NewSeeded(0), make([]float64, dim)); err != nil {
+			return fmt.Errorf("audit: dataset %v: %w", side, err)
+		}
+	}
+	return nil
+}
+
 // Options configure one audit.
 type Options struct {
 	// Runs is the number of releases per dataset in the test batch.
@@ -121,21 +133,10 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() error {
-	if o.SearchRuns == 0 {
-		o.SearchRuns = o.Runs
-	}
-	if o.Confidence == 0 {
-		o.Confidence = 0.95
-	}
-	if o.Grid == 0 {
-		o.Grid = 200
-	}
-	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
-	}
+	o.SearchRuns = cmp.Or(o.SearchRuns, o.Runs)
+	o.Confidence = cmp.Or(o.Confidence, 0.95)
+	o.Grid = cmp.Or(o.Grid, 200)
+	setRuntime(&o.Workers, &o.Source)
 	switch {
 	case o.Runs < 10:
 		return fmt.Errorf("audit: runs must be at least 10, got %d", o.Runs)
@@ -149,6 +150,15 @@ func (o *Options) setDefaults() error {
 		return fmt.Errorf("audit: workers must be positive, got %d", o.Workers)
 	}
 	return nil
+}
+
+// setRuntime fills the workers (GOMAXPROCS) and the source (a secure
+// one) every audit's options leave unset.
+func setRuntime(workers *int, src **randx.Source) {
+	*workers = cmp.Or(*workers, runtime.GOMAXPROCS(0))
+	if *src == nil {
+		*src = randx.NewSecure()
+	}
 }
 
 // Verdict is the outcome of an audit.

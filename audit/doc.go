@@ -29,15 +29,18 @@
 // test refutes the claim; the eight one-sided bounds are then at level
 // (1 − confidence)/8 each.
 //
-// Mechanisms: Laplace, Gaussian (analytic) and Exponential from package
-// dp; PPCADPMH, the real owner role of method/ppcadpmh/roles in both
-// calibrations; DPPCA, the noisy second-moment matrix of method/dppcasvm/dppca;
-// MulLDA, everything the Mul-LDA-DP publisher receives from the real roles
-// of method/mullda/roles; ZeroSum, the correlated noise of Mul-LDA-DP (drawn
-// with method/mullda/lda) at the tight σ, which isolates the flaw of the paper's
-// per-message argument (Theorem 7) against the publisher's whole view.
-// Methods lists them under the names `dppub audit` uses, and Suite is what
-// CI runs.
+// Audits: this package is the harness and knows no method. Core holds
+// the audits of code no method owns: Laplace, Gaussian (analytic) and
+// Exponential from package dp, learn's DP-ERM and the marginal engine's
+// releases. Each method's audits live in its folder,
+// method/<name>/audits (PPCA-DP-MH's real owner role in both
+// calibrations, Mul-LDA-DP's correlated zero-sum noise against the
+// publisher's whole view, DPPCA's noisy second moment, the views of the
+// real roles, the whole pipelines on canary pairs, the hostile-coordinator
+// attacks), and return one Family: named audits with their suite cases.
+// Package audit/catalog joins the families into the Catalog whose
+// Methods are the names `dppub audit` uses and whose Suite is what CI
+// runs.
 //
 // Grey-box: GreyBox runs the same mechanisms on D and D' and compares the
 // distributions of the low-order structure of their float64 outputs (the
@@ -45,8 +48,8 @@
 // output minus the true value rounded to the release's grid) by χ² tests
 // at a stated false-alarm rate. It finds the floating-point leak of noise
 // added to the true value in float64 (Mironov 2012), which black-box
-// thresholds on the value cannot see; GreyBoxSuite runs it for every
-// registered audit.
+// thresholds on the value cannot see; Catalog.GreyBoxSuite runs it for
+// every audit of the catalog.
 //
 // Randomness: the audit's releases draw from children of Options.Source.
 // Seeded and secure sources drive the same exact samplers of package dp;

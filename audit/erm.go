@@ -8,16 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() {
-	register(Method{Name: "dp-erm", Summary: "DP-ERM (Chaudhuri et al. 2011) as learn.TrainDPLinear runs it (ε = 1, λ = 1, n = 10, one weight); --mechanism objective (logistic, default), objective-huber, output (huber hinge, tight) or output-logistic",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 300_000,
-		build: func(o MethodOptions) (Mechanism, error) { return DPERM(o.Mechanism, or(o.Epsilon, 1)) }},
-		Case{Method: "dp-erm", Expect: Pass},
-		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "output"}, Expect: Pass},
-		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "objective-huber"}, Expect: Pass},
-		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "output-logistic"}, Expect: Pass})
-}
-
 // DPERM audits learn.TrainDPLinear (the learner of MP-CRDP's DP SVM and of
 // DPPCA-SVM's sound pipeline) on one feature without bias, so the released
 // model is a single weight. variant is "objective" (logistic loss, the

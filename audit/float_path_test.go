@@ -1,68 +1,24 @@
-package audit
+package audit_test
 
 import (
-	"math"
 	"testing"
 
+	"github.com/dppub/dppub/audit"
+	"github.com/dppub/dppub/audit/audittest"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/randx"
 )
-
-// floatPathCase is a grey-box audit of the suite, real or with the old
-// float path planted back as a test double, and the verdict it must give
-// at every seed.
-type floatPathCase struct {
-	name string
-	m    func(t *testing.T) Mechanism
-	want Verdict
-}
-
-// checkFloatPaths runs each case's grey-box audit at the given runs per
-// dataset over seeds 1–3 and requires its verdict at each.
-func checkFloatPaths(t *testing.T, runs int, cases []floatPathCase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m := c.m(t)
-			for seed := uint64(1); seed <= 3; seed++ {
-				r, err := GreyBox(m, GreyBoxOptions{Runs: runs, Source: randx.NewSeeded(seed), Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("seed %d: %s", seed, r)
-				if r.Verdict != c.want {
-					t.Errorf("seed %d: %s, want %s", seed, r.Verdict, c.want)
-				}
-			}
-		})
-	}
-}
-
-// methodMechanism builds the named audit at its default options.
-func methodMechanism(t *testing.T, name string, o MethodOptions) Mechanism {
-	t.Helper()
-	meth, err := LookupMethod(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := meth.Mechanism(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // scalarFloatPath plants the old release into a scalar audit of the suite
 // (laplace or gaussian), as a test double: the same pair, claim and truth,
 // but the release is the exact value plus noise drawn around 0 and added
 // in float64, never rounded to the grid.
-func scalarFloatPath(t *testing.T, method, name string, noise func(src *randx.Source) float64) func(t *testing.T) Mechanism {
-	return func(t *testing.T) Mechanism {
-		m := methodMechanism(t, method, MethodOptions{})
-		v := [2]float64{m.Truth(D)[0], m.Truth(DPrime)[0]}
+func scalarFloatPath(t *testing.T, method, name string, noise func(src *randx.Source) float64) func(t *testing.T) audit.Mechanism {
+	return func(t *testing.T) audit.Mechanism {
+		m := audittest.MustMechanism(t, audit.Core(), method, audit.MethodOptions{})
+		v := [2]float64{m.Truth(audit.D)[0], m.Truth(audit.DPrime)[0]}
 		m.Name = name + " (test double of " + m.Name + ")"
-		m.Release = func(side Side, src *randx.Source, out []float64) error {
+		m.Release = func(side audit.Side, src *randx.Source, out []float64) error {
 			out[0] = v[side] + noise(src)
 			return nil
 		}
@@ -73,7 +29,7 @@ func scalarFloatPath(t *testing.T, method, name string, noise func(src *randx.So
 // planNoise is g·K, K one draw of the plan's discrete noise: the real
 // noise, but added to a value that was not rounded to g.
 func planNoise(p dp.GridNoise) func(*randx.Source) float64 {
-	return func(src *randx.Source) float64 { return gridNoise(src, p, 0) }
+	return func(src *randx.Source) float64 { return audittest.GridNoise(src, p) }
 }
 
 // The old float paths planted back into the suite's scalar audits
@@ -113,16 +69,18 @@ func TestGreyBoxCatchesScalarFloatPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real := func(method string) func(t *testing.T) Mechanism {
-		return func(t *testing.T) Mechanism { return methodMechanism(t, method, MethodOptions{}) }
+	real := func(method string) func(t *testing.T) audit.Mechanism {
+		return func(t *testing.T) audit.Mechanism {
+			return audittest.MustMechanism(t, audit.Core(), method, audit.MethodOptions{})
+		}
 	}
-	checkFloatPaths(t, runs, []floatPathCase{
-		{"real laplace", real("laplace"), Pass},
-		{"real gaussian", real("gaussian"), Pass},
-		{"laplace grid noise unrounded", scalarFloatPath(t, "laplace", "grid noise + exact value", planNoise(lapPlan)), Leak},
-		{"gaussian grid noise unrounded", scalarFloatPath(t, "gaussian", "grid noise + exact value", planNoise(gaussPlan)), Leak},
-		{"continuous laplace", scalarFloatPath(t, "laplace", "continuous laplace + exact value", continuousLaplace(lapPlan.Scale())), Leak},
-		{"continuous gaussian", scalarFloatPath(t, "gaussian", "continuous gaussian + exact value", continuousGaussian(gaussPlan.Scale())), Leak},
+	audittest.CheckFloatPaths(t, runs, 3, []audittest.FloatPathCase{
+		{Name: "real laplace", M: real("laplace"), Want: audit.Pass},
+		{Name: "real gaussian", M: real("gaussian"), Want: audit.Pass},
+		{Name: "laplace grid noise unrounded", M: scalarFloatPath(t, "laplace", "grid noise + exact value", planNoise(lapPlan)), Want: audit.Leak},
+		{Name: "gaussian grid noise unrounded", M: scalarFloatPath(t, "gaussian", "grid noise + exact value", planNoise(gaussPlan)), Want: audit.Leak},
+		{Name: "continuous laplace", M: scalarFloatPath(t, "laplace", "continuous laplace + exact value", audittest.ContinuousLaplace(lapPlan.Scale())), Want: audit.Leak},
+		{Name: "continuous gaussian", M: scalarFloatPath(t, "gaussian", "continuous gaussian + exact value", audittest.ContinuousGaussian(gaussPlan.Scale())), Want: audit.Leak},
 	})
 }
 
@@ -136,72 +94,13 @@ func TestGreyBoxOldScalarPairIsBlind(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := scalarFloatPath(t, "laplace", "grid noise + exact value, old pair", planNoise(p))(t)
-	m = WithScalarTruth(m, 0, 1)
+	m = audit.WithScalarTruth(m, 0, 1)
 	v := [2]float64{0, 1}
-	m.Release = func(side Side, src *randx.Source, out []float64) error {
-		out[0] = v[side] + gridNoise(src, p, 0)
+	m.Release = func(side audit.Side, src *randx.Source, out []float64) error {
+		out[0] = v[side] + audittest.GridNoise(src, p)
 		return nil
 	}
-	if r := greyBox(t, m, 2000, randx.NewSeeded(1)); r.Verdict != Pass {
+	if r := greyBox(t, m, 2000, randx.NewSeeded(1)); r.Verdict != audit.Pass {
 		t.Errorf("%s: want PASS, the blind spot the off-grid pair removes", r)
 	}
-}
-
-// zeroSumFloatPath plants the old float path into the owners of the
-// zero-sum audit (ZeroSum with o), as a test double: the same plan, shares
-// and truth, but each owner's message is its exact statistic plus g·(own
-// noise + zero-sum share) in float64, the statistic never rounded to g.
-func zeroSumFloatPath(t *testing.T, o ZeroSumOptions) Mechanism {
-	t.Helper()
-	m, err := ZeroSum(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	owners := o.Owners
-	cov, err := zeroSumCov(owners, o.View)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sigma, err := dp.AnalyticGaussianSigma(1, o.Epsilon, o.Delta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sigma *= math.Sqrt(precisionFactor(cov))
-	block, err := lda.NewBlockNoise(lda.Correlated, owners, 1, sigma, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := [2][]float64{m.Truth(D), m.Truth(DPrime)}
-	m.Name = "owners add their noise to the unrounded statistic (test double of " + m.Name + ")"
-	m.Release = func(side Side, src *randx.Source, out []float64) error {
-		n := dp.NewNoiser(src)
-		shares := lda.ZeroSumShares(n, block.Plan, owners+1, 1)
-		for i := range owners {
-			k := block.Own(n, 1)[0] + shares[i+1][0]
-			out[i] = truth[side][i] + float64(k)*block.Plan.Grid
-		}
-		out[owners] = float64(shares[0][0]) * block.Plan.Grid
-		return nil
-	}
-	return m
-}
-
-// The old float path planted into the owners of the multi-party zero-sum
-// audit (Mul-LDA-DP's correlated noise, publisher's view, M = 10, sound,
-// ε = 2, δ = 1e-3) is caught on the default pair (every owner's statistic
-// off every grid) at every seed, while the real owners pass, at the
-// suite's runs (18,181 per dataset; 1,818 in short mode). The real audit
-// fails with probability at most α = 1e-3 per seed.
-func TestGreyBoxCatchesZeroSumFloatPath(t *testing.T) {
-	runs := Method{FastRuns: 200_000}.GreyBoxRuns(11, false)
-	if testing.Short() {
-		runs /= 10
-	}
-	o := ZeroSumOptions{Owners: 10, Epsilon: 2, Delta: 1e-3, Calibration: "sound", View: ViewPublisher}
-	checkFloatPaths(t, runs, []floatPathCase{
-		{"real owners", func(t *testing.T) Mechanism {
-			return methodMechanism(t, "zero-sum", MethodOptions{Calibration: "sound"})
-		}, Pass},
-		{"grid noise unrounded", func(t *testing.T) Mechanism { return zeroSumFloatPath(t, o) }, Leak},
-	})
 }

@@ -1,10 +1,10 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -62,24 +62,11 @@ type GreyBoxOptions struct {
 }
 
 func (o *GreyBoxOptions) setDefaults() error {
-	if o.Alpha == 0 {
-		o.Alpha = 1e-3
-	}
-	if o.TrailingCap == 0 {
-		o.TrailingCap = 8
-	}
-	if o.LowBits == 0 {
-		o.LowBits = 4
-	}
-	if o.MinCount == 0 {
-		o.MinCount = 50
-	}
-	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if o.Source == nil {
-		o.Source = randx.NewSecure()
-	}
+	o.Alpha = cmp.Or(o.Alpha, 1e-3)
+	o.TrailingCap = cmp.Or(o.TrailingCap, 8)
+	o.LowBits = cmp.Or(o.LowBits, 4)
+	o.MinCount = cmp.Or(o.MinCount, 50)
+	setRuntime(&o.Workers, &o.Source)
 	switch {
 	case o.Runs < 100:
 		return fmt.Errorf("audit: grey-box runs must be at least 100, got %d", o.Runs)
@@ -334,7 +321,7 @@ func greyBoxFeatures(m Mechanism, o GreyBoxOptions, pl *pilot, truth [2][]float6
 	for s := range snapped {
 		snapped[s] = make([]float64, m.Dim)
 		for j, v := range truth[s] {
-			snapped[s][j] = snapToGrid(v, pl.grid[j])
+			snapped[s][j] = SnapToGrid(v, pl.grid[j])
 		}
 	}
 	for _, f := range feats[:2] {
@@ -492,10 +479,10 @@ func (f feature) residual(r [2][]float64) feature {
 		category: func(side Side, j int, x float64) int { return of(x - r[side][j]) }}
 }
 
-// snapToGrid rounds v to the nearest multiple of the power of two g (g = 0:
+// SnapToGrid rounds v to the nearest multiple of the power of two g (g = 0:
 // v unchanged). A v already on the grid is returned as it is, so v/g never
 // overflows.
-func snapToGrid(v, g float64) float64 {
+func SnapToGrid(v, g float64) float64 {
 	if g == 0 {
 		return v
 	}
@@ -950,40 +937,40 @@ func (m Method) GreyBoxRuns(dim int, long bool) int {
 // all`: every registered method at its default options and at the options
 // of each case of Suite(long), once each, all expected to PASS (no release
 // keeps low-order bits of its data).
-func GreyBoxSuite(long bool) []Case {
+func (c *Catalog) GreyBoxSuite(long bool) []Case {
 	var cases []Case
 	seen := map[string]bool{}
-	add := func(c Case) {
-		if wholeRun(c.Method) {
+	add := func(k Case) {
+		if WholeRun(k.Method) {
 			return
 		}
-		c.Expect, c.Long = Pass, false
-		if k := c.Key(); !seen[k] {
-			seen[k] = true
-			cases = append(cases, c)
+		k.Expect, k.Long = Pass, false
+		if key := k.Key(); !seen[key] {
+			seen[key] = true
+			cases = append(cases, k)
 		}
 	}
-	for _, m := range Methods() {
+	for _, m := range c.methods {
 		add(Case{Method: m.Name, Options: MethodOptions{Calibration: m.Calibrations[0]}})
 	}
-	for _, c := range Suite(long) {
-		if c.Options.Calibration == "" {
-			meth, err := LookupMethod(c.Method)
+	for _, k := range c.Suite(long) {
+		if k.Options.Calibration == "" {
+			meth, err := c.Lookup(k.Method)
 			if err != nil {
 				panic(err) // the suite names registered methods
 			}
-			c.Options.Calibration = meth.Calibrations[0]
+			k.Options.Calibration = meth.Calibrations[0]
 		}
-		add(c)
+		add(k)
 	}
 	return cases
 }
 
-// wholeRun says that an audit runs a whole pipeline or protocol (its
+// WholeRun says that an audit runs a whole pipeline or protocol (its
 // output is a synthetic table or a party's view, post-processing of the
 // releases the other audits check one by one): the grey-box audit of
 // released values does not apply to it.
-func wholeRun(method string) bool {
+func WholeRun(method string) bool {
 	return strings.HasPrefix(method, "pipeline-") || strings.HasPrefix(method, "view-")
 }
 
@@ -991,7 +978,7 @@ func wholeRun(method string) bool {
 func (c Case) Key() string {
 	parts := []string{c.Method}
 	o := c.Options
-	for _, kv := range [][2]string{{"", o.Calibration}, {"", o.Mechanism}, {"part=", string(o.Part)}, {"view=", string(o.View)}, {"noise=", o.Noise}} {
+	for _, kv := range [][2]string{{"", o.Calibration}, {"", o.Mechanism}, {"part=", o.Part}, {"view=", string(o.View)}, {"noise=", o.Noise}} {
 		if kv[1] != "" {
 			parts = append(parts, kv[0]+kv[1])
 		}

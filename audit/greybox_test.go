@@ -1,12 +1,13 @@
-package audit
+package audit_test
 
 import (
 	"fmt"
 	"math"
 	"math/bits"
 	"testing"
-	"time"
 
+	"github.com/dppub/dppub/audit"
+	"github.com/dppub/dppub/audit/audittest"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
 )
@@ -21,45 +22,22 @@ var (
 
 // additive is a scalar mechanism that adds noise() to the true value of
 // each side in float64: the release dp.Noiser made before grid releases.
-func additive(name string, v [2]float64, noise func(src *randx.Source) float64) Mechanism {
-	return WithScalarTruth(Mechanism{Name: name, Claim: dp.Pure(1), Dim: 1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
+func additive(name string, v [2]float64, noise func(src *randx.Source) float64) audit.Mechanism {
+	return audit.WithScalarTruth(audit.Mechanism{Name: name, Claim: dp.Pure(1), Dim: 1,
+		Release: func(side audit.Side, src *randx.Source, out []float64) error {
 			out[0] = v[side] + noise(src)
 			return nil
-		}}, v[D], v[DPrime])
-}
-
-// continuousLaplace is the old dp.Noiser.Laplace on a seeded source: the
-// inverse CDF of a 53-bit uniform.
-func continuousLaplace(b float64) func(*randx.Source) float64 {
-	return func(src *randx.Source) float64 {
-		u := src.Float64() - 0.5
-		return -b * math.Copysign(1, u) * math.Log1p(-2*math.Abs(u))
-	}
-}
-
-// granularLaplace is the old dp.Noiser.Laplace on a secure source (Google's
-// noise.Laplace at x = 0): Laplace noise on the grid 2^⌈log₂(b/2^40)⌉, here
-// rounded from the continuous sampler, which gives the same lattice.
-func granularLaplace(b float64) func(*randx.Source) float64 {
-	g := math.Ldexp(1, int(math.Ceil(math.Log2(b/(1<<40)))))
-	next := continuousLaplace(b)
-	return func(src *randx.Source) float64 { return math.Round(next(src)/g) * g }
-}
-
-// continuousGaussian is the old dp.Noiser.Gaussian on a seeded source.
-func continuousGaussian(sigma float64) func(*randx.Source) float64 {
-	return func(src *randx.Source) float64 { return sigma * src.NormFloat64() }
+		}}, v[audit.D], v[audit.DPrime])
 }
 
 // gridRelease is a correct release: v rounded to the grid g, plus g·K with
 // K an integer drawn by k, independently of v, with integer operations.
-func gridRelease(name string, v [2]float64, g float64, k func(src *randx.Source) int64) Mechanism {
-	return WithScalarTruth(Mechanism{Name: name, Claim: dp.Pure(1), Dim: 1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
+func gridRelease(name string, v [2]float64, g float64, k func(src *randx.Source) int64) audit.Mechanism {
+	return audit.WithScalarTruth(audit.Mechanism{Name: name, Claim: dp.Pure(1), Dim: 1,
+		Release: func(side audit.Side, src *randx.Source, out []float64) error {
 			out[0] = (math.Round(v[side]/g) + float64(k(src))) * g
 			return nil
-		}}, v[D], v[DPrime])
+		}}, v[audit.D], v[audit.DPrime])
 }
 
 // staircase draws a two-sided discrete staircase law of scale about m:
@@ -85,11 +63,11 @@ func staircase(m uint64) func(*randx.Source) int64 {
 // 2^-20 with noise of scale 2 (c₀ = 5, c₁ = 1 on D and 3 on D'), a
 // negative count clamped to 0, like a conditional probability of a noisy
 // marginal.
-func clampedRatio() Mechanism {
+func clampedRatio() audit.Mechanism {
 	noise := staircase(1 << 21)
 	c1 := [2]float64{1, 3}
-	return Mechanism{Name: "clamped ratio of grid counts", Claim: dp.Pure(1), Dim: 1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
+	return audit.Mechanism{Name: "clamped ratio of grid counts", Claim: dp.Pure(1), Dim: 1,
+		Release: func(side audit.Side, src *randx.Source, out []float64) error {
 			n0 := max(0, 5<<20+noise(src))
 			n1 := max(0, int64(c1[side])<<20+noise(src))
 			out[0] = 0.5
@@ -118,9 +96,9 @@ func irwinHall(m int64) func(*randx.Source) int64 {
 	}
 }
 
-func greyBox(t *testing.T, m Mechanism, runs int, src *randx.Source) GreyBoxResult {
+func greyBox(t *testing.T, m audit.Mechanism, runs int, src *randx.Source) audit.GreyBoxResult {
 	t.Helper()
-	r, err := GreyBox(m, GreyBoxOptions{Runs: runs, Source: src, Workers: 2})
+	r, err := audit.GreyBox(m, audit.GreyBoxOptions{Runs: runs, Source: src, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,19 +135,19 @@ func greyRuns() int {
 func TestGreyBoxCatchesFloatingPointLeaks(t *testing.T) {
 	cases := []struct {
 		name string
-		m    Mechanism
+		m    audit.Mechanism
 	}{
-		{"granular laplace, near pair", additive("granular laplace(1) + v", pairNear, granularLaplace(1))},
-		{"continuous gaussian, 0 vs 1/3", additive("continuous gaussian(1) + v", pairOffGrid, continuousGaussian(1))},
-		{"continuous laplace, 0 vs 1", additive("continuous laplace(1) + v", pairCount, continuousLaplace(1))},
-		{"granular laplace, 0 vs 1/3", additive("granular laplace(1) + v", pairOffGrid, granularLaplace(1))},
+		{"granular laplace, near pair", additive("granular laplace(1) + v", pairNear, audittest.GranularLaplace(1))},
+		{"continuous gaussian, 0 vs 1/3", additive("continuous gaussian(1) + v", pairOffGrid, audittest.ContinuousGaussian(1))},
+		{"continuous laplace, 0 vs 1", additive("continuous laplace(1) + v", pairCount, audittest.ContinuousLaplace(1))},
+		{"granular laplace, 0 vs 1/3", additive("granular laplace(1) + v", pairOffGrid, audittest.GranularLaplace(1))},
 		{"integer noise, 0.3 vs 0.5", additive("geometric difference + v", [2]float64{0.3, 0.5},
 			func(src *randx.Source) float64 { return float64(geometricDifference(src)) })},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := greyBox(t, c.m, greyRuns(), randx.NewSeeded(3))
-			if r.Verdict != Leak {
+			if r.Verdict != audit.Leak {
 				t.Errorf("%s, want LEAK", r)
 			}
 			if r.Replay == nil || r.Replay.Exceeded {
@@ -186,8 +164,8 @@ func TestGreyBoxCatchesFloatingPointLeaks(t *testing.T) {
 // |x| ≈ 30, probability about 1e-13). The audit must not pretend
 // otherwise: PASS, with false-alarm probability at most 1e-3.
 func TestGreyBoxContinuousNoiseNearLargeValues(t *testing.T) {
-	r := greyBox(t, additive("continuous laplace(1) + v", pairNear, continuousLaplace(1)), greyRuns(), randx.NewSeeded(4))
-	if r.Verdict != Pass {
+	r := greyBox(t, additive("continuous laplace(1) + v", pairNear, audittest.ContinuousLaplace(1)), greyRuns(), randx.NewSeeded(4))
+	if r.Verdict != audit.Pass {
 		t.Errorf("%s, want PASS", r)
 	}
 }
@@ -208,7 +186,7 @@ func TestGreyBoxPassesGridReleases(t *testing.T) {
 	g := math.Ldexp(1, -20)
 	cases := []struct {
 		name string
-		m    Mechanism
+		m    audit.Mechanism
 	}{
 		{"staircase laplace, near pair", gridRelease("grid 2^-20 staircase(2^20)", pairNear, g, staircase(1<<20))},
 		{"irwin-hall, 0 vs 1/3", gridRelease("grid 2^-20 irwin-hall(2^20)", pairOffGrid, g, irwinHall(1<<20))},
@@ -222,7 +200,7 @@ func TestGreyBoxPassesGridReleases(t *testing.T) {
 				c.m.ReplayBound += 0.125 // the grid's rounding
 			}
 			r := greyBox(t, c.m, greyRuns(), randx.NewSeeded(5))
-			if r.Verdict != Pass {
+			if r.Verdict != audit.Pass {
 				t.Errorf("%s, want PASS", r)
 			}
 		})
@@ -241,9 +219,9 @@ func TestGreyBoxFalseAlarmRate(t *testing.T) {
 	same := [2]float64{0.7, 0.7}
 	for _, dim := range []int{1, 3} {
 		t.Run(map[int]string{1: "one coordinate", 3: "dependent coordinates"}[dim], func(t *testing.T) {
-			m := Mechanism{Name: "same value", Claim: dp.Pure(1), Dim: dim,
-				Release: func(side Side, src *randx.Source, out []float64) error {
-					x := continuousGaussian(1)(src)
+			m := audit.Mechanism{Name: "same value", Claim: dp.Pure(1), Dim: dim,
+				Release: func(side audit.Side, src *randx.Source, out []float64) error {
+					x := audittest.ContinuousGaussian(1)(src)
 					out[0] = same[side] + x
 					if dim > 1 {
 						out[1] = out[0]
@@ -251,15 +229,15 @@ func TestGreyBoxFalseAlarmRate(t *testing.T) {
 					}
 					return nil
 				},
-				Truth: func(Side) []float64 { return []float64{0.7, 0.7, 0}[:dim] }}
+				Truth: func(audit.Side) []float64 { return []float64{0.7, 0.7, 0}[:dim] }}
 			leaks := 0
 			src := randx.NewSeeded(6)
 			for range 200 {
-				r, err := GreyBox(m, GreyBoxOptions{Runs: 500, Alpha: 0.05 * 4, Source: src.Child(), Workers: 2})
+				r, err := audit.GreyBox(m, audit.GreyBoxOptions{Runs: 500, Alpha: 0.05 * 4, Source: src.Child(), Workers: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if r.Verdict == Leak {
+				if r.Verdict == audit.Leak {
 					leaks++
 				}
 			}
@@ -275,42 +253,42 @@ func TestGreyBoxFalseAlarmRate(t *testing.T) {
 // exceeds the stated bound under the same randomness (here the noise is
 // scaled by the value, so the pair's outputs move apart with the noise).
 func TestGreyBoxReplay(t *testing.T) {
-	m := Mechanism{Name: "noise scaled by the value", Claim: dp.Pure(1), Dim: 1, ReplayBound: 1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			v := sideValue(side, 1)
+	m := audit.Mechanism{Name: "noise scaled by the value", Claim: dp.Pure(1), Dim: 1, ReplayBound: 1,
+		Release: func(side audit.Side, src *randx.Source, out []float64) error {
+			v := audit.SideValue(side, 1)
 			out[0] = v + (1+v)*src.NormFloat64()
 			return nil
 		}}
 	r := greyBox(t, m, 200, randx.NewSeeded(7))
-	if r.Replay == nil || !r.Replay.Exceeded || r.Verdict != Leak {
+	if r.Replay == nil || !r.Replay.Exceeded || r.Verdict != audit.Leak {
 		t.Errorf("%s: want the replay bound exceeded", r)
 	}
 }
 
 func TestGreyBoxValidates(t *testing.T) {
-	m := additive("x", pairCount, continuousLaplace(1))
-	for _, o := range []GreyBoxOptions{{Runs: 10}, {Runs: 100, Alpha: 2}, {Runs: 100, LowBits: 9}, {Runs: 100, TrailingCap: 60}} {
-		if _, err := GreyBox(m, o); err == nil {
+	m := additive("x", pairCount, audittest.ContinuousLaplace(1))
+	for _, o := range []audit.GreyBoxOptions{{Runs: 10}, {Runs: 100, Alpha: 2}, {Runs: 100, LowBits: 9}, {Runs: 100, TrailingCap: 60}} {
+		if _, err := audit.GreyBox(m, o); err == nil {
 			t.Errorf("%+v: want an error", o)
 		}
 	}
 	bad := m
-	bad.Truth = func(Side) []float64 { return nil }
-	if _, err := GreyBox(bad, GreyBoxOptions{Runs: 100}); err == nil {
+	bad.Truth = func(audit.Side) []float64 { return nil }
+	if _, err := audit.GreyBox(bad, audit.GreyBoxOptions{Runs: 100}); err == nil {
 		t.Error("truth of the wrong length: want an error")
 	}
 	inf := m
-	inf.Release = func(_ Side, _ *randx.Source, out []float64) error { out[0] = math.Inf(1); return nil }
-	if _, err := GreyBox(inf, GreyBoxOptions{Runs: 100}); err == nil {
+	inf.Release = func(_ audit.Side, _ *randx.Source, out []float64) error { out[0] = math.Inf(1); return nil }
+	if _, err := audit.GreyBox(inf, audit.GreyBoxOptions{Runs: 100}); err == nil {
 		t.Error("infinite release: want an error")
 	}
 }
 
 func TestGreyBoxDoesNotDependOnWorkers(t *testing.T) {
-	m := additive("continuous laplace(1) + v", pairOffGrid, continuousLaplace(1))
-	var got []GreyBoxResult
+	m := additive("continuous laplace(1) + v", pairOffGrid, audittest.ContinuousLaplace(1))
+	var got []audit.GreyBoxResult
 	for _, w := range []int{1, 3} {
-		r, err := GreyBox(m, GreyBoxOptions{Runs: 1500, Source: randx.NewSeeded(8), Workers: w})
+		r, err := audit.GreyBox(m, audit.GreyBoxOptions{Runs: 1500, Source: randx.NewSeeded(8), Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,89 +299,6 @@ func TestGreyBoxDoesNotDependOnWorkers(t *testing.T) {
 	}
 }
 
-func TestFeatures(t *testing.T) {
-	tz, low := trailingZeros(8), lowBits(4)
-	for _, c := range []struct {
-		x       float64
-		tz, low int
-	}{
-		{1, 8, 0}, {0, 8, 0}, {math.Copysign(0, -1), 8, 0}, {1 + 0x1p-52, 0, 1}, {1 + 0x1p-50, 2, 4},
-		{3 * 0x1p-1074, 0, 3}, {0x1p-1074 * 4, 2, 4}, {-(1 + 0x1p-49), 3, 8},
-	} {
-		if g := tz.of(c.x); g != c.tz {
-			t.Errorf("trailing zeros of %g: %d, want %d", c.x, g, c.tz)
-		}
-		if g := low.of(c.x); g != c.low {
-			t.Errorf("low bits of %g: %d, want %d", c.x, g, c.low)
-		}
-	}
-	for _, c := range []struct{ v, g, want float64 }{
-		{1.0 / 3, 0.125, 0.375}, {1.0 / 3, 0, 1.0 / 3}, {5, 0.125, 5}, {1e300, 0x1p-1074, 1e300}, {-0.3, 0.25, -0.25},
-	} {
-		if got := snapToGrid(c.v, c.g); got != c.want {
-			t.Errorf("snap(%g, %g) = %g, want %g", c.v, c.g, got, c.want)
-		}
-	}
-}
-
-// TestGreyBoxRegisteredMethods runs the grey-box audit of every registered
-// method at its default options and at each suite case's (GreyBoxSuite)
-// and requires PASS: no release may keep low-order bits of its data. The
-// audits are at family-wise α = 1% (each at 1%/M, Bonferroni), so a
-// correct implementation fails this test with probability at most 1% over
-// seeds (the seed is fixed). Runs: Method.GreyBoxRuns, 20,000 per dataset
-// for most methods, fewer for the slow or wide ones (2,000 for the 210
-// outputs of ppca-dp-mh, 5,000 for mul-lda-dp), a tenth in short mode. A
-// feature whose TV between D and D' (one output per release) exceeds
-// DetectableTV — 0.041 at 20,000 runs, 0.082 at 5,000, 0.13 at 2,000,
-// 0.26 at 500 — is caught with probability at least 0.99; a leak shared
-// by the outputs of a wide release is caught at a far smaller TV. The
-// replay audits (1,000 runs, 250 same-seed pairs; 100 and 100 in short
-// mode) also replay every release of a whole pipeline: replay-synthesize-
-// rows is the slowest audit, about 3 ms a run, 10 s of CPU in all. About
-// 13 s on 2 cores (2 s in short mode) for the 51 audits before the replay
-// audits.
-//
-// Before the grid releases (commit ee7c4c5) 21 of the 51 leaked with a
-// seeded source (18 caught in short mode): the float samplers' structure
-// in every Laplace or Gaussian release of a value (laplace, gaussian,
-// ppca-dp-mh, zero-sum, dppca, privbayes-marginals, indif, mp-crdp-queries,
-// -entropy, -stability, dp-erm output and objective-huber, pdp-mvds exact
-// party view) at TV 0.01–0.36; with a secure source 14 leaked through
-// Google's granular noise, dppca, indif and mp-crdp-entropy at TV 1.
-func TestGreyBoxRegisteredMethods(t *testing.T) {
-	start := time.Now()
-	cases := GreyBoxSuite(false)
-	alpha := 0.01 / float64(len(cases))
-	var leaked []string
-	for _, c := range cases {
-		meth, err := LookupMethod(c.Method)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := meth.Mechanism(c.Options)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs := meth.GreyBoxRuns(m.Dim, false)
-		if testing.Short() {
-			runs /= 10
-		}
-		r, err := GreyBox(m, GreyBoxOptions{Runs: runs, Alpha: alpha, Source: randx.NewSeeded(12), Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Log(r)
-		if r.Verdict != Pass {
-			leaked = append(leaked, c.Key())
-		}
-	}
-	t.Logf("%d grey-box audits in %.1f s; leaked: %v", len(cases), time.Since(start).Seconds(), leaked)
-	if len(leaked) > 0 {
-		t.Errorf("%d of %d releases leak low-order bits: %v", len(leaked), len(cases), leaked)
-	}
-}
-
 // Releasing 1234 + 23/73 or 1234 + 24/73 with Laplace noise drawn on the
 // grid 2^-40 around 0 and added in float64 keeps the value's low bits
 // (the old production sampler); rounding the value to the grid 2^-20 and
@@ -411,19 +306,19 @@ func TestGreyBoxRegisteredMethods(t *testing.T) {
 func ExampleGreyBox() {
 	v := [2]float64{1234 + 23.0/73, 1234 + 24.0/73}
 	laplace := func(src *randx.Source) float64 { return src.ExpFloat64() - src.ExpFloat64() }
-	added := Mechanism{Name: "value + noise", Claim: dp.Pure(1), Dim: 1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
+	added := audit.Mechanism{Name: "value + noise", Claim: dp.Pure(1), Dim: 1,
+		Release: func(side audit.Side, src *randx.Source, out []float64) error {
 			out[0] = v[side] + math.Round(laplace(src)*0x1p40)*0x1p-40
 			return nil
 		}}
-	grid := Mechanism{Name: "grid release", Claim: dp.Pure(1), Dim: 1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
+	grid := audit.Mechanism{Name: "grid release", Claim: dp.Pure(1), Dim: 1,
+		Release: func(side audit.Side, src *randx.Source, out []float64) error {
 			k := math.Round(laplace(src) * 0x1p20) // an integer, whatever v is
 			out[0] = (math.Round(v[side]*0x1p20) + k) * 0x1p-20
 			return nil
 		}}
-	for _, m := range []Mechanism{added, grid} {
-		r, _ := GreyBox(m, GreyBoxOptions{Runs: 2000, Source: randx.NewSeeded(1)})
+	for _, m := range []audit.Mechanism{added, grid} {
+		r, _ := audit.GreyBox(m, audit.GreyBoxOptions{Runs: 2000, Source: randx.NewSeeded(1)})
 		fmt.Printf("%s: %s, largest feature TV %.2f\n", m.Name, r.Verdict, r.MaxTV)
 	}
 	// Output:
@@ -438,19 +333,19 @@ func ExampleGreyBox() {
 // low-order features. A correct release fails with probability at most
 // α = 1e-3 per case.
 func TestGreyBoxPassesDPReleases(t *testing.T) {
-	release := func(name string, v [2]float64, noise func(n *dp.Noiser, out []float64)) Mechanism {
-		return WithScalarTruth(Mechanism{Name: name, Claim: dp.Pure(1), Dim: 1,
-			Release: func(side Side, src *randx.Source, out []float64) error {
+	release := func(name string, v [2]float64, noise func(n *dp.Noiser, out []float64)) audit.Mechanism {
+		return audit.WithScalarTruth(audit.Mechanism{Name: name, Claim: dp.Pure(1), Dim: 1,
+			Release: func(side audit.Side, src *randx.Source, out []float64) error {
 				out[0] = v[side]
 				noise(dp.NewNoiser(src), out)
 				return nil
-			}}, v[D], v[DPrime])
+			}}, v[audit.D], v[audit.DPrime])
 	}
 	laplace := func(n *dp.Noiser, out []float64) { n.ReleaseLaplace(1, 1, out) }
 	gaussian := func(n *dp.Noiser, out []float64) { n.ReleaseGaussian(1, 1, out) }
 	for _, c := range []struct {
 		name string
-		m    Mechanism
+		m    audit.Mechanism
 		src  *randx.Source
 	}{
 		{"laplace, near pair, secure", release("dp laplace", pairNear, laplace), randx.NewSecure()},
@@ -459,7 +354,7 @@ func TestGreyBoxPassesDPReleases(t *testing.T) {
 		{"gaussian, 0 vs 1/3, seeded", release("dp gaussian", pairOffGrid, gaussian), randx.NewSeeded(4)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if r := greyBox(t, c.m, greyRuns(), c.src); r.Verdict != Pass {
+			if r := greyBox(t, c.m, greyRuns(), c.src); r.Verdict != audit.Pass {
 				t.Errorf("%s, want PASS", r)
 			}
 		})

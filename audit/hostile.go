@@ -1,16 +1,17 @@
 package audit
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
-	ldaspec "github.com/dppub/dppub/method/mullda"
-	pdpspec "github.com/dppub/dppub/method/pdpmvds"
-	ppspec "github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
+	"github.com/dppub/dppub/randx"
 )
 
 // A hostile-coordinator audit plays a coordinator that departs from the
@@ -45,7 +46,8 @@ type HostileAttack struct {
 	// Attempt says what the coordinator does.
 	Attempt string        `json:"attempt"`
 	Expect  HostileExpect `json:"expected"`
-	try     func() (HostileOutcome, error)
+	// Try makes the attack once and reads what the member did.
+	Try func() (HostileOutcome, error) `json:"-"`
 }
 
 // HostileOutcome is what the member did.
@@ -65,45 +67,9 @@ type HostileResult struct {
 	Verdict string `json:"verdict"`
 }
 
-// hostileSuites are the methods' attack lists, by method.
-var hostileSuites = map[string]func() []HostileAttack{
-	"synthesize-rows": rowsHostileAttacks,
-	"mp-crdp":         mpcrdpHostileAttacks,
-	"dp-subn3":        dpsubn3HostileAttacks,
-	ppspec.Name:       ppcaHostileAttacks,
-	ldaspec.NameMulti: mulLDAHostileAttacks,
-	pdpspec.Name:      pdpHostileAttacks,
-}
-
-// HostileMethods are the methods with hostile-coordinator audits, sorted.
-func HostileMethods() []string {
-	var out []string
-	for m := range hostileSuites {
-		out = append(out, m)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// HostileSuite lists the attacks of the named methods (all when none).
-func HostileSuite(methods ...string) ([]HostileAttack, error) {
-	if len(methods) == 0 {
-		methods = HostileMethods()
-	}
-	var out []HostileAttack
-	for _, m := range methods {
-		f, ok := hostileSuites[m]
-		if !ok {
-			return nil, fmt.Errorf("audit: no hostile-coordinator audit of %q (have %v)", m, HostileMethods())
-		}
-		out = append(out, f()...)
-	}
-	return out, nil
-}
-
 // Run tries the attack once.
 func (a HostileAttack) Run() (HostileResult, error) {
-	out, err := a.try()
+	out, err := a.Try()
 	if err != nil {
 		return HostileResult{}, fmt.Errorf("audit: %s, %s: %w", a.Method, a.Name, err)
 	}
@@ -114,14 +80,14 @@ func (a HostileAttack) Run() (HostileResult, error) {
 	return r, nil
 }
 
-// memberOutcome reads what a member did with one hostile message from its
+// MemberOutcome reads what a member did with one hostile message from its
 // error, the charges its accountant recorded for it and the messages it
 // sent: refused (an error, nothing charged or sent), ignored (no error,
 // nothing charged or sent), or answered, when cost says whether the
 // charges are what the release really costs by the audit's own
 // calibration (an error when they are not; else a note on what the
 // release costs, or ""). A recovered panic is never a refusal.
-func memberOutcome(err error, charges []privacy.Charge, out []protocol.Envelope, cost func([]privacy.Charge) (string, error)) HostileOutcome {
+func MemberOutcome(err error, charges []privacy.Charge, out []protocol.Envelope, cost func([]privacy.Charge) (string, error)) HostileOutcome {
 	var pe *protocol.PanicError
 	switch {
 	case errors.As(err, &pe):
@@ -155,4 +121,41 @@ func chargeList(cs []privacy.Charge) string {
 		parts = append(parts, c.Spec.Guarantee.String())
 	}
 	return strings.Join(parts, " + ")
+}
+
+// HostileJoin has a member join the session s as the coordinator rewrote
+// it (its JSON edited by edit, as the coordinator sends it): a member that
+// takes it builds its role, which the audit then starts; one that refuses
+// it charges and sends nothing.
+func HostileJoin(spec method.Spec, s method.Session, name string, t *data.Table, budget dp.Guarantee, edit func(map[string]any)) (HostileOutcome, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return HostileOutcome{}, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return HostileOutcome{}, err
+	}
+	edit(m)
+	if raw, err = json.Marshal(m); err != nil {
+		return HostileOutcome{}, err
+	}
+	acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
+	if err != nil {
+		return HostileOutcome{}, err
+	}
+	var out []protocol.Envelope
+	forged, err := spec.Decode(raw)
+	if err == nil {
+		var r protocol.Role
+		if r, err = forged.Join(method.Local{Name: name, Table: t, Accountant: acct, Source: randx.NewSeeded(5)}); err == nil {
+			out, err = protocol.Safely(name, "start", r.Start)
+		}
+	}
+	return MemberOutcome(err, acct.Charges(), out, nil), nil
+}
+
+// Attr is attribute i of a session's JSON schema.
+func Attr(s map[string]any, i int) map[string]any {
+	return s["schema"].(map[string]any)["attributes"].([]any)[i].(map[string]any)
 }

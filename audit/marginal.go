@@ -13,35 +13,15 @@ import (
 
 // The audits of this file run the marginal engine's real measurement code
 // (marginal.LocalMeasurer, which the single-owner engine uses and whose
-// noise the protocol reproduces); pdpmvds.go audits how PDP-MVDS draws
+// noise the protocol reproduces); method/pdpmvds/audits (noise.go) audits how PDP-MVDS draws
 // that noise as shares.
 
-func init() {
-	register(Method{Name: "marginal-one-way", Summary: "PDP-MVDS/marginal engine: a noisy one-way marginal, Laplace at ε = √(2ρ) (ρ = 0.5)",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(o MethodOptions) (Mechanism, error) { return MarginalOneWay(or(o.Epsilon, 1)) }},
-		Case{Method: "marginal-one-way", Expect: Pass})
-	register(Method{Name: "marginal-gaussian", Summary: "PDP-MVDS/marginal engine: a noisy 2-way marginal, Gaussian ρ-zCDP (σ = 1), stated as its exact (ε = 1, δ) profile",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(MethodOptions) (Mechanism, error) { return MarginalGaussian() }},
-		Case{Method: "marginal-gaussian", Expect: Pass})
-	register(Method{Name: "iindif", Summary: "PDP-MVDS Algorithm 1's IInDif pair score (Δ = 2), Gaussian (σ = 2), stated as its exact (ε = 1, δ) profile",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(MethodOptions) (Mechanism, error) { return IInDifScore() }},
-		Case{Method: "iindif", Expect: Pass})
-	register(Method{Name: "indif", Summary: "PrivSyn's InDif pair score with Laplace (ε = 2): sound Δ = 6, or privsyn's Δ = 4",
-		Calibrations: []string{"sound", "privsyn"}, FastRuns: 200_000, LongRuns: 2_000_000,
-		build: func(o MethodOptions) (Mechanism, error) { return InDifScore(o.Calibration, or(o.Epsilon, 2)) }},
-		Case{Method: "indif", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
-		Case{Method: "indif", Options: MethodOptions{Calibration: "privsyn"}, Expect: Violation})
-}
-
-// gaussianProfile is the exact (ε, δ) guarantee at ε = 1 of a Gaussian
+// GaussianProfile is the exact (ε, δ) guarantee at ε = 1 of a Gaussian
 // mechanism with noise σ on a query of L2 sensitivity Δ (Balle & Wang
 // 2018, Thm. 8). A ρ-zCDP Gaussian release with σ = Δ/√(2ρ) satisfies
 // it; stating the claim this way, instead of through the loose zCDP to
 // (ε, δ) conversion, lets an audit see a variance shortfall.
-func gaussianProfile(sigma, sens float64) dp.Guarantee {
+func GaussianProfile(sigma, sens float64) dp.Guarantee {
 	return dp.Approx(1, dp.GaussianDelta(sigma, sens, 1))
 }
 
@@ -109,24 +89,30 @@ func MarginalOneWay(eps float64) (Mechanism, error) {
 	}
 	pair := pairOfDatasets([]int{4}, recs, []int{1})
 	fD, fD2 := counts(pair[D], []int{0}), counts(pair[DPrime], []int{0})
-	scale := []float64{noise.Scale, noise.Scale, noise.Scale, noise.Scale}
+	scale := Fill(4, noise.Scale)
 	return Mechanism{
 		Name:      fmt.Sprintf("marginal one-way, Laplace (Δ₁=2, ε=%g)", eps),
 		Claim:     noise.Spec().Guarantee,
 		Pair:      "20 records over a 4-value attribute; D' moves record 0 from value 0 to value 1",
 		Dim:       4,
 		Statistic: LaplaceLLR(fD, fD2, scale),
-		Truth:     sideTruth(fD, fD2), // counts: integers, on the grid by nature
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			m, err := measurer(pair[side], src)
-			if err != nil {
-				return err
-			}
-			v, err := m.Marginal(context.Background(), []int{0}, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
-			copy(out, v)
-			return err
-		},
+		Truth:     SideTruth(fD, fD2), // counts: integers, on the grid by nature
+		Release:   marginalRelease(pair, []int{0}, noise),
 	}, nil
+}
+
+// marginalRelease measures the marginal over attrs of one side's dataset
+// with noise, through the engine's LocalMeasurer.
+func marginalRelease(pair [2]*marginal.Dataset, attrs []int, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
+	return func(side Side, src *randx.Source, out []float64) error {
+		m, err := measurer(pair[side], src)
+		if err != nil {
+			return err
+		}
+		v, err := m.Marginal(context.Background(), attrs, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
+		copy(out, v)
+		return err
+	}
 }
 
 // MarginalGaussian audits a noisy 2-way marginal (Gaussian, L2 sensitivity
@@ -146,23 +132,15 @@ func MarginalGaussian() (Mechanism, error) {
 	}
 	pair := pairOfDatasets([]int{2, 2}, recs, []int{1, 1})
 	fD, fD2 := counts(pair[D], []int{0, 1}), counts(pair[DPrime], []int{0, 1})
-	sigma := []float64{noise.Scale, noise.Scale, noise.Scale, noise.Scale}
+	sigma := Fill(4, noise.Scale)
 	return Mechanism{
 		Name:      fmt.Sprintf("marginal 2-way, Gaussian (Δ₂=√2, σ=%.3g, ρ=%.3g)", noise.Scale, rho),
-		Claim:     gaussianProfile(noise.Scale, marginal.CountL2),
+		Claim:     GaussianProfile(noise.Scale, marginal.CountL2),
 		Pair:      "16 records over two binary attributes; D' moves record 0 from (0,0) to (1,1)",
 		Dim:       4,
 		Statistic: GaussianLLR(fD, fD2, sigma),
-		Truth:     sideTruth(fD, fD2), // counts: integers, on the grid by nature
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			m, err := measurer(pair[side], src)
-			if err != nil {
-				return err
-			}
-			v, err := m.Marginal(context.Background(), []int{0, 1}, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
-			copy(out, v)
-			return err
-		},
+		Truth:     SideTruth(fD, fD2), // counts: integers, on the grid by nature
+		Release:   marginalRelease(pair, []int{0, 1}, noise),
 	}, nil
 }
 
@@ -205,9 +183,9 @@ func IInDifScore() (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	return withGridTruth(Mechanism{
+	return WithGridTruth(Mechanism{
 		Name:    fmt.Sprintf("IInDif score, Gaussian (Δ=2, σ=%g)", sigma),
-		Claim:   gaussianProfile(sigma, marginal.IInDifSensitivity),
+		Claim:   GaussianProfile(sigma, marginal.IInDifSensitivity),
 		Pair:    fmt.Sprintf("20 records over two binary attributes, references (12.05, 7.95) and (8.3, 11.7): score %.6g on D, %.6g on D' (a move of %.4g, off every grid)", sD, sD2, sD-sD2),
 		Dim:     1,
 		Release: scoreRelease(pair, q, noise),
@@ -245,4 +223,13 @@ func InDifScore(calibration string, eps float64) (Mechanism, error) {
 		Dim:     1,
 		Release: scoreRelease(pair, q, noise),
 	}, nil
+}
+
+// MustNoise calibrates the engine's noise for constant arguments.
+func MustNoise(m marginal.Mechanism, l1, l2, rho float64) marginal.Noise {
+	n, err := marginal.Calibrate(m, l1, l2, rho)
+	if err != nil {
+		panic(err) // constant arguments
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
@@ -27,7 +28,7 @@ func (o ScalarOptions) sensitivity() float64 {
 
 // The default pair of the value audits (scalar Laplace and Gaussian,
 // zero-sum, dppca, mp-crdp-pearson; ppca-dp-mh's rows): a shared value
-// offGridBase = ⅓ and a move offGridMove = u = 1 − 2^-10/3, within 2^-10/3
+// OffGridBase = ⅓ and a move OffGridMove = u = 1 − 2^-10/3, within 2^-10/3
 // of the full sensitivity. ⅓, u and ⅓ + u have low-order bits set below
 // every power of two, so a release that adds its noise to the exact value
 // without rounding it to its grid keeps bits that differ between D and D'
@@ -35,20 +36,20 @@ func (o ScalarOptions) sensitivity() float64 {
 // on every grid, such as 0 against 1, would hide it (the float path is
 // then itself a grid release).
 const (
-	offGridBase = 1.0 / 3
-	offGridMove = 1 - 0x1p-10/3
+	OffGridBase = 1.0 / 3
+	OffGridMove = 1 - 0x1p-10/3
 )
 
-// scalarPair is the scalar query's value on D and D' for sensitivity
+// ScalarPair is the scalar query's value on D and D' for sensitivity
 // delta: delta·⅓ and delta·(⅓ + u), a move of u·delta.
-func scalarPair(delta float64) [2]float64 {
-	return [2]float64{delta * offGridBase, delta * (offGridBase + offGridMove)}
+func ScalarPair(delta float64) [2]float64 {
+	return [2]float64{delta * OffGridBase, delta * (OffGridBase + OffGridMove)}
 }
 
-// withGridTruth states v as the mechanism's truth and bounds the replay
+// WithGridTruth states v as the mechanism's truth and bounds the replay
 // by |v' − v| + g: a release on the grid g rounds each value by at most
 // g/2 before its noise, which same-seed releases share.
-func withGridTruth(m Mechanism, v [2]float64, g float64) Mechanism {
+func WithGridTruth(m Mechanism, v [2]float64, g float64) Mechanism {
 	m = WithScalarTruth(m, v[D], v[DPrime])
 	m.ReplayBound += g
 	return m
@@ -56,7 +57,7 @@ func withGridTruth(m Mechanism, v [2]float64, g float64) Mechanism {
 
 // Laplace audits dp.Laplace (scale Δ₁/ε, claimed ε-DP; Dwork et al. 2006)
 // on a scalar query with f(D) = Δ₁/3 and f(D') = Δ₁(⅓ + u), u = 1 −
-// 2^-10/3 (scalarPair: off every grid, 0.9997 of the sensitivity). The
+// 2^-10/3 (ScalarPair: off every grid, 0.9997 of the sensitivity). The
 // statistic is the release itself; every event {y ≤ t} with t ≤ f(D) has
 // probability ratio exactly e^{uε}, so a sound implementation's bound
 // approaches ε from below. The truth is stated, so the grey-box audit also
@@ -71,23 +72,12 @@ func Laplace(o ScalarOptions) (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	v := scalarPair(delta)
-	return withGridTruth(Mechanism{
-		Name:  fmt.Sprintf("laplace (Δ₁=%g, ε=%g)", delta, o.Epsilon),
-		Claim: lap.Spec().Guarantee,
-		Pair:  scalarPairText(v, delta),
-		Dim:   1,
-		Release: func(side Side, src *randx.Source, out []float64) error {
-			out[0] = v[side]
-			lap.Release(dp.NewNoiser(src), out)
-			return nil
-		},
-	}, v, plan.Grid), nil
+	return scalarMechanism(fmt.Sprintf("laplace (Δ₁=%g, ε=%g)", delta, o.Epsilon), lap.Spec().Guarantee, delta, plan.Grid, lap.Release), nil
 }
 
 // Gaussian audits dp.Gaussian with the analytic calibration (Balle & Wang
 // 2018, Thm. 8; claimed (ε, δ)-DP) on a scalar query with f(D) = Δ₂/3 and
-// f(D') = Δ₂(⅓ + u) (scalarPair, as Laplace). The statistic is the release
+// f(D') = Δ₂(⅓ + u) (ScalarPair, as Laplace). The statistic is the release
 // itself, which is monotone in the likelihood ratio, so threshold events
 // include the optimal ones.
 func Gaussian(o ScalarOptions) (Mechanism, error) {
@@ -100,18 +90,24 @@ func Gaussian(o ScalarOptions) (Mechanism, error) {
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	v := scalarPair(delta)
-	return withGridTruth(Mechanism{
-		Name:  fmt.Sprintf("gaussian-analytic (Δ₂=%g, ε=%g, δ=%g)", delta, o.Epsilon, o.Delta),
-		Claim: g.Guarantee(),
+	return scalarMechanism(fmt.Sprintf("gaussian-analytic (Δ₂=%g, ε=%g, δ=%g)", delta, o.Epsilon, o.Delta), g.Guarantee(), delta, plan.Grid, g.Release), nil
+}
+
+// scalarMechanism is a scalar release on ScalarPair(delta) by release,
+// with its truth on grid.
+func scalarMechanism(name string, claim dp.Guarantee, delta, grid float64, release func(*dp.Noiser, []float64)) Mechanism {
+	v := ScalarPair(delta)
+	return WithGridTruth(Mechanism{
+		Name:  name,
+		Claim: claim,
 		Pair:  scalarPairText(v, delta),
 		Dim:   1,
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			out[0] = v[side]
-			g.Release(dp.NewNoiser(src), out)
+			release(dp.NewNoiser(src), out)
 			return nil
 		},
-	}, v, plan.Grid), nil
+	}, v, grid)
 }
 
 func scalarPairText(v [2]float64, delta float64) string {
@@ -119,7 +115,8 @@ func scalarPairText(v [2]float64, delta float64) string {
 		v[D], v[DPrime], (v[DPrime]-v[D])/delta, delta)
 }
 
-func sideValue(side Side, v float64) float64 {
+// SideValue is a scalar query's value on side: 0 on D, v on D'.
+func SideValue(side Side, v float64) float64 {
 	if side == D {
 		return 0
 	}
@@ -186,4 +183,23 @@ func Exponential(o ExponentialOptions) (Mechanism, error) {
 			return err
 		},
 	}, nil
+}
+
+// SideTruth states a mechanism's true values on each side (Mechanism.Truth).
+func SideTruth(fD, fDPrime []float64) func(Side) []float64 {
+	return func(side Side) []float64 {
+		if side == D {
+			return slices.Clone(fD)
+		}
+		return slices.Clone(fDPrime)
+	}
+}
+
+// Fill is n copies of v.
+func Fill(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
 }

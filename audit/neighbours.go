@@ -15,14 +15,16 @@ import (
 // count (marginal.ReleaseCount) and a count vector at the add/remove
 // sensitivity (marginal.CountNoise).
 
-func init() {
-	register(Method{Name: "record-count-add-remove", Summary: "synthesize --neighbours add-remove: the record count, discrete Gaussian on the integer grid (Δ₂ = 1, σ = 1), stated as its exact (ε = 1, δ) profile; D' has one record more",
+// addRemoveAudits adds the add/remove releases to the core family (the
+// record count and a marginal are the shared engine's, no method's).
+func addRemoveAudits(fam *Family) {
+	fam.Add(Method{Name: "record-count-add-remove", Summary: "synthesize --neighbours add-remove: the record count, discrete Gaussian on the integer grid (Δ₂ = 1, σ = 1), stated as its exact (ε = 1, δ) profile; D' has one record more",
 		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(MethodOptions) (Mechanism, error) { return RecordCountAddRemove() }},
+		Build: func(MethodOptions) (Mechanism, error) { return RecordCountAddRemove() }},
 		Case{Method: "record-count-add-remove", Expect: Pass})
-	register(Method{Name: "marginal-add-remove", Summary: "synthesize --neighbours add-remove: a noisy 2-way marginal at Δ₂ = 1 (σ = 1), stated as its exact (ε = 1, δ) profile: sound on an added record, or (replaced) the same noise on a replaced record, which it does not cover",
+	fam.Add(Method{Name: "marginal-add-remove", Summary: "synthesize --neighbours add-remove: a noisy 2-way marginal at Δ₂ = 1 (σ = 1), stated as its exact (ε = 1, δ) profile: sound on an added record, or (replaced) the same noise on a replaced record, which it does not cover",
 		Calibrations: []string{"sound", "replaced"}, FastRuns: 20_000, LongRuns: 500_000,
-		build: func(o MethodOptions) (Mechanism, error) { return MarginalAddRemove(o.Calibration == "replaced") }},
+		Build: func(o MethodOptions) (Mechanism, error) { return MarginalAddRemove(o.Calibration == "replaced") }},
 		Case{Method: "marginal-add-remove", Options: MethodOptions{Calibration: "sound"}, Expect: Pass},
 		Case{Method: "marginal-add-remove", Options: MethodOptions{Calibration: "replaced"}, Expect: Violation})
 }
@@ -40,11 +42,11 @@ func RecordCountAddRemove() (Mechanism, error) {
 	fD, fD2 := []float64{20}, []float64{21}
 	return Mechanism{
 		Name:        fmt.Sprintf("record count, add/remove (Δ₂=1, σ=%g)", noise.Scale),
-		Claim:       gaussianProfile(noise.Scale, marginal.CountL2AddRemove),
+		Claim:       GaussianProfile(noise.Scale, marginal.CountL2AddRemove),
 		Pair:        "20 records; D' has one record more",
 		Dim:         1,
 		Statistic:   GaussianLLR(fD, fD2, []float64{noise.Scale}),
-		Truth:       sideTruth(fD, fD2), // an integer on the integer grid
+		Truth:       SideTruth(fD, fD2), // an integer on the integer grid
 		ReplayBound: marginal.CountL2AddRemove,
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: dp.Concentrated(1)})
@@ -101,11 +103,11 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 	}
 	return Mechanism{
 		Name:      name,
-		Claim:     gaussianProfile(noise.Scale, marginal.CountL2AddRemove),
+		Claim:     GaussianProfile(noise.Scale, marginal.CountL2AddRemove),
 		Pair:      desc,
 		Dim:       4,
 		Statistic: GaussianLLR(fD, fD2, sigma),
-		Truth:     sideTruth(fD, fD2),
+		Truth:     SideTruth(fD, fD2),
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: dp.Concentrated(1e12)})
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
@@ -57,9 +58,30 @@ const (
 	VariantNoiseTenth = "noise-tenth"
 )
 
+// The pipeline audits' budgets: small enough that the claimed ε (about 1
+// to 1.5 at δ = 1/n²) lies well below the ceiling of their run counts
+// (PipelinePower), so that a leak would show.
+const (
+	PipelineRho     = 0.04 // synthesize, per party for pdp-mvds (zCDP)
+	PipelineEpsilon = 1.0  // ppca-dp-mh and dp-subn3, per owner (pure DP)
+	PipelineOwners  = 3
+	PipelineAttrs   = 3
+	// PipelineParties of columns for pdp-mvds: party 1 holds a1, party 2
+	// a2 and a3 (two parties cost 6 ms a run, three 10 ms).
+	PipelineParties = 2
+)
+
 // pipelineVariants are the variants every pipeline audit accepts, sound
 // first.
 var pipelineVariants = []string{VariantSound, VariantUnnoised, VariantNoiseHalved, VariantNoiseTenth}
+
+// PipelineMethod is the named audit of a whole pipeline built by build:
+// it takes every variant of pipelineVariants and the extra ones, and
+// runs 1,000 times per batch in fast mode, 10,000 in long mode.
+func PipelineMethod(name, summary string, build func(MethodOptions) (Mechanism, error), extra ...string) Method {
+	return Method{Name: name, Summary: summary, Calibrations: append(slices.Clone(pipelineVariants), extra...),
+		FastRuns: 1_000, LongRuns: 10_000, Build: build}
+}
 
 // noiseDivisor is the factor by which a variant divides every noise scale.
 func noiseDivisor(variant string) float64 {
@@ -72,10 +94,10 @@ func noiseDivisor(variant string) float64 {
 	return 1
 }
 
-// canaryRecords is the size of the canary tables: small, so that one run
+// CanaryRecords is the size of the canary tables: small, so that one run
 // of a pipeline costs milliseconds, and so that one record is a large
 // share of every marginal.
-const canaryRecords = 24
+const CanaryRecords = 24
 
 // canaryCategories of every canary attribute: two common, one rare.
 var canaryCategories = []string{"common-0", "common-1", "rare"}
@@ -83,11 +105,11 @@ var canaryCategories = []string{"common-0", "common-1", "rare"}
 // canaryRare is the index of the rare category.
 const canaryRare = 2
 
-// canaryTables returns the neighbouring pair over d categorical
+// CanaryTables returns the neighbouring pair over d categorical
 // attributes a1..ad and n records: in D record i holds common categories
 // (bit j of i, so that the common combinations are spread evenly); in D'
 // record 0 holds the rare category of every attribute.
-func canaryTables(d, n int) (dTab, dPrime *data.Table, canary []float64) {
+func CanaryTables(d, n int) (dTab, dPrime *data.Table, canary []float64) {
 	s := data.Schema{}
 	for j := range d {
 		s.Attributes = append(s.Attributes, data.Attribute{Name: fmt.Sprintf("a%d", j+1), Kind: data.Categorical, Categories: canaryCategories})
@@ -167,30 +189,32 @@ func plantExact(synth *data.Table, canary []float64, want int) {
 	}
 }
 
-// pipelineRun runs one whole pipeline on table t with every noise scale
+// PipelineRun runs one whole pipeline on table t with every noise scale
 // divided by noiseDiv, drawing all its randomness from src, and returns
 // the published synthetic table and privacy report.
-type pipelineRun func(ctx context.Context, t *data.Table, noiseDiv float64, src *randx.Source) (*data.Table, *privacy.Report, error)
+type PipelineRun func(ctx context.Context, t *data.Table, noiseDiv float64, src *randx.Source) (*data.Table, *privacy.Report, error)
 
-// pipelineSpec describes one pipeline audit.
-type pipelineSpec struct {
-	name string
-	// attrs is the number of canary attributes.
-	attrs int
-	run   pipelineRun
-	// claim picks the guarantee the audited change is covered by from the
+// PipelineSpec describes one pipeline audit.
+type PipelineSpec struct {
+	// Name is the method's name in the audit's name and errors.
+	Name string
+	// Attrs is the number of canary attributes.
+	Attrs int
+	Run   PipelineRun
+	// Claim picks the guarantee the audited change is covered by from the
 	// sound run's report (default: Actual if stated, else Claimed).
-	claim func(r *privacy.Report) dp.Guarantee
-	// delta converts a zCDP claim to (ε, δ) (default 1/n²).
-	delta float64
-	pair  string
+	Claim func(r *privacy.Report) dp.Guarantee
+	// Delta converts a zCDP claim to (ε, δ) (default 1/n²).
+	Delta float64
+	// Pair describes the neighbouring tables (default: the canary pair).
+	Pair string
 }
 
-// pipelineMechanism builds the audited mechanism of spec for a variant:
+// PipelineMechanism builds the audited mechanism of spec for a variant:
 // one sound run (seeded, at construction) reads the claim off the report;
 // every release then runs the pipeline on D or D' and reduces its
 // synthetic table to canaryStatistic.
-func pipelineMechanism(spec pipelineSpec, variant string) (Mechanism, error) {
+func PipelineMechanism(spec PipelineSpec, variant string) (Mechanism, error) {
 	if variant == "" {
 		variant = VariantSound
 	}
@@ -199,13 +223,13 @@ func pipelineMechanism(spec pipelineSpec, variant string) (Mechanism, error) {
 		found = found || v == variant
 	}
 	if !found {
-		return Mechanism{}, fmt.Errorf("audit: %s has no variant %q (want one of %v)", spec.name, variant, pipelineVariants)
+		return Mechanism{}, fmt.Errorf("audit: %s has no variant %q (want one of %v)", spec.Name, variant, pipelineVariants)
 	}
-	dTab, dPrime, canary := canaryTables(spec.attrs, canaryRecords)
+	dTab, dPrime, canary := CanaryTables(spec.Attrs, CanaryRecords)
 	tables := [2]*data.Table{D: dTab, DPrime: dPrime}
-	_, report, err := spec.run(context.Background(), dTab, 1, randx.NewSeeded(0))
+	_, report, err := spec.Run(context.Background(), dTab, 1, randx.NewSeeded(0))
 	if err != nil {
-		return Mechanism{}, fmt.Errorf("audit: %s: %w", spec.name, err)
+		return Mechanism{}, fmt.Errorf("audit: %s: %w", spec.Name, err)
 	}
 	claim, delta, err := pipelineClaim(spec, report)
 	if err != nil {
@@ -213,7 +237,7 @@ func pipelineMechanism(spec pipelineSpec, variant string) (Mechanism, error) {
 	}
 	div := noiseDivisor(variant)
 	release := func(side Side, src *randx.Source, out []float64) error {
-		synth, _, err := spec.run(context.Background(), tables[side], div, src)
+		synth, _, err := spec.Run(context.Background(), tables[side], div, src)
 		if err != nil {
 			return err
 		}
@@ -223,12 +247,12 @@ func pipelineMechanism(spec pipelineSpec, variant string) (Mechanism, error) {
 		out[0] = canaryStatistic(synth, canary)
 		return nil
 	}
-	pair := spec.pair
+	pair := spec.Pair
 	if pair == "" {
-		pair = fmt.Sprintf("%d records over %d categorical attributes of 3 categories; D' replaces record 0 by the canary holding the rare category of every attribute", canaryRecords, spec.attrs)
+		pair = fmt.Sprintf("%d records over %d categorical attributes of 3 categories; D' replaces record 0 by the canary holding the rare category of every attribute", CanaryRecords, spec.Attrs)
 	}
 	return Mechanism{
-		Name:    fmt.Sprintf("pipeline %s (%s)", spec.name, variant),
+		Name:    fmt.Sprintf("pipeline %s (%s)", spec.Name, variant),
 		Claim:   claim,
 		Delta:   delta,
 		Pair:    pair,
@@ -239,20 +263,20 @@ func pipelineMechanism(spec pipelineSpec, variant string) (Mechanism, error) {
 
 // pipelineClaim is the guarantee the report states for the audited
 // change, and the δ at which a zCDP one is also tested as (ε, δ).
-func pipelineClaim(spec pipelineSpec, r *privacy.Report) (dp.Guarantee, float64, error) {
+func pipelineClaim(spec PipelineSpec, r *privacy.Report) (dp.Guarantee, float64, error) {
 	g := r.Claimed
 	if r.Actual != nil {
 		g = *r.Actual
 	}
-	if spec.claim != nil {
-		g = spec.claim(r)
+	if spec.Claim != nil {
+		g = spec.Claim(r)
 	}
-	delta := spec.delta
+	delta := spec.Delta
 	if delta == 0 {
-		delta = dp.DefaultDelta(canaryRecords)
+		delta = dp.DefaultDelta(CanaryRecords)
 	}
 	if _, err := g.ToApprox(delta); err != nil {
-		return dp.Guarantee{}, 0, fmt.Errorf("audit: %s: claim %v: %w", spec.name, g, err)
+		return dp.Guarantee{}, 0, fmt.Errorf("audit: %s: claim %v: %w", spec.Name, g, err)
 	}
 	return g, delta, nil
 }
@@ -324,4 +348,19 @@ func (p Power) String() string {
 	}
 	return fmt.Sprintf("at %d runs and %g confidence: ceiling ε ≥ %.3g; a leak of true ε ≥ %.3g (randomized-response shape) is detected against the claim ε = %.3g",
 		p.Runs, p.Confidence, p.Ceiling, p.Detectable, p.Claimed)
+}
+
+// SplitRows gives each of k owners a contiguous block of t's records, the
+// first owner the first block (which holds the canary record 0).
+func SplitRows(t *data.Table, k int) []*data.Table {
+	n := t.Len()
+	out := make([]*data.Table, k)
+	for i := range k {
+		rows := make([]int, 0, n/k+1)
+		for r := i * n / k; r < (i+1)*n/k; r++ {
+			rows = append(rows, r)
+		}
+		out[i] = t.Subset(rows)
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/randx"
 )
 
 // bernoulliRenyi against closed forms: order 2 is ln(p²/q + (1−p)²/(1−q)),
@@ -75,7 +76,10 @@ func TestRenyiCatchesQuarterClaim(t *testing.T) {
 	}{{1, Pass}, {0.25, Violation}} {
 		t.Run(fmt.Sprint("claim=", c.claim), func(t *testing.T) {
 			m.Claim = dp.Concentrated(c.claim)
-			r := mustRun(t, m, nil, 500, 71)
+			r, err := Run(m, Options{Runs: 500, Source: randx.NewSeeded(71), Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Logf("ρ_lower %.4g (claimed %g), ε_lower %.3f (claimed %.3f), Rényi power %.4g", r.RhoLower, r.ClaimedRho, r.EpsilonLower, r.ClaimedEpsilon, r.RenyiDetectable)
 			if r.Verdict != c.want {
 				t.Errorf("verdict %s, want %s", r.Verdict, c.want)

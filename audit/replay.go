@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -10,9 +9,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
-	"github.com/dppub/dppub/method/rowsynth"
-	proto "github.com/dppub/dppub/method/rowsynth/roles"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -53,19 +49,8 @@ import (
 // twice as much.
 const VariantDuplicated = "duplicated"
 
-// replayVariants are the variants of the replay audits, sound first.
-var replayVariants = []string{VariantSound, VariantDuplicated}
-
-func init() {
-	register(Method{Name: "replay-" + synthesize.Name, Summary: fmt.Sprintf("same seed on D and D': every noisy release of the whole `%s` pipeline (one owner, ρ = %g, the canary tables; the default, auto, runs the adaptive method there, whose selections are compared by their outcome) within its charge's sensitivity (with --greybox; without, the black-box audit of its one-way marginals); --mechanism picks its option (%s)",
-		synthesize.Name, pipelineRho, synthesizeOptionNames()),
-		Calibrations: replayVariants, FastRuns: 1_000, LongRuns: 10_000,
-		build: func(o MethodOptions) (Mechanism, error) { return ReplaySynthesize(o.Calibration, o.Mechanism) }})
-	register(Method{Name: "replay-" + rowsynth.Name, Summary: fmt.Sprintf("same seed on D and D': every noisy release of a whole synthesize-rows session (%d owners of rows, ρ = %g each, the canary in owner 1's rows) within its charge's sensitivity (with --greybox; without, the black-box audit of its one-way marginals); --mechanism exact for the exact noise mode",
-		pipelineOwners, pipelineRho),
-		Calibrations: replayVariants, FastRuns: 1_000, LongRuns: 10_000,
-		build: func(o MethodOptions) (Mechanism, error) { return ReplayRows(o.Calibration, o.Mechanism) }})
-}
+// ReplayVariants are the variants of the replay audits, sound first.
+var ReplayVariants = []string{VariantSound, VariantDuplicated}
 
 // ReleaseMove is one noisy release compared between the runs on D and D'.
 type ReleaseMove struct {
@@ -104,8 +89,8 @@ type PairReplay struct {
 	Worst ReleaseMove
 }
 
-// replayed is one noisy release of a run as the replay compares it.
-type replayed struct {
+// Replayed is one noisy release of a run as the replay compares it.
+type Replayed struct {
 	// query identifies what was asked (kind, attributes, size, noise):
 	// releases of the two runs with equal queries are comparable.
 	query  string
@@ -117,10 +102,13 @@ type replayed struct {
 	choice bool
 }
 
-// compareRuns compares two runs' releases in order up to the first whose
+// Charge is what the release was charged.
+func (r Replayed) Charge() privacy.Charge { return r.charge }
+
+// CompareRuns compares two runs' releases in order up to the first whose
 // queries differ. adaptive, if set, returns how far release i's query
 // itself moved between the runs (0 for a fixed query).
-func compareRuns(a, b []replayed, adaptive func(i int) (float64, error)) (PairReplay, error) {
+func CompareRuns(a, b []Replayed, adaptive func(i int) (float64, error)) (PairReplay, error) {
 	var pr PairReplay
 	worst := -1.0
 	for i := range min(len(a), len(b)) {
@@ -239,9 +227,9 @@ func replayPairs(m Mechanism, runs, workers int, src *randx.Source, prog *progre
 	return r, nil
 }
 
-// replayTables are the canary tables of a replay audit's variant.
-func replayTables(variant string) ([2]*data.Table, error) {
-	dTab, dPrime, _ := canaryTables(pipelineAttrs, canaryRecords)
+// ReplayTables are the canary tables of a replay audit's variant.
+func ReplayTables(variant string) ([2]*data.Table, error) {
+	dTab, dPrime, _ := CanaryTables(PipelineAttrs, CanaryRecords)
 	switch variant {
 	case "", VariantSound:
 	case VariantDuplicated:
@@ -249,15 +237,15 @@ func replayTables(variant string) ([2]*data.Table, error) {
 			copy(t.Rows[1], t.Rows[0])
 		}
 	default:
-		return [2]*data.Table{}, fmt.Errorf("audit: the replay audits have no variant %q (want one of %v)", variant, replayVariants)
+		return [2]*data.Table{}, fmt.Errorf("audit: the replay audits have no variant %q (want one of %v)", variant, ReplayVariants)
 	}
 	return [2]*data.Table{D: dTab, DPrime: dPrime}, nil
 }
 
-// oneWayTruth are the exact one-way counts of every attribute of t,
+// OneWayTruth are the exact one-way counts of every attribute of t,
 // concatenated in attribute order: the values the replay audits' release
 // (the noisy one-way marginals) is the noisy version of.
-func oneWayTruth(t *data.Table) []float64 {
+func OneWayTruth(t *data.Table) []float64 {
 	var out []float64
 	for j, a := range t.Schema.Attributes {
 		c := make([]float64, len(a.Categories))
@@ -269,8 +257,8 @@ func oneWayTruth(t *data.Table) []float64 {
 	return out
 }
 
-// oneWays concatenates a run's published noisy one-way marginals.
-func oneWays(res *marginal.Result, dim int) ([]float64, error) {
+// OneWays concatenates a run's published noisy one-way marginals.
+func OneWays(res *marginal.Result, dim int) ([]float64, error) {
 	var out []float64
 	for _, n := range res.OneWays {
 		out = append(out, n.Counts...)
@@ -290,17 +278,17 @@ func oneWays(res *marginal.Result, dim int) ([]float64, error) {
 	return out, nil
 }
 
-// replayMechanism assembles a replay audit: release writes one side's
+// ReplayMechanism assembles a replay audit: release writes one side's
 // noisy one-way marginals (the black-box statistic is their Gaussian
 // LLR at the one-way noise scale: linear in the values, so the scale only
 // scales it), pair replays a seed on both sides.
-func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report, scale float64,
+func ReplayMechanism(name string, tables [2]*data.Table, report *privacy.Report, scale float64,
 	release func(Side, *randx.Source, []float64) error, pair func(uint64) (PairReplay, error)) (Mechanism, error) {
-	claim, delta, err := pipelineClaim(pipelineSpec{name: name}, report)
+	claim, delta, err := pipelineClaim(PipelineSpec{Name: name}, report)
 	if err != nil {
 		return Mechanism{}, err
 	}
-	truth := [2][]float64{oneWayTruth(tables[D]), oneWayTruth(tables[DPrime])}
+	truth := [2][]float64{OneWayTruth(tables[D]), OneWayTruth(tables[DPrime])}
 	sigma := make([]float64, len(truth[D]))
 	for i := range sigma {
 		sigma[i] = scale
@@ -309,7 +297,7 @@ func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report,
 		Name:       "replay " + name,
 		Claim:      claim,
 		Delta:      delta,
-		Pair:       fmt.Sprintf("%d records over %d categorical attributes of 3 categories; D' replaces record 0 by the canary holding the rare category of every attribute; released: the noisy one-way marginals (replayed: every noisy release)", canaryRecords, pipelineAttrs),
+		Pair:       fmt.Sprintf("%d records over %d categorical attributes of 3 categories; D' replaces record 0 by the canary holding the rare category of every attribute; released: the noisy one-way marginals (replayed: every noisy release)", CanaryRecords, PipelineAttrs),
 		Dim:        len(truth[D]),
 		Release:    release,
 		Statistic:  GaussianLLR(truth[D], truth[DPrime], sigma),
@@ -318,141 +306,36 @@ func replayMechanism(name string, tables [2]*data.Table, report *privacy.Report,
 	}, nil
 }
 
-// ReplaySynthesize is the replay audit of `synthesize` (synthesize.Publish,
-// one owner, ρ = 0.04, the canary tables) with the selection or inference
-// option named by option ("" for the default) and the variant named
-// (VariantSound or VariantDuplicated). Its releases, in the order of the
-// owner's accountant charges, are the engine's plan: the one-way
-// marginals, the pair scores (scalars) and the measured marginals.
-func ReplaySynthesize(variant, option string) (Mechanism, error) {
-	set, err := synthesizeOption("replay-"+synthesize.Name, option)
-	if err != nil {
-		return Mechanism{}, err
-	}
-	tables, err := replayTables(variant)
-	if err != nil {
-		return Mechanism{}, err
-	}
-	run := func(side Side, src *randx.Source) (*synthesize.Result, error) {
-		o := synthesize.Options{Table: tables[side], Rho: pipelineRho, Source: src}
-		set(&o)
-		return synthesize.Publish(context.Background(), o)
-	}
-	sound, err := run(D, randx.NewSeeded(0))
-	if err != nil {
-		return Mechanism{}, fmt.Errorf("audit: replay-%s: %w", synthesize.Name, err)
-	}
-	var probe synthesize.Options
-	set(&probe)
-	iindif := probe.Score == "" || probe.Score == marginal.IInDif
-	charges, err := synthesizeReleases(sound)
-	if err != nil {
-		return Mechanism{}, err
-	}
-	name := synthesize.Name
-	if option != "" {
-		name += " " + option
-	}
-	if variant != "" && variant != VariantSound {
-		name += " (" + variant + ")"
-	}
-	dim := len(oneWayTruth(tables[D]))
-	return replayMechanism(name, tables, sound.Report, charges[0].charge.Spec.Scale,
-		func(side Side, src *randx.Source, out []float64) error {
-			res, err := run(side, src)
-			if err != nil {
-				return err
-			}
-			v, err := oneWays(res.Engine, dim)
-			copy(out, v)
-			return err
-		},
-		func(seed uint64) (PairReplay, error) {
-			var runs [2]*synthesize.Result
-			var rel [2][]replayed
-			for _, side := range []Side{D, DPrime} {
-				if runs[side], err = run(side, randx.NewSeeded(seed)); err != nil {
-					return PairReplay{}, err
-				}
-				if rel[side], err = synthesizeReleases(runs[side]); err != nil {
-					return PairReplay{}, err
-				}
-			}
-			var adaptive func(int) (float64, error)
-			if iindif {
-				adaptive = func(i int) (float64, error) { return iindifMove(runs[D], runs[DPrime], i, tables[D].Len()) }
-			}
-			return compareRuns(rel[D], rel[DPrime], adaptive)
-		})
-}
-
-// synthesizeReleases pairs the owner's charges with the engine's plan and
-// the released values: one-way marginals, scores, measured marginals.
-func synthesizeReleases(res *synthesize.Result) ([]replayed, error) {
-	if len(res.Report.Parties) != 1 {
-		return nil, fmt.Errorf("audit: synthesize reported %d parties, want one owner", len(res.Report.Parties))
-	}
-	charges := res.Report.Parties[0].Charges
-	if res.Method == marginal.MethodAdaptive {
-		return adaptiveReleases(res.Engine, charges)
-	}
-	eng := res.Engine
-	plan := eng.Plan
-	d, c := len(eng.OneWays), len(eng.Candidates)
-	if len(charges) != len(plan) || len(plan) != d+c+len(eng.Measured) {
-		return nil, fmt.Errorf("audit: %d charges for %d planned releases (%d one-way, %d scores, %d marginals)", len(charges), len(plan), d, c, len(eng.Measured))
-	}
-	out := make([]replayed, len(plan))
-	for i, p := range plan {
-		if charges[i].Purpose != p.Release.Purpose {
-			return nil, fmt.Errorf("audit: charge %d is for %q, the plan's release %d for %q", i+1, charges[i].Purpose, i+1, p.Release.Purpose)
-		}
-		var err error
-		switch {
-		case i < d:
-			out[i], err = measuredRelease(i, p, eng.OneWays[p.Attrs[0]], charges[i])
-		case i < d+c:
-			out[i] = release(p.Release.Purpose, p.Attrs, charges[i], []float64{eng.Candidates[i-d].Score})
-		default:
-			out[i], err = measuredRelease(i, p, eng.Measured[i-d-c], charges[i])
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// measuredRelease is the replay of release i of the plan, p, whose noisy
+// MeasuredRelease is the replay of release i of the plan, p, whose noisy
 // marginal is n, charged c.
-func measuredRelease(i int, p marginal.Planned, n *marginal.Noisy, c privacy.Charge) (replayed, error) {
+func MeasuredRelease(i int, p marginal.Planned, n *marginal.Noisy, c privacy.Charge) (Replayed, error) {
 	if !slices.Equal(n.Attrs, p.Attrs) {
-		return replayed{}, fmt.Errorf("audit: release %d is over %v, its marginal over %v", i+1, p.Attrs, n.Attrs)
+		return Replayed{}, fmt.Errorf("audit: release %d is over %v, its marginal over %v", i+1, p.Attrs, n.Attrs)
 	}
-	return release(p.Release.Purpose, p.Attrs, c, n.Counts), nil
+	return ReplayedRelease(p.Release.Purpose, p.Attrs, c, n.Counts), nil
 }
 
-// release is the replay of a release of kind over attrs, released as v
+// ReplayedRelease is the replay of a release of kind over attrs, released as v
 // and charged c: comparable with the other run's when the kind, the
 // attributes, the size and the charge all match.
-func release(kind string, attrs []int, c privacy.Charge, v []float64) replayed {
-	return replayed{query: fmt.Sprintf("%s %v %d %v", kind, attrs, len(v), c.Spec), charge: c, values: v}
+func ReplayedRelease(kind string, attrs []int, c privacy.Charge, v []float64) Replayed {
+	return Replayed{query: fmt.Sprintf("%s %v %d %v", kind, attrs, len(v), c.Spec), charge: c, values: v}
 }
 
-// adaptiveReleases pairs the adaptive method's charges with its releases:
+// AdaptiveReleases pairs the adaptive method's charges with its releases:
 // the measured marginals in plan order (the one-ways first), and between
 // them each round's selection, whose outcome is the set the round then
 // measured.
-func adaptiveReleases(eng *marginal.Result, charges []privacy.Charge) ([]replayed, error) {
+func AdaptiveReleases(eng *marginal.Result, charges []privacy.Charge) ([]Replayed, error) {
 	plan, rounds := eng.Plan, eng.Rounds
 	if len(charges) != len(plan)+len(rounds) || len(plan) != len(eng.Measured) {
 		return nil, fmt.Errorf("audit: %d charges for %d measured releases and %d selections", len(charges), len(plan), len(rounds))
 	}
-	out := make([]replayed, 0, len(charges))
+	out := make([]Replayed, 0, len(charges))
 	k, r := 0, 0
 	for i, c := range charges {
 		if k < len(plan) && c.Purpose == plan[k].Release.Purpose {
-			rel, err := measuredRelease(i, plan[k], eng.Measured[k], c)
+			rel, err := MeasuredRelease(i, plan[k], eng.Measured[k], c)
 			if err != nil {
 				return nil, err
 			}
@@ -463,170 +346,14 @@ func adaptiveReleases(eng *marginal.Result, charges []privacy.Charge) ([]replaye
 		if r == len(rounds) {
 			return nil, fmt.Errorf("audit: charge %d (%q) is neither the next measurement (%q) nor a selection", i+1, c.Purpose, plan[min(k, len(plan)-1)].Release.Purpose)
 		}
-		out = append(out, replayed{query: fmt.Sprintf("%s %v chose %v", c.Purpose, c.Spec, rounds[r].Attrs), charge: c, choice: true})
+		out = append(out, Replayed{query: fmt.Sprintf("%s %v chose %v", c.Purpose, c.Spec, rounds[r].Attrs), charge: c, choice: true})
 		r++
 	}
 	return out, nil
 }
 
-// iindifMove is how far the IInDif score of release i, Σ_ij |a_i b_j/n −
-// N_ij| with a and b the reference one-way counts (the published one-way
-// marginals, normalised to n by marginal.NormSub as the engine does),
-// may move because its references did: Σ_ij |a_i b_j − a'_i b'_j|/n, by
-// the triangle inequality. Its sensitivity, 2, holds for fixed
-// references. Releases other than scores move with their data alone.
-func iindifMove(a, b *synthesize.Result, i, n int) (float64, error) {
-	d, c := len(a.Engine.OneWays), len(a.Engine.Candidates)
-	if i < d || i >= d+c {
-		return 0, nil
-	}
-	ca, cb := a.Engine.Candidates[i-d], b.Engine.Candidates[i-d]
-	if ca.A != cb.A || ca.B != cb.B {
-		return 0, fmt.Errorf("audit: score %d is over (%d, %d) on D and (%d, %d) on D'", i-d+1, ca.A, ca.B, cb.A, cb.B)
-	}
-	ref := func(r *synthesize.Result, j int) []float64 {
-		v := slices.Clone(r.Engine.OneWays[j].Counts)
-		marginal.NormSub(v, float64(n))
-		return v
-	}
-	aA, aB, bA, bB := ref(a, ca.A), ref(a, ca.B), ref(b, ca.A), ref(b, ca.B)
-	s := 0.0
-	for x := range aA {
-		for y := range aB {
-			s += math.Abs(aA[x]*aB[y] - bA[x]*bB[y])
-		}
-	}
-	return s / float64(n), nil
-}
-
-// ReplayRows is the replay audit of synthesize-rows (3 owners of rows,
-// ρ = 0.04 each, the canary tables split in row order) in the noise mode
-// named by mode ("" for insider-safe, or "exact") and the variant named.
-// Its releases are the requests in order, each paired with owner 1's
-// charge for it (the other owners' must be the same) and valued by the
-// sum of the owners' words the coordinator received (protocol.Recorder),
-// the pooled counts plus the owners' noise shares on the release's grid:
-// the published value minus the coordinator's share in insider-safe mode,
-// which the same tape makes the same on both sides.
-func ReplayRows(variant, mode string) (Mechanism, error) {
-	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
-		return Mechanism{}, fmt.Errorf("audit: replay-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
-	}
-	tables, err := replayTables(variant)
-	if err != nil {
-		return Mechanism{}, err
-	}
-	h, err := newRowsHarness(proto.NoiseMode(mode), pipelineRho, tables, pipelineOwners)
-	if err != nil {
-		return Mechanism{}, err
-	}
-	sound, err := h.run(D, randx.NewSeeded(0), nil)
-	if err != nil {
-		return Mechanism{}, fmt.Errorf("audit: replay-%s: %w", rowsynth.Name, err)
-	}
-	rel, err := sound.releases()
-	if err != nil {
-		return Mechanism{}, err
-	}
-	name := fmt.Sprintf("%s (%s noise", rowsynth.Name, h.mode)
-	if variant != "" && variant != VariantSound {
-		name += ", " + variant
-	}
-	name += ")"
-	dim := len(oneWayTruth(tables[D]))
-	return replayMechanism(name, tables, sound.report, rel[0].charge.Spec.Scale,
-		func(side Side, src *randx.Source, out []float64) error {
-			tr, err := h.run(side, src, nil)
-			if err != nil {
-				return err
-			}
-			v, err := oneWays(tr.result.Engine, dim)
-			copy(out, v)
-			return err
-		},
-		func(seed uint64) (PairReplay, error) {
-			var rel [2][]replayed
-			var trs [2]*rowsTrace
-			for _, side := range []Side{D, DPrime} {
-				tr, err := h.run(side, randx.NewSeeded(seed), nil)
-				if err != nil {
-					return PairReplay{}, err
-				}
-				if rel[side], err = tr.releases(); err != nil {
-					return PairReplay{}, err
-				}
-				trs[side] = tr
-			}
-			return compareRuns(rel[D], rel[DPrime], func(i int) (float64, error) { return rowsScoreMove(trs[D], trs[DPrime], i) })
-		})
-}
-
-// rowsScoreMove is how far pair score i may move because its public
-// reference did (the pooled noisy one-ways it is computed against differ
-// between the runs): each owner's summand Σ_ij |N_ij − r_ij| moves by at
-// most Σ_ij |r_ij − r'_ij| by the triangle inequality, with r the
-// reference on the release's grid (proto.Request.ScoreReference), summed
-// over the owners. Releases other than scores move with their data alone.
-func rowsScoreMove(a, b *rowsTrace, i int) (float64, error) {
-	qa, qb := a.requests[i], b.requests[i]
-	if qa.Kind != proto.KindScore {
-		return 0, nil
-	}
-	plan, err := qa.Release.Noise.Plan(1)
-	if err != nil {
-		return 0, fmt.Errorf("audit: %w", err)
-	}
-	g := plan.Grid
-	s := 0.0
-	for k := range a.h.names {
-		n := float64(a.h.data[D][k].Len())
-		if m := float64(a.h.data[DPrime][k].Len()); m != n {
-			return 0, fmt.Errorf("audit: %s holds %v records on D and %v on D'", a.h.names[k], n, m)
-		}
-		ra, err := qa.ScoreReference(int(n), g)
-		if err != nil {
-			return 0, fmt.Errorf("audit: %w", err)
-		}
-		rb, err := qb.ScoreReference(int(n), g)
-		if err != nil || len(rb) != len(ra) {
-			return 0, fmt.Errorf("audit: score %d's references on D and D' differ in shape (%v)", i, err)
-		}
-		for c := range ra {
-			s += math.Abs(ra[c] - rb[c])
-		}
-	}
-	return s, nil
-}
-
-// releases pairs the run's requests with owner 1's charges (every owner
-// charges the same releases) and values them by the sum of the words.
-func (tr *rowsTrace) releases() ([]replayed, error) {
-	charges := tr.accts[0].Charges()
-	for k, a := range tr.accts {
-		if n := len(a.Charges()); n != len(charges) {
-			return nil, fmt.Errorf("audit: %s was charged %d releases, %s %d", tr.h.names[k], n, tr.h.names[0], len(charges))
-		}
-	}
-	if len(charges) != len(tr.requests) {
-		return nil, fmt.Errorf("audit: %d charges for %d requests", len(charges), len(tr.requests))
-	}
-	out := make([]replayed, len(charges))
-	for i, q := range tr.requests {
-		c := charges[i]
-		want := q.Release.Noise.Spec()
-		if c.Spec.Norm != want.Norm || c.Spec.Sensitivity != want.Sensitivity || c.Purpose != q.Release.Purpose {
-			return nil, fmt.Errorf("audit: charge %d (%s: %v) is not request %d's release (%s: %v)", i+1, c.Purpose, c.Spec, q.ID, q.Release.Purpose, want)
-		}
-		plan, err := q.Release.Noise.Plan(len(tr.words[i][0]))
-		if err != nil {
-			return nil, fmt.Errorf("audit: %w", err)
-		}
-		s := sumWords(tr.words[i])
-		v := make([]float64, len(s))
-		for j, x := range s {
-			v[j] = float64(x) * plan.Grid
-		}
-		out[i] = release(string(q.Kind), q.Attrs, c, v)
-	}
-	return out, nil
+// ReplayPairs is the replay check of m (which must state ReplayPair) on
+// runs pairs of same-seed runs, with the worst release over all pairs.
+func ReplayPairs(m Mechanism, runs, workers int, src *randx.Source) (*Replay, error) {
+	return replayPairs(m, runs, workers, src, &progress{})
 }

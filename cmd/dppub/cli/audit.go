@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/audit"
+	"github.com/dppub/dppub/audit/catalog"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -112,10 +113,10 @@ Examples:
 func auditMethodList() []string {
 	var names []string
 	width := 0
-	for _, m := range audit.Methods() {
+	for _, m := range catalog.All().Methods() {
 		width = max(width, len(m.Name))
 	}
-	for _, m := range audit.Methods() {
+	for _, m := range catalog.All().Methods() {
 		names = append(names, fmt.Sprintf("  %-*s %s", width, m.Name, m.Summary))
 	}
 	return names
@@ -173,7 +174,7 @@ func runAudit(cmd *cobra.Command, f *auditFlags, method string) error {
 	if method == hostileName {
 		return runHostile(cmd, f)
 	}
-	meth, err := audit.LookupMethod(method)
+	meth, err := catalog.All().Lookup(method)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -209,7 +210,7 @@ func runAudit(cmd *cobra.Command, f *auditFlags, method string) error {
 
 func (f *auditFlags) methodOptions() (audit.MethodOptions, error) {
 	o := audit.MethodOptions{Calibration: f.calibration, Epsilon: f.epsilon, Delta: f.delta, P: f.columns,
-		Part: audit.PPCAPart(f.part), Mechanism: f.mechanism, Owners: f.owners, View: audit.ZeroSumView(f.view), Noise: f.noise}
+		Part: f.part, Mechanism: f.mechanism, Owners: f.owners, View: audit.View(f.view), Noise: f.noise}
 	if (f.pairD == "") != (f.pairDPrime == "") {
 		return o, usagef("give both --pair-d and --pair-dprime, or neither")
 	}
@@ -359,7 +360,7 @@ type suiteRun struct {
 // blackBox runs the black-box suite, each audit at 1 − 5%/N unless
 // --confidence is given.
 func (s *suiteRun) blackBox(cmd *cobra.Command, f *auditFlags) error {
-	cases := audit.Suite(f.long)
+	cases := catalog.All().Suite(f.long)
 	if !cmd.Flags().Changed("confidence") {
 		// Bonferroni: each audit at 1 − 5%/N, so that the whole suite
 		// reports a false VIOLATION with probability at most 5%.
@@ -367,7 +368,7 @@ func (s *suiteRun) blackBox(cmd *cobra.Command, f *auditFlags) error {
 		s.family = fmt.Sprintf(" (family-wise 0.95 over %d audits, Bonferroni)", len(cases))
 	}
 	for _, c := range cases {
-		meth, err := audit.LookupMethod(c.Method)
+		meth, err := catalog.All().Lookup(c.Method)
 		if err != nil {
 			return err
 		}
@@ -388,14 +389,14 @@ func (s *suiteRun) blackBox(cmd *cobra.Command, f *auditFlags) error {
 // greyBox runs the grey-box audits: each at 1%/M unless --alpha is
 // given, so that they report a false LEAK with probability at most 1%.
 func (s *suiteRun) greyBox(cmd *cobra.Command, f *auditFlags) error {
-	cases := audit.GreyBoxSuite(f.long)
+	cases := catalog.All().GreyBoxSuite(f.long)
 	s.alpha = f.alpha
 	if s.alpha == 0 {
 		s.alpha = 0.01 / float64(len(cases))
 		s.greyFamily = fmt.Sprintf(" (family-wise 0.01 over %d grey-box audits, Bonferroni)", len(cases))
 	}
 	for _, c := range cases {
-		meth, err := audit.LookupMethod(c.Method)
+		meth, err := catalog.All().Lookup(c.Method)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dppub/dppub/audit"
+	"github.com/dppub/dppub/audit/catalog"
 )
 
 // hostileName is the audit that plays a hostile coordinator against
@@ -15,7 +16,7 @@ const hostileName = "hostile-coordinator"
 
 // runHostileAttacks runs every hostile-coordinator attack, in order.
 func runHostileAttacks() ([]audit.HostileResult, int, error) {
-	attacks, err := audit.HostileSuite()
+	attacks, err := catalog.All().HostileSuite()
 	if err != nil {
 		return nil, 0, err
 	}

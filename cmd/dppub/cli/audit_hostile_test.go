@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/audit"
+	"github.com/dppub/dppub/audit/catalog"
 )
 
 // `dppub audit hostile-coordinator` runs every attack and each passes;
@@ -19,7 +20,7 @@ func TestAuditHostileCoordinator(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rs); err != nil {
 		t.Fatal(err)
 	}
-	want, err := audit.HostileSuite()
+	want, err := catalog.All().HostileSuite()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestAuditJSONVerdicts(t *testing.T) {
 	}{
 		{[]string{"audit", "laplace", "--runs", "2000", "--seed", "1", "--json"}, "PASS", false},
 		// The paper's sharing argument at the publisher's view: ε ≥ 2.5 > 2
-		// at these 200,000 runs (see audit.TestSuiteFast); about 20 s.
+		// at these 200,000 runs (see TestSuiteFast in audit/catalog); about 20 s.
 		{[]string{"audit", "zero-sum", "--calibration", "paper", "--seed", "1", "--json"}, "VIOLATION", true},
 	}
 	for _, c := range cases {
@@ -119,7 +119,7 @@ func TestAuditGreyBox(t *testing.T) {
 
 // audit all --greybox prints one grey-box audit per suite case (the
 // verdicts depend on the samplers, so only the shape is checked here;
-// audit.TestGreyBoxRegisteredMethods checks them).
+// TestGreyBoxRegisteredMethods in audit/catalog checks them).
 func TestAuditAllGreyBoxJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every method")

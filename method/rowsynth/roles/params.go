@@ -71,7 +71,7 @@ func (p Params) coordinatorDraws() bool { return p.Noise == NoiseInsiderSafe }
 // seeded run is reproducible; the masks cancel, so the output does not
 // depend on the keys at all). It is an owner's first draw. OwnerKey,
 // PairSeed and AddMask are exported for the audits that recompute an
-// owner's view (audit/rows_run.go).
+// owner's view (method/rowsynth/audits/run.go).
 func OwnerKey(src *randx.Source) (*ecdh.PrivateKey, error) {
 	var b [32]byte
 	for i := range 4 {
