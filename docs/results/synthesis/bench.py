@@ -65,6 +65,8 @@ METHODS = {
     "dppub-public-bins": "dppub synthesize --bin-share -1 --bins 16: the metric's public discretisation (16 equal-width bins over the declared bounds), as AIM gets it, no budget on bins; other settings default (--method auto: since the commit after 28ba1d7 adaptive for one owner of at most 16 attributes of at most 64 values each, paper otherwise; af10d4f to 28ba1d7 at most 16 values each; 4346206 to af10d4f adaptive for at most 16 attributes; before 4346206 paper)",
     "dppub-paper-public-bins": "dppub synthesize --method paper --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it, no budget on bins; other settings default",
     "dppub-adaptive-public-bins": "dppub synthesize --method adaptive --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it; other settings default",
+    "dppub-rows3": "dppub publish synthesize-rows --owners 3: the training rows split among 3 owners of rows (secure aggregation, distributed noise), every other setting default",
+    "dppub-rows10": "dppub publish synthesize-rows --owners 10: the training rows split among 10 owners of rows, every other setting default",
     "dppub-before": "dppub synthesize defaults, an earlier build (--dppub-before)",
     "dppub-adaptive-before": "dppub synthesize --method adaptive, other settings default, an earlier build (--dppub-before)",
     "aim-capped": "AIM rounds=2*d, max_model_size=1MB, max_iters=100 (defaults 16*d, 80MB, 1000); workload all 2-way with <=10000 cells",
@@ -328,9 +330,12 @@ def run_method(args, table, method, eps, delta, rep, outdir):
         binary = args.dppub_before if method.endswith("-before") else args.dppub
         if not binary:
             raise SystemExit(f"{method} needs --dppub-before")
-        helptext = subprocess.run([binary, "synthesize", "--help"], capture_output=True, text=True).stdout
-        cmd = [binary, "synthesize", "--input", table.train_csv, "--schema", table.schema_json,
-               "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
+        command = [binary, "synthesize"]
+        if method.startswith("dppub-rows"):
+            command = [binary, "publish", "synthesize-rows", "--owners", method[len("dppub-rows"):]]
+        helptext = subprocess.run(command + ["--help"], capture_output=True, text=True).stdout
+        cmd = command + ["--input", table.train_csv, "--schema", table.schema_json,
+                         "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
         if "--force" in helptext:
             cmd.append("--force")
         if method.startswith("dppub-adaptive"):
