@@ -2,6 +2,7 @@ package method_test
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"slices"
 	"strings"
@@ -151,5 +152,30 @@ func TestCentralMethodsAreRegistered(t *testing.T) {
 		if s, err := method.Lookup(name); err != nil || s.Multiparty() || s.Run == nil {
 			t.Errorf("central method %s: multiparty %v, run %v, %v", name, s.Multiparty(), s.Run != nil, err)
 		}
+	}
+}
+
+// TestDerivedOnce checks that a session's derived values are computed
+// once, a failure included, however many members join.
+func TestDerivedOnce(t *testing.T) {
+	bad := errors.New("bad settings")
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{{"value", nil}, {"error", bad}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var d method.Derived[int]
+			calls := 0
+			derive := func() (int, error) { calls++; return 42, tc.err }
+			for range 4 {
+				v, err := d.Get(derive)
+				if v != 42 || !errors.Is(err, tc.err) {
+					t.Fatalf("Get = %d, %v; want 42, %v", v, err, tc.err)
+				}
+			}
+			if calls != 1 {
+				t.Errorf("derive ran %d times for 4 Gets, want 1", calls)
+			}
+		})
 	}
 }

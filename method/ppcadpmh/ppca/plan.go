@@ -2,6 +2,7 @@ package ppca
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/privacy"
@@ -69,8 +70,13 @@ type Plan struct {
 	Charges []privacy.Charge
 }
 
+// plansBuilt counts the plans NewPlan calibrated in this process, for
+// the test that a run calibrates its plan once and carries it.
+var plansBuilt atomic.Int64
+
 // NewPlan validates o and calibrates the noise.
 func NewPlan(o PlanOptions) (*Plan, error) {
+	plansBuilt.Add(1)
 	if err := o.Bounds.Validate(); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ import (
 type OwnerOptions struct {
 	ID     string
 	Params Params
+	// Agreed, instead of Params, are the session's parameters checked
+	// once with their plan (Agree): the owner takes them as they are.
+	Agreed *Agreed
 	// Data are the owner's encoded rows, every entry in [0, 1].
 	Data *mat.Dense
 	// Table and Encoder are the owner's rows and the session's encoder:
@@ -52,9 +55,12 @@ type Owner struct {
 
 // NewOwner validates o.
 func NewOwner(o OwnerOptions) (*Owner, error) {
-	if err := o.Params.Validate(); err != nil {
+	agreed, err := o.agreed()
+	if err != nil {
 		return nil, err
 	}
+	o.Params, o.Agreed = agreed.params, nil
+	plan := agreed.plan
 	idx := o.Params.ownerIndex(o.ID)
 	if idx < 0 {
 		return nil, fmt.Errorf("ppcadpmh: %q is not an owner of this session", o.ID)
@@ -73,16 +79,23 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("ppcadpmh: owner %q holds %d rows, need at least 2", o.ID, n)
 	}
-	plan, err := ppca.NewPlan(o.Params.Plan)
-	if err != nil {
-		return nil, err
-	}
 	if o.Params.Noise == SecureAggregate {
 		if err := checkFixedRange(plan, n, len(o.Params.Owners)); err != nil {
 			return nil, fmt.Errorf("ppcadpmh: owner %q: %w", o.ID, err)
 		}
 	}
 	return &Owner{o: o, moments: m, index: idx, plan: plan, noiser: dp.NewNoiser(o.Source), seeds: map[string][]byte{}}, nil
+}
+
+// agreed are the parameters the options give, checked once.
+func (o OwnerOptions) agreed() (*Agreed, error) {
+	if o.Agreed == nil {
+		return Agree(o.Params)
+	}
+	if o.Params.Session != "" || o.Params.Owners != nil {
+		return nil, fmt.Errorf("ppcadpmh: owner %q: give the parameters or the agreed ones, not both", o.ID)
+	}
+	return o.Agreed, nil
 }
 
 // ownerMoments takes the given moments, or computes them from the one
