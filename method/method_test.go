@@ -2,8 +2,9 @@ package method_test
 
 import (
 	"bytes"
-	"errors"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +13,10 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/mullda"
+	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"github.com/dppub/dppub/method/privbayes"
 	_ "github.com/dppub/dppub/method/registry"
 	"github.com/dppub/dppub/method/synthesize"
@@ -177,5 +181,48 @@ func TestDerivedOnce(t *testing.T) {
 				t.Errorf("derive ran %d times for 4 Gets, want 1", calls)
 			}
 		})
+	}
+}
+
+// TestRunCalibratesOnePlan checks that a one-process run calibrates its
+// noise plan once, whatever the number of owners m: the session agrees
+// its parameters once and carries the plan to every role and its report.
+// Before, every role and report line rebuilt it: PPCA-DP-MH 3m+5 plans
+// (3m+6 with secure aggregation), Mul-LDA-DP 3m+8 with its dealer. Not
+// parallel: the counters are the process's.
+func TestRunCalibratesOnePlan(t *testing.T) {
+	cases := []struct {
+		name     string
+		spec     method.Spec
+		settings string
+		dealer   bool
+		plans    func() int64
+	}{
+		{"ppca-dp-mh/local", ppcadpmh.Spec, `{"epsilon": 1}`, false, ppca.PlansBuilt},
+		{"ppca-dp-mh/secure-aggregate", ppcadpmh.Spec, `{"epsilon": 1, "noise": "secure-aggregate"}`, false, ppca.PlansBuilt},
+		{"mul-lda-dp/correlated", mullda.Multi, `{"epsilon": 1, "delta": 1e-6, "label": "diagnosis"}`, true, lda.PlansBuilt},
+		{"mul-lda-dp/independent", mullda.Multi, `{"epsilon": 1, "delta": 1e-6, "label": "diagnosis", "noise": "independent"}`, false, lda.PlansBuilt},
+	}
+	for _, c := range cases {
+		for _, m := range []int{1, 3, 5} {
+			t.Run(fmt.Sprintf("%s/m=%d", c.name, m), func(t *testing.T) {
+				st, err := c.spec.Settings([]byte(c.settings))
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := owners(t, m)
+				if c.dealer {
+					o.Members[mullda.RoleDealer] = []string{mullda.RoleDealer}
+				}
+				o.Source = randx.NewSeeded(2)
+				before := c.plans()
+				if _, err := method.RunLocal(context.Background(), c.spec, st, o); err != nil {
+					t.Fatal(err)
+				}
+				if got := c.plans() - before; got != 1 {
+					t.Errorf("%d owners: the run calibrated %d noise plans, want 1", m, got)
+				}
+			})
+		}
 	}
 }

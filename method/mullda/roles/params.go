@@ -44,33 +44,75 @@ func (p Params) NeedsDealer() bool {
 
 // Validate checks the parameters.
 func (p Params) Validate() error {
+	_, err := p.check()
+	return err
+}
+
+// Agreed are a session's parameters checked once, with the noise plan
+// they calibrate: the session builds them once (Agree) and gives them to
+// the owners, the dealer and the publisher (their options' Agreed) and to
+// its report, instead of each of them checking and calibrating again.
+type Agreed struct {
+	params Params
+	plan   *lda.Plan
+}
+
+// Agree checks p and calibrates its noise plan.
+func Agree(p Params) (*Agreed, error) {
+	plan, err := p.check()
+	if err != nil {
+		return nil, err
+	}
+	return &Agreed{params: p, plan: plan}, nil
+}
+
+// Params are the agreed parameters.
+func (a *Agreed) Params() Params { return a.params }
+
+// Plan is the noise plan the parameters calibrate; read-only, shared by
+// every role of the session.
+func (a *Agreed) Plan() *lda.Plan { return a.plan }
+
+// agree returns a role's parameters checked: agreed when the session
+// gives them (and then no Params besides), else p checked here.
+func agree(role string, p Params, agreed *Agreed) (*Agreed, error) {
+	if agreed == nil {
+		return Agree(p)
+	}
+	if p.Session != "" || p.Owners != nil {
+		return nil, fmt.Errorf("mullda: %s: give the parameters or the agreed ones, not both", role)
+	}
+	return agreed, nil
+}
+
+// check validates the parameters and returns the plan they calibrate.
+func (p Params) check() (*lda.Plan, error) {
 	if len(p.Owners) < 1 {
-		return fmt.Errorf("mullda: no owners")
+		return nil, fmt.Errorf("mullda: no owners")
 	}
 	if p.Publisher == "" {
-		return fmt.Errorf("mullda: the publisher needs a name")
+		return nil, fmt.Errorf("mullda: the publisher needs a name")
 	}
 	seen := map[string]bool{p.Publisher: true}
 	for _, o := range p.Owners {
 		if o == "" || seen[o] {
-			return fmt.Errorf("mullda: owner name %q is empty or repeated", o)
+			return nil, fmt.Errorf("mullda: owner name %q is empty or repeated", o)
 		}
 		seen[o] = true
 	}
 	switch {
 	case p.NeedsDealer() && (p.Dealer == "" || seen[p.Dealer]):
-		return fmt.Errorf("mullda: correlated noise over %d owners needs a dealer with its own name, got %q", len(p.Owners), p.Dealer)
+		return nil, fmt.Errorf("mullda: correlated noise over %d owners needs a dealer with its own name, got %q", len(p.Owners), p.Dealer)
 	case !p.NeedsDealer() && p.Dealer != "":
-		return fmt.Errorf("mullda: dealer %q given but the session needs none", p.Dealer)
+		return nil, fmt.Errorf("mullda: dealer %q given but the session needs none", p.Dealer)
 	case p.Plan.Owners != len(p.Owners):
-		return fmt.Errorf("mullda: the plan is for %d owners, the session has %d", p.Plan.Owners, len(p.Owners))
+		return nil, fmt.Errorf("mullda: the plan is for %d owners, the session has %d", p.Plan.Owners, len(p.Owners))
 	case p.Ridge < 0 || math.IsNaN(p.Ridge) || math.IsInf(p.Ridge, 0):
-		return fmt.Errorf("mullda: ridge must be non-negative and finite, got %v", p.Ridge)
+		return nil, fmt.Errorf("mullda: ridge must be non-negative and finite, got %v", p.Ridge)
 	case p.Output != "" && p.Output != Synthetic && p.Output != RealProjections:
-		return fmt.Errorf("mullda: unknown output %q (want synthetic or real-projections)", p.Output)
+		return nil, fmt.Errorf("mullda: unknown output %q (want synthetic or real-projections)", p.Output)
 	}
-	_, err := lda.NewPlan(p.Plan)
-	return err
+	return lda.NewPlan(p.Plan)
 }
 
 func (p Params) ownerIndex(id string) int { return slices.Index(p.Owners, id) }
