@@ -72,6 +72,7 @@ type session struct {
 	method.Header
 	Settings Settings `json:"settings"`
 	Parties  []string `json:"parties"`
+	params   method.Derived[protompcrdp.Params]
 }
 
 func open(st method.Settings, o method.Open) (method.Session, error) {
@@ -88,7 +89,7 @@ func open(st method.Settings, o method.Open) (method.Session, error) {
 		return nil, fmt.Errorf("label_holder %q does not hold the label %q; %s does", s.Settings.LabelHolder, s.Settings.Label, holder)
 	}
 	s.Settings.LabelHolder = holder
-	_, err = s.params()
+	_, err = s.agreed()
 	return s, err
 }
 
@@ -112,7 +113,10 @@ func labelHolder(parties []string, schemas []data.Schema, label string) (string,
 	return holder, nil
 }
 
-func (s *session) params() (protompcrdp.Params, error) {
+// agreed are the protocol parameters, derived and checked once.
+func (s *session) agreed() (protompcrdp.Params, error) { return s.params.Get(s.derive) }
+
+func (s *session) derive() (protompcrdp.Params, error) {
 	if err := s.Settings.Validate(); err != nil {
 		return protompcrdp.Params{}, err
 	}
@@ -140,7 +144,7 @@ func (s *session) Unsound() bool {
 }
 
 func (s *session) Join(l method.Local) (protocol.Role, error) {
-	params, err := s.params()
+	params, err := s.agreed()
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +159,7 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 }
 
 func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, error) {
-	params, err := s.params()
+	params, err := s.agreed()
 	if err != nil {
 		return nil, err
 	}
