@@ -267,7 +267,7 @@ func (s *session) publish(pub *proto.Publisher, sd derived, accts []*privacy.Acc
 	if err != nil {
 		return nil, err
 	}
-	plan, enc, classes := sd.agreed.Plan(), sd.enc, sd.classes
+	plan, enc, classes := sd.agreed.Derived(), sd.enc, sd.classes
 	table, err := Table(s.Settings.Label, classes, res.Projections, res.Labels)
 	if err != nil {
 		return nil, err

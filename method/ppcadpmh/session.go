@@ -168,7 +168,7 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 		if err != nil {
 			return nil, err
 		}
-		report, err := Report(ReportOptions{Params: params.Params(), Plan: params.Plan(), Accountants: accts, Counts: res.Counts,
+		report, err := Report(ReportOptions{Params: params.Params(), Plan: params.Derived(), Accountants: accts, Counts: res.Counts,
 			Secure: src.IsSecure(), Randomness: src.Describe()})
 		if err != nil {
 			return nil, err

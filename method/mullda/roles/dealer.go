@@ -34,18 +34,18 @@ type NoiseDealer struct {
 
 // NewNoiseDealer validates o.
 func NewNoiseDealer(o DealerOptions) (*NoiseDealer, error) {
-	agreed, err := agree("the dealer", o.Params, o.Agreed)
+	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params = agreed.params
+	o.Params = agreed.Params()
 	if !o.Params.NeedsDealer() {
 		return nil, fmt.Errorf("mullda: this session (%d owners, %s noise) needs no dealer", len(o.Params.Owners), o.Params.Plan.Noise)
 	}
 	if o.Source == nil {
 		return nil, fmt.Errorf("mullda: the dealer needs a randomness source")
 	}
-	return &NoiseDealer{params: o.Params, plan: agreed.plan, noiser: dp.NewNoiser(o.Source)}, nil
+	return &NoiseDealer{params: o.Params, plan: agreed.Derived(), noiser: dp.NewNoiser(o.Source)}, nil
 }
 
 // ID is the dealer's name.

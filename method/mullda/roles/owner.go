@@ -45,11 +45,11 @@ type Owner struct {
 
 // NewOwner validates o and computes the owner's exact statistics.
 func NewOwner(o OwnerOptions) (*Owner, error) {
-	agreed, err := agree("owner "+o.ID, o.Params, o.Agreed)
+	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params, o.Agreed = agreed.params, nil
+	o.Params, o.Agreed = agreed.Params(), nil
 	if o.Params.ownerIndex(o.ID) < 0 {
 		return nil, fmt.Errorf("mullda: %q is not an owner of this session", o.ID)
 	}
@@ -70,7 +70,7 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mullda: owner %q: %w", o.ID, err)
 	}
-	return &Owner{o: o, plan: agreed.plan, noiser: dp.NewNoiser(o.Source), exact: exact}, nil
+	return &Owner{o: o, plan: agreed.Derived(), noiser: dp.NewNoiser(o.Source), exact: exact}, nil
 }
 
 // ID is the owner's name.

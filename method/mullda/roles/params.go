@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/method/mullda/lda"
+	"github.com/dppub/dppub/protocol"
 )
 
 // Output says what the publisher publishes besides the direction(s).
@@ -49,59 +50,21 @@ func (p Params) Validate() error {
 }
 
 // Agreed are a session's parameters checked once, with the noise plan
-// they calibrate: the session builds them once (Agree) and gives them to
-// the owners, the dealer and the publisher (their options' Agreed) and to
-// its report, instead of each of them checking and calibrating again.
-type Agreed struct {
-	params Params
-	plan   *lda.Plan
-}
+// they calibrate (Derived): the session agrees them once (Agree) and gives
+// them to the owners, the dealer and the publisher (their options'
+// Agreed) and to its report.
+type Agreed = protocol.Agreed[Params, *lda.Plan]
 
 // Agree checks p and calibrates its noise plan.
-func Agree(p Params) (*Agreed, error) {
-	plan, err := p.check()
-	if err != nil {
-		return nil, err
-	}
-	return &Agreed{params: p, plan: plan}, nil
-}
-
-// Params are the agreed parameters.
-func (a *Agreed) Params() Params { return a.params }
-
-// Plan is the noise plan the parameters calibrate; read-only, shared by
-// every role of the session.
-func (a *Agreed) Plan() *lda.Plan { return a.plan }
-
-// agree returns a role's parameters checked: agreed when the session
-// gives them (and then no Params besides), else p checked here.
-func agree(role string, p Params, agreed *Agreed) (*Agreed, error) {
-	if agreed == nil {
-		return Agree(p)
-	}
-	if p.Session != "" || p.Owners != nil {
-		return nil, fmt.Errorf("mullda: %s: give the parameters or the agreed ones, not both", role)
-	}
-	return agreed, nil
-}
+func Agree(p Params) (*Agreed, error) { return protocol.Agree(p, Params.check) }
 
 // check validates the parameters and returns the plan they calibrate.
 func (p Params) check() (*lda.Plan, error) {
-	if len(p.Owners) < 1 {
-		return nil, fmt.Errorf("mullda: no owners")
-	}
-	if p.Publisher == "" {
-		return nil, fmt.Errorf("mullda: the publisher needs a name")
-	}
-	seen := map[string]bool{p.Publisher: true}
-	for _, o := range p.Owners {
-		if o == "" || seen[o] {
-			return nil, fmt.Errorf("mullda: owner name %q is empty or repeated", o)
-		}
-		seen[o] = true
+	if err := protocol.CheckRoster("publisher", p.Publisher, "owner", p.Owners); err != nil {
+		return nil, fmt.Errorf("mullda: %w", err)
 	}
 	switch {
-	case p.NeedsDealer() && (p.Dealer == "" || seen[p.Dealer]):
+	case p.NeedsDealer() && (p.Dealer == "" || p.Dealer == p.Publisher || slices.Contains(p.Owners, p.Dealer)):
 		return nil, fmt.Errorf("mullda: correlated noise over %d owners needs a dealer with its own name, got %q", len(p.Owners), p.Dealer)
 	case !p.NeedsDealer() && p.Dealer != "":
 		return nil, fmt.Errorf("mullda: dealer %q given but the session needs none", p.Dealer)

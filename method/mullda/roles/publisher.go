@@ -68,18 +68,18 @@ type Result struct {
 
 // NewPublisher validates o.
 func NewPublisher(o PublisherOptions) (*Publisher, error) {
-	agreed, err := agree("the publisher", o.Params, o.Agreed)
+	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params, o.Agreed = agreed.params, nil
+	o.Params, o.Agreed = agreed.Params(), nil
 	if o.Source == nil {
 		return nil, fmt.Errorf("mullda: the publisher needs a randomness source")
 	}
 	if err := o.Ledger.validate(o.Params.Publisher); err != nil {
 		return nil, err
 	}
-	return &Publisher{o: o, plan: agreed.plan, sums: map[string]Sums{}, second: map[string]Second{}, projs: map[string]Projections{}}, nil
+	return &Publisher{o: o, plan: agreed.Derived(), sums: map[string]Sums{}, second: map[string]Second{}, projs: map[string]Projections{}}, nil
 }
 
 // ID is the publisher's name.

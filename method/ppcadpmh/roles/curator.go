@@ -40,7 +40,7 @@ func NewCurator(p Params) (*Curator, error) {
 
 // NewAgreedCurator is the curator of parameters already agreed.
 func NewAgreedCurator(a *Agreed) *Curator {
-	return &Curator{params: a.params, plan: a.plan, stats: map[string]Statistics{}, got: map[string]int{}}
+	return &Curator{params: a.Params(), plan: a.Derived(), stats: map[string]Statistics{}, got: map[string]int{}}
 }
 
 // SetSink hands every chunk of synthetic rows to f instead of keeping

@@ -55,12 +55,12 @@ type Owner struct {
 
 // NewOwner validates o.
 func NewOwner(o OwnerOptions) (*Owner, error) {
-	agreed, err := o.agreed()
+	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params, o.Agreed = agreed.params, nil
-	plan := agreed.plan
+	o.Params, o.Agreed = agreed.Params(), nil
+	plan := agreed.Derived()
 	idx := o.Params.ownerIndex(o.ID)
 	if idx < 0 {
 		return nil, fmt.Errorf("ppcadpmh: %q is not an owner of this session", o.ID)
@@ -85,17 +85,6 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 		}
 	}
 	return &Owner{o: o, moments: m, index: idx, plan: plan, noiser: dp.NewNoiser(o.Source), seeds: map[string][]byte{}}, nil
-}
-
-// agreed are the parameters the options give, checked once.
-func (o OwnerOptions) agreed() (*Agreed, error) {
-	if o.Agreed == nil {
-		return Agree(o.Params)
-	}
-	if o.Params.Session != "" || o.Params.Owners != nil {
-		return nil, fmt.Errorf("ppcadpmh: owner %q: give the parameters or the agreed ones, not both", o.ID)
-	}
-	return o.Agreed, nil
 }
 
 // ownerMoments takes the given moments, or computes them from the one

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	"github.com/dppub/dppub/protocol"
 )
 
 // NoiseMode says where the noise of a release is added.
@@ -36,45 +37,18 @@ func (p Params) Validate() error {
 }
 
 // Agreed are a session's parameters checked once, with the noise plan
-// they calibrate: a session builds them once (Agree) and hands them to
-// every role it builds (OwnerOptions.Agreed, NewAgreedCurator) and to its
-// report, so that a run calibrates its plan once instead of at every role
-// and every report line (issue 36 measured 3m+5 plans for m owners).
-type Agreed struct {
-	params Params
-	plan   *ppca.Plan
-}
+// they calibrate (Derived): the session agrees them once (Agree) and hands
+// them to every role it builds (OwnerOptions.Agreed, NewAgreedCurator)
+// and to its report.
+type Agreed = protocol.Agreed[Params, *ppca.Plan]
 
 // Agree checks p and calibrates its noise plan.
-func Agree(p Params) (*Agreed, error) {
-	plan, err := p.check()
-	if err != nil {
-		return nil, err
-	}
-	return &Agreed{params: p, plan: plan}, nil
-}
-
-// Params are the agreed parameters.
-func (a *Agreed) Params() Params { return a.params }
-
-// Plan is the noise plan the parameters calibrate; read-only, shared by
-// every role of the session.
-func (a *Agreed) Plan() *ppca.Plan { return a.plan }
+func Agree(p Params) (*Agreed, error) { return protocol.Agree(p, Params.check) }
 
 // check validates the parameters and returns the plan they calibrate.
 func (p Params) check() (*ppca.Plan, error) {
-	if len(p.Owners) < 1 {
-		return nil, fmt.Errorf("ppcadpmh: no owners")
-	}
-	seen := map[string]bool{p.Curator: true}
-	if p.Curator == "" {
-		return nil, fmt.Errorf("ppcadpmh: the curator needs a name")
-	}
-	for _, o := range p.Owners {
-		if o == "" || seen[o] {
-			return nil, fmt.Errorf("ppcadpmh: owner name %q is empty or repeated", o)
-		}
-		seen[o] = true
+	if err := protocol.CheckRoster("curator", p.Curator, "owner", p.Owners); err != nil {
+		return nil, fmt.Errorf("ppcadpmh: %w", err)
 	}
 	if p.Noise != Local && p.Noise != SecureAggregate {
 		return nil, fmt.Errorf("ppcadpmh: unknown noise mode %q (want local or secure-aggregate)", p.Noise)
