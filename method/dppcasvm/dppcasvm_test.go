@@ -3,13 +3,13 @@ package dppcasvm
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/randx"
 )
@@ -40,10 +40,7 @@ func TestValidatePerMethod(t *testing.T) {
 			c.set(st)
 			st.SetDefaults()
 			err := st.Validate()
-			var fe method.FieldError
-			if !errors.As(err, &fe) || fe.Key != c.key || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want a mistake in %s saying %q", err, c.key, c.want)
-			}
+			methodtest.FieldMistake(t, err, c.key, c.want)
 		})
 	}
 	for _, m := range dppca.Methods {

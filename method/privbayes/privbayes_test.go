@@ -2,13 +2,12 @@ package privbayes
 
 import (
 	"context"
-	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -33,10 +32,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.st.SetDefaults()
 			err := c.st.Validate()
-			var fe method.FieldError
-			if !errors.As(err, &fe) || fe.Key != c.key || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want a mistake in %s saying %q", err, c.key, c.want)
-			}
+			methodtest.FieldMistake(t, err, c.key, c.want)
 		})
 	}
 }
