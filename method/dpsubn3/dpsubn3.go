@@ -121,11 +121,7 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 	if err != nil {
 		return nil, err
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		res, err := curator.Result()
-		if err != nil {
-			return nil, err
-		}
+	publish := func(res *proto.Result, accts []*privacy.Accountant) (*method.Outcome, error) {
 		report, err := Report(s.Settings, src, accts, res.Counts)
 		if err != nil {
 			return nil, err
@@ -137,7 +133,7 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 		return &method.Outcome{Table: syn, Report: report, Summary: summary,
 			Detail: &Result{Model: res.Model, Discretizer: z}}, nil
 	}
-	return &method.Coordination{Role: curator, Publish: publish}, nil
+	return method.Coordinated(curator, publish), nil
 }
 
 // Report is the privacy report of a DP-SUBN3 publication, from the

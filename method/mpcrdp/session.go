@@ -56,16 +56,9 @@ func (s *Settings) Validate() error {
 }
 
 // Spec is MP-CRDP's definition.
-var Spec = method.Spec{
-	Name:        Name,
-	Summary:     "a DP classifier or count queries over parties of columns joined by a trusted server (MP-CRDP)",
-	Split:       method.Columns,
-	Coordinator: RoleServer,
-	MemberRoles: []string{method.RoleOwner},
-	NewSettings: func() method.Settings { return new(Settings) },
-	Open:        open,
-	Decode:      method.DecodeSession[session],
-}
+var Spec = method.ColumnsSpec(Name,
+	"a DP classifier or count queries over parties of columns joined by a trusted server (MP-CRDP)",
+	RoleServer, nil, open)
 
 // session is what the server sends every party.
 type session struct {
@@ -75,12 +68,12 @@ type session struct {
 	params   method.Derived[protompcrdp.Params]
 }
 
-func open(st method.Settings, o method.Open) (method.Session, error) {
+func open(st Settings, o method.Open) (*session, error) {
 	parties, err := o.Names(method.RoleOwner, 1)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Header: o.Header(), Settings: *st.(*Settings), Parties: parties}
+	s := &session{Header: o.Header(), Settings: st, Parties: parties}
 	holder, err := labelHolder(parties, o.Schemas, s.Settings.Label)
 	if err != nil {
 		return nil, err
@@ -171,11 +164,7 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 	if err != nil {
 		return nil, err
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		sr, err := server.Result()
-		if err != nil {
-			return nil, err
-		}
+	publish := func(sr *protompcrdp.Result, accts []*privacy.Accountant) (*method.Outcome, error) {
 		res, err := finish(params.Config, params.Label, src, append(accts, merged), sr)
 		if err != nil {
 			return nil, err
@@ -187,5 +176,5 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 		summary := fmt.Sprintf("%s released over %d joined records (%d IDs not held by every party left out)", params.Config.Release, sr.Merged.Len(), sr.Dropped)
 		return &method.Outcome{Data: out, Report: res.Report, Summary: summary, Detail: res}, nil
 	}
-	return &method.Coordination{Role: server, Publish: publish}, nil
+	return method.Coordinated(server, publish), nil
 }

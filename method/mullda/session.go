@@ -255,18 +255,13 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 	if err != nil {
 		return nil, err
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		return s.publish(pub, d, accts, src, lg != nil)
-	}
-	return &method.Coordination{Role: pub, Publish: publish}, nil
+	return method.Coordinated(pub, func(res *proto.Result, accts []*privacy.Accountant) (*method.Outcome, error) {
+		return s.publish(res, d, accts, src, lg != nil)
+	}), nil
 }
 
-func (s *session) publish(pub *proto.Publisher, sd derived, accts []*privacy.Accountant, src *randx.Source,
+func (s *session) publish(res *proto.Result, sd derived, accts []*privacy.Accountant, src *randx.Source,
 	ledger bool) (*method.Outcome, error) {
-	res, err := pub.Result()
-	if err != nil {
-		return nil, err
-	}
 	plan, enc, classes := sd.agreed.Derived(), sd.enc, sd.classes
 	table, err := Table(s.Settings.Label, classes, res.Projections, res.Labels)
 	if err != nil {

@@ -24,16 +24,9 @@ import (
 )
 
 // Spec is PDP-MVDS's definition.
-var Spec = method.Spec{
-	Name:        Name,
-	Summary:     "one synthetic table from parties of columns with personalised budgets (PDP-MVDS)",
-	Split:       method.Columns,
-	Coordinator: RoleSynthesizer,
-	MemberRoles: []string{method.RoleOwner, RoleThirdParty},
-	NewSettings: func() method.Settings { return new(Settings) },
-	Open:        open,
-	Decode:      method.DecodeSession[Session],
-}
+var Spec = method.ColumnsSpec(Name,
+	"one synthetic table from parties of columns with personalised budgets (PDP-MVDS)",
+	RoleSynthesizer, []string{RoleThirdParty}, open)
 
 // Session is what the synthesizer sends every party and S.
 type Session struct {
@@ -49,7 +42,7 @@ type Session struct {
 	cuts map[int][]float64
 }
 
-func open(st method.Settings, o method.Open) (method.Session, error) {
+func open(st Settings, o method.Open) (*Session, error) {
 	owners, err := o.Names(method.RoleOwner, 2)
 	if err != nil {
 		return nil, err
@@ -61,7 +54,7 @@ func open(st method.Settings, o method.Open) (method.Session, error) {
 	if len(o.Schemas) != len(owners) {
 		return nil, fmt.Errorf("%d schemas for %d parties", len(o.Schemas), len(owners))
 	}
-	s := &Session{Header: o.Header(), Settings: *st.(*Settings), Schemas: o.Schemas, Owners: owners, Third: third}
+	s := &Session{Header: o.Header(), Settings: st, Schemas: o.Schemas, Owners: owners, Third: third}
 	if err := s.checkIDColumns(); err != nil {
 		return nil, err
 	}

@@ -163,11 +163,7 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 		// it would within the whole matrix.
 		curator.SetSink(func(_ string, _ int, rows *mat.Dense) error { return sink(enc.Decode(rows)) })
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		res, err := curator.Result()
-		if err != nil {
-			return nil, err
-		}
+	publish := func(res *proto.Result, accts []*privacy.Accountant) (*method.Outcome, error) {
 		report, err := Report(ReportOptions{Params: params.Params(), Plan: params.Derived(), Accountants: accts, Counts: res.Counts,
 			Secure: src.IsSecure(), Randomness: src.Describe()})
 		if err != nil {
@@ -180,7 +176,7 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 		}
 		return out, nil
 	}
-	return &method.Coordination{Role: curator, Publish: publish}, nil
+	return method.Coordinated(curator, publish), nil
 }
 
 // RowBoundsOf reads the column groups of an encoder: one group per
