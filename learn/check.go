@@ -45,6 +45,19 @@ func checkData(X *mat.Dense, y []int, classes int) error {
 	return nil
 }
 
+// checkTraining checks a training set for a non-private learner: the
+// data, and in a binary problem both classes (one-vs-rest allows a class
+// without examples).
+func checkTraining(X *mat.Dense, y []int, classes int) error {
+	if err := checkData(X, y, classes); err != nil {
+		return err
+	}
+	if classes == 2 {
+		return checkBothClasses(y)
+	}
+	return nil
+}
+
 // checkBothClasses rejects a binary problem in which one class is absent.
 func checkBothClasses(y []int) error {
 	var count [2]int

@@ -95,18 +95,8 @@ func TestRunPublishesTheModel(t *testing.T) {
 // model embeds as well as in the one written beside it; at ε = 4 (near
 // 0.42) it does not.
 func TestReportWarnsWhenComponentsAreNoise(t *testing.T) {
-	tab, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		eps  float64
-		warn bool
-	}{
-		{"eps 1", 1, true},
-		{"eps 4", 4, false},
-	} {
+	tab := methodtest.Table(t, "wdbc")
+	for _, c := range []warnAt{{"eps 1", 1, true}, {"eps 4", 4, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			st := New(dppca.DPPCASVM)
 			st.Epsilon, st.Label = c.eps, "diagnosis"

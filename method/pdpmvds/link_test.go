@@ -169,17 +169,24 @@ func TestLinkAdult(t *testing.T) {
 	checkLinked(t, parts, full)
 }
 
+// badLinkParties are linkParties(t, n) and two bad replacements of its
+// later parties: party 2 without an ID column, party 3 with a repeated ID.
+func badLinkParties(t *testing.T, n int) (parts []*data.Table, noIDs, dup *data.Table) {
+	t.Helper()
+	parts, _ = linkParties(t, n)
+	bare := *parts[1]
+	bare.Schema.ID, bare.IDs = "", nil
+	return parts, &bare, parts[2].Subset(append(linkSeq(parts[2].Len()), 0))
+}
+
 func TestLinkRefusals(t *testing.T) {
-	parts, _ := linkParties(t, 100)
-	noIDs := *parts[1]
-	noIDs.Schema.ID, noIDs.IDs = "", nil
-	dup := parts[2].Subset(append(linkSeq(parts[2].Len()), 0))
+	parts, noIDs, dup := badLinkParties(t, 100)
 	for _, c := range []struct {
 		name, want string
 		tables     []*data.Table
 	}{
 		{"one table", "need at least 2", parts[:1]},
-		{"no ID column", "party 2's table has no ID column", []*data.Table{parts[0], &noIDs, parts[2]}},
+		{"no ID column", "party 2's table has no ID column", []*data.Table{parts[0], noIDs, parts[2]}},
 		{"repeated ID", "IDs must be distinct", []*data.Table{parts[0], parts[1], dup}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

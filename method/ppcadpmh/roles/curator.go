@@ -219,7 +219,7 @@ func (c *Curator) estimate() (*ppca.Estimate, error) {
 			return nil, err
 		}
 		c.plan.FillDerived(packed)
-		sum, outer := unpack(packed, p)
+		sum, outer := ppca.Unpack(packed, p)
 		return ppca.Pooled([]ppca.NoisyMoments{{N: n, Sum: sum, Outer: outer}})
 	}
 	parts := make([]ppca.NoisyMoments, 0, len(c.params.Owners))
@@ -233,7 +233,7 @@ func (c *Curator) estimate() (*ppca.Estimate, error) {
 		}
 		packed := slices.Clone(s.Packed)
 		c.plan.FillDerived(packed)
-		sum, outer := unpack(packed, p)
+		sum, outer := ppca.Unpack(packed, p)
 		parts = append(parts, ppca.NoisyMoments{N: s.N, Sum: sum, Outer: outer})
 	}
 	if c.params.Plan.Calibration == ppca.Paper {

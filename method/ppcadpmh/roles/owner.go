@@ -435,16 +435,3 @@ func modelFromMsg(m ModelMsg) (*ppca.Model, error) {
 	}
 	return &ppca.Model{Mean: m.Mean, Eigenvalues: m.Eigenvalues, Components: u, K: m.K, Sigma2: m.Sigma2, W: wm}, nil
 }
-
-func unpack(packed []float64, p int) ([]float64, *mat.SymDense) {
-	sum := append([]float64(nil), packed[:p]...)
-	outer := mat.NewSymDense(p, nil)
-	k := p
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			outer.SetSym(i, j, packed[k])
-			k++
-		}
-	}
-	return sum, outer
-}
