@@ -90,6 +90,13 @@ func TestRunPublishesTheModel(t *testing.T) {
 	}
 }
 
+// warnAt is a budget ε at which a warning is due or not.
+type warnAt struct {
+	name string
+	eps  float64
+	warn bool
+}
+
 // When the noise on A drowns it (WDBC, d = 30, at ε = 1: its largest
 // eigenvalue near 1.7) the published report says so, in the report the
 // model embeds as well as in the one written beside it; at ε = 4 (near

@@ -4,18 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
-	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/randx"
 )
-
-// warnAt is a budget ε at which a warning is due or not.
-type warnAt struct {
-	name string
-	eps  float64
-	warn bool
-}
 
 // DPPCA-SVM on WDBC at ε = 0.1 does no better than the majority class
 // on its own training rows, which the owner's terminal must say; at ε = 4
@@ -23,8 +16,18 @@ type warnAt struct {
 // are mostly noise is dppca.NoiseWarning, tested in method/dppcasvm/dppca and
 // dppcasvm.go.)
 func TestClassifierWarning(t *testing.T) {
-	tab := methodtest.Table(t, "wdbc")
-	for _, c := range []warnAt{{"wdbc at eps 0.1", 0.1, true}, {"wdbc at eps 4", 4, false}} {
+	tab, err := datasets.Load("wdbc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		eps  float64
+		warn bool
+	}{
+		{"wdbc at eps 0.1", 0.1, true},
+		{"wdbc at eps 4", 4, false},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Publish(Options{Method: dppca.DPPCASVM, Table: tab, Label: "diagnosis", Epsilon: c.eps, Source: randx.NewSeeded(1)})
 			if err != nil {
