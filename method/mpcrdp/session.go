@@ -1,6 +1,7 @@
 package mpcrdp
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -35,9 +36,7 @@ type Settings struct {
 
 // SetDefaults fills the zero fields: b = 2, the rest as method/mpcrdp/crdp's.
 func (s *Settings) SetDefaults() {
-	if s.B == 0 {
-		s.B = 2
-	}
+	s.B = cmp.Or(s.B, 2)
 	_ = s.Config.Validate() // fills the algorithm's defaults
 }
 

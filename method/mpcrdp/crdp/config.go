@@ -1,6 +1,7 @@
 package crdp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -193,27 +194,13 @@ func (c *Config) defaults() {
 	def(&c.LambdaRatio, DefaultLambdaRatio)
 	def(&c.Huber, 0.5)
 	def(&c.Ridge, 1e-3)
-	if c.Calibration == "" {
-		c.Calibration = Sound
-	}
-	if c.Notion == "" {
-		c.Notion = Standard
-	}
-	if c.Utility == "" {
-		c.Utility = U2
-	}
-	if c.Release == "" {
-		c.Release = LogReg
-	}
-	if c.Runs == 0 {
-		c.Runs = DefaultRuns
-	}
-	if c.Bins == 0 {
-		c.Bins = 10
-	}
-	if c.NumQueries == 0 {
-		c.NumQueries = DefaultQueries
-	}
+	c.Calibration = cmp.Or(c.Calibration, Sound)
+	c.Notion = cmp.Or(c.Notion, Standard)
+	c.Utility = cmp.Or(c.Utility, U2)
+	c.Release = cmp.Or(c.Release, LogReg)
+	c.Runs = cmp.Or(c.Runs, DefaultRuns)
+	c.Bins = cmp.Or(c.Bins, 10)
+	c.NumQueries = cmp.Or(c.NumQueries, DefaultQueries)
 }
 
 // Validate fills the defaults and checks every parameter.

@@ -1,6 +1,7 @@
 package lda
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -72,15 +73,9 @@ type Plan struct {
 }
 
 func (o *PlanOptions) defaults() {
-	if o.Noise == "" {
-		o.Noise = Correlated
-	}
-	if o.SumsShare == 0 {
-		o.SumsShare = 0.5
-	}
-	if o.Owners == 0 {
-		o.Owners = 1
-	}
+	o.Noise = cmp.Or(o.Noise, Correlated)
+	o.SumsShare = cmp.Or(o.SumsShare, 0.5)
+	o.Owners = cmp.Or(o.Owners, 1)
 }
 
 // Validate checks the options (after defaults).
