@@ -19,15 +19,7 @@ const (
 	SquaredHinge
 )
 
-func (l Loss) String() string {
-	switch l {
-	case Hinge:
-		return "hinge"
-	case SquaredHinge:
-		return "squared-hinge"
-	}
-	return fmt.Sprintf("Loss(%d)", int(l))
-}
+func (l Loss) String() string { return enumName("Loss", int(l), "", "hinge", "squared-hinge") }
 
 // SVMOptions configure TrainBinarySVM and TrainSVM. The primal problem is
 //
