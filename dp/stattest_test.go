@@ -43,16 +43,3 @@ func assertKS(t *testing.T, name string, sample []float64, cdf func(float64) flo
 		t.Errorf("%s: KS statistic √n·D = %.3f exceeds %.3f (false-rejection probability 1e-4)", name, k, ksCritical)
 	}
 }
-
-func meanVar(v []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	s := 0.0
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	return m, s / float64(len(v)-1)
-}
