@@ -77,7 +77,7 @@ func TestBaselinesKeepAdultZeroMass(t *testing.T) {
 				t.Errorf("warnings %q", res.Warnings)
 			}
 			for _, col := range []string{"capital-gain", "capital-loss"} {
-				real, got := zeroShare(t, tab, col), zeroShare(t, res.Synthetic, col)
+				real, got := methodtest.ZeroShare(t, tab, col), methodtest.ZeroShare(t, res.Synthetic, col)
 				t.Logf("%s = 0: real %.3f, synthetic %.3f", col, real, got)
 				if got < real-0.1 || got > real+0.1 {
 					t.Errorf("%s = 0 in %.3f of synthetic rows, %.3f of real ones", col, got, real)
@@ -85,14 +85,4 @@ func TestBaselinesKeepAdultZeroMass(t *testing.T) {
 			}
 		})
 	}
-}
-
-// zeroShare is the share of tab's rows whose column col is exactly 0.
-func zeroShare(t *testing.T, tab *data.Table, col string) float64 {
-	t.Helper()
-	s, err := tab.Share(col, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

@@ -35,6 +35,16 @@ func Owners(tb testing.TB, name string, m int, seed uint64) []*data.Table {
 	return owners
 }
 
+// ZeroShare is the share of tab's rows whose column col is exactly 0.
+func ZeroShare(tb testing.TB, tab *data.Table, col string) float64 {
+	tb.Helper()
+	s, err := tab.Share(col, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 // FieldMistake fails tb unless err is a mistake in the setting key (a
 // method.FieldError, which a command line reports under the key's flag)
 // whose message contains want.
