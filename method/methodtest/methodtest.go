@@ -55,3 +55,34 @@ func FieldMistake(tb testing.TB, err error, key, want string) {
 		tb.Fatalf("got %v, want a mistake in %s saying %q", err, key, want)
 	}
 }
+
+// Mistake is a settings value S whose validation, defaults filled, must
+// fail in the setting Key with a message containing Want.
+type Mistake[S any] struct {
+	Name     string
+	Settings S
+	Key      string
+	Want     string
+}
+
+// Wrong is the case of settings st named name, whose mistake is in key
+// and says want.
+func Wrong[S any](name string, st S, key, want string) Mistake[S] {
+	return Mistake[S]{Name: name, Settings: st, Key: key, Want: want}
+}
+
+// CheckMistakes runs each case as a subtest: its settings' defaults are
+// filled, and Validate must report the mistake the case names.
+func CheckMistakes[S any, PS interface {
+	*S
+	method.Settings
+}](t *testing.T, cases []Mistake[S]) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			st := PS(&c.Settings)
+			st.SetDefaults()
+			FieldMistake(t, st.Validate(), c.Key, c.Want)
+		})
+	}
+}
