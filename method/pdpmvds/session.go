@@ -40,6 +40,19 @@ type Session struct {
 	// the parties have chosen them (bins phase; nil before, and when the
 	// bins are the equal-width ones).
 	cuts map[int][]float64
+	// laid is the layout the fields above give, derived once when the
+	// session is made (open, WithRecords, withCuts) and carried to every
+	// Join and to the coordinator; nil for a session decoded from JSON or
+	// not yet complete (a linked one before its record count), which
+	// derives it on each use.
+	laid *laidOut
+}
+
+// laidOut is what layout derives.
+type laidOut struct {
+	dom    *marginal.Domain
+	owners []int
+	ps     proto.Session
 }
 
 func open(st Settings, o method.Open) (*Session, error) {
@@ -58,16 +71,13 @@ func open(st Settings, o method.Open) (*Session, error) {
 	if err := s.checkIDColumns(); err != nil {
 		return nil, err
 	}
-	check := s
 	if s.Settings.Link && s.Settings.Records == 0 {
 		// The record count comes from the linkage; any count checks the
 		// rest of the layout.
-		if check, err = s.WithRecords(1); err != nil {
-			return nil, err
-		}
+		_, err = s.WithRecords(1)
+		return s, err
 	}
-	_, _, _, err = check.layout()
-	return s, err
+	return s, s.lay()
 }
 
 // checkIDColumns checks that every party's schema names an ID column when
@@ -105,12 +115,27 @@ func (s *Session) WithRecords(n int) (*Session, error) {
 		sc.ID = ""
 		c.Schemas[k] = sc
 	}
-	return &c, nil
+	return &c, c.lay()
 }
 
-// layout derives the domain, the owner of each attribute and the
-// protocol's session, on every side from the same session.
+// lay derives the session's layout and keeps it: the session is
+// complete and its fields final (a changed session is a new one).
+func (s *Session) lay() error {
+	s.laid = nil
+	dom, owners, ps, err := s.layout()
+	if err == nil {
+		s.laid = &laidOut{dom: dom, owners: owners, ps: ps}
+	}
+	return err
+}
+
+// layout is the domain, the owner of each attribute and the protocol's
+// session: the ones laid out once, else derived on every side from the
+// same session.
 func (s *Session) layout() (*marginal.Domain, []int, proto.Session, error) {
+	if l := s.laid; l != nil {
+		return l.dom, l.owners, l.ps, nil
+	}
 	st := &s.Settings
 	if err := st.Validate(); err != nil {
 		return nil, nil, proto.Session{}, err
@@ -366,7 +391,7 @@ func (s *Session) withCuts(all map[int][]float64) (*Session, error) {
 	}
 	c := *s
 	c.cuts = all
-	if _, _, _, err := c.layout(); err != nil {
+	if err := c.lay(); err != nil {
 		return nil, err
 	}
 	return &c, nil
