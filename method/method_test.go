@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/mullda"
 	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/method/ppcadpmh"
@@ -23,23 +23,9 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
+// owners lays out a one-process run of WDBC split among m owners.
 func owners(t *testing.T, m int) method.LocalOptions {
-	t.Helper()
-	tab, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := data.SplitHorizontal(tab, m, nil, randx.NewSeeded(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}}
-	for i, p := range parts {
-		name := "o" + string(rune('1'+i))
-		o.Members[method.RoleOwner] = append(o.Members[method.RoleOwner], name)
-		o.Data[name] = p
-	}
-	return o
+	return method.OwnersLocal(methodtest.Owners(t, "wdbc", m, 1), nil)
 }
 
 func TestSettingsDecodeOverDefaultsAndRefuseTypos(t *testing.T) {
