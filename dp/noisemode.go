@@ -1,7 +1,5 @@
 package dp
 
-import "fmt"
-
 // NoiseMode says who draws the noise of a release computed jointly by
 // several members (owners of rows, parties of columns), as integer shares
 // on the release's public grid (Noiser.Shares). Every multi-party method
@@ -26,11 +24,7 @@ const (
 
 // ParseNoiseMode reads a noise mode by its name.
 func ParseNoiseMode(s string) (NoiseMode, error) {
-	switch m := NoiseMode(s); m {
-	case NoiseInsiderSafe, NoiseExact:
-		return m, nil
-	}
-	return "", fmt.Errorf("dp: noise mode %q: want %q or %q", s, NoiseInsiderSafe, NoiseExact)
+	return ParseWord("noise mode", s, []NoiseMode{NoiseInsiderSafe, NoiseExact})
 }
 
 func (m NoiseMode) String() string { return string(m) }

@@ -2,22 +2,15 @@ package dp
 
 import (
 	"math"
-	"sort"
 	"testing"
+
+	"github.com/dppub/dppub/internal/testenv"
 )
 
 // ksStatistic returns √n·D for the one-sample Kolmogorov–Smirnov test of
 // sample against cdf.
 func ksStatistic(sample []float64, cdf func(float64) float64) float64 {
-	s := append([]float64(nil), sample...)
-	sort.Float64s(s)
-	n := float64(len(s))
-	d := 0.0
-	for i, x := range s {
-		f := cdf(x)
-		d = math.Max(d, math.Max(f-float64(i)/n, float64(i+1)/n-f))
-	}
-	return d * math.Sqrt(n)
+	return testenv.KSDistance(sample, cdf) * math.Sqrt(float64(len(sample)))
 }
 
 // ksCritical is the asymptotic Kolmogorov critical value for √n·D at a
@@ -42,17 +35,4 @@ func assertKS(t *testing.T, name string, sample []float64, cdf func(float64) flo
 	if k := ksStatistic(sample, cdf); k > ksCritical {
 		t.Errorf("%s: KS statistic √n·D = %.3f exceeds %.3f (false-rejection probability 1e-4)", name, k, ksCritical)
 	}
-}
-
-func meanVar(v []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	s := 0.0
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	return m, s / float64(len(v)-1)
 }

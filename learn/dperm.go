@@ -52,13 +52,7 @@ const (
 )
 
 func (l ERMLoss) String() string {
-	switch l {
-	case Logistic:
-		return "logistic"
-	case HuberHinge:
-		return "huber-hinge"
-	}
-	return fmt.Sprintf("ERMLoss(%d)", int(l))
+	return enumName("ERMLoss", int(l), "", "logistic", "huber-hinge")
 }
 
 // Perturbation selects how DP-ERM randomises its output.
@@ -72,13 +66,7 @@ const (
 )
 
 func (p Perturbation) String() string {
-	switch p {
-	case OutputPerturbation:
-		return "output-perturbation"
-	case ObjectivePerturbation:
-		return "objective-perturbation"
-	}
-	return fmt.Sprintf("Perturbation(%d)", int(p))
+	return enumName("Perturbation", int(p), "", "output-perturbation", "objective-perturbation")
 }
 
 // DPERMOptions configure TrainDPLinear and TrainDPClassifier. The

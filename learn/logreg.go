@@ -47,13 +47,8 @@ func TrainLogReg(X *mat.Dense, y []int, classes int, o LogRegOptions) (*Classifi
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkData(X, y, classes); err != nil {
+	if err := checkTraining(X, y, classes); err != nil {
 		return nil, err
-	}
-	if classes == 2 {
-		if err := checkBothClasses(y); err != nil {
-			return nil, err
-		}
 	}
 	rows := rowViews(X)
 	_, d := X.Dims()

@@ -19,15 +19,7 @@ const (
 	SquaredHinge
 )
 
-func (l Loss) String() string {
-	switch l {
-	case Hinge:
-		return "hinge"
-	case SquaredHinge:
-		return "squared-hinge"
-	}
-	return fmt.Sprintf("Loss(%d)", int(l))
-}
+func (l Loss) String() string { return enumName("Loss", int(l), "", "hinge", "squared-hinge") }
 
 // SVMOptions configure TrainBinarySVM and TrainSVM. The primal problem is
 //
@@ -76,10 +68,7 @@ func TrainBinarySVM(X *mat.Dense, y []int, o SVMOptions, src *randx.Source) (*Li
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkData(X, y, 2); err != nil {
-		return nil, err
-	}
-	if err := checkBothClasses(y); err != nil {
+	if err := checkTraining(X, y, 2); err != nil {
 		return nil, err
 	}
 	p := newSVMProblem(X, o)
@@ -93,13 +82,8 @@ func TrainSVM(X *mat.Dense, y []int, classes int, o SVMOptions, src *randx.Sourc
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkData(X, y, classes); err != nil {
+	if err := checkTraining(X, y, classes); err != nil {
 		return nil, err
-	}
-	if classes == 2 {
-		if err := checkBothClasses(y); err != nil {
-			return nil, err
-		}
 	}
 	p := newSVMProblem(X, o)
 	src = orSecure(src)

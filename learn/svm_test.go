@@ -202,3 +202,20 @@ func TestSparseMatchesDense(t *testing.T) {
 	b := dense.train(signs(y, 1), randx.NewSeeded(15))
 	assertModel(t, a, b.W, b.B, 1e-6)
 }
+
+// The enumerations print their names, and a value without one its type
+// and number.
+func TestEnumNames(t *testing.T) {
+	for _, c := range []struct {
+		v    interface{ String() string }
+		want string
+	}{
+		{Hinge, "hinge"}, {SquaredHinge, "squared-hinge"}, {Loss(0), "Loss(0)"}, {Loss(9), "Loss(9)"},
+		{Logistic, "logistic"}, {HuberHinge, "huber-hinge"}, {ERMLoss(-1), "ERMLoss(-1)"},
+		{OutputPerturbation, "output-perturbation"}, {ObjectivePerturbation, "objective-perturbation"}, {Perturbation(3), "Perturbation(3)"},
+	} {
+		if got := c.v.String(); got != c.want {
+			t.Errorf("%#v prints %q, want %q", c.v, got, c.want)
+		}
+	}
+}

@@ -346,3 +346,53 @@ func RowsSpec[S any, PS interface {
 		Decode: DecodeSession[T, PT],
 	}
 }
+
+// ColumnsSpec defines a method of parties of columns whose coordinator
+// (role coordinator) sends every member one session T; the parties have
+// role owner, followed by roles (a third party, say). Its settings are
+// *S; open builds the session from the validated settings and what the
+// coordinator knows. The skeleton (spec literal, copying the settings,
+// strict decoding) lives here once, as RowsSpec's does for owners of rows.
+func ColumnsSpec[S any, PS interface {
+	*S
+	Settings
+}, T any, PT interface {
+	*T
+	Session
+}](name, summary, coordinator string, roles []string, open func(S, Open) (PT, error)) Spec {
+	return Spec{
+		Name:        name,
+		Summary:     summary,
+		Split:       Columns,
+		Coordinator: coordinator,
+		MemberRoles: append([]string{RoleOwner}, roles...),
+		NewSettings: func() Settings { return PS(new(S)) },
+		Open: func(st Settings, o Open) (Session, error) {
+			s, err := open(*st.(PS), o)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+		Decode: DecodeSession[T, PT],
+	}
+}
+
+// Resulting is a coordinator's role that yields a result R once done.
+type Resulting[R any] interface {
+	protocol.Role
+	Result() (R, error)
+}
+
+// Coordinated is the usual Coordination: the coordinator's role r, and a
+// Publish that builds the outcome with publish from r's result and the
+// members' accountants.
+func Coordinated[R any](r Resulting[R], publish func(res R, accts []*privacy.Accountant) (*Outcome, error)) *Coordination {
+	return &Coordination{Role: r, Publish: func(accts []*privacy.Accountant) (*Outcome, error) {
+		res, err := r.Result()
+		if err != nil {
+			return nil, err
+		}
+		return publish(res, accts)
+	}}
+}

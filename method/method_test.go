@@ -3,38 +3,29 @@ package method_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/methodtest"
+	"github.com/dppub/dppub/method/mullda"
+	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	"github.com/dppub/dppub/method/privbayes"
 	_ "github.com/dppub/dppub/method/registry"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 )
 
+// owners lays out a one-process run of WDBC split among m owners.
 func owners(t *testing.T, m int) method.LocalOptions {
-	t.Helper()
-	tab, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := data.SplitHorizontal(tab, m, nil, randx.NewSeeded(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}}
-	for i, p := range parts {
-		name := "o" + string(rune('1'+i))
-		o.Members[method.RoleOwner] = append(o.Members[method.RoleOwner], name)
-		o.Data[name] = p
-	}
-	return o
+	return method.OwnersLocal(methodtest.Owners(t, "wdbc", m, 1), nil)
 }
 
 func TestSettingsDecodeOverDefaultsAndRefuseTypos(t *testing.T) {
@@ -150,6 +141,74 @@ func TestCentralMethodsAreRegistered(t *testing.T) {
 	for _, name := range central {
 		if s, err := method.Lookup(name); err != nil || s.Multiparty() || s.Run == nil {
 			t.Errorf("central method %s: multiparty %v, run %v, %v", name, s.Multiparty(), s.Run != nil, err)
+		}
+	}
+}
+
+// TestDerivedOnce checks that a session's derived values are computed
+// once, a failure included, however many members join.
+func TestDerivedOnce(t *testing.T) {
+	bad := errors.New("bad settings")
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{{"value", nil}, {"error", bad}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var d method.Derived[int]
+			calls := 0
+			derive := func() (int, error) { calls++; return 42, tc.err }
+			for range 4 {
+				v, err := d.Get(derive)
+				if v != 42 || !errors.Is(err, tc.err) {
+					t.Fatalf("Get = %d, %v; want 42, %v", v, err, tc.err)
+				}
+			}
+			if calls != 1 {
+				t.Errorf("derive ran %d times for 4 Gets, want 1", calls)
+			}
+		})
+	}
+}
+
+// TestRunCalibratesOnePlan checks that a one-process run calibrates its
+// noise plan once, whatever the number of owners m: the session agrees
+// its parameters once and carries the plan to every role and its report.
+// Before, every role and report line rebuilt it: PPCA-DP-MH 3m+5 plans
+// (3m+6 with secure aggregation), Mul-LDA-DP 3m+8 with its dealer. Not
+// parallel: the counters are the process's.
+func TestRunCalibratesOnePlan(t *testing.T) {
+	cases := []struct {
+		name     string
+		spec     method.Spec
+		settings string
+		dealer   bool
+		plans    func() int64
+	}{
+		{"ppca-dp-mh/local", ppcadpmh.Spec, `{"epsilon": 1}`, false, ppca.PlansBuilt},
+		{"ppca-dp-mh/secure-aggregate", ppcadpmh.Spec, `{"epsilon": 1, "noise": "secure-aggregate"}`, false, ppca.PlansBuilt},
+		{"mul-lda-dp/correlated", mullda.Multi, `{"epsilon": 1, "delta": 1e-6, "label": "diagnosis"}`, true, lda.PlansBuilt},
+		{"mul-lda-dp/independent", mullda.Multi, `{"epsilon": 1, "delta": 1e-6, "label": "diagnosis", "noise": "independent"}`, false, lda.PlansBuilt},
+	}
+	for _, c := range cases {
+		for _, m := range []int{1, 3, 5} {
+			t.Run(fmt.Sprintf("%s/m=%d", c.name, m), func(t *testing.T) {
+				st, err := c.spec.Settings([]byte(c.settings))
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := owners(t, m)
+				if c.dealer {
+					o.Members[mullda.RoleDealer] = []string{mullda.RoleDealer}
+				}
+				o.Source = randx.NewSeeded(2)
+				before := c.plans()
+				if _, err := method.RunLocal(context.Background(), c.spec, st, o); err != nil {
+					t.Fatal(err)
+				}
+				if got := c.plans() - before; got != 1 {
+					t.Errorf("%d owners: the run calibrated %d noise plans, want 1", m, got)
+				}
+			})
 		}
 	}
 }

@@ -226,3 +226,21 @@ func CheckMembers(s Session, asked []string) error {
 	}
 	return nil
 }
+
+// CentralSpec defines a central method: one owner publishes from its
+// whole table in one place (Split Central, no session). Its settings are
+// *S, which run receives validated and typed.
+func CentralSpec[S any, PS interface {
+	*S
+	Settings
+}](name, summary string, run func(ctx context.Context, st PS, l Local) (*Outcome, error)) Spec {
+	return Spec{
+		Name:        name,
+		Summary:     summary,
+		Split:       Central,
+		NewSettings: func() Settings { return PS(new(S)) },
+		Run: func(ctx context.Context, st Settings, l Local) (*Outcome, error) {
+			return run(ctx, st.(PS), l)
+		},
+	}
+}

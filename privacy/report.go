@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -136,9 +137,7 @@ func NewReport(o ReportOptions) (*Report, error) {
 	if len(o.Accountants) == 0 {
 		return nil, fmt.Errorf("privacy: report for %q has no accountants", o.Method)
 	}
-	if o.Unit == "" {
-		o.Unit = dp.UnitRecord
-	}
+	o.Unit = cmp.Or(o.Unit, dp.UnitRecord)
 	if err := o.Neighbours.Check(); err != nil {
 		return nil, fmt.Errorf("privacy: report for %q: %w", o.Method, err)
 	}

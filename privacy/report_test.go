@@ -130,16 +130,7 @@ func TestReportStatus(t *testing.T) {
 				t.Error("a status other than holds gives no reason")
 			}
 			h := r.Headline()
-			for _, want := range tc.headline {
-				if !strings.Contains(h, want) {
-					t.Errorf("headline %q lacks %q", h, want)
-				}
-			}
-			for _, not := range tc.notHeading {
-				if strings.Contains(h, not) {
-					t.Errorf("headline %q says %q", h, not)
-				}
-			}
+			says(t, "headline", h, tc.headline, tc.notHeading)
 			if !strings.Contains(r.Text(), "  guarantee:     "+h+"\n") {
 				t.Errorf("text does not lead with the headline:\n%s", r.Text())
 			}
@@ -280,19 +271,26 @@ func TestSummary(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := r.Summary()
-			for _, w := range c.want {
-				if !strings.Contains(s, w) {
-					t.Errorf("summary lacks %q:\n%s", w, s)
-				}
-			}
-			for _, w := range c.not {
-				if strings.Contains(s, w) {
-					t.Errorf("summary has %q:\n%s", w, s)
-				}
-			}
+			says(t, "summary", s, c.want, c.not)
 			if !strings.Contains(s, r.Headline()) {
 				t.Errorf("summary lacks the headline %q", r.Headline())
 			}
 		})
+	}
+}
+
+// says fails t unless text (the report's what) contains every phrase of
+// want and none of not.
+func says(t *testing.T, what, text string, want, not []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+	for _, w := range not {
+		if strings.Contains(text, w) {
+			t.Errorf("%s says %q:\n%s", what, w, text)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package privacy
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dppub/dppub/dp"
+)
 
 // Status is the report's verdict on its guarantee. It comes first in the
 // JSON and in the terminal headline so that a reader who looks no further
@@ -37,12 +41,11 @@ func (s Status) String() string { return string(s) }
 
 // ParseStatus checks a status name.
 func ParseStatus(s string) (Status, error) {
-	for _, st := range statuses {
-		if string(st) == s {
-			return st, nil
-		}
+	st, err := dp.ParseWord("guarantee status", s, statuses)
+	if err != nil {
+		return "", fmt.Errorf("privacy: %w", err)
 	}
-	return "", fmt.Errorf("privacy: unknown guarantee status %q (want holds, none-seeded, not-standard-dp, exceeds-claim or not-dp)", s)
+	return st, nil
 }
 
 // UnmarshalText accepts only the known statuses, so that a report read

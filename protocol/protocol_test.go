@@ -91,3 +91,67 @@ func FuzzEnvelope(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckRoster(t *testing.T) {
+	cases := []struct {
+		name        string
+		coordinator string
+		members     []string
+		want        string // "" when the roster is valid
+	}{
+		{"valid", "curator", []string{"a", "b"}, ""},
+		{"no members", "curator", nil, "no member with role owner"},
+		{"unnamed coordinator", "", []string{"a"}, "the curator needs a name"},
+		{"empty member", "curator", []string{"a", ""}, `owner name "" is empty or repeated`},
+		{"repeated member", "curator", []string{"a", "a"}, `owner name "a" is empty or repeated`},
+		{"member named as the coordinator", "curator", []string{"curator"}, `owner name "curator"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckRoster("curator", c.coordinator, "owner", c.members)
+			if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+				t.Fatalf("CheckRoster = %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestAgreedOr checks that a role works from the session's agreed
+// parameters without checking them again, checks its own otherwise, and
+// refuses both at once.
+func TestAgreedOr(t *testing.T) {
+	type params struct{ N int }
+	checks := 0
+	check := func(p params) (int, error) { checks++; return 2 * p.N, nil }
+	agreed, err := Agree(params{N: 3}, check)
+	if err != nil || agreed.Derived() != 6 || agreed.Params().N != 3 {
+		t.Fatalf("Agree = %v, %v", agreed, err)
+	}
+	cases := []struct {
+		name       string
+		agreed     *Agreed[params, int]
+		p          params
+		wantN      int
+		wantChecks int
+		wantErr    bool
+	}{
+		{"agreed", agreed, params{}, 3, 0, false},
+		{"own parameters", nil, params{N: 5}, 5, 1, false},
+		{"both", agreed, params{N: 5}, 0, 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checks = 0
+			got, err := AgreedOr(c.agreed, c.p, check)
+			if c.wantErr != (err != nil) {
+				t.Fatalf("AgreedOr error %v, want error %v", err, c.wantErr)
+			}
+			if err == nil && got.Params().N != c.wantN {
+				t.Errorf("AgreedOr works from N = %d, want %d", got.Params().N, c.wantN)
+			}
+			if checks != c.wantChecks {
+				t.Errorf("checked %d times, want %d", checks, c.wantChecks)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package quality
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"html/template"
@@ -102,9 +103,7 @@ func columnChart(c Column) template.HTML {
 	for _, k := range idx {
 		peak = math.Max(peak, math.Max(c.Real[k], c.Synth[k]))
 	}
-	if peak == 0 {
-		peak = 1
-	}
+	peak = cmp.Or(peak, 1)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" role="img" aria-label="%s">`, w, h, esc(c.Name))
 	fmt.Fprintf(&b, `<text x="4" y="15" font-size="13" font-weight="bold">%s</text>`, esc(c.Name))

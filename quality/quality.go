@@ -11,6 +11,7 @@
 package quality
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -112,12 +113,8 @@ func Compare(real, synth *data.Table, o Options) (*Report, error) {
 	if real.Len() == 0 || synth.Len() == 0 {
 		return nil, fmt.Errorf("quality: empty table (real %d rows, synthetic %d)", real.Len(), synth.Len())
 	}
-	if o.Bins == 0 {
-		o.Bins = utility.DefaultBins
-	}
-	if o.MaxSets == 0 {
-		o.MaxSets = 300
-	}
+	o.Bins = cmp.Or(o.Bins, utility.DefaultBins)
+	o.MaxSets = cmp.Or(o.MaxSets, 300)
 	if o.Bins < 2 || o.MaxSets < 1 {
 		return nil, fmt.Errorf("quality: bins %d (need ≥ 2) or max sets %d (need ≥ 1) out of range", o.Bins, o.MaxSets)
 	}

@@ -157,11 +157,7 @@ func TestWriteHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := r.WriteHTML(&buf); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	page := htmlOf(t, r)
 	for _, want := range []string{`id="notice"`, `id="summary"`, `id="privacy"`, `id="classifier"`, `id="marginals"`, `id="columns"`, `id="correlations"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
@@ -191,11 +187,7 @@ func TestGateSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := r.WriteHTML(&buf); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	page := htmlOf(t, r)
 	for _, want := range []string{`id="gate"`, `id="gate-verdict"`, "REFUSED for owner-1", "0.883", "0.819 to 0.946", "95% 0.193 to 0.472", "300 rows of held.csv",
 		"A pass is not a privacy guarantee.", "tells the owner&#39;s rows", "median &lt;distance&gt;"} {
 		if !strings.Contains(page, want) {
@@ -217,11 +209,17 @@ func TestGateSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf.Reset()
+	if strings.Contains(htmlOf(t, r), `id="gate"`) {
+		t.Error("a gate section without a gate result")
+	}
+}
+
+// htmlOf is the report's page.
+func htmlOf(t *testing.T, r *Report) string {
+	t.Helper()
+	var buf bytes.Buffer
 	if err := r.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(buf.String(), `id="gate"`) {
-		t.Error("a gate section without a gate result")
-	}
+	return buf.String()
 }

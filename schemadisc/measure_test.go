@@ -1,9 +1,7 @@
 package schemadisc
 
 import (
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -13,36 +11,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/randx"
 )
-
-// sparseRaw is sparseTable built without the CSV text (the same values,
-// the same random draws), for measurements over many tables.
-func sparseRaw(seed uint64, rows, cols int) *data.Raw {
-	rng := rand.New(rand.NewPCG(seed, 38))
-	raw := &data.Raw{}
-	for j := range cols {
-		raw.Header = append(raw.Header, fmt.Sprintf("w%02d", j))
-	}
-	raw.Header = append(raw.Header, "class")
-	for range rows {
-		rec := make([]string, 0, cols+1)
-		for j := range cols {
-			zero := 0.6 + 0.39*float64(j)/float64(cols-1)
-			v := 0.0
-			if rng.Float64() >= zero {
-				median := math.Pow(10, -1+2*math.Mod(0.37*float64(j), 1))
-				v = math.Max(median*math.Exp(rng.NormFloat64()), 0.001)
-			}
-			rec = append(rec, strconv.FormatFloat(v, 'f', 3, 64))
-		}
-		if rng.Float64() < 0.4 {
-			rec = append(rec, "spam")
-		} else {
-			rec = append(rec, "ham")
-		}
-		raw.Records = append(raw.Records, rec)
-	}
-	return raw
-}
 
 // TestMeasureSparseBounds measures, over DPPUB_SCHEMA_TABLES tables of
 // the zero-inflated generator (4000 rows × 50 columns, ε = 1), how often
@@ -70,7 +38,7 @@ func TestMeasureSparseBounds(t *testing.T) {
 	absurd := map[int]int{}
 	for s := range tables {
 		seed := uint64(first + 1000 + s)
-		raw := sparseRaw(seed, rows, cols)
+		raw := sparseTable(seed, rows, cols)
 		res, err := Discover(raw, Options{Epsilon: 1, Source: randx.NewSeeded(seed), Label: "class"})
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,15 +20,15 @@ import (
 // between 0.1 and 10 that varies with j, written with 3 decimals (at
 // least 0.001); and a label "class", "spam" with probability 0.4, else
 // "ham". Deterministic in seed.
-func sparseTable(t *testing.T, seed uint64, rows, cols int) *data.Raw {
-	t.Helper()
+func sparseTable(seed uint64, rows, cols int) *data.Raw {
 	rng := rand.New(rand.NewPCG(seed, 38))
-	var b strings.Builder
+	raw := &data.Raw{}
 	for j := range cols {
-		fmt.Fprintf(&b, "w%02d,", j)
+		raw.Header = append(raw.Header, fmt.Sprintf("w%02d", j))
 	}
-	b.WriteString("class\n")
+	raw.Header = append(raw.Header, "class")
 	for range rows {
+		rec := make([]string, 0, cols+1)
 		for j := range cols {
 			zero := 0.6 + 0.39*float64(j)/float64(cols-1)
 			v := 0.0
@@ -35,17 +36,14 @@ func sparseTable(t *testing.T, seed uint64, rows, cols int) *data.Raw {
 				median := math.Pow(10, -1+2*math.Mod(0.37*float64(j), 1))
 				v = math.Max(median*math.Exp(rng.NormFloat64()), 0.001)
 			}
-			fmt.Fprintf(&b, "%.3f,", v)
+			rec = append(rec, strconv.FormatFloat(v, 'f', 3, 64))
 		}
 		if rng.Float64() < 0.4 {
-			b.WriteString("spam\n")
+			rec = append(rec, "spam")
 		} else {
-			b.WriteString("ham\n")
+			rec = append(rec, "ham")
 		}
-	}
-	raw, err := data.ReadRaw(strings.NewReader(b.String()), "sparse.csv")
-	if err != nil {
-		t.Fatal(err)
+		raw.Records = append(raw.Records, rec)
 	}
 	return raw
 }
@@ -83,7 +81,7 @@ func TestDiscoverSparseTable(t *testing.T) {
 	// w24 at [0, 10]).
 	for _, seed := range []uint64{1, 2, 3, 1000, 1002, 1015, 1019, 1027} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			raw := sparseTable(t, seed, rows, cols)
+			raw := sparseTable(seed, rows, cols)
 			res, err := Discover(raw, Options{Epsilon: 1, Source: randx.NewSeeded(seed), Label: "class"})
 			if err != nil {
 				t.Fatal(err)
@@ -123,7 +121,7 @@ func TestDiscoverSparseTable(t *testing.T) {
 // alone, spends nothing on them and says each needs a person's bounds,
 // and gives the label the budget, which keeps both classes.
 func TestDiscoverSmallSparseTable(t *testing.T) {
-	raw := sparseTable(t, 5, 476, 57)
+	raw := sparseTable(5, 476, 57)
 	res, err := Discover(raw, Options{Epsilon: 1, Source: randx.NewSeeded(5), Label: "class"})
 	if err != nil {
 		t.Fatal(err)

@@ -4,26 +4,13 @@ import (
 	"crypto/rand"
 	"math"
 	"math/big"
-	"sort"
 	"testing"
 
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/randx"
 )
-
-// ksStatistic returns the Kolmogorov–Smirnov distance sup|F_n − F|.
-func ksStatistic(sample []float64, cdf func(float64) float64) float64 {
-	s := append([]float64(nil), sample...)
-	sort.Float64s(s)
-	n := float64(len(s))
-	d := 0.0
-	for i, x := range s {
-		f := cdf(x)
-		d = math.Max(d, math.Max(f-float64(i)/n, float64(i+1)/n-f))
-	}
-	return d
-}
 
 // dkwThreshold is ε with P(sup|F_n − F| > ε) ≤ α for a continuous F, by the
 // Dvoretzky–Kiefer–Wolfowitz inequality with Massart's constant:
@@ -71,13 +58,13 @@ func TestPlainCombinationIsLaplace(t *testing.T) {
 		sample[i] = float64(eta.Int64())
 	}
 	eps := dkwThreshold(n, alpha) + 1/(2*lambda)
-	d := ksStatistic(sample, laplaceCDF(lambda))
+	d := testenv.KSDistance(sample, laplaceCDF(lambda))
 	t.Logf("KS distance to Lap(%v): %.4f (threshold %.4f)", lambda, d, eps)
 	if d > eps {
 		t.Errorf("KS distance %.4f to Lap(%v) exceeds %.4f (false-rejection probability ≤ 1e-4)", d, lambda, eps)
 	}
 	// Power check: the same sample must be told apart from a 15% wrong scale.
-	if d := ksStatistic(sample, laplaceCDF(1.15*lambda)); d <= eps {
+	if d := testenv.KSDistance(sample, laplaceCDF(1.15*lambda)); d <= eps {
 		t.Errorf("KS test did not reject Lap(%v) (distance %.4f ≤ %.4f): the test has no power", 1.15*lambda, d, eps)
 	}
 }

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,4 +67,24 @@ func ExampleModuleRoot() {
 	_, statErr := os.Stat(filepath.Join(root, "go.mod"))
 	fmt.Println(err == nil && statErr == nil)
 	// Output: true
+}
+
+func TestKSDistance(t *testing.T) {
+	uniform := func(x float64) float64 { return min(max(x, 0), 1) }
+	for _, c := range []struct {
+		name   string
+		sample []float64
+		want   float64
+	}{
+		{"one point at the median", []float64{0.5}, 0.5},
+		{"evenly spread", []float64{0.125, 0.375, 0.625, 0.875}, 0.125},
+		{"all below", []float64{0.1, 0.1, 0.1, 0.1}, 0.9},
+		{"unsorted", []float64{0.875, 0.125, 0.625, 0.375}, 0.125},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := KSDistance(c.sample, uniform); math.Abs(got-c.want) > 1e-12 {
+				t.Fatalf("KSDistance = %v, want %v", got, c.want)
+			}
+		})
+	}
 }

@@ -47,13 +47,9 @@ func For(m dppca.Method) (method.Spec, error) {
 }
 
 func spec(m dppca.Method, summary string) method.Spec {
-	return method.Spec{
-		Name:        string(m),
-		Summary:     summary,
-		Split:       method.Central,
-		NewSettings: func() method.Settings { return New(m) },
-		Run:         run,
-	}
+	s := method.CentralSpec(string(m), summary, run)
+	s.NewSettings = func() method.Settings { return New(m) } // the variant's own defaults
+	return s
 }
 
 // Party names the single data owner in the report.
@@ -232,8 +228,7 @@ type Result struct {
 // encode with the public schema, scale, clip rows to ‖x‖₂ ≤ 1, run
 // dppca.Train under an accountant, and package the model with its
 // privacy report. The model's JSON is the outcome's data.
-func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outcome, error) {
-	s := st.(*Settings)
+func run(ctx context.Context, s *Settings, l method.Local) (*method.Outcome, error) {
 	if l.Table == nil || l.Table.Len() < 2 {
 		return nil, fmt.Errorf("%s needs a table with at least 2 rows", s.method)
 	}

@@ -3,13 +3,13 @@ package dppcasvm
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/randx"
 )
@@ -40,10 +40,7 @@ func TestValidatePerMethod(t *testing.T) {
 			c.set(st)
 			st.SetDefaults()
 			err := st.Validate()
-			var fe method.FieldError
-			if !errors.As(err, &fe) || fe.Key != c.key || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want a mistake in %s saying %q", err, c.key, c.want)
-			}
+			methodtest.FieldMistake(t, err, c.key, c.want)
 		})
 	}
 	for _, m := range dppca.Methods {
@@ -93,23 +90,20 @@ func TestRunPublishesTheModel(t *testing.T) {
 	}
 }
 
+// warnAt is a budget ε at which a warning is due or not.
+type warnAt struct {
+	name string
+	eps  float64
+	warn bool
+}
+
 // When the noise on A drowns it (WDBC, d = 30, at ε = 1: its largest
 // eigenvalue near 1.7) the published report says so, in the report the
 // model embeds as well as in the one written beside it; at ε = 4 (near
 // 0.42) it does not.
 func TestReportWarnsWhenComponentsAreNoise(t *testing.T) {
-	tab, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		eps  float64
-		warn bool
-	}{
-		{"eps 1", 1, true},
-		{"eps 4", 4, false},
-	} {
+	tab := methodtest.Table(t, "wdbc")
+	for _, c := range []warnAt{{"eps 1", 1, true}, {"eps 4", 4, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			st := New(dppca.DPPCASVM)
 			st.Epsilon, st.Label = c.eps, "diagnosis"

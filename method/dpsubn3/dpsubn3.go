@@ -50,25 +50,39 @@ var Spec = method.RowsSpec(Name,
 // session is what the curator sends every owner.
 type session struct {
 	method.RowsOf[Settings]
+	derived method.Derived[derived]
+}
+
+// derived is what every side derives from the session, once.
+type derived struct {
+	params proto.Params
+	z      *privbayes.Discretizer
 }
 
 func open(r method.RowsOf[Settings]) (*session, error) {
-	s := &session{r}
+	s := &session{RowsOf: r}
 	_, _, err := s.params()
 	return s, err
 }
 
+// params are the protocol parameters, checked once, and the session's
+// discretizer.
 func (s *session) params() (proto.Params, *privbayes.Discretizer, error) {
+	d, err := s.derived.Get(s.derive)
+	return d.params, d.z, err
+}
+
+func (s *session) derive() (derived, error) {
 	if err := s.Settings.Validate(); err != nil {
-		return proto.Params{}, nil, err
+		return derived{}, err
 	}
 	z, err := privbayes.NewDiscretizer(s.Schema, privbayes.DiscretizeOptions{Bins: s.Settings.Bins})
 	if err != nil {
-		return proto.Params{}, nil, err
+		return derived{}, err
 	}
 	p := proto.Params{Session: s.ID, Parties: s.Owners, Curator: s.Coordinator, Cards: z.Cards(),
 		Options: algo.Options{PrivBayes: s.Settings.Network(), Frontier: s.Settings.Frontier}}
-	return p, z, p.Validate()
+	return derived{params: p, z: z}, p.Validate()
 }
 
 func (s *session) Members() []method.Member { return s.OwnerMembers(dp.Pure(s.Settings.Epsilon)) }
@@ -107,11 +121,7 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 	if err != nil {
 		return nil, err
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		res, err := curator.Result()
-		if err != nil {
-			return nil, err
-		}
+	publish := func(res *proto.Result, accts []*privacy.Accountant) (*method.Outcome, error) {
 		report, err := Report(s.Settings, src, accts, res.Counts)
 		if err != nil {
 			return nil, err
@@ -123,7 +133,7 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 		return &method.Outcome{Table: syn, Report: report, Summary: summary,
 			Detail: &Result{Model: res.Model, Discretizer: z}}, nil
 	}
-	return &method.Coordination{Role: curator, Publish: publish}, nil
+	return method.Coordinated(curator, publish), nil
 }
 
 // Report is the privacy report of a DP-SUBN3 publication, from the

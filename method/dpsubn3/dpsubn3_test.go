@@ -1,11 +1,9 @@
 package dpsubn3
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	bn "github.com/dppub/dppub/method/privbayes"
 )
 
@@ -32,10 +30,7 @@ func TestValidateFrontier(t *testing.T) {
 				}
 				return
 			}
-			var fe method.FieldError
-			if !errors.As(err, &fe) || fe.Key != "frontier" || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want a mistake in frontier saying %q", err, c.want)
-			}
+			methodtest.FieldMistake(t, err, "frontier", c.want)
 		})
 	}
 }

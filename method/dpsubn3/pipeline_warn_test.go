@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method/methodtest"
 	bn "github.com/dppub/dppub/method/privbayes"
 	"github.com/dppub/dppub/randx"
 )
@@ -15,7 +16,7 @@ import (
 // the label included, gets no parent whatever the noise: both warnings
 // must be in the result and in the report.
 func TestPrivBayesWarnsWhenLabelIsIndependent(t *testing.T) {
-	tab := baselineTable(t, "wdbc")
+	tab := methodtest.Table(t, "wdbc")
 	res, err := bn.Publish(context.Background(), bn.Options{Table: tab,
 		BayesNetOptions: bn.BayesNetOptions{Settings: bn.Settings{Epsilon: 0.1}, Source: randx.NewSeeded(1), Label: "diagnosis"}})
 	if err != nil {
@@ -33,7 +34,7 @@ func TestPrivBayesWarnsWhenLabelIsIndependent(t *testing.T) {
 }
 
 func TestBaselineLabelMustExist(t *testing.T) {
-	tab := baselineTable(t, "nltcs")
+	tab := methodtest.Table(t, "nltcs")
 	_, err := bn.Publish(context.Background(), bn.Options{Table: tab,
 		BayesNetOptions: bn.BayesNetOptions{Settings: bn.Settings{Epsilon: 1}, Source: randx.NewSeeded(1), Label: "salary"}})
 	if err == nil || !strings.Contains(err.Error(), `"salary"`) {
@@ -54,7 +55,7 @@ func TestBaselinesKeepAdultZeroMass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two syntheses of 45222 Adult rows (about 5 s)")
 	}
-	tab := baselineTable(t, "adult")
+	tab := methodtest.Table(t, "adult")
 	owners, err := data.SplitHorizontal(tab, 3, nil, randx.NewSeeded(2))
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestBaselinesKeepAdultZeroMass(t *testing.T) {
 				t.Errorf("warnings %q", res.Warnings)
 			}
 			for _, col := range []string{"capital-gain", "capital-loss"} {
-				real, got := zeroShare(t, tab, col), zeroShare(t, res.Synthetic, col)
+				real, got := methodtest.ZeroShare(t, tab, col), methodtest.ZeroShare(t, res.Synthetic, col)
 				t.Logf("%s = 0: real %.3f, synthetic %.3f", col, real, got)
 				if got < real-0.1 || got > real+0.1 {
 					t.Errorf("%s = 0 in %.3f of synthetic rows, %.3f of real ones", col, got, real)
@@ -84,14 +85,4 @@ func TestBaselinesKeepAdultZeroMass(t *testing.T) {
 			}
 		})
 	}
-}
-
-// zeroShare is the share of tab's rows whose column col is exactly 0.
-func zeroShare(t *testing.T, tab *data.Table, col string) float64 {
-	t.Helper()
-	s, err := tab.Share(col, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package mpcrdp
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -35,9 +36,7 @@ type Settings struct {
 
 // SetDefaults fills the zero fields: b = 2, the rest as method/mpcrdp/crdp's.
 func (s *Settings) SetDefaults() {
-	if s.B == 0 {
-		s.B = 2
-	}
+	s.B = cmp.Or(s.B, 2)
 	_ = s.Config.Validate() // fills the algorithm's defaults
 }
 
@@ -56,30 +55,24 @@ func (s *Settings) Validate() error {
 }
 
 // Spec is MP-CRDP's definition.
-var Spec = method.Spec{
-	Name:        Name,
-	Summary:     "a DP classifier or count queries over parties of columns joined by a trusted server (MP-CRDP)",
-	Split:       method.Columns,
-	Coordinator: RoleServer,
-	MemberRoles: []string{method.RoleOwner},
-	NewSettings: func() method.Settings { return new(Settings) },
-	Open:        open,
-	Decode:      method.DecodeSession[session],
-}
+var Spec = method.ColumnsSpec(Name,
+	"a DP classifier or count queries over parties of columns joined by a trusted server (MP-CRDP)",
+	RoleServer, nil, open)
 
 // session is what the server sends every party.
 type session struct {
 	method.Header
 	Settings Settings `json:"settings"`
 	Parties  []string `json:"parties"`
+	params   method.Derived[protompcrdp.Params]
 }
 
-func open(st method.Settings, o method.Open) (method.Session, error) {
+func open(st Settings, o method.Open) (*session, error) {
 	parties, err := o.Names(method.RoleOwner, 1)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Header: o.Header(), Settings: *st.(*Settings), Parties: parties}
+	s := &session{Header: o.Header(), Settings: st, Parties: parties}
 	holder, err := labelHolder(parties, o.Schemas, s.Settings.Label)
 	if err != nil {
 		return nil, err
@@ -88,7 +81,7 @@ func open(st method.Settings, o method.Open) (method.Session, error) {
 		return nil, fmt.Errorf("label_holder %q does not hold the label %q; %s does", s.Settings.LabelHolder, s.Settings.Label, holder)
 	}
 	s.Settings.LabelHolder = holder
-	_, err = s.params()
+	_, err = s.agreed()
 	return s, err
 }
 
@@ -112,7 +105,10 @@ func labelHolder(parties []string, schemas []data.Schema, label string) (string,
 	return holder, nil
 }
 
-func (s *session) params() (protompcrdp.Params, error) {
+// agreed are the protocol parameters, derived and checked once.
+func (s *session) agreed() (protompcrdp.Params, error) { return s.params.Get(s.derive) }
+
+func (s *session) derive() (protompcrdp.Params, error) {
 	if err := s.Settings.Validate(); err != nil {
 		return protompcrdp.Params{}, err
 	}
@@ -140,7 +136,7 @@ func (s *session) Unsound() bool {
 }
 
 func (s *session) Join(l method.Local) (protocol.Role, error) {
-	params, err := s.params()
+	params, err := s.agreed()
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +151,7 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 }
 
 func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, error) {
-	params, err := s.params()
+	params, err := s.agreed()
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +163,7 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 	if err != nil {
 		return nil, err
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		sr, err := server.Result()
-		if err != nil {
-			return nil, err
-		}
+	publish := func(sr *protompcrdp.Result, accts []*privacy.Accountant) (*method.Outcome, error) {
 		res, err := finish(params.Config, params.Label, src, append(accts, merged), sr)
 		if err != nil {
 			return nil, err
@@ -183,5 +175,5 @@ func (s *session) Coordinate(src *randx.Source, _ any) (*method.Coordination, er
 		summary := fmt.Sprintf("%s released over %d joined records (%d IDs not held by every party left out)", params.Config.Release, sr.Merged.Len(), sr.Dropped)
 		return &method.Outcome{Data: out, Report: res.Report, Summary: summary, Detail: res}, nil
 	}
-	return &method.Coordination{Role: server, Publish: publish}, nil
+	return method.Coordinated(server, publish), nil
 }

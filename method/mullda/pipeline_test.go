@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/ledger"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/randx"
 )
@@ -176,7 +177,7 @@ func seq(n int) []int {
 func BenchmarkMulLDADPAdult3Owners(b *testing.B) {
 	for _, name := range []string{"secure", "seeded"} {
 		b.Run(name, func(b *testing.B) {
-			owners := adultOwners(b, 3, 1)
+			owners := methodtest.Owners(b, "adult", 3, 1)
 			src := randx.NewSecure()
 			if name == "seeded" {
 				src = randx.NewSeeded(1)
@@ -189,18 +190,4 @@ func BenchmarkMulLDADPAdult3Owners(b *testing.B) {
 			}
 		})
 	}
-}
-
-// adultOwners splits adult horizontally among m owners.
-func adultOwners(tb testing.TB, m int, seed uint64) []*data.Table {
-	tb.Helper()
-	t, err := datasets.Load("adult")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	owners, err := data.SplitHorizontal(t, m, nil, randx.NewSeeded(seed))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return owners
 }

@@ -120,6 +120,14 @@ type session struct {
 	Method   string   `json:"method"`
 	Settings Settings `json:"settings"`
 	Dealer   string   `json:"dealer,omitempty"`
+	derived  method.Derived[derived]
+}
+
+// derived is what every side derives from the session, once.
+type derived struct {
+	agreed  *proto.Agreed
+	enc     *data.Encoder
+	classes []string
 }
 
 func open(name string, st method.Settings, o method.Open) (method.Session, error) {
@@ -136,33 +144,40 @@ func open(name string, st method.Settings, o method.Open) (method.Session, error
 			return nil, fmt.Errorf("correlated noise: %w", err)
 		}
 	}
-	_, _, _, err = s.params()
+	_, err = s.params()
 	return s, err
 }
 
-// params derives the protocol parameters, on every side from the same
+// params are the protocol parameters agreed once with their noise plan,
+// the session's encoder and its class names.
+func (s *session) params() (derived, error) {
+	return s.derived.Get(s.derive)
+}
+
+// derive derives the protocol parameters, on every side from the same
 // session.
-func (s *session) params() (proto.Params, *data.Encoder, []string, error) {
+func (s *session) derive() (derived, error) {
 	st := s.Settings
 	if err := st.Validate(); err != nil {
-		return proto.Params{}, nil, nil, err
+		return derived{}, err
 	}
 	enc, err := data.NewEncoder(s.Schema, data.EncoderOptions{Exclude: append([]string{st.Label}, st.Exclude...)})
 	if err != nil {
-		return proto.Params{}, nil, nil, err
+		return derived{}, err
 	}
 	classes, err := ClassNames(s.Schema, st.Label, st.Positive)
 	if err != nil {
-		return proto.Params{}, nil, nil, err
+		return derived{}, err
 	}
 	p := proto.Params{Session: s.ID, Owners: s.Owners, Publisher: s.Coordinator, Dealer: s.Dealer,
 		Plan: lda.PlanOptions{Calibration: st.Calibration, Epsilon: st.Epsilon, Delta: st.Delta, P: enc.Dim(),
 			Classes: len(classes), Owners: len(s.Owners), Noise: st.Noise, PublicCounts: st.PublicCounts},
 		Ridge: st.Ridge, Output: st.output()}
 	if p.NeedsDealer() != (s.Dealer != "") {
-		return p, nil, nil, fmt.Errorf("the session's dealer %q does not match its noise mode", s.Dealer)
+		return derived{}, fmt.Errorf("the session's dealer %q does not match its noise mode", s.Dealer)
 	}
-	return p, enc, classes, p.Validate()
+	agreed, err := proto.Agree(p)
+	return derived{agreed: agreed, enc: enc, classes: classes}, err
 }
 
 // Members are the owners, then the dealer when the noise is correlated.
@@ -181,13 +196,14 @@ func (s *session) Unsound() bool {
 // Join builds an owner's or the dealer's role; an attachment of type
 // *proto.Ledger connects it to the publishing ledger.
 func (s *session) Join(l method.Local) (protocol.Role, error) {
-	params, enc, _, err := s.params()
+	d, err := s.params()
 	if err != nil {
 		return nil, err
 	}
+	enc := d.enc
 	lg, _ := l.Attach.(*proto.Ledger)
 	if l.Name == s.Dealer {
-		return proto.NewNoiseDealer(proto.DealerOptions{Params: params, Source: l.Source})
+		return proto.NewNoiseDealer(proto.DealerOptions{Agreed: d.agreed, Source: l.Source})
 	}
 	t, err := l.SharedTable(s.Schema)
 	if err != nil {
@@ -203,7 +219,7 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		return nil, err
 	}
 	l.Note(s.Method, t.Len(), stats.Clamped, "features", enc.Dim())
-	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Data: X, Labels: y,
+	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Agreed: d.agreed, Data: X, Labels: y,
 		Accountant: l.Accountant, Source: l.Source, Ledger: lg})
 }
 
@@ -230,31 +246,23 @@ type Result struct {
 // Coordinate builds the publisher; an attachment of type *proto.Ledger
 // connects it to the publishing ledger (as its operator).
 func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
-	params, enc, classes, err := s.params()
+	d, err := s.params()
 	if err != nil {
 		return nil, err
 	}
 	lg, _ := attach.(*proto.Ledger)
-	pub, err := proto.NewPublisher(proto.PublisherOptions{Params: params, Source: src.Child(), Ledger: lg})
+	pub, err := proto.NewPublisher(proto.PublisherOptions{Agreed: d.agreed, Source: src.Child(), Ledger: lg})
 	if err != nil {
 		return nil, err
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		return s.publish(pub, params, enc, classes, accts, src, lg != nil)
-	}
-	return &method.Coordination{Role: pub, Publish: publish}, nil
+	return method.Coordinated(pub, func(res *proto.Result, accts []*privacy.Accountant) (*method.Outcome, error) {
+		return s.publish(res, d, accts, src, lg != nil)
+	}), nil
 }
 
-func (s *session) publish(pub *proto.Publisher, params proto.Params, enc *data.Encoder, classes []string,
-	accts []*privacy.Accountant, src *randx.Source, ledger bool) (*method.Outcome, error) {
-	res, err := pub.Result()
-	if err != nil {
-		return nil, err
-	}
-	plan, err := lda.NewPlan(params.Plan)
-	if err != nil {
-		return nil, err
-	}
+func (s *session) publish(res *proto.Result, sd derived, accts []*privacy.Accountant, src *randx.Source,
+	ledger bool) (*method.Outcome, error) {
+	plan, enc, classes := sd.agreed.Derived(), sd.enc, sd.classes
 	table, err := Table(s.Settings.Label, classes, res.Projections, res.Labels)
 	if err != nil {
 		return nil, err

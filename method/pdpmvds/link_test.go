@@ -9,6 +9,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 )
@@ -169,17 +170,24 @@ func TestLinkAdult(t *testing.T) {
 	checkLinked(t, parts, full)
 }
 
+// badLinkParties are linkParties(t, n) and two bad replacements of its
+// later parties: party 2 without an ID column, party 3 with a repeated ID.
+func badLinkParties(t *testing.T, n int) (parts []*data.Table, noIDs, dup *data.Table) {
+	t.Helper()
+	parts, _ = linkParties(t, n)
+	bare := *parts[1]
+	bare.Schema.ID, bare.IDs = "", nil
+	return parts, &bare, parts[2].Subset(append(linkSeq(parts[2].Len()), 0))
+}
+
 func TestLinkRefusals(t *testing.T) {
-	parts, _ := linkParties(t, 100)
-	noIDs := *parts[1]
-	noIDs.Schema.ID, noIDs.IDs = "", nil
-	dup := parts[2].Subset(append(linkSeq(parts[2].Len()), 0))
+	parts, noIDs, dup := badLinkParties(t, 100)
 	for _, c := range []struct {
 		name, want string
 		tables     []*data.Table
 	}{
 		{"one table", "need at least 2", parts[:1]},
-		{"no ID column", "party 2's table has no ID column", []*data.Table{parts[0], &noIDs, parts[2]}},
+		{"no ID column", "party 2's table has no ID column", []*data.Table{parts[0], noIDs, parts[2]}},
 		{"repeated ID", "IDs must be distinct", []*data.Table{parts[0], parts[1], dup}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,4 +196,63 @@ func TestLinkRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A session lays out its domain once and carries it to every use (each
+// party's Join, the coordinator, the report), where it was derived 2m+5
+// times a run for m parties; the session the linkage completes lays out
+// its own, with the record count the linkage found.
+func TestSessionLaysOutOnce(t *testing.T) {
+	parts, _ := linkParties(t, 100)
+	names := []string{"party-1", "party-2", "party-3"}
+	var schemas []data.Schema
+	for _, p := range parts {
+		schemas = append(schemas, p.Schema)
+	}
+	for _, link := range []bool{false, true} {
+		t.Run(fmt.Sprintf("link=%v", link), func(t *testing.T) {
+			st := &Settings{Rho: 1, Delta: 1e-6, Link: link}
+			if !link {
+				st.Records = 100
+			}
+			st.SetDefaults()
+			sess, err := Spec.Open(st, method.Open{ID: "s", Coordinator: RoleSynthesizer, Schemas: sessionSchemas(schemas, link),
+				Members: map[string][]string{method.RoleOwner: names, RoleThirdParty: {"third"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := sess.(*Session)
+			if link {
+				if s.laid != nil {
+					t.Fatal("a linked session laid out its domain before the linkage counted the records")
+				}
+				if s, err = s.WithRecords(90); err != nil {
+					t.Fatal(err)
+				}
+			}
+			first, _, ps, err := s.layout()
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _, _, _ := s.layout()
+			if s.laid == nil || first != again {
+				t.Fatal("the session derived its domain again instead of carrying it")
+			}
+			if want := map[bool]int{false: 100, true: 90}[link]; ps.Records != want {
+				t.Errorf("the layout counts %d records, want %d", ps.Records, want)
+			}
+		})
+	}
+}
+
+// sessionSchemas are the parties' public schemas, without their ID
+// column unless the session links the records.
+func sessionSchemas(schemas []data.Schema, link bool) []data.Schema {
+	out := slices.Clone(schemas)
+	if !link {
+		for k := range out {
+			out[k].ID = ""
+		}
+	}
+	return out
 }

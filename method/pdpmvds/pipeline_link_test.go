@@ -95,16 +95,13 @@ func TestPDPMVDSLinked(t *testing.T) {
 // join), a party without an ID column, a party whose IDs repeat, and a
 // records setting that the intersection does not match.
 func TestPDPMVDSLinkedRefusals(t *testing.T) {
-	parts, _ := linkParties(t, 200)
-	noIDs := *parts[1]
-	noIDs.Schema.ID, noIDs.IDs = "", nil
-	dup := parts[2].Subset(append(linkSeq(parts[2].Len()), 0))
+	parts, noIDs, dup := badLinkParties(t, 200)
 	for _, c := range []struct {
 		name, want string
 		tables     []*data.Table
 		records    int
 	}{
-		{"no ID column", "party 2's table has no ID column", []*data.Table{parts[0], &noIDs, parts[2]}, 0},
+		{"no ID column", "party 2's table has no ID column", []*data.Table{parts[0], noIDs, parts[2]}, 0},
 		{"repeated ID", fmt.Sprintf("ID %q is on rows 0 and %d", parts[2].IDs[0], parts[2].Len()), []*data.Table{parts[0], parts[1], dup}, 0},
 		{"records differ", "the linkage found 140 records every party holds, the settings' records says 150", parts, 150},
 	} {

@@ -24,16 +24,9 @@ import (
 )
 
 // Spec is PDP-MVDS's definition.
-var Spec = method.Spec{
-	Name:        Name,
-	Summary:     "one synthetic table from parties of columns with personalised budgets (PDP-MVDS)",
-	Split:       method.Columns,
-	Coordinator: RoleSynthesizer,
-	MemberRoles: []string{method.RoleOwner, RoleThirdParty},
-	NewSettings: func() method.Settings { return new(Settings) },
-	Open:        open,
-	Decode:      method.DecodeSession[Session],
-}
+var Spec = method.ColumnsSpec(Name,
+	"one synthetic table from parties of columns with personalised budgets (PDP-MVDS)",
+	RoleSynthesizer, []string{RoleThirdParty}, open)
 
 // Session is what the synthesizer sends every party and S.
 type Session struct {
@@ -47,9 +40,22 @@ type Session struct {
 	// the parties have chosen them (bins phase; nil before, and when the
 	// bins are the equal-width ones).
 	cuts map[int][]float64
+	// laid is the layout the fields above give, derived once when the
+	// session is made (open, WithRecords, withCuts) and carried to every
+	// Join and to the coordinator; nil for a session decoded from JSON or
+	// not yet complete (a linked one before its record count), which
+	// derives it on each use.
+	laid *laidOut
 }
 
-func open(st method.Settings, o method.Open) (method.Session, error) {
+// laidOut is what layout derives.
+type laidOut struct {
+	dom    *marginal.Domain
+	owners []int
+	ps     proto.Session
+}
+
+func open(st Settings, o method.Open) (*Session, error) {
 	owners, err := o.Names(method.RoleOwner, 2)
 	if err != nil {
 		return nil, err
@@ -61,20 +67,17 @@ func open(st method.Settings, o method.Open) (method.Session, error) {
 	if len(o.Schemas) != len(owners) {
 		return nil, fmt.Errorf("%d schemas for %d parties", len(o.Schemas), len(owners))
 	}
-	s := &Session{Header: o.Header(), Settings: *st.(*Settings), Schemas: o.Schemas, Owners: owners, Third: third}
+	s := &Session{Header: o.Header(), Settings: st, Schemas: o.Schemas, Owners: owners, Third: third}
 	if err := s.checkIDColumns(); err != nil {
 		return nil, err
 	}
-	check := s
 	if s.Settings.Link && s.Settings.Records == 0 {
 		// The record count comes from the linkage; any count checks the
 		// rest of the layout.
-		if check, err = s.WithRecords(1); err != nil {
-			return nil, err
-		}
+		_, err = s.WithRecords(1)
+		return s, err
 	}
-	_, _, _, err = check.layout()
-	return s, err
+	return s, s.lay()
 }
 
 // checkIDColumns checks that every party's schema names an ID column when
@@ -112,12 +115,27 @@ func (s *Session) WithRecords(n int) (*Session, error) {
 		sc.ID = ""
 		c.Schemas[k] = sc
 	}
-	return &c, nil
+	return &c, c.lay()
 }
 
-// layout derives the domain, the owner of each attribute and the
-// protocol's session, on every side from the same session.
+// lay derives the session's layout and keeps it: the session is
+// complete and its fields final (a changed session is a new one).
+func (s *Session) lay() error {
+	s.laid = nil
+	dom, owners, ps, err := s.layout()
+	if err == nil {
+		s.laid = &laidOut{dom: dom, owners: owners, ps: ps}
+	}
+	return err
+}
+
+// layout is the domain, the owner of each attribute and the protocol's
+// session: the ones laid out once, else derived on every side from the
+// same session.
 func (s *Session) layout() (*marginal.Domain, []int, proto.Session, error) {
+	if l := s.laid; l != nil {
+		return l.dom, l.owners, l.ps, nil
+	}
 	st := &s.Settings
 	if err := st.Validate(); err != nil {
 		return nil, nil, proto.Session{}, err
@@ -373,7 +391,7 @@ func (s *Session) withCuts(all map[int][]float64) (*Session, error) {
 	}
 	c := *s
 	c.cuts = all
-	if _, _, _, err := c.layout(); err != nil {
+	if err := c.lay(); err != nil {
 		return nil, err
 	}
 	return &c, nil

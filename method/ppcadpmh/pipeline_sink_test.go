@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
 )
@@ -16,7 +17,7 @@ import (
 // without one — from the owners' rows and from their statistics — and the
 // reports are the same.
 func TestPPCASinkWritesTheWholeTablesBytes(t *testing.T) {
-	owners := adultOwners(t, 3, 11)
+	owners := methodtest.Owners(t, "adult", 3, 11)
 	var stats []*ownerstats.Statistics
 	for _, o := range owners {
 		st, err := ownerstats.FromTable(o, ownerstats.Config{Schema: o.Schema})

@@ -3,34 +3,23 @@ package ppcadpmh
 import (
 	"bytes"
 	"context"
-	"github.com/dppub/dppub/ownerstats"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/ownerstats"
+
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
-func adultOwners(tb testing.TB, m int, seed uint64) []*data.Table {
-	tb.Helper()
-	t, err := datasets.Load("adult")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	owners, err := data.SplitHorizontal(t, m, nil, randx.NewSeeded(seed))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return owners
-}
-
 func TestPPCADPMHAdultEndToEnd(t *testing.T) {
-	owners := adultOwners(t, 3, 1)
+	owners := methodtest.Owners(t, "adult", 3, 1)
 	res, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(2), Settings: Settings{Epsilon: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +44,7 @@ func TestPPCADPMHAdultEndToEnd(t *testing.T) {
 }
 
 func TestPPCAPaperCalibrationReportsTrueGuarantee(t *testing.T) {
-	owners := adultOwners(t, 2, 3)
+	owners := methodtest.Owners(t, "adult", 2, 3)
 	res, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(4), Settings: Settings{Epsilon: 1, Calibration: ppca.Paper, PaperLatent: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +70,7 @@ func TestPPCAPaperCalibrationReportsTrueGuarantee(t *testing.T) {
 }
 
 func TestPPCAOwnersNeedTwoRows(t *testing.T) {
-	owners := adultOwners(t, 2, 5)
+	owners := methodtest.Owners(t, "adult", 2, 5)
 	owners[1] = owners[1].Subset([]int{0})
 	_, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(6), Settings: Settings{Epsilon: 1}})
 	if err == nil || !strings.Contains(err.Error(), "at least 2") {
@@ -92,7 +81,7 @@ func TestPPCAOwnersNeedTwoRows(t *testing.T) {
 func BenchmarkPPCADPMHAdult3Owners(b *testing.B) {
 	for _, mode := range []ppcadpmh.NoiseMode{ppcadpmh.Local, ppcadpmh.SecureAggregate} {
 		b.Run(string(mode), func(b *testing.B) {
-			owners := adultOwners(b, 3, 1)
+			owners := methodtest.Owners(b, "adult", 3, 1)
 			src := randx.NewSecure()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -108,7 +97,7 @@ func BenchmarkPPCADPMHAdult3Owners(b *testing.B) {
 // file format, here ownerstats.FromTable) publish exactly what they
 // publish from their rows: the moments are exact integers.
 func TestPPCADPMHFromStatisticsEqualsFromRows(t *testing.T) {
-	owners := adultOwners(t, 3, 7)
+	owners := methodtest.Owners(t, "adult", 3, 7)
 	var stats []*ownerstats.Statistics
 	for _, o := range owners {
 		st, err := ownerstats.FromTable(o, ownerstats.Config{Schema: o.Schema})

@@ -13,7 +13,10 @@ import (
 // in-process pipeline and the networked runner build it the same way, so
 // the same session publishes the same report wherever it runs.
 type ReportOptions struct {
-	Params      proto.Params
+	Params proto.Params
+	// Plan is the noise plan Params calibrate, as the session agreed it
+	// (proto.Agreed); nil: calibrated here.
+	Plan        *ppca.Plan
 	Accountants []*privacy.Accountant
 	Counts      map[string]int
 	Secure      bool   // randomness from a CSPRNG
@@ -22,7 +25,13 @@ type ReportOptions struct {
 
 // Report builds the privacy report of a PPCA-DP-MH session.
 func Report(o ReportOptions) (*privacy.Report, error) {
-	params := o.Params
+	params, plan := o.Params, o.Plan
+	if plan == nil {
+		var err error
+		if plan, err = ppca.NewPlan(params.Plan); err != nil {
+			return nil, err
+		}
+	}
 	ro := privacy.ReportOptions{
 		Method: Name, Calibration: string(params.Plan.Calibration), Randomness: o.Randomness,
 		Composition: privacy.ParallelOverOwners, Accountants: o.Accountants, Records: o.Counts, Seeded: !o.Secure,
@@ -46,16 +55,10 @@ func Report(o ReportOptions) (*privacy.Report, error) {
 		ro.Warnings = append(ro.Warnings,
 			"paper calibration: each owner is charged as the paper claims, but its noise on the second-moment matrix is calibrated to sensitivity p instead of p(p+1)/2; the report's actual guarantee is what each owner really gets")
 	}
-	if w, err := noiseWarning(params, o.Counts); err != nil {
-		return nil, err
-	} else if w != "" {
+	if w := noiseWarning(params, plan, o.Counts); w != "" {
 		ro.Warnings = append(ro.Warnings, w)
 	}
-	threats, err := threatModel(params)
-	if err != nil {
-		return nil, err
-	}
-	ro.ThreatModel = append(ro.ThreatModel, threats...)
+	ro.ThreatModel = append(ro.ThreatModel, threatModel(params, plan)...)
 	return privacy.NewReport(ro)
 }
 
@@ -64,18 +67,14 @@ func Report(o ReportOptions) (*privacy.Report, error) {
 // the remaining owner: that owner's own noise share is then all that
 // protects its statistics, and the guarantee of that share alone is
 // computed from its distribution.
-func threatModel(params proto.Params) ([]string, error) {
+func threatModel(params proto.Params, plan *ppca.Plan) []string {
 	if params.Noise != proto.SecureAggregate {
-		return []string{"local noise: each owner noises its own statistics before they leave it; the semi-trusted curator and any coalition see only DP statistics"}, nil
-	}
-	plan, err := ppca.NewPlan(params.Plan)
-	if err != nil {
-		return nil, err
+		return []string{"local noise: each owner noises its own statistics before they leave it; the semi-trusted curator and any coalition see only DP statistics"}
 	}
 	return []string{
 		"secure-aggregate noise: owners and curator are honest-but-curious; the curator sees only the masked sum of the owners' statistics, which carries the noise of one centralised release",
 		collusionSentence(plan, len(params.Owners), params.Plan),
-	}, nil
+	}
 }
 
 // collusionSentence says what holds for one owner when the curator
@@ -148,17 +147,13 @@ const MostlyNoise = 0.05
 
 // noiseWarning says when the noise dwarfs the second moment, and what
 // would do better; "" otherwise.
-func noiseWarning(params proto.Params, counts map[string]int) (string, error) {
-	plan, err := ppca.NewPlan(params.Plan)
-	if err != nil {
-		return "", err
-	}
+func noiseWarning(params proto.Params, plan *ppca.Plan, counts map[string]int) string {
 	n := 0
 	for _, c := range counts {
 		n += c
 	}
 	if n == 0 {
-		return "", nil
+		return ""
 	}
 	sd := plan.OuterNoise.Scale()
 	if plan.Mechanism == ppca.Laplace {
@@ -169,8 +164,8 @@ func noiseWarning(params proto.Params, counts map[string]int) (string, error) {
 	}
 	level := sd / float64(n)
 	if level <= MostlyNoise {
-		return "", nil
+		return ""
 	}
 	return fmt.Sprintf("the output is mostly noise: the noise on each entry of the second moment Σxxᵀ/n has standard deviation %.3g (%d columns, %d records), above %.0f%% of an entry's largest value, so the components and every synthetic row carry little of the data; a larger ε, a δ (the Gaussian mechanism), --noise secure-aggregate, fewer columns, or `dppub synthesize` (noisy marginals) would do better",
-		level, params.Plan.Bounds.P, n, 100*MostlyNoise), nil
+		level, params.Plan.Bounds.P, n, 100*MostlyNoise)
 }

@@ -22,10 +22,17 @@ var Spec = method.RowsSpec(Name,
 // session is what the curator sends every owner.
 type session struct {
 	method.RowsOf[Settings]
+	derived method.Derived[derived]
+}
+
+// derived is what every side derives from the session, once.
+type derived struct {
+	agreed *proto.Agreed
+	enc    *data.Encoder
 }
 
 func open(r method.RowsOf[Settings]) (*session, error) {
-	s := &session{r}
+	s := &session{RowsOf: r}
 	s.Settings.Mechanism = s.Settings.mechanism()
 	if _, _, err := s.params(); err != nil {
 		return nil, err
@@ -33,20 +40,27 @@ func open(r method.RowsOf[Settings]) (*session, error) {
 	return s, nil
 }
 
-// params derives the protocol parameters, on every side from the same
+// params are the protocol parameters, agreed once with their noise plan,
+// and the session's encoder.
+func (s *session) params() (*proto.Agreed, *data.Encoder, error) {
+	d, err := s.derived.Get(s.derive)
+	return d.agreed, d.enc, err
+}
+
+// derive derives the protocol parameters, on every side from the same
 // session.
-func (s *session) params() (proto.Params, *data.Encoder, error) {
+func (s *session) derive() (derived, error) {
 	st := s.Settings
 	if err := st.Validate(); err != nil {
-		return proto.Params{}, nil, err
+		return derived{}, err
 	}
 	enc, err := data.NewEncoder(s.Schema, data.EncoderOptions{})
 	if err != nil {
-		return proto.Params{}, nil, err
+		return derived{}, err
 	}
 	bounds, err := RowBoundsOf(enc)
 	if err != nil {
-		return proto.Params{}, nil, err
+		return derived{}, err
 	}
 	if st.GenericBounds {
 		bounds = ppca.GenericBounds(enc.Dim())
@@ -58,7 +72,8 @@ func (s *session) params() (proto.Params, *data.Encoder, error) {
 		Noise: st.Noise, Fit: ppca.FitOptions{Contribution: st.Contribution, K: st.K},
 		PaperLatent: st.PaperLatent,
 	}
-	return p, enc, p.Validate()
+	agreed, err := proto.Agree(p)
+	return derived{agreed: agreed, enc: enc}, err
 }
 
 func (s *session) Members() []method.Member { return s.OwnerMembers(s.Settings.Budget()) }
@@ -87,7 +102,7 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		return nil, err
 	}
 	l.Note(Name, t.Len(), clamped, "columns", enc.Dim())
-	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Moments: m, Table: t, Encoder: enc,
+	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Agreed: params, Moments: m, Table: t, Encoder: enc,
 		Accountant: l.Accountant, Source: l.Source})
 }
 
@@ -113,7 +128,7 @@ func (s *session) ScanStatistics(owner string, own data.Schema) (ownerstats.Conf
 
 // joinStatistics builds an owner from statistics computed elsewhere with
 // the same encoding (exact integers: the same bits as from its rows).
-func (s *session) joinStatistics(l method.Local, params proto.Params, st *ownerstats.Statistics) (protocol.Role, error) {
+func (s *session) joinStatistics(l method.Local, params *proto.Agreed, st *ownerstats.Statistics) (protocol.Role, error) {
 	if st.Moments == nil {
 		return nil, fmt.Errorf("%s's statistics hold no PPCA moments", l.Name)
 	}
@@ -121,7 +136,7 @@ func (s *session) joinStatistics(l method.Local, params proto.Params, st *owners
 		return nil, fmt.Errorf("paper_latent projects the owners' real rows: %s brings only statistics", l.Name)
 	}
 	l.Note(Name, int(st.Moments.N), 0, "source", "statistics")
-	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Params: params, Moments: st.Moments,
+	return proto.NewOwner(proto.OwnerOptions{ID: l.Name, Agreed: params, Moments: st.Moments,
 		Accountant: l.Accountant, Source: l.Source})
 }
 
@@ -142,21 +157,14 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 	if err != nil {
 		return nil, err
 	}
-	curator, err := proto.NewCurator(params)
-	if err != nil {
-		return nil, err
-	}
+	curator := proto.NewAgreedCurator(params)
 	if sink, ok := attach.(RowSink); ok && sink != nil {
 		// Decoding is row by row, so a chunk decodes to the same rows as
 		// it would within the whole matrix.
 		curator.SetSink(func(_ string, _ int, rows *mat.Dense) error { return sink(enc.Decode(rows)) })
 	}
-	publish := func(accts []*privacy.Accountant) (*method.Outcome, error) {
-		res, err := curator.Result()
-		if err != nil {
-			return nil, err
-		}
-		report, err := Report(ReportOptions{Params: params, Accountants: accts, Counts: res.Counts,
+	publish := func(res *proto.Result, accts []*privacy.Accountant) (*method.Outcome, error) {
+		report, err := Report(ReportOptions{Params: params.Params(), Plan: params.Derived(), Accountants: accts, Counts: res.Counts,
 			Secure: src.IsSecure(), Randomness: src.Describe()})
 		if err != nil {
 			return nil, err
@@ -168,7 +176,7 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 		}
 		return out, nil
 	}
-	return &method.Coordination{Role: curator, Publish: publish}, nil
+	return method.Coordinated(curator, publish), nil
 }
 
 // RowBoundsOf reads the column groups of an encoder: one group per

@@ -22,13 +22,8 @@ import (
 const Name = "privbayes"
 
 // Spec is PrivBayes' definition.
-var Spec = method.Spec{
-	Name:        Name,
-	Summary:     "synthetic data from a differentially private Bayesian network (PrivBayes, one central owner)",
-	Split:       method.Central,
-	NewSettings: func() method.Settings { return new(Settings) },
-	Run:         run,
-}
+var Spec = method.CentralSpec(Name,
+	"synthetic data from a differentially private Bayesian network (PrivBayes, one central owner)", run)
 
 // Settings are the parameters of a PrivBayes network.
 type Settings struct {
@@ -138,8 +133,7 @@ type Result struct {
 // run publishes a synthetic table drawn from a PrivBayes model of the
 // owner's table: as many rows as it holds, un-binned with the owner's
 // randomness after the model's draws.
-func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outcome, error) {
-	s := st.(*Settings)
+func run(ctx context.Context, s *Settings, l method.Local) (*method.Outcome, error) {
 	if l.Table == nil || l.Table.Len() < 2 {
 		return nil, fmt.Errorf("privbayes needs a table of at least 2 rows")
 	}

@@ -2,13 +2,12 @@ package privbayes
 
 import (
 	"context"
-	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -16,29 +15,14 @@ import (
 // Every mistake is named by its key, so that a command line (PrivBayes'
 // and DP-SUBN3's) can name its flag.
 func TestValidateNamesTheKey(t *testing.T) {
-	cases := []struct {
-		name string
-		st   Settings
-		key  string
-		want string
-	}{
-		{"no budget", Settings{}, "epsilon", "got 0"},
-		{"beta", Settings{Epsilon: 1, Beta: 1}, "beta", "(0, 1)"},
-		{"theta", Settings{Epsilon: 1, Theta: -1}, "theta", "got -1"},
-		{"k", Settings{Epsilon: 1, K: -1}, "k", "got -1"},
-		{"one bin", Settings{Epsilon: 1, Bins: 1}, "bins", "at least 2"},
-		{"score", Settings{Epsilon: 1, Score: "f"}, "score", `"f"`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			c.st.SetDefaults()
-			err := c.st.Validate()
-			var fe method.FieldError
-			if !errors.As(err, &fe) || fe.Key != c.key || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want a mistake in %s saying %q", err, c.key, c.want)
-			}
-		})
-	}
+	methodtest.CheckMistakes(t, []methodtest.Mistake[Settings]{
+		methodtest.Wrong("no budget", Settings{}, "epsilon", "got 0"),
+		methodtest.Wrong("beta", Settings{Epsilon: 1, Beta: 1}, "beta", "(0, 1)"),
+		methodtest.Wrong("theta", Settings{Epsilon: 1, Theta: -1}, "theta", "got -1"),
+		methodtest.Wrong("k", Settings{Epsilon: 1, K: -1}, "k", "got -1"),
+		methodtest.Wrong("one bin", Settings{Epsilon: 1, Bins: 1}, "bins", "at least 2"),
+		methodtest.Wrong("score", Settings{Epsilon: 1, Score: "f"}, "score", `"f"`),
+	})
 }
 
 // A seeded central run is reproducible, spends exactly the owner's ε in

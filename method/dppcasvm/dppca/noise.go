@@ -28,13 +28,15 @@ const (
 var Methods = []Method{DPPCASVM, PCADPSVM, AGSVM, ModSuLQSVM}
 
 // ParseMethod checks a method name.
-func ParseMethod(s string) (Method, error) {
-	for _, m := range Methods {
-		if string(m) == s {
-			return m, nil
-		}
+func ParseMethod(s string) (Method, error) { return parse("method", s, Methods) }
+
+// parse reads a word of one of the package's vocabularies.
+func parse[T ~string](what, s string, allowed []T) (T, error) {
+	w, err := dp.ParseWord(what, s, allowed)
+	if err != nil {
+		return "", fmt.Errorf("dppca: %w", err)
 	}
-	return "", fmt.Errorf("dppca: unknown method %q (want dppca-svm, pca-dpsvm, ag-svm or mod-sulq-svm)", s)
+	return w, nil
 }
 
 // Gaussian reports whether the method's budget is (ε, δ).
@@ -54,11 +56,7 @@ const (
 
 // ParseCalibration checks a calibration name.
 func ParseCalibration(s string) (Calibration, error) {
-	c, err := dp.ParseCalibration(s)
-	if err != nil {
-		return "", fmt.Errorf("dppca: %w", err)
-	}
-	return c, nil
+	return parse("calibration", s, []Calibration{Sound, Paper})
 }
 
 // UpperTriangleL1 is the L1 sensitivity of the upper triangle (diagonal

@@ -1,6 +1,7 @@
 package dppca
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -92,9 +93,7 @@ func (o *Options) defaults(n int) {
 	if o.Select.K == 0 && o.Select.Contribution == 0 {
 		o.Select.Contribution = DefaultContribution
 	}
-	if o.ComponentShare == 0 {
-		o.ComponentShare = DefaultComponentShare
-	}
+	o.ComponentShare = cmp.Or(o.ComponentShare, DefaultComponentShare)
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}

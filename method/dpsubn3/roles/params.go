@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	dpsubn3 "github.com/dppub/dppub/method/dpsubn3/subn3"
+	"github.com/dppub/dppub/protocol"
 )
 
 // Params are the public parameters every role of one session agrees on.
@@ -21,18 +22,8 @@ type Params struct {
 
 // Validate checks the parameters.
 func (p Params) Validate() error {
-	if len(p.Parties) < 1 {
-		return fmt.Errorf("dpsubn3: no parties")
-	}
-	if p.Curator == "" {
-		return fmt.Errorf("dpsubn3: the curator needs a name")
-	}
-	seen := map[string]bool{p.Curator: true}
-	for _, o := range p.Parties {
-		if o == "" || seen[o] {
-			return fmt.Errorf("dpsubn3: party name %q is empty or repeated", o)
-		}
-		seen[o] = true
+	if err := protocol.CheckRoster("curator", p.Curator, "party", p.Parties); err != nil {
+		return fmt.Errorf("dpsubn3: %w", err)
 	}
 	if len(p.Cards) == 0 {
 		return fmt.Errorf("dpsubn3: no attributes")

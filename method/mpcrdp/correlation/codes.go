@@ -1,6 +1,7 @@
 package correlation
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -135,9 +136,7 @@ type DiscretizeOptions struct {
 // integer attribute with at most Bins declared values. The coding uses only
 // the schema, never the data, so every party codes alike.
 func Discretize(t *data.Table, features []string, o DiscretizeOptions) (*Codes, error) {
-	if o.Bins == 0 {
-		o.Bins = DefaultBins
-	}
+	o.Bins = cmp.Or(o.Bins, DefaultBins)
 	if o.Bins < 1 || o.Bins > 1<<16 {
 		return nil, fmt.Errorf("correlation: %d bins, want 1 to 65536", o.Bins)
 	}

@@ -1,6 +1,7 @@
 package crdp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -28,11 +29,7 @@ const (
 
 // ParseCalibration checks a calibration name.
 func ParseCalibration(s string) (Calibration, error) {
-	c, err := dp.ParseCalibration(s, Sound, Paper, None)
-	if err != nil {
-		return "", fmt.Errorf("mpcrdp: %w", err)
-	}
-	return c, nil
+	return parse("calibration", s, []Calibration{Sound, Paper, None})
 }
 
 // Notion is the privacy notion the release noise is scaled for.
@@ -53,13 +50,15 @@ const (
 var Notions = []Notion{Standard, Group, Correlated, MPCRDP}
 
 // ParseNotion checks a notion name.
-func ParseNotion(s string) (Notion, error) {
-	for _, n := range Notions {
-		if string(n) == s {
-			return n, nil
-		}
+func ParseNotion(s string) (Notion, error) { return parse("notion", s, Notions) }
+
+// parse reads a word of one of the configuration's vocabularies.
+func parse[T ~string](what, s string, allowed []T) (T, error) {
+	w, err := dp.ParseWord(what, s, allowed)
+	if err != nil {
+		return "", fmt.Errorf("mpcrdp: %w", err)
 	}
-	return "", fmt.Errorf("mpcrdp: unknown notion %q (want standard, group, correlated or mp-crdp)", s)
+	return w, nil
 }
 
 // DataDependent reports whether the notion's factor is computed from the
@@ -98,13 +97,7 @@ const (
 )
 
 // ParseUtility checks a utility name.
-func ParseUtility(s string) (Utility, error) {
-	switch u := Utility(s); u {
-	case U1, U2:
-		return u, nil
-	}
-	return "", fmt.Errorf("mpcrdp: unknown utility %q (want u1 or u2)", s)
-}
+func ParseUtility(s string) (Utility, error) { return parse("utility", s, []Utility{U1, U2}) }
 
 // Release is what the pipeline publishes.
 type Release string
@@ -123,11 +116,7 @@ const (
 
 // ParseRelease checks a release name.
 func ParseRelease(s string) (Release, error) {
-	switch r := Release(s); r {
-	case Queries, LogReg, SVM, NoRelease:
-		return r, nil
-	}
-	return "", fmt.Errorf("mpcrdp: unknown release %q (want queries, logreg or svm)", s)
+	return parse("release", s, []Release{Queries, LogReg, SVM, NoRelease})
 }
 
 // Defaults of Config (the paper's §6.1 where it gives them).
@@ -205,27 +194,13 @@ func (c *Config) defaults() {
 	def(&c.LambdaRatio, DefaultLambdaRatio)
 	def(&c.Huber, 0.5)
 	def(&c.Ridge, 1e-3)
-	if c.Calibration == "" {
-		c.Calibration = Sound
-	}
-	if c.Notion == "" {
-		c.Notion = Standard
-	}
-	if c.Utility == "" {
-		c.Utility = U2
-	}
-	if c.Release == "" {
-		c.Release = LogReg
-	}
-	if c.Runs == 0 {
-		c.Runs = DefaultRuns
-	}
-	if c.Bins == 0 {
-		c.Bins = 10
-	}
-	if c.NumQueries == 0 {
-		c.NumQueries = DefaultQueries
-	}
+	c.Calibration = cmp.Or(c.Calibration, Sound)
+	c.Notion = cmp.Or(c.Notion, Standard)
+	c.Utility = cmp.Or(c.Utility, U2)
+	c.Release = cmp.Or(c.Release, LogReg)
+	c.Runs = cmp.Or(c.Runs, DefaultRuns)
+	c.Bins = cmp.Or(c.Bins, 10)
+	c.NumQueries = cmp.Or(c.NumQueries, DefaultQueries)
 }
 
 // Validate fills the defaults and checks every parameter.

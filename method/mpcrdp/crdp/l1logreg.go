@@ -1,6 +1,7 @@
 package crdp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -108,12 +109,8 @@ func FitL1Logistic(X *Sparse, y []int, o L1Options) (w []float64, b float64, err
 	if !(o.Lambda >= 0) || math.IsInf(o.Lambda, 0) {
 		return nil, 0, fmt.Errorf("mpcrdp: L1 penalty %v", o.Lambda)
 	}
-	if o.MaxIter == 0 {
-		o.MaxIter = 100
-	}
-	if o.Tol == 0 {
-		o.Tol = 1e-5
-	}
+	o.MaxIter = cmp.Or(o.MaxIter, 100)
+	o.Tol = cmp.Or(o.Tol, 1e-5)
 	L := 0.0
 	for i := range n {
 		s := 1.0

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
+	"github.com/dppub/dppub/protocol"
 )
 
 // Params are the public parameters every role of one session agrees on.
@@ -23,18 +24,8 @@ type Params struct {
 
 // Validate checks the parameters.
 func (p Params) Validate() error {
-	if len(p.Parties) < 1 {
-		return fmt.Errorf("mpcrdp: no parties")
-	}
-	if p.Server == "" {
-		return fmt.Errorf("mpcrdp: the server needs a name")
-	}
-	seen := map[string]bool{p.Server: true}
-	for _, o := range p.Parties {
-		if o == "" || seen[o] {
-			return fmt.Errorf("mpcrdp: party name %q is empty or repeated", o)
-		}
-		seen[o] = true
+	if err := protocol.CheckRoster("server", p.Server, "party", p.Parties); err != nil {
+		return fmt.Errorf("mpcrdp: %w", err)
 	}
 	if p.Label == "" || !slices.Contains(p.Parties, p.LabelHolder) {
 		return fmt.Errorf("mpcrdp: label %q must be held by a party, not %q", p.Label, p.LabelHolder)

@@ -1,8 +1,10 @@
 package lda
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/privacy"
@@ -71,15 +73,9 @@ type Plan struct {
 }
 
 func (o *PlanOptions) defaults() {
-	if o.Noise == "" {
-		o.Noise = Correlated
-	}
-	if o.SumsShare == 0 {
-		o.SumsShare = 0.5
-	}
-	if o.Owners == 0 {
-		o.Owners = 1
-	}
+	o.Noise = cmp.Or(o.Noise, Correlated)
+	o.SumsShare = cmp.Or(o.SumsShare, 0.5)
+	o.Owners = cmp.Or(o.Owners, 1)
 }
 
 // Validate checks the options (after defaults).
@@ -110,8 +106,17 @@ func (o PlanOptions) Validate() error {
 	return nil
 }
 
+// plansBuilt counts the plans NewPlan calibrated in this process.
+var plansBuilt atomic.Int64
+
+// PlansBuilt is how many plans NewPlan has calibrated in this process: a
+// run calibrates its plan once and carries it to every role and its
+// report (method/method_test.go counts them).
+func PlansBuilt() int64 { return plansBuilt.Load() }
+
 // NewPlan validates o and calibrates the noise.
 func NewPlan(o PlanOptions) (*Plan, error) {
+	plansBuilt.Add(1)
 	o.defaults()
 	if err := o.Validate(); err != nil {
 		return nil, err

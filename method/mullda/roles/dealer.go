@@ -12,6 +12,9 @@ import (
 // DealerOptions configure the noise dealer.
 type DealerOptions struct {
 	Params Params
+	// Agreed, instead of Params, are the session's parameters checked
+	// once with their plan (Agree), taken as they are.
+	Agreed *Agreed
 	Source *randx.Source
 }
 
@@ -31,20 +34,18 @@ type NoiseDealer struct {
 
 // NewNoiseDealer validates o.
 func NewNoiseDealer(o DealerOptions) (*NoiseDealer, error) {
-	if err := o.Params.Validate(); err != nil {
+	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	if err != nil {
 		return nil, err
 	}
+	o.Params = agreed.Params()
 	if !o.Params.NeedsDealer() {
 		return nil, fmt.Errorf("mullda: this session (%d owners, %s noise) needs no dealer", len(o.Params.Owners), o.Params.Plan.Noise)
 	}
 	if o.Source == nil {
 		return nil, fmt.Errorf("mullda: the dealer needs a randomness source")
 	}
-	plan, err := lda.NewPlan(o.Params.Plan)
-	if err != nil {
-		return nil, err
-	}
-	return &NoiseDealer{params: o.Params, plan: plan, noiser: dp.NewNoiser(o.Source)}, nil
+	return &NoiseDealer{params: o.Params, plan: agreed.Derived(), noiser: dp.NewNoiser(o.Source)}, nil
 }
 
 // ID is the dealer's name.

@@ -13,6 +13,7 @@ import (
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Three owners, correlated noise, a ledger: with a large ε the direction is
@@ -103,7 +104,7 @@ func TestCorrelatedNoiseLevels(t *testing.T) {
 		checkNormal(t, m, "aggregate", aggregate, sigma)
 		checkNormal(t, m, "owner 1 given the publisher's view", residual, r*sigma)
 		t.Logf("M=%d: σ=%.4g; sd of a message %.4g, of the aggregate %.4g, of the view residual %.4g (r·σ = %.4g)",
-			m, sigma, sd(single), sd(aggregate), sd(residual), r*sigma)
+			m, sigma, stat.StdDev(single, nil), stat.StdDev(aggregate, nil), stat.StdDev(residual, nil), r*sigma)
 	}
 }
 
@@ -207,17 +208,4 @@ func checkNormal(t *testing.T, m int, what string, x []float64, sigma float64) {
 	if f := tail / k; math.Abs(f-0.05) > 5*math.Sqrt(0.05*0.95/k) {
 		t.Errorf("M=%d %s: %.4f of the draws beyond 1.96σ, want 0.05 for a Gaussian", m, what, f)
 	}
-}
-
-func sd(x []float64) float64 {
-	m := 0.0
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	s := 0.0
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return math.Sqrt(s / float64(len(x)-1))
 }

@@ -16,6 +16,9 @@ import (
 type OwnerOptions struct {
 	ID     string
 	Params Params
+	// Agreed, instead of Params, are the session's parameters checked
+	// once with their plan (Agree), taken as they are.
+	Agreed *Agreed
 	// Data are the owner's encoded rows, each in the unit L2 ball, and
 	// Labels their classes in [0, Plan.Classes).
 	Data   *mat.Dense
@@ -42,9 +45,11 @@ type Owner struct {
 
 // NewOwner validates o and computes the owner's exact statistics.
 func NewOwner(o OwnerOptions) (*Owner, error) {
-	if err := o.Params.Validate(); err != nil {
+	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	if err != nil {
 		return nil, err
 	}
+	o.Params, o.Agreed = agreed.Params(), nil
 	if o.Params.ownerIndex(o.ID) < 0 {
 		return nil, fmt.Errorf("mullda: %q is not an owner of this session", o.ID)
 	}
@@ -65,11 +70,7 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mullda: owner %q: %w", o.ID, err)
 	}
-	plan, err := lda.NewPlan(o.Params.Plan)
-	if err != nil {
-		return nil, err
-	}
-	return &Owner{o: o, plan: plan, noiser: dp.NewNoiser(o.Source), exact: exact}, nil
+	return &Owner{o: o, plan: agreed.Derived(), noiser: dp.NewNoiser(o.Source), exact: exact}, nil
 }
 
 // ID is the owner's name.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/method/mullda/lda"
+	"github.com/dppub/dppub/protocol"
 )
 
 // Output says what the publisher publishes besides the direction(s).
@@ -44,33 +45,37 @@ func (p Params) NeedsDealer() bool {
 
 // Validate checks the parameters.
 func (p Params) Validate() error {
-	if len(p.Owners) < 1 {
-		return fmt.Errorf("mullda: no owners")
-	}
-	if p.Publisher == "" {
-		return fmt.Errorf("mullda: the publisher needs a name")
-	}
-	seen := map[string]bool{p.Publisher: true}
-	for _, o := range p.Owners {
-		if o == "" || seen[o] {
-			return fmt.Errorf("mullda: owner name %q is empty or repeated", o)
-		}
-		seen[o] = true
+	_, err := p.check()
+	return err
+}
+
+// Agreed are a session's parameters checked once, with the noise plan
+// they calibrate (Derived): the session agrees them once (Agree) and gives
+// them to the owners, the dealer and the publisher (their options'
+// Agreed) and to its report.
+type Agreed = protocol.Agreed[Params, *lda.Plan]
+
+// Agree checks p and calibrates its noise plan.
+func Agree(p Params) (*Agreed, error) { return protocol.Agree(p, Params.check) }
+
+// check validates the parameters and returns the plan they calibrate.
+func (p Params) check() (*lda.Plan, error) {
+	if err := protocol.CheckRoster("publisher", p.Publisher, "owner", p.Owners); err != nil {
+		return nil, fmt.Errorf("mullda: %w", err)
 	}
 	switch {
-	case p.NeedsDealer() && (p.Dealer == "" || seen[p.Dealer]):
-		return fmt.Errorf("mullda: correlated noise over %d owners needs a dealer with its own name, got %q", len(p.Owners), p.Dealer)
+	case p.NeedsDealer() && (p.Dealer == "" || p.Dealer == p.Publisher || slices.Contains(p.Owners, p.Dealer)):
+		return nil, fmt.Errorf("mullda: correlated noise over %d owners needs a dealer with its own name, got %q", len(p.Owners), p.Dealer)
 	case !p.NeedsDealer() && p.Dealer != "":
-		return fmt.Errorf("mullda: dealer %q given but the session needs none", p.Dealer)
+		return nil, fmt.Errorf("mullda: dealer %q given but the session needs none", p.Dealer)
 	case p.Plan.Owners != len(p.Owners):
-		return fmt.Errorf("mullda: the plan is for %d owners, the session has %d", p.Plan.Owners, len(p.Owners))
+		return nil, fmt.Errorf("mullda: the plan is for %d owners, the session has %d", p.Plan.Owners, len(p.Owners))
 	case p.Ridge < 0 || math.IsNaN(p.Ridge) || math.IsInf(p.Ridge, 0):
-		return fmt.Errorf("mullda: ridge must be non-negative and finite, got %v", p.Ridge)
+		return nil, fmt.Errorf("mullda: ridge must be non-negative and finite, got %v", p.Ridge)
 	case p.Output != "" && p.Output != Synthetic && p.Output != RealProjections:
-		return fmt.Errorf("mullda: unknown output %q (want synthetic or real-projections)", p.Output)
+		return nil, fmt.Errorf("mullda: unknown output %q (want synthetic or real-projections)", p.Output)
 	}
-	_, err := lda.NewPlan(p.Plan)
-	return err
+	return lda.NewPlan(p.Plan)
 }
 
 func (p Params) ownerIndex(id string) int { return slices.Index(p.Owners, id) }

@@ -17,6 +17,9 @@ import (
 // PublisherOptions configure the publisher.
 type PublisherOptions struct {
 	Params Params
+	// Agreed, instead of Params, are the session's parameters checked
+	// once with their plan (Agree), taken as they are.
+	Agreed *Agreed
 	// Source draws the synthetic projections.
 	Source *randx.Source
 	// Ledger, if set, records the means, the direction and the artifact,
@@ -65,20 +68,18 @@ type Result struct {
 
 // NewPublisher validates o.
 func NewPublisher(o PublisherOptions) (*Publisher, error) {
-	if err := o.Params.Validate(); err != nil {
+	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	if err != nil {
 		return nil, err
 	}
+	o.Params, o.Agreed = agreed.Params(), nil
 	if o.Source == nil {
 		return nil, fmt.Errorf("mullda: the publisher needs a randomness source")
 	}
 	if err := o.Ledger.validate(o.Params.Publisher); err != nil {
 		return nil, err
 	}
-	plan, err := lda.NewPlan(o.Params.Plan)
-	if err != nil {
-		return nil, err
-	}
-	return &Publisher{o: o, plan: plan, sums: map[string]Sums{}, second: map[string]Second{}, projs: map[string]Projections{}}, nil
+	return &Publisher{o: o, plan: agreed.Derived(), sums: map[string]Sums{}, second: map[string]Second{}, projs: map[string]Projections{}}, nil
 }
 
 // ID is the publisher's name.

@@ -9,6 +9,23 @@ import (
 	"github.com/dppub/dppub/protocol"
 )
 
+// failedAsWanted fails t unless err is what the case wants: an error
+// saying want, or none when want is empty; it reports whether the case
+// ends there (an error was wanted).
+func failedAsWanted(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("got %v, want an error saying %q", err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return false
+}
+
 // TestCutsMessage: edges survive the wire; edges that are not finite or
 // not increasing are refused on arrival.
 func TestCutsMessage(t *testing.T) {
@@ -30,14 +47,8 @@ func TestCutsMessage(t *testing.T) {
 			}
 			var got Cuts
 			err = got.UnmarshalBinary(b)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("got %v, want an error saying %q", err, tc.err)
-				}
+			if failedAsWanted(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if len(got.Edges) != len(tc.edges) {
 				t.Fatalf("got %v, want %v", got.Edges, tc.edges)
@@ -86,14 +97,8 @@ func TestGatheringChecksParties(t *testing.T) {
 				}
 				out = append(out, o...)
 			}
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("got %v, want an error saying %q", err, tc.err)
-				}
+			if failedAsWanted(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if len(all) != 2 || len(out) != 3 {
 				t.Fatalf("gathered %v, sent %d messages; want 2 attributes, 3 messages", all, len(out))

@@ -1,11 +1,13 @@
 package roles
 
 import (
+	"cmp"
 	"fmt"
-	"github.com/dppub/dppub/dp"
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/dppub/dppub/dp"
 
 	"github.com/dppub/dppub/crypto/sspp"
 )
@@ -100,18 +102,10 @@ type Session struct {
 }
 
 func (s *Session) defaults() {
-	if s.Suite == "" {
-		s.Suite = SuiteCommodity
-	}
-	if s.Noise == "" {
-		s.Noise = NoiseInsiderSafe
-	}
-	if s.KeyBits == 0 {
-		s.KeyBits = DefaultKeyBits
-	}
-	if s.StatBits == 0 {
-		s.StatBits = DefaultStatBits
-	}
+	s.Suite = cmp.Or(s.Suite, SuiteCommodity)
+	s.Noise = cmp.Or(s.Noise, NoiseInsiderSafe)
+	s.KeyBits = cmp.Or(s.KeyBits, DefaultKeyBits)
+	s.StatBits = cmp.Or(s.StatBits, DefaultStatBits)
 }
 
 // Validate fills defaults and checks the session.

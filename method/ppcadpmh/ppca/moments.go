@@ -233,9 +233,11 @@ func (m *Moments) Packed() []float64 {
 }
 
 // Matrices returns Packed as Σx and the symmetric Σxxᵀ.
-func (m *Moments) Matrices() ([]float64, *mat.SymDense) {
-	packed := m.Packed()
-	p := m.P
+func (m *Moments) Matrices() ([]float64, *mat.SymDense) { return Unpack(m.Packed(), m.P) }
+
+// Unpack reads packed moments of p columns (Σx, then the upper triangle
+// of Σxxᵀ row by row) as Σx and the symmetric Σxxᵀ; Σx is a copy.
+func Unpack(packed []float64, p int) ([]float64, *mat.SymDense) {
 	outer := mat.NewSymDense(p, nil)
 	k := p
 	for i := 0; i < p; i++ {
@@ -244,7 +246,7 @@ func (m *Moments) Matrices() ([]float64, *mat.SymDense) {
 			k++
 		}
 	}
-	return packed[:p], outer
+	return append([]float64(nil), packed[:p]...), outer
 }
 
 const momentsTag = "dppub-ppca-moments\x01"

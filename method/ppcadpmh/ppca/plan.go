@@ -2,6 +2,7 @@ package ppca
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/privacy"
@@ -69,8 +70,17 @@ type Plan struct {
 	Charges []privacy.Charge
 }
 
+// plansBuilt counts the plans NewPlan calibrated in this process.
+var plansBuilt atomic.Int64
+
+// PlansBuilt is how many plans NewPlan has calibrated in this process: a
+// run calibrates its plan once and carries it to every role and its
+// report (method/method_test.go counts them).
+func PlansBuilt() int64 { return plansBuilt.Load() }
+
 // NewPlan validates o and calibrates the noise.
 func NewPlan(o PlanOptions) (*Plan, error) {
+	plansBuilt.Add(1)
 	if err := o.Bounds.Validate(); err != nil {
 		return nil, err
 	}

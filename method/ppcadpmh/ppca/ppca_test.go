@@ -130,14 +130,7 @@ func TestPaperOuterL1BoundsEveryPair(t *testing.T) {
 					most = math.Max(most, l1)
 				}
 			}
-			h, s := 0.0, 0.0
-			for _, g := range b.Groups {
-				if g == 1 {
-					s++
-				} else {
-					h++
-				}
-			}
+			h, s := b.groupKinds()
 			bound := b.PaperOuterL1()
 			if most > bound+1e-12 || most < math.Min(h*(h+1)+2*h*s, bound)-1e-12 {
 				t.Fatalf("largest move %v, bound %v: want it within [h(h+1) + 2hs, bound]", most, bound)

@@ -116,7 +116,13 @@ func (b RowBounds) Sensitivities() Sensitivities {
 // at least 184; the plain bound a² + a over a = 15 groups gives 240 and
 // the generic one 5671.
 func (b RowBounds) PaperOuterL1() float64 {
-	h, s := 0.0, 0.0
+	h, s := b.groupKinds()
+	p := float64(b.P)
+	return math.Min(h*(h+1)+2*h*s+s*(s+1)/2, p*(p+1)/2)
+}
+
+// groupKinds counts the one-hot groups h and the scalar columns s.
+func (b RowBounds) groupKinds() (h, s float64) {
 	for _, g := range b.Groups {
 		if g == 1 {
 			s++
@@ -124,8 +130,7 @@ func (b RowBounds) PaperOuterL1() float64 {
 			h++
 		}
 	}
-	p := float64(b.P)
-	return math.Min(h*(h+1)+2*h*s+s*(s+1)/2, p*(p+1)/2)
+	return h, s
 }
 
 // OneHotDiagonal maps each packed entry (Σx, then the upper triangle of

@@ -12,6 +12,7 @@ import (
 // Curator is the semi-trusted curator's role.
 type Curator struct {
 	params Params
+	plan   *ppca.Plan
 	stats  map[string]Statistics
 	got    map[string]int // synthetic rows received, by owner
 	offset map[string]int // where an owner's rows start in synthetic
@@ -30,10 +31,16 @@ type Curator struct {
 
 // NewCurator validates the session parameters.
 func NewCurator(p Params) (*Curator, error) {
-	if err := p.Validate(); err != nil {
+	a, err := Agree(p)
+	if err != nil {
 		return nil, err
 	}
-	return &Curator{params: p, stats: map[string]Statistics{}, got: map[string]int{}}, nil
+	return NewAgreedCurator(a), nil
+}
+
+// NewAgreedCurator is the curator of parameters already agreed.
+func NewAgreedCurator(a *Agreed) *Curator {
+	return &Curator{params: a.Params(), plan: a.Derived(), stats: map[string]Statistics{}, got: map[string]int{}}
 }
 
 // SetSink hands every chunk of synthetic rows to f instead of keeping
@@ -207,21 +214,13 @@ func (c *Curator) estimate() (*ppca.Estimate, error) {
 				total[i] += w
 			}
 		}
-		plan, err := ppca.NewPlan(c.params.Plan)
+		packed, err := decode(c.plan, p, total)
 		if err != nil {
 			return nil, err
 		}
-		packed, err := decode(plan, p, total)
-		if err != nil {
-			return nil, err
-		}
-		plan.FillDerived(packed)
-		sum, outer := unpack(packed, p)
+		c.plan.FillDerived(packed)
+		sum, outer := ppca.Unpack(packed, p)
 		return ppca.Pooled([]ppca.NoisyMoments{{N: n, Sum: sum, Outer: outer}})
-	}
-	plan, err := ppca.NewPlan(c.params.Plan)
-	if err != nil {
-		return nil, err
 	}
 	parts := make([]ppca.NoisyMoments, 0, len(c.params.Owners))
 	for _, o := range c.params.Owners {
@@ -229,12 +228,12 @@ func (c *Curator) estimate() (*ppca.Estimate, error) {
 		if len(s.Packed) != packedLen(p) {
 			return nil, fmt.Errorf("ppcadpmh: %s sent masked statistics in local mode", o)
 		}
-		if err := onGrid(plan, p, s.Packed); err != nil {
+		if err := onGrid(c.plan, p, s.Packed); err != nil {
 			return nil, fmt.Errorf("ppcadpmh: %s: %w", o, err)
 		}
 		packed := slices.Clone(s.Packed)
-		plan.FillDerived(packed)
-		sum, outer := unpack(packed, p)
+		c.plan.FillDerived(packed)
+		sum, outer := ppca.Unpack(packed, p)
 		parts = append(parts, ppca.NoisyMoments{N: s.N, Sum: sum, Outer: outer})
 	}
 	if c.params.Plan.Calibration == ppca.Paper {

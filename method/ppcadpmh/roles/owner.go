@@ -19,6 +19,9 @@ import (
 type OwnerOptions struct {
 	ID     string
 	Params Params
+	// Agreed, instead of Params, are the session's parameters checked
+	// once with their plan (Agree): the owner takes them as they are.
+	Agreed *Agreed
 	// Data are the owner's encoded rows, every entry in [0, 1].
 	Data *mat.Dense
 	// Table and Encoder are the owner's rows and the session's encoder:
@@ -52,9 +55,12 @@ type Owner struct {
 
 // NewOwner validates o.
 func NewOwner(o OwnerOptions) (*Owner, error) {
-	if err := o.Params.Validate(); err != nil {
+	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	if err != nil {
 		return nil, err
 	}
+	o.Params, o.Agreed = agreed.Params(), nil
+	plan := agreed.Derived()
 	idx := o.Params.ownerIndex(o.ID)
 	if idx < 0 {
 		return nil, fmt.Errorf("ppcadpmh: %q is not an owner of this session", o.ID)
@@ -72,10 +78,6 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 	}
 	if n < 2 {
 		return nil, fmt.Errorf("ppcadpmh: owner %q holds %d rows, need at least 2", o.ID, n)
-	}
-	plan, err := ppca.NewPlan(o.Params.Plan)
-	if err != nil {
-		return nil, err
 	}
 	if o.Params.Noise == SecureAggregate {
 		if err := checkFixedRange(plan, n, len(o.Params.Owners)); err != nil {
@@ -432,17 +434,4 @@ func modelFromMsg(m ModelMsg) (*ppca.Model, error) {
 		}
 	}
 	return &ppca.Model{Mean: m.Mean, Eigenvalues: m.Eigenvalues, Components: u, K: m.K, Sigma2: m.Sigma2, W: wm}, nil
-}
-
-func unpack(packed []float64, p int) ([]float64, *mat.SymDense) {
-	sum := append([]float64(nil), packed[:p]...)
-	outer := mat.NewSymDense(p, nil)
-	k := p
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			outer.SetSym(i, j, packed[k])
-			k++
-		}
-	}
-	return sum, outer
 }

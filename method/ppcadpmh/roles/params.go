@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
+	"github.com/dppub/dppub/protocol"
 )
 
 // NoiseMode says where the noise of a release is added.
@@ -31,36 +32,42 @@ type Params struct {
 
 // Validate checks the parameters.
 func (p Params) Validate() error {
-	if len(p.Owners) < 1 {
-		return fmt.Errorf("ppcadpmh: no owners")
-	}
-	seen := map[string]bool{p.Curator: true}
-	if p.Curator == "" {
-		return fmt.Errorf("ppcadpmh: the curator needs a name")
-	}
-	for _, o := range p.Owners {
-		if o == "" || seen[o] {
-			return fmt.Errorf("ppcadpmh: owner name %q is empty or repeated", o)
-		}
-		seen[o] = true
+	_, err := p.check()
+	return err
+}
+
+// Agreed are a session's parameters checked once, with the noise plan
+// they calibrate (Derived): the session agrees them once (Agree) and hands
+// them to every role it builds (OwnerOptions.Agreed, NewAgreedCurator)
+// and to its report.
+type Agreed = protocol.Agreed[Params, *ppca.Plan]
+
+// Agree checks p and calibrates its noise plan.
+func Agree(p Params) (*Agreed, error) { return protocol.Agree(p, Params.check) }
+
+// check validates the parameters and returns the plan they calibrate.
+func (p Params) check() (*ppca.Plan, error) {
+	if err := protocol.CheckRoster("curator", p.Curator, "owner", p.Owners); err != nil {
+		return nil, fmt.Errorf("ppcadpmh: %w", err)
 	}
 	if p.Noise != Local && p.Noise != SecureAggregate {
-		return fmt.Errorf("ppcadpmh: unknown noise mode %q (want local or secure-aggregate)", p.Noise)
+		return nil, fmt.Errorf("ppcadpmh: unknown noise mode %q (want local or secure-aggregate)", p.Noise)
 	}
 	if p.Noise == SecureAggregate && p.Plan.Calibration == ppca.Paper {
-		return fmt.Errorf("ppcadpmh: the paper calibration is defined for local noise only")
+		return nil, fmt.Errorf("ppcadpmh: the paper calibration is defined for local noise only")
 	}
-	if _, err := ppca.NewPlan(p.Plan); err != nil {
-		return err
+	plan, err := ppca.NewPlan(p.Plan)
+	if err != nil {
+		return nil, err
 	}
 	p0 := p.Plan.Bounds.P
 	if p.Fit.K < 0 || p.Fit.K > p0 {
-		return fmt.Errorf("ppcadpmh: k = %d outside [1, %d]", p.Fit.K, p0)
+		return nil, fmt.Errorf("ppcadpmh: k = %d outside [1, %d]", p.Fit.K, p0)
 	}
 	if p.Fit.K == 0 && !(p.Fit.Contribution > 0 && p.Fit.Contribution <= 1) {
-		return fmt.Errorf("ppcadpmh: contribution rate %v outside (0, 1]", p.Fit.Contribution)
+		return nil, fmt.Errorf("ppcadpmh: contribution rate %v outside (0, 1]", p.Fit.Contribution)
 	}
-	return nil
+	return plan, nil
 }
 
 func (p Params) ownerIndex(id string) int { return slices.Index(p.Owners, id) }

@@ -1,6 +1,7 @@
 package bayesnet
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -41,9 +42,7 @@ type Discretizer struct {
 
 // NewDiscretizer validates s and o.
 func NewDiscretizer(s data.Schema, o DiscretizeOptions) (*Discretizer, error) {
-	if o.Bins == 0 {
-		o.Bins = 8
-	}
+	o.Bins = cmp.Or(o.Bins, 8)
 	if o.Bins < 2 || o.Bins > 1<<16-2 {
 		return nil, fmt.Errorf("privbayes: %d bins, want 2 to 65534", o.Bins)
 	}

@@ -1,6 +1,7 @@
 package bayesnet
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -28,18 +29,10 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	if o.Beta == 0 {
-		o.Beta = 0.3
-	}
-	if o.Theta == 0 {
-		o.Theta = 4
-	}
-	if o.Score == "" {
-		o.Score = R
-	}
-	if o.MaxCells == 0 {
-		o.MaxCells = 1 << 20
-	}
+	o.Beta = cmp.Or(o.Beta, 0.3)
+	o.Theta = cmp.Or(o.Theta, 4)
+	o.Score = cmp.Or(o.Score, R)
+	o.MaxCells = cmp.Or(o.MaxCells, 1<<20)
 }
 
 // WithDefaults returns o with every unset parameter at its default.

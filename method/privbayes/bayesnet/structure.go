@@ -1,6 +1,7 @@
 package bayesnet
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -104,12 +105,8 @@ type StructureOptions struct {
 }
 
 func (o *StructureOptions) defaults() {
-	if o.Score == "" {
-		o.Score = R
-	}
-	if o.MaxCells == 0 {
-		o.MaxCells = 1 << 20
-	}
+	o.Score = cmp.Or(o.Score, R)
+	o.MaxCells = cmp.Or(o.MaxCells, 1<<20)
 }
 
 func (o StructureOptions) validate(d int) error {

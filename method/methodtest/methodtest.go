@@ -1,0 +1,88 @@
+// Package methodtest holds what the methods' tests share: owners of rows
+// cut from a built-in dataset, and the check that a settings mistake is
+// named by its key. Tests only; no method imports it.
+package methodtest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/randx"
+)
+
+// Table is the built-in dataset called name.
+func Table(tb testing.TB, name string) *data.Table {
+	tb.Helper()
+	t, err := datasets.Load(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// Owners splits the built-in dataset called name into m owners of rows,
+// each row to an owner drawn from seed.
+func Owners(tb testing.TB, name string, m int, seed uint64) []*data.Table {
+	tb.Helper()
+	owners, err := data.SplitHorizontal(Table(tb, name), m, nil, randx.NewSeeded(seed))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return owners
+}
+
+// ZeroShare is the share of tab's rows whose column col is exactly 0.
+func ZeroShare(tb testing.TB, tab *data.Table, col string) float64 {
+	tb.Helper()
+	s, err := tab.Share(col, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// FieldMistake fails tb unless err is a mistake in the setting key (a
+// method.FieldError, which a command line reports under the key's flag)
+// whose message contains want.
+func FieldMistake(tb testing.TB, err error, key, want string) {
+	tb.Helper()
+	var fe method.FieldError
+	if !errors.As(err, &fe) || fe.Key != key || !strings.Contains(err.Error(), want) {
+		tb.Fatalf("got %v, want a mistake in %s saying %q", err, key, want)
+	}
+}
+
+// Mistake is a settings value S whose validation, defaults filled, must
+// fail in the setting Key with a message containing Want.
+type Mistake[S any] struct {
+	Name     string
+	Settings S
+	Key      string
+	Want     string
+}
+
+// Wrong is the case of settings st named name, whose mistake is in key
+// and says want.
+func Wrong[S any](name string, st S, key, want string) Mistake[S] {
+	return Mistake[S]{Name: name, Settings: st, Key: key, Want: want}
+}
+
+// CheckMistakes runs each case as a subtest: its settings' defaults are
+// filled, and Validate must report the mistake the case names.
+func CheckMistakes[S any, PS interface {
+	*S
+	method.Settings
+}](t *testing.T, cases []Mistake[S]) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			st := PS(&c.Settings)
+			st.SetDefaults()
+			FieldMistake(t, st.Validate(), c.Key, c.Want)
+		})
+	}
+}
