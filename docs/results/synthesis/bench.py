@@ -489,7 +489,7 @@ def summary(df, path):
               "|---|---|---|---|---|---|---|---|"]
     for (name, eps), _ in mean.groupby(level=[0, 1]):
         for us in ("dppub", "dppub-paper", "dppub-adaptive", "dppub-public-bins", "dppub-paper-public-bins",
-                   "dppub-adaptive-public-bins"):
+                   "dppub-adaptive-public-bins", "dppub-add-remove", "dppub-rows3", "dppub-rows10"):
             if (name, eps, us) not in mean.index or pd.isna(mean.loc[(name, eps, us)].get("tvd_2way")):
                 continue
             ours = mean.loc[(name, eps, us)]
