@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -44,6 +45,11 @@ type Spec struct {
 	// that a command can write them to any output (standard output too)
 	// without holding them whole.
 	StreamsRows bool
+	// ReadModel, when the method publishes a model file in a format of
+	// its own (not package model's), reads such a file as the model
+	// classifier 'dppub predict' applies; the file's "method" key names
+	// the method.
+	ReadModel func(b []byte) (*model.Model, error)
 }
 
 // Streaming returns the spec with StreamsRows set.
