@@ -110,43 +110,18 @@ func (c *cluster) publishLinked(t *testing.T, seed string, extra ...string) (str
 
 func (c *cluster) writeSchema(path string, s data.Schema) {
 	c.t.Helper()
-	b, err := json.Marshal(s)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
+	c.writeJSON(path, s)
 }
 
 // setMethod replaces a method's settings in the consortium file.
 func (c *cluster) setMethod(method, settings string) {
 	c.t.Helper()
-	b, err := os.ReadFile(c.config)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	var f map[string]json.RawMessage
-	if err := json.Unmarshal(b, &f); err != nil {
-		c.t.Fatal(err)
-	}
-	var methods map[string]json.RawMessage
-	if err := json.Unmarshal(f["methods"], &methods); err != nil {
-		c.t.Fatal(err)
-	}
-	methods[method] = json.RawMessage(settings)
-	if f["methods"], err = json.Marshal(methods); err != nil {
-		c.t.Fatal(err)
-	}
-	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, b, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
-	if c.file, err = consortium.Load(c.config); err != nil {
-		c.t.Fatal(err)
-	}
+	c.editConfig(func(f *consortium.File) {
+		if f.Methods == nil {
+			f.Methods = map[string]json.RawMessage{}
+		}
+		f.Methods[method] = json.RawMessage(settings)
+	})
 }
 
 // handAligned writes every party's rows of the common IDs, in that

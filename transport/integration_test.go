@@ -81,14 +81,7 @@ func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits),
 	}
 	c.dppub(args...)
 	c.config = filepath.Join(c.dir, "consortium.json")
-	var f consortium.File
-	b, err := os.ReadFile(c.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
+	f := c.readConfig()
 	f.Limits.PingInterval.Duration = 100 * time.Millisecond
 	f.Limits.UnreachableAfter.Duration = 1500 * time.Millisecond
 	f.Limits.StepTimeout.Duration = 10 * time.Second
@@ -98,16 +91,9 @@ func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits),
 	for i := range f.Members {
 		f.Members[i].Address = "127.0.0.1:0"
 	}
-	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	c.writeJSON(c.config, f)
 	c.dppub("consortium", "init", "--config", c.config)
-	if c.file, err = consortium.Load(c.config); err != nil {
-		t.Fatal(err)
-	}
+	c.reload()
 	return c
 }
 
@@ -115,21 +101,11 @@ func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits),
 // serves (a ledger keeps the budget its dataset was first defined with).
 func (c *cluster) setBudget(b consortium.Budget) {
 	c.t.Helper()
-	for i := range c.file.Members {
-		if c.file.Members[i].Budget != nil {
-			c.file.Members[i].Budget = &b
+	c.editMembers(func(m *consortium.Member) {
+		if m.Budget != nil {
+			m.Budget = &b
 		}
-	}
-	js, err := json.MarshalIndent(c.file, "", "  ")
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, js, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
-	if c.file, err = consortium.Load(c.config); err != nil {
-		c.t.Fatal(err)
-	}
+	})
 }
 
 // dppub runs a short command that must succeed.
@@ -200,6 +176,34 @@ func (c *cluster) logs() string {
 		fmt.Fprintf(&b, "--- %s:\n%s", m.Name, c.log(m.Name))
 	}
 	return b.String()
+}
+
+// matchCSV is matchOneProcess into net.csv and local.csv in the
+// cluster's directory.
+func (c *cluster) matchCSV(t *testing.T, method string, run, publish []string, also ...string) runResult {
+	t.Helper()
+	return c.matchOneProcess(t, method, filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"), run, publish, also...)
+}
+
+// matchRows starts a cluster of owners on rows of Adult laid out for
+// method, checks with matchCSV that a seeded session publishes what the
+// one-process run does, and that it wrote every row, and logs its time.
+func matchRows(t *testing.T, method string, owners, rows int, run, publish []string) {
+	t.Helper()
+	c := newCluster(t, owners, rows, nil, "--method", method)
+	c.serveAll("--insecure-accept-seed")
+	r := c.matchCSV(t, method, run, publish)
+	if !strings.Contains(r.stdout, fmt.Sprintf("Wrote %d rows", rows)) {
+		t.Fatalf("unexpected output:\n%s", r.stdout)
+	}
+	logSession(t, fmt.Sprintf("%d-owner Adult (%d rows), %s", owners, rows, method), r)
+}
+
+// logSession logs what ran over loopback mTLS, its time and the session's
+// own summary line.
+func logSession(t *testing.T, what string, r runResult) {
+	t.Helper()
+	t.Logf("%s over loopback mTLS: %v (%s)", what, r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
 }
 
 // matchOneProcess runs method between the running members into net with
