@@ -1,7 +1,6 @@
 package methods
 
 import (
-	"encoding/json"
 	"github.com/dppub/dppub/method/dpsubn3"
 	"strings"
 	"testing"
@@ -16,8 +15,7 @@ import (
 
 func prepareSUBN(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
 	t.Helper()
-	self, _ := f.Member("curator")
-	return prepare(dpsubn3.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+	return prepareAs(dpsubn3.Spec, f, "curator", settings)
 }
 
 func TestDPSUBN3SettingsAndJoin(t *testing.T) {
@@ -72,24 +70,18 @@ func FuzzDPSUBN3Messages(f *testing.F) {
 	f.Add(append([]byte{1}, up...))
 	pr, _ := protodpsubn3.PriorMsg{}.MarshalBinary()
 	f.Add(append([]byte{0}, pr...))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) == 0 {
-			return
-		}
-		body := b[1:]
-		switch b[0] % 3 {
-		case 0:
+	fuzzDecoders(f,
+		func(t *testing.T, body []byte) {
 			var m protodpsubn3.PriorMsg
 			if m.UnmarshalBinary(body) == nil && (m.Model == nil) != (m.N == 0) {
 				t.Fatal("inconsistent prior accepted")
 			}
-		case 1:
+		},
+		func(t *testing.T, body []byte) {
 			var m protodpsubn3.UpdateMsg
 			if m.UnmarshalBinary(body) == nil && (m.Model == nil || m.Records < 1) {
 				t.Fatal("empty update accepted")
 			}
-		case 2:
-			_, _ = dpsubn3.Spec.Decode(body)
-		}
-	})
+		},
+		decodesSession(dpsubn3.Spec))
 }

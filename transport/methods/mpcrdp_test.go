@@ -1,7 +1,6 @@
 package methods
 
 import (
-	"encoding/json"
 	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"strings"
 	"testing"
@@ -38,9 +37,8 @@ func verticalConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 
 func TestMPCRDPSettingsAndJoin(t *testing.T) {
 	f := verticalConsortium(t, false)
-	self, _ := f.Member("server")
 	prep := func(settings string) (*transport.Setup, error) {
-		return prepare(mpcrdpspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+		return prepareAs(mpcrdpspec.Spec, f, "server", settings)
 	}
 	for name, s := range map[string]string{
 		"no settings":        ``,
@@ -102,28 +100,15 @@ func FuzzMPCRDPMessages(f *testing.F) {
 	f.Add(append([]byte{0}, cols...))
 	cr, _ := protompcrdp.ChargeRequest{Step: 1, Name: "s", Charges: []privacy.Charge{{Purpose: "p", Spec: dp.Spec{Guarantee: dp.Pure(1)}}}}.MarshalBinary()
 	f.Add(append([]byte{1}, cr...))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) == 0 {
-			return
-		}
-		body := b[1:]
-		switch b[0] % 5 {
-		case 0:
+	fuzzDecoders(f,
+		func(t *testing.T, body []byte) {
 			var m protompcrdp.Columns
 			if m.UnmarshalBinary(body) == nil && len(m.Values) != len(m.IDs)*len(m.Schema.Attributes) {
 				t.Fatal("ragged columns accepted")
 			}
-		case 1:
-			var m protompcrdp.ChargeRequest
-			_ = m.UnmarshalBinary(body)
-		case 2:
-			var m protompcrdp.Approval
-			_ = m.UnmarshalBinary(body)
-		case 3:
-			var m protompcrdp.Published
-			_ = m.UnmarshalBinary(body)
-		case 4:
-			_, _ = mpcrdpspec.Spec.Decode(body)
-		}
-	})
+		},
+		unmarshals[protompcrdp.ChargeRequest](),
+		unmarshals[protompcrdp.Approval](),
+		unmarshals[protompcrdp.Published](),
+		decodesSession(mpcrdpspec.Spec))
 }

@@ -2,7 +2,6 @@ package methods
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
-	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
 
@@ -33,17 +31,9 @@ func TestPPCAOwnerScansStatistics(t *testing.T) {
 	if err := data.WriteCSV(&csv, adult); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := json.Marshal(adult.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
 	other := adult.Schema
 	other.Attributes = other.Attributes[1:] // a copy of the slice header: adult's schema is untouched
-	oc, err := json.Marshal(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := writeConsortium(t, map[string]string{"adult.csv": csv.String(), "adult.json": string(sc), "other.json": string(oc)},
+	f := writeConsortium(t, map[string]string{"adult.csv": csv.String(), "adult.json": mustJSON(t, adult.Schema), "other.json": mustJSON(t, other)},
 		[]consortium.Member{
 			{Name: "curator", Role: "curator", Address: "h:1"},
 			{Name: "owner-1", Role: "owner", Address: "h:2", AllowUnsound: true,
@@ -71,15 +61,7 @@ func TestPPCAOwnerScansStatistics(t *testing.T) {
 		{"another schema", "owner-2", `{"schema": "adult.json", "epsilon": 1}`, false, "owner-2's schema differs from the session's"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			self, _ := f.Member("curator")
-			setup, err := prepare(ppcaspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(c.settings), Source: randx.NewSeeded(1)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess, err := ppcaspec.Spec.Decode(setup.Participants[0].Params)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess := curatorSession(t, ppcaspec.Spec, f, c.settings)
 			owner, _ := f.Member(c.member)
 			var l method.Local
 			err = readMemberData(transport.JoinInput{Consortium: f, Self: owner}, sess, &l)

@@ -1,8 +1,6 @@
 package methods
 
 import (
-	"encoding/json"
-	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ownerstats"
 	"strings"
 	"testing"
@@ -37,8 +35,7 @@ func testConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 
 func preparePPCA(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
 	t.Helper()
-	self, _ := f.Member("curator")
-	return prepare(ppcaspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+	return prepareAs(ppcaspec.Spec, f, "curator", settings)
 }
 
 func TestPrepareChecksSettings(t *testing.T) {
@@ -126,56 +123,34 @@ func TestJoinChecksPolicyAndData(t *testing.T) {
 func FuzzPPCAMessages(f *testing.F) {
 	st, _ := ppcadpmh.Statistics{N: 3, P: 1, Packed: []float64{1, 2}}.MarshalBinary()
 	f.Add(append([]byte{1}, st...))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) == 0 {
-			return
-		}
-		body := b[1:]
-		switch b[0] % 5 {
-		case 0:
-			var m ppcadpmh.MaskSeed
-			_ = m.UnmarshalBinary(body)
-		case 1:
+	fuzzDecoders(f,
+		unmarshals[ppcadpmh.MaskSeed](),
+		func(t *testing.T, body []byte) {
 			var m ppcadpmh.Statistics
 			if m.UnmarshalBinary(body) == nil && m.P < 1 {
 				t.Fatalf("statistics for p=%d accepted", m.P)
 			}
-		case 2:
+		},
+		func(t *testing.T, body []byte) {
 			var m ppcadpmh.ModelMsg
 			if m.UnmarshalBinary(body) == nil && len(m.Components) != len(m.Mean)*m.K {
 				t.Fatal("inconsistent model accepted")
 			}
-		case 3:
+		},
+		func(t *testing.T, body []byte) {
 			var m ppcadpmh.Rows
 			if m.UnmarshalBinary(body) == nil && len(m.Data)%m.P != 0 {
 				t.Fatal("ragged rows accepted")
 			}
-		case 4:
-			_, _ = ppcaspec.Spec.Decode(body)
-		}
-	})
+		},
+		decodesSession(ppcaspec.Spec))
 }
 
 // An owner whose consortium entry names a statistics file (computed
 // elsewhere, e.g. by the Beam pipeline) joins like one holding rows.
 func TestJoinWithStatisticsFile(t *testing.T) {
-	schema, err := data.ParseSchema([]byte(schemaJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, _, err := data.ReadCSV(strings.NewReader("age,smoker\n30,no\n41,yes\n52,no\n"), schema, data.ReadOptions{Header: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := ownerstats.FromTable(tab, ownerstats.Config{Schema: schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := writeConsortium(t, map[string]string{"s.json": schemaJSON, "a.stats": string(b)}, []consortium.Member{
+	schema, tab := threeRows(t)
+	f := writeConsortium(t, map[string]string{"s.json": schemaJSON, "a.stats": statisticsFile(t, tab, ownerstats.Config{Schema: schema})}, []consortium.Member{
 		{Name: "curator", Role: "curator", Address: "h:1"},
 		{Name: "owner-1", Role: "owner", Address: "h:2",
 			Dataset: &consortium.Dataset{Statistics: "a.stats", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},
