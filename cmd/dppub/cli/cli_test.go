@@ -2,14 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/dppub/dppub/privacy"
 )
 
 // run executes the CLI and returns exit code, stdout and stderr.
@@ -113,21 +110,10 @@ func TestPublishPPCAOnCSVWritesTableAndReport(t *testing.T) {
 	if !strings.Contains(stderr, "NO privacy guarantee") {
 		t.Fatalf("--seed did not warn on stderr: %q", stderr)
 	}
-	body, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lines := strings.Count(string(body), "\n"); lines != 111 {
+	if lines := lineCount(t, out); lines != 111 {
 		t.Fatalf("synthetic CSV has %d lines, want header + 110 rows", lines)
 	}
-	var rep privacy.Report
-	js, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(js, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out+".privacy.json")
 	if len(rep.Parties) != 2 || !rep.WithinBudget() || rep.Claimed.Epsilon != 2 {
 		t.Fatalf("report parties=%d within=%v overall=%v", len(rep.Parties), rep.WithinBudget(), rep.Claimed)
 	}

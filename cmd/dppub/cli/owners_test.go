@@ -1,28 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/dppub/dppub/privacy"
 )
-
-func readReport(t *testing.T, path string) *privacy.Report {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r privacy.Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r
-}
 
 // One --input and --owners m splits the file among m owners for every
 // method of owners of rows, the generic commands' (synthesize-rows) as

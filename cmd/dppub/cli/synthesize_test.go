@@ -24,21 +24,10 @@ func TestSynthesizeCSVTwoParties(t *testing.T) {
 	if !strings.Contains(stderr, "NO privacy guarantee") {
 		t.Errorf("--seed did not warn on stderr")
 	}
-	body, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lines := strings.Count(string(body), "\n"); lines != 301 {
+	if lines := lineCount(t, out); lines != 301 {
 		t.Fatalf("synthetic CSV has %d lines, want header + 300 rows", lines)
 	}
-	var rep privacy.Report
-	js, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(js, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out+".privacy.json")
 	if len(rep.Parties) != 2 || !rep.WithinBudget() || rep.Parties[1].Budget.Rho != 0.1 || rep.Parties[1].AsDP == nil {
 		t.Fatalf("report: %d parties, within %v, %+v", len(rep.Parties), rep.WithinBudget(), rep.Parties)
 	}
