@@ -2,7 +2,6 @@ package transport_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,19 +89,8 @@ func TestPDPMVDSLinkedBinsNetwork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a linked session with data-chosen bins between real processes (about 6 s)")
 	}
-	c := newCluster(t, 3, 1000, nil, "--method", "pdp-mvds")
-	orig := c.ownerTables()
-	if common := c.linkFiles(orig, func(_, r int) string { return fmt.Sprintf("p%06d", r) }); len(common) != 700 {
-		t.Fatalf("the parties share %d IDs, want 700", len(common))
-	}
-	c.setMethod("pdp-mvds", `{"rho": 0.5, "link": true, "delta": 1e-7, "rounds": 5, "bin_share": 0.05}`)
-	c.serveAll("--insecure-accept-seed")
-	c.serve("third-party", "--insecure-accept-seed")
-	net := filepath.Join(c.dir, "net.csv")
-	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", "47"))
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
-	}
+	l := runLinked(t, `{"rho": 0.5, "link": true, "delta": 1e-7, "rounds": 5, "bin_share": 0.05}`, "47")
+	c, net := l.c, l.net
 	local, _ := c.publishLinked(t, "47", "--bin-share", "0.05")
 	sameFile(t, net, local)
 	sameReport(t, net, local)

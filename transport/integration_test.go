@@ -333,7 +333,8 @@ func wait(cmd *exec.Cmd) runResult {
 	return runResult{stdout: so.String(), stderr: se.String(), err: err, took: time.Since(start)}
 }
 
-func (c *cluster) ledger(name string) budgetstore.Balance {
+// store opens a stopped member's budget ledger; the caller closes it.
+func (c *cluster) store(name string) (*budgetstore.Store, consortium.Member) {
 	c.t.Helper()
 	m, err := c.file.Member(name)
 	if err != nil {
@@ -343,6 +344,12 @@ func (c *cluster) ledger(name string) budgetstore.Balance {
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	return st, m
+}
+
+func (c *cluster) ledger(name string) budgetstore.Balance {
+	c.t.Helper()
+	st, m := c.store(name)
 	defer st.Close()
 	if err := st.Verify(); err != nil {
 		c.t.Fatal(err)
@@ -550,15 +557,9 @@ func TestOwnerKilledMidStreamToStdout(t *testing.T) {
 		t.Skip("a fault between real processes (seconds); runs without -short")
 	}
 	c := newCluster(t, 3, 0, nil)
-	c.serve("owner-1")
-	c.serve("owner-2", "--fault-handle-delay", "1m")
-	c.serve("owner-3")
 	report := filepath.Join(c.dir, "synth.privacy.json")
 	pubLedger := filepath.Join(c.dir, "publishing-ledger")
-	cmd := c.runCmd("-", "--report", report, "--ledger", pubLedger)
-	done := c.startUntilModel(t, cmd, "owner-2")
-	c.kill("owner-2")
-	r := <-done
+	r := <-c.killOwner2MidModel(t, "-", "--report", report, "--ledger", pubLedger)
 	if r.err == nil || !strings.Contains(r.stderr, "owner-2 is unreachable") {
 		t.Fatalf("want an abort naming owner-2, got %v:\n%s", r.err, r.stderr)
 	}
@@ -573,6 +574,20 @@ func TestOwnerKilledMidStreamToStdout(t *testing.T) {
 	if recs := c.sessions(pubLedger); len(recs) != 1 || recs[0].kind != transport.KindSessionAborted {
 		t.Fatalf("publishing ledger after the abort: %+v", recs)
 	}
+}
+
+// killOwner2MidModel serves the three owners of a ppca-dp-mh cluster,
+// owner-2 holding each message a minute, runs a session to out with
+// args, and kills owner-2 once it handles the model: the session has
+// begun streaming owner-1's rows. It returns the run's result to come.
+func (c *cluster) killOwner2MidModel(t *testing.T, out string, args ...string) <-chan runResult {
+	t.Helper()
+	c.serve("owner-1")
+	c.serve("owner-2", "--fault-handle-delay", "1m")
+	c.serve("owner-3")
+	done := c.startUntilModel(t, c.runCmd(out, args...), "owner-2")
+	c.kill("owner-2")
+	return done
 }
 
 // startUntilModel starts the run cmd and returns once owner has begun
@@ -600,14 +615,9 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 		t.Skip("a fault between real processes (seconds); runs without -short")
 	}
 	c := newCluster(t, 3, 3000, nil)
-	c.serve("owner-1")
-	c.serve("owner-2", "--fault-handle-delay", "1m")
-	c.serve("owner-3")
 	out := filepath.Join(c.dir, "synth.csv")
 	pubLedger := filepath.Join(c.dir, "publishing-ledger")
-	cmd := c.runCmd(out, "--ledger", pubLedger)
-	done := c.startUntilModel(t, cmd, "owner-2")
-	c.kill("owner-2")
+	done := c.killOwner2MidModel(t, out, "--ledger", pubLedger)
 	killed := time.Now()
 	r := <-done
 	t.Logf("aborted %v after the kill: %s", time.Since(killed).Round(time.Millisecond), strings.TrimSpace(r.stderr))
