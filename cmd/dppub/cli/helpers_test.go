@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/privacy"
 )
 
@@ -28,6 +29,20 @@ func readReport(t *testing.T, path string) *privacy.Report {
 	var r privacy.Report
 	readJSON(t, path, &r)
 	return &r
+}
+
+// readGate reads the release gate's result at path.
+func readGate(t *testing.T, path string) *gate.Release {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := gate.ParseRelease(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
 }
 
 // lineCount is the number of lines of the file at path (a CSV's header
