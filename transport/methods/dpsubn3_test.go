@@ -8,8 +8,6 @@ import (
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
 	protodpsubn3 "github.com/dppub/dppub/method/dpsubn3/roles"
-	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
 
@@ -42,11 +40,7 @@ func TestDPSUBN3SettingsAndJoin(t *testing.T) {
 		t.Fatalf("setup %+v", setup)
 	}
 	join := func(name string, params []byte, budget dp.Guarantee, participants []transport.Participant) error {
-		self, _ := f.Member(name)
-		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
-		_, err := join(dpsubn3.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
-			Participants: participants, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
-		return err
+		return joinAs(dpsubn3.Spec, f, setup, "curator", name, params, budget, participants)
 	}
 	params := setup.Participants[0].Params
 	if err := join("owner-1", params, dp.Pure(0.5), setup.Participants); err != nil {

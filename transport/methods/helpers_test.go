@@ -1,8 +1,10 @@
 package methods
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +12,11 @@ import (
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/ownerstats"
+	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
@@ -120,6 +125,32 @@ func statisticsFile(t *testing.T, tab *data.Table, c ownerstats.Config) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// adultFile is the built-in Adult table and its file as write writes it.
+func adultFile(t *testing.T, write func(io.Writer, *data.Table) error) (*data.Table, string) {
+	t.Helper()
+	adult, err := datasets.Load("adult")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := write(&b, adult); err != nil {
+		t.Fatal(err)
+	}
+	return adult, b.String()
+}
+
+// joinAs joins the session of setup (of spec, coordinated by
+// coordinator) as the member name of f, with params, an accountant
+// holding budget and participants as the session's; its randomness is
+// seeded.
+func joinAs(spec method.Spec, f *consortium.File, setup *transport.Setup, coordinator, name string, params []byte, budget dp.Guarantee, participants []transport.Participant) error {
+	self, _ := f.Member(name)
+	acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
+	_, err := join(spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: coordinator,
+		Participants: participants, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
+	return err
 }
 
 // mustJSON is v as JSON.

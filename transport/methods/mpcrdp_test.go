@@ -10,7 +10,6 @@ import (
 	"github.com/dppub/dppub/dp"
 	protompcrdp "github.com/dppub/dppub/method/mpcrdp/roles"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
 
@@ -62,21 +61,17 @@ func TestMPCRDPSettingsAndJoin(t *testing.T) {
 	if len(setup.Participants) != 2 || *setup.Participants[0].Budget != dp.Pure(0.5) || !strings.HasPrefix(setup.Session, "mp-crdp-") {
 		t.Fatalf("setup %+v", setup)
 	}
-	joinAs := func(f *consortium.File, name string, params []byte, budget dp.Guarantee, ps []transport.Participant) error {
-		self, _ := f.Member(name)
-		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
-		_, err := join(mpcrdpspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "server",
-			Participants: ps, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
-		return err
+	joinParty := func(f *consortium.File, name string, params []byte, budget dp.Guarantee, ps []transport.Participant) error {
+		return joinAs(mpcrdpspec.Spec, f, setup, "server", name, params, budget, ps)
 	}
 	params := setup.Participants[0].Params
-	if err := joinAs(f, "party-1", params, dp.Pure(0.5), setup.Participants); err != nil {
+	if err := joinParty(f, "party-1", params, dp.Pure(0.5), setup.Participants); err != nil {
 		t.Fatalf("party-1 should join: %v", err)
 	}
-	if err := joinAs(f, "party-2", params, dp.Pure(0.5), setup.Participants); err == nil || !strings.Contains(err.Error(), "no ID column") {
+	if err := joinParty(f, "party-2", params, dp.Pure(0.5), setup.Participants); err == nil || !strings.Contains(err.Error(), "no ID column") {
 		t.Fatalf("party-2 without an ID column: %v", err)
 	}
-	if err := joinAs(f, "party-1", params, dp.Pure(1), setup.Participants); err == nil || !strings.Contains(err.Error(), "budget") {
+	if err := joinParty(f, "party-1", params, dp.Pure(1), setup.Participants); err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Fatalf("budget mismatch: %v", err)
 	}
 	// The paper's notion is not standard DP: a party must consent.
@@ -84,10 +79,10 @@ func TestMPCRDPSettingsAndJoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := joinAs(f, "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
+	if err := joinParty(f, "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
 		t.Fatalf("mp-crdp notion accepted without consent: %v", err)
 	}
-	if err := joinAs(verticalConsortium(t, true), "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err != nil {
+	if err := joinParty(verticalConsortium(t, true), "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err != nil {
 		t.Fatalf("with allow_unsound: %v", err)
 	}
 }

@@ -3,12 +3,10 @@
 package methods
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/transport"
@@ -18,15 +16,8 @@ import (
 // streaming Parquet scan), where it was read as delimited text before
 // and refused: the table is Adult's, cell for cell.
 func TestOwnerReadsParquetDataset(t *testing.T) {
-	adult, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pq bytes.Buffer
-	if err := data.WriteParquet(&pq, adult); err != nil {
-		t.Fatal(err)
-	}
-	f := writeConsortium(t, map[string]string{"adult.parquet": pq.String(), "adult.json": mustJSON(t, adult.Schema)},
+	adult, pq := adultFile(t, data.WriteParquet)
+	f := writeConsortium(t, map[string]string{"adult.parquet": pq, "adult.json": mustJSON(t, adult.Schema)},
 		[]consortium.Member{
 			{Name: "curator", Role: "curator", Address: "h:1"},
 			{Name: "owner-1", Role: "owner", Address: "h:2",

@@ -1,13 +1,11 @@
 package methods
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
@@ -23,17 +21,10 @@ import (
 // reads the table; an owner whose schema is not the session's is refused
 // before its file is read.
 func TestPPCAOwnerScansStatistics(t *testing.T) {
-	adult, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var csv bytes.Buffer
-	if err := data.WriteCSV(&csv, adult); err != nil {
-		t.Fatal(err)
-	}
+	adult, csv := adultFile(t, data.WriteCSV)
 	other := adult.Schema
 	other.Attributes = other.Attributes[1:] // a copy of the slice header: adult's schema is untouched
-	f := writeConsortium(t, map[string]string{"adult.csv": csv.String(), "adult.json": mustJSON(t, adult.Schema), "other.json": mustJSON(t, other)},
+	f := writeConsortium(t, map[string]string{"adult.csv": csv, "adult.json": mustJSON(t, adult.Schema), "other.json": mustJSON(t, other)},
 		[]consortium.Member{
 			{Name: "curator", Role: "curator", Address: "h:1"},
 			{Name: "owner-1", Role: "owner", Address: "h:2", AllowUnsound: true,

@@ -9,7 +9,6 @@ import (
 	"github.com/dppub/dppub/dp"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
-	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
@@ -76,17 +75,13 @@ func TestPrepareChecksSettings(t *testing.T) {
 
 func joinPPCA(t *testing.T, f *consortium.File, setup *transport.Setup, name string) error {
 	t.Helper()
-	self, _ := f.Member(name)
 	var me transport.Participant
 	for _, p := range setup.Participants {
 		if p.Name == name {
 			me = p
 		}
 	}
-	acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: *me.Budget})
-	_, err := join(ppcaspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
-		Participants: setup.Participants, Params: me.Params, Accountant: acct, Source: randx.NewSeeded(2)})
-	return err
+	return joinAs(ppcaspec.Spec, f, setup, "curator", name, me.Params, *me.Budget, setup.Participants)
 }
 
 func TestJoinChecksPolicyAndData(t *testing.T) {
