@@ -5,16 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
 	protodpsubn3 "github.com/dppub/dppub/method/dpsubn3/roles"
 	"github.com/dppub/dppub/transport"
 )
-
-func prepareSUBN(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
-	t.Helper()
-	return prepareAs(dpsubn3.Spec, f, "curator", settings)
-}
 
 func TestDPSUBN3SettingsAndJoin(t *testing.T) {
 	f := testConsortium(t, false)
@@ -27,11 +21,11 @@ func TestDPSUBN3SettingsAndJoin(t *testing.T) {
 		"unknown score":  `{"schema": "s.json", "epsilon": 1, "score": "gini"}`,
 		"missing schema": `{"schema": "nope.json", "epsilon": 1}`,
 	} {
-		if _, err := prepareSUBN(t, f, s); err == nil {
+		if _, err := prepareAs(dpsubn3.Spec, f, "curator", s); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	setup, err := prepareSUBN(t, f, `{"schema": "s.json", "epsilon": 0.5}`)
+	setup, err := prepareAs(dpsubn3.Spec, f, "curator", `{"schema": "s.json", "epsilon": 0.5}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,6 +153,13 @@ func joinAs(spec method.Spec, f *consortium.File, setup *transport.Setup, coordi
 	return err
 }
 
+// owner is an owner of f at addr holding the dataset at path under
+// schema, with a lifetime budget of ε = 5.
+func owner(name, addr, path, schema string, allowUnsound bool) consortium.Member {
+	return consortium.Member{Name: name, Role: "owner", Address: addr, AllowUnsound: allowUnsound,
+		Dataset: &consortium.Dataset{Path: path, Schema: schema}, Budget: &consortium.Budget{Epsilon: 5}}
+}
+
 // mustJSON is v as JSON.
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()

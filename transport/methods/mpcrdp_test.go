@@ -27,10 +27,8 @@ func verticalConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 		"noid.csv":  "smoker\nno\nyes\nno\n",
 	}, []consortium.Member{
 		{Name: "server", Role: "server", Address: "h:1"},
-		{Name: "party-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
-			Dataset: &consortium.Dataset{Path: "p1.csv", Schema: "p1.json"}, Budget: &consortium.Budget{Epsilon: 5}},
-		{Name: "party-2", Role: "owner", Address: "h:3",
-			Dataset: &consortium.Dataset{Path: "noid.csv", Schema: "noid.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+		owner("party-1", "h:2", "p1.csv", "p1.json", allowUnsound),
+		owner("party-2", "h:3", "noid.csv", "noid.json", false),
 	})
 }
 

@@ -20,8 +20,7 @@ func TestOwnerReadsParquetDataset(t *testing.T) {
 	f := writeConsortium(t, map[string]string{"adult.parquet": pq, "adult.json": mustJSON(t, adult.Schema)},
 		[]consortium.Member{
 			{Name: "curator", Role: "curator", Address: "h:1"},
-			{Name: "owner-1", Role: "owner", Address: "h:2",
-				Dataset: &consortium.Dataset{Path: "adult.parquet", Schema: "adult.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+			owner("owner-1", "h:2", "adult.parquet", "adult.json", false),
 		})
 	sess := curatorSession(t, ppcaspec.Spec, f, `{"schema": "adult.json", "epsilon": 1}`)
 	owner, _ := f.Member("owner-1")

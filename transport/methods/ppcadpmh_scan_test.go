@@ -27,12 +27,10 @@ func TestPPCAOwnerScansStatistics(t *testing.T) {
 	f := writeConsortium(t, map[string]string{"adult.csv": csv, "adult.json": mustJSON(t, adult.Schema), "other.json": mustJSON(t, other)},
 		[]consortium.Member{
 			{Name: "curator", Role: "curator", Address: "h:1"},
-			{Name: "owner-1", Role: "owner", Address: "h:2", AllowUnsound: true,
-				Dataset: &consortium.Dataset{Path: "adult.csv", Schema: "adult.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+			owner("owner-1", "h:2", "adult.csv", "adult.json", true),
 			// Its file does not exist: a refusal that names the schema
 			// was made before any read.
-			{Name: "owner-2", Role: "owner", Address: "h:3",
-				Dataset: &consortium.Dataset{Path: "missing.csv", Schema: "other.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+			owner("owner-2", "h:3", "missing.csv", "other.json", false),
 		})
 	enc, err := data.NewEncoder(adult.Schema, data.EncoderOptions{})
 	if err != nil {

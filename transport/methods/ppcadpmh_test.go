@@ -25,16 +25,9 @@ func testConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 		"a.csv":      "age,smoker\n30,no\n41,yes\n52,no\n",
 	}, []consortium.Member{
 		{Name: "curator", Role: "curator", Address: "h:1"},
-		{Name: "owner-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
-			Dataset: &consortium.Dataset{Path: "a.csv", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},
-		{Name: "owner-2", Role: "owner", Address: "h:3",
-			Dataset: &consortium.Dataset{Path: "a.csv", Schema: "other.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+		owner("owner-1", "h:2", "a.csv", "s.json", allowUnsound),
+		owner("owner-2", "h:3", "a.csv", "other.json", false),
 	})
-}
-
-func preparePPCA(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
-	t.Helper()
-	return prepareAs(ppcaspec.Spec, f, "curator", settings)
 }
 
 func TestPrepareChecksSettings(t *testing.T) {
@@ -47,15 +40,15 @@ func TestPrepareChecksSettings(t *testing.T) {
 		"missing schema":     `{"schema": "nope.json", "epsilon": 1}`,
 		"paper + aggregate":  `{"schema": "s.json", "epsilon": 1, "calibration": "paper", "noise": "secure-aggregate"}`,
 	} {
-		if _, err := preparePPCA(t, f, s); err == nil {
+		if _, err := prepareAs(ppcaspec.Spec, f, "curator", s); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
 	// Without a schema file the first owner's declared schema is shared.
-	if _, err := preparePPCA(t, f, `{"epsilon": 0.5, "k": 1}`); err != nil {
+	if _, err := prepareAs(ppcaspec.Spec, f, "curator", `{"epsilon": 0.5, "k": 1}`); err != nil {
 		t.Fatalf("no schema file: %v", err)
 	}
-	setup, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 0.5, "k": 1}`)
+	setup, err := prepareAs(ppcaspec.Spec, f, "curator", `{"schema": "s.json", "epsilon": 0.5, "k": 1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +79,7 @@ func joinPPCA(t *testing.T, f *consortium.File, setup *transport.Setup, name str
 
 func TestJoinChecksPolicyAndData(t *testing.T) {
 	f := testConsortium(t, false)
-	setup, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1}`)
+	setup, err := prepareAs(ppcaspec.Spec, f, "curator", `{"schema": "s.json", "epsilon": 1, "k": 1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +89,7 @@ func TestJoinChecksPolicyAndData(t *testing.T) {
 	if err := joinPPCA(t, f, setup, "owner-2"); err == nil || !strings.Contains(err.Error(), "schema differs") {
 		t.Fatalf("owner-2's other schema: %v", err)
 	}
-	unsound, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1, "paper_latent": true}`)
+	unsound, err := prepareAs(ppcaspec.Spec, f, "curator", `{"schema": "s.json", "epsilon": 1, "k": 1, "paper_latent": true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,14 +143,14 @@ func TestJoinWithStatisticsFile(t *testing.T) {
 		{Name: "owner-1", Role: "owner", Address: "h:2",
 			Dataset: &consortium.Dataset{Statistics: "a.stats", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},
 	})
-	setup, err := preparePPCA(t, f, `{"epsilon": 1, "k": 1}`)
+	setup, err := prepareAs(ppcaspec.Spec, f, "curator", `{"epsilon": 1, "k": 1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := joinPPCA(t, f, setup, "owner-1"); err != nil {
 		t.Fatalf("an owner with a statistics file should join: %v", err)
 	}
-	latent, err := preparePPCA(t, f, `{"epsilon": 1, "k": 1, "paper_latent": true}`)
+	latent, err := prepareAs(ppcaspec.Spec, f, "curator", `{"epsilon": 1, "k": 1, "paper_latent": true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
