@@ -17,6 +17,17 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// mustRun executes the CLI, fails the test unless it exits 0, and
+// returns stdout and stderr.
+func mustRun(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	code, stdout, stderr := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return stdout, stderr
+}
+
 const schemaJSON = `{"attributes": [
  {"name": "age", "kind": "numeric", "min": 0, "max": 100},
  {"name": "smoker", "kind": "binary", "categories": ["no", "yes"]},
@@ -102,11 +113,8 @@ func TestPublishPPCAOnCSVWritesTableAndReport(t *testing.T) {
 	a := writeFile(t, dir, "a.csv", csvRows(60))
 	b := writeFile(t, dir, "b.csv", csvRows(50))
 	out := filepath.Join(dir, "synth.csv")
-	code, stdout, stderr := run(t, "publish", "ppca-dp-mh", "--input", a, "--input", b, "--schema", schema,
+	stdout, stderr := mustRun(t, "publish", "ppca-dp-mh", "--input", a, "--input", b, "--schema", schema,
 		"--epsilon", "2", "--seed", "9", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	if !strings.Contains(stderr, "NO privacy guarantee") {
 		t.Fatalf("--seed did not warn on stderr: %q", stderr)
 	}

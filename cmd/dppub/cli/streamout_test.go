@@ -148,10 +148,7 @@ func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
 					if gated {
 						args = append(args, "--gate", "--gate-holdout", held, "--gate-out", gateOut)
 					}
-					code, stdout, stderr := run(t, args...)
-					if code != 0 {
-						t.Fatalf("exit %d: %s", code, stderr)
-					}
+					stdout, _ := mustRun(t, args...)
 					got := []byte(stdout)
 					if out != "-" {
 						if got, err = os.ReadFile(path); err != nil {
@@ -263,11 +260,8 @@ func TestGateChecksASampleOfALargeTable(t *testing.T) {
 	dir := t.TempDir()
 	adult, held, schema := adultFiles(t, dir, 1250, 300)
 	out := filepath.Join(dir, "synth.csv")
-	code, stdout, stderr := run(t, "synthesize", "--input", adult, "--schema", schema, "--epsilon", "1", "--rows", "3000",
+	stdout, _ := mustRun(t, "synthesize", "--input", adult, "--schema", schema, "--epsilon", "1", "--rows", "3000",
 		"--gate", "--gate-holdout", held, "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	rel := readGate(t, out+".gate.json")
 	const says = "a uniform random sample of 500 of the 3000 synthetic rows"
 	if rel.SyntheticRows != 3000 || rel.SyntheticChecked != 500 || !strings.Contains(rel.Verdict(), says) {
