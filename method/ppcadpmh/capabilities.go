@@ -1,6 +1,12 @@
 package ppcadpmh
 
-import "github.com/dppub/dppub/data"
+import (
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method"
+)
+
+// A command that streams the rows asks the result for their schema.
+var _ method.TableSchema = (*Result)(nil)
 
 // TableSchema is the schema of the synthetic table (method.TableSchema):
 // the header of a streamed output even when no row came; empty when the
