@@ -1,13 +1,28 @@
 package method
 
-import "github.com/dppub/dppub/data"
+import (
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/ownerstats"
+)
 
-// Capabilities: what a method's in-process result (Outcome.Detail) can do
-// for the framework that ran it. A command line, the transport or an
-// evaluation asks the result for a capability (a type assertion to one of
-// these interfaces) instead of for the method's concrete type, so that
-// it knows a method only through its Spec and these interfaces; a result
-// that lacks one simply does not offer it (no table schema, no summary).
+// Capabilities: what a method's session or in-process result
+// (Outcome.Detail) can do for the framework that runs it. A command
+// line, the transport or an evaluation asks for a capability (a type
+// assertion to one of these interfaces) instead of for the method's
+// concrete type or name, so that it knows a method only through its Spec
+// and these interfaces; one that lacks a capability simply does not
+// offer it (no statistics scan, no table schema, no summary).
+
+// StatisticsScanner is a session whose owners' roles may be built from
+// the statistics of their rows (Local.Statistics) instead of the rows
+// (ppca-dp-mh's): a member whose rows are in a delimited file then scans
+// the file for them in one pass and never builds the table.
+// ScanStatistics gives the configuration to compute them with, false
+// when this session's role needs the rows, or an error when the owner's
+// schema own does not fit the session.
+type StatisticsScanner interface {
+	ScanStatistics(owner string, own data.Schema) (ownerstats.Config, bool, error)
+}
 
 // RowSink takes a run's synthetic rows decoded, a chunk at a time and in
 // the order of the outcome's table, instead of the whole table: the rows,
