@@ -2,7 +2,6 @@ package data
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/dppub/dppub/internal/testenv"
 )
 
 // adultLikeCSV is a header and n rows of adultLikeSchema.
@@ -20,19 +21,6 @@ func adultLikeCSV(n int) string {
 		fmt.Fprintf(&b, "%d,%s,%s\n", 17+i%70, []string{"Private", "Self-emp"}[i%2], []string{"<=50K", ">50K"}[i%3/2])
 	}
 	return b.String()
-}
-
-func gzipped(t *testing.T, s string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // everyReader reads a file with each of the package's readers of
@@ -79,7 +67,7 @@ var everyReader = []struct {
 // fails on it) and ReadCSV said only "unexpected EOF".
 func TestReadTruncatedOrDamagedGzip(t *testing.T) {
 	s := adultLikeSchema()
-	whole := gzipped(t, adultLikeCSV(3000))
+	whole := testenv.Gzip(t, adultLikeCSV(3000))
 	damaged := bytes.Clone(whole)
 	damaged[len(damaged)/2] ^= 0xff
 	noTrailer := whole[:len(whole)-4] // every row there, the checksum's length missing
@@ -138,7 +126,7 @@ func TestReadByteOrderMark(t *testing.T) {
 	}{
 		{"bom.csv", []byte(utf8BOM + plain)},
 		{"bom.tsv", []byte(utf8BOM + strings.ReplaceAll(plain, ",", "\t"))},
-		{"bom.csv.gz", gzipped(t, utf8BOM+plain)},
+		{"bom.csv.gz", testenv.Gzip(t, utf8BOM+plain)},
 	} {
 		path := filepath.Join(dir, c.name)
 		if err := os.WriteFile(path, c.body, 0o644); err != nil {

@@ -2,12 +2,13 @@ package data
 
 import (
 	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dppub/dppub/internal/testenv"
 )
 
 const personCSV = `pid,age,sex,x,color,w
@@ -195,17 +196,14 @@ func TestReadCSVUCIQuirks(t *testing.T) {
 }
 
 func TestReadCSVGzipAndFile(t *testing.T) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write([]byte(personCSV))
-	zw.Close()
+	gz := testenv.Gzip(t, personCSV)
 	s := personSchema(t)
-	tab, _, err := ReadCSV(bytes.NewReader(buf.Bytes()), s, ReadOptions{Header: true})
+	tab, _, err := ReadCSV(bytes.NewReader(gz), s, ReadOptions{Header: true})
 	if err != nil || tab.Len() != 3 {
 		t.Fatalf("gzip: %v, %v", tab, err)
 	}
 	path := filepath.Join(t.TempDir(), "p.csv.gz")
-	os.WriteFile(path, buf.Bytes(), 0o644)
+	os.WriteFile(path, gz, 0o644)
 	fromFile, _, err := ReadFile(path, s, ReadOptions{Header: true})
 	if err != nil || !fromFile.Equal(tab) {
 		t.Fatalf("ReadFile: %v", err)

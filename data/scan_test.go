@@ -1,12 +1,12 @@
 package data
 
 import (
-	"bytes"
-	"compress/gzip"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/dppub/dppub/internal/testenv"
 )
 
 // scanTable reads in with Scan into a table whose rows are sorted, for
@@ -33,10 +33,7 @@ func TestScanMatchesReadCSV(t *testing.T) {
 	adult := adultLikeSchema()
 	quoted := adultLikeSchema()
 	quoted.Attributes[1].Categories = []string{"Private", "Self,emp", "two\nlines"}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(personCSV))
-	zw.Close()
+	gz := testenv.Gzip(t, personCSV)
 	cases := []struct {
 		name string
 		in   string
@@ -44,7 +41,7 @@ func TestScanMatchesReadCSV(t *testing.T) {
 		o    ReadOptions
 	}{
 		{"header ids missing clamped", personCSV, personSchema(t), ReadOptions{Header: true}},
-		{"gzip", gz.String(), personSchema(t), ReadOptions{Header: true}},
+		{"gzip", string(gz), personSchema(t), ReadOptions{Header: true}},
 		{"tabs order ignore", "w\textra\tcolor\tx\tsex\tage\tpid\n0.5\tjunk\tred\t1\tMale\t30\tp1\n", personSchema(t), ReadOptions{Header: true, IgnoreColumns: []string{"extra"}}},
 		{"skip columns", personCSV, personSchema(t), ReadOptions{Header: true, SkipColumns: []string{"color", "pid"}}},
 		{"uci quirks", adultLike, adult, ReadOptions{SkipLinePrefixes: []string{"|"}, StripSuffix: "."}},

@@ -160,16 +160,32 @@ func TestEmbeddedMatchesShared(t *testing.T) {
 	}
 }
 
-func TestMusk2(t *testing.T) {
-	s, _ := lookup("musk2")
-	tab, st, err := s.read(openIn(testenv.SharedData(t, "musk2")))
+// readSharedStats reads the shared copy of a dataset with the
+// statistics of its reading and checks its shape.
+func readSharedStats(t *testing.T, name string) (*data.Table, data.ReadStats) {
+	t.Helper()
+	s, _ := lookup(name)
+	tab, st, err := s.read(openIn(testenv.SharedData(t, name)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkShape(t, name, tab)
+	return tab, st
+}
+
+// readShared reads the shared copy of a dataset that reads clean (no
+// value clamped, no record dropped) and checks its shape.
+func readShared(t *testing.T, name string) *data.Table {
+	t.Helper()
+	tab, st := readSharedStats(t, name)
 	if st.Clamped != 0 || st.DroppedMissing != 0 {
 		t.Fatalf("stats %+v", st)
 	}
-	checkShape(t, "musk2", tab)
+	return tab
+}
+
+func TestMusk2(t *testing.T) {
+	tab := readShared(t, "musk2")
 	if got := counts(t, tab, "target"); !slices.Equal(got, []int{5581, 1017}) {
 		t.Fatalf("target counts %v", got)
 	}
@@ -180,15 +196,7 @@ func TestMusk2(t *testing.T) {
 }
 
 func TestShuttle(t *testing.T) {
-	s, _ := lookup("shuttle")
-	tab, st, err := s.read(openIn(testenv.SharedData(t, "shuttle")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Clamped != 0 || st.DroppedMissing != 0 {
-		t.Fatalf("stats %+v", st)
-	}
-	checkShape(t, "shuttle", tab)
+	tab := readShared(t, "shuttle")
 	want := []int{45586, 50, 171, 8903, 3267, 10, 13}
 	if got := counts(t, tab, "Class"); !slices.Equal(got, want) {
 		t.Fatalf("Class counts %v, want %v", got, want)
@@ -199,12 +207,7 @@ func TestShuttle(t *testing.T) {
 }
 
 func TestBig5(t *testing.T) {
-	s, _ := lookup("big5")
-	tab, st, err := s.read(openIn(testenv.SharedData(t, "big5")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkShape(t, "big5", tab)
+	tab, st := readSharedStats(t, "big5")
 	// 369 "(nu" plus one empty country read as "other"; 83 ages above 100
 	// are kept (and clamped later by the encoder).
 	if st.MappedToOther != 370 || st.Clamped != 83 || st.DroppedMissing != 0 {

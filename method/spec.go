@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/dppub/dppub/model"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -39,6 +40,22 @@ type Spec struct {
 	// from the settings' budget, since a central method may hold several
 	// (personalised budgets per party of columns), and fills l.Facts.
 	Run func(ctx context.Context, st Settings, l Local) (*Outcome, error)
+	// StreamsRows says that the coordinator takes a RowSink as its
+	// attachment and hands it the synthetic rows as they are decoded, so
+	// that a command can write them to any output (standard output too)
+	// without holding them whole.
+	StreamsRows bool
+	// ReadModel, when the method publishes a model file in a format of
+	// its own (not package model's), reads such a file as the model
+	// classifier 'dppub predict' applies; the file's "method" key names
+	// the method.
+	ReadModel func(b []byte) (*model.Model, error)
+}
+
+// Streaming returns the spec with StreamsRows set.
+func (s Spec) Streaming() Spec {
+	s.StreamsRows = true
+	return s
 }
 
 // Multiparty reports whether the method runs as a session of roles (in

@@ -122,14 +122,7 @@ func TestOwnersReleaseWhenTheCoordinatorDies(t *testing.T) {
 // reservations reads a stopped member's budget reservations.
 func (c *cluster) reservations(name string) []budgetstore.Reservation {
 	c.t.Helper()
-	m, err := c.file.Member(name)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	st, err := budgetstore.Open(budgetstore.Options{Path: c.file.LedgerPath(m)})
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	st, m := c.store(name)
 	defer st.Close()
 	rs, err := st.Reservations(m.DatasetName())
 	if err != nil {

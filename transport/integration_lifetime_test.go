@@ -1,8 +1,6 @@
 package transport_test
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,29 +67,4 @@ func TestRowSynthOnEpsilonDeltaLifetime(t *testing.T) {
 		t.Fatalf("dppub consortium budget:\n%s", shown)
 	}
 	t.Logf("dppub consortium budget:\n%s", strings.Join(strings.SplitN(shown, "\n", 8)[:7], "\n"))
-}
-
-// editMembers changes every member of the consortium file and reloads it.
-func (c *cluster) editMembers(change func(*consortium.Member)) {
-	c.t.Helper()
-	b, err := os.ReadFile(c.config)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	var f consortium.File
-	if err := json.Unmarshal(b, &f); err != nil {
-		c.t.Fatal(err)
-	}
-	for i := range f.Members {
-		change(&f.Members[i])
-	}
-	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, b, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
-	if c.file, err = consortium.Load(c.config); err != nil {
-		c.t.Fatal(err)
-	}
 }

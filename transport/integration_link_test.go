@@ -20,17 +20,56 @@ func (c *cluster) ownerTables() []*data.Table {
 	c.t.Helper()
 	var out []*data.Table
 	for _, m := range c.file.WithRole("owner") {
-		sc, err := data.LoadSchema(c.file.Path(m.Dataset.Schema))
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		t, _, err := data.ReadFile(c.file.Path(m.Dataset.Path), sc, data.ReadOptions{Header: true})
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		out = append(out, t)
+		out = append(out, c.ownerTable(m))
 	}
 	return out
+}
+
+// ownerTable reads an owner's dataset file.
+func (c *cluster) ownerTable(m consortium.Member) *data.Table {
+	c.t.Helper()
+	sc, err := data.LoadSchema(c.file.Path(m.Dataset.Schema))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	t, _, err := data.ReadFile(c.file.Path(m.Dataset.Path), sc, data.ReadOptions{Header: true})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return t
+}
+
+// runLinked lays out three parties holding different columns of
+// overlapping sets of 1000 Adult rows (linkFiles: 700 IDs in common) for
+// a pdp-mvds session with settings, serves them and the third party, and
+// runs a session with seed into net.
+func runLinked(t *testing.T, settings, seed string) *linkedRun {
+	t.Helper()
+	c := newCluster(t, 3, 1000, nil, "--method", "pdp-mvds")
+	orig := c.ownerTables()
+	common := c.linkFiles(orig, func(_, r int) string { return fmt.Sprintf("p%06d", r) })
+	if len(common) != 700 {
+		t.Fatalf("the parties share %d IDs, want 700", len(common))
+	}
+	c.setMethod("pdp-mvds", settings)
+	c.serveAll("--insecure-accept-seed")
+	c.serve("third-party", "--insecure-accept-seed")
+	net := filepath.Join(c.dir, "net.csv")
+	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", seed))
+	if r.err != nil {
+		t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
+	}
+	return &linkedRun{c: c, orig: orig, common: common, net: net, r: r}
+}
+
+// linkedRun is a session of runLinked: its cluster, the demo's tables
+// before linkFiles, the IDs all parties hold, the output and the run.
+type linkedRun struct {
+	c      *cluster
+	orig   []*data.Table
+	common []string
+	net    string
+	r      runResult
 }
 
 // linkFiles rewrites the party files for a linked session from the
@@ -110,43 +149,18 @@ func (c *cluster) publishLinked(t *testing.T, seed string, extra ...string) (str
 
 func (c *cluster) writeSchema(path string, s data.Schema) {
 	c.t.Helper()
-	b, err := json.Marshal(s)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
+	c.writeJSON(path, s)
 }
 
 // setMethod replaces a method's settings in the consortium file.
 func (c *cluster) setMethod(method, settings string) {
 	c.t.Helper()
-	b, err := os.ReadFile(c.config)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	var f map[string]json.RawMessage
-	if err := json.Unmarshal(b, &f); err != nil {
-		c.t.Fatal(err)
-	}
-	var methods map[string]json.RawMessage
-	if err := json.Unmarshal(f["methods"], &methods); err != nil {
-		c.t.Fatal(err)
-	}
-	methods[method] = json.RawMessage(settings)
-	if f["methods"], err = json.Marshal(methods); err != nil {
-		c.t.Fatal(err)
-	}
-	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, b, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
-	if c.file, err = consortium.Load(c.config); err != nil {
-		c.t.Fatal(err)
-	}
+	c.editConfig(func(f *consortium.File) {
+		if f.Methods == nil {
+			f.Methods = map[string]json.RawMessage{}
+		}
+		f.Methods[method] = json.RawMessage(settings)
+	})
 }
 
 // handAligned writes every party's rows of the common IDs, in that
@@ -155,14 +169,7 @@ func (c *cluster) handAligned(common []string) []string {
 	c.t.Helper()
 	var inputs []string
 	for k, m := range c.file.WithRole("owner") {
-		sc, err := data.LoadSchema(c.file.Path(m.Dataset.Schema))
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		t, _, err := data.ReadFile(c.file.Path(m.Dataset.Path), sc, data.ReadOptions{Header: true})
-		if err != nil {
-			c.t.Fatal(err)
-		}
+		t := c.ownerTable(m)
 		pos := map[string]int{}
 		for i, id := range t.IDs {
 			pos[id] = i
@@ -190,20 +197,8 @@ func (c *cluster) handAligned(common []string) []string {
 // revealed counts. A party whose IDs repeat is then refused before any
 // budget is spent (not with -short).
 func TestPDPMVDSLinkedNetwork(t *testing.T) {
-	c := newCluster(t, 3, 1000, nil, "--method", "pdp-mvds")
-	orig := c.ownerTables()
-	common := c.linkFiles(orig, func(_, r int) string { return fmt.Sprintf("p%06d", r) })
-	if len(common) != 700 {
-		t.Fatalf("the parties share %d IDs, want 700", len(common))
-	}
-	c.setMethod("pdp-mvds", `{"rho": 0.5, "link": true, "delta": 1e-7, "rounds": 5}`)
-	c.serveAll("--insecure-accept-seed")
-	c.serve("third-party", "--insecure-accept-seed")
-	net := filepath.Join(c.dir, "net.csv")
-	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", "41"))
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
-	}
+	l := runLinked(t, `{"rho": 0.5, "link": true, "delta": 1e-7, "rounds": 5}`, "41")
+	c, orig, common, net, r := l.c, l.orig, l.common, l.net, l.r
 	// The same parties' files in one process, linked there.
 	schema := filepath.Join(c.dir, "adult.schema.json")
 	local, out := c.publishLinked(t, "41")

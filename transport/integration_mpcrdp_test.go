@@ -28,7 +28,7 @@ func TestMPCRDPNetworkMatchesOneProcess(t *testing.T) {
 			if !strings.Contains(r.stdout, "released over 3000 joined records") {
 				t.Fatalf("unexpected output:\n%s", r.stdout)
 			}
-			t.Logf("3-party Adult (3000 records), mp-crdp %s over loopback mTLS: %v (%s)", tc.name, r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
+			logSession(t, "3-party Adult (3000 records), mp-crdp "+tc.name, r)
 		})
 	}
 }

@@ -2,8 +2,6 @@ package transport_test
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,7 +43,7 @@ func TestPDPMVDSNetworkMatchesOneProcess(t *testing.T) {
 			if want := map[bool]int{false: 0, true: 6}[tc.set != nil]; bins != want {
 				t.Errorf("the report lists %d charges for bins, want %d", bins, want)
 			}
-			t.Logf("3-party Adult (2000 rows), pdp-mvds commodity over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
+			logSession(t, "3-party Adult (2000 rows), pdp-mvds commodity", r)
 		})
 	}
 }
@@ -64,37 +62,18 @@ func TestPDPMVDSPaillierNetworkMatchesOneProcess(t *testing.T) {
 	c.allowUnsound()
 	c.serveAll("--insecure-accept-seed")
 	c.serve("third-party", "--insecure-accept-seed")
-	r := c.matchOneProcess(t, "pdp-mvds", filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"),
+	r := c.matchCSV(t, "pdp-mvds",
 		[]string{"--seed", "32", "--set", "rounds=3", "--set", "sspp=paillier",
 			"--set", "keys=keys", "--set", "key_bits=512", "--set", "insecure_test_keys=true"},
 		[]string{"--budgets", "0.5", "--rounds", "3", "--sspp", "paillier", "--keys", filepath.Join(c.dir, "keys"),
 			"--key-bits", "512", "--insecure-test-keys", "--seed", "32"}, "third-party")
-	t.Logf("2-party Adult (300 rows), pdp-mvds paillier-512 over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
+	logSession(t, "2-party Adult (300 rows), pdp-mvds paillier-512", r)
 }
 
 // allowUnsound sets allow_unsound for every member and reloads the file.
 func (c *cluster) allowUnsound() {
 	c.t.Helper()
-	b, err := os.ReadFile(c.config)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	var f consortium.File
-	if err := json.Unmarshal(b, &f); err != nil {
-		c.t.Fatal(err)
-	}
-	for i := range f.Members {
-		f.Members[i].AllowUnsound = true
-	}
-	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, b, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
-	if c.file, err = consortium.Load(c.config); err != nil {
-		c.t.Fatal(err)
-	}
+	c.editMembers(func(m *consortium.Member) { m.AllowUnsound = true })
 }
 
 // With link and bin_share between real processes, each party chooses its
@@ -110,19 +89,8 @@ func TestPDPMVDSLinkedBinsNetwork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a linked session with data-chosen bins between real processes (about 6 s)")
 	}
-	c := newCluster(t, 3, 1000, nil, "--method", "pdp-mvds")
-	orig := c.ownerTables()
-	if common := c.linkFiles(orig, func(_, r int) string { return fmt.Sprintf("p%06d", r) }); len(common) != 700 {
-		t.Fatalf("the parties share %d IDs, want 700", len(common))
-	}
-	c.setMethod("pdp-mvds", `{"rho": 0.5, "link": true, "delta": 1e-7, "rounds": 5, "bin_share": 0.05}`)
-	c.serveAll("--insecure-accept-seed")
-	c.serve("third-party", "--insecure-accept-seed")
-	net := filepath.Join(c.dir, "net.csv")
-	r := wait(c.runMethodCmd("pdp-mvds", net, "--seed", "47"))
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s%s\n%s\n--- third-party:\n%s", r.err, r.stdout, r.stderr, c.logs(), c.log("third-party"))
-	}
+	l := runLinked(t, `{"rho": 0.5, "link": true, "delta": 1e-7, "rounds": 5, "bin_share": 0.05}`, "47")
+	c, net := l.c, l.net
 	local, _ := c.publishLinked(t, "47", "--bin-share", "0.05")
 	sameFile(t, net, local)
 	sameReport(t, net, local)

@@ -1,8 +1,6 @@
 package transport_test
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -101,27 +99,10 @@ func (c *cluster) useStatistics(name string) string {
 	out := filepath.Join(c.dir, name+".stats")
 	c.dppub("statistics", "--fine", "--quiet", "--input", c.file.Path(m.Dataset.Path),
 		"--schema", c.file.Path(m.Dataset.Schema), "--out", out)
-	b, err := os.ReadFile(c.config)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	var f consortium.File
-	if err := json.Unmarshal(b, &f); err != nil {
-		c.t.Fatal(err)
-	}
-	for i := range f.Members {
-		if f.Members[i].Name == name {
-			f.Members[i].Dataset.Path, f.Members[i].Dataset.Statistics = "", name+".stats"
+	c.editMembers(func(m *consortium.Member) {
+		if m.Name == name {
+			m.Dataset.Path, m.Dataset.Statistics = "", name+".stats"
 		}
-	}
-	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, b, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
-	if c.file, err = consortium.Load(c.config); err != nil {
-		c.t.Fatal(err)
-	}
+	})
 	return out
 }

@@ -17,15 +17,9 @@ import (
 // synthesize-rows` in one process on the owners' files, and its privacy
 // report but for the run record.
 func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
-	c := newCluster(t, 3, 4000, nil, "--method", "synthesize-rows")
-	c.serveAll("--insecure-accept-seed")
-	r := c.matchOneProcess(t, "synthesize-rows", filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"),
+	matchRows(t, "synthesize-rows", 3, 4000,
 		[]string{"--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"},
 		[]string{"--epsilon", "1", "--delta", "1e-5", "--seed", "11"})
-	if !strings.Contains(r.stdout, "Wrote 4000 rows") {
-		t.Fatalf("unexpected output:\n%s", r.stdout)
-	}
-	t.Logf("3-owner Adult (4000 rows), synthesize-rows over loopback mTLS: %v (%s)", r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
 }
 
 // An owner that dies in the middle of a synthesize-rows session (after
@@ -101,7 +95,7 @@ func TestRowSynthUnderWANLatency(t *testing.T) {
 	}
 	c := newCluster(t, 3, 4000, nil, "--method", "synthesize-rows")
 	c.serveAll("--insecure-accept-seed", "--fault-latency", "50ms")
-	r := c.matchOneProcess(t, "synthesize-rows", filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"),
+	r := c.matchCSV(t, "synthesize-rows",
 		[]string{"--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"},
 		[]string{"--epsilon", "1", "--delta", "1e-5", "--seed", "11"})
 	requests := strings.Count(c.log("owner-1"), "type=rowsynth/request")

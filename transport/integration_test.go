@@ -81,14 +81,7 @@ func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits),
 	}
 	c.dppub(args...)
 	c.config = filepath.Join(c.dir, "consortium.json")
-	var f consortium.File
-	b, err := os.ReadFile(c.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
+	f := c.readConfig()
 	f.Limits.PingInterval.Duration = 100 * time.Millisecond
 	f.Limits.UnreachableAfter.Duration = 1500 * time.Millisecond
 	f.Limits.StepTimeout.Duration = 10 * time.Second
@@ -98,16 +91,9 @@ func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits),
 	for i := range f.Members {
 		f.Members[i].Address = "127.0.0.1:0"
 	}
-	if b, err = json.MarshalIndent(f, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	c.writeJSON(c.config, f)
 	c.dppub("consortium", "init", "--config", c.config)
-	if c.file, err = consortium.Load(c.config); err != nil {
-		t.Fatal(err)
-	}
+	c.reload()
 	return c
 }
 
@@ -115,21 +101,11 @@ func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits),
 // serves (a ledger keeps the budget its dataset was first defined with).
 func (c *cluster) setBudget(b consortium.Budget) {
 	c.t.Helper()
-	for i := range c.file.Members {
-		if c.file.Members[i].Budget != nil {
-			c.file.Members[i].Budget = &b
+	c.editMembers(func(m *consortium.Member) {
+		if m.Budget != nil {
+			m.Budget = &b
 		}
-	}
-	js, err := json.MarshalIndent(c.file, "", "  ")
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.WriteFile(c.config, js, 0o644); err != nil {
-		c.t.Fatal(err)
-	}
-	if c.file, err = consortium.Load(c.config); err != nil {
-		c.t.Fatal(err)
-	}
+	})
 }
 
 // dppub runs a short command that must succeed.
@@ -200,6 +176,34 @@ func (c *cluster) logs() string {
 		fmt.Fprintf(&b, "--- %s:\n%s", m.Name, c.log(m.Name))
 	}
 	return b.String()
+}
+
+// matchCSV is matchOneProcess into net.csv and local.csv in the
+// cluster's directory.
+func (c *cluster) matchCSV(t *testing.T, method string, run, publish []string, also ...string) runResult {
+	t.Helper()
+	return c.matchOneProcess(t, method, filepath.Join(c.dir, "net.csv"), filepath.Join(c.dir, "local.csv"), run, publish, also...)
+}
+
+// matchRows starts a cluster of owners on rows of Adult laid out for
+// method, checks with matchCSV that a seeded session publishes what the
+// one-process run does, and that it wrote every row, and logs its time.
+func matchRows(t *testing.T, method string, owners, rows int, run, publish []string) {
+	t.Helper()
+	c := newCluster(t, owners, rows, nil, "--method", method)
+	c.serveAll("--insecure-accept-seed")
+	r := c.matchCSV(t, method, run, publish)
+	if !strings.Contains(r.stdout, fmt.Sprintf("Wrote %d rows", rows)) {
+		t.Fatalf("unexpected output:\n%s", r.stdout)
+	}
+	logSession(t, fmt.Sprintf("%d-owner Adult (%d rows), %s", owners, rows, method), r)
+}
+
+// logSession logs what ran over loopback mTLS, its time and the session's
+// own summary line.
+func logSession(t *testing.T, what string, r runResult) {
+	t.Helper()
+	t.Logf("%s over loopback mTLS: %v (%s)", what, r.took.Round(1e6), grab(r.stdout, `session \S+: (.*)`))
 }
 
 // matchOneProcess runs method between the running members into net with
@@ -329,7 +333,8 @@ func wait(cmd *exec.Cmd) runResult {
 	return runResult{stdout: so.String(), stderr: se.String(), err: err, took: time.Since(start)}
 }
 
-func (c *cluster) ledger(name string) budgetstore.Balance {
+// store opens a stopped member's budget ledger; the caller closes it.
+func (c *cluster) store(name string) (*budgetstore.Store, consortium.Member) {
 	c.t.Helper()
 	m, err := c.file.Member(name)
 	if err != nil {
@@ -339,6 +344,12 @@ func (c *cluster) ledger(name string) budgetstore.Balance {
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	return st, m
+}
+
+func (c *cluster) ledger(name string) budgetstore.Balance {
+	c.t.Helper()
+	st, m := c.store(name)
 	defer st.Close()
 	if err := st.Verify(); err != nil {
 		c.t.Fatal(err)
@@ -546,15 +557,9 @@ func TestOwnerKilledMidStreamToStdout(t *testing.T) {
 		t.Skip("a fault between real processes (seconds); runs without -short")
 	}
 	c := newCluster(t, 3, 0, nil)
-	c.serve("owner-1")
-	c.serve("owner-2", "--fault-handle-delay", "1m")
-	c.serve("owner-3")
 	report := filepath.Join(c.dir, "synth.privacy.json")
 	pubLedger := filepath.Join(c.dir, "publishing-ledger")
-	cmd := c.runCmd("-", "--report", report, "--ledger", pubLedger)
-	done := c.startUntilModel(t, cmd, "owner-2")
-	c.kill("owner-2")
-	r := <-done
+	r := <-c.killOwner2MidModel(t, "-", "--report", report, "--ledger", pubLedger)
 	if r.err == nil || !strings.Contains(r.stderr, "owner-2 is unreachable") {
 		t.Fatalf("want an abort naming owner-2, got %v:\n%s", r.err, r.stderr)
 	}
@@ -569,6 +574,20 @@ func TestOwnerKilledMidStreamToStdout(t *testing.T) {
 	if recs := c.sessions(pubLedger); len(recs) != 1 || recs[0].kind != transport.KindSessionAborted {
 		t.Fatalf("publishing ledger after the abort: %+v", recs)
 	}
+}
+
+// killOwner2MidModel serves the three owners of a ppca-dp-mh cluster,
+// owner-2 holding each message a minute, runs a session to out with
+// args, and kills owner-2 once it handles the model: the session has
+// begun streaming owner-1's rows. It returns the run's result to come.
+func (c *cluster) killOwner2MidModel(t *testing.T, out string, args ...string) <-chan runResult {
+	t.Helper()
+	c.serve("owner-1")
+	c.serve("owner-2", "--fault-handle-delay", "1m")
+	c.serve("owner-3")
+	done := c.startUntilModel(t, c.runCmd(out, args...), "owner-2")
+	c.kill("owner-2")
+	return done
 }
 
 // startUntilModel starts the run cmd and returns once owner has begun
@@ -596,14 +615,9 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 		t.Skip("a fault between real processes (seconds); runs without -short")
 	}
 	c := newCluster(t, 3, 3000, nil)
-	c.serve("owner-1")
-	c.serve("owner-2", "--fault-handle-delay", "1m")
-	c.serve("owner-3")
 	out := filepath.Join(c.dir, "synth.csv")
 	pubLedger := filepath.Join(c.dir, "publishing-ledger")
-	cmd := c.runCmd(out, "--ledger", pubLedger)
-	done := c.startUntilModel(t, cmd, "owner-2")
-	c.kill("owner-2")
+	done := c.killOwner2MidModel(t, out, "--ledger", pubLedger)
 	killed := time.Now()
 	r := <-done
 	t.Logf("aborted %v after the kill: %s", time.Since(killed).Round(time.Millisecond), strings.TrimSpace(r.stderr))

@@ -2,6 +2,7 @@ package dlpa
 
 import (
 	"crypto/rand"
+	"encoding"
 	"math"
 	"math/big"
 	"testing"
@@ -198,7 +199,7 @@ func TestEncryptedEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msgs = append(msgs, wireShares(t, m))
+			msgs = append(msgs, overWire(t, m))
 		}
 		var contribs []*Contribution
 		for _, p := range ps {
@@ -206,7 +207,7 @@ func TestEncryptedEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			contribs = append(contribs, wireContribution(t, c))
+			contribs = append(contribs, overWire(t, c))
 		}
 		encEta, err := Combine(pk, parties, contribs)
 		if err != nil {
@@ -238,30 +239,22 @@ func TestEncryptedEndToEnd(t *testing.T) {
 	}
 }
 
-func wireShares(t *testing.T, m *SharesMessage) *SharesMessage {
+// overWire sends m through its binary encoding, as a message travels.
+func overWire[T any, P interface {
+	*T
+	encoding.BinaryMarshaler
+	encoding.BinaryUnmarshaler
+}](t *testing.T, m P) P {
 	t.Helper()
 	b, err := m.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out SharesMessage
+	out := P(new(T))
 	if err := out.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
-	return &out
-}
-
-func wireContribution(t *testing.T, c *Contribution) *Contribution {
-	t.Helper()
-	b, err := c.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out Contribution
-	if err := out.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
-	return &out
+	return out
 }
 
 func TestProtocolRejects(t *testing.T) {

@@ -102,10 +102,7 @@ func TestCommodityRejects(t *testing.T) {
 	ra := Expand(s, 10*2) // 10 records, du = 2
 	rb := Expand(s, 10*3) // dz = 3
 	col := column(src, 10, 3)
-	cases := []struct {
-		name string
-		err  func() error
-	}{
+	refusals(t, []refusal{
 		{"correction rows differ", func() error { _, err := Correction(Sum, 2, 3, ra, rb[:27], s, 1); return err }},
 		{"correction zero width", func() error { _, err := Correction(Sum, 0, 3, ra, rb, s, 1); return err }},
 		{"share A correction length", func() error { _, err := ShareA(Sum, 2, 3, ra, make([]uint64, 5), rb, 1); return err }},
@@ -116,14 +113,7 @@ func TestCommodityRejects(t *testing.T) {
 		{"one-hot value out of range", func() error { _, err := MaskOneHot([]int32{0, 3}, 3, s); return err }},
 		{"sign queries differ", func() error { _, err := SignBits(make([]uint64, 2), make([]uint64, 3)); return err }},
 		{"too few signs", func() error { _, err := AbsShare(s, 1, make([]uint64, 3), make([]uint64, 2)); return err }},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if c.err() == nil {
-				t.Fatal("accepted")
-			}
-		})
-	}
+	})
 }
 
 // TestCommoditySignStep checks that the pair's shares of Σ|t| add up to

@@ -229,10 +229,7 @@ func TestGoethalsRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name string
-		err  func() error
-	}{
+	refusals(t, []refusal{
 		{"column count", func() error { _, err := EncryptOneHots(pk, l, [][]int32{{0}, {1}}, src, 1); return err }},
 		{"column lengths", func() error {
 			_, err := EncryptOneHots(pk, NewLayout(p, []int{3, 3}), [][]int32{{0, 1}, {1}}, src, 1)
@@ -245,14 +242,7 @@ func TestGoethalsRejects(t *testing.T) {
 		{"masks wider than slots", func() error { _, _, err := Reply(pk, p, vec[0], []int32{0, 1, 1}, 2, 57, src, 1); return err }},
 		{"select length mismatch", func() error { _, err := Select(pk, vec[0], []int32{0}, 0, src, 1); return err }},
 		{"no key share", func() error { _, err := PartialDecryptBatch(nil, vec[0], 1); return err }},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if c.err() == nil {
-				t.Fatal("accepted")
-			}
-		})
-	}
+	})
 }
 
 // TestSignStep checks the Paillier sign step end to end with a 2-of-2
@@ -336,5 +326,23 @@ func TestSignStep(t *testing.T) {
 	}
 	if _, err := FixedPoint(math.NaN(), frac); err == nil {
 		t.Fatal("FixedPoint encoded NaN")
+	}
+}
+
+// refusal is a call that must fail, named for what is wrong with it.
+type refusal struct {
+	name string
+	err  func() error
+}
+
+// refusals checks that each call fails.
+func refusals(t *testing.T, cases []refusal) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.err() == nil {
+				t.Fatal("accepted")
+			}
+		})
 	}
 }

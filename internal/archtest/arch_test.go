@@ -99,20 +99,29 @@ func TestViolationsCatchAPlantedImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name  string
-		graph map[string][]string
-		want  int
-	}{
+	checkGraphs(t, func(g map[string][]string) []string { return Violations(layers, g) }, []graphCase{
 		{"downwards only", map[string][]string{"dp": {"randx"}, "algo/ppca": {"dp"}, "publish": {"algo/ppca", "dp"}}, 0},
 		{"planted upward import", map[string][]string{"dp": {"publish"}, "publish": nil}, 1},
 		{"unlisted package", map[string][]string{"utility": {"dp"}, "dp": nil}, 1},
 		{"roles below their method", map[string][]string{"method/a": {"method/a/roles"}, "method/a/roles": {"dp"}}, 0},
 		{"roles importing their method", map[string][]string{"method/a/roles": {"method/a"}, "method/a": nil}, 1},
-	}
+	})
+}
+
+// graphCase is an import graph (package → its imports) and how many
+// violations a check must find in it.
+type graphCase struct {
+	name  string
+	graph map[string][]string
+	want  int
+}
+
+// checkGraphs runs check on each case's graph.
+func checkGraphs(t *testing.T, check func(map[string][]string) []string, cases []graphCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := Violations(layers, c.graph); len(got) != c.want {
+			if got := check(c.graph); len(got) != c.want {
 				t.Fatalf("violations %q, want %d", got, c.want)
 			}
 		})
@@ -127,21 +136,10 @@ func TestMethodViolationsCatchAPlantedImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name  string
-		graph map[string][]string
-		want  int
-	}{
+	checkGraphs(t, func(g map[string][]string) []string { return MethodViolations(bases, g) }, []graphCase{
 		{"own room", map[string][]string{"method/a": {"method/a/roles", "method"}}, 0},
 		{"declared base", map[string][]string{"method/b": {"method/a"}}, 0},
 		{"planted neighbour", map[string][]string{"method/a/roles": {"method/b/roles"}}, 1},
 		{"registry", map[string][]string{"method/registry": {"method/a", "method/b"}}, 0},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := MethodViolations(bases, c.graph); len(got) != c.want {
-				t.Fatalf("violations %q, want %d", got, c.want)
-			}
-		})
-	}
+	})
 }

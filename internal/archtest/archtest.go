@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -97,12 +98,7 @@ func rank(layers []Layer, pkg string) int {
 // listed in a later row than the importer.
 func Violations(layers []Layer, graph map[string][]string) []string {
 	var out []string
-	pkgs := make([]string, 0, len(graph))
-	for p := range graph {
-		pkgs = append(pkgs, p)
-	}
-	slices.Sort(pkgs)
-	for _, p := range pkgs {
+	for _, p := range slices.Sorted(maps.Keys(graph)) {
 		rp := rank(layers, p)
 		if rp < 0 {
 			out = append(out, fmt.Sprintf("%s is in no row of the table", p))
@@ -146,12 +142,7 @@ func methodOf(pkg string) string {
 // foundations unless the architecture says so.
 func MethodViolations(bases map[string][]string, graph map[string][]string) []string {
 	var out []string
-	pkgs := make([]string, 0, len(graph))
-	for p := range graph {
-		pkgs = append(pkgs, p)
-	}
-	slices.Sort(pkgs)
-	for _, p := range pkgs {
+	for _, p := range slices.Sorted(maps.Keys(graph)) {
 		m := methodOf(p)
 		if m == "" {
 			continue

@@ -96,15 +96,7 @@ func TestFindUp(t *testing.T) {
 
 func assertOnly(t *testing.T, dir string, names ...string) {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	if fmt.Sprint(got) != fmt.Sprint(names) {
+	if got := entries(t, dir); fmt.Sprint(got) != fmt.Sprint(names) {
 		t.Fatalf("directory holds %v, want %v", got, names)
 	}
 }

@@ -111,6 +111,7 @@ func spec(name, summary string) method.Spec {
 		NewSettings: func() method.Settings { return new(Settings) },
 		Open:        func(st method.Settings, o method.Open) (method.Session, error) { return open(name, st, o) },
 		Decode:      method.DecodeSession[session],
+		ReadModel:   readModel,
 	}
 }
 

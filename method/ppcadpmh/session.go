@@ -17,7 +17,7 @@ import (
 // Spec is PPCA-DP-MH's definition.
 var Spec = method.RowsSpec(Name,
 	"synthetic data from owners of rows via DP covariance and probabilistic PCA",
-	RoleCurator, open)
+	RoleCurator, open).Streaming()
 
 // session is what the curator sends every owner.
 type session struct {
@@ -150,7 +150,7 @@ type Result struct {
 // synthetic rows decoded, a chunk at a time and in the order of the
 // outcome's table, instead of that table (Outcome.Table is then nil): the
 // rows, the bulk of a release, need never be held whole.
-type RowSink func(t *data.Table) error
+type RowSink = method.RowSink
 
 func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
 	params, enc, err := s.params()

@@ -197,19 +197,10 @@ func self(sess method.Session, name string) (method.Member, error) {
 	return method.Member{}, fmt.Errorf("%s is not a member of the session", name)
 }
 
-// statisticsScanner is a session whose owners' roles may be built from
-// the statistics of their rows (method.Local.Statistics) instead of the
-// rows (method/ppcadpmh's): ScanStatistics gives the configuration to
-// compute them with, false when this session's role needs the rows, or
-// an error when the owner's schema own does not fit the session.
-type statisticsScanner interface {
-	ScanStatistics(owner string, own data.Schema) (ownerstats.Config, bool, error)
-}
-
 // readMemberData reads the member's dataset with its own schema: its rows,
 // or the statistics it computed elsewhere. The session checks them
 // against what it expects. When the session's role needs only the rows'
-// statistics (statisticsScanner), a delimited file is scanned for them
+// statistics (method.StatisticsScanner), a delimited file is scanned for them
 // in one pass on every core (ownerstats.ScanFile: the same bits as from
 // the table) and the table is never built: the member's memory no longer
 // grows with its rows (a 10⁶-row Adult file took about 450 MB read whole).
@@ -230,7 +221,7 @@ func readMemberData(in transport.JoinInput, sess method.Session, l *method.Local
 	}
 	path := in.Consortium.Path(ds.Path)
 	read := data.ReadOptions{Header: true}
-	if s, ok := sess.(statisticsScanner); ok && !data.IsParquetPath(path) {
+	if s, ok := sess.(method.StatisticsScanner); ok && !data.IsParquetPath(path) {
 		c, scan, err := s.ScanStatistics(in.Self.Name, sc)
 		if err != nil {
 			return err

@@ -1,24 +1,14 @@
 package methods
 
 import (
-	"encoding/json"
 	"github.com/dppub/dppub/method/dpsubn3"
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
 	protodpsubn3 "github.com/dppub/dppub/method/dpsubn3/roles"
-	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
-
-func prepareSUBN(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
-	t.Helper()
-	self, _ := f.Member("curator")
-	return prepare(dpsubn3.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
-}
 
 func TestDPSUBN3SettingsAndJoin(t *testing.T) {
 	f := testConsortium(t, false)
@@ -31,11 +21,11 @@ func TestDPSUBN3SettingsAndJoin(t *testing.T) {
 		"unknown score":  `{"schema": "s.json", "epsilon": 1, "score": "gini"}`,
 		"missing schema": `{"schema": "nope.json", "epsilon": 1}`,
 	} {
-		if _, err := prepareSUBN(t, f, s); err == nil {
+		if _, err := prepareAs(dpsubn3.Spec, f, "curator", s); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	setup, err := prepareSUBN(t, f, `{"schema": "s.json", "epsilon": 0.5}`)
+	setup, err := prepareAs(dpsubn3.Spec, f, "curator", `{"schema": "s.json", "epsilon": 0.5}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +34,7 @@ func TestDPSUBN3SettingsAndJoin(t *testing.T) {
 		t.Fatalf("setup %+v", setup)
 	}
 	join := func(name string, params []byte, budget dp.Guarantee, participants []transport.Participant) error {
-		self, _ := f.Member(name)
-		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
-		_, err := join(dpsubn3.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
-			Participants: participants, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
-		return err
+		return joinAs(dpsubn3.Spec, f, setup, "curator", name, params, budget, participants)
 	}
 	params := setup.Participants[0].Params
 	if err := join("owner-1", params, dp.Pure(0.5), setup.Participants); err != nil {
@@ -72,24 +58,18 @@ func FuzzDPSUBN3Messages(f *testing.F) {
 	f.Add(append([]byte{1}, up...))
 	pr, _ := protodpsubn3.PriorMsg{}.MarshalBinary()
 	f.Add(append([]byte{0}, pr...))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) == 0 {
-			return
-		}
-		body := b[1:]
-		switch b[0] % 3 {
-		case 0:
+	fuzzDecoders(f,
+		func(t *testing.T, body []byte) {
 			var m protodpsubn3.PriorMsg
 			if m.UnmarshalBinary(body) == nil && (m.Model == nil) != (m.N == 0) {
 				t.Fatal("inconsistent prior accepted")
 			}
-		case 1:
+		},
+		func(t *testing.T, body []byte) {
 			var m protodpsubn3.UpdateMsg
 			if m.UnmarshalBinary(body) == nil && (m.Model == nil || m.Records < 1) {
 				t.Fatal("empty update accepted")
 			}
-		case 2:
-			_, _ = dpsubn3.Spec.Decode(body)
-		}
-	})
+		},
+		decodesSession(dpsubn3.Spec))
 }

@@ -1,7 +1,6 @@
 package methods
 
 import (
-	"encoding/json"
 	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/dppub/dppub/dp"
 	protompcrdp "github.com/dppub/dppub/method/mpcrdp/roles"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
 
@@ -29,18 +27,15 @@ func verticalConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 		"noid.csv":  "smoker\nno\nyes\nno\n",
 	}, []consortium.Member{
 		{Name: "server", Role: "server", Address: "h:1"},
-		{Name: "party-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
-			Dataset: &consortium.Dataset{Path: "p1.csv", Schema: "p1.json"}, Budget: &consortium.Budget{Epsilon: 5}},
-		{Name: "party-2", Role: "owner", Address: "h:3",
-			Dataset: &consortium.Dataset{Path: "noid.csv", Schema: "noid.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+		owner("party-1", "h:2", "p1.csv", "p1.json", allowUnsound),
+		owner("party-2", "h:3", "noid.csv", "noid.json", false),
 	})
 }
 
 func TestMPCRDPSettingsAndJoin(t *testing.T) {
 	f := verticalConsortium(t, false)
-	self, _ := f.Member("server")
 	prep := func(settings string) (*transport.Setup, error) {
-		return prepare(mpcrdpspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+		return prepareAs(mpcrdpspec.Spec, f, "server", settings)
 	}
 	for name, s := range map[string]string{
 		"no settings":        ``,
@@ -64,21 +59,17 @@ func TestMPCRDPSettingsAndJoin(t *testing.T) {
 	if len(setup.Participants) != 2 || *setup.Participants[0].Budget != dp.Pure(0.5) || !strings.HasPrefix(setup.Session, "mp-crdp-") {
 		t.Fatalf("setup %+v", setup)
 	}
-	joinAs := func(f *consortium.File, name string, params []byte, budget dp.Guarantee, ps []transport.Participant) error {
-		self, _ := f.Member(name)
-		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
-		_, err := join(mpcrdpspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "server",
-			Participants: ps, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
-		return err
+	joinParty := func(f *consortium.File, name string, params []byte, budget dp.Guarantee, ps []transport.Participant) error {
+		return joinAs(mpcrdpspec.Spec, f, setup, "server", name, params, budget, ps)
 	}
 	params := setup.Participants[0].Params
-	if err := joinAs(f, "party-1", params, dp.Pure(0.5), setup.Participants); err != nil {
+	if err := joinParty(f, "party-1", params, dp.Pure(0.5), setup.Participants); err != nil {
 		t.Fatalf("party-1 should join: %v", err)
 	}
-	if err := joinAs(f, "party-2", params, dp.Pure(0.5), setup.Participants); err == nil || !strings.Contains(err.Error(), "no ID column") {
+	if err := joinParty(f, "party-2", params, dp.Pure(0.5), setup.Participants); err == nil || !strings.Contains(err.Error(), "no ID column") {
 		t.Fatalf("party-2 without an ID column: %v", err)
 	}
-	if err := joinAs(f, "party-1", params, dp.Pure(1), setup.Participants); err == nil || !strings.Contains(err.Error(), "budget") {
+	if err := joinParty(f, "party-1", params, dp.Pure(1), setup.Participants); err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Fatalf("budget mismatch: %v", err)
 	}
 	// The paper's notion is not standard DP: a party must consent.
@@ -86,10 +77,10 @@ func TestMPCRDPSettingsAndJoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := joinAs(f, "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
+	if err := joinParty(f, "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err == nil || !strings.Contains(err.Error(), "allow_unsound") {
 		t.Fatalf("mp-crdp notion accepted without consent: %v", err)
 	}
-	if err := joinAs(verticalConsortium(t, true), "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err != nil {
+	if err := joinParty(verticalConsortium(t, true), "party-1", unsound.Participants[0].Params, dp.Pure(0.5), unsound.Participants); err != nil {
 		t.Fatalf("with allow_unsound: %v", err)
 	}
 }
@@ -102,28 +93,15 @@ func FuzzMPCRDPMessages(f *testing.F) {
 	f.Add(append([]byte{0}, cols...))
 	cr, _ := protompcrdp.ChargeRequest{Step: 1, Name: "s", Charges: []privacy.Charge{{Purpose: "p", Spec: dp.Spec{Guarantee: dp.Pure(1)}}}}.MarshalBinary()
 	f.Add(append([]byte{1}, cr...))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) == 0 {
-			return
-		}
-		body := b[1:]
-		switch b[0] % 5 {
-		case 0:
+	fuzzDecoders(f,
+		func(t *testing.T, body []byte) {
 			var m protompcrdp.Columns
 			if m.UnmarshalBinary(body) == nil && len(m.Values) != len(m.IDs)*len(m.Schema.Attributes) {
 				t.Fatal("ragged columns accepted")
 			}
-		case 1:
-			var m protompcrdp.ChargeRequest
-			_ = m.UnmarshalBinary(body)
-		case 2:
-			var m protompcrdp.Approval
-			_ = m.UnmarshalBinary(body)
-		case 3:
-			var m protompcrdp.Published
-			_ = m.UnmarshalBinary(body)
-		case 4:
-			_, _ = mpcrdpspec.Spec.Decode(body)
-		}
-	})
+		},
+		unmarshals[protompcrdp.ChargeRequest](),
+		unmarshals[protompcrdp.Approval](),
+		unmarshals[protompcrdp.Published](),
+		decodesSession(mpcrdpspec.Spec))
 }

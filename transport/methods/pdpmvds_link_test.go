@@ -1,7 +1,6 @@
 package methods
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -48,8 +47,7 @@ func TestPDPMVDSLinkedPrepareAndJoin(t *testing.T) {
 		return &g
 	}
 	prep := func(c *consortium.File, settings string) (*transport.Setup, error) {
-		self, _ := c.Member("synth")
-		return prepare(pdpmvdsspec.Spec, transport.PrepareInput{Consortium: c, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+		return prepareAs(pdpmvdsspec.Spec, c, "synth", settings)
 	}
 	for _, c := range []struct {
 		name, b, settings, want string

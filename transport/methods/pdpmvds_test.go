@@ -1,7 +1,6 @@
 package methods
 
 import (
-	"encoding/json"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"math/big"
 	"strings"
@@ -37,9 +36,8 @@ func pdpmvdsConsortium(t *testing.T) *consortium.File {
 
 func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 	f := pdpmvdsConsortium(t)
-	self, _ := f.Member("synth")
 	prep := func(settings string) (*transport.Setup, error) {
-		return prepare(pdpmvdsspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
+		return prepareAs(pdpmvdsspec.Spec, f, "synth", settings)
 	}
 	for name, s := range map[string]string{
 		"no records":         `{"rho": 1}`,
@@ -97,7 +95,7 @@ func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	keyless.Cleanup()
-	self, _ = f.Member("a")
+	self, _ := f.Member("a")
 	if _, err := join(pdpmvdsspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: keyless.Session, Coordinator: "synth",
 		Participants: keyless.Participants, Params: keyless.Participants[0].Params, Source: randx.NewSeeded(2),
 		Accountant: mustAccountant(t, "a", dp.Concentrated(1))}); err == nil || !strings.Contains(err.Error(), "needs keys") {
@@ -130,40 +128,21 @@ func FuzzPDPMVDSMessages(f *testing.F) {
 	}
 	f.Add(append([]byte{5}, pk.MarshalCiphertexts([]*paillier.Ciphertext{c})...))
 	f.Add(append([]byte{4}, pk.N.Bytes()...))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) == 0 {
-			return
-		}
-		body := data[1:]
-		switch data[0] % 9 {
-		case 0:
-			var m pdpmvds.Request
-			_ = m.UnmarshalBinary(body)
-		case 1:
-			var m pdpmvds.Body
-			_ = m.UnmarshalBinary(body)
-		case 2:
+	fuzzDecoders(f,
+		unmarshals[pdpmvds.Request](),
+		unmarshals[pdpmvds.Body](),
+		func(t *testing.T, body []byte) {
 			var m pdpmvds.Close
 			if m.UnmarshalBinary(body) == nil && len(body) != 0 {
 				t.Fatal("close with a body accepted")
 			}
-		case 3:
-			_, _ = pdpmvdsspec.Spec.Decode(body)
-		case 4:
-			_, _ = paillier.NewPublicKey(new(big.Int).SetBytes(body))
-		case 5:
-			_, _ = pk.UnmarshalCiphertexts(body)
-		case 6:
-			var m paillier.PartialDecryption
-			_ = m.UnmarshalBinary(body)
-		case 7:
-			var m dlpa.SharesMessage
-			_ = m.UnmarshalBinary(body)
-		case 8:
-			var m dlpa.Contribution
-			_ = m.UnmarshalBinary(body)
-		}
-	})
+		},
+		decodesSession(pdpmvdsspec.Spec),
+		func(_ *testing.T, body []byte) { _, _ = paillier.NewPublicKey(new(big.Int).SetBytes(body)) },
+		func(_ *testing.T, body []byte) { _, _ = pk.UnmarshalCiphertexts(body) },
+		unmarshals[paillier.PartialDecryption](),
+		unmarshals[dlpa.SharesMessage](),
+		unmarshals[dlpa.Contribution]())
 }
 
 func mustAccountant(t *testing.T, name string, b dp.Guarantee) *privacy.Accountant {

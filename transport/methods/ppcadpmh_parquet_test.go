@@ -3,16 +3,12 @@
 package methods
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
-	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
 
@@ -20,33 +16,13 @@ import (
 // streaming Parquet scan), where it was read as delimited text before
 // and refused: the table is Adult's, cell for cell.
 func TestOwnerReadsParquetDataset(t *testing.T) {
-	adult, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pq bytes.Buffer
-	if err := data.WriteParquet(&pq, adult); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := json.Marshal(adult.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := writeConsortium(t, map[string]string{"adult.parquet": pq.String(), "adult.json": string(sc)},
+	adult, pq := adultFile(t, data.WriteParquet)
+	f := writeConsortium(t, map[string]string{"adult.parquet": pq, "adult.json": mustJSON(t, adult.Schema)},
 		[]consortium.Member{
 			{Name: "curator", Role: "curator", Address: "h:1"},
-			{Name: "owner-1", Role: "owner", Address: "h:2",
-				Dataset: &consortium.Dataset{Path: "adult.parquet", Schema: "adult.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+			owner("owner-1", "h:2", "adult.parquet", "adult.json", false),
 		})
-	self, _ := f.Member("curator")
-	setup, err := prepare(ppcaspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(`{"schema": "adult.json", "epsilon": 1}`), Source: randx.NewSeeded(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := ppcaspec.Spec.Decode(setup.Participants[0].Params)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := curatorSession(t, ppcaspec.Spec, f, `{"schema": "adult.json", "epsilon": 1}`)
 	owner, _ := f.Member("owner-1")
 	var l method.Local
 	if err := readMemberData(transport.JoinInput{Consortium: f, Self: owner}, sess, &l); err != nil {

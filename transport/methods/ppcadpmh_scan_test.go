@@ -1,18 +1,14 @@
 package methods
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
-	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
 
@@ -25,33 +21,16 @@ import (
 // reads the table; an owner whose schema is not the session's is refused
 // before its file is read.
 func TestPPCAOwnerScansStatistics(t *testing.T) {
-	adult, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var csv bytes.Buffer
-	if err := data.WriteCSV(&csv, adult); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := json.Marshal(adult.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
+	adult, csv := adultFile(t, data.WriteCSV)
 	other := adult.Schema
 	other.Attributes = other.Attributes[1:] // a copy of the slice header: adult's schema is untouched
-	oc, err := json.Marshal(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := writeConsortium(t, map[string]string{"adult.csv": csv.String(), "adult.json": string(sc), "other.json": string(oc)},
+	f := writeConsortium(t, map[string]string{"adult.csv": csv, "adult.json": mustJSON(t, adult.Schema), "other.json": mustJSON(t, other)},
 		[]consortium.Member{
 			{Name: "curator", Role: "curator", Address: "h:1"},
-			{Name: "owner-1", Role: "owner", Address: "h:2", AllowUnsound: true,
-				Dataset: &consortium.Dataset{Path: "adult.csv", Schema: "adult.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+			owner("owner-1", "h:2", "adult.csv", "adult.json", true),
 			// Its file does not exist: a refusal that names the schema
 			// was made before any read.
-			{Name: "owner-2", Role: "owner", Address: "h:3",
-				Dataset: &consortium.Dataset{Path: "missing.csv", Schema: "other.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+			owner("owner-2", "h:3", "missing.csv", "other.json", false),
 		})
 	enc, err := data.NewEncoder(adult.Schema, data.EncoderOptions{})
 	if err != nil {
@@ -71,15 +50,7 @@ func TestPPCAOwnerScansStatistics(t *testing.T) {
 		{"another schema", "owner-2", `{"schema": "adult.json", "epsilon": 1}`, false, "owner-2's schema differs from the session's"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			self, _ := f.Member("curator")
-			setup, err := prepare(ppcaspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(c.settings), Source: randx.NewSeeded(1)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess, err := ppcaspec.Spec.Decode(setup.Participants[0].Params)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess := curatorSession(t, ppcaspec.Spec, f, c.settings)
 			owner, _ := f.Member(c.member)
 			var l method.Local
 			err = readMemberData(transport.JoinInput{Consortium: f, Self: owner}, sess, &l)

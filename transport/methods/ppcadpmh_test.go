@@ -1,8 +1,6 @@
 package methods
 
 import (
-	"encoding/json"
-	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ownerstats"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 	"github.com/dppub/dppub/dp"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
-	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
@@ -28,17 +25,9 @@ func testConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 		"a.csv":      "age,smoker\n30,no\n41,yes\n52,no\n",
 	}, []consortium.Member{
 		{Name: "curator", Role: "curator", Address: "h:1"},
-		{Name: "owner-1", Role: "owner", Address: "h:2", AllowUnsound: allowUnsound,
-			Dataset: &consortium.Dataset{Path: "a.csv", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},
-		{Name: "owner-2", Role: "owner", Address: "h:3",
-			Dataset: &consortium.Dataset{Path: "a.csv", Schema: "other.json"}, Budget: &consortium.Budget{Epsilon: 5}},
+		owner("owner-1", "h:2", "a.csv", "s.json", allowUnsound),
+		owner("owner-2", "h:3", "a.csv", "other.json", false),
 	})
-}
-
-func preparePPCA(t *testing.T, f *consortium.File, settings string) (*transport.Setup, error) {
-	t.Helper()
-	self, _ := f.Member("curator")
-	return prepare(ppcaspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
 }
 
 func TestPrepareChecksSettings(t *testing.T) {
@@ -51,15 +40,15 @@ func TestPrepareChecksSettings(t *testing.T) {
 		"missing schema":     `{"schema": "nope.json", "epsilon": 1}`,
 		"paper + aggregate":  `{"schema": "s.json", "epsilon": 1, "calibration": "paper", "noise": "secure-aggregate"}`,
 	} {
-		if _, err := preparePPCA(t, f, s); err == nil {
+		if _, err := prepareAs(ppcaspec.Spec, f, "curator", s); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
 	// Without a schema file the first owner's declared schema is shared.
-	if _, err := preparePPCA(t, f, `{"epsilon": 0.5, "k": 1}`); err != nil {
+	if _, err := prepareAs(ppcaspec.Spec, f, "curator", `{"epsilon": 0.5, "k": 1}`); err != nil {
 		t.Fatalf("no schema file: %v", err)
 	}
-	setup, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 0.5, "k": 1}`)
+	setup, err := prepareAs(ppcaspec.Spec, f, "curator", `{"schema": "s.json", "epsilon": 0.5, "k": 1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,22 +68,18 @@ func TestPrepareChecksSettings(t *testing.T) {
 
 func joinPPCA(t *testing.T, f *consortium.File, setup *transport.Setup, name string) error {
 	t.Helper()
-	self, _ := f.Member(name)
 	var me transport.Participant
 	for _, p := range setup.Participants {
 		if p.Name == name {
 			me = p
 		}
 	}
-	acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: *me.Budget})
-	_, err := join(ppcaspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "curator",
-		Participants: setup.Participants, Params: me.Params, Accountant: acct, Source: randx.NewSeeded(2)})
-	return err
+	return joinAs(ppcaspec.Spec, f, setup, "curator", name, me.Params, *me.Budget, setup.Participants)
 }
 
 func TestJoinChecksPolicyAndData(t *testing.T) {
 	f := testConsortium(t, false)
-	setup, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1}`)
+	setup, err := prepareAs(ppcaspec.Spec, f, "curator", `{"schema": "s.json", "epsilon": 1, "k": 1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +89,7 @@ func TestJoinChecksPolicyAndData(t *testing.T) {
 	if err := joinPPCA(t, f, setup, "owner-2"); err == nil || !strings.Contains(err.Error(), "schema differs") {
 		t.Fatalf("owner-2's other schema: %v", err)
 	}
-	unsound, err := preparePPCA(t, f, `{"schema": "s.json", "epsilon": 1, "k": 1, "paper_latent": true}`)
+	unsound, err := prepareAs(ppcaspec.Spec, f, "curator", `{"schema": "s.json", "epsilon": 1, "k": 1, "paper_latent": true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,68 +111,46 @@ func TestJoinChecksPolicyAndData(t *testing.T) {
 func FuzzPPCAMessages(f *testing.F) {
 	st, _ := ppcadpmh.Statistics{N: 3, P: 1, Packed: []float64{1, 2}}.MarshalBinary()
 	f.Add(append([]byte{1}, st...))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) == 0 {
-			return
-		}
-		body := b[1:]
-		switch b[0] % 5 {
-		case 0:
-			var m ppcadpmh.MaskSeed
-			_ = m.UnmarshalBinary(body)
-		case 1:
+	fuzzDecoders(f,
+		unmarshals[ppcadpmh.MaskSeed](),
+		func(t *testing.T, body []byte) {
 			var m ppcadpmh.Statistics
 			if m.UnmarshalBinary(body) == nil && m.P < 1 {
 				t.Fatalf("statistics for p=%d accepted", m.P)
 			}
-		case 2:
+		},
+		func(t *testing.T, body []byte) {
 			var m ppcadpmh.ModelMsg
 			if m.UnmarshalBinary(body) == nil && len(m.Components) != len(m.Mean)*m.K {
 				t.Fatal("inconsistent model accepted")
 			}
-		case 3:
+		},
+		func(t *testing.T, body []byte) {
 			var m ppcadpmh.Rows
 			if m.UnmarshalBinary(body) == nil && len(m.Data)%m.P != 0 {
 				t.Fatal("ragged rows accepted")
 			}
-		case 4:
-			_, _ = ppcaspec.Spec.Decode(body)
-		}
-	})
+		},
+		decodesSession(ppcaspec.Spec))
 }
 
 // An owner whose consortium entry names a statistics file (computed
 // elsewhere, e.g. by the Beam pipeline) joins like one holding rows.
 func TestJoinWithStatisticsFile(t *testing.T) {
-	schema, err := data.ParseSchema([]byte(schemaJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, _, err := data.ReadCSV(strings.NewReader("age,smoker\n30,no\n41,yes\n52,no\n"), schema, data.ReadOptions{Header: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := ownerstats.FromTable(tab, ownerstats.Config{Schema: schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := writeConsortium(t, map[string]string{"s.json": schemaJSON, "a.stats": string(b)}, []consortium.Member{
+	schema, tab := threeRows(t)
+	f := writeConsortium(t, map[string]string{"s.json": schemaJSON, "a.stats": statisticsFile(t, tab, ownerstats.Config{Schema: schema})}, []consortium.Member{
 		{Name: "curator", Role: "curator", Address: "h:1"},
 		{Name: "owner-1", Role: "owner", Address: "h:2",
 			Dataset: &consortium.Dataset{Statistics: "a.stats", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},
 	})
-	setup, err := preparePPCA(t, f, `{"epsilon": 1, "k": 1}`)
+	setup, err := prepareAs(ppcaspec.Spec, f, "curator", `{"epsilon": 1, "k": 1}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := joinPPCA(t, f, setup, "owner-1"); err != nil {
 		t.Fatalf("an owner with a statistics file should join: %v", err)
 	}
-	latent, err := preparePPCA(t, f, `{"epsilon": 1, "k": 1, "paper_latent": true}`)
+	latent, err := prepareAs(ppcaspec.Spec, f, "curator", `{"epsilon": 1, "k": 1, "paper_latent": true}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,10 @@
 package methods
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/consortium"
-	"github.com/dppub/dppub/data"
 	rowsynthspec "github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
@@ -19,25 +17,8 @@ import (
 // a file of the equal-width kind, or a session that may combine three
 // attributes, is refused at the join, before anything is charged.
 func TestRowSynthJoinWithStatisticsFile(t *testing.T) {
-	schema, err := data.ParseSchema([]byte(schemaJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, _, err := data.ReadCSV(strings.NewReader("age,smoker\n30,no\n41,yes\n52,no\n"), schema, data.ReadOptions{Header: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := func(c ownerstats.Config) string {
-		st, err := ownerstats.FromTable(tab, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := st.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	schema, tab := threeRows(t)
+	file := func(c ownerstats.Config) string { return statisticsFile(t, tab, c) }
 	f := writeConsortium(t, map[string]string{"s.json": schemaJSON,
 		"fine.stats": file(ownerstats.Config{Schema: schema, Fine: true}), "plain.stats": file(ownerstats.Config{Schema: schema})},
 		[]consortium.Member{
@@ -58,8 +39,7 @@ func TestRowSynthJoinWithStatisticsFile(t *testing.T) {
 		{"equal-width file", "owner-2", `{"rho": 0.5, "max_cells": 1}`, "fine"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			self, _ := f.Member("curator")
-			setup, err := prepare(rowsynthspec.Spec, transport.PrepareInput{Consortium: f, Self: self, Settings: json.RawMessage(c.settings), Source: randx.NewSeeded(1)})
+			setup, err := prepareAs(rowsynthspec.Spec, f, "curator", c.settings)
 			if err != nil {
 				t.Fatal(err)
 			}

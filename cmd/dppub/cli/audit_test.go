@@ -45,10 +45,7 @@ func TestAuditTextAndCustomPair(t *testing.T) {
 	dir := t.TempDir()
 	d := writeFile(t, dir, "d.csv", "a,b,c\n0,0,0\n0.5,0.2,1\n")
 	dp := writeFile(t, dir, "dp.csv", "a,b,c\n1,1,1\n0.5,0.2,1\n")
-	code, out, errs := run(t, "audit", "ppca-dp-mh", "--pair-d", d, "--pair-dprime", dp, "--runs", "500", "--seed", "3", "--part", "all")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	out, _ := mustRun(t, "audit", "ppca-dp-mh", "--pair-d", d, "--pair-dprime", dp, "--runs", "500", "--seed", "3", "--part", "all")
 	for _, want := range []string{"user-supplied pair", "claimed:      ε=2", "verdict:      PASS", "repeat with --seed 3"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -77,10 +74,7 @@ func TestAuditBadUsage(t *testing.T) {
 func TestAuditGreyBox(t *testing.T) {
 	// The exponential mechanism releases an index: an integer, whose low
 	// significand bits are zero on D and D' alike.
-	code, out, errs := run(t, "audit", "exponential", "--greybox", "--runs", "2000", "--seed", "1", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	out, errs := mustRun(t, "audit", "exponential", "--greybox", "--runs", "2000", "--seed", "1", "--json")
 	var res struct {
 		Verdict  string  `json:"verdict"`
 		Alpha    float64 `json:"alpha"`
@@ -97,7 +91,7 @@ func TestAuditGreyBox(t *testing.T) {
 	if res.Verdict != "PASS" || res.Alpha != 1e-3 || res.Tests != 2 || len(res.Features) != 2 || res.Seed != 1 {
 		t.Errorf("got %+v; want PASS at α = 0.001 over 2 tests, seed 1", res)
 	}
-	code, out, errs = run(t, "audit", "laplace", "--greybox", "--runs", "500", "--seed", "2", "--alpha", "0.01")
+	code, out, errs := run(t, "audit", "laplace", "--greybox", "--runs", "500", "--seed", "2", "--alpha", "0.01")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/ownerstats"
 )
 
@@ -96,15 +95,8 @@ func newBadInputFixture(t *testing.T) badInputFixture {
 // truncatedGzip is s gzipped and cut in half: a copy cut short.
 func truncatedGzip(t *testing.T, s string) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()[:b.Len()/2]
+	gz := testenv.Gzip(t, s)
+	return gz[:len(gz)/2]
 }
 
 // snapshot maps every file under dir to the SHA-256 of its bytes (and

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/dppub/dppub/privacy"
 )
 
 func TestPublishPrivBayesAndDPSUBN3OnCSV(t *testing.T) {
@@ -32,21 +29,10 @@ func TestPublishPrivBayesAndDPSUBN3OnCSV(t *testing.T) {
 		if !strings.Contains(stdout, "Network (published, DP)") || !strings.Contains(stderr, "NO privacy guarantee") {
 			t.Errorf("%s: output lacks the network or the seed warning:\n%s\n%s", c.method, stdout, stderr)
 		}
-		synth, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lines := strings.Count(string(synth), "\n"); lines != 111 {
+		if lines := lineCount(t, out); lines != 111 {
 			t.Errorf("%s: %d lines, want a header and 110 rows", c.method, lines)
 		}
-		js, err := os.ReadFile(out + ".privacy.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r privacy.Report
-		if err := json.Unmarshal(js, &r); err != nil {
-			t.Fatal(err)
-		}
+		r := readReport(t, out+".privacy.json")
 		if r.Method != c.method || len(r.Parties) != c.owners || r.Claimed.Epsilon != 2 {
 			t.Errorf("%s: report method %q, %d parties, overall %v", c.method, r.Method, len(r.Parties), r.Claimed)
 		}

@@ -22,10 +22,7 @@ func TestPublishPrivBayesWarnsOnIndependentLabel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"publish", "privbayes", "--dataset", "wdbc", "--epsilon", "0.1", "--seed", "1",
 				"--out", filepath.Join(dir, "x.csv"), "--force"}, c.extra...)
-			code, _, stderr := run(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			_, stderr := mustRun(t, args...)
 			if !strings.Contains(stderr, `warning: the learned network leaves the label "`+c.label+`" independent`) {
 				t.Errorf("no warning about %q on stderr:\n%s", c.label, stderr)
 			}

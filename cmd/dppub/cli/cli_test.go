@@ -2,14 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/dppub/dppub/privacy"
 )
 
 // run executes the CLI and returns exit code, stdout and stderr.
@@ -18,6 +15,17 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := Main(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// mustRun executes the CLI, fails the test unless it exits 0, and
+// returns stdout and stderr.
+func mustRun(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	code, stdout, stderr := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return stdout, stderr
 }
 
 const schemaJSON = `{"attributes": [
@@ -105,29 +113,15 @@ func TestPublishPPCAOnCSVWritesTableAndReport(t *testing.T) {
 	a := writeFile(t, dir, "a.csv", csvRows(60))
 	b := writeFile(t, dir, "b.csv", csvRows(50))
 	out := filepath.Join(dir, "synth.csv")
-	code, stdout, stderr := run(t, "publish", "ppca-dp-mh", "--input", a, "--input", b, "--schema", schema,
+	stdout, stderr := mustRun(t, "publish", "ppca-dp-mh", "--input", a, "--input", b, "--schema", schema,
 		"--epsilon", "2", "--seed", "9", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	if !strings.Contains(stderr, "NO privacy guarantee") {
 		t.Fatalf("--seed did not warn on stderr: %q", stderr)
 	}
-	body, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lines := strings.Count(string(body), "\n"); lines != 111 {
+	if lines := lineCount(t, out); lines != 111 {
 		t.Fatalf("synthetic CSV has %d lines, want header + 110 rows", lines)
 	}
-	var rep privacy.Report
-	js, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(js, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out+".privacy.json")
 	if len(rep.Parties) != 2 || !rep.WithinBudget() || rep.Claimed.Epsilon != 2 {
 		t.Fatalf("report parties=%d within=%v overall=%v", len(rep.Parties), rep.WithinBudget(), rep.Claimed)
 	}

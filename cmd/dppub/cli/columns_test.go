@@ -102,10 +102,7 @@ func TestSkipColumnsReadsExtraColumns(t *testing.T) {
 			if c.name != "compare" && c.name != "check" { // the owner's own reports take no seed
 				args = append(args, "--seed", "1")
 			}
-			code, _, stderr := run(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			mustRun(t, args...)
 			if c.out == "" {
 				return
 			}
@@ -161,11 +158,8 @@ func TestDPPCAIgnoreIsDeprecated(t *testing.T) {
 		lines[i] += ",x"
 	}
 	in := writeFile(t, dir, "in.csv", strings.Join(lines, "\n")+"\n")
-	code, stdout, stderr := run(t, "publish", "dppca-svm", "--input", in, "--schema", schema, "--label", "smoker",
+	stdout, stderr := mustRun(t, "publish", "dppca-svm", "--input", in, "--schema", schema, "--label", "smoker",
 		"--ignore", "note", "--seed", "1", "--out", "-", "--report", filepath.Join(dir, "r.json"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	if !strings.Contains(stderr, "Flag --ignore has been deprecated, use --skip-columns") {
 		t.Errorf("no deprecation notice on stderr: %q", stderr)
 	}

@@ -17,10 +17,7 @@ func TestDemoLayouts(t *testing.T) {
 	for _, method := range demoMethodNames() {
 		t.Run(method, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "a", "b")
-			code, out, stderr := run(t, "consortium", "demo", "--dir", dir, "--method", method, "--rows", "300", "--split-seed", "1")
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			out, _ := mustRun(t, "consortium", "demo", "--dir", dir, "--method", method, "--rows", "300", "--split-seed", "1")
 			if !strings.Contains(out, "Next: dppub consortium init") {
 				t.Fatalf("output: %s", out)
 			}

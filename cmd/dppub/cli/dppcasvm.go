@@ -174,7 +174,6 @@ func runPublishDPPCA(cmd *cobra.Command, spec method.Spec, f *dppcaFlags) error 
 	if err != nil {
 		return err
 	}
-	res := out.Detail.(*dppcasvm.Result)
 	// The model is written before its report, which records the model's
 	// digest; if the report cannot be written the model is removed, so
 	// nothing is half-published.
@@ -184,36 +183,37 @@ func runPublishDPPCA(cmd *cobra.Command, spec method.Spec, f *dppcaFlags) error 
 	w := cmd.OutOrStdout()
 	printReport(cmd, w, out.Report)
 	fmt.Fprintf(w, "\nWrote the model to %s and the report to %s\n", displayPath(f.out, stdoutName), f.report)
-	return printDPPCAUtility(cmd, table, res)
+	return printClassifierUtility(cmd, table, out.Detail)
 }
 
-// printDPPCAUtility prints the model's utility on the owner's own rows,
-// and warns on stderr (shown under --quiet too) when the classifier does
+// printClassifierUtility prints a classifier's utility on the owner's
+// own rows (method.Classifier, its method.Summarizer lines around the
+// accuracy), and warns on stderr (shown under --quiet too) when it does
 // no better than the majority class: computed from the private rows, it
-// never goes into the published report.
-func printDPPCAUtility(cmd *cobra.Command, train *data.Table, res *dppcasvm.Result) error {
-	pred, err := res.Model.Apply(train)
+// never goes into the published report. A result that is no classifier
+// prints nothing.
+func printClassifierUtility(cmd *cobra.Command, train *data.Table, detail any) error {
+	c, ok := detail.(method.Classifier)
+	if !ok {
+		return nil
+	}
+	pred, truth, err := c.Classify(train)
 	if err != nil {
 		return err
 	}
-	truth, _, err := res.Model.Truth(train)
-	if err != nil {
-		return err
-	}
-	fit := res.Fit
+	summary, _ := detail.(method.Summarizer)
 	acc := learn.Accuracy(pred, truth)
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
-	fmt.Fprintf(w, "  model: k = %d components of d = %d encoded columns, %d class(es) → %d binary model(s)\n",
-		fit.Components.K, len(res.Model.Preprocess.Columns), len(res.Model.Classes), fit.BinaryModels)
+	if summary != nil {
+		printLines(w, summary.Summary())
+	}
 	fmt.Fprintf(w, "  training accuracy: %.4f on %d records\n", acc, train.Len())
 	noteQuality(cmd, "training_accuracy", acc)
-	fmt.Fprintf(w, "  time: %v (second moment %v, eigen %v, projection %v, SVM %v)\n", res.Elapsed.Round(1e6),
-		fit.Timing.Moment.Round(1e5), fit.Timing.Eigen.Round(1e5), fit.Timing.Project.Round(1e5), fit.Timing.SVM.Round(1e5))
-	if res.Clamped > 0 {
-		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
+	if summary != nil {
+		printLines(w, summary.Notes())
 	}
-	if msg := dppcasvm.ClassifierWarning(acc, majorityShare(truth)); msg != "" {
+	if msg := c.Weak(acc, majorityShare(truth)); msg != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", msg)
 	}
 	return nil

@@ -187,10 +187,7 @@ func TestPublishDPPCAWarnings(t *testing.T) {
 			if c.quiet {
 				args = append(args, "--quiet")
 			}
-			code, stdout, stderr := run(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			stdout, stderr := mustRun(t, args...)
 			if got := strings.Contains(stderr, classifier); got != c.warn {
 				t.Errorf("classifier warning on stderr %v, want %v:\n%s", got, c.warn, stderr)
 			}

@@ -23,10 +23,7 @@ func TestDroppedRowsAreCounted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.csv")
 			args := append(c.args, "--input", in, "--schema", schema, "--seed", "1", "--out", out)
-			code, _, stderr := run(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			_, stderr := mustRun(t, args...)
 			if !strings.Contains(stderr, "2 of 202 rows dropped for a missing value") {
 				t.Fatalf("stderr does not count the dropped rows:\n%s", stderr)
 			}

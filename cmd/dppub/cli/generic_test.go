@@ -38,14 +38,7 @@ func TestGenericPublishEqualsOwnCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("generic command: exit %d: %s", code, stderr)
 	}
-	a, errA := os.ReadFile(own)
-	b, errB := os.ReadFile(generic)
-	if errA != nil || errB != nil {
-		t.Fatal(errA, errB)
-	}
-	if !bytes.Equal(a, b) {
-		t.Fatalf("the generic command published other rows than the method's own command (%d vs %d bytes)", len(b), len(a))
-	}
+	sameBytes(t, own, generic, "the generic command published other rows than the method's own command")
 	if !strings.Contains(stdout, "Bayesian network") {
 		t.Fatalf("the summary is missing from the output:\n%s", stdout)
 	}
@@ -96,14 +89,7 @@ func TestGenericCentralEqualsOwnCommand(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("generic command: exit %d: %s", code, stderr)
 			}
-			a, errA := os.ReadFile(own)
-			b, errB := os.ReadFile(generic)
-			if errA != nil || errB != nil {
-				t.Fatal(errA, errB)
-			}
-			if !bytes.Equal(a, b) {
-				t.Fatalf("the generic command published other rows than the method's own command (%d vs %d bytes)", len(b), len(a))
-			}
+			sameBytes(t, own, generic, "the generic command published other rows than the method's own command")
 			// The report names the method its run is (the spec's own run).
 			if !strings.Contains(stdout, "Privacy report: "+bnspec.Name) || !strings.Contains(stdout, "Wrote "+generic) {
 				t.Fatalf("the summary is missing from the output:\n%s", stdout)

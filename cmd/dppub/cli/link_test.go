@@ -49,10 +49,7 @@ func TestLinkWritesAlignedFilesAndReport(t *testing.T) {
 	inputs, common := linkInputs(t, dir)
 	out := filepath.Join(dir, "linked")
 	args := append([]string{"link", "--id", "person", "--out-dir", out, "--seed", "3"}, inputs...)
-	code, stdout, stderr := run(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := mustRun(t, args...)
 	if !strings.Contains(stdout, fmt.Sprintf("%d records common", len(common))) || !strings.Contains(stdout, "Venn diagram") {
 		t.Errorf("summary does not state the intersection and what leaks:\n%s", stdout)
 	}

@@ -1,28 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/dppub/dppub/privacy"
 )
-
-func readReport(t *testing.T, path string) *privacy.Report {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r privacy.Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r
-}
 
 // One --input and --owners m splits the file among m owners for every
 // method of owners of rows, the generic commands' (synthesize-rows) as
@@ -35,10 +19,7 @@ func TestOneInputSplitAmongOwners(t *testing.T) {
 	for _, name := range []string{"synthesize-rows", "ppca-dp-mh", "dp-subn3"} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(dir, name+".csv")
-			code, _, stderr := run(t, "publish", name, "--input", in, "--schema", s, "--owners", "3", "--epsilon", "1", "--seed", "1", "--out", out)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			mustRun(t, "publish", name, "--input", in, "--schema", s, "--owners", "3", "--epsilon", "1", "--seed", "1", "--out", out)
 			r := readReport(t, out+".privacy.json")
 			if name == "dp-subn3" {
 				return // sequential: its report's parties are its steps
@@ -108,10 +89,7 @@ func TestDefaultDeltaFromAllOwners(t *testing.T) {
 	big := writeFile(t, dir, "big.csv", csvRows(1000))
 	s := writeFile(t, dir, "s.json", schemaJSON)
 	out := filepath.Join(dir, "out.csv")
-	code, stdout, stderr := run(t, "publish", "synthesize-rows", "--input", tiny, "--input", big, "--schema", s, "--epsilon", "1", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := mustRun(t, "publish", "synthesize-rows", "--input", tiny, "--input", big, "--schema", s, "--epsilon", "1", "--out", out)
 	r := readReport(t, out+".privacy.json")
 	want := 1.0 / 1002 / 1002
 	for _, p := range r.Parties {
@@ -134,10 +112,7 @@ func TestWeakBudgetWarned(t *testing.T) {
 	in := writeFile(t, dir, "in.csv", csvRows(300))
 	s := writeFile(t, dir, "s.json", schemaJSON)
 	out := filepath.Join(dir, "out.csv")
-	code, stdout, stderr := run(t, "publish", "synthesize-rows", "--input", in, "--schema", s, "--owners", "2", "--epsilon", "12", "--delta", "1e-3", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := mustRun(t, "publish", "synthesize-rows", "--input", in, "--schema", s, "--owners", "2", "--epsilon", "12", "--delta", "1e-3", "--out", out)
 	r := readReport(t, out+".privacy.json")
 	for _, want := range []string{"ε = 12 is above 10", "δ = 0.001 is above 1e-05"} {
 		if !strings.Contains(strings.Join(r.Warnings, "\n"), want) || !strings.Contains(stdout, want) {

@@ -52,10 +52,7 @@ func TestParquetInputsAndOutput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			args := append(c.args, "--seed", "1")
-			code, _, stderr := run(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			mustRun(t, args...)
 			read := data.ReadParquetFile
 			if !data.IsParquetPath(c.out) {
 				read = data.ReadFile

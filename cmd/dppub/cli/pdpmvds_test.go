@@ -82,11 +82,7 @@ func TestKeygenAndPublishPaillier(t *testing.T) {
 	if rep.Suite != "paillier" || len(rep.Phases) < 3 {
 		t.Errorf("protocol report: %s", js)
 	}
-	body, err := os.ReadFile(synth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lines := strings.Count(string(body), "\n"); lines != 121 {
+	if lines := lineCount(t, synth); lines != 121 {
 		t.Errorf("synthetic file has %d lines, want 121", lines)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/learn"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/model"
 	"github.com/spf13/cobra"
 )
@@ -102,25 +102,24 @@ func runPredict(cmd *cobra.Command, f *predictFlags) error {
 	return nil
 }
 
-// loadModel reads a published model: the dppub-model format, or an
-// LDA-DP / Mul-LDA-DP model file turned into it (its DP Gaussian model of
-// the projections classifies).
+// loadModel reads a published model: the dppub-model format, or a model
+// file in its method's own format turned into it (method.Spec.ReadModel:
+// LDA-DP's and Mul-LDA-DP's, whose DP Gaussian model of the projections
+// classifies).
 func loadModel(path string) (*model.Model, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	var probe struct{ Format, Method string }
-	if json.Unmarshal(b, &probe) == nil && probe.Format == "" &&
-		(probe.Method == mulldaspec.NameSingle || probe.Method == mulldaspec.NameMulti) {
-		lf, err := mulldaspec.ReadModelFile(bytes.NewReader(b))
-		if err == nil {
-			var m *model.Model
-			if m, err = lf.Classifier(); err == nil {
-				return m, nil
+	if json.Unmarshal(b, &probe) == nil && probe.Format == "" {
+		if s, err := method.Lookup(probe.Method); err == nil && s.ReadModel != nil {
+			m, err := s.ReadModel(b)
+			if err != nil {
+				return nil, fmt.Errorf("%w (in %s)", err, path)
 			}
+			return m, nil
 		}
-		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
 	m, err := model.Read(bytes.NewReader(b))
 	if err != nil {

@@ -29,10 +29,7 @@ func TestByteOrderMarkAndReportToStdout(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_ = os.Remove(out)
 			wd, _ := os.Getwd()
-			code, stdout, stderr := run(t, c.args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			stdout, stderr := mustRun(t, c.args...)
 			var report struct {
 				Status  string            `json:"guarantee_status"`
 				Outputs map[string]string `json:"output_sha256"`

@@ -469,14 +469,7 @@ func (tc gateCase) check(t *testing.T, held string) {
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("gate file mode %v, want owner-only 0600", st.Mode().Perm())
 	}
-	b, err := os.ReadFile(gateFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel, err := gate.ParseRelease(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rel := readGate(t, gateFile)
 	wantOwners := len(tc.records)
 	if tc.pooled {
 		wantOwners = 1

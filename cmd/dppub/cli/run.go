@@ -19,7 +19,6 @@ import (
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/method"
-	mppca "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/transport"
 	"github.com/spf13/cobra"
 )
@@ -167,7 +166,7 @@ func (f *runFlags) check(method string) (transport.Method, error) {
 	}
 	if f.out == stdoutPath && !streamsRows(method) {
 		// Its outcome may hold further files named after --out.
-		return transport.Method{}, usagef("--out - (standard output) is for %s's synthetic rows; %s writes files (--out FILE)", mppca.Name, method)
+		return transport.Method{}, usagef("--out - (standard output) is for %s's synthetic rows; %s writes files (--out FILE)", streamingMethods(), method)
 	}
 	if data.IsParquetPath(f.out) {
 		// A build without Parquet refuses before any budget is spent.

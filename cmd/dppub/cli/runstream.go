@@ -8,10 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
-	mppca "github.com/dppub/dppub/method/ppcadpmh"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/transport"
 	"github.com/spf13/cobra"
 )
@@ -28,11 +29,20 @@ type streamedRows struct {
 }
 
 // streamsRows reports whether a networked session's synthetic rows go to
-// the output as they arrive: ppca-dp-mh's (its curator takes a row sink,
-// mppca.RowSink), to every output publish streams to (a CSV or Parquet
-// file, standard output). The other methods' coordinators build their
-// table whole, as their one-process publish does.
-func streamsRows(method string) bool { return method == mppca.Name }
+// the output as they arrive: those of a method whose coordinator takes a
+// row sink (method.Spec.StreamsRows, method.RowSink), to every output
+// publish streams to (a CSV or Parquet file, standard output). The other
+// methods' coordinators build their table whole, as their one-process
+// publish does.
+func streamsRows(name string) bool {
+	s, err := method.Lookup(name)
+	return err == nil && s.StreamsRows
+}
+
+// streamingMethods names the methods whose rows can go to standard output.
+func streamingMethods() string {
+	return strings.Join(method.Names(func(s method.Spec) bool { return s.StreamsRows }), ", ")
+}
 
 // runStreamingRows runs the session with a sink on the curator that takes
 // the synthetic rows decoded, a chunk at a time in owner order, and
@@ -55,17 +65,18 @@ func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.N
 	)
 	produce := func(w io.Writer, name string) error {
 		sink = newTableSink(w, name, data.IsParquetPath(out), nil)
-		opts.Attach = mppca.RowSink(func(t *data.Table) error { return sink.add(t, nil) })
+		opts.Attach = method.RowSink(func(t *data.Table) error { return sink.add(t, nil) })
 		if res, runErr = node.Run(ctx, opts); runErr != nil {
 			return runErr
 		}
 		var schema data.Schema
 		if !sink.started {
-			d, ok := res.Detail.(*mppca.Result)
-			if !ok || d.Encoder == nil {
+			if d, ok := res.Detail.(method.TableSchema); ok {
+				schema = d.TableSchema()
+			}
+			if len(schema.Attributes) == 0 {
 				return fmt.Errorf("writing %s: no rows came and the outcome names no schema for the header", name)
 			}
-			schema = d.Encoder.Schema()
 		}
 		return sink.finish(schema)
 	}

@@ -84,10 +84,7 @@ func TestStatisticsCommandEqualsFromTable(t *testing.T) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 				out := filepath.Join(t.TempDir(), "owner.stats")
 				args := append([]string{"statistics", "--input", files[0], "--schema", schemaPath, "--out", out}, c.args...)
-				code, stdout, stderr := run(t, args...)
-				if code != 0 {
-					t.Fatalf("exit %d: %s", code, stderr)
-				}
+				stdout, stderr := mustRun(t, args...)
 				if !strings.Contains(stderr, "as sensitive as the data") || !strings.Contains(stdout, "FOR THE DATA OWNER ONLY") {
 					t.Errorf("no warning that the file is as sensitive as the data:\n%s\n%s", stdout, stderr)
 				}
@@ -177,10 +174,7 @@ func TestStatisticsCommandRefuses(t *testing.T) {
 		})
 	}
 	// --json: one document on stdout; --force replaces.
-	code, stdout, stderr := run(t, "statistics", "--input", csv, "--schema", schemaPath, "--out", existing, "--force", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := mustRun(t, "statistics", "--input", csv, "--schema", schemaPath, "--out", existing, "--force", "--json")
 	var doc statisticsSummary
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Rows != 40 || doc.Out != existing || doc.Warning == "" {
 		t.Fatalf("--json printed %q (%v)", stdout, err)

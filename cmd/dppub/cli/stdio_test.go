@@ -70,10 +70,7 @@ func TestStdinAndStdout(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			withStdin(t, rows)
-			code, stdout, stderr := run(t, append(c.args, "--seed", "1")...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			stdout, stderr := mustRun(t, append(c.args, "--seed", "1")...)
 			if !strings.Contains(stderr, c.summary) {
 				t.Errorf("stderr lacks the summary %q:\n%s", c.summary, stderr)
 			}
@@ -135,10 +132,7 @@ func TestDeprecationNoticeOnStderr(t *testing.T) {
 	}
 	lines[0] = "pid," + strings.SplitN(lines[0], ",", 2)[1]
 	withStdin(t, strings.Join(lines, "\n")+"\n")
-	code, stdout, stderr := run(t, "schema", "-", "--skip", "pid", "--out", "-")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, stderr := mustRun(t, "schema", "-", "--skip", "pid", "--out", "-")
 	var v map[string]any
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 		t.Fatalf("stdout is not the schema alone (%v): %q", err, stdout)
@@ -154,11 +148,8 @@ func TestStdoutQuiet(t *testing.T) {
 	dir := t.TempDir()
 	schema := writeFile(t, dir, "s.json", schemaJSON)
 	withStdin(t, csvRows(100))
-	code, stdout, stderr := run(t, "publish", "ppca-dp-mh", "--input", "-", "--schema", schema, "--out", "-",
+	stdout, stderr := mustRun(t, "publish", "ppca-dp-mh", "--input", "-", "--schema", schema, "--out", "-",
 		"--report", filepath.Join(dir, "r.json"), "--quiet")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	if !strings.HasPrefix(stdout, "age,smoker,region\n") || strings.Count(stdout, "\n") != 101 {
 		t.Errorf("stdout is not the 100 synthetic rows: %.200q", stdout)
 	}

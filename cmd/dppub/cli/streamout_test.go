@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/method/synthesize"
@@ -149,10 +148,7 @@ func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
 					if gated {
 						args = append(args, "--gate", "--gate-holdout", held, "--gate-out", gateOut)
 					}
-					code, stdout, stderr := run(t, args...)
-					if code != 0 {
-						t.Fatalf("exit %d: %s", code, stderr)
-					}
+					stdout, _ := mustRun(t, args...)
 					got := []byte(stdout)
 					if out != "-" {
 						if got, err = os.ReadFile(path); err != nil {
@@ -183,14 +179,7 @@ func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
 						mustNotExist(t, gateOut)
 						return
 					}
-					b, err := os.ReadFile(gateOut)
-					if err != nil {
-						t.Fatal(err)
-					}
-					rel, err := gate.ParseRelease(b)
-					if err != nil {
-						t.Fatal(err)
-					}
+					rel := readGate(t, gateOut)
 					if rel.Refused || rel.SyntheticRows != c.whole.Len() || rel.SyntheticChecked != c.whole.Len() || rel.Sampled() != "" {
 						t.Errorf("gate result: refused %v, checked %d of %d synthetic rows, want a pass on all %d", rel.Refused, rel.SyntheticChecked, rel.SyntheticRows, c.whole.Len())
 					}
@@ -271,19 +260,9 @@ func TestGateChecksASampleOfALargeTable(t *testing.T) {
 	dir := t.TempDir()
 	adult, held, schema := adultFiles(t, dir, 1250, 300)
 	out := filepath.Join(dir, "synth.csv")
-	code, stdout, stderr := run(t, "synthesize", "--input", adult, "--schema", schema, "--epsilon", "1", "--rows", "3000",
+	stdout, _ := mustRun(t, "synthesize", "--input", adult, "--schema", schema, "--epsilon", "1", "--rows", "3000",
 		"--gate", "--gate-holdout", held, "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	b, err := os.ReadFile(out + ".gate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel, err := gate.ParseRelease(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rel := readGate(t, out+".gate.json")
 	const says = "a uniform random sample of 500 of the 3000 synthetic rows"
 	if rel.SyntheticRows != 3000 || rel.SyntheticChecked != 500 || !strings.Contains(rel.Verdict(), says) {
 		t.Errorf("gate result checked %d of %d rows, verdict %q", rel.SyntheticChecked, rel.SyntheticRows, rel.Verdict())

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 
@@ -125,25 +124,31 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if err != nil {
 		return err
 	}
-	res := out.Detail.(*synthesize.Result)
-	f.recordUsed(st, res)
+	res, ok := out.Detail.(method.RowChunks)
+	if !ok {
+		return fmt.Errorf("%s: the outcome's table cannot be decoded a chunk at a time", synthesize.Spec.Name)
+	}
+	f.recordUsed(st, out.Detail)
 	var owners []*data.Table
 	if in.table != nil {
 		owners = []*data.Table{in.table}
 	}
-	sample, counts, err := publishStream(cmd, &f.outputFlags, &f.gate, owners, res)
+	sample, counts, err := publishStream(cmd, &f.outputFlags, &f.gate, owners, res, out.Report)
 	if err != nil {
 		return err
 	}
-	printSynthUtility(cmd, cmd.OutOrStdout(), in, res, sample, counts)
+	summary, _ := out.Detail.(method.Summarizer)
+	printSynthUtility(cmd, cmd.OutOrStdout(), in, res.RowCount(), summary, sample, counts)
 	return nil
 }
 
 // recordUsed puts the settings the run used into the flags, which the
 // report's parameters record: the defaults filled in (--delta 0 and
 // --rows 0 are what the flags say when left out, not what ran).
-func (f *synthFlags) recordUsed(st synthesize.Settings, res *synthesize.Result) {
-	st.Delta, st.Rows = res.Delta, res.Rows
+func (f *synthFlags) recordUsed(st synthesize.Settings, detail any) {
+	if u, ok := detail.(method.UsedSettings); ok {
+		u.RecordUsed(&st)
+	}
 	f.settings = st
 }
 
@@ -200,38 +205,14 @@ func stageBars(w io.Writer) func(stage string, done, total int) {
 // the numeric columns' distances on their original values (the real
 // values' counts against the synthetic values written, up to sampleRows
 // rows).
-func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, res *synthesize.Result, sample synthSample, counts *synthCounts) {
+func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int, summary method.Summarizer, sample synthSample, counts *synthCounts) {
 	var whyNot error
 	if in.counts == nil {
 		whyNot = fmt.Errorf("the real rows were not counted")
 	}
 	printQuality(cmd, w, in.counts, counts.Joint, whyNot)
-	e := res.Engine
-	sizes := map[int]int{}
-	for _, m := range e.Measured {
-		sizes[len(m.Attrs)]++
-	}
-	var shape []string
-	for _, k := range slices.Sorted(maps.Keys(sizes)) {
-		shape = append(shape, fmt.Sprintf("%d × %d-way", sizes[k], k))
-	}
-	if res.Auto != "" {
-		fmt.Fprintf(w, "  engine: %s\n", res.Auto)
-	}
-	if len(e.Rounds) > 0 {
-		fmt.Fprintf(w, "  adaptive: %d rounds after %d one-way marginals; measured %s\n", len(e.Rounds), len(e.Measured)-len(e.Rounds), strings.Join(shape, ", "))
-	} else {
-		fmt.Fprintf(w, "  %d of %d attribute pairs selected; measured %s\n", len(e.Selection.Chosen), len(e.Candidates), strings.Join(shape, ", "))
-	}
-	wl := e.Workload
-	fmt.Fprintf(w, "  noise error bars (public): %d of %d workload marginals covered by a measurement, expected TVD from noise %.4f (95%%: %.4f) on average\n",
-		wl.Covered, wl.Queries, wl.MeanExpectedTVD, wl.MeanTVD95)
-	t := e.Timings
-	fmt.Fprintf(w, "  time: %v (one-way %v, scores %v, selection %v, marginals %v, post-processing %v, GUM %v)\n",
-		res.Elapsed.Round(1e6), t.OneWays.Round(1e6), t.Scores.Round(1e6), t.Select.Round(1e6), t.Marginals.Round(1e6),
-		t.PostProcess.Round(1e6), t.GUM.Round(1e6))
-	if res.Rows > e.Data.Len() {
-		fmt.Fprintf(w, "  %d synthetic rows repeat %d fitted records (each numeric value drawn afresh in its bin)\n", res.Rows, e.Data.Len())
+	if summary != nil {
+		printLines(w, summary.Summary())
 	}
 	s := in.schema()
 	for j, a := range s.Attributes {
@@ -251,16 +232,18 @@ func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, res *syn
 	if len(in.tooMany) > 0 {
 		fmt.Fprintf(w, "  %s: more than %d distinct values, distances on original values not computed\n", strings.Join(in.tooMany, ", "), maxDistinct)
 	}
-	if len(sample) > 0 && res.Rows > sampleRows {
+	if len(sample) > 0 && rows > sampleRows {
 		fmt.Fprintf(w, "  (original-value distances against the first %d synthetic rows)\n", sampleRows)
 	}
-	if res.BinRho > 0 {
-		fmt.Fprintf(w, "  numeric bins chosen from the data with ρ = %.4g (%.1f%% of the budget)\n", res.BinRho, 100*res.BinRho/res.Rho)
+	if summary != nil {
+		printLines(w, summary.Notes())
 	}
-	if f := res.Epsilon; f > 0 {
-		fmt.Fprintf(w, "  budget (ε, δ) = (%g, %.3g) → ρ = %.6g (Canonne–Kamath–Steinke conversion)\n", f, res.Delta, res.Rho)
-	}
-	if res.Clamped > 0 {
-		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
+}
+
+// printLines prints a result's terminal lines (method.Summarizer), indented
+// under the report.
+func printLines(w io.Writer, lines []string) {
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 }

@@ -16,29 +16,15 @@ func TestSynthesizeCSVTwoParties(t *testing.T) {
 	schema := writeFile(t, dir, "s.json", schemaJSON)
 	in := writeFile(t, dir, "in.csv", csvRows(300))
 	out := filepath.Join(dir, "synth.csv")
-	code, stdout, stderr := run(t, "synthesize", "--input", in, "--schema", schema, "--party", "a:age,smoker",
+	stdout, stderr := mustRun(t, "synthesize", "--input", in, "--schema", schema, "--party", "a:age,smoker",
 		"--party", "b:region", "--party-budgets", "1,0.1", "--seed", "3", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	if !strings.Contains(stderr, "NO privacy guarantee") {
 		t.Errorf("--seed did not warn on stderr")
 	}
-	body, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lines := strings.Count(string(body), "\n"); lines != 301 {
+	if lines := lineCount(t, out); lines != 301 {
 		t.Fatalf("synthetic CSV has %d lines, want header + 300 rows", lines)
 	}
-	var rep privacy.Report
-	js, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(js, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out+".privacy.json")
 	if len(rep.Parties) != 2 || !rep.WithinBudget() || rep.Parties[1].Budget.Rho != 0.1 || rep.Parties[1].AsDP == nil {
 		t.Fatalf("report: %d parties, within %v, %+v", len(rep.Parties), rep.WithinBudget(), rep.Parties)
 	}
@@ -91,11 +77,8 @@ func TestEvalSynthWritesCSVAndPlots(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "fig1.csv")
-	code, stdout, stderr := run(t, "eval", "pdp-mvds", "--figure", "1", "--reps", "1", "--rhos", "1",
+	stdout, _ := mustRun(t, "eval", "pdp-mvds", "--figure", "1", "--reps", "1", "--rhos", "1",
 		"--datasets", "adult", "--seed", "1", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	for _, m := range []string{"tvd", "accuracy", "range-error", "seconds"} {
 		if _, err := os.Stat(filepath.Join(dir, "fig1-"+m+".png")); err != nil {
 			t.Errorf("plot for %s: %v (stdout %q)", m, err, stdout)
@@ -117,10 +100,7 @@ func TestSynthesizeEpsilonDelta(t *testing.T) {
 	schema := writeFile(t, dir, "s.json", schemaJSON)
 	in := writeFile(t, dir, "in.csv", csvRows(300))
 	out := filepath.Join(dir, "synth.csv")
-	code, stdout, stderr := run(t, "synthesize", "--input", in, "--schema", schema, "--epsilon", "1", "--delta", "1e-5", "--seed", "3", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := mustRun(t, "synthesize", "--input", in, "--schema", schema, "--epsilon", "1", "--delta", "1e-5", "--seed", "3", "--out", out)
 	if !strings.Contains(stdout, "(ε, δ) = (1, 1e-05) → ρ = 0.0305") || !strings.Contains(stdout, "Wasserstein-1") {
 		t.Errorf("stdout lacks the conversion or the numeric distances:\n%s", stdout)
 	}
@@ -181,10 +161,7 @@ func TestSynthesizeDatasetWithID(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "wdbc.csv")
-			code, _, stderr := run(t, append(args, "--dataset", "wdbc", "--seed", "3", "--quiet", "--out", out)...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			mustRun(t, append(args, "--dataset", "wdbc", "--seed", "3", "--quiet", "--out", out)...)
 			got, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
@@ -218,10 +195,7 @@ func TestSynthesizePartiesClaimsWholeRecord(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "s.csv")
 			args := append([]string{"synthesize", "--dataset", "adult", "--seed", "1", "--out", out, "--json"}, tc.args...)
-			code, stdout, stderr := run(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			stdout, _ := mustRun(t, args...)
 			var doc struct {
 				Report privacy.Report `json:"privacy_report"`
 			}
@@ -264,10 +238,7 @@ func TestSynthesizeAdultAutoEngine(t *testing.T) {
 				t.Skip("the adaptive method on Adult takes about 7 CPU-seconds")
 			}
 			out := filepath.Join(t.TempDir(), "synth.csv")
-			code, stdout, stderr := run(t, "synthesize", "--dataset", "adult", "--rho", c.rho, "--seed", "1", "--out", out)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			stdout, _ := mustRun(t, "synthesize", "--dataset", "adult", "--rho", c.rho, "--seed", "1", "--out", out)
 			for _, want := range []string{
 				"Privacy report: " + c.report,
 				"engine: the method (" + c.engine + ") was chosen by method auto from public facts only: 15 attributes of at most 41 values",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/utility"
@@ -279,10 +280,10 @@ func (s synthSample) add(t *data.Table, csv bool) {
 // the way — to any output, then the report with the output's digest
 // (publishStreamed); nothing of it is held whole. owners are the gate's
 // members (with the gate on).
-func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res *synthesize.Result) (synthSample, *synthCounts, error) {
+func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res method.RowChunks, report *privacy.Report) (synthSample, *synthCounts, error) {
 	sample := synthSample{}
 	csv := !data.IsParquetPath(o.out)
-	schema := res.Domain.SyntheticSchema()
+	schema := res.TableSchema()
 	// The written rows' marginals, as dppub compare will count them.
 	counts, err := newSynthCounts(schema, o.out)
 	if err != nil {
@@ -299,7 +300,7 @@ func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*d
 		if err != nil {
 			return nil, err
 		}
-		return res.Report, nil
+		return report, nil
 	})
 	if err != nil {
 		return nil, nil, err
@@ -316,21 +317,20 @@ func firstNumeric(s data.Schema) int {
 	return -1
 }
 
-// decodeChunks decodes the synthetic records chunk by chunk
-// (marginal.DecodeChunk rows each, the chunks' randomness drawn up front)
-// and, when csv is set, formats each as CSV rows, on every core, and
+// decodeChunks decodes the synthetic records chunk by chunk (the
+// result's chunks, their randomness drawn up front) and, when csv is set, formats each as CSV rows, on every core, and
 // hands each chunk's table and bytes (nil without csv) to emit in order,
 // from this goroutine. At most one
 // chunk per core, and the one being written, are in flight.
-func decodeChunks(res *synthesize.Result, csv bool, emit func(*data.Table, []byte) error) error {
-	srcs := marginal.DecodeSources(res.Rows, res.DecodeSource)
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(srcs)))
+func decodeChunks(res method.RowChunks, csv bool, emit func(*data.Table, []byte) error) error {
+	n, decode := res.Chunks()
+	workers := max(1, min(runtime.GOMAXPROCS(0), n))
 	type chunk struct {
 		t   data.Table
 		b   bytes.Buffer
 		err error
 	}
-	slots := make([]chan *chunk, len(srcs))
+	slots := make([]chan *chunk, n)
 	for k := range slots {
 		slots[k] = make(chan *chunk, 1) // a worker never waits to hand over
 	}
@@ -339,7 +339,7 @@ func decodeChunks(res *synthesize.Result, csv bool, emit func(*data.Table, []byt
 	next, stop := make(chan int), make(chan struct{})
 	go func() {
 		defer close(next)
-		for k := range srcs {
+		for k := range n {
 			select {
 			case inFlight <- struct{}{}:
 			case <-stop:
@@ -358,7 +358,7 @@ func decodeChunks(res *synthesize.Result, csv bool, emit func(*data.Table, []byt
 			for k := range next {
 				c := pool.Get().(*chunk)
 				c.b.Reset()
-				c.err = res.Domain.DecodeChunkInto(res.Engine.Data, res.Rows, k, srcs[k], &c.t)
+				c.err = decode(k, &c.t)
 				if c.err == nil && csv {
 					c.err = data.WriteCSVRows(&c.b, &c.t)
 				}
@@ -367,7 +367,7 @@ func decodeChunks(res *synthesize.Result, csv bool, emit func(*data.Table, []byt
 		})
 	}
 	var err error
-	for k := range srcs {
+	for k := range n {
 		c := <-slots[k]
 		if err = c.err; err == nil {
 			var b []byte

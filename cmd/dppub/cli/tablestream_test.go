@@ -3,7 +3,6 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,13 +36,7 @@ func TestPPCAStreamedCSVIsTheWholeTables(t *testing.T) {
 	var rep struct {
 		OutputSHA256 map[string]string `json:"output_sha256"`
 	}
-	js, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(js, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out+".privacy.json", &rep)
 	sum := sha256.Sum256(got)
 	if rep.OutputSHA256["synth.csv"] != hex.EncodeToString(sum[:]) {
 		t.Fatalf("report's digest %v, the file's %x", rep.OutputSHA256, sum)

@@ -43,17 +43,6 @@ func mustNotExist(t *testing.T, paths ...string) {
 	}
 }
 
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
-
 // A new user's first session, through the real CLI in a temporary
 // directory: draft a schema, see publishing refuse the draft, review it,
 // publish; or draft it under DP (charged, with a report) and publish;

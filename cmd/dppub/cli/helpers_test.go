@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/gate"
+	"github.com/dppub/dppub/privacy"
+)
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// readReport reads the privacy report at path.
+func readReport(t *testing.T, path string) *privacy.Report {
+	t.Helper()
+	var r privacy.Report
+	readJSON(t, path, &r)
+	return &r
+}
+
+// readGate reads the release gate's result at path.
+func readGate(t *testing.T, path string) *gate.Release {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := gate.ParseRelease(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
+// lineCount is the number of lines of the file at path (a CSV's header
+// and rows).
+func lineCount(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// sameBytes fails unless the files own and other hold the same bytes;
+// what says why they should.
+func sameBytes(t *testing.T, own, other, what string) {
+	t.Helper()
+	a, errA := os.ReadFile(own)
+	b, errB := os.ReadFile(other)
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatalf("%s (%d vs %d bytes)", what, len(b), len(a))
+	}
+}
