@@ -64,7 +64,7 @@ func TestStatisticsOwnersPublishTheSameBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := rowsynth.Settings{Epsilon: 1, Delta: 1e-5, MaxCells: 1, Rounds: 5}
+	base := rowsynth.Settings{Epsilon: 1, Delta: 1e-5, EngineSettings: method.EngineSettings{MaxCells: 1, Rounds: 5}}
 	equalWidth := base
 	equalWidth.BinShare = -1
 	for _, c := range []struct {
