@@ -41,6 +41,11 @@ type Settings struct {
 	// the curator's AIM-style rounds, each owner scoring the round's
 	// candidates on its own records (roles.KindSelect).
 	method.EngineSettings
+	// SelectCandidates is how many candidates each adaptive round asks
+	// the owners to score (default roles.DefaultSelectCandidates): the
+	// coordinator learns every one's noisy score, so a round's noise
+	// grows as √C (roles.Measurer.Select).
+	SelectCandidates int `json:"select_candidates,omitempty" help:"adaptive method: candidates each round asks the owners to score, kept by a public filter (default 8; each round's noise grows as the square root of this)"`
 }
 
 // DefaultBinShare is the default share of ρ spent choosing numeric bins
@@ -86,6 +91,9 @@ func (s *Settings) Validate() error {
 	}
 	if s.Selection == marginal.SelectPermuteAndFlip {
 		return method.Fieldf("selection", "must be exponential for owners of rows: the coordinator selects from the owners' noisy summed scores (roles.KindSelect), not by a mechanism over exact scores, got %q", s.Selection)
+	}
+	if s.SelectCandidates < 0 || s.SelectCandidates > proto.MaxSelectSets {
+		return method.Fieldf("select_candidates", "must be between 1 and %d, got %d", proto.MaxSelectSets, s.SelectCandidates)
 	}
 	if s.Rho != 0 {
 		if err := dp.CheckRho(s.Rho); err != nil {
