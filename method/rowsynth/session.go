@@ -91,7 +91,9 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		// three or more attributes (max_cells above 1 allows them) is not
 		// a sum of the file's 1- and 2-way counts, and the owner would
 		// have to stop the session half-way through its budget.
-		if m, _ := s.method(0); m == marginal.MethodAdaptive {
+		// Auto never gives the adaptive method with max_cells 1
+		// (AutoMethod), so only a named method is refused.
+		if m := s.Settings.Resolved().Method; m == marginal.MethodAdaptive {
 			return nil, fmt.Errorf("%s brings statistics (1- and 2-way counts), which cannot score the adaptive method's candidate triples: the session needs method paper, got %s", l.Name, m)
 		}
 		if s.Settings.MaxCells != 1 {
@@ -206,7 +208,7 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	st := s.Settings
 	res.Records = m.OwnerRecords()
 	n := m.Records()
-	res.Method, res.Auto = s.method(res.Rho)
+	res.Method, res.Auto = s.method(n)
 	do := marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor}
 	binRho, err := s.bins(ctx, m, n, res.Rho, &do)
 	if err != nil {
@@ -310,15 +312,15 @@ func sum(v []int) int {
 	return t
 }
 
-// method is the method the engine runs for these owners (method auto
-// resolved by AutoMethod from the public domain) and, for auto, the
-// sentence the report gives for it.
-func (s *session) method(rho float64) (marginal.Method, string) {
+// method is the method the engine runs for owners of n records in all
+// (method auto resolved by AutoMethod from the public domain) and, for
+// auto, the sentence the report gives for it.
+func (s *session) method(n int) (marginal.Method, string) {
 	m := s.Settings.Resolved().Method
 	if m != marginal.MethodAuto {
 		return m, ""
 	}
-	return AutoMethod(publicSizes(s.Schema, s.Settings.Bins, s.Settings.BinsFor), rho)
+	return AutoMethod(publicSizes(s.Schema, s.Settings.Bins, s.Settings.BinsFor), n, s.Settings.MaxCells)
 }
 
 // publicSizes are the attributes' sizes on the public domain: the

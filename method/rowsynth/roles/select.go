@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 
@@ -127,8 +128,9 @@ func modelFrequencies(est []float64) ([]float64, error) {
 // measured) and the other half for the candidates scored least recently,
 // the never-scored first, heaviest weight first (exploration: every
 // candidate is scored again every few rounds, so a stale low utility
-// does not hide a pair for ever). When every candidate is covered, it
-// keeps the ones of largest weight.
+// does not hide a pair for ever; sets of equal weight in a hashed order,
+// not the attributes'). When every candidate is covered, it offers them
+// all to the same halves.
 type SelectFilter struct {
 	measured [][]int
 	last     map[string]scoredAt
@@ -195,8 +197,10 @@ func (f *SelectFilter) keep(q marginal.SelectQuery, k int) []int {
 			return 1
 		case oka && ra.round != rb.round:
 			return cmp.Compare(ra.round, rb.round)
+		case q.Weights[a] != q.Weights[b]:
+			return cmp.Compare(q.Weights[b], q.Weights[a])
 		}
-		return cmp.Compare(q.Weights[b], q.Weights[a])
+		return cmp.Compare(spread(key(a)), spread(key(b)))
 	})
 	// Exploitation order: the largest last released utility first.
 	var exploit []int
@@ -225,4 +229,14 @@ func (f *SelectFilter) keep(q marginal.SelectQuery, k int) []int {
 	take(explore, k)
 	slices.Sort(out)
 	return out
+}
+
+// spread orders sets of equal weight in a fixed order that does not
+// follow the attributes' order (FNV-1a of the set), so that exploration
+// does not favour the first attributes (on NLTCS the engine's order
+// offers the triples of attribute 0 first).
+func spread(key string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64()
 }
