@@ -40,9 +40,11 @@ func main() {
 	owners := flag.Int("owners", 3, "owners of rows")
 	ks := flag.String("candidates", "8", "comma-separated select_candidates of the adaptive owners (0: default)")
 	only := flag.String("settings", "", "comma-separated settings to run (default all)")
+	mode := flag.String("noise", "", "the owners' noise mode (default insider-safe)")
 	flag.Parse()
 	type cell struct{ ds, setting string }
 	results := map[cell][]float64{}
+	three := map[cell][]float64{}
 	times := map[cell][]float64{}
 	var order []cell
 	want := func(s string) bool { return *only == "" || strings.Contains(","+*only+",", ","+s+",") }
@@ -51,9 +53,14 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
+		triples := randomTriples(len(tab.Schema.Attributes), 200)
 		for rep := 1; rep <= *reps; rep++ {
 			add := func(setting string, syn *data.Table, took time.Duration) {
 				two, err := utility.PairTVD(tab, syn, 16)
+				if err != nil {
+					log.Fatal(err)
+				}
+				tri, err := utility.SetsTVD(tab, syn, triples, 16)
 				if err != nil {
 					log.Fatal(err)
 				}
@@ -62,8 +69,9 @@ func main() {
 					order = append(order, c)
 				}
 				results[c] = append(results[c], two)
+				three[c] = append(three[c], tri)
 				times[c] = append(times[c], took.Seconds())
-				log.Printf("%s ε=%g rep %d %-28s 2-way %.4f %v", ds, *eps, rep, setting, two, took.Round(time.Millisecond))
+				log.Printf("%s ε=%g rep %d %-28s 2-way %.4f 3-way %.4f %v", ds, *eps, rep, setting, two, tri, took.Round(time.Millisecond))
 			}
 			if want("curator") {
 				start := time.Now()
@@ -100,21 +108,41 @@ func main() {
 					lo.Data[name] = p
 				}
 				start := time.Now()
-				st := &rowsynth.Settings{Epsilon: *eps, EngineSettings: c.es, SelectCandidates: c.k}
+				st := &rowsynth.Settings{Epsilon: *eps, EngineSettings: c.es, SelectCandidates: c.k, Noise: rowsynth.NoiseMode(*mode)}
 				run, err := method.RunLocal(context.Background(), rowsynth.Spec, st, lo)
 				if err != nil {
 					log.Fatal(err)
 				}
-				add(fmt.Sprintf("%d %s", *owners, c.name), run.Outcome.Table, time.Since(start))
+				name := fmt.Sprintf("%d %s", *owners, c.name)
+				if *mode != "" {
+					name += ", " + *mode
+				}
+				add(name, run.Outcome.Table, time.Since(start))
 			}
 		}
 	}
-	fmt.Printf("| data | setting | 2-way TVD (mean ± s.e., %d seeds) | wall s (mean) |\n|---|---|---|---|\n", *reps)
+	fmt.Printf("| data | setting | 2-way TVD (mean ± s.e., %d seeds) | 3-way TVD (200 triples) | wall s (mean) |\n|---|---|---|---|---|\n", *reps)
 	for _, c := range order {
 		m, se := meanSE(results[c])
+		m3, se3 := meanSE(three[c])
 		t, _ := meanSE(times[c])
-		fmt.Printf("| %s | %s | %.4f ± %.4f | %.1f |\n", c.ds, c.setting, m, se, t)
+		fmt.Printf("| %s | %s | %.4f ± %.4f | %.4f ± %.4f | %.1f |\n", c.ds, c.setting, m, se, m3, se3, t)
 	}
+}
+
+// randomTriples are k fixed random triples of d attributes (compare.go's).
+func randomTriples(d, k int) [][]int {
+	var all [][]int
+	for a := range d {
+		for b := a + 1; b < d; b++ {
+			for c := b + 1; c < d; c++ {
+				all = append(all, []int{a, b, c})
+			}
+		}
+	}
+	src := randx.NewSeeded(20261125)
+	src.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	return all[:min(k, len(all))]
 }
 
 func btoi(b bool) int {
