@@ -9,19 +9,21 @@ import (
 
 // The shape on which --method auto gives owners of rows the adaptive
 // method (AutoMethod). Measured with 3 owners in the default noise mode
-// at ε = 1, 3 seeds, 2-way TVD over 16 bins, paper → adaptive
-// (docs/results/rows/adaptive-owners.md): NLTCS (16 binary attributes,
-// 21 574 rows) 0.0072 → 0.0063, Shuttle (10 attributes of at most 16
-// values, 58 000 rows) 0.0167 → 0.0100; but Adult (15 attributes, 9 of
-// them with more than 16 values, up to 41, 45 222 rows) 0.0301 → 0.0319.
-// The bounds are read off these three tables, not derived: a table of
-// at most 16 attributes of at most 16 values each on the public domain,
-// and at least 20 000 records (the smallest measured was NLTCS; on small
-// tables each round's candidate scores carry noise of many records).
+// at ε = 1, 5 seeds, 2-way / 3-way TVD over 16 bins, paper → adaptive
+// (docs/results/rows/adaptive-owners.md): Shuttle (10 attributes of at
+// most 16 values, 58 000 rows) 0.0169 / 0.0359 → 0.0099 / 0.0223; NLTCS
+// (16 binary attributes, 21 574 rows) mixed, 0.0070 / 0.0124 → 0.0061 /
+// 0.0135; Adult (15 attributes, 9 of them with more than 16 values, up
+// to 41; 45 222 rows) worse, 0.0301 / 0.0647 → 0.0320 / 0.0700. The
+// bounds are read off these three tables, not derived: at most 16
+// attributes of at most 16 values each on the public domain, and at
+// least 50 000 records, which leaves NLTCS to the paper method (each
+// round's summed candidate scores carry noise of a fixed number of
+// records, a larger share of a smaller table).
 const (
 	AutoMaxAttributes = 16
 	AutoMaxValues     = 16
-	AutoMinRecords    = 20000
+	AutoMinRecords    = 50000
 )
 
 // AutoMethod is the method --method auto runs for owners of rows of n

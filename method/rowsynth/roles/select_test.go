@@ -98,3 +98,48 @@ func TestSelectValues(t *testing.T) {
 		t.Fatal("a reference of the wrong length accepted")
 	}
 }
+
+// The filter reads public quantities only: it drops the candidates a
+// measured set covers, keeps at most k, half by the largest last
+// utility, and scores every candidate again within a few rounds.
+func TestSelectFilter(t *testing.T) {
+	var f SelectFilter
+	var q marginal.SelectQuery
+	for a := range 6 {
+		for b := a + 1; b < 6; b++ {
+			q.Candidates = append(q.Candidates, []int{a, b})
+			q.Weights = append(q.Weights, 1)
+		}
+	}
+	f.measure([]int{0, 1, 2}) // covers (0,1), (0,2), (1,2)
+	seen := map[int]int{}
+	first := -1
+	for round := range 6 {
+		kept := f.keep(q, 4)
+		if len(kept) != 4 {
+			t.Fatalf("round %d kept %d candidates, want 4", round, len(kept))
+		}
+		for _, i := range kept {
+			if s := q.Candidates[i]; s[1] <= 2 {
+				t.Fatalf("round %d kept %v, which a measured set covers", round, s)
+			}
+			seen[i]++
+			if i == 14 && first < 0 {
+				first = round
+			}
+			// Candidate (4,5), index 14, always scores highest.
+			u := 1.0
+			if i == 14 {
+				u = 100
+			}
+			f.scored(q.Candidates[i], u)
+		}
+		f.round++
+	}
+	if len(seen) != 12 {
+		t.Errorf("6 rounds scored %d of the 12 uncovered candidates", len(seen))
+	}
+	if first < 0 || seen[14] != 6-first {
+		t.Errorf("the best candidate, first scored in round %d, was scored in %d of the %d rounds since: want it kept once found", first, seen[14], 6-first)
+	}
+}
