@@ -106,7 +106,8 @@ const (
 	// KindSelect asks for the owner's own quality score of each candidate
 	// attribute set of an adaptive round (Sets) against the model's
 	// public estimate (Refs, one joint frequency vector per set):
-	// OwnerSelectScore, one value per candidate, each of sensitivity 2,
+	// OwnerScore against SelectReference (Request.SelectValues), one
+	// value per candidate, each of sensitivity 2,
 	// so the vector has Δ₁ = 2C, Δ₂ = 2√C for C candidates
 	// (SelectSensitivity).
 	KindSelect = "select"
@@ -161,9 +162,13 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 	w.Int(q.Column)
 	w.Int(q.Cells)
 	w.Ints(q.Attrs)
-	w.Int(len(q.Sets))
-	for _, set := range q.Sets {
-		w.Ints(set)
+	if q.Kind == KindSelect {
+		// Only a select request carries sets: the other kinds keep the
+		// wire format (and digests) of builds before it.
+		w.Int(len(q.Sets))
+		for _, set := range q.Sets {
+			w.Ints(set)
+		}
 	}
 	w.Int(len(q.Refs))
 	for _, f := range q.Refs {
@@ -185,11 +190,11 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	q.Column = r.Int()
 	q.Cells = r.Int()
 	q.Attrs = r.Ints()
-	sets := r.Int()
-	if sets < 0 || sets > MaxSelectSets {
-		return fmt.Errorf("rowsynth: request with %d candidate sets, at most %d", sets, MaxSelectSets)
-	}
-	if sets > 0 {
+	if q.Kind == KindSelect {
+		sets := r.Int()
+		if sets < 0 || sets > MaxSelectSets {
+			return fmt.Errorf("rowsynth: request with %d candidate sets, at most %d", sets, MaxSelectSets)
+		}
 		q.Sets = make([][]int, sets)
 		for i := range q.Sets {
 			q.Sets[i] = r.Ints()
@@ -269,7 +274,7 @@ func (q *Request) validScore() error {
 // distinct from each other, each with a reference of finite,
 // non-negative frequencies summing to 1 (within SelectTolerance). The
 // owner checks each reference's length against its own domain
-// (OwnerSelectScores).
+// (Request.SelectValues).
 func (q *Request) validSelect() error {
 	if len(q.Sets) == 0 || len(q.Refs) != len(q.Sets) || len(q.Attrs) != 0 {
 		return fmt.Errorf("rowsynth: select request with %d sets, %d references and %d attributes, want as many references as sets (at least one) and no attributes", len(q.Sets), len(q.Refs), len(q.Attrs))

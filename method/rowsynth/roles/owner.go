@@ -298,7 +298,7 @@ func (o *Owner) values(q *Request) ([]float64, dp.GridNoise, error) {
 }
 
 // selectValues are the owner's scores of a select request's candidates
-// (OwnerSelectScores) and their grid.
+// (Request.SelectValues) and their grid.
 func (o *Owner) selectValues(q *Request) ([]float64, dp.GridNoise, error) {
 	if !o.domain {
 		return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: select request before the domain", o.ID())
@@ -384,7 +384,7 @@ func (q *Request) OwnNoise() (marginal.Noise, error) {
 }
 
 // SelectSensitivity is the sensitivity under replace-one of the vector
-// of c candidates' scores (OwnerSelectScores) summed over the owners:
+// of c candidates' scores (Request.SelectValues) summed over the owners:
 // replacing one record changes one owner's counts of every candidate's
 // marginal in two cells by one each, so each score by at most 2 and no
 // other owner's score at all; Δ₁ = 2c, Δ₂ = 2√c. This is why a round's
