@@ -23,11 +23,11 @@ func adaptive(st rowsynth.Settings) *rowsynth.Settings {
 
 // Three owners running the adaptive method on Shuttle (58 000 rows, 9
 // numeric attributes and the class) at ε = 1 publish a table whose 2-way
-// TVD is within 30 % of one curator's adaptive run at the same ε, and
+// TVD is within 20 % of one curator's adaptive run at the same ε, and
 // below their own paper method's (mean of two seeds each; measured over
-// three seeds 0.0100 against 0.0088 and 0.0167,
+// five seeds 0.0093 against 0.0088 and 0.0169,
 // docs/results/rows/adaptive-owners.md). The gap to one curator is the
-// price of selecting from the owners' noisy scores of 8 filtered
+// price of selecting from the owners' noisy scores of 16 filtered
 // candidates instead of the exponential mechanism over all of them; the
 // bound fails if the protocol's selection loses what it measured (the
 // seeds move the ratio by about ±0.05).
@@ -52,8 +52,8 @@ func TestAdaptiveOwnersNearOneCurator(t *testing.T) {
 		paper += twoWayTVD(t, tab, r.Outcome.Table) / 2
 	}
 	t.Logf("2-way TVD: one curator adaptive %.4f, three owners adaptive %.4f (ratio %.2f), paper %.4f", curator, owners, owners/curator, paper)
-	if owners > 1.3*curator {
-		t.Errorf("three owners' adaptive 2-way TVD %.4f is more than 30%% above one curator's %.4f", owners, curator)
+	if owners > 1.2*curator {
+		t.Errorf("three owners' adaptive 2-way TVD %.4f is more than 20%% above one curator's %.4f", owners, curator)
 	}
 	if owners >= paper {
 		t.Errorf("three owners' adaptive 2-way TVD %.4f is not below their paper method's %.4f", owners, paper)

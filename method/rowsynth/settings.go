@@ -45,7 +45,7 @@ type Settings struct {
 	// the owners to score (default roles.DefaultSelectCandidates): the
 	// coordinator learns every one's noisy score, so a round's noise
 	// grows as √C (roles.Measurer.Select).
-	SelectCandidates int `json:"select_candidates,omitempty" help:"adaptive method: candidates each round asks the owners to score, kept by a public filter (default 8; each round's noise grows as the square root of this)"`
+	SelectCandidates int `json:"select_candidates,omitempty" help:"adaptive method: candidates each round asks the owners to score, kept by a public filter (default 16; each round's noise grows as the square root of this)"`
 }
 
 // DefaultBinShare is the default share of ρ spent choosing numeric bins

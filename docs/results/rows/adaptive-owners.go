@@ -14,6 +14,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	"github.com/dppub/dppub/method"
 	_ "github.com/dppub/dppub/method/registry"
 	"github.com/dppub/dppub/method/rowsynth"
+	"github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
@@ -90,7 +92,7 @@ func main() {
 			for _, k := range strings.Split(*ks, ",") {
 				var n int
 				fmt.Sscan(k, &n)
-				confs = append(confs, conf{name: fmt.Sprintf("owners, adaptive (C ≤ %d)", max(n, 8*btoi(n == 0))), es: method.EngineSettings{Method: marginal.MethodAdaptive}, k: n})
+				confs = append(confs, conf{name: fmt.Sprintf("owners, adaptive (C ≤ %d)", cmp.Or(n, roles.DefaultSelectCandidates)), es: method.EngineSettings{Method: marginal.MethodAdaptive}, k: n})
 			}
 			for _, c := range confs {
 				if !want(strings.Fields(c.name)[1]) && !want(c.name) {
@@ -143,13 +145,6 @@ func randomTriples(d, k int) [][]int {
 	src := randx.NewSeeded(20261125)
 	src.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 	return all[:min(k, len(all))]
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func meanSE(v []float64) (float64, float64) {

@@ -114,7 +114,7 @@ const (
 )
 
 // MaxSelectSets bounds a select request's candidates: the coordinator
-// offers a handful (rowsynth's filter keeps at most 8), and an owner
+// offers a handful (rowsynth's filter keeps at most 16), and an owner
 // refuses more than this before counting anything.
 const MaxSelectSets = 1 << 10
 

@@ -13,8 +13,12 @@ import (
 
 // DefaultSelectCandidates is how many candidates an adaptive round asks
 // the owners to score (SelectFilter): a round's noise grows as √C (the
-// scores' L2 sensitivity 2√C), so the coordinator offers few.
-const DefaultSelectCandidates = 8
+// scores' L2 sensitivity 2√C), so the coordinator offers few. 3 owners,
+// ε = 1, 5 seeds, 2-way TVD with 8 → 16 → 24 candidates: Adult 0.0320 →
+// 0.0312 → 0.0326, NLTCS 0.0061 → 0.0064 → 0.0059, Shuttle 0.0099 →
+// 0.0093 → 0.0094 (docs/results/rows/adaptive-owners.md); 4 lost the
+// pairs that matter (Adult 0.066).
+const DefaultSelectCandidates = 16
 
 var _ marginal.Selector = (*Measurer)(nil)
 
