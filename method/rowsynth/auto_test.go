@@ -16,7 +16,7 @@ func TestAutoMethod(t *testing.T) {
 		nltcs[i] = 2
 	}
 	shuttle := []int{16, 16, 16, 16, 16, 16, 16, 16, 16, 7}
-	adult := []int{16, 9, 16, 16, 16, 7, 15, 6, 5, 2, 16, 16, 16, 41, 2}
+	adult := []int{16, 8, 16, 16, 16, 7, 14, 6, 5, 2, 16, 16, 16, 41, 2}
 	for _, c := range []struct {
 		name     string
 		sizes    []int
