@@ -40,7 +40,7 @@ func main() {
 	names := flag.String("datasets", "adult,nltcs,shuttle", "built-in or shared datasets")
 	eps := flag.Float64("epsilon", 1, "each owner's ε (δ default)")
 	owners := flag.Int("owners", 3, "owners of rows")
-	ks := flag.String("candidates", "8", "comma-separated select_candidates of the adaptive owners (0: default)")
+	ks := flag.String("candidates", "0", "comma-separated select_candidates of the adaptive owners (0: the default, roles.DefaultSelectCandidates)")
 	only := flag.String("settings", "", "comma-separated settings to run (default all)")
 	mode := flag.String("noise", "", "the owners' noise mode (default insider-safe)")
 	flag.Parse()
