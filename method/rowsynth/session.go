@@ -87,15 +87,16 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		return nil, err
 	}
 	if st != nil {
+		// The adaptive workload has triples too; auto never gives the
+		// adaptive method with max_cells 1 (AutoMethod), which the next
+		// check asks for, so only a named method is refused here.
+		if m := s.Settings.Resolved().Method; m == marginal.MethodAdaptive {
+			return nil, fmt.Errorf("%s brings statistics (1- and 2-way counts), which cannot score the adaptive method's candidate triples: the session needs method paper, got %s", l.Name, m)
+		}
 		// Refused here, before anything is charged: a combined marginal of
 		// three or more attributes (max_cells above 1 allows them) is not
 		// a sum of the file's 1- and 2-way counts, and the owner would
 		// have to stop the session half-way through its budget.
-		// Auto never gives the adaptive method with max_cells 1
-		// (AutoMethod), so only a named method is refused.
-		if m := s.Settings.Resolved().Method; m == marginal.MethodAdaptive {
-			return nil, fmt.Errorf("%s brings statistics (1- and 2-way counts), which cannot score the adaptive method's candidate triples: the session needs method paper, got %s", l.Name, m)
-		}
 		if s.Settings.MaxCells != 1 {
 			return nil, fmt.Errorf("%s brings statistics (1- and 2-way counts), which cannot answer the engine's combined marginals of 3 or more attributes: the session needs max_cells 1 (pairs only), got %d", l.Name, s.Settings.MaxCells)
 		}
