@@ -11,19 +11,19 @@ import (
 // method (AutoMethod). Measured with 3 owners in the default noise mode
 // at ε = 1, 5 seeds, 2-way / 3-way TVD over 16 bins, paper → adaptive
 // (docs/results/rows/adaptive-owners.md): Shuttle (10 attributes of at
-// most 16 values, 58 000 rows) 0.0169 / 0.0359 → 0.0093 / 0.0213; NLTCS
-// (16 binary attributes, 21 574 rows) mixed, 0.0070 / 0.0124 → 0.0064 /
-// 0.0134; Adult (15 attributes, one of them, native-country, of 41
-// values; 45 222 rows) worse, 0.0301 / 0.0647 → 0.0312 / 0.0662. The
-// bounds are read off these three tables, not derived: at most 16
-// attributes of at most 16 values each on the public domain, and at
-// least 50 000 records, which leaves NLTCS to the paper method (each
-// round's summed candidate scores carry noise of a fixed number of
-// records, a larger share of a smaller table).
+// most 16 values, 58 000 rows) 0.0169 / 0.0359 → 0.0090 / 0.0208; NLTCS
+// (16 binary attributes, 21 574 rows) 0.0070 / 0.0124 → 0.0057 / 0.0122;
+// Adult (15 attributes, one of them, native-country, of 41 values;
+// 45 222 rows) worse, 0.0301 / 0.0647 → 0.0323 / 0.0691. The bounds are
+// read off these three tables, not derived: at most 16 attributes of at
+// most 16 values each on the public domain, and at least 20 000 records
+// (NLTCS, the smallest measured: each round's summed candidate scores
+// carry noise of a fixed number of records, a larger share of a smaller
+// table).
 const (
 	AutoMaxAttributes = 16
 	AutoMaxValues     = 16
-	AutoMinRecords    = 50000
+	AutoMinRecords    = 20000
 )
 
 // AutoMethod is the method --method auto runs for owners of rows of n
