@@ -7,9 +7,9 @@ import (
 	"github.com/dppub/dppub/method/rowsynth"
 )
 
-// Auto gives owners of rows the adaptive method on the shapes where it
-// measured better (Shuttle, NLTCS) and the paper method where it did not
-// (Adult), on small tables and with max_cells 1.
+// Auto gives owners of rows the adaptive method on the shape where it
+// measured better (Shuttle) and the paper method where it did not
+// (Adult) or was mixed (NLTCS), on small tables and with max_cells 1.
 func TestAutoMethod(t *testing.T) {
 	nltcs := make([]int, 16)
 	for i := range nltcs {
@@ -24,7 +24,8 @@ func TestAutoMethod(t *testing.T) {
 		want     marginal.Method
 	}{
 		{"shuttle", shuttle, 58000, 0, marginal.MethodAdaptive},
-		{"nltcs", nltcs, 21574, 0, marginal.MethodAdaptive},
+		{"nltcs", nltcs, 21574, 0, marginal.MethodPaper},
+		{"nltcs-shaped, larger", nltcs, 60000, 0, marginal.MethodAdaptive},
 		{"small nltcs", nltcs, 3000, 0, marginal.MethodPaper},
 		{"adult", adult, 45222, 0, marginal.MethodPaper},
 		{"small shuttle", shuttle, 5000, 0, marginal.MethodPaper},
