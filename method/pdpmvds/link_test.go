@@ -149,7 +149,7 @@ func TestLinkAdultSubset(t *testing.T) {
 	linked, hand := checkLinked(t, parts, full)
 	run := func(tables []*data.Table) *data.Table {
 		r, err := Publish(context.Background(), Options{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
-			Source: randx.NewSeeded(23), Settings: Settings{Rounds: 5}})
+			Source: randx.NewSeeded(23), Settings: Settings{EngineSettings: method.EngineSettings{Rounds: 5}}})
 		if err != nil {
 			t.Fatal(err)
 		}

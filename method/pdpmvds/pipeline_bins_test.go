@@ -35,7 +35,7 @@ func TestPDPMVDSPartyChoosesCuts(t *testing.T) {
 		t.Fatal(err)
 	}
 	rhos := []float64{0.4, 0.8, 1.2}
-	st := pdpmvdsspec.Settings{Records: tab.Len(), BinShare: 0.1, Budgets: map[string]float64{}}
+	st := pdpmvdsspec.Settings{Records: tab.Len(), Budgets: map[string]float64{}, EngineSettings: method.EngineSettings{BinShare: 0.1}}
 	sess := &pdpmvdsspec.Session{Header: method.Header{ID: "bins", Coordinator: "synth"}, Settings: st, Third: "s"}
 	for k, p := range parts {
 		name := pdpmvds.PartyID(k)
@@ -161,7 +161,7 @@ func TestPDPMVDSBinsKeepZeros(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{0.5, 0.5, 0.5},
-				Source: randx.NewSeeded(5), Settings: pdpmvdsspec.Settings{Rounds: 10, BinShare: tc.share}})
+				Source: randx.NewSeeded(5), Settings: pdpmvdsspec.Settings{EngineSettings: method.EngineSettings{Rounds: 10, BinShare: tc.share}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestPDPMVDSBinShareRefused(t *testing.T) {
 	for _, share := range []float64{0.5, 0.9, math.NaN(), math.Inf(1)} {
 		t.Run(fmt.Sprint(share), func(t *testing.T) {
 			_, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{0.5, 0.5},
-				Source: randx.NewSeeded(1), Settings: pdpmvdsspec.Settings{BinShare: share}})
+				Source: randx.NewSeeded(1), Settings: pdpmvdsspec.Settings{EngineSettings: method.EngineSettings{BinShare: share}}})
 			var se method.SettingsError
 			if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), "bin_share must be below 0.5") {
 				t.Fatalf("bin_share %v: got %v, want a settings error naming bin_share", share, err)

@@ -44,7 +44,7 @@ func TestPDPMVDSLinked(t *testing.T) {
 	if len(order) != 2100 {
 		t.Fatalf("the parties share %d IDs, want 2100", len(order))
 	}
-	settings := Settings{Rounds: 5, Delta: 1e-7}
+	settings := Settings{Delta: 1e-7, EngineSettings: method.EngineSettings{Rounds: 5}}
 	run := func(tables []*data.Table, link bool) *Published {
 		st := settings
 		st.Link = link
@@ -107,7 +107,7 @@ func TestPDPMVDSLinkedRefusals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Publish(context.Background(), Options{Tables: c.tables, Budgets: []float64{1, 1, 1},
-				Source: randx.NewSeeded(1), Settings: Settings{Link: true, Records: c.records, Rounds: 2}})
+				Source: randx.NewSeeded(1), Settings: Settings{Link: true, Records: c.records, EngineSettings: method.EngineSettings{Rounds: 2}}})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want an error saying %q", err, c.want)
 			}
@@ -125,7 +125,7 @@ func TestPDPMVDSLinkedBins(t *testing.T) {
 	order := commonIDs(parts)
 	run := func(tables []*data.Table, link bool) *Published {
 		r, err := Publish(context.Background(), Options{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
-			Source: randx.NewSeeded(29), Settings: Settings{Rounds: 5, Delta: 1e-7, Link: link, BinShare: 0.05}})
+			Source: randx.NewSeeded(29), Settings: Settings{Delta: 1e-7, Link: link, EngineSettings: method.EngineSettings{Rounds: 5, BinShare: 0.05}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestPDPMVDSLinkedBins(t *testing.T) {
 	// linked, possibly before another party's count reaches the
 	// coordinator, which holds them until every count is in.
 	o := Options{Tables: parts, Budgets: []float64{0.5, 0.5, 0.5}, Source: randx.NewSeeded(29),
-		Settings: Settings{Rounds: 5, Delta: 1e-7, Link: true, BinShare: 0.05}}
+		Settings: Settings{Delta: 1e-7, Link: true, EngineSettings: method.EngineSettings{Rounds: 5, BinShare: 0.05}}}
 	lo, err := o.layout(parts)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package pdpmvds_test
 
 import (
 	"context"
+	"github.com/dppub/dppub/method"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/dppub/dppub/method/synthesize"
 	"strings"
@@ -68,7 +69,7 @@ func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 		}
 		single += tv.TwoWay / seeds
 		for _, mode := range []pdpmvds.NoiseMode{pdpmvds.NoiseExact, pdpmvds.NoiseInsiderSafe} {
-			r, err := pdpmvdsspec.Publish(ctx, pdpmvdsspec.Options{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(seed + 100), Settings: pdpmvdsspec.Settings{Noise: mode, Rounds: 20}})
+			r, err := pdpmvdsspec.Publish(ctx, pdpmvdsspec.Options{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(seed + 100), Settings: pdpmvdsspec.Settings{Noise: mode, EngineSettings: method.EngineSettings{Rounds: 20}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +106,7 @@ func TestPDPMVDSPaillierSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	budgets := []float64{1, 2, 4}
-	res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(3), Settings: pdpmvdsspec.Settings{SSPP: pdpmvds.SuitePaillier, KeyBits: 512, InsecureTestKeys: true, Rounds: 5}})
+	res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(3), Settings: pdpmvdsspec.Settings{SSPP: pdpmvds.SuitePaillier, KeyBits: 512, InsecureTestKeys: true, EngineSettings: method.EngineSettings{Rounds: 5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestPDPMVDSAlignsByID(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(ps []*data.Table) *data.Table {
-		res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: ps, Budgets: []float64{1, 1}, Source: randx.NewSeeded(8), Settings: pdpmvdsspec.Settings{Rounds: 5}})
+		res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: ps, Budgets: []float64{1, 1}, Source: randx.NewSeeded(8), Settings: pdpmvdsspec.Settings{EngineSettings: method.EngineSettings{Rounds: 5}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +191,7 @@ func TestPDPMVDSBig5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(2), Settings: pdpmvdsspec.Settings{Rounds: 5}})
+	res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(2), Settings: pdpmvdsspec.Settings{EngineSettings: method.EngineSettings{Rounds: 5}}})
 	if err != nil {
 		t.Fatal(err)
 	}

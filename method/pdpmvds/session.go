@@ -930,7 +930,7 @@ func (s *Session) engineOptions(dom *marginal.Domain, owners []int, attach any) 
 	return marginal.Options{
 		Domain: dom, Parties: parties, Records: st.Records, Split: st.Split, Score: marginal.IInDif,
 		OneWayNoise: marginal.Laplace, ScoreNoise: st.Mechanism, MarginalNoise: st.Mechanism,
-		Combine: marginal.CombineOptions{MaxCells: st.MaxCells}, GUM: marginal.GUMOptions{Rounds: st.Rounds, Rows: st.Rows},
+		Combine: st.Combine(), GUM: marginal.GUMOptions{Rounds: st.Rounds, Rows: st.Rows},
 		Progress: progress,
 	}, listed
 }

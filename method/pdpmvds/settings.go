@@ -11,12 +11,12 @@ package pdpmvds
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 )
 
@@ -61,10 +61,7 @@ type Settings struct {
 	// Gaussian; Laplace with the exact noise mode uses DLPA in the
 	// Paillier suite, as the paper).
 	Mechanism marginal.Mechanism `json:"mechanism,omitempty" help:"noise of the pair scores and marginals: gaussian or laplace (one-way marginals are always Laplace)"`
-	// Bins and BinsFor discretise numeric attributes over their declared
-	// bounds (default marginal.DefaultBins).
-	Bins    int            `json:"bins,omitempty" help:"equal-width bins per numeric attribute (over its declared bounds)"`
-	BinsFor map[string]int `json:"bins_for,omitempty"`
+	// EngineSettings are the marginal engine's (method.EngineSettings).
 	// BinShare is the share of each party's ρ_k it spends choosing the
 	// bins of its own numeric attributes from its own columns (noisy
 	// histograms on a public grid, marginal.ChooseCuts), refining the
@@ -77,14 +74,10 @@ type Settings struct {
 	// total-variation distance measured on the equal-width grid rose by
 	// 4–19 %, and the comparison of the protocol with the single-owner
 	// engine (publish's TestPDPMVDSMatchesSingleOwner, equal-width there)
-	// no longer held.
-	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of each party's budget spent choosing its numeric attributes' bins from its own columns, refining the equal-width --bins so that point masses such as zeros keep a bin of their own (e.g. 0.05, as synthesize; default 0: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
-	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
-	Split    marginal.Split `json:"split,omitempty"`
-	MaxCells int            `json:"max_cells,omitempty" help:"domain-size cap of a combined marginal"`
-	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
-	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
-	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input)"`
+	// no longer held. The adaptive method and the score indif are refused
+	// (Validate): the parties cannot compute AIM's selection scores or
+	// PrivSyn's score over the others' columns without revealing them.
+	method.EngineSettings
 	// Delta states each party's zCDP spend as (ε, δ)-DP too (default 1/n²).
 	Delta float64 `json:"delta,omitempty" help:"δ at which each party's zCDP spend is also stated as (ε, δ)-DP (default 1/n², at most 1e-5)"`
 	// Keys is, for the paillier suite over the network, the directory
@@ -107,9 +100,7 @@ func (s *Settings) SetDefaults() {
 	s.SSPP = cmp.Or(s.SSPP, proto.SuiteCommodity)
 	s.Noise = cmp.Or(s.Noise, proto.NoiseInsiderSafe)
 	s.Mechanism = cmp.Or(s.Mechanism, marginal.Gaussian)
-	s.Bins = cmp.Or(s.Bins, marginal.DefaultBins)
-	s.MaxCells = cmp.Or(s.MaxCells, marginal.DefaultMaxCells)
-	s.Rounds = cmp.Or(s.Rounds, 30)
+	s.EngineSettings.SetDefaults()
 	s.KeyBits = cmp.Or(s.KeyBits, proto.DefaultKeyBits)
 	if s.Delta == 0 && s.Records > 0 {
 		s.Delta = dp.DefaultDeltaCapped(s.Records)
@@ -160,16 +151,24 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("noise: %w", s.Noise.Check())
 	case s.Mechanism != marginal.Gaussian && s.Mechanism != marginal.Laplace:
 		return fmt.Errorf("mechanism must be gaussian or laplace, got %q", s.Mechanism)
-	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):
-		// Bins at half of a budget or more would leave the engine less
-		// than the bins; the single-owner engines refuse the same.
-		return fmt.Errorf("bin_share must be below 0.5, got %v", s.BinShare)
-	case s.Bins < 1 || s.MaxCells < 1 || s.Rounds < 1 || s.Rows < 0 || s.Workers < 0:
-		return fmt.Errorf("bins, max_cells and rounds must be positive, rows and workers not negative")
+	case s.Workers < 0:
+		return method.Fieldf("workers", "must not be negative, got %d", s.Workers)
 	case !(s.Delta > 0 && s.Delta < 1):
 		return fmt.Errorf("delta must be in (0, 1), got %v", s.Delta)
 	}
-	return nil
+	if err := s.EngineSettings.Validate(); err != nil {
+		return err
+	}
+	if err := s.RefuseScore("the parties compute the paper's score by secure products"); err != nil {
+		return err
+	}
+	if s.BinRefine != "" {
+		return method.Fieldf("bin_refine", "is not available for parties of columns: the bins a party chooses are the bins it measures, got %q", s.BinRefine)
+	}
+	if err := method.CheckNeighbours(Name, s.Neighbours, dp.NeighboursReplaceOne); err != nil {
+		return err
+	}
+	return s.RefuseAdaptive("parties of columns cannot compute AIM's selection scores over the other parties' columns without revealing them; PDP-MVDS runs the paper method")
 }
 
 // binsOn says whether the parties choose their numeric attributes' bins

@@ -30,12 +30,12 @@ func TestSettingsValidate(t *testing.T) {
 		{"delta one", rowsynth.Settings{Epsilon: 1, Delta: 1}, "delta must be in (0, 1)"},
 		{"NaN rho", rowsynth.Settings{Rho: math.NaN()}, "rho"},
 		{"noise mode", rowsynth.Settings{Rho: 1, Noise: "shared"}, `"shared"`},
-		{"bin share", rowsynth.Settings{Rho: 1, BinShare: 0.7}, "bin_share"},
-		{"bins for", rowsynth.Settings{Rho: 1, BinsFor: map[string]int{"age": 0}}, `"age"`},
-		{"bin refine", rowsynth.Settings{Rho: 1, BinRefine: "both"}, `bin_refine must be measured or decoded, got "both"`},
-		{"valid bin refine", rowsynth.Settings{Rho: 1, BinRefine: "measured"}, ""},
+		{"bin share", rowsynth.Settings{Rho: 1, EngineSettings: method.EngineSettings{BinShare: 0.7}}, "bin_share"},
+		{"bins for", rowsynth.Settings{Rho: 1, EngineSettings: method.EngineSettings{BinsFor: map[string]int{"age": 0}}}, `"age"`},
+		{"bin refine", rowsynth.Settings{Rho: 1, EngineSettings: method.EngineSettings{BinRefine: "both"}}, `bin_refine must be measured or decoded, got "both"`},
+		{"valid bin refine", rowsynth.Settings{Rho: 1, EngineSettings: method.EngineSettings{BinRefine: "measured"}}, ""},
 		{"valid epsilon", rowsynth.Settings{Epsilon: 1, Delta: 1e-5}, ""},
-		{"valid rho", rowsynth.Settings{Rho: 0.5, Noise: rowsynth.NoiseExact, BinShare: -1}, ""},
+		{"valid rho", rowsynth.Settings{Rho: 0.5, Noise: rowsynth.NoiseExact, EngineSettings: method.EngineSettings{BinShare: -1}}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := c.st

@@ -87,6 +87,12 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		return nil, err
 	}
 	if st != nil {
+		// The adaptive workload has triples too; auto never gives the
+		// adaptive method with max_cells 1 (AutoMethod), which the next
+		// check asks for, so only a named method is refused here.
+		if m := s.Settings.Resolved().Method; m == marginal.MethodAdaptive {
+			return nil, fmt.Errorf("%s brings statistics (1- and 2-way counts), which cannot score the adaptive method's candidate triples: the session needs method paper, got %s", l.Name, m)
+		}
 		// Refused here, before anything is charged: a combined marginal of
 		// three or more attributes (max_cells above 1 allows them) is not
 		// a sum of the file's 1- and 2-way counts, and the owner would
@@ -144,6 +150,13 @@ type Result struct {
 	Records []int
 	// Rho is each owner's budget, BinRho the part spent on bins.
 	Rho, BinRho float64
+	// Method is the method the engine ran (auto resolved), Auto why
+	// auto chose it (empty when the method was named).
+	Method marginal.Method
+	Auto   string
+	// Selections are the adaptive method's selections across owners,
+	// one per round after the one-way marginals (none for the paper's).
+	Selections []proto.SelectRound
 }
 
 // Progress is the coordinator's attachment in one process: the engine's
@@ -182,6 +195,10 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 		}
 		summary := fmt.Sprintf("%d owners, %d records in all; %d of %d pairs selected, %d marginals measured",
 			len(s.Owners), sum(res.Records), len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
+		if res.Method == marginal.MethodAdaptive {
+			summary = fmt.Sprintf("%d owners, %d records in all; adaptive method: %d rounds, %d marginals measured",
+				len(s.Owners), sum(res.Records), len(res.Engine.Rounds), len(res.Engine.Measured))
+		}
 		return &method.Outcome{Table: syn, Report: report, Summary: summary, Detail: res}, nil
 	}
 	return &method.Coordination{Role: method.Rename(c, s.ID, s.names()), Publish: publish, Cleanup: c.Stop}, nil
@@ -192,6 +209,7 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	st := s.Settings
 	res.Records = m.OwnerRecords()
 	n := m.Records()
+	res.Method, res.Auto = s.method(n)
 	do := marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor}
 	binRho, err := s.bins(ctx, m, n, res.Rho, &do)
 	if err != nil {
@@ -210,13 +228,12 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	for j := range all {
 		all[j] = j
 	}
-	res.Engine, err = marginal.Synthesize(ctx, m, marginal.Options{
-		Domain: dom, Parties: []marginal.Party{{Name: "owners", Rho: res.Rho - binRho, Attrs: all}},
-		Records: n, Split: st.Split, Score: marginal.IInDif, OneWayNoise: marginal.Gaussian,
-		Combine: marginal.CombineOptions{MaxCells: st.MaxCells},
-		GUM:     marginal.GUMOptions{Rounds: st.Rounds, Rows: cmp.Or(st.Rows, n)},
-		Source:  src, Progress: progress,
-	})
+	m.SelectCandidates = st.SelectCandidates
+	o := st.Options(res.Method, n)
+	o.Domain, o.Parties = dom, []marginal.Party{{Name: "owners", Rho: res.Rho - binRho, Attrs: all}}
+	o.OneWayNoise, o.Source, o.Progress = marginal.Gaussian, src, progress
+	res.Engine, err = marginal.Synthesize(ctx, m, o)
+	res.Selections = m.Selections
 	return err
 }
 
@@ -294,4 +311,31 @@ func sum(v []int) int {
 		t += x
 	}
 	return t
+}
+
+// method is the method the engine runs for owners of n records in all
+// (method auto resolved by AutoMethod from the public domain) and, for
+// auto, the sentence the report gives for it.
+func (s *session) method(n int) (marginal.Method, string) {
+	m := s.Settings.Resolved().Method
+	if m != marginal.MethodAuto {
+		return m, ""
+	}
+	return AutoMethod(publicSizes(s.Schema, s.Settings.Bins, s.Settings.BinsFor), n, s.Settings.MaxCells)
+}
+
+// publicSizes are the attributes' sizes on the public domain: the
+// categories and the equal-width bins (not the bins chosen from the
+// data), so that a choice made from them costs nothing.
+func publicSizes(sc data.Schema, bins int, binsFor map[string]int) []int {
+	sizes := make([]int, len(sc.Attributes))
+	for j, a := range sc.Attributes {
+		switch a.Kind {
+		case data.Numeric:
+			sizes[j] = cmp.Or(binsFor[a.Name], bins, marginal.DefaultBins)
+		default:
+			sizes[j] = max(len(a.Categories), 2)
+		}
+	}
+	return sizes
 }

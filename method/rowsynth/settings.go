@@ -13,6 +13,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 )
 
@@ -35,27 +36,16 @@ type Settings struct {
 	Rho     float64 `json:"rho,omitempty" help:"each owner's budget as ρ-zCDP instead of --epsilon"`
 	// Noise says who draws the noise (default insider-safe).
 	Noise proto.NoiseMode `json:"noise,omitempty" help:"noise mode: insider-safe (every owner and the coordinator add a share; any K of K+1 make up the noise) or exact (the owners' shares sum to the central noise)"`
-	// Bins is the number of bins per numeric attribute (default
-	// marginal.DefaultBins); BinShare the share of ρ spent choosing them
-	// from the pooled data (default 0.05; negative: equal-width bins
-	// over the declared bounds with the public values split off,
-	// marginal.PublicValueCuts, no budget).
-	Bins     int            `json:"bins,omitempty" help:"bins per numeric attribute"`
-	BinsFor  map[string]int `json:"bins_for,omitempty"`
-	BinShare float64        `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the pooled data (negative: equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
-	// BinRefine says what the data-chosen bins are for (default
-	// marginal.DefaultRefine): with decoded the owners count the
-	// equal-width bins and dominant point masses, and the coordinator
-	// draws values inside them from the pooled noisy histogram.
-	BinRefine marginal.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the owners count the --bins equal-width bins and dominant point masses; the finer bins only place values inside them; default) | measured (the owners count the finer bins)"`
-	// Split of ρ between one-way marginals, pair scores and the selected
-	// marginals (default 0.1 / 0.1 / 0.8).
-	Split    marginal.Split `json:"split,omitempty"`
-	MaxCells int            `json:"max_cells,omitempty" help:"domain-size cap of a combined marginal"`
-	// Rounds of GUM (default 30) and Rows of synthetic data (default the
-	// pooled record count).
-	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
-	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the owners hold together)"`
+	// EngineSettings are the marginal engine's (method.EngineSettings),
+	// as one curator has them: with method adaptive the coordinator runs
+	// the curator's AIM-style rounds, each owner scoring the round's
+	// candidates on its own records (roles.KindSelect).
+	method.EngineSettings
+	// SelectCandidates is how many candidates each adaptive round asks
+	// the owners to score (default roles.DefaultSelectCandidates): the
+	// coordinator learns every one's noisy score, so a round's noise
+	// grows as √C (roles.Measurer.Select).
+	SelectCandidates int `json:"select_candidates,omitempty" help:"adaptive method: candidates each round asks the owners to score, kept by a public filter (default 16; each round's noise grows as the square root of this)"`
 }
 
 // DefaultBinShare is the default share of ρ spent choosing numeric bins
@@ -65,11 +55,9 @@ const DefaultBinShare = 0.05
 // SetDefaults fills the zero fields.
 func (s *Settings) SetDefaults() {
 	s.Noise = cmp.Or(s.Noise, proto.NoiseInsiderSafe)
-	s.Bins = cmp.Or(s.Bins, marginal.DefaultBins)
 	s.BinShare = cmp.Or(s.BinShare, DefaultBinShare)
 	s.BinRefine = cmp.Or(s.BinRefine, marginal.DefaultRefine)
-	s.MaxCells = cmp.Or(s.MaxCells, marginal.DefaultMaxCells)
-	s.Rounds = cmp.Or(s.Rounds, 30)
+	s.EngineSettings.SetDefaults()
 }
 
 // DefaultRecords sets δ = 1/n² of the owners' n records together (at
@@ -94,23 +82,25 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("delta must be in (0, 1), got %v", s.Delta)
 	case s.Noise.Check() != nil:
 		return fmt.Errorf("noise: %w", s.Noise.Check())
-	case s.Bins < 1:
-		return fmt.Errorf("bins must be positive, got %d", s.Bins)
-	case !(s.BinShare < 0.5) || math.IsNaN(s.BinShare):
-		return fmt.Errorf("bin_share must be below 0.5, got %v", s.BinShare)
-	case s.BinRefine.Validate() != nil:
-		return fmt.Errorf("bin_refine must be measured or decoded, got %q", s.BinRefine)
-	case s.MaxCells < 1 || s.Rounds < 1 || s.Rows < 0:
-		return fmt.Errorf("max_cells %d, rounds %d and rows %d must be positive", s.MaxCells, s.Rounds, s.Rows)
+	}
+	if err := s.EngineSettings.Validate(); err != nil {
+		return err
+	}
+	if err := method.CheckNeighbours(Name, s.Neighbours, dp.NeighboursReplaceOne); err != nil {
+		return err
+	}
+	if err := s.RefuseScore("the owners compute the paper's score of their own records (roles.OwnerScore)"); err != nil {
+		return err
+	}
+	if s.Selection == marginal.SelectPermuteAndFlip {
+		return method.Fieldf("selection", "must be exponential for owners of rows: the coordinator selects from the owners' noisy summed scores (roles.KindSelect), not by a mechanism over exact scores, got %q", s.Selection)
+	}
+	if s.SelectCandidates < 0 || s.SelectCandidates > proto.MaxSelectSets {
+		return method.Fieldf("select_candidates", "must be between 1 and %d, got %d", proto.MaxSelectSets, s.SelectCandidates)
 	}
 	if s.Rho != 0 {
 		if err := dp.CheckRho(s.Rho); err != nil {
 			return err
-		}
-	}
-	for name, b := range s.BinsFor {
-		if b < 1 {
-			return fmt.Errorf("bins_for %q must be positive, got %d", name, b)
 		}
 	}
 	_, err := s.rho()

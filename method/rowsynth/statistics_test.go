@@ -10,6 +10,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/ownerstats"
@@ -64,7 +65,7 @@ func TestStatisticsOwnersPublishTheSameBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := rowsynth.Settings{Epsilon: 1, Delta: 1e-5, MaxCells: 1, Rounds: 5}
+	base := rowsynth.Settings{Epsilon: 1, Delta: 1e-5, EngineSettings: method.EngineSettings{MaxCells: 1, Rounds: 5}}
 	equalWidth := base
 	equalWidth.BinShare = -1
 	for _, c := range []struct {
@@ -99,6 +100,11 @@ func TestStatisticsOwnersPublishTheSameBytes(t *testing.T) {
 	cliques.MaxCells = 0 // the default: combined marginals of 3+ attributes
 	if _, err := runOwners(t, parts, []bool{false, true, false}, cliques, 9); err == nil || !strings.Contains(err.Error(), "max_cells 1") {
 		t.Fatalf("a session that may combine marginals accepted statistics: %v", err)
+	}
+	adaptive := base
+	adaptive.Method = marginal.MethodAdaptive
+	if _, err := runOwners(t, parts, []bool{false, true, false}, adaptive, 9); err == nil || !strings.Contains(err.Error(), "method paper") {
+		t.Fatalf("an adaptive session accepted statistics: %v", err)
 	}
 }
 

@@ -143,10 +143,10 @@ func TestAddRemoveRefusals(t *testing.T) {
 		key  string
 		want string
 	}{
-		{"unknown", Settings{Rho: 1, Neighbours: "swap"}, "neighbours", `got "swap"`},
-		{"parties", Settings{Rho: 1, Parties: 2, Neighbours: dp.NeighboursAddRemove}, "neighbours", "--parties"},
-		{"party budgets", Settings{PartyBudgets: []float64{1, 0.1}, Neighbours: dp.NeighboursAddRemove}, "neighbours", "one owner"},
-		{"epsilon without delta", Settings{Epsilon: 1, Neighbours: dp.NeighboursAddRemove}, "delta", "δ cannot default to 1/n²"},
+		{"unknown", Settings{Rho: 1, EngineSettings: method.EngineSettings{Neighbours: "swap"}}, "neighbours", `got "swap"`},
+		{"parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "neighbours", "--parties"},
+		{"party budgets", Settings{PartyBudgets: []float64{1, 0.1}, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "neighbours", "one owner"},
+		{"epsilon without delta", Settings{Epsilon: 1, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "delta", "δ cannot default to 1/n²"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -158,7 +158,7 @@ func TestAddRemoveRefusals(t *testing.T) {
 			}
 		})
 	}
-	for _, st := range []Settings{{Rho: 1, Neighbours: dp.NeighboursAddRemove}, {Epsilon: 1, Delta: 1e-6, Neighbours: dp.NeighboursAddRemove}} {
+	for _, st := range []Settings{{Rho: 1, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, {Epsilon: 1, Delta: 1e-6, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}} {
 		st.SetDefaults()
 		if err := st.Validate(); err != nil {
 			t.Errorf("%+v: %v", st, err)

@@ -125,7 +125,7 @@ func TestPointMassesSurviveEveryPath(t *testing.T) {
 				return nil, err
 			}
 			r, err := pdpmvdsspec.Publish(ctx, pdpmvdsspec.Options{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(seed),
-				Settings: pdpmvdsspec.Settings{BinShare: binShare}})
+				Settings: pdpmvdsspec.Settings{EngineSettings: method.EngineSettings{BinShare: binShare}}})
 			if err != nil {
 				return nil, err
 			}
@@ -134,7 +134,7 @@ func TestPointMassesSurviveEveryPath(t *testing.T) {
 	}
 	rows := func(binShare float64, fromStats bool) func(uint64) (*data.Table, error) {
 		return func(seed uint64) (*data.Table, error) {
-			return rowOwners(tab, rowsynth.Settings{Rho: 1, BinShare: binShare, MaxCells: 1}, fromStats, seed)
+			return rowOwners(tab, rowsynth.Settings{Rho: 1, EngineSettings: method.EngineSettings{BinShare: binShare, MaxCells: 1}}, fromStats, seed)
 		}
 	}
 	for _, c := range []struct {

@@ -28,18 +28,18 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"epsilon and rho", Settings{Epsilon: 1, Rho: 0.5}, "epsilon", "cannot be combined"},
 		{"epsilon and parties", Settings{Epsilon: 1, Parties: 2}, "epsilon", "cannot be combined"},
 		{"delta", Settings{Rho: 1, Delta: 1}, "delta", "(0, 1)"},
-		{"score", Settings{Rho: 1, Score: "mi"}, "score", `"mi"`},
-		{"method", Settings{Rho: 1, Method: "mst"}, "method", `must be auto, adaptive or paper, got "mst"`},
+		{"score", Settings{Rho: 1, EngineSettings: method.EngineSettings{Score: "mi"}}, "score", `"mi"`},
+		{"method", Settings{Rho: 1, EngineSettings: method.EngineSettings{Method: "mst"}}, "method", `must be auto, adaptive or paper, got "mst"`},
 		{"bad party", Settings{Rho: 1, Party: []string{"nocolon"}}, "party", "NAME:ATTR"},
 		{"party budget", Settings{PartyBudgets: []float64{1, 0}}, "party_budgets", "got 0"},
-		{"rows", Settings{Rho: 1, Rows: -1}, "rows", "got -1"},
-		{"bin share too large", Settings{Rho: 1, BinShare: 0.5}, "bin_share", "got 0.5"},
-		{"bin share and parties", Settings{Rho: 1, Parties: 2, BinShare: 0.1}, "bin_share", "got 0.1"},
-		{"bin refine unknown", Settings{Rho: 1, BinRefine: "both"}, "bin_refine", `"both"`},
-		{"bin refine on equal-width bins", Settings{Rho: 1, BinShare: -1, BinRefine: marginal.RefineMeasured}, "bin_refine", "bin_share ≥ 0"},
-		{"bin refine and parties", Settings{Rho: 1, Parties: 2, BinRefine: marginal.RefineDecoded}, "bin_refine", "one party"},
-		{"model cells", Settings{Rho: 1, MaxModelCells: 0.5}, "max_model_cells", "got 0.5"},
-		{"optimizer", Settings{Rho: 1, Optimizer: "adam"}, "optimizer", `must be auto, mirror-descent or momentum, got "adam"`},
+		{"rows", Settings{Rho: 1, EngineSettings: method.EngineSettings{Rows: -1}}, "rows", "got -1"},
+		{"bin share too large", Settings{Rho: 1, EngineSettings: method.EngineSettings{BinShare: 0.5}}, "bin_share", "got 0.5"},
+		{"bin share and parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{BinShare: 0.1}}, "bin_share", "got 0.1"},
+		{"bin refine unknown", Settings{Rho: 1, EngineSettings: method.EngineSettings{BinRefine: "both"}}, "bin_refine", `"both"`},
+		{"bin refine on equal-width bins", Settings{Rho: 1, EngineSettings: method.EngineSettings{BinShare: -1, BinRefine: marginal.RefineMeasured}}, "bin_refine", "bin_share ≥ 0"},
+		{"bin refine and parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{BinRefine: marginal.RefineDecoded}}, "bin_refine", "one party"},
+		{"model cells", Settings{Rho: 1, EngineSettings: method.EngineSettings{MaxModelCells: 0.5}}, "max_model_cells", "got 0.5"},
+		{"optimizer", Settings{Rho: 1, EngineSettings: method.EngineSettings{Optimizer: "adam"}}, "optimizer", `must be auto, mirror-descent or momentum, got "adam"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -51,10 +51,11 @@ func TestValidateNamesTheKey(t *testing.T) {
 			}
 		})
 	}
+	type E = method.EngineSettings
 	ok := []Settings{{Rho: 1}, {Epsilon: 1, Delta: 1e-6}, {PartyBudgets: []float64{1, 0.1}, Parties: 2},
-		{Rho: 1, BinShare: -1}, {Rho: 1, BinShare: 0.2}, {Rho: 1, Parties: 2, BinShare: -1},
-		{Rho: 1, BinRefine: marginal.RefineMeasured}, {Rho: 1, BinShare: 0.1, BinRefine: marginal.RefineDecoded},
-		{Rho: 1, Method: marginal.MethodAuto}, {Rho: 1, Method: marginal.MethodPaper}, {Rho: 1, Method: marginal.MethodAdaptive}}
+		{Rho: 1, EngineSettings: E{BinShare: -1}}, {Rho: 1, EngineSettings: E{BinShare: 0.2}}, {Rho: 1, Parties: 2, EngineSettings: E{BinShare: -1}},
+		{Rho: 1, EngineSettings: E{BinRefine: marginal.RefineMeasured}}, {Rho: 1, EngineSettings: E{BinShare: 0.1, BinRefine: marginal.RefineDecoded}},
+		{Rho: 1, EngineSettings: E{Method: marginal.MethodAuto}}, {Rho: 1, EngineSettings: E{Method: marginal.MethodPaper}}, {Rho: 1, EngineSettings: E{Method: marginal.MethodAdaptive}}}
 	for _, st := range ok {
 		st.SetDefaults()
 		if err := st.Validate(); err != nil {
@@ -120,7 +121,7 @@ func TestRunIsSeededAndReported(t *testing.T) {
 		tab.Rows = append(tab.Rows, []float64{float64(i % 2), float64(i % 3 % 2), float64(i % 5 % 2)})
 	}
 	run := func() *method.Outcome {
-		out, err := method.RunCentral(context.Background(), Spec, &Settings{Rho: 1, Rounds: 5},
+		out, err := method.RunCentral(context.Background(), Spec, &Settings{Rho: 1, EngineSettings: method.EngineSettings{Rounds: 5}},
 			method.Local{Table: tab, Source: randx.NewSeeded(4), Facts: &method.Facts{}})
 		if err != nil {
 			t.Fatal(err)
@@ -170,7 +171,7 @@ func TestBinShareChoosesWhereBinsComeFrom(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st := &Settings{Rho: 1, Rounds: 5, BinShare: c.share}
+			st := &Settings{Rho: 1, EngineSettings: method.EngineSettings{Rounds: 5, BinShare: c.share}}
 			st.SetDefaults()
 			if err := st.Validate(); err != nil {
 				t.Fatal(err)

@@ -40,6 +40,10 @@ func TestSynthesizeNeighbours(t *testing.T) {
 		{"epsilon without delta", []string{"synthesize", "--input", a, "--schema", schema, "--epsilon", "1", "--neighbours", "add-remove"}, "--delta is required with --epsilon under --neighbours add-remove"},
 		{"parties", []string{"synthesize", "--input", a, "--schema", schema, "--rho", "1", "--parties", "2", "--neighbours", "add-remove"}, "--neighbours"},
 		{"unknown", []string{"synthesize", "--input", a, "--schema", schema, "--rho", "1", "--neighbours", "swap"}, `"swap"`},
+		// The shared engine settings give every marginal-engine command the
+		// flag; the owners' and parties' sensitivities are replace-one's.
+		{"owners of rows", []string{"publish", "synthesize-rows", "--dataset", "nltcs", "--owners", "2", "--rho", "1", "--neighbours", "add-remove"}, "--neighbours"},
+		{"parties of columns", []string{"publish", "pdp-mvds", "--dataset", "nltcs", "--budgets", "1", "--neighbours", "add-remove"}, "--neighbours"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".csv")

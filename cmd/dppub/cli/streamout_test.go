@@ -29,7 +29,7 @@ import (
 // (synthesize.Publish without NoTable), not a chunk at a time.
 func wholeSynthesize(t *testing.T, tab *data.Table, rows int, seed uint64) *data.Table {
 	t.Helper()
-	st := synthesize.Settings{Epsilon: 1, Rows: rows}
+	st := synthesize.Settings{Epsilon: 1, EngineSettings: method.EngineSettings{Rows: rows}}
 	st.SetDefaults()
 	if err := st.Validate(); err != nil {
 		t.Fatal(err)

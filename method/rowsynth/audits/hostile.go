@@ -46,6 +46,28 @@ func rowsHostileAttacks() []audit.HostileAttack {
 		}
 		return &proto.Request{ID: 1, Kind: proto.KindScore, Attrs: []int{0, 1}, Refs: [][]float64{a, b}, Release: rowsRelease(score)}
 	}
+	// A select request (the adaptive method's round) over the victim's
+	// three candidate sets, with the noise declared for declared
+	// candidates; cells gives each reference's length.
+	choose := func(declared int, cells ...int) *proto.Request {
+		sets := [][]int{{0}, {1}, {0, 1}}[:len(cells)]
+		refs := make([][]float64, len(cells))
+		for i, c := range cells {
+			refs[i] = make([]float64, c)
+			for j := range refs[i] {
+				refs[i][j] = 1 / float64(c)
+			}
+		}
+		l1, l2 := proto.SelectSensitivity(declared)
+		return &proto.Request{ID: 1, Kind: proto.KindSelect, Sets: sets, Refs: refs, Release: rowsRelease(gauss(l1, l2))}
+	}
+	forgedSelect := choose(3, 3, 11, 33)
+	forgedSelect.Release.Noise.Sensitivity = 1e8
+	manySets := choose(1, 3)
+	for range proto.MaxSelectSets {
+		manySets.Sets = append(manySets.Sets, []int{0})
+		manySets.Refs = append(manySets.Refs, []float64{1, 0, 0})
+	}
 	other := marg(1, 0)
 	other.Session = "another-session"
 	scoreAsCount := pair(0.1)
@@ -69,6 +91,11 @@ func rowsHostileAttacks() []audit.HostileAttack {
 		one("overflowing score reference", "sends reference frequencies of 10²⁰⁰, whose product overflows (the old owner panicked after its charge)", audit.HostileRefused, pair(1e200)),
 		one("non-finite score reference", "sends NaN reference frequencies", audit.HostileRefused, pair(math.NaN())),
 		one("score reference beyond exact arithmetic", "sends reference frequencies of 10⁹, so that rounding could turn one record's change into a large step", audit.HostileRefused, pair(1e9)),
+		one("honest select request", "asks for the scores of three candidates at their calibration (Δ₂ = 2√3)", audit.HostileCharged, choose(3, 3, 11, 33)),
+		one("forged select sensitivity", "declares Δ₂ = 10⁸ for three candidates' scores with the honest σ, so the grid is coarse and the noise a fraction of a step", audit.HostileRefused, forgedSelect),
+		one("forged candidate count", "sends three candidates with the noise of one (Δ₂ = 2, not 2√3): σ √3 times below what their scores need", audit.HostileRefused, choose(1, 3, 11, 33)),
+		one("oversized select references", "sends a candidate's reference with 33 cells for a marginal of 3", audit.HostileRefused, choose(2, 33, 11)),
+		one("too many candidates", fmt.Sprintf("sends %d candidate sets, more than an owner scores (%d)", proto.MaxSelectSets+1, proto.MaxSelectSets), audit.HostileRefused, manySets),
 		one("request for another session", "sends a request of another session", audit.HostileRefused, other),
 		one("oversized histogram", "asks for a histogram of 2²⁰ cells", audit.HostileRefused, huge),
 		one("attribute out of range", "asks for the marginal of attribute 9 of 2", audit.HostileRefused, marg(1, 9)),
@@ -263,8 +290,12 @@ func (v *rowsVictim) outcome(q *proto.Request, before int, out []protocol.Envelo
 	// The audit's own calibration, not the owner's code: a count vector
 	// has Δ₁ = 2, Δ₂ = √2 under replace-one, a pair score Δ = 2.
 	l1, l2 := 2.0, math.Sqrt2
-	if q.Kind == proto.KindScore {
+	switch q.Kind {
+	case proto.KindScore:
 		l1, l2 = 2, 2
+	case proto.KindSelect:
+		// C candidates' scores, each of sensitivity 2.
+		l1, l2 = 2*float64(len(q.Sets)), 2*math.Sqrt(float64(len(q.Sets)))
 	}
 	d := q.Release.Noise
 	truth, err := marginal.Calibrate(d.Mechanism, l1, l2, d.Rho)

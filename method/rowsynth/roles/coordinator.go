@@ -252,6 +252,12 @@ type Measurer struct {
 	c      *Coordinator
 	ask    func(context.Context, question) ([][]float64, error)
 	nextID uint64
+	// SelectCandidates is how many candidates an adaptive round asks the
+	// owners to score (default DefaultSelectCandidates; Select).
+	SelectCandidates int
+	// Selections records each adaptive round's selection.
+	Selections []SelectRound
+	filter     SelectFilter
 }
 
 var _ marginal.Batcher = (*Measurer)(nil)
@@ -309,7 +315,13 @@ func (m *Measurer) Marginals(ctx context.Context, sets [][]int, rs []marginal.Re
 	for i, attrs := range sets {
 		qs[i] = &Request{Kind: KindMarginal, Attrs: attrs, Release: rs[i]}
 	}
-	return m.release(ctx, qs...)
+	v, err := m.release(ctx, qs...)
+	if err == nil {
+		for _, attrs := range sets {
+			m.filter.measure(attrs)
+		}
+	}
+	return v, err
 }
 
 // Score answers the paper's IInDif score inside the protocol: every owner

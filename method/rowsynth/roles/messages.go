@@ -103,7 +103,29 @@ const (
 	// against the public reference Refs (OwnerScore): one value of
 	// sensitivity marginal.IInDifSensitivity.
 	KindScore = "score"
+	// KindSelect asks for the owner's own quality score of each candidate
+	// attribute set of an adaptive round (Sets) against the model's
+	// public estimate (Refs, one joint frequency vector per set):
+	// OwnerScore against SelectReference (Request.SelectValues), one
+	// value per candidate, each of sensitivity 2,
+	// so the vector has Δ₁ = 2C, Δ₂ = 2√C for C candidates
+	// (SelectSensitivity).
+	KindSelect = "select"
 )
+
+// MaxSelectSets bounds a select request's candidates: the coordinator
+// offers a handful (rowsynth's filter keeps at most 16), and an owner
+// refuses more than this before counting anything.
+const MaxSelectSets = 1 << 10
+
+// MaxSelectArity bounds a candidate set's attributes: the adaptive
+// workload's sets are pairs and triples.
+const MaxSelectArity = 3
+
+// SelectTolerance is how far from 1 the sum of a select request's
+// reference frequencies may be (they are a model's estimate over n,
+// normalised, so off by rounding only).
+const SelectTolerance = 1e-6
 
 // Request asks every owner for its masked share of one release.
 type Request struct {
@@ -116,10 +138,16 @@ type Request struct {
 	Column int   // KindHistogram
 	Cells  int   // KindHistogram
 	Attrs  []int // KindMarginal, KindScore
+	// Sets (KindSelect) are the round's candidate attribute sets, each
+	// sorted.
+	Sets [][]int
 	// Refs (KindScore) are the public reference frequencies of the pair's
 	// two attributes: the pooled noisy one-way counts over the public
 	// record count, so that Σ_k n_k·Refs[0][i]·Refs[1][j] is the
-	// single-curator reference N*_i·N*_j/n.
+	// single-curator reference N*_i·N*_j/n. For KindSelect, Refs[i] is
+	// the model's estimate of Sets[i]'s marginal as frequencies (summing
+	// to 1), so that Σ_k n_k·Refs[i] is the model's estimate of the
+	// pooled counts.
 	Refs    [][]float64
 	Release marginal.Release
 }
@@ -134,6 +162,14 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 	w.Int(q.Column)
 	w.Int(q.Cells)
 	w.Ints(q.Attrs)
+	if q.Kind == KindSelect {
+		// Only a select request carries sets: the other kinds keep the
+		// wire format (and digests) of builds before it.
+		w.Int(len(q.Sets))
+		for _, set := range q.Sets {
+			w.Ints(set)
+		}
+	}
 	w.Int(len(q.Refs))
 	for _, f := range q.Refs {
 		w.Float64s(f)
@@ -154,13 +190,23 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	q.Column = r.Int()
 	q.Cells = r.Int()
 	q.Attrs = r.Ints()
-	if n := r.Int(); n > 0 && n <= len(q.Attrs) {
+	if q.Kind == KindSelect {
+		sets := r.Int()
+		if sets < 0 || sets > MaxSelectSets {
+			return fmt.Errorf("rowsynth: request with %d candidate sets, at most %d", sets, MaxSelectSets)
+		}
+		q.Sets = make([][]int, sets)
+		for i := range q.Sets {
+			q.Sets[i] = r.Ints()
+		}
+	}
+	if n := r.Int(); n > 0 && n <= max(len(q.Attrs), len(q.Sets)) {
 		q.Refs = make([][]float64, n)
 		for i := range q.Refs {
 			q.Refs[i] = r.Float64s()
 		}
 	} else if n != 0 {
-		return fmt.Errorf("rowsynth: request: %d reference vectors for %d attributes", n, len(q.Attrs))
+		return fmt.Errorf("rowsynth: request: %d reference vectors for %d attributes and %d sets", n, len(q.Attrs), len(q.Sets))
 	}
 	q.Release.Purpose = r.String()
 	q.Release.Parties = r.Ints()
@@ -177,6 +223,10 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	case KindHistogram, KindMarginal:
 	case KindScore:
 		if err := q.validScore(); err != nil {
+			return err
+		}
+	case KindSelect:
+		if err := q.validSelect(); err != nil {
 			return err
 		}
 	default:
@@ -214,6 +264,45 @@ func (q *Request) validScore() error {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("rowsynth: score request: reference frequency %v of attribute %d", v, q.Attrs[i])
 			}
+		}
+	}
+	return nil
+}
+
+// validSelect checks a select request's shape on its own: 1 to
+// MaxSelectSets sets of 1 to MaxSelectArity distinct sorted attributes,
+// distinct from each other, each with a reference of finite,
+// non-negative frequencies summing to 1 (within SelectTolerance). The
+// owner checks each reference's length against its own domain
+// (Request.SelectValues).
+func (q *Request) validSelect() error {
+	if len(q.Sets) == 0 || len(q.Refs) != len(q.Sets) || len(q.Attrs) != 0 {
+		return fmt.Errorf("rowsynth: select request with %d sets, %d references and %d attributes, want as many references as sets (at least one) and no attributes", len(q.Sets), len(q.Refs), len(q.Attrs))
+	}
+	seen := map[string]bool{}
+	for i, set := range q.Sets {
+		if len(set) == 0 || len(set) > MaxSelectArity {
+			return fmt.Errorf("rowsynth: select request: candidate %d has %d attributes, want 1 to %d", i, len(set), MaxSelectArity)
+		}
+		for j, a := range set {
+			if a < 0 || (j > 0 && a <= set[j-1]) {
+				return fmt.Errorf("rowsynth: select request: candidate %v is not a sorted set of attributes", set)
+			}
+		}
+		key := fmt.Sprint(set)
+		if seen[key] {
+			return fmt.Errorf("rowsynth: select request: candidate %v is offered twice", set)
+		}
+		seen[key] = true
+		total := 0.0
+		for _, v := range q.Refs[i] {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("rowsynth: select request: reference frequency %v of candidate %v is not finite and non-negative", v, set)
+			}
+			total += v
+		}
+		if !(math.Abs(total-1) <= SelectTolerance) {
+			return fmt.Errorf("rowsynth: select request: the reference frequencies of candidate %v sum to %v, not 1", set, total)
 		}
 	}
 	return nil

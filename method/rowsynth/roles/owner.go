@@ -249,7 +249,7 @@ func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
 	if _, seen := o.answered[q.ID]; seen {
 		return nil, fmt.Errorf("rowsynth: %s: request ID %d was used before (a repeated ID is refused: it could reuse a mask)", o.ID(), q.ID)
 	}
-	noise, err := OwnNoise(q.Kind, q.Release.Noise)
+	noise, err := q.OwnNoise()
 	if err != nil {
 		return nil, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 	}
@@ -280,14 +280,38 @@ func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
 	return []protocol.Envelope{e}, err
 }
 
-// values are the owner's exact values for q (its counts, or its score)
+// values are the owner's exact values for q (its counts, or its scores)
 // and the grid they are released on.
 func (o *Owner) values(q *Request) ([]float64, dp.GridNoise, error) {
+	if q.Kind == KindSelect {
+		return o.selectValues(q)
+	}
 	v, err := o.counts(q)
 	if err != nil {
 		return nil, dp.GridNoise{}, err
 	}
 	out, plan, err := q.Values(v, o.data.Records())
+	if err != nil {
+		return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
+	}
+	return out, plan, nil
+}
+
+// selectValues are the owner's scores of a select request's candidates
+// (Request.SelectValues) and their grid.
+func (o *Owner) selectValues(q *Request) ([]float64, dp.GridNoise, error) {
+	if !o.domain {
+		return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: select request before the domain", o.ID())
+	}
+	counts := make([][]float64, len(q.Sets))
+	for i, set := range q.Sets {
+		m, err := o.data.Marginal(set)
+		if err != nil {
+			return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
+		}
+		counts[i] = m.Counts
+	}
+	out, plan, err := q.SelectValues(counts, o.data.Records())
 	if err != nil {
 		return nil, dp.GridNoise{}, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 	}
@@ -344,6 +368,36 @@ func OwnNoise(kind string, declared marginal.Noise) (marginal.Noise, error) {
 	default:
 		return marginal.Noise{}, fmt.Errorf("request of kind %q", kind)
 	}
+	return ownCalibration(what, l1, l2, declared)
+}
+
+// OwnNoise is the noise an owner releases q at: OwnNoise of its kind, or
+// for a select request the calibration of its candidates' scores, with
+// the sensitivity the owner computes from the number of sets it was
+// actually sent (SelectSensitivity), whatever the coordinator declared.
+func (q *Request) OwnNoise() (marginal.Noise, error) {
+	if q.Kind != KindSelect {
+		return OwnNoise(q.Kind, q.Release.Noise)
+	}
+	l1, l2 := SelectSensitivity(len(q.Sets))
+	return ownCalibration(fmt.Sprintf("the scores of %d candidates", len(q.Sets)), l1, l2, q.Release.Noise)
+}
+
+// SelectSensitivity is the sensitivity under replace-one of the vector
+// of c candidates' scores (Request.SelectValues) summed over the owners:
+// replacing one record changes one owner's counts of every candidate's
+// marginal in two cells by one each, so each score by at most 2 and no
+// other owner's score at all; Δ₁ = 2c, Δ₂ = 2√c. This is why a round's
+// selection costs more noise across owners than one curator's
+// exponential mechanism: the coordinator learns every candidate's noisy
+// score, not only the winner.
+func SelectSensitivity(c int) (l1, l2 float64) {
+	return 2 * float64(c), 2 * math.Sqrt(float64(c))
+}
+
+// ownCalibration checks the declared noise against the owner's own
+// calibration of what, at the declared mechanism and ρ.
+func ownCalibration(what string, l1, l2 float64, declared marginal.Noise) (marginal.Noise, error) {
 	want, err := marginal.Calibrate(declared.Mechanism, l1, l2, declared.Rho)
 	if err != nil {
 		return marginal.Noise{}, err
@@ -437,4 +491,56 @@ func OwnerScore(counts, ref []float64) float64 {
 		s += math.Abs(c - ref[i])
 	}
 	return s
+}
+
+// SelectValues are what an owner releases for a select request from its
+// exact counts over each candidate set (counts[i] over q.Sets[i]): its
+// score OwnerScore(counts[i], r_i) of each candidate against its share
+// r_i = records·Refs[i] of the model's estimate, on the release's grid
+// (SelectReference), and the grid plan. Each reference must have the
+// length of the owner's own marginal and keep the sum exact (as a pair
+// score's). The owner and the audits that recompute its words call it
+// alike.
+func (q *Request) SelectValues(counts [][]float64, records int) ([]float64, dp.GridNoise, error) {
+	if q.Kind != KindSelect || len(counts) != len(q.Sets) || len(q.Refs) != len(q.Sets) {
+		return nil, dp.GridNoise{}, fmt.Errorf("select values of %d count vectors for a %s request of %d sets and %d references", len(counts), q.Kind, len(q.Sets), len(q.Refs))
+	}
+	plan, err := q.Release.Noise.Plan(len(q.Sets))
+	if err != nil {
+		return nil, dp.GridNoise{}, err
+	}
+	out := make([]float64, len(q.Sets))
+	for i, c := range counts {
+		if len(q.Refs[i]) != len(c) {
+			return nil, dp.GridNoise{}, fmt.Errorf("candidate %v has %d cells, its reference %d", q.Sets[i], len(c), len(q.Refs[i]))
+		}
+		ref, err := SelectReference(q.Refs[i], records, plan.Grid)
+		if err != nil {
+			return nil, dp.GridNoise{}, fmt.Errorf("candidate %v: %w", q.Sets[i], err)
+		}
+		if err := exactScore(c, ref, plan.Grid); err != nil {
+			return nil, dp.GridNoise{}, fmt.Errorf("candidate %v: %w", q.Sets[i], err)
+		}
+		out[i] = OwnerScore(c, ref)
+	}
+	return out, plan, nil
+}
+
+// SelectReference is an owner's share of the model's estimate of a
+// candidate's marginal: records·f_x for each frequency f_x, rounded to
+// the release grid. With f the model's estimate p̂ over the public n, the
+// owner's score ‖M(D_k) − (n_k/n)·M(p̂)‖₁ summed over the owners is at
+// least the pooled ‖M(D) − M(p̂)‖₁ (the triangle inequality) and equal
+// to it with one owner.
+func SelectReference(freq []float64, records int, grid float64) ([]float64, error) {
+	n := float64(records)
+	out := make([]float64, len(freq))
+	for i, f := range freq {
+		r := math.Round(n * f / grid)
+		if math.IsNaN(r) || math.IsInf(r, 0) || f < 0 {
+			return nil, fmt.Errorf("reference %v·%v is not finite and non-negative", n, f)
+		}
+		out[i] = r * grid
+	}
+	return out, nil
 }

@@ -1,0 +1,95 @@
+package method_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/method"
+)
+
+// Every mistake in the engine settings names its JSON key, and the
+// defaults pass.
+func TestEngineSettingsValidate(t *testing.T) {
+	cases := []struct {
+		name string
+		st   method.EngineSettings
+		key  string
+		want string
+	}{
+		{"bins", method.EngineSettings{Bins: -1}, "bins", "got -1"},
+		{"bins for", method.EngineSettings{BinsFor: map[string]int{"age": 0}}, "bins_for", `"age"`},
+		{"bin share", method.EngineSettings{BinShare: 0.5}, "bin_share", "got 0.5"},
+		{"bin refine", method.EngineSettings{BinRefine: "both"}, "bin_refine", `"both"`},
+		{"split", method.EngineSettings{Split: marginal.Split{OneWay: 0.5, Scores: 0.5, Marginals: 0.5}}, "split", "sums to"},
+		{"max cells", method.EngineSettings{MaxCells: -3}, "max_cells", "got -3"},
+		{"rounds", method.EngineSettings{Rounds: -1}, "rounds", "got -1"},
+		{"rows", method.EngineSettings{Rows: -1}, "rows", "got -1"},
+		{"score", method.EngineSettings{Score: "mi"}, "score", `"mi"`},
+		{"method", method.EngineSettings{Method: "mst"}, "method", `"mst"`},
+		{"model cells", method.EngineSettings{MaxModelCells: 0.5}, "max_model_cells", "got 0.5"},
+		{"adaptive rounds", method.EngineSettings{AdaptiveRounds: -2}, "adaptive_rounds", "got -2"},
+		{"selection", method.EngineSettings{Selection: "gumbel"}, "selection", `"gumbel"`},
+		{"penalty", method.EngineSettings{Penalty: "none"}, "penalty", `"none"`},
+		{"optimizer", method.EngineSettings{Optimizer: "adam"}, "optimizer", `"adam"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.st.SetDefaults()
+			err := c.st.Validate()
+			var fe method.FieldError
+			if !errors.As(err, &fe) || fe.Key != c.key || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a mistake in %s saying %q", err, c.key, c.want)
+			}
+		})
+	}
+	var ok method.EngineSettings
+	ok.SetDefaults()
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	ok.SetWordDefaults()
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("the defaults with their words: %v", err)
+	}
+	if ok.Method != marginal.MethodAuto || ok.Score != marginal.IInDif || ok.Selection != marginal.SelectExponential {
+		t.Errorf("word defaults %+v", ok)
+	}
+}
+
+// A split that cannot run the adaptive method refuses each of its
+// settings by its key, and the defaults pass.
+func TestRefuseAdaptive(t *testing.T) {
+	cases := []struct {
+		name string
+		st   method.EngineSettings
+		key  string
+	}{
+		{"method", method.EngineSettings{Method: marginal.MethodAdaptive}, "method"},
+		{"label", method.EngineSettings{Label: "income"}, "label"},
+		{"model cells", method.EngineSettings{MaxModelCells: 10}, "max_model_cells"},
+		{"rounds", method.EngineSettings{AdaptiveRounds: 40}, "adaptive_rounds"},
+		{"selection", method.EngineSettings{Selection: marginal.SelectPermuteAndFlip}, "selection"},
+		{"penalty", method.EngineSettings{Penalty: marginal.PenaltyAIM}, "penalty"},
+		{"optimizer", method.EngineSettings{Optimizer: marginal.OptimizerMomentum}, "optimizer"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.st.RefuseAdaptive("no")
+			var fe method.FieldError
+			if !errors.As(err, &fe) || fe.Key != c.key {
+				t.Fatalf("got %v, want a refusal of %s", err, c.key)
+			}
+		})
+	}
+	for _, st := range []method.EngineSettings{{}, {Method: marginal.MethodPaper}, {Method: marginal.MethodAuto}} {
+		if err := st.RefuseAdaptive("no"); err != nil {
+			t.Errorf("%+v refused: %v", st, err)
+		}
+		st.SetWordDefaults()
+		if err := st.RefuseAdaptive("no"); err != nil {
+			t.Errorf("%+v with its word defaults refused: %v", st, err)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package rowsynth_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/rowsynth"
+	proto "github.com/dppub/dppub/method/rowsynth/roles"
+	"github.com/dppub/dppub/method/synthesize"
+	"github.com/dppub/dppub/randx"
+)
+
+func adaptive(st rowsynth.Settings) *rowsynth.Settings {
+	st.Method = marginal.MethodAdaptive
+	return &st
+}
+
+// Three owners running the adaptive method on Shuttle (58 000 rows, 9
+// numeric attributes and the class) at ε = 1 publish a table whose 2-way
+// TVD is within 20 % of one curator's adaptive run at the same ε, and
+// below their own paper method's (mean of two seeds each; measured over
+// five seeds 0.0090 against 0.0088 and 0.0169,
+// docs/results/rows/adaptive-owners.md). What gap there is comes from
+// selecting on the owners' noisy summed scores of 16 filtered candidates
+// instead of the exponential mechanism over every exact pooled score;
+// the bound fails if the protocol's selection loses what it measured
+// (seeds 1 and 2 give 1.11, five seeds 1.02; with the selection of
+// commit 5197183, before the excess correction, it was 1.06).
+func TestAdaptiveOwnersNearOneCurator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three syntheses per seed on Shuttle, about 10 s")
+	}
+	tab, err := datasets.Load("shuttle")
+	if err != nil {
+		t.Skipf("dataset shuttle not available: %v", err)
+	}
+	var curator, owners, paper float64
+	for seed := uint64(1); seed <= 2; seed++ {
+		res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Epsilon: 1, Method: marginal.MethodAdaptive, Source: randx.NewSeeded(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		curator += twoWayTVD(t, tab, res.Synthetic) / 2
+		r := run(t, tab, 3, adaptive(rowsynth.Settings{Epsilon: 1}), seed+100)
+		owners += twoWayTVD(t, tab, r.Outcome.Table) / 2
+		r = run(t, tab, 3, &rowsynth.Settings{Epsilon: 1, EngineSettings: method.EngineSettings{Method: marginal.MethodPaper}}, seed+100)
+		paper += twoWayTVD(t, tab, r.Outcome.Table) / 2
+	}
+	t.Logf("2-way TVD: one curator adaptive %.4f, three owners adaptive %.4f (ratio %.2f), paper %.4f", curator, owners, owners/curator, paper)
+	if owners > 1.2*curator {
+		t.Errorf("three owners' adaptive 2-way TVD %.4f is more than 20%% above one curator's %.4f", owners, curator)
+	}
+	if owners >= paper {
+		t.Errorf("three owners' adaptive 2-way TVD %.4f is not below their paper method's %.4f", owners, paper)
+	}
+}
+
+// Every owner's accountant records exactly the charges the adaptive
+// rounds state: one selection charge per round at its SelectRho, whose
+// noise is the owner's own calibration of the scores of the candidates
+// it was sent (Δ₂ = 2√C), one measurement charge per round at its Rho
+// after the one-way marginals, and the whole budget in all.
+func TestAdaptiveOwnersChargeWhatTheRoundsState(t *testing.T) {
+	tab, err := datasets.Load("nltcs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab = &data.Table{Schema: tab.Schema, Rows: tab.Rows[:4000]}
+	r := run(t, tab, 3, adaptive(rowsynth.Settings{Epsilon: 1, Delta: 1e-6, SelectCandidates: 6}), 7)
+	res := r.Outcome.Detail.(*rowsynth.Result)
+	rounds := res.Engine.Rounds
+	if res.Method != marginal.MethodAdaptive || len(rounds) == 0 || len(res.Selections) != len(rounds) {
+		t.Fatalf("method %s, %d rounds, %d selections", res.Method, len(rounds), len(res.Selections))
+	}
+	d := len(tab.Schema.Attributes)
+	for _, a := range r.Accountants {
+		var sel, meas []float64
+		var sens []float64
+		for _, c := range a.Charges() {
+			switch {
+			case strings.HasPrefix(c.Purpose, "adaptive selection"):
+				sel = append(sel, c.Spec.Guarantee.Rho)
+				sens = append(sens, c.Spec.Sensitivity)
+			case strings.HasPrefix(c.Purpose, "adaptive marginal"):
+				meas = append(meas, c.Spec.Guarantee.Rho)
+			}
+		}
+		if len(sel) != len(rounds) || len(meas) != d+len(rounds) {
+			t.Fatalf("%s: %d selection and %d measurement charges for %d rounds after %d one-ways", a.Party(), len(sel), len(meas), len(rounds), d)
+		}
+		for i, rd := range rounds {
+			_, l2 := proto.SelectSensitivity(res.Selections[i].Scored)
+			if sel[i] != rd.SelectRho || meas[d+i] != rd.Rho || sens[i] != l2 {
+				t.Fatalf("%s, round %d: charged selection ρ %v (Δ₂ %v), measurement ρ %v; the round states %v and %v for %d candidates (Δ₂ %v)",
+					a.Party(), i+1, sel[i], sens[i], meas[d+i], rd.SelectRho, rd.Rho, res.Selections[i].Scored, l2)
+			}
+			if res.Selections[i].Scored > 6 || res.Selections[i].Scored < 1 {
+				t.Fatalf("round %d scored %d candidates, want 1 to 6", i+1, res.Selections[i].Scored)
+			}
+		}
+		if got := a.Spent().Rho; math.Abs(got-res.Rho) > 1e-9*res.Rho {
+			t.Errorf("%s spent ρ = %v, budget %v", a.Party(), got, res.Rho)
+		}
+	}
+	if !strings.Contains(r.Outcome.Report.Method, "adaptive") {
+		t.Errorf("the report names the method %q", r.Outcome.Report.Method)
+	}
+}

@@ -1,0 +1,278 @@
+package roles
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+
+	"github.com/dppub/dppub/engine/marginal"
+)
+
+// DefaultSelectCandidates is how many candidates an adaptive round asks
+// the owners to score (SelectFilter): a round's noise grows as √C (the
+// scores' L2 sensitivity 2√C), so the coordinator offers few. 3 owners,
+// ε = 1, 5 seeds, 2-way TVD with 8 → 16 → 24 candidates: Adult 0.0320 →
+// 0.0312 → 0.0326, NLTCS 0.0061 → 0.0064 → 0.0059, Shuttle 0.0099 →
+// 0.0093 → 0.0094 (docs/results/rows/adaptive-owners.md); 4 lost the
+// pairs that matter (Adult 0.066).
+const DefaultSelectCandidates = 16
+
+var _ marginal.Selector = (*Measurer)(nil)
+
+// Select is the adaptive method's selection over owners of rows (one
+// round of AIM, McKenna et al., VLDB 2022, Alg. 1, as one curator runs
+// it): the coordinator keeps at most SelectCandidates of the round's
+// candidates (SelectFilter, from public quantities only), every owner k
+// scores each kept candidate r on its own records,
+// ‖M_r(D_k) − (n_k/n)·M_r(p̂)‖₁ against the model's estimate p̂ (public:
+// post-processing of released marginals), and the coordinator learns the
+// noisy sum of each candidate's scores — at least the pooled score
+// ‖M_r(D) − M_r(p̂)‖₁ (the triangle inequality), equal with one owner —
+// and picks the largest weighted utility w_r·(ŝ_r − penalty_r − excess_r),
+// as the curator's exponential mechanism would rank exact ones, where
+// excess_r is ExcessShare of the summed score's expected excess over the
+// pooled one (splitExcess, from public quantities).
+//
+// Privacy: this is not the exponential mechanism. The coordinator learns
+// every kept candidate's noisy score, so the round releases a vector of C
+// scores, each of sensitivity 2 under replace-one (one record moves two
+// cells of one owner's counts), L2 sensitivity 2√C (SelectSensitivity;
+// the weights are applied after the release, so a candidate of weight w
+// has utility noise w·σ, the L2 sensitivity of the weighted utilities
+// being 2·w·√C for equal weights w). It is released with discrete
+// Gaussian noise at the round's selection budget c.Rho() — the same ρ the
+// curator's exponential mechanism at c.Epsilon is charged (ε²/8), so the
+// engine's budget and the rounds' stated costs (marginal.Round.SelectRho)
+// hold — calibrated by each owner itself to the number of sets it is
+// sent and charged to its accountant before its share leaves. At that ρ
+// a utility's noise has standard deviation w·σ = w·√(2C/ρ), against
+// about 1.8·w/√ρ for the exponential mechanism's Gumbel noise (scale
+// 2·2w/ε at ε = √(8ρ)): comparable for one candidate, √C times more
+// beyond, hence the filter. The argmax and everything after it are
+// post-processing.
+func (m *Measurer) Select(ctx context.Context, q marginal.SelectQuery, c marginal.Choice) (int, error) {
+	if len(q.Candidates) == 0 || len(q.Estimates) != len(q.Candidates) || len(q.Weights) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
+		return 0, fmt.Errorf("rowsynth: select query with %d candidates, %d estimates, %d weights, %d penalties",
+			len(q.Candidates), len(q.Estimates), len(q.Weights), len(q.Penalties))
+	}
+	kept := m.filter.keep(q, cmp.Or(m.SelectCandidates, DefaultSelectCandidates))
+	rho := c.Rho()
+	l1, l2 := SelectSensitivity(len(kept))
+	noise, err := marginal.Calibrate(marginal.Gaussian, l1, l2, rho)
+	if err != nil {
+		return 0, fmt.Errorf("rowsynth: %s: %w", c.Purpose, err)
+	}
+	req := &Request{Kind: KindSelect, Release: marginal.Release{Purpose: c.Purpose, Parties: []int{0}, Noise: noise}}
+	for _, i := range kept {
+		f, err := modelFrequencies(q.Estimates[i])
+		if err != nil {
+			return 0, fmt.Errorf("rowsynth: %s: candidate %v: %w", c.Purpose, q.Candidates[i], err)
+		}
+		req.Sets = append(req.Sets, slices.Clone(q.Candidates[i]))
+		req.Refs = append(req.Refs, f)
+	}
+	v, err := m.release(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	scores := v[0]
+	if len(scores) != len(kept) {
+		return 0, fmt.Errorf("rowsynth: %s: %d scores for %d candidates", c.Purpose, len(scores), len(kept))
+	}
+	best, bestU := -1, math.Inf(-1)
+	for j, i := range kept {
+		u := q.Weights[i] * (scores[j] - q.Penalties[i] - ExcessShare*m.splitExcess(req.Refs[j]))
+		m.filter.scored(q.Candidates[i], u)
+		if u > bestU {
+			best, bestU = i, u
+		}
+	}
+	m.Selections = append(m.Selections, SelectRound{Offered: len(q.Candidates), Scored: len(kept), Rho: rho, Sigma: noise.Scale})
+	m.filter.round++
+	return best, nil
+}
+
+// splitExcess is the expected excess of the owners' summed score of a
+// candidate over the pooled one where the model's estimate f is right:
+// each owner's counts deviate from its share n_k·f by its sampling
+// deviation, which the pooled counts partly cancel, √(2/π)·√(n_k·f_x(1 −
+// f_x)(1 − n_k/n)) per cell in expectation for owners that are a random
+// split of the records. Where the model is wrong the excess is smaller,
+// so the full amount over-corrects. It reads public quantities only (the
+// owners' record counts, the model): subtracting it is post-processing;
+// with one owner it is 0.
+func (m *Measurer) splitExcess(f []float64) float64 {
+	n := float64(m.Records())
+	total := 0.0
+	for _, nk := range m.c.records {
+		k := float64(nk)
+		for _, p := range f {
+			total += math.Sqrt(2 / math.Pi * k * p * (1 - p) * (1 - k/n))
+		}
+	}
+	return total
+}
+
+// ExcessShare is the share of splitExcess subtracted from each summed
+// score. 3 owners, ε = 1, 5 seeds, 16 candidates, 2-way / 3-way TVD with
+// 0 → 0.25 → 0.5 → 1 of it (docs/results/rows/adaptive-owners.md):
+// NLTCS 0.0064 / 0.0134 → 0.0061 / 0.0128 → 0.0057 / 0.0122 → 0.0057 /
+// 0.0121, Shuttle 0.0093 / 0.0213 → 0.0091 / 0.0208 → 0.0090 / 0.0208 →
+// 0.0098 / 0.0222, but Adult 0.0312 / 0.0662 → 0.0322 / 0.0688 → 0.0323 /
+// 0.0691 → 0.0321 / 0.0686 (which auto leaves to the paper method).
+const ExcessShare = 0.5
+
+// SelectRound records one adaptive round's selection across owners.
+type SelectRound struct {
+	// Offered is how many candidates the engine offered, Scored how many
+	// the filter kept and the owners scored.
+	Offered, Scored int
+	// Rho is the round's selection cost (charged to every owner), Sigma
+	// the noise of each summed score.
+	Rho, Sigma float64
+}
+
+// modelFrequencies are a model's estimated counts as frequencies summing
+// to 1 (negative estimates, which a model never gives, clipped to 0).
+func modelFrequencies(est []float64) ([]float64, error) {
+	total := 0.0
+	for _, v := range est {
+		total += max(v, 0)
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return nil, fmt.Errorf("the model's estimate totals %v", total)
+	}
+	out := make([]float64, len(est))
+	for i, v := range est {
+		out[i] = max(v, 0) / total
+	}
+	return out, nil
+}
+
+// SelectFilter keeps a round's candidates few, from public quantities
+// only (so it costs nothing): what the coordinator has measured and the
+// noisy utilities earlier rounds released. It drops a candidate whose
+// attributes all lie in one measured set (the model holds a noisy
+// measurement of its marginal already, so its error is about the
+// measurement's noise, which the penalty subtracts: AIM rarely picks it,
+// and scoring it would spend √C on it), then keeps half the places for
+// the candidates whose last released utility was largest (exploitation:
+// a dependency the model has not captured stays large until it is
+// measured) and the other half for the candidates scored least recently,
+// the never-scored first, heaviest weight first (exploration: every
+// candidate is scored again every few rounds, so a stale low utility
+// does not hide a pair for ever; sets of equal weight in a hashed order,
+// not the attributes'). When every candidate is covered, it offers them
+// all to the same halves.
+type SelectFilter struct {
+	measured [][]int
+	last     map[string]scoredAt
+	round    int
+}
+
+type scoredAt struct {
+	utility float64
+	round   int
+}
+
+func (f *SelectFilter) measure(attrs []int) {
+	f.measured = append(f.measured, slices.Clone(attrs))
+}
+
+func (f *SelectFilter) scored(set []int, u float64) {
+	if f.last == nil {
+		f.last = map[string]scoredAt{}
+	}
+	f.last[fmt.Sprint(set)] = scoredAt{utility: u, round: f.round}
+}
+
+// covered reports whether a measured set holds every attribute of s.
+func (f *SelectFilter) covered(s []int) bool {
+	return slices.ContainsFunc(f.measured, func(m []int) bool {
+		for _, a := range s {
+			if !slices.Contains(m, a) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// keep returns the indices (ascending) of at most k candidates of q.
+func (f *SelectFilter) keep(q marginal.SelectQuery, k int) []int {
+	var open []int
+	for i, s := range q.Candidates {
+		if !f.covered(s) {
+			open = append(open, i)
+		}
+	}
+	if len(open) == 0 {
+		open = make([]int, len(q.Candidates))
+		for i := range open {
+			open[i] = i
+		}
+	}
+	if len(open) <= k {
+		return open
+	}
+	key := func(i int) string { return fmt.Sprint(q.Candidates[i]) }
+	// Exploration order: never scored first, then least recently scored;
+	// heavier first; then the engine's order.
+	explore := slices.Clone(open)
+	slices.SortStableFunc(explore, func(a, b int) int {
+		ra, oka := f.last[key(a)]
+		rb, okb := f.last[key(b)]
+		switch {
+		case oka != okb:
+			if !oka {
+				return -1
+			}
+			return 1
+		case oka && ra.round != rb.round:
+			return cmp.Compare(ra.round, rb.round)
+		case q.Weights[a] != q.Weights[b]:
+			return cmp.Compare(q.Weights[b], q.Weights[a])
+		}
+		return cmp.Compare(spread(key(a)), spread(key(b)))
+	})
+	// Exploitation order: the largest last released utility first.
+	var exploit []int
+	for _, i := range open {
+		if _, ok := f.last[key(i)]; ok {
+			exploit = append(exploit, i)
+		}
+	}
+	slices.SortStableFunc(exploit, func(a, b int) int {
+		return cmp.Compare(f.last[key(b)].utility, f.last[key(a)].utility)
+	})
+	chosen := map[int]bool{}
+	var out []int
+	take := func(order []int, limit int) {
+		for _, i := range order {
+			if len(out) >= limit {
+				return
+			}
+			if !chosen[i] {
+				chosen[i] = true
+				out = append(out, i)
+			}
+		}
+	}
+	take(exploit, k/2)
+	take(explore, k)
+	slices.Sort(out)
+	return out
+}
+
+// spread orders sets of equal weight in a fixed order that does not
+// follow the attributes' order (FNV-1a of the set), so that exploration
+// does not favour the first attributes (on NLTCS the engine's order
+// offers the triples of attribute 0 first).
+func spread(key string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64()
+}

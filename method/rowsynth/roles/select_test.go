@@ -1,0 +1,145 @@
+package roles
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dppub/dppub/engine/marginal"
+)
+
+func selectRequest(sets [][]int, refs [][]float64, declaredFor int) *Request {
+	l1, l2 := SelectSensitivity(declaredFor)
+	n, err := marginal.Calibrate(marginal.Gaussian, l1, l2, 0.01)
+	if err != nil {
+		panic(err)
+	}
+	return &Request{Session: "s", ID: 3, Kind: KindSelect, Sets: sets, Refs: refs,
+		Release: marginal.Release{Purpose: "adaptive selection 1", Parties: []int{0}, Noise: n}}
+}
+
+// A select request survives the wire, and one of a bad shape is refused
+// when it is read, before an owner counts or charges anything.
+func TestSelectRequestWire(t *testing.T) {
+	uniform := func(n int) []float64 {
+		f := make([]float64, n)
+		for i := range f {
+			f[i] = 1 / float64(n)
+		}
+		return f
+	}
+	good := selectRequest([][]int{{0, 1}, {1}}, [][]float64{uniform(6), uniform(2)}, 2)
+	b, err := good.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Request
+	if err := back.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Sets) != 2 || back.Sets[0][1] != 1 || len(back.Refs[0]) != 6 || back.Release.Noise != good.Release.Noise {
+		t.Fatalf("read back %+v", back)
+	}
+	for _, c := range []struct {
+		name string
+		q    *Request
+		want string
+	}{
+		{"no sets", selectRequest(nil, nil, 1), "at least one"},
+		{"fewer references", selectRequest([][]int{{0}, {1}}, [][]float64{uniform(2)}, 2), "references"},
+		{"unsorted set", selectRequest([][]int{{1, 0}}, [][]float64{uniform(6)}, 1), "sorted"},
+		{"repeated set", selectRequest([][]int{{0}, {0}}, [][]float64{uniform(2), uniform(2)}, 2), "twice"},
+		{"four attributes", selectRequest([][]int{{0, 1, 2, 3}}, [][]float64{uniform(16)}, 1), "attributes"},
+		{"negative frequency", selectRequest([][]int{{0}}, [][]float64{{1.5, -0.5}}, 1), "non-negative"},
+		{"not finite", selectRequest([][]int{{0}}, [][]float64{{math.Inf(1), 0}}, 1), "non-negative"},
+		{"not summing to one", selectRequest([][]int{{0}}, [][]float64{{1e6, 1e6}}, 1), "sum to"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := c.q.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var q Request
+			if err := q.UnmarshalBinary(b); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// An owner calibrates a select request to the number of sets it was
+// sent: a declaration for fewer candidates is refused.
+func TestSelectOwnNoise(t *testing.T) {
+	sets := [][]int{{0}, {1}, {0, 1}, {2}}
+	refs := [][]float64{{0.5, 0.5}, {0.5, 0.5}, {0.25, 0.25, 0.25, 0.25}, {0.5, 0.5}}
+	if _, err := selectRequest(sets, refs, 4).OwnNoise(); err != nil {
+		t.Fatalf("an honest declaration refused: %v", err)
+	}
+	for _, declared := range []int{1, 3} {
+		if _, err := selectRequest(sets, refs, declared).OwnNoise(); err == nil {
+			t.Errorf("a declaration for %d of 4 candidates accepted", declared)
+		}
+	}
+}
+
+// An owner's scores are its L1 errors against its share of the model's
+// estimate: 10 records counted (6, 4) against frequencies (0.5, 0.5)
+// score |6 − 5| + |4 − 5| = 2.
+func TestSelectValues(t *testing.T) {
+	q := selectRequest([][]int{{0}}, [][]float64{{0.5, 0.5}}, 1)
+	v, plan, err := q.SelectValues([][]float64{{6, 4}}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v) != 1 || math.Abs(v[0]-2) > plan.Grid {
+		t.Fatalf("scores %v on grid %v, want 2", v, plan.Grid)
+	}
+	if _, _, err := q.SelectValues([][]float64{{6, 4, 0}}, 10); err == nil {
+		t.Fatal("a reference of the wrong length accepted")
+	}
+}
+
+// The filter reads public quantities only: it drops the candidates a
+// measured set covers, keeps at most k, half by the largest last
+// utility, and scores every candidate again within a few rounds.
+func TestSelectFilter(t *testing.T) {
+	var f SelectFilter
+	var q marginal.SelectQuery
+	for a := range 6 {
+		for b := a + 1; b < 6; b++ {
+			q.Candidates = append(q.Candidates, []int{a, b})
+			q.Weights = append(q.Weights, 1)
+		}
+	}
+	f.measure([]int{0, 1, 2}) // covers (0,1), (0,2), (1,2)
+	seen := map[int]int{}
+	first := -1
+	for round := range 6 {
+		kept := f.keep(q, 4)
+		if len(kept) != 4 {
+			t.Fatalf("round %d kept %d candidates, want 4", round, len(kept))
+		}
+		for _, i := range kept {
+			if s := q.Candidates[i]; s[1] <= 2 {
+				t.Fatalf("round %d kept %v, which a measured set covers", round, s)
+			}
+			seen[i]++
+			if i == 14 && first < 0 {
+				first = round
+			}
+			// Candidate (4,5), index 14, always scores highest.
+			u := 1.0
+			if i == 14 {
+				u = 100
+			}
+			f.scored(q.Candidates[i], u)
+		}
+		f.round++
+	}
+	if len(seen) != 12 {
+		t.Errorf("6 rounds scored %d of the 12 uncovered candidates", len(seen))
+	}
+	if first < 0 || seen[14] != 6-first {
+		t.Errorf("the best candidate, first scored in round %d, was scored in %d of the %d rounds since: want it kept once found", first, seen[14], 6-first)
+	}
+}
