@@ -192,10 +192,12 @@ type AdaptiveOptions struct {
 	Penalty Penalty
 	// Batch is how many selections (each charged and measured as a round
 	// of its own) follow one another before the model is refitted and the
-	// candidates rescored (default 1, AIM's).
+	// candidates rescored (default PreciseBatch when the measurements are
+	// precise, 1, AIM's, otherwise).
 	Batch int
 	// MaxCandidates, if positive, caps the candidates a batch offers:
-	// beyond it, a random subset of them (query).
+	// beyond it, a random subset of them (query). The tree's selections
+	// (Tree) offer every pair that joins two components.
 	MaxCandidates int
 	// Tree starts the rounds with a spanning tree of pairs, selected
 	// privately one pair at a time against the one-way model, as MST
@@ -244,6 +246,22 @@ const DefaultModelCells = 1 << 18
 // precise, and there 2^20 was no better: 0.0088 / 0.0209 against 0.0086 /
 // 0.0204 at 2^18 over six seeds.
 const PreciseModelCells = 1 << 20
+
+// PreciseBatch is the default AdaptiveOptions.Batch when the
+// measurements are precise (Precise): eight selections per refit and
+// rescoring instead of one. Each selection is still charged and measured
+// as a round of its own; what changes is that the model is refitted, and
+// the candidates rescored, an eighth as often. On the whole of Adult at
+// ρ = 0.5 (docs/results/synthesis/engine-choice.md, "Speed at a large
+// budget"), three seeds, mean 2-way / 3-way TVD and CPU-s: one selection
+// per refit 0.0126 / 0.0313 in 7.4 s, eight 0.0122 / 0.0317 in 2.5 s
+// (the paper engine 0.0124 / 0.0325 in 0.34 s); with the cap at 2^19
+// instead of 2^20, eight per refit 0.0125 / 0.0321 in 1.35 s and four
+// 0.0129 / 0.0331, sixteen 0.0134 / 0.0338. When the measurements are
+// not precise batches measured worse on 3-way TVD (Adult at ρ = 0.1,
+// eight per refit: 0.0189 / 0.0433 against 0.0179 / 0.0400), so the
+// default there stays AIM's one.
+const PreciseBatch = 8
 
 // Precise reports whether measurements with Gaussian noise of standard
 // deviation sigma over n records are precise enough for momentum and the
@@ -295,7 +313,6 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	o.Rounds = cmp.Or(o.Rounds, DefaultRounds(d, n, rho, o.SelectShare))
 	o.Selection = cmp.Or(o.Selection, SelectExponential)
 	o.Iters = cmp.Or(o.Iters, 50)
-	o.Batch = cmp.Or(o.Batch, 1)
 	o.Penalty = cmp.Or(o.Penalty, DefaultPenalty)
 	if _, err := ParsePenalty(string(o.Penalty)); err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
@@ -311,8 +328,10 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	o.Optimizer = cmp.Or(o.Optimizer, OptimizerAuto).Resolve(precise)
 	if precise {
 		o.MaxCells = cmp.Or(o.MaxCells, PreciseModelCells)
+		o.Batch = cmp.Or(o.Batch, PreciseBatch)
 	}
 	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)
+	o.Batch = cmp.Or(o.Batch, 1)
 	if o.Optimizer == OptimizerMomentum {
 		o.FinalIters = cmp.Or(o.FinalIters, 250)
 	}

@@ -399,3 +399,87 @@ func TestPreciseDefaultsOnShuttle(t *testing.T) {
 		t.Errorf("the larger cap's 2-way TVD %.4f is not 0.0003 below the ordinary cap's %.4f", d, f)
 	}
 }
+
+// Batches, the spanning-tree start and the cap on candidates change when
+// the model is refitted and what is offered, never what a round costs:
+// the accountant spends ρ exactly, holds one selection charge per round
+// listed, each ε²/8 (the exponential mechanism), and the measurements and
+// selections the result lists sum to ρ. No batch's round offers more
+// candidates than the cap (the tree's rounds, first, offer every pair
+// that joins two components, as MST does).
+func TestAdaptiveBatchesChargeEveryRound(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ao   AdaptiveOptions
+	}{
+		{"batch of 4", AdaptiveOptions{Batch: 4}},
+		{"tree start", AdaptiveOptions{Tree: true}},
+		{"tree, batch of 3, 3 candidates", AdaptiveOptions{Tree: true, Batch: 3, MaxCandidates: 3}},
+	} {
+		for _, rho := range []float64{0.01, 2} {
+			t.Run(fmt.Sprintf("%s/rho=%g", c.name, rho), func(t *testing.T) {
+				res, a := adaptiveOnSmall(t, rho, c.ao)
+				if spent := a.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
+					t.Errorf("accountant spent %v", spent)
+				}
+				selections := 0
+				for _, ch := range a.Charges() {
+					if strings.HasPrefix(ch.Purpose, "adaptive selection") {
+						selections++
+					}
+				}
+				if selections != len(res.Rounds) || selections == 0 {
+					t.Errorf("%d selection charges for %d rounds", selections, len(res.Rounds))
+				}
+				total := 0.0
+				for _, p := range res.Plan {
+					total += p.Release.Noise.Rho
+				}
+				for i, r := range res.Rounds {
+					total += r.SelectRho
+					if want := r.Epsilon * r.Epsilon / 8; math.Abs(r.SelectRho-want) > 1e-12*want {
+						t.Errorf("selection at ε = %v charged ρ = %v, want %v", r.Epsilon, r.SelectRho, want)
+					}
+					tree := c.ao.Tree && i < 4 // 5 attributes
+					if c.ao.MaxCandidates > 0 && !tree && r.Candidates > c.ao.MaxCandidates {
+						t.Errorf("round %v offered %d candidates, cap %d", r.Attrs, r.Candidates, c.ao.MaxCandidates)
+					}
+				}
+				if math.Abs(total-rho) > 1e-9*rho {
+					t.Errorf("rounds and one-ways cost %v", total)
+				}
+			})
+		}
+	}
+}
+
+// With Tree the first d − 1 rounds measure pairs that join the d
+// attributes into one tree: every pair joins two components (no cycle),
+// and after them one component is left.
+func TestAdaptiveTreeStartSpans(t *testing.T) {
+	const d = 5
+	res, _ := adaptiveOnSmall(t, 1, AdaptiveOptions{Tree: true})
+	if len(res.Rounds) < d-1 {
+		t.Fatalf("%d rounds, want at least %d", len(res.Rounds), d-1)
+	}
+	comp := []int{0, 1, 2, 3, 4}
+	for _, r := range res.Rounds[:d-1] {
+		if len(r.Attrs) != 2 {
+			t.Fatalf("tree round measured %v, not a pair", r.Attrs)
+		}
+		from, to := comp[r.Attrs[0]], comp[r.Attrs[1]]
+		if from == to {
+			t.Fatalf("pair %v closes a cycle", r.Attrs)
+		}
+		for j := range comp {
+			if comp[j] == from {
+				comp[j] = to
+			}
+		}
+	}
+	for _, c := range comp {
+		if c != comp[0] {
+			t.Fatalf("the tree's pairs leave components %v", comp)
+		}
+	}
+}
