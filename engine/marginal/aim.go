@@ -192,16 +192,20 @@ type AdaptiveOptions struct {
 	Penalty Penalty
 	// Batch is how many selections (each charged and measured as a round
 	// of its own) follow one another before the model is refitted and the
-	// candidates rescored (default PreciseBatch when the measurements are
-	// precise, 1, AIM's, otherwise).
+	// candidates rescored (default WideBatch on a table of more than
+	// AutoMaxAttributes attributes, PreciseBatch when the measurements
+	// are precise, 1, AIM's, otherwise).
 	Batch int
 	// MaxCandidates, if positive, caps the candidates a batch offers:
-	// beyond it, a random subset of them (query). The tree's selections
+	// beyond it, a random subset of them (query). Default WideCandidates
+	// on a table of more than AutoMaxAttributes attributes, no cap
+	// otherwise. The tree's selections
 	// (Tree) offer every pair that joins two components.
 	MaxCandidates int
 	// Tree starts the rounds with a spanning tree of pairs, selected
 	// privately one pair at a time against the one-way model, as MST
-	// does.
+	// does (always on a table of more than AutoMaxAttributes
+	// attributes).
 	Tree bool
 }
 
@@ -262,6 +266,25 @@ const PreciseModelCells = 1 << 20
 // eight per refit: 0.0189 / 0.0433 against 0.0179 / 0.0400), so the
 // default there stays AIM's one.
 const PreciseBatch = 8
+
+// WideBatch and WideCandidates are the defaults of AdaptiveOptions.Batch
+// and MaxCandidates on a table of more than AutoMaxAttributes attributes,
+// where the rounds also start with a spanning tree of pairs
+// (AdaptiveOptions.Tree): AIM's one selection per refit, each over every
+// candidate, took 54 CPU-s on Big5 (57 attributes) and 133 on Musk (167)
+// at ε = 1, scoring 1 653 and 14 028 candidates' model marginals after
+// every refit. With the tree and 500 candidates a batch, three seeds at
+// (ε, δ) = (1, 1e-5), mean 2-way / 3-way TVD and CPU-s
+// (docs/results/synthesis/engine-choice.md, "Wide tables"): Musk, 32
+// selections per refit, 0.2578 / 0.4268 in 8.5 s, 16 per refit 0.2662 /
+// 0.4359 in 4.5 s (the paper engine 0.2677 / 0.4465 in 0.66 s); Big5, 32
+// per refit, 0.0611 / 0.1022 in 1.7 s, 16 per refit 0.0616 / 0.1026 in
+// 2.0 s, eight per refit over every candidate 0.0633 / 0.1040 in 2.9 s
+// (the paper engine 0.0494 / 0.0870 in 0.73 s).
+const (
+	WideBatch      = 32
+	WideCandidates = 500
+)
 
 // Precise reports whether measurements with Gaussian noise of standard
 // deviation sigma over n records are precise enough for momentum and the
@@ -326,6 +349,11 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	}
 	precise := Precise(first.Scale, n)
 	o.Optimizer = cmp.Or(o.Optimizer, OptimizerAuto).Resolve(precise)
+	if d > AutoMaxAttributes {
+		o.Tree = true
+		o.Batch = cmp.Or(o.Batch, WideBatch)
+		o.MaxCandidates = cmp.Or(o.MaxCandidates, WideCandidates)
+	}
 	if precise {
 		o.MaxCells = cmp.Or(o.MaxCells, PreciseModelCells)
 		o.Batch = cmp.Or(o.Batch, PreciseBatch)

@@ -62,6 +62,8 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
+		// The ID column (WDBC's) is not an attribute and is not synthesised.
+		real.Schema.ID, real.IDs = "", nil
 		triples := sampleTriples(len(real.Schema.Attributes), 120)
 		for _, b := range strings.Split(*budgets, ",") {
 			for _, m := range strings.Split(*methods, ",") {
