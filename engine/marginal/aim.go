@@ -47,10 +47,14 @@ const (
 // against 0.98 / 1.02 at ε = 1, 0.93 / 0.97 against 0.95 / 0.98 at ε = 4,
 // 57–113× less CPU than AIM (until the eleventh run's faster inference
 // and sampling the paper's method was better on Adult, and the bound was
-// 16). The paper's method is better on WDBC (31 attributes), Big5 (57)
-// and Musk (167), and 5–100× faster there. The bounds are read off these
-// six tables, not derived; 64 is above the largest attribute measured (41
-// values).
+// 16). The paper's method was better on WDBC (31 attributes), Big5 (57)
+// and Musk (167), and 5–100× faster there, before the adaptive method
+// started wide tables with a tree of pairs and selected in batches
+// (WideBatch); since, synthesize's auto gives a wide table the adaptive
+// method when its pairs would be mostly noise (synthesize.AutoWideNoise:
+// WDBC and Musk), which Resolve, seeing only the sizes, cannot tell. The
+// bounds are read off these six tables, not derived; 64 is above the
+// largest attribute measured (41 values).
 const (
 	AutoMaxAttributes = 16
 	AutoMaxValues     = 64

@@ -76,7 +76,7 @@ type Settings struct {
 	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
 	Rows   int `json:"rows,omitempty" help:"synthetic rows (default: as many as the input; beyond 1048576, rows repeat the records GUM fitted, numeric values drawn afresh in their bins)"`
 	// Method is what to measure (default marginal.MethodAuto).
-	Method marginal.Method `json:"method,omitempty" help:"what to measure: auto (default: adaptive for one owner of at most 16 attributes of at most 64 values each, paper otherwise, and paper too when an attribute has more than 32 values and ρ is so large that the adaptive method measured worse (Adult at ρ ≥ 1.4): docs/results/synthesis/engine-choice.md) | paper (PDP-MVDS Algorithm 3; the only one for several parties) | adaptive (AIM-style rounds, one owner)"`
+	Method marginal.Method `json:"method,omitempty" help:"what to measure: auto (default: adaptive for one owner of at most 16 attributes of at most 64 values each, paper otherwise, and paper too when an attribute has more than 32 values and ρ is so large that the adaptive method measured worse (Adult at ρ ≥ 1.4), adaptive again on a wider table of at most 64 values per attribute whose pairs ρ would leave mostly noise (WDBC, Musk): docs/results/synthesis/engine-choice.md) | paper (PDP-MVDS Algorithm 3; the only one for several parties) | adaptive (AIM-style rounds, one owner)"`
 	// Label adds the label's triples to the adaptive workload, and the
 	// report warns when the synthetic label's relation to the other
 	// columns is missing or mostly noise (marginal.LabelWarning).
