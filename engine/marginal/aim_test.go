@@ -483,3 +483,39 @@ func TestAdaptiveTreeStartSpans(t *testing.T) {
 		}
 	}
 }
+
+// The defaults of the batches, the tree start and the candidate cap: AIM's
+// one selection per refit over every candidate on a narrow table with
+// noisy measurements (d = 10, n = 50 000, ρ = 0.03: σ ≈ 77 > 50);
+// PreciseBatch when they are precise (ρ = 0.4: σ ≈ 21); the tree,
+// WideBatch and WideCandidates on more than AutoMaxAttributes attributes
+// at any budget; and the caller's own values over every default.
+func TestAdaptiveOptionsBatches(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		o         AdaptiveOptions
+		d         int
+		rho       float64
+		batch     int
+		tree      bool
+		maxOffers int
+	}{
+		{"narrow, noisy", AdaptiveOptions{}, 10, 0.03, 1, false, 0},
+		{"narrow, precise", AdaptiveOptions{}, 10, 0.4, PreciseBatch, false, 0},
+		{"16 attributes", AdaptiveOptions{}, AutoMaxAttributes, 0.03, 1, false, 0},
+		{"17 attributes, noisy", AdaptiveOptions{}, AutoMaxAttributes + 1, 0.03, WideBatch, true, WideCandidates},
+		{"17 attributes, precise", AdaptiveOptions{}, AutoMaxAttributes + 1, 4, WideBatch, true, WideCandidates},
+		{"own batch and cap", AdaptiveOptions{Batch: 3, MaxCandidates: 7}, 40, 0.4, 3, true, 7},
+		{"own tree on a narrow table", AdaptiveOptions{Tree: true}, 10, 0.03, 1, true, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.o
+			if err := o.defaults(c.d, 50000, c.rho); err != nil {
+				t.Fatal(err)
+			}
+			if o.Batch != c.batch || o.Tree != c.tree || o.MaxCandidates != c.maxOffers {
+				t.Errorf("batch %d, tree %v, candidates %d; want %d, %v, %d", o.Batch, o.Tree, o.MaxCandidates, c.batch, c.tree, c.maxOffers)
+			}
+		})
+	}
+}
