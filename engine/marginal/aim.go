@@ -203,8 +203,8 @@ type AdaptiveOptions struct {
 	// MaxCandidates, if positive, caps the candidates a batch offers:
 	// beyond it, a random subset of them (query). Default WideCandidates
 	// on a table of more than AutoMaxAttributes attributes, no cap
-	// otherwise. The tree's selections
-	// (Tree) offer every pair that joins two components.
+	// otherwise. The tree's selections (Tree) offer every pair that joins
+	// two components.
 	MaxCandidates int
 	// Tree starts the rounds with a spanning tree of pairs, selected
 	// privately one pair at a time against the one-way model, as MST
@@ -748,11 +748,13 @@ func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limi
 // pair that joins two components of the pairs picked so far, scored
 // against the model of the one-way marginals alone (every pair's estimate
 // the product of its attributes' model marginals), then one refit. Each
-// selection and measurement is a round of the schedule: the exponential
-// mechanism at the round's selection budget (ε²/8) over public candidates
-// (which pairs join components depends only on the earlier picks), and a
-// Gaussian measurement at its measurement budget. No candidate is dropped
-// for the model cap: a forest of pairs is a junction tree of its pairs.
+// selection and measurement is a round of the schedule, charged as one:
+// the selection mechanism (AdaptiveOptions.Selection; the exponential
+// mechanism, ε²/8, by default) at the round's selection budget over
+// public candidates (which pairs join components depends only on the
+// earlier picks), and a Gaussian measurement at its measurement budget.
+// No candidate is dropped for the model cap: a forest of pairs is a
+// junction tree of its pairs, of at most d − 1 pairs' cells.
 func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
 	d := a.o.Domain.Len()
 	one := make([][]float64, d)
