@@ -266,9 +266,11 @@ const PreciseModelCells = 1 << 20
 // (the paper engine 0.0124 / 0.0325 in 0.34 s); with the cap at 2^19
 // instead of 2^20, eight per refit 0.0125 / 0.0321 in 1.35 s and four
 // 0.0129 / 0.0331, sixteen 0.0134 / 0.0338. When the measurements are
-// not precise batches measured worse on 3-way TVD (Adult at ρ = 0.1,
-// eight per refit: 0.0189 / 0.0433 against 0.0179 / 0.0400), so the
-// default there stays AIM's one.
+// not precise batches were mixed: better on Adult at ρ = 0.01 and 0.02
+// and on NLTCS, worse on Adult at ρ = 0.1 (eight per refit 0.0189 /
+// 0.0433 against 0.0179 / 0.0400) and on Shuttle at ε = 0.3 and 1 (0.0117
+// / 0.0278 against 0.0078 / 0.0192 at ε = 1), so the default there stays
+// AIM's one.
 const PreciseBatch = 8
 
 // WideBatch and WideCandidates are the defaults of AdaptiveOptions.Batch
