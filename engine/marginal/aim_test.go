@@ -106,17 +106,23 @@ func TestParseSelectMechanism(t *testing.T) {
 
 // No selected set grows the model beyond the cap: the final junction tree
 // has at most MaxCells cells (the cap at the full budget), even though the
-// workload's triples alone would exceed it.
+// workload's triples alone would exceed it, whether each selection is
+// followed by a refit or four follow one another (the later ones tested
+// against the model with the earlier picks).
 func TestAdaptiveRespectsModelCap(t *testing.T) {
 	const maxCells = 200
-	res, _ := adaptiveOnSmall(t, 5, AdaptiveOptions{MaxCells: maxCells, Workload: [][]int{{0, 1, 2}, {2, 3, 4}, {0, 4}, {1, 3}}})
-	if c := res.Model.tree.cells(); c > maxCells {
-		t.Errorf("model has %v cells, cap %d (cliques %v)", c, maxCells, res.Model.tree.cliques)
-	}
-	for _, r := range res.Rounds {
-		if c, _ := cellsOf([]int{4, 3, 5, 2, 6}, r.Attrs); c > maxCells {
-			t.Errorf("round measured %v of %d cells, above the cap", r.Attrs, c)
-		}
+	for _, batch := range []int{1, 4} {
+		t.Run(fmt.Sprintf("batch %d", batch), func(t *testing.T) {
+			res, _ := adaptiveOnSmall(t, 5, AdaptiveOptions{MaxCells: maxCells, Batch: batch, Workload: [][]int{{0, 1, 2}, {2, 3, 4}, {0, 4}, {1, 3}}})
+			if c := res.Model.tree.cells(); c > maxCells {
+				t.Errorf("model has %v cells, cap %d (cliques %v)", c, maxCells, res.Model.tree.cliques)
+			}
+			for _, r := range res.Rounds {
+				if c, _ := cellsOf([]int{4, 3, 5, 2, 6}, r.Attrs); c > maxCells {
+					t.Errorf("round measured %v of %d cells, above the cap", r.Attrs, c)
+				}
+			}
+		})
 	}
 }
 
@@ -515,6 +521,45 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 			}
 			if o.Batch != c.batch || o.Tree != c.tree || o.MaxCandidates != c.maxOffers {
 				t.Errorf("batch %d, tree %v, candidates %d; want %d, %v, %d", o.Batch, o.Tree, o.MaxCandidates, c.batch, c.tree, c.maxOffers)
+			}
+		})
+	}
+}
+
+// Within a batch the later selections are offered only what fits the cap
+// together with the earlier picks. Four attributes of 10 values, a model
+// of the one-ways (40 cells), each pair alone 120 cells; after picking
+// {0, 1}, {2, 3} makes 200 cells (the disjoint estimate, 120 + 80, is
+// exact here) and {1, 2} or {0, 2} 210 (triangulated again, sharing an
+// attribute with the pick).
+func TestNarrowKeepsBatchWithinCap(t *testing.T) {
+	sizes := []int{10, 10, 10, 10}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}},
+		model: newModel(sizes, [][]int{{0}, {1}, {2}, {3}}, 100)}
+	cands := [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}
+	base := SelectQuery{Candidates: cands}
+	for range cands {
+		base.Weights = append(base.Weights, 1)
+		base.Estimates = append(base.Estimates, make([]float64, 100))
+		base.Penalties = append(base.Penalties, 0)
+	}
+	growth := []float64{80, 80, 80, 80}
+	picks := []pick{{attrs: []int{0, 1}}}
+	for _, c := range []struct {
+		limit float64
+		want  [][]int
+	}{
+		{150, nil},
+		{205, [][]int{{2, 3}}},
+		{250, [][]int{{2, 3}, {1, 2}, {0, 2}}},
+	} {
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			q := a.narrow(base, growth, picks, c.limit, 1)
+			if !slices.EqualFunc(q.Candidates, c.want, slices.Equal) {
+				t.Errorf("offered %v, want %v", q.Candidates, c.want)
+			}
+			if len(q.Weights) != len(q.Candidates) || len(q.Estimates) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
+				t.Errorf("query of %d candidates has %d weights, %d estimates, %d penalties", len(q.Candidates), len(q.Weights), len(q.Estimates), len(q.Penalties))
 			}
 		})
 	}
