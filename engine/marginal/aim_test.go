@@ -564,3 +564,32 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 		})
 	}
 }
+
+// A narrow table whose workload offers fewer than PreciseBatchCandidates
+// candidates keeps AIM's one selection per refit even when its
+// measurements are precise (ρ = 20 on the small table: σ ≈ 2.1 records,
+// 0.07 % of 3 000): the default run selects the very sets a run asked for
+// one per refit selects, and not those of eight per refit.
+func TestPreciseBatchNeedsCandidates(t *testing.T) {
+	const rho = 20
+	sigma := math.Sqrt(2) / math.Sqrt(2*0.9*rho/float64(DefaultRounds(5, 3000, rho, 0.1)))
+	if !Precise(sigma, 3000) {
+		t.Fatalf("σ = %.2f is not precise at n = 3000", sigma)
+	}
+	attrs := func(res *Result) [][]int {
+		var out [][]int
+		for _, r := range res.Rounds {
+			out = append(out, r.Attrs)
+		}
+		return out
+	}
+	def, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{})
+	one, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: 1})
+	eight, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: PreciseBatch})
+	if !slices.EqualFunc(attrs(def), attrs(one), slices.Equal) {
+		t.Errorf("the default selected %v, one per refit %v", attrs(def), attrs(one))
+	}
+	if slices.EqualFunc(attrs(def), attrs(eight), slices.Equal) {
+		t.Errorf("eight per refit selected as the default did: %v", attrs(def))
+	}
+}
