@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/randx"
 )
 
 // Method chooses how Synthesize decides what to measure.
@@ -46,10 +47,14 @@ const (
 // against 0.98 / 1.02 at ε = 1, 0.93 / 0.97 against 0.95 / 0.98 at ε = 4,
 // 57–113× less CPU than AIM (until the eleventh run's faster inference
 // and sampling the paper's method was better on Adult, and the bound was
-// 16). The paper's method is better on WDBC (31 attributes), Big5 (57)
-// and Musk (167), and 5–100× faster there. The bounds are read off these
-// six tables, not derived; 64 is above the largest attribute measured (41
-// values).
+// 16). The paper's method was better on WDBC (31 attributes), Big5 (57)
+// and Musk (167), and 5–100× faster there, before the adaptive method
+// started wide tables with a tree of pairs and selected in batches
+// (WideBatch); since, synthesize's auto gives a wide table the adaptive
+// method when its pairs would be mostly noise (synthesize.AutoWideNoise:
+// WDBC and Musk), which Resolve, seeing only the sizes, cannot tell. The
+// bounds are read off these six tables, not derived; 64 is above the
+// largest attribute measured (41 values).
 const (
 	AutoMaxAttributes = 16
 	AutoMaxValues     = 64
@@ -189,6 +194,24 @@ type AdaptiveOptions struct {
 	// Penalty is the error the score expects a measurement to leave
 	// (default DefaultPenalty).
 	Penalty Penalty
+	// Batch is how many selections (each charged and measured as a round
+	// of its own) follow one another before the model is refitted and the
+	// candidates rescored (default WideBatch on a table of more than
+	// AutoMaxAttributes attributes, PreciseBatch when the measurements
+	// are precise and the workload offers at least
+	// PreciseBatchCandidates candidates, 1, AIM's, otherwise).
+	Batch int
+	// MaxCandidates, if positive, caps the candidates a batch offers:
+	// beyond it, a random subset of them (query). Default WideCandidates
+	// on a table of more than AutoMaxAttributes attributes, no cap
+	// otherwise. The tree's selections (Tree) offer every pair that joins
+	// two components.
+	MaxCandidates int
+	// Tree starts the rounds with a spanning tree of pairs, selected
+	// privately one pair at a time against the one-way model, as MST
+	// does (always on a table of more than AutoMaxAttributes
+	// attributes).
+	Tree bool
 }
 
 // DefaultPenalty is PenaltyClipped. Shuttle's, Adult's and NLTCS's
@@ -232,6 +255,54 @@ const DefaultModelCells = 1 << 18
 // precise, and there 2^20 was no better: 0.0088 / 0.0209 against 0.0086 /
 // 0.0204 at 2^18 over six seeds.
 const PreciseModelCells = 1 << 20
+
+// PreciseBatch is the default AdaptiveOptions.Batch when the
+// measurements are precise (Precise): eight selections per refit and
+// rescoring instead of one. Each selection is still charged and measured
+// as a round of its own; what changes is that the model is refitted, and
+// the candidates rescored, an eighth as often. On the whole of Adult at
+// ρ = 0.5 (docs/results/synthesis/engine-choice.md, "Speed at a large
+// budget"), three seeds, mean 2-way / 3-way TVD and CPU-s: one selection
+// per refit 0.0126 / 0.0313 in 7.4 s, eight 0.0122 / 0.0317 in 2.5 s
+// (the paper engine 0.0124 / 0.0325 in 0.34 s); with the cap at 2^19
+// instead of 2^20, eight per refit 0.0125 / 0.0321 in 1.35 s and four
+// 0.0129 / 0.0331, sixteen 0.0134 / 0.0338. When the measurements are
+// not precise batches were mixed: better on Adult at ρ = 0.01 and 0.02
+// and on NLTCS, worse on Adult at ρ = 0.1 (eight per refit 0.0189 /
+// 0.0433 against 0.0179 / 0.0400) and on Shuttle at ε = 0.3 and 1 (0.0117
+// / 0.0278 against 0.0078 / 0.0192 at ε = 1), so the default there stays
+// AIM's one. Nor does it pay with few candidates: on Shuttle (10
+// attributes, 55 candidates) at ε = 4, three seeds, eight per refit
+// measured 0.0050 / 0.0140 against 0.0037 / 0.0105 (two per refit 0.0046
+// / 0.0130, four 0.0041 / 0.0117), at ρ = 1 0.0060 / 0.0161 against
+// 0.0040 / 0.0117, so a table of at most AutoMaxAttributes attributes
+// batches only when its workload offers at least PreciseBatchCandidates
+// candidates (Adult 120, NLTCS 696: at ρ = 1 eight per refit 0.0008 /
+// 0.0018 against 0.0009 / 0.0021). The bound is read off these three
+// tables, not derived.
+const (
+	PreciseBatch           = 8
+	PreciseBatchCandidates = 100
+)
+
+// WideBatch and WideCandidates are the defaults of AdaptiveOptions.Batch
+// and MaxCandidates on a table of more than AutoMaxAttributes attributes,
+// where the rounds also start with a spanning tree of pairs
+// (AdaptiveOptions.Tree): AIM's one selection per refit, each over every
+// candidate, took 54 CPU-s on Big5 (57 attributes) and 133 on Musk (167)
+// at ε = 1, scoring 1 653 and 14 028 candidates' model marginals after
+// every refit. With the tree and 500 candidates a batch, three seeds at
+// (ε, δ) = (1, 1e-5), mean 2-way / 3-way TVD and CPU-s
+// (docs/results/synthesis/engine-choice.md, "Wide tables"): Musk, 32
+// selections per refit, 0.2578 / 0.4268 in 8.5 s, 16 per refit 0.2662 /
+// 0.4359 in 4.5 s (the paper engine 0.2677 / 0.4465 in 0.66 s); Big5, 32
+// per refit, 0.0611 / 0.1022 in 1.7 s, 16 per refit 0.0616 / 0.1026 in
+// 2.0 s, eight per refit over every candidate 0.0633 / 0.1040 in 2.9 s
+// (the paper engine 0.0494 / 0.0870 in 0.73 s).
+const (
+	WideBatch      = 32
+	WideCandidates = 500
+)
 
 // Precise reports whether measurements with Gaussian noise of standard
 // deviation sigma over n records are precise enough for momentum and the
@@ -296,10 +367,17 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	}
 	precise := Precise(first.Scale, n)
 	o.Optimizer = cmp.Or(o.Optimizer, OptimizerAuto).Resolve(precise)
+	if d > AutoMaxAttributes {
+		o.Tree = true
+		o.Batch = cmp.Or(o.Batch, WideBatch)
+		o.MaxCandidates = cmp.Or(o.MaxCandidates, WideCandidates)
+	}
 	if precise {
 		o.MaxCells = cmp.Or(o.MaxCells, PreciseModelCells)
+		o.Batch = cmp.Or(o.Batch, PreciseBatch)
 	}
 	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)
+	o.Batch = cmp.Or(o.Batch, 1)
 	if o.Optimizer == OptimizerMomentum {
 		o.FinalIters = cmp.Or(o.FinalIters, 250)
 	}
@@ -391,10 +469,19 @@ func candidates(workload [][]int) ([][]int, []float64) {
 			}
 		}
 	}
+	// Σ_W |S ∩ W| = Σ_{a ∈ S} #{W ∋ a}: one count per attribute instead
+	// of an intersection per candidate and workload set (on a table of
+	// 167 attributes, 14 000 of each).
+	holding := map[int]float64{}
+	for _, w := range workload {
+		for _, a := range w {
+			holding[a]++
+		}
+	}
 	weights := make([]float64, len(out))
 	for i, s := range out {
-		for _, w := range workload {
-			weights[i] += float64(len(intersect(s, w)))
+		for _, a := range s {
+			weights[i] += holding[a]
 		}
 	}
 	return out, weights
@@ -411,6 +498,11 @@ type adaptive struct {
 	weights  []float64
 	measured []*Noisy
 	model    *Model
+	// shuffle orders the candidates when they are capped (candidateOrder).
+	shuffle *randx.Source
+	// pending counts the selections of the batch under way, which
+	// a.res.Rounds lists only once the batch is refitted.
+	pending int
 }
 
 func (e *engine) runAdaptive(ctx context.Context) error {
@@ -445,6 +537,9 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	a := &adaptive{engine: e, sel: sel, ao: ao, rho: e.o.Parties[0].Rho}
 	a.cands, a.weights = candidates(normaliseAll(ao.Workload))
+	if e.o.Adaptive.Batch == 0 && d <= AutoMaxAttributes && len(a.cands) < PreciseBatchCandidates {
+		a.ao.Batch = 1 // too few candidates for PreciseBatch to pay
+	}
 	start := time.Now()
 	if err := a.rounds(ctx); err != nil {
 		return err
@@ -477,14 +572,17 @@ func normaliseAll(sets [][]int) [][]int {
 
 // rounds measures every one-way marginal, then selects and measures in
 // rounds until the budget is spent exactly (AIM, Alg. 1): the last round
-// takes whatever is left when less than two rounds' worth remains.
+// takes whatever is left when less than two rounds' worth remains. With
+// AdaptiveOptions.Tree the first selections build a spanning tree of
+// pairs (treeRounds); with AdaptiveOptions.Batch above 1 each refit of
+// the model follows that many selections (batch).
 func (a *adaptive) rounds(ctx context.Context) error {
 	d := a.o.Domain.Len()
 	share := a.ao.SelectShare
 	perRound := a.rho / float64(a.ao.Rounds)
-	rhoMeas, rhoSel := (1-share)*perRound, share*perRound
+	s := &schedule{share: share, meas: (1 - share) * perRound, sel: share * perRound}
 	for j := range d {
-		if err := a.measureSet(ctx, []int{j}, rhoMeas); err != nil {
+		if err := a.measureSet(ctx, []int{j}, s.meas); err != nil {
 			return err
 		}
 		a.progress("adaptive rounds", j+1, d)
@@ -492,76 +590,314 @@ func (a *adaptive) rounds(ctx context.Context) error {
 	if err := a.fit(ctx); err != nil {
 		return err
 	}
-	for t := 0; a.rho-a.used > 1e-12*a.rho; t++ {
-		if rem := a.rho - a.used; rem < 2*(rhoMeas+rhoSel) {
-			rhoMeas = (1 - share) * rem
-			rhoSel = rem - rhoMeas
+	if a.ao.Tree {
+		if err := a.treeRounds(ctx, s); err != nil {
+			return err
 		}
-		annealed, err := a.round(ctx, rhoMeas, rhoSel)
+	}
+	for a.rho-a.used > 1e-12*a.rho {
+		annealed, err := a.batch(ctx, s, a.ao.Batch)
 		if err != nil {
 			return err
 		}
 		if annealed {
-			rhoMeas, rhoSel = 4*rhoMeas, 4*rhoSel
+			s.meas, s.sel = 4*s.meas, 4*s.sel
 		}
-		a.progress("adaptive rounds", d+t+1, d+t+2)
+		a.progress("adaptive rounds", d+len(a.res.Rounds), d+len(a.res.Rounds)+1)
 	}
 	return nil
 }
 
-// round is one selection and measurement; it reports whether the model's
-// estimate of the measured set moved by less than the measurement's
-// expected noise (AIM's signal to anneal).
-func (a *adaptive) round(ctx context.Context, rhoMeas, rhoSel float64) (bool, error) {
-	noise, err := CountNoise(Gaussian, a.o.Neighbours, rhoMeas)
-	if err != nil {
-		return false, err
+// schedule is the budget of the next round: meas for its measurement,
+// sel for its selection.
+type schedule struct{ share, meas, sel float64 }
+
+// next returns the next round's budgets: the scheduled ones, or
+// everything left when less than two rounds' worth remains (and then
+// remembers them, so the loop ends with the budget spent exactly).
+func (s *schedule) next(left float64) (meas, sel float64) {
+	if left < 2*(s.meas+s.sel) {
+		s.meas = (1 - s.share) * left
+		s.sel = left - s.meas
 	}
-	// The size limit counts this round's spending, as AIM does.
-	limit := a.ao.MaxCells * (a.used + rhoMeas + rhoSel) / a.rho
-	q := a.query(limit, noise.Scale)
-	eps := a.ao.Selection.Epsilon(rhoSel)
-	c := Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+1), Parties: []int{0},
-		Mechanism: a.ao.Selection, Epsilon: eps, Sensitivity: q.Sensitivity(a.o.Neighbours)}
-	i, err := a.sel.Select(ctx, q, c)
-	if err != nil {
-		return false, fmt.Errorf("marginal: %s: %w", c.Purpose, err)
+	return s.meas, s.sel
+}
+
+// pick is one selection of a batch and what the annealing test needs.
+type pick struct {
+	attrs     []int
+	estimate  []float64 // the model's estimate when it was chosen
+	penalty   float64
+	rhoMeas   float64
+	selection Round
+}
+
+// batch makes up to size selections from one model, each charged and
+// measured as a round of its own (the exponential mechanism at the round's
+// selection budget over the candidates not yet picked, then a Gaussian
+// measurement at its measurement budget), and then refits the model once.
+// Which candidates are offered after the first pick depends only on the
+// earlier picks and the public model, so every selection is an exponential
+// mechanism over public candidates with public estimates, charged ε²/8 as
+// one round's is. It reports whether the model's estimates of the picked
+// sets moved, in all, by less than the noise their measurements were
+// expected to leave (AIM's signal to anneal).
+func (a *adaptive) batch(ctx context.Context, s *schedule, size int) (bool, error) {
+	var picks []pick
+	var base SelectQuery
+	var growth []float64
+	for k := 0; k < max(size, 1) && a.rho-a.used > 1e-12*a.rho; k++ {
+		rhoMeas, rhoSel := s.next(a.rho - a.used)
+		noise, err := CountNoise(Gaussian, a.o.Neighbours, rhoMeas)
+		if err != nil {
+			return false, err
+		}
+		// The size limit counts this round's spending, as AIM does.
+		limit := a.ao.MaxCells * (a.used + rhoMeas + rhoSel) / a.rho
+		var q SelectQuery
+		if k == 0 {
+			base, growth = a.query(limit, noise.Scale)
+			q = base
+		} else {
+			q = a.narrow(base, growth, picks, limit, noise.Scale)
+		}
+		if len(q.Candidates) == 0 {
+			break
+		}
+		i, p, err := a.choose(ctx, q, rhoSel)
+		if err != nil {
+			return false, err
+		}
+		if err := a.measureSet(ctx, q.Candidates[i], rhoMeas); err != nil {
+			return false, err
+		}
+		p.rhoMeas = rhoMeas
+		picks = append(picks, p)
 	}
-	a.used += c.Rho()
-	if err := a.measureSet(ctx, q.Candidates[i], rhoMeas); err != nil {
-		return false, err
+	if len(picks) == 0 {
+		return false, fmt.Errorf("marginal: adaptive: no candidate fits the model cap")
 	}
 	if err := a.fit(ctx); err != nil {
 		return false, err
 	}
-	after, err := a.model.Marginal(q.Candidates[i])
-	if err != nil {
-		return false, err
+	moved, expected := 0.0, 0.0
+	for _, p := range picks {
+		after, err := a.model.Marginal(p.attrs)
+		if err != nil {
+			return false, err
+		}
+		for x, v := range after.Counts {
+			moved += math.Abs(v - p.estimate[x])
+		}
+		expected += p.penalty
 	}
-	moved := 0.0
-	for x, v := range after.Counts {
-		moved += math.Abs(v - q.Estimates[i][x])
+	annealed := moved <= expected
+	for _, p := range picks {
+		r := p.selection
+		r.Rho, r.Annealed = p.rhoMeas, annealed
+		a.res.Rounds = append(a.res.Rounds, r)
 	}
-	annealed := moved <= q.Penalties[i]
-	a.res.Rounds = append(a.res.Rounds, Round{Attrs: q.Candidates[i], Rho: rhoMeas, SelectRho: c.Rho(), Epsilon: eps,
-		Candidates: len(q.Candidates), Annealed: annealed})
+	a.pending = 0
 	return annealed, nil
+}
+
+// choose makes one private selection over q at selection budget rhoSel.
+func (a *adaptive) choose(ctx context.Context, q SelectQuery, rhoSel float64) (int, pick, error) {
+	eps := a.ao.Selection.Epsilon(rhoSel)
+	c := Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+a.pending+1), Parties: []int{0},
+		Mechanism: a.ao.Selection, Epsilon: eps, Sensitivity: q.Sensitivity(a.o.Neighbours)}
+	i, err := a.sel.Select(ctx, q, c)
+	if err != nil {
+		return 0, pick{}, fmt.Errorf("marginal: %s: %w", c.Purpose, err)
+	}
+	a.used += c.Rho()
+	a.pending++
+	p := pick{attrs: q.Candidates[i], estimate: q.Estimates[i], penalty: q.Penalties[i],
+		selection: Round{Attrs: q.Candidates[i], SelectRho: c.Rho(), Epsilon: eps, Candidates: len(q.Candidates)}}
+	return i, p, nil
+}
+
+// narrow is the query of a batch's next selection: base without the sets
+// already picked and without those that would grow the model, with the
+// picks, beyond limit; penalties at noise sigma. growth[i] is how much
+// base's candidate i alone grew the model (query). A candidate that
+// shares no attribute with a pick is taken to grow the model with the
+// picks by as much (exact for a junction tree whose cliques it does not
+// join to theirs; the greedy triangulation can differ by a little), so
+// only the others cost a triangulation each: on a table of 167 attributes
+// the exact test of every candidate after every pick was half the run.
+func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limit, sigma float64) SelectQuery {
+	sizes := a.o.Domain.Sizes()
+	sets := slices.Clip(a.model.sets)
+	touched := map[int]bool{}
+	for _, p := range picks {
+		sets = append(sets, p.attrs)
+		for _, x := range p.attrs {
+			touched[x] = true
+		}
+	}
+	sets = slices.Clip(sets)
+	now := modelCells(sizes, sets)
+	var q SelectQuery
+	for i, s := range base.Candidates {
+		if slices.ContainsFunc(picks, func(p pick) bool { return slices.Equal(p.attrs, s) }) {
+			continue
+		}
+		if a.model.tree.home(s) < 0 {
+			fits := now+growth[i] <= limit
+			if slices.ContainsFunc(s, func(x int) bool { return touched[x] }) {
+				fits = modelCells(sizes, append(sets, s)) <= limit
+			}
+			if !fits {
+				continue
+			}
+		}
+		q.Candidates = append(q.Candidates, s)
+		q.Weights = append(q.Weights, base.Weights[i])
+		q.Estimates = append(q.Estimates, base.Estimates[i])
+		q.Penalties = append(q.Penalties, a.ao.Penalty.of(base.Estimates[i], sigma))
+	}
+	return q
+}
+
+// treeRounds starts the rounds as MST does (McKenna, Miklau & Sheldon,
+// "Winning the NIST contest", 2021): up to d − 1 selections, each of a
+// pair that joins two components of the pairs picked so far, scored
+// against the model of the one-way marginals alone (every pair's estimate
+// the product of its attributes' model marginals), then one refit. Each
+// selection and measurement is a round of the schedule, charged as one:
+// the selection mechanism (AdaptiveOptions.Selection; the exponential
+// mechanism, ε²/8, by default) at the round's selection budget over
+// public candidates (which pairs join components depends only on the
+// earlier picks), and a Gaussian measurement at its measurement budget.
+// No candidate is dropped for the model cap: a forest of pairs is a
+// junction tree of its pairs, of at most d − 1 pairs' cells.
+func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
+	d := a.o.Domain.Len()
+	one := make([][]float64, d)
+	for j := range d {
+		m, err := a.model.Marginal([]int{j})
+		if err != nil {
+			return err
+		}
+		one[j] = m.Counts
+	}
+	comp := make([]int, d)
+	for j := range comp {
+		comp[j] = j
+	}
+	// The one-way model does not change during the tree's selections, so
+	// every pair's estimate is computed once, and its penalty once per
+	// noise scale (the last round may take what is left).
+	var pairs []int
+	var est [][]float64
+	for i, c := range a.cands {
+		if len(c) == 2 {
+			pairs = append(pairs, i)
+			est = append(est, outer(one[c[0]], one[c[1]], float64(a.o.Records)))
+		}
+	}
+	pen := make([]float64, len(pairs))
+	sigma := math.NaN()
+	var picks []pick
+	for len(picks) < d-1 && a.rho-a.used > 1e-12*a.rho {
+		rhoMeas, rhoSel := s.next(a.rho - a.used)
+		noise, err := CountNoise(Gaussian, a.o.Neighbours, rhoMeas)
+		if err != nil {
+			return err
+		}
+		if noise.Scale != sigma {
+			sigma = noise.Scale
+			parallel(len(pairs), func(k int) { pen[k] = a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
+		}
+		var q SelectQuery
+		for k, i := range pairs {
+			c := a.cands[i]
+			if comp[c[0]] == comp[c[1]] {
+				continue
+			}
+			q.Candidates = append(q.Candidates, c)
+			q.Weights = append(q.Weights, a.weights[i])
+			q.Estimates = append(q.Estimates, est[k])
+			q.Penalties = append(q.Penalties, pen[k])
+		}
+		if len(q.Candidates) == 0 {
+			break
+		}
+		i, p, err := a.choose(ctx, q, rhoSel)
+		if err != nil {
+			return err
+		}
+		if err := a.measureSet(ctx, q.Candidates[i], rhoMeas); err != nil {
+			return err
+		}
+		p.rhoMeas = rhoMeas
+		picks = append(picks, p)
+		from, to := comp[q.Candidates[i][1]], comp[q.Candidates[i][0]]
+		for j := range comp {
+			if comp[j] == from {
+				comp[j] = to
+			}
+		}
+	}
+	if len(picks) == 0 {
+		return nil
+	}
+	if err := a.fit(ctx); err != nil {
+		return err
+	}
+	for _, p := range picks {
+		r := p.selection
+		r.Rho = p.rhoMeas
+		a.res.Rounds = append(a.res.Rounds, r)
+	}
+	a.pending = 0
+	return nil
+}
+
+// outer is the table of two independent attributes with marginals x and
+// y (as counts), summing to total, the first attribute varying slowest.
+func outer(x, y []float64, total float64) []float64 {
+	out := make([]float64, 0, len(x)*len(y))
+	for _, u := range x {
+		for _, v := range y {
+			out = append(out, u*v/total)
+		}
+	}
+	return out
 }
 
 // query offers every candidate the model-size cap allows (or that the
 // model already holds), with the model's estimates and their penalties
-// (AdaptiveOptions.Penalty) at noise sigma.
-func (a *adaptive) query(limit, sigma float64) SelectQuery {
+// (AdaptiveOptions.Penalty) at noise sigma. With
+// AdaptiveOptions.MaxCandidates it offers at most that many: the first
+// that fit of the candidates in an order drawn afresh each time from the
+// run's randomness, which is independent of the records, so the offer is
+// public and the selection over it is charged as any other.
+func (a *adaptive) query(limit, sigma float64) (SelectQuery, []float64) {
 	sizes := a.o.Domain.Sizes()
+	order := a.candidateOrder()
+	now := a.model.tree.cells()
 	var q SelectQuery
 	var offered []int
-	for i, s := range a.cands {
-		if a.model.tree.home(s) < 0 && modelCells(sizes, append(slices.Clip(a.model.sets), s)) > limit {
-			continue
+	var growth []float64
+	for _, i := range order {
+		s := a.cands[i]
+		grows := 0.0
+		if a.model.tree.home(s) < 0 {
+			with := modelCells(sizes, append(slices.Clip(a.model.sets), s))
+			if with > limit {
+				continue
+			}
+			grows = with - now
 		}
 		offered = append(offered, i)
+		growth = append(growth, grows)
 		q.Candidates = append(q.Candidates, s)
 		q.Weights = append(q.Weights, a.weights[i])
+		if a.ao.MaxCandidates > 0 && len(offered) == a.ao.MaxCandidates {
+			break
+		}
 	}
 	q.Estimates = make([][]float64, len(offered))
 	q.Penalties = make([]float64, len(offered))
@@ -573,7 +909,26 @@ func (a *adaptive) query(limit, sigma float64) SelectQuery {
 		q.Estimates[k] = est.Counts
 		q.Penalties[k] = a.ao.Penalty.of(est.Counts, sigma)
 	}, func(int) int { return 1 << 10 })
-	return q
+	return q, growth
+}
+
+// candidateOrder is the order query tries the candidates in: their own
+// without a cap on their number (or with fewer candidates than the cap),
+// a random permutation otherwise, from a stream of the run's randomness
+// made the first time one is needed.
+func (a *adaptive) candidateOrder() []int {
+	order := make([]int, len(a.cands))
+	for i := range order {
+		order[i] = i
+	}
+	if a.ao.MaxCandidates <= 0 || len(a.cands) <= a.ao.MaxCandidates {
+		return order
+	}
+	if a.shuffle == nil {
+		a.shuffle = a.o.Source.Child()
+	}
+	a.shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	return order
 }
 
 // measureSet measures the marginal over s with Gaussian noise costing rho.

@@ -106,17 +106,23 @@ func TestParseSelectMechanism(t *testing.T) {
 
 // No selected set grows the model beyond the cap: the final junction tree
 // has at most MaxCells cells (the cap at the full budget), even though the
-// workload's triples alone would exceed it.
+// workload's triples alone would exceed it, whether each selection is
+// followed by a refit or four follow one another (the later ones tested
+// against the model with the earlier picks).
 func TestAdaptiveRespectsModelCap(t *testing.T) {
 	const maxCells = 200
-	res, _ := adaptiveOnSmall(t, 5, AdaptiveOptions{MaxCells: maxCells, Workload: [][]int{{0, 1, 2}, {2, 3, 4}, {0, 4}, {1, 3}}})
-	if c := res.Model.tree.cells(); c > maxCells {
-		t.Errorf("model has %v cells, cap %d (cliques %v)", c, maxCells, res.Model.tree.cliques)
-	}
-	for _, r := range res.Rounds {
-		if c, _ := cellsOf([]int{4, 3, 5, 2, 6}, r.Attrs); c > maxCells {
-			t.Errorf("round measured %v of %d cells, above the cap", r.Attrs, c)
-		}
+	for _, batch := range []int{1, 4} {
+		t.Run(fmt.Sprintf("batch %d", batch), func(t *testing.T) {
+			res, _ := adaptiveOnSmall(t, 5, AdaptiveOptions{MaxCells: maxCells, Batch: batch, Workload: [][]int{{0, 1, 2}, {2, 3, 4}, {0, 4}, {1, 3}}})
+			if c := res.Model.tree.cells(); c > maxCells {
+				t.Errorf("model has %v cells, cap %d (cliques %v)", c, maxCells, res.Model.tree.cliques)
+			}
+			for _, r := range res.Rounds {
+				if c, _ := cellsOf([]int{4, 3, 5, 2, 6}, r.Attrs); c > maxCells {
+					t.Errorf("round measured %v of %d cells, above the cap", r.Attrs, c)
+				}
+			}
+		})
 	}
 }
 
@@ -397,5 +403,193 @@ func TestPreciseDefaultsOnShuttle(t *testing.T) {
 	}
 	if !(d < f-0.0003) {
 		t.Errorf("the larger cap's 2-way TVD %.4f is not 0.0003 below the ordinary cap's %.4f", d, f)
+	}
+}
+
+// Batches, the spanning-tree start and the cap on candidates change when
+// the model is refitted and what is offered, never what a round costs:
+// the accountant spends ρ exactly, holds one selection charge per round
+// listed, each ε²/8 (the exponential mechanism), and the measurements and
+// selections the result lists sum to ρ. No batch's round offers more
+// candidates than the cap (the tree's rounds, first, offer every pair
+// that joins two components, as MST does).
+func TestAdaptiveBatchesChargeEveryRound(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ao   AdaptiveOptions
+	}{
+		{"batch of 4", AdaptiveOptions{Batch: 4}},
+		{"tree start", AdaptiveOptions{Tree: true}},
+		{"tree, batch of 3, 3 candidates", AdaptiveOptions{Tree: true, Batch: 3, MaxCandidates: 3}},
+	} {
+		for _, rho := range []float64{0.01, 2} {
+			t.Run(fmt.Sprintf("%s/rho=%g", c.name, rho), func(t *testing.T) {
+				res, a := adaptiveOnSmall(t, rho, c.ao)
+				if spent := a.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
+					t.Errorf("accountant spent %v", spent)
+				}
+				selections := 0
+				for _, ch := range a.Charges() {
+					if strings.HasPrefix(ch.Purpose, "adaptive selection") {
+						selections++
+					}
+				}
+				if selections != len(res.Rounds) || selections == 0 {
+					t.Errorf("%d selection charges for %d rounds", selections, len(res.Rounds))
+				}
+				total := 0.0
+				for _, p := range res.Plan {
+					total += p.Release.Noise.Rho
+				}
+				for i, r := range res.Rounds {
+					total += r.SelectRho
+					if want := r.Epsilon * r.Epsilon / 8; math.Abs(r.SelectRho-want) > 1e-12*want {
+						t.Errorf("selection at ε = %v charged ρ = %v, want %v", r.Epsilon, r.SelectRho, want)
+					}
+					tree := c.ao.Tree && i < 4 // 5 attributes
+					if c.ao.MaxCandidates > 0 && !tree && r.Candidates > c.ao.MaxCandidates {
+						t.Errorf("round %v offered %d candidates, cap %d", r.Attrs, r.Candidates, c.ao.MaxCandidates)
+					}
+				}
+				if math.Abs(total-rho) > 1e-9*rho {
+					t.Errorf("rounds and one-ways cost %v", total)
+				}
+			})
+		}
+	}
+}
+
+// With Tree the first d − 1 rounds measure pairs that join the d
+// attributes into one tree: every pair joins two components (no cycle),
+// and after them one component is left.
+func TestAdaptiveTreeStartSpans(t *testing.T) {
+	const d = 5
+	res, _ := adaptiveOnSmall(t, 1, AdaptiveOptions{Tree: true})
+	if len(res.Rounds) < d-1 {
+		t.Fatalf("%d rounds, want at least %d", len(res.Rounds), d-1)
+	}
+	comp := []int{0, 1, 2, 3, 4}
+	for _, r := range res.Rounds[:d-1] {
+		if len(r.Attrs) != 2 {
+			t.Fatalf("tree round measured %v, not a pair", r.Attrs)
+		}
+		from, to := comp[r.Attrs[0]], comp[r.Attrs[1]]
+		if from == to {
+			t.Fatalf("pair %v closes a cycle", r.Attrs)
+		}
+		for j := range comp {
+			if comp[j] == from {
+				comp[j] = to
+			}
+		}
+	}
+	for _, c := range comp {
+		if c != comp[0] {
+			t.Fatalf("the tree's pairs leave components %v", comp)
+		}
+	}
+}
+
+// The defaults of the batches, the tree start and the candidate cap: AIM's
+// one selection per refit over every candidate on a narrow table with
+// noisy measurements (d = 10, n = 50 000, ρ = 0.03: σ ≈ 77 > 50);
+// PreciseBatch when they are precise (ρ = 0.4: σ ≈ 21); the tree,
+// WideBatch and WideCandidates on more than AutoMaxAttributes attributes
+// at any budget; and the caller's own values over every default.
+func TestAdaptiveOptionsBatches(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		o         AdaptiveOptions
+		d         int
+		rho       float64
+		batch     int
+		tree      bool
+		maxOffers int
+	}{
+		{"narrow, noisy", AdaptiveOptions{}, 10, 0.03, 1, false, 0},
+		{"narrow, precise", AdaptiveOptions{}, 10, 0.4, PreciseBatch, false, 0},
+		{"16 attributes", AdaptiveOptions{}, AutoMaxAttributes, 0.03, 1, false, 0},
+		{"17 attributes, noisy", AdaptiveOptions{}, AutoMaxAttributes + 1, 0.03, WideBatch, true, WideCandidates},
+		{"17 attributes, precise", AdaptiveOptions{}, AutoMaxAttributes + 1, 4, WideBatch, true, WideCandidates},
+		{"own batch and cap", AdaptiveOptions{Batch: 3, MaxCandidates: 7}, 40, 0.4, 3, true, 7},
+		{"own tree on a narrow table", AdaptiveOptions{Tree: true}, 10, 0.03, 1, true, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.o
+			if err := o.defaults(c.d, 50000, c.rho); err != nil {
+				t.Fatal(err)
+			}
+			if o.Batch != c.batch || o.Tree != c.tree || o.MaxCandidates != c.maxOffers {
+				t.Errorf("batch %d, tree %v, candidates %d; want %d, %v, %d", o.Batch, o.Tree, o.MaxCandidates, c.batch, c.tree, c.maxOffers)
+			}
+		})
+	}
+}
+
+// Within a batch the later selections are offered only what fits the cap
+// together with the earlier picks. Four attributes of 10 values, a model
+// of the one-ways (40 cells), each pair alone 120 cells; after picking
+// {0, 1}, {2, 3} makes 200 cells (the disjoint estimate, 120 + 80, is
+// exact here) and {1, 2} or {0, 2} 210 (triangulated again, sharing an
+// attribute with the pick).
+func TestNarrowKeepsBatchWithinCap(t *testing.T) {
+	sizes := []int{10, 10, 10, 10}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}},
+		model: newModel(sizes, [][]int{{0}, {1}, {2}, {3}}, 100)}
+	cands := [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}
+	base := SelectQuery{Candidates: cands}
+	for range cands {
+		base.Weights = append(base.Weights, 1)
+		base.Estimates = append(base.Estimates, make([]float64, 100))
+		base.Penalties = append(base.Penalties, 0)
+	}
+	growth := []float64{80, 80, 80, 80}
+	picks := []pick{{attrs: []int{0, 1}}}
+	for _, c := range []struct {
+		limit float64
+		want  [][]int
+	}{
+		{150, nil},
+		{205, [][]int{{2, 3}}},
+		{250, [][]int{{2, 3}, {1, 2}, {0, 2}}},
+	} {
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			q := a.narrow(base, growth, picks, c.limit, 1)
+			if !slices.EqualFunc(q.Candidates, c.want, slices.Equal) {
+				t.Errorf("offered %v, want %v", q.Candidates, c.want)
+			}
+			if len(q.Weights) != len(q.Candidates) || len(q.Estimates) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
+				t.Errorf("query of %d candidates has %d weights, %d estimates, %d penalties", len(q.Candidates), len(q.Weights), len(q.Estimates), len(q.Penalties))
+			}
+		})
+	}
+}
+
+// A narrow table whose workload offers fewer than PreciseBatchCandidates
+// candidates keeps AIM's one selection per refit even when its
+// measurements are precise (ρ = 20 on the small table: σ ≈ 2.1 records,
+// 0.07 % of 3 000): the default run selects the very sets a run asked for
+// one per refit selects, and not those of eight per refit.
+func TestPreciseBatchNeedsCandidates(t *testing.T) {
+	const rho = 20
+	sigma := math.Sqrt(2) / math.Sqrt(2*0.9*rho/float64(DefaultRounds(5, 3000, rho, 0.1)))
+	if !Precise(sigma, 3000) {
+		t.Fatalf("σ = %.2f is not precise at n = 3000", sigma)
+	}
+	attrs := func(res *Result) [][]int {
+		var out [][]int
+		for _, r := range res.Rounds {
+			out = append(out, r.Attrs)
+		}
+		return out
+	}
+	def, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{})
+	one, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: 1})
+	eight, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: PreciseBatch})
+	if !slices.EqualFunc(attrs(def), attrs(one), slices.Equal) {
+		t.Errorf("the default selected %v, one per refit %v", attrs(def), attrs(one))
+	}
+	if slices.EqualFunc(attrs(def), attrs(eight), slices.Equal) {
+		t.Errorf("eight per refit selected as the default did: %v", attrs(def))
 	}
 }

@@ -119,7 +119,7 @@ func benchSelect(b *testing.B, name string) {
 		cands: cands, weights: weights, model: res.Model}
 	b.ResetTimer()
 	for b.Loop() {
-		q := a.query(DefaultModelCells, 10)
+		q, _ := a.query(DefaultModelCells, 10)
 		if _, err := m.Select(context.Background(), q, Choice{Purpose: "bench", Parties: []int{0}, Epsilon: 0.1, Sensitivity: q.SelectSensitivity()}); err != nil {
 			b.Fatal(err)
 		}

@@ -36,6 +36,26 @@ const (
 	AutoPrecisePairNoise = 0.013
 )
 
+// AutoWideNoise is the wide-table rule of --method auto
+// (docs/results/synthesis/engine-choice.md, "Wide tables"): on a table the
+// shape rule gives the paper method only for having more than
+// marginal.AutoMaxAttributes attributes, auto runs the adaptive method
+// (which there starts with a tree of pairs and selects in batches:
+// marginal.WideBatch) when every pair's marginal, measured with ρ split
+// over all pairs, would carry an expected TVD from noise alone
+// (PairNoise) of at least AutoWideNoise. Measured with three seeds at
+// (ε, δ) = (0.3, 1, 4; 1e-5), adaptive against paper, mean 2-way / 3-way
+// TVD: WDBC (31 attributes, n = 569) at ε = 1 (τ = 20.9) 0.391 / 0.554
+// against 0.398 / 0.584, at ε = 4 (τ = 6.0) 0.200 / 0.345 against 0.250
+// / 0.428; Musk (167 attributes, n = 6 598) at ε = 1 (τ = 10.3) 0.258 /
+// 0.427 against 0.268 / 0.447. Where pairs can be measured well the
+// paper method's many pairs win: Big5 (57 attributes, n = 19 719; the
+// shape rule already gives it the paper method for an attribute of 254
+// values) at ε = 1 (τ = 0.43), 0.061 / 0.102 against 0.049 / 0.087. The
+// bound is read off these tables, not derived: no wide table with τ
+// between 0.43 and 3 and no attribute above 64 values was measured.
+const AutoWideNoise = 2.0
+
 // PairNoise is the expected total-variation distance from noise alone of
 // a 2-way marginal over a public domain of sizes, for n records, if the
 // zCDP budget rho were split evenly over every pair's marginal: each cell
@@ -81,17 +101,32 @@ func autoMethod(sizes []int, parties, n int, rho float64, nb dp.Neighbours) (mar
 	m := marginal.MethodAuto.Resolve(sizes, parties)
 	facts := fmt.Sprintf("%d attributes of at most %d values on the public domain, %s", len(sizes), largest, holders)
 	shape := fmt.Sprintf("adaptive for one owner of at most %d attributes of at most %d values, paper otherwise", marginal.AutoMaxAttributes, marginal.AutoMaxValues)
-	if m != marginal.MethodAdaptive {
-		return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %s (%s)", m, facts, shape)
-	}
 	tau := PairNoiseUnder(sizes, n, rho, nb)
 	precise := fmt.Sprintf("; n = %d and ρ = %.4g give an expected TVD from noise of %.4f on a pair's marginal with ρ split over every pair", n, rho, tau)
 	if !nb.PublicCount() {
 		precise = fmt.Sprintf("; n = %d (the released count) and ρ = %.4g give, at add/remove sensitivity, an expected TVD from noise of %.4f on a pair's marginal with ρ split over every pair", n, rho, tau)
+	}
+	if wideOnly(sizes, parties) {
+		wide := fmt.Sprintf("but adaptive on a wider table when that expected TVD is at least %g: there the adaptive method measured better, on WDBC and Musk; docs/results/synthesis/engine-choice.md", AutoWideNoise)
+		if tau >= AutoWideNoise {
+			m = marginal.MethodAdaptive
+		}
+		return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %s%s (%s; %s)", m, facts, precise, shape, wide)
+	}
+	if m != marginal.MethodAdaptive {
+		return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %s (%s)", m, facts, shape)
 	}
 	rule := fmt.Sprintf("paper instead when an attribute has more than %d values and that expected TVD is at most %g: there the adaptive method measured worse, at 14× the CPU, on Adult; docs/results/synthesis/engine-choice.md", AutoPreciseValues, AutoPrecisePairNoise)
 	if largest > AutoPreciseValues && tau <= AutoPrecisePairNoise {
 		m = marginal.MethodPaper
 	}
 	return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %s%s (%s; %s)", m, facts, precise, shape, rule)
+}
+
+// wideOnly reports whether the shape rule gives a run the paper method
+// only for its number of attributes: one owner, more than
+// marginal.AutoMaxAttributes attributes, none of more than
+// marginal.AutoMaxValues values.
+func wideOnly(sizes []int, parties int) bool {
+	return parties == 1 && len(sizes) > marginal.AutoMaxAttributes && !slices.ContainsFunc(sizes, func(v int) bool { return v > marginal.AutoMaxValues })
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -68,8 +70,11 @@ func TestPairNoise(t *testing.T) {
 // measured 2–7 % better, and the paper's from ρ = 1.4 on, where the
 // adaptive one measured worse at 14× the CPU; NLTCS (binary), Shuttle (at
 // most 16 values) and Shuttle in 32 bins at ρ = 4 and 10 (τ = 0.0126)
-// keep the adaptive method, which measured 1.2–2.8× better there; WDBC (31 attributes) and
-// two parties get the paper's by shape at any budget.
+// keep the adaptive method, which measured 1.2–2.8× better there; two
+// parties get the paper's by shape at any budget. WDBC (31 attributes)
+// is wide, and its pairs' expected TVD from noise (τ = 16 at ρ = 0.05,
+// 2.6 at ρ = 2) is above AutoWideNoise, where the adaptive method
+// measured better (TestAutoMethodWideRule).
 func TestAutoMethodRule(t *testing.T) {
 	adult, nAdult := publicSizes(t, "adult")
 	nltcs, nNLTCS := publicSizes(t, "nltcs")
@@ -102,8 +107,10 @@ func TestAutoMethodRule(t *testing.T) {
 		{"shuttle rho 2", shuttle, 1, nShuttle, 2, marginal.MethodAdaptive},
 		{"shuttle in 32 bins rho 4", shuttle32, 1, nShuttle, 4, marginal.MethodAdaptive},
 		{"shuttle in 32 bins rho 10", shuttle32, 1, nShuttle, 10, marginal.MethodAdaptive},
-		{"wdbc rho 0.05", wdbc, 1, nWDBC, 0.05, marginal.MethodPaper},
-		{"wdbc rho 2", wdbc, 1, nWDBC, 2, marginal.MethodPaper},
+		{"wdbc rho 0.05", wdbc, 1, nWDBC, 0.05, marginal.MethodAdaptive},
+		{"wdbc rho 2", wdbc, 1, nWDBC, 2, marginal.MethodAdaptive},
+		{"wdbc rho 20", wdbc, 1, nWDBC, 20, marginal.MethodPaper},
+		{"wdbc, two parties", wdbc, 2, nWDBC, 0.05, marginal.MethodPaper},
 		{"nltcs, two parties", nltcs, 2, nNLTCS, 0.05, marginal.MethodPaper},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -173,6 +180,55 @@ func TestAutoMethodUnderAddRemove(t *testing.T) {
 			}
 			if c.nb == dp.NeighboursAddRemove && !strings.Contains(why, "(the released count)") {
 				t.Errorf("reason does not say n is the released count: %q", why)
+			}
+		})
+	}
+}
+
+// The wide-table rule on the measured wide tables
+// (docs/results/synthesis/engine-choice.md, "Wide tables"): the adaptive
+// method where every pair's expected TVD from noise τ is at least
+// AutoWideNoise, where it measured better (WDBC at ε = 1 and 4, Musk at
+// ε = 1), and the paper's for an attribute of more than 64 values
+// whatever τ: Big5 (an attribute of 254 values), where the adaptive
+// method measured worse at ε = 1 (τ = 0.43) and 0.3 (τ = 1.3), and WDBC
+// with one attribute grown to 65 values. (ε, δ) = (0.3, 1, 4; 1e-5) are
+// ρ = 0.003303, 0.03056, 0.3731.
+func TestAutoMethodWideRule(t *testing.T) {
+	testenv.SharedData(t, "big5")
+	testenv.SharedData(t, "musk2")
+	big5, nBig5 := publicSizes(t, "big5")
+	musk, nMusk := publicSizes(t, "musk2")
+	wdbc, nWDBC := publicSizes(t, "wdbc")
+	huge := append(slices.Clone(wdbc[1:]), 65)
+	for _, c := range []struct {
+		name  string
+		sizes []int
+		n     int
+		rho   float64
+		tau   float64
+		want  marginal.Method
+		wide  bool // the wide-table rule decides
+	}{
+		{"wdbc eps 1", wdbc, nWDBC, 0.03056, 20.9, marginal.MethodAdaptive, true},
+		{"wdbc eps 4", wdbc, nWDBC, 0.3731, 5.98, marginal.MethodAdaptive, true},
+		{"musk eps 1", musk, nMusk, 0.03056, 10.3, marginal.MethodAdaptive, true},
+		{"musk eps 4", musk, nMusk, 0.3731, 2.95, marginal.MethodAdaptive, true},
+		{"big5 eps 0.3", big5, nBig5, 0.003303, 1.30, marginal.MethodPaper, false},
+		{"big5 eps 1", big5, nBig5, 0.03056, 0.426, marginal.MethodPaper, false},
+		{"wdbc with an attribute of 65 values", huge, nWDBC, 0.03056, 0, marginal.MethodPaper, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tau := PairNoise(c.sizes, c.n, c.rho)
+			if c.tau > 0 && math.Abs(tau-c.tau) > 0.01*c.tau {
+				t.Errorf("τ = %.4g, want %.3g", tau, c.tau)
+			}
+			got, why := autoMethod(c.sizes, 1, c.n, c.rho, dp.NeighboursReplaceOne)
+			if got != c.want {
+				t.Fatalf("got %s, want %s: %s", got, c.want, why)
+			}
+			if rule := strings.Contains(why, "adaptive on a wider table when that expected TVD is at least"); rule != c.wide {
+				t.Errorf("the reason states the wide-table rule: %v, want %v: %q", rule, c.wide, why)
 			}
 		})
 	}
