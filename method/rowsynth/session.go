@@ -321,7 +321,7 @@ func (s *session) method(n int) (marginal.Method, string) {
 	if m != marginal.MethodAuto {
 		return m, ""
 	}
-	return AutoMethod(publicSizes(s.Schema, s.Settings.Bins, s.Settings.BinsFor), n, s.Settings.MaxCells)
+	return AutoMethod(publicSizes(s.Schema, s.Settings.Bins, s.Settings.BinsFor), n, len(s.Owners), s.Settings.MaxCells)
 }
 
 // publicSizes are the attributes' sizes on the public domain: the
