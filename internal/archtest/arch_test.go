@@ -46,6 +46,19 @@ func TestArchitectureIsTrue(t *testing.T) {
 	for _, v := range MethodViolations(bases, graph) {
 		t.Error(v)
 	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	declared, err := ParseFrameworkImports(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range FrameworkViolations(declared, graph) {
+		t.Error(v)
+	}
+	for _, v := range StaleFrameworkImports(declared, graph) {
+		t.Error(v)
+	}
 }
 
 // importGraph runs `go list -json ./...` in root and keeps the module's own
@@ -141,5 +154,28 @@ func TestMethodViolationsCatchAPlantedImport(t *testing.T) {
 		{"declared base", map[string][]string{"method/b": {"method/a"}}, 0},
 		{"planted neighbour", map[string][]string{"method/a/roles": {"method/b/roles"}}, 1},
 		{"registry", map[string][]string{"method/registry": {"method/a", "method/b"}}, 0},
+	})
+}
+
+// TestFrameworkViolationsCatchAPlantedImport shows the framework rule can
+// fail: a framework importing a method's package is caught unless it is a
+// registry or the table declares that very import; a declaration no import
+// needs any more is caught too, so the table only shrinks with the code.
+func TestFrameworkViolationsCatchAPlantedImport(t *testing.T) {
+	declared, err := ParseFrameworkImports(strings.NewReader("| importer | method package | why |\n|---|---|---|\n| `cli` | `method/a`, `method/a/roles` | its command |\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGraphs(t, func(g map[string][]string) []string { return FrameworkViolations(declared, g) }, []graphCase{
+		{"spec and registry only", map[string][]string{"cli": {"method", "method/registry"}, "transport": {"method"}}, 0},
+		{"registries", map[string][]string{"method/registry": {"method/a"}, "audit/catalog": {"method/a/audits"}, "eval/all": {"method/b/figures"}}, 0},
+		{"declared", map[string][]string{"cli": {"method/a", "method/a/roles"}}, 0},
+		{"planted undeclared package of a declared method", map[string][]string{"cli": {"method/a", "method/a/maths"}}, 1},
+		{"planted undeclared importer", map[string][]string{"transport": {"method/a"}, "ownerstats": {"method/b/maths"}}, 2},
+		{"methods among themselves are the room rule's", map[string][]string{"method/b": {"method/a"}}, 0},
+	})
+	checkGraphs(t, func(g map[string][]string) []string { return StaleFrameworkImports(declared, g) }, []graphCase{
+		{"every declaration used", map[string][]string{"cli": {"method/a", "method/a/roles"}}, 0},
+		{"a declaration left behind", map[string][]string{"cli": {"method/a"}}, 1},
 	})
 }

@@ -192,3 +192,79 @@ func ParseBases(r io.Reader) (map[string][]string, error) {
 	}
 	return out, sc.Err()
 }
+
+// frameworkRegistries are the packages outside every method's folder that
+// may import any of them: they are the lists of methods, experiments and
+// audits, and knowing every method is what they are for.
+var frameworkRegistries = []string{"method/registry", "audit/catalog", "eval/all"}
+
+// FrameworkViolations lists every import of a package in a method's folder
+// (method/<name>/...) by a package outside every method's folder that is
+// neither one of the registries nor declared (importer → the method
+// packages it may import): a framework knows a method through its spec and
+// capability interfaces, and what still reaches further is written down.
+func FrameworkViolations(declared map[string][]string, graph map[string][]string) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(graph)) {
+		if methodOf(p) != "" || slices.Contains(frameworkRegistries, p) {
+			continue
+		}
+		for _, imp := range graph[p] {
+			if methodOf(imp) != "" && !slices.Contains(declared[p], imp) {
+				out = append(out, fmt.Sprintf("%s imports %s: only the registries may, unless the table of framework imports declares it", p, imp))
+			}
+		}
+	}
+	return out
+}
+
+// ParseFrameworkImports reads the table whose header has an "importer" and
+// a "method package" column: the row's importer may import every
+// backticked package of its method-package cell.
+func ParseFrameworkImports(r io.Reader) (map[string][]string, error) {
+	sc := bufio.NewScanner(r)
+	icol, mcol := -1, -1
+	out := map[string][]string{}
+	for sc.Scan() {
+		cells := tableCells(sc.Text())
+		switch {
+		case cells == nil:
+			if icol >= 0 && len(out) > 0 {
+				return out, nil
+			}
+			icol, mcol = -1, -1
+		case icol < 0:
+			icol, mcol = slices.Index(cells, "importer"), slices.Index(cells, "method package")
+			if mcol < 0 {
+				icol = -1
+			}
+		case strings.Trim(cells[0], "-: ") == "":
+		case icol < len(cells) && mcol < len(cells):
+			imp := backticked.FindStringSubmatch(cells[icol])
+			if imp == nil {
+				return nil, fmt.Errorf("archtest: framework import row %q names no importer", sc.Text())
+			}
+			for _, m := range backticked.FindAllStringSubmatch(cells[mcol], -1) {
+				out[imp[1]] = append(out[imp[1]], m[1])
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("archtest: no table with \"importer\" and \"method package\" columns")
+	}
+	return out, sc.Err()
+}
+
+// StaleFrameworkImports lists every declared framework import the graph no
+// longer has, so the table shrinks when an import goes.
+func StaleFrameworkImports(declared map[string][]string, graph map[string][]string) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(declared)) {
+		for _, m := range declared[p] {
+			if !slices.Contains(graph[p], m) {
+				out = append(out, fmt.Sprintf("%s no longer imports %s: remove the row from the table of framework imports", p, m))
+			}
+		}
+	}
+	return out
+}
