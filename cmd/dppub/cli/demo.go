@@ -20,7 +20,6 @@ import (
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -342,14 +341,14 @@ func mpcrdpDemo(in demoInput) (*demoLayout, error) {
 }
 
 // pdpmvdsDemo splits the dataset by columns among the parties (see
-// synthesize.VerticalSplit), with a synthesizer and the third party S.
+// data.SplitVerticalEven), with a synthesizer and the third party S.
 func pdpmvdsDemo(in demoInput) (*demoLayout, error) {
 	if in.Owners < 2 {
 		return nil, usagef("pdp-mvds needs at least 2 owners, got %d", in.Owners)
 	}
 	t := &data.Table{Schema: in.Table.Schema, Rows: in.Table.Rows}
 	t.Schema.ID = ""
-	parts, err := synthesize.VerticalSplit(t, in.Owners)
+	parts, err := data.SplitVerticalEven(t, in.Owners)
 	if err != nil {
 		return nil, usageError{err}
 	}

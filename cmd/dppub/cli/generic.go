@@ -6,7 +6,6 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
@@ -290,7 +289,7 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 			return nil, err
 		}
 		if s.Split == method.Columns {
-			return synthesize.VerticalSplit(t, f.owners)
+			return data.SplitVerticalEven(t, f.owners)
 		}
 		return data.SplitHorizontal(t, f.owners, nil, src)
 	}

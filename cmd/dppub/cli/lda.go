@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/learn"
+	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -147,6 +148,12 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 		return err
 	}
 	return printLDASummary(cmd, f, owners, res)
+}
+
+// openLedgerDir opens (creating if needed) the ledger in dir for a
+// publication by parties in one process, the publisher operating it.
+func openLedgerDir(dir string, parties []string) (*ledger.Setup, *ledger.FileLedger, error) {
+	return openLedgerDirAs(dir, mulldaspec.RolePublisher, parties)
 }
 
 // checkLDASettings validates the settings and the label as the session

@@ -17,7 +17,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -258,7 +257,7 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		parts, err := synthesize.VerticalSplit(t, f.parties)
+		parts, err := data.SplitVerticalEven(t, f.parties)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +29,7 @@ const stdoutName = "standard output"
 // it streams: runRun refuses the other methods).
 var stdioCommands = []string{
 	"dppub schema",
-	"dppub " + synthesize.Name,
+	"dppub synthesize",
 	"dppub publish ppca-dp-mh",
 	"dppub publish lda-dp",
 	"dppub publish mul-lda-dp",
