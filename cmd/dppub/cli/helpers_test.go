@@ -69,3 +69,20 @@ func sameBytes(t *testing.T, own, other, what string) {
 		t.Fatalf("%s (%d vs %d bytes)", what, len(b), len(a))
 	}
 }
+
+// refused runs args and fails the test unless the command exits non-zero
+// with want in its error and has written none of outs; it returns the
+// error output.
+func refused(t *testing.T, want string, outs []string, args ...string) string {
+	t.Helper()
+	code, _, stderr := run(t, args...)
+	if code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("%v: exit %d, stderr %q, want an error mentioning %q", args, code, stderr, want)
+	}
+	for _, out := range outs {
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: %s written despite the error", args, out)
+		}
+	}
+	return stderr
+}

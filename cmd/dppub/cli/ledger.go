@@ -159,6 +159,16 @@ one member's verifier key a line, as in DIR/keyring.`,
 	return cmd
 }
 
+// readParsed reads the file at path, the ledger's what, and parses it.
+func readParsed[T any](path, what string, parse func([]byte) (T, error)) (T, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, err)
+	}
+	return parse(text)
+}
+
 func verifyLedgerDir(dir, keyringPath, operatorPath string) (*ledger.Report, error) {
 	if err := isLedgerDir(dir); err != nil {
 		return nil, err // before its keys: say what is wrong with DIR first
@@ -169,19 +179,11 @@ func verifyLedgerDir(dir, keyringPath, operatorPath string) (*ledger.Report, err
 	if operatorPath == "" {
 		operatorPath = filepath.Join(dir, ledgerOperatorFile)
 	}
-	text, err := os.ReadFile(keyringPath)
-	if err != nil {
-		return nil, fmt.Errorf("ledger keyring: %w", err)
-	}
-	ring, err := ledger.ParseKeyring(text)
+	ring, err := readParsed(keyringPath, "ledger keyring", ledger.ParseKeyring)
 	if err != nil {
 		return nil, err
 	}
-	opText, err := os.ReadFile(operatorPath)
-	if err != nil {
-		return nil, fmt.Errorf("ledger operator key: %w", err)
-	}
-	op, err := ledger.ParseMember(opText)
+	op, err := readParsed(operatorPath, "ledger operator key", ledger.ParseMember)
 	if err != nil {
 		return nil, err
 	}

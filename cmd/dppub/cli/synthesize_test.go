@@ -57,13 +57,7 @@ func TestSynthesizeBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := run(t, append([]string{"synthesize", "--out", out}, c.args...)...)
-			if code == 0 || !strings.Contains(stderr, c.want) {
-				t.Fatalf("exit %d, stderr %q does not mention %q", code, stderr, c.want)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Fatal("output written despite the error")
-			}
+			refused(t, c.want, []string{out}, append([]string{"synthesize", "--out", out}, c.args...)...)
 		})
 	}
 	if code, _, stderr := run(t, "synthesize", "--dataset", "adult"); code == 0 || !strings.Contains(stderr, "--out") {
