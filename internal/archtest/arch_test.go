@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,51 +15,46 @@ import (
 const module = "github.com/dppub/dppub"
 
 // TestArchitectureIsTrue fails on any import against the layers of
-// docs/ARCHITECTURE.md and on any package the table does not list.
+// docs/ARCHITECTURE.md, on any package the table does not list, on an
+// import between two methods' folders the bases table does not declare,
+// and on a framework's import of a method's folder that the table of
+// framework imports does not declare (or that it declares in vain).
 func TestArchitectureIsTrue(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	layers, err := ParseLayers(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	layers := parseDoc(t, doc, ParseLayers)
+	bases := parseDoc(t, doc, ParseBases)
+	declared := parseDoc(t, doc, ParseFrameworkImports)
 	graph := importGraph(t, root)
 	if len(graph) < 10 {
 		t.Fatalf("go list found only %d packages", len(graph))
 	}
-	for _, v := range Violations(layers, graph) {
-		t.Error(v)
+	for _, check := range [][]string{
+		Violations(layers, graph),
+		MethodViolations(bases, graph),
+		FrameworkViolations(declared, graph),
+		StaleFrameworkImports(declared, graph),
+	} {
+		for _, v := range check {
+			t.Error(v)
+		}
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	bases, err := ParseBases(f)
+}
+
+// parseDoc reads one of the architecture document's tables with parse.
+func parseDoc[T any](t *testing.T, doc []byte, parse func(io.Reader) (T, error)) T {
+	t.Helper()
+	v, err := parse(bytes.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range MethodViolations(bases, graph) {
-		t.Error(v)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	declared, err := ParseFrameworkImports(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range FrameworkViolations(declared, graph) {
-		t.Error(v)
-	}
-	for _, v := range StaleFrameworkImports(declared, graph) {
-		t.Error(v)
-	}
+	return v
 }
 
 // importGraph runs `go list -json ./...` in root and keeps the module's own
