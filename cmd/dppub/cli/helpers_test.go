@@ -86,3 +86,11 @@ func refused(t *testing.T, want string, outs []string, args ...string) string {
 	}
 	return stderr
 }
+
+// peopleInput writes the people schema (schemaJSON) and rows of them
+// (csvRows) as in.csv into a new directory, returning the three paths.
+func peopleInput(t *testing.T, rows int) (dir, schema, in string) {
+	t.Helper()
+	dir = t.TempDir()
+	return dir, writeFile(t, dir, "s.json", schemaJSON), writeFile(t, dir, "in.csv", csvRows(rows))
+}
