@@ -94,3 +94,14 @@ func peopleInput(t *testing.T, rows int) (dir, schema, in string) {
 	dir = t.TempDir()
 	return dir, writeFile(t, dir, "s.json", schemaJSON), writeFile(t, dir, "in.csv", csvRows(rows))
 }
+
+// mentions fails the test for every one of wants that text (what, e.g.
+// "output") lacks.
+func mentions(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
