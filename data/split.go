@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dppub/dppub/randx"
 )
@@ -103,4 +104,29 @@ func SplitVertical(t *Table, groups [][]string) ([]*Table, error) {
 		out[g] = part
 	}
 	return out, nil
+}
+
+// EvenColumnGroups cuts names, in order, into parties contiguous groups of
+// near-equal size (group p gets names[p·d/k : (p+1)·d/k]): the column split
+// every command's `--parties K` uses.
+func EvenColumnGroups(names []string, parties int) ([][]string, error) {
+	d := len(names)
+	if parties < 1 || parties > d {
+		return nil, fmt.Errorf("data: cannot split %d attributes among %d parties", d, parties)
+	}
+	out := make([][]string, parties)
+	for p := range parties {
+		out[p] = slices.Clone(names[p*d/parties : (p+1)*d/parties])
+	}
+	return out, nil
+}
+
+// SplitVerticalEven gives each of parties owners a contiguous group of t's
+// columns (EvenColumnGroups), every owner keeping all records.
+func SplitVerticalEven(t *Table, parties int) ([]*Table, error) {
+	groups, err := EvenColumnGroups(t.Schema.Names(), parties)
+	if err != nil {
+		return nil, err
+	}
+	return SplitVertical(t, groups)
 }

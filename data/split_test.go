@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,5 +161,45 @@ func TestTableHelpers(t *testing.T) {
 	tab.IDs = tab.IDs[:1]
 	if err := tab.Validate(); err == nil {
 		t.Fatal("ID count mismatch accepted")
+	}
+}
+
+func TestEvenColumnGroups(t *testing.T) {
+	names := []string{"a", "b", "c", "d", "e"}
+	cases := []struct {
+		parties int
+		want    string
+	}{
+		{1, "a b c d e"},
+		{2, "a b|c d e"},
+		{3, "a|b c|d e"},
+		{5, "a|b|c|d|e"},
+	}
+	for _, c := range cases {
+		t.Run(strconv.Itoa(c.parties), func(t *testing.T) {
+			groups, err := EvenColumnGroups(names, c.parties)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, g := range groups {
+				got = append(got, strings.Join(g, " "))
+			}
+			if s := strings.Join(got, "|"); s != c.want {
+				t.Fatalf("groups %s, want %s", s, c.want)
+			}
+		})
+	}
+	for _, k := range []int{0, 6, -1} {
+		if _, err := EvenColumnGroups(names, k); err == nil || !strings.Contains(err.Error(), "among "+strconv.Itoa(k)+" parties") {
+			t.Errorf("EvenColumnGroups(%d parties): %v", k, err)
+		}
+	}
+	parts, err := SplitVerticalEven(personTable(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 2 || len(parts[0].Schema.Attributes)+len(parts[1].Schema.Attributes) != len(personTable(t).Schema.Attributes) {
+		t.Fatalf("SplitVerticalEven: %d parts", len(parts))
 	}
 }

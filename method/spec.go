@@ -50,6 +50,9 @@ type Spec struct {
 	// classifier 'dppub predict' applies; the file's "method" key names
 	// the method.
 	ReadModel func(b []byte) (*model.Model, error)
+	// Demo, if set, lays a built-in dataset out as a ready-to-run
+	// consortium on one machine for the method (WithDemo).
+	Demo func(DemoInput) (*Demo, error)
 }
 
 // Streaming returns the spec with StreamsRows set.

@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,38 +15,46 @@ import (
 const module = "github.com/dppub/dppub"
 
 // TestArchitectureIsTrue fails on any import against the layers of
-// docs/ARCHITECTURE.md and on any package the table does not list.
+// docs/ARCHITECTURE.md, on any package the table does not list, on an
+// import between two methods' folders the bases table does not declare,
+// and on a framework's import of a method's folder that the table of
+// framework imports does not declare (or that it declares in vain).
 func TestArchitectureIsTrue(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	layers, err := ParseLayers(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	layers := parseDoc(t, doc, ParseLayers)
+	bases := parseDoc(t, doc, ParseBases)
+	declared := parseDoc(t, doc, ParseFrameworkImports)
 	graph := importGraph(t, root)
 	if len(graph) < 10 {
 		t.Fatalf("go list found only %d packages", len(graph))
 	}
-	for _, v := range Violations(layers, graph) {
-		t.Error(v)
+	for _, check := range [][]string{
+		Violations(layers, graph),
+		MethodViolations(bases, graph),
+		FrameworkViolations(declared, graph),
+		StaleFrameworkImports(declared, graph),
+	} {
+		for _, v := range check {
+			t.Error(v)
+		}
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	bases, err := ParseBases(f)
+}
+
+// parseDoc reads one of the architecture document's tables with parse.
+func parseDoc[T any](t *testing.T, doc []byte, parse func(io.Reader) (T, error)) T {
+	t.Helper()
+	v, err := parse(bytes.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range MethodViolations(bases, graph) {
-		t.Error(v)
-	}
+	return v
 }
 
 // importGraph runs `go list -json ./...` in root and keeps the module's own
@@ -141,5 +150,28 @@ func TestMethodViolationsCatchAPlantedImport(t *testing.T) {
 		{"declared base", map[string][]string{"method/b": {"method/a"}}, 0},
 		{"planted neighbour", map[string][]string{"method/a/roles": {"method/b/roles"}}, 1},
 		{"registry", map[string][]string{"method/registry": {"method/a", "method/b"}}, 0},
+	})
+}
+
+// TestFrameworkViolationsCatchAPlantedImport shows the framework rule can
+// fail: a framework importing a method's package is caught unless it is a
+// registry or the table declares that very import; a declaration no import
+// needs any more is caught too, so the table only shrinks with the code.
+func TestFrameworkViolationsCatchAPlantedImport(t *testing.T) {
+	declared, err := ParseFrameworkImports(strings.NewReader("| importer | method package | why |\n|---|---|---|\n| `cli` | `method/a`, `method/a/roles` | its command |\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGraphs(t, func(g map[string][]string) []string { return FrameworkViolations(declared, g) }, []graphCase{
+		{"spec and registry only", map[string][]string{"cli": {"method", "method/registry"}, "transport": {"method"}}, 0},
+		{"registries", map[string][]string{"method/registry": {"method/a"}, "audit/catalog": {"method/a/audits"}, "eval/all": {"method/b/figures"}}, 0},
+		{"declared", map[string][]string{"cli": {"method/a", "method/a/roles"}}, 0},
+		{"planted undeclared package of a declared method", map[string][]string{"cli": {"method/a", "method/a/maths"}}, 1},
+		{"planted undeclared importer", map[string][]string{"transport": {"method/a"}, "ownerstats": {"method/b/maths"}}, 2},
+		{"methods among themselves are the room rule's", map[string][]string{"method/b": {"method/a"}}, 0},
+	})
+	checkGraphs(t, func(g map[string][]string) []string { return StaleFrameworkImports(declared, g) }, []graphCase{
+		{"every declaration used", map[string][]string{"cli": {"method/a", "method/a/roles"}}, 0},
+		{"a declaration left behind", map[string][]string{"cli": {"method/a"}}, 1},
 	})
 }

@@ -160,35 +160,89 @@ func MethodViolations(bases map[string][]string, graph map[string][]string) []st
 // column: every backticked name in the bases cell is a method the row's
 // method may import.
 func ParseBases(r io.Reader) (map[string][]string, error) {
+	return parseDeclarations(r, "method", "bases")
+}
+
+// parseDeclarations reads the first Markdown table whose header has a key
+// and a values column: each row's first backticked name in the key cell
+// maps to every backticked name of its values cell.
+func parseDeclarations(r io.Reader, key, values string) (map[string][]string, error) {
 	sc := bufio.NewScanner(r)
-	mcol, bcol := -1, -1
+	kcol, vcol := -1, -1
 	out := map[string][]string{}
 	for sc.Scan() {
 		cells := tableCells(sc.Text())
 		switch {
 		case cells == nil:
-			if mcol >= 0 && len(out) > 0 {
+			if kcol >= 0 && len(out) > 0 {
 				return out, nil
 			}
-			mcol, bcol = -1, -1
-		case mcol < 0:
-			mcol, bcol = slices.Index(cells, "method"), slices.Index(cells, "bases")
-			if bcol < 0 {
-				mcol = -1
+			kcol, vcol = -1, -1
+		case kcol < 0:
+			kcol, vcol = slices.Index(cells, key), slices.Index(cells, values)
+			if vcol < 0 {
+				kcol = -1
 			}
 		case strings.Trim(cells[0], "-: ") == "":
-		case mcol < len(cells) && bcol < len(cells):
-			ms := backticked.FindStringSubmatch(cells[mcol])
-			if ms == nil {
-				return nil, fmt.Errorf("archtest: bases row %q names no method", sc.Text())
+			// the separator row
+		case kcol < len(cells) && vcol < len(cells):
+			k := backticked.FindStringSubmatch(cells[kcol])
+			if k == nil {
+				return nil, fmt.Errorf("archtest: %s row %q names no %s", values, sc.Text(), key)
 			}
-			for _, b := range backticked.FindAllStringSubmatch(cells[bcol], -1) {
-				out[ms[1]] = append(out[ms[1]], b[1])
+			for _, v := range backticked.FindAllStringSubmatch(cells[vcol], -1) {
+				out[k[1]] = append(out[k[1]], v[1])
 			}
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("archtest: no table with \"method\" and \"bases\" columns")
+		return nil, fmt.Errorf("archtest: no table with %q and %q columns", key, values)
 	}
 	return out, sc.Err()
+}
+
+// frameworkRegistries are the packages outside every method's folder that
+// may import any of them: they are the lists of methods, experiments and
+// audits, and knowing every method is what they are for.
+var frameworkRegistries = []string{"method/registry", "audit/catalog", "eval/all"}
+
+// FrameworkViolations lists every import of a package in a method's folder
+// (method/<name>/...) by a package outside every method's folder that is
+// neither one of the registries nor declared (importer → the method
+// packages it may import): a framework knows a method through its spec and
+// capability interfaces, and what still reaches further is written down.
+func FrameworkViolations(declared map[string][]string, graph map[string][]string) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(graph)) {
+		if methodOf(p) != "" || slices.Contains(frameworkRegistries, p) {
+			continue
+		}
+		for _, imp := range graph[p] {
+			if methodOf(imp) != "" && !slices.Contains(declared[p], imp) {
+				out = append(out, fmt.Sprintf("%s imports %s: only the registries may, unless the table of framework imports declares it", p, imp))
+			}
+		}
+	}
+	return out
+}
+
+// ParseFrameworkImports reads the table whose header has an "importer" and
+// a "method package" column: the row's importer may import every
+// backticked package of its method-package cell.
+func ParseFrameworkImports(r io.Reader) (map[string][]string, error) {
+	return parseDeclarations(r, "importer", "method package")
+}
+
+// StaleFrameworkImports lists every declared framework import the graph no
+// longer has, so the table shrinks when an import goes.
+func StaleFrameworkImports(declared map[string][]string, graph map[string][]string) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(declared)) {
+		for _, m := range declared[p] {
+			if !slices.Contains(graph[p], m) {
+				out = append(out, fmt.Sprintf("%s no longer imports %s: remove the row from the table of framework imports", p, m))
+			}
+		}
+	}
+	return out
 }

@@ -36,9 +36,13 @@ var (
 	ModSuLQSVM = spec(dppca.ModSuLQSVM, "SVM on principal components of a MOD-SuLQ-noised second-moment matrix")
 )
 
+// Specs are the four methods' specs, in the order of dppca.Methods: a
+// command knows the variants through them.
+var Specs = []method.Spec{DPPCASVM, PCADPSVM, AGSVM, ModSuLQSVM}
+
 // For returns the spec of method m.
 func For(m dppca.Method) (method.Spec, error) {
-	for _, s := range []method.Spec{DPPCASVM, PCADPSVM, AGSVM, ModSuLQSVM} {
+	for _, s := range Specs {
 		if s.Name == string(m) {
 			return s, nil
 		}

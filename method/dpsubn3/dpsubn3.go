@@ -45,7 +45,7 @@ func (s *Settings) Validate() error {
 // Spec is DP-SUBN3's definition.
 var Spec = method.RowsSpec(Name,
 	"synthetic data from owners of rows updating a PrivBayes network in turn (our reconstruction of DP-SUBN)",
-	RoleCurator, open)
+	RoleCurator, open).WithDemo(demo)
 
 // session is what the curator sends every owner.
 type session struct {

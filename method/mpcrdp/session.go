@@ -57,7 +57,7 @@ func (s *Settings) Validate() error {
 // Spec is MP-CRDP's definition.
 var Spec = method.ColumnsSpec(Name,
 	"a DP classifier or count queries over parties of columns joined by a trusted server (MP-CRDP)",
-	RoleServer, nil, open)
+	RoleServer, nil, open).WithDemo(demo)
 
 // session is what the server sends every party.
 type session struct {

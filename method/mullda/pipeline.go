@@ -14,7 +14,6 @@ import (
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
-	"golang.org/x/mod/sumdb/note"
 )
 
 // Parties lists the parties that sign ledger entries in a publication
@@ -27,18 +26,9 @@ func Parties(m int) []string {
 	return append(out, RolePublisher)
 }
 
-// LedgerSetup connects a publication to a publishing ledger. The log's
-// checkpoints must be signed with the publisher's identity (the operator).
-type LedgerSetup struct {
-	Log ledger.Ledger
-	// Identities sign each party's entries, by role name (Parties).
-	Identities map[string]*ledger.Identity
-	// Keyring lists every member whose entries the log holds (it may
-	// include parties of earlier sessions).
-	Keyring ledger.Keyring
-	// Operator verifies the publisher's checkpoints.
-	Operator note.Verifier
-}
+// LedgerSetup connects a publication to a publishing ledger, the
+// publisher operating it (Identities by role name: Parties).
+type LedgerSetup = ledger.Setup
 
 // NewMemoryLedger returns an in-memory ledger with fresh identities for the
 // parties (keys drawn from random; nil means crypto/rand). The party named
@@ -76,7 +66,9 @@ func NewMemoryLedger(parties []string, random io.Reader) (*LedgerSetup, error) {
 	return &LedgerSetup{Log: log, Identities: ids, Keyring: ring, Operator: verifier}, nil
 }
 
-func (s *LedgerSetup) handle(name string) (*proto.Ledger, error) {
+// ledgerHandle is the ledger party name writes to in a session with s (nil
+// without a ledger).
+func ledgerHandle(s *LedgerSetup, name string) (*proto.Ledger, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -130,7 +122,7 @@ func runLDA(ctx context.Context, o Options, spec method.Spec) (*Published, error
 	if o.Ledger != nil {
 		lo.Attach = map[string]any{}
 		for _, name := range Parties(len(o.Owners)) {
-			h, err := o.Ledger.handle(name)
+			h, err := ledgerHandle(o.Ledger, name)
 			if err != nil {
 				return nil, err
 			}

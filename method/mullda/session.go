@@ -102,7 +102,7 @@ var Single = spec(NameSingle, "a DP linear discriminant from one owner (LDA-DP, 
 
 // Multi is Mul-LDA-DP: owners of rows, the paper's correlated noise by
 // default.
-var Multi = spec(NameMulti, "a DP linear discriminant from owners of rows with a publishing ledger (Mul-LDA-DP)")
+var Multi = spec(NameMulti, "a DP linear discriminant from owners of rows with a publishing ledger (Mul-LDA-DP)").WithDemo(demo)
 
 func spec(name, summary string) method.Spec {
 	return method.Spec{

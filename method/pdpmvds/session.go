@@ -26,7 +26,7 @@ import (
 // Spec is PDP-MVDS's definition.
 var Spec = method.ColumnsSpec(Name,
 	"one synthetic table from parties of columns with personalised budgets (PDP-MVDS)",
-	RoleSynthesizer, []string{RoleThirdParty}, open)
+	RoleSynthesizer, []string{RoleThirdParty}, open).WithDemo(demo)
 
 // Session is what the synthesizer sends every party and S.
 type Session struct {

@@ -17,7 +17,7 @@ import (
 // Spec is PPCA-DP-MH's definition.
 var Spec = method.RowsSpec(Name,
 	"synthetic data from owners of rows via DP covariance and probabilistic PCA",
-	RoleCurator, open).Streaming()
+	RoleCurator, open).Streaming().WithDemo(demo)
 
 // session is what the curator sends every owner.
 type session struct {

@@ -20,7 +20,7 @@ import (
 // Spec is synthesize-rows' definition.
 var Spec = method.RowsSpec(Name,
 	"one synthetic table from owners of rows at the quality of one curator: the marginal engine over secure aggregation with distributed noise",
-	RoleCoordinator, open)
+	RoleCoordinator, open).WithDemo(demo)
 
 // session is what the coordinator sends every owner.
 type session struct {

@@ -163,11 +163,13 @@ func EvenParties(s data.Schema, rhos []float64) ([]Party, error) {
 	if k < 1 || k > d {
 		return nil, fmt.Errorf("publish: cannot split %d attributes among %d parties", d, k)
 	}
-	names := s.Names()
+	groups, err := data.EvenColumnGroups(s.Names(), k)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Party, k)
 	for p := range k {
-		lo, hi := p*d/k, (p+1)*d/k
-		out[p] = Party{Name: fmt.Sprintf("party-%d", p+1), Rho: rhos[p], Attributes: slices.Clone(names[lo:hi])}
+		out[p] = Party{Name: fmt.Sprintf("party-%d", p+1), Rho: rhos[p], Attributes: groups[p]}
 	}
 	return out, nil
 }
@@ -651,13 +653,5 @@ func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, ac
 // columns (near-equal sizes), every owner keeping all records: the
 // `--dataset NAME --parties K` column split.
 func VerticalSplit(t *data.Table, parties int) ([]*data.Table, error) {
-	ps, err := EvenParties(t.Schema, make([]float64, parties))
-	if err != nil {
-		return nil, err
-	}
-	groups := make([][]string, len(ps))
-	for k, p := range ps {
-		groups[k] = p.Attributes
-	}
-	return data.SplitVertical(t, groups)
+	return data.SplitVerticalEven(t, parties)
 }

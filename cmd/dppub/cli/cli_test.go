@@ -86,22 +86,9 @@ func TestPublishPPCABadInputWritesNothing(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			args := append([]string{"publish", "ppca-dp-mh", "--out", out}, c.args...)
-			code, _, stderr := run(t, args...)
-			if code == 0 {
-				t.Fatal("exit code 0 for bad input")
-			}
-			if !strings.Contains(stderr, c.want) {
-				t.Fatalf("stderr %q does not mention %q", stderr, c.want)
-			}
+			stderr := refused(t, c.want, []string{out, out + ".privacy.json"}, append([]string{"publish", "ppca-dp-mh", "--out", out}, c.args...)...)
 			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
 				t.Fatalf("error is %d lines, want one: %q", n+1, stderr)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Fatalf("output written despite the error")
-			}
-			if _, err := os.Stat(out + ".privacy.json"); !os.IsNotExist(err) {
-				t.Fatalf("report written despite the error")
 			}
 		})
 	}

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/dppcasvm"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 )
 
@@ -26,8 +26,8 @@ func topCommands() []func() *cobra.Command {
 // hand-written command (the registry's session methods get generic ones).
 func publishCommands() []func() *cobra.Command {
 	out := []func() *cobra.Command{newPublishPrivBayesCmd, newPublishDPSUBN3Cmd}
-	for _, m := range dppca.Methods {
-		out = append(out, func() *cobra.Command { return newPublishDPPCACmd(m) })
+	for _, s := range dppcasvm.Specs {
+		out = append(out, func() *cobra.Command { return newPublishDPPCACmd(s) })
 	}
 	return append(out,
 		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameSingle) },

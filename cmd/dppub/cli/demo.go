@@ -4,36 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	dpsubn3spec "github.com/dppub/dppub/method/dpsubn3"
-	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
-	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
-	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
-	rowsynthspec "github.com/dppub/dppub/method/rowsynth"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/method/synthesize"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
-
-// demoInput is what a method's demo layout is built from.
-type demoInput struct {
-	Dataset string
-	Table   *data.Table
-	Owners  int
-	// Src draws the split of records (or columns) among owners; the split
-	// is not a privacy mechanism.
-	Src *randx.Source
-}
 
 // demoLayout is a ready-to-run consortium: the file, and every file it
 // refers to (relative paths).
@@ -45,28 +28,15 @@ type demoLayout struct {
 	Summary string
 }
 
-// demoMethods builds each method's demo layout; methods register theirs
-// from init functions.
-var demoMethods = map[string]func(demoInput) (*demoLayout, error){
-	ppcaspec.Name:        horizontalDemo,
-	mulldaspec.NameMulti: ldaDemo,
-	dpsubn3spec.Name:     dpsubn3Demo,
-	mpcrdpspec.Name:      mpcrdpDemo,
-	pdpmvdsspec.Name:     pdpmvdsDemo,
-	rowsynthspec.Name:    rowsynthDemo,
-}
-
+// demoMethodNames are the registered methods with a demo layout.
 func demoMethodNames() []string {
-	var names []string
-	for n := range demoMethods {
-		names = append(names, n)
-	}
+	names := method.Names(func(s method.Spec) bool { return s.Demo != nil })
 	slices.Sort(names)
 	return names
 }
 
 func newConsortiumDemoCmd() *cobra.Command {
-	var dir, dataset, method string
+	var dir, dataset, name string
 	var owners, rows int
 	var seed uint64
 	var withLDA, force bool
@@ -103,7 +73,7 @@ and follow the README's multi-machine walkthrough.`,
 				return usagef("--rows must not be negative, got %d", rows)
 			}
 			if withLDA {
-				method = mulldaspec.NameMulti
+				name = ldaDemoMethod
 			}
 			if err := checkDemoDir(dir, force); err != nil {
 				return err
@@ -112,13 +82,13 @@ and follow the README's multi-machine walkthrough.`,
 			if cmd.Flags().Changed("split-seed") {
 				src = randx.NewSeeded(seed)
 			}
-			return writeDemo(cmd.OutOrStdout(), dir, method, dataset, owners, rows, src)
+			return writeDemo(cmd.OutOrStdout(), dir, name, dataset, owners, rows, src)
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&dir, "dir", "demo", "directory to write into (new or empty, unless --force)")
 	fs.BoolVar(&force, "force", false, "write into a --dir that already holds files, replacing its consortium file, schemas and owners' data (certificates and budget ledgers are kept)")
-	fs.StringVar(&method, "method", ppcaspec.Name, "method to lay the consortium out for: "+strings.Join(demoMethodNames(), ", "))
+	fs.StringVar(&name, "method", defaultDemoMethod, "method to lay the consortium out for: "+strings.Join(demoMethodNames(), ", "))
 	fs.StringVar(&dataset, "dataset", "adult", "built-in dataset to split among the owners")
 	fs.IntVar(&owners, "owners", 3, "number of data owners")
 	fs.IntVar(&rows, "rows", 0, "use only the first N rows of the dataset (0: all)")
@@ -155,10 +125,10 @@ var demoHelp string
 
 // writeDemo lays a built-in dataset out for a method and writes the files
 // of a consortium on this machine.
-func writeDemo(w io.Writer, dir, method, dataset string, owners, rows int, src *randx.Source) error {
-	build, ok := demoMethods[method]
-	if !ok {
-		return usagef("--method %q has no demo layout (want one of %s)", method, strings.Join(demoMethodNames(), ", "))
+func writeDemo(w io.Writer, dir, name, dataset string, owners, rows int, src *randx.Source) error {
+	spec, err := method.Lookup(name)
+	if err != nil || spec.Demo == nil {
+		return usagef("--method %q has no demo layout (want one of %s)", name, strings.Join(demoMethodNames(), ", "))
 	}
 	t, err := datasets.Load(dataset)
 	if err != nil {
@@ -167,7 +137,7 @@ func writeDemo(w io.Writer, dir, method, dataset string, owners, rows int, src *
 	if rows > 0 && rows < t.Len() {
 		t = &data.Table{Schema: t.Schema, Rows: t.Rows[:rows], IDs: idsPrefix(t.IDs, rows)}
 	}
-	l, err := build(demoInput{Dataset: dataset, Table: t, Owners: owners, Src: src})
+	l, err := buildDemo(spec, method.DemoInput{Dataset: dataset, Table: t, Owners: owners, Src: src})
 	if err != nil {
 		return err
 	}
@@ -203,6 +173,83 @@ func idsPrefix(ids []string, n int) []string {
 	return ids[:n]
 }
 
+// The demo --method gives when none is named, and the one --lda names.
+const (
+	defaultDemoMethod = "ppca-dp-mh"
+	ldaDemoMethod     = "mul-lda-dp"
+)
+
+// buildDemo lays the dataset out for spec: its own demo, or the demo it
+// extends with its additions. A demo refuses what the command's flags
+// asked for (the dataset, the number of owners): a usage error.
+func buildDemo(spec method.Spec, in method.DemoInput) (*demoLayout, error) {
+	d, err := spec.Demo(in)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if d.Extends == "" {
+		return ownDemoLayout(spec.Name, d, in), nil
+	}
+	base, err := method.Lookup(d.Extends)
+	if err != nil || base.Demo == nil {
+		panic(fmt.Sprintf("%s's demo extends %q, which has none", spec.Name, d.Extends))
+	}
+	l, err := buildDemo(base, in)
+	if err != nil {
+		return nil, err
+	}
+	f := &l.File
+	for _, m := range d.After {
+		f.Members = append(f.Members, demoMember(m, len(f.Members)))
+	}
+	f.Methods[spec.Name] = d.Settings
+	if d.Budget != nil {
+		for i := range f.Members {
+			if f.Members[i].Budget != nil {
+				f.Members[i].Budget = demoBudget(d.Budget)
+			}
+		}
+	}
+	l.Summary += d.Summary
+	return l, nil
+}
+
+// ownDemoLayout is a demo's consortium: the coordinator at port 7400, the
+// owners after it, then the members that hold no data.
+func ownDemoLayout(name string, d *method.Demo, in method.DemoInput) *demoLayout {
+	global := in.SchemaFile()
+	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
+		Members: []consortium.Member{{Name: d.Coordinator, Role: d.Coordinator, Address: "127.0.0.1:7400"}},
+		Methods: map[string]json.RawMessage{name: d.Settings}}
+	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{global: d.Schema}, Summary: d.Summary}
+	for i, part := range d.Owners {
+		owner := fmt.Sprintf("%s-%d", d.OwnerPrefix, i+1)
+		schemaFile := global
+		if d.ByColumns {
+			schemaFile = fmt.Sprintf("%s.%s.schema.json", in.Dataset, owner)
+			l.Schemas[schemaFile] = part.Schema
+		}
+		m := demoOwner(owner, method.RoleOwner, in.Dataset, i+1, schemaFile, *demoBudget(d.Budget))
+		f.Members = append(f.Members, m)
+		l.Tables[m.Dataset.Path] = part
+	}
+	for _, m := range d.After {
+		f.Members = append(f.Members, demoMember(m, len(f.Members)))
+	}
+	l.File = f
+	return l
+}
+
+func demoBudget(b *method.DemoBudget) *consortium.Budget {
+	return &consortium.Budget{Epsilon: b.Epsilon, Delta: b.Delta, Rho: b.Rho}
+}
+
+// demoMember is a member that holds no data, at port 7400+i (the
+// members before it hold ports 7400 to 7400+i-1).
+func demoMember(m method.DemoMember, i int) consortium.Member {
+	return consortium.Member{Name: m.Name, Role: m.Role, Address: fmt.Sprintf("127.0.0.1:%d", 7400+i), PublishingLedger: m.PublishingLedger}
+}
+
 // demoOwner is a data owner of a demo consortium, at port 7400+i.
 func demoOwner(name, role, dataset string, i int, schemaFile string, budget consortium.Budget) consortium.Member {
 	return consortium.Member{
@@ -211,164 +258,4 @@ func demoOwner(name, role, dataset string, i int, schemaFile string, budget cons
 		Budget:  &budget,
 		Ledger:  name + ".budget.db",
 	}
-}
-
-// horizontalDemo is a curator and owners holding random disjoint shares
-// of the rows.
-func horizontalDemo(in demoInput) (*demoLayout, error) {
-	parts := []*data.Table{in.Table}
-	if in.Owners > 1 {
-		var err error
-		if parts, err = data.SplitHorizontal(in.Table, in.Owners, nil, in.Src); err != nil {
-			return nil, err
-		}
-	}
-	schemaFile := in.Dataset + ".schema.json"
-	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
-		Members: []consortium.Member{{Name: "curator", Role: "curator", Address: "127.0.0.1:7400"}},
-		Methods: map[string]json.RawMessage{
-			ppcaspec.Name: json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "mechanism": "laplace", "noise": "local"}`, schemaFile)),
-		}}
-	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{schemaFile: in.Table.Schema},
-		Summary: fmt.Sprintf("a curator and %d owners of %s (%d rows in all)", in.Owners, in.Dataset, in.Table.Len())}
-	for i, part := range parts {
-		m := demoOwner(fmt.Sprintf("owner-%d", i+1), "owner", in.Dataset, i+1, schemaFile, consortium.Budget{Epsilon: 3, Delta: 1e-5})
-		f.Members = append(f.Members, m)
-		l.Tables[m.Dataset.Path] = part
-	}
-	l.File = f
-	return l, nil
-}
-
-// ldaDemo adds a publisher and a noise dealer, and default mul-lda-dp
-// settings, to the horizontal layout.
-func ldaDemo(in demoInput) (*demoLayout, error) {
-	label := ldaDatasetLabel(in.Dataset)
-	if label == "" {
-		return nil, usagef("dataset %q has no default label for mul-lda-dp", in.Dataset)
-	}
-	l, err := horizontalDemo(in)
-	if err != nil {
-		return nil, err
-	}
-	f := &l.File
-	f.Members = append(f.Members,
-		consortium.Member{Name: "publisher", Role: "publisher", Address: fmt.Sprintf("127.0.0.1:%d", 7401+in.Owners),
-			PublishingLedger: "publishing-ledger"},
-		consortium.Member{Name: "dealer", Role: "dealer", Address: fmt.Sprintf("127.0.0.1:%d", 7402+in.Owners)})
-	f.Methods[mulldaspec.NameMulti] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "label": %q, "epsilon": 1, "delta": 1e-06}`, in.Dataset+".schema.json", label))
-	l.Summary += ", a publisher (recording every session in publishing-ledger/) and a noise dealer"
-	return l, nil
-}
-
-// dpsubn3Demo is the horizontal layout with default dp-subn3 settings: the
-// owners take their turns in file order, the curator relays and samples.
-func dpsubn3Demo(in demoInput) (*demoLayout, error) {
-	l, err := horizontalDemo(in)
-	if err != nil {
-		return nil, err
-	}
-	l.File.Methods[dpsubn3spec.Name] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1}`, in.Dataset+".schema.json"))
-	return l, nil
-}
-
-// rowsynthDemo is the horizontal layout with synthesize-rows settings:
-// the curator runs the engine over the owners' secure aggregates.
-func rowsynthDemo(in demoInput) (*demoLayout, error) {
-	l, err := horizontalDemo(in)
-	if err != nil {
-		return nil, err
-	}
-	l.File.Methods[rowsynthspec.Name] = json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "delta": 1e-05}`, in.Dataset+".schema.json"))
-	// The engine spends ρ-zCDP; an owner's (ε, δ) lifetime budget counts
-	// each session once, as the (ε, δ) its ρ converts to at the session's
-	// δ (package budgetstore). Every session then takes its whole δ, so the
-	// lifetime δ is three sessions' worth, as its ε: three sessions at
-	// ε = 1, δ = 1e-5 fit.
-	for i := range l.File.Members {
-		if l.File.Members[i].Budget != nil {
-			l.File.Members[i].Budget = &consortium.Budget{Epsilon: 3, Delta: 3e-5}
-		}
-	}
-	return l, nil
-}
-
-// mpcrdpDemo splits the dataset by columns as the paper's §6 does (see
-// mpcrdpspec.SplitFeatures), with a trusted server and standard-DP settings.
-func mpcrdpDemo(in demoInput) (*demoLayout, error) {
-	var features []string
-	label, b := "", 2
-	switch in.Dataset {
-	case "adult":
-		features, label = mpcrdpspec.AdultFeatures, "income"
-	case "wdbc":
-		label, b = "diagnosis", 4
-		features = slices.DeleteFunc(in.Table.Schema.Names(), func(s string) bool { return s == label })
-	default:
-		return nil, usagef("mp-crdp's demo splits adult or wdbc, not %q", in.Dataset)
-	}
-	t, err := in.Table.SelectColumns(append(slices.Clone(features), label)...)
-	if err != nil {
-		return nil, err
-	}
-	if t.Schema.ID == "" {
-		t.Schema.ID = "id"
-		t.IDs = make([]string, t.Len())
-		for i := range t.IDs {
-			t.IDs[i] = strconv.Itoa(i + 1)
-		}
-	}
-	parts, err := mpcrdpspec.SplitFeatures(t, features, label, in.Owners)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	global := in.Dataset + ".schema.json"
-	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
-		Members: []consortium.Member{{Name: "server", Role: "server", Address: "127.0.0.1:7400"}},
-		Methods: map[string]json.RawMessage{
-			mpcrdpspec.Name: json.RawMessage(fmt.Sprintf(`{"label": %q, "epsilon": 1, "notion": "standard", "b": %d}`, label, b)),
-		}}
-	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{global: t.Schema},
-		Summary: fmt.Sprintf("a trusted server and %d parties holding the columns of %d %s records (global schema %s)", in.Owners, t.Len(), in.Dataset, global)}
-	for i, part := range parts {
-		name := mpcrdpspec.PartyName(i + 1)
-		schemaFile := fmt.Sprintf("%s.%s.schema.json", in.Dataset, name)
-		m := demoOwner(name, "owner", in.Dataset, i+1, schemaFile, consortium.Budget{Epsilon: 3})
-		f.Members = append(f.Members, m)
-		l.Tables[m.Dataset.Path], l.Schemas[schemaFile] = part, part.Schema
-	}
-	l.File = f
-	return l, nil
-}
-
-// pdpmvdsDemo splits the dataset by columns among the parties (see
-// synthesize.VerticalSplit), with a synthesizer and the third party S.
-func pdpmvdsDemo(in demoInput) (*demoLayout, error) {
-	if in.Owners < 2 {
-		return nil, usagef("pdp-mvds needs at least 2 owners, got %d", in.Owners)
-	}
-	t := &data.Table{Schema: in.Table.Schema, Rows: in.Table.Rows}
-	t.Schema.ID = ""
-	parts, err := synthesize.VerticalSplit(t, in.Owners)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	global := in.Dataset + ".schema.json"
-	f := consortium.File{Name: "demo", Certs: "certs", Limits: consortium.DefaultLimits(),
-		Members: []consortium.Member{{Name: "synthesizer", Role: "synthesizer", Address: "127.0.0.1:7400"}},
-		Methods: map[string]json.RawMessage{
-			pdpmvdsspec.Name: json.RawMessage(fmt.Sprintf(`{"records": %d, "rho": 0.5}`, t.Len())),
-		}}
-	l := &demoLayout{Tables: map[string]*data.Table{}, Schemas: map[string]data.Schema{global: t.Schema},
-		Summary: fmt.Sprintf("a synthesizer, %d parties holding the columns of %d %s records and the third party S (global schema %s)", in.Owners, t.Len(), in.Dataset, global)}
-	for i, part := range parts {
-		name := fmt.Sprintf("party-%d", i+1)
-		schemaFile := fmt.Sprintf("%s.%s.schema.json", in.Dataset, name)
-		m := demoOwner(name, "owner", in.Dataset, i+1, schemaFile, consortium.Budget{Rho: 5})
-		f.Members = append(f.Members, m)
-		l.Tables[m.Dataset.Path], l.Schemas[schemaFile] = part, part.Schema
-	}
-	f.Members = append(f.Members, consortium.Member{Name: "third-party", Role: "third-party", Address: fmt.Sprintf("127.0.0.1:%d", 7401+in.Owners)})
-	l.File = f
-	return l, nil
 }

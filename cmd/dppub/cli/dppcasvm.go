@@ -11,7 +11,6 @@ import (
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm"
-	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -91,12 +90,8 @@ type dppcaFlags struct {
 	outputFlags
 }
 
-func newPublishDPPCACmd(m dppca.Method) *cobra.Command {
-	spec, err := dppcasvm.For(m)
-	if err != nil {
-		panic(err) // dppca.Methods and the specs are the same four
-	}
-	f := &dppcaFlags{settings: dppcasvm.New(m)}
+func newPublishDPPCACmd(spec method.Spec) *cobra.Command {
+	f := &dppcaFlags{settings: spec.NewSettings().(*dppcasvm.Settings)}
 	// A budget has no default in the settings; on the command line ε = 1.
 	f.settings.Epsilon = 1
 	f.settings.SetDefaults()

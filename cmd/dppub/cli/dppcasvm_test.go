@@ -90,13 +90,7 @@ func TestPublishDPPCABadInputWritesNothing(t *testing.T) {
 		{[]string{"--dataset", "nope"}, `"nope"`},
 		{[]string{}, "no data"},
 	} {
-		code, _, stderr := run(t, append([]string{"publish", "dppca-svm", "--out", out}, c.args...)...)
-		if code == 0 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
-		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Fatalf("%v: model written despite the error", c.args)
-		}
+		refused(t, c.want, []string{out}, append([]string{"publish", "dppca-svm", "--out", out}, c.args...)...)
 	}
 	if code, _, stderr := run(t, "publish", "dppca-svm", "--dataset", "wdbc"); code == 0 || !strings.Contains(stderr, "--out") {
 		t.Errorf("missing --out: exit %d, %q", code, stderr)

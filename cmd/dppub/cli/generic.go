@@ -6,13 +6,32 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
+
+// settingsCommand is the command of method s whose settings (with their
+// defaults filled) are its flags: named and summarised by the spec, its
+// help the summary and then how it runs; run gets the settings as the
+// flags set them, and a mistake in one is reported under its flag.
+func settingsCommand(s method.Spec, how string, run func(*cobra.Command, method.Settings) error) *cobra.Command {
+	st := s.NewSettings()
+	st.SetDefaults()
+	cmd := &cobra.Command{
+		Use:   s.Name,
+		Short: s.Summary,
+		Long:  s.Summary + "\n\n" + how,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagErrors(cmd.Flags(), run(cmd, st))
+		},
+	}
+	bindSettings(cmd.Flags(), st)
+	return cmd
+}
 
 // genericPublishCmd is `dppub publish NAME` for a registered method that
 // has no command of its own: its settings become flags (bindSettings),
@@ -24,25 +43,13 @@ func genericPublishCmd(s method.Spec) *cobra.Command {
 	if !s.Multiparty() {
 		return genericCentralCmd(s)
 	}
-	st := s.NewSettings()
-	st.SetDefaults()
 	f := &genericFlags{}
-	cmd := &cobra.Command{
-		Use:   s.Name,
-		Short: s.Summary,
-		Long: s.Summary + `
-
-Runs the method's session in one process: the same roles, draws and
-privacy report as a networked run (dppub run ` + s.Name + `).
-Its settings are the flags below. The owners hold ` + s.Split.String() + `: --dataset is
+	cmd := settingsCommand(s, `Runs the method's session in one process: the same roles, draws and
+privacy report as a networked run (dppub run `+s.Name+`).
+Its settings are the flags below. The owners hold `+s.Split.String()+`: --dataset is
 split among --owners of them, or give one --input per owner.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagErrors(cmd.Flags(), runGenericPublish(cmd, s, st, f))
-		},
-	}
+		func(cmd *cobra.Command, st method.Settings) error { return runGenericPublish(cmd, s, st, f) })
 	fs := cmd.Flags()
-	bindSettings(fs, st)
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among the owners")
 	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, a .parquet file, or - for standard input, one per owner (repeat)")
 	fs.StringArrayVar(&f.schemas, "schema", nil, "schema JSON of the --input files (one for all, or one per file for parties of columns)")
@@ -205,24 +212,12 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 // no session): one owner's table from --dataset or one --input, run by
 // method.RunCentral, which fills the defaults and validates once.
 func genericCentralCmd(s method.Spec) *cobra.Command {
-	st := s.NewSettings()
-	st.SetDefaults()
 	f := &genericCentralFlags{}
-	cmd := &cobra.Command{
-		Use:   s.Name,
-		Short: s.Summary,
-		Long: s.Summary + `
-
-Runs the method in one place, on one owner's table (--dataset, or one
+	cmd := settingsCommand(s, `Runs the method in one place, on one owner's table (--dataset, or one
 --input with its --schema): nothing leaves the owner but the published
 output and its privacy report. Its settings are the flags below.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagErrors(cmd.Flags(), runGenericCentral(cmd, s, st, f))
-		},
-	}
+		func(cmd *cobra.Command, st method.Settings) error { return runGenericCentral(cmd, s, st, f) })
 	fs := cmd.Flags()
-	bindSettings(fs, st)
 	f.table.register(cmd)
 	f.src.register(fs)
 	f.outputFlags.register(fs, "output file")
@@ -290,7 +285,7 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 			return nil, err
 		}
 		if s.Split == method.Columns {
-			return synthesize.VerticalSplit(t, f.owners)
+			return data.SplitVerticalEven(t, f.owners)
 		}
 		return data.SplitHorizontal(t, f.owners, nil, src)
 	}

@@ -69,3 +69,39 @@ func sameBytes(t *testing.T, own, other, what string) {
 		t.Fatalf("%s (%d vs %d bytes)", what, len(b), len(a))
 	}
 }
+
+// refused runs args and fails the test unless the command exits non-zero
+// with want in its error and has written none of outs; it returns the
+// error output.
+func refused(t *testing.T, want string, outs []string, args ...string) string {
+	t.Helper()
+	code, _, stderr := run(t, args...)
+	if code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("%v: exit %d, stderr %q, want an error mentioning %q", args, code, stderr, want)
+	}
+	for _, out := range outs {
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: %s written despite the error", args, out)
+		}
+	}
+	return stderr
+}
+
+// peopleInput writes the people schema (schemaJSON) and rows of them
+// (csvRows) as in.csv into a new directory, returning the three paths.
+func peopleInput(t *testing.T, rows int) (dir, schema, in string) {
+	t.Helper()
+	dir = t.TempDir()
+	return dir, writeFile(t, dir, "s.json", schemaJSON), writeFile(t, dir, "in.csv", csvRows(rows))
+}
+
+// mentions fails the test for every one of wants that text (what, e.g.
+// "output") lacks.
+func mentions(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
@@ -106,7 +105,7 @@ func layOutOwners(paths []string, tables []*data.Table, owners int, s method.Spl
 	case len(tables) > 1 || owners <= 1:
 		return tables, nil
 	case s == method.Columns:
-		return synthesize.VerticalSplit(tables[0], owners)
+		return data.SplitVerticalEven(tables[0], owners)
 	}
 	if n := tables[0].Len(); n < minOwnerRows*owners {
 		// Each owner's share is an owner's input to the release, held to

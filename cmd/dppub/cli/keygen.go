@@ -9,7 +9,7 @@ import (
 
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/internal/fsutil"
-	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
+	pdpmvds "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/spf13/cobra"
 )
 
@@ -66,7 +66,7 @@ func runKeygen(cmd *cobra.Command, f *keygenFlags) error {
 	}
 	outs := []string{filepath.Join(f.out, "public-key.json")}
 	for k := range f.parties {
-		outs = append(outs, filepath.Join(f.out, keyFileName(k)))
+		outs = append(outs, filepath.Join(f.out, pdpmvds.KeyFileName(k)))
 	}
 	if err := checkOutDir("out", f.out, outs, nil, f.force); err != nil {
 		return err // before the (slow) key generation: no key file is lost
@@ -84,7 +84,7 @@ func runKeygen(cmd *cobra.Command, f *keygenFlags) error {
 		return err
 	}
 	for k, kf := range files {
-		if err := writeJSON(filepath.Join(f.out, keyFileName(k)), 0o600, kf); err != nil {
+		if err := writeJSON(filepath.Join(f.out, pdpmvds.KeyFileName(k)), 0o600, kf); err != nil {
 			return err
 		}
 	}
@@ -94,7 +94,7 @@ func runKeygen(cmd *cobra.Command, f *keygenFlags) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "Wrote a %d-bit shared Paillier key for %d owners to %s:\n", f.bits, f.parties, f.out)
 	for k := range files {
-		fmt.Fprintf(w, "  %s  SECRET: owner %d's shares with every other owner\n", keyFileName(k), k+1)
+		fmt.Fprintf(w, "  %s  SECRET: owner %d's shares with every other owner\n", pdpmvds.KeyFileName(k), k+1)
 	}
 	fmt.Fprintf(w, "  public-key.json  the public key, for the third party S\n")
 	fmt.Fprintf(w, "Give each owner its own file over a confidential channel, then erase %s here: this dealer could decrypt everything.\n", f.out)

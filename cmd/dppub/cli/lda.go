@@ -8,9 +8,9 @@ import (
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/learn"
+	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -113,7 +113,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 		return usagef("lda-dp takes one owner, got %d (use mul-lda-dp)", len(owners))
 	}
 	if f.settings.Label == "" {
-		if f.settings.Label = ldaDatasetLabel(f.owners.dataset); f.settings.Label == "" {
+		if f.settings.Label = mulldaspec.DatasetLabel(f.owners.dataset); f.settings.Label == "" {
 			return usagef("--label COL is required")
 		}
 	}
@@ -149,6 +149,12 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	return printLDASummary(cmd, f, owners, res)
 }
 
+// openLedgerDir opens (creating if needed) the ledger in dir for a
+// publication by parties in one process, the publisher operating it.
+func openLedgerDir(dir string, parties []string) (*ledger.Setup, *ledger.FileLedger, error) {
+	return openLedgerDirAs(dir, mulldaspec.RolePublisher, parties)
+}
+
 // checkLDASettings validates the settings and the label as the session
 // will, so that a mistake is refused before anything is written (the
 // ledger directory and its keys) or spent.
@@ -181,15 +187,6 @@ func (f *ldaFlags) check() error {
 		f.model = f.out + ".model.json"
 	}
 	return nil
-}
-
-func ldaDatasetLabel(name string) string {
-	for _, d := range datasets.List() {
-		if d.Name == name {
-			return d.Label
-		}
-	}
-	return ""
 }
 
 func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, res *mulldaspec.Published) error {

@@ -82,13 +82,7 @@ func TestPublishLDABadInput(t *testing.T) {
 		{[]string{"lda-dp", "--dataset", "nltcs", "--label", "money", "--delta", "1"}, "delta must be in (0, 1)"},
 	}
 	for _, c := range cases {
-		code, _, stderr := run(t, append(append([]string{"publish"}, c.args...), "--out", out)...)
-		if code == 0 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want an error mentioning %q", c.args, code, stderr, c.want)
-		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Fatalf("%v: output written despite the error", c.args)
-		}
+		refused(t, c.want, []string{out}, append(append([]string{"publish"}, c.args...), "--out", out)...)
 	}
 	if code, _, stderr := run(t, "ledger", "verify", t.TempDir()); code == 0 || !strings.Contains(stderr, "is not a ledger directory") {
 		t.Fatalf("verify of an empty directory: exit %d, %s", code, stderr)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/ledger"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"github.com/spf13/cobra"
 )
 
@@ -160,6 +159,16 @@ one member's verifier key a line, as in DIR/keyring.`,
 	return cmd
 }
 
+// readParsed reads the file at path, the ledger's what, and parses it.
+func readParsed[T any](path, what string, parse func([]byte) (T, error)) (T, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, err)
+	}
+	return parse(text)
+}
+
 func verifyLedgerDir(dir, keyringPath, operatorPath string) (*ledger.Report, error) {
 	if err := isLedgerDir(dir); err != nil {
 		return nil, err // before its keys: say what is wrong with DIR first
@@ -170,19 +179,11 @@ func verifyLedgerDir(dir, keyringPath, operatorPath string) (*ledger.Report, err
 	if operatorPath == "" {
 		operatorPath = filepath.Join(dir, ledgerOperatorFile)
 	}
-	text, err := os.ReadFile(keyringPath)
-	if err != nil {
-		return nil, fmt.Errorf("ledger keyring: %w", err)
-	}
-	ring, err := ledger.ParseKeyring(text)
+	ring, err := readParsed(keyringPath, "ledger keyring", ledger.ParseKeyring)
 	if err != nil {
 		return nil, err
 	}
-	opText, err := os.ReadFile(operatorPath)
-	if err != nil {
-		return nil, fmt.Errorf("ledger operator key: %w", err)
-	}
-	op, err := ledger.ParseMember(opText)
+	op, err := readParsed(operatorPath, "ledger operator key", ledger.ParseMember)
 	if err != nil {
 		return nil, err
 	}
@@ -221,17 +222,11 @@ func openLedgerReadOnly(dir string, ring ledger.Keyring) (*ledger.FileLedger, er
 	return ledger.Open(dir, ledger.Options{Keyring: ring, Origin: ledgerOrigin, ReadOnly: true})
 }
 
-// openLedgerDir opens (creating if needed) the ledger in dir for a
-// publication by parties in one process, the publisher operating it.
-func openLedgerDir(dir string, parties []string) (*mulldaspec.LedgerSetup, *ledger.FileLedger, error) {
-	return openLedgerDirAs(dir, mulldaspec.RolePublisher, parties)
-}
-
 // openLedgerDirAs opens (creating if needed) the ledger in dir, operated
 // by operator (who signs its checkpoints), for entries signed by parties:
 // it reuses their signing keys from dir/keys, creates the missing ones,
 // and rewrites the keyring and operator files.
-func openLedgerDirAs(dir, operator string, parties []string) (*mulldaspec.LedgerSetup, *ledger.FileLedger, error) {
+func openLedgerDirAs(dir, operator string, parties []string) (*ledger.Setup, *ledger.FileLedger, error) {
 	if !slices.Contains(parties, operator) {
 		return nil, nil, fmt.Errorf("ledger: the operator %q must be one of the parties %v", operator, parties)
 	}
@@ -277,7 +272,7 @@ func openLedgerDirAs(dir, operator string, parties []string) (*mulldaspec.Ledger
 	if err != nil {
 		return nil, nil, err
 	}
-	return &mulldaspec.LedgerSetup{Log: l, Identities: ids, Keyring: ring, Operator: verifier}, l, nil
+	return &ledger.Setup{Log: l, Identities: ids, Keyring: ring, Operator: verifier}, l, nil
 }
 
 func loadIdentities(keysDir string) (map[string]*ledger.Identity, error) {

@@ -3,13 +3,10 @@ package cli
 import (
 	"fmt"
 	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
-	"io"
 	"os"
 	"slices"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/learn"
-	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -28,7 +25,8 @@ type mpcrdpFlags struct {
 }
 
 func newPublishMPCRDPCmd() *cobra.Command {
-	f := &mpcrdpFlags{settings: mpcrdpspec.Settings{Config: mpcrdp.Config{Epsilon: 1}}}
+	f := &mpcrdpFlags{}
+	f.settings.Epsilon = 1
 	f.settings.SetDefaults()
 	cmd := &cobra.Command{
 		Use:   "mp-crdp",
@@ -108,22 +106,21 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 	if err != nil {
 		return err
 	}
-	var qs []mpcrdp.NamedQuery
+	f.settings.Label, f.settings.Queries = label, nil
 	if f.queries != "" {
-		if f.settings.Release != mpcrdp.Queries {
+		if !f.settings.ReleasesQueries() {
 			return usagef("--queries needs --release queries")
 		}
 		file, err := os.Open(f.queries)
 		if err != nil {
 			return err
 		}
-		qs, err = mpcrdpspec.ParseQueries(file)
+		f.settings.Queries, err = mpcrdpspec.ParseQueries(file)
 		file.Close()
 		if err != nil {
 			return err
 		}
 	}
-	f.settings.Label, f.settings.Queries = label, qs
 	res, err := mpcrdpspec.Publish(cmd.Context(), mpcrdpspec.Options{Parties: parties, Source: src, Settings: f.settings})
 	if err != nil {
 		return err
@@ -135,7 +132,7 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 	printReport(cmd, w, res.Report)
 	fmt.Fprintf(w, "\nData: %s\nWrote the %s to %s and the report to %s\n", desc, f.settings.Release, f.out, f.report)
 	noteQuality(cmd, "mcd", res.Result.MCD)
-	return printMPCRDPSummary(w, f.settings.Config, len(parties), res)
+	return res.WriteSummary(w, f.settings.Config, len(parties))
 }
 
 // load returns one table per party, the label and a description.
@@ -227,46 +224,4 @@ func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *mpcrdpspec.Result) err
 		return err
 	}
 	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, out})
-}
-
-func printMPCRDPSummary(w io.Writer, cfg mpcrdp.Config, parties int, res *mpcrdpspec.Result) error {
-	r := res.Result
-	fmt.Fprintf(w, "Published selection: best β = %v\n  adjusted α = %v\n", r.Best, r.Adjusted)
-	if r.Chosen >= 0 {
-		fmt.Fprintf(w, "  MP-OP chose %v among %d candidate groups (utility %s)\n", r.Candidates[r.Chosen], len(r.Candidates), cfg.Utility)
-	}
-	fmt.Fprintf(w, "  final features (%d): %v\n", len(r.Final), r.Final)
-	fmt.Fprintf(w, "Computed from your real data, for your eyes only (not published unless the report says so):\n")
-	for _, a := range r.Analyses {
-		fmt.Fprintf(w, "  %s: ΔCS_n = %g, K_n = %d, ΔCS_n/K_n = %.4f at w0 = %g\n", a.Party, a.Sensitivity, a.K, a.MeanDegree, cfg.InitialThreshold)
-	}
-	s := r.Sensitivities
-	fmt.Fprintf(w, "  MCD = %.4f; final features: ΔGS = %d, ΔCS = %g (K = %d) at w0 = %g, ΔCS_p = %g (K = %d) at w0 = MCD\n",
-		r.MCD, s.GroupSensitivity, s.Sensitivity, s.K, cfg.InitialThreshold, s.SensitivityP, s.KP)
-	fmt.Fprintf(w, "  what each notion would give for this release:\n")
-	for _, line := range mpcrdpspec.NotionTable(cfg, parties, s) {
-		fmt.Fprintf(w, "    %s\n", line)
-	}
-	if out := r.Output; out != nil {
-		switch out.Kind {
-		case mpcrdp.Queries:
-			fmt.Fprintf(w, "  %d queries answered (%d skipped: other features), Laplace scale %.4g, MAE %.4g\n",
-				len(out.Answers), out.Skipped, out.NoiseScale, out.MAE)
-		default:
-			pred, err := res.Model.Apply(res.Merged)
-			if err != nil {
-				return err
-			}
-			truth, _, err := res.Model.Truth(res.Merged)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "  training accuracy of the published %s: %.4f on %d records\n", out.Kind, learn.Accuracy(pred, truth), len(truth))
-		}
-	}
-	if res.Dropped > 0 {
-		fmt.Fprintf(w, "  %d IDs were missing from some party and left out\n", res.Dropped)
-	}
-	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
-	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/dppub/dppub/internal/version"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/spf13/cobra"
 )
@@ -64,8 +63,8 @@ func startOutputMode(cmd *cobra.Command) error {
 	case quiet && asJSON:
 		return usagef("give --quiet or --json, not both")
 	case cmd.Flags().Lookup("report") == nil:
-		return usagef("--%s is for the publishing commands (dppub publish …, run, %s, schema); dppub %s prints its own output",
-			map[bool]string{true: jsonFlag, false: quietFlag}[asJSON], synthesize.Name, cmd.Name())
+		return usagef("--%s is for the publishing commands (dppub publish …, run, synthesize, schema); dppub %s prints its own output",
+			map[bool]string{true: jsonFlag, false: quietFlag}[asJSON], cmd.Name())
 	}
 	st := &outputState{json: asJSON, stdout: cmd.OutOrStdout(), command: cmd.CommandPath(), quality: map[string]any{}}
 	cmd.SetContext(context.WithValue(cmd.Context(), outputKey{}, st))

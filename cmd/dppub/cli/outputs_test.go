@@ -11,9 +11,7 @@ import (
 // an output that would lose a file: one line, exit status 1, nothing
 // written.
 func TestNothingLost(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
-	input := writeFile(t, dir, "in.csv", csvRows(40))
+	dir, schema, input := peopleInput(t, 40)
 	existing := writeFile(t, dir, "old.csv", "keep me\n")
 	commands := map[string][]string{
 		"ppca-dp-mh": {"publish", "ppca-dp-mh", "--input", input, "--schema", schema},

@@ -1,23 +1,17 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -146,15 +140,15 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if err != nil {
 		return err
 	}
-	var keys []*pdpmvds.KeyFile
+	var keys []*pdpmvdsspec.KeyFile
 	if f.keysDir != "" {
-		if f.settings.SSPP != pdpmvds.SuitePaillier {
+		if !f.settings.UsesPaillier() {
 			return usagef("--keys is for --sspp paillier")
 		}
-		if keys, err = readKeyFiles(f.keysDir, len(tables)); err != nil {
+		if keys, err = pdpmvdsspec.ReadKeyFiles(f.keysDir, len(tables)); err != nil {
 			return err
 		}
-		if f.settings.KeyBits, err = keyFilesBits(cmd, f, keys); err != nil {
+		if f.settings.KeyBits, err = keyFilesBits(cmd, f, keys[0].PublicKey.Bits()); err != nil {
 			return err
 		}
 	}
@@ -179,7 +173,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	printReport(cmd, w, res.Report)
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s, the privacy report to %s and the protocol report to %s\n",
 		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report, f.protoReport)
-	printPhases(w, res)
+	res.WritePhases(w)
 	if l := res.Linkage; l != nil {
 		fmt.Fprintf(w, "\nRecord linkage (private set intersection on %q, before any release; no budget spent): %d records every owner holds\n", f.idColumn, l.Common)
 		for _, name := range l.Parties {
@@ -258,7 +252,7 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		parts, err := synthesize.VerticalSplit(t, f.parties)
+		parts, err := data.SplitVerticalEven(t, f.parties)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -424,8 +418,7 @@ func joinParts(ts []*data.Table) (*data.Table, error) {
 // keyFilesBits is the size of the ceremony's key, which the session and
 // its report then state: a --key-bits that disagrees is refused, and so is
 // a test-size key without --insecure-test-keys.
-func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, keys []*pdpmvds.KeyFile) (int, error) {
-	bits := keys[0].PublicKey.Bits()
+func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, bits int) (int, error) {
 	switch {
 	case cmd.Flags().Changed("key-bits") && f.settings.KeyBits != bits:
 		return 0, usagef("--key-bits %d, but the key files in %s hold a %d-bit key", f.settings.KeyBits, f.keysDir, bits)
@@ -435,44 +428,6 @@ func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, keys []*pdpmvds.KeyFile) 
 	return bits, nil
 }
 
-// readKeyFiles reads DIR/party-k.key.json for every party.
-func readKeyFiles(dir string, parties int) ([]*pdpmvds.KeyFile, error) {
-	out := make([]*pdpmvds.KeyFile, parties)
-	for k := range out {
-		path := filepath.Join(dir, keyFileName(k))
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		var f pdpmvds.KeyFile
-		if err := json.Unmarshal(b, &f); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		out[k] = &f
-	}
-	return out, nil
-}
-
-func keyFileName(k int) string { return pdpmvds.PartyID(k) + ".key.json" }
-
-// protocolReport is the per-phase cost written beside the output.
-type protocolReport struct {
-	Suite   string          `json:"suite"`
-	Noise   string          `json:"noise"`
-	KeyBits int             `json:"key_bits,omitempty"`
-	Total   float64         `json:"total_seconds"`
-	Phases  []protocolPhase `json:"phases"`
-}
-
-type protocolPhase struct {
-	Name     string                 `json:"name"`
-	Requests int                    `json:"requests"`
-	Seconds  float64                `json:"wall_seconds"`
-	Messages int                    `json:"messages"`
-	Bytes    map[string]int         `json:"bytes_sent"`
-	Ops      map[string]pdpmvds.Ops `json:"paillier_ops"`
-}
-
 // writePDPMVDS writes the synthetic table, the protocol report and then
 // the privacy report, which records the digests of both.
 func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *pdpmvdsspec.Published) error {
@@ -480,58 +435,9 @@ func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *pdpmvdsspec.Publishe
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
-	proto, err := protocolReportJSON(f.settings.SSPP, f.settings.Noise, f.settings.KeyBits, res)
+	proto, err := res.ProtocolReportJSON(f.settings)
 	if err != nil {
 		return err
 	}
 	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, table}, outputFile{f.protoReport, proto})
-}
-
-func protocolReportJSON(suite pdpmvds.Suite, noise pdpmvds.NoiseMode, bits int, res *pdpmvdsspec.Published) ([]byte, error) {
-	r := protocolReport{Suite: string(suite), Noise: string(noise), Total: res.Elapsed.Seconds()}
-	if suite == pdpmvds.SuitePaillier {
-		r.KeyBits = bits
-	}
-	for _, p := range res.Phases {
-		r.Phases = append(r.Phases, protocolPhase{Name: p.Name, Requests: p.Requests, Seconds: p.Wall.Seconds(),
-			Messages: p.Messages, Bytes: p.Bytes, Ops: p.Ops})
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(js, '\n'), nil
-}
-
-// printPhases prints the per-phase cost table.
-func printPhases(w io.Writer, res *pdpmvdsspec.Published) {
-	fmt.Fprintf(w, "\nProtocol cost per phase (wall time; Paillier operations; bytes sent by each role):\n")
-	for _, p := range res.Phases {
-		var ops pdpmvds.Ops
-		roles := make([]string, 0, len(p.Bytes))
-		for id := range p.Bytes {
-			roles = append(roles, id)
-		}
-		sort.Strings(roles)
-		for _, o := range p.Ops {
-			ops = ops.Add(o)
-		}
-		var sent []string
-		for _, id := range roles {
-			sent = append(sent, fmt.Sprintf("%s %s", id, byteSize(p.Bytes[id])))
-		}
-		fmt.Fprintf(w, "  %-18s %4d requests %10v  %9d Paillier ops  %s\n", p.Name, p.Requests, p.Wall.Round(time.Millisecond), ops.Total(), strings.Join(sent, ", "))
-	}
-}
-
-func byteSize(b int) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
 }

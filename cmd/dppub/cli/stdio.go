@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +29,7 @@ const stdoutName = "standard output"
 // it streams: runRun refuses the other methods).
 var stdioCommands = []string{
 	"dppub schema",
-	"dppub " + synthesize.Name,
+	"dppub synthesize",
 	"dppub publish ppca-dp-mh",
 	"dppub publish lda-dp",
 	"dppub publish mul-lda-dp",
@@ -70,13 +69,7 @@ func startStdout(cmd *cobra.Command) error {
 			return usagef("--out - needs --%s FILE: the %s cannot share standard output with the data", name, map[string]string{"report": "privacy report", "model": "model"}[name])
 		}
 	}
-	data := cmd.OutOrStdout()
-	if st := outputOf(cmd); st != nil {
-		data = st.stdout // --quiet already silenced the summary
-	} else {
-		cmd.SetOut(cmd.ErrOrStderr())
-	}
-	cmd.SetContext(context.WithValue(cmd.Context(), stdoutKey{}, data))
+	keepStdout(cmd)
 	return nil
 }
 
@@ -91,14 +84,21 @@ func startReportStdout(cmd *cobra.Command, dataToStdout bool) error {
 	case inheritedBool(cmd, jsonFlag):
 		return usagef("--report - writes the privacy report to standard output, so --json cannot print there too: give --quiet, or --report FILE with --json")
 	}
+	keepStdout(cmd)
+	return nil
+}
+
+// keepStdout keeps the real standard output for the one thing a run writes
+// there (dataStdout) and sends the summary to standard error (--quiet has
+// already silenced it).
+func keepStdout(cmd *cobra.Command) {
 	w := cmd.OutOrStdout()
 	if st := outputOf(cmd); st != nil {
-		w = st.stdout // --quiet already silenced the summary
+		w = st.stdout
 	} else {
 		cmd.SetOut(cmd.ErrOrStderr())
 	}
 	cmd.SetContext(context.WithValue(cmd.Context(), stdoutKey{}, w))
-	return nil
 }
 
 // dataStdout is where --out - writes the data: the real standard output.

@@ -161,9 +161,7 @@ func TestStdoutQuiet(t *testing.T) {
 // What cannot go through standard output is refused in one line, before
 // anything is read or written.
 func TestStdoutRefusals(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
-	in := writeFile(t, dir, "in.csv", csvRows(50))
+	dir, schema, in := peopleInput(t, 50)
 	r := filepath.Join(dir, "r.json")
 	for _, c := range []struct {
 		name string
