@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/audit"
+	"github.com/dppub/dppub/audit/audittest"
 	"github.com/dppub/dppub/engine/marginal"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/randx"
@@ -102,6 +103,90 @@ func TestReplayRowsAdaptive(t *testing.T) {
 			t.Logf("%s: worst %s moved %.6g in ℓ%g, bound %.6g; %d releases compared, %d of %d pairs diverged", m.Name, r.Worst, r.MaxDiff, r.Norm, r.Bound, r.Releases, r.Diverged, r.Runs)
 			if want := variant != audit.VariantSound; r.Exceeded != want {
 				t.Errorf("exceeded %v, want %v", r.Exceeded, want)
+			}
+		})
+	}
+}
+
+// selectSamples runs the coordinator's view of the adaptive path runs
+// times (alternating D and D', streams from seed) and returns the select
+// samples and the mechanism.
+func selectSamples(t *testing.T, variant string, runs int, seed uint64) []audit.NoiseSample {
+	t.Helper()
+	m, err := ViewRowsMethod(audit.ViewCoordinator, "", variant, marginal.MethodAdaptive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := randx.NewSeeded(seed)
+	out := make([]float64, m.Dim)
+	samples := make([]audit.NoiseSample, runs)
+	for i := range samples {
+		if err := m.Release(audit.Side(i%2), randx.NewSeeded(src.Uint64()), out); err != nil {
+			t.Fatal(err)
+		}
+		samples[i] = SelectNoise(out)
+	}
+	return samples
+}
+
+// The select noise test on the coordinator's view of the adaptive path
+// (SelectNoiseTest at α = 1%) rejects owners that halve their select
+// noise shares (VariantSelectNoiseHalved, a test double: variance ratio
+// about 1/4) and keeps the sound owners' calibration.
+func TestSelectNoiseTestCatchesHalvedSelectNoise(t *testing.T) {
+	runs, seeds := 60, uint64(10)
+	if testing.Short() {
+		runs, seeds = 30, 3
+	}
+	for _, c := range []struct {
+		variant string
+		thinned bool
+	}{{audit.VariantSound, false}, {VariantSelectNoiseHalved, true}} {
+		t.Run(c.variant, func(t *testing.T) {
+			wrong := 0
+			for seed := uint64(1); seed <= seeds; seed++ {
+				r, err := SelectNoiseTest(selectSamples(t, c.variant, runs, seed), 0.01)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("seed %d: %d select cells, variance ratio %.3f ≤ %.3f", seed, r.Cells, r.VarianceRatio, r.VarianceRatioUpper)
+				if r.Thinned() != c.thinned {
+					wrong++
+				}
+			}
+			if wrong > 0 {
+				t.Errorf("%d of %d seeds gave thinned = %v", wrong, seeds, !c.thinned)
+			}
+		})
+	}
+}
+
+// The coordinator's view of the adaptive path passes against the report's
+// claim and catches halved noise at every share (the session at 4ρ) with
+// the view audit's noise test, as on the paper path
+// (TestViewRowsCatchesHalvedNoise); seeded, 40 runs in -short mode, the
+// audit's FastRuns otherwise. A sound view fails with probability at
+// most the audit's 5% over seeds.
+func TestViewRowsAdaptive(t *testing.T) {
+	meth, err := Audits().Lookup("view-synthesize-rows-adaptive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := meth.FastRuns
+	if testing.Short() {
+		runs = 40
+	}
+	for _, c := range []struct {
+		variant string
+		want    audit.Verdict
+	}{{audit.VariantSound, audit.Pass}, {audit.VariantNoiseHalved, audit.Violation}} {
+		t.Run(c.variant, func(t *testing.T) {
+			m, err := meth.Mechanism(audit.MethodOptions{View: audit.ViewCoordinator, Calibration: c.variant})
+			r := audittest.MustRun(t, m, err, runs, 43)
+			t.Logf("noise test ρ ≥ %.4g (variance ratio %.4g ≤ %.4g, %d cells), Rényi ρ ≥ %.4g (claimed %g), ε ≥ %.3f (claimed %.3f)",
+				r.Noise.RhoLower, r.Noise.VarianceRatio, r.Noise.VarianceRatioUpper, r.Noise.Cells, r.RhoLower, r.ClaimedRho, r.EpsilonLower, r.ClaimedEpsilon)
+			if r.Verdict != c.want {
+				t.Errorf("verdict %s, want %s", r.Verdict, c.want)
 			}
 		})
 	}
