@@ -34,12 +34,13 @@ const (
 // addSelect adds the audit of one select answer.
 func addSelect(fam *audit.Family) {
 	name := "select-" + rowsynth.Name
-	fam.Add(audit.Method{Name: name, Summary: fmt.Sprintf("synthesize-rows --method adaptive: one owner's answer to one select request (%d candidate sets, its scores ‖M_r(D_k) − (n_k/n)·M_r(p̂)‖₁ on the release grid with its discrete Gaussian noise at ρ = %g, Δ₂ = 2√C as the owner calibrates it: Request.OwnNoise), claimed as that Gaussian's exact (ε = 1, δ) profile; D' replaces one record of the owner's %d so that every score moves by 2; %s plants a calibration for Δ₂ = 2",
-		proto.DefaultSelectCandidates, selectRho, selectRecords, VariantForgedSelectSensitivity),
-		Calibrations: []string{audit.VariantSound, VariantForgedSelectSensitivity}, FastRuns: 20_000, LongRuns: 500_000,
+	fam.Add(audit.Method{Name: name, Summary: fmt.Sprintf("synthesize-rows --method adaptive: one owner's answer to one select request (%d candidate sets, its scores ‖M_r(D_k) − (n_k/n)·M_r(p̂)‖₁ on the release grid with its discrete Gaussian noise at ρ = %g, Δ₂ = 2√C as the owner calibrates it: Request.OwnNoise), claimed as that Gaussian's exact (ε = 1, δ) profile; D' replaces one record of the owner's %d so that every score moves by 2; %s plants a calibration for Δ₂ = 2, %s halves the noise",
+		proto.DefaultSelectCandidates, selectRho, selectRecords, VariantForgedSelectSensitivity, audit.VariantNoiseHalved),
+		Calibrations: []string{audit.VariantSound, VariantForgedSelectSensitivity, audit.VariantNoiseHalved}, FastRuns: 20_000, LongRuns: 500_000,
 		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return SelectRelease(o.Calibration) }},
 		audit.Case{Method: name, Expect: audit.Pass},
-		audit.Case{Method: name, Options: audit.MethodOptions{Calibration: VariantForgedSelectSensitivity}, Expect: audit.Violation})
+		audit.Case{Method: name, Options: audit.MethodOptions{Calibration: VariantForgedSelectSensitivity}, Expect: audit.Violation},
+		audit.Case{Method: name, Options: audit.MethodOptions{Calibration: audit.VariantNoiseHalved}, Expect: audit.Violation})
 }
 
 // selectTables are the select audit's neighbours: selectAttrs binary
@@ -114,7 +115,7 @@ func selectRequest() (*proto.Request, error) {
 // release grid plus its discrete Gaussian share (dp.Noiser.Shares, as the
 // owner draws it), at the noise Request.OwnNoise accepts, or with
 // VariantForgedSelectSensitivity at a calibration for Δ₂ = 2, σ √C
-// times too small. The claim is the sound noise's exact (1, δ) profile on
+// times too small, or with audit.VariantNoiseHalved at σ/2. The claim is the sound noise's exact (1, δ) profile on
 // Δ₂ = 2√C, what the charge at ρ states.
 func SelectRelease(variant string) (audit.Mechanism, error) {
 	if variant == "" {
@@ -128,13 +129,20 @@ func SelectRelease(variant string) (audit.Mechanism, error) {
 	noise := sound
 	switch variant {
 	case audit.VariantSound:
+	case audit.VariantNoiseHalved:
+		// The owner's own calibration at 4ρ: σ halved, the charge and
+		// the claim still ρ's.
+		l1, l2 := proto.SelectSensitivity(len(q.Sets))
+		if noise, err = marginal.Calibrate(marginal.Gaussian, l1, l2, 4*selectRho); err != nil {
+			return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
+		}
 	case VariantForgedSelectSensitivity:
 		l1, _ := proto.SelectSensitivity(len(q.Sets))
 		if noise, err = marginal.Calibrate(marginal.Gaussian, l1, 2, selectRho); err != nil {
 			return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
 		}
 	default:
-		return audit.Mechanism{}, fmt.Errorf("audit: select-%s has no variant %q (want %s or %s)", rowsynth.Name, variant, audit.VariantSound, VariantForgedSelectSensitivity)
+		return audit.Mechanism{}, fmt.Errorf("audit: select-%s has no variant %q (want %s, %s or %s)", rowsynth.Name, variant, audit.VariantSound, VariantForgedSelectSensitivity, audit.VariantNoiseHalved)
 	}
 	plan, err := noise.Plan(len(q.Sets))
 	if err != nil {
