@@ -154,7 +154,7 @@ func ViewRowsMethod(view audit.View, mode, variant string, meth marginal.Method)
 	}
 	rewrite, ok := rewrites[variant]
 	if !ok {
-		return audit.Mechanism{}, fmt.Errorf("audit: view-%s has no variant %q (want %s, %s, %s or %s)", rowsynth.Name, variant, audit.VariantSound, VariantPlaintext, VariantDealer, audit.VariantNoiseHalved)
+		return audit.Mechanism{}, fmt.Errorf("audit: view-%s has no variant %q (want %s, %s, %s or %s; %s with the adaptive method)", rowsynth.Name, variant, audit.VariantSound, VariantPlaintext, VariantDealer, audit.VariantNoiseHalved, VariantSelectNoiseHalved)
 	}
 	dTab, dPrime, _ := audit.CanaryTables(audit.PipelineAttrs, audit.CanaryRecords)
 	tables := [2]*data.Table{audit.D: dTab, audit.DPrime: dPrime}
@@ -258,22 +258,24 @@ type viewStat struct {
 // noise test its residuals, y minus the mean on the run's side.
 func (s *viewStat) add(y []int64, base, delta []float64, v float64) {
 	for c, d := range delta {
-		if d == 0 {
-			continue
-		}
-		s.llr += d * (float64(y[c]) - base[c] - d/2) / v
 		r := float64(y[c]) - base[c]
 		if s.side == audit.DPrime {
 			r -= d
 		}
-		s.noise.SumSq += r * r / v
-		s.noise.Cells++
-		s.noise.Loss += d * d / (2 * v)
 		if s.inSelect {
+			// The selects' calibration test reads every score's
+			// residual, moved by the canary or not.
 			s.selects.SumSq += r * r / v
 			s.selects.Cells++
 			s.selects.Loss += d * d / (2 * v)
 		}
+		if d == 0 {
+			continue
+		}
+		s.llr += d * (float64(y[c]) - base[c] - d/2) / v
+		s.noise.SumSq += r * r / v
+		s.noise.Cells++
+		s.noise.Loss += d * d / (2 * v)
 	}
 }
 
