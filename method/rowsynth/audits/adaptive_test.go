@@ -133,10 +133,12 @@ func selectSamples(t *testing.T, variant string, runs int, seed uint64) []audit.
 // (SelectNoiseTest at α = 1%) rejects owners that halve their select
 // noise shares (VariantSelectNoiseHalved, a test double: variance ratio
 // about 1/4) and keeps the sound owners' calibration. Measured at 30 runs
-// (about 90 select residuals): halved caught in 200 of 200 seeds (upper
-// bound 0.23-0.53), sound rejected in 9 of 1 000 seeds (0.9%, the test's
-// α = 1%). Ten seeds at 60 runs here, three at 30 in -short mode: a
-// sound seed fails with probability about 1% each.
+// (150 select residuals a seed): halved caught in 200 of 200 seeds
+// (pooled ratio 0.249, upper bounds 0.25-0.43), sound rejected in 7 of
+// 1 000 seeds (0.7%, the test's α = 1%; pooled ratio 0.999 over 150 000
+// residuals: the owners' select noise is as stated). Ten seeds at 60 runs
+// here, three at 30 in -short mode: a sound seed fails with probability
+// at most 1% each.
 func TestSelectNoiseTestCatchesHalvedSelectNoise(t *testing.T) {
 	runs, seeds := 60, uint64(10)
 	if testing.Short() {
