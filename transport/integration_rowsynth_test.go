@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,11 +16,35 @@ import (
 // aggregation of every release over loopback mutual TLS) publishes, for
 // the same seed, byte for byte the table of `dppub publish
 // synthesize-rows` in one process on the owners' files, and its privacy
-// report but for the run record.
+// report but for the run record: on the paper method (which auto picks
+// for these 4 000 rows) and on the adaptive one, whose rounds add the
+// owners' select requests (roles.KindSelect) to the counts.
 func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
-	matchRows(t, "synthesize-rows", 3, 4000,
-		[]string{"--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"},
-		[]string{"--epsilon", "1", "--delta", "1e-5", "--seed", "11"})
+	for _, c := range []struct {
+		name   string
+		run    []string
+		pub    []string
+		method string // what the report's method names
+	}{
+		{"paper", nil, nil, "Algorithms 2-3 of PDP-MVDS"},
+		{"adaptive", []string{"--set", "method=adaptive"}, []string{"--method", "adaptive"}, "the adaptive method"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl := newCluster(t, 3, 4000, nil, "--method", "synthesize-rows")
+			cl.serveAll("--insecure-accept-seed")
+			r := cl.matchCSV(t, "synthesize-rows",
+				append([]string{"--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"}, c.run...),
+				append([]string{"--epsilon", "1", "--delta", "1e-5", "--seed", "11"}, c.pub...))
+			if !strings.Contains(r.stdout, "Wrote 4000 rows") {
+				t.Fatalf("unexpected output:\n%s", r.stdout)
+			}
+			// The session ran the method named: its report records it.
+			if m := fmt.Sprint(readReport(t, filepath.Join(cl.dir, "net.csv"))["method"]); !strings.Contains(m, c.method) {
+				t.Fatalf("the report's method is %q, want %q in it", m, c.method)
+			}
+			logSession(t, "3-owner Adult (4000 rows), synthesize-rows, "+c.name, r)
+		})
+	}
 }
 
 // An owner that dies in the middle of a synthesize-rows session (after

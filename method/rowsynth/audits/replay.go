@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/audit"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/randx"
@@ -16,6 +17,12 @@ func addReplay(fam *audit.Family) {
 		audit.PipelineOwners, audit.PipelineRho),
 		Calibrations: audit.ReplayVariants, FastRuns: 1_000, LongRuns: 10_000,
 		Build: func(o audit.MethodOptions) (audit.Mechanism, error) { return ReplayRows(o.Calibration, o.Mechanism) }})
+	fam.Add(audit.Method{Name: "replay-" + rowsynth.Name + "-adaptive", Summary: fmt.Sprintf("replay-synthesize-rows with --method adaptive forced (the audit's 24-row tables keep auto on paper): every noisy release, the owners' select scores of each round's candidates (Δ₂ = 2√C) among them, within its charge's sensitivity plus its reference's move (with --greybox); %d owners of rows, ρ = %g each; --mechanism exact for the exact noise mode",
+		audit.PipelineOwners, audit.PipelineRho),
+		Calibrations: audit.ReplayVariants, FastRuns: 1_000, LongRuns: 10_000,
+		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
+			return ReplayRowsMethod(o.Calibration, o.Mechanism, marginal.MethodAdaptive)
+		}})
 }
 
 // ReplayRows is the replay audit of synthesize-rows (3 owners of rows,
@@ -28,6 +35,16 @@ func addReplay(fam *audit.Family) {
 // the published value minus the coordinator's share in insider-safe mode,
 // which the same tape makes the same on both sides.
 func ReplayRows(variant, mode string) (audit.Mechanism, error) {
+	return ReplayRowsMethod(variant, mode, "")
+}
+
+// ReplayRowsMethod is ReplayRows with the engine's method forced to meth
+// ("" for auto, the paper method on these tables). With
+// marginal.MethodAdaptive the releases include every round's select
+// request: the owners' scores of its candidates, compared between the
+// runs as long as both offered the same candidates (a different offer
+// ends the pair's comparison, as a different choice does).
+func ReplayRowsMethod(variant, mode string, meth marginal.Method) (audit.Mechanism, error) {
 	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
 		return audit.Mechanism{}, fmt.Errorf("audit: replay-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
 	}
@@ -39,6 +56,7 @@ func ReplayRows(variant, mode string) (audit.Mechanism, error) {
 	if err != nil {
 		return audit.Mechanism{}, err
 	}
+	h.method = meth
 	sound, err := h.run(audit.D, randx.NewSeeded(0), nil)
 	if err != nil {
 		return audit.Mechanism{}, fmt.Errorf("audit: replay-%s: %w", rowsynth.Name, err)
@@ -48,6 +66,9 @@ func ReplayRows(variant, mode string) (audit.Mechanism, error) {
 		return audit.Mechanism{}, err
 	}
 	name := fmt.Sprintf("%s (%s noise", rowsynth.Name, h.mode)
+	if meth != "" {
+		name += ", method " + string(meth)
+	}
 	if variant != "" && variant != audit.VariantSound {
 		name += ", " + variant
 	}
@@ -76,6 +97,9 @@ func ReplayRows(variant, mode string) (audit.Mechanism, error) {
 				}
 				trs[side] = tr
 			}
+			if err := alignSelects(trs[audit.D], trs[audit.DPrime], rel[audit.DPrime]); err != nil {
+				return audit.PairReplay{}, err
+			}
 			return audit.CompareRuns(rel[audit.D], rel[audit.DPrime], func(i int) (float64, error) { return rowsScoreMove(trs[audit.D], trs[audit.DPrime], i) })
 		})
 }
@@ -85,7 +109,9 @@ func ReplayRows(variant, mode string) (audit.Mechanism, error) {
 // between the runs): each owner's summand Σ_ij |N_ij − r_ij| moves by at
 // most Σ_ij |r_ij − r'_ij| by the triangle inequality, with r the
 // reference on the release's grid (proto.Request.ScoreReference), summed
-// over the owners. Releases other than scores move with their data alone.
+// over the owners. A select request's scores move likewise with their
+// references, the model's estimates, which alignSelects takes out
+// exactly. Other releases move with their data alone.
 func rowsScoreMove(a, b *rowsTrace, i int) (float64, error) {
 	qa, qb := a.requests[i], b.requests[i]
 	if qa.Kind != proto.KindScore {
@@ -117,6 +143,59 @@ func rowsScoreMove(a, b *rowsTrace, i int) (float64, error) {
 	return s, nil
 }
 
+// alignSelects rewrites the D' run's select releases (rel, of trace b)
+// as if b's owners had been asked a's request: each owner's exact scores
+// against a's references replace those against b's, on the grid, the
+// noise staying (the same tape draws the same shares on both sides, and
+// it depends on the candidates' number only). A select's references are
+// the model's estimates, which move with every earlier noisy release, so
+// bounding their effect by the triangle inequality (Σ_k ‖r_k − r'_k‖₁
+// per candidate) would hide any excess of the data's own move under it;
+// aligned, the comparison sees the data's move alone, which must be
+// within the charge's 2√C plus the grid's rounding. Only selects that
+// offered the same candidates are aligned; a different offer ends the
+// comparison anyway.
+func alignSelects(a, b *rowsTrace, rel []audit.Replayed) error {
+	for i := range min(len(a.requests), len(b.requests), len(rel)) {
+		qa, qb := a.requests[i], b.requests[i]
+		if qa.Kind != proto.KindSelect || qb.Kind != proto.KindSelect || fmt.Sprint(qa.Sets) != fmt.Sprint(qb.Sets) {
+			continue
+		}
+		plan, err := qb.Release.Noise.Plan(len(qb.Sets))
+		if err != nil {
+			return fmt.Errorf("audit: %w", err)
+		}
+		v := make([]float64, len(qb.Sets))
+		for c, x := range sumWords(b.words[i]) {
+			v[c] = float64(x) * plan.Grid
+		}
+		for k := range b.h.names {
+			asked, err := b.counts(k, qa)
+			if err != nil {
+				return err
+			}
+			got, err := b.counts(k, qb)
+			if err != nil {
+				return err
+			}
+			for c := range v {
+				v[c] += (plan.Snap(asked[c]) - plan.Snap(got[c])) * plan.Grid
+			}
+		}
+		rel[i] = audit.ReplayedRelease(releaseQuery(qb), qb.Attrs, rel[i].Charge(), v)
+	}
+	return nil
+}
+
+// releaseQuery names what q asks for the replay's comparison: its kind,
+// and a select's candidates (equal queries offered the same).
+func releaseQuery(q *proto.Request) string {
+	if q.Kind == proto.KindSelect {
+		return q.Kind + fmt.Sprint(q.Sets)
+	}
+	return q.Kind
+}
+
 // releases pairs the run's requests with owner 1's charges (every owner
 // charges the same releases) and values them by the sum of the words.
 func (tr *rowsTrace) releases() ([]audit.Replayed, error) {
@@ -145,7 +224,7 @@ func (tr *rowsTrace) releases() ([]audit.Replayed, error) {
 		for j, x := range s {
 			v[j] = float64(x) * plan.Grid
 		}
-		out[i] = audit.ReplayedRelease(string(q.Kind), q.Attrs, c, v)
+		out[i] = audit.ReplayedRelease(releaseQuery(q), q.Attrs, c, v)
 	}
 	return out, nil
 }

@@ -34,7 +34,11 @@ import (
 // rowsHarness holds what every run of one audit shares: the owners'
 // tables on both sides of the pair, already encoded for counting.
 type rowsHarness struct {
-	mode   proto.NoiseMode
+	mode proto.NoiseMode
+	// method is the engine's method ("" for auto, which keeps the
+	// audits' small tables on the paper method; marginal.MethodAdaptive
+	// forces the adaptive rounds and their select requests).
+	method marginal.Method
 	rho    float64
 	names  []string
 	tables [2][]*data.Table
@@ -106,6 +110,7 @@ func (h *rowsHarness) run(side audit.Side, src *randx.Source, rewrite shareRewri
 		lo.Data[name] = h.tables[side][k]
 	}
 	st := &rowsynth.Settings{Rho: h.rho, Noise: h.mode}
+	st.Method = h.method
 	// BuildLocal opens the session as a coordinator does; the owners' roles
 	// it builds are left unused and built again by Join, from streams the
 	// audit chooses.
@@ -264,16 +269,40 @@ func (tr *rowsTrace) counts(k int, q *proto.Request) ([]float64, error) {
 }
 
 // For a pair score they are the owner's one value, its own IInDif score
-// against the request's public reference (proto.Request.Values).
+// against the request's public reference (proto.Request.Values); for a
+// select request its score of each candidate against its share of the
+// model's estimate (proto.Request.SelectValues), as the owner computes
+// them.
 func (h *rowsHarness) counts(side audit.Side, k int, q *proto.Request) ([]float64, error) {
+	if q.Kind == proto.KindSelect {
+		return h.selectScores(side, k, q)
+	}
 	if q.Kind != proto.KindMarginal && q.Kind != proto.KindScore {
-		return nil, fmt.Errorf("audit: request %d is a %s over %v; the audit counts marginals and pair scores only", q.ID, q.Kind, q.Attrs)
+		return nil, fmt.Errorf("audit: request %d is a %s over %v; the audit counts marginals, pair scores and select scores only", q.ID, q.Kind, q.Attrs)
 	}
 	m, err := marginal.Count(h.data[side][k], q.Attrs)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	v, _, err := q.Values(m.Counts, h.data[side][k].Len())
+	if err != nil {
+		return nil, fmt.Errorf("audit: request %d: %w", q.ID, err)
+	}
+	return v, nil
+}
+
+// selectScores are owner k's exact scores of a select request's
+// candidates on side.
+func (h *rowsHarness) selectScores(side audit.Side, k int, q *proto.Request) ([]float64, error) {
+	counts := make([][]float64, len(q.Sets))
+	for i, set := range q.Sets {
+		m, err := marginal.Count(h.data[side][k], set)
+		if err != nil {
+			return nil, fmt.Errorf("audit: %w", err)
+		}
+		counts[i] = m.Counts
+	}
+	v, _, err := q.SelectValues(counts, h.data[side][k].Len())
 	if err != nil {
 		return nil, fmt.Errorf("audit: request %d: %w", q.ID, err)
 	}
@@ -368,16 +397,24 @@ func sumWords(words [][]uint64) []int64 {
 
 // published pairs each noisy marginal the engine published (the raw
 // one-way marginals, then the measured sets) with its request index, and
-// checks that the attribute sets agree.
+// checks that the attribute sets agree. The adaptive method interleaves
+// select requests with its measurements, so the pairing is over the
+// marginal requests alone.
 func (tr *rowsTrace) published() ([]int, [][]float64, error) {
 	eng := tr.result.Engine
+	var marginals []int
+	for i, q := range tr.requests {
+		if q.Kind == proto.KindMarginal {
+			marginals = append(marginals, i)
+		}
+	}
 	var idx []int
 	var vals [][]float64
-	add := func(i int, n *marginal.Noisy) error {
-		if i < 0 || i >= len(tr.requests) || !slices.Equal(tr.requests[i].Attrs, n.Attrs) {
-			return fmt.Errorf("audit: published marginal over %v is not request %d", n.Attrs, i+1)
+	add := func(j int, n *marginal.Noisy) error {
+		if j < 0 || j >= len(marginals) || !slices.Equal(tr.requests[marginals[j]].Attrs, n.Attrs) {
+			return fmt.Errorf("audit: published marginal over %v is not the %d-th marginal request", n.Attrs, j+1)
 		}
-		idx, vals = append(idx, i), append(vals, n.Counts)
+		idx, vals = append(idx, marginals[j]), append(vals, n.Counts)
 		return nil
 	}
 	for j, n := range eng.OneWays {
@@ -385,7 +422,7 @@ func (tr *rowsTrace) published() ([]int, [][]float64, error) {
 			return nil, nil, err
 		}
 	}
-	first := len(tr.requests) - len(eng.Measured)
+	first := len(marginals) - len(eng.Measured)
 	for m, n := range eng.Measured {
 		if err := add(first+m, n); err != nil {
 			return nil, nil, err

@@ -5,9 +5,12 @@ import (
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
@@ -42,6 +45,14 @@ const (
 	VariantDealer = "dealer"
 )
 
+// VariantSelectNoiseHalved: on the adaptive path, every owner halves its
+// noise share of each select request (the scores of a round's
+// candidates), rounded towards zero, by rewriting its word at the
+// coordinator's door; counts keep theirs. The selects' noise has a
+// quarter of its stated variance while every charge stays: the select
+// noise test (SelectNoiseTest) sees it.
+const VariantSelectNoiseHalved = "select-noise-halved"
+
 // VariantNoiseHalved (audit/pipeline.go) also applies to these views: every
 // noise share halves, the claim stays.
 
@@ -62,6 +73,16 @@ func addView(fam *audit.Family) {
 		audit.Case{Method: "view-" + rowsynth.Name, Options: audit.MethodOptions{View: audit.ViewColluder, Mechanism: string(rowsynth.NoiseExact)}, Expect: audit.Pass},
 		audit.Case{Method: "view-" + rowsynth.Name, Options: audit.MethodOptions{View: audit.ViewColluder}, Expect: audit.Pass, Long: true},
 		audit.Case{Method: "view-" + rowsynth.Name, Options: audit.MethodOptions{View: audit.ViewCoordinator, Mechanism: string(rowsynth.NoiseExact)}, Expect: audit.Pass, Long: true})
+	adaptive := "view-" + rowsynth.Name + "-adaptive"
+	fam.Add(audit.Method{Name: adaptive, Summary: fmt.Sprintf("view-synthesize-rows with --method adaptive forced (the audit's 24-row tables keep auto on paper): the coordinator's (--view coordinator) or owner 2's view of the adaptive rounds, the owners' select scores among the releases; %d owners of rows, ρ = %g each; --mechanism exact for the exact noise mode; claim: the report's guarantee for that view",
+		audit.PipelineOwners, audit.PipelineRho),
+		Calibrations: []string{audit.VariantSound, VariantPlaintext, VariantDealer, audit.VariantNoiseHalved, VariantSelectNoiseHalved}, FastRuns: 300, LongRuns: 10_000,
+		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
+			return ViewRowsMethod(o.View, o.Mechanism, o.Calibration, marginal.MethodAdaptive)
+		}},
+		audit.Case{Method: adaptive, Options: audit.MethodOptions{View: audit.ViewCoordinator}, Expect: audit.Pass},
+		audit.Case{Method: adaptive, Options: audit.MethodOptions{View: audit.ViewCoordinator, Calibration: audit.VariantNoiseHalved}, Expect: audit.Violation},
+		audit.Case{Method: adaptive, Options: audit.MethodOptions{View: audit.ViewColluder, Mechanism: string(rowsynth.NoiseExact)}, Expect: audit.Pass, Long: true})
 }
 
 // ViewRows audits synthesize-rows (3 owners of rows at ρ = 0.04 each, the
@@ -102,6 +123,19 @@ func addView(fam *audit.Family) {
 // (TestViewRowsCatchesHalvedNoise) and the insider-safe dealer against
 // the colluder.
 func ViewRows(view audit.View, mode, variant string) (audit.Mechanism, error) {
+	return ViewRowsMethod(view, mode, variant, "")
+}
+
+// ViewRowsMethod is ViewRows with the engine's method forced to meth (""
+// for auto, the paper method on these tables). With
+// marginal.MethodAdaptive the views hold every round's select scores too:
+// owner 1's scores of the candidates on D and D' (against the request's
+// references) are their means' move, and their residuals enter the LLR
+// and the noise test like counts, the select request's stated variance
+// each (the releases' variances differ: the test pools their ratios).
+// Its selects' residuals alone also make the release's SelectNoise
+// sample (SelectNoiseTest).
+func ViewRowsMethod(view audit.View, mode, variant string, meth marginal.Method) (audit.Mechanism, error) {
 	if view == "" {
 		view = audit.ViewCoordinator
 	}
@@ -115,9 +149,12 @@ func ViewRows(view audit.View, mode, variant string) (audit.Mechanism, error) {
 		return audit.Mechanism{}, fmt.Errorf("audit: view-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
 	}
 	rewrites := map[string]shareRewrite{audit.VariantSound: nil, VariantPlaintext: rewritePlaintext, VariantDealer: rewriteDealer, audit.VariantNoiseHalved: nil}
+	if meth == marginal.MethodAdaptive {
+		rewrites[VariantSelectNoiseHalved] = rewriteSelectNoiseHalved
+	}
 	rewrite, ok := rewrites[variant]
 	if !ok {
-		return audit.Mechanism{}, fmt.Errorf("audit: view-%s has no variant %q (want %s, %s, %s or %s)", rowsynth.Name, variant, audit.VariantSound, VariantPlaintext, VariantDealer, audit.VariantNoiseHalved)
+		return audit.Mechanism{}, fmt.Errorf("audit: view-%s has no variant %q (want %s, %s, %s or %s; %s with the adaptive method)", rowsynth.Name, variant, audit.VariantSound, VariantPlaintext, VariantDealer, audit.VariantNoiseHalved, VariantSelectNoiseHalved)
 	}
 	dTab, dPrime, _ := audit.CanaryTables(audit.PipelineAttrs, audit.CanaryRecords)
 	tables := [2]*data.Table{audit.D: dTab, audit.DPrime: dPrime}
@@ -125,6 +162,7 @@ func ViewRows(view audit.View, mode, variant string) (audit.Mechanism, error) {
 	if err != nil {
 		return audit.Mechanism{}, err
 	}
+	h.method = meth
 	sound, err := h.run(audit.D, randx.NewSeeded(0), nil)
 	if err != nil {
 		return audit.Mechanism{}, fmt.Errorf("audit: view-%s: %w", rowsynth.Name, err)
@@ -139,6 +177,7 @@ func ViewRows(view audit.View, mode, variant string) (audit.Mechanism, error) {
 		if h, err = newRowsHarness(proto.NoiseMode(mode), 4*audit.PipelineRho, tables, audit.PipelineOwners); err != nil {
 			return audit.Mechanism{}, err
 		}
+		h.method = meth
 	}
 	stat := (*rowsTrace).coordinatorLLR
 	if view == audit.ViewColluder {
@@ -148,7 +187,7 @@ func ViewRows(view audit.View, mode, variant string) (audit.Mechanism, error) {
 		}
 	}
 	return audit.Mechanism{
-		Name:  fmt.Sprintf("synthesize-rows, %s's view (%d owners, ρ=%g, %s noise, %s)", view, audit.PipelineOwners, audit.PipelineRho, h.mode, variant),
+		Name:  fmt.Sprintf("synthesize-rows, %s's view (%d owners, ρ=%g, %s noise, %s%s)", view, audit.PipelineOwners, audit.PipelineRho, h.mode, variant, methodSuffix(meth)),
 		Claim: claim,
 		Delta: dp.DefaultDelta(audit.CanaryRecords),
 		Pair:  fmt.Sprintf("owner 1 of %d: its share of the canary tables (%d records over %d categorical attributes; D' replaces record 0 by the canary holding the rare category of every attribute)", audit.PipelineOwners, audit.CanaryRecords, audit.PipelineAttrs),
@@ -193,12 +232,24 @@ func rowsColluderClaim(r *privacy.Report) (dp.Guarantee, error) {
 	return dp.Guarantee{}, fmt.Errorf("audit: the report states no guarantee against an owner that knows its own share: %q", r.ThreatModel)
 }
 
+// methodSuffix names a forced method in a mechanism's name.
+func methodSuffix(meth marginal.Method) string {
+	if meth == "" {
+		return ""
+	}
+	return ", method " + string(meth)
+}
+
 // viewStat accumulates a view's statistics over its releases: the LLR of
-// owner 1's pair and the noise test's sample (noise.go).
+// owner 1's pair and the noise test's sample (noise.go), and the same
+// sample over the select releases alone (selects).
 type viewStat struct {
-	side  audit.Side
-	llr   float64
-	noise audit.NoiseSample
+	side    audit.Side
+	llr     float64
+	noise   audit.NoiseSample
+	selects audit.NoiseSample
+	// inSelect says that the cells being added are a select's.
+	inSelect bool
 }
 
 // add adds the cells of one release: y is what the view reads (grid
@@ -207,14 +258,21 @@ type viewStat struct {
 // noise test its residuals, y minus the mean on the run's side.
 func (s *viewStat) add(y []int64, base, delta []float64, v float64) {
 	for c, d := range delta {
-		if d == 0 {
-			continue
-		}
-		s.llr += d * (float64(y[c]) - base[c] - d/2) / v
 		r := float64(y[c]) - base[c]
 		if s.side == audit.DPrime {
 			r -= d
 		}
+		if s.inSelect {
+			// The selects' calibration test reads every score's
+			// residual, moved by the canary or not.
+			s.selects.SumSq += r * r / v
+			s.selects.Cells++
+			s.selects.Loss += d * d / (2 * v)
+		}
+		if d == 0 {
+			continue
+		}
+		s.llr += d * (float64(y[c]) - base[c] - d/2) / v
 		s.noise.SumSq += r * r / v
 		s.noise.Cells++
 		s.noise.Loss += d * d / (2 * v)
@@ -222,11 +280,17 @@ func (s *viewStat) add(y []int64, base, delta []float64, v float64) {
 }
 
 // viewRowsDim is the length of a view's release: the LLR, then the noise
-// sample's SumSq, Cells and Loss.
-const viewRowsDim = 4
+// sample's SumSq, Cells and Loss, then the selects' (0 on the paper path).
+const viewRowsDim = 7
 
 func (s *viewStat) write(out []float64) {
 	out[0], out[1], out[2], out[3] = s.llr, s.noise.SumSq, float64(s.noise.Cells), s.noise.Loss
+	out[4], out[5], out[6] = s.selects.SumSq, float64(s.selects.Cells), s.selects.Loss
+}
+
+// SelectNoise reads a view release's sample over its select scores alone.
+func SelectNoise(out []float64) audit.NoiseSample {
+	return audit.NoiseSample{SumSq: out[4], Cells: int(out[5]), Loss: out[6]}
 }
 
 func readViewNoise(out []float64) audit.NoiseSample {
@@ -276,6 +340,7 @@ func (tr *rowsTrace) coordinatorLLR() (*viewStat, error) {
 	}
 	st := &viewStat{side: tr.side}
 	for i := range tr.requests {
+		st.inSelect = tr.requests[i].Kind == proto.KindSelect
 		if w, ok := smallWords(tr.words[i][0]); ok {
 			base, delta, v, err := tr.pairMeans(i, nil)
 			if err != nil {
@@ -378,6 +443,25 @@ func rewritePlaintext(tr *rowsTrace, q *proto.Request, words [][]uint64) error {
 	return nil
 }
 
+// rewriteSelectNoiseHalved is VariantSelectNoiseHalved's owners: each
+// takes half its noise share (rounded towards zero) out of its word of a
+// select request.
+func rewriteSelectNoiseHalved(tr *rowsTrace, q *proto.Request, words [][]uint64) error {
+	if q.Kind != proto.KindSelect {
+		return nil
+	}
+	shares, err := tr.noiseShares(q, words)
+	if err != nil {
+		return err
+	}
+	for k, s := range shares {
+		for i, v := range s {
+			words[k][i] -= uint64(v - v/2)
+		}
+	}
+	return nil
+}
+
 // rewriteDealer is VariantDealer's owners: every owner but owner 2 sends
 // its word without its noise share, owner 2 its own with everybody's.
 func rewriteDealer(tr *rowsTrace, q *proto.Request, words [][]uint64) error {
@@ -395,4 +479,49 @@ func rewriteDealer(tr *rowsTrace, q *proto.Request, words [][]uint64) error {
 		}
 	}
 	return nil
+}
+
+// SelectCalibration is the outcome of SelectNoiseTest.
+type SelectCalibration struct {
+	// Cells is the number of select residuals; VarianceRatio their
+	// Σ r²/v over Cells, the selects' noise variance over what their
+	// requests state, and VarianceRatioUpper its upper bound at level
+	// Alpha.
+	Cells                             int
+	VarianceRatio, VarianceRatioUpper float64
+	Alpha                             float64
+}
+
+// Thinned reports that the selects' noise is below its calibration: the
+// upper bound of its variance ratio is below 1.
+func (c SelectCalibration) Thinned() bool { return c.VarianceRatioUpper < 1 }
+
+// SelectNoiseTest tests the calibration of the select scores' noise in a
+// view of the adaptive path from the runs' select samples (SelectNoise):
+// their residuals r over the stated variances v make Σ r²/v ~ κ·χ²_M for
+// M cells, κ the true variance over the stated one, so κ ≤ Σ r²/v /
+// χ²_M⁻¹(alpha) with probability 1 − alpha, and a bound below 1 rejects
+// the owners' calibration (Thinned) with false-rejection rate at most
+// alpha. Unlike the view audit's noise test, which weighs the canary's
+// moves against the whole session's claim, this compares the selects'
+// noise with what their own charges state, so a thinning of the selects
+// alone (a tenth of each round's budget) is seen; it relies on the
+// stated sensitivity 2√C being the one that holds, which the replay
+// audit checks.
+func SelectNoiseTest(samples []audit.NoiseSample, alpha float64) (SelectCalibration, error) {
+	c := SelectCalibration{Alpha: alpha}
+	sum := 0.0
+	for _, s := range samples {
+		if s.Cells < 0 || !(s.SumSq >= 0) {
+			return c, fmt.Errorf("audit: select noise sample %+v is not a sum of squares", s)
+		}
+		c.Cells += s.Cells
+		sum += s.SumSq
+	}
+	if c.Cells == 0 {
+		return c, fmt.Errorf("audit: no select residual in %d runs", len(samples))
+	}
+	c.VarianceRatio = sum / float64(c.Cells)
+	c.VarianceRatioUpper = sum / distuv.ChiSquared{K: float64(c.Cells)}.Quantile(alpha)
+	return c, nil
 }
