@@ -46,38 +46,14 @@ func rowsHostileAttacks() []audit.HostileAttack {
 		}
 		return &proto.Request{ID: 1, Kind: proto.KindScore, Attrs: []int{0, 1}, Refs: [][]float64{a, b}, Release: rowsRelease(score)}
 	}
-	// A select request (the adaptive method's round) over the victim's
-	// three candidate sets, with the noise declared for declared
-	// candidates; cells gives each reference's length.
-	choose := func(declared int, cells ...int) *proto.Request {
-		sets := [][]int{{0}, {1}, {0, 1}}[:len(cells)]
-		refs := make([][]float64, len(cells))
-		for i, c := range cells {
-			refs[i] = make([]float64, c)
-			for j := range refs[i] {
-				refs[i][j] = 1 / float64(c)
-			}
-		}
-		l1, l2 := proto.SelectSensitivity(declared)
-		return &proto.Request{ID: 1, Kind: proto.KindSelect, Sets: sets, Refs: refs, Release: rowsRelease(gauss(l1, l2))}
-	}
-	forgedSelect := choose(3, 3, 11, 33)
-	forgedSelect.Release.Noise.Sensitivity = 1e8
-	manySets := choose(1, 3)
-	for range proto.MaxSelectSets {
-		manySets.Sets = append(manySets.Sets, []int{0})
-		manySets.Refs = append(manySets.Refs, []float64{1, 0, 0})
-	}
 	other := marg(1, 0)
 	other.Session = "another-session"
 	scoreAsCount := pair(0.1)
 	scoreAsCount.Release = rowsRelease(count)
 	huge := hist(count)
 	huge.Cells = 1 << 20
-	one := func(name, attempt string, expect audit.HostileExpect, q *proto.Request) audit.HostileAttack {
-		return rowsAttack(name, attempt, expect, func(v *rowsVictim) (*proto.Request, error) { return q, nil })
-	}
-	return []audit.HostileAttack{
+	one := rowsRequestAttack
+	return append([]audit.HostileAttack{
 		one("forged Gaussian sensitivity", "declares Δ₂ = 10⁸ with the honest σ at ρ = 0.1, so the grid is 64 counts and the noise 0.05 of a step", audit.HostileRefused, hist(forged)),
 		one("forged Laplace sensitivity", "declares Δ₁ and b both 10⁶ times the honest ones (the same ε), so the grid is coarse and the noise a fraction of a step", audit.HostileRefused, hist(forgedLap)),
 		one("halved noise", "declares σ half of the calibration of its ρ", audit.HostileRefused, hist(halved)),
@@ -91,11 +67,6 @@ func rowsHostileAttacks() []audit.HostileAttack {
 		one("overflowing score reference", "sends reference frequencies of 10²⁰⁰, whose product overflows (the old owner panicked after its charge)", audit.HostileRefused, pair(1e200)),
 		one("non-finite score reference", "sends NaN reference frequencies", audit.HostileRefused, pair(math.NaN())),
 		one("score reference beyond exact arithmetic", "sends reference frequencies of 10⁹, so that rounding could turn one record's change into a large step", audit.HostileRefused, pair(1e9)),
-		one("honest select request", "asks for the scores of three candidates at their calibration (Δ₂ = 2√3)", audit.HostileCharged, choose(3, 3, 11, 33)),
-		one("forged select sensitivity", "declares Δ₂ = 10⁸ for three candidates' scores with the honest σ, so the grid is coarse and the noise a fraction of a step", audit.HostileRefused, forgedSelect),
-		one("forged candidate count", "sends three candidates with the noise of one (Δ₂ = 2, not 2√3): σ √3 times below what their scores need", audit.HostileRefused, choose(1, 3, 11, 33)),
-		one("oversized select references", "sends a candidate's reference with 33 cells for a marginal of 3", audit.HostileRefused, choose(2, 33, 11)),
-		one("too many candidates", fmt.Sprintf("sends %d candidate sets, more than an owner scores (%d)", proto.MaxSelectSets+1, proto.MaxSelectSets), audit.HostileRefused, manySets),
 		one("request for another session", "sends a request of another session", audit.HostileRefused, other),
 		one("oversized histogram", "asks for a histogram of 2²⁰ cells", audit.HostileRefused, huge),
 		one("attribute out of range", "asks for the marginal of attribute 9 of 2", audit.HostileRefused, marg(1, 9)),
@@ -111,6 +82,48 @@ func rowsHostileAttacks() []audit.HostileAttack {
 		rowsKeyAttack("unsigned key", "relays owner 2's key without its signature", func(k *proto.Keys, _ func([]byte) []byte, _ string) {
 			k.Sigs[1] = nil
 		}),
+	}, rowsSelectAttacks()...)
+}
+
+// rowsRequestAttack is an attack that sends one fixed request.
+func rowsRequestAttack(name, attempt string, expect audit.HostileExpect, q *proto.Request) audit.HostileAttack {
+	return rowsAttack(name, attempt, expect, func(v *rowsVictim) (*proto.Request, error) { return q, nil })
+}
+
+// rowsSelectAttacks are the attacks on the adaptive method's select
+// requests: an honest one (charged at its true cost), forged
+// sensitivities and candidate counts, oversized references and too many
+// candidates (refused before any charge).
+func rowsSelectAttacks() []audit.HostileAttack {
+	// A select request (the adaptive method's round) over the victim's
+	// three candidate sets, with the noise declared for declared
+	// candidates; cells gives each reference's length.
+	choose := func(declared int, cells ...int) *proto.Request {
+		sets := [][]int{{0}, {1}, {0, 1}}[:len(cells)]
+		refs := make([][]float64, len(cells))
+		for i, c := range cells {
+			refs[i] = make([]float64, c)
+			for j := range refs[i] {
+				refs[i][j] = 1 / float64(c)
+			}
+		}
+		l1, l2 := proto.SelectSensitivity(declared)
+		return &proto.Request{ID: 1, Kind: proto.KindSelect, Sets: sets, Refs: refs, Release: rowsRelease(audit.MustNoise(marginal.Gaussian, l1, l2, 0.1))}
+	}
+	forgedSelect := choose(3, 3, 11, 33)
+	forgedSelect.Release.Noise.Sensitivity = 1e8
+	manySets := choose(1, 3)
+	for range proto.MaxSelectSets {
+		manySets.Sets = append(manySets.Sets, []int{0})
+		manySets.Refs = append(manySets.Refs, []float64{1, 0, 0})
+	}
+	one := rowsRequestAttack
+	return []audit.HostileAttack{
+		one("honest select request", "asks for the scores of three candidates at their calibration (Δ₂ = 2√3)", audit.HostileCharged, choose(3, 3, 11, 33)),
+		one("forged select sensitivity", "declares Δ₂ = 10⁸ for three candidates' scores with the honest σ, so the grid is coarse and the noise a fraction of a step", audit.HostileRefused, forgedSelect),
+		one("forged candidate count", "sends three candidates with the noise of one (Δ₂ = 2, not 2√3): σ √3 times below what their scores need", audit.HostileRefused, choose(1, 3, 11, 33)),
+		one("oversized select references", "sends a candidate's reference with 33 cells for a marginal of 3", audit.HostileRefused, choose(2, 33, 11)),
+		one("too many candidates", fmt.Sprintf("sends %d candidate sets, more than an owner scores (%d)", proto.MaxSelectSets+1, proto.MaxSelectSets), audit.HostileRefused, manySets),
 	}
 }
 

@@ -126,59 +126,17 @@ func SelectRelease(variant string) (audit.Mechanism, error) {
 		return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
 	sound := q.Release.Noise
-	noise := sound
-	switch variant {
-	case audit.VariantSound:
-	case audit.VariantNoiseHalved:
-		// The owner's own calibration at 4ρ: σ halved, the charge and
-		// the claim still ρ's.
-		l1, l2 := proto.SelectSensitivity(len(q.Sets))
-		if noise, err = marginal.Calibrate(marginal.Gaussian, l1, l2, 4*selectRho); err != nil {
-			return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
-		}
-	case VariantForgedSelectSensitivity:
-		l1, _ := proto.SelectSensitivity(len(q.Sets))
-		if noise, err = marginal.Calibrate(marginal.Gaussian, l1, 2, selectRho); err != nil {
-			return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
-		}
-	default:
-		return audit.Mechanism{}, fmt.Errorf("audit: select-%s has no variant %q (want %s, %s or %s)", rowsynth.Name, variant, audit.VariantSound, VariantForgedSelectSensitivity, audit.VariantNoiseHalved)
+	noise, err := selectVariantNoise(q, variant)
+	if err != nil {
+		return audit.Mechanism{}, err
 	}
 	plan, err := noise.Plan(len(q.Sets))
 	if err != nil {
 		return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	tables := selectTables()
-	var truth [2][]float64
-	var steps [2][]float64
-	for _, side := range []audit.Side{audit.D, audit.DPrime} {
-		dom, err := marginal.NewDomain(tables[side].Schema, marginal.DomainOptions{})
-		if err != nil {
-			return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
-		}
-		ds, _, err := dom.Encode(tables[side])
-		if err != nil {
-			return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
-		}
-		counts := make([][]float64, len(q.Sets))
-		for i, set := range q.Sets {
-			m, err := marginal.Count(ds, set)
-			if err != nil {
-				return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
-			}
-			counts[i] = m.Counts
-		}
-		qs := *q
-		qs.Release.Noise = noise
-		v, _, err := qs.SelectValues(counts, ds.Len())
-		if err != nil {
-			return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
-		}
-		for _, x := range v {
-			s := plan.Snap(x)
-			steps[side] = append(steps[side], s)
-			truth[side] = append(truth[side], s*plan.Grid)
-		}
+	truth, steps, err := selectScores(q, noise, plan)
+	if err != nil {
+		return audit.Mechanism{}, err
 	}
 	_, l2 := proto.SelectSensitivity(len(q.Sets))
 	if d := distance2(truth[audit.D], truth[audit.DPrime]); math.Abs(d-l2) > 1e-9 {
@@ -206,6 +164,67 @@ func SelectRelease(variant string) (audit.Mechanism, error) {
 			return nil
 		},
 	}, nil
+}
+
+// selectVariantNoise is the noise the variant's owner releases q at: its
+// own calibration (sound), that calibration at 4ρ (noise halved, the
+// charge and the claim still ρ's), or one for Δ₂ = 2 instead of 2√C
+// (forged select sensitivity).
+func selectVariantNoise(q *proto.Request, variant string) (marginal.Noise, error) {
+	l1, l2 := proto.SelectSensitivity(len(q.Sets))
+	var noise marginal.Noise
+	var err error
+	switch variant {
+	case audit.VariantSound:
+		return q.Release.Noise, nil
+	case audit.VariantNoiseHalved:
+		noise, err = marginal.Calibrate(marginal.Gaussian, l1, l2, 4*selectRho)
+	case VariantForgedSelectSensitivity:
+		noise, err = marginal.Calibrate(marginal.Gaussian, l1, 2, selectRho)
+	default:
+		return noise, fmt.Errorf("audit: select-%s has no variant %q (want %s, %s or %s)", rowsynth.Name, variant, audit.VariantSound, VariantForgedSelectSensitivity, audit.VariantNoiseHalved)
+	}
+	if err != nil {
+		return noise, fmt.Errorf("audit: %w", err)
+	}
+	return noise, nil
+}
+
+// selectScores are the owner's exact scores of q's candidates on each
+// side's table, as released values on plan's grid (truth) and in grid
+// steps (steps).
+func selectScores(q *proto.Request, noise marginal.Noise, plan dp.GridNoise) (truth, steps [2][]float64, err error) {
+	tables := selectTables()
+	for _, side := range []audit.Side{audit.D, audit.DPrime} {
+		dom, err := marginal.NewDomain(tables[side].Schema, marginal.DomainOptions{})
+		if err != nil {
+			return truth, steps, fmt.Errorf("audit: %w", err)
+		}
+		ds, _, err := dom.Encode(tables[side])
+		if err != nil {
+			return truth, steps, fmt.Errorf("audit: %w", err)
+		}
+		counts := make([][]float64, len(q.Sets))
+		for i, set := range q.Sets {
+			m, err := marginal.Count(ds, set)
+			if err != nil {
+				return truth, steps, fmt.Errorf("audit: %w", err)
+			}
+			counts[i] = m.Counts
+		}
+		qs := *q
+		qs.Release.Noise = noise
+		v, _, err := qs.SelectValues(counts, ds.Len())
+		if err != nil {
+			return truth, steps, fmt.Errorf("audit: %w", err)
+		}
+		for _, x := range v {
+			s := plan.Snap(x)
+			steps[side] = append(steps[side], s)
+			truth[side] = append(truth[side], s*plan.Grid)
+		}
+	}
+	return truth, steps, nil
 }
 
 // distance2 is the L2 distance of a and b.
