@@ -34,6 +34,10 @@ type Model struct {
 	sweeps   []*sweep
 	targets  [][]target
 	coversOf [][]int
+	// derivations[c] are the downward sums of clique c read off other
+	// sums rather than swept (derived[c][k] for its target k).
+	derivations [][]derivation
+	derived     [][]bool
 	// log[c] is the log-potential of clique c (the sum of the θ_r it
 	// holds), belief[c] its calibrated belief as counts.
 	log, belief []*Marginal
@@ -113,6 +117,10 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 			tg = append(tg, sw.target(t.sep[kid]))
 		}
 		m.targets[c] = tg
+	}
+	m.derivations, m.derived = make([][]derivation, k), make([][]bool, k)
+	for c := range t.cliques {
+		m.derivations[c], m.derived[c] = m.newDerivations(c)
 	}
 	return m
 }
@@ -277,17 +285,33 @@ func (m *Model) downward(c int) {
 	for _, kid := range kids {
 		clear(m.down[kid])
 	}
+	derived := m.derived[c]
 	sw.walk(tg, func(lo int, base []int) {
 		b := belief[lo : lo+sw.block]
 		tg[0].in.mulTo(b, src[lo:lo+sw.block], f[base[0]:])
 		for i, k := range covers {
-			tg[1+i].in.addTo(b, m.covers[k].table[base[1+i]:])
+			if !derived[1+i] {
+				tg[1+i].in.addTo(b, m.covers[k].table[base[1+i]:])
+			}
 		}
 		for j, kid := range kids {
-			k := 1 + len(covers) + j
-			tg[k].in.addTo(b, m.down[kid][base[k]:])
+			if k := 1 + len(covers) + j; !derived[k] {
+				tg[k].in.addTo(b, m.down[kid][base[k]:])
+			}
 		}
 	})
+	for _, d := range m.derivations[c] {
+		d.via.addTo(m.targetTable(c, d.from), m.targetTable(c, d.target))
+	}
+}
+
+// targetTable is the table clique c's downward sweep sums onto for its
+// target k ≥ 1: a cover's marginal or a child's separator sums.
+func (m *Model) targetTable(c, k int) []float64 {
+	if k <= len(m.coversOf[c]) {
+		return m.covers[m.coversOf[c][k-1]].table
+	}
+	return m.down[m.tree.children[c][k-1-len(m.coversOf[c])]]
 }
 
 // normaliseTo scales v to sum to total; a v whose mass underflowed to
