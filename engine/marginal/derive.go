@@ -12,7 +12,10 @@ import (
 // that table instead of over the clique. A clique with several children
 // often has a child whose separator holds another's, or a cover inside a
 // separator: on Adult at ρ = 0.5 the 188 160-cell root of a 2^20-cell
-// model had eight downward sums, five of them derivable.
+// model had eight downward sums, five of them derivable. The upward
+// sweep uses the same pairs the other way (absorptions, kidMessages): a
+// child's message over a separator inside another child's is multiplied
+// into that one's on the separator, not into the clique.
 type derivation struct {
 	// target and from index the clique's targets (Model.targets[c]);
 	// via maps from's table onto target's.
