@@ -34,6 +34,18 @@ type Model struct {
 	sweeps   []*sweep
 	targets  [][]target
 	coversOf [][]int
+	// derivations[c] are the downward sums of clique c read off other
+	// sums rather than swept (derived[c][k] for its target k).
+	derivations [][]derivation
+	derived     [][]bool
+	// absorb[c] multiplies children's messages into another child's
+	// (absorbed[c] marks them) for the upward sweep; kidProduct[c][j]
+	// holds such a product for child j, kidTables[c] what kidMessages
+	// returns.
+	absorb     [][]derivation
+	absorbed   [][]bool
+	kidProduct [][][]float64
+	kidTables  [][][]float64
 	// log[c] is the log-potential of clique c (the sum of the θ_r it
 	// holds), belief[c] its calibrated belief as counts.
 	log, belief []*Marginal
@@ -114,6 +126,17 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 		}
 		m.targets[c] = tg
 	}
+	m.derivations, m.derived = make([][]derivation, k), make([][]bool, k)
+	m.absorb, m.absorbed = make([][]derivation, k), make([][]bool, k)
+	m.kidTables, m.kidProduct = make([][][]float64, k), make([][][]float64, k)
+	for c := range t.cliques {
+		ks := make([]int, len(m.targets[c])-1)
+		for i := range ks {
+			ks[i] = i + 1
+		}
+		m.derivations[c], m.derived[c] = m.newDerivations(c, ks)
+		m.newAbsorptions(c)
+	}
 	return m
 }
 
@@ -187,6 +210,7 @@ func (m *Model) up(c int, src []float64, factors [][]float64) {
 		out = m.rootSum[c]
 	}
 	clear(out)
+	msgs := m.kidMessages(c)
 	sw.walk(tg, func(lo int, base []int) {
 		hi := lo + sw.block
 		p := pot[lo:hi]
@@ -194,13 +218,16 @@ func (m *Model) up(c int, src []float64, factors [][]float64) {
 			m.potentialBlock(c, p, src[lo:hi], factors, base)
 		}
 		b := p
-		for j, kid := range kids {
+		for j := range kids {
+			if msgs[j] == nil {
+				continue
+			}
 			k := 1 + len(covers) + j
-			if j == 0 {
+			if len(b) == 0 || &b[0] == &p[0] {
 				b = belief[lo:hi]
-				tg[k].in.mulTo(b, p, m.msg[kid][base[k]:])
+				tg[k].in.mulTo(b, p, msgs[j][base[k]:])
 			} else {
-				tg[k].in.mul(b, m.msg[kid][base[k]:])
+				tg[k].in.mul(b, msgs[j][base[k]:])
 			}
 		}
 		tg[0].in.addTo(b, out[base[0]:])
@@ -277,17 +304,33 @@ func (m *Model) downward(c int) {
 	for _, kid := range kids {
 		clear(m.down[kid])
 	}
+	derived := m.derived[c]
 	sw.walk(tg, func(lo int, base []int) {
 		b := belief[lo : lo+sw.block]
 		tg[0].in.mulTo(b, src[lo:lo+sw.block], f[base[0]:])
 		for i, k := range covers {
-			tg[1+i].in.addTo(b, m.covers[k].table[base[1+i]:])
+			if !derived[1+i] {
+				tg[1+i].in.addTo(b, m.covers[k].table[base[1+i]:])
+			}
 		}
 		for j, kid := range kids {
-			k := 1 + len(covers) + j
-			tg[k].in.addTo(b, m.down[kid][base[k]:])
+			if k := 1 + len(covers) + j; !derived[k] {
+				tg[k].in.addTo(b, m.down[kid][base[k]:])
+			}
 		}
 	})
+	for _, d := range m.derivations[c] {
+		d.via.addTo(m.targetTable(c, d.from), m.targetTable(c, d.target))
+	}
+}
+
+// targetTable is the table clique c's downward sweep sums onto for its
+// target k ≥ 1: a cover's marginal or a child's separator sums.
+func (m *Model) targetTable(c, k int) []float64 {
+	if k <= len(m.coversOf[c]) {
+		return m.covers[m.coversOf[c][k-1]].table
+	}
+	return m.down[m.tree.children[c][k-1-len(m.coversOf[c])]]
 }
 
 // normaliseTo scales v to sum to total; a v whose mass underflowed to
