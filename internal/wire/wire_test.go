@@ -149,3 +149,54 @@ func TestInts(t *testing.T) {
 		t.Fatalf("Ints read %v and %v, want %v and []", got, empty, in)
 	}
 }
+
+// TestFieldsMatchWriter checks that Marshal writes exactly the bytes of the
+// Writer calls it stands for, and that Unmarshal reads them back.
+func TestFieldsMatchWriter(t *testing.T) {
+	s, b, u, i, f := "héllo", []byte{1, 2}, uint64(math.MaxUint64), -7, -0.5
+	fs, us, is, i64 := []float64{1.5, math.Inf(-1)}, []uint64{0, 9}, []int{-1, 3}, []int64{-2, 5}
+	var w Writer
+	w.String(s)
+	w.Bytes(b)
+	w.Uint64(u)
+	w.Int(i)
+	w.Float64(f)
+	w.Float64s(fs)
+	w.Uint64s(us)
+	w.Ints(is)
+	w.Uint64s([]uint64{uint64(i64[0]), uint64(i64[1])})
+	got := Marshal(&s, &b, &u, &i, &f, &fs, &us, &is, &i64)
+	if !slices.Equal(got, w.Data()) {
+		t.Fatalf("Marshal wrote %x, the Writer %x", got, w.Data())
+	}
+	var (
+		s2          string
+		b2          []byte
+		u2          uint64
+		i2          int
+		f2          float64
+		fs2         []float64
+		us2         []uint64
+		is2         []int
+		i642, empty []int64
+	)
+	if err := Unmarshal(got, "test", &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642); err != nil {
+		t.Fatal(err)
+	}
+	if s2 != s || !slices.Equal(b2, b) || u2 != u || i2 != i || f2 != f || !slices.Equal(fs2, fs) ||
+		!slices.Equal(us2, us) || !slices.Equal(is2, is) || !slices.Equal(i642, i64) {
+		t.Fatalf("round trip gave %q %v %v %v %v %v %v %v %v", s2, b2, u2, i2, f2, fs2, us2, is2, i642)
+	}
+	if err := Unmarshal(Marshal(&empty), "test", &i642); err != nil || i642 != nil {
+		t.Fatalf("an empty int64 slice read back as %#v (err %v), want nil", i642, err)
+	}
+	if err := Unmarshal(append(got, 0), "test: msg", &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642); err == nil || !strings.HasPrefix(err.Error(), "test: msg: ") {
+		t.Fatalf("a trailing byte gave %v, want an error prefixed by what", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a field of type bool did not panic")
+		}
+	}()
+	Marshal(new(bool))
+}
