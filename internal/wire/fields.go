@@ -8,8 +8,8 @@ import "fmt"
 // that list, so its encoder and decoder cannot drift apart.
 //
 // A field is a pointer to one of string, []byte, uint64, int, float64,
-// []float64, []uint64, []int, or []int64 (written as Uint64s of its
-// two's-complement words). Any other type panics: it is a programmer
+// []float64, []uint64, []int, []int64 (written as Uint64s of its
+// two's-complement words) or []string. Any other type panics: it is a programmer
 // error that any round trip of the message finds.
 func Marshal(fields ...any) []byte {
 	var w Writer
@@ -53,6 +53,8 @@ func (w *Writer) field(f any) {
 		w.Ints(*p)
 	case *[]int64:
 		w.Int64s(*p)
+	case *[]string:
+		w.Strings(*p)
 	default:
 		panic(fmt.Sprintf("wire: a field of type %T", f))
 	}
@@ -78,6 +80,8 @@ func (r *Reader) field(f any) {
 		*p = r.Ints()
 	case *[]int64:
 		*p = r.Int64s()
+	case *[]string:
+		*p = r.Strings()
 	default:
 		panic(fmt.Sprintf("wire: a field of type %T", f))
 	}
@@ -90,6 +94,25 @@ func (w *Writer) Int64s(v []int64) { writeSlice(w, v, func(x int64) { w.Uint64(u
 // Int64s reads what Writer.Int64s wrote; an empty slice reads as nil.
 func (r *Reader) Int64s() []int64 {
 	v := readSlice(r, func() int64 { return int64(r.Uint64()) })
+	if len(v) == 0 {
+		return nil
+	}
+	return v
+}
+
+// Strings writes a length-prefixed slice of length-prefixed strings.
+func (w *Writer) Strings(v []string) {
+	w.Uint64(uint64(len(v)))
+	for _, x := range v {
+		w.String(x)
+	}
+}
+
+// Strings reads what Writer.Strings wrote; an empty slice reads as nil.
+// Each string takes at least its 8-byte length, so the count is checked
+// against the bytes left at 8 bytes an element.
+func (r *Reader) Strings() []string {
+	v := readSlice(r, r.String)
 	if len(v) == 0 {
 		return nil
 	}

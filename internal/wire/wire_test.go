@@ -155,6 +155,7 @@ func TestInts(t *testing.T) {
 func TestFieldsMatchWriter(t *testing.T) {
 	s, b, u, i, f := "héllo", []byte{1, 2}, uint64(math.MaxUint64), -7, -0.5
 	fs, us, is, i64 := []float64{1.5, math.Inf(-1)}, []uint64{0, 9}, []int{-1, 3}, []int64{-2, 5}
+	ss := []string{"a", ""}
 	var w Writer
 	w.String(s)
 	w.Bytes(b)
@@ -165,7 +166,10 @@ func TestFieldsMatchWriter(t *testing.T) {
 	w.Uint64s(us)
 	w.Ints(is)
 	w.Uint64s([]uint64{uint64(i64[0]), uint64(i64[1])})
-	got := Marshal(&s, &b, &u, &i, &f, &fs, &us, &is, &i64)
+	w.Uint64(2)
+	w.String(ss[0])
+	w.String(ss[1])
+	got := Marshal(&s, &b, &u, &i, &f, &fs, &us, &is, &i64, &ss)
 	if !slices.Equal(got, w.Data()) {
 		t.Fatalf("Marshal wrote %x, the Writer %x", got, w.Data())
 	}
@@ -179,18 +183,19 @@ func TestFieldsMatchWriter(t *testing.T) {
 		us2         []uint64
 		is2         []int
 		i642, empty []int64
+		ss2         []string
 	)
-	if err := Unmarshal(got, "test", &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642); err != nil {
+	if err := Unmarshal(got, "test", &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2); err != nil {
 		t.Fatal(err)
 	}
 	if s2 != s || !slices.Equal(b2, b) || u2 != u || i2 != i || f2 != f || !slices.Equal(fs2, fs) ||
-		!slices.Equal(us2, us) || !slices.Equal(is2, is) || !slices.Equal(i642, i64) {
-		t.Fatalf("round trip gave %q %v %v %v %v %v %v %v %v", s2, b2, u2, i2, f2, fs2, us2, is2, i642)
+		!slices.Equal(us2, us) || !slices.Equal(is2, is) || !slices.Equal(i642, i64) || !slices.Equal(ss2, ss) {
+		t.Fatalf("round trip gave %q %v %v %v %v %v %v %v %v %q", s2, b2, u2, i2, f2, fs2, us2, is2, i642, ss2)
 	}
 	if err := Unmarshal(Marshal(&empty), "test", &i642); err != nil || i642 != nil {
 		t.Fatalf("an empty int64 slice read back as %#v (err %v), want nil", i642, err)
 	}
-	if err := Unmarshal(append(got, 0), "test: msg", &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642); err == nil || !strings.HasPrefix(err.Error(), "test: msg: ") {
+	if err := Unmarshal(append(got, 0), "test: msg", &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2); err == nil || !strings.HasPrefix(err.Error(), "test: msg: ") {
 		t.Fatalf("a trailing byte gave %v, want an error prefixed by what", err)
 	}
 	defer func() {

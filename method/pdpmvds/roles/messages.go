@@ -61,39 +61,30 @@ type Request struct {
 // MessageType names the message for the protocol envelope.
 func (*Request) MessageType() string { return typePrefix + "request" }
 
+// fields lists the request's fields in their wire order, the noise's
+// mechanism and its three parameters (sensitivity, scale, ρ) as given.
+func (q *Request) fields(mechanism *string, noise *[]float64) []any {
+	return []any{&q.ID, &q.Kind, &q.Attrs, &q.Release.Purpose, &q.Release.Parties, mechanism, noise, &q.RefA, &q.RefB}
+}
+
 // MarshalBinary encodes the request.
 func (q *Request) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Uint64(q.ID)
-	w.String(q.Kind)
-	w.Ints(q.Attrs)
-	w.String(q.Release.Purpose)
-	w.Ints(q.Release.Parties)
 	n := q.Release.Noise
-	w.String(string(n.Mechanism))
-	w.Float64s([]float64{n.Sensitivity, n.Scale, n.Rho})
-	w.Float64s(q.RefA)
-	w.Float64s(q.RefB)
-	return w.Data(), nil
+	mechanism, noise := string(n.Mechanism), []float64{n.Sensitivity, n.Scale, n.Rho}
+	return wire.Marshal(q.fields(&mechanism, &noise)...), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (q *Request) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	q.ID = r.Uint64()
-	q.Kind = r.String()
-	q.Attrs = r.Ints()
-	q.Release.Purpose = r.String()
-	q.Release.Parties = r.Ints()
-	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())
-	p := r.Float64s()
-	q.RefA, q.RefB = r.Float64s(), r.Float64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("pdpmvds: request: %w", err)
+	var mechanism string
+	var p []float64
+	if err := wire.Unmarshal(b, "pdpmvds: request", q.fields(&mechanism, &p)...); err != nil {
+		return err
 	}
 	if len(p) != 3 {
 		return fmt.Errorf("pdpmvds: request: noise has %d parameters, want 3", len(p))
 	}
+	q.Release.Noise.Mechanism = marginal.Mechanism(mechanism)
 	q.Release.Noise.Sensitivity, q.Release.Noise.Scale, q.Release.Noise.Rho = p[0], p[1], p[2]
 	switch q.Kind {
 	case KindSetup, KindMarginal, KindScore:
