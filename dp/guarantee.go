@@ -19,15 +19,7 @@ const (
 )
 
 func (n Notion) String() string {
-	switch n {
-	case PureDP:
-		return "pure-dp"
-	case ApproxDP:
-		return "approx-dp"
-	case ZCDP:
-		return "zcdp"
-	}
-	return fmt.Sprintf("Notion(%d)", int(n))
+	return EnumName("Notion", int(n), "", "pure-dp", "approx-dp", "zcdp")
 }
 
 // Guarantee is an amount of privacy loss under one notion.

@@ -74,13 +74,7 @@ const (
 )
 
 func (k NoiseKind) String() string {
-	switch k {
-	case DiscreteLaplace:
-		return "discrete-laplace"
-	case DiscreteGaussian:
-		return "discrete-gaussian"
-	}
-	return fmt.Sprintf("NoiseKind(%d)", int(k))
+	return EnumName("NoiseKind", int(k), "", "discrete-laplace", "discrete-gaussian")
 }
 
 // GridNoise is a calibrated release on a public grid: the grid step g

@@ -131,3 +131,14 @@ func (u Unit) Neighbouring() string {
 	}
 	return "replace one record (datasets of equal size differing in one row)"
 }
+
+// EnumName is the name of value v of an integer enumeration whose values
+// 0, 1, … are called names ("" for a value without a name, as the unused
+// zero of an enumeration starting at iota + 1), or typ(v): the String of
+// every integer enumeration.
+func EnumName(typ string, v int, names ...string) string {
+	if v >= 0 && v < len(names) && names[v] != "" {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, v)
+}
