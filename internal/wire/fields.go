@@ -9,8 +9,9 @@ import "fmt"
 //
 // A field is a pointer to one of string, []byte, uint64, int, float64,
 // []float64, []uint64, []int, []int64 (written as Uint64s of its
-// two's-complement words) or []string. Any other type panics: it is a programmer
-// error that any round trip of the message finds.
+// two's-complement words) or []string; or a Tag, which Marshal writes and
+// Unmarshal checks. Any other type panics: it is a programmer error that
+// any round trip of the message finds.
 func Marshal(fields ...any) []byte {
 	var w Writer
 	for _, f := range fields {
@@ -33,8 +34,13 @@ func Unmarshal(b []byte, what string, fields ...any) error {
 	return nil
 }
 
+// Tag in a field list is a message's fixed prefix (Writer.Tag).
+type Tag string
+
 func (w *Writer) field(f any) {
 	switch p := f.(type) {
+	case Tag:
+		w.Tag(string(p))
 	case *string:
 		w.String(*p)
 	case *[]byte:
@@ -62,6 +68,8 @@ func (w *Writer) field(f any) {
 
 func (r *Reader) field(f any) {
 	switch p := f.(type) {
+	case Tag:
+		r.Tag(string(p))
 	case *string:
 		*p = r.String()
 	case *[]byte:

@@ -157,6 +157,7 @@ func TestFieldsMatchWriter(t *testing.T) {
 	fs, us, is, i64 := []float64{1.5, math.Inf(-1)}, []uint64{0, 9}, []int{-1, 3}, []int64{-2, 5}
 	ss := []string{"a", ""}
 	var w Writer
+	w.Tag("T1")
 	w.String(s)
 	w.Bytes(b)
 	w.Uint64(u)
@@ -169,7 +170,7 @@ func TestFieldsMatchWriter(t *testing.T) {
 	w.Uint64(2)
 	w.String(ss[0])
 	w.String(ss[1])
-	got := Marshal(&s, &b, &u, &i, &f, &fs, &us, &is, &i64, &ss)
+	got := Marshal(Tag("T1"), &s, &b, &u, &i, &f, &fs, &us, &is, &i64, &ss)
 	if !slices.Equal(got, w.Data()) {
 		t.Fatalf("Marshal wrote %x, the Writer %x", got, w.Data())
 	}
@@ -185,7 +186,7 @@ func TestFieldsMatchWriter(t *testing.T) {
 		i642, empty []int64
 		ss2         []string
 	)
-	if err := Unmarshal(got, "test", &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2); err != nil {
+	if err := Unmarshal(got, "test", Tag("T1"), &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2); err != nil {
 		t.Fatal(err)
 	}
 	if s2 != s || !slices.Equal(b2, b) || u2 != u || i2 != i || f2 != f || !slices.Equal(fs2, fs) ||
@@ -195,7 +196,10 @@ func TestFieldsMatchWriter(t *testing.T) {
 	if err := Unmarshal(Marshal(&empty), "test", &i642); err != nil || i642 != nil {
 		t.Fatalf("an empty int64 slice read back as %#v (err %v), want nil", i642, err)
 	}
-	if err := Unmarshal(append(got, 0), "test: msg", &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2); err == nil || !strings.HasPrefix(err.Error(), "test: msg: ") {
+	if err := Unmarshal(got, "test", Tag("T2")); err == nil || !strings.Contains(err.Error(), "not a") {
+		t.Fatalf("a wrong tag gave %v", err)
+	}
+	if err := Unmarshal(append(got, 0), "test: msg", Tag("T1"), &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2); err == nil || !strings.HasPrefix(err.Error(), "test: msg: ") {
 		t.Fatalf("a trailing byte gave %v, want an error prefixed by what", err)
 	}
 	defer func() {
