@@ -22,18 +22,12 @@ type CountMsg struct {
 func (CountMsg) MessageType() string { return TypeCount }
 
 func (m CountMsg) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Tag("PSC1")
-	w.Int(m.Common)
-	return w.Data(), nil
+	return wire.Marshal(wire.Tag("PSC1"), &m.Common), nil
 }
 
 func (m *CountMsg) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	r.Tag("PSC1")
-	m.Common = r.Int()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("psi: count: %w", err)
+	if err := wire.Unmarshal(b, "psi: count", wire.Tag("PSC1"), &m.Common); err != nil {
+		return err
 	}
 	if m.Common < 0 {
 		return fmt.Errorf("psi: count %d is negative", m.Common)
