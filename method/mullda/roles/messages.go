@@ -67,13 +67,7 @@ func (m *Sums) UnmarshalBinary(b []byte) error {
 	if err := wire.Unmarshal(b, "mullda: sums", m.fields()...); err != nil {
 		return err
 	}
-	if err := checkShape(m.Classes, m.P); err != nil {
-		return err
-	}
-	if len(m.Sums) != m.Classes*m.P || len(m.Counts) != m.Classes {
-		return fmt.Errorf("mullda: sums for %d classes × p=%d carry %d sums and %d counts", m.Classes, m.P, len(m.Sums), len(m.Counts))
-	}
-	return nil
+	return checkPerClass("sums", m.Classes, m.P, m.Sums, m.Counts)
 }
 
 // Means are the DP class means and counts the publisher computed (round 3).
@@ -93,13 +87,7 @@ func (m *Means) UnmarshalBinary(b []byte) error {
 	if err := wire.Unmarshal(b, "mullda: means", m.fields()...); err != nil {
 		return err
 	}
-	if err := checkShape(m.Classes, m.P); err != nil {
-		return err
-	}
-	if len(m.Means) != m.Classes*m.P || len(m.Counts) != m.Classes {
-		return fmt.Errorf("mullda: means for %d classes × p=%d carry %d means and %d counts", m.Classes, m.P, len(m.Means), len(m.Counts))
-	}
-	return nil
+	return checkPerClass("means", m.Classes, m.P, m.Means, m.Counts)
 }
 
 // Second is an owner's noisy upper triangle of Σxxᵀ.
@@ -171,6 +159,18 @@ func (m *Projections) UnmarshalBinary(b []byte) error {
 	}
 	if m.D < 1 || len(m.Z) != m.D*len(m.Labels) {
 		return fmt.Errorf("mullda: %d projection values of width %d for %d labels", len(m.Z), m.D, len(m.Labels))
+	}
+	return nil
+}
+
+// checkPerClass checks a message of one p-vector (what: "sums", "means")
+// and one count per class.
+func checkPerClass(what string, classes, p int, vectors, counts []float64) error {
+	if err := checkShape(classes, p); err != nil {
+		return err
+	}
+	if len(vectors) != classes*p || len(counts) != classes {
+		return fmt.Errorf("mullda: %s for %d classes × p=%d carry %d %s and %d counts", what, classes, p, len(vectors), what, len(counts))
 	}
 	return nil
 }
