@@ -525,3 +525,24 @@ func TestEnumNames(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanRefusesBadInputs checks that each grid plan names itself and the
+// input it refuses, quoting the bad value.
+func TestPlanRefusesBadInputs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		plan func() (GridNoise, error)
+		want string
+	}{
+		{"laplace sensitivity", func() (GridNoise, error) { return PlanLaplace(0, 1, 1) }, "dp: laplace plan: sensitivity must be positive and finite, got 0"},
+		{"laplace epsilon", func() (GridNoise, error) { return PlanLaplace(1, math.NaN(), 1) }, "dp: laplace plan: epsilon must be positive and finite, got NaN"},
+		{"gaussian dim", func() (GridNoise, error) { return PlanGaussian(1, 1, 0) }, "dp: gaussian plan: a release needs at least 1 coordinate, got 0"},
+		{"integer sigma", func() (GridNoise, error) { return PlanGaussianInteger(1, math.Inf(1), 2) }, "dp: integer gaussian plan: sigma must be positive and finite, got +Inf"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := c.plan(); err == nil || err.Error() != c.want {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+}
