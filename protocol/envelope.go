@@ -48,6 +48,19 @@ func Seal(session, from, to string, m Message) (Envelope, error) {
 	return Envelope{Session: session, From: from, To: to, Type: m.MessageType(), Payload: b}, nil
 }
 
+// Broadcast seals m from from to each of to, in order (Seal).
+func Broadcast(session, from string, to []string, m Message) ([]Envelope, error) {
+	var out []Envelope
+	for _, id := range to {
+		e, err := Seal(session, from, id, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
 // Role is one participant of a protocol.
 type Role interface {
 	// ID is the role's unique name in the session (e.g. "owner-2").

@@ -55,3 +55,19 @@ func TestPrelude(t *testing.T) {
 		})
 	}
 }
+
+// TestBroadcast checks that Broadcast seals one envelope a recipient, in
+// order, each the message Seal makes, and nothing for no recipients.
+func TestBroadcast(t *testing.T) {
+	out, err := Broadcast("s", "c", []string{"a", "b"}, pingMsg{n: 3})
+	if err != nil || len(out) != 2 || out[0].To != "a" || out[1].To != "b" {
+		t.Fatalf("Broadcast gave %v, %v", out, err)
+	}
+	want, _ := Seal("s", "c", "b", pingMsg{n: 3})
+	if out[1].From != "c" || out[1].Session != "s" || out[1].Type != want.Type || string(out[1].Payload) != string(want.Payload) {
+		t.Fatalf("Broadcast's envelope %+v, Seal's %+v", out[1], want)
+	}
+	if out, err := Broadcast("s", "c", nil, pingMsg{}); err != nil || out != nil {
+		t.Fatalf("Broadcast to nobody gave %v, %v", out, err)
+	}
+}

@@ -227,13 +227,9 @@ func (c *Counter) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []protocol.Envelope
-	for _, to := range c.notify {
-		n, err := protocol.Seal(c.session, c.id, to, CountMsg{Common: m.Common})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
+	out, err := protocol.Broadcast(c.session, c.id, c.notify, CountMsg{Common: m.Common})
+	if err != nil {
+		return nil, err
 	}
 	c.inner = inner
 	first, err := c.held.Start(inner)

@@ -247,13 +247,9 @@ func (g *Gathering) Add(from string, edges map[int][]float64) ([]protocol.Envelo
 	if err != nil {
 		return nil, err
 	}
-	var out []protocol.Envelope
-	for _, to := range g.notify {
-		n, err := protocol.Seal("", g.id, to, &Cuts{Edges: g.all})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
+	out, err := protocol.Broadcast("", g.id, g.notify, &Cuts{Edges: g.all})
+	if err != nil {
+		return nil, err
 	}
 	g.inner = inner
 	first, err := inner.Start()
