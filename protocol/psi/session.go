@@ -118,20 +118,16 @@ func (l *Linking) Finish() ([]protocol.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []protocol.Envelope
+	var to []string
 	if l.coordinator != "" {
-		e, err := protocol.Seal(l.psi.o.Params.Session, l.ID(), l.coordinator, CountMsg{Common: len(res.Rows)})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+		to = []string{l.coordinator}
 	}
-	l.inner = inner
-	first, err := l.held.Start(inner)
+	out, err := protocol.Broadcast(l.psi.o.Params.Session, l.ID(), to, CountMsg{Common: len(res.Rows)})
 	if err != nil {
 		return nil, err
 	}
-	return append(out, first...), nil
+	l.inner = inner
+	return l.held.StartAfter(out, inner)
 }
 
 // Counter is the coordinator's role in a session that links its parties'
@@ -232,11 +228,7 @@ func (c *Counter) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		return nil, err
 	}
 	c.inner = inner
-	first, err := c.held.Start(inner)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, first...), nil
+	return c.held.StartAfter(out, inner)
 }
 
 // Awaiting is the role of a member that takes no part in the linkage (a
