@@ -152,6 +152,13 @@ func TestAgreedOr(t *testing.T) {
 			if checks != c.wantChecks {
 				t.Errorf("checked %d times, want %d", checks, c.wantChecks)
 			}
+			// Settle agrees the same way and leaves the options holding
+			// the agreed parameters only.
+			a, p := c.agreed, c.p
+			got, err = Settle(&a, &p, check)
+			if c.wantErr != (err != nil) || (err == nil && (p.N != c.wantN || a != nil || got.Params() != p)) {
+				t.Errorf("Settle gave %v, %v and left %v, %v", got, err, a, p)
+			}
 		})
 	}
 }

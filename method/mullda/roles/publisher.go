@@ -68,11 +68,10 @@ type Result struct {
 
 // NewPublisher validates o.
 func NewPublisher(o PublisherOptions) (*Publisher, error) {
-	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	agreed, err := protocol.Settle(&o.Agreed, &o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params, o.Agreed = agreed.Params(), nil
 	if o.Source == nil {
 		return nil, fmt.Errorf("mullda: the publisher needs a randomness source")
 	}
