@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/internal/wire"
 )
 
@@ -161,4 +162,12 @@ func TestAgreedOr(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMessagesKeepTheirBytes pins the wire bytes of the envelope (taken
+// before the messages listed their fields for wire.Marshal).
+func TestMessagesKeepTheirBytes(t *testing.T) {
+	testenv.CheckPinned(t, []testenv.Pinned{
+		{Name: "envelope", Msg: &Envelope{Session: "s", From: "a", To: "bb", Seq: 7, Type: "x/y", Payload: []byte{1, 2, 3}}, Want: "0100000000000000730100000000000000610200000000000000626207000000000000000300000000000000782f790300000000000000010203"},
+	})
 }
