@@ -9,7 +9,7 @@ import "fmt"
 //
 // A field is a pointer to one of string, []byte, uint64, int, float64,
 // []float64, []uint64, []int, []int64 (written as Uint64s of its
-// two's-complement words) or []string; or a Tag, which Marshal writes and
+// two's-complement words), []string or [][]byte; or a Tag, which Marshal writes and
 // Unmarshal checks. Any other type panics: it is a programmer error that
 // any round trip of the message finds.
 func Marshal(fields ...any) []byte {
@@ -61,6 +61,8 @@ func (w *Writer) field(f any) {
 		w.Int64s(*p)
 	case *[]string:
 		w.Strings(*p)
+	case *[][]byte:
+		w.ByteSlices(*p)
 	default:
 		panic(fmt.Sprintf("wire: a field of type %T", f))
 	}
@@ -90,6 +92,8 @@ func (r *Reader) field(f any) {
 		*p = r.Int64s()
 	case *[]string:
 		*p = r.Strings()
+	case *[][]byte:
+		*p = r.ByteSlices()
 	default:
 		panic(fmt.Sprintf("wire: a field of type %T", f))
 	}
@@ -126,3 +130,17 @@ func (r *Reader) Strings() []string {
 	}
 	return v
 }
+
+// ByteSlices writes a length-prefixed slice of length-prefixed byte
+// strings.
+func (w *Writer) ByteSlices(v [][]byte) {
+	w.Uint64(uint64(len(v)))
+	for _, b := range v {
+		w.Bytes(b)
+	}
+}
+
+// ByteSlices reads what Writer.ByteSlices wrote (each a copy). Each takes
+// at least its 8-byte length, so the count is checked against the bytes
+// left at 8 bytes an element.
+func (r *Reader) ByteSlices() [][]byte { return readSlice(r, r.Bytes) }

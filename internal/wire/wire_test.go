@@ -156,6 +156,7 @@ func TestFieldsMatchWriter(t *testing.T) {
 	s, b, u, i, f := "héllo", []byte{1, 2}, uint64(math.MaxUint64), -7, -0.5
 	fs, us, is, i64 := []float64{1.5, math.Inf(-1)}, []uint64{0, 9}, []int{-1, 3}, []int64{-2, 5}
 	ss := []string{"a", ""}
+	bs := [][]byte{{7}, nil}
 	var w Writer
 	w.Tag("T1")
 	w.String(s)
@@ -170,7 +171,10 @@ func TestFieldsMatchWriter(t *testing.T) {
 	w.Uint64(2)
 	w.String(ss[0])
 	w.String(ss[1])
-	got := Marshal(Tag("T1"), &s, &b, &u, &i, &f, &fs, &us, &is, &i64, &ss)
+	w.Uint64(2)
+	w.Bytes(bs[0])
+	w.Bytes(bs[1])
+	got := Marshal(Tag("T1"), &s, &b, &u, &i, &f, &fs, &us, &is, &i64, &ss, &bs)
 	if !slices.Equal(got, w.Data()) {
 		t.Fatalf("Marshal wrote %x, the Writer %x", got, w.Data())
 	}
@@ -185,12 +189,14 @@ func TestFieldsMatchWriter(t *testing.T) {
 		is2         []int
 		i642, empty []int64
 		ss2         []string
+		bs2         [][]byte
 	)
-	if err := Unmarshal(got, "test", Tag("T1"), &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2); err != nil {
+	if err := Unmarshal(got, "test", Tag("T1"), &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2, &bs2); err != nil {
 		t.Fatal(err)
 	}
 	if s2 != s || !slices.Equal(b2, b) || u2 != u || i2 != i || f2 != f || !slices.Equal(fs2, fs) ||
-		!slices.Equal(us2, us) || !slices.Equal(is2, is) || !slices.Equal(i642, i64) || !slices.Equal(ss2, ss) {
+		!slices.Equal(us2, us) || !slices.Equal(is2, is) || !slices.Equal(i642, i64) || !slices.Equal(ss2, ss) ||
+		len(bs2) != 2 || !slices.Equal(bs2[0], bs[0]) || len(bs2[1]) != 0 {
 		t.Fatalf("round trip gave %q %v %v %v %v %v %v %v %v %q", s2, b2, u2, i2, f2, fs2, us2, is2, i642, ss2)
 	}
 	if err := Unmarshal(Marshal(&empty), "test", &i642); err != nil || i642 != nil {
@@ -199,7 +205,7 @@ func TestFieldsMatchWriter(t *testing.T) {
 	if err := Unmarshal(got, "test", Tag("T2")); err == nil || !strings.Contains(err.Error(), "not a") {
 		t.Fatalf("a wrong tag gave %v", err)
 	}
-	if err := Unmarshal(append(got, 0), "test: msg", Tag("T1"), &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2); err == nil || !strings.HasPrefix(err.Error(), "test: msg: ") {
+	if err := Unmarshal(append(got, 0), "test: msg", Tag("T1"), &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2, &bs2); err == nil || !strings.HasPrefix(err.Error(), "test: msg: ") {
 		t.Fatalf("a trailing byte gave %v, want an error prefixed by what", err)
 	}
 	defer func() {

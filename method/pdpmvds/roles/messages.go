@@ -114,20 +114,16 @@ type Body struct {
 // MessageType names the message for the protocol envelope.
 func (m *Body) MessageType() string { return typePrefix + m.Kind }
 
+// fields lists the body's fields in their wire order, the words as
+// their little-endian bytes.
+func (m *Body) fields(words *[]byte) []any {
+	return []any{&m.Kind, &m.ID, &m.Stage, &m.Index, words, &m.Floats, &m.Blobs}
+}
+
 // MarshalBinary encodes the body.
 func (m *Body) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.String(m.Kind)
-	w.Uint64(m.ID)
-	w.Int(m.Stage)
-	w.Int(m.Index)
-	w.Bytes(wordBytes(m.Words))
-	w.Float64s(m.Floats)
-	w.Uint64(uint64(len(m.Blobs)))
-	for _, b := range m.Blobs {
-		w.Bytes(b)
-	}
-	return w.Data(), nil
+	wb := wordBytes(m.Words)
+	return wire.Marshal(m.fields(&wb)...), nil
 }
 
 // maxBlobs bounds the number of byte fields of one body.
@@ -135,25 +131,12 @@ const maxBlobs = 1 << 20
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (m *Body) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Kind = r.String()
-	m.ID = r.Uint64()
-	m.Stage, m.Index = r.Int(), r.Int()
-	wb := r.Bytes()
-	m.Floats = r.Float64s()
-	nb := r.Uint64()
-	if nb > maxBlobs {
-		return fmt.Errorf("pdpmvds: body with %d byte fields", nb)
+	var wb []byte
+	if err := wire.Unmarshal(b, "pdpmvds: body", m.fields(&wb)...); err != nil {
+		return err
 	}
-	m.Blobs = make([][]byte, 0, nb)
-	for range nb {
-		m.Blobs = append(m.Blobs, r.Bytes())
-		if r.Err() != nil {
-			break
-		}
-	}
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("pdpmvds: %s: %w", m.Kind, err)
+	if len(m.Blobs) > maxBlobs {
+		return fmt.Errorf("pdpmvds: body with %d byte fields", len(m.Blobs))
 	}
 	if len(wb)%8 != 0 {
 		return fmt.Errorf("pdpmvds: %s: %d bytes of words", m.Kind, len(wb))
