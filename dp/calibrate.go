@@ -91,9 +91,38 @@ func ZCDPGaussianSigma(l2Sensitivity, rho float64) (float64, error) {
 	return l2Sensitivity / math.Sqrt(2*rho), nil
 }
 
-func checkSensitivity(s float64) error {
-	if !(s > 0) || math.IsInf(s, 0) {
-		return fmt.Errorf("dp: sensitivity must be positive and finite, got %v", s)
+func checkSensitivity(s float64) error { return prefixed(checkPositive("sensitivity", s)) }
+
+// checkPositive checks that x, called name, is positive and finite (NaN
+// is neither), the one range of every budget, sensitivity and scale.
+func checkPositive(name string, x float64) error {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return fmt.Errorf("%s must be positive and finite, got %v", name, x)
+	}
+	return nil
+}
+
+// prefixed puts the package's name before err, if any.
+func prefixed(err error) error {
+	if err != nil {
+		return fmt.Errorf("dp: %w", err)
+	}
+	return nil
+}
+
+// checkPlan checks a grid plan's inputs: an L1 or L2 sensitivity, the
+// budget or continuous scale (called name) it is calibrated for, and the
+// release's dimension; what names the plan in errors.
+func checkPlan(what string, sensitivity float64, name string, x float64, dim int) error {
+	err := checkPositive("sensitivity", sensitivity)
+	if err == nil {
+		err = checkPositive(name, x)
+	}
+	if err == nil && dim < 1 {
+		err = fmt.Errorf("a release needs at least 1 coordinate, got %d", dim)
+	}
+	if err != nil {
+		return fmt.Errorf("dp: %s: %w", what, err)
 	}
 	return nil
 }

@@ -464,6 +464,8 @@ func TestVocabularyParses(t *testing.T) {
 		{"individual", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, true},
 		{"party-columns", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, true},
 		{"row", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, false},
+		{"exact", func(s string) (string, error) { m, err := ParseNoiseMode(s); return m.String(), err }, true},
+		{"", func(s string) (string, error) { m := NoiseMode(s); return s, m.Check() }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
@@ -473,6 +475,73 @@ func TestVocabularyParses(t *testing.T) {
 			}
 			if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.in)) {
 				t.Fatalf("error %q does not quote the bad value", err)
+			}
+		})
+	}
+}
+
+// TestWordsPrefixAndCheck checks a vocabulary's error names its package
+// and lists its words, and that Check agrees with Parse.
+func TestWordsPrefixAndCheck(t *testing.T) {
+	words := NewWords("colour", NoiseMode("red"), NoiseMode("green")).In("paint")
+	for _, c := range []struct {
+		w    NoiseMode
+		want string // "" for no error
+	}{
+		{"green", ""},
+		{"blue", `paint: unknown colour "blue" (want red or green)`},
+		{"", `paint: unknown colour "" (want red or green)`},
+	} {
+		t.Run(string(c.w), func(t *testing.T) {
+			err := words.Check(c.w)
+			if (err == nil) != (c.want == "") || (err != nil && err.Error() != c.want) {
+				t.Fatalf("Check(%q) = %v, want %q", c.w, err, c.want)
+			}
+		})
+	}
+}
+
+// TestEnumNames checks the names of dp's integer enumerations, and that an
+// unnamed value (the unused zero of one starting at iota + 1, or one out
+// of range) prints as its type and number.
+func TestEnumNames(t *testing.T) {
+	for _, c := range []struct {
+		got  fmt.Stringer
+		want string
+	}{
+		{ZCDP, "zcdp"},
+		{Notion(0), "Notion(0)"},
+		{Analytic, "analytic"},
+		{FromRho, "zcdp"},
+		{GaussianCalibration(-1), "GaussianCalibration(-1)"},
+		{DiscreteGaussian, "discrete-gaussian"},
+		{NoiseKind(0), "NoiseKind(0)"},
+		{NoiseKind(3), "NoiseKind(3)"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			if s := c.got.String(); s != c.want {
+				t.Fatalf("String() = %q, want %q", s, c.want)
+			}
+		})
+	}
+}
+
+// TestPlanRefusesBadInputs checks that each grid plan names itself and the
+// input it refuses, quoting the bad value.
+func TestPlanRefusesBadInputs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		plan func() (GridNoise, error)
+		want string
+	}{
+		{"laplace sensitivity", func() (GridNoise, error) { return PlanLaplace(0, 1, 1) }, "dp: laplace plan: sensitivity must be positive and finite, got 0"},
+		{"laplace epsilon", func() (GridNoise, error) { return PlanLaplace(1, math.NaN(), 1) }, "dp: laplace plan: epsilon must be positive and finite, got NaN"},
+		{"gaussian dim", func() (GridNoise, error) { return PlanGaussian(1, 1, 0) }, "dp: gaussian plan: a release needs at least 1 coordinate, got 0"},
+		{"integer sigma", func() (GridNoise, error) { return PlanGaussianInteger(1, math.Inf(1), 2) }, "dp: integer gaussian plan: sigma must be positive and finite, got +Inf"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := c.plan(); err == nil || err.Error() != c.want {
+				t.Fatalf("got %v, want %q", err, c.want)
 			}
 		})
 	}

@@ -19,15 +19,7 @@ const (
 )
 
 func (n Notion) String() string {
-	switch n {
-	case PureDP:
-		return "pure-dp"
-	case ApproxDP:
-		return "approx-dp"
-	case ZCDP:
-		return "zcdp"
-	}
-	return fmt.Sprintf("Notion(%d)", int(n))
+	return EnumName("Notion", int(n), "", "pure-dp", "approx-dp", "zcdp")
 }
 
 // Guarantee is an amount of privacy loss under one notion.
@@ -65,12 +57,7 @@ func (g Guarantee) Validate() error {
 	return fmt.Errorf("dp: unknown privacy notion %d", int(g.Notion))
 }
 
-func checkEpsilon(eps float64) error {
-	if !(eps > 0) || math.IsInf(eps, 0) {
-		return fmt.Errorf("dp: epsilon must be positive and finite, got %v", eps)
-	}
-	return nil
-}
+func checkEpsilon(eps float64) error { return prefixed(checkPositive("epsilon", eps)) }
 
 func checkDelta(delta float64) error {
 	if !(delta >= 0 && delta < 1) {
@@ -285,9 +272,4 @@ func zcdpLogDelta(rho, eps float64) float64 {
 
 // CheckRho reports whether ρ is a usable zCDP budget: positive and finite.
 // Every layer that takes a ρ (flags, settings, plans) checks it here.
-func CheckRho(rho float64) error {
-	if !(rho > 0) || math.IsInf(rho, 0) {
-		return fmt.Errorf("dp: rho must be positive and finite, got %v", rho)
-	}
-	return nil
-}
+func CheckRho(rho float64) error { return prefixed(checkPositive("rho", rho)) }

@@ -75,15 +75,7 @@ const (
 )
 
 func (c GaussianCalibration) String() string {
-	switch c {
-	case Analytic:
-		return "analytic"
-	case Classic:
-		return "classic"
-	case FromRho:
-		return "zcdp"
-	}
-	return fmt.Sprintf("GaussianCalibration(%d)", int(c))
+	return EnumName("GaussianCalibration", int(c), "analytic", "classic", "zcdp")
 }
 
 // GaussianOptions configures the Gaussian mechanism. Set Epsilon and Delta

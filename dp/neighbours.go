@@ -27,10 +27,10 @@ const (
 	NeighboursAddRemove Neighbours = "add-remove"
 )
 
+var neighbours = NewWords("neighbouring relation", NeighboursReplaceOne, NeighboursAddRemove)
+
 // ParseNeighbours checks a neighbouring relation's name.
-func ParseNeighbours(s string) (Neighbours, error) {
-	return ParseWord("neighbouring relation", s, []Neighbours{NeighboursReplaceOne, NeighboursAddRemove})
-}
+func ParseNeighbours(s string) (Neighbours, error) { return neighbours.Parse(s) }
 
 func (nb Neighbours) String() string { return string(nb) }
 
@@ -43,8 +43,7 @@ func (nb Neighbours) Check() error {
 	if nb == "" {
 		return nil
 	}
-	_, err := ParseNeighbours(string(nb))
-	return err
+	return neighbours.Check(nb)
 }
 
 // PublicCount reports whether the record count is the same for every

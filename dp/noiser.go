@@ -74,13 +74,7 @@ const (
 )
 
 func (k NoiseKind) String() string {
-	switch k {
-	case DiscreteLaplace:
-		return "discrete-laplace"
-	case DiscreteGaussian:
-		return "discrete-gaussian"
-	}
-	return fmt.Sprintf("NoiseKind(%d)", int(k))
+	return EnumName("NoiseKind", int(k), "", "discrete-laplace", "discrete-gaussian")
 }
 
 // GridNoise is a calibrated release on a public grid: the grid step g
@@ -108,14 +102,8 @@ type GridNoise struct {
 // grid steps gives ε-DP (the discrete Laplace mechanism: Ghosh, Roughgarden
 // & Sundararajan 2009; CKS 2020 §2).
 func PlanLaplace(l1, eps float64, dim int) (GridNoise, error) {
-	if err := checkSensitivity(l1); err != nil {
-		return GridNoise{}, fmt.Errorf("dp: laplace plan: %w", err)
-	}
-	if err := checkEpsilon(eps); err != nil {
-		return GridNoise{}, fmt.Errorf("dp: laplace plan: %w", err)
-	}
-	if dim < 1 {
-		return GridNoise{}, fmt.Errorf("dp: laplace plan over %d coordinates", dim)
+	if err := checkPlan("laplace plan", l1, "epsilon", eps, dim); err != nil {
+		return GridNoise{}, err
 	}
 	// As g grows the scale in steps falls towards d/ε, never below it.
 	if floor := float64(dim) / eps; floor > maxUnitsLimit {
@@ -138,14 +126,8 @@ func PlanLaplace(l1, eps float64, dim int) (GridNoise, error) {
 // (ε, δ) profile (with gaussianProfileMargin) — of the continuous
 // mechanism the caller calibrated.
 func PlanGaussian(l2, sigma float64, dim int) (GridNoise, error) {
-	if err := checkSensitivity(l2); err != nil {
-		return GridNoise{}, fmt.Errorf("dp: gaussian plan: %w", err)
-	}
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return GridNoise{}, fmt.Errorf("dp: gaussian plan: sigma must be positive and finite, got %v", sigma)
-	}
-	if dim < 1 {
-		return GridNoise{}, fmt.Errorf("dp: gaussian plan over %d coordinates", dim)
+	if err := checkPlan("gaussian plan", l2, "sigma", sigma, dim); err != nil {
+		return GridNoise{}, err
 	}
 	root := math.Sqrt(float64(dim))
 	// As g grows the scale in steps falls towards σ√d/Δ₂, never below it.
@@ -175,14 +157,8 @@ func PlanGaussian(l2, sigma float64, dim int) (GridNoise, error) {
 // programmer's error (Snap panics): rounding it would move it by up to ½,
 // which the plan does not pay for.
 func PlanGaussianInteger(l2, sigma float64, dim int) (GridNoise, error) {
-	if err := checkSensitivity(l2); err != nil {
-		return GridNoise{}, fmt.Errorf("dp: integer gaussian plan: %w", err)
-	}
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return GridNoise{}, fmt.Errorf("dp: integer gaussian plan: sigma must be positive and finite, got %v", sigma)
-	}
-	if dim < 1 {
-		return GridNoise{}, fmt.Errorf("dp: integer gaussian plan over %d coordinates", dim)
+	if err := checkPlan("integer gaussian plan", l2, "sigma", sigma, dim); err != nil {
+		return GridNoise{}, err
 	}
 	s := sigma * gaussianProfileMargin
 	if s > maxGaussianUnits {

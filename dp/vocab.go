@@ -21,10 +21,10 @@ const (
 
 func (m Mechanism) String() string { return string(m) }
 
+var mechanisms = NewWords("mechanism", MechanismLaplace, MechanismGaussian)
+
 // ParseMechanism checks a mechanism name.
-func ParseMechanism(s string) (Mechanism, error) {
-	return ParseWord("mechanism", s, []Mechanism{MechanismLaplace, MechanismGaussian})
-}
+func ParseMechanism(s string) (Mechanism, error) { return mechanisms.Parse(s) }
 
 // Calibration says how a method scales its noise: to sensitivities dppub
 // has proven (the default), as its paper wrote it (to reproduce the paper;
@@ -46,21 +46,56 @@ func ParseCalibration(s string, offered ...Calibration) (Calibration, error) {
 	if len(offered) == 0 {
 		offered = []Calibration{CalibrationSound, CalibrationPaper}
 	}
-	return ParseWord("calibration", s, offered)
+	return NewWords("calibration", offered...).Parse(s)
+}
+
+// Words is a typed vocabulary declared once: what its words are called
+// in messages, and the allowed values in the order an error lists them.
+// Each typed word (privacy unit, noise mode, optimizer, selection
+// mechanism, …) declares its Words beside its constants, and its Parse
+// and Check are one line over them.
+type Words[T ~string] struct {
+	what   string
+	prefix string
+	values []T
+}
+
+// NewWords declares the vocabulary of the values, called what in errors.
+func NewWords[T ~string](what string, values ...T) Words[T] {
+	return Words[T]{what: what, values: values}
+}
+
+// In returns the vocabulary with its errors prefixed by pkg (the package
+// that declares it, e.g. "mpcrdp").
+func (v Words[T]) In(pkg string) Words[T] {
+	v.prefix = pkg + ": "
+	return v
+}
+
+// Parse returns s as a T when it is one of the words, and otherwise an
+// error quoting s and listing them.
+func (v Words[T]) Parse(s string) (T, error) {
+	if slices.Contains(v.values, T(s)) {
+		return T(s), nil
+	}
+	names := make([]string, len(v.values))
+	for i, a := range v.values {
+		names[i] = string(a)
+	}
+	return "", fmt.Errorf("%sunknown %s %q (want %s)", v.prefix, v.what, s, strings.Join(names, " or "))
+}
+
+// Check reports whether w is one of the words.
+func (v Words[T]) Check(w T) error {
+	_, err := v.Parse(string(w))
+	return err
 }
 
 // ParseWord returns s as a T when it is one of the allowed words, and
-// otherwise an error quoting s and listing them: the one parser of every
-// typed vocabulary word (privacy unit, optimizer, selection mechanism).
+// otherwise an error quoting s and listing them (Words.Parse, for a list
+// built on the spot).
 func ParseWord[T ~string](what, s string, allowed []T) (T, error) {
-	if slices.Contains(allowed, T(s)) {
-		return T(s), nil
-	}
-	names := make([]string, len(allowed))
-	for i, a := range allowed {
-		names[i] = string(a)
-	}
-	return "", fmt.Errorf("unknown %s %q (want %s)", what, s, strings.Join(names, " or "))
+	return NewWords(what, allowed...).Parse(s)
 }
 
 // Unit is the privacy unit: what two neighbouring datasets differ in, so
@@ -81,10 +116,10 @@ const (
 
 func (u Unit) String() string { return string(u) }
 
+var units = NewWords("privacy unit", UnitRecord, UnitIndividual, UnitPartyColumns)
+
 // ParseUnit checks a privacy unit's name.
-func ParseUnit(s string) (Unit, error) {
-	return ParseWord("privacy unit", s, []Unit{UnitRecord, UnitIndividual, UnitPartyColumns})
-}
+func ParseUnit(s string) (Unit, error) { return units.Parse(s) }
 
 // Neighbouring says in words which datasets are neighbours under u.
 func (u Unit) Neighbouring() string {
@@ -95,4 +130,15 @@ func (u Unit) Neighbouring() string {
 		return "replace one record's values in one party's columns (each party's personalised budget covers its own columns; a whole record is covered at the report's whole_record guarantee)"
 	}
 	return "replace one record (datasets of equal size differing in one row)"
+}
+
+// EnumName is the name of value v of an integer enumeration whose values
+// 0, 1, … are called names ("" for a value without a name, as the unused
+// zero of an enumeration starting at iota + 1), or typ(v): the String of
+// every integer enumeration.
+func EnumName(typ string, v int, names ...string) string {
+	if v >= 0 && v < len(names) && names[v] != "" {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, v)
 }

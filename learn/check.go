@@ -45,16 +45,6 @@ func checkData(X *mat.Dense, y []int, classes int) error {
 	return nil
 }
 
-// enumName is the name of value v of an integer enumeration whose values
-// 0, 1, … are called names ("" for a value without a name, as the unused
-// zero of an enumeration starting at iota + 1), or typ(v).
-func enumName(typ string, v int, names ...string) string {
-	if v >= 0 && v < len(names) && names[v] != "" {
-		return names[v]
-	}
-	return fmt.Sprintf("%s(%d)", typ, v)
-}
-
 // checkTraining checks a training set for a non-private learner: the
 // data, and in a binary problem both classes (one-vs-rest allows a class
 // without examples).

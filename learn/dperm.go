@@ -52,7 +52,7 @@ const (
 )
 
 func (l ERMLoss) String() string {
-	return enumName("ERMLoss", int(l), "", "logistic", "huber-hinge")
+	return dp.EnumName("ERMLoss", int(l), "", "logistic", "huber-hinge")
 }
 
 // Perturbation selects how DP-ERM randomises its output.
@@ -66,7 +66,7 @@ const (
 )
 
 func (p Perturbation) String() string {
-	return enumName("Perturbation", int(p), "", "output-perturbation", "objective-perturbation")
+	return dp.EnumName("Perturbation", int(p), "", "output-perturbation", "objective-perturbation")
 }
 
 // DPERMOptions configure TrainDPLinear and TrainDPClassifier. The

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -19,7 +20,7 @@ const (
 	SquaredHinge
 )
 
-func (l Loss) String() string { return enumName("Loss", int(l), "", "hinge", "squared-hinge") }
+func (l Loss) String() string { return dp.EnumName("Loss", int(l), "", "hinge", "squared-hinge") }
 
 // SVMOptions configure TrainBinarySVM and TrainSVM. The primal problem is
 //

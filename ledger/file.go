@@ -10,10 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/dppub/dppub/internal/fsutil"
-	"golang.org/x/mod/sumdb/tlog"
 )
 
 // Files in a ledger directory.
@@ -66,12 +64,11 @@ func (t TornTail) String() string {
 // second file can disagree with the data. One process at a time may open a
 // directory for writing (an advisory lock where the platform has one).
 type FileLedger struct {
-	mu       sync.RWMutex
+	lockedTree
 	dir      string
 	f        *os.File
 	noSync   bool
 	readOnly bool
-	tree     *tree
 	offsets  []int64 // start of each record
 	size     int64   // end of the last valid record
 	torn     *TornTail
@@ -101,7 +98,7 @@ func Open(dir string, o Options) (*FileLedger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &FileLedger{dir: dir, f: f, noSync: o.NoSync, readOnly: o.ReadOnly, tree: t}
+	l := &FileLedger{lockedTree: lockedTree{tree: t}, dir: dir, f: f, noSync: o.NoSync, readOnly: o.ReadOnly}
 	if err := l.load(); err != nil {
 		_ = unlockFile(f)
 		_ = f.Close()
@@ -363,13 +360,6 @@ func frame(body []byte) []byte {
 	return binary.BigEndian.AppendUint32(rec, crc32.Checksum(body, castagnoli))
 }
 
-// Len implements Ledger.
-func (l *FileLedger) Len() uint64 {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.tree.n
-}
-
 // Entry implements Ledger. It rereads the record from disk and checks its
 // checksums again.
 func (l *FileLedger) Entry(i uint64) (*Entry, error) {
@@ -428,18 +418,4 @@ func LatestCheckpoint(dir string) ([]byte, error) {
 		return nil, fmt.Errorf("ledger: read checkpoint: %w", err)
 	}
 	return b, nil
-}
-
-// ProveInclusion implements Ledger.
-func (l *FileLedger) ProveInclusion(i, treeSize uint64) (tlog.RecordProof, error) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.tree.proveInclusion(i, treeSize)
-}
-
-// ProveConsistency implements Ledger.
-func (l *FileLedger) ProveConsistency(oldSize, newSize uint64) (tlog.TreeProof, error) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.tree.proveConsistency(oldSize, newSize)
 }

@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
@@ -104,6 +105,35 @@ func AppendNew(l Ledger, id *Identity, kind, session string, t time.Time, payloa
 		return 0, err
 	}
 	return l.Append(e)
+}
+
+// lockedTree is what both backends hold alike: the tree behind a
+// read-write lock, which also guards each backend's own records. It
+// answers Len and the proofs for both.
+type lockedTree struct {
+	mu   sync.RWMutex
+	tree *tree
+}
+
+// Len implements Ledger.
+func (l *lockedTree) Len() uint64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.tree.n
+}
+
+// ProveInclusion implements Ledger.
+func (l *lockedTree) ProveInclusion(i, treeSize uint64) (tlog.RecordProof, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.tree.proveInclusion(i, treeSize)
+}
+
+// ProveConsistency implements Ledger.
+func (l *lockedTree) ProveConsistency(oldSize, newSize uint64) (tlog.TreeProof, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.tree.proveConsistency(oldSize, newSize)
 }
 
 // tree is the in-memory state both backends share: the tlog stored hashes

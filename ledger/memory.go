@@ -1,16 +1,10 @@
 package ledger
 
-import (
-	"fmt"
-	"sync"
-
-	"golang.org/x/mod/sumdb/tlog"
-)
+import "fmt"
 
 // Memory is a Ledger held in memory, for tests and in-process runs.
 type Memory struct {
-	mu      sync.RWMutex
-	tree    *tree
+	lockedTree
 	records [][]byte // canonical encodings
 }
 
@@ -23,7 +17,7 @@ func NewMemory(o Options) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Memory{tree: t}, nil
+	return &Memory{lockedTree: lockedTree{tree: t}}, nil
 }
 
 // Append implements Ledger.
@@ -39,13 +33,6 @@ func (m *Memory) Append(e *Entry) (uint64, error) {
 	}
 	m.records = append(m.records, enc)
 	return m.tree.n - 1, nil
-}
-
-// Len implements Ledger.
-func (m *Memory) Len() uint64 {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.tree.n
 }
 
 // Entry implements Ledger.
@@ -67,18 +54,4 @@ func (m *Memory) Checkpoint() ([]byte, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.tree.checkpoint()
-}
-
-// ProveInclusion implements Ledger.
-func (m *Memory) ProveInclusion(i, treeSize uint64) (tlog.RecordProof, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.tree.proveInclusion(i, treeSize)
-}
-
-// ProveConsistency implements Ledger.
-func (m *Memory) ProveConsistency(oldSize, newSize uint64) (tlog.TreeProof, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.tree.proveConsistency(oldSize, newSize)
 }

@@ -1,8 +1,6 @@
 package privacy
 
 import (
-	"fmt"
-
 	"github.com/dppub/dppub/dp"
 )
 
@@ -41,11 +39,7 @@ func (s Status) String() string { return string(s) }
 
 // ParseStatus checks a status name.
 func ParseStatus(s string) (Status, error) {
-	st, err := dp.ParseWord("guarantee status", s, statuses)
-	if err != nil {
-		return "", fmt.Errorf("privacy: %w", err)
-	}
-	return st, nil
+	return dp.NewWords("guarantee status", statuses...).In("privacy").Parse(s)
 }
 
 // UnmarshalText accepts only the known statuses, so that a report read

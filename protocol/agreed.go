@@ -44,6 +44,18 @@ func AgreedOr[P, D any](agreed *Agreed[P, D], p P, check func(P) (D, error)) (*A
 	return agreed, nil
 }
 
+// Settle is AgreedOr over a role's options: it leaves *p holding the
+// agreed parameters and *agreed nil, so the options the role keeps carry
+// its parameters once, and returns what was agreed.
+func Settle[P, D any](agreed **Agreed[P, D], p *P, check func(P) (D, error)) (*Agreed[P, D], error) {
+	a, err := AgreedOr(*agreed, *p, check)
+	if err != nil {
+		return nil, err
+	}
+	*p, *agreed = a.Params(), nil
+	return a, nil
+}
+
 // CheckRoster checks the names of a session's roles: a named coordinator
 // (role coordRole) and at least one member (role memberRole), every name
 // non-empty and used once.

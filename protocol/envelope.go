@@ -16,31 +16,17 @@ type Envelope struct {
 	Payload []byte
 }
 
-// MarshalBinary encodes the envelope.
-func (e *Envelope) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.String(e.Session)
-	w.String(e.From)
-	w.String(e.To)
-	w.Uint64(e.Seq)
-	w.String(e.Type)
-	w.Bytes(e.Payload)
-	return w.Data(), nil
+// fields lists the envelope's fields in their wire order.
+func (e *Envelope) fields() []any {
+	return []any{&e.Session, &e.From, &e.To, &e.Seq, &e.Type, &e.Payload}
 }
+
+// MarshalBinary encodes the envelope.
+func (e *Envelope) MarshalBinary() ([]byte, error) { return wire.Marshal(e.fields()...), nil }
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (e *Envelope) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	e.Session = r.String()
-	e.From = r.String()
-	e.To = r.String()
-	e.Seq = r.Uint64()
-	e.Type = r.String()
-	e.Payload = r.Bytes()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("protocol: envelope: %w", err)
-	}
-	return nil
+	return wire.Unmarshal(b, "protocol: envelope", e.fields()...)
 }
 
 // Message is a protocol message body.
@@ -60,6 +46,19 @@ func Seal(session, from, to string, m Message) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("protocol: %s of %d bytes exceeds the message limit of %d bytes (protocol.MaxPayload); it must be sent in chunks", m.MessageType(), len(b), MaxPayload)
 	}
 	return Envelope{Session: session, From: from, To: to, Type: m.MessageType(), Payload: b}, nil
+}
+
+// Broadcast seals m from from to each of to, in order (Seal).
+func Broadcast(session, from string, to []string, m Message) ([]Envelope, error) {
+	var out []Envelope
+	for _, id := range to {
+		e, err := Seal(session, from, id, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // Role is one participant of a protocol.

@@ -25,6 +25,17 @@ func (h *Held) Start(r Role) ([]Envelope, error) {
 	return append(out, more...), err
 }
 
+// StartAfter is Start after out: what a phase sends as it ends (a count,
+// the agreed bins), then r's first messages and its answers to the held
+// ones.
+func (h *Held) StartAfter(out []Envelope, r Role) ([]Envelope, error) {
+	first, err := h.Start(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, first...), nil
+}
+
 // Replay hands r the held messages in their order and forgets them.
 func (h *Held) Replay(r Role) ([]Envelope, error) {
 	msgs := h.msgs

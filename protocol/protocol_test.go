@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/internal/wire"
 )
 
@@ -152,6 +153,21 @@ func TestAgreedOr(t *testing.T) {
 			if checks != c.wantChecks {
 				t.Errorf("checked %d times, want %d", checks, c.wantChecks)
 			}
+			// Settle agrees the same way and leaves the options holding
+			// the agreed parameters only.
+			a, p := c.agreed, c.p
+			got, err = Settle(&a, &p, check)
+			if c.wantErr != (err != nil) || (err == nil && (p.N != c.wantN || a != nil || got.Params() != p)) {
+				t.Errorf("Settle gave %v, %v and left %v, %v", got, err, a, p)
+			}
 		})
 	}
+}
+
+// TestMessagesKeepTheirBytes pins the wire bytes of the envelope (taken
+// before the messages listed their fields for wire.Marshal).
+func TestMessagesKeepTheirBytes(t *testing.T) {
+	testenv.CheckPinned(t, []testenv.Pinned{
+		{Name: "envelope", Msg: &Envelope{Session: "s", From: "a", To: "bb", Seq: 7, Type: "x/y", Payload: []byte{1, 2, 3}}, Want: "0100000000000000730100000000000000610200000000000000626207000000000000000300000000000000782f790300000000000000010203"},
+	})
 }

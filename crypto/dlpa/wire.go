@@ -56,23 +56,18 @@ func (c *Contribution) MarshalBinary() ([]byte, error) {
 	if c.Ciphertext == nil {
 		return nil, errors.New("dlpa: empty contribution")
 	}
-	var w wire.Writer
-	w.Tag(contributionMagic)
-	w.Int(c.From)
-	w.Bytes(c.Ciphertext.Bytes())
-	return w.Data(), nil
+	ct := c.Ciphertext.Bytes()
+	return wire.Marshal(wire.Tag(contributionMagic), &c.From, &ct), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote; Combine validates the
 // ciphertext.
 func (c *Contribution) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	r.Tag(contributionMagic)
-	out := Contribution{From: r.Int()}
-	out.Ciphertext = new(big.Int).SetBytes(r.Bytes())
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("dlpa: contribution: %w", err)
+	var from int
+	var ct []byte
+	if err := wire.Unmarshal(b, "dlpa: contribution", wire.Tag(contributionMagic), &from, &ct); err != nil {
+		return err
 	}
-	*c = out
+	*c = Contribution{From: from, Ciphertext: new(big.Int).SetBytes(ct)}
 	return nil
 }

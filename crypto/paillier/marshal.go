@@ -192,33 +192,23 @@ func (p *PartialDecryption) MarshalBinary() ([]byte, error) {
 	if p.Value == nil || p.Value.Sign() < 0 || p.Index < 1 {
 		return nil, errors.New("paillier: incomplete partial decryption")
 	}
-	var w wire.Writer
-	w.Tag(partialMagic)
-	w.String(p.SharingID)
-	w.Int(p.Index)
-	w.Bytes(p.Value.Bytes())
+	value := p.Value.Bytes()
 	var e, z []byte
 	if p.Proof != nil {
 		e, z = p.Proof.E.Bytes(), p.Proof.Z.Bytes()
 	}
-	w.Bytes(e)
-	w.Bytes(z)
-	return w.Data(), nil
+	return wire.Marshal(wire.Tag(partialMagic), &p.SharingID, &p.Index, &value, &e, &z), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote. Values are checked by
 // Combine, not here.
 func (p *PartialDecryption) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	r.Tag(partialMagic)
-	id := r.String()
-	index := r.Int()
-	value := r.Bytes()
-	e, z := r.Bytes(), r.Bytes()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("paillier: partial decryption: %w", err)
+	var out PartialDecryption
+	var value, e, z []byte
+	if err := wire.Unmarshal(b, "paillier: partial decryption", wire.Tag(partialMagic), &out.SharingID, &out.Index, &value, &e, &z); err != nil {
+		return err
 	}
-	out := PartialDecryption{SharingID: id, Index: index, Value: new(big.Int).SetBytes(value)}
+	out.Value = new(big.Int).SetBytes(value)
 	if len(e) > 0 || len(z) > 0 {
 		out.Proof = &Proof{E: new(big.Int).SetBytes(e), Z: new(big.Int).SetBytes(z)}
 	}

@@ -66,11 +66,10 @@ const (
 
 // Validate accepts the two refinements and the zero one (DefaultRefine).
 func (r Refinement) Validate() error {
-	switch r {
-	case "", RefineMeasured, RefineDecoded:
+	if r == "" {
 		return nil
 	}
-	return fmt.Errorf("refinement %q, want measured or decoded", string(r))
+	return refinements.Check(r)
 }
 
 // SetChosen records b as attribute name's bins in o: its cuts and, when

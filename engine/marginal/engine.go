@@ -166,12 +166,12 @@ func (o *Options) validate() error {
 		return fmt.Errorf("marginal: mu = %v, need [0, 1)", o.Mu)
 	case o.Combine.MaxCells < 1:
 		return fmt.Errorf("marginal: max cells %d must be positive", o.Combine.MaxCells)
-	case o.Score != IInDif && o.Score != InDif:
-		return fmt.Errorf("marginal: unknown score %q (want iindif or indif)", o.Score)
-	case o.Method != MethodPaper && o.Method != MethodAdaptive:
-		return fmt.Errorf("marginal: unknown method %q (want paper or adaptive)", o.Method)
-	case o.Inference != InferenceGUM && o.Inference != InferencePGM:
-		return fmt.Errorf("marginal: unknown inference %q (want gum or pgm)", o.Inference)
+	case scoreKinds.Check(o.Score) != nil:
+		return scoreKinds.Check(o.Score)
+	case methods.Check(o.Method) != nil:
+		return methods.Check(o.Method)
+	case inferences.Check(o.Inference) != nil:
+		return inferences.Check(o.Inference)
 	case o.GUM.Rows < 1 || o.GUM.Rows > math.MaxInt32 || o.GUM.Fit < 0:
 		return fmt.Errorf("marginal: synthetic rows = %d (fitting %d)", o.GUM.Rows, o.GUM.Fit)
 	}

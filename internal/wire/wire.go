@@ -53,29 +53,20 @@ func (w *Writer) Bytes(b []byte) {
 func (w *Writer) String(s string) { w.Bytes([]byte(s)) }
 
 // Float64s writes a length-prefixed float slice.
-func (w *Writer) Float64s(v []float64) {
-	w.buf = slices.Grow(w.buf, 8*len(v)+8)
-	w.Uint64(uint64(len(v)))
-	for _, x := range v {
-		w.Float64(x)
-	}
-}
+func (w *Writer) Float64s(v []float64) { writeSlice(w, v, w.Float64) }
 
 // Uint64s writes a length-prefixed uint64 slice.
-func (w *Writer) Uint64s(v []uint64) {
-	w.buf = slices.Grow(w.buf, 8*len(v)+8)
-	w.Uint64(uint64(len(v)))
-	for _, x := range v {
-		w.Uint64(x)
-	}
-}
+func (w *Writer) Uint64s(v []uint64) { writeSlice(w, v, w.Uint64) }
 
 // Ints writes a length-prefixed int slice (each as its int64 bits).
-func (w *Writer) Ints(v []int) {
+func (w *Writer) Ints(v []int) { writeSlice(w, v, w.Int) }
+
+// writeSlice writes len(v), then each element of 8 bytes with put.
+func writeSlice[T any](w *Writer, v []T, put func(T)) {
 	w.buf = slices.Grow(w.buf, 8*len(v)+8)
 	w.Uint64(uint64(len(v)))
 	for _, x := range v {
-		w.Int(x)
+		put(x)
 	}
 }
 
@@ -159,40 +150,24 @@ func (r *Reader) Bytes() []byte {
 func (r *Reader) String() string { return string(r.Bytes()) }
 
 // Float64s reads a length-prefixed float slice.
-func (r *Reader) Float64s() []float64 {
-	n := r.length(8)
-	if r.err != nil {
-		return nil
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = r.Float64()
-	}
-	return v
-}
+func (r *Reader) Float64s() []float64 { return readSlice(r, r.Float64) }
 
 // Uint64s reads a length-prefixed uint64 slice.
-func (r *Reader) Uint64s() []uint64 {
-	n := r.length(8)
-	if r.err != nil {
-		return nil
-	}
-	v := make([]uint64, n)
-	for i := range v {
-		v[i] = r.Uint64()
-	}
-	return v
-}
+func (r *Reader) Uint64s() []uint64 { return readSlice(r, r.Uint64) }
 
 // Ints reads a length-prefixed int slice.
-func (r *Reader) Ints() []int {
+func (r *Reader) Ints() []int { return readSlice(r, r.Int) }
+
+// readSlice reads a length prefix, then that many elements of 8 bytes
+// with get; nil when the prefix is bad.
+func readSlice[T any](r *Reader, get func() T) []T {
 	n := r.length(8)
 	if r.err != nil {
 		return nil
 	}
-	v := make([]int, n)
+	v := make([]T, n)
 	for i := range v {
-		v[i] = r.Int()
+		v[i] = get()
 	}
 	return v
 }

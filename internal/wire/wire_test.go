@@ -149,3 +149,69 @@ func TestInts(t *testing.T) {
 		t.Fatalf("Ints read %v and %v, want %v and []", got, empty, in)
 	}
 }
+
+// TestFieldsMatchWriter checks that Marshal writes exactly the bytes of the
+// Writer calls it stands for, and that Unmarshal reads them back.
+func TestFieldsMatchWriter(t *testing.T) {
+	s, b, u, i, f := "héllo", []byte{1, 2}, uint64(math.MaxUint64), -7, -0.5
+	fs, us, is, i64 := []float64{1.5, math.Inf(-1)}, []uint64{0, 9}, []int{-1, 3}, []int64{-2, 5}
+	ss := []string{"a", ""}
+	bs := [][]byte{{7}, nil}
+	var w Writer
+	w.Tag("T1")
+	w.String(s)
+	w.Bytes(b)
+	w.Uint64(u)
+	w.Int(i)
+	w.Float64(f)
+	w.Float64s(fs)
+	w.Uint64s(us)
+	w.Ints(is)
+	w.Uint64s([]uint64{uint64(i64[0]), uint64(i64[1])})
+	w.Uint64(2)
+	w.String(ss[0])
+	w.String(ss[1])
+	w.Uint64(2)
+	w.Bytes(bs[0])
+	w.Bytes(bs[1])
+	got := Marshal(Tag("T1"), &s, &b, &u, &i, &f, &fs, &us, &is, &i64, &ss, &bs)
+	if !slices.Equal(got, w.Data()) {
+		t.Fatalf("Marshal wrote %x, the Writer %x", got, w.Data())
+	}
+	var (
+		s2          string
+		b2          []byte
+		u2          uint64
+		i2          int
+		f2          float64
+		fs2         []float64
+		us2         []uint64
+		is2         []int
+		i642, empty []int64
+		ss2         []string
+		bs2         [][]byte
+	)
+	if err := Unmarshal(got, "test", Tag("T1"), &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2, &bs2); err != nil {
+		t.Fatal(err)
+	}
+	if s2 != s || !slices.Equal(b2, b) || u2 != u || i2 != i || f2 != f || !slices.Equal(fs2, fs) ||
+		!slices.Equal(us2, us) || !slices.Equal(is2, is) || !slices.Equal(i642, i64) || !slices.Equal(ss2, ss) ||
+		len(bs2) != 2 || !slices.Equal(bs2[0], bs[0]) || len(bs2[1]) != 0 {
+		t.Fatalf("round trip gave %q %v %v %v %v %v %v %v %v %q", s2, b2, u2, i2, f2, fs2, us2, is2, i642, ss2)
+	}
+	if err := Unmarshal(Marshal(&empty), "test", &i642); err != nil || i642 != nil {
+		t.Fatalf("an empty int64 slice read back as %#v (err %v), want nil", i642, err)
+	}
+	if err := Unmarshal(got, "test", Tag("T2")); err == nil || !strings.Contains(err.Error(), "not a") {
+		t.Fatalf("a wrong tag gave %v", err)
+	}
+	if err := Unmarshal(append(got, 0), "test: msg", Tag("T1"), &s2, &b2, &u2, &i2, &f2, &fs2, &us2, &is2, &i642, &ss2, &bs2); err == nil || !strings.HasPrefix(err.Error(), "test: msg: ") {
+		t.Fatalf("a trailing byte gave %v, want an error prefixed by what", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a field of type bool did not panic")
+		}
+	}()
+	Marshal(new(bool))
+}

@@ -24,28 +24,16 @@ type BlindedMsg struct {
 func (BlindedMsg) MessageType() string { return TypeBlinded }
 
 func (m BlindedMsg) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Tag("PSB1")
-	w.String(m.Origin)
-	w.Int(m.Hops)
-	w.Bytes(pack(m.Elements))
-	return w.Data(), nil
+	raw := pack(m.Elements)
+	return wire.Marshal(wire.Tag("PSB1"), &m.Origin, &m.Hops, &raw), nil
 }
 
 func (m *BlindedMsg) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	r.Tag("PSB1")
-	m.Origin = r.String()
-	m.Hops = r.Int()
-	raw := r.Bytes()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("psi: blinded set: %w", err)
+	var raw []byte
+	if err := wire.Unmarshal(b, "psi: blinded set", wire.Tag("PSB1"), &m.Origin, &m.Hops, &raw); err != nil {
+		return err
 	}
-	var err error
-	if m.Elements, err = unpack(raw); err != nil {
-		return fmt.Errorf("psi: blinded set of %q: %w", m.Origin, err)
-	}
-	return nil
+	return unpackInto(&m.Elements, raw, "blinded set", m.Origin)
 }
 
 // FullMsg is the set of party Origin blinded by every party, in the order
@@ -58,26 +46,16 @@ type FullMsg struct {
 func (FullMsg) MessageType() string { return TypeFull }
 
 func (m FullMsg) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Tag("PSF1")
-	w.String(m.Origin)
-	w.Bytes(pack(m.Elements))
-	return w.Data(), nil
+	raw := pack(m.Elements)
+	return wire.Marshal(wire.Tag("PSF1"), &m.Origin, &raw), nil
 }
 
 func (m *FullMsg) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	r.Tag("PSF1")
-	m.Origin = r.String()
-	raw := r.Bytes()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("psi: full set: %w", err)
+	var raw []byte
+	if err := wire.Unmarshal(b, "psi: full set", wire.Tag("PSF1"), &m.Origin, &raw); err != nil {
+		return err
 	}
-	var err error
-	if m.Elements, err = unpack(raw); err != nil {
-		return fmt.Errorf("psi: full set of %q: %w", m.Origin, err)
-	}
-	return nil
+	return unpackInto(&m.Elements, raw, "full set", m.Origin)
 }
 
 // pack concatenates the elements' encodings.
@@ -89,13 +67,16 @@ func pack(es []cpsi.Element) []byte {
 	return out
 }
 
-func unpack(b []byte) ([]cpsi.Element, error) {
+// unpackInto splits b into *es, refusing a partial element; its error
+// names the set (what) and the party it came from.
+func unpackInto(es *[]cpsi.Element, b []byte, what, origin string) error {
 	if len(b)%cpsi.ElementSize != 0 {
-		return nil, fmt.Errorf("%d bytes is not a whole number of %d-byte elements", len(b), cpsi.ElementSize)
+		return fmt.Errorf("psi: %s of %q: %d bytes is not a whole number of %d-byte elements", what, origin, len(b), cpsi.ElementSize)
 	}
 	out := make([]cpsi.Element, len(b)/cpsi.ElementSize)
 	for i := range out {
 		copy(out[i][:], b[i*cpsi.ElementSize:])
 	}
-	return out, nil
+	*es = out
+	return nil
 }

@@ -22,18 +22,12 @@ type CountMsg struct {
 func (CountMsg) MessageType() string { return TypeCount }
 
 func (m CountMsg) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Tag("PSC1")
-	w.Int(m.Common)
-	return w.Data(), nil
+	return wire.Marshal(wire.Tag("PSC1"), &m.Common), nil
 }
 
 func (m *CountMsg) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	r.Tag("PSC1")
-	m.Common = r.Int()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("psi: count: %w", err)
+	if err := wire.Unmarshal(b, "psi: count", wire.Tag("PSC1"), &m.Common); err != nil {
+		return err
 	}
 	if m.Common < 0 {
 		return fmt.Errorf("psi: count %d is negative", m.Common)
@@ -124,20 +118,16 @@ func (l *Linking) Finish() ([]protocol.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []protocol.Envelope
+	var to []string
 	if l.coordinator != "" {
-		e, err := protocol.Seal(l.psi.o.Params.Session, l.ID(), l.coordinator, CountMsg{Common: len(res.Rows)})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+		to = []string{l.coordinator}
 	}
-	l.inner = inner
-	first, err := l.held.Start(inner)
+	out, err := protocol.Broadcast(l.psi.o.Params.Session, l.ID(), to, CountMsg{Common: len(res.Rows)})
 	if err != nil {
 		return nil, err
 	}
-	return append(out, first...), nil
+	l.inner = inner
+	return l.held.StartAfter(out, inner)
 }
 
 // Counter is the coordinator's role in a session that links its parties'
@@ -233,20 +223,12 @@ func (c *Counter) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []protocol.Envelope
-	for _, to := range c.notify {
-		n, err := protocol.Seal(c.session, c.id, to, CountMsg{Common: m.Common})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	c.inner = inner
-	first, err := c.held.Start(inner)
+	out, err := protocol.Broadcast(c.session, c.id, c.notify, CountMsg{Common: m.Common})
 	if err != nil {
 		return nil, err
 	}
-	return append(out, first...), nil
+	c.inner = inner
+	return c.held.StartAfter(out, inner)
 }
 
 // Awaiting is the role of a member that takes no part in the linkage (a
@@ -254,64 +236,33 @@ func (c *Counter) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 // Next builds for that record count. Messages of the next method that
 // overtake the count are held.
 type Awaiting struct {
-	id, coordinator string
-	next            func(common int) (protocol.Role, error)
-	inner           protocol.Role
-	held            protocol.Held
+	protocol.Prelude
+	next func(common int) (protocol.Role, error)
 }
 
 // NewAwaiting waits for coordinator's count, then runs next's role.
 func NewAwaiting(id, coordinator string, next func(common int) (protocol.Role, error)) *Awaiting {
-	return &Awaiting{id: id, coordinator: coordinator, next: next}
+	a := &Awaiting{next: next}
+	a.Prelude = protocol.NewPrelude(protocol.PreludeOptions{
+		Package: "psi", Member: id, Coordinator: coordinator, Awaited: TypeCount,
+		Describe: "the linkage's count", Limit: maxHeld, RepeatOK: true,
+		Take: func(payload []byte) ([]protocol.Envelope, error) {
+			var m CountMsg
+			if err := m.UnmarshalBinary(payload); err != nil {
+				return nil, err
+			}
+			return a.Begin(m.Common)
+		},
+	})
+	return a
 }
-
-// ID is the member's.
-func (a *Awaiting) ID() string { return a.id }
-
-// Done reports whether the next role is done.
-func (a *Awaiting) Done() bool { return a.inner != nil && a.inner.Done() }
-
-// Unwrap is the next role once built, nil before.
-func (a *Awaiting) Unwrap() protocol.Role { return a.inner }
 
 // Start sends nothing.
 func (a *Awaiting) Start() ([]protocol.Envelope, error) { return nil, nil }
-
-// Handle takes the count, then hands every message to the next role.
-func (a *Awaiting) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
-	if a.inner != nil {
-		if e.Type == TypeCount {
-			return nil, nil // a replay
-		}
-		return a.inner.Handle(e)
-	}
-	if e.Type != TypeCount {
-		if !a.held.Hold(e, maxHeld) {
-			return nil, fmt.Errorf("psi: %s holds %d messages and has not been told the linkage's count", a.id, maxHeld)
-		}
-		return nil, nil
-	}
-	if e.From != a.coordinator {
-		return nil, fmt.Errorf("psi: %s got the linkage's count from %s, not from the coordinator %s", a.id, e.From, a.coordinator)
-	}
-	var m CountMsg
-	if err := m.UnmarshalBinary(e.Payload); err != nil {
-		return nil, err
-	}
-	return a.Begin(m.Common)
-}
 
 // Begin builds the next role for common records (the count the
 // coordinator sends; in one process, the caller gives it) and hands it
 // the messages held so far.
 func (a *Awaiting) Begin(common int) ([]protocol.Envelope, error) {
-	if a.inner != nil {
-		return nil, fmt.Errorf("psi: %s has already begun", a.id)
-	}
-	inner, err := a.next(common)
-	if err != nil {
-		return nil, err
-	}
-	a.inner = inner
-	return a.held.Start(inner)
+	return a.Prelude.Begin(func() (protocol.Role, error) { return a.next(common) })
 }

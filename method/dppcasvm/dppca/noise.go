@@ -28,15 +28,8 @@ const (
 var Methods = []Method{DPPCASVM, PCADPSVM, AGSVM, ModSuLQSVM}
 
 // ParseMethod checks a method name.
-func ParseMethod(s string) (Method, error) { return parse("method", s, Methods) }
-
-// parse reads a word of one of the package's vocabularies.
-func parse[T ~string](what, s string, allowed []T) (T, error) {
-	w, err := dp.ParseWord(what, s, allowed)
-	if err != nil {
-		return "", fmt.Errorf("dppca: %w", err)
-	}
-	return w, nil
+func ParseMethod(s string) (Method, error) {
+	return dp.NewWords("method", Methods...).In("dppca").Parse(s)
 }
 
 // Gaussian reports whether the method's budget is (ε, δ).
@@ -56,7 +49,7 @@ const (
 
 // ParseCalibration checks a calibration name.
 func ParseCalibration(s string) (Calibration, error) {
-	return parse("calibration", s, []Calibration{Sound, Paper})
+	return dp.NewWords("calibration", Sound, Paper).In("dppca").Parse(s)
 }
 
 // UpperTriangleL1 is the L1 sensitivity of the upper triangle (diagonal

@@ -23,23 +23,12 @@ type PriorMsg struct {
 
 func (PriorMsg) MessageType() string { return TypePrior }
 
-func (m PriorMsg) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.N)
-	writeModel(&w, m.Model)
-	return w.Data(), nil
-}
+func (m PriorMsg) MarshalBinary() ([]byte, error) { return marshalCounted(m.N, m.Model), nil }
 
 func (m *PriorMsg) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.N = r.Int()
-	model, err := readModel(r)
-	if err != nil {
-		return fmt.Errorf("dpsubn3: prior: %w", err)
-	}
-	m.Model = model
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("dpsubn3: prior: %w", err)
+	var err error
+	if m.N, m.Model, err = unmarshalCounted(b, "prior"); err != nil {
+		return err
 	}
 	if (m.Model == nil) != (m.N == 0) || m.N < 0 {
 		return fmt.Errorf("dpsubn3: prior for %d records with model %v", m.N, m.Model != nil)
@@ -55,28 +44,41 @@ type UpdateMsg struct {
 
 func (UpdateMsg) MessageType() string { return TypeUpdate }
 
-func (m UpdateMsg) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.Records)
-	writeModel(&w, m.Model)
-	return w.Data(), nil
-}
+func (m UpdateMsg) MarshalBinary() ([]byte, error) { return marshalCounted(m.Records, m.Model), nil }
 
 func (m *UpdateMsg) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Records = r.Int()
-	model, err := readModel(r)
-	if err != nil {
-		return fmt.Errorf("dpsubn3: update: %w", err)
-	}
-	m.Model = model
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("dpsubn3: update: %w", err)
+	var err error
+	if m.Records, m.Model, err = unmarshalCounted(b, "update"); err != nil {
+		return err
 	}
 	if m.Model == nil || m.Records < 1 {
 		return fmt.Errorf("dpsubn3: update with %d records and model %v", m.Records, m.Model != nil)
 	}
 	return nil
+}
+
+// marshalCounted writes both messages' layout: a record count, then the
+// model (writeModel).
+func marshalCounted(n int, model *privbayes.Model) []byte {
+	var w wire.Writer
+	w.Int(n)
+	writeModel(&w, model)
+	return w.Data()
+}
+
+// unmarshalCounted reads what marshalCounted wrote; its errors name the
+// message (what).
+func unmarshalCounted(b []byte, what string) (int, *privbayes.Model, error) {
+	r := wire.NewReader(b)
+	n := r.Int()
+	model, err := readModel(r)
+	if err == nil {
+		err = r.Finish()
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("dpsubn3: %s: %w", what, err)
+	}
+	return n, model, nil
 }
 
 // writeModel writes a presence flag, the cards, each family (child,

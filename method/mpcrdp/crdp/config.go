@@ -29,7 +29,7 @@ const (
 
 // ParseCalibration checks a calibration name.
 func ParseCalibration(s string) (Calibration, error) {
-	return parse("calibration", s, []Calibration{Sound, Paper, None})
+	return dp.NewWords("calibration", Sound, Paper, None).In("mpcrdp").Parse(s)
 }
 
 // Notion is the privacy notion the release noise is scaled for.
@@ -50,15 +50,8 @@ const (
 var Notions = []Notion{Standard, Group, Correlated, MPCRDP}
 
 // ParseNotion checks a notion name.
-func ParseNotion(s string) (Notion, error) { return parse("notion", s, Notions) }
-
-// parse reads a word of one of the configuration's vocabularies.
-func parse[T ~string](what, s string, allowed []T) (T, error) {
-	w, err := dp.ParseWord(what, s, allowed)
-	if err != nil {
-		return "", fmt.Errorf("mpcrdp: %w", err)
-	}
-	return w, nil
+func ParseNotion(s string) (Notion, error) {
+	return dp.NewWords("notion", Notions...).In("mpcrdp").Parse(s)
 }
 
 // DataDependent reports whether the notion's factor is computed from the
@@ -97,7 +90,9 @@ const (
 )
 
 // ParseUtility checks a utility name.
-func ParseUtility(s string) (Utility, error) { return parse("utility", s, []Utility{U1, U2}) }
+func ParseUtility(s string) (Utility, error) {
+	return dp.NewWords("utility", U1, U2).In("mpcrdp").Parse(s)
+}
 
 // Release is what the pipeline publishes.
 type Release string
@@ -116,7 +111,7 @@ const (
 
 // ParseRelease checks a release name.
 func ParseRelease(s string) (Release, error) {
-	return parse("release", s, []Release{Queries, LogReg, SVM, NoRelease})
+	return dp.NewWords("release", Queries, LogReg, SVM, NoRelease).In("mpcrdp").Parse(s)
 }
 
 // Defaults of Config (the paper's §6.1 where it gives them).

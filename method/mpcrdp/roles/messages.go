@@ -34,38 +34,20 @@ func (m Columns) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpcrdp: columns schema: %w", err)
 	}
-	var w wire.Writer
-	w.Bytes(s)
-	w.Int(len(m.IDs))
-	for _, id := range m.IDs {
-		w.String(id)
-	}
-	w.Float64s(m.Values)
-	w.String(m.Analysis.Party)
-	w.Float64(m.Analysis.Sensitivity)
-	w.Int(m.Analysis.K)
-	w.Float64(m.Analysis.MeanDegree)
-	return w.Data(), nil
+	return wire.Marshal(m.fields(&s)...), nil
+}
+
+// fields lists the columns' fields in their wire order, the schema as its
+// JSON.
+func (m *Columns) fields(schema *[]byte) []any {
+	a := &m.Analysis
+	return []any{schema, &m.IDs, &m.Values, &a.Party, &a.Sensitivity, &a.K, &a.MeanDegree}
 }
 
 func (m *Columns) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	schema := r.Bytes()
-	n := r.Int()
-	if n < 0 || n > wire.MaxFieldLen {
-		return fmt.Errorf("mpcrdp: columns: %d IDs", n)
-	}
-	m.IDs = nil
-	for i := 0; i < n && r.Err() == nil; i++ {
-		m.IDs = append(m.IDs, r.String())
-	}
-	m.Values = r.Float64s()
-	m.Analysis.Party = r.String()
-	m.Analysis.Sensitivity = r.Float64()
-	m.Analysis.K = r.Int()
-	m.Analysis.MeanDegree = r.Float64()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mpcrdp: columns: %w", err)
+	var schema []byte
+	if err := wire.Unmarshal(b, "mpcrdp: columns", m.fields(&schema)...); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(schema, &m.Schema); err != nil {
 		return fmt.Errorf("mpcrdp: columns schema: %w", err)
@@ -103,19 +85,13 @@ func (m ChargeRequest) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpcrdp: charges: %w", err)
 	}
-	var w wire.Writer
-	w.Int(m.Step)
-	w.String(m.Name)
-	w.Bytes(c)
-	return w.Data(), nil
+	return wire.Marshal(&m.Step, &m.Name, &c), nil
 }
 
 func (m *ChargeRequest) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Step, m.Name = r.Int(), r.String()
-	c := r.Bytes()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mpcrdp: charge request: %w", err)
+	var c []byte
+	if err := wire.Unmarshal(b, "mpcrdp: charge request", &m.Step, &m.Name, &c); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(c, &m.Charges); err != nil {
 		return fmt.Errorf("mpcrdp: charge request: %w", err)
@@ -133,19 +109,10 @@ type Approval struct{ Step int }
 
 func (Approval) MessageType() string { return TypeApproval }
 
-func (m Approval) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.Step)
-	return w.Data(), nil
-}
+func (m Approval) MarshalBinary() ([]byte, error) { return wire.Marshal(&m.Step), nil }
 
 func (m *Approval) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Step = r.Int()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mpcrdp: approval: %w", err)
-	}
-	return nil
+	return wire.Unmarshal(b, "mpcrdp: approval", &m.Step)
 }
 
 // Summary is what the server tells the parties was published: the selected
@@ -171,16 +138,13 @@ func (m Published) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpcrdp: summary: %w", err)
 	}
-	var w wire.Writer
-	w.Bytes(b)
-	return w.Data(), nil
+	return wire.Marshal(&b), nil
 }
 
 func (m *Published) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	s := r.Bytes()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mpcrdp: published: %w", err)
+	var s []byte
+	if err := wire.Unmarshal(b, "mpcrdp: published", &s); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(s, &m.Summary); err != nil {
 		return fmt.Errorf("mpcrdp: published: %w", err)

@@ -168,15 +168,7 @@ func (s *Server) publish() ([]protocol.Envelope, error) {
 }
 
 func (s *Server) broadcast(m protocol.Message) ([]protocol.Envelope, error) {
-	var out []protocol.Envelope
-	for _, id := range s.o.Params.Parties {
-		e, err := protocol.Seal(s.o.Params.Session, s.o.Params.Server, id, m)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, nil
+	return protocol.Broadcast(s.o.Params.Session, s.o.Params.Server, s.o.Params.Parties, m)
 }
 
 // Result is what the server holds once done.

@@ -34,11 +34,10 @@ type NoiseDealer struct {
 
 // NewNoiseDealer validates o.
 func NewNoiseDealer(o DealerOptions) (*NoiseDealer, error) {
-	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	agreed, err := protocol.Settle(&o.Agreed, &o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params = agreed.Params()
 	if !o.Params.NeedsDealer() {
 		return nil, fmt.Errorf("mullda: this session (%d owners, %s noise) needs no dealer", len(o.Params.Owners), o.Params.Plan.Noise)
 	}

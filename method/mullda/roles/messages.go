@@ -32,22 +32,13 @@ type Shares struct {
 
 func (Shares) MessageType() string { return TypeShares }
 
-func (m Shares) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.Classes)
-	w.Int(m.P)
-	w.Uint64s(toWords(m.Sums))
-	w.Uint64s(toWords(m.Counts))
-	w.Uint64s(toWords(m.Upper))
-	return w.Data(), nil
-}
+func (m *Shares) fields() []any { return []any{&m.Classes, &m.P, &m.Sums, &m.Counts, &m.Upper} }
+
+func (m Shares) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
 
 func (m *Shares) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Classes, m.P = r.Int(), r.Int()
-	m.Sums, m.Counts, m.Upper = fromWords(r.Uint64s()), fromWords(r.Uint64s()), fromWords(r.Uint64s())
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mullda: shares: %w", err)
+	if err := wire.Unmarshal(b, "mullda: shares", m.fields()...); err != nil {
+		return err
 	}
 	if err := checkShape(m.Classes, m.P); err != nil {
 		return err
@@ -56,29 +47,6 @@ func (m *Shares) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("mullda: shares for %d classes × p=%d carry %d, %d, %d values", m.Classes, m.P, len(m.Sums), len(m.Counts), len(m.Upper))
 	}
 	return nil
-}
-
-// toWords and fromWords carry int64 shares as two's-complement words.
-func toWords(v []int64) []uint64 {
-	if v == nil {
-		return nil
-	}
-	out := make([]uint64, len(v))
-	for i, x := range v {
-		out[i] = uint64(x)
-	}
-	return out
-}
-
-func fromWords(w []uint64) []int64 {
-	if len(w) == 0 {
-		return nil
-	}
-	out := make([]int64, len(w))
-	for i, x := range w {
-		out[i] = int64(x)
-	}
-	return out
 }
 
 // Sums are an owner's noisy class sums and class counts (exact when the
@@ -91,29 +59,15 @@ type Sums struct {
 
 func (Sums) MessageType() string { return TypeSums }
 
-func (m Sums) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.Classes)
-	w.Int(m.P)
-	w.Float64s(m.Sums)
-	w.Float64s(m.Counts)
-	return w.Data(), nil
-}
+func (m *Sums) fields() []any { return []any{&m.Classes, &m.P, &m.Sums, &m.Counts} }
+
+func (m Sums) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
 
 func (m *Sums) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Classes, m.P = r.Int(), r.Int()
-	m.Sums, m.Counts = r.Float64s(), r.Float64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mullda: sums: %w", err)
-	}
-	if err := checkShape(m.Classes, m.P); err != nil {
+	if err := wire.Unmarshal(b, "mullda: sums", m.fields()...); err != nil {
 		return err
 	}
-	if len(m.Sums) != m.Classes*m.P || len(m.Counts) != m.Classes {
-		return fmt.Errorf("mullda: sums for %d classes × p=%d carry %d sums and %d counts", m.Classes, m.P, len(m.Sums), len(m.Counts))
-	}
-	return nil
+	return checkPerClass("sums", m.Classes, m.P, m.Sums, m.Counts)
 }
 
 // Means are the DP class means and counts the publisher computed (round 3).
@@ -125,29 +79,15 @@ type Means struct {
 
 func (Means) MessageType() string { return TypeMeans }
 
-func (m Means) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.Classes)
-	w.Int(m.P)
-	w.Float64s(m.Means)
-	w.Float64s(m.Counts)
-	return w.Data(), nil
-}
+func (m *Means) fields() []any { return []any{&m.Classes, &m.P, &m.Means, &m.Counts} }
+
+func (m Means) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
 
 func (m *Means) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Classes, m.P = r.Int(), r.Int()
-	m.Means, m.Counts = r.Float64s(), r.Float64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mullda: means: %w", err)
-	}
-	if err := checkShape(m.Classes, m.P); err != nil {
+	if err := wire.Unmarshal(b, "mullda: means", m.fields()...); err != nil {
 		return err
 	}
-	if len(m.Means) != m.Classes*m.P || len(m.Counts) != m.Classes {
-		return fmt.Errorf("mullda: means for %d classes × p=%d carry %d means and %d counts", m.Classes, m.P, len(m.Means), len(m.Counts))
-	}
-	return nil
+	return checkPerClass("means", m.Classes, m.P, m.Means, m.Counts)
 }
 
 // Second is an owner's noisy upper triangle of Σxxᵀ.
@@ -158,18 +98,13 @@ type Second struct {
 
 func (Second) MessageType() string { return TypeSecond }
 
-func (m Second) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.P)
-	w.Float64s(m.Upper)
-	return w.Data(), nil
-}
+func (m *Second) fields() []any { return []any{&m.P, &m.Upper} }
+
+func (m Second) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
 
 func (m *Second) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.P, m.Upper = r.Int(), r.Float64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mullda: second moment: %w", err)
+	if err := wire.Unmarshal(b, "mullda: second moment", m.fields()...); err != nil {
+		return err
 	}
 	if m.P < 1 || len(m.Upper) != lda.UpperLen(m.P) {
 		return fmt.Errorf("mullda: second moment for p=%d carries %d values, want %d", m.P, len(m.Upper), lda.UpperLen(max(m.P, 0)))
@@ -186,19 +121,13 @@ type Direction struct {
 
 func (Direction) MessageType() string { return TypeDirection }
 
-func (m Direction) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.P)
-	w.Int(m.D)
-	w.Float64s(m.W)
-	return w.Data(), nil
-}
+func (m *Direction) fields() []any { return []any{&m.P, &m.D, &m.W} }
+
+func (m Direction) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
 
 func (m *Direction) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.P, m.D, m.W = r.Int(), r.Int(), r.Float64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mullda: direction: %w", err)
+	if err := wire.Unmarshal(b, "mullda: direction", m.fields()...); err != nil {
+		return err
 	}
 	if m.P < 1 || m.D < 1 || m.D > m.P || len(m.W) != m.P*m.D {
 		return fmt.Errorf("mullda: direction of %d×%d carries %d values", m.P, m.D, len(m.W))
@@ -220,22 +149,28 @@ type Projections struct {
 
 func (Projections) MessageType() string { return TypeProjections }
 
-func (m Projections) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.D)
-	w.Float64s(m.Z)
-	w.Uint64s(m.Labels)
-	return w.Data(), nil
-}
+func (m *Projections) fields() []any { return []any{&m.D, &m.Z, &m.Labels} }
+
+func (m Projections) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
 
 func (m *Projections) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.D, m.Z, m.Labels = r.Int(), r.Float64s(), r.Uint64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("mullda: projections: %w", err)
+	if err := wire.Unmarshal(b, "mullda: projections", m.fields()...); err != nil {
+		return err
 	}
 	if m.D < 1 || len(m.Z) != m.D*len(m.Labels) {
 		return fmt.Errorf("mullda: %d projection values of width %d for %d labels", len(m.Z), m.D, len(m.Labels))
+	}
+	return nil
+}
+
+// checkPerClass checks a message of one p-vector (what: "sums", "means")
+// and one count per class.
+func checkPerClass(what string, classes, p int, vectors, counts []float64) error {
+	if err := checkShape(classes, p); err != nil {
+		return err
+	}
+	if len(vectors) != classes*p || len(counts) != classes {
+		return fmt.Errorf("mullda: %s for %d classes × p=%d carry %d %s and %d counts", what, classes, p, len(vectors), what, len(counts))
 	}
 	return nil
 }

@@ -45,11 +45,10 @@ type Owner struct {
 
 // NewOwner validates o and computes the owner's exact statistics.
 func NewOwner(o OwnerOptions) (*Owner, error) {
-	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	agreed, err := protocol.Settle(&o.Agreed, &o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params, o.Agreed = agreed.Params(), nil
 	if o.Params.ownerIndex(o.ID) < 0 {
 		return nil, fmt.Errorf("mullda: %q is not an owner of this session", o.ID)
 	}

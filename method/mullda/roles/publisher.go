@@ -68,11 +68,10 @@ type Result struct {
 
 // NewPublisher validates o.
 func NewPublisher(o PublisherOptions) (*Publisher, error) {
-	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	agreed, err := protocol.Settle(&o.Agreed, &o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params, o.Agreed = agreed.Params(), nil
 	if o.Source == nil {
 		return nil, fmt.Errorf("mullda: the publisher needs a randomness source")
 	}
@@ -354,18 +353,12 @@ func (pb *Publisher) checkProjections(from string, m Projections) error {
 // DP), then sends it to every owner.
 func (pb *Publisher) broadcast(m protocol.Message, kind string, content any) ([]protocol.Envelope, error) {
 	p := pb.o.Params
-	var out []protocol.Envelope
-	for _, id := range p.Owners {
-		e, err := protocol.Seal(p.Session, p.Publisher, id, m)
-		if err != nil {
-			return nil, err
-		}
-		if len(out) == 0 {
-			if err := pb.o.Ledger.recordMessage(kind, p.Session, m.MessageType(), e.Payload, content); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, e)
+	out, err := protocol.Broadcast(p.Session, p.Publisher, p.Owners, m)
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	if err := pb.o.Ledger.recordMessage(kind, p.Session, m.MessageType(), out[0].Payload, content); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -93,28 +93,30 @@ func checkEdges(a int, e []float64) error {
 // builds on the domain they make. Messages of that role that overtake
 // the edges are held.
 type Binning struct {
+	protocol.Prelude
 	id, coordinator string
 	choose          func() (map[int][]float64, error)
 	next            func(all map[int][]float64) (protocol.Role, error)
 	own             map[int][]float64
 	started         bool
-	inner           protocol.Role
-	held            protocol.Held
 }
 
 // NewBinning is a party's bins phase (choose set) or S's (choose nil).
 func NewBinning(id, coordinator string, choose func() (map[int][]float64, error), next func(all map[int][]float64) (protocol.Role, error)) *Binning {
-	return &Binning{id: id, coordinator: coordinator, choose: choose, next: next}
+	b := &Binning{id: id, coordinator: coordinator, choose: choose, next: next}
+	b.Prelude = protocol.NewPrelude(protocol.PreludeOptions{
+		Package: "pdpmvds", Member: id, Coordinator: coordinator, Awaited: TypeCuts,
+		Describe: "bin edges", Limit: maxHeldBins,
+		Take: func(payload []byte) ([]protocol.Envelope, error) {
+			var c Cuts
+			if err := c.UnmarshalBinary(payload); err != nil {
+				return nil, err
+			}
+			return b.Begin(c.Edges)
+		},
+	})
+	return b
 }
-
-// ID is the member's.
-func (b *Binning) ID() string { return b.id }
-
-// Done reports whether the next role is done.
-func (b *Binning) Done() bool { return b.inner != nil && b.inner.Done() }
-
-// Unwrap is the next role once built, nil before.
-func (b *Binning) Unwrap() protocol.Role { return b.inner }
 
 // Own chooses the party's edges, once (nil for S): what Start sends.
 func (b *Binning) Own() (map[int][]float64, error) {
@@ -154,53 +156,22 @@ func (b *Binning) Start() ([]protocol.Envelope, error) {
 	return []protocol.Envelope{e}, nil
 }
 
-// Handle takes the coordinator's edges, then hands every message to the
-// next role.
-func (b *Binning) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
-	if b.inner != nil {
-		if e.Type == TypeCuts {
-			return nil, fmt.Errorf("pdpmvds: %s got bin edges from %s after the domain was set", b.id, e.From)
-		}
-		return b.inner.Handle(e)
-	}
-	if e.Type != TypeCuts {
-		if !b.held.Hold(e, maxHeldBins) {
-			return nil, fmt.Errorf("pdpmvds: %s holds %d messages and has not been told the bins", b.id, maxHeldBins)
-		}
-		return nil, nil
-	}
-	if e.From != b.coordinator {
-		return nil, fmt.Errorf("pdpmvds: %s got bin edges from %s, not from the coordinator %s", b.id, e.From, b.coordinator)
-	}
-	var c Cuts
-	if err := c.UnmarshalBinary(e.Payload); err != nil {
-		return nil, err
-	}
-	return b.Begin(c.Edges)
-}
-
 // Begin builds the next role on every party's edges (what the
 // coordinator sends; in one process, the caller gives them) and hands it
 // the messages held so far. A party checks that its own edges came back
 // unchanged: the domain it encodes its columns on is the one it chose.
 func (b *Binning) Begin(all map[int][]float64) ([]protocol.Envelope, error) {
-	if b.inner != nil {
-		return nil, fmt.Errorf("pdpmvds: %s has already begun", b.id)
-	}
-	if b.choose != nil && !b.started {
-		return nil, fmt.Errorf("pdpmvds: %s was told the bins before it chose its own", b.id)
-	}
-	for a, e := range b.own {
-		if !slices.Equal(all[a], e) {
-			return nil, fmt.Errorf("pdpmvds: %s chose bin edges %v for attribute %d, the coordinator sent %v", b.id, e, a, all[a])
+	return b.Prelude.Begin(func() (protocol.Role, error) {
+		if b.choose != nil && !b.started {
+			return nil, fmt.Errorf("pdpmvds: %s was told the bins before it chose its own", b.id)
 		}
-	}
-	inner, err := b.next(all)
-	if err != nil {
-		return nil, err
-	}
-	b.inner = inner
-	return b.held.Start(inner)
+		for a, e := range b.own {
+			if !slices.Equal(all[a], e) {
+				return nil, fmt.Errorf("pdpmvds: %s chose bin edges %v for attribute %d, the coordinator sent %v", b.id, e, a, all[a])
+			}
+		}
+		return b.next(all)
+	})
 }
 
 // Gathering is the coordinator's bins phase: it waits for every party's
@@ -276,13 +247,9 @@ func (g *Gathering) Add(from string, edges map[int][]float64) ([]protocol.Envelo
 	if err != nil {
 		return nil, err
 	}
-	var out []protocol.Envelope
-	for _, to := range g.notify {
-		n, err := protocol.Seal("", g.id, to, &Cuts{Edges: g.all})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, n)
+	out, err := protocol.Broadcast("", g.id, g.notify, &Cuts{Edges: g.all})
+	if err != nil {
+		return nil, err
 	}
 	g.inner = inner
 	first, err := inner.Start()

@@ -52,15 +52,7 @@ func (c *coordinator) ID() string { return CoordinatorID }
 func (c *coordinator) Done() bool { return c.done }
 
 func (c *coordinator) Start() ([]protocol.Envelope, error) {
-	var out []protocol.Envelope
-	for _, to := range c.to {
-		e, err := protocol.Seal("", CoordinatorID, to, c.req)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, nil
+	return protocol.Broadcast("", CoordinatorID, c.to, c.req)
 }
 
 // expected lists the (kind, sender) pairs the coordinator waits for.

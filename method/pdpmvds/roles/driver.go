@@ -115,19 +115,11 @@ func (d *Driver) next() ([]protocol.Envelope, error) {
 
 // closeAll tells every party and S that the run is over.
 func (d *Driver) closeAll() ([]protocol.Envelope, error) {
-	var out []protocol.Envelope
 	to := []string{ThirdPartyID}
 	for k := range d.s.Parties {
 		to = append(to, PartyID(k))
 	}
-	for _, id := range to {
-		e, err := protocol.Seal("", CoordinatorID, id, Close{})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, nil
+	return protocol.Broadcast("", CoordinatorID, to, Close{})
 }
 
 // Close ends a run driven by a Driver.

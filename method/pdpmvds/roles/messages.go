@@ -61,39 +61,30 @@ type Request struct {
 // MessageType names the message for the protocol envelope.
 func (*Request) MessageType() string { return typePrefix + "request" }
 
+// fields lists the request's fields in their wire order, the noise's
+// mechanism and its three parameters (sensitivity, scale, ρ) as given.
+func (q *Request) fields(mechanism *string, noise *[]float64) []any {
+	return []any{&q.ID, &q.Kind, &q.Attrs, &q.Release.Purpose, &q.Release.Parties, mechanism, noise, &q.RefA, &q.RefB}
+}
+
 // MarshalBinary encodes the request.
 func (q *Request) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Uint64(q.ID)
-	w.String(q.Kind)
-	w.Ints(q.Attrs)
-	w.String(q.Release.Purpose)
-	w.Ints(q.Release.Parties)
 	n := q.Release.Noise
-	w.String(string(n.Mechanism))
-	w.Float64s([]float64{n.Sensitivity, n.Scale, n.Rho})
-	w.Float64s(q.RefA)
-	w.Float64s(q.RefB)
-	return w.Data(), nil
+	mechanism, noise := string(n.Mechanism), []float64{n.Sensitivity, n.Scale, n.Rho}
+	return wire.Marshal(q.fields(&mechanism, &noise)...), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (q *Request) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	q.ID = r.Uint64()
-	q.Kind = r.String()
-	q.Attrs = r.Ints()
-	q.Release.Purpose = r.String()
-	q.Release.Parties = r.Ints()
-	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())
-	p := r.Float64s()
-	q.RefA, q.RefB = r.Float64s(), r.Float64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("pdpmvds: request: %w", err)
+	var mechanism string
+	var p []float64
+	if err := wire.Unmarshal(b, "pdpmvds: request", q.fields(&mechanism, &p)...); err != nil {
+		return err
 	}
 	if len(p) != 3 {
 		return fmt.Errorf("pdpmvds: request: noise has %d parameters, want 3", len(p))
 	}
+	q.Release.Noise.Mechanism = marginal.Mechanism(mechanism)
 	q.Release.Noise.Sensitivity, q.Release.Noise.Scale, q.Release.Noise.Rho = p[0], p[1], p[2]
 	switch q.Kind {
 	case KindSetup, KindMarginal, KindScore:
@@ -123,20 +114,16 @@ type Body struct {
 // MessageType names the message for the protocol envelope.
 func (m *Body) MessageType() string { return typePrefix + m.Kind }
 
+// fields lists the body's fields in their wire order, the words as
+// their little-endian bytes.
+func (m *Body) fields(words *[]byte) []any {
+	return []any{&m.Kind, &m.ID, &m.Stage, &m.Index, words, &m.Floats, &m.Blobs}
+}
+
 // MarshalBinary encodes the body.
 func (m *Body) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.String(m.Kind)
-	w.Uint64(m.ID)
-	w.Int(m.Stage)
-	w.Int(m.Index)
-	w.Bytes(wordBytes(m.Words))
-	w.Float64s(m.Floats)
-	w.Uint64(uint64(len(m.Blobs)))
-	for _, b := range m.Blobs {
-		w.Bytes(b)
-	}
-	return w.Data(), nil
+	wb := wordBytes(m.Words)
+	return wire.Marshal(m.fields(&wb)...), nil
 }
 
 // maxBlobs bounds the number of byte fields of one body.
@@ -144,25 +131,12 @@ const maxBlobs = 1 << 20
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (m *Body) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Kind = r.String()
-	m.ID = r.Uint64()
-	m.Stage, m.Index = r.Int(), r.Int()
-	wb := r.Bytes()
-	m.Floats = r.Float64s()
-	nb := r.Uint64()
-	if nb > maxBlobs {
-		return fmt.Errorf("pdpmvds: body with %d byte fields", nb)
+	var wb []byte
+	if err := wire.Unmarshal(b, "pdpmvds: body", m.fields(&wb)...); err != nil {
+		return err
 	}
-	m.Blobs = make([][]byte, 0, nb)
-	for range nb {
-		m.Blobs = append(m.Blobs, r.Bytes())
-		if r.Err() != nil {
-			break
-		}
-	}
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("pdpmvds: %s: %w", m.Kind, err)
+	if len(m.Blobs) > maxBlobs {
+		return fmt.Errorf("pdpmvds: body with %d byte fields", len(m.Blobs))
 	}
 	if len(wb)%8 != 0 {
 		return fmt.Errorf("pdpmvds: %s: %d bytes of words", m.Kind, len(wb))

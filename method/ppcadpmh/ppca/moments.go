@@ -253,23 +253,15 @@ const momentsTag = "dppub-ppca-moments\x01"
 
 // MarshalBinary writes the exact sums (a statistics file).
 func (m *Moments) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Tag(momentsTag)
-	w.Int(m.P)
-	w.Int(m.N)
-	w.Uint64s(m.hi)
-	w.Uint64s(m.lo)
-	return w.Data(), nil
+	return wire.Marshal(wire.Tag(momentsTag), &m.P, &m.N, &m.hi, &m.lo), nil
 }
 
 // UnmarshalBinary reads what MarshalBinary wrote.
 func (m *Moments) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	r.Tag(momentsTag)
-	p, n := r.Int(), r.Int()
-	hi, lo := r.Uint64s(), r.Uint64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("ppca: moments: %w", err)
+	var p, n int
+	var hi, lo []uint64
+	if err := wire.Unmarshal(b, "ppca: moments", wire.Tag(momentsTag), &p, &n, &hi, &lo); err != nil {
+		return err
 	}
 	if p < 1 || n < 0 || len(hi) != PackedLen(p) || len(lo) != len(hi) {
 		return fmt.Errorf("ppca: moments for p = %d, n = %d hold %d and %d words, want %d", p, n, len(hi), len(lo), PackedLen(p))

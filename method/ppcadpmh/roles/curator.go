@@ -188,15 +188,7 @@ func (c *Curator) fitAndBroadcast() ([]protocol.Envelope, error) {
 	if c.sink != nil {
 		return c.release()
 	}
-	var out []protocol.Envelope
-	for _, o := range c.params.Owners {
-		e, err := protocol.Seal(c.params.Session, c.params.Curator, o, c.msg)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, nil
+	return protocol.Broadcast(c.params.Session, c.params.Curator, c.params.Owners, c.msg)
 }
 
 func (c *Curator) estimate() (*ppca.Estimate, error) {

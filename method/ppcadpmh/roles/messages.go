@@ -20,17 +20,11 @@ type MaskSeed struct{ Seed []byte }
 
 func (MaskSeed) MessageType() string { return TypeMaskSeed }
 
-func (m MaskSeed) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Bytes(m.Seed)
-	return w.Data(), nil
-}
+func (m MaskSeed) MarshalBinary() ([]byte, error) { return wire.Marshal(&m.Seed), nil }
 
 func (m *MaskSeed) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Seed = r.Bytes()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("ppcadpmh: mask seed: %w", err)
+	if err := wire.Unmarshal(b, "ppcadpmh: mask seed", &m.Seed); err != nil {
+		return err
 	}
 	if len(m.Seed) != seedLen {
 		return fmt.Errorf("ppcadpmh: mask seed of %d bytes, want %d", len(m.Seed), seedLen)
@@ -50,21 +44,13 @@ type Statistics struct {
 
 func (Statistics) MessageType() string { return TypeStatistics }
 
-func (m Statistics) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.N)
-	w.Int(m.P)
-	w.Float64s(m.Packed)
-	w.Uint64s(m.Masked)
-	return w.Data(), nil
-}
+func (m *Statistics) fields() []any { return []any{&m.N, &m.P, &m.Packed, &m.Masked} }
+
+func (m Statistics) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
 
 func (m *Statistics) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.N, m.P = r.Int(), r.Int()
-	m.Packed, m.Masked = r.Float64s(), r.Uint64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("ppcadpmh: statistics: %w", err)
+	if err := wire.Unmarshal(b, "ppcadpmh: statistics", m.fields()...); err != nil {
+		return err
 	}
 	want := packedLen(m.P)
 	if m.P < 1 || (len(m.Packed) != want && len(m.Masked) != want) {
@@ -84,23 +70,15 @@ type ModelMsg struct {
 
 func (ModelMsg) MessageType() string { return TypeModel }
 
-func (m ModelMsg) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Float64s(m.Mean)
-	w.Float64s(m.Eigenvalues)
-	w.Int(m.K)
-	w.Float64(m.Sigma2)
-	w.Float64s(m.Components)
-	return w.Data(), nil
+func (m *ModelMsg) fields() []any {
+	return []any{&m.Mean, &m.Eigenvalues, &m.K, &m.Sigma2, &m.Components}
 }
 
+func (m ModelMsg) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
+
 func (m *ModelMsg) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.Mean, m.Eigenvalues = r.Float64s(), r.Float64s()
-	m.K, m.Sigma2 = r.Int(), r.Float64()
-	m.Components = r.Float64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("ppcadpmh: model: %w", err)
+	if err := wire.Unmarshal(b, "ppcadpmh: model", m.fields()...); err != nil {
+		return err
 	}
 	p := len(m.Mean)
 	if m.K < 1 || m.K > p || len(m.Eigenvalues) != p || len(m.Components) != p*m.K {
@@ -121,19 +99,13 @@ type Rows struct {
 
 func (Rows) MessageType() string { return TypeRows }
 
-func (m Rows) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Int(m.P)
-	w.Int(m.First)
-	w.Float64s(m.Data)
-	return w.Data(), nil
-}
+func (m *Rows) fields() []any { return []any{&m.P, &m.First, &m.Data} }
+
+func (m Rows) MarshalBinary() ([]byte, error) { return wire.Marshal(m.fields()...), nil }
 
 func (m *Rows) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	m.P, m.First, m.Data = r.Int(), r.Int(), r.Float64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("ppcadpmh: rows: %w", err)
+	if err := wire.Unmarshal(b, "ppcadpmh: rows", m.fields()...); err != nil {
+		return err
 	}
 	if m.P < 1 || m.First < 0 || len(m.Data)%m.P != 0 {
 		return fmt.Errorf("ppcadpmh: %d values from row %d are not rows of width %d", len(m.Data), m.First, m.P)

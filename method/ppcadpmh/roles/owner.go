@@ -55,11 +55,10 @@ type Owner struct {
 
 // NewOwner validates o.
 func NewOwner(o OwnerOptions) (*Owner, error) {
-	agreed, err := protocol.AgreedOr(o.Agreed, o.Params, Params.check)
+	agreed, err := protocol.Settle(&o.Agreed, &o.Params, Params.check)
 	if err != nil {
 		return nil, err
 	}
-	o.Params, o.Agreed = agreed.Params(), nil
 	plan := agreed.Derived()
 	idx := o.Params.ownerIndex(o.ID)
 	if idx < 0 {
