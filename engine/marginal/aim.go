@@ -833,13 +833,24 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
 		}
 		p.rhoMeas = rhoMeas
 		picks = append(picks, p)
-		from, to := comp[q.Candidates[i][1]], comp[q.Candidates[i][0]]
-		for j := range comp {
-			if comp[j] == from {
-				comp[j] = to
-			}
+		join(comp, q.Candidates[i][0], q.Candidates[i][1])
+	}
+	return a.settle(ctx, picks)
+}
+
+// join merges the components of attributes x and y (comp[j] is j's).
+func join(comp []int, x, y int) {
+	from, to := comp[y], comp[x]
+	for j := range comp {
+		if comp[j] == from {
+			comp[j] = to
 		}
 	}
+}
+
+// settle refits the model after picks (if any) and records them as
+// rounds, each with its measurement's ρ.
+func (a *adaptive) settle(ctx context.Context, picks []pick) error {
 	if len(picks) == 0 {
 		return nil
 	}

@@ -516,14 +516,7 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 		},
 	}
 	if o.Method == marginal.MethodAdaptive {
-		ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
-		ro.Assumptions[2] = fmt.Sprintf("sensitivities under %s: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by %g·w, w the largest workload weight offered; the penalty is %s", nb, countL2, countL1, cmp.Or(o.Penalty, marginal.DefaultPenalty).Describe())
-		ro.Assumptions = append(ro.Assumptions,
-			fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
-		ro.Covered = []string{
-			"the noisy one-way and selected marginals and every selection",
-			fmt.Sprintf("everything derived from them: the graphical model fitted to the noisy marginals (%s), the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)", marginal.OptimizerReason(o.Optimizer, res.Optimizer)),
-		}
+		adaptiveReport(&ro, o, res, nb, countL1, countL2)
 	}
 	if auto != "" {
 		ro.Assumptions = append(ro.Assumptions, auto)
@@ -563,6 +556,20 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 		return nil, fmt.Errorf("publish: %w", err)
 	}
 	return r, nil
+}
+
+// adaptiveReport states what the adaptive method releases and derives
+// (its selections, sensitivities and model) in place of the paper
+// method's sentences.
+func adaptiveReport(ro *privacy.ReportOptions, o Options, res *marginal.Result, nb dp.Neighbours, countL1, countL2 float64) {
+	ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
+	ro.Assumptions[2] = fmt.Sprintf("sensitivities under %s: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by %g·w, w the largest workload weight offered; the penalty is %s", nb, countL2, countL1, cmp.Or(o.Penalty, marginal.DefaultPenalty).Describe())
+	ro.Assumptions = append(ro.Assumptions,
+		fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
+	ro.Covered = []string{
+		"the noisy one-way and selected marginals and every selection",
+		fmt.Sprintf("everything derived from them: the graphical model fitted to the noisy marginals (%s), the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)", marginal.OptimizerReason(o.Optimizer, res.Optimizer)),
+	}
 }
 
 // addRemoveReport states what add/remove neighbours change in the
