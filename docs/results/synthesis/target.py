@@ -9,20 +9,33 @@ single-owner default:
 - add/remove: dppub-add-remove against mst, aim-capped, aim-less-capped
   (private-pgm's own relation, the literature's convention).
 Means ± one standard error over the repetitions found; CPU ratio is the
-peer's CPU over dppub's. Usage: target.py WORK [DATASETS] > table.md
+peer's CPU over dppub's. Usage: target.py WORK|RESULTS.csv[.gz] [DATASETS]
+> table.md (a bench.py work folder, or the long-form CSV bench.py writes,
+e.g. the committed targets.csv.gz)
 """
-import glob, json, math, os, sys, collections
+import csv, glob, gzip, json, math, os, sys, collections
 
 work = sys.argv[1]
 only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None
 runs = collections.defaultdict(list)
-for path in glob.glob(os.path.join(work, "runs", "*", "*", "*", "*", "metrics.json")):
-    name, eps, method, rep = path.split(os.sep)[-5:-1]
-    if only and name not in only:
-        continue
-    m = json.load(open(path))["metrics"]
-    if m:
-        runs[(name, float(eps), method)].append(m)
+if work.endswith((".csv", ".csv.gz")):
+    opener = gzip.open if work.endswith(".gz") else open
+    byrep = collections.defaultdict(dict)
+    with opener(work, "rt") as f:
+        for r in csv.DictReader(f):
+            if (only and r["dataset"] not in only) or r["metric"] == "timed_out":
+                continue
+            byrep[(r["dataset"], float(r["epsilon"]), r["method"], r["rep"])][r["metric"]] = float(r["value"])
+    for (name, eps, method, _), m in byrep.items():
+        runs[(name, eps, method)].append(m)
+else:
+    for path in glob.glob(os.path.join(work, "runs", "*", "*", "*", "*", "metrics.json")):
+        name, eps, method, rep = path.split(os.sep)[-5:-1]
+        if only and name not in only:
+            continue
+        m = json.load(open(path))["metrics"]
+        if m:
+            runs[(name, float(eps), method)].append(m)
 
 
 def stat(key, metric):
