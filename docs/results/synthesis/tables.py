@@ -5,7 +5,7 @@ Writes, in the format export.go writes (DIR/<name>.csv with a header,
 DIR/<name>.schema.json in dppub's schema format, DIR/<name>.label):
 
   zeroinfl  10 000 rows, 27 columns (5 categorical, 22 numeric): 16
-            real-valued columns exactly 0 in 55-95 % of rows (health
+            real-valued columns exactly 0 in 60-95 % of rows (health
             amounts and word frequencies) with a log-normal positive part,
             tied to a 4-class label and to each other through shared
             latent factors, and integer counts with a point mass at 0.
@@ -58,7 +58,8 @@ def zeroinfl(n=10000):
     that depend on z. Each zero-inflated column j is non-zero with
     probability sigmoid(b_j + 1.2·g + label effect), so the zero
     indicators of a group are correlated with each other and with the
-    label (2-way structure on the zero mass itself); its positive part is
+    label (2-way structure on the zero mass itself; dental and physio
+    also depend on the plan directly, as cover); its positive part is
     exp(m_j + 0.6·g + 0.25·plan + 0.7·N(0,1)), so the size of a non-zero
     amount also follows the factors. Base rates b_j are set so that the
     zero share runs from about 60 % to 99 %. Two columns are structural:
@@ -68,7 +69,7 @@ def zeroinfl(n=10000):
     rng = np.random.default_rng(SEEDS["zeroinfl"])
     plans = ["none", "basic", "plus", "premium"]
     plan = rng.choice(4, n, p=[0.4, 0.3, 0.2, 0.1])
-    z = 0.6 * plan - 0.9 + rng.normal(0, 1, n)
+    z = 0.9 * plan - 1.35 + rng.normal(0, 1, n)
     g_h = 0.7 * z + rng.normal(0, 0.7, n)
     g_t = -0.5 * z + rng.normal(0, 0.8, n)
     region = rng.choice(6, n, p=[0.25, 0.2, 0.2, 0.15, 0.1, 0.1])
@@ -100,11 +101,15 @@ def zeroinfl(n=10000):
     cols["visits"] = np.minimum(rng.poisson(np.exp(0.8 + 0.6 * g_h)), 40)
     # Health amounts: (name, base b_j, log-scale m_j, bound); zero share
     # from the base rate and the label/factor effects.
-    health = [("outpatient", 0.2, 5.5, 5000), ("pharmacy", -0.4, 4.5, 2000), ("dental", -1.0, 5.0, 3000),
+    health = [("outpatient", -0.2, 5.5, 5000), ("pharmacy", -0.4, 4.5, 2000), ("dental", -1.0, 5.0, 3000),
               ("inpatient", -2.6, 8.5, 100000), ("physio", -2.0, 5.2, 3000), ("mental_health", -2.4, 5.8, 5000),
               ("emergency", -3.0, 6.5, 20000), ("smoking_cessation", -1.5, 4.2, 1000), ("maternity", -3.2, 8.0, 50000)]
     for name, b, m, hi in health:
         logit = b + 1.2 * g_h + 0.35 * (plan - 1.5)
+        if name == "dental":
+            logit = logit + 1.5 * (plan >= 2) - 1.0 * (plan == 0)  # covered by plus and premium
+        if name == "physio":
+            logit = logit + 1.2 * (plan == 3)
         if name == "smoking_cessation":
             logit = np.where(smoker == 1, logit + 1.0, -np.inf)
         if name == "maternity":
@@ -115,7 +120,7 @@ def zeroinfl(n=10000):
         schema.append(num(name, 0, hi, decimals=2))
     # Word frequencies (per cent of a document's words): zero for most
     # rows, a text factor opposite to the health one, one word per plan.
-    words = [("w_claim", -0.5, 0.0, 20), ("w_refund", -1.5, -0.3, 20), ("w_urgent", -2.5, 0.2, 20),
+    words = [("w_claim", -0.9, 0.0, 20), ("w_refund", -1.5, -0.3, 20), ("w_urgent", -2.5, 0.2, 20),
              ("w_premium", -2.0, 0.1, 20), ("w_cancel", -2.8, 0.4, 20), ("w_thanks", -1.0, -0.5, 20),
              ("w_invoice", -3.5, 0.3, 20)]
     for k, (name, b, m, hi) in enumerate(words):
