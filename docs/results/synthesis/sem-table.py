@@ -12,7 +12,7 @@ import pandas as pd
 
 METRICS = "tvd_1way,tvd_2way,tvd_3way,zero_mass_err_mean,zero_mass_err_max,gbt_acc,lr_acc,cpu_s"
 ORDER = ["holdout", "dppub", "dppub-paper", "dppub-adaptive", "dppub-add-remove", "dppub-rows3", "mst",
-         "aim-sampled-replace"]
+         "aim-sampled-replace", "aim-less-capped-replace"]
 
 
 def cell(v, metric):
