@@ -60,6 +60,12 @@ for d in adult nltcs shuttle wdbc big5 musk2; do
   [ -f "$WORK/data/$d.csv" ] || (cd "$root" && go run docs/results/synthesis/export.go -dataset "$d" -out "$WORK/data") ||
     echo "skipping export of $d" >&2
 done
+# Generated tables (tables.py: fixed seeds, no download; digits is the copy
+# python3-sklearn installs).
+for d in zeroinfl wide digits; do
+  [ -f "$WORK/data/$d.csv" ] || "$PY" "$here/tables.py" --out "$WORK/data" --tables "$d" ||
+    echo "skipping generation of $d" >&2
+done
 
 exec "$PY" "$here/bench.py" --data "$WORK/data" --work "$WORK" --out "$here" \
   --dppub "$DPPUB_BIN" --dppub-commit "$commit" --pgm "$PRIVATE_PGM" --autodp "$AUTODP" "$@"
