@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -114,7 +113,7 @@ func (o Optimizer) String() string { return string(o) }
 
 // ParseOptimizer checks an optimizer's name.
 func ParseOptimizer(v string) (Optimizer, error) {
-	return dp.ParseWord("optimizer", v, []Optimizer{OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum})
+	return optimizers.Parse(v)
 }
 
 // MomentumNoise is the largest noise standard deviation of a first-round

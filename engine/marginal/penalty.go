@@ -2,8 +2,6 @@ package marginal
 
 import (
 	"math"
-
-	"github.com/dppub/dppub/dp"
 )
 
 // Penalty chooses how the adaptive method estimates the error a candidate's
@@ -34,7 +32,7 @@ func (p Penalty) String() string { return string(p) }
 
 // ParsePenalty checks a penalty's name.
 func ParsePenalty(v string) (Penalty, error) {
-	return dp.ParseWord("penalty", v, []Penalty{PenaltyAIM, PenaltyClipped})
+	return penalties.Parse(v)
 }
 
 // Describe says what the penalty is, for a report.

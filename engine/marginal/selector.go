@@ -26,7 +26,7 @@ func (s SelectMechanism) String() string { return string(s) }
 
 // ParseSelectMechanism checks a selection mechanism's name.
 func ParseSelectMechanism(v string) (SelectMechanism, error) {
-	return dp.ParseWord("selection mechanism", v, []SelectMechanism{SelectExponential, SelectPermuteAndFlip})
+	return selections.Parse(v)
 }
 
 // Describe says what one selection by s at ε guarantees and how it is

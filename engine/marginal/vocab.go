@@ -2,7 +2,8 @@ package marginal
 
 import "github.com/dppub/dppub/dp"
 
-// The engine's typed words that Options.validate checks, each declared
+// The engine's typed words (those Options.validate checks, and those the
+// settings parse), each declared
 // once beside the others (the words themselves are documented where they
 // are defined).
 var (
@@ -10,4 +11,7 @@ var (
 	methods     = dp.NewWords("method", MethodPaper, MethodAdaptive).In("marginal")
 	inferences  = dp.NewWords("inference", InferenceGUM, InferencePGM).In("marginal")
 	refinements = dp.NewWords("refinement", RefineMeasured, RefineDecoded)
+	optimizers  = dp.NewWords("optimizer", OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum)
+	penalties   = dp.NewWords("penalty", PenaltyAIM, PenaltyClipped)
+	selections  = dp.NewWords("selection mechanism", SelectExponential, SelectPermuteAndFlip)
 )
