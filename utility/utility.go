@@ -363,3 +363,20 @@ func histogram(t *data.Table, j int, a data.Attribute, bins int) []float64 {
 	}
 	return h
 }
+
+// SampleTriples draws k distinct attribute triples of d attributes (all
+// of them, in shuffled order, when there are at most k), permuted by
+// shuffle (a seeded source's Shuffle, so that every run of an experiment
+// scores the same triples).
+func SampleTriples(d, k int, shuffle func(n int, swap func(i, j int))) [][]int {
+	var all [][]int
+	for a := range d {
+		for b := a + 1; b < d; b++ {
+			for c := b + 1; c < d; c++ {
+				all = append(all, []int{a, b, c})
+			}
+		}
+	}
+	shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	return all[:min(k, len(all))]
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/method"
 	_ "github.com/dppub/dppub/method/registry"
 	"github.com/dppub/dppub/method/rowsynth"
@@ -55,7 +56,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		triples := randomTriples(len(tab.Schema.Attributes), 200)
+		triples := utility.SampleTriples(len(tab.Schema.Attributes), 200, randx.NewSeeded(20261125).Shuffle)
 		for rep := 1; rep <= *reps; rep++ {
 			add := func(setting string, syn *data.Table, took time.Duration) {
 				two, err := utility.PairTVD(tab, syn, 16)
@@ -132,33 +133,8 @@ func main() {
 	}
 }
 
-// randomTriples are k fixed random triples of d attributes (compare.go's).
-func randomTriples(d, k int) [][]int {
-	var all [][]int
-	for a := range d {
-		for b := a + 1; b < d; b++ {
-			for c := b + 1; c < d; c++ {
-				all = append(all, []int{a, b, c})
-			}
-		}
-	}
-	src := randx.NewSeeded(20261125)
-	src.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	return all[:min(k, len(all))]
-}
-
+// meanSE is the mean of v and its standard error.
 func meanSE(v []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	if len(v) < 2 {
-		return m, 0
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+	m, sd := eval.MeanStd(v)
+	return m, sd / math.Sqrt(float64(len(v)))
 }

@@ -55,7 +55,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		triples := randomTriples(len(tab.Schema.Attributes), 200)
+		triples := utility.SampleTriples(len(tab.Schema.Attributes), 200, randx.NewSeeded(20261125).Shuffle)
 		for _, eps := range epsilons {
 			for rep := 1; rep <= *reps; rep++ {
 				add := func(setting string, syn *data.Table, took time.Duration, msgs, bytes int) {
@@ -142,22 +142,6 @@ func parseFloats(list string) []float64 {
 		out = append(out, v)
 	}
 	return out
-}
-
-// randomTriples draws k distinct attribute triples (all of them when
-// there are fewer), from a fixed seed so every run scores the same ones.
-func randomTriples(d, k int) [][]int {
-	var all [][]int
-	for a := range d {
-		for b := a + 1; b < d; b++ {
-			for c := b + 1; c < d; c++ {
-				all = append(all, []int{a, b, c})
-			}
-		}
-	}
-	src := randx.NewSeeded(20261125)
-	src.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	return all[:min(k, len(all))]
 }
 
 func write(dir string, rows []row) error {

@@ -64,7 +64,7 @@ func main() {
 		}
 		// The ID column (WDBC's) is not an attribute and is not synthesised.
 		real.Schema.ID, real.IDs = "", nil
-		triples := sampleTriples(len(real.Schema.Attributes), 120)
+		triples := utility.SampleTriples(len(real.Schema.Attributes), 120, rand.New(rand.NewPCG(7, 7)).Shuffle)
 		for _, b := range strings.Split(*budgets, ",") {
 			for _, m := range strings.Split(*methods, ",") {
 				for _, s := range strings.Split(*seeds, ",") {
@@ -113,22 +113,6 @@ func runOne(real *data.Table, budget string, m marginal.Method, seed string, tri
 	tm := res.Engine.Timings
 	return fmt.Sprintf("%.6g,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.5f,%.5f", res.Rho, cpuS, wallS, tm.Select.Seconds(),
 		tm.PostProcess.Seconds(), tm.GUM.Seconds(), len(res.Engine.Rounds), two, three), nil
-}
-
-// sampleTriples draws k distinct triples of d attributes with a fixed seed
-// (every triple when there are at most k).
-func sampleTriples(d, k int) [][]int {
-	var all [][]int
-	for a := range d {
-		for b := a + 1; b < d; b++ {
-			for c := b + 1; c < d; c++ {
-				all = append(all, []int{a, b, c})
-			}
-		}
-	}
-	r := rand.New(rand.NewPCG(7, 7))
-	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	return all[:min(k, len(all))]
 }
 
 // cpu is the process's user and system CPU time, in seconds.
