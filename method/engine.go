@@ -94,7 +94,7 @@ func (s *EngineSettings) SetDefaults() {
 // defaults (a central method, whose settings never travel, records them).
 func (s *EngineSettings) SetWordDefaults() {
 	r := s.Resolved()
-	s.Score, s.Method, s.Selection, s.Optimizer, s.Penalty = r.Score, r.Method, r.Selection, r.Optimizer, r.Penalty
+	s.Score, s.Method, s.Selection, s.Optimizer, s.Penalty, s.Neighbours = r.Score, r.Method, r.Selection, r.Optimizer, r.Penalty, r.Neighbours
 }
 
 // Resolved are the settings with every empty word at its default.
@@ -104,6 +104,7 @@ func (s EngineSettings) Resolved() EngineSettings {
 	s.Selection = cmp.Or(s.Selection, marginal.SelectExponential)
 	s.Optimizer = cmp.Or(s.Optimizer, marginal.OptimizerAuto)
 	s.Penalty = cmp.Or(s.Penalty, marginal.DefaultPenalty)
+	s.Neighbours = s.Neighbours.Or()
 	return s
 }
 

@@ -67,9 +67,6 @@ func (s *Settings) SetDefaults() {
 	}
 	s.EngineSettings.SetDefaults()
 	s.SetWordDefaults()
-	if s.Neighbours == "" {
-		s.Neighbours = dp.NeighboursReplaceOne
-	}
 }
 
 // Validate checks what the settings say on their own; what depends on
