@@ -1,49 +1,33 @@
 package method_test
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 )
 
 // Every mistake in the engine settings names its JSON key, and the
 // defaults pass.
 func TestEngineSettingsValidate(t *testing.T) {
-	cases := []struct {
-		name string
-		st   method.EngineSettings
-		key  string
-		want string
-	}{
-		{"bins", method.EngineSettings{Bins: -1}, "bins", "got -1"},
-		{"bins for", method.EngineSettings{BinsFor: map[string]int{"age": 0}}, "bins_for", `"age"`},
-		{"bin share", method.EngineSettings{BinShare: 0.5}, "bin_share", "got 0.5"},
-		{"bin refine", method.EngineSettings{BinRefine: "both"}, "bin_refine", `"both"`},
-		{"split", method.EngineSettings{Split: marginal.Split{OneWay: 0.5, Scores: 0.5, Marginals: 0.5}}, "split", "sums to"},
-		{"max cells", method.EngineSettings{MaxCells: -3}, "max_cells", "got -3"},
-		{"rounds", method.EngineSettings{Rounds: -1}, "rounds", "got -1"},
-		{"rows", method.EngineSettings{Rows: -1}, "rows", "got -1"},
-		{"score", method.EngineSettings{Score: "mi"}, "score", `"mi"`},
-		{"method", method.EngineSettings{Method: "mst"}, "method", `"mst"`},
-		{"model cells", method.EngineSettings{MaxModelCells: 0.5}, "max_model_cells", "got 0.5"},
-		{"adaptive rounds", method.EngineSettings{AdaptiveRounds: -2}, "adaptive_rounds", "got -2"},
-		{"selection", method.EngineSettings{Selection: "gumbel"}, "selection", `"gumbel"`},
-		{"penalty", method.EngineSettings{Penalty: "none"}, "penalty", `"none"`},
-		{"optimizer", method.EngineSettings{Optimizer: "adam"}, "optimizer", `"adam"`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			c.st.SetDefaults()
-			err := c.st.Validate()
-			var fe method.FieldError
-			if !errors.As(err, &fe) || fe.Key != c.key || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want a mistake in %s saying %q", err, c.key, c.want)
-			}
-		})
-	}
+	methodtest.CheckMistakes(t, []methodtest.Mistake[method.EngineSettings]{
+		methodtest.Wrong("bins", method.EngineSettings{Bins: -1}, "bins", "got -1"),
+		methodtest.Wrong("bins for", method.EngineSettings{BinsFor: map[string]int{"age": 0}}, "bins_for", `"age"`),
+		methodtest.Wrong("bin share", method.EngineSettings{BinShare: 0.5}, "bin_share", "got 0.5"),
+		methodtest.Wrong("bin refine", method.EngineSettings{BinRefine: "both"}, "bin_refine", `"both"`),
+		methodtest.Wrong("split", method.EngineSettings{Split: marginal.Split{OneWay: 0.5, Scores: 0.5, Marginals: 0.5}}, "split", "sums to"),
+		methodtest.Wrong("max cells", method.EngineSettings{MaxCells: -3}, "max_cells", "got -3"),
+		methodtest.Wrong("rounds", method.EngineSettings{Rounds: -1}, "rounds", "got -1"),
+		methodtest.Wrong("rows", method.EngineSettings{Rows: -1}, "rows", "got -1"),
+		methodtest.Wrong("score", method.EngineSettings{Score: "mi"}, "score", `"mi"`),
+		methodtest.Wrong("method", method.EngineSettings{Method: "mst"}, "method", `"mst"`),
+		methodtest.Wrong("model cells", method.EngineSettings{MaxModelCells: 0.5}, "max_model_cells", "got 0.5"),
+		methodtest.Wrong("adaptive rounds", method.EngineSettings{AdaptiveRounds: -2}, "adaptive_rounds", "got -2"),
+		methodtest.Wrong("selection", method.EngineSettings{Selection: "gumbel"}, "selection", `"gumbel"`),
+		methodtest.Wrong("penalty", method.EngineSettings{Penalty: "none"}, "penalty", `"none"`),
+		methodtest.Wrong("optimizer", method.EngineSettings{Optimizer: "adam"}, "optimizer", `"adam"`),
+	})
 	var ok method.EngineSettings
 	ok.SetDefaults()
 	if err := ok.Validate(); err != nil {
@@ -76,11 +60,7 @@ func TestRefuseAdaptive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.st.RefuseAdaptive("no")
-			var fe method.FieldError
-			if !errors.As(err, &fe) || fe.Key != c.key {
-				t.Fatalf("got %v, want a refusal of %s", err, c.key)
-			}
+			methodtest.FieldMistake(t, c.st.RefuseAdaptive("no"), c.key, "")
 		})
 	}
 	for _, st := range []method.EngineSettings{{}, {Method: marginal.MethodPaper}, {Method: marginal.MethodAuto}} {

@@ -3,7 +3,6 @@ package synthesize
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -137,27 +137,12 @@ func TestReplaceOneReportNamesTheRelation(t *testing.T) {
 
 // What add/remove cannot give is refused, naming the flag.
 func TestAddRemoveRefusals(t *testing.T) {
-	cases := []struct {
-		name string
-		st   Settings
-		key  string
-		want string
-	}{
-		{"unknown", Settings{Rho: 1, EngineSettings: method.EngineSettings{Neighbours: "swap"}}, "neighbours", `got "swap"`},
-		{"parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "neighbours", "--parties"},
-		{"party budgets", Settings{PartyBudgets: []float64{1, 0.1}, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "neighbours", "one owner"},
-		{"epsilon without delta", Settings{Epsilon: 1, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "delta", "δ cannot default to 1/n²"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			c.st.SetDefaults()
-			err := c.st.Validate()
-			var fe method.FieldError
-			if !errors.As(err, &fe) || fe.Key != c.key || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want a mistake in %s saying %q", err, c.key, c.want)
-			}
-		})
-	}
+	methodtest.CheckMistakes(t, []methodtest.Mistake[Settings]{
+		methodtest.Wrong("unknown", Settings{Rho: 1, EngineSettings: method.EngineSettings{Neighbours: "swap"}}, "neighbours", `got "swap"`),
+		methodtest.Wrong("parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "neighbours", "--parties"),
+		methodtest.Wrong("party budgets", Settings{PartyBudgets: []float64{1, 0.1}, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "neighbours", "one owner"),
+		methodtest.Wrong("epsilon without delta", Settings{Epsilon: 1, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, "delta", "δ cannot default to 1/n²"),
+	})
 	for _, st := range []Settings{{Rho: 1, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}, {Epsilon: 1, Delta: 1e-6, EngineSettings: method.EngineSettings{Neighbours: dp.NeighboursAddRemove}}} {
 		st.SetDefaults()
 		if err := st.Validate(); err != nil {
