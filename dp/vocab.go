@@ -91,13 +91,6 @@ func (v Words[T]) Check(w T) error {
 	return err
 }
 
-// ParseWord returns s as a T when it is one of the allowed words, and
-// otherwise an error quoting s and listing them (Words.Parse, for a list
-// built on the spot).
-func ParseWord[T ~string](what, s string, allowed []T) (T, error) {
-	return NewWords(what, allowed...).Parse(s)
-}
-
 // Unit is the privacy unit: what two neighbouring datasets differ in, so
 // what one guarantee protects.
 type Unit string
