@@ -1,6 +1,9 @@
 package method
 
 import (
+	"fmt"
+	"reflect"
+
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/ownerstats"
 )
@@ -81,4 +84,22 @@ type Classifier interface {
 	// common class has share majority, says the classifier learnt
 	// nothing useful; "" otherwise.
 	Weak(accuracy, majority float64) string
+}
+
+// Attached returns a run's attachment (LocalOptions.Attach, Local.Attach,
+// Session.Coordinate's attach) as the type T its method takes: the zero T
+// when the run attached nothing, and an error naming both types when it
+// attached something else. An attachment is never dropped without a word:
+// a row sink or a progress display that a method ignored would lose output
+// silently.
+func Attached[T any](attach any) (T, error) {
+	var zero T
+	if attach == nil {
+		return zero, nil
+	}
+	t, ok := attach.(T)
+	if !ok {
+		return zero, fmt.Errorf("the run attached a %T where the method takes a %v", attach, reflect.TypeFor[T]())
+	}
+	return t, nil
 }

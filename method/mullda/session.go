@@ -202,7 +202,10 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 		return nil, err
 	}
 	enc := d.enc
-	lg, _ := l.Attach.(*proto.Ledger)
+	lg, err := method.Attached[*proto.Ledger](l.Attach)
+	if err != nil {
+		return nil, err
+	}
 	if l.Name == s.Dealer {
 		return proto.NewNoiseDealer(proto.DealerOptions{Agreed: d.agreed, Source: l.Source})
 	}

@@ -257,8 +257,10 @@ func (s *Session) join(l method.Local) (protocol.Role, error) {
 		return nil, err
 	}
 	in := joined{k: -1}
-	keys, _ := l.Attach.(*Keys)
-	var err error
+	keys, err := method.Attached[*Keys](l.Attach)
+	if err != nil {
+		return nil, err
+	}
 	if l.Name == s.Third {
 		if in.pk, err = s.publicKey(l, keys); err != nil {
 			return nil, err
@@ -694,17 +696,20 @@ type Party struct {
 // this one session. With bins chosen from the data it first gathers every
 // party's bins (proto.Gathering) and tells them to every member.
 func (s *Session) Coordinate(src *randx.Source, attach any) (*method.Coordination, error) {
+	progress, err := method.Attached[Progress](attach)
+	if err != nil {
+		return nil, err
+	}
 	engSrc, decodeSrc := src.Child(), src.Child()
 	r := &engineRun{}
 	var role protocol.Role
 	if s.Settings.Link {
-		role = s.counter(r, engSrc, attach)
+		role = s.counter(r, engSrc, progress)
 	} else {
 		if _, _, _, err := s.layout(); err != nil {
 			return nil, err
 		}
-		var err error
-		if role, err = s.engineRole(r, engSrc, attach); err != nil {
+		if role, err = s.engineRole(r, engSrc, progress); err != nil {
 			return nil, err
 		}
 	}
@@ -738,22 +743,22 @@ type engineRun struct {
 // the session for that count. A party's bins (proto.Binning), sent as
 // soon as it has linked, may overtake another party's count: the
 // Counter holds them for the gathering.
-func (s *Session) counter(r *engineRun, engSrc *randx.Source, attach any) *psi.Counter {
+func (s *Session) counter(r *engineRun, engSrc *randx.Source, progress Progress) *psi.Counter {
 	return psi.NewCounter(proto.CoordinatorID, s.ID, s.partyIDs(), []string{proto.ThirdPartyID}, func(n int) (protocol.Role, error) {
 		ls, err := s.WithRecords(n)
 		if err != nil {
 			return nil, err
 		}
-		return ls.engineRole(r, engSrc, attach)
+		return ls.engineRole(r, engSrc, progress)
 	})
 }
 
 // engineRole is the coordinator's role from the bins phase on: the
 // gathering of the parties' bins when they are chosen from the data, then
 // the engine's driver on the domain they make.
-func (s *Session) engineRole(r *engineRun, engSrc *randx.Source, attach any) (protocol.Role, error) {
+func (s *Session) engineRole(r *engineRun, engSrc *randx.Source, progress Progress) (protocol.Role, error) {
 	if !s.needsBins() {
-		return s.startEngine(r, engSrc, attach)
+		return s.startEngine(r, engSrc, progress)
 	}
 	expect := s.expected()
 	var notify []string
@@ -766,17 +771,17 @@ func (s *Session) engineRole(r *engineRun, engSrc *randx.Source, attach any) (pr
 		if err != nil {
 			return nil, err
 		}
-		return ws.startEngine(r, engSrc, attach)
+		return ws.startEngine(r, engSrc, progress)
 	}), nil
 }
 
 // startEngine builds the engine's driver on the session's domain.
-func (s *Session) startEngine(r *engineRun, engSrc *randx.Source, attach any) (protocol.Role, error) {
+func (s *Session) startEngine(r *engineRun, engSrc *randx.Source, progress Progress) (protocol.Role, error) {
 	dom, owners, ps, err := s.layout()
 	if err != nil {
 		return nil, err
 	}
-	eo, parties := s.engineOptions(dom, owners, attach)
+	eo, parties := s.engineOptions(dom, owners, progress)
 	eo.Source = engSrc
 	r.ls, r.dom, r.parties = s, dom, parties
 	driver, err := proto.NewDriver(context.Background(), ps, func(ctx context.Context, m marginal.Measurer) error {
@@ -869,7 +874,7 @@ func (idle) Handle(protocol.Envelope) ([]protocol.Envelope, error) { return nil,
 // Join (in member order), one protocol session per measurement, timing
 // every phase. It draws from src exactly as Coordinate does.
 func (s *Session) RunMeasured(ctx context.Context, roles []protocol.Role, accts []*privacy.Accountant, src *randx.Source,
-	attach any, dealt bool) (*method.Outcome, []proto.Phase, error) {
+	progress Progress, dealt bool) (*method.Outcome, []proto.Phase, error) {
 	s, err := s.BinLocal(roles)
 	if err != nil {
 		return nil, nil, err
@@ -894,7 +899,7 @@ func (s *Session) RunMeasured(ctx context.Context, roles []protocol.Role, accts 
 	if err != nil {
 		return nil, nil, err
 	}
-	eo, listed := s.engineOptions(dom, owners, attach)
+	eo, listed := s.engineOptions(dom, owners, progress)
 	eo.Source = src.Child()
 	decodeSrc := src.Child()
 	eng, err := marginal.Synthesize(ctx, m, eo)
@@ -907,7 +912,7 @@ func (s *Session) RunMeasured(ctx context.Context, roles []protocol.Role, accts 
 }
 
 // engineOptions are the engine's options (without its Source).
-func (s *Session) engineOptions(dom *marginal.Domain, owners []int, attach any) (marginal.Options, []Party) {
+func (s *Session) engineOptions(dom *marginal.Domain, owners []int, progress Progress) (marginal.Options, []Party) {
 	st := s.Settings
 	parties := make([]marginal.Party, len(s.Owners))
 	var listed []Party
@@ -926,7 +931,6 @@ func (s *Session) engineOptions(dom *marginal.Domain, owners []int, attach any) 
 		}
 		listed = append(listed, Party{Name: name, Rho: st.rho(name), Attributes: names})
 	}
-	progress, _ := attach.(Progress)
 	return marginal.Options{
 		Domain: dom, Parties: parties, Records: st.Records, Split: st.Split, Score: marginal.IInDif,
 		OneWayNoise: marginal.Laplace, ScoreNoise: st.Mechanism, MarginalNoise: st.Mechanism,

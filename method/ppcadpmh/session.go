@@ -157,8 +157,12 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 	if err != nil {
 		return nil, err
 	}
+	sink, err := method.Attached[RowSink](attach)
+	if err != nil {
+		return nil, err
+	}
 	curator := proto.NewAgreedCurator(params)
-	if sink, ok := attach.(RowSink); ok && sink != nil {
+	if sink != nil {
 		// Decoding is row by row, so a chunk decodes to the same rows as
 		// it would within the whole matrix.
 		curator.SetSink(func(_ string, _ int, rows *mat.Dense) error { return sink(enc.Decode(rows)) })

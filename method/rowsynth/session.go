@@ -171,8 +171,11 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 	if err != nil {
 		return nil, err
 	}
+	progress, err := method.Attached[Progress](attach)
+	if err != nil {
+		return nil, err
+	}
 	noiseSrc, engineSrc, decodeSrc := src.Child(), src.Child(), src.Child()
-	progress, _ := attach.(Progress)
 	res := &Result{Rho: rho}
 	engine := func(ctx context.Context, m *proto.Measurer) error {
 		return s.run(ctx, m, res, engineSrc, progress)

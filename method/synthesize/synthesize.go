@@ -179,10 +179,13 @@ func run(ctx context.Context, st method.Settings, l method.Local) (*method.Outco
 	s := st.(*Settings)
 	var in Input
 	switch a := l.Attach.(type) {
+	case nil:
 	case Progress:
 		in.Progress = a
 	case Input:
 		in = a
+	default:
+		return nil, fmt.Errorf("the run attached a %T where synthesize takes its Progress or Input", a)
 	}
 	var sc data.Schema
 	switch {
