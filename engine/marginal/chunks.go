@@ -71,6 +71,22 @@ func (c *Cells) get(j, i int) uint16 {
 	return c.w[j][i]
 }
 
+// Each calls fn with every row's cells (one per attribute, a slice reused
+// between calls) and the number of records the row stands for.
+func (c *Cells) Each(fn func(cells []int, weight int)) {
+	cells := make([]int, len(c.sizes))
+	for i := range c.n {
+		for j := range cells {
+			cells[j] = int(c.get(j, i))
+		}
+		w := 1
+		if c.wt != nil {
+			w = int(c.wt[i])
+		}
+		fn(cells, w)
+	}
+}
+
 // Set puts record i of attribute j in cell v.
 func (c *Cells) Set(j, i, v int) {
 	if c.b[j] != nil {

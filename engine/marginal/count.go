@@ -44,8 +44,22 @@ func ReleaseCount(n int, o CountOptions) (NoisyCount, error) {
 	if n < 0 {
 		return NoisyCount{}, fmt.Errorf("marginal: record count %d is negative", n)
 	}
+	c, err := ReleaseCountingQuery(n, "record count (add/remove neighbours)", o)
+	c.Value = max(c.Value, 1)
+	return c, err
+}
+
+// ReleaseCountingQuery releases the answer v of one counting query: how
+// many records satisfy a predicate fixed before the release (it may
+// depend on earlier releases, never on the records otherwise). Replacing,
+// adding or removing one record moves v by at most one, so the L1 and L2
+// sensitivity is 1 under both relations; the noise is discrete Gaussian on
+// the integer grid (dp.PlanGaussianInteger: nothing rounded, ρ = 1/(2σ²)
+// -zCDP exactly), charged to the accountant, under purpose, before it is
+// drawn. Value is not clamped.
+func ReleaseCountingQuery(v int, purpose string, o CountOptions) (NoisyCount, error) {
 	if o.Accountant == nil {
-		return NoisyCount{}, fmt.Errorf("marginal: the record count's release needs an accountant")
+		return NoisyCount{}, fmt.Errorf("marginal: the release of the %s needs an accountant", purpose)
 	}
 	noise, err := Calibrate(Gaussian, CountL1AddRemove, CountL2AddRemove, o.Rho)
 	if err != nil {
@@ -55,14 +69,14 @@ func ReleaseCount(n int, o CountOptions) (NoisyCount, error) {
 	if err != nil {
 		return NoisyCount{}, fmt.Errorf("marginal: %w", err)
 	}
-	r := Release{Purpose: "record count (add/remove neighbours)", Parties: []int{0}, Noise: noise}
+	r := Release{Purpose: purpose, Parties: []int{0}, Noise: noise}
 	if err := o.Accountant.Spend(r.Charge()); err != nil {
 		return NoisyCount{}, fmt.Errorf("marginal: %w", err)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
-	v := []float64{float64(n)}
-	dp.NewNoiser(o.Source).Release(plan, v)
-	return NoisyCount{Value: int(math.Max(v[0], 1)), Noise: noise}, nil
+	x := []float64{float64(v)}
+	dp.NewNoiser(o.Source).Release(plan, x)
+	return NoisyCount{Value: int(math.Round(x[0])), Noise: noise}, nil
 }

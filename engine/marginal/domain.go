@@ -319,6 +319,16 @@ func (ds *Dataset) Len() int {
 	return len(ds.Cols[0])
 }
 
+// Row writes record i's cells (one per attribute) into dst, grown as
+// needed, and returns it.
+func (ds *Dataset) Row(i int, dst []int) []int {
+	dst = slices.Grow(dst[:0], len(ds.Cols))[:len(ds.Cols)]
+	for j, col := range ds.Cols {
+		dst[j] = int(col[i])
+	}
+	return dst
+}
+
 // EncodeStats counts what encoding did. Clamped is not private: report it
 // only to the data owner.
 type EncodeStats struct {

@@ -88,6 +88,10 @@ func (r *Result) Notes() []string {
 	if f := r.Epsilon; f > 0 {
 		lines = append(lines, fmt.Sprintf("budget (ε, δ) = (%g, %.3g) → ρ = %.6g (Canonne–Kamath–Steinke conversion)", f, r.Delta, r.Rho))
 	}
+	if c := r.LabelCheck; c != nil {
+		lines = append(lines, fmt.Sprintf("label %s: accuracy on the real records %.3f ± %.3f (DP, ρ = %.3g) for a model trained on the synthetic rows, %.3f on synthetic rows: expect to lose %.3f; majority class %.3f",
+			c.Label, c.Real, c.HalfWidth, c.Rho, c.Synthetic, c.Loss(), c.Majority))
+	}
 	if r.Clamped > 0 {
 		lines = append(lines, fmt.Sprintf("%d values were clamped to the declared bounds", r.Clamped))
 	}

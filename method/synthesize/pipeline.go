@@ -56,6 +56,11 @@ type Options struct {
 	// the report warns when the synthetic label's relation to the other
 	// columns is missing or mostly noise (marginal.LabelWarning).
 	Label string
+	// LabelCheckShare is the share of the single owner's ρ that measures
+	// how well a classifier trained on the synthetic rows predicts Label
+	// on the real records (LabelCheck): 0 means DefaultLabelCheckShare,
+	// negative no check.
+	LabelCheckShare float64
 	// Workload lists attribute sets (by name) whose marginals the adaptive
 	// method should make accurate (default marginal.DefaultWorkload: every
 	// pair, every triple of binary attributes, and the label's triples).
@@ -145,6 +150,8 @@ type Result struct {
 	// when one was given), BinRho the part of it spent choosing bins,
 	// CountRho the part spent releasing the record count (add/remove).
 	Rho, BinRho, CountRho float64
+	// LabelCheck is the label's accuracy check, nil when none ran.
+	LabelCheck *LabelCheck
 	// Records is the record count the run used as public: the true n
 	// under replace-one, the released noisy one under add/remove.
 	Records int
@@ -275,7 +282,8 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if real, err = mergeBinned(o, real, binRho); err != nil {
 		return nil, err
 	}
-	parties[0].Rho -= binRho + countRho
+	checkRho := o.labelCheckRho(schema)
+	parties[0].Rho -= binRho + countRho + checkRho
 	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child(), Neighbours: o.Neighbours})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -296,12 +304,18 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 	}
-	report, err := report(o, auto, res, dom, accts, n, binRho, countRho)
+	spent := spending{bin: binRho, count: countRho}
+	if checkRho > 0 {
+		if spent.check, err = checkLabel(o.Label, dom, real, res.Data, n, checkRho, accts[0], o.Source.Child()); err != nil {
+			return nil, err
+		}
+	}
+	report, err := report(o, auto, res, dom, accts, n, spent)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Method: o.Method, Auto: auto, Synthetic: synth, Rows: res.Rows, DecodeSource: decodeSrc, Real: real, Report: report, Engine: res, Domain: dom, Parties: o.Parties,
-		Rho: o.Parties[0].Rho, BinRho: binRho, CountRho: countRho, Records: n, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
+		Rho: o.Parties[0].Rho, BinRho: binRho, CountRho: countRho, LabelCheck: spent.check, Records: n, Epsilon: o.Epsilon, Delta: o.Delta, Clamped: clamped, Elapsed: time.Since(start)}, nil
 }
 
 // publicCount returns the record count the run may use as public, and the
@@ -483,7 +497,16 @@ func engineParties(dom *marginal.Domain, ps []Party) ([]marginal.Party, []*priva
 	return parties, accts, nil
 }
 
-func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho, countRho float64) (*privacy.Report, error) {
+// spending is what the single owner's ρ paid for beside the engine's
+// measurements: choosing bins, the record count (add/remove) and the
+// label check.
+type spending struct {
+	bin, count float64
+	check      *LabelCheck
+}
+
+func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, spent spending) (*privacy.Report, error) {
+	binRho, countRho := spent.bin, spent.count
 	nb := o.Neighbours.Or()
 	records := map[string]int{}
 	for _, a := range accts {
@@ -545,6 +568,10 @@ func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, 
 		whole := dp.Concentrated(totalRho(res))
 		ro.WholeRecord = &whole
 		ro.Warnings = append(ro.Warnings, wholeRecordWarning(whole))
+	}
+	if c := spent.check; c != nil {
+		ro.Assumptions = append(ro.Assumptions, c.String())
+		ro.Covered = append(ro.Covered, "the label check's noisy count of correct predictions on the real records")
 	}
 	for _, w := range []string{marginal.NoiseWarning(res, dom, n), marginal.LabelWarning(res, dom, n, o.Label)} {
 		if w != "" {

@@ -55,6 +55,9 @@ type Settings struct {
 	// EngineSettings are the marginal engine's (method.EngineSettings):
 	// bins, the paper and adaptive methods' settings, GUM.
 	method.EngineSettings
+	// LabelCheckShare is the share of the single owner's ρ spent measuring
+	// the label's accuracy (Options.LabelCheckShare).
+	LabelCheckShare float64 `json:"label_check_share,omitempty" sign:"nonzero" help:"with --label and one owner: share of the budget spent measuring, on the real records, the accuracy of a classifier trained on the synthetic rows, stated in the report (default 0.02; negative: no check)"`
 }
 
 // DefaultRounds is the default number of GUM rounds.
@@ -89,6 +92,10 @@ func (s *Settings) Validate() error {
 		return method.Fieldf("epsilon", "is the single owner's budget: it cannot be combined with rho or parties")
 	case s.Parties < 1:
 		return method.Fieldf("parties", "must be positive, got %d", s.Parties)
+	case !(s.LabelCheckShare < 1) || math.IsNaN(s.LabelCheckShare):
+		return method.Fieldf("label_check_share", "must be below 1 (negative: no check), got %v", s.LabelCheckShare)
+	case s.LabelCheckShare > 0 && (s.Label == "" || several):
+		return method.Fieldf("label_check_share", "checks the --label of one owner's data: it needs a label and one party, got %v", s.LabelCheckShare)
 	}
 	if err := s.checkAddRemove(); err != nil {
 		return err
@@ -167,7 +174,7 @@ func (s *Settings) options(sc data.Schema) (Options, error) {
 		return Options{}, err
 	}
 	return Options{
-		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label,
+		Parties: parties, Epsilon: s.Epsilon, Method: s.Method, Label: s.Label, LabelCheckShare: s.LabelCheckShare,
 		MaxModelCells: s.MaxModelCells, AdaptiveRounds: s.AdaptiveRounds, Selection: s.Selection, Optimizer: s.Optimizer, Penalty: s.Penalty,
 		Bins: s.Bins, BinsFor: s.BinsFor, BinShare: s.BinShare, Refine: s.BinRefine, Score: s.Score, Split: s.Split,
 		Combine: s.Combine(),

@@ -43,7 +43,7 @@ var allowed = map[string]string{
 	"seed": method.SignAny, "split-seed": method.SignAny, "fault-transport-version": method.SignAny,
 	"frontier": method.SignNonNegative, "group-size": method.SignNonNegative, "svm-lambda": method.SignNonNegative,
 	"publish privbayes --k": method.SignNonNegative, "publish dp-subn3 --k": method.SignNonNegative,
-	"bin-share": method.SignNonZero,
+	"bin-share": method.SignNonZero, "label-check-share": method.SignNonZero,
 }
 
 func policyOf(f numericFlag) string {
