@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,10 +105,7 @@ func TestSkipColumnsReadsExtraColumns(t *testing.T) {
 			if c.out == "" {
 				return
 			}
-			body, err := os.ReadFile(c.out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			body := readFile(t, c.out)
 			header := strings.Split(strings.SplitN(string(body), "\n", 2)[0], ",")
 			if c.header != nil && !slices.Equal(header, c.header) {
 				t.Errorf("output columns %v, want %v", header, c.header)

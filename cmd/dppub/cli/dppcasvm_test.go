@@ -59,10 +59,7 @@ func TestPredictCSVWithoutLabel(t *testing.T) {
 	if !strings.Contains(stdout, `No "smoker" column`) {
 		t.Errorf("stdout %q", stdout)
 	}
-	body, err := os.ReadFile(preds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := readFile(t, preds)
 	lines := strings.Split(strings.TrimSpace(string(body)), "\n")
 	if len(lines) != 3 || lines[0] != "row,predicted_smoker" || !strings.HasPrefix(lines[1], "1,") {
 		t.Errorf("predictions %q", lines)
@@ -123,10 +120,7 @@ func TestEvalDPPCAWritesCovertypeLike(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "not Covertype") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	body, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := readFile(t, path)
 	if lines := strings.Count(string(body), "\n"); lines != 201 || !strings.HasPrefix(string(body), "x1,") {
 		t.Errorf("%d lines, header %q", lines, strings.SplitN(string(body), "\n", 2)[0])
 	}
@@ -194,10 +188,7 @@ func TestPublishDPPCAWarnings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			body, err := os.ReadFile(out + ".privacy.json")
-			if err != nil {
-				t.Fatal(err)
-			}
+			body := readFile(t, out+".privacy.json")
 			inModel, beside := strings.Contains(strings.Join(m.Privacy.Warnings, "\n"), noise), strings.Contains(string(body), noise)
 			if inModel != c.warn || beside != c.warn {
 				t.Errorf("noise warning in the model's report %v and beside it %v, want %v", inModel, beside, c.warn)

@@ -11,13 +11,21 @@ import (
 	"github.com/dppub/dppub/privacy"
 )
 
-// readJSON decodes the JSON file at path into v.
-func readJSON(t *testing.T, path string, v any) {
+// readFile is the content of the file at path; the test stops when it
+// cannot be read.
+func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b := readFile(t, path)
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -34,10 +42,7 @@ func readReport(t *testing.T, path string) *privacy.Report {
 // readGate reads the release gate's result at path.
 func readGate(t *testing.T, path string) *gate.Release {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	rel, err := gate.ParseRelease(b)
 	if err != nil {
 		t.Fatal(err)
@@ -49,10 +54,7 @@ func readGate(t *testing.T, path string) *gate.Release {
 // and rows).
 func lineCount(t *testing.T, path string) int {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	return strings.Count(string(b), "\n")
 }
 

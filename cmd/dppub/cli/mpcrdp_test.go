@@ -19,10 +19,7 @@ func TestPublishMPCRDPModelThenPredict(t *testing.T) {
 	stdout, stderr := mustRun(t, "publish", "mp-crdp", "--dataset", "wdbc", "--utility", "u1", "--release", "logreg",
 		"--epsilon", "2", "--seed", "1", "--out", out)
 	mentions(t, "output", stdout, "NOT standard", "final features", "mp-crdp    factor", "standard   factor 1")
-	b, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, out+".privacy.json")
 	var rep map[string]any
 	if err := json.Unmarshal(b, &rep); err != nil || rep["method"] != "mp-crdp" {
 		t.Fatalf("report %v: %v", rep["method"], err)
@@ -56,10 +53,7 @@ func TestPublishMPCRDPQueriesFromInputFiles(t *testing.T) {
 		"--queries", writeFile(t, dir, "q.txt", "radius_worst=14\nperimeter_worst=100; texture_worst=20\n"),
 		"--out", filepath.Join(dir, "answers.csv"))
 	stdout, _ := mustRun(t, args...)
-	b, err := os.ReadFile(filepath.Join(dir, "answers.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(dir, "answers.csv"))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if lines[0] != "query,noisy_count" || !strings.Contains(stdout, "queries answered") {
 		t.Errorf("answers %q", lines)

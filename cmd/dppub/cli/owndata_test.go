@@ -218,10 +218,7 @@ func walkthroughLines(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "README.md"))
 	const marker = "<!-- walkthrough: your own data -->\n```sh\n"
 	_, rest, ok := strings.Cut(string(b), marker)
 	if !ok {
@@ -348,10 +345,7 @@ func checkHolds(t *testing.T, path string, epsilon float64) {
 // checkRows checks that a CSV file holds a header and rows data rows.
 func checkRows(t *testing.T, path string, rows int) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	if n := strings.Count(string(b), "\n") - 1; n != rows {
 		t.Errorf("%s holds %d rows, want %d", path, n, rows)
 	}

@@ -67,10 +67,7 @@ func TestParquetInputsAndOutput(t *testing.T) {
 			if _, err := os.Stat(c.out + ".privacy.json"); err != nil {
 				t.Fatalf("no report: %v", err)
 			}
-			before, err := os.ReadFile(c.out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			before := readFile(t, c.out)
 			if code, _, _ := run(t, args...); code == 0 {
 				t.Fatal("an existing output was overwritten")
 			}
@@ -99,10 +96,7 @@ func TestSchemaFromParquet(t *testing.T) {
 		if code, _, stderr := run(t, "schema", in, "--out", out); code != 0 {
 			t.Fatalf("schema %s: exit %d: %s", in, code, stderr)
 		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, out)
 		drafts = append(drafts, string(b))
 	}
 	if drafts[0] != drafts[1] {

@@ -61,10 +61,7 @@ func TestKeygenAndPublishPaillier(t *testing.T) {
 		t.Fatalf("publish exit %d: %s", code, errs)
 	}
 	mentions(t, "output", out, "sign step", "key ceremony", "Protocol cost per phase", "pair scores")
-	js, err := os.ReadFile(synth + ".protocol.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := readFile(t, synth+".protocol.json")
 	var rep struct {
 		Suite  string `json:"suite"`
 		Phases []struct {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,10 +38,7 @@ func publishRunWith(t *testing.T, runner func(*testing.T, ...string) (int, strin
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)
 	}
-	b, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, out+".privacy.json")
 	p := published{stdout: stdout}
 	if err := json.Unmarshal(b, &p.raw); err != nil {
 		t.Fatal(err)
@@ -359,10 +355,7 @@ func TestReportRecordsTheRun(t *testing.T) {
 				t.Errorf("output_sha256 %v, want %d files", r.OutputSHA256, len(tc.outputs))
 			}
 			for _, suffix := range tc.outputs {
-				body, err := os.ReadFile(out + suffix)
-				if err != nil {
-					t.Fatal(err)
-				}
+				body := readFile(t, out+suffix)
 				sum := sha256.Sum256(body)
 				if got := r.OutputSHA256[filepath.Base(out+suffix)]; got != hex.EncodeToString(sum[:]) {
 					t.Errorf("digest of %s: %q, file has %x", out+suffix, got, sum)
@@ -385,10 +378,7 @@ func TestReportRecordsTheRun(t *testing.T) {
 	// The run is recorded after the outputs are rendered, so that a
 	// seeded run's outputs are the same wherever and whenever it runs.
 	t.Run("model embeds the report without the run record", func(t *testing.T) {
-		b, err := os.ReadFile(filepath.Join(dir, "mp-crdp-model.out"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(dir, "mp-crdp-model.out"))
 		var m struct {
 			Privacy map[string]any `json:"privacy"`
 		}

@@ -116,10 +116,7 @@ func TestSynthesizeIDColumn(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("synthesize exit %d: %s", code, stderr)
 	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readFile(t, out)
 	if header, _, _ := strings.Cut(string(got), "\n"); header != "age,smoker,region" {
 		t.Errorf("synthetic header %q, want the attributes alone", header)
 	}
@@ -150,10 +147,7 @@ func TestSynthesizeDatasetWithID(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "wdbc.csv")
 			mustRun(t, append(args, "--dataset", "wdbc", "--seed", "3", "--quiet", "--out", out)...)
-			got, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := readFile(t, out)
 			if header, _, _ := strings.Cut(string(got), "\n"); !strings.HasPrefix(header, "diagnosis,radius_mean,") {
 				t.Errorf("synthetic header %q, want WDBC's attributes and no ID", header)
 			}

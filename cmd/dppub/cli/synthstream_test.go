@@ -81,10 +81,7 @@ func TestSynthesizeStreamsTheSameBytes(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("streamed: exit %d: %s", code, stderr)
 			}
-			got, err := os.ReadFile(streamed)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := readFile(t, streamed)
 			var rep privacy.Report
 			js, _ := os.ReadFile(streamed + ".privacy.json")
 			if err := json.Unmarshal(js, &rep); err != nil {

@@ -26,10 +26,7 @@ func TestPPCAStreamedCSVIsTheWholeTables(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("whole: exit %d: %s", code, stderr)
 	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readFile(t, out)
 	if string(got) != whole {
 		t.Fatalf("streamed file (%d bytes) differs from the whole table's CSV (%d bytes)", len(got), len(whole))
 	}
