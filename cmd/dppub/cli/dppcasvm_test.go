@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,9 +27,7 @@ func TestPublishDPPCAAndPredictWDBC(t *testing.T) {
 		if mod.Privacy == nil || mod.Label != "diagnosis" || mod.Projection == nil {
 			t.Fatalf("%s: model %+v", m, mod)
 		}
-		if _, err := os.Stat(out + ".privacy.json"); err != nil {
-			t.Fatalf("%s: report file: %v", m, err)
-		}
+		written(t, out+".privacy.json")
 		code, stdout, stderr = run(t, "predict", "--model", out, "--dataset", "wdbc")
 		if code != 0 || !strings.Contains(stdout, "Accuracy: 0.") {
 			t.Fatalf("%s: predict exit %d, stdout %q, stderr %q", m, code, stdout, stderr)

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -20,6 +22,27 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// written stops the test unless every one of paths exists.
+func written(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s was not written: %v", p, err)
+		}
+	}
+}
+
+// notWritten fails the test for every one of paths that exists (or
+// cannot be told not to).
+func notWritten(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s was written (%v)", p, err)
+		}
+	}
 }
 
 // readJSON decodes the JSON file at path into v.

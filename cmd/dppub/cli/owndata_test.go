@@ -308,9 +308,7 @@ func TestYourOwnDataWalkthrough(t *testing.T) {
 				t.Errorf("compare did not predict the schema's label:\n%s", out)
 			}
 			for _, f := range []string{"synth-quality.html", "synth-quality.json"} {
-				if _, err := os.Stat(f); err != nil {
-					t.Errorf("compare did not write %s", f)
-				}
+				written(t, f)
 			}
 		case "check":
 			if !strings.Contains(out, "200 of the owner's rows vs 200 held-out rows") {

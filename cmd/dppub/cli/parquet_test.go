@@ -64,9 +64,7 @@ func TestParquetInputsAndOutput(t *testing.T) {
 			if !slices.Equal(tab.Schema.Names(), s.Names()) || tab.Len() == 0 || (c.rows > 0 && tab.Len() != c.rows) {
 				t.Fatalf("output has %d rows of %v, want %d of %v", tab.Len(), tab.Schema.Names(), c.rows, s.Names())
 			}
-			if _, err := os.Stat(c.out + ".privacy.json"); err != nil {
-				t.Fatalf("no report: %v", err)
-			}
+			written(t, c.out+".privacy.json")
 			before := readFile(t, c.out)
 			if code, _, _ := run(t, args...); code == 0 {
 				t.Fatal("an existing output was overwritten")

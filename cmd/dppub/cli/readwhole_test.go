@@ -47,9 +47,7 @@ func TestByteOrderMarkAndReportToStdout(t *testing.T) {
 				t.Fatalf("table: %d lines, %v", strings.Count(string(b), "\n"), err)
 			}
 			for _, d := range []string{dir, wd} {
-				if _, err := os.Stat(filepath.Join(d, "-")); err == nil {
-					t.Fatalf("a file named - in %s", d)
-				}
+				notWritten(t, filepath.Join(d, "-"))
 			}
 		})
 	}

@@ -103,9 +103,7 @@ func TestStdinAndStdout(t *testing.T) {
 				}
 			}
 			for _, f := range c.files {
-				if _, err := os.Stat(f); err != nil {
-					t.Errorf("%s was not written: %v", f, err)
-				}
+				written(t, f)
 			}
 			if c.report == "" {
 				return
@@ -119,9 +117,7 @@ func TestStdinAndStdout(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(p("-")); err == nil {
-		t.Error("a file named - was written")
-	}
+	notWritten(t, p("-"))
 }
 
 // A deprecated flag's notice goes to stderr, not into the data on stdout.

@@ -120,9 +120,7 @@ func TestSynthesizeIDColumn(t *testing.T) {
 	if header, _, _ := strings.Cut(string(got), "\n"); header != "age,smoker,region" {
 		t.Errorf("synthetic header %q, want the attributes alone", header)
 	}
-	if _, err := os.Stat(out + ".gate.json"); err != nil {
-		t.Errorf("the release gate wrote no result: %v", err)
-	}
+	written(t, out+".gate.json")
 	code, _, stderr = run(t, "compare", in, out, "--schema", schema, "--out", filepath.Join(dir, "q.html"))
 	if code != 0 {
 		t.Fatalf("compare exit %d: %s", code, stderr)

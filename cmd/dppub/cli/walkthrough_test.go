@@ -37,9 +37,7 @@ func newUserCSV(t *testing.T, dir string) string {
 func mustNotExist(t *testing.T, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
-		if _, err := os.Stat(p); err == nil {
-			t.Errorf("%s was written", p)
-		}
+		notWritten(t, p)
 	}
 }
 
@@ -123,9 +121,7 @@ func TestNewUserWalkthrough(t *testing.T) {
 	if err != nil || !bytes.Contains(page, []byte("FOR THE DATA OWNER ONLY")) || !bytes.Contains(page, []byte(`id="columns"`)) {
 		t.Fatalf("quality.html: %v", err)
 	}
-	if _, err := os.Stat(p("quality.json")); err != nil {
-		t.Fatalf("quality.json: %v", err)
-	}
+	written(t, p("quality.json"))
 	renderInBrowser(t, p("quality.html"))
 }
 
