@@ -7,8 +7,7 @@ import (
 )
 
 func TestPublishPrivBayesAndDPSUBN3OnCSV(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	a := writeFile(t, dir, "a.csv", csvRows(60))
 	b := writeFile(t, dir, "b.csv", csvRows(50))
 	for _, c := range []struct {

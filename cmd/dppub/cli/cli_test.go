@@ -59,8 +59,7 @@ func csvRows(n int) string {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestPublishPPCABadInputWritesNothing(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	good := writeFile(t, dir, "good.csv", csvRows(40))
 	empty := writeFile(t, dir, "empty.csv", "")
 	ragged := writeFile(t, dir, "ragged.csv", "age,smoker,region\n30,no,north\n31,yes\n")
@@ -95,8 +94,7 @@ func TestPublishPPCABadInputWritesNothing(t *testing.T) {
 }
 
 func TestPublishPPCAOnCSVWritesTableAndReport(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	a := writeFile(t, dir, "a.csv", csvRows(60))
 	b := writeFile(t, dir, "b.csv", csvRows(50))
 	out := filepath.Join(dir, "synth.csv")

@@ -146,8 +146,7 @@ func TestSkipColumnsReadsExtraColumns(t *testing.T) {
 // The DPPCA commands' old --ignore still works, with its notice on
 // stderr (not in the model on stdout under --out -).
 func TestDPPCAIgnoreIsDeprecated(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	lines := strings.Split(strings.TrimSpace(csvRows(120)), "\n")
 	lines[0] += ",note"
 	for i := 1; i < len(lines); i++ {

@@ -39,8 +39,7 @@ func TestPublishDPPCAAndPredictWDBC(t *testing.T) {
 // unrelated to age), so only the plumbing is checked here: publish from a
 // CSV, predict a file without the label column, write predictions.
 func TestPredictCSVWithoutLabel(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	train := writeFile(t, dir, "train.csv", csvRows(90))
 	out := filepath.Join(dir, "m.json")
 	if code, _, stderr := run(t, "publish", "dppca-svm", "--input", train, "--schema", schema, "--label", "smoker",

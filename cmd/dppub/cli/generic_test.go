@@ -64,8 +64,7 @@ func TestGenericCentralEqualsOwnCommand(t *testing.T) {
 		s.Name = name
 		method.Register(s)
 	})
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	lines := strings.Split(strings.TrimSpace(csvRows(200)), "\n")
 	for i := range lines {
 		lines[i] = map[bool]string{true: "pid", false: "p" + itoa(i)}[i == 0] + "," + lines[i]

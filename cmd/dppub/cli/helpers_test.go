@@ -116,8 +116,16 @@ func refused(t *testing.T, want string, outs []string, args ...string) string {
 // (csvRows) as in.csv into a new directory, returning the three paths.
 func peopleInput(t *testing.T, rows int) (dir, schema, in string) {
 	t.Helper()
+	dir, schema = peopleSchema(t)
+	return dir, schema, writeFile(t, dir, "in.csv", csvRows(rows))
+}
+
+// peopleSchema is a fresh directory holding the test schema (schemaJSON)
+// as s.json, and that file's path.
+func peopleSchema(t *testing.T) (dir, schema string) {
+	t.Helper()
 	dir = t.TempDir()
-	return dir, writeFile(t, dir, "s.json", schemaJSON), writeFile(t, dir, "in.csv", csvRows(rows))
+	return dir, writeFile(t, dir, "s.json", schemaJSON)
 }
 
 // mentions fails the test for every one of wants that text (what, e.g.

@@ -142,8 +142,7 @@ func TestStatisticsCommandFilesPublishAsRows(t *testing.T) {
 // The command refuses, before reading the data, what it cannot do, and
 // never replaces a file without --force.
 func TestStatisticsCommandRefuses(t *testing.T) {
-	dir := t.TempDir()
-	schemaPath := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schemaPath := peopleSchema(t)
 	csv := writeFile(t, dir, "o.csv", csvRows(40))
 	existing := writeFile(t, dir, "old.stats", "keep me")
 	for _, c := range []struct {

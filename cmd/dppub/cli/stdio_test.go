@@ -141,8 +141,7 @@ func TestDeprecationNoticeOnStderr(t *testing.T) {
 // --quiet with --out -: stdout holds the data and nothing else, stderr no
 // summary.
 func TestStdoutQuiet(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	withStdin(t, csvRows(100))
 	stdout, stderr := mustRun(t, "publish", "ppca-dp-mh", "--input", "-", "--schema", schema, "--out", "-",
 		"--report", filepath.Join(dir, "r.json"), "--quiet")
