@@ -97,12 +97,8 @@ func runCheck(cmd *cobra.Command, f *checkFlags, _ []string) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	if f.asJSON {
-		if perr := printJSON(w, res); perr != nil {
-			return perr
-		}
-	} else {
-		printCheck(w, res)
+	if perr := printJSONOr(w, f.asJSON, res, func() { printCheck(w, res) }); perr != nil {
+		return perr
 	}
 	if errors.Is(err, gate.ErrRefused) {
 		return fmt.Errorf("%w (do not publish %s)", err, f.synthetic)
