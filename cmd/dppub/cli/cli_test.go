@@ -66,11 +66,7 @@ func TestPublishPPCABadInputWritesNothing(t *testing.T) {
 	unknownCol := writeFile(t, dir, "unknown.csv", "age,smoker,place\n30,no,north\n31,yes,south\n")
 	tiny := writeFile(t, dir, "tiny.csv", csvRows(1))
 	out := filepath.Join(dir, "out.csv")
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []refusal{
 		{"epsilon zero", []string{"--input", good, "--schema", schema, "--epsilon", "0"}, "epsilon must be positive"},
 		{"epsilon negative", []string{"--input", good, "--schema", schema, "--epsilon", "-1"}, "epsilon must be positive"},
 		{"delta one", []string{"--input", good, "--schema", schema, "--delta", "1"}, "delta must be in [0, 1)"},

@@ -95,6 +95,14 @@ func sameBytes(t *testing.T, own, other, what string) {
 	}
 }
 
+// refusal is a case of a table of command lines that must be refused:
+// its name, the arguments, and what the error must say.
+type refusal struct {
+	name string
+	args []string
+	want string
+}
+
 // refused runs args and fails the test unless the command exits non-zero
 // with want in its error and has written none of outs; it returns the
 // error output.

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,7 +68,7 @@ func TestParquetInputsAndOutput(t *testing.T) {
 			if code, _, _ := run(t, args...); code == 0 {
 				t.Fatal("an existing output was overwritten")
 			}
-			if after, _ := os.ReadFile(c.out); !bytes.Equal(after, before) {
+			if after := readFile(t, c.out); !bytes.Equal(after, before) {
 				t.Fatal("the existing output changed")
 			}
 		})

@@ -164,11 +164,7 @@ func TestGateRefusedBeforeRunning(t *testing.T) {
 	synth := func(out string, extra ...string) []string {
 		return append([]string{"synthesize", "--input", adult, "--schema", schema, "--out", out}, extra...)
 	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	for _, tc := range []refusal{
 		{"gate flags without --gate", synth(filepath.Join(dir, "a.csv"), "--gate-holdout", held), "--gate-holdout takes effect only with --gate"},
 		{"max advantage without --gate", synth(filepath.Join(dir, "a.csv"), "--max-advantage", "0.2"), "--max-advantage takes effect only with --gate"},
 		{"max advantage out of range", synth(filepath.Join(dir, "a.csv"), "--gate", "--max-advantage", "1.5"), "--max-advantage must be in (0, 1), got 1.5"},

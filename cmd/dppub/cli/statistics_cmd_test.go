@@ -145,11 +145,7 @@ func TestStatisticsCommandRefuses(t *testing.T) {
 	dir, schemaPath := peopleSchema(t)
 	csv := writeFile(t, dir, "o.csv", csvRows(40))
 	existing := writeFile(t, dir, "old.stats", "keep me")
-	for _, c := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	for _, c := range []refusal{
 		{"no input", []string{"--schema", schemaPath, "--out", filepath.Join(dir, "a.stats")}, "--input"},
 		{"no out", []string{"--input", csv, "--schema", schemaPath}, "--out"},
 		{"existing out", []string{"--input", csv, "--schema", schemaPath, "--out", existing}, "--force"},

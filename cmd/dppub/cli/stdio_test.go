@@ -158,11 +158,7 @@ func TestStdoutQuiet(t *testing.T) {
 func TestStdoutRefusals(t *testing.T) {
 	dir, schema, in := peopleInput(t, 50)
 	r := filepath.Join(dir, "r.json")
-	for _, c := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	for _, c := range []refusal{
 		{"json", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", schema, "--out", "-", "--report", r, "--json"}, "--out - writes the data to standard output, so --json cannot print there too"},
 		{"no report", []string{"publish", "privbayes", "--input", in, "--schema", schema, "--out", "-"}, "--out - needs --report FILE"},
 		{"no model", []string{"publish", "mul-lda-dp", "--input", in, "--schema", schema, "--label", "smoker", "--out", "-", "--report", r}, "--out - needs --model FILE"},

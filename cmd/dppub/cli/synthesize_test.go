@@ -34,11 +34,7 @@ func TestSynthesizeCSVTwoParties(t *testing.T) {
 func TestSynthesizeBadInput(t *testing.T) {
 	dir, schema, in := peopleInput(t, 50)
 	out := filepath.Join(dir, "out.csv")
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []refusal{
 		{"rho zero", []string{"--input", in, "--schema", schema, "--rho", "0"}, "--rho must be positive"},
 		{"budgets mismatch", []string{"--input", in, "--schema", schema, "--parties", "2", "--party-budgets", "1"}, "1 values for 2 parties"},
 		{"too many parties", []string{"--input", in, "--schema", schema, "--parties", "4"}, "--parties must be in 1..3"},

@@ -197,11 +197,7 @@ func TestSchemaCompareRefusals(t *testing.T) {
 	headerless := writeFile(t, dir, "headerless.csv", "39,State-gov,77516\n50,Private,83311\n")
 	existing := writeFile(t, dir, "existing.json", "{}")
 	schema := writeFile(t, dir, "s.json", schemaJSON)
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []refusal{
 		{"headerless", []string{"schema", headerless, "--out", p("a.json")}, "the first row looks like data; dppub needs a header row"},
 		{"no out", []string{"schema", people}, "--out SCHEMA.json is required"},
 		{"out is input", []string{"schema", people, "--out", people}, "is also the input"},
