@@ -25,9 +25,7 @@ func TestKeySizeIsStatedAndChecked(t *testing.T) {
 		t.Fatalf("keygen: exit %d: %s", code, errs)
 	}
 	for _, name := range []string{"public-key.json", "party-1.key.json", "party-2.key.json"} {
-		if b, err := os.ReadFile(filepath.Join(keys, name)); err != nil || !strings.Contains(string(b), `"bits": 512`) {
-			t.Errorf("%s does not state its 512 bits (%v)", name, err)
-		}
+		mentions(t, name, string(readFile(t, filepath.Join(keys, name))), `"bits": 512`)
 	}
 	schema, a, b := pdpmvdsParts(t, dir)
 	synth := filepath.Join(dir, "synth.csv")
@@ -55,12 +53,6 @@ func TestKeySizeIsStatedAndChecked(t *testing.T) {
 	if !strings.Contains(out, "Paillier keys of 512 bits") || strings.Contains(out, "2048 bits") {
 		t.Errorf("the report does not state the real key size:\n%s", out)
 	}
-	rep, err := os.ReadFile(synth + ".privacy.json")
-	if err != nil || !strings.Contains(string(rep), "INSECURE 512-bit") {
-		t.Errorf("the privacy report lacks the insecure-key warning (%v)", err)
-	}
-	proto, err := os.ReadFile(synth + ".protocol.json")
-	if err != nil || !strings.Contains(string(proto), `"key_bits": 512`) {
-		t.Errorf("the protocol report does not state 512 bits (%v): %s", err, proto)
-	}
+	mentions(t, "the privacy report", string(readFile(t, synth+".privacy.json")), "INSECURE 512-bit")
+	mentions(t, "the protocol report", string(readFile(t, synth+".protocol.json")), `"key_bits": 512`)
 }

@@ -70,7 +70,7 @@ func TestEvalSynthWritesCSVAndPlots(t *testing.T) {
 			t.Errorf("plot for %s: %v (stdout %q)", m, err, stdout)
 		}
 	}
-	body, _ := os.ReadFile(out)
+	body := readFile(t, out)
 	if !strings.Contains(string(body), "pdp-mvds,sound,one owner,1,") {
 		t.Errorf("CSV lacks the ρ = 1 rows:\n%s", body)
 	}

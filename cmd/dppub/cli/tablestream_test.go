@@ -3,7 +3,6 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,7 +52,7 @@ func TestPPCAStreamedCSVIsTheWholeTables(t *testing.T) {
 	if code, _, _ := run(t, append(args, "--out", out)...); code == 0 {
 		t.Fatal("an existing output was replaced without --force")
 	}
-	if again, _ := os.ReadFile(out); string(again) != string(got) {
+	if again := readFile(t, out); string(again) != string(got) {
 		t.Fatal("a refused run changed the existing output")
 	}
 }

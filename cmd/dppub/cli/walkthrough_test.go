@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -117,10 +116,7 @@ func TestNewUserWalkthrough(t *testing.T) {
 		t.Fatalf("compare: exit %d\n%s%s", code, out, errs)
 	}
 	checkQualityJSON(t, []byte(out))
-	page, err := os.ReadFile(p("quality.html"))
-	if err != nil || !bytes.Contains(page, []byte("FOR THE DATA OWNER ONLY")) || !bytes.Contains(page, []byte(`id="columns"`)) {
-		t.Fatalf("quality.html: %v", err)
-	}
+	mentions(t, "quality.html", string(readFile(t, p("quality.html"))), "FOR THE DATA OWNER ONLY", `id="columns"`)
 	written(t, p("quality.json"))
 	renderInBrowser(t, p("quality.html"))
 }
