@@ -7,9 +7,8 @@ import (
 )
 
 func TestPublishPrivBayesAndDPSUBN3OnCSV(t *testing.T) {
-	dir, schema := peopleSchema(t)
-	a := writeFile(t, dir, "a.csv", csvRows(60))
-	b := writeFile(t, dir, "b.csv", csvRows(50))
+	schema, a, b := csvOwners(t)
+	dir := t.TempDir()
 	for _, c := range []struct {
 		method string
 		owners int

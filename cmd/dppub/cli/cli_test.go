@@ -90,10 +90,8 @@ func TestPublishPPCABadInputWritesNothing(t *testing.T) {
 }
 
 func TestPublishPPCAOnCSVWritesTableAndReport(t *testing.T) {
-	dir, schema := peopleSchema(t)
-	a := writeFile(t, dir, "a.csv", csvRows(60))
-	b := writeFile(t, dir, "b.csv", csvRows(50))
-	out := filepath.Join(dir, "synth.csv")
+	schema, a, b := csvOwners(t)
+	out := filepath.Join(t.TempDir(), "synth.csv")
 	stdout, stderr := mustRun(t, "publish", "ppca-dp-mh", "--input", a, "--input", b, "--schema", schema,
 		"--epsilon", "2", "--seed", "9", "--out", out)
 	if !strings.Contains(stderr, "NO privacy guarantee") {

@@ -128,6 +128,14 @@ func peopleInput(t *testing.T, rows int) (dir, schema, in string) {
 	return dir, schema, writeFile(t, dir, "in.csv", csvRows(rows))
 }
 
+// csvOwners writes two owners' files of the test schema in their own
+// directory.
+func csvOwners(t *testing.T) (schema, a, b string) {
+	t.Helper()
+	dir, schema := peopleSchema(t)
+	return schema, writeFile(t, dir, "a.csv", csvRows(60)), writeFile(t, dir, "b.csv", csvRows(50))
+}
+
 // peopleSchema is a fresh directory holding the test schema (schemaJSON)
 // as s.json, and that file's path.
 func peopleSchema(t *testing.T) (dir, schema string) {

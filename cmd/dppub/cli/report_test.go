@@ -74,14 +74,6 @@ func (p published) field(path ...string) any {
 	return v
 }
 
-// csvOwners writes two owners' files of the test schema in their own
-// directory.
-func csvOwners(t *testing.T) (schema, a, b string) {
-	t.Helper()
-	dir := t.TempDir()
-	return writeFile(t, dir, "s.json", schemaJSON), writeFile(t, dir, "a.csv", csvRows(60)), writeFile(t, dir, "b.csv", csvRows(50))
-}
-
 // verticalOwners writes two owners' columns of the same records in their
 // own directory.
 func verticalOwners(t *testing.T) (schema, a, b string) {
