@@ -191,21 +191,15 @@ func runAudit(cmd *cobra.Command, f *auditFlags, method string) error {
 		if err != nil {
 			return err
 		}
-		if f.asJSON {
-			return printJSON(cmd.OutOrStdout(), g)
-		}
-		printGreyBox(cmd.OutOrStdout(), g)
-		return nil
+		w := cmd.OutOrStdout()
+		return printJSONOr(w, f.asJSON, g, func() { printGreyBox(w, g) })
 	}
 	out, err := f.auditOne(cmd, meth, o)
 	if err != nil {
 		return err
 	}
-	if f.asJSON {
-		return printJSON(cmd.OutOrStdout(), out)
-	}
-	printAudit(cmd.OutOrStdout(), out, f)
-	return nil
+	w := cmd.OutOrStdout()
+	return printJSONOr(w, f.asJSON, out, func() { printAudit(w, out, f) })
 }
 
 func (f *auditFlags) methodOptions() (audit.MethodOptions, error) {
@@ -328,16 +322,13 @@ func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
 	s.failed += hostileFailed
 	s.total += len(hostile)
 	w := cmd.OutOrStdout()
-	if f.asJSON {
-		if err := printJSON(w, struct {
-			Audits  []*auditOutput        `json:"audits,omitempty"`
-			GreyBox []*greyOutput         `json:"greybox"`
-			Hostile []audit.HostileResult `json:"hostile_coordinator"`
-		}{s.outs, s.greys, s.hostile}); err != nil {
-			return err
-		}
-	} else {
-		s.print(w, f.seed, f.confidence)
+	out := struct {
+		Audits  []*auditOutput        `json:"audits,omitempty"`
+		GreyBox []*greyOutput         `json:"greybox"`
+		Hostile []audit.HostileResult `json:"hostile_coordinator"`
+	}{s.outs, s.greys, s.hostile}
+	if err := printJSONOr(w, f.asJSON, out, func() { s.print(w, f.seed, f.confidence) }); err != nil {
+		return err
 	}
 	if s.failed > 0 {
 		return fmt.Errorf("audit: %d of %d audits did not give the expected verdict", s.failed, s.total)
@@ -522,6 +513,16 @@ func printGreyBox(w io.Writer, g *greyOutput) {
 	} else {
 		fmt.Fprintf(w, "  %.1f s; %s\n", g.Seconds, g.Source)
 	}
+}
+
+// printJSONOr prints v as indented JSON when asJSON (--json), else calls
+// text, the command's own summary.
+func printJSONOr(w io.Writer, asJSON bool, v any, text func()) error {
+	if asJSON {
+		return printJSON(w, v)
+	}
+	text()
+	return nil
 }
 
 func printJSON(w io.Writer, v any) error {

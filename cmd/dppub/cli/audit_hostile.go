@@ -42,12 +42,8 @@ func runHostile(cmd *cobra.Command, f *auditFlags) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	if f.asJSON {
-		if err := printJSON(w, rs); err != nil {
-			return err
-		}
-	} else {
-		printHostile(w, rs, true)
+	if err := printJSONOr(w, f.asJSON, rs, func() { printHostile(w, rs, true) }); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return fmt.Errorf("audit: %d of %d hostile-coordinator attacks were not refused or charged at their true cost", failed, len(rs))

@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestPublishPrivBayesAndDPSUBN3OnCSV(t *testing.T) {
+	schema, a, b := csvOwners(t)
 	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
-	a := writeFile(t, dir, "a.csv", csvRows(60))
-	b := writeFile(t, dir, "b.csv", csvRows(50))
 	for _, c := range []struct {
 		method string
 		owners int
@@ -52,9 +49,7 @@ func TestPublishBaselinesBadUsage(t *testing.T) {
 			t.Errorf("%v succeeded", args)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "x.csv")); err == nil {
-		t.Error("a failed publication wrote its output")
-	}
+	notWritten(t, filepath.Join(dir, "x.csv"))
 }
 
 // PrivBayes' and DP-SUBN3's settings are checked by the method and named

@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type checkFlags struct {
@@ -19,9 +20,21 @@ type checkFlags struct {
 	asJSON                           bool
 }
 
+// register declares the command's flags into f.
+func (f *checkFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.real, "real", "", "CSV of the owner's rows the synthetic table was made from (required)")
+	fs.StringVar(&f.holdout, "holdout", "", holdoutFileHelp+" (required)")
+	fs.StringVar(&f.synthetic, "synthetic", "", "CSV of the synthetic table about to be published (required)")
+	fs.StringVar(&f.schema, "schema", "", "schema JSON of the three files (required)")
+	registerMaxAdvantage(fs, &f.maxAdvantage)
+	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the reported intervals")
+	fs.IntVar(&f.queries, "queries", defaultGateQueries, gateQueriesHelp)
+	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	registerSkipColumns(fs, &f.skip)
+}
+
 func newCheckCmd() *cobra.Command {
-	f := &checkFlags{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "check --real REAL.csv --holdout HELD-OUT.csv --synthetic SYNTH.csv --schema SCHEMA.json",
 		Short: "Release gate: membership-inference attacks on a synthetic table before it is published (for the owner only)",
 		Long: `Before publishing a synthetic table, try to tell the rows it was made from
@@ -52,22 +65,10 @@ Examples:
   dppub check --real people.csv --holdout heldout.csv --synthetic synth.csv --schema people.json
   dppub check --real people.csv --holdout heldout.csv --synthetic synth.csv --schema people.json --max-advantage 0.05 --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd, f) },
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&f.real, "real", "", "CSV of the owner's rows the synthetic table was made from (required)")
-	fs.StringVar(&f.holdout, "holdout", "", holdoutFileHelp+" (required)")
-	fs.StringVar(&f.synthetic, "synthetic", "", "CSV of the synthetic table about to be published (required)")
-	fs.StringVar(&f.schema, "schema", "", "schema JSON of the three files (required)")
-	registerMaxAdvantage(fs, &f.maxAdvantage)
-	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the reported intervals")
-	fs.IntVar(&f.queries, "queries", defaultGateQueries, gateQueriesHelp)
-	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
-	registerSkipColumns(fs, &f.skip)
-	return cmd
+	}, (*checkFlags).register, runCheck)
 }
 
-func runCheck(cmd *cobra.Command, f *checkFlags) error {
+func runCheck(cmd *cobra.Command, f *checkFlags, _ []string) error {
 	if f.real == "" || f.holdout == "" || f.synthetic == "" || f.schema == "" {
 		return usagef("check needs --real, --holdout, --synthetic and --schema")
 	}
@@ -96,12 +97,8 @@ func runCheck(cmd *cobra.Command, f *checkFlags) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	if f.asJSON {
-		if perr := printJSON(w, res); perr != nil {
-			return perr
-		}
-	} else {
-		printCheck(w, res)
+	if perr := printJSONOr(w, f.asJSON, res, func() { printCheck(w, res) }); perr != nil {
+		return perr
 	}
 	if errors.Is(err, gate.ErrRefused) {
 		return fmt.Errorf("%w (do not publish %s)", err, f.synthetic)

@@ -11,8 +11,7 @@ import (
 // of which equal held-out rows, so the held-out side is the closer one
 // and the advantage is negative whatever rows the check samples.
 func TestCheckRefusesCopiedRows(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	rows := strings.Split(strings.TrimSpace(csvRows(300)), "\n")
 	header, body := rows[0], rows[1:]
 	var realRows, holdRows []string

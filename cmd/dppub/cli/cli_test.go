@@ -59,19 +59,14 @@ func csvRows(n int) string {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestPublishPPCABadInputWritesNothing(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	good := writeFile(t, dir, "good.csv", csvRows(40))
 	empty := writeFile(t, dir, "empty.csv", "")
 	ragged := writeFile(t, dir, "ragged.csv", "age,smoker,region\n30,no,north\n31,yes\n")
 	unknownCol := writeFile(t, dir, "unknown.csv", "age,smoker,place\n30,no,north\n31,yes,south\n")
 	tiny := writeFile(t, dir, "tiny.csv", csvRows(1))
 	out := filepath.Join(dir, "out.csv")
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []refusal{
 		{"epsilon zero", []string{"--input", good, "--schema", schema, "--epsilon", "0"}, "epsilon must be positive"},
 		{"epsilon negative", []string{"--input", good, "--schema", schema, "--epsilon", "-1"}, "epsilon must be positive"},
 		{"delta one", []string{"--input", good, "--schema", schema, "--delta", "1"}, "delta must be in [0, 1)"},
@@ -95,11 +90,8 @@ func TestPublishPPCABadInputWritesNothing(t *testing.T) {
 }
 
 func TestPublishPPCAOnCSVWritesTableAndReport(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
-	a := writeFile(t, dir, "a.csv", csvRows(60))
-	b := writeFile(t, dir, "b.csv", csvRows(50))
-	out := filepath.Join(dir, "synth.csv")
+	schema, a, b := csvOwners(t)
+	out := filepath.Join(t.TempDir(), "synth.csv")
 	stdout, stderr := mustRun(t, "publish", "ppca-dp-mh", "--input", a, "--input", b, "--schema", schema,
 		"--epsilon", "2", "--seed", "9", "--out", out)
 	if !strings.Contains(stderr, "NO privacy guarantee") {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,10 +105,7 @@ func TestSkipColumnsReadsExtraColumns(t *testing.T) {
 			if c.out == "" {
 				return
 			}
-			body, err := os.ReadFile(c.out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			body := readFile(t, c.out)
 			header := strings.Split(strings.SplitN(string(body), "\n", 2)[0], ",")
 			if c.header != nil && !slices.Equal(header, c.header) {
 				t.Errorf("output columns %v, want %v", header, c.header)
@@ -150,8 +146,7 @@ func TestSkipColumnsReadsExtraColumns(t *testing.T) {
 // The DPPCA commands' old --ignore still works, with its notice on
 // stderr (not in the model on stdout under --out -).
 func TestDPPCAIgnoreIsDeprecated(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	lines := strings.Split(strings.TrimSpace(csvRows(120)), "\n")
 	lines[0] += ",note"
 	for i := 1; i < len(lines); i++ {

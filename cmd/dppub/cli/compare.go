@@ -156,19 +156,29 @@ func (f *compareFlags) check(realPath, synthPath string) error {
 	return checkOwnerOutputs(f.force, []string{realPath, synthPath, f.schema, f.gateHoldout, f.gateResult}, f.out, f.jsonOut)
 }
 
+// readNamedOrBeside reads the file named, or when none is named the file
+// beside the synthetic table if there is one (path is "" when there is
+// not); what names the file in an error.
+func readNamedOrBeside(what, named, beside string) (b []byte, path string, err error) {
+	path = named
+	if path == "" {
+		if _, err := os.Stat(beside); errors.Is(err, fs.ErrNotExist) {
+			return nil, "", nil
+		}
+		path = beside
+	}
+	if b, err = os.ReadFile(path); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", what, err)
+	}
+	return b, path, nil
+}
+
 // privacyFacts reads the key facts of the synthetic table's privacy
 // report: the one named, or SYNTH.privacy.json when it exists.
 func (f *compareFlags) privacyFacts(synthPath string) (*quality.PrivacyFacts, error) {
-	path := f.privacyReport
-	if path == "" {
-		path = synthPath + ".privacy.json"
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("privacy report: %w", err)
+	b, path, err := readNamedOrBeside("privacy report", f.privacyReport, synthPath+".privacy.json")
+	if err != nil || path == "" {
+		return nil, err
 	}
 	var r privacy.Report
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -222,16 +232,9 @@ func (f *compareFlags) gate(real, synth *data.Table, synthPath string) (*quality
 		rel := gate.NewRelease(fmt.Sprintf("%d rows of %s", held.Len(), f.gateHoldout), []gate.OwnerResult{{Owner: "owner", Result: *res}})
 		return rel.Quality(), nil
 	}
-	path := f.gateResult
-	if path == "" {
-		path = synthPath + ".gate.json"
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("gate result: %w", err)
+	b, path, err := readNamedOrBeside("gate result", f.gateResult, synthPath+".gate.json")
+	if err != nil || path == "" {
+		return nil, err
 	}
 	rel, err := gate.ParseRelease(b)
 	if err != nil {

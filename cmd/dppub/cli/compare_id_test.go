@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,10 +34,7 @@ func TestCompareRealWithIDColumn(t *testing.T) {
 	if !strings.Contains(stdout, "binning: numeric columns in 16 equal-width bins") {
 		t.Errorf("the summary does not say how it binned:\n%s", stdout)
 	}
-	b, err := os.ReadFile(p("q.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, p("q.json"))
 	var rep struct {
 		Privacy *struct{ Method string } `json:"privacy"`
 		Binning string                   `json:"binning"`

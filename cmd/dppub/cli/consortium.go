@@ -128,15 +128,10 @@ func printBudget(w io.Writer, store *budgetstore.Store, dataset string, asJSON b
 		return err
 	}
 	if asJSON {
-		b, err := json.MarshalIndent(struct {
+		return printJSON(w, struct {
 			Balance budgetstore.Balance `json:"balance"`
 			Entries []budgetstore.Entry `json:"entries"`
-		}{bal, entries}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
+		}{bal, entries})
 	}
 	fmt.Fprintf(w, "Dataset %s (ledger %s, consistent)\n", dataset, store.Path())
 	fmt.Fprintf(w, "  lifetime budget: %v\n  spent:           %v in %d charges over %d sessions\n  remaining:       %v\n",

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,9 +50,7 @@ func TestDemoLayouts(t *testing.T) {
 	if code, _, stderr := run(t, "consortium", "demo", "--dir", t.TempDir(), "--method", "nope"); code == 0 || !strings.Contains(stderr, `"nope"`) {
 		t.Fatalf("unknown method: exit %d, %s", code, stderr)
 	}
-	if _, err := os.Stat("demo"); err == nil {
-		t.Fatal("the test wrote into the package directory")
-	}
+	notWritten(t, "demo")
 }
 
 // A demo over a directory that holds files (an existing consortium) is

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,9 +27,7 @@ func TestPublishDPPCAAndPredictWDBC(t *testing.T) {
 		if mod.Privacy == nil || mod.Label != "diagnosis" || mod.Projection == nil {
 			t.Fatalf("%s: model %+v", m, mod)
 		}
-		if _, err := os.Stat(out + ".privacy.json"); err != nil {
-			t.Fatalf("%s: report file: %v", m, err)
-		}
+		written(t, out+".privacy.json")
 		code, stdout, stderr = run(t, "predict", "--model", out, "--dataset", "wdbc")
 		if code != 0 || !strings.Contains(stdout, "Accuracy: 0.") {
 			t.Fatalf("%s: predict exit %d, stdout %q, stderr %q", m, code, stdout, stderr)
@@ -42,8 +39,7 @@ func TestPublishDPPCAAndPredictWDBC(t *testing.T) {
 // unrelated to age), so only the plumbing is checked here: publish from a
 // CSV, predict a file without the label column, write predictions.
 func TestPredictCSVWithoutLabel(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	train := writeFile(t, dir, "train.csv", csvRows(90))
 	out := filepath.Join(dir, "m.json")
 	if code, _, stderr := run(t, "publish", "dppca-svm", "--input", train, "--schema", schema, "--label", "smoker",
@@ -59,10 +55,7 @@ func TestPredictCSVWithoutLabel(t *testing.T) {
 	if !strings.Contains(stdout, `No "smoker" column`) {
 		t.Errorf("stdout %q", stdout)
 	}
-	body, err := os.ReadFile(preds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := readFile(t, preds)
 	lines := strings.Split(strings.TrimSpace(string(body)), "\n")
 	if len(lines) != 3 || lines[0] != "row,predicted_smoker" || !strings.HasPrefix(lines[1], "1,") {
 		t.Errorf("predictions %q", lines)
@@ -123,10 +116,7 @@ func TestEvalDPPCAWritesCovertypeLike(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "not Covertype") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	body, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := readFile(t, path)
 	if lines := strings.Count(string(body), "\n"); lines != 201 || !strings.HasPrefix(string(body), "x1,") {
 		t.Errorf("%d lines, header %q", lines, strings.SplitN(string(body), "\n", 2)[0])
 	}
@@ -194,10 +184,7 @@ func TestPublishDPPCAWarnings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			body, err := os.ReadFile(out + ".privacy.json")
-			if err != nil {
-				t.Fatal(err)
-			}
+			body := readFile(t, out+".privacy.json")
 			inModel, beside := strings.Contains(strings.Join(m.Privacy.Warnings, "\n"), noise), strings.Contains(string(body), noise)
 			if inModel != c.warn || beside != c.warn {
 				t.Errorf("noise warning in the model's report %v and beside it %v, want %v", inModel, beside, c.warn)

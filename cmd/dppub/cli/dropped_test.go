@@ -9,8 +9,7 @@ import (
 // Rows dropped for a missing value are counted on stderr by every command
 // that publishes from a file (the count is the owner's, never released).
 func TestDroppedRowsAreCounted(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	in := writeFile(t, dir, "in.csv", csvRows(200)+"?,no,north\n33,,south\n")
 	for _, c := range []struct {
 		name string

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -11,13 +13,42 @@ import (
 	"github.com/dppub/dppub/privacy"
 )
 
-// readJSON decodes the JSON file at path into v.
-func readJSON(t *testing.T, path string, v any) {
+// readFile is the content of the file at path; the test stops when it
+// cannot be read.
+func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// written stops the test unless every one of paths exists.
+func written(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s was not written: %v", p, err)
+		}
+	}
+}
+
+// notWritten fails the test for every one of paths that exists (or
+// cannot be told not to).
+func notWritten(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s was written (%v)", p, err)
+		}
+	}
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b := readFile(t, path)
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -34,10 +65,7 @@ func readReport(t *testing.T, path string) *privacy.Report {
 // readGate reads the release gate's result at path.
 func readGate(t *testing.T, path string) *gate.Release {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	rel, err := gate.ParseRelease(b)
 	if err != nil {
 		t.Fatal(err)
@@ -49,10 +77,7 @@ func readGate(t *testing.T, path string) *gate.Release {
 // and rows).
 func lineCount(t *testing.T, path string) int {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	return strings.Count(string(b), "\n")
 }
 
@@ -68,6 +93,14 @@ func sameBytes(t *testing.T, own, other, what string) {
 	if !bytes.Equal(a, b) {
 		t.Fatalf("%s (%d vs %d bytes)", what, len(b), len(a))
 	}
+}
+
+// refusal is a case of a table of command lines that must be refused:
+// its name, the arguments, and what the error must say.
+type refusal struct {
+	name string
+	args []string
+	want string
 }
 
 // refused runs args and fails the test unless the command exits non-zero
@@ -91,8 +124,24 @@ func refused(t *testing.T, want string, outs []string, args ...string) string {
 // (csvRows) as in.csv into a new directory, returning the three paths.
 func peopleInput(t *testing.T, rows int) (dir, schema, in string) {
 	t.Helper()
+	dir, schema = peopleSchema(t)
+	return dir, schema, writeFile(t, dir, "in.csv", csvRows(rows))
+}
+
+// csvOwners writes two owners' files of the test schema in their own
+// directory.
+func csvOwners(t *testing.T) (schema, a, b string) {
+	t.Helper()
+	dir, schema := peopleSchema(t)
+	return schema, writeFile(t, dir, "a.csv", csvRows(60)), writeFile(t, dir, "b.csv", csvRows(50))
+}
+
+// peopleSchema is a fresh directory holding the test schema (schemaJSON)
+// as s.json, and that file's path.
+func peopleSchema(t *testing.T) (dir, schema string) {
+	t.Helper()
 	dir = t.TempDir()
-	return dir, writeFile(t, dir, "s.json", schemaJSON), writeFile(t, dir, "in.csv", csvRows(rows))
+	return dir, writeFile(t, dir, "s.json", schemaJSON)
 }
 
 // mentions fails the test for every one of wants that text (what, e.g.

@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/internal/fsutil"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type keygenFlags struct {
@@ -22,9 +23,18 @@ type keygenFlags struct {
 	src          sourceFlags
 }
 
+// register declares the command's flags into f.
+func (f *keygenFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&f.parties, "parties", 0, "number of owners (required, at least 2)")
+	fs.IntVar(&f.bits, "bits", pdpmvds.DefaultKeyBits, "modulus size in bits (2048 minimum; 3072 recommended beyond 2030)")
+	fs.BoolVar(&f.insecureKeys, "insecure-test-keys", false, "INSECURE: allow --bits below 2048 (tests only)")
+	fs.StringVar(&f.out, "out", "", "directory to write the key files to (created if absent; required)")
+	fs.BoolVar(&f.force, "force", false, "replace key files that already exist in --out (the old keys are lost)")
+	f.src.register(fs)
+}
+
 func newKeygenCmd() *cobra.Command {
-	f := &keygenFlags{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "keygen",
 		Short: "Key ceremony of the PDP-MVDS Paillier suite: one key-share file per owner",
 		Long: `Generate the owners' shared Paillier key and split its decryption exponent
@@ -41,19 +51,10 @@ can decrypt, so the protocol assumes no two owners collude.
 Example:
   dppub keygen --parties 3 --bits 3072 --out keys/`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runKeygen(cmd, f) },
-	}
-	fs := cmd.Flags()
-	fs.IntVar(&f.parties, "parties", 0, "number of owners (required, at least 2)")
-	fs.IntVar(&f.bits, "bits", pdpmvds.DefaultKeyBits, "modulus size in bits (2048 minimum; 3072 recommended beyond 2030)")
-	fs.BoolVar(&f.insecureKeys, "insecure-test-keys", false, "INSECURE: allow --bits below 2048 (tests only)")
-	fs.StringVar(&f.out, "out", "", "directory to write the key files to (created if absent; required)")
-	fs.BoolVar(&f.force, "force", false, "replace key files that already exist in --out (the old keys are lost)")
-	f.src.register(fs)
-	return cmd
+	}, (*keygenFlags).register, runKeygen)
 }
 
-func runKeygen(cmd *cobra.Command, f *keygenFlags) error {
+func runKeygen(cmd *cobra.Command, f *keygenFlags, _ []string) error {
 	switch {
 	case f.parties < 2:
 		return usagef("--parties must be at least 2, got %d", f.parties)

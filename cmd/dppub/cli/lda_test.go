@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/privacy"
+	mulldaspec "github.com/dppub/dppub/method/mullda"
 )
 
 // Mul-LDA-DP from the CLI with a ledger, twice into the same directory
@@ -32,21 +30,19 @@ func TestPublishMulLDAWithLedger(t *testing.T) {
 			t.Fatalf("run %d: verify exit %d: %s%s", i, code, stdout, stderr)
 		}
 	}
-	var rep privacy.Report
-	js, _ := os.ReadFile(out + ".privacy.json")
-	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Parties) != 3 || rep.Claimed.Epsilon != 1 {
-		t.Fatalf("report: %v %+v", err, rep.Claimed)
+	if rep := readReport(t, out+".privacy.json"); len(rep.Parties) != 3 || rep.Claimed.Epsilon != 1 {
+		t.Fatalf("report: %d parties, %+v", len(rep.Parties), rep.Claimed)
 	}
 	var model mulldaspec.ModelFile
-	mj, _ := os.ReadFile(out + ".model.json")
-	if err := json.Unmarshal(mj, &model); err != nil || len(model.Directions) != 1 || len(model.Directions[0]) != 15 {
-		t.Fatalf("model: %v, %d directions", err, len(model.Directions))
+	readJSON(t, out+".model.json", &model)
+	if len(model.Directions) != 1 || len(model.Directions[0]) != 15 {
+		t.Fatalf("model: %d directions", len(model.Directions))
 	}
 	code, stdout, _ := run(t, "ledger", "show", lg)
 	if code != 0 || strings.Count(stdout, "\n") != 24 || !strings.Contains(stdout, "artifact-published") {
 		t.Fatalf("show: exit %d\n%s", code, stdout)
 	}
-	body, _ := os.ReadFile(filepath.Join(lg, "entries.log"))
+	body := readFile(t, filepath.Join(lg, "entries.log"))
 	body[len(body)/2] ^= 1
 	if err := os.WriteFile(filepath.Join(lg, "entries.log"), body, 0o600); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,10 +24,7 @@ func TestLedgerVerifyOperatorFile(t *testing.T) {
 			t.Fatalf("publish %s: exit %d: %s", name, code, stderr)
 		}
 	}
-	op, err := os.ReadFile(filepath.Join(dir, "a", "operator"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	op := readFile(t, filepath.Join(dir, "a", "operator"))
 	pub := writeFile(t, t.TempDir(), "publisher.pub", string(op))
 	if code, stdout, stderr := run(t, "ledger", "verify", filepath.Join(dir, "a"), "--operator", pub); code != 0 ||
 		!strings.Contains(stdout, "ledger OK") || strings.Contains(stdout, "trust: keys read from the ledger directory") {

@@ -13,6 +13,7 @@ import (
 	"github.com/dppub/dppub/internal/fsutil"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type linkFlags struct {
@@ -23,9 +24,19 @@ type linkFlags struct {
 	src             sourceFlags
 }
 
+// register declares the command's flags into f.
+func (f *linkFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.inputs, "input", nil, "a party's CSV/TSV file with a header row (gzip allowed); repeat once per party, at least 2")
+	fs.StringArrayVar(&f.schemas, "schema", nil, "the schema JSON of the --input of the same position (one per --input)")
+	fs.StringVar(&f.id, "id", "", "name of the ID column every file holds (required)")
+	fs.StringVar(&f.outDir, "out-dir", "", "directory to write party-K.csv and link.json to (created if absent; required)")
+	fs.BoolVar(&f.force, "force", false, "replace output files that already exist")
+	registerSkipColumns(fs, &f.skip)
+	f.src.register(fs)
+}
+
 func newLinkCmd() *cobra.Command {
-	f := &linkFlags{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "link --input A.csv --schema A.json --input B.csv --schema B.json --input C.csv --schema C.json --id COL --out-dir DIR",
 		Short: "Record linkage: align parties' columns on their common IDs by private set intersection (in-process demonstration)",
 		Long: `Parties holding different columns of overlapping sets of people (the input
@@ -62,20 +73,10 @@ Example:
   dppub link --input bank.csv --schema bank.json --input clinic.csv --schema clinic.json \
     --input utility.csv --schema utility.json --id person --out-dir linked/`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runLink(cmd, f) },
-	}
-	fs := cmd.Flags()
-	fs.StringArrayVar(&f.inputs, "input", nil, "a party's CSV/TSV file with a header row (gzip allowed); repeat once per party, at least 2")
-	fs.StringArrayVar(&f.schemas, "schema", nil, "the schema JSON of the --input of the same position (one per --input)")
-	fs.StringVar(&f.id, "id", "", "name of the ID column every file holds (required)")
-	fs.StringVar(&f.outDir, "out-dir", "", "directory to write party-K.csv and link.json to (created if absent; required)")
-	fs.BoolVar(&f.force, "force", false, "replace output files that already exist")
-	registerSkipColumns(fs, &f.skip)
-	f.src.register(fs)
-	return cmd
+	}, (*linkFlags).register, runLink)
 }
 
-func runLink(cmd *cobra.Command, f *linkFlags) error {
+func runLink(cmd *cobra.Command, f *linkFlags, _ []string) error {
 	switch {
 	case len(f.inputs) < 2:
 		return usagef("link needs at least 2 --input files, got %d", len(f.inputs))

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,10 +80,7 @@ func TestLinkWritesAlignedFilesAndReport(t *testing.T) {
 	if !slices.Equal(got, common) {
 		t.Errorf("linked IDs %v, want %v", got, common)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "link.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(out, "link.json"))
 	var rep pdpmvdsspec.LinkReport
 	if err := json.Unmarshal(b, &rep); err != nil || rep.Common != len(common) || !rep.InProcess || rep.Assumption == "" {
 		t.Errorf("report %s: %v", b, err)

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,10 +18,7 @@ func TestPublishMPCRDPModelThenPredict(t *testing.T) {
 	stdout, stderr := mustRun(t, "publish", "mp-crdp", "--dataset", "wdbc", "--utility", "u1", "--release", "logreg",
 		"--epsilon", "2", "--seed", "1", "--out", out)
 	mentions(t, "output", stdout, "NOT standard", "final features", "mp-crdp    factor", "standard   factor 1")
-	b, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, out+".privacy.json")
 	var rep map[string]any
 	if err := json.Unmarshal(b, &rep); err != nil || rep["method"] != "mp-crdp" {
 		t.Fatalf("report %v: %v", rep["method"], err)
@@ -56,10 +52,7 @@ func TestPublishMPCRDPQueriesFromInputFiles(t *testing.T) {
 		"--queries", writeFile(t, dir, "q.txt", "radius_worst=14\nperimeter_worst=100; texture_worst=20\n"),
 		"--out", filepath.Join(dir, "answers.csv"))
 	stdout, _ := mustRun(t, args...)
-	b, err := os.ReadFile(filepath.Join(dir, "answers.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(dir, "answers.csv"))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if lines[0] != "query,noisy_count" || !strings.Contains(stdout, "queries answered") {
 		t.Errorf("answers %q", lines)
@@ -82,9 +75,7 @@ func TestPublishMPCRDPRejectsBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
 		}
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("a rejected command wrote its output")
-	}
+	notWritten(t, out)
 	code, _, stderr := run(t, "eval", "mp-crdp", "--figure", "2", "--out", filepath.Join(dir, "e.csv"))
 	if code == 0 || !strings.Contains(stderr, "see --help") {
 		t.Errorf("eval --figure 2: exit %d, %q", code, stderr)

@@ -32,11 +32,7 @@ func TestSynthesizeNeighbours(t *testing.T) {
 			}
 		})
 	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	for _, tc := range []refusal{
 		{"epsilon without delta", []string{"synthesize", "--input", a, "--schema", schema, "--epsilon", "1", "--neighbours", "add-remove"}, "--delta is required with --epsilon under --neighbours add-remove"},
 		{"parties", []string{"synthesize", "--input", a, "--schema", schema, "--rho", "1", "--parties", "2", "--neighbours", "add-remove"}, "--neighbours"},
 		{"unknown", []string{"synthesize", "--input", a, "--schema", schema, "--rho", "1", "--neighbours", "swap"}, `"swap"`},

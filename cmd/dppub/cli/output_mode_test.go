@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,9 +40,7 @@ func TestQuietAndJSONOutputModes(t *testing.T) {
 				t.Errorf("quality %q = %v, want a rate in [0, 1]", c.quality, doc.Quality[c.quality])
 			}
 			for _, f := range []string{out, out + ".privacy.json"} {
-				if _, err := os.Stat(f); err != nil {
-					t.Errorf("--json did not write %s", f)
-				}
+				written(t, f)
 			}
 			code, stdout, stderr = run(t, append(args, "--quiet", "--force")...)
 			if code != 0 || stdout != "" {
@@ -68,9 +65,7 @@ func TestOutputModeRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", c.args, code, stdout, stderr, c.want)
 		}
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("a refused run wrote its output")
-	}
+	notWritten(t, out)
 }
 
 func TestVersionCommandMatchesFlag(t *testing.T) {

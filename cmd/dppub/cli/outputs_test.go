@@ -20,11 +20,7 @@ func TestNothingLost(t *testing.T) {
 		"synthesize": {"synthesize", "--input", input, "--schema", schema},
 		"run":        {"run", "ppca-dp-mh", "--config", input, "--settings", schema},
 	}
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []refusal{
 		{"out is the input", []string{"--out", input}, "also the input"},
 		{"out is the schema", []string{"--out", schema}, "also the input"},
 		{"report is the input", []string{"--out", filepath.Join(dir, "new.csv"), "--report", input}, "also the input"},

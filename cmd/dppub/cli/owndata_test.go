@@ -218,10 +218,7 @@ func walkthroughLines(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "README.md"))
 	const marker = "<!-- walkthrough: your own data -->\n```sh\n"
 	_, rest, ok := strings.Cut(string(b), marker)
 	if !ok {
@@ -311,9 +308,7 @@ func TestYourOwnDataWalkthrough(t *testing.T) {
 				t.Errorf("compare did not predict the schema's label:\n%s", out)
 			}
 			for _, f := range []string{"synth-quality.html", "synth-quality.json"} {
-				if _, err := os.Stat(f); err != nil {
-					t.Errorf("compare did not write %s", f)
-				}
+				written(t, f)
 			}
 		case "check":
 			if !strings.Contains(out, "200 of the owner's rows vs 200 held-out rows") {
@@ -348,10 +343,7 @@ func checkHolds(t *testing.T, path string, epsilon float64) {
 // checkRows checks that a CSV file holds a header and rows data rows.
 func checkRows(t *testing.T, path string, rows int) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	if n := strings.Count(string(b), "\n") - 1; n != rows {
 		t.Errorf("%s holds %d rows, want %d", path, n, rows)
 	}

@@ -72,9 +72,7 @@ func TestSameInputTwiceRefused(t *testing.T) {
 				if code != 1 || !strings.Contains(stderr, c.want) {
 					t.Errorf("exit %d, stderr %q; want a refusal saying %q", code, stderr, c.want)
 				}
-				if _, err := os.Stat(out); err == nil {
-					t.Errorf("%s was written", out)
-				}
+				notWritten(t, out)
 			})
 		}
 	}

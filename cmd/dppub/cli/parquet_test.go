@@ -4,7 +4,6 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,17 +63,12 @@ func TestParquetInputsAndOutput(t *testing.T) {
 			if !slices.Equal(tab.Schema.Names(), s.Names()) || tab.Len() == 0 || (c.rows > 0 && tab.Len() != c.rows) {
 				t.Fatalf("output has %d rows of %v, want %d of %v", tab.Len(), tab.Schema.Names(), c.rows, s.Names())
 			}
-			if _, err := os.Stat(c.out + ".privacy.json"); err != nil {
-				t.Fatalf("no report: %v", err)
-			}
-			before, err := os.ReadFile(c.out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			written(t, c.out+".privacy.json")
+			before := readFile(t, c.out)
 			if code, _, _ := run(t, args...); code == 0 {
 				t.Fatal("an existing output was overwritten")
 			}
-			if after, _ := os.ReadFile(c.out); !bytes.Equal(after, before) {
+			if after := readFile(t, c.out); !bytes.Equal(after, before) {
 				t.Fatal("the existing output changed")
 			}
 		})
@@ -99,10 +93,7 @@ func TestSchemaFromParquet(t *testing.T) {
 		if code, _, stderr := run(t, "schema", in, "--out", out); code != 0 {
 			t.Fatalf("schema %s: exit %d: %s", in, code, stderr)
 		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, out)
 		drafts = append(drafts, string(b))
 	}
 	if drafts[0] != drafts[1] {

@@ -17,15 +17,24 @@ import (
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/model"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type predictFlags struct {
 	model, input, schema, dataset, out string
 }
 
+// register declares the command's flags into f.
+func (f *predictFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "model JSON written by dppub publish (required)")
+	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row")
+	fs.StringVar(&f.schema, "schema", "", "schema JSON to read --input with (default: the model's)")
+	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset to predict instead of --input")
+	fs.StringVar(&f.out, "out", "", "CSV file for the predictions")
+}
+
 func newPredictCmd() *cobra.Command {
-	f := &predictFlags{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "predict",
 		Short: "Apply a published model to a table and print its accuracy if the label is present",
 		Long: `Apply a model written by ` + "`dppub publish`" + ` (its JSON holds the schema, the
@@ -45,18 +54,10 @@ Examples:
   dppub predict --model musk-model.json --dataset musk2
   dppub predict --model model.json --input test.csv --out predictions.csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPredict(cmd, f) },
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&f.model, "model", "", "model JSON written by dppub publish (required)")
-	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row")
-	fs.StringVar(&f.schema, "schema", "", "schema JSON to read --input with (default: the model's)")
-	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset to predict instead of --input")
-	fs.StringVar(&f.out, "out", "", "CSV file for the predictions")
-	return cmd
+	}, (*predictFlags).register, runPredict)
 }
 
-func runPredict(cmd *cobra.Command, f *predictFlags) error {
+func runPredict(cmd *cobra.Command, f *predictFlags, _ []string) error {
 	switch {
 	case f.model == "":
 		return usagef("--model FILE is required")

@@ -14,8 +14,7 @@ import (
 // to standard output, alone, with the summary on standard error (it
 // wrote a file named "-").
 func TestByteOrderMarkAndReportToStdout(t *testing.T) {
-	dir := t.TempDir()
-	s := writeFile(t, dir, "s.json", schemaJSON)
+	dir, s := peopleSchema(t)
 	in := writeFile(t, dir, "bom.csv", "\ufeff"+csvRows(300))
 	out := filepath.Join(dir, "out.csv")
 	cases := []struct {
@@ -47,9 +46,7 @@ func TestByteOrderMarkAndReportToStdout(t *testing.T) {
 				t.Fatalf("table: %d lines, %v", strings.Count(string(b), "\n"), err)
 			}
 			for _, d := range []string{dir, wd} {
-				if _, err := os.Stat(filepath.Join(d, "-")); err == nil {
-					t.Fatalf("a file named - in %s", d)
-				}
+				notWritten(t, filepath.Join(d, "-"))
 			}
 		})
 	}

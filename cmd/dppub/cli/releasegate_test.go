@@ -103,10 +103,7 @@ func TestGateInPublish(t *testing.T) {
 // nowhere in it.
 func assertGateAccountedNotRevealed(t *testing.T, reportPath, heldOut string) {
 	t.Helper()
-	b, err := os.ReadFile(reportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, reportPath)
 	if strings.Contains(string(b), heldOut) {
 		t.Errorf("the published report names the held-out file %s", heldOut)
 	}
@@ -144,10 +141,7 @@ func assertGateAccountedNotRevealed(t *testing.T, reportPath, heldOut string) {
 // files (two owners' rows).
 func splitCSV(t *testing.T, dir, path string, n int) (a, b string) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, path)
 	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	join := func(rows []string) string { return lines[0] + "\n" + strings.Join(rows, "\n") + "\n" }
 	return writeFile(t, dir, "owner-a.csv", join(lines[1:1+n])), writeFile(t, dir, "owner-b.csv", join(lines[1+n:1+2*n]))
@@ -170,11 +164,7 @@ func TestGateRefusedBeforeRunning(t *testing.T) {
 	synth := func(out string, extra ...string) []string {
 		return append([]string{"synthesize", "--input", adult, "--schema", schema, "--out", out}, extra...)
 	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	for _, tc := range []refusal{
 		{"gate flags without --gate", synth(filepath.Join(dir, "a.csv"), "--gate-holdout", held), "--gate-holdout takes effect only with --gate"},
 		{"max advantage without --gate", synth(filepath.Join(dir, "a.csv"), "--max-advantage", "0.2"), "--max-advantage takes effect only with --gate"},
 		{"max advantage out of range", synth(filepath.Join(dir, "a.csv"), "--gate", "--max-advantage", "1.5"), "--max-advantage must be in (0, 1), got 1.5"},
@@ -259,10 +249,7 @@ func TestCompareGateSection(t *testing.T) {
 			if tc.verdict == "REFUSED" && (g.Owners[0].Attacks[0].Lower < 0.9 || len(rep.Warnings) == 0) {
 				t.Errorf("copied rows: DCR %+v, warnings %q", g.Owners[0].Attacks[0], rep.Warnings)
 			}
-			page, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			page := readFile(t, out)
 			if !strings.Contains(string(page), `id="gate"`) || !strings.Contains(string(page), "A pass is not a privacy guarantee") {
 				t.Error("the page lacks the gate's section or its caveat")
 			}
@@ -281,10 +268,7 @@ func dropLines(t *testing.T, dir string, files []string, n int) []string {
 	t.Helper()
 	var out []string
 	for p, path := range files {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := readFile(t, path)
 		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 		keep := append([]string{lines[0]}, lines[1:1+p*n]...)
 		keep = append(keep, lines[1+(p+1)*n:]...)
@@ -299,10 +283,7 @@ func dropLines(t *testing.T, dir string, files []string, n int) []string {
 // party's rows are written in reverse, so that only the IDs align them.
 func columnFiles(t *testing.T, dir, path string, groups [][]int, id bool) []string {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, path)
 	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	var files []string
 	for p, cols := range groups {

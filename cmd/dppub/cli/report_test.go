@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,10 +38,7 @@ func publishRunWith(t *testing.T, runner func(*testing.T, ...string) (int, strin
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)
 	}
-	b, err := os.ReadFile(out + ".privacy.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, out+".privacy.json")
 	p := published{stdout: stdout}
 	if err := json.Unmarshal(b, &p.raw); err != nil {
 		t.Fatal(err)
@@ -76,14 +72,6 @@ func (p published) field(path ...string) any {
 		v = m[k]
 	}
 	return v
-}
-
-// csvOwners writes two owners' files of the test schema in their own
-// directory.
-func csvOwners(t *testing.T) (schema, a, b string) {
-	t.Helper()
-	dir := t.TempDir()
-	return writeFile(t, dir, "s.json", schemaJSON), writeFile(t, dir, "a.csv", csvRows(60)), writeFile(t, dir, "b.csv", csvRows(50))
 }
 
 // verticalOwners writes two owners' columns of the same records in their
@@ -359,10 +347,7 @@ func TestReportRecordsTheRun(t *testing.T) {
 				t.Errorf("output_sha256 %v, want %d files", r.OutputSHA256, len(tc.outputs))
 			}
 			for _, suffix := range tc.outputs {
-				body, err := os.ReadFile(out + suffix)
-				if err != nil {
-					t.Fatal(err)
-				}
+				body := readFile(t, out+suffix)
 				sum := sha256.Sum256(body)
 				if got := r.OutputSHA256[filepath.Base(out+suffix)]; got != hex.EncodeToString(sum[:]) {
 					t.Errorf("digest of %s: %q, file has %x", out+suffix, got, sum)
@@ -385,10 +370,7 @@ func TestReportRecordsTheRun(t *testing.T) {
 	// The run is recorded after the outputs are rendered, so that a
 	// seeded run's outputs are the same wherever and whenever it runs.
 	t.Run("model embeds the report without the run record", func(t *testing.T) {
-		b, err := os.ReadFile(filepath.Join(dir, "mp-crdp-model.out"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(dir, "mp-crdp-model.out"))
 		var m struct {
 			Privacy map[string]any `json:"privacy"`
 		}

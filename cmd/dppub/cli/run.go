@@ -21,6 +21,7 @@ import (
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/transport"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type runFlags struct {
@@ -31,9 +32,24 @@ type runFlags struct {
 	verbose                          bool
 }
 
+// register declares the command's flags into f.
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "consortium file (required)")
+	fs.StringVar(&f.member, "member", "", "coordinating member (default: the only member with the method's coordinating role)")
+	fs.StringVar(&f.settings, "settings", "", "method settings JSON file (default: the consortium file's methods section)")
+	fs.StringArrayVar(&f.set, "set", nil, "override one setting, KEY=VALUE (repeatable)")
+	fs.StringVar(&f.listen, "listen", "", "address to listen on for the members' replies (default: the member's address)")
+	fs.StringArrayVar(&f.peers, "peer", nil, "override a member's address, NAME=HOST:PORT (repeatable)")
+	fs.StringVar(&f.out, "out", "", "output file to write (required)")
+	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
+	fs.Bool("force", false, "replace outputs that already exist")
+	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory to record the session in (default: the member's publishing_ledger)")
+	fs.BoolVar(&f.verbose, "verbose", false, "log the session's progress on stderr")
+	f.src.register(fs)
+}
+
 func newRunCmd() *cobra.Command {
-	f := &runFlags{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "run METHOD",
 		Short: "Run a multi-party method across the consortium's members and publish the result",
 		Long: `Starts a session as the method's coordinating member (for ppca-dp-mh, the
@@ -67,25 +83,11 @@ Examples:
   # schema's "id"): linked first by private set intersection
   dppub run pdp-mvds --config c.json --set link=true --set delta=1e-10 --out synth.csv`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, f, args[0]) },
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&f.config, "config", "", "consortium file (required)")
-	fs.StringVar(&f.member, "member", "", "coordinating member (default: the only member with the method's coordinating role)")
-	fs.StringVar(&f.settings, "settings", "", "method settings JSON file (default: the consortium file's methods section)")
-	fs.StringArrayVar(&f.set, "set", nil, "override one setting, KEY=VALUE (repeatable)")
-	fs.StringVar(&f.listen, "listen", "", "address to listen on for the members' replies (default: the member's address)")
-	fs.StringArrayVar(&f.peers, "peer", nil, "override a member's address, NAME=HOST:PORT (repeatable)")
-	fs.StringVar(&f.out, "out", "", "output file to write (required)")
-	fs.StringVar(&f.report, "report", "", "privacy report JSON (default <out>.privacy.json)")
-	fs.Bool("force", false, "replace outputs that already exist")
-	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory to record the session in (default: the member's publishing_ledger)")
-	fs.BoolVar(&f.verbose, "verbose", false, "log the session's progress on stderr")
-	f.src.register(fs)
-	return cmd
+	}, (*runFlags).register, runRun)
 }
 
-func runRun(cmd *cobra.Command, f *runFlags, method string) error {
+func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
+	method := args[0]
 	m, err := f.check(method)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,10 +57,7 @@ func TestSchemaListsEveryColumnToReview(t *testing.T) {
 		!strings.Contains(stdout, "Budget: numeric columns: on 476 rows") {
 		t.Errorf("summary:\n%s", stdout)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, out)
 	var s struct {
 		Draft      bool
 		Attributes []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/dppub/dppub/transport"
 	_ "github.com/dppub/dppub/transport/methods" // registers the networked methods
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type serveFlags struct {
@@ -24,9 +25,24 @@ type serveFlags struct {
 	verbose                       bool
 }
 
+// register declares the command's flags into f.
+func (f *serveFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "consortium file (required)")
+	fs.StringVar(&f.member, "member", "", "member to serve (required)")
+	fs.StringVar(&f.listen, "listen", "", "address to listen on (default: the member's address; port 0 picks a free port)")
+	fs.StringVar(&f.ready, "ready-file", "", "write the bound address to this file once listening")
+	fs.BoolVar(&f.acceptSeed, "insecure-accept-seed", false, "INSECURE: accept a seed from the coordinator (reproducible runs for tests; no privacy guarantee)")
+	fs.BoolVar(&f.verbose, "verbose", false, "log every delivery attempt")
+	fs.DurationVar(&f.handleDelay, "fault-handle-delay", 0, "fault injection for tests: delay every message the role handles")
+	_ = fs.MarkHidden("fault-handle-delay")
+	fs.DurationVar(&f.latency, "fault-latency", 0, "fault injection for benchmarks: hold every message from another member until this long after it arrived (a one-way network latency)")
+	_ = fs.MarkHidden("fault-latency")
+	fs.IntVar(&f.transportVersion, "fault-transport-version", 0, "fault injection for tests: speak this transport version instead of this build's")
+	_ = fs.MarkHidden("fault-transport-version")
+}
+
 func newServeCmd() *cobra.Command {
-	f := &serveFlags{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "serve ROLE",
 		Short: "Serve one member of a consortium (e.g. a data owner) over mutual TLS",
 		Long: `Runs one member's node: it listens on the member's address, accepts sessions
@@ -42,22 +58,7 @@ starting the wrong member). Methods that run over the network: ` + fmt.Sprint(tr
 Example:
   dppub serve owner --config demo/consortium.json --member owner-1`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runServe(cmd, f, args[0]) },
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&f.config, "config", "", "consortium file (required)")
-	fs.StringVar(&f.member, "member", "", "member to serve (required)")
-	fs.StringVar(&f.listen, "listen", "", "address to listen on (default: the member's address; port 0 picks a free port)")
-	fs.StringVar(&f.ready, "ready-file", "", "write the bound address to this file once listening")
-	fs.BoolVar(&f.acceptSeed, "insecure-accept-seed", false, "INSECURE: accept a seed from the coordinator (reproducible runs for tests; no privacy guarantee)")
-	fs.BoolVar(&f.verbose, "verbose", false, "log every delivery attempt")
-	fs.DurationVar(&f.handleDelay, "fault-handle-delay", 0, "fault injection for tests: delay every message the role handles")
-	_ = fs.MarkHidden("fault-handle-delay")
-	fs.DurationVar(&f.latency, "fault-latency", 0, "fault injection for benchmarks: hold every message from another member until this long after it arrived (a one-way network latency)")
-	_ = fs.MarkHidden("fault-latency")
-	fs.IntVar(&f.transportVersion, "fault-transport-version", 0, "fault injection for tests: speak this transport version instead of this build's")
-	_ = fs.MarkHidden("fault-transport-version")
-	return cmd
+	}, (*serveFlags).register, runServe)
 }
 
 func newLogger(w io.Writer, verbose bool) *slog.Logger {
@@ -85,7 +86,8 @@ func checkMemberData(file *consortium.File, m consortium.Member) error {
 	return nil
 }
 
-func runServe(cmd *cobra.Command, f *serveFlags, role string) error {
+func runServe(cmd *cobra.Command, f *serveFlags, args []string) error {
+	role := args[0]
 	if f.config == "" || f.member == "" {
 		return usagef("--config FILE and --member NAME are required")
 	}

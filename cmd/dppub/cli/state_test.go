@@ -37,10 +37,7 @@ func stateFixture(t *testing.T, f badInputFixture) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	clear(b[2*os.Getpagesize():]) // bbolt's default page size
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)

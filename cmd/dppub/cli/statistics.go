@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // statisticsWarning is said on stderr by every run and in the help: the
@@ -26,9 +27,22 @@ type statisticsFlags struct {
 	force, quiet, json bool
 }
 
+// register declares the command's flags into f.
+func (f *statisticsFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.input, "input", "", "CSV/TSV file with a header row (gzip allowed), or - for standard input (required)")
+	fs.StringVar(&f.schema, "schema", "", "the owner's schema JSON, as the session's (required)")
+	fs.StringVar(&f.out, "out", "", "the statistics file to write, owner-only permissions (required)")
+	registerSkipColumns(fs, &f.skip)
+	f.conf.Register(fs)
+	fs.BoolVar(&f.force, "force", false, "replace an existing output file")
+	// Own --quiet and --json (shadowing the publishing commands'): there
+	// is no privacy report here, only what was read and written.
+	fs.BoolVar(&f.quiet, "quiet", false, "print no summary (the warning on standard error stays)")
+	fs.BoolVar(&f.json, "json", false, "print the summary as one JSON document")
+}
+
 func newStatisticsCmd() *cobra.Command {
-	f := &statisticsFlags{}
-	cmd := &cobra.Command{
+	return newCommand(&cobra.Command{
 		Use:   "statistics --input FILE --schema SCHEMA.json --out FILE.stats",
 		Short: "An owner's exact statistics in one pass (for the owner only: as sensitive as the data)",
 		Long: `Compute an owner's exact statistics from its rows in one pass over the
@@ -55,20 +69,7 @@ Examples:
   dppub statistics --input people.csv --schema people.json --out people.stats
   dppub statistics --input people.csv.gz --schema people.json --out people.fine.stats --fine --bins 16`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runStatistics(cmd, f) },
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&f.input, "input", "", "CSV/TSV file with a header row (gzip allowed), or - for standard input (required)")
-	fs.StringVar(&f.schema, "schema", "", "the owner's schema JSON, as the session's (required)")
-	fs.StringVar(&f.out, "out", "", "the statistics file to write, owner-only permissions (required)")
-	registerSkipColumns(fs, &f.skip)
-	f.conf.Register(fs)
-	fs.BoolVar(&f.force, "force", false, "replace an existing output file")
-	// Own --quiet and --json (shadowing the publishing commands'): there
-	// is no privacy report here, only what was read and written.
-	fs.BoolVar(&f.quiet, "quiet", false, "print no summary (the warning on standard error stays)")
-	fs.BoolVar(&f.json, "json", false, "print the summary as one JSON document")
-	return cmd
+	}, (*statisticsFlags).register, runStatistics)
 }
 
 // statisticsSummary is what --json prints: counts for the owner's eyes.
@@ -106,7 +107,7 @@ func (f *statisticsFlags) check() error {
 	return checkOwnerOutputs(f.force, []string{f.input, f.schema}, f.out)
 }
 
-func runStatistics(cmd *cobra.Command, f *statisticsFlags) error {
+func runStatistics(cmd *cobra.Command, f *statisticsFlags, _ []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}

@@ -142,15 +142,10 @@ func TestStatisticsCommandFilesPublishAsRows(t *testing.T) {
 // The command refuses, before reading the data, what it cannot do, and
 // never replaces a file without --force.
 func TestStatisticsCommandRefuses(t *testing.T) {
-	dir := t.TempDir()
-	schemaPath := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schemaPath := peopleSchema(t)
 	csv := writeFile(t, dir, "o.csv", csvRows(40))
 	existing := writeFile(t, dir, "old.stats", "keep me")
-	for _, c := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	for _, c := range []refusal{
 		{"no input", []string{"--schema", schemaPath, "--out", filepath.Join(dir, "a.stats")}, "--input"},
 		{"no out", []string{"--input", csv, "--schema", schemaPath}, "--out"},
 		{"existing out", []string{"--input", csv, "--schema", schemaPath, "--out", existing}, "--force"},

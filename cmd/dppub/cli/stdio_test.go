@@ -103,9 +103,7 @@ func TestStdinAndStdout(t *testing.T) {
 				}
 			}
 			for _, f := range c.files {
-				if _, err := os.Stat(f); err != nil {
-					t.Errorf("%s was not written: %v", f, err)
-				}
+				written(t, f)
 			}
 			if c.report == "" {
 				return
@@ -119,9 +117,7 @@ func TestStdinAndStdout(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(p("-")); err == nil {
-		t.Error("a file named - was written")
-	}
+	notWritten(t, p("-"))
 }
 
 // A deprecated flag's notice goes to stderr, not into the data on stdout.
@@ -145,8 +141,7 @@ func TestDeprecationNoticeOnStderr(t *testing.T) {
 // --quiet with --out -: stdout holds the data and nothing else, stderr no
 // summary.
 func TestStdoutQuiet(t *testing.T) {
-	dir := t.TempDir()
-	schema := writeFile(t, dir, "s.json", schemaJSON)
+	dir, schema := peopleSchema(t)
 	withStdin(t, csvRows(100))
 	stdout, stderr := mustRun(t, "publish", "ppca-dp-mh", "--input", "-", "--schema", schema, "--out", "-",
 		"--report", filepath.Join(dir, "r.json"), "--quiet")
@@ -163,11 +158,7 @@ func TestStdoutQuiet(t *testing.T) {
 func TestStdoutRefusals(t *testing.T) {
 	dir, schema, in := peopleInput(t, 50)
 	r := filepath.Join(dir, "r.json")
-	for _, c := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	for _, c := range []refusal{
 		{"json", []string{"publish", "ppca-dp-mh", "--input", in, "--schema", schema, "--out", "-", "--report", r, "--json"}, "--out - writes the data to standard output, so --json cannot print there too"},
 		{"no report", []string{"publish", "privbayes", "--input", in, "--schema", schema, "--out", "-"}, "--out - needs --report FILE"},
 		{"no model", []string{"publish", "mul-lda-dp", "--input", in, "--schema", schema, "--label", "smoker", "--out", "-", "--report", r}, "--out - needs --model FILE"},

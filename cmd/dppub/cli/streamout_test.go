@@ -160,10 +160,7 @@ func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
 						t.Fatalf("%d bytes written, the whole table's are %d bytes and differ", len(got), len(want))
 					}
 					var rep privacy.Report
-					js, err := os.ReadFile(report)
-					if err != nil {
-						t.Fatal(err)
-					}
+					js := readFile(t, report)
 					if err := json.Unmarshal(js, &rep); err != nil {
 						t.Fatal(err)
 					}

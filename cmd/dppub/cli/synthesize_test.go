@@ -34,11 +34,7 @@ func TestSynthesizeCSVTwoParties(t *testing.T) {
 func TestSynthesizeBadInput(t *testing.T) {
 	dir, schema, in := peopleInput(t, 50)
 	out := filepath.Join(dir, "out.csv")
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []refusal{
 		{"rho zero", []string{"--input", in, "--schema", schema, "--rho", "0"}, "--rho must be positive"},
 		{"budgets mismatch", []string{"--input", in, "--schema", schema, "--parties", "2", "--party-budgets", "1"}, "1 values for 2 parties"},
 		{"too many parties", []string{"--input", in, "--schema", schema, "--parties", "4"}, "--parties must be in 1..3"},
@@ -74,7 +70,7 @@ func TestEvalSynthWritesCSVAndPlots(t *testing.T) {
 			t.Errorf("plot for %s: %v (stdout %q)", m, err, stdout)
 		}
 	}
-	body, _ := os.ReadFile(out)
+	body := readFile(t, out)
 	if !strings.Contains(string(body), "pdp-mvds,sound,one owner,1,") {
 		t.Errorf("CSV lacks the ρ = 1 rows:\n%s", body)
 	}
@@ -116,16 +112,11 @@ func TestSynthesizeIDColumn(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("synthesize exit %d: %s", code, stderr)
 	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readFile(t, out)
 	if header, _, _ := strings.Cut(string(got), "\n"); header != "age,smoker,region" {
 		t.Errorf("synthetic header %q, want the attributes alone", header)
 	}
-	if _, err := os.Stat(out + ".gate.json"); err != nil {
-		t.Errorf("the release gate wrote no result: %v", err)
-	}
+	written(t, out+".gate.json")
 	code, _, stderr = run(t, "compare", in, out, "--schema", schema, "--out", filepath.Join(dir, "q.html"))
 	if code != 0 {
 		t.Fatalf("compare exit %d: %s", code, stderr)
@@ -150,10 +141,7 @@ func TestSynthesizeDatasetWithID(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "wdbc.csv")
 			mustRun(t, append(args, "--dataset", "wdbc", "--seed", "3", "--quiet", "--out", out)...)
-			got, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := readFile(t, out)
 			if header, _, _ := strings.Cut(string(got), "\n"); !strings.HasPrefix(header, "diagnosis,radius_mean,") {
 				t.Errorf("synthetic header %q, want WDBC's attributes and no ID", header)
 			}

@@ -5,14 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/privacy"
 )
 
 // writeAdult writes the first n rows of the embedded Adult table (all for
@@ -81,15 +79,8 @@ func TestSynthesizeStreamsTheSameBytes(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("streamed: exit %d: %s", code, stderr)
 			}
-			got, err := os.ReadFile(streamed)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var rep privacy.Report
-			js, _ := os.ReadFile(streamed + ".privacy.json")
-			if err := json.Unmarshal(js, &rep); err != nil {
-				t.Fatal(err)
-			}
+			got := readFile(t, streamed)
+			rep := readReport(t, streamed+".privacy.json")
 			sum := sha256.Sum256(got)
 			if d := rep.OutputSHA256["streamed.csv"]; d != hex.EncodeToString(sum[:]) {
 				t.Errorf("report digest %s, file %x", d, sum)
@@ -110,7 +101,7 @@ func TestSynthesizeStreamsTheSameBytes(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("--dataset: exit %d: %s", code, stderr)
 			}
-			if b, _ := os.ReadFile(builtin); !bytes.Equal(got, b) {
+			if b := readFile(t, builtin); !bytes.Equal(got, b) {
 				t.Errorf("the CSV read as it streams and --dataset adult give different tables")
 			}
 			if a, b := utilityLines(stdout), utilityLines(bout); a != b || a == "" {

@@ -3,7 +3,6 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,10 +25,7 @@ func TestPPCAStreamedCSVIsTheWholeTables(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("whole: exit %d: %s", code, stderr)
 	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readFile(t, out)
 	if string(got) != whole {
 		t.Fatalf("streamed file (%d bytes) differs from the whole table's CSV (%d bytes)", len(got), len(whole))
 	}
@@ -56,7 +52,7 @@ func TestPPCAStreamedCSVIsTheWholeTables(t *testing.T) {
 	if code, _, _ := run(t, append(args, "--out", out)...); code == 0 {
 		t.Fatal("an existing output was replaced without --force")
 	}
-	if again, _ := os.ReadFile(out); string(again) != string(got) {
+	if again := readFile(t, out); string(again) != string(got) {
 		t.Fatal("a refused run changed the existing output")
 	}
 }

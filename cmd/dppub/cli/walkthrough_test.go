@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,9 +36,7 @@ func newUserCSV(t *testing.T, dir string) string {
 func mustNotExist(t *testing.T, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
-		if _, err := os.Stat(p); err == nil {
-			t.Errorf("%s was written", p)
-		}
+		notWritten(t, p)
 	}
 }
 
@@ -119,13 +116,8 @@ func TestNewUserWalkthrough(t *testing.T) {
 		t.Fatalf("compare: exit %d\n%s%s", code, out, errs)
 	}
 	checkQualityJSON(t, []byte(out))
-	page, err := os.ReadFile(p("quality.html"))
-	if err != nil || !bytes.Contains(page, []byte("FOR THE DATA OWNER ONLY")) || !bytes.Contains(page, []byte(`id="columns"`)) {
-		t.Fatalf("quality.html: %v", err)
-	}
-	if _, err := os.Stat(p("quality.json")); err != nil {
-		t.Fatalf("quality.json: %v", err)
-	}
+	mentions(t, "quality.html", string(readFile(t, p("quality.html"))), "FOR THE DATA OWNER ONLY", `id="columns"`)
+	written(t, p("quality.json"))
 	renderInBrowser(t, p("quality.html"))
 }
 
@@ -201,11 +193,7 @@ func TestSchemaCompareRefusals(t *testing.T) {
 	headerless := writeFile(t, dir, "headerless.csv", "39,State-gov,77516\n50,Private,83311\n")
 	existing := writeFile(t, dir, "existing.json", "{}")
 	schema := writeFile(t, dir, "s.json", schemaJSON)
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []refusal{
 		{"headerless", []string{"schema", headerless, "--out", p("a.json")}, "the first row looks like data; dppub needs a header row"},
 		{"no out", []string{"schema", people}, "--out SCHEMA.json is required"},
 		{"out is input", []string{"schema", people, "--out", people}, "is also the input"},
