@@ -40,6 +40,10 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"bin refine and parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{BinRefine: marginal.RefineDecoded}}, "bin_refine", "one party"},
 		{"model cells", Settings{Rho: 1, EngineSettings: method.EngineSettings{MaxModelCells: 0.5}}, "max_model_cells", "got 0.5"},
 		{"optimizer", Settings{Rho: 1, EngineSettings: method.EngineSettings{Optimizer: "adam"}}, "optimizer", `must be auto, mirror-descent or momentum, got "adam"`},
+		{"label check share of 1", Settings{Rho: 1, EngineSettings: method.EngineSettings{Label: "income"}, LabelCheckShare: 1}, "label_check_share", "below 1"},
+		{"label check share NaN", Settings{Rho: 1, EngineSettings: method.EngineSettings{Label: "income"}, LabelCheckShare: math.NaN()}, "label_check_share", "below 1"},
+		{"label check without a label", Settings{Rho: 1, LabelCheckShare: 0.1}, "label_check_share", "needs a label"},
+		{"label check and parties", Settings{Rho: 1, EngineSettings: method.EngineSettings{Label: "income"}, Parties: 2, LabelCheckShare: 0.1}, "label_check_share", "one party"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
