@@ -84,11 +84,7 @@ func (s *Store) ReserveAt(dataset, session string, budget dp.Guarantee, delta fl
 	if err := budget.Validate(); err != nil {
 		return nil, fmt.Errorf("budgetstore: session %q: budget: %w", session, err)
 	}
-	err := s.update(func(tx *bolt.Tx) error {
-		b, err := dataBucket(tx, dataset)
-		if err != nil {
-			return err
-		}
+	err := s.updateDataset(dataset, func(b *bolt.Bucket) error {
 		if old, err := getReservation(b, session); err != nil || old != nil {
 			if err == nil {
 				err = fmt.Errorf("budgetstore: dataset %q: session %q already ran here (%s); a session ID never runs twice", dataset, session, old.State)
@@ -141,11 +137,7 @@ func (s *Store) Release(dataset, session, state, reason string) (Reservation, er
 		return Reservation{}, fmt.Errorf("budgetstore: release session %q in state %q, want done, aborted or refused", session, state)
 	}
 	var out Reservation
-	err := s.update(func(tx *bolt.Tx) error {
-		b, err := dataBucket(tx, dataset)
-		if err != nil {
-			return err
-		}
+	err := s.updateDataset(dataset, func(b *bolt.Bucket) error {
 		r, err := getReservation(b, session)
 		if err != nil {
 			return err
@@ -164,11 +156,7 @@ func (s *Store) Release(dataset, session, state, reason string) (Reservation, er
 // the ledger before ended with it.
 func (s *Store) ReleaseOpen(dataset, reason string) ([]Reservation, error) {
 	var out []Reservation
-	err := s.update(func(tx *bolt.Tx) error {
-		b, err := dataBucket(tx, dataset)
-		if err != nil {
-			return err
-		}
+	err := s.updateDataset(dataset, func(b *bolt.Bucket) error {
 		all, err := listReservations(b)
 		if err != nil {
 			return fmt.Errorf("budgetstore: dataset %q: %w", dataset, err)
@@ -198,11 +186,8 @@ func (s *Store) close(r Reservation, state, reason string) Reservation {
 // Reservations returns dataset's reservations, oldest first.
 func (s *Store) Reservations(dataset string) ([]Reservation, error) {
 	var out []Reservation
-	err := s.view(func(tx *bolt.Tx) error {
-		b, err := dataBucket(tx, dataset)
-		if err != nil {
-			return err
-		}
+	err := s.viewDataset(dataset, func(b *bolt.Bucket) error {
+		var err error
 		if out, err = listReservations(b); err != nil {
 			return fmt.Errorf("budgetstore: dataset %q: %w", dataset, err)
 		}

@@ -112,6 +112,26 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 	return s.guarded(func() error { return s.db.Update(fn) })
 }
 
+// viewDataset runs fn on dataset's bucket in a read transaction; a
+// dataset without a lifetime budget is ErrUnknownDataset.
+func (s *Store) viewDataset(dataset string, fn func(*bolt.Bucket) error) error {
+	return s.view(func(tx *bolt.Tx) error { return inDataset(tx, dataset, fn) })
+}
+
+// updateDataset runs fn on dataset's bucket in a write transaction; a
+// dataset without a lifetime budget is ErrUnknownDataset.
+func (s *Store) updateDataset(dataset string, fn func(*bolt.Bucket) error) error {
+	return s.update(func(tx *bolt.Tx) error { return inDataset(tx, dataset, fn) })
+}
+
+func inDataset(tx *bolt.Tx, dataset string, fn func(*bolt.Bucket) error) error {
+	b, err := dataBucket(tx, dataset)
+	if err != nil {
+		return err
+	}
+	return fn(b)
+}
+
 func (s *Store) guarded(fn func() error) error {
 	s.mu.Lock()
 	damaged := s.damaged
@@ -174,11 +194,7 @@ func (s *Store) Spend(dataset, session string, charges ...privacy.Charge) error 
 	if session == "" {
 		return fmt.Errorf("budgetstore: spend without a session ID")
 	}
-	return s.update(func(tx *bolt.Tx) error {
-		b, err := dataBucket(tx, dataset)
-		if err != nil {
-			return err
-		}
+	return s.updateDataset(dataset, func(b *bolt.Bucket) error {
 		lifetime, spent, err := getBudget(b)
 		if err != nil {
 			return err
@@ -275,11 +291,8 @@ func (s *Store) appendEntry(entries, sessions *bolt.Bucket, session string, c pr
 // Balance returns dataset's lifetime budget and what is spent and left.
 func (s *Store) Balance(dataset string) (Balance, error) {
 	var bal Balance
-	err := s.view(func(tx *bolt.Tx) error {
-		b, err := dataBucket(tx, dataset)
-		if err != nil {
-			return err
-		}
+	err := s.viewDataset(dataset, func(b *bolt.Bucket) error {
+		var err error
 		if bal.Lifetime, bal.Spent, err = getBudget(b); err != nil {
 			return err
 		}
@@ -346,11 +359,7 @@ func describe(gs []dp.Guarantee) string {
 // Entries returns dataset's recorded charges in order.
 func (s *Store) Entries(dataset string) ([]Entry, error) {
 	var out []Entry
-	err := s.view(func(tx *bolt.Tx) error {
-		b, err := dataBucket(tx, dataset)
-		if err != nil {
-			return err
-		}
+	err := s.viewDataset(dataset, func(b *bolt.Bucket) error {
 		return b.Bucket(bktEntries).ForEach(func(k, v []byte) error {
 			var e Entry
 			if err := json.Unmarshal(v, &e); err != nil {
@@ -366,11 +375,7 @@ func (s *Store) Entries(dataset string) ([]Entry, error) {
 // SessionSeen reports whether session has recorded a spend on dataset.
 func (s *Store) SessionSeen(dataset, session string) (bool, error) {
 	seen := false
-	err := s.view(func(tx *bolt.Tx) error {
-		b, err := dataBucket(tx, dataset)
-		if err != nil {
-			return err
-		}
+	err := s.viewDataset(dataset, func(b *bolt.Bucket) error {
 		seen = b.Bucket(bktSessions).Get([]byte(session)) != nil
 		return nil
 	})

@@ -244,31 +244,34 @@ func writeCertPEM(path string, der []byte) error {
 }
 
 func parseCert(b []byte) (*x509.Certificate, error) {
-	blk, _ := pem.Decode(b)
-	if blk == nil || blk.Type != "CERTIFICATE" {
-		return nil, fmt.Errorf("consortium: no PEM certificate found")
-	}
-	c, err := x509.ParseCertificate(blk.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("consortium: %w", err)
-	}
-	return c, nil
+	return parsePEM(b, "CERTIFICATE", "certificate", x509.ParseCertificate)
 }
 
 func parseKey(b []byte) (crypto.Signer, error) {
-	blk, _ := pem.Decode(b)
-	if blk == nil || blk.Type != "PRIVATE KEY" {
-		return nil, fmt.Errorf("consortium: no PEM private key found")
-	}
-	k, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
+	k, err := parsePEM(b, "PRIVATE KEY", "private key", x509.ParsePKCS8PrivateKey)
 	if err != nil {
-		return nil, fmt.Errorf("consortium: %w", err)
+		return nil, err
 	}
 	s, ok := k.(crypto.Signer)
 	if !ok {
 		return nil, fmt.Errorf("consortium: private key of type %T cannot sign", k)
 	}
 	return s, nil
+}
+
+// parsePEM parses with parse the first PEM block of b, which must be of
+// type typ (a what, in the error).
+func parsePEM[T any](b []byte, typ, what string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
+	blk, _ := pem.Decode(b)
+	if blk == nil || blk.Type != typ {
+		return zero, fmt.Errorf("consortium: no PEM %s found", what)
+	}
+	v, err := parse(blk.Bytes)
+	if err != nil {
+		return zero, fmt.Errorf("consortium: %w", err)
+	}
+	return v, nil
 }
 
 // Credentials are what a member needs to speak mutual TLS.

@@ -203,3 +203,25 @@ func TestEvenColumnGroups(t *testing.T) {
 		t.Fatalf("SplitVerticalEven: %d parts", len(parts))
 	}
 }
+
+// CommonIDs keeps the IDs every table holds, sorted, whatever each
+// table's row order, and counts an ID repeated within a table once.
+func TestCommonIDs(t *testing.T) {
+	ids := func(s ...string) *Table { return &Table{IDs: s} }
+	for _, c := range []struct {
+		name   string
+		tables []*Table
+		want   []string
+	}{
+		{"one table", []*Table{ids("b", "a")}, []string{"a", "b"}},
+		{"own orders", []*Table{ids("c", "a", "b"), ids("b", "c", "d"), ids("d", "c", "b")}, []string{"b", "c"}},
+		{"repeated within one", []*Table{ids("a", "a", "b"), ids("b")}, []string{"b"}},
+		{"none in common", []*Table{ids("a"), ids("b")}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := CommonIDs(c.tables); !slices.Equal(got, c.want) {
+				t.Errorf("CommonIDs = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -161,6 +161,30 @@ func Concat(tables ...*Table) (*Table, error) {
 	return out, nil
 }
 
+// CommonIDs are the IDs every table holds, in ascending order: the rows a
+// linked vertical split joins on, in the order a linked session lays them
+// out. An ID repeated within one table counts once for it.
+func CommonIDs(tables []*Table) []string {
+	count := map[string]int{}
+	for _, t := range tables {
+		seen := make(map[string]bool, len(t.IDs))
+		for _, id := range t.IDs {
+			if !seen[id] {
+				seen[id] = true
+				count[id]++
+			}
+		}
+	}
+	var ids []string
+	for id, c := range count {
+		if c == len(tables) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // Equal reports whether two tables have the same schema, cells and IDs.
 func (t *Table) Equal(o *Table) bool {
 	return t.Schema.Equal(o.Schema) && slices.Equal(t.IDs, o.IDs) &&

@@ -156,18 +156,16 @@ func (m *Gaussian) Release(n *Noiser, v []float64) {
 // Algorithm 1), so the choice depends on the utilities only through their
 // grid values.
 func PermuteAndFlip(src *randx.Source, utilities []float64, sensitivity, eps float64) (int, error) {
-	units, top, rate, err := selectionUnits("permute-and-flip", utilities, sensitivity, eps)
+	sel, err := newSelection("permute-and-flip", utilities, sensitivity, eps)
 	if err != nil {
 		return 0, err
 	}
-	gap, num := new(big.Int), new(big.Int)
-	exp := newBigBernoulliExp()
-	for _, i := range src.Perm(len(units)) {
-		if _, acc := new(big.Float).SetFloat64(top - units[i]).Int(gap); acc != big.Exact {
-			return 0, fmt.Errorf("dp: permute-and-flip: utility gap %v is not an integer", top-units[i])
+	for _, i := range src.Perm(len(sel.units)) {
+		stop, err := sel.accept(src, i)
+		if err != nil {
+			return 0, err
 		}
-		num.Mul(gap, rate.Num())
-		if exp.accept(src, num, rate.Denom()) {
+		if stop {
 			return i, nil
 		}
 	}
@@ -194,19 +192,17 @@ func PermuteAndFlip(src *randx.Source, utilities []float64, sensitivity, eps flo
 // accepted index has exactly the law ∝ exp(−γ_i); the best candidate has
 // γ = 0, so at most len(utilities) tries are expected.
 func Exponential(src *randx.Source, utilities []float64, sensitivity, eps float64) (int, error) {
-	units, top, rate, err := selectionUnits("exponential", utilities, sensitivity, eps)
+	sel, err := newSelection("exponential", utilities, sensitivity, eps)
 	if err != nil {
 		return 0, err
 	}
-	gap, num := new(big.Int), new(big.Int)
-	exp := newBigBernoulliExp()
 	for {
-		i := int(src.Uint64N(uint64(len(units))))
-		if _, acc := new(big.Float).SetFloat64(top - units[i]).Int(gap); acc != big.Exact {
-			return 0, fmt.Errorf("dp: exponential: utility gap %v is not an integer", top-units[i])
+		i := int(src.Uint64N(uint64(len(sel.units))))
+		accepted, err := sel.accept(src, i)
+		if err != nil {
+			return 0, err
 		}
-		num.Mul(gap, rate.Num())
-		if exp.accept(src, num, rate.Denom()) {
+		if accepted {
 			return i, nil
 		}
 	}
@@ -219,31 +215,56 @@ func ExponentialSpec(sensitivity, eps float64) Spec {
 		Scale: 2 * sensitivity / eps, Guarantee: Concentrated(eps * eps / 8)}
 }
 
-// selectionUnits checks a selection's arguments and returns the
-// utilities in grid units, the best of them, and the exact rate c with
-// P(i) ∝ exp(−c·(top − units_i)): c = ε·g/(2(Δu + g)) rounded down.
-func selectionUnits(name string, utilities []float64, sensitivity, eps float64) ([]float64, float64, *big.Rat, error) {
+// selection is a selection's candidates on the grid and the exact
+// Bernoulli draw both selection mechanisms stop or accept a candidate
+// with.
+type selection struct {
+	name string
+	// units are the utilities in grid units, top the best of them.
+	units []float64
+	top   float64
+	// rate is the exact c with P(i) ∝ exp(−c·(top − units_i)).
+	rate     *big.Rat
+	gap, num *big.Int
+	exp      *bigBernoulliExp
+}
+
+// newSelection checks a selection's arguments and puts the utilities on
+// the grid: c = ε·g/(2(Δu + g)) rounded down.
+func newSelection(name string, utilities []float64, sensitivity, eps float64) (*selection, error) {
 	if len(utilities) == 0 {
-		return nil, 0, nil, fmt.Errorf("dp: selection over no candidates")
+		return nil, fmt.Errorf("dp: selection over no candidates")
 	}
 	if err := checkSensitivity(sensitivity); err != nil {
-		return nil, 0, nil, fmt.Errorf("dp: %s: %w", name, err)
+		return nil, fmt.Errorf("dp: %s: %w", name, err)
 	}
 	if err := checkEpsilon(eps); err != nil {
-		return nil, 0, nil, fmt.Errorf("dp: %s: %w", name, err)
+		return nil, fmt.Errorf("dp: %s: %w", name, err)
 	}
 	g := pow2Floor(sensitivity / (1 << gridPrecisionBits))
 	units := make([]float64, len(utilities))
 	top := math.Inf(-1)
 	for i, u := range utilities {
 		if math.IsNaN(u) || math.IsInf(u, 0) {
-			return nil, 0, nil, fmt.Errorf("dp: %s: utility %d is %v", name, i, u)
+			return nil, fmt.Errorf("dp: %s: utility %d is %v", name, i, u)
 		}
 		units[i] = math.Round(u / g)
 		top = math.Max(top, units[i])
 	}
 	c := math.Nextafter(eps*g/(2*(sensitivity+g)), 0)
-	return units, top, new(big.Rat).SetFloat64(c), nil
+	return &selection{name: name, units: units, top: top, rate: new(big.Rat).SetFloat64(c),
+		gap: new(big.Int), num: new(big.Int), exp: newBigBernoulliExp()}, nil
+}
+
+// accept draws Bernoulli(exp(−c·(top − units_i))) exactly: whether
+// permute-and-flip stops at candidate i, or the exponential mechanism's
+// rejection sampler accepts it.
+func (s *selection) accept(src *randx.Source, i int) (bool, error) {
+	if _, acc := new(big.Float).SetFloat64(s.top - s.units[i]).Int(s.gap); acc != big.Exact {
+		return false, fmt.Errorf("dp: %s: utility gap %v is not an integer", s.name, s.top-s.units[i])
+	}
+	s.num.Mul(s.gap, s.rate.Num())
+	return s.exp.accept(src, s.num, s.rate.Denom()), nil
 }
 
 // SelectionSpec describes one use of PermuteAndFlip.

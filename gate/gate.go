@@ -199,15 +199,7 @@ func aucOf(member, nonMember []float64) float64 {
 	for _, v := range nonMember {
 		all = append(all, scored{v, false})
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(all, func(a, b scored) int { return cmp.Compare(a.v, b.v) })
 	rankSum := 0.0
 	for i := 0; i < len(all); {
 		j := i

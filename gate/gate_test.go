@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/randx"
 )
@@ -19,10 +19,7 @@ import (
 // rows (non-members), disjoint, in a random order.
 func adultSplit(t *testing.T, n int, src *randx.Source) (real, holdout *data.Table) {
 	t.Helper()
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	perm := src.Perm(tab.Len())
 	return tab.Subset(perm[:n]), tab.Subset(perm[n : 2*n])
 }
@@ -128,10 +125,7 @@ func TestCheckValidates(t *testing.T) {
 // pass says that its rows were too few.
 func TestRefusalNeedsEvidence(t *testing.T) {
 	src := randx.NewSeeded(3)
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	perm := src.Perm(tab.Len())
 	real, holdout := tab.Subset(perm[:1000]), tab.Subset(perm[1000:2000])
 	// A quarter copies of members, the rest other rows of Adult.

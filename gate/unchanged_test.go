@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -18,10 +18,7 @@ import (
 // at 1/90, or farther). The wanted numbers were printed by the
 // code before the change.
 func TestCheckResultUnchanged(t *testing.T) {
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	perm := randx.NewSeeded(17).Perm(tab.Len())
 	real, holdout := tab.Subset(perm[:1500]), tab.Subset(perm[1500:3000])
 	moved := func(rows []int) *data.Table {
@@ -73,10 +70,7 @@ func TestCheckResultUnchanged(t *testing.T) {
 // categorical columns packed into one word), and on a table of 70 binary
 // and 2 numeric columns, of which only the first 64 binary ones pack.
 func TestNearestMatchesScan(t *testing.T) {
-	adult, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	adult := methodtest.Table(t, "adult")
 	src := randx.NewSeeded(29)
 	wide := &data.Table{}
 	for j := range 72 {

@@ -21,24 +21,22 @@ func BenchmarkSVMAdultLike(b *testing.B) {
 			o := DefaultSVMOptions()
 			o.Loss = loss
 			src := randx.NewSeeded(82)
-			var acc float64
-			for b.Loop() {
-				c, err := TrainSVM(X, y, 2, o, src)
-				if err != nil {
-					b.Fatal(err)
-				}
-				acc = Accuracy(c.PredictAll(X), y)
-			}
-			b.ReportMetric(acc, "train-acc")
+			benchTraining(b, X, y, func() (*Classifier, error) { return TrainSVM(X, y, 2, o, src) })
 		})
 	}
 }
 
 func BenchmarkLogReg(b *testing.B) {
 	X, y := adultLike()
+	benchTraining(b, X, y, func() (*Classifier, error) { return TrainLogReg(X, y, 2, DefaultLogRegOptions()) })
+}
+
+// benchTraining times train and reports the accuracy of the last
+// classifier it trained on its training rows X, y.
+func benchTraining(b *testing.B, X *mat.Dense, y []int, train func() (*Classifier, error)) {
 	var acc float64
 	for b.Loop() {
-		c, err := TrainLogReg(X, y, 2, DefaultLogRegOptions())
+		c, err := train()
 		if err != nil {
 			b.Fatal(err)
 		}

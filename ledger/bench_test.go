@@ -81,7 +81,7 @@ func BenchmarkVerify10k(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Verify(l, f.ring, cp, f.verifier); err != nil {
+				if _, err := f.verify(l, cp); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -18,8 +18,11 @@ type diskLog struct {
 	checkpoint []byte  // signed at size n
 }
 
-func writeLog(t *testing.T, f *fixture, n int) diskLog {
+// writeLog writes n entries with a fresh fixture into a fresh directory
+// and closes the ledger.
+func writeLog(t *testing.T, n int) (*fixture, diskLog) {
 	t.Helper()
+	f := newFixture(t)
 	dir := t.TempDir()
 	l, err := Open(dir, f.options())
 	if err != nil {
@@ -38,7 +41,7 @@ func writeLog(t *testing.T, f *fixture, n int) diskLog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return diskLog{dir: dir, data: data, offsets: offsets, checkpoint: cp}
+	return f, diskLog{dir: dir, data: data, offsets: offsets, checkpoint: cp}
 }
 
 // openBytes writes data as the data file of a fresh directory and opens it.
@@ -58,17 +61,12 @@ func openBytes(t *testing.T, f *fixture, data []byte, readOnly bool) (*FileLedge
 }
 
 func TestFileReopenContinues(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 5)
+	f, d := writeLog(t, 5)
 	saved, err := LatestCheckpoint(d.dir)
 	if err != nil || !bytes.Equal(saved, d.checkpoint) {
 		t.Fatalf("saved checkpoint %q, %v", saved, err)
 	}
-	l, err := Open(d.dir, f.options())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := f.open(t, d.dir)
 	if l.Len() != 5 || l.TornTail() != nil {
 		t.Fatalf("reopened: len %d, torn %v", l.Len(), l.TornTail())
 	}
@@ -78,7 +76,7 @@ func TestFileReopenContinues(t *testing.T) {
 	}
 	f.fill(t, l, 3)
 	cp, _ := l.Checkpoint()
-	if _, err := Verify(l, f.ring, cp, f.verifier); err != nil {
+	if _, err := f.verify(l, cp); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := l.ProveConsistency(5, 8)
@@ -91,8 +89,7 @@ func TestFileReopenContinues(t *testing.T) {
 // checksums make Open refuse it (a flip is never taken for a torn tail),
 // and anything that did open must fail Verify.
 func TestFileEveryByteFlipDetected(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 3)
+	f, d := writeLog(t, 3)
 	byOpen := 0
 	for pos := range d.data {
 		data := bytes.Clone(d.data)
@@ -105,7 +102,7 @@ func TestFileEveryByteFlipDetected(t *testing.T) {
 			byOpen++
 			continue
 		}
-		if _, err := Verify(l, f.ring, d.checkpoint, f.verifier); err == nil {
+		if _, err := f.verify(l, d.checkpoint); err == nil {
 			t.Fatalf("flipping byte %d of %d went undetected (torn tail %v)", pos, len(d.data), l.TornTail())
 		}
 	}
@@ -118,8 +115,7 @@ func TestFileEveryByteFlipDetected(t *testing.T) {
 // TestFileTamperWithRecomputedChecksums: an attacker who alters a byte of an
 // entry and fixes the checksums is caught by the chain or by Verify.
 func TestFileTamperWithRecomputedChecksums(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 3)
+	f, d := writeLog(t, 3)
 	bounds := append(d.offsets, int64(len(d.data)))
 	atOpen, atVerify := 0, 0
 	for r := range d.offsets {
@@ -133,7 +129,7 @@ func TestFileTamperWithRecomputedChecksums(t *testing.T) {
 				atOpen++
 				continue
 			}
-			if _, err := Verify(l, f.ring, d.checkpoint, f.verifier); err == nil {
+			if _, err := f.verify(l, d.checkpoint); err == nil {
 				t.Fatalf("record %d byte %d altered with valid checksums went undetected", r, j)
 			}
 			atVerify++
@@ -146,8 +142,7 @@ func TestFileTamperWithRecomputedChecksums(t *testing.T) {
 }
 
 func TestFileReorderAndDropDetected(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 4)
+	f, d := writeLog(t, 4)
 	b := append(d.offsets, int64(len(d.data)))
 	rec := func(i int) []byte { return d.data[b[i]:b[i+1]] }
 	head := d.data[:b[0]]
@@ -166,7 +161,7 @@ func TestFileReorderAndDropDetected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(l, f.ring, d.checkpoint, f.verifier); err == nil || !strings.Contains(err.Error(), "dropped") {
+	if _, err := f.verify(l, d.checkpoint); err == nil || !strings.Contains(err.Error(), "dropped") {
 		t.Fatalf("dropped last record: error %v", err)
 	}
 }
@@ -174,8 +169,7 @@ func TestFileReorderAndDropDetected(t *testing.T) {
 // TestFileTornTailEveryOffset simulates a crash during the last append:
 // the data file is cut at every byte offset inside the last record.
 func TestFileTornTailEveryOffset(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 4)
+	f, d := writeLog(t, 4)
 	// The checkpoint of the surviving 3-entry prefix.
 	prefix, _, err := openBytes(t, f, d.data[:d.offsets[3]], false)
 	if err != nil {
@@ -197,7 +191,7 @@ func TestFileTornTailEveryOffset(t *testing.T) {
 			if l.Len() != 3 {
 				t.Fatalf("cut at %d: %d entries survive, want 3", cut, l.Len())
 			}
-			if _, err := Verify(l, f.ring, cp3, f.verifier); err != nil {
+			if _, err := f.verify(l, cp3); err != nil {
 				t.Fatalf("cut at %d: surviving prefix fails Verify: %v", cut, err)
 			}
 			fi, _ := os.Stat(filepath.Join(dir, DataFile))
@@ -214,14 +208,13 @@ func TestFileTornTailEveryOffset(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Verify(prefix, f.ring, d.checkpoint, f.verifier); err == nil {
+	if _, err := f.verify(prefix, d.checkpoint); err == nil {
 		t.Fatal("3-entry prefix verified against the 4-entry checkpoint")
 	}
 }
 
 func TestFileZeroFilledTailIsTorn(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 2)
+	f, d := writeLog(t, 2)
 	l, _, err := openBytes(t, f, append(bytes.Clone(d.data), make([]byte, 300)...), false)
 	if err != nil {
 		t.Fatal(err)
@@ -237,8 +230,7 @@ func TestFileZeroFilledTailIsTorn(t *testing.T) {
 }
 
 func TestFileChecksumMismatchInMiddleQuotesOffset(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 3)
+	f, d := writeLog(t, 3)
 	data := bytes.Clone(d.data)
 	data[d.offsets[1]+headerLen+20] ^= 0xff
 	_, _, err := openBytes(t, f, data, false)
@@ -252,13 +244,8 @@ func TestFileChecksumMismatchInMiddleQuotesOffset(t *testing.T) {
 }
 
 func TestFileChangedAfterOpen(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 3)
-	l, err := Open(d.dir, f.options())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	f, d := writeLog(t, 3)
+	l := f.open(t, d.dir)
 	w, err := os.OpenFile(filepath.Join(d.dir, DataFile), os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -268,19 +255,14 @@ func TestFileChangedAfterOpen(t *testing.T) {
 	if _, err := l.Entry(2); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Entry after on-disk change: error %v, want ErrCorrupt", err)
 	}
-	if _, err := Verify(l, f.ring, d.checkpoint, f.verifier); err == nil {
+	if _, err := f.verify(l, d.checkpoint); err == nil {
 		t.Fatal("Verify passed after an on-disk change")
 	}
 }
 
 func TestFileOpenModes(t *testing.T) {
-	f := newFixture(t)
-	d := writeLog(t, f, 2)
-	l, err := Open(d.dir, f.options())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	f, d := writeLog(t, 2)
+	l := f.open(t, d.dir)
 	if _, err := Open(d.dir, f.options()); err == nil {
 		t.Fatal("second writer opened a locked ledger")
 	}

@@ -44,6 +44,24 @@ func newFixture(t testing.TB) *fixture {
 	return f
 }
 
+// verify verifies l against checkpoint with the fixture's keyring and
+// the publisher's note verifier.
+func (f *fixture) verify(l Ledger, checkpoint []byte) (*Report, error) {
+	return Verify(l, f.ring, checkpoint, f.verifier)
+}
+
+// open opens the file ledger in dir with the fixture's options, closed
+// when the test ends.
+func (f *fixture) open(t testing.TB, dir string) *FileLedger {
+	t.Helper()
+	l, err := Open(dir, f.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
 func (f *fixture) options() Options {
 	return Options{Keyring: f.ring, Signer: f.signer, Origin: "example.org/release-1", NoSync: true}
 }

@@ -17,12 +17,7 @@ func backends(t *testing.T, f *fixture) map[string]Ledger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fl, err := Open(t.TempDir(), f.options())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fl.Close() })
-	return map[string]Ledger{"memory": m, "file": fl}
+	return map[string]Ledger{"memory": m, "file": f.open(t, t.TempDir())}
 }
 
 func TestAppendRefusals(t *testing.T) {
@@ -101,7 +96,7 @@ func TestVerifyValidLog(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.fill(t, l, 2) // two entries after the checkpoint
-			r, err := Verify(l, f.ring, cp, f.verifier)
+			r, err := f.verify(l, cp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +159,7 @@ func TestVerifyDetectsEveryByteFlip(t *testing.T) {
 	f := newFixture(t)
 	m := newMemory(t, f, 4)
 	cp, _ := m.Checkpoint()
-	if _, err := Verify(m, f.ring, cp, f.verifier); err != nil {
+	if _, err := f.verify(m, cp); err != nil {
 		t.Fatal(err)
 	}
 	positions := 0
@@ -172,7 +167,7 @@ func TestVerifyDetectsEveryByteFlip(t *testing.T) {
 		for j := range rec {
 			for _, mask := range []byte{0x01, 0x80} {
 				rec[j] ^= mask
-				if _, err := Verify(m, f.ring, cp, f.verifier); err == nil {
+				if _, err := f.verify(m, cp); err == nil {
 					t.Fatalf("flipping byte %d of entry %d with %#x went undetected", j, i, mask)
 				}
 				rec[j] ^= mask
@@ -192,7 +187,7 @@ func TestVerifyDetectsReorderAndDrop(t *testing.T) {
 	orig := append([][]byte(nil), m.records...)
 
 	m.records[1], m.records[3] = m.records[3], m.records[1]
-	if _, err := Verify(m, f.ring, cp5, f.verifier); !errors.Is(err, ErrWrongSeq) {
+	if _, err := f.verify(m, cp5); !errors.Is(err, ErrWrongSeq) {
 		t.Fatalf("reordered entries: error %v, want ErrWrongSeq", err)
 	}
 
@@ -200,19 +195,19 @@ func TestVerifyDetectsReorderAndDrop(t *testing.T) {
 	// numbers against cp4.
 	m.records = append(append([][]byte(nil), orig[:2]...), orig[3:]...)
 	m.tree.n = 4
-	if _, err := Verify(m, f.ring, cp5, f.verifier); err == nil || !strings.Contains(err.Error(), "dropped") {
+	if _, err := f.verify(m, cp5); err == nil || !strings.Contains(err.Error(), "dropped") {
 		t.Fatalf("dropped entry against size 5: error %v", err)
 	}
-	if _, err := Verify(m, f.ring, cp4, f.verifier); !errors.Is(err, ErrWrongSeq) {
+	if _, err := f.verify(m, cp4); !errors.Is(err, ErrWrongSeq) {
 		t.Fatalf("dropped entry against size 4: error %v, want ErrWrongSeq", err)
 	}
 
 	// Drop the last entry: only the checkpoint can tell.
 	m.records = orig[:4]
-	if _, err := Verify(m, f.ring, cp4, f.verifier); err != nil {
+	if _, err := f.verify(m, cp4); err != nil {
 		t.Fatalf("the surviving prefix should verify against cp4: %v", err)
 	}
-	if _, err := Verify(m, f.ring, cp5, f.verifier); err == nil || !strings.Contains(err.Error(), "dropped") {
+	if _, err := f.verify(m, cp5); err == nil || !strings.Contains(err.Error(), "dropped") {
 		t.Fatalf("dropped last entry: error %v", err)
 	}
 }
@@ -227,10 +222,10 @@ func TestVerifyDetectsResignedRewrite(t *testing.T) {
 	forged := newMemory(t, f, 2)
 	f.appendOne(forged, `,"rewritten":true`)
 	f.fill(t, forged, 3)
-	if _, err := Verify(forged, f.ring, nil, f.verifier); err == nil {
+	if _, err := f.verify(forged, nil); err == nil {
 		t.Fatal("nil checkpoint accepted")
 	}
-	_, err := Verify(forged, f.ring, cp, f.verifier)
+	_, err := f.verify(forged, cp)
 	if err == nil || !strings.Contains(err.Error(), "rewritten") {
 		t.Fatalf("rewritten history: error %v", err)
 	}
@@ -396,7 +391,7 @@ func TestConcurrentAppendersRetry(t *testing.T) {
 	}
 	wg.Wait()
 	cp, _ := m.Checkpoint()
-	r, err := Verify(m, f.ring, cp, f.verifier)
+	r, err := f.verify(m, cp)
 	if err != nil || r.Entries != 60 || r.BySender["bob"] != 20 {
 		t.Fatalf("after concurrent appends: %v, %v", r, err)
 	}

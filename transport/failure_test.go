@@ -30,9 +30,7 @@ const retryBudget = 30 * time.Second
 // one line naming the member and the reason, well before the step
 // deadline up to which transient failures are retried.
 func TestPermanentFailuresFailAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	SkipFaultsInShort(t)
 	for _, tc := range []struct {
 		name string
 		// setup breaks spoke-2 and returns the address overrides to use.
@@ -114,9 +112,7 @@ func TestPermanentFailuresFailAtOnce(t *testing.T) {
 // A member that is not listening yet (restarting) is retried until it
 // listens, within unreachable_after (1.5 s here), and the session runs.
 func TestRestartingMemberIsRetried(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	SkipFaultsInShort(t)
 	n := newTestNetLimits(t, 2, nil, func(l *consortium.Limits) {
 		l.StepTimeout.Duration, l.UnreachableAfter.Duration = 10*time.Second, 1500*time.Millisecond
 	})
@@ -152,9 +148,7 @@ func TestRestartingMemberIsRetried(t *testing.T) {
 // spoke-1 would take the second of silence (over unreachable_after,
 // 600 ms here) for a dead coordinator and abort.
 func TestSlowJoinIsWaitedFor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	SkipFaultsInShort(t)
 	n := newTestNetLimits(t, 2, nil, func(l *consortium.Limits) { l.StepTimeout.Duration = 10 * time.Second })
 	settings, _ := json.Marshal(echoSettings{Charge: 0.25, Payload: 10, SlowJoin: "spoke-2", JoinDelay: time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*retryBudget)

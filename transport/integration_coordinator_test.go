@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/budgetstore"
+	"github.com/dppub/dppub/transport"
 )
 
 // noticeWithin is how soon an owner must abort a session whose coordinator
@@ -22,9 +23,7 @@ const noticeWithin = 5 * time.Second
 // may have reached the coordinator), as its budget ledger shows; `dppub
 // serve` keeps serving, and the next session runs.
 func TestOwnersReleaseWhenTheCoordinatorDies(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	transport.SkipFaultsInShort(t)
 	for _, tc := range []struct {
 		name, method string
 		demo         []string

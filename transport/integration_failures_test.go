@@ -23,9 +23,7 @@ const retryBudget = 60 * time.Second
 // reason, instead of being retried up to the step deadline; an owner
 // restarting while the session opens is retried and the session runs.
 func TestPermanentFailuresFailAtOnceBetweenProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	transport.SkipFaultsInShort(t)
 	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = retryBudget })
 	other := c.withOtherCA()
 	c.serve("owner-1", "--insecure-accept-seed")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -82,7 +81,7 @@ func (c *cluster) linkFiles(orig []*data.Table, ids func(party, row int) string)
 	src := randx.NewSeeded(17)
 	n := orig[0].Len()
 	perm := src.Perm(n)
-	count := map[string]int{}
+	var parts []*data.Table
 	for k, m := range c.file.WithRole("owner") {
 		missing := map[int]bool{}
 		for _, r := range perm[k*n/10 : (k+1)*n/10] {
@@ -100,19 +99,12 @@ func (c *cluster) linkFiles(orig []*data.Table, ids func(party, row int) string)
 		part.IDs = make([]string, len(keep))
 		for j, r := range keep {
 			part.IDs[j] = ids(k, r)
-			count[part.IDs[j]]++
 		}
+		parts = append(parts, part)
 		c.writeTable(c.file.Path(m.Dataset.Path), part)
 		c.writeSchema(c.file.Path(m.Dataset.Schema), part.Schema)
 	}
-	var common []string
-	for id, n := range count {
-		if n == len(orig) {
-			common = append(common, id)
-		}
-	}
-	slices.Sort(common)
-	return common
+	return data.CommonIDs(parts)
 }
 
 func (c *cluster) writeTable(path string, t *data.Table) {

@@ -12,8 +12,7 @@ import (
 // mp-crdp` in one process on the parties' files, and its privacy report
 // but for the run record.
 func TestMPCRDPNetworkMatchesOneProcess(t *testing.T) {
-	c := newCluster(t, 3, 3000, nil, "--method", "mp-crdp")
-	c.serveAll("--insecure-accept-seed")
+	c := servingCluster(t, "mp-crdp", 3, 3000)
 	for _, tc := range []struct {
 		name, seed string
 		set, flags []string

@@ -17,8 +17,7 @@ import (
 // bins, and with bins each party chooses from its own columns (bin_share),
 // whose edges travel in a phase before the setup.
 func TestPDPMVDSNetworkMatchesOneProcess(t *testing.T) {
-	c := newCluster(t, 3, 2000, nil, "--method", "pdp-mvds")
-	c.serveAll("--insecure-accept-seed")
+	c := servingCluster(t, "pdp-mvds", 3, 2000)
 	c.serve("third-party", "--insecure-accept-seed")
 	for _, tc := range []struct {
 		name  string

@@ -24,8 +24,7 @@ func TestRowSynthStatisticsOwnersMatchRows(t *testing.T) {
 	flags := []string{"--epsilon", "1", "--delta", "1e-5", "--max-cells", "1", "--seed", seed}
 
 	// The owners holding rows: the networked run the others must equal.
-	c := newCluster(t, 2, 4000, nil, "--method", "synthesize-rows")
-	c.serveAll("--insecure-accept-seed")
+	c := servingCluster(t, "synthesize-rows", 2, 4000)
 	want := filepath.Join(c.dir, "rows-net.csv")
 	r := wait(c.runMethodCmd("synthesize-rows", want, set...))
 	if r.err != nil {

@@ -30,8 +30,7 @@ func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
 		{"adaptive", []string{"--set", "method=adaptive"}, []string{"--method", "adaptive"}, "the adaptive method"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cl := newCluster(t, 3, 4000, nil, "--method", "synthesize-rows")
-			cl.serveAll("--insecure-accept-seed")
+			cl := servingCluster(t, "synthesize-rows", 3, 4000)
 			r := cl.matchCSV(t, "synthesize-rows",
 				append([]string{"--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"}, c.run...),
 				append([]string{"--epsilon", "1", "--delta", "1e-5", "--seed", "11"}, c.pub...))
@@ -53,9 +52,7 @@ func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
 // own budget ledger keeps the charges it made (a release that may have
 // reached the coordinator is never refunded).
 func TestRowSynthOwnerKilledMidSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	transport.SkipFaultsInShort(t)
 	c := newCluster(t, 3, 3000, nil, "--method", "synthesize-rows")
 	c.serve("owner-1")
 	c.serve("owner-2", "--fault-handle-delay", "150ms")
@@ -92,9 +89,7 @@ func TestRowSynthOwnerKilledMidSession(t *testing.T) {
 // session at the step deadline, naming the owner and the request it is
 // handling, and writes nothing.
 func TestRowSynthSlowOwnerMissesTheStepDeadline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	transport.SkipFaultsInShort(t)
 	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = time.Second }, "--method", "synthesize-rows")
 	c.serve("owner-1")
 	c.serve("owner-2")

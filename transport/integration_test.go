@@ -97,6 +97,16 @@ func newCluster(t *testing.T, owners, rows int, limits func(*consortium.Limits),
 	return c
 }
 
+// servingCluster is newCluster laid out for method with every owner
+// serving and accepting the coordinator's seed: what a test comparing a
+// seeded session with the one-process run needs.
+func servingCluster(t *testing.T, method string, owners, rows int) *cluster {
+	t.Helper()
+	c := newCluster(t, owners, rows, nil, "--method", method)
+	c.serveAll("--insecure-accept-seed")
+	return c
+}
+
 // setBudget gives every owner the lifetime budget b; before any member
 // serves (a ledger keeps the budget its dataset was first defined with).
 func (c *cluster) setBudget(b consortium.Budget) {
@@ -190,8 +200,7 @@ func (c *cluster) matchCSV(t *testing.T, method string, run, publish []string, a
 // one-process run does, and that it wrote every row, and logs its time.
 func matchRows(t *testing.T, method string, owners, rows int, run, publish []string) {
 	t.Helper()
-	c := newCluster(t, owners, rows, nil, "--method", method)
-	c.serveAll("--insecure-accept-seed")
+	c := servingCluster(t, method, owners, rows)
 	r := c.matchCSV(t, method, run, publish)
 	if !strings.Contains(r.stdout, fmt.Sprintf("Wrote %d rows", rows)) {
 		t.Fatalf("unexpected output:\n%s", r.stdout)
@@ -553,9 +562,7 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 // incomplete and unpublished, writes no report, and is recorded as
 // aborted.
 func TestOwnerKilledMidStreamToStdout(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	transport.SkipFaultsInShort(t)
 	c := newCluster(t, 3, 0, nil)
 	report := filepath.Join(c.dir, "synth.privacy.json")
 	pubLedger := filepath.Join(c.dir, "publishing-ledger")
@@ -611,9 +618,7 @@ func (c *cluster) startUntilModel(t *testing.T, cmd *exec.Cmd, owner string) <-c
 // consistent, holds the spend of the interrupted session, and the owner
 // serves the next session.
 func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	transport.SkipFaultsInShort(t)
 	c := newCluster(t, 3, 3000, nil)
 	out := filepath.Join(c.dir, "synth.csv")
 	pubLedger := filepath.Join(c.dir, "publishing-ledger")
@@ -665,9 +670,7 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 // A slow owner: the coordinator aborts at the step deadline, naming the
 // owner and what it is doing.
 func TestSlowOwnerMissesTheStepDeadline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	transport.SkipFaultsInShort(t)
 	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = time.Second })
 	c.serve("owner-1")
 	c.serve("owner-2")

@@ -100,9 +100,7 @@ func TestLedgerRefusalSendsNothing(t *testing.T) {
 }
 
 func TestSlowMemberMissesTheStepDeadline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fault between real processes (seconds); runs without -short")
-	}
+	SkipFaultsInShort(t)
 	n := newTestNet(t, 3, map[string]NodeOptions{"spoke-3": {HandleDelay: 5 * time.Second}})
 	start := time.Now()
 	_, err := n.run(0.1, 10)

@@ -37,28 +37,25 @@ func EncryptOneHots(pk *paillier.PublicKey, l Layout, values [][]int32, src *ran
 	}
 	w := heavyWorkers(n, workers)
 	rs := readers(src, w)
-	errs := make([]error, w)
-	chunks(n, w, func(k, lo, hi int) {
+	err = tryEach(n, w, func(k, r int) error {
 		m := make([]*big.Int, l.Blocks)
-		for r := lo; r < hi; r++ {
-			for b := range m {
-				m[b] = new(big.Int)
-			}
-			for u, col := range values {
-				b, s := l.Digit(u, int(col[r]))
-				m[b].SetBit(m[b], s*l.Bits, 1)
-			}
-			for b := range m {
-				c, err := pk.Encrypt(rs[k], m[b])
-				if err != nil {
-					errs[k] = err
-					return
-				}
-				out[b][r] = c
-			}
+		for b := range m {
+			m[b] = new(big.Int)
 		}
+		for u, col := range values {
+			b, s := l.Digit(u, int(col[r]))
+			m[b].SetBit(m[b], s*l.Bits, 1)
+		}
+		for b := range m {
+			c, err := pk.Encrypt(rs[k], m[b])
+			if err != nil {
+				return err
+			}
+			out[b][r] = c
+		}
+		return nil
 	})
-	if err := firstErr(errs); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("sspp: encrypting one-hot vectors: %w", err)
 	}
 	return out, nil
@@ -105,25 +102,17 @@ func Select(pk *paillier.PublicKey, cts []*paillier.Ciphertext, col []int32, k i
 	out := make([]*paillier.Ciphertext, len(cts))
 	w := heavyWorkers(len(cts), workers)
 	rs := readers(src, w)
-	errs := make([]error, w)
 	zero := new(big.Int)
-	chunks(len(cts), w, func(t, lo, hi int) {
-		for r := lo; r < hi; r++ {
-			var c *paillier.Ciphertext
-			var err error
-			if col[r] == k {
-				c, err = pk.Rerandomize(rs[t], cts[r])
-			} else {
-				c, err = pk.Encrypt(rs[t], zero)
-			}
-			if err != nil {
-				errs[t] = err
-				return
-			}
-			out[r] = c
+	err := tryEach(len(cts), w, func(t, r int) error {
+		var err error
+		if col[r] == k {
+			out[r], err = pk.Rerandomize(rs[t], cts[r])
+		} else {
+			out[r], err = pk.Encrypt(rs[t], zero)
 		}
+		return err
 	})
-	if err := firstErr(errs); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("sspp: selecting records: %w", err)
 	}
 	return out, nil
@@ -211,23 +200,20 @@ func maskReplies(pk *paillier.PublicKey, p Packing, prods []*paillier.Ciphertext
 	}
 	w := heavyWorkers(g, workers)
 	rs := readers(src, w)
-	errs := make([]error, w)
-	chunks(g, w, func(k, lo, hi int) {
-		for j := lo; j < hi; j++ {
-			neg := p.Pack(masks[j])
-			neg.Neg(neg)
-			c, err := pk.Encrypt(rs[k], neg)
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			if prods[j] != nil {
-				c = pk.Add(prods[j], c)
-			}
-			replies[j] = c
+	err := tryEach(g, w, func(k, j int) error {
+		neg := p.Pack(masks[j])
+		neg.Neg(neg)
+		c, err := pk.Encrypt(rs[k], neg)
+		if err != nil {
+			return err
 		}
+		if prods[j] != nil {
+			c = pk.Add(prods[j], c)
+		}
+		replies[j] = c
+		return nil
 	})
-	if err := firstErr(errs); err != nil {
+	if err != nil {
 		return nil, nil, fmt.Errorf("sspp: masking replies: %w", err)
 	}
 	return replies, masks, nil
@@ -251,20 +237,14 @@ func randInt(r io.Reader, bound *big.Int) (*big.Int, error) {
 func DecryptReplies(sk *paillier.PrivateKey, p Packing, replies []*paillier.Ciphertext, workers int) ([][]*big.Int, error) {
 	out := make([][]*big.Int, len(replies))
 	w := heavyWorkers(len(replies), workers)
-	errs := make([]error, w)
-	chunks(len(replies), w, func(k, lo, hi int) {
-		for j := lo; j < hi; j++ {
-			m, err := sk.Decrypt(replies[j])
-			if err == nil {
-				out[j], err = p.Unpack(&sk.PublicKey, m, p.Slots)
-			}
-			if err != nil {
-				errs[k] = err
-				return
-			}
+	err := tryEach(len(replies), w, func(_, j int) error {
+		m, err := sk.Decrypt(replies[j])
+		if err == nil {
+			out[j], err = p.Unpack(&sk.PublicKey, m, p.Slots)
 		}
+		return err
 	})
-	if err := firstErr(errs); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("sspp: decrypting scalar-product replies: %w", err)
 	}
 	return out, nil
@@ -277,18 +257,12 @@ func EncryptBatch(pk *paillier.PublicKey, plains []*big.Int, src *randx.Source, 
 	out := make([]*paillier.Ciphertext, len(plains))
 	w := heavyWorkers(len(plains), workers)
 	rs := readers(src, w)
-	errs := make([]error, w)
-	chunks(len(plains), w, func(k, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			c, err := pk.Encrypt(rs[k], plains[i])
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			out[i] = c
-		}
+	err := tryEach(len(plains), w, func(k, i int) error {
+		var err error
+		out[i], err = pk.Encrypt(rs[k], plains[i])
+		return err
 	})
-	if err := firstErr(errs); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("sspp: encrypting: %w", err)
 	}
 	return out, nil
@@ -303,18 +277,12 @@ func PartialDecryptBatch(share *paillier.KeyShare, cts []*paillier.Ciphertext, w
 	}
 	out := make([]*paillier.PartialDecryption, len(cts))
 	w := heavyWorkers(len(cts), workers)
-	errs := make([]error, w)
-	chunks(len(cts), w, func(k, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			pd, err := share.PartialDecrypt(nil, cts[i])
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			out[i] = pd
-		}
+	err := tryEach(len(cts), w, func(_, i int) error {
+		var err error
+		out[i], err = share.PartialDecrypt(nil, cts[i])
+		return err
 	})
-	if err := firstErr(errs); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("sspp: partial decryption: %w", err)
 	}
 	return out, nil

@@ -42,6 +42,23 @@ func chunks(n, w int, f func(k, lo, hi int)) {
 	wg.Wait()
 }
 
+// tryEach runs f on every item i of [0, n) over w workers (chunks),
+// worker k taking its items in order and stopping at its first error;
+// it returns the first error in worker order, so the error, like the
+// chunks, does not depend on scheduling.
+func tryEach(n, w int, f func(k, i int) error) error {
+	errs := make([]error, max(1, w))
+	chunks(n, w, func(k, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if err := f(k, i); err != nil {
+				errs[k] = err
+				return
+			}
+		}
+	})
+	return firstErr(errs)
+}
+
 // readers returns one independent reader per worker, derived from src in
 // order so that seeded runs stay reproducible.
 func readers(src *randx.Source, w int) []io.Reader {

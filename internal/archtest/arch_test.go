@@ -20,14 +20,7 @@ const module = "github.com/dppub/dppub"
 // and on a framework's import of a method's folder that the table of
 // framework imports does not declare (or that it declares in vain).
 func TestArchitectureIsTrue(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, doc := repoDoc(t, "ARCHITECTURE.md")
 	layers := parseDoc(t, doc, ParseLayers)
 	bases := parseDoc(t, doc, ParseBases)
 	declared := parseDoc(t, doc, ParseFrameworkImports)
@@ -45,6 +38,21 @@ func TestArchitectureIsTrue(t *testing.T) {
 			t.Error(v)
 		}
 	}
+}
+
+// repoDoc is the module's root (two levels above this package) and its
+// document docs/<name>, which the tests check the code against.
+func repoDoc(t *testing.T, name string) (root string, doc []byte) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err = os.ReadFile(filepath.Join(root, "docs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, doc
 }
 
 // parseDoc reads one of the architecture document's tables with parse.

@@ -26,35 +26,62 @@ var backticked = regexp.MustCompile("`([^`]+)`")
 // "package" column: every backticked name in that column is a package
 // pattern of the row.
 func ParseLayers(r io.Reader) ([]Layer, error) {
-	sc := bufio.NewScanner(r)
 	col := -1
 	var out []Layer
+	header := func(cells []string) bool {
+		col = slices.Index(cells, "package")
+		return col >= 0
+	}
+	err := scanTable(r, header, func(line string, cells []string) (bool, error) {
+		if col >= len(cells) {
+			return false, nil
+		}
+		var pats []string
+		for _, m := range backticked.FindAllStringSubmatch(cells[col], -1) {
+			pats = append(pats, m[1])
+		}
+		if len(pats) == 0 {
+			return false, fmt.Errorf("archtest: table row %q names no package", line)
+		}
+		out = append(out, Layer{Rank: len(out), Patterns: pats})
+		return true, nil
+	})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("archtest: no table with a \"package\" column")
+	}
+	return out, err
+}
+
+// scanTable hands row every body row (its line and cells) of the first
+// Markdown table of r whose header row header accepts and of which row
+// keeps at least one row; a table of which it keeps none does not count,
+// and the scan goes on to the next.
+func scanTable(r io.Reader, header func(cells []string) bool, row func(line string, cells []string) (bool, error)) error {
+	sc := bufio.NewScanner(r)
+	in, kept := false, 0
 	for sc.Scan() {
 		cells := tableCells(sc.Text())
 		switch {
 		case cells == nil:
-			if col >= 0 && len(out) > 0 {
-				return out, nil
+			if in && kept > 0 {
+				return nil
 			}
-		case col < 0:
-			col = slices.Index(cells, "package")
+			in = false
+		case !in:
+			in = header(cells)
 		case strings.Trim(cells[0], "-: ") == "":
 			// the separator row
-		case col < len(cells):
-			var pats []string
-			for _, m := range backticked.FindAllStringSubmatch(cells[col], -1) {
-				pats = append(pats, m[1])
+		default:
+			ok, err := row(sc.Text(), cells)
+			if err != nil {
+				return err
 			}
-			if len(pats) == 0 {
-				return nil, fmt.Errorf("archtest: table row %q names no package", sc.Text())
+			if ok {
+				kept++
 			}
-			out = append(out, Layer{Rank: len(out), Patterns: pats})
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("archtest: no table with a \"package\" column")
-	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 func tableCells(line string) []string {
@@ -167,38 +194,30 @@ func ParseBases(r io.Reader) (map[string][]string, error) {
 // and a values column: each row's first backticked name in the key cell
 // maps to every backticked name of its values cell.
 func parseDeclarations(r io.Reader, key, values string) (map[string][]string, error) {
-	sc := bufio.NewScanner(r)
 	kcol, vcol := -1, -1
 	out := map[string][]string{}
-	for sc.Scan() {
-		cells := tableCells(sc.Text())
-		switch {
-		case cells == nil:
-			if kcol >= 0 && len(out) > 0 {
-				return out, nil
-			}
-			kcol, vcol = -1, -1
-		case kcol < 0:
-			kcol, vcol = slices.Index(cells, key), slices.Index(cells, values)
-			if vcol < 0 {
-				kcol = -1
-			}
-		case strings.Trim(cells[0], "-: ") == "":
-			// the separator row
-		case kcol < len(cells) && vcol < len(cells):
-			k := backticked.FindStringSubmatch(cells[kcol])
-			if k == nil {
-				return nil, fmt.Errorf("archtest: %s row %q names no %s", values, sc.Text(), key)
-			}
-			for _, v := range backticked.FindAllStringSubmatch(cells[vcol], -1) {
-				out[k[1]] = append(out[k[1]], v[1])
-			}
+	header := func(cells []string) bool {
+		kcol, vcol = slices.Index(cells, key), slices.Index(cells, values)
+		return kcol >= 0 && vcol >= 0
+	}
+	err := scanTable(r, header, func(line string, cells []string) (bool, error) {
+		if kcol >= len(cells) || vcol >= len(cells) {
+			return false, nil
 		}
+		k := backticked.FindStringSubmatch(cells[kcol])
+		if k == nil {
+			return false, fmt.Errorf("archtest: %s row %q names no %s", values, line, key)
+		}
+		vs := backticked.FindAllStringSubmatch(cells[vcol], -1)
+		for _, v := range vs {
+			out[k[1]] = append(out[k[1]], v[1])
+		}
+		return len(vs) > 0, nil
+	})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("archtest: no table with %q and %q columns", key, values)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("archtest: no table with %q and %q columns", key, values)
-	}
-	return out, sc.Err()
+	return out, err
 }
 
 // frameworkRegistries are the packages outside every method's folder that

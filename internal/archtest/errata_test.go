@@ -33,14 +33,7 @@ var pendingCitations []pendingCitation
 // cites the working notes outside the repository, and on any citation of
 // docs/errata.md whose anchor names no heading of that file.
 func TestCodeCitesErrataNotNotes(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	errata, err := os.ReadFile(filepath.Join(root, "docs", "errata.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, errata := repoDoc(t, "errata.md")
 	anchors, dups := headingAnchors(string(errata))
 	if len(anchors) < 10 {
 		t.Fatalf("docs/errata.md has only %d headings", len(anchors))

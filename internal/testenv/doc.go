@@ -2,5 +2,6 @@
 // evaluation datasets, which live in ../shared/data beside the
 // repository and may be absent (tests that need them skip), and holds
 // what tests of several packages share: the KS distance, gzipped files,
-// and messages' pinned wire bytes (CheckPinned).
+// messages' pinned wire bytes (CheckPinned) and the check of a table
+// case's error (ErrorCase).
 package testenv

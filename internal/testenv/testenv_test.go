@@ -27,20 +27,25 @@ func TestModuleRoot(t *testing.T) {
 	}
 }
 
-// skipRecorder records a Skipf instead of ending the test.
-type skipRecorder struct {
+// recorder records what a helper says when it skips (and then ends the
+// call, by a panic the test recovers) or fails (and goes on), instead of
+// skipping or failing the test.
+type recorder struct {
 	testing.TB
 	msg string
 }
 
-func (s *skipRecorder) Helper() {}
-func (s *skipRecorder) Skipf(format string, args ...any) {
-	s.msg = fmt.Sprintf(format, args...)
-	panic(s)
+func (r *recorder) Helper() {}
+func (r *recorder) Skipf(format string, args ...any) {
+	r.msg = fmt.Sprintf(format, args...)
+	panic(r)
+}
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.msg = fmt.Sprintf(format, args...)
 }
 
 func TestSharedDataSkipsWhenAbsent(t *testing.T) {
-	rec := &skipRecorder{TB: t}
+	rec := &recorder{TB: t}
 	func() {
 		defer func() {
 			if r := recover(); r != nil && r != rec {
@@ -84,6 +89,33 @@ func TestKSDistance(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if got := KSDistance(c.sample, uniform); math.Abs(got-c.want) > 1e-12 {
 				t.Fatalf("KSDistance = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// ErrorCase ends a case that wants an error and fails it unless the error
+// says what is wanted; a case that wants none fails on any error and goes
+// on.
+func TestErrorCase(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		err      error
+		want     string
+		done     bool
+		failSays string // "" when the case must not fail
+	}{
+		{"wanted error", fmt.Errorf("bad value %q", "x"), `"x"`, true, ""},
+		{"other error", fmt.Errorf("bad value %q", "y"), `"x"`, true, `error bad value "y", want one containing "\"x\""`},
+		{"missing error", nil, "bad", true, "error <nil>, want one containing"},
+		{"no error wanted", nil, "", false, ""},
+		{"unexpected error", fmt.Errorf("boom"), "", false, "unexpected error: boom"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			done := ErrorCase(rec, c.err, c.want)
+			if done != c.done || (c.failSays == "") != (rec.msg == "") || !strings.Contains(rec.msg, c.failSays) {
+				t.Fatalf("done %v, failure %q; want done %v, failure saying %q", done, rec.msg, c.done, c.failSays)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package pdpmvds
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/dppub/dppub/data"
@@ -46,26 +45,6 @@ var (
 	}
 	linkAssumption = "semi-honest parties (each follows the protocol); decisional Diffie–Hellman in the prime-order subgroup of edwards25519, SHA-512 as a random oracle; no party learns an ID it does not hold, and no k−1 parties together can test a guessed ID against the remaining party's set"
 )
-
-// CommonIDs are the IDs every table holds, in ascending order: the order
-// of a linked session's rows (the linkage itself finds them by private set
-// intersection; this is for whoever holds every table, e.g. to check it).
-func CommonIDs(ts []*data.Table) []string {
-	count := map[string]int{}
-	for _, t := range ts {
-		for _, id := range t.IDs {
-			count[id]++
-		}
-	}
-	var ids []string
-	for id, c := range count {
-		if c == len(ts) {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
-}
 
 // Link runs record linkage between parties holding columns of
 // overlapping sets of people under a common ID column (multi-party

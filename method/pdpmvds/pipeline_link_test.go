@@ -20,7 +20,7 @@ import (
 // protected.
 func TestPDPMVDSLinked(t *testing.T) {
 	parts, full := linkParties(t, 3000)
-	order := CommonIDs(parts)
+	order := data.CommonIDs(parts)
 	if len(order) != 2100 {
 		t.Fatalf("the parties share %d IDs, want 2100", len(order))
 	}
@@ -102,7 +102,7 @@ func TestPDPMVDSLinkedRefusals(t *testing.T) {
 // from the equal-width ones (capital-gain's zero is a bin of its own).
 func TestPDPMVDSLinkedBins(t *testing.T) {
 	parts, full := linkParties(t, 3000)
-	order := CommonIDs(parts)
+	order := data.CommonIDs(parts)
 	run := func(tables []*data.Table, link bool) *Published {
 		r, err := Publish(context.Background(), Options{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
 			Source: randx.NewSeeded(29), Settings: Settings{Delta: 1e-7, Link: link, EngineSettings: method.EngineSettings{Rounds: 5, BinShare: 0.05}}})

@@ -302,7 +302,7 @@ func joinedIDs(ts []*data.Table, link bool) []string {
 	if !link {
 		return ts[0].IDs
 	}
-	return pdpmvdsspec.CommonIDs(ts)
+	return data.CommonIDs(ts)
 }
 
 // joinCommon joins the owners' columns of the IDs every owner holds, in
@@ -310,7 +310,7 @@ func joinedIDs(ts []*data.Table, link bool) []string {
 // summary: this one process reads every owner's file anyway; the session
 // itself finds these records by private set intersection.
 func joinCommon(ts []*data.Table) (*data.Table, error) {
-	ids := pdpmvdsspec.CommonIDs(ts)
+	ids := data.CommonIDs(ts)
 	aligned := make([]*data.Table, len(ts))
 	for k, t := range ts {
 		pos := make(map[string]int, t.Len())

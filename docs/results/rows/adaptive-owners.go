@@ -104,12 +104,7 @@ func main() {
 				if err != nil {
 					log.Fatal(err)
 				}
-				lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
-				for i, p := range parts {
-					name := fmt.Sprintf("owner-%d", i+1)
-					lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-					lo.Data[name] = p
-				}
+				lo := method.OwnersLocal(parts, src)
 				start := time.Now()
 				st := &rowsynth.Settings{Epsilon: *eps, EngineSettings: c.es, SelectCandidates: c.k, Noise: rowsynth.NoiseMode(*mode)}
 				run, err := method.RunLocal(context.Background(), rowsynth.Spec, st, lo)

@@ -91,12 +91,7 @@ func main() {
 					if err != nil {
 						log.Fatal(err)
 					}
-					lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
-					for i, p := range parts {
-						name := fmt.Sprintf("owner-%d", i+1)
-						lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-						lo.Data[name] = p
-					}
+					lo := method.OwnersLocal(parts, src)
 					start := time.Now()
 					run, err := method.RunLocal(context.Background(), rowsynth.Spec, &rowsynth.Settings{Epsilon: eps, Delta: 1e-5, Noise: c.mode}, lo)
 					if err != nil {

@@ -104,16 +104,26 @@ func schemaJSON(dst string) error {
 	return os.WriteFile(dst, append(b, '\n'), 0o644)
 }
 
+// openLines opens path for reading line by line, lines up to 1 MiB (the
+// generated files' lines are short; the buffer only bounds a bad one).
+func openLines(path string) (*os.File, *bufio.Scanner, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return f, sc, nil
+}
+
 // split is the peer: the least a reader must do (read every line, find
 // every field).
 func split(path string) error {
-	f, err := os.Open(path)
+	f, sc, err := openLines(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	fields, rows := 0, 0
 	for sc.Scan() {
 		rows++
@@ -135,13 +145,11 @@ func moments(path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, sc, err := openLines(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	if !sc.Scan() {
 		return fmt.Errorf("%s is empty", path)
 	}
