@@ -27,8 +27,8 @@ func addPipeline(fam *audit.Family) {
 // ("" for the default, insider-safe). The canary is in owner 1's rows and
 // the claim is the report's per-owner guarantee.
 func PipelineRows(variant, mode string) (audit.Mechanism, error) {
-	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
-		return audit.Mechanism{}, fmt.Errorf("audit: pipeline-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
+	if err := checkNoiseMode("pipeline", mode); err != nil {
+		return audit.Mechanism{}, err
 	}
 	return audit.PipelineMechanism(audit.PipelineSpec{Name: rowsynth.Name, Attrs: audit.PipelineAttrs,
 		Run: func(ctx context.Context, t *data.Table, div float64, src *randx.Source) (*data.Table, *privacy.Report, error) {
