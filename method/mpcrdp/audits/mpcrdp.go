@@ -459,15 +459,9 @@ func releasePipeline(side audit.Side, o MPCRDPReleaseOptions) (*mpcrdp.Pipeline,
 // and ΔCS_p, so the noise scale itself tells D from D' (the likelihood
 // ratio of Laplace(b) against Laplace(2b) is unbounded in the tails).
 func MPCRDPRelease(o MPCRDPReleaseOptions) (audit.Mechanism, error) {
-	if o.Calibration == "" {
-		o.Calibration = mpcrdp.Sound
-	}
-	if o.Release == "" {
-		o.Release = mpcrdp.Queries
-	}
-	if o.Notion == "" {
-		o.Notion = mpcrdp.Standard
-	}
+	o.Calibration = cmp.Or(o.Calibration, mpcrdp.Sound)
+	o.Release = cmp.Or(o.Release, mpcrdp.Queries)
+	o.Notion = cmp.Or(o.Notion, mpcrdp.Standard)
 	if o.Calibration == mpcrdp.None || !(o.Epsilon > 0) {
 		return audit.Mechanism{}, fmt.Errorf("audit: mp-crdp-release needs the sound or paper calibration and ε > 0, got %q and %v", o.Calibration, o.Epsilon)
 	}
