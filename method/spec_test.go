@@ -129,3 +129,13 @@ func TestRegisterRefusesAmbiguousSpecs(t *testing.T) {
 		})
 	}
 }
+
+// A demo's schema settings are the JSON object the demos wrote out by
+// hand before: the schema file first, the fields after it, byte for byte.
+func TestDemoSchemaSettings(t *testing.T) {
+	in := method.DemoInput{Dataset: "adult"}
+	got := string(in.SchemaSettings(`"epsilon": 1, "delta": 1e-05`))
+	if want := `{"schema": "adult.schema.json", "epsilon": 1, "delta": 1e-05}`; got != want {
+		t.Errorf("settings %s, want %s", got, want)
+	}
+}
