@@ -59,13 +59,7 @@ func run(t *testing.T, tab *data.Table, k int, st *rowsynth.Settings, seed uint6
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
-	for i, p := range parts {
-		name := fmt.Sprintf("owner-%d", i+1)
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-		lo.Data[name] = p
-	}
-	r, err := method.RunLocal(context.Background(), rowsynth.Spec, st, lo)
+	r, err := method.RunLocal(context.Background(), rowsynth.Spec, st, method.LocalOwners(parts, src))
 	if err != nil {
 		t.Fatal(err)
 	}

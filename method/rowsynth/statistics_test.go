@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -22,15 +21,14 @@ import (
 // file format).
 func runOwners(t *testing.T, parts []*data.Table, fromStats []bool, st rowsynth.Settings, seed uint64) (*method.Run, error) {
 	t.Helper()
-	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{},
-		Stats: map[string]*ownerstats.Statistics{}, Schemas: []data.Schema{parts[0].Schema}, Source: randx.NewSeeded(seed)}
+	lo := method.LocalOptions{Stats: map[string]*ownerstats.Statistics{}, Schemas: []data.Schema{parts[0].Schema}, Source: randx.NewSeeded(seed)}
 	for i, p := range parts {
-		name := fmt.Sprintf("owner-%d", i+1)
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
+		name := method.LocalOwner(i + 1)
 		if !fromStats[i] {
-			lo.Data[name] = p
+			lo.AddOwner(name, p)
 			continue
 		}
+		lo.AddOwner(name, nil)
 		s, err := ownerstats.FromTable(p, ownerstats.Config{Schema: p.Schema, Fine: true, Bins: st.Bins, BinsFor: st.BinsFor})
 		if err != nil {
 			t.Fatal(err)

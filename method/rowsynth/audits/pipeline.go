@@ -32,12 +32,7 @@ func PipelineRows(variant, mode string) (audit.Mechanism, error) {
 	}
 	return audit.PipelineMechanism(audit.PipelineSpec{Name: rowsynth.Name, Attrs: audit.PipelineAttrs,
 		Run: func(ctx context.Context, t *data.Table, div float64, src *randx.Source) (*data.Table, *privacy.Report, error) {
-			lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
-			for i, part := range audit.SplitRows(t, audit.PipelineOwners) {
-				name := fmt.Sprintf("owner-%d", i+1)
-				lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-				lo.Data[name] = part
-			}
+			lo := method.LocalOwners(audit.SplitRows(t, audit.PipelineOwners), src)
 			st := &rowsynth.Settings{Rho: audit.PipelineRho * div * div, Noise: rowsynth.NoiseMode(mode)}
 			run, err := method.RunLocal(ctx, rowsynth.Spec, st, lo)
 			if err != nil {
