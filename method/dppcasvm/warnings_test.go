@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -16,10 +16,7 @@ import (
 // are mostly noise is dppca.NoiseWarning, tested in method/dppcasvm/dppca and
 // dppcasvm.go.)
 func TestClassifierWarning(t *testing.T) {
-	tab, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "wdbc")
 	for _, c := range []struct {
 		name string
 		eps  float64

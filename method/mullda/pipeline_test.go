@@ -123,10 +123,7 @@ func TestLDADPPaperRealProjectionsReport(t *testing.T) {
 
 // A five-class label gives four directions and a categorical label column.
 func TestMulLDADPMulticlass(t *testing.T) {
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	tab = tab.Subset(seq(6000))
 	owners, err := data.SplitHorizontal(tab, 2, nil, randx.NewSeeded(5))
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/dppub/dppub/ownerstats"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
@@ -151,10 +150,7 @@ func TestPPCAReportWarnsWhenMostlyNoise(t *testing.T) {
 		want    bool
 	}{{"wdbc", true}, {"adult", false}} {
 		t.Run(c.dataset, func(t *testing.T) {
-			tab, err := datasets.Load(c.dataset)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tab := methodtest.Table(t, c.dataset)
 			owners, err := data.SplitHorizontal(tab, 3, nil, randx.NewSeeded(1))
 			if err != nil {
 				t.Fatal(err)

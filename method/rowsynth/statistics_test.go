@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
@@ -51,10 +51,7 @@ func runOwners(t *testing.T, parts []*data.Table, fromStats []bool, st rowsynth.
 // that may measure marginals of three attributes is refused before any
 // charge.
 func TestStatisticsOwnersPublishTheSameBytes(t *testing.T) {
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	rows := make([]int, 4000)
 	for i := range rows {
 		rows[i] = i
