@@ -38,7 +38,7 @@ func TestClassifierWarning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			acc, maj := learn.Accuracy(pred, truth), majorityRate(truth)
+			acc, maj := learn.Accuracy(pred, truth), learn.MajorityShare(truth)
 			cw := ClassifierWarning(acc, maj)
 			if got := cw != ""; got != c.warn {
 				t.Fatalf("accuracy %.3f, majority %.3f: warns %v, want %v: %q", acc, maj, got, c.warn, cw)
@@ -51,14 +51,4 @@ func TestClassifierWarning(t *testing.T) {
 	if ClassifierWarning(0.9, 0.6) != "" || ClassifierWarning(0.6, 0.6) == "" {
 		t.Error("ClassifierWarning's threshold")
 	}
-}
-
-func majorityRate(y []int) float64 {
-	counts := map[int]int{}
-	best := 0
-	for _, v := range y {
-		counts[v]++
-		best = max(best, counts[v])
-	}
-	return float64(best) / float64(len(y))
 }

@@ -208,23 +208,8 @@ func printClassifierUtility(cmd *cobra.Command, train *data.Table, detail any) e
 	if summary != nil {
 		printLines(w, summary.Notes())
 	}
-	if msg := c.Weak(acc, majorityShare(truth)); msg != "" {
+	if msg := c.Weak(acc, learn.MajorityShare(truth)); msg != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", msg)
 	}
 	return nil
-}
-
-// majorityShare is the share of the most common class in y: the accuracy
-// of always predicting it.
-func majorityShare(y []int) float64 {
-	if len(y) == 0 {
-		return 0
-	}
-	counts := map[int]int{}
-	best := 0
-	for _, v := range y {
-		counts[v]++
-		best = max(best, counts[v])
-	}
-	return float64(best) / float64(len(y))
 }
