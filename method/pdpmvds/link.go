@@ -3,6 +3,7 @@ package pdpmvds
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dppub/dppub/data"
@@ -10,6 +11,25 @@ import (
 	"github.com/dppub/dppub/protocol/psi"
 	"github.com/dppub/dppub/randx"
 )
+
+// CommonIDs are the IDs every table holds, in ascending order: the rows
+// a linked session keeps, in the order it keeps them.
+func CommonIDs(tables []*data.Table) []string {
+	count := map[string]int{}
+	for _, t := range tables {
+		for _, id := range t.IDs {
+			count[id]++
+		}
+	}
+	var ids []string
+	for id, c := range count {
+		if c == len(tables) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
 
 // LinkReport says what a record linkage did and what it revealed. It
 // holds no ID and no row of anyone.

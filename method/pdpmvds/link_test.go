@@ -256,3 +256,13 @@ func sessionSchemas(schemas []data.Schema, link bool) []data.Schema {
 	}
 	return out
 }
+
+// CommonIDs keeps the IDs every table holds, sorted, whatever each
+// table's order.
+func TestCommonIDs(t *testing.T) {
+	a := &data.Table{IDs: []string{"c", "a", "b", "e"}}
+	b := &data.Table{IDs: []string{"b", "d", "e", "c"}}
+	if got := CommonIDs([]*data.Table{a, b}); !slices.Equal(got, []string{"b", "c", "e"}) {
+		t.Errorf("common IDs %v, want [b c e]", got)
+	}
+}

@@ -3,7 +3,6 @@ package pdpmvds
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,25 +12,6 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
-// commonIDs are the IDs every table holds, in ascending order: the order
-// of a linked PDP-MVDS session's rows.
-func commonIDs(parts []*data.Table) []string {
-	count := map[string]int{}
-	for _, p := range parts {
-		for _, id := range p.IDs {
-			count[id]++
-		}
-	}
-	var out []string
-	for id, c := range count {
-		if c == len(parts) {
-			out = append(out, id)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestPDPMVDSLinked: 3 parties of columns of the first 3000 Adult rows,
 // each lacking a different 10 % and holding its rows in its own order
 // under an ID column, publish with link set; the synthetic table equals,
@@ -40,7 +20,7 @@ func commonIDs(parts []*data.Table) []string {
 // protected.
 func TestPDPMVDSLinked(t *testing.T) {
 	parts, full := linkParties(t, 3000)
-	order := commonIDs(parts)
+	order := CommonIDs(parts)
 	if len(order) != 2100 {
 		t.Fatalf("the parties share %d IDs, want 2100", len(order))
 	}
@@ -122,7 +102,7 @@ func TestPDPMVDSLinkedRefusals(t *testing.T) {
 // from the equal-width ones (capital-gain's zero is a bin of its own).
 func TestPDPMVDSLinkedBins(t *testing.T) {
 	parts, full := linkParties(t, 3000)
-	order := commonIDs(parts)
+	order := CommonIDs(parts)
 	run := func(tables []*data.Table, link bool) *Published {
 		r, err := Publish(context.Background(), Options{Tables: tables, Budgets: []float64{0.5, 0.5, 0.5},
 			Source: randx.NewSeeded(29), Settings: Settings{Delta: 1e-7, Link: link, EngineSettings: method.EngineSettings{Rounds: 5, BinShare: 0.05}}})

@@ -302,25 +302,7 @@ func joinedIDs(ts []*data.Table, link bool) []string {
 	if !link {
 		return ts[0].IDs
 	}
-	return commonIDs(ts)
-}
-
-// commonIDs are the IDs every table holds, sorted.
-func commonIDs(ts []*data.Table) []string {
-	count := map[string]int{}
-	for _, t := range ts {
-		for _, id := range t.IDs {
-			count[id]++
-		}
-	}
-	var ids []string
-	for id, c := range count {
-		if c == len(ts) {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
+	return pdpmvdsspec.CommonIDs(ts)
 }
 
 // joinCommon joins the owners' columns of the IDs every owner holds, in
@@ -328,7 +310,7 @@ func commonIDs(ts []*data.Table) []string {
 // summary: this one process reads every owner's file anyway; the session
 // itself finds these records by private set intersection.
 func joinCommon(ts []*data.Table) (*data.Table, error) {
-	ids := commonIDs(ts)
+	ids := pdpmvdsspec.CommonIDs(ts)
 	aligned := make([]*data.Table, len(ts))
 	for k, t := range ts {
 		pos := make(map[string]int, t.Len())
