@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/mpcrdp/correlation"
 	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
@@ -122,58 +123,51 @@ func MPCRDPQueries(c mpcrdp.Calibration, eps float64) (audit.Mechanism, error) {
 	}, nil
 }
 
-// oneFeature is ten records with one feature in [0, 1] and labels 0/1,
-// and D' with record 0 (x = 1, y = 1) replaced by (x = 1, y = 0).
-func oneFeature() (*mat.Dense, [2][]int) {
+// oneFeatureLearner is the audit named name of a learner trained by
+// train on ten records with one feature in [0, 1] and labels 0/1, D' with
+// record 0 (x = 1, y = 1) replaced by (x = 1, y = 0): the label of the
+// record with the largest feature flips. The statistic is the learnt
+// weight.
+func oneFeatureLearner(name string, claim dp.Guarantee, train func(X *mat.Dense, y []int, src *randx.Source) (*learn.LinearModel, error)) audit.Mechanism {
 	X := mat.NewDense(10, 1, []float64{1, 0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1, 0})
 	y := [2][]int{{1, 1, 1, 1, 1, 0, 0, 0, 0, 0}, {0, 1, 1, 1, 1, 0, 0, 0, 0, 0}}
-	return X, y
+	return audit.Mechanism{
+		Name:  name,
+		Claim: claim,
+		Pair:  "10 records, x from 0 to 1; D' flips the label of the record at x = 1",
+		Dim:   1,
+		Release: func(side audit.Side, src *randx.Source, out []float64) error {
+			m, err := train(X, y[side], src)
+			if err != nil {
+				return err
+			}
+			out[0] = m.W[0]
+			return nil
+		},
+	}
 }
 
 // MPCRDPFM audits mpcrdp.FitFM, the functional mechanism (Zhang et al.
 // 2012): Laplace noise of scale (s + s²/4)/ε on the degree-2 Taylor
 // coefficients (s = ‖x‖₁ bound + 1 for the bias), then convexification and
-// minimisation, post-processing. The statistic is the released weight;
-// the pair flips the label of the record with the largest feature.
+// minimisation, post-processing (oneFeatureLearner).
 func MPCRDPFM(eps float64) (audit.Mechanism, error) {
-	X, y := oneFeature()
 	o := mpcrdp.FMOptions{Epsilon: eps, Factor: 1, RowL1: 1, Ridge: 1e-3}
-	return audit.Mechanism{
-		Name:  fmt.Sprintf("mp-crdp FM logistic regression (one feature, ε=%g)", eps),
-		Claim: o.Spec().Guarantee,
-		Pair:  "10 records, x from 0 to 1; D' flips the label of the record at x = 1",
-		Dim:   1,
-		Release: func(side audit.Side, src *randx.Source, out []float64) error {
-			m, err := mpcrdp.FitFM(X, y[side], o, src)
-			if err != nil {
-				return err
-			}
-			out[0] = m.W[0]
-			return nil
-		},
-	}, nil
+	return oneFeatureLearner(fmt.Sprintf("mp-crdp FM logistic regression (one feature, ε=%g)", eps), o.Spec().Guarantee,
+		func(X *mat.Dense, y []int, src *randx.Source) (*learn.LinearModel, error) {
+			return mpcrdp.FitFM(X, y, o, src)
+		}), nil
 }
 
 // MPCRDPSVM audits mpcrdp.TrainSVM at the standard notion's factor 1:
 // learn.TrainDPLinear's objective perturbation with the Huber hinge and a
-// bias (Chaudhuri et al. 2011, Theorem 9). The statistic is the weight.
+// bias (Chaudhuri et al. 2011, Theorem 9), on oneFeatureLearner's pair.
 func MPCRDPSVM(eps float64) (audit.Mechanism, error) {
-	X, y := oneFeature()
 	o := mpcrdp.SVMOptions{Epsilon: eps, Factor: 1, Lambda: 0.1, Huber: 0.5}
-	return audit.Mechanism{
-		Name:  fmt.Sprintf("mp-crdp DP SVM (one feature, ε=%g)", eps),
-		Claim: dp.Pure(eps),
-		Pair:  "10 records, x from 0 to 1; D' flips the label of the record at x = 1",
-		Dim:   1,
-		Release: func(side audit.Side, src *randx.Source, out []float64) error {
-			m, err := mpcrdp.TrainSVM(X, y[side], o, src)
-			if err != nil {
-				return err
-			}
-			out[0] = m.W[0]
-			return nil
-		},
-	}, nil
+	return oneFeatureLearner(fmt.Sprintf("mp-crdp DP SVM (one feature, ε=%g)", eps), dp.Pure(eps),
+		func(X *mat.Dense, y []int, src *randx.Source) (*learn.LinearModel, error) {
+			return mpcrdp.TrainSVM(X, y, o, src)
+		}), nil
 }
 
 // MPCRDPStability audits MP-FS's DP stability selection: the selection
