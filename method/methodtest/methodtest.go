@@ -28,7 +28,14 @@ func Table(tb testing.TB, name string) *data.Table {
 // each row to an owner drawn from seed.
 func Owners(tb testing.TB, name string, m int, seed uint64) []*data.Table {
 	tb.Helper()
-	owners, err := data.SplitHorizontal(Table(tb, name), m, nil, randx.NewSeeded(seed))
+	return Split(tb, Table(tb, name), m, seed)
+}
+
+// Split splits tab into m owners of rows, each row to an owner drawn from
+// seed.
+func Split(tb testing.TB, tab *data.Table, m int, seed uint64) []*data.Table {
+	tb.Helper()
+	owners, err := data.SplitHorizontal(tab, m, nil, randx.NewSeeded(seed))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -125,10 +125,7 @@ func TestLDADPPaperRealProjectionsReport(t *testing.T) {
 func TestMulLDADPMulticlass(t *testing.T) {
 	tab := methodtest.Table(t, "adult")
 	tab = tab.Subset(seq(6000))
-	owners, err := data.SplitHorizontal(tab, 2, nil, randx.NewSeeded(5))
-	if err != nil {
-		t.Fatal(err)
-	}
+	owners := methodtest.Split(t, tab, 2, 5)
 	res, err := PublishMulti(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(6), Settings: Settings{Label: "race", Epsilon: 2, Delta: 1e-5}})
 	if err != nil {
 		t.Fatal(err)

@@ -150,11 +150,7 @@ func TestPPCAReportWarnsWhenMostlyNoise(t *testing.T) {
 		want    bool
 	}{{"wdbc", true}, {"adult", false}} {
 		t.Run(c.dataset, func(t *testing.T) {
-			tab := methodtest.Table(t, c.dataset)
-			owners, err := data.SplitHorizontal(tab, 3, nil, randx.NewSeeded(1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			owners := methodtest.Owners(t, c.dataset, 3, 1)
 			res, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(2), Settings: Settings{Epsilon: 1}})
 			if err != nil {
 				t.Fatal(err)

@@ -56,10 +56,7 @@ func TestStatisticsOwnersPublishTheSameBytes(t *testing.T) {
 	for i := range rows {
 		rows[i] = i
 	}
-	parts, err := data.SplitHorizontal(tab.Subset(rows), 3, nil, randx.NewSeeded(5))
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := methodtest.Split(t, tab.Subset(rows), 3, 5)
 	base := rowsynth.Settings{Epsilon: 1, Delta: 1e-5, EngineSettings: method.EngineSettings{MaxCells: 1, Rounds: 5}}
 	equalWidth := base
 	equalWidth.BinShare = -1
