@@ -99,19 +99,7 @@ func TestPPCADPMHFromStatisticsEqualsFromRows(t *testing.T) {
 	owners := methodtest.Owners(t, "adult", 3, 7)
 	var stats []*ownerstats.Statistics
 	for _, o := range owners {
-		st, err := ownerstats.FromTable(o, ownerstats.Config{Schema: o.Schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := st.MarshalBinary() // through the file format
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back ownerstats.Statistics
-		if err := back.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
-		stats = append(stats, &back)
+		stats = append(stats, methodtest.FileStatistics(t, o, ownerstats.Config{Schema: o.Schema}))
 	}
 	settings := Settings{Epsilon: 1, Mechanism: ppca.Gaussian, Delta: 1e-6, K: 4}
 	rows, err := Publish(context.Background(), Options{Owners: owners, Settings: settings, Source: randx.NewSeeded(8)})

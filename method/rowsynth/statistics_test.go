@@ -29,19 +29,7 @@ func runOwners(t *testing.T, parts []*data.Table, fromStats []bool, st rowsynth.
 			continue
 		}
 		lo.AddOwner(name, nil)
-		s, err := ownerstats.FromTable(p, ownerstats.Config{Schema: p.Schema, Fine: true, Bins: st.Bins, BinsFor: st.BinsFor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := s.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back ownerstats.Statistics
-		if err := back.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
-		lo.Stats[name] = &back
+		lo.Stats[name] = methodtest.FileStatistics(t, p, ownerstats.Config{Schema: p.Schema, Fine: true, Bins: st.Bins, BinsFor: st.BinsFor})
 	}
 	return method.RunLocal(context.Background(), rowsynth.Spec, &st, lo)
 }
