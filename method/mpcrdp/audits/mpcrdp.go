@@ -25,13 +25,12 @@ import (
 
 // addMechanisms adds MP-CRDP's mechanisms and its whole release.
 func addMechanisms(fam *audit.Family) {
-	fam.Add(audit.Method{Name: "mp-crdp-queries", Summary: "MP-CRDP count queries (4 queries, ε = 1): sound Laplace(Q/ε) on each answer, or the paper's Laplace(1/ε)",
-		Calibrations: []string{string(mpcrdp.Sound), string(mpcrdp.Paper)}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
-			return MPCRDPQueries(mpcrdp.Calibration(o.Calibration), cmp.Or(o.Epsilon, 1))
-		}},
-		audit.Case{Method: "mp-crdp-queries", Options: audit.MethodOptions{Calibration: string(mpcrdp.Sound)}, Expect: audit.Pass},
-		audit.Case{Method: "mp-crdp-queries", Options: audit.MethodOptions{Calibration: string(mpcrdp.Paper)}, Expect: audit.Violation})
+	fam.AddCalibrated("mp-crdp-queries", "MP-CRDP count queries (4 queries, ε = 1): sound Laplace(Q/ε) on each answer, or the paper's Laplace(1/ε)", 20_000, 500_000, 1,
+		func(cal string, eps float64) (audit.Mechanism, error) {
+			return MPCRDPQueries(mpcrdp.Calibration(cal), eps)
+		},
+		audit.CalibrationVerdict{Calibration: string(mpcrdp.Sound), Expect: audit.Pass},
+		audit.CalibrationVerdict{Calibration: string(mpcrdp.Paper), Expect: audit.Violation})
 	fam.AddSound("mp-crdp-fm", "MP-CRDP's logistic regression by the functional mechanism (one feature, ε = 1)",
 		20_000, 300_000, 1, MPCRDPFM)
 	fam.AddSound("mp-crdp-svm", "MP-CRDP's DP SVM (objective perturbation, Huber hinge, bias; ε = 1)",
@@ -44,13 +43,10 @@ func addMechanisms(fam *audit.Family) {
 		20_000, 500_000, 1, MPCRDPEntropy)
 	fam.AddSound("mp-crdp-stability", "MP-FS DP stability selection: L1-logistic selection counts over disjoint blocks + Laplace(M/ε) (2 features, 4 runs, ε = 1)",
 		5_000, 100_000, 1, MPCRDPStability)
-	fam.Add(audit.Method{Name: "mp-crdp-u2", Summary: "MP-OP selection by the exponential mechanism over u2 = MCD/ΔCS_p utilities (4 candidates, ε = 1): sound Δu2 = 1, or the paper's 1/K (VIOLATION)",
-		Calibrations: []string{string(mpcrdp.Sound), string(mpcrdp.Paper)}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
-			return MPCRDPU2(mpcrdp.Calibration(o.Calibration), cmp.Or(o.Epsilon, 1))
-		}},
-		audit.Case{Method: "mp-crdp-u2", Options: audit.MethodOptions{Calibration: string(mpcrdp.Sound)}, Expect: audit.Pass},
-		audit.Case{Method: "mp-crdp-u2", Options: audit.MethodOptions{Calibration: string(mpcrdp.Paper)}, Expect: audit.Violation})
+	fam.AddCalibrated("mp-crdp-u2", "MP-OP selection by the exponential mechanism over u2 = MCD/ΔCS_p utilities (4 candidates, ε = 1): sound Δu2 = 1, or the paper's 1/K (VIOLATION)", 20_000, 500_000, 1,
+		func(cal string, eps float64) (audit.Mechanism, error) { return MPCRDPU2(mpcrdp.Calibration(cal), eps) },
+		audit.CalibrationVerdict{Calibration: string(mpcrdp.Sound), Expect: audit.Pass},
+		audit.CalibrationVerdict{Calibration: string(mpcrdp.Paper), Expect: audit.Violation})
 	fam.Add(audit.Method{Name: "mp-crdp-release", Summary: "the real MP-CRDP pipeline's release (64 records, 6 binary features, ε2/2 = 1); --mechanism RELEASE[/NOTION]: queries (default), logreg, svm; notion standard (default), group, correlated, mp-crdp (data-dependent: VIOLATION)",
 		Calibrations: []string{string(mpcrdp.Sound), string(mpcrdp.Paper)}, FastRuns: 20_000, LongRuns: 300_000,
 		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
