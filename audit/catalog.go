@@ -49,6 +49,28 @@ func (f *Family) AddSound(name, summary string, fastRuns, longRuns int, eps floa
 		Case{Method: name, Expect: Pass})
 }
 
+// CalibrationVerdict is the verdict a suite case expects of a
+// calibration.
+type CalibrationVerdict struct {
+	Calibration string
+	Expect      Verdict
+}
+
+// AddCalibrated adds a named audit that takes the calibrations of
+// verdicts, whose mechanism is build at the options' calibration and ε
+// (eps when they leave it unset), and one suite case per calibration
+// expecting its verdict.
+func (f *Family) AddCalibrated(name, summary string, fastRuns, longRuns int, eps float64, build func(calibration string, eps float64) (Mechanism, error), verdicts ...CalibrationVerdict) {
+	m := Method{Name: name, Summary: summary, FastRuns: fastRuns, LongRuns: longRuns,
+		Build: func(o MethodOptions) (Mechanism, error) { return build(o.Calibration, cmp.Or(o.Epsilon, eps)) }}
+	var cases []Case
+	for _, v := range verdicts {
+		m.Calibrations = append(m.Calibrations, v.Calibration)
+		cases = append(cases, Case{Method: name, Options: MethodOptions{Calibration: v.Calibration}, Expect: v.Expect})
+	}
+	f.Add(m, cases...)
+}
+
 // AddHostile lists method's hostile-coordinator attacks.
 func (f *Family) AddHostile(method string, attacks func() []HostileAttack) {
 	if f.Hostile == nil {

@@ -15,6 +15,22 @@ func Accuracy(pred, truth []int) float64 {
 	return float64(correct) / float64(len(pred))
 }
 
+// MajorityShare is the share of the most common class in y: the accuracy
+// of always predicting it, the bar a useful classifier clears (0 for no
+// labels).
+func MajorityShare(y []int) float64 {
+	if len(y) == 0 {
+		return 0
+	}
+	counts := map[int]int{}
+	best := 0
+	for _, v := range y {
+		counts[v]++
+		best = max(best, counts[v])
+	}
+	return float64(best) / float64(len(y))
+}
+
 // MisclassificationRate is 1 − Accuracy.
 func MisclassificationRate(pred, truth []int) float64 { return 1 - Accuracy(pred, truth) }
 

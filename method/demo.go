@@ -2,6 +2,7 @@ package method
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/randx"
@@ -76,3 +77,11 @@ func (s Spec) WithDemo(demo func(DemoInput) (*Demo, error)) Spec {
 
 // SchemaFile is the name of a demo's whole-dataset schema file.
 func (in DemoInput) SchemaFile() string { return in.Dataset + ".schema.json" }
+
+// SchemaSettings is a demo's settings entry that names the whole-dataset
+// schema file first and then has fields, members of a JSON object such as
+// `"epsilon": 1`: the settings of every demo of owners of rows, which
+// share that schema.
+func (in DemoInput) SchemaSettings(fields string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"schema": %q, %s}`, in.SchemaFile(), fields))
+}

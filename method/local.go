@@ -31,6 +31,35 @@ type LocalOptions struct {
 	Source *randx.Source
 }
 
+// AddOwner offers name as the next data owner of the run, holding t
+// (nil for an owner that brings its Stats instead).
+func (o *LocalOptions) AddOwner(name string, t *data.Table) {
+	if o.Members == nil {
+		o.Members = map[string][]string{}
+	}
+	o.Members[RoleOwner] = append(o.Members[RoleOwner], name)
+	if t == nil {
+		return
+	}
+	if o.Data == nil {
+		o.Data = map[string]*data.Table{}
+	}
+	o.Data[name] = t
+}
+
+// LocalOwner is the name of the kth data owner (from 1) of LocalOwners.
+func LocalOwner(k int) string { return fmt.Sprintf("owner-%d", k) }
+
+// LocalOwners are the options of a one-process run whose data owners,
+// owner-1 to owner-m, hold tables in order, drawing from src.
+func LocalOwners(tables []*data.Table, src *randx.Source) LocalOptions {
+	o := LocalOptions{Source: src}
+	for i, t := range tables {
+		o.AddOwner(LocalOwner(i+1), t)
+	}
+	return o
+}
+
 // Run is a finished one-process run.
 type Run struct {
 	Outcome     *Outcome

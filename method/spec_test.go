@@ -3,6 +3,7 @@ package method_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,5 +128,29 @@ func TestRegisterRefusesAmbiguousSpecs(t *testing.T) {
 			}()
 			method.Register(c.spec)
 		})
+	}
+}
+
+// A demo's schema settings are the JSON object the demos wrote out by
+// hand before: the schema file first, the fields after it, byte for byte.
+func TestDemoSchemaSettings(t *testing.T) {
+	in := method.DemoInput{Dataset: "adult"}
+	got := string(in.SchemaSettings(`"epsilon": 1, "delta": 1e-05`))
+	if want := `{"schema": "adult.schema.json", "epsilon": 1, "delta": 1e-05}`; got != want {
+		t.Errorf("settings %s, want %s", got, want)
+	}
+}
+
+// LocalOwners offers owner-1 to owner-m in order, each holding its table;
+// an owner added with no table holds none (it brings statistics).
+func TestLocalOwners(t *testing.T) {
+	a, b := &data.Table{}, &data.Table{}
+	lo := method.LocalOwners([]*data.Table{a, b}, nil)
+	lo.AddOwner("owner-3", nil)
+	if got := lo.Members[method.RoleOwner]; !slices.Equal(got, []string{"owner-1", "owner-2", "owner-3"}) {
+		t.Errorf("owners %v", got)
+	}
+	if lo.Data["owner-1"] != a || lo.Data["owner-2"] != b || len(lo.Data) != 2 {
+		t.Errorf("data %v", lo.Data)
 	}
 }

@@ -6,6 +6,7 @@ package audittest
 import (
 	"cmp"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/audit"
@@ -25,6 +26,21 @@ func MustRun(t testing.TB, m audit.Mechanism, err error, runs int, seed uint64) 
 	}
 	t.Logf("%s: claim %v, ε_lower = %.3f → %s", r.Mechanism, r.Claim, r.EpsilonLower, r.Verdict)
 	return r
+}
+
+// FastRuns looks up the audit named name in fam and returns it with the
+// runs a test gives each batch: its FastRuns (the size `audit all` uses),
+// or short in -short mode.
+func FastRuns(t testing.TB, fam audit.Family, name string, short int) (audit.Method, int) {
+	t.Helper()
+	meth, err := fam.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testing.Short() {
+		return meth, short
+	}
+	return meth, meth.FastRuns
 }
 
 // MoreSeeds are the extra seeds on which a test that claims a broken
@@ -106,5 +122,56 @@ func BenchRelease(b *testing.B, m audit.Mechanism, err error) {
 			b.Fatal(err)
 		}
 		stat(out)
+	}
+}
+
+// ViewCase is one expected verdict of a view audit: the view, the noise
+// mode ("" for the method's default) and the variant. Short keeps the
+// case in -short mode; Ceiling requires the (broken) variant to separate
+// D from D' in every run, its ε_lower within 0.1 of the power's ceiling.
+type ViewCase struct {
+	View    audit.View
+	Mode    string
+	Variant string
+	Want    audit.Verdict
+	Short   bool
+	Ceiling bool
+}
+
+// ViewRuns sizes CheckViews: Runs releases per batch (ShortRuns in -short
+// mode) from Seed, and MoreRuns on each of MoreSeeds for a VIOLATION.
+type ViewRuns struct {
+	Runs, ShortRuns, MoreRuns int
+	Seed                      uint64
+}
+
+// CheckViews audits the mechanism build returns for each case, seeded,
+// and requires its verdict; a VIOLATION is checked again on MoreSeeds
+// (ViolationOnMoreSeeds).
+func CheckViews(t *testing.T, build func(view audit.View, mode, variant string) (audit.Mechanism, error), n ViewRuns, cases []ViewCase) {
+	t.Helper()
+	runs := n.Runs
+	if testing.Short() {
+		runs = n.ShortRuns
+	}
+	for _, c := range cases {
+		if testing.Short() && !c.Short {
+			continue
+		}
+		t.Run(string(c.View)+"/"+strings.TrimPrefix(c.Mode+"/", "/")+c.Variant, func(t *testing.T) {
+			m, err := build(c.View, c.Mode, c.Variant)
+			r := MustRun(t, m, err, runs, n.Seed)
+			p := r.Power()
+			t.Logf("ε_lower %.3f vs claim %.3f: %s; power %v", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, p)
+			if r.Verdict != c.Want {
+				t.Errorf("ε_lower %.3f vs claim %.3f: %s, want %s", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, c.Want)
+			}
+			if c.Want == audit.Violation {
+				ViolationOnMoreSeeds(t, m, n.MoreRuns)
+			}
+			if c.Ceiling && r.EpsilonLower < p.Ceiling-0.1 {
+				t.Errorf("ε_lower %.3f: the broken variant should separate D from D' in every run (ceiling %.3f)", r.EpsilonLower, p.Ceiling)
+			}
+		})
 	}
 }

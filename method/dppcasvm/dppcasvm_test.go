@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
 	"github.com/dppub/dppub/method/methodtest"
@@ -62,10 +61,7 @@ func TestValidatePerMethod(t *testing.T) {
 // A Gaussian method's run takes δ = 1/n² by default and publishes the
 // model's JSON, which loads back with its report.
 func TestRunPublishesTheModel(t *testing.T) {
-	tab, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "wdbc")
 	st := New(dppca.AGSVM)
 	st.Epsilon, st.Label = 2, "diagnosis"
 	out, err := method.RunCentral(context.Background(), AGSVM, st, method.Local{Table: tab, Source: randx.NewSeeded(3)})

@@ -19,18 +19,3 @@ func ClassifierWarning(accuracy, majority float64) string {
 	return fmt.Sprintf("the classifier does no better than always predicting the most common class (%.1f%% of your rows right, against %.1f%% for the most common class): at this budget it has learnt nothing useful; a larger ε, more rows, or fewer columns would do better",
 		100*accuracy, 100*majority)
 }
-
-// MajorityShare is the share of the most common class in y: the accuracy
-// of always predicting it, ClassifierWarning's majority rate.
-func MajorityShare(y []int) float64 {
-	if len(y) == 0 {
-		return 0
-	}
-	counts := map[int]int{}
-	best := 0
-	for _, v := range y {
-		counts[v]++
-		best = max(best, counts[v])
-	}
-	return float64(best) / float64(len(y))
-}

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -16,10 +16,7 @@ import (
 // are mostly noise is dppca.NoiseWarning, tested in method/dppcasvm/dppca and
 // dppcasvm.go.)
 func TestClassifierWarning(t *testing.T) {
-	tab, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "wdbc")
 	for _, c := range []struct {
 		name string
 		eps  float64
@@ -41,7 +38,7 @@ func TestClassifierWarning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			acc, maj := learn.Accuracy(pred, truth), MajorityShare(truth)
+			acc, maj := learn.Accuracy(pred, truth), learn.MajorityShare(truth)
 			cw := ClassifierWarning(acc, maj)
 			if got := cw != ""; got != c.warn {
 				t.Fatalf("accuracy %.3f, majority %.3f: warns %v, want %v: %q", acc, maj, got, c.warn, cw)

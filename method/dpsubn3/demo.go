@@ -1,11 +1,6 @@
 package dpsubn3
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/dppub/dppub/method"
-)
+import "github.com/dppub/dppub/method"
 
 // demo is ppca-dp-mh's layout of owners of rows with default dp-subn3
 // settings: the owners take their turns in file order, the curator relays
@@ -13,6 +8,6 @@ import (
 func demo(in method.DemoInput) (*method.Demo, error) {
 	return &method.Demo{
 		Extends:  "ppca-dp-mh",
-		Settings: json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1}`, in.SchemaFile())),
+		Settings: in.SchemaSettings(`"epsilon": 1`),
 	}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method/methodtest"
 	bn "github.com/dppub/dppub/method/privbayes"
 	"github.com/dppub/dppub/randx"
@@ -56,10 +55,7 @@ func TestBaselinesKeepAdultZeroMass(t *testing.T) {
 		t.Skip("two syntheses of 45222 Adult rows (about 5 s)")
 	}
 	tab := methodtest.Table(t, "adult")
-	owners, err := data.SplitHorizontal(tab, 3, nil, randx.NewSeeded(2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	owners := methodtest.Split(t, tab, 3, 2)
 	st := bn.Settings{Epsilon: 1}
 	pb, err := bn.Publish(context.Background(), bn.Options{Table: tab,
 		BayesNetOptions: bn.BayesNetOptions{Settings: st, Source: randx.NewSeeded(3), Label: "income"}})

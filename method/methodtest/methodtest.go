@@ -1,5 +1,6 @@
 // Package methodtest holds what the methods' tests share: owners of rows
-// cut from a built-in dataset, and the check that a settings mistake is
+// cut from a built-in dataset, their statistics as a file brings them, and
+// the check that a settings mistake is
 // named by its key. Tests only; no method imports it.
 package methodtest
 
@@ -11,6 +12,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -28,11 +30,38 @@ func Table(tb testing.TB, name string) *data.Table {
 // each row to an owner drawn from seed.
 func Owners(tb testing.TB, name string, m int, seed uint64) []*data.Table {
 	tb.Helper()
-	owners, err := data.SplitHorizontal(Table(tb, name), m, nil, randx.NewSeeded(seed))
+	return Split(tb, Table(tb, name), m, seed)
+}
+
+// Split splits tab into m owners of rows, each row to an owner drawn from
+// seed.
+func Split(tb testing.TB, tab *data.Table, m int, seed uint64) []*data.Table {
+	tb.Helper()
+	owners, err := data.SplitHorizontal(tab, m, nil, randx.NewSeeded(seed))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return owners
+}
+
+// FileStatistics are tab's statistics under cfg as an owner brings them
+// from elsewhere (the Beam pipeline, a statistics file): computed, written
+// in the statistics file format and read back.
+func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *ownerstats.Statistics {
+	tb.Helper()
+	st, err := ownerstats.FromTable(tab, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := st.MarshalBinary()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var back ownerstats.Statistics
+	if err := back.UnmarshalBinary(b); err != nil {
+		tb.Fatal(err)
+	}
+	return &back
 }
 
 // ZeroShare is the share of tab's rows whose column col is exactly 0.

@@ -110,11 +110,9 @@ type Options struct {
 // Publish runs the parties and the trusted server in one process: the
 // method's session, with party-1..m holding the tables in order.
 func Publish(ctx context.Context, o Options) (*Result, error) {
-	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: o.Source}
+	lo := method.LocalOptions{Source: o.Source}
 	for i, t := range o.Parties {
-		name := PartyName(i + 1)
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-		lo.Data[name] = t
+		lo.AddOwner(PartyName(i+1), t)
 	}
 	start := time.Now()
 	run, err := method.RunLocal(ctx, Spec, &o.Settings, lo)

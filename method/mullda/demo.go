@@ -1,7 +1,6 @@
 package mullda
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/dppub/dppub/datasets"
@@ -22,7 +21,7 @@ func demo(in method.DemoInput) (*method.Demo, error) {
 			{Name: RolePublisher, Role: RolePublisher, PublishingLedger: "publishing-ledger"},
 			{Name: RoleDealer, Role: RoleDealer},
 		},
-		Settings: json.RawMessage(fmt.Sprintf(`{"schema": %q, "label": %q, "epsilon": 1, "delta": 1e-06}`, in.SchemaFile(), label)),
+		Settings: in.SchemaSettings(fmt.Sprintf(`"label": %q, "epsilon": 1, "delta": 1e-06`, label)),
 		Summary:  ", a publisher (recording every session in publishing-ledger/) and a noise dealer",
 	}, nil
 }

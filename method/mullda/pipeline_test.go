@@ -123,15 +123,9 @@ func TestLDADPPaperRealProjectionsReport(t *testing.T) {
 
 // A five-class label gives four directions and a categorical label column.
 func TestMulLDADPMulticlass(t *testing.T) {
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	tab = tab.Subset(seq(6000))
-	owners, err := data.SplitHorizontal(tab, 2, nil, randx.NewSeeded(5))
-	if err != nil {
-		t.Fatal(err)
-	}
+	owners := methodtest.Split(t, tab, 2, 5)
 	res, err := PublishMulti(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(6), Settings: Settings{Label: "race", Epsilon: 2, Delta: 1e-5}})
 	if err != nil {
 		t.Fatal(err)

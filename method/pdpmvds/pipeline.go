@@ -144,16 +144,15 @@ func (o *Options) layout(tables []*data.Table) (method.LocalOptions, error) {
 	if len(o.Names) != k {
 		return method.LocalOptions{}, fmt.Errorf("publish: %d names for %d parties", len(o.Names), k)
 	}
-	lo := method.LocalOptions{Coordinator: proto.CoordinatorID, Source: o.Source, Data: map[string]*data.Table{},
+	lo := method.LocalOptions{Coordinator: proto.CoordinatorID, Source: o.Source,
 		Members: map[string][]string{RoleThirdParty: {proto.ThirdPartyID}}, Attach: map[string]any{}}
 	o.Settings.Budgets = map[string]float64{}
 	for i, t := range tables {
 		name := o.Names[i]
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
 		if o.Settings.Link {
-			lo.Data[name] = t // linked in the session, by its ID column
+			lo.AddOwner(name, t) // linked in the session, by its ID column
 		} else {
-			lo.Data[name] = withoutIDs(t)
+			lo.AddOwner(name, withoutIDs(t))
 		}
 		o.Settings.Budgets[name] = o.Budgets[i]
 	}

@@ -9,25 +9,23 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/internal/testenv"
+	"github.com/dppub/dppub/method/methodtest"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/randx"
 )
 
 func adultRows(t *testing.T, n int, cols ...string) *data.Table {
 	t.Helper()
-	full, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := methodtest.Table(t, "adult")
 	rows := make([]int, n)
 	for i := range rows {
 		rows[i] = i
 	}
 	tab := full.Subset(rows)
 	if len(cols) > 0 {
+		var err error
 		if tab, err = tab.SelectColumns(cols...); err != nil {
 			t.Fatal(err)
 		}
@@ -174,10 +172,7 @@ func TestPDPMVDSAlignsByID(t *testing.T) {
 // owners, through the commodity suite (skips without ../shared/data).
 func TestPDPMVDSBig5(t *testing.T) {
 	testenv.SharedData(t, "big5")
-	full, err := datasets.Load("big5")
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := methodtest.Table(t, "big5")
 	rows := make([]int, 2000)
 	for i := range rows {
 		rows[i] = i

@@ -1,7 +1,6 @@
 package ppcadpmh
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/dppub/dppub/data"
@@ -20,7 +19,7 @@ func demo(in method.DemoInput) (*method.Demo, error) {
 	}
 	return &method.Demo{
 		Coordinator: RoleCurator, Owners: parts, OwnerPrefix: method.RoleOwner, Schema: in.Table.Schema,
-		Settings: json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "mechanism": "laplace", "noise": "local"}`, in.SchemaFile())),
+		Settings: in.SchemaSettings(`"epsilon": 1, "mechanism": "laplace", "noise": "local"`),
 		Budget:   &method.DemoBudget{Epsilon: 3, Delta: 1e-5},
 		Summary:  fmt.Sprintf("a curator and %d owners of %s (%d rows in all)", in.Owners, in.Dataset, in.Table.Len()),
 	}, nil

@@ -20,11 +20,7 @@ func TestPPCASinkWritesTheWholeTablesBytes(t *testing.T) {
 	owners := methodtest.Owners(t, "adult", 3, 11)
 	var stats []*ownerstats.Statistics
 	for _, o := range owners {
-		st, err := ownerstats.FromTable(o, ownerstats.Config{Schema: o.Schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		stats = append(stats, st)
+		stats = append(stats, methodtest.FileStatistics(t, o, ownerstats.Config{Schema: o.Schema}))
 	}
 	settings := Settings{Epsilon: 1}
 	for _, tc := range []struct {

@@ -10,7 +10,6 @@ import (
 	"github.com/dppub/dppub/ownerstats"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
@@ -100,19 +99,7 @@ func TestPPCADPMHFromStatisticsEqualsFromRows(t *testing.T) {
 	owners := methodtest.Owners(t, "adult", 3, 7)
 	var stats []*ownerstats.Statistics
 	for _, o := range owners {
-		st, err := ownerstats.FromTable(o, ownerstats.Config{Schema: o.Schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := st.MarshalBinary() // through the file format
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back ownerstats.Statistics
-		if err := back.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
-		stats = append(stats, &back)
+		stats = append(stats, methodtest.FileStatistics(t, o, ownerstats.Config{Schema: o.Schema}))
 	}
 	settings := Settings{Epsilon: 1, Mechanism: ppca.Gaussian, Delta: 1e-6, K: 4}
 	rows, err := Publish(context.Background(), Options{Owners: owners, Settings: settings, Source: randx.NewSeeded(8)})
@@ -151,14 +138,7 @@ func TestPPCAReportWarnsWhenMostlyNoise(t *testing.T) {
 		want    bool
 	}{{"wdbc", true}, {"adult", false}} {
 		t.Run(c.dataset, func(t *testing.T) {
-			tab, err := datasets.Load(c.dataset)
-			if err != nil {
-				t.Fatal(err)
-			}
-			owners, err := data.SplitHorizontal(tab, 3, nil, randx.NewSeeded(1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			owners := methodtest.Owners(t, c.dataset, 3, 1)
 			res, err := Publish(context.Background(), Options{Owners: owners, Source: randx.NewSeeded(2), Settings: Settings{Epsilon: 1}})
 			if err != nil {
 				t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/privacy"
@@ -29,10 +28,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 // two charges (structure, marginals) and publishes as many rows as the
 // owner holds.
 func TestRunSpendsTheBudgetOnce(t *testing.T) {
-	tab, err := datasets.Load("nltcs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "nltcs")
 	run := func() *method.Outcome {
 		facts := &method.Facts{}
 		out, err := method.RunCentral(context.Background(), Spec, &Settings{Epsilon: 0.5},

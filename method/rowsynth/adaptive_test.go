@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/method/synthesize"
@@ -67,10 +68,7 @@ func TestAdaptiveOwnersNearOneCurator(t *testing.T) {
 // it was sent (Δ₂ = 2√C), one measurement charge per round at its Rho
 // after the one-way marginals, and the whole budget in all.
 func TestAdaptiveOwnersChargeWhatTheRoundsState(t *testing.T) {
-	tab, err := datasets.Load("nltcs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "nltcs")
 	tab = &data.Table{Schema: tab.Schema, Rows: tab.Rows[:4000]}
 	r := run(t, tab, 3, adaptive(rowsynth.Settings{Epsilon: 1, Delta: 1e-6, SelectCandidates: 6}), 7)
 	res := r.Outcome.Detail.(*rowsynth.Result)

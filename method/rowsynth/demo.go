@@ -1,11 +1,6 @@
 package rowsynth
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/dppub/dppub/method"
-)
+import "github.com/dppub/dppub/method"
 
 // demo is ppca-dp-mh's layout of owners of rows with synthesize-rows
 // settings: the curator runs the engine over the owners' secure
@@ -19,7 +14,7 @@ import (
 func demo(in method.DemoInput) (*method.Demo, error) {
 	return &method.Demo{
 		Extends:  "ppca-dp-mh",
-		Settings: json.RawMessage(fmt.Sprintf(`{"schema": %q, "epsilon": 1, "delta": 1e-05}`, in.SchemaFile())),
+		Settings: in.SchemaSettings(`"epsilon": 1, "delta": 1e-05`),
 		Budget:   &method.DemoBudget{Epsilon: 3, Delta: 3e-5},
 	}, nil
 }

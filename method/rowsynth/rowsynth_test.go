@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/randx"
 )
@@ -59,13 +60,7 @@ func run(t *testing.T, tab *data.Table, k int, st *rowsynth.Settings, seed uint6
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
-	for i, p := range parts {
-		name := fmt.Sprintf("owner-%d", i+1)
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-		lo.Data[name] = p
-	}
-	r, err := method.RunLocal(context.Background(), rowsynth.Spec, st, lo)
+	r, err := method.RunLocal(context.Background(), rowsynth.Spec, st, method.LocalOwners(parts, src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +149,7 @@ func TestPooledQualityMatchesOneCurator(t *testing.T) {
 // marginals and selected marginals add up), and the report states the
 // per-owner guarantee at the (ε, δ) asked for.
 func TestEveryOwnerSpendsItsBudget(t *testing.T) {
-	tab, err := datasets.Load("nltcs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "nltcs")
 	tab = &data.Table{Schema: tab.Schema, Rows: tab.Rows[:3000]}
 	r := run(t, tab, 4, &rowsynth.Settings{Epsilon: 1, Delta: 1e-6}, 5)
 	rho, err := marginal.RhoFor(1, 1e-6)
@@ -181,10 +173,7 @@ func TestEveryOwnerSpendsItsBudget(t *testing.T) {
 // A run whose marginals are mostly noise says so in its report (300
 // Adult rows among three owners at ρ = 0.01), a large one does not.
 func TestReportWarnsWhenMostlyNoise(t *testing.T) {
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	for _, c := range []struct {
 		name string
 		rows int

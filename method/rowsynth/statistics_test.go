@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
@@ -22,28 +21,15 @@ import (
 // file format).
 func runOwners(t *testing.T, parts []*data.Table, fromStats []bool, st rowsynth.Settings, seed uint64) (*method.Run, error) {
 	t.Helper()
-	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{},
-		Stats: map[string]*ownerstats.Statistics{}, Schemas: []data.Schema{parts[0].Schema}, Source: randx.NewSeeded(seed)}
+	lo := method.LocalOptions{Stats: map[string]*ownerstats.Statistics{}, Schemas: []data.Schema{parts[0].Schema}, Source: randx.NewSeeded(seed)}
 	for i, p := range parts {
-		name := fmt.Sprintf("owner-%d", i+1)
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
+		name := method.LocalOwner(i + 1)
 		if !fromStats[i] {
-			lo.Data[name] = p
+			lo.AddOwner(name, p)
 			continue
 		}
-		s, err := ownerstats.FromTable(p, ownerstats.Config{Schema: p.Schema, Fine: true, Bins: st.Bins, BinsFor: st.BinsFor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := s.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back ownerstats.Statistics
-		if err := back.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
-		lo.Stats[name] = &back
+		lo.AddOwner(name, nil)
+		lo.Stats[name] = methodtest.FileStatistics(t, p, ownerstats.Config{Schema: p.Schema, Fine: true, Bins: st.Bins, BinsFor: st.BinsFor})
 	}
 	return method.RunLocal(context.Background(), rowsynth.Spec, &st, lo)
 }
@@ -53,18 +39,12 @@ func runOwners(t *testing.T, parts []*data.Table, fromStats []bool, st rowsynth.
 // that may measure marginals of three attributes is refused before any
 // charge.
 func TestStatisticsOwnersPublishTheSameBytes(t *testing.T) {
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	rows := make([]int, 4000)
 	for i := range rows {
 		rows[i] = i
 	}
-	parts, err := data.SplitHorizontal(tab.Subset(rows), 3, nil, randx.NewSeeded(5))
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := methodtest.Split(t, tab.Subset(rows), 3, 5)
 	base := rowsynth.Settings{Epsilon: 1, Delta: 1e-5, EngineSettings: method.EngineSettings{MaxCells: 1, Rounds: 5}}
 	equalWidth := base
 	equalWidth.BinShare = -1

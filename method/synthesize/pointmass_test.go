@@ -180,15 +180,14 @@ func rowOwners(tab *data.Table, st rowsynth.Settings, fromStats bool, seed uint6
 	if err != nil {
 		return nil, err
 	}
-	lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{},
-		Stats: map[string]*ownerstats.Statistics{}, Schemas: []data.Schema{tab.Schema}, Source: src}
+	lo := method.LocalOptions{Stats: map[string]*ownerstats.Statistics{}, Schemas: []data.Schema{tab.Schema}, Source: src}
 	for i, p := range parts {
-		name := fmt.Sprintf("owner-%d", i+1)
-		lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
+		name := method.LocalOwner(i + 1)
 		if i > 0 || !fromStats {
-			lo.Data[name] = p
+			lo.AddOwner(name, p)
 			continue
 		}
+		lo.AddOwner(name, nil)
 		s, err := ownerstats.FromTable(p, ownerstats.Config{Schema: p.Schema, Fine: true})
 		if err != nil {
 			return nil, err

@@ -208,7 +208,7 @@ func printClassifierUtility(cmd *cobra.Command, train *data.Table, detail any) e
 	if summary != nil {
 		printLines(w, summary.Notes())
 	}
-	if msg := c.Weak(acc, dppcasvm.MajorityShare(truth)); msg != "" {
+	if msg := c.Weak(acc, learn.MajorityShare(truth)); msg != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", msg)
 	}
 	return nil

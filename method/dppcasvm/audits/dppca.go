@@ -1,6 +1,7 @@
 package audits
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -43,16 +44,9 @@ type DPPCAOptions struct {
 // 1/√d or e₂ beside ½·e_d, left A's entries 0, ⅛ and ½ on the grid).
 // The statistic is the log-likelihood ratio over the d(d+1)/2 entries.
 func DPPCA(o DPPCAOptions) (audit.Mechanism, error) {
-	if o.Method == "" {
-		o.Method = dppca.DPPCASVM
-	}
-	if o.Calibration == "" {
-		o.Calibration = dppca.Sound
-	}
-	d := o.D
-	if d == 0 {
-		d = 10
-	}
+	o.Method = cmp.Or(o.Method, dppca.DPPCASVM)
+	o.Calibration = cmp.Or(o.Calibration, dppca.Sound)
+	d := cmp.Or(o.D, 10)
 	if d < 2 {
 		return audit.Mechanism{}, fmt.Errorf("audit: dppca needs d ≥ 2 columns, got %d", d)
 	}

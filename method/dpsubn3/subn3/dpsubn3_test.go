@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/methodtest"
 	privbayes "github.com/dppub/dppub/method/privbayes/bayesnet"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -23,10 +23,7 @@ func accountant(t *testing.T, eps float64) *privacy.Accountant {
 
 func nltcsParts(t *testing.T, parts int) []*privbayes.Data {
 	t.Helper()
-	tab, err := datasets.Load("nltcs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "nltcs")
 	z, err := privbayes.NewDiscretizer(tab.Schema, privbayes.DiscretizeOptions{})
 	if err != nil {
 		t.Fatal(err)

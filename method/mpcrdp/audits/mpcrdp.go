@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/mpcrdp/correlation"
 	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/randx"
@@ -24,13 +25,12 @@ import (
 
 // addMechanisms adds MP-CRDP's mechanisms and its whole release.
 func addMechanisms(fam *audit.Family) {
-	fam.Add(audit.Method{Name: "mp-crdp-queries", Summary: "MP-CRDP count queries (4 queries, ε = 1): sound Laplace(Q/ε) on each answer, or the paper's Laplace(1/ε)",
-		Calibrations: []string{string(mpcrdp.Sound), string(mpcrdp.Paper)}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
-			return MPCRDPQueries(mpcrdp.Calibration(o.Calibration), cmp.Or(o.Epsilon, 1))
-		}},
-		audit.Case{Method: "mp-crdp-queries", Options: audit.MethodOptions{Calibration: string(mpcrdp.Sound)}, Expect: audit.Pass},
-		audit.Case{Method: "mp-crdp-queries", Options: audit.MethodOptions{Calibration: string(mpcrdp.Paper)}, Expect: audit.Violation})
+	fam.AddCalibrated("mp-crdp-queries", "MP-CRDP count queries (4 queries, ε = 1): sound Laplace(Q/ε) on each answer, or the paper's Laplace(1/ε)", 20_000, 500_000, 1,
+		func(cal string, eps float64) (audit.Mechanism, error) {
+			return MPCRDPQueries(mpcrdp.Calibration(cal), eps)
+		},
+		audit.CalibrationVerdict{Calibration: string(mpcrdp.Sound), Expect: audit.Pass},
+		audit.CalibrationVerdict{Calibration: string(mpcrdp.Paper), Expect: audit.Violation})
 	fam.AddSound("mp-crdp-fm", "MP-CRDP's logistic regression by the functional mechanism (one feature, ε = 1)",
 		20_000, 300_000, 1, MPCRDPFM)
 	fam.AddSound("mp-crdp-svm", "MP-CRDP's DP SVM (objective perturbation, Huber hinge, bias; ε = 1)",
@@ -43,13 +43,10 @@ func addMechanisms(fam *audit.Family) {
 		20_000, 500_000, 1, MPCRDPEntropy)
 	fam.AddSound("mp-crdp-stability", "MP-FS DP stability selection: L1-logistic selection counts over disjoint blocks + Laplace(M/ε) (2 features, 4 runs, ε = 1)",
 		5_000, 100_000, 1, MPCRDPStability)
-	fam.Add(audit.Method{Name: "mp-crdp-u2", Summary: "MP-OP selection by the exponential mechanism over u2 = MCD/ΔCS_p utilities (4 candidates, ε = 1): sound Δu2 = 1, or the paper's 1/K (VIOLATION)",
-		Calibrations: []string{string(mpcrdp.Sound), string(mpcrdp.Paper)}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
-			return MPCRDPU2(mpcrdp.Calibration(o.Calibration), cmp.Or(o.Epsilon, 1))
-		}},
-		audit.Case{Method: "mp-crdp-u2", Options: audit.MethodOptions{Calibration: string(mpcrdp.Sound)}, Expect: audit.Pass},
-		audit.Case{Method: "mp-crdp-u2", Options: audit.MethodOptions{Calibration: string(mpcrdp.Paper)}, Expect: audit.Violation})
+	fam.AddCalibrated("mp-crdp-u2", "MP-OP selection by the exponential mechanism over u2 = MCD/ΔCS_p utilities (4 candidates, ε = 1): sound Δu2 = 1, or the paper's 1/K (VIOLATION)", 20_000, 500_000, 1,
+		func(cal string, eps float64) (audit.Mechanism, error) { return MPCRDPU2(mpcrdp.Calibration(cal), eps) },
+		audit.CalibrationVerdict{Calibration: string(mpcrdp.Sound), Expect: audit.Pass},
+		audit.CalibrationVerdict{Calibration: string(mpcrdp.Paper), Expect: audit.Violation})
 	fam.Add(audit.Method{Name: "mp-crdp-release", Summary: "the real MP-CRDP pipeline's release (64 records, 6 binary features, ε2/2 = 1); --mechanism RELEASE[/NOTION]: queries (default), logreg, svm; notion standard (default), group, correlated, mp-crdp (data-dependent: VIOLATION)",
 		Calibrations: []string{string(mpcrdp.Sound), string(mpcrdp.Paper)}, FastRuns: 20_000, LongRuns: 300_000,
 		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
@@ -122,58 +119,51 @@ func MPCRDPQueries(c mpcrdp.Calibration, eps float64) (audit.Mechanism, error) {
 	}, nil
 }
 
-// oneFeature is ten records with one feature in [0, 1] and labels 0/1,
-// and D' with record 0 (x = 1, y = 1) replaced by (x = 1, y = 0).
-func oneFeature() (*mat.Dense, [2][]int) {
+// oneFeatureLearner is the audit named name of a learner trained by
+// train on ten records with one feature in [0, 1] and labels 0/1, D' with
+// record 0 (x = 1, y = 1) replaced by (x = 1, y = 0): the label of the
+// record with the largest feature flips. The statistic is the learnt
+// weight.
+func oneFeatureLearner(name string, claim dp.Guarantee, train func(X *mat.Dense, y []int, src *randx.Source) (*learn.LinearModel, error)) audit.Mechanism {
 	X := mat.NewDense(10, 1, []float64{1, 0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1, 0})
 	y := [2][]int{{1, 1, 1, 1, 1, 0, 0, 0, 0, 0}, {0, 1, 1, 1, 1, 0, 0, 0, 0, 0}}
-	return X, y
+	return audit.Mechanism{
+		Name:  name,
+		Claim: claim,
+		Pair:  "10 records, x from 0 to 1; D' flips the label of the record at x = 1",
+		Dim:   1,
+		Release: func(side audit.Side, src *randx.Source, out []float64) error {
+			m, err := train(X, y[side], src)
+			if err != nil {
+				return err
+			}
+			out[0] = m.W[0]
+			return nil
+		},
+	}
 }
 
 // MPCRDPFM audits mpcrdp.FitFM, the functional mechanism (Zhang et al.
 // 2012): Laplace noise of scale (s + s²/4)/ε on the degree-2 Taylor
 // coefficients (s = ‖x‖₁ bound + 1 for the bias), then convexification and
-// minimisation, post-processing. The statistic is the released weight;
-// the pair flips the label of the record with the largest feature.
+// minimisation, post-processing (oneFeatureLearner).
 func MPCRDPFM(eps float64) (audit.Mechanism, error) {
-	X, y := oneFeature()
 	o := mpcrdp.FMOptions{Epsilon: eps, Factor: 1, RowL1: 1, Ridge: 1e-3}
-	return audit.Mechanism{
-		Name:  fmt.Sprintf("mp-crdp FM logistic regression (one feature, ε=%g)", eps),
-		Claim: o.Spec().Guarantee,
-		Pair:  "10 records, x from 0 to 1; D' flips the label of the record at x = 1",
-		Dim:   1,
-		Release: func(side audit.Side, src *randx.Source, out []float64) error {
-			m, err := mpcrdp.FitFM(X, y[side], o, src)
-			if err != nil {
-				return err
-			}
-			out[0] = m.W[0]
-			return nil
-		},
-	}, nil
+	return oneFeatureLearner(fmt.Sprintf("mp-crdp FM logistic regression (one feature, ε=%g)", eps), o.Spec().Guarantee,
+		func(X *mat.Dense, y []int, src *randx.Source) (*learn.LinearModel, error) {
+			return mpcrdp.FitFM(X, y, o, src)
+		}), nil
 }
 
 // MPCRDPSVM audits mpcrdp.TrainSVM at the standard notion's factor 1:
 // learn.TrainDPLinear's objective perturbation with the Huber hinge and a
-// bias (Chaudhuri et al. 2011, Theorem 9). The statistic is the weight.
+// bias (Chaudhuri et al. 2011, Theorem 9), on oneFeatureLearner's pair.
 func MPCRDPSVM(eps float64) (audit.Mechanism, error) {
-	X, y := oneFeature()
 	o := mpcrdp.SVMOptions{Epsilon: eps, Factor: 1, Lambda: 0.1, Huber: 0.5}
-	return audit.Mechanism{
-		Name:  fmt.Sprintf("mp-crdp DP SVM (one feature, ε=%g)", eps),
-		Claim: dp.Pure(eps),
-		Pair:  "10 records, x from 0 to 1; D' flips the label of the record at x = 1",
-		Dim:   1,
-		Release: func(side audit.Side, src *randx.Source, out []float64) error {
-			m, err := mpcrdp.TrainSVM(X, y[side], o, src)
-			if err != nil {
-				return err
-			}
-			out[0] = m.W[0]
-			return nil
-		},
-	}, nil
+	return oneFeatureLearner(fmt.Sprintf("mp-crdp DP SVM (one feature, ε=%g)", eps), dp.Pure(eps),
+		func(X *mat.Dense, y []int, src *randx.Source) (*learn.LinearModel, error) {
+			return mpcrdp.TrainSVM(X, y, o, src)
+		}), nil
 }
 
 // MPCRDPStability audits MP-FS's DP stability selection: the selection
@@ -459,15 +449,9 @@ func releasePipeline(side audit.Side, o MPCRDPReleaseOptions) (*mpcrdp.Pipeline,
 // and ΔCS_p, so the noise scale itself tells D from D' (the likelihood
 // ratio of Laplace(b) against Laplace(2b) is unbounded in the tails).
 func MPCRDPRelease(o MPCRDPReleaseOptions) (audit.Mechanism, error) {
-	if o.Calibration == "" {
-		o.Calibration = mpcrdp.Sound
-	}
-	if o.Release == "" {
-		o.Release = mpcrdp.Queries
-	}
-	if o.Notion == "" {
-		o.Notion = mpcrdp.Standard
-	}
+	o.Calibration = cmp.Or(o.Calibration, mpcrdp.Sound)
+	o.Release = cmp.Or(o.Release, mpcrdp.Queries)
+	o.Notion = cmp.Or(o.Notion, mpcrdp.Standard)
 	if o.Calibration == mpcrdp.None || !(o.Epsilon > 0) {
 		return audit.Mechanism{}, fmt.Errorf("audit: mp-crdp-release needs the sound or paper calibration and ε > 0, got %q and %v", o.Calibration, o.Epsilon)
 	}

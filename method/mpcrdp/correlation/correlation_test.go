@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -193,10 +193,7 @@ var adultFeatures12 = []string{"age", "workclass", "fnlwgt", "education", "educa
 	"marital-status", "occupation", "relationship", "race", "sex", "hours-per-week", "native-country"}
 
 func TestReferenceEqualsHashedOnAdult10000(t *testing.T) {
-	adult, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	adult := methodtest.Table(t, "adult")
 	sample := adult.Subset(randx.NewSeeded(1).Perm(adult.Len())[:10000])
 	for _, w0 := range []float64{0.9, 1} {
 		r := checkReal(t, sample, adultFeatures12, w0)
@@ -212,10 +209,7 @@ func TestReferenceEqualsHashedOnAdult10000(t *testing.T) {
 }
 
 func TestReferenceEqualsHashedOnWDBC(t *testing.T) {
-	wdbc, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	wdbc := methodtest.Table(t, "wdbc")
 	feats := wdbc.Schema.Names()[1:]
 	for _, w0 := range []float64{0.9, 0.95} {
 		r := checkReal(t, wdbc, feats, w0)

@@ -1,6 +1,7 @@
 package correlation
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -178,13 +179,7 @@ func (p *patterns) bucket(s uint64, t int, keys []keyed, acc accumulators) {
 		keys[q] = keyed{h, int32(q)}
 	}
 	slices.SortFunc(keys, func(a, b keyed) int {
-		switch {
-		case a.hash < b.hash:
-			return -1
-		case a.hash > b.hash:
-			return 1
-		}
-		return int(a.q - b.q)
+		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.q, b.q))
 	})
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/mpcrdp/correlation"
 )
 
@@ -12,10 +12,7 @@ import (
 // parties' local analyses at w0 = 0.9.
 func wdbcParties(t testing.TB) (*data.Table, []PartyFeatures, []PartyAnalysis) {
 	t.Helper()
-	w, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := methodtest.Table(t, "wdbc")
 	f := w.Schema.Names()[1:]
 	parties := []PartyFeatures{{"p1", f[:10]}, {"p2", f[10:20]}, {"p3", f[20:]}}
 	var an []PartyAnalysis

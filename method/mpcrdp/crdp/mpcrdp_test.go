@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/learn"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
@@ -125,14 +125,12 @@ func TestPearsonFromMoments(t *testing.T) {
 }
 
 func TestNMIDetectsRedundantCategoricals(t *testing.T) {
-	adult, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	adult := methodtest.Table(t, "adult")
 	tab := adult.Subset(randx.NewSeeded(1).Perm(adult.Len())[:5000])
 	p := &Pipeline{table: tab}
 	var cols []column
 	for _, f := range []string{"education", "education-num", "race"} {
+		var err error
 		p.codes, err = discretizeForTest(tab, []string{"education", "education-num", "race"})
 		if err != nil {
 			t.Fatal(err)

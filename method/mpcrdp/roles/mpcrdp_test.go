@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/methodtest"
 	mpcrdp "github.com/dppub/dppub/method/mpcrdp/crdp"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
@@ -20,10 +21,7 @@ import (
 // builds the roles with budgets eps (the third party's may differ).
 func session(t *testing.T, c mpcrdp.Config, eps, thirdEps float64) ([]*Party, *Server, []*privacy.Accountant) {
 	t.Helper()
-	w, err := datasets.Load("wdbc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := methodtest.Table(t, "wdbc")
 	f := w.Schema.Names()[1:]
 	// Rows in a different order at each party: the join must realign them.
 	tables, err := data.SplitVertical(w, [][]string{append(slices.Clone(f[:10]), "diagnosis"), f[10:20], f[20:]})

@@ -1,6 +1,7 @@
 package audits
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -51,15 +52,9 @@ const (
 // Gaussian log-likelihood ratio of the view, with the correlation of the
 // shares (zeroSumCov).
 func MulLDA(o MulLDAOptions) (audit.Mechanism, error) {
-	if o.Owners == 0 {
-		o.Owners = 3
-	}
-	if o.Calibration == "" {
-		o.Calibration = lda.Sound
-	}
-	if o.Noise == "" {
-		o.Noise = lda.Correlated
-	}
+	o.Owners = cmp.Or(o.Owners, 3)
+	o.Calibration = cmp.Or(o.Calibration, lda.Sound)
+	o.Noise = cmp.Or(o.Noise, lda.Correlated)
 	s, err := newMulLDASession(o)
 	if err != nil {
 		return audit.Mechanism{}, err

@@ -1,6 +1,7 @@
 package audits
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -71,20 +72,10 @@ type ZeroSumOptions struct {
 // fails the grey-box audit (TestGreyBoxCatchesZeroSumFloatPath). The
 // statistic is the exact Gaussian log-likelihood ratio of the view.
 func ZeroSum(o ZeroSumOptions) (audit.Mechanism, error) {
-	m := o.Owners
-	if m == 0 {
-		m = 10
-	}
-	if o.View == "" {
-		o.View = ViewPublisher
-	}
-	if o.Calibration == "" {
-		o.Calibration = "sound"
-	}
-	sens := o.Sensitivity
-	if sens == 0 {
-		sens = 1
-	}
+	m := cmp.Or(o.Owners, 10)
+	o.View = cmp.Or(o.View, ViewPublisher)
+	o.Calibration = cmp.Or(o.Calibration, "sound")
+	sens := cmp.Or(o.Sensitivity, 1)
 	if m < 2 {
 		return audit.Mechanism{}, fmt.Errorf("audit: zero-sum noise needs at least 2 owners, got %d", m)
 	}

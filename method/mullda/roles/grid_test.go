@@ -2,7 +2,6 @@ package roles
 
 import (
 	"bytes"
-	"context"
 	"math"
 	"testing"
 
@@ -34,7 +33,7 @@ func publisherView(t *testing.T, pr Params, tweak float64) []protocol.Envelope {
 	s := newSession(t, pr, X, y, map[string]*Ledger{}, 9)
 	rec := &protocol.Recorder{Role: s.publisher}
 	s.roles[len(s.roles)-1] = rec
-	if _, err := protocol.RunLocal(context.Background(), s.roles...); err != nil {
+	if err := s.run(); err != nil {
 		t.Fatal(err)
 	}
 	return rec.Received

@@ -2,6 +2,7 @@ package roles
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -139,4 +140,10 @@ func newSession(t testing.TB, pr Params, X *mat.Dense, y []int, ledgers map[stri
 	s.publisher = pb
 	s.roles = append(s.roles, pb)
 	return s
+}
+
+// run runs every role of the session in one process.
+func (s *session) run() error {
+	_, err := protocol.RunLocal(context.Background(), s.roles...)
+	return err
 }

@@ -1,7 +1,6 @@
 package roles
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/method/mullda/lda"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -24,7 +22,7 @@ func TestEndToEndWithLedger(t *testing.T) {
 	pr := testParams(3, 5, 500, lda.Sound, lda.Correlated)
 	log, handles, ring, pub := memLedgers(t, append(ownerNames(3), "publisher"))
 	s := newSession(t, pr, X, y, handles, 2)
-	if _, err := protocol.RunLocal(context.Background(), s.roles...); err != nil {
+	if err := s.run(); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.publisher.Result()

@@ -108,14 +108,7 @@ func (pb *Publisher) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		if m.Classes != pb.plan.Options.Classes || m.P != pb.plan.Options.P {
 			return nil, fmt.Errorf("mullda: %s sent sums for %d classes × p=%d", e.From, m.Classes, m.P)
 		}
-		if _, dup := pb.sums[e.From]; dup {
-			return nil, nil // a replay: ignore
-		}
-		if err := pb.verify(e); err != nil {
-			return nil, err
-		}
-		pb.sums[e.From] = m
-		return pb.maybeMeans()
+		return accept(pb, pb.sums, e, m, pb.maybeMeans)
 	case TypeSecond:
 		var m Second
 		if err := m.UnmarshalBinary(e.Payload); err != nil {
@@ -127,14 +120,7 @@ func (pb *Publisher) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 		if pb.agg == nil {
 			return nil, fmt.Errorf("mullda: %s sent Σxxᵀ before the means were published", e.From)
 		}
-		if _, dup := pb.second[e.From]; dup {
-			return nil, nil // a replay: ignore
-		}
-		if err := pb.verify(e); err != nil {
-			return nil, err
-		}
-		pb.second[e.From] = m
-		return pb.maybeDirection()
+		return accept(pb, pb.second, e, m, pb.maybeDirection)
 	case TypeProjections:
 		var m Projections
 		if err := m.UnmarshalBinary(e.Payload); err != nil {
@@ -182,6 +168,20 @@ func (pb *Publisher) handleShares(e protocol.Envelope) ([]protocol.Envelope, err
 		return pb.maybeMeans()
 	}
 	return nil, nil
+}
+
+// accept keeps owner e.From's message m in got, once the ledger vouches
+// for it, and then runs next; a second message from the same owner is a
+// replay and is ignored.
+func accept[M any](pb *Publisher, got map[string]M, e protocol.Envelope, m M, next func() ([]protocol.Envelope, error)) ([]protocol.Envelope, error) {
+	if _, dup := got[e.From]; dup {
+		return nil, nil
+	}
+	if err := pb.verify(e); err != nil {
+		return nil, err
+	}
+	got[e.From] = m
+	return next()
 }
 
 // verify checks the sender's ledger entry for the message.

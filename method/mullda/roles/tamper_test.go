@@ -23,7 +23,7 @@ func TestOwnerRefusesUnrecordedMeans(t *testing.T) {
 	_, handles, _, _ := memLedgers(t, append(ownerNames(2), "publisher"))
 	delete(handles, "publisher")
 	s := newSession(t, pr, X, y, handles, 4)
-	_, err := protocol.RunLocal(context.Background(), s.roles...)
+	err := s.run()
 	if err == nil || !strings.Contains(err.Error(), "no class-means-computed entry by publisher") {
 		t.Fatalf("want a refusal of unrecorded means, got %v", err)
 	}
@@ -36,7 +36,7 @@ func TestPublisherRefusesUnrecordedStatistics(t *testing.T) {
 	_, handles, _, _ := memLedgers(t, append(ownerNames(2), "publisher"))
 	delete(handles, "owner-2")
 	s := newSession(t, pr, X, y, handles, 6)
-	_, err := protocol.RunLocal(context.Background(), s.roles...)
+	err := s.run()
 	if err == nil || !strings.Contains(err.Error(), "no statistics-submitted entry by owner-2") {
 		t.Fatalf("want a refusal of owner-2's unrecorded sums, got %v", err)
 	}
@@ -93,7 +93,7 @@ func TestRealProjectionsAreXW(t *testing.T) {
 	pr := testParams(2, 4, 1, lda.Paper, lda.Independent)
 	pr.Output = RealProjections
 	s := newSession(t, pr, X, y, nil, 12)
-	if _, err := protocol.RunLocal(context.Background(), s.roles...); err != nil {
+	if err := s.run(); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.publisher.Result()

@@ -1,7 +1,6 @@
 package audits
 
 import (
-	"cmp"
 	"fmt"
 	"math/big"
 
@@ -28,13 +27,12 @@ func addNoise(fam *audit.Family) {
 		audit.Case{Method: "pdp-mvds-noise", Options: audit.MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe), Mechanism: ViewParty}, Expect: audit.Pass},
 		audit.Case{Method: "pdp-mvds-noise", Options: audit.MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Expect: audit.Pass},
 		audit.Case{Method: "pdp-mvds-noise", Options: audit.MethodOptions{Calibration: string(pdpmvds.NoiseExact), Mechanism: ViewParty}, Expect: audit.Violation})
-	fam.Add(audit.Method{Name: "pdp-mvds-laplace-noise", Summary: "PDP-MVDS distributed discrete Laplace noise by Pólya shares (2 parties + S, ε = 1 on a count), the coordinator's view",
-		Calibrations: []string{string(pdpmvds.NoiseInsiderSafe), string(pdpmvds.NoiseExact)}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(o audit.MethodOptions) (audit.Mechanism, error) {
-			return PDPMVDSLaplaceNoise(pdpmvds.NoiseMode(o.Calibration), cmp.Or(o.Epsilon, 1))
-		}},
-		audit.Case{Method: "pdp-mvds-laplace-noise", Options: audit.MethodOptions{Calibration: string(pdpmvds.NoiseInsiderSafe)}, Expect: audit.Pass},
-		audit.Case{Method: "pdp-mvds-laplace-noise", Options: audit.MethodOptions{Calibration: string(pdpmvds.NoiseExact)}, Expect: audit.Pass})
+	fam.AddCalibrated("pdp-mvds-laplace-noise", "PDP-MVDS distributed discrete Laplace noise by Pólya shares (2 parties + S, ε = 1 on a count), the coordinator's view", 20_000, 500_000, 1,
+		func(cal string, eps float64) (audit.Mechanism, error) {
+			return PDPMVDSLaplaceNoise(pdpmvds.NoiseMode(cal), eps)
+		},
+		audit.CalibrationVerdict{Calibration: string(pdpmvds.NoiseInsiderSafe), Expect: audit.Pass},
+		audit.CalibrationVerdict{Calibration: string(pdpmvds.NoiseExact), Expect: audit.Pass})
 	fam.AddSound("dlpa", "DLPA distributed Laplace (Rastogi & Nath 2010) as PDP-MVDS's Paillier suite draws it: 3 parties' Gaussian shares, quantised, combined (ε = 1)",
 		20_000, 500_000, 1, DLPA)
 }

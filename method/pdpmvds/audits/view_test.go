@@ -34,48 +34,16 @@ import (
 // to 6 ms a run; -short runs six cases at 100 runs (about 8 s).
 func TestViewPDPMVDSPassesCatchesBroken(t *testing.T) {
 	exact := string(proto.NoiseExact)
-	cases := []struct {
-		view    audit.View
-		mode    string
-		variant string
-		want    audit.Verdict
-		short   bool
-		// ceiling: the variant separates D and D' in every run.
-		ceiling bool
-	}{
-		{audit.ViewCoordinator, "", audit.VariantSound, audit.Pass, true, false},
-		{audit.ViewCoordinator, "", VariantNoiseFree, audit.Violation, true, true},
-		{ViewThirdParty, "", audit.VariantSound, audit.Pass, true, false},
-		{ViewThirdParty, exact, audit.VariantSound, audit.Pass, false, false},
-		{ViewThirdParty, "", VariantSignUnmasked, audit.Violation, true, false},
-		{audit.ViewColluder, "", audit.VariantSound, audit.Pass, true, false},
-		{audit.ViewColluder, exact, audit.VariantSound, audit.Pass, false, false},
-		{audit.ViewColluder, "", VariantNoiseFree, audit.Violation, true, true},
-	}
-	runs := 300
-	if testing.Short() {
-		runs = 100
-	}
-	for _, c := range cases {
-		if testing.Short() && !c.short {
-			continue
-		}
-		t.Run(string(c.view)+"/"+c.mode+"/"+c.variant, func(t *testing.T) {
-			m, err := ViewPDPMVDS(c.view, c.mode, c.variant)
-			r := audittest.MustRun(t, m, err, runs, 71)
-			p := r.Power()
-			t.Logf("ε_lower %.3f vs claim %.3f: %s; power %v", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, p)
-			if r.Verdict != c.want {
-				t.Errorf("ε_lower %.3f vs claim %.3f: %s, want %s", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, c.want)
-			}
-			if c.want == audit.Violation {
-				audittest.ViolationOnMoreSeeds(t, m, 100)
-			}
-			if c.ceiling && r.EpsilonLower < p.Ceiling-0.1 {
-				t.Errorf("ε_lower %.3f: noise-free shares should separate D from D' in every run (ceiling %.3f)", r.EpsilonLower, p.Ceiling)
-			}
-		})
-	}
+	audittest.CheckViews(t, ViewPDPMVDS, audittest.ViewRuns{Runs: 300, ShortRuns: 100, MoreRuns: 100, Seed: 71}, []audittest.ViewCase{
+		{View: audit.ViewCoordinator, Variant: audit.VariantSound, Want: audit.Pass, Short: true},
+		{View: audit.ViewCoordinator, Variant: VariantNoiseFree, Want: audit.Violation, Short: true, Ceiling: true},
+		{View: ViewThirdParty, Variant: audit.VariantSound, Want: audit.Pass, Short: true},
+		{View: ViewThirdParty, Mode: exact, Variant: audit.VariantSound, Want: audit.Pass},
+		{View: ViewThirdParty, Variant: VariantSignUnmasked, Want: audit.Violation, Short: true},
+		{View: audit.ViewColluder, Variant: audit.VariantSound, Want: audit.Pass, Short: true},
+		{View: audit.ViewColluder, Mode: exact, Variant: audit.VariantSound, Want: audit.Pass},
+		{View: audit.ViewColluder, Variant: VariantNoiseFree, Want: audit.Violation, Short: true, Ceiling: true},
+	})
 }
 
 // What the colluder's subtraction leaves shows in its ε_lower once the

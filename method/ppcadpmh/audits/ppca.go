@@ -1,6 +1,7 @@
 package audits
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/dppub/dppub/audit"
@@ -72,15 +73,9 @@ const (
 // moment (10.5 instead of 1 for p = 20, ε = 2) and ε(p+3)/4 in total (11.5
 // instead of 2).
 func PPCADPMH(o PPCAOptions) (audit.Mechanism, error) {
-	if o.Calibration == "" {
-		o.Calibration = ppca.Sound
-	}
-	if o.Mechanism == "" {
-		o.Mechanism = ppca.Laplace
-	}
-	if o.Part == "" {
-		o.Part = PartSecondMoment
-	}
+	o.Calibration = cmp.Or(o.Calibration, ppca.Sound)
+	o.Mechanism = cmp.Or(o.Mechanism, ppca.Laplace)
+	o.Part = cmp.Or(o.Part, PartSecondMoment)
 	d, dp2, err := ppcaPair(o)
 	if err != nil {
 		return audit.Mechanism{}, err
@@ -162,10 +157,7 @@ const (
 
 func ppcaPair(o PPCAOptions) (*mat.Dense, *mat.Dense, error) {
 	if o.D == nil && o.DPrime == nil {
-		p := o.P
-		if p == 0 {
-			p = 20
-		}
+		p := cmp.Or(o.P, 20)
 		if p < 1 {
 			return nil, nil, fmt.Errorf("audit: ppca-dp-mh needs p ≥ 1, got %d", p)
 		}

@@ -167,33 +167,31 @@ func (pl *Plan) BlockNoise(i, p int) dp.GridNoise {
 }
 
 func laplacePlan(s Sensitivities, eps float64) (*Plan, error) {
-	sum, err := dp.NewLaplace(dp.LaplaceOptions{L1Sensitivity: s.SumL1, Epsilon: eps})
-	if err != nil {
-		return nil, fmt.Errorf("ppca: mean: %w", err)
-	}
-	outer, err := dp.NewLaplace(dp.LaplaceOptions{L1Sensitivity: s.OuterL1, Epsilon: eps})
-	if err != nil {
-		return nil, fmt.Errorf("ppca: second moment: %w", err)
-	}
-	return &Plan{Mechanism: Laplace, SumScale: sum.Scale(), OuterScale: outer.Scale(), Charges: []privacy.Charge{
-		{Purpose: "column sums Σx (DP mean)", Spec: sum.Spec(), Calibration: string(Sound)},
-		{Purpose: "upper triangle of Σxxᵀ (second moment)", Spec: outer.Spec(), Calibration: string(Sound)},
-	}}, nil
+	return soundPlan(Laplace, s.SumL1, s.OuterL1, (*dp.Laplace).Scale, func(l1 float64) (*dp.Laplace, error) {
+		return dp.NewLaplace(dp.LaplaceOptions{L1Sensitivity: l1, Epsilon: eps})
+	})
 }
 
 func gaussianPlan(s Sensitivities, eps, delta float64) (*Plan, error) {
-	mk := func(l2 float64) (*dp.Gaussian, error) {
+	return soundPlan(Gaussian, s.SumL2, s.OuterL2, (*dp.Gaussian).Sigma, func(l2 float64) (*dp.Gaussian, error) {
 		return dp.NewGaussian(dp.GaussianOptions{L2Sensitivity: l2, Epsilon: eps, Delta: delta, Calibration: dp.Analytic})
-	}
-	sum, err := mk(s.SumL2)
+	})
+}
+
+// soundPlan is the sound calibration's plan for mechanism mech: one
+// release of the column sums and one of the second moment, each built by
+// newMech at its block's true sensitivity (and the share of the budget
+// the caller gives each block), noised at its scale and charged its spec.
+func soundPlan[M interface{ Spec() dp.Spec }](mech Mechanism, sumSens, outerSens float64, scale func(M) float64, newMech func(sens float64) (M, error)) (*Plan, error) {
+	sum, err := newMech(sumSens)
 	if err != nil {
 		return nil, fmt.Errorf("ppca: mean: %w", err)
 	}
-	outer, err := mk(s.OuterL2)
+	outer, err := newMech(outerSens)
 	if err != nil {
 		return nil, fmt.Errorf("ppca: second moment: %w", err)
 	}
-	return &Plan{Mechanism: Gaussian, SumScale: sum.Sigma(), OuterScale: outer.Sigma(), Charges: []privacy.Charge{
+	return &Plan{Mechanism: mech, SumScale: scale(sum), OuterScale: scale(outer), Charges: []privacy.Charge{
 		{Purpose: "column sums Σx (DP mean)", Spec: sum.Spec(), Calibration: string(Sound)},
 		{Purpose: "upper triangle of Σxxᵀ (second moment)", Spec: outer.Spec(), Calibration: string(Sound)},
 	}}, nil

@@ -49,6 +49,36 @@ func newOwners(t *testing.T, pr Params, rows int, seed uint64) ([]*Owner, []*pri
 	return owners, accts
 }
 
+// runSession runs the curator and the owners in one process.
+func runSession(cur *Curator, owners []*Owner) error {
+	roles := []protocol.Role{cur}
+	for _, o := range owners {
+		roles = append(roles, o)
+	}
+	_, err := protocol.RunLocal(context.Background(), roles...)
+	return err
+}
+
+// publish runs a whole session of pr's owners, each holding rows random
+// rows drawn from seed (newOwners), and returns the curator, its result
+// and the owners' accountants.
+func publish(t *testing.T, pr Params, rows int, seed uint64) (*Curator, *Result, []*privacy.Accountant) {
+	t.Helper()
+	owners, accts := newOwners(t, pr, rows, seed)
+	cur, err := NewCurator(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runSession(cur, owners); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cur.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cur, res, accts
+}
+
 func TestMasksCancelExactly(t *testing.T) {
 	pr := params(4, 3, SecureAggregate, ppca.Gaussian)
 	owners, _ := newOwners(t, pr, 5, 1)
@@ -152,11 +182,7 @@ func TestRunChargesBeforeReleaseAndRefusesOverspend(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur, _ := NewCurator(pr)
-	roles := []protocol.Role{cur}
-	for _, o := range owners {
-		roles = append(roles, o)
-	}
-	_, err := protocol.RunLocal(context.Background(), roles...)
+	err := runSession(cur, owners)
 	if err == nil || !strings.Contains(err.Error(), "would exceed its budget") || !strings.Contains(err.Error(), "owner-b") {
 		t.Fatalf("want owner-b's overspend refused, got %v", err)
 	}
@@ -167,19 +193,7 @@ func TestRunChargesBeforeReleaseAndRefusesOverspend(t *testing.T) {
 
 func TestSecureAggregateRunEndToEndAndReplay(t *testing.T) {
 	pr := params(3, 4, SecureAggregate, ppca.Gaussian)
-	owners, accts := newOwners(t, pr, 50, 4)
-	cur, _ := NewCurator(pr)
-	roles := []protocol.Role{cur}
-	for _, o := range owners {
-		roles = append(roles, o)
-	}
-	if _, err := protocol.RunLocal(context.Background(), roles...); err != nil {
-		t.Fatal(err)
-	}
-	res, err := cur.Result()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur, res, accts := publish(t, pr, 50, 4)
 	if r, c := res.Synthetic.Dims(); r != 150 || c != 4 {
 		t.Fatalf("synthetic %d×%d, want 150×4", r, c)
 	}

@@ -1,7 +1,6 @@
 package roles
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -23,21 +22,9 @@ func TestSinkTakesRowsInOwnerOrder(t *testing.T) {
 	pr := params(3, 16, Local, ppca.Laplace)
 	const rows = 33000
 
-	owners, _ := newOwners(t, pr, rows, 5)
-	whole, _ := NewCurator(pr)
-	roles := []protocol.Role{whole}
-	for _, o := range owners {
-		roles = append(roles, o)
-	}
-	if _, err := protocol.RunLocal(context.Background(), roles...); err != nil {
-		t.Fatal(err)
-	}
-	want, err := whole.Result()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, want, _ := publish(t, pr, rows, 5)
 
-	owners, _ = newOwners(t, pr, rows, 5)
+	owners, _ := newOwners(t, pr, rows, 5)
 	cur, _ := NewCurator(pr)
 	var got []float64
 	next := map[string]int{}
@@ -59,8 +46,8 @@ func TestSinkTakesRowsInOwnerOrder(t *testing.T) {
 	for _, o := range owners {
 		byID[o.ID()] = o
 	}
-	for _, r := range append([]protocol.Role{cur}, roles[1:]...) {
-		out, err := byID[r.ID()].Start()
+	for _, id := range append([]string{cur.ID()}, pr.Owners...) {
+		out, err := byID[id].Start()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -209,10 +209,7 @@ func TestStructureArgmaxOnNLTCS(t *testing.T) {
 
 func nltcs(t *testing.T) *Data {
 	t.Helper()
-	tab, err := datasets.Load("nltcs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "nltcs")
 	z, err := NewDiscretizer(tab.Schema, DiscretizeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -351,10 +348,7 @@ func TestAdultKeepsZeroMassAndIntegers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("samples 45222 Adult rows from a PrivBayes model (about 2 s)")
 	}
-	tab, err := datasets.Load("adult")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := methodtest.Table(t, "adult")
 	z, err := NewDiscretizer(tab.Schema, DiscretizeOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -20,11 +20,10 @@ func selectReplay(t *testing.T, variant, mode string, seed uint64) (audit.PairRe
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := newRowsHarness(proto.NoiseMode(mode), audit.PipelineRho, tables, audit.PipelineOwners)
+	h, err := newRowsHarness(proto.NoiseMode(mode), marginal.MethodAdaptive, audit.PipelineRho, tables, audit.PipelineOwners)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.method = marginal.MethodAdaptive
 	var trs [2]*rowsTrace
 	var rel [2][]audit.Replayed
 	for _, side := range []audit.Side{audit.D, audit.DPrime} {
@@ -177,14 +176,7 @@ func TestSelectNoiseTestCatchesHalvedSelectNoise(t *testing.T) {
 // halved noise was caught at 300 runs in 10 of 10 seeds (noise test ρ ≥
 // 0.14 against 0.04; sound ρ ≥ 0.036-0.037, 10 of 10 PASS).
 func TestViewRowsAdaptive(t *testing.T) {
-	meth, err := Audits().Lookup("view-synthesize-rows-adaptive")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := meth.FastRuns
-	if testing.Short() {
-		runs = 40
-	}
+	meth, runs := audittest.FastRuns(t, Audits(), "view-synthesize-rows-adaptive", 40)
 	for _, c := range []struct {
 		variant string
 		want    audit.Verdict

@@ -27,17 +27,12 @@ func addPipeline(fam *audit.Family) {
 // ("" for the default, insider-safe). The canary is in owner 1's rows and
 // the claim is the report's per-owner guarantee.
 func PipelineRows(variant, mode string) (audit.Mechanism, error) {
-	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
-		return audit.Mechanism{}, fmt.Errorf("audit: pipeline-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
+	if err := checkNoiseMode("pipeline", mode); err != nil {
+		return audit.Mechanism{}, err
 	}
 	return audit.PipelineMechanism(audit.PipelineSpec{Name: rowsynth.Name, Attrs: audit.PipelineAttrs,
 		Run: func(ctx context.Context, t *data.Table, div float64, src *randx.Source) (*data.Table, *privacy.Report, error) {
-			lo := method.LocalOptions{Members: map[string][]string{}, Data: map[string]*data.Table{}, Source: src}
-			for i, part := range audit.SplitRows(t, audit.PipelineOwners) {
-				name := fmt.Sprintf("owner-%d", i+1)
-				lo.Members[method.RoleOwner] = append(lo.Members[method.RoleOwner], name)
-				lo.Data[name] = part
-			}
+			lo := method.LocalOwners(audit.SplitRows(t, audit.PipelineOwners), src)
 			st := &rowsynth.Settings{Rho: audit.PipelineRho * div * div, Noise: rowsynth.NoiseMode(mode)}
 			run, err := method.RunLocal(ctx, rowsynth.Spec, st, lo)
 			if err != nil {

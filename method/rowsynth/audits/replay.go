@@ -45,21 +45,16 @@ func ReplayRows(variant, mode string) (audit.Mechanism, error) {
 // runs as long as both offered the same candidates (a different offer
 // ends the pair's comparison, as a different choice does).
 func ReplayRowsMethod(variant, mode string, meth marginal.Method) (audit.Mechanism, error) {
-	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
-		return audit.Mechanism{}, fmt.Errorf("audit: replay-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
+	if err := checkNoiseMode("replay", mode); err != nil {
+		return audit.Mechanism{}, err
 	}
 	tables, err := audit.ReplayTables(variant)
 	if err != nil {
 		return audit.Mechanism{}, err
 	}
-	h, err := newRowsHarness(proto.NoiseMode(mode), audit.PipelineRho, tables, audit.PipelineOwners)
+	h, sound, err := soundRun("replay", proto.NoiseMode(mode), meth, tables)
 	if err != nil {
 		return audit.Mechanism{}, err
-	}
-	h.method = meth
-	sound, err := h.run(audit.D, randx.NewSeeded(0), nil)
-	if err != nil {
-		return audit.Mechanism{}, fmt.Errorf("audit: replay-%s: %w", rowsynth.Name, err)
 	}
 	rel, err := sound.releases()
 	if err != nil {

@@ -45,13 +45,23 @@ type rowsHarness struct {
 	data   [2][]*marginal.Dataset
 }
 
+// checkNoiseMode refuses a noise mode the method does not have, for the
+// audit named name ("" is the default mode).
+func checkNoiseMode(name, mode string) error {
+	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
+		return fmt.Errorf("audit: %s-%s has no noise mode %q (want %s or %s)", name, rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
+	}
+	return nil
+}
+
 // newRowsHarness splits each side's table among owners (SplitRows: owner 1
-// holds record 0, the canary's place) for a session at rho per owner.
-func newRowsHarness(mode proto.NoiseMode, rho float64, tables [2]*data.Table, owners int) (*rowsHarness, error) {
+// holds record 0, the canary's place) for a session at rho per owner
+// running the engine's method meth.
+func newRowsHarness(mode proto.NoiseMode, meth marginal.Method, rho float64, tables [2]*data.Table, owners int) (*rowsHarness, error) {
 	if mode == "" {
 		mode = proto.NoiseInsiderSafe
 	}
-	h := &rowsHarness{mode: mode, rho: rho}
+	h := &rowsHarness{mode: mode, method: meth, rho: rho}
 	for k := range owners {
 		h.names = append(h.names, proto.OwnerID(k))
 	}
@@ -99,6 +109,21 @@ type rowsTrace struct {
 // the coordinator reads them: a broken variant's owners (words[k] is owner
 // k's, rewritten in place).
 type shareRewrite func(tr *rowsTrace, q *proto.Request, words [][]uint64) error
+
+// soundRun builds the harness of the audit named name at ρ =
+// audit.PipelineRho per owner and runs it once on D from seed 0: the run
+// whose report holds the claim and whose releases fix the replay's scales.
+func soundRun(name string, mode proto.NoiseMode, meth marginal.Method, tables [2]*data.Table) (*rowsHarness, *rowsTrace, error) {
+	h, err := newRowsHarness(mode, meth, audit.PipelineRho, tables, audit.PipelineOwners)
+	if err != nil {
+		return nil, nil, err
+	}
+	sound, err := h.run(audit.D, randx.NewSeeded(0), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audit: %s-%s: %w", name, rowsynth.Name, err)
+	}
+	return h, sound, nil
+}
 
 // run runs the whole session on side, drawing every seed from src: the
 // session's, each owner's and the coordinator's, in that order, so equal

@@ -145,8 +145,8 @@ func ViewRowsMethod(view audit.View, mode, variant string, meth marginal.Method)
 	if view != audit.ViewCoordinator && view != audit.ViewColluder {
 		return audit.Mechanism{}, fmt.Errorf("audit: view-%s view must be %s or %s, got %q", rowsynth.Name, audit.ViewCoordinator, audit.ViewColluder, view)
 	}
-	if mode != "" && mode != string(rowsynth.NoiseExact) && mode != string(rowsynth.NoiseInsiderSafe) {
-		return audit.Mechanism{}, fmt.Errorf("audit: view-%s has no noise mode %q (want %s or %s)", rowsynth.Name, mode, rowsynth.NoiseInsiderSafe, rowsynth.NoiseExact)
+	if err := checkNoiseMode("view", mode); err != nil {
+		return audit.Mechanism{}, err
 	}
 	rewrites := map[string]shareRewrite{audit.VariantSound: nil, VariantPlaintext: rewritePlaintext, VariantDealer: rewriteDealer, audit.VariantNoiseHalved: nil}
 	if meth == marginal.MethodAdaptive {
@@ -158,14 +158,9 @@ func ViewRowsMethod(view audit.View, mode, variant string, meth marginal.Method)
 	}
 	dTab, dPrime, _ := audit.CanaryTables(audit.PipelineAttrs, audit.CanaryRecords)
 	tables := [2]*data.Table{audit.D: dTab, audit.DPrime: dPrime}
-	h, err := newRowsHarness(proto.NoiseMode(mode), audit.PipelineRho, tables, audit.PipelineOwners)
+	h, sound, err := soundRun("view", proto.NoiseMode(mode), meth, tables)
 	if err != nil {
 		return audit.Mechanism{}, err
-	}
-	h.method = meth
-	sound, err := h.run(audit.D, randx.NewSeeded(0), nil)
-	if err != nil {
-		return audit.Mechanism{}, fmt.Errorf("audit: view-%s: %w", rowsynth.Name, err)
 	}
 	claim := sound.report.Claimed
 	if sound.report.Actual != nil {
@@ -174,10 +169,9 @@ func ViewRowsMethod(view audit.View, mode, variant string, meth marginal.Method)
 	if variant == audit.VariantNoiseHalved {
 		// Every owner and the coordinator halve their noise (the session
 		// runs at 4ρ) while the claim stays the sound run's.
-		if h, err = newRowsHarness(proto.NoiseMode(mode), 4*audit.PipelineRho, tables, audit.PipelineOwners); err != nil {
+		if h, err = newRowsHarness(proto.NoiseMode(mode), meth, 4*audit.PipelineRho, tables, audit.PipelineOwners); err != nil {
 			return audit.Mechanism{}, err
 		}
-		h.method = meth
 	}
 	stat := (*rowsTrace).coordinatorLLR
 	if view == audit.ViewColluder {

@@ -2,7 +2,6 @@ package audits
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/audit"
@@ -32,46 +31,18 @@ import (
 // run; -short keeps the four cases that carry the claims, at 40 runs.
 func TestViewRowsSoundPassBrokenCaught(t *testing.T) {
 	exact := string(rowsynth.NoiseExact)
-	cases := []struct {
-		view    audit.View
-		mode    string
-		variant string
-		want    audit.Verdict
-		short   bool
-	}{
-		{audit.ViewCoordinator, "", audit.VariantSound, audit.Pass, true},
-		{audit.ViewCoordinator, exact, audit.VariantSound, audit.Pass, false},
-		{audit.ViewColluder, "", audit.VariantSound, audit.Pass, false},
-		{audit.ViewColluder, exact, audit.VariantSound, audit.Pass, true},
-		{audit.ViewCoordinator, "", VariantPlaintext, audit.Violation, true},
-		{audit.ViewCoordinator, exact, VariantPlaintext, audit.Violation, false},
-		{audit.ViewColluder, exact, VariantDealer, audit.Violation, true},
-		{audit.ViewColluder, "", VariantDealer, audit.Violation, false},
-		{audit.ViewColluder, "", VariantPlaintext, audit.Pass, false},
-		{audit.ViewCoordinator, exact, VariantDealer, audit.Pass, false},
-	}
-	runs := 150
-	if testing.Short() {
-		runs = 40
-	}
-	for _, c := range cases {
-		if testing.Short() && !c.short {
-			continue
-		}
-		t.Run(string(c.view)+"/"+strings.TrimPrefix(c.mode+"/", "/")+c.variant, func(t *testing.T) {
-			m, err := ViewRows(c.view, c.mode, c.variant)
-			r := audittest.MustRun(t, m, err, runs, 41)
-			if r.Verdict != c.want {
-				t.Errorf("ε_lower %.3f vs claim %.3f: %s, want %s", r.EpsilonLower, r.ClaimedEpsilon, r.Verdict, c.want)
-			}
-			if c.want == audit.Violation {
-				audittest.ViolationOnMoreSeeds(t, m, 40)
-			}
-			if c.want == audit.Violation && c.variant != VariantDealer && r.EpsilonLower < r.Power().Ceiling-0.1 {
-				t.Errorf("ε_lower %.3f: a broken owner's view should separate D from D' in every run (the ceiling)", r.EpsilonLower)
-			}
-		})
-	}
+	audittest.CheckViews(t, ViewRows, audittest.ViewRuns{Runs: 150, ShortRuns: 40, MoreRuns: 40, Seed: 41}, []audittest.ViewCase{
+		{View: audit.ViewCoordinator, Variant: audit.VariantSound, Want: audit.Pass, Short: true},
+		{View: audit.ViewCoordinator, Mode: exact, Variant: audit.VariantSound, Want: audit.Pass},
+		{View: audit.ViewColluder, Variant: audit.VariantSound, Want: audit.Pass},
+		{View: audit.ViewColluder, Mode: exact, Variant: audit.VariantSound, Want: audit.Pass, Short: true},
+		{View: audit.ViewCoordinator, Variant: VariantPlaintext, Want: audit.Violation, Short: true, Ceiling: true},
+		{View: audit.ViewCoordinator, Mode: exact, Variant: VariantPlaintext, Want: audit.Violation, Ceiling: true},
+		{View: audit.ViewColluder, Mode: exact, Variant: VariantDealer, Want: audit.Violation, Short: true},
+		{View: audit.ViewColluder, Variant: VariantDealer, Want: audit.Violation},
+		{View: audit.ViewColluder, Variant: VariantPlaintext, Want: audit.Pass},
+		{View: audit.ViewCoordinator, Mode: exact, Variant: VariantDealer, Want: audit.Pass},
+	})
 }
 
 // The claims are the report's: the per-owner ρ = 0.04 against the
@@ -151,14 +122,7 @@ func TestViewRowsRejectsUnknownOptions(t *testing.T) {
 // at 40 runs in short mode (ρ ≥ about 0.13 for halved noise); about 3.5 s
 // an audit at 300 runs on 2 cores.
 func TestViewRowsCatchesHalvedNoise(t *testing.T) {
-	meth, err := Audits().Lookup("view-" + rowsynth.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := meth.FastRuns
-	if testing.Short() {
-		runs = 40
-	}
+	_, runs := audittest.FastRuns(t, Audits(), "view-"+rowsynth.Name, 40)
 	for _, c := range []struct {
 		variant string
 		want    audit.Verdict

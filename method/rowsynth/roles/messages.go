@@ -34,21 +34,13 @@ type Hello struct {
 
 func (*Hello) MessageType() string { return TypeHello }
 
-func (h *Hello) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Bytes(h.Key)
-	w.Int(h.Records)
-	w.Bytes(h.Sig)
-	return w.Data(), nil
-}
+func (h *Hello) fields() []any { return []any{&h.Key, &h.Records, &h.Sig} }
+
+func (h *Hello) MarshalBinary() ([]byte, error) { return wire.Marshal(h.fields()...), nil }
 
 func (h *Hello) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	h.Key = r.Bytes()
-	h.Records = r.Int()
-	h.Sig = r.Bytes()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("rowsynth: hello: %w", err)
+	if err := wire.Unmarshal(b, "rowsynth: hello", h.fields()...); err != nil {
+		return err
 	}
 	if len(h.Key) != 32 || h.Records < 0 {
 		return fmt.Errorf("rowsynth: hello with a %d-byte key and %d records", len(h.Key), h.Records)
@@ -363,21 +355,12 @@ type Share struct {
 
 func (*Share) MessageType() string { return TypeShare }
 
-func (s *Share) MarshalBinary() ([]byte, error) {
-	var w wire.Writer
-	w.Uint64(s.ID)
-	w.Uint64s(s.Words)
-	return w.Data(), nil
-}
+func (s *Share) fields() []any { return []any{&s.ID, &s.Words} }
+
+func (s *Share) MarshalBinary() ([]byte, error) { return wire.Marshal(s.fields()...), nil }
 
 func (s *Share) UnmarshalBinary(b []byte) error {
-	r := wire.NewReader(b)
-	s.ID = r.Uint64()
-	s.Words = r.Uint64s()
-	if err := r.Finish(); err != nil {
-		return fmt.Errorf("rowsynth: share: %w", err)
-	}
-	return nil
+	return wire.Unmarshal(b, "rowsynth: share", s.fields()...)
 }
 
 // Close ends the run.

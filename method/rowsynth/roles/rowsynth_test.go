@@ -57,15 +57,22 @@ func newSetup(t *testing.T, mode NoiseMode, sizes ...int) *setup {
 	return s
 }
 
-// run runs engine at a coordinator over the setup's owners, in one
-// process.
-func (s *setup) run(t *testing.T, engine Engine) error {
+// coordinator is the coordinator running engine over the setup's owners,
+// from seed 3.
+func (s *setup) coordinator(t *testing.T, engine Engine) *Coordinator {
 	t.Helper()
 	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = protocol.RunLocal(context.Background(), s.roles(c)...)
+	return c
+}
+
+// run runs engine at a coordinator over the setup's owners, in one
+// process.
+func (s *setup) run(t *testing.T, engine Engine) error {
+	t.Helper()
+	_, err := protocol.RunLocal(context.Background(), s.roles(s.coordinator(t, engine))...)
 	return err
 }
 
@@ -175,10 +182,7 @@ func TestCoordinatorSeesOnlyMaskedShares(t *testing.T) {
 		_, err := m.Marginal(ctx, []int{0, 1}, release(t, 1e8))
 		return err
 	}
-	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := s.coordinator(t, engine)
 	rec := &protocol.Recorder{Role: c}
 	roles := s.roles(c)
 	roles[0] = rec
@@ -246,37 +250,28 @@ func TestFaults(t *testing.T) {
 	}
 	t.Run("replayed share", func(t *testing.T) {
 		s := newSetup(t, NoiseExact, 10, 10)
-		c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := s.coordinator(t, engine)
 		roles := s.roles(c)
 		roles[1] = &replayer{Role: roles[1]}
-		_, err = protocol.RunLocal(context.Background(), roles...)
+		_, err := protocol.RunLocal(context.Background(), roles...)
 		if err == nil || !strings.Contains(err.Error(), "two shares") {
 			t.Fatalf("replayed share: %v", err)
 		}
 	})
 	t.Run("stranger", func(t *testing.T) {
 		s := newSetup(t, NoiseExact, 10)
-		c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = c.Handle(protocol.Envelope{From: "owner-9", To: CoordinatorID, Type: TypeShare})
+		c := s.coordinator(t, engine)
+		_, err := c.Handle(protocol.Envelope{From: "owner-9", To: CoordinatorID, Type: TypeShare})
 		if err == nil || !strings.Contains(err.Error(), "not an owner") {
 			t.Fatalf("stranger: %v", err)
 		}
 	})
 	t.Run("owner drops out", func(t *testing.T) {
 		s := newSetup(t, NoiseExact, 10, 10, 10)
-		c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := s.coordinator(t, engine)
 		roles := s.roles(c)
 		roles[2] = &dropper{Role: roles[2], after: 1}
-		_, err = protocol.RunLocal(context.Background(), roles...)
+		_, err := protocol.RunLocal(context.Background(), roles...)
 		c.Stop()
 		if err == nil || !strings.Contains(err.Error(), "not done") {
 			t.Fatalf("dropped owner: %v", err)
@@ -442,10 +437,7 @@ func TestBatchIsOneRound(t *testing.T) {
 		got, err = m.Marginals(ctx, [][]int{{0}, {1}, {0, 1}}, []marginal.Release{release(t, 1e8), release(t, 1e8), release(t, 1e8)})
 		return err
 	}
-	c, err := NewCoordinator(context.Background(), s.params, engine, randx.NewSeeded(3))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := s.coordinator(t, engine)
 	// The round test: when owner 1 handles the second request, the
 	// coordinator has received no share yet (one by one, it would hold
 	// all three owners' shares of the first).
