@@ -62,8 +62,9 @@ func AutoMethod(sizes []int, n, owners, maxCells int) (marginal.Method, string) 
 // small misfits it cannot rank; eight picks the large ones the scores
 // do see before refitting. NLTCS (696 candidates), 5 seeds, 2-way TVD,
 // one per refit → four → eight: ε = 1, 3 owners 0.0057 → 0.0047 →
-// 0.0042, 10 owners 0.0061 → 0.0045 → 0.0039 (one curator 0.0047); ε =
-// 4, 3 owners 0.0022 → 0.0016 → 0.0016 (10 owners 0.0024 → 0.0017 → 0.0016) (one curator 0.0018). On Shuttle
+// 0.0043, 10 owners 0.0061 → 0.0045 → 0.0039 (one curator 0.0047); ε =
+// 4, 3 owners 0.0022 → 0.0016 → 0.0015, 10 owners 0.0024 → 0.0017 →
+// 0.0016 (one curator 0.0018; docs/results/rows/adaptive-owners.md). On Shuttle
 // (45 workload pairs) four per refit measured worse (ε = 1, 3 owners
 // 0.0090 → 0.0114; ε = 4 0.0051 → 0.0057), as the one-owner engine found
 // (PreciseBatchCandidates), so a small workload keeps the engine's one.
