@@ -55,18 +55,21 @@ func AutoMethod(sizes []int, n, owners, maxCells int) (marginal.Method, string) 
 // (marginal.AdaptiveOptions.Batch) for owners of rows on a table of at
 // most marginal.AutoMaxAttributes attributes whose workload offers at
 // least marginal.PreciseBatchCandidates sets (AdaptiveBatch). Each
-// selection is still its own select request, charged and measured as a
-// round of its own; only the refits are fewer. The owners' summed scores
-// cannot see a misfit smaller than their own sampling deviations
-// (roles.Measurer.Select), so one selection per refit, AIM's, chases
-// small misfits it cannot rank; eight picks the large ones the scores
-// do see before refitting. NLTCS (696 candidates), 5 seeds, 2-way TVD,
-// one per refit → four → eight: ε = 1, 3 owners 0.0057 → 0.0047 →
-// 0.0043, 10 owners 0.0061 → 0.0045 → 0.0039 (one curator 0.0047); ε =
-// 4, 3 owners 0.0022 → 0.0016 → 0.0015, 10 owners 0.0024 → 0.0017 →
-// 0.0016 (one curator 0.0018; docs/results/rows/adaptive-owners.md). On Shuttle
-// (45 workload pairs) four per refit measured worse (ε = 1, 3 owners
-// 0.0090 → 0.0114; ε = 4 0.0051 → 0.0057), as the one-owner engine found
+// selection is still its own select request, charged and calibrated by
+// every owner as a round of its own; only the coordinator's refits
+// (post-processing) are fewer, so the privacy argument is unchanged.
+// Measured, not derived: NLTCS (696 candidates), 5 seeds, 2-way TVD, one
+// per refit → four → eight: ε = 1, 3 owners 0.0057 → 0.0047 → 0.0043,
+// 10 owners 0.0061 → 0.0045 → 0.0039 (one curator 0.0047); ε = 4, 3
+// owners 0.0022 → 0.0016 → 0.0015, 10 owners 0.0024 → 0.0017 → 0.0016
+// (one curator 0.0018); sixteen level with eight
+// (docs/results/rows/adaptive-owners.md). One curator gains on NLTCS
+// too (eight per refit, a hook: 0.0037 at ε = 1, 0.0014 at ε = 4), but
+// its engine batches only precise measurements; the owners gain more,
+// plausibly because their summed scores rank only the large misfits
+// (roles.Measurer.Select), which several picks from one model keep. On
+// Shuttle (45 workload pairs) four per refit measured worse (ε = 1, 3
+// owners 0.0090 → 0.0114; ε = 4 0.0051 → 0.0057), as for one curator
 // (PreciseBatchCandidates), so a small workload keeps the engine's one.
 const OwnersBatch = 8
 
