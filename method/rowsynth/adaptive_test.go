@@ -2,6 +2,7 @@ package rowsynth_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -108,5 +109,50 @@ func TestAdaptiveOwnersChargeWhatTheRoundsState(t *testing.T) {
 	}
 	if !strings.Contains(r.Outcome.Report.Method, "adaptive") {
 		t.Errorf("the report names the method %q", r.Outcome.Report.Method)
+	}
+}
+
+// On NLTCS (16 binary attributes, 680 workload sets) at ε = 1, 3 and 10
+// owners with synthesize-rows' defaults (auto: the adaptive method, eight
+// selections per refit, OwnersBatch) publish a table whose mean 2-way
+// TVD over five seeds is within 5 % of one curator's synthesize default,
+// the bar of issue 37. Measured 0.0043 and 0.0039 against 0.0047
+// (docs/results/rows/adaptive-owners.md); the ratio of the five-seed
+// means has a standard error of about 7 %, so a sound run fails about 3 %
+// of the time at other seeds (these are fixed). Before the owners
+// batched their selections they measured 0.0057 (3 owners, adaptive)
+// and 0.0060 (10 owners, auto's paper method then): 1.23× and 1.29×.
+func TestOwnersOfRowsNearOneCuratorOnNLTCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fifteen syntheses on NLTCS, about 15 s")
+	}
+	tab, err := datasets.Load("nltcs")
+	if err != nil {
+		t.Skipf("dataset nltcs not available: %v", err)
+	}
+	const seeds = 5
+	curator := 0.0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Epsilon: 1, Source: randx.NewSeeded(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		curator += twoWayTVD(t, tab, res.Synthetic) / seeds
+	}
+	for _, owners := range []int{3, 10} {
+		t.Run(fmt.Sprintf("%d owners", owners), func(t *testing.T) {
+			mean := 0.0
+			for seed := uint64(1); seed <= seeds; seed++ {
+				r := run(t, tab, owners, &rowsynth.Settings{Epsilon: 1}, seed+100)
+				if m := r.Outcome.Detail.(*rowsynth.Result).Method; m != marginal.MethodAdaptive {
+					t.Fatalf("auto chose %s for %d owners of NLTCS, want adaptive", m, owners)
+				}
+				mean += twoWayTVD(t, tab, r.Outcome.Table) / seeds
+			}
+			t.Logf("2-way TVD: one curator %.4f, %d owners %.4f (ratio %.2f)", curator, owners, mean, mean/curator)
+			if mean > 1.05*curator {
+				t.Errorf("%d owners' 2-way TVD %.4f is more than 5%% above one curator's %.4f", owners, mean, curator)
+			}
+		})
 	}
 }

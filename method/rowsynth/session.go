@@ -235,6 +235,15 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	o := st.Options(res.Method, n)
 	o.Domain, o.Parties = dom, []marginal.Party{{Name: "owners", Rho: res.Rho - binRho, Attrs: all}}
 	o.OneWayNoise, o.Source, o.Progress = marginal.Gaussian, src, progress
+	if res.Method == marginal.MethodAdaptive && o.Adaptive.Batch == 0 {
+		label := -1
+		if st.Label != "" {
+			if label, err = dom.Index(st.Label); err != nil {
+				return err
+			}
+		}
+		o.Adaptive.Batch = AdaptiveBatch(dom.Sizes(), label)
+	}
 	res.Engine, err = marginal.Synthesize(ctx, m, o)
 	res.Selections = m.Selections
 	return err
