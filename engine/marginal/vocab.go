@@ -7,11 +7,10 @@ import "github.com/dppub/dppub/dp"
 // once beside the others (the words themselves are documented where they
 // are defined).
 var (
-	scoreKinds  = dp.NewWords("score", IInDif, InDif).In("marginal")
-	methods     = dp.NewWords("method", MethodPaper, MethodAdaptive).In("marginal")
-	inferences  = dp.NewWords("inference", InferenceGUM, InferencePGM).In("marginal")
-	refinements = dp.NewWords("refinement", RefineMeasured, RefineDecoded)
-	optimizers  = dp.NewWords("optimizer", OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum)
-	penalties   = dp.NewWords("penalty", PenaltyAIM, PenaltyClipped)
-	selections  = dp.NewWords("selection mechanism", SelectExponential, SelectPermuteAndFlip)
+	scoreKinds = dp.NewWords("score", IInDif, InDif).In("marginal")
+	methods    = dp.NewWords("method", MethodPaper, MethodAdaptive).In("marginal")
+	inferences = dp.NewWords("inference", InferenceGUM, InferencePGM).In("marginal")
+	optimizers = dp.NewWords("optimizer", OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum)
+	penalties  = dp.NewWords("penalty", PenaltyAIM, PenaltyClipped)
+	selections = dp.NewWords("selection mechanism", SelectExponential, SelectPermuteAndFlip)
 )
