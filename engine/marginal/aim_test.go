@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -28,7 +29,7 @@ func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *p
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Method: MethodAdaptive, Adaptive: ao,
-		Parties: []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(len(sizes))}}, Source: randx.NewSeeded(7)})
+		Parties: []Party{{Name: "owner", Rho: rho, Attrs: enginetest.AllAttrs(len(sizes))}}, Source: randx.NewSeeded(7)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -39,7 +40,7 @@ func benchTargets(b *testing.B, name string) ([]*Marginal, *Dataset) {
 		b.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Source: randx.NewSeeded(2),
-		Parties: []Party{{Name: "owner", Rho: 0.5, Attrs: allAttrs(dom.Len())}}, GUM: GUMOptions{Rounds: 1}})
+		Parties: []Party{{Name: "owner", Rho: 0.5, Attrs: enginetest.AllAttrs(dom.Len())}}, GUM: GUMOptions{Rounds: 1}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -36,7 +37,7 @@ func synthesizeAdult(t *testing.T, parties []Party, seed uint64) (*Result, []*pr
 // than with independent attributes.
 func TestSynthesizeAdult(t *testing.T) {
 	dom, _ := adult(t)
-	res, accts, ds := synthesizeAdult(t, []Party{{Name: "owner", Rho: 1, Attrs: allAttrs(dom.Len())}}, 1)
+	res, accts, ds := synthesizeAdult(t, []Party{{Name: "owner", Rho: 1, Attrs: enginetest.AllAttrs(dom.Len())}}, 1)
 	if s := accts[0].Spent().Rho; s > 1 || s < 0.999 {
 		t.Errorf("spent ρ = %v of 1", s)
 	}
@@ -76,7 +77,7 @@ func TestSynthesizeAdult(t *testing.T) {
 // the strict party's attributes are measured with more noise.
 func TestSynthesizePersonalised(t *testing.T) {
 	dom, _ := adult(t)
-	all := allAttrs(dom.Len())
+	all := enginetest.AllAttrs(dom.Len())
 	parties := []Party{{Name: "a", Rho: 1, Attrs: all[:7]}, {Name: "b", Rho: 0.1, Attrs: all[7:]}}
 	res, accts, _ := synthesizeAdult(t, parties, 3)
 	for k, a := range accts {
@@ -131,7 +132,7 @@ func TestSynthesizeDeterministic(t *testing.T) {
 	run := func() *Result {
 		a := zcdpAccountant(t, "p", 1)
 		m, _ := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
-		res, err := Synthesize(context.Background(), m, Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: allAttrs(4)}},
+		res, err := Synthesize(context.Background(), m, Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: enginetest.AllAttrs(4)}},
 			Records: ds.Len(), Source: randx.NewSeeded(3)})
 		if err != nil {
 			t.Fatal(err)
@@ -165,7 +166,7 @@ func TestSynthesizeOptionErrors(t *testing.T) {
 	ds := randomDataset([]int{4, 4, 3, 5}, 100, 0.7, randx.NewSeeded(1))
 	a := zcdpAccountant(t, "p", 1)
 	m, _ := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
-	base := Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: allAttrs(4)}}, Records: 100}
+	base := Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: enginetest.AllAttrs(4)}}, Records: 100}
 	bad := map[string]func(o *Options){
 		"no domain":      func(o *Options) { o.Domain = nil },
 		"no records":     func(o *Options) { o.Records = 0 },
@@ -206,7 +207,7 @@ func TestSynthesizeBig5(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Source: randx.NewSeeded(8),
-		Parties: []Party{{Name: "owner", Rho: 1, Attrs: allAttrs(dom.Len())}}, GUM: GUMOptions{Rounds: 10}})
+		Parties: []Party{{Name: "owner", Rho: 1, Attrs: enginetest.AllAttrs(dom.Len())}}, GUM: GUMOptions{Rounds: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,12 @@ package marginal
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -13,24 +15,7 @@ import (
 // randomDataset draws n records over sizes; attribute 1 copies attribute 0
 // (mod its size) with probability corr, so pairs (0, 1) are dependent.
 func randomDataset(sizes []int, n int, corr float64, src *randx.Source) *Dataset {
-	ds := NewDataset(sizes, n)
-	for i := range n {
-		for j, s := range sizes {
-			ds.Cols[j][i] = uint16(src.IntN(s))
-		}
-		if len(sizes) > 1 && src.Float64() < corr {
-			ds.Cols[1][i] = ds.Cols[0][i] % uint16(sizes[1])
-		}
-	}
-	return ds
-}
-
-func allAttrs(d int) []int {
-	a := make([]int, d)
-	for j := range a {
-		a[j] = j
-	}
-	return a
+	return &Dataset{Sizes: slices.Clone(sizes), Cols: enginetest.RandomColumns(sizes, n, corr, src)}
 }
 
 func zcdpAccountant(t testing.TB, party string, rho float64) *privacy.Accountant {

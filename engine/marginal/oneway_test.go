@@ -6,6 +6,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -74,7 +75,7 @@ func TestAdultOneWayQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), OneWayNoise: Gaussian,
-		Parties: []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(dom.Len())}}, Source: randx.NewSeeded(13)})
+		Parties: []Party{{Name: "owner", Rho: rho, Attrs: enginetest.AllAttrs(dom.Len())}}, Source: randx.NewSeeded(13)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -61,7 +62,7 @@ func engineRun(t testing.TB, dom *Domain, ds *Dataset, rho float64, o Options, s
 		t.Fatal(err)
 	}
 	o.Domain, o.Records, o.Source = dom, ds.Len(), randx.NewSeeded(seed+1)
-	o.Parties = []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(dom.Len())}}
+	o.Parties = []Party{{Name: "owner", Rho: rho, Attrs: enginetest.AllAttrs(dom.Len())}}
 	res, err := Synthesize(context.Background(), m, o)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -81,8 +82,8 @@ func TestTallyCountsAsTheRecords(t *testing.T) {
 				if len(c.sizes) >= 3 {
 					sets = append(sets, []int{0, 1}, []int{1, 3}, []int{0, 2, 3})
 				}
-				if cells, _ := cellsOf(c.sizes, allAttrs(len(c.sizes))); cells <= 1<<20 {
-					sets = append(sets, allAttrs(len(c.sizes)))
+				if cells, _ := cellsOf(c.sizes, enginetest.AllAttrs(len(c.sizes))); cells <= 1<<20 {
+					sets = append(sets, enginetest.AllAttrs(len(c.sizes)))
 				}
 				var all Chunks
 				for w := range workers {
