@@ -147,13 +147,12 @@ func TestSynthesizeDeterministic(t *testing.T) {
 
 func smallDomain(t *testing.T) *Domain {
 	t.Helper()
-	s := testSchema()
-	s.Attributes = []data.Attribute{
+	s := data.Schema{Attributes: []data.Attribute{
 		{Name: "a", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3"}},
 		{Name: "b", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3"}},
 		{Name: "c", Kind: data.Categorical, Categories: []string{"0", "1", "2"}},
 		{Name: "d", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3", "4"}},
-	}
+	}}
 	d, err := NewDomain(s, DomainOptions{})
 	if err != nil {
 		t.Fatal(err)

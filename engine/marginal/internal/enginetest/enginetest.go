@@ -4,7 +4,12 @@
 // imports no engine package, so the domain's own tests can use it too.
 package enginetest
 
-import "github.com/dppub/dppub/randx"
+import (
+	"math"
+
+	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/randx"
+)
 
 // RandomColumns draws n records over sizes, column by column as a
 // Dataset holds them; attribute 1 copies attribute 0 (mod its size) with
@@ -34,4 +39,34 @@ func AllAttrs(d int) []int {
 		a[j] = j
 	}
 	return a
+}
+
+// EqualWidthEdges are the lower edges of bins equal-width bins over a's
+// declared [Min, Max] as np.histogram(x, bins, range=(Min, Max)) cuts
+// them; for an integer attribute the first integer on or above each edge.
+func EqualWidthEdges(a data.Attribute, bins int) []float64 {
+	out := []float64{a.Min}
+	for k := 1; k < bins; k++ {
+		e := a.Min + float64(k)*(a.Max-a.Min)/float64(bins)
+		if a.Integer {
+			e = math.Ceil(e - 1e-9)
+		}
+		if e > out[len(out)-1] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// EqualWidthBin is the bin of v among bins equal-width bins over a's
+// declared range (np.histogram's convention, the harness's in
+// docs/results/synthesis: an integer attribute with at most bins values
+// gets one bin per value).
+func EqualWidthBin(a data.Attribute, v float64, bins int) int {
+	v = math.Min(math.Max(v, a.Min), a.Max)
+	if a.Integer && a.Max-a.Min+1 <= float64(bins) {
+		return int(math.Round(v - a.Min))
+	}
+	b := int(math.Floor((v - a.Min) / (a.Max - a.Min) * float64(bins)))
+	return min(max(b, 0), bins-1)
 }
