@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -26,7 +27,7 @@ func GaussianProfile(sigma, sens float64) dp.Guarantee {
 }
 
 // measurer is a LocalMeasurer over ds whose one party can afford anything.
-func measurer(ds *marginal.Dataset, src *randx.Source) (*marginal.LocalMeasurer, error) {
+func measurer(ds *domain.Dataset, src *randx.Source) (*marginal.LocalMeasurer, error) {
 	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: dp.Concentrated(1e12)})
 	if err != nil {
 		return nil, err
@@ -36,10 +37,10 @@ func measurer(ds *marginal.Dataset, src *randx.Source) (*marginal.LocalMeasurer,
 
 // pairOfDatasets builds D from records over the given domain sizes and D'
 // with record 0 replaced by swap.
-func pairOfDatasets(sizes []int, recs [][]int, swap []int) [2]*marginal.Dataset {
-	var out [2]*marginal.Dataset
+func pairOfDatasets(sizes []int, recs [][]int, swap []int) [2]*domain.Dataset {
+	var out [2]*domain.Dataset
 	for side := range 2 {
-		ds := marginal.NewDataset(sizes, len(recs))
+		ds := domain.NewDataset(sizes, len(recs))
 		for r, rec := range recs {
 			if side == int(DPrime) && r == 0 {
 				rec = swap
@@ -54,7 +55,7 @@ func pairOfDatasets(sizes []int, recs [][]int, swap []int) [2]*marginal.Dataset 
 }
 
 // scoreRelease releases q's noisy score through a LocalMeasurer.
-func scoreRelease(pair [2]*marginal.Dataset, q marginal.ScoreQuery, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
+func scoreRelease(pair [2]*domain.Dataset, q marginal.ScoreQuery, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
 	return func(side Side, src *randx.Source, out []float64) error {
 		m, err := measurer(pair[side], src)
 		if err != nil {
@@ -65,8 +66,8 @@ func scoreRelease(pair [2]*marginal.Dataset, q marginal.ScoreQuery, noise margin
 	}
 }
 
-func counts(ds *marginal.Dataset, attrs []int) []float64 {
-	m, err := marginal.Count(ds, attrs)
+func counts(ds *domain.Dataset, attrs []int) []float64 {
+	m, err := domain.Count(ds, attrs)
 	if err != nil {
 		panic(err) // the audits' datasets are fixed and valid
 	}
@@ -103,7 +104,7 @@ func MarginalOneWay(eps float64) (Mechanism, error) {
 
 // marginalRelease measures the marginal over attrs of one side's dataset
 // with noise, through the engine's LocalMeasurer.
-func marginalRelease(pair [2]*marginal.Dataset, attrs []int, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
+func marginalRelease(pair [2]*domain.Dataset, attrs []int, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
 	return func(side Side, src *randx.Source, out []float64) error {
 		m, err := measurer(pair[side], src)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -86,7 +87,7 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 	for i := range recs {
 		recs[i] = []int{i % 2, (i / 2) % 2}
 	}
-	var pair [2]*marginal.Dataset
+	var pair [2]*domain.Dataset
 	desc := "16 records over two binary attributes; D' adds one at (1,1)"
 	if replaced {
 		pair = pairOfDatasets([]int{2, 2}, recs, []int{1, 1})
@@ -125,8 +126,8 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 }
 
 // datasetOf is the dataset of the given records over sizes.
-func datasetOf(sizes []int, recs [][]int) *marginal.Dataset {
-	ds := marginal.NewDataset(sizes, len(recs))
+func datasetOf(sizes []int, recs [][]int) *domain.Dataset {
+	ds := domain.NewDataset(sizes, len(recs))
 	for r, rec := range recs {
 		for j, v := range rec {
 			ds.Cols[j][r] = uint16(v)

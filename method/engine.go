@@ -6,6 +6,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // EngineSettings are the marginal engine's settings, declared once for
@@ -31,7 +32,7 @@ type EngineSettings struct {
 	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner and for owners of rows, none for parties of columns; negative: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
 	// BinRefine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine; only with bins chosen from the data).
-	BinRefine marginal.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
+	BinRefine domain.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
 	// Neighbours is the neighbouring relation the guarantee is stated for
 	// (empty: replace-one); a method whose sensitivities are derived for
 	// replace-one only refuses add-remove (CheckNeighbours).
@@ -85,7 +86,7 @@ const DefaultGUMRounds = 30
 // not know, so a method of several members leaves them out unless they
 // are set (method/registry's TestSessionJSONUnchanged).
 func (s *EngineSettings) SetDefaults() {
-	s.Bins = cmp.Or(s.Bins, marginal.DefaultBins)
+	s.Bins = cmp.Or(s.Bins, domain.DefaultBins)
 	s.MaxCells = cmp.Or(s.MaxCells, marginal.DefaultMaxCells)
 	s.Rounds = cmp.Or(s.Rounds, DefaultGUMRounds)
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // Server answers a synthesize-rows owner's requests (method/rowsynth/roles)
@@ -41,7 +41,7 @@ type Server struct {
 	lay    layout
 	// maps[j][f] is fine cell f's bin in the session's domain.
 	maps [][]int
-	dom  *marginal.Domain
+	dom  *domain.Domain
 }
 
 // NewServer checks that s was counted over a fine domain of schema.
@@ -63,7 +63,7 @@ func NewServer(s *Statistics, schema data.Schema) (*Server, error) {
 			return nil, fmt.Errorf("ownerstats: %s attribute %q has fine edges %v", a.Kind, a.Name, s.Edges[j])
 		}
 	}
-	fine, err := marginal.NewDomain(schema, marginal.DomainOptions{Cuts: cuts})
+	fine, err := domain.NewDomain(schema, domain.DomainOptions{Cuts: cuts})
 	if err != nil {
 		return nil, fmt.Errorf("ownerstats: the statistics' fine domain: %w", err)
 	}
@@ -105,7 +105,7 @@ func (v *Server) Histogram(col, cells int) ([]float64, error) {
 		return nil, fmt.Errorf("ownerstats: histogram of column %d, not a numeric attribute", col)
 	}
 	a := v.schema.Attributes[col]
-	grid := marginal.PublicGrid(a, cells)
+	grid := domain.PublicGrid(a, cells)
 	cell := func(x float64) int {
 		i, ok := slices.BinarySearch(grid, x)
 		if !ok {
@@ -130,8 +130,8 @@ func (v *Server) Histogram(col, cells int) ([]float64, error) {
 // bin; it fails, naming the attribute, when a bin is not a union of fine
 // cells or when the binning could round a value otherwise than the fine
 // cells did.
-func (v *Server) SetDomain(o marginal.DomainOptions) error {
-	dom, err := marginal.NewDomain(v.schema, o)
+func (v *Server) SetDomain(o domain.DomainOptions) error {
+	dom, err := domain.NewDomain(v.schema, o)
 	if err != nil {
 		return fmt.Errorf("ownerstats: %w", err)
 	}
@@ -170,11 +170,11 @@ func (v *Server) SetDomain(o marginal.DomainOptions) error {
 // Marginal returns the counts of the marginal over attrs in the session's
 // domain (SetDomain), equal to marginal.Count over the domain's encoding
 // of the records. It refuses more than two attributes.
-func (v *Server) Marginal(attrs []int) (*marginal.Marginal, error) {
+func (v *Server) Marginal(attrs []int) (*domain.Marginal, error) {
 	if v.dom == nil {
 		return nil, fmt.Errorf("ownerstats: marginal over %v before the session's domain", attrs)
 	}
-	m, err := marginal.NewMarginal(v.dom.Sizes(), attrs)
+	m, err := domain.NewMarginal(v.dom.Sizes(), attrs)
 	if err != nil {
 		return nil, fmt.Errorf("ownerstats: %w", err)
 	}

@@ -22,7 +22,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/internal/wire"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 )
@@ -58,7 +58,7 @@ func (c Config) cuts() (map[string][]float64, error) {
 	// too. They are FineEdges' equal-width edges (marginal.Domain cuts an
 	// integer attribute at Min + ⌈b·(Max − Min)/bins⌉ as FineEdges does);
 	// adding them keeps that true should either rule change.
-	eq, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor})
+	eq, err := domain.NewDomain(c.Schema, domain.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (c Config) cuts() (map[string][]float64, error) {
 		if b, ok := c.BinsFor[a.Name]; ok {
 			bins = b
 		}
-		e := marginal.FineEdges(a, bins, c.Grid)
+		e := domain.FineEdges(a, bins, c.Grid)
 		for b := range eq.Size(j) {
 			lo, _ := eq.BinRange(j, b)
 			e = append(e, lo)
@@ -165,7 +165,7 @@ func (s *Statistics) Equal(o *Statistics) bool {
 // Encoders are the core's per-record encodings for one configuration.
 type Encoders struct {
 	Row    *data.RowEncoder
-	Domain *marginal.Domain
+	Domain *domain.Domain
 	Dim    int
 	layout layout
 	edges  [][]float64
@@ -199,7 +199,7 @@ func (c Config) NewEncoders() (*Encoders, error) {
 	if err != nil {
 		return nil, err
 	}
-	dom, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor, Cuts: cuts})
+	dom, err := domain.NewDomain(c.Schema, domain.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor, Cuts: cuts})
 	if err != nil {
 		return nil, err
 	}
@@ -449,8 +449,8 @@ func FromTable(t *data.Table, c Config) (*Statistics, error) {
 	return s, nil
 }
 
-func fill(dst []uint64, ds *marginal.Dataset, attrs ...int) error {
-	m, err := marginal.Count(ds, attrs)
+func fill(dst []uint64, ds *domain.Dataset, attrs ...int) error {
+	m, err := domain.Count(ds, attrs)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -37,7 +38,7 @@ func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *p
 }
 
 // sizedDomain is a domain of categorical attributes of the given sizes.
-func sizedDomain(t *testing.T, sizes []int) *Domain {
+func sizedDomain(t *testing.T, sizes []int) *domain.Domain {
 	t.Helper()
 	var s data.Schema
 	for j, n := range sizes {
@@ -47,7 +48,7 @@ func sizedDomain(t *testing.T, sizes []int) *Domain {
 		}
 		s.Attributes = append(s.Attributes, a)
 	}
-	d, err := NewDomain(s, DomainOptions{})
+	d, err := domain.NewDomain(s, domain.DomainOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 	if s := acct.Spent().Rho; math.Abs(s-0.001) > 1e-12 {
 		t.Errorf("spent %v, want 0.001", s)
 	}
-	dom, err := NewDomain(tab.Schema, DomainOptions{Cuts: map[string][]float64{a.Name: cuts}})
+	dom, err := domain.NewDomain(tab.Schema, domain.DomainOptions{Cuts: map[string][]float64{a.Name: cuts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 	// Every value lands in the bin whose range holds it, and decodes to an
 	// integer inside it.
 	src := randx.NewSeeded(2)
-	one := NewDataset(dom.Sizes(), 1)
+	one := domain.NewDataset(dom.Sizes(), 1)
 	for _, v := range []float64{0, 1, 2174, 99999} {
 		b, _ := dom.Bin(j, v)
 		lo, hi := dom.BinRange(j, b)

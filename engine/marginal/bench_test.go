@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -14,7 +15,7 @@ import (
 func BenchmarkCountAdult2Way(b *testing.B) {
 	_, ds := adult(b)
 	for b.Loop() {
-		if _, err := Count(ds, []int{0, 12}); err != nil {
+		if _, err := domain.Count(ds, []int{0, 12}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -23,7 +24,7 @@ func BenchmarkCountAdult2Way(b *testing.B) {
 func BenchmarkCountAdult3Way(b *testing.B) {
 	_, ds := adult(b)
 	for b.Loop() {
-		if _, err := Count(ds, []int{0, 6, 12}); err != nil {
+		if _, err := domain.Count(ds, []int{0, 6, 12}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -31,7 +32,7 @@ func BenchmarkCountAdult3Way(b *testing.B) {
 
 // benchTargets returns the post-processed marginals Synthesize selects and
 // measures on a dataset at total budget ρ = 0.5 (one owner).
-func benchTargets(b *testing.B, name string) ([]*Marginal, *Dataset) {
+func benchTargets(b *testing.B, name string) ([]*domain.Marginal, *domain.Dataset) {
 	b.Helper()
 	dom, ds := load(b, name)
 	a := zcdpAccountant(b, "owner", 0.5)
@@ -44,7 +45,7 @@ func benchTargets(b *testing.B, name string) ([]*Marginal, *Dataset) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	targets := make([]*Marginal, len(res.Targets))
+	targets := make([]*domain.Marginal, len(res.Targets))
 	for i, t := range res.Targets {
 		targets[i] = t.Marginal
 	}
@@ -72,7 +73,7 @@ func BenchmarkGUMBig5(b *testing.B)  { benchGUM(b, "big5", 0) }
 
 // adaptiveRun runs the adaptive method on a dataset at the ρ of
 // (ε, δ) = (1, 1e-5) and returns its result.
-func adaptiveRun(b *testing.B, name string) (*Result, *Domain, *Dataset, float64) {
+func adaptiveRun(b *testing.B, name string) (*Result, *domain.Domain, *domain.Dataset, float64) {
 	b.Helper()
 	dom, ds := load(b, name)
 	rho := rhoAt(b, 1)
@@ -191,16 +192,16 @@ func BenchmarkGUMAdult300kRowsSorting(b *testing.B) { resampledAdultGUM(b, 30000
 func BenchmarkCountAllPairsAdult1M(b *testing.B) {
 	_, ds := adult(b)
 	src := randx.NewSeeded(4)
-	var cs Chunks
+	var cs domain.Chunks
 	for len(cs)*(1<<16) < 1000000 {
-		piece := NewDataset(ds.Sizes, 1<<16)
+		piece := domain.NewDataset(ds.Sizes, 1<<16)
 		for i := range piece.Len() {
 			r := src.IntN(ds.Len())
 			for j := range ds.Cols {
 				piece.Cols[j][i] = ds.Cols[j][r]
 			}
 		}
-		cs = append(cs, CellsOf(piece))
+		cs = append(cs, domain.CellsOf(piece))
 	}
 	var pairs [][]int
 	for a := range ds.Sizes {

@@ -5,14 +5,16 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // naiveContract is Σ f·g onto out by enumerating every cell of the union.
-func naiveContract(sizes []int, f, g *Marginal, out []int) []float64 {
+func naiveContract(sizes []int, f, g *domain.Marginal, out []int) []float64 {
 	all := union(f.Attrs, g.Attrs)
 	res := newFactor(sizes, out)
 	x := make([]int, len(sizes))
-	at := func(t *Marginal) int {
+	at := func(t *domain.Marginal) int {
 		i := 0
 		for j, a := range t.Attrs {
 			i = i*t.Sizes[j] + x[a]
@@ -37,7 +39,7 @@ func naiveContract(sizes []int, f, g *Marginal, out []int) []float64 {
 func TestContractMatchesEnumeration(t *testing.T) {
 	sizes := []int{2, 3, 4, 2, 5, 3}
 	rng := rand.New(rand.NewPCG(1, 2))
-	random := func(attrs []int) *Marginal {
+	random := func(attrs []int) *domain.Marginal {
 		m := newFactor(sizes, attrs)
 		for i := range m.Counts {
 			m.Counts[i] = rng.Float64()

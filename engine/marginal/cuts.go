@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -30,7 +31,7 @@ type CutsOptions struct {
 	// Refine says what the finer bins are for (ChooseBinsFromFine;
 	// default DefaultRefine; ChooseCuts returns the measured bins of
 	// RefineMeasured whatever this says).
-	Refine Refinement
+	Refine domain.Refinement
 	// Neighbours is the relation the histogram's noise follows (default
 	// replace-one: Δ₂ = √2; add/remove: Δ₂ = 1).
 	Neighbours dp.Neighbours
@@ -65,14 +66,14 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 		return nil, fmt.Errorf("marginal: cuts for %q: no values", a.Name)
 	}
 	if o.Grid == 0 {
-		o.Grid = DefaultGrid
+		o.Grid = domain.DefaultGrid
 	}
 	if o.Grid < 2 {
 		return nil, fmt.Errorf("marginal: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
 	}
-	grid := PublicGrid(a, o.Grid)
-	o.Refine = RefineMeasured
-	b, err := releaseCuts(a, grid, GridCounts(a, grid, values), float64(len(values)), o)
+	grid := domain.PublicGrid(a, o.Grid)
+	o.Refine = domain.RefineMeasured
+	b, err := releaseCuts(a, grid, domain.GridCounts(a, grid, values), float64(len(values)), o)
 	return b.Cuts, err
 }
 
@@ -81,18 +82,18 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 // release, the same edges with RefineMeasured; with RefineDecoded the
 // measured bins are the equal-width ones plus dominant point masses and
 // the rest of the edges are pieces (BinsFromHistogram).
-func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (ChosenBins, error) {
+func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (domain.ChosenBins, error) {
 	if o.Grid == 0 {
-		o.Grid = DefaultGrid
+		o.Grid = domain.DefaultGrid
 	}
 	if o.Grid < 2 {
-		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
+		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
 	}
-	fine := FineEdges(a, o.Bins, o.Grid)
+	fine := domain.FineEdges(a, o.Bins, o.Grid)
 	if len(counts) != len(fine) {
-		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %d counts for %d fine cells", a.Name, len(counts), len(fine))
+		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %d counts for %d fine cells", a.Name, len(counts), len(fine))
 	}
-	grid := PublicGrid(a, o.Grid)
+	grid := domain.PublicGrid(a, o.Grid)
 	gc := make([]float64, len(grid))
 	n := 0.0
 	for f, c := range counts {
@@ -104,46 +105,46 @@ func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (Chos
 		n += c
 	}
 	if n == 0 {
-		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: no values", a.Name)
+		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: no values", a.Name)
 	}
 	return releaseCuts(a, grid, gc, n, o)
 }
 
 // releaseCuts releases the grid histogram counts of n values and turns it
 // into bins (ChooseCuts, ChooseBinsFromFine).
-func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOptions) (ChosenBins, error) {
+func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOptions) (domain.ChosenBins, error) {
 	if a.Kind != data.Numeric {
-		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
+		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
 	}
 	if o.Bins == 0 {
-		o.Bins = DefaultBins
+		o.Bins = domain.DefaultBins
 	}
 	if o.Bins < 1 || o.Accountant == nil {
-		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: bins %d, accountant set %v", a.Name, o.Bins, o.Accountant != nil)
+		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: bins %d, accountant set %v", a.Name, o.Bins, o.Accountant != nil)
 	}
 	if err := o.Refine.Validate(); err != nil {
-		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %w", a.Name, err)
+		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %w", a.Name, err)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
 	if err := o.Neighbours.Check(); err != nil {
-		return ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %w", a.Name, err)
+		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %w", a.Name, err)
 	}
 	if !o.Neighbours.PublicCount() {
 		if !(o.Records >= 1) || math.IsInf(o.Records, 0) {
-			return ChosenBins{}, fmt.Errorf("marginal: cuts for %q under add/remove neighbours need the released record count, got %v", a.Name, o.Records)
+			return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q under add/remove neighbours need the released record count, got %v", a.Name, o.Records)
 		}
 		n = o.Records
 	}
 	noise, err := CountNoise(Gaussian, o.Neighbours, o.Rho)
 	if err != nil {
-		return ChosenBins{}, err
+		return domain.ChosenBins{}, err
 	}
 	r := Release{Purpose: "bins of " + a.Name, Parties: []int{0}, Noise: noise}
 	if err := o.Accountant.Spend(r.Charge()); err != nil {
-		return ChosenBins{}, fmt.Errorf("marginal: %w", err)
+		return domain.ChosenBins{}, fmt.Errorf("marginal: %w", err)
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
-	return BinsFromHistogram(a, grid, counts, n, o.Bins, math.Sqrt(noise.Variance()), o.Refine), nil
+	return domain.BinsFromHistogram(a, grid, counts, n, o.Bins, math.Sqrt(noise.Variance()), o.Refine), nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/randx"
 )
@@ -33,8 +34,8 @@ func TestAdaptiveBinsDecodeAtEqualWidth(t *testing.T) {
 		if a.Kind != data.Numeric {
 			continue
 		}
-		if d := equalWidthTVD(tab, back, j, DefaultBins); d > 0.001 {
-			t.Errorf("%s: one-way TVD %.4f at %d equal-width bins after decoding (domain size %d)", a.Name, d, DefaultBins, dom.Size(j))
+		if d := equalWidthTVD(tab, back, j, domain.DefaultBins); d > 0.001 {
+			t.Errorf("%s: one-way TVD %.4f at %d equal-width bins after decoding (domain size %d)", a.Name, d, domain.DefaultBins, dom.Size(j))
 		}
 	}
 }
@@ -106,8 +107,8 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 				values[i] = c.draw(src)
 			}
 			s := data.Schema{Attributes: []data.Attribute{c.a}}
-			fine := FineEdges(c.a, c.bins, DefaultGrid)
-			fd, err := NewDomain(s, DomainOptions{Cuts: map[string][]float64{c.a.Name: fine}})
+			fine := domain.FineEdges(c.a, c.bins, domain.DefaultGrid)
+			fd, err := domain.NewDomain(s, domain.DomainOptions{Cuts: map[string][]float64{c.a.Name: fine}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +122,7 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			chosen, err := ChooseBinsFromFine(c.a, counts, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9), Refine: RefineMeasured})
+			chosen, err := ChooseBinsFromFine(c.a, counts, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9), Refine: domain.RefineMeasured})
 			got := chosen.Cuts
 			if err != nil {
 				t.Fatal(err)
@@ -129,11 +130,11 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("cuts from fine cells %v, from values %v", got, want)
 			}
-			cd, err := NewDomain(s, DomainOptions{Cuts: map[string][]float64{c.a.Name: got}})
+			cd, err := domain.NewDomain(s, domain.DomainOptions{Cuts: map[string][]float64{c.a.Name: got}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			lut, err := Recoding(fd, cd)
+			lut, err := domain.Recoding(fd, cd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,9 +148,9 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 	// A coarse domain with an edge the fine one lacks cannot be recoded.
 	a := cases[0].a
 	s := data.Schema{Attributes: []data.Attribute{a}}
-	fd, _ := NewDomain(s, DomainOptions{Cuts: map[string][]float64{a.Name: {17, 30, 60}}})
-	cd, _ := NewDomain(s, DomainOptions{Cuts: map[string][]float64{a.Name: {17, 31}}})
-	if _, err := Recoding(fd, cd); err == nil || !strings.Contains(err.Error(), "31") {
+	fd, _ := domain.NewDomain(s, domain.DomainOptions{Cuts: map[string][]float64{a.Name: {17, 30, 60}}})
+	cd, _ := domain.NewDomain(s, domain.DomainOptions{Cuts: map[string][]float64{a.Name: {17, 31}}})
+	if _, err := domain.Recoding(fd, cd); err == nil || !strings.Contains(err.Error(), "31") {
 		t.Errorf("recoding to an edge the fine domain lacks: error %v", err)
 	}
 }
@@ -159,7 +160,7 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 // piece, weighing its cells' noisy mass: the same release read two ways.
 func TestDecodedRefinementMeasuresCoarseBins(t *testing.T) {
 	a := data.Attribute{Name: "V2", Kind: data.Numeric, Min: -10000, Max: 10000, Integer: true}
-	grid := PublicGrid(a, DefaultGrid)
+	grid := domain.PublicGrid(a, domain.DefaultGrid)
 	src := randx.NewSeeded(5)
 	n := 40000.0
 	counts := make([]float64, len(grid))
@@ -171,15 +172,15 @@ func TestDecodedRefinementMeasuresCoarseBins(t *testing.T) {
 	for k := range counts {
 		counts[k] += 40 * src.NormFloat64()
 	}
-	measured := BinsFromHistogram(a, grid, counts, n, DefaultBins, 40, RefineMeasured)
-	decoded := BinsFromHistogram(a, grid, counts, n, DefaultBins, 40, RefineDecoded)
+	measured := domain.BinsFromHistogram(a, grid, counts, n, domain.DefaultBins, 40, domain.RefineMeasured)
+	decoded := domain.BinsFromHistogram(a, grid, counts, n, domain.DefaultBins, 40, domain.RefineDecoded)
 	if measured.Pieces != nil || decoded.Pieces == nil {
 		t.Fatalf("pieces: measured %v, decoded %v", measured.Pieces != nil, decoded.Pieces != nil)
 	}
 	if !slices.Equal(decoded.Pieces.Edges, measured.Cuts) {
 		t.Fatalf("pieces %v differ from the measured cuts %v", decoded.Pieces.Edges, measured.Cuts)
 	}
-	want := append(enginetest.EqualWidthEdges(a, DefaultBins), 1)
+	want := append(enginetest.EqualWidthEdges(a, domain.DefaultBins), 1)
 	slices.Sort(want)
 	if !slices.Equal(decoded.Cuts, want) {
 		t.Fatalf("decoded cuts %v, want the equal-width edges and the zero's ends %v", decoded.Cuts, want)
@@ -197,8 +198,8 @@ func TestDecodedRefinementMeasuresCoarseBins(t *testing.T) {
 	if math.Abs(total-positive) > 1e-6*positive {
 		t.Errorf("pieces weigh %v, the histogram's positive mass is %v", total, positive)
 	}
-	if _, err := NewDomain(data.Schema{Attributes: []data.Attribute{a}}, DomainOptions{
-		Cuts: map[string][]float64{a.Name: decoded.Cuts}, Within: map[string]Pieces{a.Name: *decoded.Pieces}}); err != nil {
+	if _, err := domain.NewDomain(data.Schema{Attributes: []data.Attribute{a}}, domain.DomainOptions{
+		Cuts: map[string][]float64{a.Name: decoded.Cuts}, Within: map[string]domain.Pieces{a.Name: *decoded.Pieces}}); err != nil {
 		t.Fatalf("the decoded bins are not a valid domain: %v", err)
 	}
 }

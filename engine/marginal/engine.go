@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -22,7 +23,7 @@ type Party struct {
 // Options configure Synthesize (Algorithm 3).
 type Options struct {
 	// Domain discretises the attributes (required).
-	Domain *Domain
+	Domain *domain.Domain
 	// Parties partition the domain's attributes (required; one party for
 	// a single owner).
 	Parties []Party
@@ -81,7 +82,7 @@ type Result struct {
 	// it back to the schema. It holds Rows records, or fewer when
 	// GUMOptions.Fit capped the records fitted: record r of the synthetic
 	// table is then Data's record r mod Data.Len().
-	Data *Dataset
+	Data *domain.Dataset
 	// Rows is the number of synthetic records (GUMOptions.Rows).
 	Rows int
 	// OneWays are the published noisy one-way marginals (raw).
@@ -334,10 +335,10 @@ func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*Noisy, e
 // measureAll measures independent releases: in one batch when the
 // measurer is a Batcher, else one by one, in order either way.
 func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]*Noisy, error) {
-	mgs := make([]*Marginal, len(sets))
+	mgs := make([]*domain.Marginal, len(sets))
 	sorted := make([][]int, len(sets))
 	for i, attrs := range sets {
-		mg, err := NewMarginal(e.o.Domain.Sizes(), attrs)
+		mg, err := domain.NewMarginal(e.o.Domain.Sizes(), attrs)
 		if err != nil {
 			return nil, err
 		}
@@ -614,7 +615,7 @@ func (e *engine) gum(ctx context.Context) error {
 	if e.o.Inference == InferencePGM {
 		return e.pgm(ctx)
 	}
-	targets := make([]*Marginal, len(e.res.Targets))
+	targets := make([]*domain.Marginal, len(e.res.Targets))
 	for i, t := range e.res.Targets {
 		targets[i] = t.Marginal
 	}

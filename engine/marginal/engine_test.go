@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
-func synthesizeAdult(t *testing.T, parties []Party, seed uint64) (*Result, []*privacy.Accountant, *Dataset) {
+func synthesizeAdult(t *testing.T, parties []Party, seed uint64) (*Result, []*privacy.Accountant, *domain.Dataset) {
 	t.Helper()
 	dom, ds := adult(t)
 	var accts []*privacy.Accountant
@@ -49,9 +50,9 @@ func TestSynthesizeAdult(t *testing.T) {
 	}
 	got := meanTVD2(t, ds, res.Data)
 	// Independent attributes: GUM on the exact one-way marginals only.
-	var ones []*Marginal
+	var ones []*domain.Marginal
 	for j := range dom.Len() {
-		m, _ := Count(ds, []int{j})
+		m, _ := domain.Count(ds, []int{j})
 		ones = append(ones, m)
 	}
 	indep, err := GUM(context.Background(), ds.Sizes, ones, GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(5)})
@@ -145,7 +146,7 @@ func TestSynthesizeDeterministic(t *testing.T) {
 	}
 }
 
-func smallDomain(t *testing.T) *Domain {
+func smallDomain(t *testing.T) *domain.Domain {
 	t.Helper()
 	s := data.Schema{Attributes: []data.Attribute{
 		{Name: "a", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3"}},
@@ -153,7 +154,7 @@ func smallDomain(t *testing.T) *Domain {
 		{Name: "c", Kind: data.Categorical, Categories: []string{"0", "1", "2"}},
 		{Name: "d", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3", "4"}},
 	}}
-	d, err := NewDomain(s, DomainOptions{})
+	d, err := domain.NewDomain(s, domain.DomainOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,9 +214,9 @@ func TestSynthesizeBig5(t *testing.T) {
 	if len(res.Candidates) != 57*56/2 || a.Spent().Rho < 0.999 {
 		t.Fatalf("%d candidates, spent %v", len(res.Candidates), a.Spent())
 	}
-	var ones []*Marginal
+	var ones []*domain.Marginal
 	for j := range dom.Len() {
-		c, _ := Count(ds, []int{j})
+		c, _ := domain.Count(ds, []int{j})
 		ones = append(ones, c)
 	}
 	indep, err := GUM(context.Background(), ds.Sizes, ones, GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(9)})

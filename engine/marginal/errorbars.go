@@ -2,6 +2,8 @@ package marginal
 
 import (
 	"math"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // ErrorBar is the analytic noise error of one marginal the engine
@@ -70,7 +72,7 @@ func ErrorBars(sizes []int, ms []*Noisy, sets [][]int, n int) []ErrorBar {
 			for _, a := range minus(m, s) {
 				k *= sizes[a]
 			}
-			best = math.Min(best, variance[setKey(m)]*float64(k))
+			best = math.Min(best, variance[domain.SetKey(m)]*float64(k))
 		}
 		if !math.IsInf(best, 1) && cells > 0 {
 			sigma := math.Sqrt(best)

@@ -7,6 +7,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -28,7 +29,7 @@ func Example() {
 		smoker := float64(src.IntN(2))
 		table.Rows = append(table.Rows, []float64{income, float64(src.IntN(2)), smoker, smoker + float64(src.IntN(2))})
 	}
-	domain, _ := marginal.NewDomain(schema, marginal.DomainOptions{Bins: 8})
+	domain, _ := domain.NewDomain(schema, domain.DomainOptions{Bins: 8})
 	ds, _, _ := domain.Encode(table)
 	parties := []marginal.Party{{Name: "bank", Rho: 1, Attrs: []int{0, 1}}, {Name: "clinic", Rho: 0.1, Attrs: []int{2, 3}}}
 	var accts []*privacy.Accountant

@@ -3,6 +3,8 @@ package marginal
 import (
 	"slices"
 	"sync"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // Factors are tables over attribute sets laid out like Marginal (sorted
@@ -43,8 +45,8 @@ func minus(a, b []int) []int {
 }
 
 // newFactor returns a zero table over sorted attrs of a domain of sizes.
-func newFactor(sizes []int, attrs []int) *Marginal {
-	m := &Marginal{Attrs: slices.Clone(attrs), Sizes: make([]int, len(attrs))}
+func newFactor(sizes []int, attrs []int) *domain.Marginal {
+	m := &domain.Marginal{Attrs: slices.Clone(attrs), Sizes: make([]int, len(attrs))}
 	c := 1
 	for k, a := range attrs {
 		m.Sizes[k] = sizes[a]
@@ -55,8 +57,8 @@ func newFactor(sizes []int, attrs []int) *Marginal {
 }
 
 // mustProject is projector for a subset the caller knows is one.
-func mustProject(m *Marginal, sub []int) []int32 {
-	p, _, err := projector(m, sub)
+func mustProject(m *domain.Marginal, sub []int) []int32 {
+	p, _, err := domain.Projector(m, sub)
 	if err != nil {
 		panic(err)
 	}
@@ -121,17 +123,17 @@ func newProjections() *projections {
 const maxProjectionBytes = 1 << 30
 
 // get returns the stride of table t onto sub.
-func (p *projections) get(t *Marginal, sub []int) stride {
+func (p *projections) get(t *domain.Marginal, sub []int) stride {
 	if p == nil {
 		return newStride(t, sub)
 	}
-	return p.budgetCache.get(setKey(t.Attrs)+"|"+setKey(sub),
+	return p.budgetCache.get(domain.SetKey(t.Attrs)+"|"+domain.SetKey(sub),
 		func() stride { return newStride(t, sub) }, func(s stride) int { return 4 * len(s.idx) })
 }
 
 // project sums t onto sub (sorted, ⊆ t.Attrs).
-func (p *projections) project(t *Marginal, sub []int) *Marginal {
-	out := &Marginal{Attrs: slices.Clone(sub), Sizes: make([]int, len(sub))}
+func (p *projections) project(t *domain.Marginal, sub []int) *domain.Marginal {
+	out := &domain.Marginal{Attrs: slices.Clone(sub), Sizes: make([]int, len(sub))}
 	n := 1
 	for k, a := range sub {
 		out.Sizes[k] = t.Sizes[slices.Index(t.Attrs, a)]
@@ -149,7 +151,7 @@ func (p *projections) project(t *Marginal, sub []int) *Marginal {
 // at once; building the product first cost an allocation, a fill, two
 // multiplications and a stride map per table, several times the
 // arithmetic.
-func contract(sizes []int, f, g *Marginal, out []int) *Marginal {
+func contract(sizes []int, f, g *domain.Marginal, out []int) *domain.Marginal {
 	all := union(f.Attrs, g.Attrs)
 	res := newFactor(sizes, out)
 	if len(all) == 0 {
@@ -252,7 +254,7 @@ func coalesce(dims, sf, sg, so []int) ([]int, []int, []int, []int) {
 
 // attrStrides is, for each attribute of all, how far one step of it moves
 // in t's cells (0 for an attribute t lacks).
-func attrStrides(t *Marginal, all []int) []int {
+func attrStrides(t *domain.Marginal, all []int) []int {
 	s := make([]int, len(all))
 	step := 1
 	for j := len(t.Attrs) - 1; j >= 0; j-- {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -103,7 +104,7 @@ func (o *GUMOptions) defaults() error {
 // cells in proportion to their deficits (see GUMMode for how). It uses
 // only the targets, so it is post-processing of whatever they were
 // measured under.
-func GUM(ctx context.Context, sizes []int, targets []*Marginal, o GUMOptions) (*Dataset, error) {
+func GUM(ctx context.Context, sizes []int, targets []*domain.Marginal, o GUMOptions) (*domain.Dataset, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ func GUM(ctx context.Context, sizes []int, targets []*Marginal, o GUMOptions) (*
 
 // gum is GUM with its passes over the records split among at most workers
 // goroutines (the result does not depend on how many).
-func gum(ctx context.Context, sizes []int, targets []*Marginal, o GUMOptions, workers int) (*Dataset, error) {
+func gum(ctx context.Context, sizes []int, targets []*domain.Marginal, o GUMOptions, workers int) (*domain.Dataset, error) {
 	ds, err := initialDataset(sizes, targets, o.fitted(), o.Source)
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ const (
 	MoveBoth
 )
 
-func (u *updater) fit(t *Marginal, alpha float64, mode GUMMode) {
+func (u *updater) fit(t *domain.Marginal, alpha float64, mode GUMMode) {
 	if len(t.Attrs) == 1 || mode == MoveCells {
 		u.update(t, alpha)
 		return
@@ -171,8 +172,8 @@ func (u *updater) fit(t *Marginal, alpha float64, mode GUMMode) {
 	}
 }
 
-func checkTarget(sizes []int, t *Marginal) error {
-	want, err := NewMarginal(sizes, t.Attrs)
+func checkTarget(sizes []int, t *domain.Marginal) error {
+	want, err := domain.NewMarginal(sizes, t.Attrs)
 	if err != nil {
 		return err
 	}
@@ -192,8 +193,8 @@ func checkTarget(sizes []int, t *Marginal) error {
 
 // initialDataset draws each attribute independently from its one-way
 // target distribution, with exact (stochastically rounded) counts.
-func initialDataset(sizes []int, targets []*Marginal, n int, src *randx.Source) (*Dataset, error) {
-	ds := NewDataset(sizes, n)
+func initialDataset(sizes []int, targets []*domain.Marginal, n int, src *randx.Source) (*domain.Dataset, error) {
+	ds := domain.NewDataset(sizes, n)
 	for j, s := range sizes {
 		w := make([]float64, s)
 		for i := range w {
@@ -260,7 +261,7 @@ func apportion(w []float64, total int, src *randx.Source) []int {
 // parts (part q's records of a cell follow part q−1's), so the order, and
 // with it every draw, is the same however many parts there are.
 type updater struct {
-	ds    *Dataset
+	ds    *domain.Dataset
 	src   *randx.Source
 	dup   float64
 	parts [][2]int  // record ranges, one per worker
@@ -270,7 +271,7 @@ type updater struct {
 	// indexed is the target whose cells idx and cnt hold: the updates of
 	// one target move records between its cells knowingly, so the next
 	// update of the same target needs no pass to find them.
-	indexed *Marginal
+	indexed *domain.Marginal
 	order   []int32
 	start   []int32
 	removed []int32
@@ -281,7 +282,7 @@ type updater struct {
 // minPart is the fewest records worth a goroutine of their own in a pass.
 const minPart = 1 << 15
 
-func newUpdater(ds *Dataset, o GUMOptions, workers int) *updater {
+func newUpdater(ds *domain.Dataset, o GUMOptions, workers int) *updater {
 	n := ds.Len()
 	p := max(1, min(workers, n/minPart))
 	u := &updater{ds: ds, src: o.Source, dup: o.Duplicate,
@@ -318,7 +319,7 @@ func grown(s []int32, n int) []int32 {
 // sortByCell computes every record's cell of t and counting-sorts the
 // records by cell: the records of cell c are order[start[c]:start[c+1]],
 // in increasing record order.
-func (u *updater) sortByCell(t *Marginal) []int32 {
+func (u *updater) sortByCell(t *domain.Marginal) []int32 {
 	cells := t.Cells()
 	if u.indexed != t {
 		u.parallel(func(q, lo, hi int) {
@@ -367,7 +368,7 @@ func (u *updater) moved(r, c int32) {
 // indexAndCount writes the cell of t of records lo..hi−1 into u.idx and
 // adds the cell counts to counts, in one pass for the common one- and
 // two-attribute targets.
-func (u *updater) indexAndCount(t *Marginal, lo, hi int, counts []int32) {
+func (u *updater) indexAndCount(t *domain.Marginal, lo, hi int, counts []int32) {
 	idx := u.idx[lo:hi]
 	switch len(t.Attrs) {
 	case 1:
@@ -411,7 +412,7 @@ func (u *updater) indexAndCount(t *Marginal, lo, hi int, counts []int32) {
 // slice. It fits the conditional distribution of one attribute given the
 // others while leaving every other attribute, and so the correlations not
 // involving it, untouched.
-func (u *updater) updateAlong(t *Marginal, p int, alpha float64) {
+func (u *updater) updateAlong(t *domain.Marginal, p int, alpha float64) {
 	start := u.sortByCell(t)
 	n := u.ds.Len()
 	scale := float64(n) / t.Total()
@@ -475,7 +476,7 @@ func (u *updater) pick(seg []int32, k int) {
 
 // update moves records of ds towards target t at rate alpha, changing all
 // of t's attributes of a moved record (or copying a whole record).
-func (u *updater) update(t *Marginal, alpha float64) {
+func (u *updater) update(t *domain.Marginal, alpha float64) {
 	ds, n := u.ds, u.ds.Len()
 	cells := t.Cells()
 	start := u.sortByCell(t)

@@ -5,14 +5,15 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
-func exactTargets(t *testing.T, ds *Dataset, sets ...[]int) []*Marginal {
+func exactTargets(t *testing.T, ds *domain.Dataset, sets ...[]int) []*domain.Marginal {
 	t.Helper()
-	var out []*Marginal
+	var out []*domain.Marginal
 	for _, s := range sets {
-		m, err := Count(ds, s)
+		m, err := domain.Count(ds, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,7 +27,7 @@ func exactTargets(t *testing.T, ds *Dataset, sets ...[]int) []*Marginal {
 func TestGUMFitsExactMarginals(t *testing.T) {
 	ds := randomDataset([]int{6, 6, 4, 3}, 5000, 0.8, randx.NewSeeded(11))
 	targets := exactTargets(t, ds, []int{0}, []int{1}, []int{2}, []int{3}, []int{0, 1}, []int{1, 2})
-	var syn *Dataset
+	var syn *domain.Dataset
 	for _, mode := range []GUMMode{MoveCells, MoveBoth, MoveConditional} {
 		rounds := 0
 		var err error
@@ -39,7 +40,7 @@ func TestGUMFitsExactMarginals(t *testing.T) {
 			t.Errorf("progress reported %d rounds, want 30", rounds)
 		}
 		for _, tg := range targets {
-			got, _ := Count(syn, tg.Attrs)
+			got, _ := domain.Count(syn, tg.Attrs)
 			// A chain of two pairs is consistent and exactly reachable;
 			// every mode gets within 0.001 of every target (tolerance 5×).
 			if d := tvd(tg, got); d > 0.005 {
@@ -52,8 +53,8 @@ func TestGUMFitsExactMarginals(t *testing.T) {
 		t.Fatal(err)
 	}
 	real01 := targets[4]
-	s01, _ := Count(syn, []int{0, 1})
-	i01, _ := Count(indep, []int{0, 1})
+	s01, _ := domain.Count(syn, []int{0, 1})
+	i01, _ := domain.Count(indep, []int{0, 1})
 	if a, b := tvd(real01, s01), tvd(real01, i01); a > b/10 {
 		t.Errorf("pair (0,1): TVD %.4f with its marginal, %.4f without: the dependency is not reproduced", a, b)
 	}
@@ -62,7 +63,7 @@ func TestGUMFitsExactMarginals(t *testing.T) {
 func TestGUMDeterministic(t *testing.T) {
 	ds := randomDataset([]int{5, 5, 3}, 2000, 0.5, randx.NewSeeded(1))
 	targets := exactTargets(t, ds, []int{0, 1}, []int{2})
-	run := func(seed uint64) *Dataset {
+	run := func(seed uint64) *domain.Dataset {
 		out, err := GUM(context.Background(), ds.Sizes, targets, GUMOptions{Rows: 1500, Rounds: 5, Source: randx.NewSeeded(seed)})
 		if err != nil {
 			t.Fatal(err)
@@ -83,18 +84,18 @@ func TestGUMDeterministic(t *testing.T) {
 
 func TestGUMErrors(t *testing.T) {
 	sizes := []int{2, 3}
-	good := &Marginal{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{1, 2}}
+	good := &domain.Marginal{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{1, 2}}
 	src := randx.NewSeeded(1)
 	cases := map[string]struct {
-		targets []*Marginal
+		targets []*domain.Marginal
 		o       GUMOptions
 	}{
-		"no rows":        {[]*Marginal{good}, GUMOptions{Source: src}},
-		"no source":      {[]*Marginal{good}, GUMOptions{Rows: 5}},
-		"negative count": {[]*Marginal{{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{-1, 2}}}, GUMOptions{Rows: 5, Source: src}},
-		"wrong sizes":    {[]*Marginal{{Attrs: []int{1}, Sizes: []int{2}, Counts: []float64{1, 2}}}, GUMOptions{Rows: 5, Source: src}},
-		"empty target":   {[]*Marginal{{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{0, 0}}}, GUMOptions{Rows: 5, Source: src}},
-		"bad duplicate":  {[]*Marginal{good}, GUMOptions{Rows: 5, Source: src, Duplicate: 2}},
+		"no rows":        {[]*domain.Marginal{good}, GUMOptions{Source: src}},
+		"no source":      {[]*domain.Marginal{good}, GUMOptions{Rows: 5}},
+		"negative count": {[]*domain.Marginal{{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{-1, 2}}}, GUMOptions{Rows: 5, Source: src}},
+		"wrong sizes":    {[]*domain.Marginal{{Attrs: []int{1}, Sizes: []int{2}, Counts: []float64{1, 2}}}, GUMOptions{Rows: 5, Source: src}},
+		"empty target":   {[]*domain.Marginal{{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{0, 0}}}, GUMOptions{Rows: 5, Source: src}},
+		"bad duplicate":  {[]*domain.Marginal{good}, GUMOptions{Rows: 5, Source: src, Duplicate: 2}},
 	}
 	for name, c := range cases {
 		if _, err := GUM(context.Background(), sizes, c.targets, c.o); err == nil {
@@ -103,7 +104,7 @@ func TestGUMErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := GUM(ctx, sizes, []*Marginal{good}, GUMOptions{Rows: 5, Source: src}); err == nil {
+	if _, err := GUM(ctx, sizes, []*domain.Marginal{good}, GUMOptions{Rows: 5, Source: src}); err == nil {
 		t.Error("cancelled context: no error")
 	}
 }

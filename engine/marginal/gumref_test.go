@@ -5,13 +5,14 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
 // refGUM is GUM as it was before the updater stopped sorting the records
 // (a counting sort by cell per update): the reference the faster updater
 // must match draw for draw.
-func refGUM(ctx context.Context, sizes []int, targets []*Marginal, o GUMOptions) (*Dataset, error) {
+func refGUM(ctx context.Context, sizes []int, targets []*domain.Marginal, o GUMOptions) (*domain.Dataset, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
@@ -43,7 +44,7 @@ func refGUM(ctx context.Context, sizes []int, targets []*Marginal, o GUMOptions)
 
 // refUpdater is the old updater (see refGUM).
 type refUpdater struct {
-	ds      *Dataset
+	ds      *domain.Dataset
 	src     *randx.Source
 	dup     float64
 	idx     []int32
@@ -55,7 +56,7 @@ type refUpdater struct {
 	vals    []int
 }
 
-func newRefUpdater(ds *Dataset, o GUMOptions) *refUpdater {
+func newRefUpdater(ds *domain.Dataset, o GUMOptions) *refUpdater {
 	n := ds.Len()
 	return &refUpdater{ds: ds, src: o.Source, dup: o.Duplicate,
 		idx: make([]int32, n), order: make([]int32, n), removed: make([]int32, 0, n)}
@@ -64,7 +65,7 @@ func newRefUpdater(ds *Dataset, o GUMOptions) *refUpdater {
 // update moves records of ds towards target t at rate alpha.
 // sortByCell computes every record's cell of t and counting-sorts the
 // records by cell: the records of cell c are order[start[c]:start[c+1]].
-func (u *refUpdater) sortByCell(t *Marginal) []int32 {
+func (u *refUpdater) sortByCell(t *domain.Marginal) []int32 {
 	cells := t.Cells()
 	if cap(u.start) < cells+1 {
 		u.start = make([]int32, cells+1)
@@ -87,7 +88,7 @@ func (u *refUpdater) sortByCell(t *Marginal) []int32 {
 // indexAndCount writes every record's cell of t into u.idx and adds the
 // cell counts to counts, in one pass for the common one- and two-attribute
 // targets.
-func (u *refUpdater) indexAndCount(t *Marginal, counts []int32) {
+func (u *refUpdater) indexAndCount(t *domain.Marginal, counts []int32) {
 	idx := u.idx
 	switch len(t.Attrs) {
 	case 1:
@@ -107,7 +108,7 @@ func (u *refUpdater) indexAndCount(t *Marginal, counts []int32) {
 			counts[c]++
 		}
 	default:
-		cellIndex(u.ds, t.Attrs, idx)
+		domain.CellIndex(u.ds, t.Attrs, idx)
 		for _, c := range idx {
 			counts[c]++
 		}
@@ -121,7 +122,7 @@ func (u *refUpdater) indexAndCount(t *Marginal, counts []int32) {
 // slice. It fits the conditional distribution of one attribute given the
 // others while leaving every other attribute, and so the correlations not
 // involving it, untouched.
-func (u *refUpdater) updateAlong(t *Marginal, p int, alpha float64) {
+func (u *refUpdater) updateAlong(t *domain.Marginal, p int, alpha float64) {
 	start := u.sortByCell(t)
 	n := u.ds.Len()
 	scale := float64(n) / t.Total()
@@ -183,7 +184,7 @@ func (u *refUpdater) pick(seg []int32, k int) {
 
 // update moves records of ds towards target t at rate alpha, changing all
 // of t's attributes of a moved record (or copying a whole record).
-func (u *refUpdater) update(t *Marginal, alpha float64) {
+func (u *refUpdater) update(t *domain.Marginal, alpha float64) {
 	ds, n := u.ds, u.ds.Len()
 	cells := t.Cells()
 	start := u.sortByCell(t)

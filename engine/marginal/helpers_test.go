@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -14,8 +15,8 @@ import (
 
 // randomDataset draws n records over sizes; attribute 1 copies attribute 0
 // (mod its size) with probability corr, so pairs (0, 1) are dependent.
-func randomDataset(sizes []int, n int, corr float64, src *randx.Source) *Dataset {
-	return &Dataset{Sizes: slices.Clone(sizes), Cols: enginetest.RandomColumns(sizes, n, corr, src)}
+func randomDataset(sizes []int, n int, corr float64, src *randx.Source) *domain.Dataset {
+	return &domain.Dataset{Sizes: slices.Clone(sizes), Cols: enginetest.RandomColumns(sizes, n, corr, src)}
 }
 
 func zcdpAccountant(t testing.TB, party string, rho float64) *privacy.Accountant {
@@ -38,18 +39,18 @@ func rhoAt(t testing.TB, eps float64) float64 {
 }
 
 // adult returns the embedded Adult table discretised with default bins.
-func adult(t testing.TB) (*Domain, *Dataset) {
+func adult(t testing.TB) (*domain.Domain, *domain.Dataset) {
 	t.Helper()
 	return load(t, "adult")
 }
 
-func load(t testing.TB, name string) (*Domain, *Dataset) {
+func load(t testing.TB, name string) (*domain.Domain, *domain.Dataset) {
 	t.Helper()
 	tab, err := datasets.Load(name)
 	if err != nil {
 		t.Skipf("dataset %s not available: %v", name, err)
 	}
-	d, err := NewDomain(tab.Schema, DomainOptions{})
+	d, err := domain.NewDomain(tab.Schema, domain.DomainOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func load(t testing.TB, name string) (*Domain, *Dataset) {
 
 // tvd is the total variation distance between two marginals' normalised
 // counts.
-func tvd(r, s *Marginal) float64 {
+func tvd(r, s *domain.Marginal) float64 {
 	tr, ts := r.Total(), s.Total()
 	x := 0.0
 	for c := range r.Counts {
@@ -72,17 +73,17 @@ func tvd(r, s *Marginal) float64 {
 }
 
 // meanTVD2 is the mean TVD over all 2-way marginals.
-func meanTVD2(t testing.TB, real, syn *Dataset) float64 {
+func meanTVD2(t testing.TB, real, syn *domain.Dataset) float64 {
 	t.Helper()
 	d := len(real.Sizes)
 	s, k := 0.0, 0
 	for a := range d {
 		for b := a + 1; b < d; b++ {
-			r, err := Count(real, []int{a, b})
+			r, err := domain.Count(real, []int{a, b})
 			if err != nil {
 				t.Fatal(err)
 			}
-			y, _ := Count(syn, []int{a, b})
+			y, _ := domain.Count(syn, []int{a, b})
 			s += tvd(r, y)
 			k++
 		}

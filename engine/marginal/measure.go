@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -94,8 +95,8 @@ type Batcher interface {
 type LocalOptions struct {
 	// Data is the discretised table of the single owner; Chunks, instead,
 	// holds it in pieces (a one-pass reader's batches).
-	Data   *Dataset
-	Chunks Chunks
+	Data   *domain.Dataset
+	Chunks domain.Chunks
 	// Accountants has one accountant per party (attribute group), indexed
 	// like the plan's parties.
 	Accountants []*privacy.Accountant
@@ -109,7 +110,7 @@ type LocalOptions struct {
 
 // LocalMeasurer measures one owner's table in memory.
 type LocalMeasurer struct {
-	data       Chunks
+	data       domain.Chunks
 	accts      []*privacy.Accountant
 	neighbours dp.Neighbours
 	noiser     *dp.Noiser
@@ -125,7 +126,7 @@ func NewLocalMeasurer(o LocalOptions) (*LocalMeasurer, error) {
 		if len(o.Chunks) > 0 {
 			return nil, fmt.Errorf("marginal: local measurer needs a dataset or chunks, not both")
 		}
-		data = Chunks{CellsOf(o.Data)}
+		data = domain.Chunks{domain.CellsOf(o.Data)}
 	}
 	if data.Len() == 0 {
 		return nil, fmt.Errorf("marginal: local measurer needs a non-empty dataset")
@@ -249,7 +250,7 @@ func (l *LocalMeasurer) Scores(ctx context.Context, qs []ScoreQuery, rs []Releas
 	}
 	out := make([]float64, len(qs))
 	for i, q := range qs {
-		s, err := exactScore(func([]int) (*Marginal, error) { return ms[i], nil }, l.data.Len(), q)
+		s, err := exactScore(func([]int) (*domain.Marginal, error) { return ms[i], nil }, l.data.Len(), q)
 		if err != nil {
 			return nil, err
 		}
@@ -281,12 +282,12 @@ func (l *LocalMeasurer) Score(ctx context.Context, q ScoreQuery, r Release) (flo
 }
 
 // ExactScore is the noiseless score of q on ds.
-func ExactScore(ds *Dataset, q ScoreQuery) (float64, error) {
-	return exactScore(func(attrs []int) (*Marginal, error) { return Count(ds, attrs) }, ds.Len(), q)
+func ExactScore(ds *domain.Dataset, q ScoreQuery) (float64, error) {
+	return exactScore(func(attrs []int) (*domain.Marginal, error) { return domain.Count(ds, attrs) }, ds.Len(), q)
 }
 
 // exactScore is the noiseless score of q on n records counted by count.
-func exactScore(count func([]int) (*Marginal, error), n int, q ScoreQuery) (float64, error) {
+func exactScore(count func([]int) (*domain.Marginal, error), n int, q ScoreQuery) (float64, error) {
 	if q.A >= q.B {
 		return 0, fmt.Errorf("marginal: score pair (%d, %d) must have A < B", q.A, q.B)
 	}

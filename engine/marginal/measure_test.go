@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -78,8 +79,8 @@ func TestExactScores(t *testing.T) {
 	}
 }
 
-func pairDataset(recs [][2]int) *Dataset {
-	ds := NewDataset([]int{3, 3}, len(recs))
+func pairDataset(recs [][2]int) *domain.Dataset {
+	ds := domain.NewDataset([]int{3, 3}, len(recs))
 	for i, r := range recs {
 		ds.Cols[0][i], ds.Cols[1][i] = uint16(r[0]), uint16(r[1])
 	}
@@ -105,7 +106,7 @@ func TestScoreSensitivities(t *testing.T) {
 	ref := []float64{5, 1, 0.5, 3.5}
 	for trial := range 2000 {
 		n := 2 + src.IntN(30)
-		ds := NewDataset([]int{4, 3}, n)
+		ds := domain.NewDataset([]int{4, 3}, n)
 		skew := src.IntN(2) == 0
 		for i := range n {
 			ds.Cols[0][i], ds.Cols[1][i] = uint16(src.IntN(4)), uint16(src.IntN(3))
@@ -138,7 +139,7 @@ func TestLocalMeasurerChargesAndNoise(t *testing.T) {
 	}
 	ctx := context.Background()
 	noise, _ := Calibrate(Gaussian, CountL1, CountL2, 0.05)
-	exact, _ := Count(ds, []int{0, 1})
+	exact, _ := domain.Count(ds, []int{0, 1})
 	// 40 releases of 20 cells: 800 draws of N(0, 20). The sample variance
 	// of 800 normal draws has relative s.d. √(2/799) ≈ 0.05; a ±20% band
 	// is 4 s.d., false rejection < 1e-4.

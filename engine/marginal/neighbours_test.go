@@ -10,6 +10,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -60,18 +61,18 @@ func TestAddRemoveSensitivitiesHoldOnRandomTables(t *testing.T) {
 	for trial := range 3000 {
 		n := 1 + trial%40
 		ds := randomDataset(sizes, n, 0.7, src)
-		plus := NewDataset(sizes, n+1)
+		plus := domain.NewDataset(sizes, n+1)
 		for j := range sizes {
 			copy(plus.Cols[j], ds.Cols[j])
 			plus.Cols[j][n] = uint16(src.IntN(sizes[j]))
 		}
-		swapped := NewDataset(sizes, n)
+		swapped := domain.NewDataset(sizes, n)
 		for j := range sizes {
 			copy(swapped.Cols[j], ds.Cols[j])
 			swapped.Cols[j][0] = uint16(src.IntN(sizes[j]))
 		}
-		a, _ := Count(ds, []int{0, 1})
-		b, _ := Count(plus, []int{0, 1})
+		a, _ := domain.Count(ds, []int{0, 1})
+		b, _ := domain.Count(plus, []int{0, 1})
 		l1, l2 := 0.0, 0.0
 		for i := range a.Counts {
 			d := math.Abs(a.Counts[i] - b.Counts[i])
@@ -83,7 +84,7 @@ func TestAddRemoveSensitivitiesHoldOnRandomTables(t *testing.T) {
 		refA := []float64{float64(src.IntN(30)), 0.5 + float64(src.IntN(30)), 7}
 		refB := []float64{3, float64(src.IntN(20)), 1.25, float64(src.IntN(9))}
 		pub := 1 + src.IntN(60)
-		score := func(d *Dataset, kind ScoreKind) float64 {
+		score := func(d *domain.Dataset, kind ScoreKind) float64 {
 			s, err := ExactScore(d, ScoreQuery{Kind: kind, A: 0, B: 1, RefA: refA, RefB: refB, N: pub})
 			if err != nil {
 				t.Fatal(err)

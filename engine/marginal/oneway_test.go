@@ -6,6 +6,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -15,7 +16,7 @@ import (
 // for one owner at (ε, 1e-5): 5 % of ρ, split evenly over the numeric
 // attributes, buys each one's adaptive bins (ChooseCuts). It returns the
 // table, the domain and the owner's accountant, charged for the bins.
-func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *Domain, *privacy.Accountant) {
+func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *domain.Domain, *privacy.Accountant) {
 	t.Helper()
 	tab, err := datasets.Load("adult")
 	if err != nil {
@@ -43,7 +44,7 @@ func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *Domain
 		}
 		cuts[a.Name] = c
 	}
-	dom, err := NewDomain(tab.Schema, DomainOptions{Cuts: cuts})
+	dom, err := domain.NewDomain(tab.Schema, domain.DomainOptions{Cuts: cuts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,13 +86,13 @@ func TestAdultOneWayQuality(t *testing.T) {
 	}
 	mean, worst, worstName := 0.0, 0.0, ""
 	for j, a := range tab.Schema.Attributes {
-		d := equalWidthTVD(tab, syn, j, DefaultBins)
+		d := equalWidthTVD(tab, syn, j, domain.DefaultBins)
 		mean += d / float64(dom.Len())
 		if d > worst {
 			worst, worstName = d, a.Name
 		}
 	}
-	t.Logf("mean one-way TVD %.4f at %d equal-width bins; worst %s %.4f", mean, DefaultBins, worstName, worst)
+	t.Logf("mean one-way TVD %.4f at %d equal-width bins; worst %s %.4f", mean, domain.DefaultBins, worstName, worst)
 	if mean > 0.008 {
 		t.Errorf("mean one-way TVD %.4f > 0.008", mean)
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // Model is a graphical model over a discretised domain fitted to noisy
@@ -20,7 +22,7 @@ type Model struct {
 	tree  *jtree
 	// sets are the measured attribute sets, theta their log-potentials.
 	sets  [][]int
-	theta []*Marginal
+	theta []*domain.Marginal
 	// home[r] is the clique holding sets[r]; toSet[r] projects its cells
 	// onto sets[r].
 	home  []int
@@ -48,7 +50,7 @@ type Model struct {
 	kidTables  [][][]float64
 	// log[c] is the log-potential of clique c (the sum of the θ_r it
 	// holds), belief[c] its calibrated belief as counts.
-	log, belief []*Marginal
+	log, belief []*domain.Marginal
 	msg         [][]float64 // upward message of each clique
 	upScale     []float64   // what calibrate multiplied each msg by
 	down        [][]float64 // downward message of each clique
@@ -57,7 +59,7 @@ type Model struct {
 	proj        *projections
 	// messages caches variable elimination's upward messages for the
 	// current beliefs (message); calibrate starts a new one.
-	messages *budgetCache[*Marginal]
+	messages *budgetCache[*domain.Marginal]
 }
 
 // maxMessageBytes bounds the messages variable elimination keeps between
@@ -75,8 +77,8 @@ const maxMessageBytes = 1 << 28
 // attributes, so most share their messages: the message carrying a up
 // from its home is the same for every b of a pair (a, b) whose path meets
 // a's above it.
-func (m *Model) message(c int, wanted []int, compute func() *Marginal) *Marginal {
-	return m.messages.get(fmt.Sprintf("%d|%s", c, setKey(wanted)), compute, func(msg *Marginal) int { return 8 * len(msg.Counts) })
+func (m *Model) message(c int, wanted []int, compute func() *domain.Marginal) *domain.Marginal {
+	return m.messages.get(fmt.Sprintf("%d|%s", c, domain.SetKey(wanted)), compute, func(msg *domain.Marginal) int { return 8 * len(msg.Counts) })
 }
 
 // newModel lays out a model over the measured sets (each sorted; every
@@ -85,7 +87,7 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 	m := &Model{sizes: sizes, total: total, tree: newJTree(sizes, sets), sets: sets, proj: newProjections()}
 	t := m.tree
 	k := len(t.cliques)
-	m.log, m.belief = make([]*Marginal, k), make([]*Marginal, k)
+	m.log, m.belief = make([]*domain.Marginal, k), make([]*domain.Marginal, k)
 	m.msg, m.down, m.rootSum = make([][]float64, k), make([][]float64, k), make([][]float64, k)
 	m.upScale = make([]float64, k)
 	m.sweeps = make([]*sweep, k)
@@ -100,7 +102,7 @@ func newModel(sizes []int, sets [][]int, total float64) *Model {
 			m.rootSum[c] = make([]float64, 1)
 		}
 	}
-	m.home, m.toSet, m.theta = make([]int, len(sets)), make([]stride, len(sets)), make([]*Marginal, len(sets))
+	m.home, m.toSet, m.theta = make([]int, len(sets)), make([]stride, len(sets)), make([]*domain.Marginal, len(sets))
 	for r, s := range sets {
 		m.home[r] = t.home(s)
 		m.toSet[r] = newStride(m.log[m.home[r]], s)
@@ -182,7 +184,7 @@ func (m *Model) propagate() {
 // sums of it onto its covers and its children's separators.
 func (m *Model) calibrate(from, factors [][]float64) {
 	t := m.tree
-	m.messages = &budgetCache[*Marginal]{limit: maxMessageBytes}
+	m.messages = &budgetCache[*domain.Marginal]{limit: maxMessageBytes}
 	for i := len(t.order) - 1; i >= 0; i-- {
 		c := t.order[i]
 		var src []float64
@@ -440,8 +442,8 @@ func (m *Model) setMarginals(out [][]float64) {
 // Marginal returns the model's marginal over attrs (any attribute set;
 // sets outside one clique are computed by variable elimination over the
 // calibrated cliques).
-func (m *Model) Marginal(attrs []int) (*Marginal, error) {
-	a, err := normalise(attrs, len(m.sizes))
+func (m *Model) Marginal(attrs []int) (*domain.Marginal, error) {
+	a, err := domain.Normalise(attrs, len(m.sizes))
 	if err != nil {
 		return nil, err
 	}
@@ -456,10 +458,10 @@ func (m *Model) Marginal(attrs []int) (*Marginal, error) {
 // Cliques pass messages towards the subtree's top, each summing out all
 // but its separator and the wanted attributes it carries, so no table
 // grows beyond a clique times the carried attributes.
-func (m *Model) eliminate(attrs []int) *Marginal {
+func (m *Model) eliminate(attrs []int) *domain.Marginal {
 	t := m.tree
 	keep := m.steiner(attrs)
-	pending := map[int][]*Marginal{}
+	pending := map[int][]*domain.Marginal{}
 	for i := len(t.order) - 1; i >= 0; i-- {
 		c := t.order[i]
 		if !keep[c] {
@@ -485,7 +487,7 @@ func (m *Model) eliminate(attrs []int) *Marginal {
 			carried = union(carried, msg.Attrs)
 		}
 		carried = intersect(carried, attrs)
-		msg := m.message(c, carried, func() *Marginal {
+		msg := m.message(c, carried, func() *domain.Marginal {
 			msg := m.product(c, need, union(t.sep[c], carried), pending[c])
 			// Divide by the separator's belief: what the parent already has.
 			sep := m.proj.project(m.belief[c], t.sep[c])
@@ -501,7 +503,7 @@ func (m *Model) eliminate(attrs []int) *Marginal {
 // children sent, summed onto out. Each message is multiplied in and what
 // neither out nor a later message needs summed out in one contraction, so
 // no table grows beyond one message's wanted attributes at a time.
-func (m *Model) product(c int, need, out []int, in []*Marginal) *Marginal {
+func (m *Model) product(c int, need, out []int, in []*domain.Marginal) *domain.Marginal {
 	f := m.proj.project(m.belief[c], need)
 	for i, msg := range in {
 		keep := out
@@ -644,8 +646,8 @@ func groupMeasurements(sizes []int, ms []*Noisy) ([]*Noisy, error) {
 	return out, nil
 }
 
-func checkFits(sizes []int, t *Marginal) error {
-	want, err := NewMarginal(sizes, t.Attrs)
+func checkFits(sizes []int, t *domain.Marginal) error {
+	want, err := domain.NewMarginal(sizes, t.Attrs)
 	if err != nil {
 		return err
 	}

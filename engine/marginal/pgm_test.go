@@ -7,16 +7,17 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
 // exactMeasurements returns the true marginals of ds over sets as
 // noiseless measurements (unit variance: the loss weights only).
-func exactMeasurements(t *testing.T, ds *Dataset, sets [][]int) []*Noisy {
+func exactMeasurements(t *testing.T, ds *domain.Dataset, sets [][]int) []*Noisy {
 	t.Helper()
 	var ms []*Noisy
 	for _, s := range sets {
-		m, err := Count(ds, s)
+		m, err := domain.Count(ds, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,10 +28,10 @@ func exactMeasurements(t *testing.T, ds *Dataset, sets [][]int) []*Noisy {
 
 // chainDataset is 4 000 records of six attributes with a chain of
 // dependencies 0→1→2→3→4 plus an independent attribute 5.
-func chainDataset() *Dataset {
+func chainDataset() *domain.Dataset {
 	sizes := []int{3, 4, 2, 5, 3, 2}
 	src := randx.NewSeeded(7)
-	ds := NewDataset(sizes, 4000)
+	ds := domain.NewDataset(sizes, 4000)
 	for i := range 4000 {
 		prev := src.IntN(3)
 		ds.Cols[0][i] = uint16(prev)
@@ -48,7 +49,7 @@ func chainDataset() *Dataset {
 
 // maxCellError is the largest absolute difference between two marginals'
 // counts.
-func maxCellError(a, b *Marginal) float64 {
+func maxCellError(a, b *domain.Marginal) float64 {
 	e := 0.0
 	for c := range a.Counts {
 		e = math.Max(e, math.Abs(a.Counts[c]-b.Counts[c]))
@@ -157,7 +158,7 @@ func TestSampleMatchesModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range sets {
-		got, _ := Count(syn, s)
+		got, _ := domain.Count(syn, s)
 		want, _ := model.Marginal(s)
 		// Each step apportions within a record per cell, and a clique's
 		// cells are fixed after at most two steps along the tree.
@@ -166,7 +167,7 @@ func TestSampleMatchesModel(t *testing.T) {
 		}
 	}
 	for _, s := range [][]int{{0, 2}, {1, 3}, {0, 3}, {0, 1, 3}} {
-		got, _ := Count(syn, s)
+		got, _ := domain.Count(syn, s)
 		want, err := model.Marginal(s)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // NormSub projects counts in place onto {x ≥ 0, Σx = total} in Euclidean
@@ -37,7 +39,7 @@ func NormSub(counts []float64, total float64) {
 
 // Noisy is a measured marginal and the variance of its noise per cell.
 type Noisy struct {
-	*Marginal
+	*domain.Marginal
 	Variance float64
 }
 
@@ -170,7 +172,7 @@ func consistencyGroups(ms []*Noisy) ([]group, error) {
 			if !subset(s, m.Attrs) {
 				continue
 			}
-			p, cells, err := projector(m.Marginal, s)
+			p, cells, err := domain.Projector(m.Marginal, s)
 			if err != nil {
 				return nil, err
 			}
@@ -194,8 +196,8 @@ func intersectionClosure(ms []*Noisy) [][]int {
 		if len(s) == 0 {
 			return
 		}
-		if _, ok := found[setKey(s)]; !ok {
-			found[setKey(s)] = s
+		if _, ok := found[domain.SetKey(s)]; !ok {
+			found[domain.SetKey(s)] = s
 			frontier = append(frontier, s)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -32,8 +33,8 @@ func TestNormSub(t *testing.T) {
 }
 
 func TestMerge(t *testing.T) {
-	a := &Noisy{Marginal: &Marginal{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{10, 0}}, Variance: 1}
-	b := &Noisy{Marginal: &Marginal{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{4, 6}}, Variance: 3}
+	a := &Noisy{Marginal: &domain.Marginal{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{10, 0}}, Variance: 1}
+	b := &Noisy{Marginal: &domain.Marginal{Attrs: []int{0}, Sizes: []int{2}, Counts: []float64{4, 6}}, Variance: 3}
 	m, err := Merge(a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestMerge(t *testing.T) {
 	if math.Abs(m.Counts[0]-8.5) > 1e-12 || math.Abs(m.Counts[1]-1.5) > 1e-12 || math.Abs(m.Variance-0.75) > 1e-12 {
 		t.Errorf("merged %v variance %v", m.Counts, m.Variance)
 	}
-	c := &Noisy{Marginal: &Marginal{Attrs: []int{1}, Sizes: []int{2}, Counts: []float64{1, 1}}, Variance: 1}
+	c := &Noisy{Marginal: &domain.Marginal{Attrs: []int{1}, Sizes: []int{2}, Counts: []float64{1, 1}}, Variance: 1}
 	if _, err := Merge(a, c); err == nil {
 		t.Error("merging different attribute sets: no error")
 	}
@@ -56,10 +57,10 @@ func TestConsistent(t *testing.T) {
 	ds := randomDataset([]int{3, 4, 5}, 3000, 0.6, src)
 	n := float64(ds.Len())
 	var noisy []*Noisy
-	var exact []*Marginal
+	var exact []*domain.Marginal
 	before := 0.0
 	for _, attrs := range [][]int{{0, 1}, {1, 2}, {1}} {
-		m, _ := Count(ds, attrs)
+		m, _ := domain.Count(ds, attrs)
 		exact = append(exact, m.Clone())
 		for c := range m.Counts {
 			m.Counts[c] += 20 * src.NormFloat64()
@@ -116,7 +117,7 @@ func TestConsistentKeepsMeasuredEstimate(t *testing.T) {
 	// Attribute 0 has 3 values: value 0 holds 3000 records in 2 cells of
 	// attribute 1 (200 values), value 1 holds 2000 spread over 100 cells,
 	// value 2 holds 1000 spread over all 200.
-	table := &Marginal{Attrs: []int{0, 1}, Sizes: []int{3, 200}, Counts: make([]float64, 600)}
+	table := &domain.Marginal{Attrs: []int{0, 1}, Sizes: []int{3, 200}, Counts: make([]float64, 600)}
 	table.Counts[0], table.Counts[1] = 1500, 1500
 	for c := range 100 {
 		table.Counts[200+c] = 20
@@ -124,7 +125,7 @@ func TestConsistentKeepsMeasuredEstimate(t *testing.T) {
 	for c := range 200 {
 		table.Counts[400+c] = 5
 	}
-	one := &Marginal{Attrs: []int{0}, Sizes: []int{3}, Counts: []float64{3000, 2000, 1000}}
+	one := &domain.Marginal{Attrs: []int{0}, Sizes: []int{3}, Counts: []float64{3000, 2000, 1000}}
 	const v2, v1 = 100.0, 400.0
 	for c := range table.Counts {
 		table.Counts[c] += math.Sqrt(v2) * src.NormFloat64()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -22,17 +23,17 @@ type quality struct {
 	one, two, three float64
 }
 
-func measureQuality(t testing.TB, real, syn *Dataset, seed uint64) quality {
+func measureQuality(t testing.TB, real, syn *domain.Dataset, seed uint64) quality {
 	t.Helper()
 	d := len(real.Sizes)
 	avg := func(sets [][]int) float64 {
 		s := 0.0
 		for _, a := range sets {
-			r, err := Count(real, a)
+			r, err := domain.Count(real, a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			y, _ := Count(syn, a)
+			y, _ := domain.Count(syn, a)
 			s += tvd(r, y)
 		}
 		return s / float64(len(sets))
@@ -54,7 +55,7 @@ func measureQuality(t testing.TB, real, syn *Dataset, seed uint64) quality {
 
 // engineRun synthesises ds at ρ with options o (one owner) and returns
 // the result.
-func engineRun(t testing.TB, dom *Domain, ds *Dataset, rho float64, o Options, seed uint64) *Result {
+func engineRun(t testing.TB, dom *domain.Domain, ds *domain.Dataset, rho float64, o Options, seed uint64) *Result {
 	t.Helper()
 	a := zcdpAccountant(t, "owner", rho)
 	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(seed)})

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -21,14 +22,14 @@ import (
 // before (deal), so that marginals across cliques follow the model's
 // independence given the separator as closely. It uses only the model,
 // so it is post-processing.
-func (m *Model) Sample(rows int, src *randx.Source) (*Dataset, error) {
+func (m *Model) Sample(rows int, src *randx.Source) (*domain.Dataset, error) {
 	if rows < 1 || rows > math.MaxInt32 {
 		return nil, fmt.Errorf("marginal: sample: rows = %d", rows)
 	}
 	if src == nil {
 		return nil, fmt.Errorf("marginal: sample: a randomness source is required")
 	}
-	ds := NewDataset(m.sizes, rows)
+	ds := domain.NewDataset(m.sizes, rows)
 	t := m.tree
 	sepIdx := make([]int32, rows)
 	var drawn []int // attributes drawn so far, the latest first
@@ -46,7 +47,7 @@ func (m *Model) Sample(rows int, src *randx.Source) (*Dataset, error) {
 		var proj []int32
 		groups := 1
 		if len(sep) > 0 {
-			cellIndex(ds, sep, sepIdx)
+			domain.CellIndex(ds, sep, sepIdx)
 			proj = mustProject(b, sep)
 			for _, a := range sep {
 				groups *= m.sizes[a]
@@ -129,7 +130,7 @@ func newPacking(sizes, attrs []int) packing {
 
 // sort returns the records rs ordered by their packed values, ties at
 // random (buf is reused).
-func (p packing) sort(ds *Dataset, rs []int32, buf []keyed, src *randx.Source) []keyed {
+func (p packing) sort(ds *domain.Dataset, rs []int32, buf []keyed, src *randx.Source) []keyed {
 	buf = buf[:0]
 	for _, r := range rs {
 		k := uint64(0)

@@ -3,6 +3,8 @@ package marginal
 import (
 	"fmt"
 	"slices"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // stride maps a table's cells onto a subset's cells the way a projector
@@ -31,7 +33,7 @@ const minRun = 4
 // newStride returns the map of table t onto sub (sorted, ⊆ t.Attrs). Its
 // index is built over the span only, so a transient table of millions of
 // cells (variable elimination's products) costs as little as its span.
-func newStride(t *Marginal, sub []int) stride {
+func newStride(t *domain.Marginal, sub []int) stride {
 	if len(sub) == 0 {
 		return stride{lead: 1, span: 1, inner: len(t.Counts), idx: []int32{0}}
 	}
@@ -46,7 +48,7 @@ func newStride(t *Marginal, sub []int) stride {
 	for _, s := range t.Sizes[last+1:] {
 		inner *= s
 	}
-	idx := mustProject(&Marginal{Attrs: t.Attrs[first : last+1], Sizes: t.Sizes[first : last+1]}, sub)
+	idx := mustProject(&domain.Marginal{Attrs: t.Attrs[first : last+1], Sizes: t.Sizes[first : last+1]}, sub)
 	run := 1
 	for i, j := last, len(sub)-1; i >= first && j >= 0 && t.Attrs[i] == sub[j]; i, j = i-1, j-1 {
 		run *= t.Sizes[i]

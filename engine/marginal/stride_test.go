@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // A stride sums, multiplies and adds exactly as the per-cell projector of
@@ -127,7 +129,7 @@ func TestProjectionsCacheBudget(t *testing.T) {
 	}
 	p.get(small, []int{4})
 	p.get(small, []int{3, 4})
-	if _, ok := p.m[setKey(small.Attrs)+"|"+setKey([]int{3, 4})]; !ok || len(p.m) != 1 || p.bytes != 16 {
+	if _, ok := p.m[domain.SetKey(small.Attrs)+"|"+domain.SetKey([]int{3, 4})]; !ok || len(p.m) != 1 || p.bytes != 16 {
 		t.Errorf("cache holds %d strides, %d bytes: want it restarted with the last one only", len(p.m), p.bytes)
 	}
 }

@@ -1,6 +1,10 @@
 package marginal
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
+)
 
 // A sweep walks a clique's cells in blocks small enough to stay in the
 // first-level cache, so that every multiplication and sum a calibration
@@ -19,10 +23,10 @@ type sweep struct {
 	block, blocks int
 	// table is the swept table (its cells unused); lead are the sizes of
 	// its leading attributes (the blocks' odometer, last fastest).
-	table *Marginal
+	table *domain.Marginal
 	lead  []int
 	// trail is the table over the trailing attributes: one block.
-	trail *Marginal
+	trail *domain.Marginal
 }
 
 // maxSweepBlock bounds a block's cells: two tables' blocks (a potential's
@@ -31,11 +35,11 @@ const maxSweepBlock = 1024
 
 // newSweep lays out the blocks of table t: as many trailing attributes
 // as fit in maxSweepBlock cells, and at least one.
-func newSweep(t *Marginal) *sweep { return newSweepOf(t, maxSweepBlock) }
+func newSweep(t *domain.Marginal) *sweep { return newSweepOf(t, maxSweepBlock) }
 
 // newSweepOf lays out blocks of at most maxBlock cells (but at least the
 // last attribute).
-func newSweepOf(t *Marginal, maxBlock int) *sweep {
+func newSweepOf(t *domain.Marginal, maxBlock int) *sweep {
 	k, cells := len(t.Attrs), 1
 	split := k
 	for split > 0 && (split == k || cells*t.Sizes[split-1] <= maxBlock) {
@@ -43,7 +47,7 @@ func newSweepOf(t *Marginal, maxBlock int) *sweep {
 		split--
 	}
 	return &sweep{block: cells, blocks: len(t.Counts) / cells, table: t, lead: t.Sizes[:split],
-		trail: &Marginal{Attrs: t.Attrs[split:], Sizes: t.Sizes[split:], Counts: make([]float64, cells)}}
+		trail: &domain.Marginal{Attrs: t.Attrs[split:], Sizes: t.Sizes[split:], Counts: make([]float64, cells)}}
 }
 
 // A target is the map of a swept clique's cells onto a subset's: inside a

@@ -6,6 +6,7 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -50,7 +51,7 @@ func alignment(st Settings) string {
 // binRho is what the parties spent together choosing their numeric
 // attributes' bins (0 with equal-width bins): those releases count in a
 // whole record's guarantee.
-func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, src *randx.Source, dealt bool, binRho float64) (*privacy.Report, error) {
+func Report(st Settings, s proto.Session, eng *marginal.Result, dom *domain.Domain, accts []*privacy.Accountant, src *randx.Source, dealt bool, binRho float64) (*privacy.Report, error) {
 	ro := baseReportOptions(st, s, accts, src, binRho)
 	if st.Link {
 		ro.Method += "; " + linkMethod

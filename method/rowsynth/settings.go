@@ -13,6 +13,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 )
@@ -56,7 +57,7 @@ const DefaultBinShare = 0.05
 func (s *Settings) SetDefaults() {
 	s.Noise = cmp.Or(s.Noise, proto.NoiseInsiderSafe)
 	s.BinShare = cmp.Or(s.BinShare, DefaultBinShare)
-	s.BinRefine = cmp.Or(s.BinRefine, marginal.DefaultRefine)
+	s.BinRefine = cmp.Or(s.BinRefine, domain.DefaultRefine)
 	s.EngineSettings.SetDefaults()
 }
 

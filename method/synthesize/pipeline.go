@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -89,7 +90,7 @@ type Options struct {
 	// Refine says what the data-chosen bins are for (default
 	// marginal.DefaultRefine): measured by the engine, or only to draw
 	// values inside the equal-width bins and point masses it measures.
-	Refine marginal.Refinement
+	Refine domain.Refinement
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
 	Split marginal.Split
 	// Score is the pair score (default the paper's IInDif).
@@ -136,10 +137,10 @@ type Result struct {
 	DecodeSource *randx.Source
 	// Real is the owner's table discretised by Domain: for the owner's own
 	// utility summary (exact counts, never published).
-	Real    marginal.Chunks
+	Real    domain.Chunks
 	Report  *privacy.Report
 	Engine  *marginal.Result
-	Domain  *marginal.Domain
+	Domain  *domain.Domain
 	Parties []Party
 	// Rho is the single owner's zCDP budget the run used (from Epsilon
 	// when one was given), BinRho the part of it spent choosing bins,
@@ -180,8 +181,8 @@ func EvenParties(s data.Schema, rhos []float64) ([]Party, error) {
 // bounds. Synthesize recodes the pieces in place to the bins it chooses
 // and then merges identical rows (Chunks.Merged), replacing Chunks.
 type Encoded struct {
-	Domain  *marginal.Domain
-	Chunks  marginal.Chunks
+	Domain  *domain.Domain
+	Chunks  domain.Chunks
 	Clamped int
 }
 
@@ -194,9 +195,9 @@ type Encoded struct {
 // those bins may have (marginal.FineEdges), so that the bins chosen
 // afterwards from the cells' counts are unions of cells and the records
 // need not be read again.
-func DomainFor(s data.Schema, o Options) (*marginal.Domain, error) {
+func DomainFor(s data.Schema, o Options) (*domain.Domain, error) {
 	if !adaptive(o) {
-		d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
+		d, err := domain.NewDomain(s, domain.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
 		if err != nil {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
@@ -205,10 +206,10 @@ func DomainFor(s data.Schema, o Options) (*marginal.Domain, error) {
 	fine := map[string][]float64{}
 	for _, a := range s.Attributes {
 		if a.Kind == data.Numeric {
-			fine[a.Name] = marginal.FineEdges(a, binsOf(o, a), marginal.DefaultGrid)
+			fine[a.Name] = domain.FineEdges(a, binsOf(o, a), domain.DefaultGrid)
 		}
 	}
-	d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: fine})
+	d, err := domain.NewDomain(s, domain.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: fine})
 	if err != nil {
 		return nil, fmt.Errorf("publish: cells to choose the bins from: %w", err)
 	}
@@ -222,7 +223,7 @@ func adaptive(o Options) bool {
 
 // binsOf is the number of equal-width bins attribute a's bins refine.
 func binsOf(o Options, a data.Attribute) int {
-	return cmp.Or(o.BinsFor[a.Name], o.Bins, marginal.DefaultBins)
+	return cmp.Or(o.BinsFor[a.Name], o.Bins, domain.DefaultBins)
 }
 
 // Synthesize publishes a synthetic table under personalised zCDP budgets.
@@ -234,7 +235,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err := o.settleBudget(schema, n); err != nil {
 		return nil, err
 	}
-	dom, err := marginal.NewDomain(schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
+	dom, err := domain.NewDomain(schema, domain.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -381,7 +382,7 @@ func (o *Options) settleBudget(schema data.Schema, n int) error {
 // resolveMethod replaces an unset or auto method by the one auto picks
 // for the public domain dom and the parties, and returns why it picked
 // it, for the report ("" when the method was given).
-func (o *Options) resolveMethod(dom *marginal.Domain, n int) string {
+func (o *Options) resolveMethod(dom *domain.Domain, n int) string {
 	o.Method = cmp.Or(o.Method, marginal.MethodAuto)
 	if o.Method != marginal.MethodAuto {
 		return ""
@@ -394,13 +395,13 @@ func (o *Options) resolveMethod(dom *marginal.Domain, n int) string {
 // encodeRecords returns the input's records in the cells of pre, and the
 // number of values clamped to their bounds: the table encoded, or the
 // caller's encoded records once checked to have pre's cells.
-func encodeRecords(o Options, pre *marginal.Domain) (marginal.Chunks, int, error) {
+func encodeRecords(o Options, pre *domain.Domain) (domain.Chunks, int, error) {
 	if o.Table != nil {
 		ds, st, err := pre.Encode(o.Table)
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		return marginal.Chunks{marginal.CellsOf(ds)}, st.Clamped, nil
+		return domain.Chunks{domain.CellsOf(ds)}, st.Clamped, nil
 	}
 	if !slices.Equal(o.Encoded.Domain.Sizes(), pre.Sizes()) {
 		return nil, 0, fmt.Errorf("publish: records encoded with cells %v, want %v (DomainFor)", o.Encoded.Domain.Sizes(), pre.Sizes())
@@ -416,7 +417,7 @@ func encodeRecords(o Options, pre *marginal.Domain) (marginal.Chunks, int, error
 // bins are then identical, and merged they are fewer rows to count, with
 // the same counts. The caller's pieces are consumed, so it gets the
 // merged ones in their place. A table's records are returned as they are.
-func mergeBinned(o Options, real marginal.Chunks, binRho float64) (marginal.Chunks, error) {
+func mergeBinned(o Options, real domain.Chunks, binRho float64) (domain.Chunks, error) {
 	if !(o.Encoded != nil && binRho > 0) {
 		return real, nil
 	}
@@ -430,7 +431,7 @@ func mergeBinned(o Options, real marginal.Chunks, binRho float64) (marginal.Chun
 
 // engineOptions are the marginal engine's settings for a run over dom
 // by parties, of n records.
-func engineOptions(o Options, dom *marginal.Domain, parties []marginal.Party, workload [][]int, n int) marginal.Options {
+func engineOptions(o Options, dom *domain.Domain, parties []marginal.Party, workload [][]int, n int) marginal.Options {
 	return marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Neighbours: o.Neighbours, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
@@ -440,7 +441,7 @@ func engineOptions(o Options, dom *marginal.Domain, parties []marginal.Party, wo
 }
 
 // namedSets maps attribute-name sets to index sets (nil for none).
-func namedSets(dom *marginal.Domain, sets [][]string) ([][]int, error) {
+func namedSets(dom *domain.Domain, sets [][]string) ([][]int, error) {
 	var out [][]int
 	for _, s := range sets {
 		var idx []int
@@ -458,7 +459,7 @@ func namedSets(dom *marginal.Domain, sets [][]string) ([][]int, error) {
 
 // engineParties maps the parties' attribute names to indices and
 // opens one zCDP accountant per party.
-func engineParties(dom *marginal.Domain, ps []Party) ([]marginal.Party, []*privacy.Accountant, error) {
+func engineParties(dom *domain.Domain, ps []Party) ([]marginal.Party, []*privacy.Accountant, error) {
 	var parties []marginal.Party
 	var accts []*privacy.Accountant
 	for _, p := range ps {
@@ -483,7 +484,7 @@ func engineParties(dom *marginal.Domain, ps []Party) ([]marginal.Party, []*priva
 	return parties, accts, nil
 }
 
-func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, binRho, countRho float64) (*privacy.Report, error) {
+func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, accts []*privacy.Accountant, n int, binRho, countRho float64) (*privacy.Report, error) {
 	nb := o.Neighbours.Or()
 	records := map[string]int{}
 	for _, a := range accts {
@@ -611,7 +612,7 @@ const DefaultBinShare = 0.05
 // bins come from the counts of its fine cells, which give the same
 // histogram, and so the same release, as the values themselves. n is the
 // public record count the bins aim at: the released one under add/remove.
-func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant, n int) (*marginal.Domain, float64, error) {
+func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts []*privacy.Accountant, n int) (*domain.Domain, float64, error) {
 	if !(o.BinShare > 0) {
 		return dom, 0, nil
 	}
@@ -629,7 +630,7 @@ func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, ac
 		return dom, 0, nil
 	}
 	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
-	do := marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor}
+	do := domain.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor}
 	src := o.Source.Child()
 	for _, j := range numeric {
 		a := s.Attributes[j]
@@ -644,11 +645,11 @@ func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, ac
 		}
 		do.SetChosen(a.Name, c)
 	}
-	d, err := marginal.NewDomain(s, do)
+	d, err := domain.NewDomain(s, do)
 	if err != nil {
 		return nil, 0, fmt.Errorf("publish: %w", err)
 	}
-	lut, err := marginal.Recoding(pre, d)
+	lut, err := domain.Recoding(pre, d)
 	if err != nil {
 		return nil, 0, fmt.Errorf("publish: %w", err)
 	}

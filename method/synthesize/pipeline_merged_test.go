@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -57,10 +58,10 @@ func TestSynthesizeMergedRecordsPublishTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pieces marginal.Chunks
+			var pieces domain.Chunks
 			clamped := 0
 			for w := range 2 {
-				tl := marginal.NewTally(pre.Sizes())
+				tl := domain.NewTally(pre.Sizes())
 				for i := tab.Len() - 1 - w; i >= 0; i -= 2 * 500 {
 					var rows [][]float64
 					for k := i; k > i-2*500 && k >= 0; k -= 2 {

@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
@@ -214,7 +215,7 @@ type pdpHarness struct {
 	rho    float64
 	delta  float64
 	tables [2][]*data.Table
-	data   [2]*marginal.Dataset
+	data   [2]*domain.Dataset
 }
 
 func newPDPHarness(mode proto.NoiseMode, rho float64) (*pdpHarness, error) {
@@ -229,7 +230,7 @@ func newPDPHarness(mode proto.NoiseMode, rho float64) (*pdpHarness, error) {
 		dPrime.Rows = append(dPrime.Rows, row)
 	}
 	h := &pdpHarness{mode: mode, rho: rho, delta: dp.DefaultDelta(audit.CanaryRecords)}
-	dom, err := marginal.NewDomain(dTab.Schema, marginal.DomainOptions{})
+	dom, err := domain.NewDomain(dTab.Schema, domain.DomainOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -495,7 +496,7 @@ func (d *pdpDoor) assemble(q *proto.Request, es []protocol.Envelope) ([]protocol
 
 // exact are the exact counts of q's marginal on side and its grid.
 func (h *pdpHarness) exact(side audit.Side, q *proto.Request) ([]float64, float64, error) {
-	m, err := marginal.Count(h.data[side], q.Attrs)
+	m, err := domain.Count(h.data[side], q.Attrs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("audit: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -25,7 +26,7 @@ func BenchmarkCrossPartyMarginal(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	dom, err := marginal.NewDomain(t.Schema, marginal.DomainOptions{})
+	dom, err := domain.NewDomain(t.Schema, domain.DomainOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 )
@@ -193,7 +194,7 @@ func testEngine(t testing.TB, rho float64, src *randx.Source, res **marginal.Res
 		}
 		s.Attributes = append(s.Attributes, a)
 	}
-	dom, err := marginal.NewDomain(s, marginal.DomainOptions{})
+	dom, err := domain.NewDomain(s, domain.DomainOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -156,7 +157,7 @@ func TestScoreIgnoresSubGridChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The statistic as the protocol computes it: Σ|Â − n·2^f·N|.
-		ab, _ := marginal.Count(f.data, []int{0, 3})
+		ab, _ := domain.Count(f.data, []int{0, 3})
 		for c, nc := range ab.Counts {
 			a, _ := fixedWord(refA[c/len(refB)]*refB[c%len(refB)], frac)
 			t := int64(a) - int64(60*nc)<<frac

@@ -7,14 +7,15 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
 // testData draws n correlated records over small domains held by three
 // parties: attribute j's value depends on attribute j−1's.
-func testData(n int, sizes []int, src *randx.Source) *marginal.Dataset {
-	ds := marginal.NewDataset(sizes, n)
+func testData(n int, sizes []int, src *randx.Source) *domain.Dataset {
+	ds := domain.NewDataset(sizes, n)
 	for r := range n {
 		prev := 0
 		for j, s := range sizes {
@@ -31,7 +32,7 @@ func testData(n int, sizes []int, src *randx.Source) *marginal.Dataset {
 
 type fixture struct {
 	session Session
-	data    *marginal.Dataset
+	data    *domain.Dataset
 	m       *Measurer
 	accts   []*privacy.Accountant
 	parties []*Party

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -122,7 +123,7 @@ func TestProtocolNoiseVariance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, _ := marginal.Count(f.data, attrs)
+		exact, _ := domain.Count(f.data, attrs)
 		v := 0.0
 		for i, x := range got {
 			d := x - exact.Counts[i]

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // TestObserveOwnShares: every contributor of a joint release reports the
@@ -30,7 +31,7 @@ func TestObserveOwnShares(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			exact, err := marginal.Count(f.data, attrs)
+			exact, err := domain.Count(f.data, attrs)
 			if err != nil {
 				t.Fatal(err)
 			}

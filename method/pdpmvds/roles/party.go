@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/crypto/sspp"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -49,7 +50,7 @@ type Party struct {
 	index    int
 	n        int
 	attrs    []int
-	localDS  *marginal.Dataset
+	localDS  *domain.Dataset
 	localIdx map[int]int
 	noiser   *dp.Noiser
 	src      *randx.Source
@@ -95,7 +96,7 @@ func NewParty(o PartyOptions) (*Party, error) {
 	if len(o.Columns) != len(attrs) {
 		return nil, fmt.Errorf("pdpmvds: party %d holds attributes %v but was given %d columns", o.Index+1, attrs, len(o.Columns))
 	}
-	ds := &marginal.Dataset{}
+	ds := &domain.Dataset{}
 	idx := map[int]int{}
 	for i, a := range attrs {
 		col, ok := o.Columns[a]
@@ -246,7 +247,7 @@ func (p *Party) answerLocally(pl *plan) error {
 		}
 		vals = []float64{s}
 	} else {
-		m, err := marginal.Count(p.localDS, local)
+		m, err := domain.Count(p.localDS, local)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // TestCountsMatchPlaintext measures marginals over one, two and three
@@ -28,7 +29,7 @@ func TestCountsMatchPlaintext(t *testing.T) {
 						if err != nil {
 							t.Fatalf("%v %s: %v", attrs, mech, err)
 						}
-						want, err := marginal.Count(f.data, attrs)
+						want, err := domain.Count(f.data, attrs)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -55,7 +56,7 @@ func TestScoresMatchPlaintext(t *testing.T) {
 				for _, pair := range [][2]int{{0, 1}, {0, 2}, {1, 6}, {3, 5}, {2, 4}} {
 					a, b := pair[0], pair[1]
 					ref := func(j int) []float64 {
-						m, _ := marginal.Count(f.data, []int{j})
+						m, _ := domain.Count(f.data, []int{j})
 						out := make([]float64, len(m.Counts))
 						for i, c := range m.Counts {
 							out[i] = c + 0.37*float64(i%3) - 0.2 // noisy-looking, non-integer references

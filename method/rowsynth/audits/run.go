@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
@@ -42,7 +43,7 @@ type rowsHarness struct {
 	rho    float64
 	names  []string
 	tables [2][]*data.Table
-	data   [2][]*marginal.Dataset
+	data   [2][]*domain.Dataset
 }
 
 // newRowsHarness splits each side's table among owners (SplitRows: owner 1
@@ -58,7 +59,7 @@ func newRowsHarness(mode proto.NoiseMode, rho float64, tables [2]*data.Table, ow
 	// The canary tables are categorical: the domain is the schema's, with
 	// no bins chosen from the data (runs check that no Domain message
 	// brings any).
-	dom, err := marginal.NewDomain(tables[audit.D].Schema, marginal.DomainOptions{})
+	dom, err := domain.NewDomain(tables[audit.D].Schema, domain.DomainOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -280,7 +281,7 @@ func (h *rowsHarness) counts(side audit.Side, k int, q *proto.Request) ([]float6
 	if q.Kind != proto.KindMarginal && q.Kind != proto.KindScore {
 		return nil, fmt.Errorf("audit: request %d is a %s over %v; the audit counts marginals, pair scores and select scores only", q.ID, q.Kind, q.Attrs)
 	}
-	m, err := marginal.Count(h.data[side][k], q.Attrs)
+	m, err := domain.Count(h.data[side][k], q.Attrs)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -296,7 +297,7 @@ func (h *rowsHarness) counts(side audit.Side, k int, q *proto.Request) ([]float6
 func (h *rowsHarness) selectScores(side audit.Side, k int, q *proto.Request) ([]float64, error) {
 	counts := make([][]float64, len(q.Sets))
 	for i, set := range q.Sets {
-		m, err := marginal.Count(h.data[side][k], set)
+		m, err := domain.Count(h.data[side][k], set)
 		if err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}

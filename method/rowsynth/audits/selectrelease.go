@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/randx"
@@ -196,7 +197,7 @@ func selectVariantNoise(q *proto.Request, variant string) (marginal.Noise, error
 func selectScores(q *proto.Request, noise marginal.Noise, plan dp.GridNoise) (truth, steps [2][]float64, err error) {
 	tables := selectTables()
 	for _, side := range []audit.Side{audit.D, audit.DPrime} {
-		dom, err := marginal.NewDomain(tables[side].Schema, marginal.DomainOptions{})
+		dom, err := domain.NewDomain(tables[side].Schema, domain.DomainOptions{})
 		if err != nil {
 			return truth, steps, fmt.Errorf("audit: %w", err)
 		}
@@ -206,7 +207,7 @@ func selectScores(q *proto.Request, noise marginal.Noise, plan dp.GridNoise) (tr
 		}
 		counts := make([][]float64, len(q.Sets))
 		for i, set := range q.Sets {
-			m, err := marginal.Count(ds, set)
+			m, err := domain.Count(ds, set)
 			if err != nil {
 				return truth, steps, fmt.Errorf("audit: %w", err)
 			}

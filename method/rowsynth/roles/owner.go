@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
@@ -96,15 +97,15 @@ type source interface {
 	// cells (marginal.PublicGrid, clamped and rounded as GridCounts).
 	Histogram(col, cells int) ([]float64, error)
 	// SetDomain takes the session's discretisation.
-	SetDomain(o marginal.DomainOptions) error
+	SetDomain(o domain.DomainOptions) error
 	// Marginal counts the records over attrs in that discretisation.
-	Marginal(attrs []int) (*marginal.Marginal, error)
+	Marginal(attrs []int) (*domain.Marginal, error)
 }
 
 // tableSource counts the owner's rows.
 type tableSource struct {
 	t  *data.Table
-	ds *marginal.Dataset
+	ds *domain.Dataset
 }
 
 func (s *tableSource) Records() int { return s.t.Len() }
@@ -115,11 +116,11 @@ func (s *tableSource) Histogram(col, cells int) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marginal.GridCounts(a, marginal.PublicGrid(a, cells), vals), nil
+	return domain.GridCounts(a, domain.PublicGrid(a, cells), vals), nil
 }
 
-func (s *tableSource) SetDomain(o marginal.DomainOptions) error {
-	dom, err := marginal.NewDomain(s.t.Schema, o)
+func (s *tableSource) SetDomain(o domain.DomainOptions) error {
+	dom, err := domain.NewDomain(s.t.Schema, o)
 	if err != nil {
 		return err
 	}
@@ -127,8 +128,8 @@ func (s *tableSource) SetDomain(o marginal.DomainOptions) error {
 	return err
 }
 
-func (s *tableSource) Marginal(attrs []int) (*marginal.Marginal, error) {
-	return marginal.Count(s.ds, attrs)
+func (s *tableSource) Marginal(attrs []int) (*domain.Marginal, error) {
+	return domain.Count(s.ds, attrs)
 }
 
 func (o *Owner) ID() string { return OwnerID(o.k) }
@@ -228,7 +229,7 @@ func (o *Owner) takeDomain(m Domain) error {
 	if o.domain {
 		return fmt.Errorf("rowsynth: %s: domain sent twice", o.ID())
 	}
-	if err := o.data.SetDomain(marginal.DomainOptions{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts}); err != nil {
+	if err := o.data.SetDomain(domain.DomainOptions{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts}); err != nil {
 		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 	}
 	o.domain = true

@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -81,7 +82,7 @@ func (s *setup) roles(c *Coordinator) []protocol.Role {
 // domain of the parameters.
 func (s *setup) pooled(t *testing.T, attrs []int) []float64 {
 	t.Helper()
-	dom, err := marginal.NewDomain(s.params.Schema, marginal.DomainOptions{Bins: s.params.Bins})
+	dom, err := domain.NewDomain(s.params.Schema, domain.DomainOptions{Bins: s.params.Bins})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func (s *setup) pooled(t *testing.T, attrs []int) []float64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := marginal.Count(ds, attrs)
+		m, err := domain.Count(ds, attrs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +375,7 @@ func (s *setup) curatorScore(t *testing.T, q marginal.ScoreQuery) float64 {
 	for _, tab := range s.tables {
 		pooled.Rows = append(pooled.Rows, tab.Rows...)
 	}
-	dom, err := marginal.NewDomain(s.params.Schema, marginal.DomainOptions{Bins: s.params.Bins})
+	dom, err := domain.NewDomain(s.params.Schema, domain.DomainOptions{Bins: s.params.Bins})
 	if err != nil {
 		t.Fatal(err)
 	}

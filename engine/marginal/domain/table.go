@@ -1,4 +1,4 @@
-package marginal
+package domain
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ type Marginal struct {
 // NewMarginal returns an all-zero marginal over attrs (sorted into
 // increasing order) of a domain with the given sizes.
 func NewMarginal(sizes []int, attrs []int) (*Marginal, error) {
-	a, err := normalise(attrs, len(sizes))
+	a, err := Normalise(attrs, len(sizes))
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func NewMarginal(sizes []int, attrs []int) (*Marginal, error) {
 
 // normalise returns a sorted copy of attrs and checks it names distinct
 // attributes of a d-attribute domain.
-func normalise(attrs []int, d int) ([]int, error) {
+func Normalise(attrs []int, d int) ([]int, error) {
 	if len(attrs) == 0 {
 		return nil, fmt.Errorf("marginal: empty attribute set")
 	}
@@ -69,9 +69,9 @@ func (m *Marginal) Clone() *Marginal {
 }
 
 // Key names the attribute set, e.g. "1,4,7".
-func (m *Marginal) Key() string { return setKey(m.Attrs) }
+func (m *Marginal) Key() string { return SetKey(m.Attrs) }
 
-func setKey(attrs []int) string {
+func SetKey(attrs []int) string {
 	b := make([]byte, 0, 4*len(attrs))
 	for k, a := range attrs {
 		if k > 0 {
@@ -125,7 +125,7 @@ func countInto(ds *Dataset, n int, attrs, sizes []int, counts []float64) {
 
 // cellIndex writes into idx the cell of every record in the marginal over
 // attrs (which must have fewer than MaxCells cells).
-func cellIndex(ds *Dataset, attrs []int, idx []int32) {
+func CellIndex(ds *Dataset, attrs []int, idx []int32) {
 	col := ds.Cols[attrs[0]]
 	for i := range idx {
 		idx[i] = int32(col[i])
@@ -143,7 +143,7 @@ func cellIndex(ds *Dataset, attrs []int, idx []int32) {
 // onto a subset of its attributes. It reads only the marginal's attributes
 // and sizes, so a header without counts (a span of a larger table:
 // newStride) is enough.
-func projector(m *Marginal, sub []int) ([]int32, int, error) {
+func Projector(m *Marginal, sub []int) ([]int32, int, error) {
 	pos := make([]int, len(sub))
 	subCells := 1
 	for k, a := range sub {
@@ -180,7 +180,7 @@ func projector(m *Marginal, sub []int) ([]int32, int, error) {
 
 // Project sums m onto the subset sub of its attributes (sub sorted).
 func (m *Marginal) Project(sub []int) (*Marginal, error) {
-	proj, cells, err := projector(m, sub)
+	proj, cells, err := Projector(m, sub)
 	if err != nil {
 		return nil, err
 	}
