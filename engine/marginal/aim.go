@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -463,8 +463,8 @@ func candidates(workload [][]int) ([][]int, []float64) {
 					s = append(s, a)
 				}
 			}
-			if !seen[domain.SetKey(s)] {
-				seen[domain.SetKey(s)] = true
+			if !seen[attrset.Key(s)] {
+				seen[attrset.Key(s)] = true
 				out = append(out, s)
 			}
 		}
@@ -531,7 +531,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	e.o.Adaptive.Workload = ao.Workload
 	for _, w := range ao.Workload {
-		if _, err := domain.Normalise(w, d); err != nil {
+		if _, err := attrset.Normalise(w, d); err != nil {
 			return fmt.Errorf("marginal: workload: %w", err)
 		}
 	}

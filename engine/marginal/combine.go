@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // DefaultMaxCells is the default domain-size cap of a combined marginal.
@@ -124,7 +126,7 @@ func dropSubsets(sets [][]int) [][]int {
 	for i, s := range sets {
 		inside := false
 		for j, t := range sets {
-			if i != j && subset(s, t) && (len(s) < len(t) || j < i) {
+			if i != j && attrset.Subset(s, t) && (len(s) < len(t) || j < i) {
 				inside = true
 				break
 			}
@@ -134,14 +136,4 @@ func dropSubsets(sets [][]int) [][]int {
 		}
 	}
 	return out
-}
-
-// subset reports whether sorted s ⊆ sorted t.
-func subset(s, t []int) bool {
-	for _, v := range s {
-		if _, ok := slices.BinarySearch(t, v); !ok {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,8 @@ package marginal
 import (
 	"cmp"
 	"slices"
+
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // A derivation reads one of a clique's downward sums off another: when a
@@ -45,7 +47,7 @@ func (m *Model) newDerivations(c int, ks []int) ([]derivation, []bool) {
 	for _, k := range order {
 		from := -1
 		for _, s := range summed {
-			if subset(attrs(k), attrs(s)) && size(s)*minDeriveRatio <= m.tree.size[c] && (from < 0 || size(s) < size(from)) {
+			if attrset.Subset(attrs(k), attrs(s)) && size(s)*minDeriveRatio <= m.tree.size[c] && (from < 0 || size(s) < size(from)) {
 				from = s
 			}
 		}

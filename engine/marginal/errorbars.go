@@ -3,7 +3,7 @@ package marginal
 import (
 	"math"
 
-	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // ErrorBar is the analytic noise error of one marginal the engine
@@ -65,14 +65,14 @@ func ErrorBars(sizes []int, ms []*Noisy, sets [][]int, n int) []ErrorBar {
 		b := ErrorBar{Attrs: s, Cells: cells}
 		best := math.Inf(1)
 		for _, m := range measured {
-			if !subset(s, m) {
+			if !attrset.Subset(s, m) {
 				continue
 			}
 			k := 1
-			for _, a := range minus(m, s) {
+			for _, a := range attrset.Minus(m, s) {
 				k *= sizes[a]
 			}
-			best = math.Min(best, variance[domain.SetKey(m)]*float64(k))
+			best = math.Min(best, variance[attrset.Key(m)]*float64(k))
 		}
 		if !math.IsInf(best, 1) && cells > 0 {
 			sigma := math.Sqrt(best)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // Factors are tables over attribute sets laid out like Marginal (sorted
@@ -28,17 +29,6 @@ func union(a, b []int) []int {
 			out = append(out, a[i])
 			i++
 			j++
-		}
-	}
-	return out
-}
-
-// minus returns the sorted set a \ b.
-func minus(a, b []int) []int {
-	var out []int
-	for _, v := range a {
-		if _, ok := slices.BinarySearch(b, v); !ok {
-			out = append(out, v)
 		}
 	}
 	return out
@@ -127,7 +117,7 @@ func (p *projections) get(t *domain.Marginal, sub []int) stride {
 	if p == nil {
 		return newStride(t, sub)
 	}
-	return p.budgetCache.get(domain.SetKey(t.Attrs)+"|"+domain.SetKey(sub),
+	return p.budgetCache.get(attrset.Key(t.Attrs)+"|"+attrset.Key(sub),
 		func() stride { return newStride(t, sub) }, func(s stride) int { return 4 * len(s.idx) })
 }
 

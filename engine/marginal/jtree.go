@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // jtree is a junction tree over a domain's attributes: its cliques are the
@@ -105,7 +107,7 @@ func maximalSets(sets [][]int) [][]int {
 	for _, s := range sorted {
 		inside := false
 		for _, t := range out {
-			if subset(s, t) {
+			if attrset.Subset(s, t) {
 				inside = true
 				break
 			}
@@ -203,7 +205,7 @@ func modelCells(sizes []int, sets [][]int) float64 {
 func (t *jtree) home(set []int) int {
 	best := -1
 	for c, cl := range t.cliques {
-		if subset(set, cl) && (best < 0 || t.size[c] < t.size[best]) {
+		if attrset.Subset(set, cl) && (best < 0 || t.size[c] < t.size[best]) {
 			best = c
 		}
 	}

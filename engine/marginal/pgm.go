@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // Model is a graphical model over a discretised domain fitted to noisy
@@ -78,7 +79,7 @@ const maxMessageBytes = 1 << 28
 // from its home is the same for every b of a pair (a, b) whose path meets
 // a's above it.
 func (m *Model) message(c int, wanted []int, compute func() *domain.Marginal) *domain.Marginal {
-	return m.messages.get(fmt.Sprintf("%d|%s", c, domain.SetKey(wanted)), compute, func(msg *domain.Marginal) int { return 8 * len(msg.Counts) })
+	return m.messages.get(fmt.Sprintf("%d|%s", c, attrset.Key(wanted)), compute, func(msg *domain.Marginal) int { return 8 * len(msg.Counts) })
 }
 
 // newModel lays out a model over the measured sets (each sorted; every
@@ -443,7 +444,7 @@ func (m *Model) setMarginals(out [][]float64) {
 // sets outside one clique are computed by variable elimination over the
 // calibrated cliques).
 func (m *Model) Marginal(attrs []int) (*domain.Marginal, error) {
-	a, err := domain.Normalise(attrs, len(m.sizes))
+	a, err := attrset.Normalise(attrs, len(m.sizes))
 	if err != nil {
 		return nil, err
 	}

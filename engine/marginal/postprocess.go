@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // NormSub projects counts in place onto {x ≥ 0, Σx = total} in Euclidean
@@ -169,7 +170,7 @@ func consistencyGroups(ms []*Noisy) ([]group, error) {
 	for _, s := range sets {
 		g := group{}
 		for i, m := range ms {
-			if !subset(s, m.Attrs) {
+			if !attrset.Subset(s, m.Attrs) {
 				continue
 			}
 			p, cells, err := domain.Projector(m.Marginal, s)
@@ -196,8 +197,8 @@ func intersectionClosure(ms []*Noisy) [][]int {
 		if len(s) == 0 {
 			return
 		}
-		if _, ok := found[domain.SetKey(s)]; !ok {
-			found[domain.SetKey(s)] = s
+		if _, ok := found[attrset.Key(s)]; !ok {
+			found[attrset.Key(s)] = s
 			frontier = append(frontier, s)
 		}
 	}

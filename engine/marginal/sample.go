@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -41,7 +42,7 @@ func (m *Model) Sample(rows int, src *randx.Source) (*domain.Dataset, error) {
 		if t.parent[c] < 0 {
 			sep = nil
 		}
-		added := minus(b.Attrs, sep)
+		added := attrset.Minus(b.Attrs, sep)
 		// Group the records by their separator cell (all in one group for
 		// an empty separator), and the clique's cells likewise.
 		var proj []int32

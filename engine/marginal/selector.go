@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 	"github.com/dppub/dppub/privacy"
 )
 
@@ -189,7 +189,7 @@ func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (in
 // count returns the true counts over attrs, cached: selection asks for
 // the same candidates every round.
 func (l *LocalMeasurer) count(attrs []int) ([]float64, error) {
-	k := domain.SetKey(attrs)
+	k := attrset.Key(attrs)
 	if c, ok := l.cache[k]; ok {
 		return c, nil
 	}

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // A stride sums, multiplies and adds exactly as the per-cell projector of
@@ -129,7 +129,7 @@ func TestProjectionsCacheBudget(t *testing.T) {
 	}
 	p.get(small, []int{4})
 	p.get(small, []int{3, 4})
-	if _, ok := p.m[domain.SetKey(small.Attrs)+"|"+domain.SetKey([]int{3, 4})]; !ok || len(p.m) != 1 || p.bytes != 16 {
+	if _, ok := p.m[attrset.Key(small.Attrs)+"|"+attrset.Key([]int{3, 4})]; !ok || len(p.m) != 1 || p.bytes != 16 {
 		t.Errorf("cache holds %d strides, %d bytes: want it restarted with the last one only", len(p.m), p.bytes)
 	}
 }

@@ -3,6 +3,8 @@ package domain
 import (
 	"fmt"
 	"slices"
+
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // Marginal is a contingency table over a set of attributes. Counts is laid
@@ -17,7 +19,7 @@ type Marginal struct {
 // NewMarginal returns an all-zero marginal over attrs (sorted into
 // increasing order) of a domain with the given sizes.
 func NewMarginal(sizes []int, attrs []int) (*Marginal, error) {
-	a, err := Normalise(attrs, len(sizes))
+	a, err := attrset.Normalise(attrs, len(sizes))
 	if err != nil {
 		return nil, err
 	}
@@ -30,25 +32,6 @@ func NewMarginal(sizes []int, attrs []int) (*Marginal, error) {
 		m.Sizes[k] = sizes[j]
 	}
 	return m, nil
-}
-
-// normalise returns a sorted copy of attrs and checks it names distinct
-// attributes of a d-attribute domain.
-func Normalise(attrs []int, d int) ([]int, error) {
-	if len(attrs) == 0 {
-		return nil, fmt.Errorf("marginal: empty attribute set")
-	}
-	a := slices.Clone(attrs)
-	slices.Sort(a)
-	for k, j := range a {
-		if j < 0 || j >= d {
-			return nil, fmt.Errorf("marginal: attribute %d out of range [0, %d)", j, d)
-		}
-		if k > 0 && a[k-1] == j {
-			return nil, fmt.Errorf("marginal: attribute %d listed twice in %v", j, attrs)
-		}
-	}
-	return a, nil
 }
 
 // Cells is the number of cells.
@@ -69,18 +52,7 @@ func (m *Marginal) Clone() *Marginal {
 }
 
 // Key names the attribute set, e.g. "1,4,7".
-func (m *Marginal) Key() string { return SetKey(m.Attrs) }
-
-func SetKey(attrs []int) string {
-	b := make([]byte, 0, 4*len(attrs))
-	for k, a := range attrs {
-		if k > 0 {
-			b = append(b, ',')
-		}
-		b = fmt.Appendf(b, "%d", a)
-	}
-	return string(b)
-}
+func (m *Marginal) Key() string { return attrset.Key(m.Attrs) }
 
 // Count computes the exact marginal of ds over attrs. It is the hot path:
 // one pass over the records computes each one's mixed-radix cell and counts
