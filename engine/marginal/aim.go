@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/engine/marginal/internal/attrset"
+	"github.com/dppub/dppub/engine/marginal/internal/parallel"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -554,7 +555,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	e.res.Measured = a.measured
 	e.res.Timings.PostProcess = time.Since(start)
 	start = time.Now()
-	if e.res.Data, err = model.Sample(e.o.GUM.fitted(), e.o.Source); err != nil {
+	if e.res.Data, err = model.Sample(e.o.GUM.Fitted(), e.o.Source); err != nil {
 		return err
 	}
 	e.res.Timings.GUM = time.Since(start)
@@ -728,7 +729,7 @@ func (a *adaptive) choose(ctx context.Context, q SelectQuery, rhoSel float64) (i
 // the exact test of every candidate after every pick was half the run.
 func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limit, sigma float64) SelectQuery {
 	sizes := a.o.Domain.Sizes()
-	sets := slices.Clip(a.model.sets)
+	sets := slices.Clip(a.model.Sets())
 	touched := map[int]bool{}
 	for _, p := range picks {
 		sets = append(sets, p.attrs)
@@ -737,16 +738,16 @@ func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limi
 		}
 	}
 	sets = slices.Clip(sets)
-	now := modelCells(sizes, sets)
+	now := ModelCells(sizes, sets)
 	var q SelectQuery
 	for i, s := range base.Candidates {
 		if slices.ContainsFunc(picks, func(p pick) bool { return slices.Equal(p.attrs, s) }) {
 			continue
 		}
-		if a.model.tree.home(s) < 0 {
+		if !a.model.Holds(s) {
 			fits := now+growth[i] <= limit
 			if slices.ContainsFunc(s, func(x int) bool { return touched[x] }) {
-				fits = modelCells(sizes, append(sets, s)) <= limit
+				fits = ModelCells(sizes, append(sets, s)) <= limit
 			}
 			if !fits {
 				continue
@@ -808,7 +809,7 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
 		}
 		if noise.Scale != sigma {
 			sigma = noise.Scale
-			parallel(len(pairs), func(k int) { pen[k] = a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
+			parallel.For(len(pairs), func(k int) { pen[k] = a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
 		}
 		var q SelectQuery
 		for k, i := range pairs {
@@ -888,15 +889,15 @@ func outer(x, y []float64, total float64) []float64 {
 func (a *adaptive) query(limit, sigma float64) (SelectQuery, []float64) {
 	sizes := a.o.Domain.Sizes()
 	order := a.candidateOrder()
-	now := a.model.tree.cells()
+	now := a.model.Cells()
 	var q SelectQuery
 	var offered []int
 	var growth []float64
 	for _, i := range order {
 		s := a.cands[i]
 		grows := 0.0
-		if a.model.tree.home(s) < 0 {
-			with := modelCells(sizes, append(slices.Clip(a.model.sets), s))
+		if !a.model.Holds(s) {
+			with := ModelCells(sizes, append(slices.Clip(a.model.Sets()), s))
 			if with > limit {
 				continue
 			}
@@ -912,7 +913,7 @@ func (a *adaptive) query(limit, sigma float64) (SelectQuery, []float64) {
 	}
 	q.Estimates = make([][]float64, len(offered))
 	q.Penalties = make([]float64, len(offered))
-	parallel(len(offered), func(k int) {
+	parallel.For(len(offered), func(k int) {
 		est, err := a.model.Marginal(q.Candidates[k])
 		if err != nil {
 			panic(err) // candidates are valid attribute sets of the domain

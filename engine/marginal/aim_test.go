@@ -116,8 +116,8 @@ func TestAdaptiveRespectsModelCap(t *testing.T) {
 	for _, batch := range []int{1, 4} {
 		t.Run(fmt.Sprintf("batch %d", batch), func(t *testing.T) {
 			res, _ := adaptiveOnSmall(t, 5, AdaptiveOptions{MaxCells: maxCells, Batch: batch, Workload: [][]int{{0, 1, 2}, {2, 3, 4}, {0, 4}, {1, 3}}})
-			if c := res.Model.tree.cells(); c > maxCells {
-				t.Errorf("model has %v cells, cap %d (cliques %v)", c, maxCells, res.Model.tree.cliques)
+			if c := res.Model.Cells(); c > maxCells {
+				t.Errorf("model has %v cells, cap %d (sets %v)", c, maxCells, res.Model.Sets())
 			}
 			sizes := []int{4, 3, 5, 2, 6}
 			for _, r := range res.Rounds {
@@ -406,7 +406,7 @@ func TestPreciseDefaultsOnShuttle(t *testing.T) {
 	if fast.Optimizer != OptimizerMomentum || def.Optimizer != OptimizerMomentum {
 		t.Fatalf("auto chose %s and %s at ε = 4, want momentum", fast.Optimizer, def.Optimizer)
 	}
-	if c := def.Model.tree.cells(); !(c > DefaultModelCells) {
+	if c := def.Model.Cells(); !(c > DefaultModelCells) {
 		t.Errorf("the default model has %v cells, no more than the ordinary cap", c)
 	}
 	p, f, d := meanTVD2(t, ds, plain.Data), meanTVD2(t, ds, fast.Data), meanTVD2(t, ds, def.Data)
@@ -547,8 +547,22 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 // attribute with the pick).
 func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 	sizes := []int{10, 10, 10, 10}
-	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}},
-		model: newModel(sizes, [][]int{{0}, {1}, {2}, {3}}, 100)}
+	var ones []*Noisy
+	for j := range sizes {
+		m, err := domain.NewMarginal(sizes, []int{j})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range m.Counts {
+			m.Counts[c] = 10
+		}
+		ones = append(ones, &Noisy{Marginal: m, Variance: 1})
+	}
+	model, err := Estimate(context.Background(), sizes, ones, EstimateOptions{Total: 100, Iters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}}, model: model}
 	cands := [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}
 	base := SelectQuery{Candidates: cands}
 	for range cands {

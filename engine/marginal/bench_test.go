@@ -104,7 +104,7 @@ func benchEstimate(b *testing.B, name string) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(res.Model.tree.cells(), "model-cells")
+	b.ReportMetric(res.Model.Cells(), "model-cells")
 }
 
 func BenchmarkEstimateAdult(b *testing.B) { benchEstimate(b, "adult") }
@@ -248,7 +248,7 @@ func BenchmarkFinalFitAdultRho05(b *testing.B) {
 		}
 	}
 	b.ReportMetric((cpuSeconds()-start)/float64(b.N), "cpu-s/op")
-	b.ReportMetric(m.tree.cells(), "model-cells")
+	b.ReportMetric(m.Cells(), "model-cells")
 }
 
 // cpuSeconds is the process's user and system CPU time.

@@ -645,6 +645,6 @@ func (e *engine) pgm(ctx context.Context) error {
 		return err
 	}
 	e.res.Model = model
-	e.res.Data, err = model.Sample(e.o.GUM.fitted(), e.o.Source)
+	e.res.Data, err = model.Sample(e.o.GUM.Fitted(), e.o.Source)
 	return err
 }

@@ -50,8 +50,8 @@ type GUMOptions struct {
 // record stands for about ten synthetic ones.
 const DefaultFit = 1 << 20
 
-// fitted is how many records GUM fits.
-func (o *GUMOptions) fitted() int {
+// Fitted is how many records GUM fits.
+func (o *GUMOptions) Fitted() int {
 	if o.Fit > 0 && o.Fit < o.Rows {
 		return o.Fit
 	}
@@ -119,7 +119,7 @@ func GUM(ctx context.Context, sizes []int, targets []*domain.Marginal, o GUMOpti
 // gum is GUM with its passes over the records split among at most workers
 // goroutines (the result does not depend on how many).
 func gum(ctx context.Context, sizes []int, targets []*domain.Marginal, o GUMOptions, workers int) (*domain.Dataset, error) {
-	ds, err := initialDataset(sizes, targets, o.fitted(), o.Source)
+	ds, err := initialDataset(sizes, targets, o.Fitted(), o.Source)
 	if err != nil {
 		return nil, err
 	}

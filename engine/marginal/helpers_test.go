@@ -1,7 +1,6 @@
 package marginal
 
 import (
-	"math"
 	"slices"
 	"testing"
 
@@ -61,17 +60,6 @@ func load(t testing.TB, name string) (*domain.Domain, *domain.Dataset) {
 	return d, ds
 }
 
-// tvd is the total variation distance between two marginals' normalised
-// counts.
-func tvd(r, s *domain.Marginal) float64 {
-	tr, ts := r.Total(), s.Total()
-	x := 0.0
-	for c := range r.Counts {
-		x += math.Abs(r.Counts[c]/tr - s.Counts[c]/ts)
-	}
-	return x / 2
-}
-
 // meanTVD2 is the mean TVD over all 2-way marginals.
 func meanTVD2(t testing.TB, real, syn *domain.Dataset) float64 {
 	t.Helper()
@@ -84,7 +72,7 @@ func meanTVD2(t testing.TB, real, syn *domain.Dataset) float64 {
 				t.Fatal(err)
 			}
 			y, _ := domain.Count(syn, []int{a, b})
-			s += tvd(r, y)
+			s += enginetest.TVD(r.Counts, y.Counts)
 			k++
 		}
 	}

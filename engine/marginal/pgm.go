@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/attrset"
+	"github.com/dppub/dppub/engine/marginal/internal/parallel"
 )
 
 // Model is a graphical model over a discretised domain fitted to noisy
@@ -161,7 +161,7 @@ func (m *Model) propagate() {
 			m.pot[c] = make([]float64, len(f.Counts))
 		}
 	}
-	parallel(len(m.log), func(c int) {
+	parallel.For(len(m.log), func(c int) {
 		lg, b := m.log[c].Counts, m.pot[c]
 		top := math.Inf(-1)
 		for _, v := range lg {
@@ -399,39 +399,6 @@ func sumOf(v []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// parallel runs f(0..n−1) on both cores when the work (sum of size(i))
-// is large enough to pay for the goroutines.
-func parallel(n int, f func(int), size func(int) int) {
-	total := 0
-	for i := range n {
-		total += size(i)
-	}
-	if total < 1<<15 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for range 2 {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
-}
-
 // setMarginals writes the model's marginal over each sets[r] into
 // out[r], from the covers' marginals the last calibration left.
 func (m *Model) setMarginals(out [][]float64) {
@@ -439,6 +406,22 @@ func (m *Model) setMarginals(out [][]float64) {
 		m.covers[k].marginals(out)
 	}
 }
+
+// Cells is the size of the model's junction tree: the cells of its
+// cliques (8 bytes each per table), which AdaptiveOptions.MaxCells caps.
+func (m *Model) Cells() float64 { return m.tree.cells() }
+
+// Holds reports whether one clique of the model's junction tree contains
+// the attribute set (sorted): measuring it then leaves the tree as it is.
+func (m *Model) Holds(set []int) bool { return m.tree.home(set) >= 0 }
+
+// Sets are the measured attribute sets the model was laid out over (the
+// caller must not modify them).
+func (m *Model) Sets() [][]int { return m.sets }
+
+// ModelCells is the size in cells of the junction tree a model over the
+// attribute sets would have (Model.Cells), computed without building it.
+func ModelCells(sizes []int, sets [][]int) float64 { return modelCells(sizes, sets) }
 
 // Marginal returns the model's marginal over attrs (any attribute set;
 // sets outside one clique are computed by variable elimination over the
@@ -724,7 +707,7 @@ func (f *fitter) step(potOld, grad [][]float64, alpha, beta float64) {
 	// bought nothing while the scale stays far from overflow and
 	// underflow.
 	if !(f.trialDrift <= maxDrift) {
-		parallel(len(m.pot), func(c int) {
+		parallel.For(len(m.pot), func(c int) {
 			sw := m.sweeps[c]
 			sw.walk(m.targets[c], func(lo int, base []int) {
 				hi := lo + sw.block

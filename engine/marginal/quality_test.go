@@ -34,7 +34,7 @@ func measureQuality(t testing.TB, real, syn *domain.Dataset, seed uint64) qualit
 				t.Fatal(err)
 			}
 			y, _ := domain.Count(syn, a)
-			s += tvd(r, y)
+			s += enginetest.TVD(r.Counts, y.Counts)
 		}
 		return s / float64(len(sets))
 	}

@@ -70,3 +70,22 @@ func EqualWidthBin(a data.Attribute, v float64, bins int) int {
 	b := int(math.Floor((v - a.Min) / (a.Max - a.Min) * float64(bins)))
 	return min(max(b, 0), bins-1)
 }
+
+// TVD is the total variation distance between two tables' normalised
+// counts (the cells of r and s in the same order).
+func TVD(r, s []float64) float64 {
+	tr, ts := sum(r), sum(s)
+	x := 0.0
+	for c := range r {
+		x += math.Abs(r[c]/tr - s[c]/ts)
+	}
+	return x / 2
+}
+
+func sum(v []float64) float64 {
+	s := 0.0
+	for _, c := range v {
+		s += c
+	}
+	return s
+}
