@@ -7,6 +7,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 )
 
 // EngineSettings are the marginal engine's settings, declared once for
@@ -210,5 +211,5 @@ func (s *EngineSettings) Combine() marginal.CombineOptions {
 func (s *EngineSettings) Options(m marginal.Method, n int) marginal.Options {
 	r := s.Resolved()
 	return marginal.Options{Records: n, Method: m, Split: r.Split, Score: r.Score, Combine: r.Combine(),
-		Adaptive: r.Adaptive(), GUM: marginal.GUMOptions{Rounds: r.Rounds, Rows: cmp.Or(r.Rows, n)}}
+		Adaptive: r.Adaptive(), GUM: infer.GUMOptions{Rounds: r.Rounds, Rows: cmp.Or(r.Rows, n)}}
 }

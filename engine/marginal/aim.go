@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 	"github.com/dppub/dppub/engine/marginal/internal/parallel"
 	"github.com/dppub/dppub/randx"
@@ -497,8 +498,8 @@ type adaptive struct {
 	used     float64
 	cands    [][]int
 	weights  []float64
-	measured []*Noisy
-	model    *Model
+	measured []*infer.Noisy
+	model    *infer.Model
 	// shuffle orders the candidates when they are capped (candidateOrder).
 	shuffle *randx.Source
 	// pending counts the selections of the batch under way, which
@@ -547,7 +548,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	e.res.Timings.Select = time.Since(start)
 	start = time.Now()
-	model, err := Estimate(ctx, e.o.Domain.Sizes(), a.measured, a.estimateOptions(ao.FinalIters))
+	model, err := infer.Estimate(ctx, e.o.Domain.Sizes(), a.measured, a.estimateOptions(ao.FinalIters))
 	if err != nil {
 		return err
 	}
@@ -738,7 +739,7 @@ func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limi
 		}
 	}
 	sets = slices.Clip(sets)
-	now := ModelCells(sizes, sets)
+	now := infer.ModelCells(sizes, sets)
 	var q SelectQuery
 	for i, s := range base.Candidates {
 		if slices.ContainsFunc(picks, func(p pick) bool { return slices.Equal(p.attrs, s) }) {
@@ -747,7 +748,7 @@ func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limi
 		if !a.model.Holds(s) {
 			fits := now+growth[i] <= limit
 			if slices.ContainsFunc(s, func(x int) bool { return touched[x] }) {
-				fits = ModelCells(sizes, append(sets, s)) <= limit
+				fits = infer.ModelCells(sizes, append(sets, s)) <= limit
 			}
 			if !fits {
 				continue
@@ -897,7 +898,7 @@ func (a *adaptive) query(limit, sigma float64) (SelectQuery, []float64) {
 		s := a.cands[i]
 		grows := 0.0
 		if !a.model.Holds(s) {
-			with := ModelCells(sizes, append(slices.Clip(a.model.Sets()), s))
+			with := infer.ModelCells(sizes, append(slices.Clip(a.model.Sets()), s))
 			if with > limit {
 				continue
 			}
@@ -960,12 +961,12 @@ func (a *adaptive) measureSet(ctx context.Context, s []int, rho float64) error {
 }
 
 // estimateOptions fit the model in iters steps from the last one.
-func (a *adaptive) estimateOptions(iters int) EstimateOptions {
-	return EstimateOptions{Total: float64(a.o.Records), Iters: iters, Warm: a.model, Momentum: a.ao.Optimizer == OptimizerMomentum}
+func (a *adaptive) estimateOptions(iters int) infer.EstimateOptions {
+	return infer.EstimateOptions{Total: float64(a.o.Records), Iters: iters, Warm: a.model, Momentum: a.ao.Optimizer == OptimizerMomentum}
 }
 
 func (a *adaptive) fit(ctx context.Context) error {
-	m, err := Estimate(ctx, a.o.Domain.Sizes(), a.measured, a.estimateOptions(a.ao.Iters))
+	m, err := infer.Estimate(ctx, a.o.Domain.Sizes(), a.measured, a.estimateOptions(a.ao.Iters))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -547,7 +548,7 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 // attribute with the pick).
 func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 	sizes := []int{10, 10, 10, 10}
-	var ones []*Noisy
+	var ones []*infer.Noisy
 	for j := range sizes {
 		m, err := domain.NewMarginal(sizes, []int{j})
 		if err != nil {
@@ -556,9 +557,9 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 		for c := range m.Counts {
 			m.Counts[c] = 10
 		}
-		ones = append(ones, &Noisy{Marginal: m, Variance: 1})
+		ones = append(ones, &infer.Noisy{Marginal: m, Variance: 1})
 	}
-	model, err := Estimate(context.Background(), sizes, ones, EstimateOptions{Total: 100, Iters: 1})
+	model, err := infer.Estimate(context.Background(), sizes, ones, infer.EstimateOptions{Total: 100, Iters: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
-	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -29,47 +29,6 @@ func BenchmarkCountAdult3Way(b *testing.B) {
 		}
 	}
 }
-
-// benchTargets returns the post-processed marginals Synthesize selects and
-// measures on a dataset at total budget ρ = 0.5 (one owner).
-func benchTargets(b *testing.B, name string) ([]*domain.Marginal, *domain.Dataset) {
-	b.Helper()
-	dom, ds := load(b, name)
-	a := zcdpAccountant(b, "owner", 0.5)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(1)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Source: randx.NewSeeded(2),
-		Parties: []Party{{Name: "owner", Rho: 0.5, Attrs: enginetest.AllAttrs(dom.Len())}}, GUM: GUMOptions{Rounds: 1}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	targets := make([]*domain.Marginal, len(res.Targets))
-	for i, t := range res.Targets {
-		targets[i] = t.Marginal
-	}
-	return targets, ds
-}
-
-func benchGUM(b *testing.B, name string, rounds int) {
-	targets, ds := benchTargets(b, name)
-	for b.Loop() {
-		if _, err := GUM(context.Background(), ds.Sizes, targets, GUMOptions{Rows: ds.Len(), Rounds: rounds, Source: randx.NewSeeded(3)}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(len(targets)), "marginals")
-}
-
-// One round over every selected marginal (plus the initial draw).
-func BenchmarkGUMRoundAdult(b *testing.B) { benchGUM(b, "adult", 1) }
-func BenchmarkGUMRoundBig5(b *testing.B)  { benchGUM(b, "big5", 1) }
-
-// The whole GUM with its default 30 rounds: the targets are 5 s on
-// Adult and 20 s on Big5.
-func BenchmarkGUMAdult(b *testing.B) { benchGUM(b, "adult", 0) }
-func BenchmarkGUMBig5(b *testing.B)  { benchGUM(b, "big5", 0) }
 
 // adaptiveRun runs the adaptive method on a dataset at the ρ of
 // (ε, δ) = (1, 1e-5) and returns its result.
@@ -100,7 +59,7 @@ func benchEstimate(b *testing.B, name string) {
 	res, dom, ds, _ := adaptiveRun(b, name)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Estimate(context.Background(), dom.Sizes(), res.Measured, EstimateOptions{Total: float64(ds.Len())}); err != nil {
+		if _, err := infer.Estimate(context.Background(), dom.Sizes(), res.Measured, infer.EstimateOptions{Total: float64(ds.Len())}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -159,34 +118,6 @@ func benchMeasure(b *testing.B, name string) {
 func BenchmarkMeasureAdult(b *testing.B) { benchMeasure(b, "adult") }
 func BenchmarkMeasureBig5(b *testing.B)  { benchMeasure(b, "big5") }
 
-// resampledAdultGUM times GUM fitting rows records to the targets
-// selected on Adult (the work per record is what grows with the data),
-// with its passes split among workers goroutines, or the sorting updater
-// it replaced (refGUM: one goroutine, every update re-counting its cells).
-func resampledAdultGUM(b *testing.B, rows, workers int, ref bool) {
-	targets, ds := benchTargets(b, "adult")
-	for b.Loop() {
-		o := GUMOptions{Rows: rows, Source: randx.NewSeeded(3)}
-		if err := o.defaults(); err != nil {
-			b.Fatal(err)
-		}
-		var err error
-		if ref {
-			_, err = refGUM(context.Background(), ds.Sizes, targets, o)
-		} else {
-			_, err = gum(context.Background(), ds.Sizes, targets, o, workers)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(rows), "rows")
-}
-
-func BenchmarkGUMAdult300kRows(b *testing.B)        { resampledAdultGUM(b, 300000, 2, false) }
-func BenchmarkGUMAdult300kRowsOneCore(b *testing.B) { resampledAdultGUM(b, 300000, 1, false) }
-func BenchmarkGUMAdult300kRowsSorting(b *testing.B) { resampledAdultGUM(b, 300000, 1, true) }
-
 // Counting: the 105 pairs the scores need, in one pass over Adult
 // resampled to 10^6 records in pieces as a streaming reader keeps them.
 func BenchmarkCountAllPairsAdult1M(b *testing.B) {
@@ -237,13 +168,13 @@ func BenchmarkAdaptiveAdultRho05(b *testing.B) {
 func BenchmarkFinalFitAdultRho05(b *testing.B) {
 	dom, ds := load(b, "adult")
 	res := engineRun(b, dom, ds, 0.5, Options{Method: MethodAdaptive}, 1)
-	o := EstimateOptions{Total: float64(ds.Len()), Iters: 250, Momentum: true}
-	var m *Model
+	o := infer.EstimateOptions{Total: float64(ds.Len()), Iters: 250, Momentum: true}
+	var m *infer.Model
 	start := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
-		if m, err = Estimate(context.Background(), dom.Sizes(), res.Measured, o); err != nil {
+		if m, err = infer.Estimate(context.Background(), dom.Sizes(), res.Measured, o); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -51,7 +52,7 @@ type Options struct {
 	ConsistencyRounds int
 	// GUM configures the synthesis; Rows defaults to Records and Source to
 	// the Options' Source.
-	GUM GUMOptions
+	GUM infer.GUMOptions
 	// Method chooses what to measure (default MethodPaper).
 	Method Method
 	// Adaptive configures MethodAdaptive.
@@ -86,19 +87,19 @@ type Result struct {
 	// Rows is the number of synthetic records (GUMOptions.Rows).
 	Rows int
 	// OneWays are the published noisy one-way marginals (raw).
-	OneWays []*Noisy
+	OneWays []*infer.Noisy
 	// Candidates are all attribute pairs with their published noisy scores
 	// and the party whose I_k holds them.
 	Candidates []Candidate
 	// Selection is Algorithm 2's outcome over Candidates.
 	Selection Selection
 	// Measured are the combined attribute sets measured with ρ_3, raw.
-	Measured []*Noisy
+	Measured []*infer.Noisy
 	// Targets are the post-processed marginals GUM matched.
-	Targets []*Noisy
+	Targets []*infer.Noisy
 	// Model is the graphical model the records were sampled from
 	// (InferencePGM and MethodAdaptive).
-	Model *Model
+	Model *infer.Model
 	// Rounds lists the adaptive method's rounds.
 	Rounds []Round
 	// Optimizer is how the adaptive method fitted its model (OptimizerAuto
@@ -304,7 +305,7 @@ func (e *engine) errorBars(workload [][]int) {
 			sets = append(sets, m.Attrs)
 		}
 	}
-	ms = slices.DeleteFunc(ms, func(m *Noisy) bool { return m == nil })
+	ms = slices.DeleteFunc(ms, func(m *infer.Noisy) bool { return m == nil })
 	sizes := e.o.Domain.Sizes()
 	e.res.ErrorBars = ErrorBars(sizes, ms, sets, e.o.Records)
 	e.res.Workload = Summarise(ErrorBars(sizes, ms, normaliseAll(workload), e.o.Records))
@@ -324,7 +325,7 @@ func (e *engine) progress(stage string, done, total int) {
 	}
 }
 
-func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*Noisy, error) {
+func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*infer.Noisy, error) {
 	out, err := e.measureAll(ctx, [][]int{attrs}, []Release{r})
 	if err != nil {
 		return nil, err
@@ -334,7 +335,7 @@ func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*Noisy, e
 
 // measureAll measures independent releases: in one batch when the
 // measurer is a Batcher, else one by one, in order either way.
-func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]*Noisy, error) {
+func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]*infer.Noisy, error) {
 	mgs := make([]*domain.Marginal, len(sets))
 	sorted := make([][]int, len(sets))
 	for i, attrs := range sets {
@@ -362,14 +363,14 @@ func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]
 			counts = append(counts, c)
 		}
 	}
-	out := make([]*Noisy, len(sets))
+	out := make([]*infer.Noisy, len(sets))
 	for i, mg := range mgs {
 		if len(counts[i]) != mg.Cells() {
 			return nil, fmt.Errorf("marginal: measurer returned %d cells for %s, want %d", len(counts[i]), rs[i].Purpose, mg.Cells())
 		}
 		mg.Counts = counts[i]
 		e.res.Plan = append(e.res.Plan, Planned{Attrs: mg.Attrs, Release: rs[i]})
-		out[i] = &Noisy{Marginal: mg, Variance: rs[i].Noise.Variance()}
+		out[i] = &infer.Noisy{Marginal: mg, Variance: rs[i].Noise.Variance()}
 	}
 	return out, nil
 }
@@ -389,7 +390,7 @@ func (e *engine) names(attrs []int) string {
 // marginal of each of its attributes, splitting ρ_1^k evenly among them.
 func (e *engine) oneWays(ctx context.Context) error {
 	d := e.o.Domain.Len()
-	e.res.OneWays = make([]*Noisy, d)
+	e.res.OneWays = make([]*infer.Noisy, d)
 	e.refs = make([][]float64, d)
 	var sets [][]int
 	var rs []Release
@@ -412,7 +413,7 @@ func (e *engine) oneWays(ctx context.Context) error {
 		j := sets[i][0]
 		e.res.OneWays[j] = nm
 		ref := append([]float64(nil), nm.Counts...)
-		NormSub(ref, float64(e.o.Records))
+		infer.NormSub(ref, float64(e.o.Records))
 		e.refs[j] = ref
 		e.progress("one-way marginals", i+1, d)
 	}
@@ -582,18 +583,18 @@ func (e *engine) marginals(ctx context.Context) error {
 // one of the same attribute, then makes everything consistent and
 // non-negative.
 func (e *engine) postProcess(context.Context) error {
-	var targets []*Noisy
-	measuredOne := map[int]*Noisy{}
+	var targets []*infer.Noisy
+	measuredOne := map[int]*infer.Noisy{}
 	for _, m := range e.res.Measured {
 		if len(m.Attrs) == 1 {
 			measuredOne[m.Attrs[0]] = m
 		}
 	}
 	for j, ow := range e.res.OneWays {
-		t := &Noisy{Marginal: ow.Marginal.Clone(), Variance: ow.Variance}
+		t := &infer.Noisy{Marginal: ow.Marginal.Clone(), Variance: ow.Variance}
 		if m, ok := measuredOne[j]; ok {
 			var err error
-			if t, err = Merge(ow, m); err != nil {
+			if t, err = infer.Merge(ow, m); err != nil {
 				return err
 			}
 		}
@@ -601,10 +602,10 @@ func (e *engine) postProcess(context.Context) error {
 	}
 	for _, m := range e.res.Measured {
 		if len(m.Attrs) > 1 {
-			targets = append(targets, &Noisy{Marginal: m.Marginal.Clone(), Variance: m.Variance})
+			targets = append(targets, &infer.Noisy{Marginal: m.Marginal.Clone(), Variance: m.Variance})
 		}
 	}
-	if err := Consistent(targets, ConsistencyOptions{Total: float64(e.o.Records), Rounds: e.o.ConsistencyRounds}); err != nil {
+	if err := infer.Consistent(targets, infer.ConsistencyOptions{Total: float64(e.o.Records), Rounds: e.o.ConsistencyRounds}); err != nil {
 		return err
 	}
 	e.res.Targets = targets
@@ -627,7 +628,7 @@ func (e *engine) gum(ctx context.Context) error {
 			user(done, total)
 		}
 	}
-	ds, err := GUM(ctx, e.o.Domain.Sizes(), targets, g)
+	ds, err := infer.GUM(ctx, e.o.Domain.Sizes(), targets, g)
 	if err != nil {
 		return err
 	}
@@ -640,7 +641,7 @@ func (e *engine) gum(ctx context.Context) error {
 // records from it.
 func (e *engine) pgm(ctx context.Context) error {
 	ms := append(slices.Clone(e.res.OneWays), e.res.Measured...)
-	model, err := Estimate(ctx, e.o.Domain.Sizes(), ms, EstimateOptions{Total: float64(e.o.Records), Iters: e.o.PGMIters})
+	model, err := infer.Estimate(ctx, e.o.Domain.Sizes(), ms, infer.EstimateOptions{Total: float64(e.o.Records), Iters: e.o.PGMIters})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -55,7 +56,7 @@ func TestSynthesizeAdult(t *testing.T) {
 		m, _ := domain.Count(ds, []int{j})
 		ones = append(ones, m)
 	}
-	indep, err := GUM(context.Background(), ds.Sizes, ones, GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(5)})
+	indep, err := infer.GUM(context.Background(), ds.Sizes, ones, infer.GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestSynthesizeBig5(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Source: randx.NewSeeded(8),
-		Parties: []Party{{Name: "owner", Rho: 1, Attrs: enginetest.AllAttrs(dom.Len())}}, GUM: GUMOptions{Rounds: 10}})
+		Parties: []Party{{Name: "owner", Rho: 1, Attrs: enginetest.AllAttrs(dom.Len())}}, GUM: infer.GUMOptions{Rounds: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func TestSynthesizeBig5(t *testing.T) {
 		c, _ := domain.Count(ds, []int{j})
 		ones = append(ones, c)
 	}
-	indep, err := GUM(context.Background(), ds.Sizes, ones, GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(9)})
+	indep, err := infer.GUM(context.Background(), ds.Sizes, ones, infer.GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(9)})
 	if err != nil {
 		t.Fatal(err)
 	}

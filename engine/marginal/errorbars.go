@@ -3,6 +3,7 @@ package marginal
 import (
 	"math"
 
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
@@ -44,7 +45,7 @@ type WorkloadError struct {
 
 // ErrorBars returns the bar of every set (sorted attributes of a domain
 // of the given sizes) from the measurements ms of a table of n records.
-func ErrorBars(sizes []int, ms []*Noisy, sets [][]int, n int) []ErrorBar {
+func ErrorBars(sizes []int, ms []*infer.Noisy, sets [][]int, n int) []ErrorBar {
 	variance := map[string]float64{} // merged per-cell variance by set
 	var measured [][]int
 	for _, m := range ms {

@@ -4,9 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -20,11 +19,7 @@ func randomDataset(sizes []int, n int, corr float64, src *randx.Source) *domain.
 
 func zcdpAccountant(t testing.TB, party string, rho float64) *privacy.Accountant {
 	t.Helper()
-	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: party, Budget: dp.Concentrated(rho)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return domaintest.Accountant(t, party, rho)
 }
 
 // rhoAt is the ρ of (ε, δ) = (eps, 1e-5), the benchmark's budgets.
@@ -45,19 +40,7 @@ func adult(t testing.TB) (*domain.Domain, *domain.Dataset) {
 
 func load(t testing.TB, name string) (*domain.Domain, *domain.Dataset) {
 	t.Helper()
-	tab, err := datasets.Load(name)
-	if err != nil {
-		t.Skipf("dataset %s not available: %v", name, err)
-	}
-	d, err := domain.NewDomain(tab.Schema, domain.DomainOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, _, err := d.Encode(tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, ds
+	return domaintest.Load(t, name)
 }
 
 // meanTVD2 is the mean TVD over all 2-way marginals.

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 )
 
 // measuredSet is one attribute set the engine measured, its measurements
 // merged by inverse variance.
 type measuredSet struct {
-	m        *Noisy
+	m        *infer.Noisy
 	variance float64
 }
 

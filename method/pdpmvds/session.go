@@ -16,6 +16,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
@@ -931,7 +932,7 @@ func (s *Session) engineOptions(dom *domain.Domain, owners []int, attach any) (m
 	return marginal.Options{
 		Domain: dom, Parties: parties, Records: st.Records, Split: st.Split, Score: marginal.IInDif,
 		OneWayNoise: marginal.Laplace, ScoreNoise: st.Mechanism, MarginalNoise: st.Mechanism,
-		Combine: st.Combine(), GUM: marginal.GUMOptions{Rounds: st.Rounds, Rows: st.Rows},
+		Combine: st.Combine(), GUM: infer.GUMOptions{Rounds: st.Rounds, Rows: st.Rows},
 		Progress: progress,
 	}, listed
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -436,7 +437,7 @@ func engineOptions(o Options, dom *domain.Domain, parties []marginal.Party, work
 		Domain: dom, Parties: parties, Records: n, Neighbours: o.Neighbours, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
 		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty},
-		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
+		GUM:      infer.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: infer.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	}
 }
 

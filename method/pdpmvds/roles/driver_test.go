@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 )
@@ -208,7 +209,7 @@ func testEngine(t testing.TB, rho float64, src *randx.Source, res **marginal.Res
 	return func(ctx context.Context, m marginal.Measurer) error {
 		var err error
 		*res, err = marginal.Synthesize(ctx, m, marginal.Options{Domain: dom, Parties: parties, Records: testRecords,
-			GUM: marginal.GUMOptions{Rounds: 3}, Source: src})
+			GUM: infer.GUMOptions{Rounds: 3}, Source: src})
 		return err
 	}
 }

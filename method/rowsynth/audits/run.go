@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
@@ -411,7 +412,7 @@ func (tr *rowsTrace) published() ([]int, [][]float64, error) {
 	}
 	var idx []int
 	var vals [][]float64
-	add := func(j int, n *marginal.Noisy) error {
+	add := func(j int, n *infer.Noisy) error {
 		if j < 0 || j >= len(marginals) || !slices.Equal(tr.requests[marginals[j]].Attrs, n.Attrs) {
 			return fmt.Errorf("audit: published marginal over %v is not the %d-th marginal request", n.Attrs, j+1)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 )
@@ -146,7 +147,7 @@ func iindifMove(a, b *synthesize.Result, i, n int) (float64, error) {
 	}
 	ref := func(r *synthesize.Result, j int) []float64 {
 		v := slices.Clone(r.Engine.OneWays[j].Counts)
-		marginal.NormSub(v, float64(n))
+		infer.NormSub(v, float64(n))
 		return v
 	}
 	aA, aB, bA, bB := ref(a, ca.A), ref(a, ca.B), ref(b, ca.A), ref(b, ca.B)

@@ -1,4 +1,4 @@
-package marginal
+package infer
 
 import (
 	"context"
