@@ -119,7 +119,7 @@ func ParseOptimizer(v string) (Optimizer, error) {
 	return optimizers.Parse(v)
 }
 
-// MomentumNoise is the largest noise standard deviation of a first-round
+// momentumNoise is the largest noise standard deviation of a first-round
 // measurement, as a share of the records n, at which OptimizerAuto uses
 // momentum. Reaching the least-squares fit sooner pays when the
 // measurements are precise and costs when they are noisy: plain mirror
@@ -132,10 +132,10 @@ func ParseOptimizer(v string) (Optimizer, error) {
 // seeds) 0.0221 / 0.0511 → 0.0233 / 0.0522, Adult at ε = 1 (0.2 %)
 // 0.0222 / 0.0505 → 0.0227 / 0.0524, Adult at ε = 4 (0.06 %) level. The
 // bound is read off these tables, not derived.
-const MomentumNoise = 0.001
+const momentumNoise = 0.001
 
 // Resolve is the optimizer a run uses whose measurements are precise or
-// not (Precise): OptimizerAuto's choice, or o itself.
+// not (precise): OptimizerAuto's choice, or o itself.
 func (o Optimizer) Resolve(precise bool) Optimizer {
 	if o != OptimizerAuto {
 		return o
@@ -160,7 +160,7 @@ func OptimizerReason(asked, ran Optimizer) string {
 	if ran == OptimizerMomentum {
 		than = "at most"
 	}
-	return fmt.Sprintf("%s, chosen by optimizer auto: a first-round measurement's noise σ was %s %g%% of the public record count", how, than, 100*MomentumNoise)
+	return fmt.Sprintf("%s, chosen by optimizer auto: a first-round measurement's noise σ was %s %g%% of the public record count", how, than, 100*momentumNoise)
 }
 
 // AdaptiveOptions configure MethodAdaptive.
@@ -178,8 +178,8 @@ type AdaptiveOptions struct {
 	// MaxCells caps the junction tree of the model, in cells (8 bytes
 	// each): a candidate that would grow it beyond MaxCells·(ρ spent/ρ) is
 	// not offered (AIM's size cap, growing with the budget). Default
-	// DefaultModelCells, or PreciseModelCells when the measurements are
-	// precise (Precise).
+	// defaultModelCells, or preciseModelCells when the measurements are
+	// precise (see precise).
 	MaxCells float64
 	// SelectShare is the share of each round's budget spent on the
 	// selection (default 0.1, AIM's).
@@ -189,7 +189,7 @@ type AdaptiveOptions struct {
 	Selection SelectMechanism
 	// Iters is the number of mirror-descent steps after each round (warm
 	// started; default 50) and FinalIters before sampling (default
-	// DefaultFinalIters, 250 with momentum).
+	// defaultFinalIters, 250 with momentum).
 	Iters, FinalIters int
 	// Optimizer fits the model (default OptimizerAuto).
 	Optimizer Optimizer
@@ -199,12 +199,12 @@ type AdaptiveOptions struct {
 	// Batch is how many selections (each charged and measured as a round
 	// of its own) follow one another before the model is refitted and the
 	// candidates rescored (default WideBatch on a table of more than
-	// AutoMaxAttributes attributes, PreciseBatch when the measurements
+	// AutoMaxAttributes attributes, preciseBatch when the measurements
 	// are precise and the workload offers at least
-	// PreciseBatchCandidates candidates, 1, AIM's, otherwise).
+	// preciseBatchCandidates candidates, 1, AIM's, otherwise).
 	Batch int
 	// MaxCandidates, if positive, caps the candidates a batch offers:
-	// beyond it, a random subset of them (query). Default WideCandidates
+	// beyond it, a random subset of them (query). Default wideCandidates
 	// on a table of more than AutoMaxAttributes attributes, no cap
 	// otherwise. The tree's selections (Tree) offer every pair that joins
 	// two components.
@@ -229,7 +229,7 @@ type AdaptiveOptions struct {
 // its 16 public bins at ε = 4, seeds 100–102, 0.0030 → 0.0034–0.0036.
 const DefaultPenalty = PenaltyClipped
 
-// DefaultFinalIters is the final fit's default number of mirror-descent
+// defaultFinalIters is the final fit's default number of mirror-descent
 // steps (without momentum): the fit is warm-started from the last round's
 // model, which has had 50 steps after every round. With the clipped
 // penalty, 2-way / 3-way TVD and CPU-s per run, 500 → 100 steps: Shuttle
@@ -238,16 +238,16 @@ const DefaultPenalty = PenaltyClipped
 // CPU-s; Adult and NLTCS at ε = 0.3 and 1 within 0.0001 / 0.0003.
 // Private-PGM's AIM fits 1 000 (the benchmark caps it at 100:
 // docs/results/synthesis/README.md).
-const DefaultFinalIters = 100
+const defaultFinalIters = 100
 
-// DefaultModelCells is the default cap on the model's junction tree: 2^18
+// defaultModelCells is the default cap on the model's junction tree: 2^18
 // cells (2 MB per table). On Adult at ε = 1 a cap of 2^21 gave the same
 // 2-way and 3-way TVD at four times the run time, and 2^16 a worse one
 // (docs/results/synthesis/engine-notes.md).
-const DefaultModelCells = 1 << 18
+const defaultModelCells = 1 << 18
 
-// PreciseModelCells is the default cap when the measurements are precise
-// (Precise): 2^20 cells. A larger model then pays for its time. Shuttle's
+// preciseModelCells is the default cap when the measurements are precise
+// (see precise): 2^20 cells. A larger model then pays for its time. Shuttle's
 // training split at ε = 4, three seeds, 2-way / 3-way TVD: 0.0049 /
 // 0.0137 at 2^18 (2.1–2.5 CPU-s), 0.0038 / 0.0108 at 2^20 (4.7–6.5
 // CPU-s, with the benchmark's AIM runs on the other core); the whole of
@@ -256,10 +256,10 @@ const DefaultModelCells = 1 << 18
 // (docs/results/synthesis/engine-notes.md). At ε = 1 neither table is
 // precise, and there 2^20 was no better: 0.0088 / 0.0209 against 0.0086 /
 // 0.0204 at 2^18 over six seeds.
-const PreciseModelCells = 1 << 20
+const preciseModelCells = 1 << 20
 
-// PreciseBatch is the default AdaptiveOptions.Batch when the
-// measurements are precise (Precise): eight selections per refit and
+// preciseBatch is the default AdaptiveOptions.Batch when the
+// measurements are precise (see precise): eight selections per refit and
 // rescoring instead of one. Each selection is still charged and measured
 // as a round of its own; what changes is that the model is refitted, and
 // the candidates rescored, an eighth as often. On the whole of Adult at
@@ -278,16 +278,16 @@ const PreciseModelCells = 1 << 20
 // measured 0.0050 / 0.0140 against 0.0037 / 0.0105 (two per refit 0.0046
 // / 0.0130, four 0.0041 / 0.0117), at ρ = 1 0.0060 / 0.0161 against
 // 0.0040 / 0.0117, so a table of at most AutoMaxAttributes attributes
-// batches only when its workload offers at least PreciseBatchCandidates
+// batches only when its workload offers at least preciseBatchCandidates
 // candidates (Adult 120, NLTCS 696: at ρ = 1 eight per refit 0.0008 /
 // 0.0018 against 0.0009 / 0.0021). The bound is read off these three
 // tables, not derived.
 const (
-	PreciseBatch           = 8
-	PreciseBatchCandidates = 100
+	preciseBatch           = 8
+	preciseBatchCandidates = 100
 )
 
-// WideBatch and WideCandidates are the defaults of AdaptiveOptions.Batch
+// WideBatch and wideCandidates are the defaults of AdaptiveOptions.Batch
 // and MaxCandidates on a table of more than AutoMaxAttributes attributes,
 // where the rounds also start with a spanning tree of pairs
 // (AdaptiveOptions.Tree): AIM's one selection per refit, each over every
@@ -303,14 +303,14 @@ const (
 // (the paper engine 0.0494 / 0.0870 in 0.73 s).
 const (
 	WideBatch      = 32
-	WideCandidates = 500
+	wideCandidates = 500
 )
 
-// Precise reports whether measurements with Gaussian noise of standard
+// precise reports whether measurements with Gaussian noise of standard
 // deviation sigma over n records are precise enough for momentum and the
-// larger model cap: sigma at most MomentumNoise·n. Both depend only on ρ,
+// larger model cap: sigma at most momentumNoise·n. Both depend only on ρ,
 // the number of rounds and the public n.
-func Precise(sigma float64, n int) bool { return sigma <= MomentumNoise*float64(n) }
+func precise(sigma float64, n int) bool { return sigma <= momentumNoise*float64(n) }
 
 // Round is one round of the adaptive method.
 type Round struct {
@@ -327,15 +327,15 @@ type Round struct {
 	Annealed bool
 }
 
-// RoundNoise is the largest noise standard deviation, as a share of the
+// roundNoise is the largest noise standard deviation, as a share of the
 // records n, that DefaultRounds lets a round's measurement carry.
-const RoundNoise = 0.03
+const roundNoise = 0.03
 
 // DefaultRounds is the default T of the adaptive method for d attributes,
 // n records (public) and a budget ρ of which a share selectShare of
 // every round goes to selection: AIM's 16·d, but no more than keep a
 // round's Gaussian noise (σ = √(T / ((1 − selectShare)·ρ)) for Δ₂ = √2)
-// at most RoundNoise·n per cell, and at least 2·d (the first d rounds
+// at most roundNoise·n per cell, and at least 2·d (the first d rounds
 // measure the one-way marginals). AIM's T ignores n: on WDBC (455
 // training rows, d = 31, ε = 1) its 496 rounds each carry σ ≈ 134
 // records, 29 % of the table, and the adaptive engine's 2-way TVD was
@@ -343,7 +343,7 @@ const RoundNoise = 0.03
 // The cap binds only on small tables: Adult, NLTCS and Shuttle keep 16·d
 // at every ε the benchmark runs.
 func DefaultRounds(d, n int, rho, selectShare float64) int {
-	fit := (1 - selectShare) * rho * math.Pow(RoundNoise*float64(n), 2)
+	fit := (1 - selectShare) * rho * math.Pow(roundNoise*float64(n), 2)
 	t := 16 * d
 	if fit < float64(t) {
 		t = int(fit)
@@ -367,23 +367,23 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	if err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
-	precise := Precise(first.Scale, n)
+	precise := precise(first.Scale, n)
 	o.Optimizer = cmp.Or(o.Optimizer, OptimizerAuto).Resolve(precise)
 	if d > AutoMaxAttributes {
 		o.Tree = true
 		o.Batch = cmp.Or(o.Batch, WideBatch)
-		o.MaxCandidates = cmp.Or(o.MaxCandidates, WideCandidates)
+		o.MaxCandidates = cmp.Or(o.MaxCandidates, wideCandidates)
 	}
 	if precise {
-		o.MaxCells = cmp.Or(o.MaxCells, PreciseModelCells)
-		o.Batch = cmp.Or(o.Batch, PreciseBatch)
+		o.MaxCells = cmp.Or(o.MaxCells, preciseModelCells)
+		o.Batch = cmp.Or(o.Batch, preciseBatch)
 	}
-	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)
+	o.MaxCells = cmp.Or(o.MaxCells, defaultModelCells)
 	o.Batch = cmp.Or(o.Batch, 1)
 	if o.Optimizer == OptimizerMomentum {
 		o.FinalIters = cmp.Or(o.FinalIters, 250)
 	}
-	o.FinalIters = cmp.Or(o.FinalIters, DefaultFinalIters)
+	o.FinalIters = cmp.Or(o.FinalIters, defaultFinalIters)
 	switch {
 	case o.Rounds <= d:
 		return fmt.Errorf("marginal: adaptive: %d rounds for %d attributes, need more rounds than attributes", o.Rounds, d)
@@ -400,7 +400,7 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 }
 
 // DefaultWorkload is every pair of the attributes of a domain of sizes,
-// every triple of binary attributes (MaxTripleCells), and every triple
+// every triple of binary attributes (maxTripleCells), and every triple
 // holding label when label ≥ 0.
 func DefaultWorkload(sizes []int, label int) [][]int {
 	d := len(sizes)
@@ -408,7 +408,7 @@ func DefaultWorkload(sizes []int, label int) [][]int {
 	for a := range d {
 		for b := a + 1; b < d; b++ {
 			for c := b + 1; c < d; c++ {
-				if a != label && b != label && c != label && sizes[a]*sizes[b]*sizes[c] <= MaxTripleCells {
+				if a != label && b != label && c != label && sizes[a]*sizes[b]*sizes[c] <= maxTripleCells {
 					w = append(w, []int{a, b, c})
 				}
 			}
@@ -429,7 +429,7 @@ func DefaultWorkload(sizes []int, label int) [][]int {
 	return w
 }
 
-// MaxTripleCells is the largest triple the default workload holds
+// maxTripleCells is the largest triple the default workload holds
 // without a label: three binary attributes. A triple of 8 cells costs a
 // measurement no noisier per cell than a pair of categorical attributes,
 // and on binary data (NLTCS, 16 attributes, three seeds, model marginals
@@ -438,7 +438,7 @@ func DefaultWorkload(sizes []int, label int) [][]int {
 // triples did not pay on Adult (every triple of at most 64 cells: 2-way
 // 0.0219 → 0.0228 at ε = 1) and multiply the candidates whose model
 // marginal each round computes across cliques.
-const MaxTripleCells = 8
+const maxTripleCells = 8
 
 // allPairs is every pair of d attributes.
 func allPairs(d int) [][]int {
@@ -539,7 +539,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	a := &adaptive{engine: e, sel: sel, ao: ao, rho: e.o.Parties[0].Rho}
 	a.cands, a.weights = candidates(normaliseAll(ao.Workload))
-	if e.o.Adaptive.Batch == 0 && d <= AutoMaxAttributes && len(a.cands) < PreciseBatchCandidates {
+	if e.o.Adaptive.Batch == 0 && d <= AutoMaxAttributes && len(a.cands) < preciseBatchCandidates {
 		a.ao.Batch = 1 // too few candidates for PreciseBatch to pay
 	}
 	start := time.Now()

@@ -90,14 +90,14 @@ func TestAdaptiveSpendsBudgetExactly(t *testing.T) {
 	}
 }
 
-// ParseSelectMechanism accepts the two names and quotes anything else.
+// parseSelectMechanism accepts the two names and quotes anything else.
 func TestParseSelectMechanism(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want SelectMechanism
 		ok   bool
 	}{{"exponential", SelectExponential, true}, {"permute-and-flip", SelectPermuteAndFlip, true}, {"gumbel", "", false}, {"", "", false}} {
-		got, err := ParseSelectMechanism(c.in)
+		got, err := parseSelectMechanism(c.in)
 		if (err == nil) != c.ok || got != c.want {
 			t.Errorf("ParseSelectMechanism(%q) = %q, %v", c.in, got, err)
 		}
@@ -257,8 +257,8 @@ func TestDefaultRounds(t *testing.T) {
 				t.Fatalf("%d rounds outside [2·d, 16·d]", got)
 			}
 			if got > 2*c.d && got < 16*c.d {
-				if sigma := math.Sqrt(float64(got) / (0.9 * c.rho)); sigma > RoundNoise*float64(c.n)*1.001 {
-					t.Fatalf("a round's σ %.1f is above %.0f %% of n = %d", sigma, 100*RoundNoise, c.n)
+				if sigma := math.Sqrt(float64(got) / (0.9 * c.rho)); sigma > roundNoise*float64(c.n)*1.001 {
+					t.Fatalf("a round's σ %.1f is above %.0f %% of n = %d", sigma, 100*roundNoise, c.n)
 				}
 			}
 		})
@@ -342,7 +342,7 @@ func TestOptimizer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%g", c.o, c.sigma), func(t *testing.T) {
-			if got := c.o.Resolve(Precise(c.sigma, 10000)); got != c.want {
+			if got := c.o.Resolve(precise(c.sigma, 10000)); got != c.want {
 				t.Errorf("Resolve = %s, want %s", got, c.want)
 			}
 		})
@@ -362,12 +362,12 @@ func TestAdaptiveOptionsOptimizer(t *testing.T) {
 		cells float64
 	}{
 		// d = 10, n = 50 000: T = 160, σ = √(160 / (0.9·ρ)).
-		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, DefaultFinalIters, DefaultModelCells}, // σ ≈ 77 > 50
-		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250, PreciseModelCells},                   // σ ≈ 21 ≤ 50
-		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250, DefaultModelCells},
-		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700, DefaultModelCells},
+		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, defaultFinalIters, defaultModelCells}, // σ ≈ 77 > 50
+		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250, preciseModelCells},                   // σ ≈ 21 ≤ 50
+		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250, defaultModelCells},
+		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700, defaultModelCells},
 		{"own cap", AdaptiveOptions{MaxCells: 1000}, 0.4, OptimizerMomentum, 250, 1000},
-		{"plain but precise", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, 0.4, OptimizerMirrorDescent, DefaultFinalIters, PreciseModelCells},
+		{"plain but precise", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, 0.4, OptimizerMirrorDescent, defaultFinalIters, preciseModelCells},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -401,13 +401,13 @@ func TestPreciseDefaultsOnShuttle(t *testing.T) {
 	}
 	dom, ds := load(t, "shuttle")
 	rho := rhoAt(t, 4)
-	plain := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{Optimizer: OptimizerMirrorDescent, MaxCells: DefaultModelCells}}, 100)
-	fast := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{MaxCells: DefaultModelCells}}, 100)
+	plain := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{Optimizer: OptimizerMirrorDescent, MaxCells: defaultModelCells}}, 100)
+	fast := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{MaxCells: defaultModelCells}}, 100)
 	def := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
 	if fast.Optimizer != OptimizerMomentum || def.Optimizer != OptimizerMomentum {
 		t.Fatalf("auto chose %s and %s at ε = 4, want momentum", fast.Optimizer, def.Optimizer)
 	}
-	if c := def.Model.Cells(); !(c > DefaultModelCells) {
+	if c := def.Model.Cells(); !(c > defaultModelCells) {
 		t.Errorf("the default model has %v cells, no more than the ordinary cap", c)
 	}
 	p, f, d := meanTVD2(t, ds, plain.Data), meanTVD2(t, ds, fast.Data), meanTVD2(t, ds, def.Data)
@@ -507,8 +507,8 @@ func TestAdaptiveTreeStartSpans(t *testing.T) {
 // The defaults of the batches, the tree start and the candidate cap: AIM's
 // one selection per refit over every candidate on a narrow table with
 // noisy measurements (d = 10, n = 50 000, ρ = 0.03: σ ≈ 77 > 50);
-// PreciseBatch when they are precise (ρ = 0.4: σ ≈ 21); the tree,
-// WideBatch and WideCandidates on more than AutoMaxAttributes attributes
+// preciseBatch when they are precise (ρ = 0.4: σ ≈ 21); the tree,
+// WideBatch and wideCandidates on more than AutoMaxAttributes attributes
 // at any budget; and the caller's own values over every default.
 func TestAdaptiveOptionsBatches(t *testing.T) {
 	for _, c := range []struct {
@@ -521,10 +521,10 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 		maxOffers int
 	}{
 		{"narrow, noisy", AdaptiveOptions{}, 10, 0.03, 1, false, 0},
-		{"narrow, precise", AdaptiveOptions{}, 10, 0.4, PreciseBatch, false, 0},
+		{"narrow, precise", AdaptiveOptions{}, 10, 0.4, preciseBatch, false, 0},
 		{"16 attributes", AdaptiveOptions{}, AutoMaxAttributes, 0.03, 1, false, 0},
-		{"17 attributes, noisy", AdaptiveOptions{}, AutoMaxAttributes + 1, 0.03, WideBatch, true, WideCandidates},
-		{"17 attributes, precise", AdaptiveOptions{}, AutoMaxAttributes + 1, 4, WideBatch, true, WideCandidates},
+		{"17 attributes, noisy", AdaptiveOptions{}, AutoMaxAttributes + 1, 0.03, WideBatch, true, wideCandidates},
+		{"17 attributes, precise", AdaptiveOptions{}, AutoMaxAttributes + 1, 4, WideBatch, true, wideCandidates},
 		{"own batch and cap", AdaptiveOptions{Batch: 3, MaxCandidates: 7}, 40, 0.4, 3, true, 7},
 		{"own tree on a narrow table", AdaptiveOptions{Tree: true}, 10, 0.03, 1, true, 0},
 	} {
@@ -593,7 +593,7 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 	}
 }
 
-// A narrow table whose workload offers fewer than PreciseBatchCandidates
+// A narrow table whose workload offers fewer than preciseBatchCandidates
 // candidates keeps AIM's one selection per refit even when its
 // measurements are precise (ρ = 20 on the small table: σ ≈ 2.1 records,
 // 0.07 % of 3 000): the default run selects the very sets a run asked for
@@ -601,7 +601,7 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 func TestPreciseBatchNeedsCandidates(t *testing.T) {
 	const rho = 20
 	sigma := math.Sqrt(2) / math.Sqrt(2*0.9*rho/float64(DefaultRounds(5, 3000, rho, 0.1)))
-	if !Precise(sigma, 3000) {
+	if !precise(sigma, 3000) {
 		t.Fatalf("σ = %.2f is not precise at n = 3000", sigma)
 	}
 	attrs := func(res *Result) [][]int {
@@ -613,7 +613,7 @@ func TestPreciseBatchNeedsCandidates(t *testing.T) {
 	}
 	def, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{})
 	one, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: 1})
-	eight, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: PreciseBatch})
+	eight, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: preciseBatch})
 	if !slices.EqualFunc(attrs(def), attrs(one), slices.Equal) {
 		t.Errorf("the default selected %v, one per refit %v", attrs(def), attrs(one))
 	}

@@ -78,11 +78,11 @@ func benchSelect(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	cands, weights := candidates(DefaultWorkload(dom.Sizes(), -1))
-	a := &adaptive{engine: &engine{o: Options{Domain: dom}}, ao: AdaptiveOptions{MaxCells: DefaultModelCells}, rho: 1, used: 1,
+	a := &adaptive{engine: &engine{o: Options{Domain: dom}}, ao: AdaptiveOptions{MaxCells: defaultModelCells}, rho: 1, used: 1,
 		cands: cands, weights: weights, model: res.Model}
 	b.ResetTimer()
 	for b.Loop() {
-		q, _ := a.query(DefaultModelCells, 10)
+		q, _ := a.query(defaultModelCells, 10)
 		if _, err := m.Select(context.Background(), q, Choice{Purpose: "bench", Parties: []int{0}, Epsilon: 0.1, Sensitivity: q.SelectSensitivity()}); err != nil {
 			b.Fatal(err)
 		}

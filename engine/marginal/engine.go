@@ -238,7 +238,7 @@ func (o *Options) owners() ([]int, error) {
 // noiseRho is the ρ at which a replace-one count release carries the
 // noise this run's count releases carry at rho: rho itself under
 // replace-one, 2·rho under add/remove (L2 sensitivity 1 against √2). The
-// adaptive defaults' rules on noise (DefaultRounds, Precise) are written
+// adaptive defaults' rules on noise (DefaultRounds, precise) are written
 // for replace-one and read it, so they follow the relation.
 func (o *Options) noiseRho(rho float64) float64 {
 	_, l2 := CountSensitivity(o.Neighbours)
@@ -307,8 +307,8 @@ func (e *engine) errorBars(workload [][]int) {
 	}
 	ms = slices.DeleteFunc(ms, func(m *infer.Noisy) bool { return m == nil })
 	sizes := e.o.Domain.Sizes()
-	e.res.ErrorBars = ErrorBars(sizes, ms, sets, e.o.Records)
-	e.res.Workload = Summarise(ErrorBars(sizes, ms, normaliseAll(workload), e.o.Records))
+	e.res.ErrorBars = errorBars(sizes, ms, sets, e.o.Records)
+	e.res.Workload = summarise(errorBars(sizes, ms, normaliseAll(workload), e.o.Records))
 }
 
 type engine struct {
@@ -440,7 +440,7 @@ func (e *engine) scores(ctx context.Context) error {
 	for i := range weights {
 		weights[i] = 1
 	}
-	rhos, err := Allocate(e.o.stageBudgets(e.o.Split.Scores), parties, weights)
+	rhos, err := allocate(e.o.stageBudgets(e.o.Split.Scores), parties, weights)
 	if err != nil {
 		return err
 	}
@@ -465,7 +465,7 @@ func (e *engine) scores(ctx context.Context) error {
 		c := &cands[i]
 		e.res.Plan = append(e.res.Plan, Planned{Attrs: []int{c.A, c.B}, Release: rs[i]})
 		c.Score = scores[i]
-		c.Owner = OwnerOf(c.A, c.B, e.owner, budgets3)
+		c.Owner = ownerOf(c.A, c.B, e.owner, budgets3)
 		e.progress("pair scores", i+1, len(cands))
 	}
 	e.res.Candidates = cands
@@ -505,7 +505,7 @@ func (e *engine) selectPairs(context.Context) error {
 		return nil
 	}
 	_, l2 := CountSensitivity(e.o.Neighbours)
-	sel, err := SelectPairs(SelectOptions{Candidates: e.res.Candidates, Budgets: e.selectBudgets(), L2: l2})
+	sel, err := selectPairs(selectOptions{Candidates: e.res.Candidates, Budgets: e.selectBudgets(), L2: l2})
 	if err != nil {
 		return err
 	}
@@ -522,7 +522,7 @@ func (e *engine) measureSets() ([][]int, error) {
 		c := e.res.Candidates[i]
 		pairs = append(pairs, [2]int{c.A, c.B})
 	}
-	sets, err := Combine(pairs, e.o.Domain.Sizes(), e.o.Combine)
+	sets, err := combine(pairs, e.o.Domain.Sizes(), e.o.Combine)
 	if err != nil {
 		return nil, err
 	}
@@ -556,7 +556,7 @@ func (e *engine) marginals(ctx context.Context) error {
 		parties[i] = partiesOf(e.owner, s)
 		weights[i] = math.Pow(float64(c), 2.0/3)
 	}
-	rhos, err := Allocate(e.o.stageBudgets(e.o.Split.Marginals), parties, weights)
+	rhos, err := allocate(e.o.stageBudgets(e.o.Split.Marginals), parties, weights)
 	if err != nil {
 		return err
 	}

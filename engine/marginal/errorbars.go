@@ -43,9 +43,9 @@ type WorkloadError struct {
 	MeanExpectedTVD, MeanTVD95 float64
 }
 
-// ErrorBars returns the bar of every set (sorted attributes of a domain
+// errorBars returns the bar of every set (sorted attributes of a domain
 // of the given sizes) from the measurements ms of a table of n records.
-func ErrorBars(sizes []int, ms []*infer.Noisy, sets [][]int, n int) []ErrorBar {
+func errorBars(sizes []int, ms []*infer.Noisy, sets [][]int, n int) []ErrorBar {
 	variance := map[string]float64{} // merged per-cell variance by set
 	var measured [][]int
 	for _, m := range ms {
@@ -87,8 +87,8 @@ func ErrorBars(sizes []int, ms []*infer.Noisy, sets [][]int, n int) []ErrorBar {
 	return out
 }
 
-// Summarise averages the covered bars.
-func Summarise(bars []ErrorBar) WorkloadError {
+// summarise averages the covered bars.
+func summarise(bars []ErrorBar) WorkloadError {
 	w := WorkloadError{Queries: len(bars)}
 	for _, b := range bars {
 		if b.Covered {

@@ -15,7 +15,7 @@ import (
 // Release says how one measurement is paid for: its noise, and the parties
 // whose accountants are each charged Noise's guarantee. A release over
 // attributes of several parties must satisfy the strictest of their
-// budgets; the plan (Allocate) sees to that, the measurer only charges.
+// budgets; the plan (allocate) sees to that, the measurer only charges.
 type Release struct {
 	Purpose string
 	Parties []int

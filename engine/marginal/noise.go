@@ -21,7 +21,7 @@ const (
 	// noisy one-way counts N* already published. Given N*, the score is a
 	// 1-Lipschitz function (in L1) of the count vector N, which moves by 2.
 	// Under add/remove n is the released noisy count, public too, and N
-	// moves by 1 in L1: IInDifSensitivityAddRemove = 1.
+	// moves by 1 in L1: iInDifSensitivityAddRemove = 1.
 	IInDifSensitivity = 2.0
 	// InDifSensitivity is the sensitivity of PrivSyn's InDif score
 	// Σ_ij |N_ij − N_i M_j / n| with the TRUE one-way counts. InDif =
@@ -30,7 +30,7 @@ const (
 	// InDif moves by at most 6. PrivSyn's paper uses 4; that is not an
 	// upper bound under replace-one (TestInDifSensitivityExceedsFour
 	// exhibits neighbours whose scores differ by more than 4).
-	// Under add/remove InDifSensitivityAddRemove = 6 as well (n changes
+	// Under add/remove inDifSensitivityAddRemove = 6 as well (n changes
 	// too, so halving does not follow): with h = Σ_ij |n·N_ij − N_i M_j|
 	// the score is f = h/n. Adding a record at (a, b) changes cell ij of
 	// n·N − N⊗M by N_ij + n[i=a][j=b] − N_i[j=b] − M_j[i=a], whose
@@ -45,8 +45,8 @@ const (
 const (
 	CountL1AddRemove           = 1.0
 	CountL2AddRemove           = 1.0
-	IInDifSensitivityAddRemove = 1.0
-	InDifSensitivityAddRemove  = 6.0
+	iInDifSensitivityAddRemove = 1.0
+	inDifSensitivityAddRemove  = 6.0
 )
 
 // CountL2 is the L2 sensitivity of a count vector under replace-one: two
@@ -68,11 +68,11 @@ func ScoreSensitivity(kind ScoreKind, nb dp.Neighbours) float64 {
 	addRemove := nb.Or() == dp.NeighboursAddRemove
 	switch {
 	case kind == InDif && addRemove:
-		return InDifSensitivityAddRemove
+		return inDifSensitivityAddRemove
 	case kind == InDif:
 		return InDifSensitivity
 	case addRemove:
-		return IInDifSensitivityAddRemove
+		return iInDifSensitivityAddRemove
 	}
 	return IInDifSensitivity
 }

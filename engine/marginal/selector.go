@@ -25,8 +25,8 @@ const (
 
 func (s SelectMechanism) String() string { return string(s) }
 
-// ParseSelectMechanism checks a selection mechanism's name.
-func ParseSelectMechanism(v string) (SelectMechanism, error) {
+// parseSelectMechanism checks a selection mechanism's name.
+func parseSelectMechanism(v string) (SelectMechanism, error) {
 	return selections.Parse(v)
 }
 

@@ -81,7 +81,7 @@ type ChosenBins struct {
 // minimum, the maximum and zero inside the bounds, values many columns
 // pile up on: a floor, a cap or top-code, or the "nothing happened" of a
 // signed measurement such as Shuttle's V2, 0 in 62 % of rows in
-// [−10000, 10000]) each a cell of its own (SingleValueEdges), and
+// [−10000, 10000]) each a cell of its own (singleValueEdges), and
 // equal-width cells between (for an integer attribute, from one above the
 // minimum). So a column that is exactly 0 in 99 % of
 // rows, or capped at its maximum in 30 %, keeps that value as a point
@@ -113,7 +113,7 @@ func PublicGrid(a data.Attribute, cells int) []float64 {
 				out = append(out, v)
 			}
 		}
-		out = append(out, SingleValueEdges(a)...)
+		out = append(out, singleValueEdges(a)...)
 		slices.Sort(out)
 		return slices.Compact(out)
 	}
@@ -122,7 +122,7 @@ func PublicGrid(a data.Attribute, cells int) []float64 {
 	for k := range out {
 		out[k] = a.Min + float64(k)*w
 	}
-	out = append(out, SingleValueEdges(a)...)
+	out = append(out, singleValueEdges(a)...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -143,7 +143,7 @@ func PublicValues(a data.Attribute) []float64 {
 	return out
 }
 
-// SingleValueEdges are the lower edges that make each of a's public
+// singleValueEdges are the lower edges that make each of a's public
 // values (PublicValues) a cell of its own in a lower-edge partition such
 // as DomainOptions.Cuts, PublicGrid or FineEdges: v and the next value
 // above it, v+1 for an integer attribute and math.Nextafter(v, +∞) for a
@@ -154,7 +154,7 @@ func PublicValues(a data.Attribute) []float64 {
 // lower edges), and the fine cells of ownerstats end at Nextafter(next,
 // −∞) = v. A bin or piece holding one value decodes to that value
 // (Domain.Decode).
-func SingleValueEdges(a data.Attribute) []float64 {
+func singleValueEdges(a data.Attribute) []float64 {
 	var out []float64
 	for _, v := range PublicValues(a) {
 		out = append(out, v)
@@ -242,14 +242,14 @@ func BinsFromHistogram(a data.Attribute, grid, noisy []float64, n float64, bins 
 	return ChosenBins{Cuts: coarse, Pieces: &Pieces{Edges: all, Weights: w}}
 }
 
-// CutZ is how many noise standard deviations a noisy count must clear
+// cutZ is how many noise standard deviations a noisy count must clear
 // before ChooseCuts reads a point mass or a finer bin into it. With the
 // default 256-cell grid an empty cell's count passes 3.5σ with
 // probability 2.3·10⁻⁴, so about 0.06 false point masses per attribute.
 // Where 3.5σ is below the data's own thresholds (Adult's and Shuttle's
 // training rows at ε ≥ 0.3 with the default 5 % bin share: σ ≤ 230 against
 // n/(2·16) ≥ 1 130) the bins are those of the noise-blind rule.
-const CutZ = 3.5
+const cutZ = 3.5
 
 // mergeCells turns a noisy histogram over grid cells into bin edges.
 //
@@ -260,18 +260,18 @@ const CutZ = 3.5
 // refine the equal-width ones, so drawing a value uniformly inside a bin
 // never moves mass from one equal-width bin to another, and a histogram
 // read at that resolution keeps what the engine measured. Inside such a
-// run, a heavy grid cell (at least half the target n/bins, and CutZ·σ)
+// run, a heavy grid cell (at least half the target n/bins, and cutZ·σ)
 // is a bin of its own (among the coarse edges too when it holds at least
 // half of its run) (a point mass such as capital-gain's zeros stays a
 // single value), and the cells between heavy cells are cut into bins of
 // about target records each (one bin when they hold less), but never
 // into more than their noisy total can tell apart: k bins need
-// T/k ≥ CutZ·σ·√(m/k) for m cells of total T, the noise of a bin of m/k
+// T/k ≥ cutZ·σ·√(m/k) for m cells of total T, the noise of a bin of m/k
 // cells. A grid cell an equal-width edge falls inside counts toward the
 // run holding its lower edge.
 func mergeCells(runs []run, grid, counts []float64, n float64, bins int, sigma float64) (edges, coarse []float64) {
 	target := n / float64(bins)
-	heavy := math.Max(target/2, CutZ*sigma)
+	heavy := math.Max(target/2, cutZ*sigma)
 	g := len(grid)
 	e := &edgeCuts{edges: []float64{grid[0]}, coarse: []float64{grid[0]}}
 	for r, rn := range runs {
@@ -378,13 +378,13 @@ func (c runCells) span(e *edgeCuts, from, to int) {
 }
 
 // separable is the most bins m cells of noisy total T can be cut into
-// with each bin's count CutZ noise deviations clear of zero:
-// T/k ≥ CutZ·σ·√(m/k) ⟺ k ≤ T² / (CutZ²·σ²·m) (0 when T ≤ 0).
+// with each bin's count cutZ noise deviations clear of zero:
+// T/k ≥ cutZ·σ·√(m/k) ⟺ k ≤ T² / (cutZ²·σ²·m) (0 when T ≤ 0).
 func separable(total, sigma float64, cells int) float64 {
 	if total <= 0 {
 		return 0
 	}
-	return total * total / (CutZ * CutZ * sigma * sigma * float64(cells))
+	return total * total / (cutZ * cutZ * sigma * sigma * float64(cells))
 }
 
 // run is one equal-width bin on the grid: the value it starts at and the

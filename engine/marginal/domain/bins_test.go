@@ -119,7 +119,7 @@ func TestPublicGridIsolatesZero(t *testing.T) {
 // cell against n/16 ≈ 28 records per equal-width bin), the cuts stay the
 // equal-width bins: the noise-blind rule made any cell above n/32 a point
 // mass and split spans by the noise's positive part, 162 bins for
-// perimeter_worst. An empty cell passes CutZ = 3.5σ with probability
+// perimeter_worst. An empty cell passes cutZ = 3.5σ with probability
 // 2.3·10⁻⁴, so a trial's 256 cells make one false point mass with
 // probability about 0.06; the test allows 10 such trials of 50 (false
 // failure rate below 10⁻⁴), and checks that the noise-blind rule (σ

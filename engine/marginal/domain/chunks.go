@@ -23,8 +23,8 @@ type Cells struct {
 	wt    []uint32   // row i stands for wt[i] records; nil: one each
 }
 
-// NewCells allocates n records over domain sizes, all in cell 0.
-func NewCells(sizes []int, n int) *Cells {
+// newCells allocates n records over domain sizes, all in cell 0.
+func newCells(sizes []int, n int) *Cells {
 	c := &Cells{sizes: slices.Clone(sizes), n: n, b: make([][]uint8, len(sizes)), w: make([][]uint16, len(sizes))}
 	for j, s := range sizes {
 		if s <= 1<<8 {

@@ -18,7 +18,7 @@ func TestChunksCountAll(t *testing.T) {
 	var cs Chunks
 	for lo, k := 0, 1; lo < ds.Len(); k *= 3 {
 		hi := min(ds.Len(), lo+k)
-		piece := NewCells(sizes, k+2) // room to spare: truncated below
+		piece := newCells(sizes, k+2) // room to spare: truncated below
 		for j := range sizes {
 			for i := lo; i < hi; i++ {
 				piece.Set(j, i-lo, int(ds.Cols[j][i]))

@@ -30,7 +30,7 @@ type DomainOptions struct {
 	// and the last bin [c_{k−1}, Max] (integers: c_b … c_{b+1}−1, so a bin
 	// whose edges differ by one holds a single value, which decodes to
 	// itself; a continuous bin [v, Nextafter(v, +∞)) holds v alone, and an
-	// edge at Max makes the last bin Max alone: SingleValueEdges). The
+	// edge at Max makes the last bin Max alone: singleValueEdges). The
 	// edges must be public: from the schema, or released under DP
 	// (ChooseCuts).
 	Cuts map[string][]float64
@@ -209,19 +209,19 @@ func (d *Domain) Index(name string) (int, error) {
 }
 
 // Cells is the number of cells of the marginal over attrs, and false if it
-// exceeds MaxCells.
+// exceeds maxCells.
 func (d *Domain) Cells(attrs []int) (int, bool) {
 	return cellsOf(d.Sizes(), attrs)
 }
 
-// MaxCells bounds any one marginal table (its cell index is an int32).
-const MaxCells = 1 << 30
+// maxCells bounds any one marginal table (its cell index is an int32).
+const maxCells = 1 << 30
 
 func cellsOf(sizes []int, attrs []int) (int, bool) {
 	c := 1
 	for _, a := range attrs {
 		c *= sizes[a]
-		if c > MaxCells {
+		if c > maxCells {
 			return 0, false
 		}
 	}
@@ -382,7 +382,7 @@ func (d *Domain) EncodeInto(rows [][]float64, cs *Cells, at int) (int, error) {
 // Decode maps a discretised dataset back to the schema: categories to
 // their index, a numeric bin to a value drawn uniformly from the bin (an
 // integer one for integer attributes), a bin that holds one value
-// (SingleValueEdges) to that value. The draw is post-processing.
+// (singleValueEdges) to that value. The draw is post-processing.
 func (d *Domain) Decode(ds *Dataset, src *randx.Source) (*data.Table, error) {
 	return d.DecodeRows(ds, ds.Len(), src)
 }
@@ -487,7 +487,7 @@ func (d *Domain) decodeCell(j, b int, src *randx.Source) float64 {
 	}
 	if hi <= math.Nextafter(lo, math.Inf(1)) {
 		// A single-value bin or piece, [v, Nextafter(v, +∞)) or the
-		// maximum's [Max, Max] (SingleValueEdges): exactly v. A uniform
+		// maximum's [Max, Max] (singleValueEdges): exactly v. A uniform
 		// draw would round to the next float64, outside the bin, half of
 		// the time.
 		return lo
@@ -552,7 +552,7 @@ func (d *Domain) layPieces(j int, p Pieces) (*decodePieces, error) {
 // PublicValueCuts returns the lower edges (as DomainOptions.Cuts) of
 // numeric attribute a's bins equal-width bins over its declared bounds,
 // as NewDomain cuts them, with each of its public values (PublicValues)
-// split off as a bin of its own (SingleValueEdges): 18 bins instead of
+// split off as a bin of its own (singleValueEdges): 18 bins instead of
 // 16 for a range [0, Max], 19 for one that straddles 0 at an equal-width
 // edge, 20 when 0 splits an equal-width bin in three. Nil when every
 // equal-width bin already holds one value (an integer attribute of at
@@ -572,7 +572,7 @@ func PublicValueCuts(a data.Attribute, bins int) []float64 {
 	if err != nil {
 		return nil
 	}
-	out := SingleValueEdges(a)
+	out := singleValueEdges(a)
 	for b := range d.Size(0) {
 		lo, _ := d.BinRange(0, b)
 		out = append(out, lo)

@@ -254,7 +254,7 @@ func TestPiecesErrors(t *testing.T) {
 }
 
 // A continuous bin that holds one value, [v, Nextafter(v, +∞)) or the
-// maximum's [Max, Max] (SingleValueEdges), decodes to exactly v, every
+// maximum's [Max, Max] (singleValueEdges), decodes to exactly v, every
 // time; a uniform draw inside [0, 5e-324) gave 5e-324, a value of the
 // next bin, in half of the draws.
 func TestSingleValueBinsDecodeExactly(t *testing.T) {

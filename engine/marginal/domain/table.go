@@ -25,7 +25,7 @@ func NewMarginal(sizes []int, attrs []int) (*Marginal, error) {
 	}
 	c, ok := cellsOf(sizes, a)
 	if !ok {
-		return nil, fmt.Errorf("marginal: attribute set %v has more than %d cells", a, MaxCells)
+		return nil, fmt.Errorf("marginal: attribute set %v has more than %d cells", a, maxCells)
 	}
 	m := &Marginal{Attrs: a, Sizes: make([]int, len(a)), Counts: make([]float64, c)}
 	for k, j := range a {
@@ -96,7 +96,7 @@ func countInto(ds *Dataset, n int, attrs, sizes []int, counts []float64) {
 }
 
 // cellIndex writes into idx the cell of every record in the marginal over
-// attrs (which must have fewer than MaxCells cells).
+// attrs (which must have fewer than maxCells cells).
 func CellIndex(ds *Dataset, attrs []int, idx []int32) {
 	col := ds.Cols[attrs[0]]
 	for i := range idx {

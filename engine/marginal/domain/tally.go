@@ -104,14 +104,14 @@ func (t *Tally) AddRows(d *Domain, rows [][]float64) (int, error) {
 			// Straight into the last piece, as a reader without a
 			// tally would.
 			if t.fill == nil || t.fill.n == tallyPage {
-				t.fill = NewCells(t.sizes, tallyPage)
+				t.fill = newCells(t.sizes, tallyPage)
 				t.fill.n = 0
 				t.tail = append(t.tail, t.fill)
 			}
 			c = t.fill
 		} else {
 			if t.scratch == nil {
-				t.scratch = NewCells(t.sizes, tallyPage)
+				t.scratch = newCells(t.sizes, tallyPage)
 			}
 			c = t.scratch
 			c.n = 0
@@ -295,7 +295,7 @@ func (t *Tally) Chunks() Chunks {
 	var out Chunks
 	for p := range t.keys {
 		keys, n := t.keys[p], len(t.wts[p])
-		c := NewCells(t.sizes, n)
+		c := newCells(t.sizes, n)
 		for j := range t.sizes {
 			o, s := t.off[j], t.stride
 			switch {

@@ -17,7 +17,7 @@ func piecesOf(ds *Dataset, lo, hi, k int) Chunks {
 	var cs Chunks
 	for ; lo < hi; lo += k {
 		n := min(k, hi-lo)
-		c := NewCells(ds.Sizes, n)
+		c := newCells(ds.Sizes, n)
 		for j := range ds.Sizes {
 			for i := range n {
 				c.Set(j, i, int(ds.Cols[j][lo+i]))
@@ -211,7 +211,7 @@ func TestTallyStopsMergingDistinctRecords(t *testing.T) {
 // second row, and the counts are exact.
 func TestTallyWeightsDoNotOverflow(t *testing.T) {
 	sizes := []int{3, 2}
-	c := NewCells(sizes, 3)
+	c := newCells(sizes, 3)
 	c.Set(0, 0, 2)
 	c.Set(0, 1, 2)
 	c.Set(0, 2, 1)
