@@ -649,3 +649,15 @@ func (e *engine) pgm(ctx context.Context) error {
 	e.res.Data, err = model.Sample(e.o.GUM.Fitted(), e.o.Source)
 	return err
 }
+
+// partiesOf returns the sorted distinct parties owning attrs.
+func partiesOf(owner []int, attrs []int) []int {
+	var ps []int
+	for _, a := range attrs {
+		if !slices.Contains(ps, owner[a]) {
+			ps = append(ps, owner[a])
+		}
+	}
+	slices.Sort(ps)
+	return ps
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
@@ -327,16 +326,4 @@ func dependency(joint, ra, rb []float64, n float64) float64 {
 		}
 	}
 	return s
-}
-
-// partiesOf returns the sorted distinct parties owning attrs.
-func partiesOf(owner []int, attrs []int) []int {
-	var ps []int
-	for _, a := range attrs {
-		if !slices.Contains(ps, owner[a]) {
-			ps = append(ps, owner[a])
-		}
-	}
-	slices.Sort(ps)
-	return ps
 }

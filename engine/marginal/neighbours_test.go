@@ -102,8 +102,8 @@ func TestAddRemoveSensitivitiesHoldOnRandomTables(t *testing.T) {
 		strict      bool
 		atLeast     float64
 	}{
-		{"IInDif, add/remove", maxI, iInDifSensitivityAddRemove, false, 0.99},
-		{"InDif, add/remove", maxIn, inDifSensitivityAddRemove, true, 2},
+		{"IInDif, add/remove", maxI, ScoreSensitivity(IInDif, dp.NeighboursAddRemove), false, 0.99},
+		{"InDif, add/remove", maxIn, ScoreSensitivity(InDif, dp.NeighboursAddRemove), true, 2},
 		{"IInDif, replace-one", maxRep, IInDifSensitivity, false, 1.99},
 	} {
 		if c.seen > c.bound+1e-9 || c.strict && c.seen >= c.bound || c.seen < c.atLeast {

@@ -25,6 +25,9 @@ const (
 
 func (s SelectMechanism) String() string { return string(s) }
 
+// selections are the words a SelectMechanism may be.
+var selections = dp.NewWords("selection mechanism", SelectExponential, SelectPermuteAndFlip)
+
 // parseSelectMechanism checks a selection mechanism's name.
 func parseSelectMechanism(v string) (SelectMechanism, error) {
 	return selections.Parse(v)

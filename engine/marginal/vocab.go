@@ -12,5 +12,4 @@ var (
 	inferences = dp.NewWords("inference", InferenceGUM, InferencePGM).In("marginal")
 	optimizers = dp.NewWords("optimizer", OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum)
 	penalties  = dp.NewWords("penalty", PenaltyAIM, PenaltyClipped)
-	selections = dp.NewWords("selection mechanism", SelectExponential, SelectPermuteAndFlip)
 )
