@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -36,25 +36,25 @@ func addRemoveAudits(fam *Family) {
 // log-likelihood ratio (the release itself, up to an affine map).
 func RecordCountAddRemove() (Mechanism, error) {
 	const rho = 0.5
-	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1AddRemove, marginal.CountL2AddRemove, rho)
+	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1AddRemove, measurement.CountL2AddRemove, rho)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
 	fD, fD2 := []float64{20}, []float64{21}
 	return Mechanism{
 		Name:        fmt.Sprintf("record count, add/remove (Δ₂=1, σ=%g)", noise.Scale),
-		Claim:       GaussianProfile(noise.Scale, marginal.CountL2AddRemove),
+		Claim:       GaussianProfile(noise.Scale, measurement.CountL2AddRemove),
 		Pair:        "20 records; D' has one record more",
 		Dim:         1,
 		Statistic:   GaussianLLR(fD, fD2, []float64{noise.Scale}),
 		Truth:       SideTruth(fD, fD2), // an integer on the integer grid
-		ReplayBound: marginal.CountL2AddRemove,
+		ReplayBound: measurement.CountL2AddRemove,
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: dp.Concentrated(1)})
 			if err != nil {
 				return err
 			}
-			c, err := marginal.ReleaseCount(int(sideValue2(fD, fD2, side)), marginal.CountOptions{Rho: rho, Accountant: a, Source: src})
+			c, err := measurement.ReleaseCount(int(sideValue2(fD, fD2, side)), measurement.CountOptions{Rho: rho, Accountant: a, Source: src})
 			out[0] = float64(c.Value)
 			return err
 		},
@@ -79,7 +79,7 @@ func sideValue2(fD, fD2 []float64, side Side) float64 {
 // audit must find ε above the claim there (exact δ at ε = 1 is 0.127 for
 // Δ = 1 and 0.286 for √2).
 func MarginalAddRemove(replaced bool) (Mechanism, error) {
-	noise, err := marginal.CountNoise(marginal.Gaussian, dp.NeighboursAddRemove, 0.5)
+	noise, err := measurement.CountNoise(measurement.Gaussian, dp.NeighboursAddRemove, 0.5)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
@@ -104,7 +104,7 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 	}
 	return Mechanism{
 		Name:      name,
-		Claim:     GaussianProfile(noise.Scale, marginal.CountL2AddRemove),
+		Claim:     GaussianProfile(noise.Scale, measurement.CountL2AddRemove),
 		Pair:      desc,
 		Dim:       4,
 		Statistic: GaussianLLR(fD, fD2, sigma),
@@ -114,11 +114,11 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 			if err != nil {
 				return err
 			}
-			m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Data: pair[side], Accountants: []*privacy.Accountant{a}, Source: src, Neighbours: dp.NeighboursAddRemove})
+			m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: pair[side], Accountants: []*privacy.Accountant{a}, Source: src, Neighbours: dp.NeighboursAddRemove})
 			if err != nil {
 				return err
 			}
-			v, err := m.Marginal(context.Background(), []int{0, 1}, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
+			v, err := m.Marginal(context.Background(), []int{0, 1}, measurement.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
 			copy(out, v)
 			return err
 		},

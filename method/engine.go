@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // EngineSettings are the marginal engine's settings, declared once for
@@ -48,7 +49,7 @@ type EngineSettings struct {
 	AnyClique bool `json:"any_clique,omitempty" help:"combine every clique of selected pairs under --max-cells (PrivSyn), even when that adds noise"`
 	// Score is the paper method's pair score (default the paper's
 	// IInDif).
-	Score marginal.ScoreKind `json:"score,omitempty" help:"pair score: iindif (the paper's, sensitivity 2) | indif (PrivSyn's, sensitivity 6; one owner only)"`
+	Score measurement.ScoreKind `json:"score,omitempty" help:"pair score: iindif (the paper's, sensitivity 2) | indif (PrivSyn's, sensitivity 6; one owner only)"`
 	// Rounds of GUM (default DefaultGUMRounds) and Rows of synthetic data
 	// (default the public record count).
 	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
@@ -67,7 +68,7 @@ type EngineSettings struct {
 	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)² (1.8·ρ·(0.03·n)² under --neighbours add-remove), at least 2 × attributes)"`
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
-	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2; one owner only)"`
+	Selection measurement.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2; one owner only)"`
 	// Penalty is the adaptive score's expected measurement error (default
 	// marginal.DefaultPenalty).
 	Penalty marginal.Penalty `json:"penalty,omitempty" help:"adaptive method: the error a candidate's measurement is expected to leave, subtracted in the selection score and the annealing test: clipped (default: the noise's expected L1 error once clipped at zero, at the model's estimate of each cell) | aim (AIM's √(2/π)·σ per cell)"`
@@ -101,9 +102,9 @@ func (s *EngineSettings) SetWordDefaults() {
 
 // Resolved are the settings with every empty word at its default.
 func (s EngineSettings) Resolved() EngineSettings {
-	s.Score = cmp.Or(s.Score, marginal.IInDif)
+	s.Score = cmp.Or(s.Score, measurement.IInDif)
 	s.Method = cmp.Or(s.Method, marginal.MethodAuto)
-	s.Selection = cmp.Or(s.Selection, marginal.SelectExponential)
+	s.Selection = cmp.Or(s.Selection, measurement.SelectExponential)
 	s.Optimizer = cmp.Or(s.Optimizer, marginal.OptimizerAuto)
 	s.Penalty = cmp.Or(s.Penalty, marginal.DefaultPenalty)
 	s.Neighbours = s.Neighbours.Or()
@@ -133,7 +134,7 @@ func (s *EngineSettings) Validate() error {
 		return Fieldf("rows", "must not be negative, got %d", s.Rows)
 	case s.Neighbours.Check() != nil:
 		return Fieldf("neighbours", "must be replace-one or add-remove, got %q", s.Neighbours)
-	case w.Score != marginal.IInDif && w.Score != marginal.InDif:
+	case w.Score != measurement.IInDif && w.Score != measurement.InDif:
 		return Fieldf("score", "must be iindif or indif, got %q", s.Score)
 	case w.Method != marginal.MethodAuto && w.Method != marginal.MethodAdaptive && w.Method != marginal.MethodPaper:
 		return Fieldf("method", "must be auto, adaptive or paper, got %q", s.Method)
@@ -141,7 +142,7 @@ func (s *EngineSettings) Validate() error {
 		return Fieldf("max_model_cells", "must be at least 1, got %v", s.MaxModelCells)
 	case s.AdaptiveRounds < 0:
 		return Fieldf("adaptive_rounds", "must not be negative, got %d", s.AdaptiveRounds)
-	case w.Selection != marginal.SelectExponential && w.Selection != marginal.SelectPermuteAndFlip:
+	case w.Selection != measurement.SelectExponential && w.Selection != measurement.SelectPermuteAndFlip:
 		return Fieldf("selection", "must be exponential or permute-and-flip, got %q", s.Selection)
 	}
 	if _, err := marginal.ParsePenalty(string(w.Penalty)); err != nil {
@@ -171,7 +172,7 @@ func (s *EngineSettings) RefuseAdaptive(why string) error {
 		return Fieldf("max_model_cells", "is for the adaptive method, which is not available: %s", why)
 	case s.AdaptiveRounds != 0:
 		return Fieldf("adaptive_rounds", "is for the adaptive method, which is not available: %s", why)
-	case s.Selection != "" && s.Selection != marginal.SelectExponential:
+	case s.Selection != "" && s.Selection != measurement.SelectExponential:
 		return Fieldf("selection", "is for the adaptive method, which is not available: %s", why)
 	case s.Penalty != "" && s.Penalty != marginal.DefaultPenalty:
 		return Fieldf("penalty", "is for the adaptive method, which is not available: %s", why)
@@ -184,7 +185,7 @@ func (s *EngineSettings) RefuseAdaptive(why string) error {
 // RefuseScore refuses a pair score other than the paper's IInDif, for a
 // split whose protocol computes only that one (why says so).
 func (s *EngineSettings) RefuseScore(why string) error {
-	if s.Score != "" && s.Score != marginal.IInDif {
+	if s.Score != "" && s.Score != measurement.IInDif {
 		return Fieldf("score", "must be iindif: %s, got %q", why, s.Score)
 	}
 	return nil

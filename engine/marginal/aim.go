@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 	"github.com/dppub/dppub/engine/marginal/internal/parallel"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -186,7 +187,7 @@ type AdaptiveOptions struct {
 	SelectShare float64
 	// Selection is the selection mechanism (default SelectExponential,
 	// AIM's: at the same ρ its ε is twice permute-and-flip's).
-	Selection SelectMechanism
+	Selection measurement.SelectMechanism
 	// Iters is the number of mirror-descent steps after each round (warm
 	// started; default 50) and FinalIters before sampling (default
 	// defaultFinalIters, 250 with momentum).
@@ -354,7 +355,7 @@ func DefaultRounds(d, n int, rho, selectShare float64) int {
 func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	o.SelectShare = cmp.Or(o.SelectShare, 0.1)
 	o.Rounds = cmp.Or(o.Rounds, DefaultRounds(d, n, rho, o.SelectShare))
-	o.Selection = cmp.Or(o.Selection, SelectExponential)
+	o.Selection = cmp.Or(o.Selection, measurement.SelectExponential)
 	o.Iters = cmp.Or(o.Iters, 50)
 	o.Penalty = cmp.Or(o.Penalty, DefaultPenalty)
 	if _, err := ParsePenalty(string(o.Penalty)); err != nil {
@@ -363,7 +364,7 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	if _, err := ParseOptimizer(string(cmp.Or(o.Optimizer, OptimizerAuto))); err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
-	first, err := Calibrate(Gaussian, CountL1, CountL2, (1-o.SelectShare)*rho/float64(o.Rounds))
+	first, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, (1-o.SelectShare)*rho/float64(o.Rounds))
 	if err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
@@ -391,7 +392,7 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 		return fmt.Errorf("marginal: adaptive: model cap %v cells", o.MaxCells)
 	case !(o.SelectShare > 0 && o.SelectShare < 1):
 		return fmt.Errorf("marginal: adaptive: selection share %v, need (0, 1)", o.SelectShare)
-	case o.Selection != SelectExponential && o.Selection != SelectPermuteAndFlip:
+	case o.Selection != measurement.SelectExponential && o.Selection != measurement.SelectPermuteAndFlip:
 		return fmt.Errorf("marginal: adaptive: unknown selection mechanism %q", o.Selection)
 	case o.Iters < 0 || o.FinalIters < 0:
 		return fmt.Errorf("marginal: adaptive: iterations %d / %d", o.Iters, o.FinalIters)
@@ -492,7 +493,7 @@ func candidates(workload [][]int) ([][]int, []float64) {
 // adaptive runs MethodAdaptive for the single party.
 type adaptive struct {
 	*engine
-	sel      Selector
+	sel      measurement.Selector
 	ao       AdaptiveOptions
 	rho      float64 // the party's budget
 	used     float64
@@ -508,7 +509,7 @@ type adaptive struct {
 }
 
 func (e *engine) runAdaptive(ctx context.Context) error {
-	sel, ok := e.m.(Selector)
+	sel, ok := e.m.(measurement.Selector)
 	if !ok {
 		return fmt.Errorf("marginal: the adaptive method needs a measurer that can select (one owner); this one cannot")
 	}
@@ -646,17 +647,17 @@ type pick struct {
 // expected to leave (AIM's signal to anneal).
 func (a *adaptive) batch(ctx context.Context, s *schedule, size int) (bool, error) {
 	var picks []pick
-	var base SelectQuery
+	var base measurement.SelectQuery
 	var growth []float64
 	for k := 0; k < max(size, 1) && a.rho-a.used > 1e-12*a.rho; k++ {
 		rhoMeas, rhoSel := s.next(a.rho - a.used)
-		noise, err := CountNoise(Gaussian, a.o.Neighbours, rhoMeas)
+		noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, rhoMeas)
 		if err != nil {
 			return false, err
 		}
 		// The size limit counts this round's spending, as AIM does.
 		limit := a.ao.MaxCells * (a.used + rhoMeas + rhoSel) / a.rho
-		var q SelectQuery
+		var q measurement.SelectQuery
 		if k == 0 {
 			base, growth = a.query(limit, noise.Scale)
 			q = base
@@ -704,9 +705,9 @@ func (a *adaptive) batch(ctx context.Context, s *schedule, size int) (bool, erro
 }
 
 // choose makes one private selection over q at selection budget rhoSel.
-func (a *adaptive) choose(ctx context.Context, q SelectQuery, rhoSel float64) (int, pick, error) {
+func (a *adaptive) choose(ctx context.Context, q measurement.SelectQuery, rhoSel float64) (int, pick, error) {
 	eps := a.ao.Selection.Epsilon(rhoSel)
-	c := Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+a.pending+1), Parties: []int{0},
+	c := measurement.Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+a.pending+1), Parties: []int{0},
 		Mechanism: a.ao.Selection, Epsilon: eps, Sensitivity: q.Sensitivity(a.o.Neighbours)}
 	i, err := a.sel.Select(ctx, q, c)
 	if err != nil {
@@ -728,7 +729,7 @@ func (a *adaptive) choose(ctx context.Context, q SelectQuery, rhoSel float64) (i
 // join to theirs; the greedy triangulation can differ by a little), so
 // only the others cost a triangulation each: on a table of 167 attributes
 // the exact test of every candidate after every pick was half the run.
-func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limit, sigma float64) SelectQuery {
+func (a *adaptive) narrow(base measurement.SelectQuery, growth []float64, picks []pick, limit, sigma float64) measurement.SelectQuery {
 	sizes := a.o.Domain.Sizes()
 	sets := slices.Clip(a.model.Sets())
 	touched := map[int]bool{}
@@ -740,7 +741,7 @@ func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limi
 	}
 	sets = slices.Clip(sets)
 	now := infer.ModelCells(sizes, sets)
-	var q SelectQuery
+	var q measurement.SelectQuery
 	for i, s := range base.Candidates {
 		if slices.ContainsFunc(picks, func(p pick) bool { return slices.Equal(p.attrs, s) }) {
 			continue
@@ -804,7 +805,7 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
 	var picks []pick
 	for len(picks) < d-1 && a.rho-a.used > 1e-12*a.rho {
 		rhoMeas, rhoSel := s.next(a.rho - a.used)
-		noise, err := CountNoise(Gaussian, a.o.Neighbours, rhoMeas)
+		noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, rhoMeas)
 		if err != nil {
 			return err
 		}
@@ -812,7 +813,7 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
 			sigma = noise.Scale
 			parallel.For(len(pairs), func(k int) { pen[k] = a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
 		}
-		var q SelectQuery
+		var q measurement.SelectQuery
 		for k, i := range pairs {
 			c := a.cands[i]
 			if comp[c[0]] == comp[c[1]] {
@@ -887,11 +888,11 @@ func outer(x, y []float64, total float64) []float64 {
 // that fit of the candidates in an order drawn afresh each time from the
 // run's randomness, which is independent of the records, so the offer is
 // public and the selection over it is charged as any other.
-func (a *adaptive) query(limit, sigma float64) (SelectQuery, []float64) {
+func (a *adaptive) query(limit, sigma float64) (measurement.SelectQuery, []float64) {
 	sizes := a.o.Domain.Sizes()
 	order := a.candidateOrder()
 	now := a.model.Cells()
-	var q SelectQuery
+	var q measurement.SelectQuery
 	var offered []int
 	var growth []float64
 	for _, i := range order {
@@ -946,11 +947,11 @@ func (a *adaptive) candidateOrder() []int {
 
 // measureSet measures the marginal over s with Gaussian noise costing rho.
 func (a *adaptive) measureSet(ctx context.Context, s []int, rho float64) error {
-	noise, err := CountNoise(Gaussian, a.o.Neighbours, rho)
+	noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, rho)
 	if err != nil {
 		return err
 	}
-	r := Release{Purpose: "adaptive marginal " + a.names(s), Parties: []int{0}, Noise: noise}
+	r := measurement.Release{Purpose: "adaptive marginal " + a.names(s), Parties: []int{0}, Noise: noise}
 	nm, err := a.measure(ctx, s, r)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -26,7 +27,7 @@ func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *p
 	ds := randomDataset(sizes, 3000, 0.8, randx.NewSeeded(5))
 	dom := sizedDomain(t, sizes)
 	a := zcdpAccountant(t, "owner", rho)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(6)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(6)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,14 +62,14 @@ func sizedDomain(t *testing.T, sizes []int) *domain.Domain {
 // equals the sum of the rounds' and the one-way marginals' costs, each
 // selection costing ε²/8 (exponential) or ε²/2 (permute-and-flip).
 func TestAdaptiveSpendsBudgetExactly(t *testing.T) {
-	for _, sel := range []SelectMechanism{SelectExponential, SelectPermuteAndFlip} {
+	for _, sel := range []measurement.SelectMechanism{measurement.SelectExponential, measurement.SelectPermuteAndFlip} {
 		for _, rho := range []float64{0.01, 0.3, 2} {
 			t.Run(fmt.Sprintf("%s/rho=%g", sel, rho), func(t *testing.T) {
 				res, a := adaptiveOnSmall(t, rho, AdaptiveOptions{Selection: sel})
 				if spent := a.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
 					t.Errorf("accountant spent %v", spent)
 				}
-				div := map[SelectMechanism]float64{SelectExponential: 8, SelectPermuteAndFlip: 2}[sel]
+				div := map[measurement.SelectMechanism]float64{measurement.SelectExponential: 8, measurement.SelectPermuteAndFlip: 2}[sel]
 				total := 0.0
 				for _, p := range res.Plan {
 					total += p.Release.Noise.Rho
@@ -146,7 +147,7 @@ func TestAdaptiveBeatsPaperOnShuttle(t *testing.T) {
 	}
 	dom, ds := load(t, "shuttle")
 	rho := rhoAt(t, 1)
-	paper := engineRun(t, dom, ds, rho, Options{OneWayNoise: Gaussian}, 100)
+	paper := engineRun(t, dom, ds, rho, Options{OneWayNoise: measurement.Gaussian}, 100)
 	adaptive := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
 	p, a := meanTVD2(t, ds, paper.Data), meanTVD2(t, ds, adaptive.Data)
 	t.Logf("mean 2-way TVD: paper %.4f, adaptive %.4f", p, a)
@@ -172,7 +173,7 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 		col[i] = r[j]
 	}
 	acct := zcdpAccountant(t, "owner", 0.001)
-	cuts, err := ChooseCuts(a, col, CutsOptions{Rho: 0.001, Accountant: acct, Source: randx.NewSeeded(1)})
+	cuts, err := measurement.ChooseCuts(a, col, measurement.CutsOptions{Rho: 0.001, Accountant: acct, Source: randx.NewSeeded(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,7 +549,7 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 	}
 	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}}, model: model}
 	cands := [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}
-	base := SelectQuery{Candidates: cands}
+	base := measurement.SelectQuery{Candidates: cands}
 	for range cands {
 		base.Weights = append(base.Weights, 1)
 		base.Estimates = append(base.Estimates, make([]float64, 100))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -73,7 +74,7 @@ func BenchmarkEstimateBig5(b *testing.B)  { benchEstimate(b, "big5") }
 // and permute-and-flip over the true counts, on the final model.
 func benchSelect(b *testing.B, name string) {
 	res, dom, ds, _ := adaptiveRun(b, name)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e9)}, Source: randx.NewSeeded(4)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e9)}, Source: randx.NewSeeded(4)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func benchSelect(b *testing.B, name string) {
 	b.ResetTimer()
 	for b.Loop() {
 		q, _ := a.query(defaultModelCells, 10)
-		if _, err := m.Select(context.Background(), q, Choice{Purpose: "bench", Parties: []int{0}, Epsilon: 0.1, Sensitivity: q.SelectSensitivity()}); err != nil {
+		if _, err := m.Select(context.Background(), q, measurement.Choice{Purpose: "bench", Parties: []int{0}, Epsilon: 0.1, Sensitivity: q.SelectSensitivity()}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -97,15 +98,15 @@ func BenchmarkSelectBig5(b *testing.B)  { benchSelect(b, "big5") }
 // measurer (count, charge, discrete Gaussian on the grid).
 func benchMeasure(b *testing.B, name string) {
 	_, ds := load(b, name)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e12)}, Source: randx.NewSeeded(4)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e12)}, Source: randx.NewSeeded(4)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	noise, err := Calibrate(Gaussian, CountL1, CountL2, 0.001)
+	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, 0.001)
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := Release{Purpose: "bench", Parties: []int{0}, Noise: noise}
+	r := measurement.Release{Purpose: "bench", Parties: []int{0}, Noise: noise}
 	for b.Loop() {
 		for _, s := range [][]int{{0, 1}, {0, 1, 2}} {
 			if _, err := m.Marginal(context.Background(), s, r); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -118,11 +119,11 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 				codes[i], _ = fd.Bin(0, v)
 				counts[codes[i]]++
 			}
-			want, err := ChooseCuts(c.a, values, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9)})
+			want, err := measurement.ChooseCuts(c.a, values, measurement.CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			chosen, err := ChooseBinsFromFine(c.a, counts, CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9), Refine: domain.RefineMeasured})
+			chosen, err := measurement.ChooseBinsFromFine(c.a, counts, measurement.CutsOptions{Bins: c.bins, Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Source: randx.NewSeeded(9), Refine: domain.RefineMeasured})
 			got := chosen.Cuts
 			if err != nil {
 				t.Fatal(err)

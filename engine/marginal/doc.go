@@ -6,21 +6,19 @@
 // Synthesis", USENIX Security 2021).
 //
 // It works in three separable layers, so that the multi-party protocol can
-// drive the same engine; the first and last are packages of their own,
-// which add no noise:
+// drive the same engine, over a finite world of its own
+// (engine/marginal/domain: discretisation to a finite Domain from
+// declared bins, the encoded table, marginal tables):
 //
-//   - the finite world (engine/marginal/domain): discretisation to a
-//     finite Domain from declared bins, the encoded table, marginal
-//     tables;
-//   - what to measure and measuring, this package: the data-chosen bins
-//     (ChooseCuts), the personalised budget plan (each party's ρ_k split
-//     0.1/0.1/0.8 as in Algorithm 3, a release spanning parties charged
-//     to each at the stricter budget), pair selection by Algorithm 2 and
-//     PrivSyn's marginal combination (CombineOptions; by default only
-//     where it does not add noise), and the Measurer interface.
-//     LocalMeasurer, for one owner, counts locally, charges the parties'
-//     accountants and adds noise; the protocol implements the same
-//     interface with secure scalar products and distributed noise;
+//   - what to measure, this package: the personalised budget plan (each
+//     party's ρ_k split 0.1/0.1/0.8 as in Algorithm 3, a release spanning
+//     parties charged to each at the stricter budget), pair selection by
+//     Algorithm 2 and PrivSyn's marginal combination (CombineOptions; by
+//     default only where it does not add noise), or AIM's rounds;
+//   - measuring (engine/marginal/measurement): the Measurer interface.
+//     Its LocalMeasurer, for one owner, counts locally, charges the
+//     parties' accountants and adds noise; the protocol implements the
+//     same interface with secure scalar products and distributed noise;
 //   - from noisy marginals only (engine/marginal/infer): post-processing
 //     (NormSub, Merge, Consistent) and the gradually update method (GUM;
 //     by default with one-attribute conditional moves, see GUMMode), or a

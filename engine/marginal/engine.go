@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -38,10 +39,10 @@ type Options struct {
 	// Split divides every ρ_k between the stages (default PaperSplit).
 	Split Split
 	// Score is the pair score (default IInDif, the paper's).
-	Score ScoreKind
+	Score measurement.ScoreKind
 	// Noise of the one-way marginals (default Laplace, as the paper), of
 	// the scores and of the selected marginals (default Gaussian).
-	OneWayNoise, ScoreNoise, MarginalNoise Mechanism
+	OneWayNoise, ScoreNoise, MarginalNoise measurement.Mechanism
 	// Mu is the paper's ratio μ ∈ [0, 1) in Algorithm 2: the error model
 	// assumes (1 − μ)·ρ_3^k for measuring party k's pairs (default 0).
 	Mu float64
@@ -74,7 +75,7 @@ type Options struct {
 // Planned is one release of the plan and what it measured.
 type Planned struct {
 	Attrs   []int
-	Release Release
+	Release measurement.Release
 }
 
 // Result is what Synthesize produced and how.
@@ -126,16 +127,16 @@ func (o *Options) defaults() error {
 		o.Split = PaperSplit
 	}
 	if o.Score == "" {
-		o.Score = IInDif
+		o.Score = measurement.IInDif
 	}
 	if o.OneWayNoise == "" {
-		o.OneWayNoise = Laplace
+		o.OneWayNoise = measurement.Laplace
 	}
 	if o.ScoreNoise == "" {
-		o.ScoreNoise = Gaussian
+		o.ScoreNoise = measurement.Gaussian
 	}
 	if o.MarginalNoise == "" {
-		o.MarginalNoise = Gaussian
+		o.MarginalNoise = measurement.Gaussian
 	}
 	if o.Combine.MaxCells == 0 {
 		o.Combine.MaxCells = DefaultMaxCells
@@ -186,7 +187,7 @@ func (o *Options) validate() error {
 	if !o.Neighbours.PublicCount() && len(o.Parties) != 1 {
 		return fmt.Errorf("marginal: add/remove neighbours need one party holding every column (a record added adds values to every party's columns), got %d parties", len(o.Parties))
 	}
-	for _, m := range []Mechanism{o.OneWayNoise, o.ScoreNoise, o.MarginalNoise} {
+	for _, m := range []measurement.Mechanism{o.OneWayNoise, o.ScoreNoise, o.MarginalNoise} {
 		if _, err := dp.ParseMechanism(string(m)); err != nil {
 			return fmt.Errorf("marginal: %w", err)
 		}
@@ -241,8 +242,8 @@ func (o *Options) owners() ([]int, error) {
 // adaptive defaults' rules on noise (DefaultRounds, precise) are written
 // for replace-one and read it, so they follow the relation.
 func (o *Options) noiseRho(rho float64) float64 {
-	_, l2 := CountSensitivity(o.Neighbours)
-	return rho * (CountL2 / l2) * (CountL2 / l2)
+	_, l2 := measurement.CountSensitivity(o.Neighbours)
+	return rho * (measurement.CountL2 / l2) * (measurement.CountL2 / l2)
 }
 
 // stageBudgets returns every party's budget for one stage.
@@ -259,7 +260,7 @@ func (o *Options) stageBudgets(share float64) []float64 {
 // combination, the combined marginals (ρ_3), post-processing and GUM.
 // Every noisy value comes from m, which charges the parties; everything
 // after is post-processing.
-func Synthesize(ctx context.Context, m Measurer, o Options) (*Result, error) {
+func Synthesize(ctx context.Context, m measurement.Measurer, o Options) (*Result, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
@@ -313,7 +314,7 @@ func (e *engine) errorBars(workload [][]int) {
 
 type engine struct {
 	o     Options
-	m     Measurer
+	m     measurement.Measurer
 	owner []int
 	res   *Result
 	refs  [][]float64 // post-processed one-way counts, per attribute
@@ -325,8 +326,8 @@ func (e *engine) progress(stage string, done, total int) {
 	}
 }
 
-func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*infer.Noisy, error) {
-	out, err := e.measureAll(ctx, [][]int{attrs}, []Release{r})
+func (e *engine) measure(ctx context.Context, attrs []int, r measurement.Release) (*infer.Noisy, error) {
+	out, err := e.measureAll(ctx, [][]int{attrs}, []measurement.Release{r})
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +336,7 @@ func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*infer.No
 
 // measureAll measures independent releases: in one batch when the
 // measurer is a Batcher, else one by one, in order either way.
-func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]*infer.Noisy, error) {
+func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []measurement.Release) ([]*infer.Noisy, error) {
 	mgs := make([]*domain.Marginal, len(sets))
 	sorted := make([][]int, len(sets))
 	for i, attrs := range sets {
@@ -346,7 +347,7 @@ func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]
 		mgs[i], sorted[i] = mg, mg.Attrs
 	}
 	var counts [][]float64
-	if b, ok := e.m.(Batcher); ok && len(sets) > 1 {
+	if b, ok := e.m.(measurement.Batcher); ok && len(sets) > 1 {
 		var err error
 		if counts, err = b.Marginals(ctx, sorted, rs); err != nil {
 			return nil, fmt.Errorf("marginal: measuring %s and %d more: %w", rs[0].Purpose, len(rs)-1, err)
@@ -393,16 +394,16 @@ func (e *engine) oneWays(ctx context.Context) error {
 	e.res.OneWays = make([]*infer.Noisy, d)
 	e.refs = make([][]float64, d)
 	var sets [][]int
-	var rs []Release
+	var rs []measurement.Release
 	for k, p := range e.o.Parties {
 		rho := e.o.Split.OneWay * p.Rho / float64(len(p.Attrs))
-		noise, err := CountNoise(e.o.OneWayNoise, e.o.Neighbours, rho)
+		noise, err := measurement.CountNoise(e.o.OneWayNoise, e.o.Neighbours, rho)
 		if err != nil {
 			return err
 		}
 		for _, j := range p.Attrs {
 			sets = append(sets, []int{j})
-			rs = append(rs, Release{Purpose: "one-way marginal " + e.o.Domain.Name(j), Parties: []int{k}, Noise: noise})
+			rs = append(rs, measurement.Release{Purpose: "one-way marginal " + e.o.Domain.Name(j), Parties: []int{k}, Noise: noise})
 		}
 	}
 	ms, err := e.measureAll(ctx, sets, rs)
@@ -444,18 +445,18 @@ func (e *engine) scores(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sens := ScoreSensitivity(e.o.Score, e.o.Neighbours)
+	sens := measurement.ScoreSensitivity(e.o.Score, e.o.Neighbours)
 	budgets3 := e.selectBudgets()
-	qs := make([]ScoreQuery, len(cands))
-	rs := make([]Release, len(cands))
+	qs := make([]measurement.ScoreQuery, len(cands))
+	rs := make([]measurement.Release, len(cands))
 	for i := range cands {
 		c := &cands[i]
-		noise, err := Calibrate(e.o.ScoreNoise, sens, sens, rhos[i])
+		noise, err := measurement.Calibrate(e.o.ScoreNoise, sens, sens, rhos[i])
 		if err != nil {
 			return err
 		}
-		rs[i] = Release{Purpose: fmt.Sprintf("%s score %s", e.o.Score, e.names([]int{c.A, c.B})), Parties: parties[i], Noise: noise}
-		qs[i] = ScoreQuery{Kind: e.o.Score, A: c.A, B: c.B, RefA: e.refs[c.A], RefB: e.refs[c.B], N: e.o.Records}
+		rs[i] = measurement.Release{Purpose: fmt.Sprintf("%s score %s", e.o.Score, e.names([]int{c.A, c.B})), Parties: parties[i], Noise: noise}
+		qs[i] = measurement.ScoreQuery{Kind: e.o.Score, A: c.A, B: c.B, RefA: e.refs[c.A], RefB: e.refs[c.B], N: e.o.Records}
 	}
 	scores, err := e.scoreAll(ctx, qs, rs)
 	if err != nil {
@@ -474,8 +475,8 @@ func (e *engine) scores(ctx context.Context) error {
 
 // scoreAll measures independent scores, in one batch when the measurer
 // is a Batcher.
-func (e *engine) scoreAll(ctx context.Context, qs []ScoreQuery, rs []Release) ([]float64, error) {
-	if b, ok := e.m.(Batcher); ok && len(qs) > 1 {
+func (e *engine) scoreAll(ctx context.Context, qs []measurement.ScoreQuery, rs []measurement.Release) ([]float64, error) {
+	if b, ok := e.m.(measurement.Batcher); ok && len(qs) > 1 {
 		out, err := b.Scores(ctx, qs, rs)
 		if err != nil {
 			return nil, fmt.Errorf("marginal: measuring %s and %d more: %w", rs[0].Purpose, len(rs)-1, err)
@@ -504,7 +505,7 @@ func (e *engine) selectPairs(context.Context) error {
 	if len(e.res.Candidates) == 0 {
 		return nil
 	}
-	_, l2 := CountSensitivity(e.o.Neighbours)
+	_, l2 := measurement.CountSensitivity(e.o.Neighbours)
 	sel, err := selectPairs(selectOptions{Candidates: e.res.Candidates, Budgets: e.selectBudgets(), L2: l2})
 	if err != nil {
 		return err
@@ -560,13 +561,13 @@ func (e *engine) marginals(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rs := make([]Release, len(sets))
+	rs := make([]measurement.Release, len(sets))
 	for i, s := range sets {
-		noise, err := CountNoise(e.o.MarginalNoise, e.o.Neighbours, rhos[i])
+		noise, err := measurement.CountNoise(e.o.MarginalNoise, e.o.Neighbours, rhos[i])
 		if err != nil {
 			return err
 		}
-		rs[i] = Release{Purpose: "marginal " + e.names(s), Parties: parties[i], Noise: noise}
+		rs[i] = measurement.Release{Purpose: "marginal " + e.names(s), Parties: parties[i], Noise: noise}
 	}
 	ms, err := e.measureAll(ctx, sets, rs)
 	if err != nil {

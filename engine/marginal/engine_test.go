@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -22,7 +23,7 @@ func synthesizeAdult(t *testing.T, parties []Party, seed uint64) (*Result, []*pr
 	for _, p := range parties {
 		accts = append(accts, zcdpAccountant(t, p.Name, p.Rho))
 	}
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: accts, Source: randx.NewSeeded(seed)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: accts, Source: randx.NewSeeded(seed)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestSynthesizeDeterministic(t *testing.T) {
 	dom := smallDomain(t)
 	run := func() *Result {
 		a := zcdpAccountant(t, "p", 1)
-		m, _ := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
+		m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
 		res, err := Synthesize(context.Background(), m, Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: enginetest.AllAttrs(4)}},
 			Records: ds.Len(), Source: randx.NewSeeded(3)})
 		if err != nil {
@@ -166,7 +167,7 @@ func TestSynthesizeOptionErrors(t *testing.T) {
 	dom := smallDomain(t)
 	ds := randomDataset([]int{4, 4, 3, 5}, 100, 0.7, randx.NewSeeded(1))
 	a := zcdpAccountant(t, "p", 1)
-	m, _ := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
+	m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
 	base := Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: enginetest.AllAttrs(4)}}, Records: 100}
 	bad := map[string]func(o *Options){
 		"no domain":      func(o *Options) { o.Domain = nil },
@@ -203,7 +204,7 @@ func TestSynthesizeOptionErrors(t *testing.T) {
 func TestSynthesizeBig5(t *testing.T) {
 	dom, ds := load(t, "big5")
 	a := zcdpAccountant(t, "owner", 1)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(7)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(7)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -37,7 +38,7 @@ func Example() {
 		a, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: p.Name, Budget: dp.Concentrated(p.Rho)})
 		accts = append(accts, a)
 	}
-	m, _ := marginal.NewLocalMeasurer(marginal.LocalOptions{Data: ds, Accountants: accts, Source: src.Child()})
+	m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: accts, Source: src.Child()})
 	res, err := marginal.Synthesize(context.Background(), m, marginal.Options{
 		Domain: dom, Parties: parties, Records: ds.Len(), Source: src.Child()})
 	if err != nil {

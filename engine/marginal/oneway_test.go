@@ -8,6 +8,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -38,7 +39,7 @@ func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *domain
 		for i, r := range tab.Rows {
 			col[i] = r[j]
 		}
-		c, err := ChooseCuts(a, col, CutsOptions{Rho: 0.05 * rho / float64(len(numeric)), Accountant: acct, Source: src})
+		c, err := measurement.ChooseCuts(a, col, measurement.CutsOptions{Rho: 0.05 * rho / float64(len(numeric)), Accountant: acct, Source: src})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,11 +72,11 @@ func TestAdultOneWayQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	rho := acct.Budget().Rho - acct.Spent().Rho
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{acct}, Source: randx.NewSeeded(12)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{acct}, Source: randx.NewSeeded(12)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), OneWayNoise: Gaussian,
+	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), OneWayNoise: measurement.Gaussian,
 		Parties: []Party{{Name: "owner", Rho: rho, Attrs: enginetest.AllAttrs(dom.Len())}}, Source: randx.NewSeeded(13)})
 	if err != nil {
 		t.Fatal(err)

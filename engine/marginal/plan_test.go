@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 func TestAllocateSingleParty(t *testing.T) {
@@ -93,10 +95,10 @@ func TestNoiseErrorMatchesPerMarginalSum(t *testing.T) {
 	direct := 0.0
 	for _, c := range cells {
 		rh := rho * math.Pow(float64(c), 2.0/3) / s
-		sigma := CountL2 / math.Sqrt(2*rh)
+		sigma := measurement.CountL2 / math.Sqrt(2*rh)
 		direct += float64(c) * sigma * math.Sqrt(2/math.Pi)
 	}
-	if got := noiseError(cells, rho, CountL2); math.Abs(got/direct-1) > 1e-12 {
+	if got := noiseError(cells, rho, measurement.CountL2); math.Abs(got/direct-1) > 1e-12 {
 		t.Errorf("NoiseError = %v, direct sum %v", got, direct)
 	}
 	// L2 = 1 is the paper's Σ c·sqrt(1/(π ε)).
@@ -113,13 +115,13 @@ func TestNoiseErrorMatchesPerMarginalSum(t *testing.T) {
 // score is below its noise, and stops.
 func TestSelectPairs(t *testing.T) {
 	rho := 0.1
-	one := noiseError([]int{10}, rho, CountL2) // ≈ 28.9
+	one := noiseError([]int{10}, rho, measurement.CountL2) // ≈ 28.9
 	cands := []Candidate{
 		{A: 0, B: 1, Cells: 10, Score: 1000},
 		{A: 0, B: 2, Cells: 10, Score: one / 2},
 		{A: 1, B: 2, Cells: 10, Score: 500},
 	}
-	sel, err := selectPairs(selectOptions{Candidates: cands, Budgets: []float64{rho}, L2: CountL2})
+	sel, err := selectPairs(selectOptions{Candidates: cands, Budgets: []float64{rho}, L2: measurement.CountL2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestSelectPairs(t *testing.T) {
 	if math.Abs(sel.Errors[0]-(1500+one/2)) > 1e-9 {
 		t.Errorf("E_0 = %v", sel.Errors[0])
 	}
-	want := noiseError([]int{10, 10}, rho, CountL2) + one/2
+	want := noiseError([]int{10, 10}, rho, measurement.CountL2) + one/2
 	if last := sel.Errors[len(sel.Errors)-1]; math.Abs(last-want) > 1e-9 {
 		t.Errorf("final error %v, want %v", last, want)
 	}
@@ -146,7 +148,7 @@ func TestSelectPairs(t *testing.T) {
 func TestSelectPairsPersonalised(t *testing.T) {
 	budgets := []float64{1, 0.001}
 	owner := []int{0, 0, 1, 1}
-	score := noiseError([]int{10}, 0.01, CountL2) // affordable at ρ = 1, not at 0.001
+	score := noiseError([]int{10}, 0.01, measurement.CountL2) // affordable at ρ = 1, not at 0.001
 	var cands []Candidate
 	for _, p := range [][2]int{{0, 1}, {2, 3}, {1, 2}} {
 		cands = append(cands, Candidate{A: p[0], B: p[1], Cells: 10, Score: score, Owner: ownerOf(p[0], p[1], owner, budgets)})
@@ -154,7 +156,7 @@ func TestSelectPairsPersonalised(t *testing.T) {
 	if cands[2].Owner != 1 {
 		t.Fatalf("cross pair owned by %d, want the strict party 1", cands[2].Owner)
 	}
-	sel, err := selectPairs(selectOptions{Candidates: cands, Budgets: budgets, L2: CountL2})
+	sel, err := selectPairs(selectOptions{Candidates: cands, Budgets: budgets, L2: measurement.CountL2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -58,7 +59,7 @@ func measureQuality(t testing.TB, real, syn *domain.Dataset, seed uint64) qualit
 func engineRun(t testing.TB, dom *domain.Domain, ds *domain.Dataset, rho float64, o Options, seed uint64) *Result {
 	t.Helper()
 	a := zcdpAccountant(t, "owner", rho)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(seed)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(seed)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +128,9 @@ func TestEngineQualityReport(t *testing.T) {
 func reportConfig(cfg, label string) Options {
 	switch {
 	case cfg == "paper":
-		return Options{OneWayNoise: Gaussian}
+		return Options{OneWayNoise: measurement.Gaussian}
 	case cfg == "paper-pgm":
-		return Options{OneWayNoise: Gaussian, Inference: InferencePGM}
+		return Options{OneWayNoise: measurement.Gaussian, Inference: InferencePGM}
 	case strings.HasPrefix(cfg, "adaptive"):
 		o := Options{Method: MethodAdaptive}
 		// adaptive:T=...:cells=...:iters=...

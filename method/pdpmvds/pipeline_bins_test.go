@@ -11,8 +11,8 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
@@ -91,7 +91,7 @@ func TestPDPMVDSPartyChoosesCuts(t *testing.T) {
 				for i, row := range p.Rows {
 					values[i] = row[j]
 				}
-				want, err := marginal.ChooseCuts(a, values, marginal.CutsOptions{Bins: domain.DefaultBins,
+				want, err := measurement.ChooseCuts(a, values, measurement.CutsOptions{Bins: domain.DefaultBins,
 					Rho: 0.1 * rhos[k] / float64(len(numeric)), Accountant: ref, Source: src})
 				if err != nil {
 					t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
@@ -421,7 +422,7 @@ func (s *Session) chooseCuts(k int, t *data.Table, acct *privacy.Accountant, src
 		if err != nil {
 			return nil, fmt.Errorf("%s's bins: %w", s.Owners[k], err)
 		}
-		c, err := marginal.ChooseCuts(a, values, marginal.CutsOptions{Bins: cmp.Or(st.BinsFor[a.Name], st.Bins), Rho: each, Accountant: acct, Source: src})
+		c, err := measurement.ChooseCuts(a, values, measurement.CutsOptions{Bins: cmp.Or(st.BinsFor[a.Name], st.Bins), Rho: each, Accountant: acct, Source: src})
 		if err != nil {
 			return nil, fmt.Errorf("%s's bins: %w", s.Owners[k], err)
 		}
@@ -781,7 +782,7 @@ func (s *Session) startEngine(r *engineRun, engSrc *randx.Source, attach any) (p
 	eo, parties := s.engineOptions(dom, owners, attach)
 	eo.Source = engSrc
 	r.ls, r.dom, r.parties = s, dom, parties
-	driver, err := proto.NewDriver(context.Background(), ps, func(ctx context.Context, m marginal.Measurer) error {
+	driver, err := proto.NewDriver(context.Background(), ps, func(ctx context.Context, m measurement.Measurer) error {
 		var err error
 		r.eng, err = marginal.Synthesize(ctx, m, eo)
 		return err
@@ -930,8 +931,8 @@ func (s *Session) engineOptions(dom *domain.Domain, owners []int, attach any) (m
 	}
 	progress, _ := attach.(Progress)
 	return marginal.Options{
-		Domain: dom, Parties: parties, Records: st.Records, Split: st.Split, Score: marginal.IInDif,
-		OneWayNoise: marginal.Laplace, ScoreNoise: st.Mechanism, MarginalNoise: st.Mechanism,
+		Domain: dom, Parties: parties, Records: st.Records, Split: st.Split, Score: measurement.IInDif,
+		OneWayNoise: measurement.Laplace, ScoreNoise: st.Mechanism, MarginalNoise: st.Mechanism,
 		Combine: st.Combine(), GUM: infer.GUMOptions{Rounds: st.Rounds, Rows: st.Rows},
 		Progress: progress,
 	}, listed

@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
@@ -232,7 +233,7 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	m.SelectCandidates = st.SelectCandidates
 	o := st.Options(res.Method, n)
 	o.Domain, o.Parties = dom, []marginal.Party{{Name: "owners", Rho: res.Rho - binRho, Attrs: all}}
-	o.OneWayNoise, o.Source, o.Progress = marginal.Gaussian, src, progress
+	o.OneWayNoise, o.Source, o.Progress = measurement.Gaussian, src, progress
 	res.Engine, err = marginal.Synthesize(ctx, m, o)
 	res.Selections = m.Selections
 	return err
@@ -266,13 +267,13 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		return 0, nil
 	}
 	each := st.BinShare * rho / float64(len(numeric))
-	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, each)
+	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, each)
 	if err != nil {
 		return 0, err
 	}
-	rs := make([]marginal.Release, len(numeric))
+	rs := make([]measurement.Release, len(numeric))
 	for i, j := range numeric {
-		rs[i] = marginal.Release{Purpose: "bins of " + s.Schema.Attributes[j].Name, Parties: []int{0}, Noise: noise}
+		rs[i] = measurement.Release{Purpose: "bins of " + s.Schema.Attributes[j].Name, Parties: []int{0}, Noise: noise}
 	}
 	hists, err := m.Histograms(ctx, numeric, domain.DefaultGrid, rs)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -68,7 +69,7 @@ type Options struct {
 	AdaptiveRounds int
 	// Selection is the adaptive rounds' selection mechanism (default
 	// marginal.SelectExponential).
-	Selection marginal.SelectMechanism
+	Selection measurement.SelectMechanism
 	// Optimizer fits the adaptive method's model (default
 	// marginal.OptimizerAuto).
 	Optimizer marginal.Optimizer
@@ -95,11 +96,11 @@ type Options struct {
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
 	Split marginal.Split
 	// Score is the pair score (default the paper's IInDif).
-	Score marginal.ScoreKind
+	Score measurement.ScoreKind
 	// OneWayNoise is the noise of the one-way marginals: default Gaussian,
 	// a quarter of the paper's Laplace variance at the same ρ (Δ₂ = √2
 	// against Δ₁ = 2 under replacement); marginal.Laplace is the paper's.
-	OneWayNoise marginal.Mechanism
+	OneWayNoise measurement.Mechanism
 	// Combine configures marginal combination.
 	Combine marginal.CombineOptions
 	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
@@ -278,7 +279,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	parties[0].Rho -= binRho + countRho
-	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child(), Neighbours: o.Neighbours})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child(), Neighbours: o.Neighbours})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -320,8 +321,8 @@ func publicCount(o Options, n int, accts []*privacy.Accountant) (int, float64, e
 	if len(accts) != 1 {
 		return 0, 0, fmt.Errorf("publish: --neighbours add-remove needs one owner of every column, got %d parties", len(accts))
 	}
-	rho := marginal.DefaultCountShare * o.Parties[0].Rho
-	c, err := marginal.ReleaseCount(n, marginal.CountOptions{Rho: rho, Accountant: accts[0], Source: o.Source.Child()})
+	rho := measurement.DefaultCountShare * o.Parties[0].Rho
+	c, err := measurement.ReleaseCount(n, measurement.CountOptions{Rho: rho, Accountant: accts[0], Source: o.Source.Child()})
 	if err != nil {
 		return 0, 0, fmt.Errorf("publish: %w", err)
 	}
@@ -435,7 +436,7 @@ func mergeBinned(o Options, real domain.Chunks, binRho float64) (domain.Chunks, 
 func engineOptions(o Options, dom *domain.Domain, parties []marginal.Party, workload [][]int, n int) marginal.Options {
 	return marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Neighbours: o.Neighbours, Split: o.Split, Score: o.Score, Combine: o.Combine,
-		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
+		OneWayNoise: cmp.Or(o.OneWayNoise, measurement.Gaussian), Method: o.Method,
 		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty},
 		GUM:      infer.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: infer.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	}
@@ -491,8 +492,8 @@ func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, ac
 	for _, a := range accts {
 		records[a.Party()] = n
 	}
-	countL1, countL2 := marginal.CountSensitivity(nb)
-	scoreSens := marginal.ScoreSensitivity(cmp.Or(o.Score, marginal.IInDif), nb)
+	countL1, countL2 := measurement.CountSensitivity(nb)
+	scoreSens := measurement.ScoreSensitivity(cmp.Or(o.Score, measurement.IInDif), nb)
 	ro := privacy.ReportOptions{
 		Method:       "pdp-mvds marginal synthesis (one process; Algorithms 2-3 as in docs/errata.md#pdp-mvds-algorithms, PrivSyn)",
 		Calibration:  "sound",
@@ -567,7 +568,7 @@ func adaptiveReport(ro *privacy.ReportOptions, o Options, res *marginal.Result, 
 	ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
 	ro.Assumptions[2] = fmt.Sprintf("sensitivities under %s: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by %g·w, w the largest workload weight offered; the penalty is %s", nb, countL2, countL1, cmp.Or(o.Penalty, marginal.DefaultPenalty).Describe())
 	ro.Assumptions = append(ro.Assumptions,
-		fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
+		fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, measurement.SelectExponential).Describe()))
 	ro.Covered = []string{
 		"the noisy one-way and selected marginals and every selection",
 		fmt.Sprintf("everything derived from them: the graphical model fitted to the noisy marginals (%s), the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)", marginal.OptimizerReason(o.Optimizer, res.Optimizer)),
@@ -639,7 +640,7 @@ func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts 
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		c, err := marginal.ChooseBinsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
+		c, err := measurement.ChooseBinsFromFine(a, counts.Counts, measurement.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
 			Neighbours: o.Neighbours, Records: float64(n)})
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)

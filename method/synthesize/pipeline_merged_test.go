@@ -13,6 +13,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -118,11 +119,11 @@ func TestSynthesizeReportStatesSelection(t *testing.T) {
 	}
 	tab := &data.Table{Schema: adult.Schema, Rows: adult.Rows[:2000]}
 	for _, c := range []struct {
-		mech marginal.SelectMechanism
+		mech measurement.SelectMechanism
 		says string
 	}{
 		{"", "exponential mechanism at ε (ε-bounded range, charged ε²/8"},
-		{marginal.SelectPermuteAndFlip, "permute-and-flip at ε (ε-DP, charged ε²/2"},
+		{measurement.SelectPermuteAndFlip, "permute-and-flip at ε (ε-DP, charged ε²/2"},
 	} {
 		t.Run(cmp.Or(c.mech.String(), "default"), func(t *testing.T) {
 			res, err := Publish(context.Background(), Options{

@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -22,7 +23,7 @@ func benchTargets(b *testing.B, name string) ([]*domain.Marginal, *domain.Datase
 	b.Helper()
 	dom, ds := domaintest.Load(b, name)
 	a := domaintest.Accountant(b, "owner", 0.5)
-	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(1)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(1)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
@@ -520,14 +520,14 @@ func touchesA1(attrs []int) bool {
 // releaseLLR is the LLR of party 1's pair for one release of values y
 // whose exact counts are cD and cDp, at the noise the view leaves
 // (Gaussian of variance v, or Laplace of scale b).
-func releaseLLR(y, cD, cDp []float64, noise marginal.Noise, v float64) float64 {
+func releaseLLR(y, cD, cDp []float64, noise measurement.Noise, v float64) float64 {
 	s := 0.0
 	for c := range y {
 		d := cDp[c] - cD[c]
 		if d == 0 {
 			continue
 		}
-		if noise.Mechanism == marginal.Laplace {
+		if noise.Mechanism == measurement.Laplace {
 			s += (math.Abs(y[c]-cD[c]) - math.Abs(y[c]-cDp[c])) / noise.Scale
 		} else {
 			s += d * (y[c] - cD[c] - d/2) / v

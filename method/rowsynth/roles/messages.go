@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/internal/wire"
 )
 
@@ -149,7 +149,7 @@ type Request struct {
 	// to 1), so that Σ_k n_k·Refs[i] is the model's estimate of the
 	// pooled counts.
 	Refs    [][]float64
-	Release marginal.Release
+	Release measurement.Release
 }
 
 func (*Request) MessageType() string { return TypeRequest }
@@ -210,7 +210,7 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	}
 	q.Release.Purpose = r.String()
 	q.Release.Parties = r.Ints()
-	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())
+	q.Release.Noise.Mechanism = measurement.Mechanism(r.String())
 	p := r.Float64s()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("rowsynth: request: %w", err)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
@@ -360,14 +360,14 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 // small fraction of a grid step and nearly exact counts at the honest ρ
 // (docs/coordinator-threats.md). Nothing the coordinator declares but
 // the mechanism and ρ, both charged as they are, reaches the release.
-func OwnNoise(kind string, declared marginal.Noise) (marginal.Noise, error) {
-	what, l1, l2 := "a count vector", marginal.CountL1, marginal.CountL2
+func OwnNoise(kind string, declared measurement.Noise) (measurement.Noise, error) {
+	what, l1, l2 := "a count vector", measurement.CountL1, measurement.CountL2
 	switch kind {
 	case KindHistogram, KindMarginal:
 	case KindScore:
-		what, l1, l2 = "a pair score", marginal.IInDifSensitivity, marginal.IInDifSensitivity
+		what, l1, l2 = "a pair score", measurement.IInDifSensitivity, measurement.IInDifSensitivity
 	default:
-		return marginal.Noise{}, fmt.Errorf("request of kind %q", kind)
+		return measurement.Noise{}, fmt.Errorf("request of kind %q", kind)
 	}
 	return ownCalibration(what, l1, l2, declared)
 }
@@ -376,7 +376,7 @@ func OwnNoise(kind string, declared marginal.Noise) (marginal.Noise, error) {
 // for a select request the calibration of its candidates' scores, with
 // the sensitivity the owner computes from the number of sets it was
 // actually sent (SelectSensitivity), whatever the coordinator declared.
-func (q *Request) OwnNoise() (marginal.Noise, error) {
+func (q *Request) OwnNoise() (measurement.Noise, error) {
 	if q.Kind != KindSelect {
 		return OwnNoise(q.Kind, q.Release.Noise)
 	}
@@ -398,13 +398,13 @@ func SelectSensitivity(c int) (l1, l2 float64) {
 
 // ownCalibration checks the declared noise against the owner's own
 // calibration of what, at the declared mechanism and ρ.
-func ownCalibration(what string, l1, l2 float64, declared marginal.Noise) (marginal.Noise, error) {
-	want, err := marginal.Calibrate(declared.Mechanism, l1, l2, declared.Rho)
+func ownCalibration(what string, l1, l2 float64, declared measurement.Noise) (measurement.Noise, error) {
+	want, err := measurement.Calibrate(declared.Mechanism, l1, l2, declared.Rho)
 	if err != nil {
-		return marginal.Noise{}, err
+		return measurement.Noise{}, err
 	}
 	if declared != want {
-		return marginal.Noise{}, fmt.Errorf("declared noise %+v is not the owner's own calibration of %s at ρ = %v (%+v)", declared, what, declared.Rho, want)
+		return measurement.Noise{}, fmt.Errorf("declared noise %+v is not the owner's own calibration of %s at ρ = %v (%+v)", declared, what, declared.Rho, want)
 	}
 	return want, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 )
@@ -49,7 +50,7 @@ func ReplaySynthesize(variant, option string) (audit.Mechanism, error) {
 	}
 	var probe synthesize.Options
 	set(&probe)
-	iindif := probe.Score == "" || probe.Score == marginal.IInDif
+	iindif := probe.Score == "" || probe.Score == measurement.IInDif
 	charges, err := synthesizeReleases(sound)
 	if err != nil {
 		return audit.Mechanism{}, err

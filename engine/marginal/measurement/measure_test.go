@@ -1,4 +1,4 @@
-package marginal
+package measurement
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -29,7 +30,7 @@ func TestCalibrate(t *testing.T) {
 	}
 	// Both cost exactly ρ in a zCDP accountant (Laplace as ε²/2).
 	for _, n := range []Noise{l, g} {
-		a := zcdpAccountant(t, "p", 0.5)
+		a := domaintest.Accountant(t, "p", 0.5)
 		if err := a.Spend(privacy.Charge{Purpose: "x", Spec: n.Spec()}); err != nil {
 			t.Fatalf("%s: %v", n.Mechanism, err)
 		}
@@ -132,7 +133,7 @@ func TestScoreSensitivities(t *testing.T) {
 // has the calibrated variance.
 func TestLocalMeasurerChargesAndNoise(t *testing.T) {
 	ds := randomDataset([]int{4, 5}, 500, 0.5, randx.NewSeeded(4))
-	a, b := zcdpAccountant(t, "a", 1), zcdpAccountant(t, "b", 0.1)
+	a, b := domaintest.Accountant(t, "a", 1), domaintest.Accountant(t, "b", 0.1)
 	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a, b}, Source: randx.NewSeeded(5)})
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +194,7 @@ func TestNewLocalMeasurerErrors(t *testing.T) {
 	ds := randomDataset([]int{2}, 10, 0, randx.NewSeeded(1))
 	pure, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: "p", Budget: dp.Pure(1)})
 	for name, o := range map[string]LocalOptions{
-		"no data":         {Accountants: []*privacy.Accountant{zcdpAccountant(t, "p", 1)}},
+		"no data":         {Accountants: []*privacy.Accountant{domaintest.Accountant(t, "p", 1)}},
 		"no accountants":  {Data: ds},
 		"nil accountant":  {Data: ds, Accountants: []*privacy.Accountant{nil}},
 		"pure-dp account": {Data: ds, Accountants: []*privacy.Accountant{pure}},

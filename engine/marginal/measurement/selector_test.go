@@ -1,4 +1,4 @@
-package marginal
+package measurement
 
 import (
 	"fmt"
