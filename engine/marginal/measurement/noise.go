@@ -162,14 +162,6 @@ func (n Noise) Variance() float64 {
 	return n.Scale * n.Scale
 }
 
-// MeanAbs is E|noise| of one draw: b for Laplace, σ√(2/π) for Gaussian.
-func (n Noise) MeanAbs() float64 {
-	if n.Mechanism == Laplace {
-		return n.Scale
-	}
-	return n.Scale * math.Sqrt(2/math.Pi)
-}
-
 // Spec describes the release for the accountant: Laplace is charged as
 // ε-DP (the accountant composes it into a zCDP budget as ε²/2), Gaussian as
 // ρ-zCDP.
