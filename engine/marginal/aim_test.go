@@ -13,6 +13,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
@@ -24,7 +25,7 @@ import (
 func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *privacy.Accountant) {
 	t.Helper()
 	sizes := []int{4, 3, 5, 2, 6}
-	ds := randomDataset(sizes, 3000, 0.8, randx.NewSeeded(5))
+	ds := domaintest.RandomDataset(sizes, 3000, 0.8, randx.NewSeeded(5))
 	dom := sizedDomain(t, sizes)
 	a := zcdpAccountant(t, "owner", rho)
 	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(6)})

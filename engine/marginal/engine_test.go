@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
@@ -130,7 +131,7 @@ func dp0Within(a *privacy.Accountant) bool {
 }
 
 func TestSynthesizeDeterministic(t *testing.T) {
-	ds := randomDataset([]int{4, 4, 3, 5}, 3000, 0.7, randx.NewSeeded(1))
+	ds := domaintest.RandomDataset([]int{4, 4, 3, 5}, 3000, 0.7, randx.NewSeeded(1))
 	dom := smallDomain(t)
 	run := func() *Result {
 		a := zcdpAccountant(t, "p", 1)
@@ -165,7 +166,7 @@ func smallDomain(t *testing.T) *domain.Domain {
 
 func TestSynthesizeOptionErrors(t *testing.T) {
 	dom := smallDomain(t)
-	ds := randomDataset([]int{4, 4, 3, 5}, 100, 0.7, randx.NewSeeded(1))
+	ds := domaintest.RandomDataset([]int{4, 4, 3, 5}, 100, 0.7, randx.NewSeeded(1))
 	a := zcdpAccountant(t, "p", 1)
 	m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
 	base := Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: enginetest.AllAttrs(4)}}, Records: 100}

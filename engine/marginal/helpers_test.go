@@ -1,21 +1,13 @@
 package marginal
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/randx"
 )
-
-// randomDataset draws n records over sizes; attribute 1 copies attribute 0
-// (mod its size) with probability corr, so pairs (0, 1) are dependent.
-func randomDataset(sizes []int, n int, corr float64, src *randx.Source) *domain.Dataset {
-	return &domain.Dataset{Sizes: slices.Clone(sizes), Cols: enginetest.RandomColumns(sizes, n, corr, src)}
-}
 
 func zcdpAccountant(t testing.TB, party string, rho float64) *privacy.Accountant {
 	t.Helper()

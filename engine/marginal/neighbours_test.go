@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -61,7 +62,7 @@ func TestAddRemoveSensitivitiesHoldOnRandomTables(t *testing.T) {
 	var maxI, maxIn, maxRep float64
 	for trial := range 3000 {
 		n := 1 + trial%40
-		ds := randomDataset(sizes, n, 0.7, src)
+		ds := domaintest.RandomDataset(sizes, n, 0.7, src)
 		plus := domain.NewDataset(sizes, n+1)
 		for j := range sizes {
 			copy(plus.Cols[j], ds.Cols[j])
@@ -181,7 +182,7 @@ func TestReleaseCountChargesFirst(t *testing.T) {
 // A measurer held to replace-one refuses a selection stated at the
 // add/remove sensitivity; one held to add/remove accepts it.
 func TestSelectHoldsTheRelation(t *testing.T) {
-	ds := randomDataset([]int{2, 3}, 50, 0.5, randx.NewSeeded(2))
+	ds := domaintest.RandomDataset([]int{2, 3}, 50, 0.5, randx.NewSeeded(2))
 	q := measurement.SelectQuery{Candidates: [][]int{{0}, {1}}, Estimates: [][]float64{{25, 25}, {10, 20, 20}}, Weights: []float64{1, 2}, Penalties: []float64{0, 0}}
 	for _, tc := range []struct {
 		nb dp.Neighbours

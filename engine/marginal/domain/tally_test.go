@@ -41,7 +41,8 @@ func tupleCount(ds *Dataset) int {
 	return len(seen)
 }
 
-// checkCounts fails unless every set's counts over cs are ds's.
+// checkCounts fails unless every set's counts over cs (CountAll) are
+// ds's, over the same attributes.
 func checkCounts(t *testing.T, cs Chunks, ds *Dataset, sets [][]int) {
 	t.Helper()
 	got, err := cs.CountAll(sets)
@@ -50,8 +51,8 @@ func checkCounts(t *testing.T, cs Chunks, ds *Dataset, sets [][]int) {
 	}
 	for i, s := range sets {
 		want, _ := Count(ds, s)
-		if !slices.Equal(got[i].Counts, want.Counts) {
-			t.Fatalf("set %v: weighted rows count %v, the records %v", s, got[i].Counts[:min(8, len(got[i].Counts))], want.Counts[:min(8, len(want.Counts))])
+		if !slices.Equal(got[i].Counts, want.Counts) || !slices.Equal(got[i].Attrs, want.Attrs) {
+			t.Fatalf("set %v: weighted rows count %v over %v, the records %v", s, got[i].Counts[:min(8, len(got[i].Counts))], got[i].Attrs, want.Counts[:min(8, len(want.Counts))])
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/randx"
 )
@@ -26,7 +27,7 @@ func exactTargets(t *testing.T, ds *domain.Dataset, sets ...[]int) []*domain.Mar
 // From exact marginals of a dependent dataset, GUM reproduces them closely
 // and far better than independent attributes would.
 func TestGUMFitsExactMarginals(t *testing.T) {
-	ds := randomDataset([]int{6, 6, 4, 3}, 5000, 0.8, randx.NewSeeded(11))
+	ds := domaintest.RandomDataset([]int{6, 6, 4, 3}, 5000, 0.8, randx.NewSeeded(11))
 	targets := exactTargets(t, ds, []int{0}, []int{1}, []int{2}, []int{3}, []int{0, 1}, []int{1, 2})
 	var syn *domain.Dataset
 	for _, mode := range []GUMMode{MoveCells, MoveBoth, MoveConditional} {
@@ -62,7 +63,7 @@ func TestGUMFitsExactMarginals(t *testing.T) {
 }
 
 func TestGUMDeterministic(t *testing.T) {
-	ds := randomDataset([]int{5, 5, 3}, 2000, 0.5, randx.NewSeeded(1))
+	ds := domaintest.RandomDataset([]int{5, 5, 3}, 2000, 0.5, randx.NewSeeded(1))
 	targets := exactTargets(t, ds, []int{0, 1}, []int{2})
 	run := func(seed uint64) *domain.Dataset {
 		out, err := GUM(context.Background(), ds.Sizes, targets, GUMOptions{Rows: 1500, Rounds: 5, Source: randx.NewSeeded(seed)})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -276,7 +277,7 @@ func TestGUMMatchesSortingUpdater(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ds := randomDataset(c.sizes, c.rows+17, 0.7, randx.NewSeeded(21))
+			ds := domaintest.RandomDataset(c.sizes, c.rows+17, 0.7, randx.NewSeeded(21))
 			targets := exactTargets(t, ds, c.sets...)
 			o := GUMOptions{Rows: c.rows, Rounds: 4, Mode: c.mode}
 			want, err := refGUM(context.Background(), c.sizes, targets, withSource(o, 5))

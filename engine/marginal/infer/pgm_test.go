@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -107,7 +108,7 @@ func TestEstimateRecoversExactMarginals(t *testing.T) {
 func TestModelMarginalAcrossCliques(t *testing.T) {
 	sizes := []int{3, 4, 2}
 	src := randx.NewSeeded(3)
-	ds := randomDataset(sizes, 3000, 0.5, src)
+	ds := domaintest.RandomDataset(sizes, 3000, 0.5, src)
 	for i := range 3000 {
 		if src.Float64() < 0.5 {
 			ds.Cols[2][i] = ds.Cols[1][i] % 2
@@ -146,7 +147,7 @@ func TestModelMarginalAcrossCliques(t *testing.T) {
 func TestSampleMatchesModel(t *testing.T) {
 	sizes := []int{3, 4, 2, 5}
 	src := randx.NewSeeded(11)
-	ds := randomDataset(sizes, 5000, 0.7, src)
+	ds := domaintest.RandomDataset(sizes, 5000, 0.7, src)
 	sets := [][]int{{0, 1}, {1, 2}, {2, 3}}
 	ms := exactMeasurements(t, ds, sets)
 	model, err := Estimate(context.Background(), sizes, ms, EstimateOptions{Total: 5000, Iters: 2000})

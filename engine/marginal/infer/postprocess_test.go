@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -54,7 +55,7 @@ func TestMerge(t *testing.T) {
 // truth than before.
 func TestConsistent(t *testing.T) {
 	src := randx.NewSeeded(7)
-	ds := randomDataset([]int{3, 4, 5}, 3000, 0.6, src)
+	ds := domaintest.RandomDataset([]int{3, 4, 5}, 3000, 0.6, src)
 	n := float64(ds.Len())
 	var noisy []*Noisy
 	var exact []*domain.Marginal

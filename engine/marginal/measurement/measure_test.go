@@ -2,7 +2,9 @@ package measurement
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/dp"
@@ -132,7 +134,7 @@ func TestScoreSensitivities(t *testing.T) {
 // (charging nobody) when one party cannot afford it, and its Gaussian noise
 // has the calibrated variance.
 func TestLocalMeasurerChargesAndNoise(t *testing.T) {
-	ds := randomDataset([]int{4, 5}, 500, 0.5, randx.NewSeeded(4))
+	ds := domaintest.RandomDataset([]int{4, 5}, 500, 0.5, randx.NewSeeded(4))
 	a, b := domaintest.Accountant(t, "a", 1), domaintest.Accountant(t, "b", 0.1)
 	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a, b}, Source: randx.NewSeeded(5)})
 	if err != nil {
@@ -145,17 +147,22 @@ func TestLocalMeasurerChargesAndNoise(t *testing.T) {
 	// of 800 normal draws has relative s.d. √(2/799) ≈ 0.05; a ±20% band
 	// is 4 s.d., false rejection < 1e-4.
 	ss, k := 0.0, 0
-	for range 2 {
-		got, err := m.Marginal(ctx, []int{0, 1}, Release{Purpose: "pair", Parties: []int{0, 1}, Noise: noise})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for c := range got {
-			d := got[c] - exact.Counts[c]
-			ss += d * d
-			k++
+	// release makes n releases of the pair charged to parties and adds
+	// up their squared errors.
+	release := func(n int, parties []int) {
+		for range n {
+			got, err := m.Marginal(ctx, []int{0, 1}, Release{Purpose: "pair", Parties: parties, Noise: noise})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for c := range got {
+				d := got[c] - exact.Counts[c]
+				ss += d * d
+				k++
+			}
 		}
 	}
+	release(2, []int{0, 1})
 	if math.Abs(a.Spent().Rho-0.1) > 1e-12 || math.Abs(b.Spent().Rho-0.1) > 1e-12 {
 		t.Fatalf("spent %v and %v, want 0.1 each", a.Spent(), b.Spent())
 	}
@@ -168,17 +175,7 @@ func TestLocalMeasurerChargesAndNoise(t *testing.T) {
 		t.Errorf("refused release still charged a: %v", a.Spent())
 	}
 	// Party a alone can pay for 18 more: use them to test the variance.
-	for range 18 {
-		got, err := m.Marginal(ctx, []int{0, 1}, Release{Purpose: "pair", Parties: []int{0}, Noise: noise})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for c := range got {
-			d := got[c] - exact.Counts[c]
-			ss += d * d
-			k++
-		}
-	}
+	release(18, []int{0})
 	if v := ss / float64(k); math.Abs(v/noise.Variance()-1) > 0.2 {
 		t.Errorf("noise variance %v over %d draws, want %v ± 20%%", v, k, noise.Variance())
 	}
@@ -191,7 +188,7 @@ func TestLocalMeasurerChargesAndNoise(t *testing.T) {
 }
 
 func TestNewLocalMeasurerErrors(t *testing.T) {
-	ds := randomDataset([]int{2}, 10, 0, randx.NewSeeded(1))
+	ds := domaintest.RandomDataset([]int{2}, 10, 0, randx.NewSeeded(1))
 	pure, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: "p", Budget: dp.Pure(1)})
 	for name, o := range map[string]LocalOptions{
 		"no data":         {Accountants: []*privacy.Accountant{domaintest.Accountant(t, "p", 1)}},
@@ -201,6 +198,23 @@ func TestNewLocalMeasurerErrors(t *testing.T) {
 	} {
 		if _, err := NewLocalMeasurer(o); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// parseSelectMechanism accepts the two names and quotes anything else.
+func TestParseSelectMechanism(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want SelectMechanism
+		ok   bool
+	}{{"exponential", SelectExponential, true}, {"permute-and-flip", SelectPermuteAndFlip, true}, {"gumbel", "", false}, {"", "", false}} {
+		got, err := parseSelectMechanism(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("ParseSelectMechanism(%q) = %q, %v", c.in, got, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.in)) {
+			t.Errorf("error %q does not quote %q", err, c.in)
 		}
 	}
 }

@@ -1,15 +1,19 @@
 // Package domaintest holds what the tests and benchmarks of the marginal
 // engine's packages above the domain share: a built-in dataset encoded on
-// its default domain, and a ρ-zCDP accountant.
+// its default domain, random records with one dependent pair, and a
+// ρ-zCDP accountant.
 package domaintest
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
 )
 
 // Load returns the built-in dataset name discretised with default bins,
@@ -39,4 +43,11 @@ func Accountant(t testing.TB, party string, rho float64) *privacy.Accountant {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// RandomDataset draws n records over sizes (enginetest.RandomColumns):
+// attribute 1 copies attribute 0 (mod its size) with probability corr,
+// so pairs (0, 1) are dependent.
+func RandomDataset(sizes []int, n int, corr float64, src *randx.Source) *domain.Dataset {
+	return &domain.Dataset{Sizes: slices.Clone(sizes), Cols: enginetest.RandomColumns(sizes, n, corr, src)}
 }
