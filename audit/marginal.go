@@ -13,7 +13,7 @@ import (
 )
 
 // The audits of this file run the marginal engine's real measurement code
-// (marginal.LocalMeasurer, which the single-owner engine uses and whose
+// (measurement.LocalMeasurer, which the single-owner engine uses and whose
 // noise the protocol reproduces); method/pdpmvds/audits (noise.go) audits how PDP-MVDS draws
 // that noise as shares.
 
@@ -75,7 +75,7 @@ func counts(ds *domain.Dataset, attrs []int) []float64 {
 }
 
 // MarginalOneWay audits a noisy one-way marginal (Laplace, L1 sensitivity
-// marginal.CountL1 = 2 under replace-one; ε-DP, Dwork et al. 2006) through
+// measurement.CountL1 = 2 under replace-one; ε-DP, Dwork et al. 2006) through
 // LocalMeasurer.Marginal. The pair moves one record from cell 0 to cell 1
 // of a 4-cell attribute, so two cells change by 1: the L1 sensitivity in
 // full. The statistic is the Laplace log-likelihood ratio over the cells.
@@ -117,7 +117,7 @@ func marginalRelease(pair [2]*domain.Dataset, attrs []int, noise measurement.Noi
 }
 
 // MarginalGaussian audits a noisy 2-way marginal (Gaussian, L2 sensitivity
-// marginal.CountL2 = √2; ρ-zCDP, Bun & Steinke 2016) at σ = 1 through
+// measurement.CountL2 = √2; ρ-zCDP, Bun & Steinke 2016) at σ = 1 through
 // LocalMeasurer.Marginal, claimed as the exact (ε = 1, δ) profile of that
 // Gaussian. The pair moves one record between two cells of a 2×2
 // marginal; the statistic is the Gaussian log-likelihood ratio.
@@ -146,7 +146,7 @@ func MarginalGaussian() (Mechanism, error) {
 }
 
 // IInDifScore audits Algorithm 1's IInDif score Σ_ij |N*_a N*_b/n − N_ab|
-// against fixed public references (sensitivity marginal.IInDifSensitivity
+// against fixed public references (sensitivity measurement.IInDifSensitivity
 // = 2), Gaussian with σ = 2, through LocalMeasurer.Score. The references
 // are noisy counts, (12.05, 7.95) and (8.3, 11.7) over n = 20, so the
 // expected cells are 5.00075, 7.04925, 3.2985 and 4.6508; D has cells (2,
@@ -195,7 +195,7 @@ func IInDifScore() (Mechanism, error) {
 
 // InDifScore audits PrivSyn's InDif score Σ_ij |N_ij − N_i M_j/n| (true
 // one-way counts) with Laplace noise. PrivSyn states sensitivity 4; under
-// replace-one it is up to marginal.InDifSensitivity = 6, and the pair here
+// replace-one it is up to measurement.InDifSensitivity = 6, and the pair here
 // (12 records over 3×3, record 0 replaced; see engine/marginal's
 // TestInDifSensitivityExceedsFour) moves it by 14/3. Calibrated to 4
 // ("privsyn") the release is really (14/3)/4·ε = 1.17ε-DP: at ε = 2 the

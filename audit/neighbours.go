@@ -13,8 +13,8 @@ import (
 
 // The audits of this file run `synthesize --neighbours add-remove`'s
 // releases on neighbours that differ by one added record: the record
-// count (marginal.ReleaseCount) and a count vector at the add/remove
-// sensitivity (marginal.CountNoise).
+// count (measurement.ReleaseCount) and a count vector at the add/remove
+// sensitivity (measurement.CountNoise).
 
 // addRemoveAudits adds the add/remove releases to the core family (the
 // record count and a marginal are the shared engine's, no method's).
@@ -30,7 +30,7 @@ func addRemoveAudits(fam *Family) {
 		Case{Method: "marginal-add-remove", Options: MethodOptions{Calibration: "replaced"}, Expect: Violation})
 }
 
-// RecordCountAddRemove audits marginal.ReleaseCount at ρ = 1/2 (σ = 1)
+// RecordCountAddRemove audits measurement.ReleaseCount at ρ = 1/2 (σ = 1)
 // on n = 20 against n = 21, claimed as the exact (ε = 1, δ) profile of the
 // Gaussian of σ = 1 on a sensitivity of 1. The statistic is the Gaussian
 // log-likelihood ratio (the release itself, up to an affine map).

@@ -21,7 +21,7 @@ import (
 // method's, not the engine's.
 type EngineSettings struct {
 	// Bins is the number of equal-width bins of a numeric attribute over
-	// its declared bounds (default marginal.DefaultBins); BinsFor sets it
+	// its declared bounds (default domain.DefaultBins); BinsFor sets it
 	// per attribute (by name).
 	Bins    int            `json:"bins,omitempty" help:"equal-width bins per numeric attribute over its declared bounds"`
 	BinsFor map[string]int `json:"bins_for,omitempty"`
@@ -30,10 +30,10 @@ type EngineSettings struct {
 	// on the split (each method's SetDefaults): 0.05 for one owner and for
 	// owners of rows, none for parties of columns. Negative keeps the
 	// equal-width bins with the public values (minimum, maximum, 0) split
-	// off (marginal.PublicValueCuts) and spends nothing on them.
+	// off (domain.PublicValueCuts) and spends nothing on them.
 	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner and for owners of rows, none for parties of columns; negative: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
 	// BinRefine says what the data-chosen bins are for (default
-	// marginal.DefaultRefine; only with bins chosen from the data).
+	// domain.DefaultRefine; only with bins chosen from the data).
 	BinRefine domain.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
 	// Neighbours is the neighbouring relation the guarantee is stated for
 	// (empty: replace-one); a method whose sensitivities are derived for
@@ -67,7 +67,7 @@ type EngineSettings struct {
 	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells (default 262144, or 1048576 when a first-round measurement's noise is at most 0.1% of the records)"`
 	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)² (1.8·ρ·(0.03·n)² under --neighbours add-remove), at least 2 × attributes)"`
 	// Selection is the adaptive rounds' selection mechanism (default
-	// marginal.SelectExponential).
+	// measurement.SelectExponential).
 	Selection measurement.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2; one owner only)"`
 	// Penalty is the adaptive score's expected measurement error (default
 	// marginal.DefaultPenalty).

@@ -16,8 +16,8 @@ import (
 //
 // Why that is exact: a record's numeric value v is clamped to the
 // declared bounds (and rounded, for an integer attribute) before it is
-// binned, both here (marginal.Domain.Bin on the fine edges) and in the
-// table path (marginal.GridCounts, Domain.Bin on the session's bins). So
+// binned, both here (domain.Domain.Bin on the fine edges) and in the
+// table path (domain.GridCounts, Domain.Bin on the session's bins). So
 // the record's fine cell f holds the binned value between the cell's
 // lowest value lo and highest value hi, and every binning above is
 // monotone in the value: if lo and hi land in the same grid cell or
@@ -26,9 +26,9 @@ import (
 // refused before anything is charged. Cells are never guessed.
 //
 // What it can answer: histograms on any public grid whose edges are fine
-// edges (the grid Config.Grid, which marginal.FineEdges contains); any
+// edges (the grid Config.Grid, which domain.FineEdges contains); any
 // session domain whose numeric bins are unions of fine cells (bins the
-// coordinator chooses from the grid histogram, marginal.BinsFromHistogram
+// coordinator chooses from the grid histogram, domain.BinsFromHistogram
 // at the file's bins: every edge it returns is a fine edge; or the
 // equal-width bins of the same count); and marginals over one or two
 // attributes. A marginal over three or more attributes (the engine's
@@ -98,8 +98,8 @@ func (v *Server) cellEnds(j, f int) (lo, hi float64) {
 }
 
 // Histogram returns the counts of numeric column col's values on the
-// public grid of cells cells (marginal.PublicGrid), equal to
-// marginal.GridCounts over the records' values.
+// public grid of cells cells (domain.PublicGrid), equal to
+// domain.GridCounts over the records' values.
 func (v *Server) Histogram(col, cells int) ([]float64, error) {
 	if col < 0 || col >= len(v.schema.Attributes) || v.schema.Attributes[col].Kind != data.Numeric {
 		return nil, fmt.Errorf("ownerstats: histogram of column %d, not a numeric attribute", col)
@@ -168,7 +168,7 @@ func (v *Server) SetDomain(o domain.DomainOptions) error {
 }
 
 // Marginal returns the counts of the marginal over attrs in the session's
-// domain (SetDomain), equal to marginal.Count over the domain's encoding
+// domain (SetDomain), equal to domain.Count over the domain's encoding
 // of the records. It refuses more than two attributes.
 func (v *Server) Marginal(attrs []int) (*domain.Marginal, error) {
 	if v.dom == nil {

@@ -116,7 +116,7 @@ func TestServerEqualsTable(t *testing.T) {
 			d := len(tab.Schema.Attributes)
 			for a := range d {
 				for b := a; b < d; b++ {
-					attrs := []int{b, a} // either order, as marginal.Count takes it
+					attrs := []int{b, a} // either order, as domain.Count takes it
 					if a == b {
 						attrs = []int{a}
 					}

@@ -25,7 +25,7 @@ import (
 // TestPDPMVDSPartyChoosesCuts joins each party of a 3-party Adult session
 // (2,000 rows) with bin_share 0.1 and a seeded source, and checks what its
 // bins phase sends the coordinator: for each of its numeric attributes,
-// exactly the edges marginal.ChooseCuts gives on its column with the
+// exactly the edges measurement.ChooseCuts gives on its column with the
 // member's first child source at a tenth of its ρ split evenly, charged to
 // its own accountant as "bins of <attribute>"; a party of categorical
 // columns alone sends no edges and spends nothing.

@@ -401,7 +401,7 @@ func (s *Session) withCuts(all map[int][]float64) (*Session, error) {
 }
 
 // chooseCuts chooses the bins of party k's numeric attributes from its
-// own table: marginal.ChooseCuts on each column (a noisy histogram on the
+// own table: measurement.ChooseCuts on each column (a noisy histogram on the
 // public grid, charged to the party's accountant before it is drawn, at
 // an equal part of the party's bins budget), refining the equal-width
 // bins. Only the edges, post-processing of the noisy counts, leave the

@@ -64,12 +64,12 @@ type Settings struct {
 	// EngineSettings are the marginal engine's (method.EngineSettings).
 	// BinShare is the share of each party's ρ_k it spends choosing the
 	// bins of its own numeric attributes from its own columns (noisy
-	// histograms on a public grid, marginal.ChooseCuts), refining the
+	// histograms on a public grid, measurement.ChooseCuts), refining the
 	// equal-width Bins, so that a value many records share (a zero) keeps
 	// a bin of its own; a party without numeric attributes spends nothing
 	// on bins. Zero or negative keeps the equal-width bins, with each
 	// public value (minimum, maximum, 0 inside the bounds) a bin of its
-	// own (marginal.PublicValueCuts) and no budget on them: the default, unlike the single-owner engines'
+	// own (domain.PublicValueCuts) and no budget on them: the default, unlike the single-owner engines'
 	// 0.05, because with 0.05 on Adult (3 parties, ρ 0.05 to 1) the 2-way
 	// total-variation distance measured on the equal-width grid rose by
 	// 4–19 %, and the comparison of the protocol with the single-owner

@@ -26,7 +26,7 @@ func (r *Result) TableSchema() data.Schema { return r.Domain.SyntheticSchema() }
 // RowCount is the number of synthetic records.
 func (r *Result) RowCount() int { return r.Rows }
 
-// Chunks returns the synthetic table's chunks (marginal.DecodeChunk rows
+// Chunks returns the synthetic table's chunks (domain.DecodeChunk rows
 // each, their randomness drawn up front from DecodeSource) and their
 // decoder.
 func (r *Result) Chunks() (int, func(k int, t *data.Table) error) {

@@ -34,7 +34,7 @@ type Options struct {
 	Table   *data.Table
 	Encoded *Encoded
 	// NoTable leaves Result.Synthetic nil: the caller decodes
-	// the synthetic records chunk by chunk (marginal.DecodeSources,
+	// the synthetic records chunk by chunk (domain.DecodeSources,
 	// Domain.DecodeChunkInto with the result's DecodeSource), which gives
 	// the same table without holding it whole.
 	NoTable bool
@@ -68,7 +68,7 @@ type Options struct {
 	MaxModelCells  float64
 	AdaptiveRounds int
 	// Selection is the adaptive rounds' selection mechanism (default
-	// marginal.SelectExponential).
+	// measurement.SelectExponential).
 	Selection measurement.SelectMechanism
 	// Optimizer fits the adaptive method's model (default
 	// marginal.OptimizerAuto).
@@ -80,17 +80,17 @@ type Options struct {
 	// means one party "owner" holding all attributes at Rho.
 	Parties []Party
 	// Bins and BinsFor discretise numeric attributes over their declared
-	// bounds (default marginal.DefaultBins).
+	// bounds (default domain.DefaultBins).
 	Bins    int
 	BinsFor map[string]int
 	// BinShare is the share of the single owner's ρ spent choosing
-	// numeric attributes' bins from the data (marginal.ChooseCuts, split
+	// numeric attributes' bins from the data (measurement.ChooseCuts, split
 	// evenly among them): default DefaultBinShare with the adaptive method
 	// and one owner; negative for the schema's equal-width bins (with the
-	// public values split off: marginal.PublicValueCuts).
+	// public values split off: domain.PublicValueCuts).
 	BinShare float64
 	// Refine says what the data-chosen bins are for (default
-	// marginal.DefaultRefine): measured by the engine, or only to draw
+	// domain.DefaultRefine): measured by the engine, or only to draw
 	// values inside the equal-width bins and point masses it measures.
 	Refine domain.Refinement
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
@@ -99,7 +99,7 @@ type Options struct {
 	Score measurement.ScoreKind
 	// OneWayNoise is the noise of the one-way marginals: default Gaussian,
 	// a quarter of the paper's Laplace variance at the same ρ (Δ₂ = √2
-	// against Δ₁ = 2 under replacement); marginal.Laplace is the paper's.
+	// against Δ₁ = 2 under replacement); measurement.Laplace is the paper's.
 	OneWayNoise measurement.Mechanism
 	// Combine configures marginal combination.
 	Combine marginal.CombineOptions
@@ -111,8 +111,8 @@ type Options struct {
 	Delta float64
 	// Neighbours is the neighbouring relation (default replace-one, n
 	// public). Under add/remove (one owner only) the record count is
-	// released first with marginal.DefaultCountShare of ρ
-	// (marginal.ReleaseCount) and its noisy value stands for n everywhere:
+	// released first with measurement.DefaultCountShare of ρ
+	// (measurement.ReleaseCount) and its noisy value stands for n everywhere:
 	// the method auto picks, the bins, every normalisation, the default
 	// number of synthetic rows and the report; every release's sensitivity
 	// follows the relation.
@@ -131,7 +131,7 @@ type Result struct {
 	Auto      string
 	Synthetic *data.Table
 	// Rows is the number of synthetic records; Engine.Data holds them, or
-	// the first marginal.DefaultFit of them when there are more (record r
+	// the first infer.DefaultFit of them when there are more (record r
 	// is Engine.Data's record r mod its length).
 	Rows int
 	// DecodeSource is the randomness that decodes them (Synthetic was
@@ -192,9 +192,9 @@ type Encoded struct {
 // discretised with for Synthesize under o (Encoded): the schema's bins
 // (equal-width, with each numeric attribute's public values, its minimum,
 // its maximum and 0 inside its bounds, a bin of its own:
-// marginal.PublicValueCuts), or, when the numeric bins are chosen from
+// domain.PublicValueCuts), or, when the numeric bins are chosen from
 // the data (one owner, the default), numeric attributes cut at every edge
-// those bins may have (marginal.FineEdges), so that the bins chosen
+// those bins may have (domain.FineEdges), so that the bins chosen
 // afterwards from the cells' counts are unions of cells and the records
 // need not be read again.
 func DomainFor(s data.Schema, o Options) (*domain.Domain, error) {
@@ -309,7 +309,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 
 // publicCount returns the record count the run may use as public, and the
 // ρ spent on it: n itself under replace-one (neighbours share it), and
-// under add/remove the count released with marginal.DefaultCountShare of
+// under add/remove the count released with measurement.DefaultCountShare of
 // the single owner's ρ, charged before any other release.
 func publicCount(o Options, n int, accts []*privacy.Accountant) (int, float64, error) {
 	if err := o.Neighbours.Check(); err != nil {

@@ -143,7 +143,7 @@ func TestRunIsSeededAndReported(t *testing.T) {
 // (one "bins of" release, more cells where the values pile up); a
 // negative share keeps the --bins equal-width bins over the declared
 // bounds, with the minimum and the maximum split off as bins of their own
-// (marginal.PublicValueCuts), and spends nothing on them; a larger share
+// (domain.PublicValueCuts), and spends nothing on them; a larger share
 // spends more.
 func TestBinShareChoosesWhereBinsComeFrom(t *testing.T) {
 	sc := data.Schema{Attributes: []data.Attribute{

@@ -61,7 +61,7 @@ const maxDistinct = 1 << 18
 // parsed (with the domain the run will discretise with, which the
 // settings fix) and counting the numeric values. Each core merges the
 // records whose cells are identical into one weighted row
-// (marginal.Tally), and the cores' rows are merged at the end: memory
+// (domain.Tally), and the cores' rows are merged at the end: memory
 // grows with the distinct tuples of cells, which the domain bounds, not
 // with the number of records; the counts the run takes are those of the
 // records one by one. A tuple costs a byte per attribute (two for an

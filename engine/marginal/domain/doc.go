@@ -11,7 +11,7 @@
 // attribute's histogram is released on (PublicGrid, FineEdges) and, as
 // post-processing of a noisy histogram only, the bins cut from it
 // (BinsFromHistogram). Releasing that histogram is a mechanism, the
-// engine's (marginal.ChooseCuts); nothing in this package adds noise or
+// engine's (measurement.ChooseCuts); nothing in this package adds noise or
 // charges a budget.
 //
 // Everything above it in the engine (the graphical model in

@@ -662,7 +662,7 @@ func (h *pdpHarness) negativeT(side audit.Side, q *proto.Request) ([]bool, error
 }
 
 // pairCounts are the exact counts of the pair attrs = (a, b) on side in
-// the order of a score's cells, a's value major (unlike marginal.Count,
+// the order of a score's cells, a's value major (unlike domain.Count,
 // which sorts the attributes).
 func (h *pdpHarness) pairCounts(side audit.Side, attrs []int) []float64 {
 	ds := h.data[side]

@@ -13,7 +13,7 @@ import (
 // units (the integer times the grid step, exact). Their sum is the noise
 // the coordinator sees on a count; a contributor that knows its own share
 // sees the sum of the others'. For audits and tests of the distributed
-// noise; it panics on an invalid noise (marginal.Noise.Validate).
+// noise; it panics on an invalid noise (measurement.Noise.Validate).
 func (s Session) NoiseShares(noise measurement.Noise, involved []int, nz *dp.Noiser) ([]int, []float64) {
 	who := s.contributors(involved)
 	sp, err := s.shareSpec(noise, 1, len(who))

@@ -20,7 +20,7 @@ type MeasurerOptions struct {
 	ThirdParty *ThirdParty
 }
 
-// Measurer implements marginal.Measurer over the protocol: every
+// Measurer implements measurement.Measurer over the protocol: every
 // measurement is one session of protocol.RunLocal between a fresh
 // coordinator, the parties and S, whose messages are all marshalled, so
 // the roles share no memory. It is not safe for concurrent use.

@@ -30,7 +30,7 @@ func (s *Session) contributors(involved []int) []int {
 const ThirdPartyIndex = -1
 
 // releaseGrid is the public grid release of a measurement of `values`
-// values: marginal.Noise.Plan, the plan a party uses when it releases the
+// values: measurement.Noise.Plan, the plan a party uses when it releases the
 // same values alone.
 func releaseGrid(n measurement.Noise, values int) (dp.GridNoise, error) {
 	pl, err := n.Plan(values)

@@ -285,7 +285,7 @@ func (m *Measurer) release(ctx context.Context, qs ...*Request) ([][]float64, er
 
 // Histograms releases, in one round, the pooled counts of each numeric
 // column of cols on the public grid of cells cells over its bounds
-// (marginal.PublicGrid), with rs[i] the release of cols[i].
+// (domain.PublicGrid), with rs[i] the release of cols[i].
 func (m *Measurer) Histograms(ctx context.Context, cols []int, cells int, rs []measurement.Release) ([][]float64, error) {
 	qs := make([]*Request, len(cols))
 	for i, j := range cols {
@@ -328,7 +328,7 @@ func (m *Measurer) Marginals(ctx context.Context, sets [][]int, rs []measurement
 // computes its own summand against the public reference (OwnerScore) and
 // the coordinator learns only their sum plus the score's noise — the
 // release the single curator makes of its exact score, with the same
-// sensitivity (marginal.IInDifSensitivity) and noise. With several owners
+// sensitivity (measurement.IInDifSensitivity) and noise. With several owners
 // the sum is at least the pooled score (the triangle inequality, cell by
 // cell): the owners' own sampling deviations from independence add up
 // instead of partly cancelling, which overstates the dependency of an

@@ -95,13 +95,13 @@ func (k *Keys) UnmarshalBinary(b []byte) error {
 // Request kinds.
 const (
 	// KindHistogram asks for a numeric column's counts on the public grid
-	// of Cells cells over its declared bounds (marginal.PublicGrid).
+	// of Cells cells over its declared bounds (domain.PublicGrid).
 	KindHistogram = "histogram"
 	// KindMarginal asks for the counts over Attrs on the session's domain.
 	KindMarginal = "marginal"
 	// KindScore asks for the owner's own IInDif score of the pair Attrs
 	// against the public reference Refs (OwnerScore): one value of
-	// sensitivity marginal.IInDifSensitivity.
+	// sensitivity measurement.IInDifSensitivity.
 	KindScore = "score"
 	// KindSelect asks for the owner's own quality score of each candidate
 	// attribute set of an adaptive round (Sets) against the model's

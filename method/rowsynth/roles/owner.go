@@ -94,7 +94,7 @@ type source interface {
 	// Records is the number of records.
 	Records() int
 	// Histogram counts numeric column col on the public grid of cells
-	// cells (marginal.PublicGrid, clamped and rounded as GridCounts).
+	// cells (domain.PublicGrid, clamped and rounded as GridCounts).
 	Histogram(col, cells int) ([]float64, error)
 	// SetDomain takes the session's discretisation.
 	SetDomain(o domain.DomainOptions) error
@@ -351,9 +351,9 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 // OwnNoise is the noise an owner releases a request of kind at: the
 // mechanism and ρ the coordinator asked for, calibrated by the owner's own
 // code to the sensitivity the owner itself knows for that kind — a count
-// vector (Δ₁ = marginal.CountL1 = 2, Δ₂ = marginal.CountL2 = √2 under
+// vector (Δ₁ = measurement.CountL1 = 2, Δ₂ = measurement.CountL2 = √2 under
 // replace-one, whatever the cells) or a pair score (Δ₁ = Δ₂ =
-// marginal.IInDifSensitivity = 2, see OwnerScore). The declared noise must
+// measurement.IInDifSensitivity = 2, see OwnerScore). The declared noise must
 // be exactly that: the grid and the noise units are derived from the
 // sensitivity and the scale, so a coordinator that declared a larger
 // sensitivity with the same scale would get a coarser grid, noise of a
@@ -484,7 +484,7 @@ func (q *Request) ScoreReference(records int, grid float64) ([]float64, error) {
 // a sum that is at least it (the triangle inequality; the excess is the
 // owners' own sampling deviations, see Measurer.Scores). Replacing one of
 // the owner's records moves two of its counts by one and changes no other
-// owner's summand: sensitivity marginal.IInDifSensitivity = 2 for the
+// owner's summand: sensitivity measurement.IInDifSensitivity = 2 for the
 // sum, whoever holds the record.
 func OwnerScore(counts, ref []float64) float64 {
 	s := 0.0

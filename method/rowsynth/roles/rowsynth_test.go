@@ -321,7 +321,7 @@ func (d *dropper) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 // A pair score is answered inside the protocol: at a huge ρ the release
 // is the sum of the owners' own scores against the public reference; one
 // owner holding every record gives the single curator's IInDif score
-// exactly (marginal.LocalMeasurer on the same records), and several
+// exactly (measurement.LocalMeasurer on the same records), and several
 // owners a sum at least the pooled score.
 func TestScoreIsTheOwnersSum(t *testing.T) {
 	refA, refB := []float64{30, 41, 29}, []float64{9, 11, 8, 10, 9, 10, 9, 8, 9, 10, 7}

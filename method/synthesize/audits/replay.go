@@ -133,7 +133,7 @@ func synthesizeReleases(res *synthesize.Result) ([]audit.Replayed, error) {
 
 // iindifMove is how far the IInDif score of release i, Σ_ij |a_i b_j/n −
 // N_ij| with a and b the reference one-way counts (the published one-way
-// marginals, normalised to n by marginal.NormSub as the engine does),
+// marginals, normalised to n by infer.NormSub as the engine does),
 // may move because its references did: Σ_ij |a_i b_j − a'_i b'_j|/n, by
 // the triangle inequality. Its sensitivity, 2, holds for fixed
 // references. Releases other than scores move with their data alone.
