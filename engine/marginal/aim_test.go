@@ -14,7 +14,6 @@ import (
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
-	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -33,7 +32,7 @@ func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *p
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Method: MethodAdaptive, Adaptive: ao,
-		Parties: []Party{{Name: "owner", Rho: rho, Attrs: enginetest.AllAttrs(len(sizes))}}, Source: randx.NewSeeded(7)})
+		Parties: owner("owner", rho, len(sizes)), Source: randx.NewSeeded(7)})
 	if err != nil {
 		t.Fatal(err)
 	}

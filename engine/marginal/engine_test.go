@@ -41,7 +41,7 @@ func synthesizeAdult(t *testing.T, parties []Party, seed uint64) (*Result, []*pr
 // than with independent attributes.
 func TestSynthesizeAdult(t *testing.T) {
 	dom, _ := adult(t)
-	res, accts, ds := synthesizeAdult(t, []Party{{Name: "owner", Rho: 1, Attrs: enginetest.AllAttrs(dom.Len())}}, 1)
+	res, accts, ds := synthesizeAdult(t, owner("owner", 1, dom.Len()), 1)
 	if s := accts[0].Spent().Rho; s > 1 || s < 0.999 {
 		t.Errorf("spent ρ = %v of 1", s)
 	}
@@ -136,7 +136,7 @@ func TestSynthesizeDeterministic(t *testing.T) {
 	run := func() *Result {
 		a := zcdpAccountant(t, "p", 1)
 		m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
-		res, err := Synthesize(context.Background(), m, Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: enginetest.AllAttrs(4)}},
+		res, err := Synthesize(context.Background(), m, Options{Domain: dom, Parties: owner("p", 1, 4),
 			Records: ds.Len(), Source: randx.NewSeeded(3)})
 		if err != nil {
 			t.Fatal(err)
@@ -169,7 +169,7 @@ func TestSynthesizeOptionErrors(t *testing.T) {
 	ds := domaintest.RandomDataset([]int{4, 4, 3, 5}, 100, 0.7, randx.NewSeeded(1))
 	a := zcdpAccountant(t, "p", 1)
 	m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
-	base := Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: enginetest.AllAttrs(4)}}, Records: 100}
+	base := Options{Domain: dom, Parties: owner("p", 1, 4), Records: 100}
 	bad := map[string]func(o *Options){
 		"no domain":      func(o *Options) { o.Domain = nil },
 		"no records":     func(o *Options) { o.Records = 0 },
@@ -210,7 +210,7 @@ func TestSynthesizeBig5(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Source: randx.NewSeeded(8),
-		Parties: []Party{{Name: "owner", Rho: 1, Attrs: enginetest.AllAttrs(dom.Len())}}, GUM: infer.GUMOptions{Rounds: 10}})
+		Parties: owner("owner", 1, dom.Len()), GUM: infer.GUMOptions{Rounds: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,11 @@ import (
 	"github.com/dppub/dppub/privacy"
 )
 
+// owner is one party, name, holding all d attributes at budget ρ = rho.
+func owner(name string, rho float64, d int) []Party {
+	return []Party{{Name: name, Rho: rho, Attrs: enginetest.AllAttrs(d)}}
+}
+
 func zcdpAccountant(t testing.TB, party string, rho float64) *privacy.Accountant {
 	t.Helper()
 	return domaintest.Accountant(t, party, rho)

@@ -7,7 +7,6 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal/domain"
-	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -77,7 +76,7 @@ func TestAdultOneWayQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), OneWayNoise: measurement.Gaussian,
-		Parties: []Party{{Name: "owner", Rho: rho, Attrs: enginetest.AllAttrs(dom.Len())}}, Source: randx.NewSeeded(13)})
+		Parties: owner("owner", rho, dom.Len()), Source: randx.NewSeeded(13)})
 	if err != nil {
 		t.Fatal(err)
 	}

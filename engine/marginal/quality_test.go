@@ -64,7 +64,7 @@ func engineRun(t testing.TB, dom *domain.Domain, ds *domain.Dataset, rho float64
 		t.Fatal(err)
 	}
 	o.Domain, o.Records, o.Source = dom, ds.Len(), randx.NewSeeded(seed+1)
-	o.Parties = []Party{{Name: "owner", Rho: rho, Attrs: enginetest.AllAttrs(dom.Len())}}
+	o.Parties = owner("owner", rho, dom.Len())
 	res, err := Synthesize(context.Background(), m, o)
 	if err != nil {
 		t.Fatal(err)
