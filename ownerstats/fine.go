@@ -63,7 +63,7 @@ func NewServer(s *Statistics, schema data.Schema) (*Server, error) {
 			return nil, fmt.Errorf("ownerstats: %s attribute %q has fine edges %v", a.Kind, a.Name, s.Edges[j])
 		}
 	}
-	fine, err := domain.NewDomain(schema, domain.DomainOptions{Cuts: cuts})
+	fine, err := domain.New(schema, domain.Options{Cuts: cuts})
 	if err != nil {
 		return nil, fmt.Errorf("ownerstats: the statistics' fine domain: %w", err)
 	}
@@ -130,8 +130,8 @@ func (v *Server) Histogram(col, cells int) ([]float64, error) {
 // bin; it fails, naming the attribute, when a bin is not a union of fine
 // cells or when the binning could round a value otherwise than the fine
 // cells did.
-func (v *Server) SetDomain(o domain.DomainOptions) error {
-	dom, err := domain.NewDomain(v.schema, o)
+func (v *Server) SetDomain(o domain.Options) error {
+	dom, err := domain.New(v.schema, o)
 	if err != nil {
 		return fmt.Errorf("ownerstats: %w", err)
 	}

@@ -101,11 +101,11 @@ func TestServerEqualsTable(t *testing.T) {
 			if c.equalWidth {
 				cuts = nil
 			}
-			o := domain.DomainOptions{Cuts: cuts}
+			o := domain.Options{Cuts: cuts}
 			if err := sv.SetDomain(o); err != nil {
 				t.Fatal(err)
 			}
-			dom, err := domain.NewDomain(tab.Schema, o)
+			dom, err := domain.New(tab.Schema, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +158,7 @@ func TestServerRefuses(t *testing.T) {
 	}
 	a := tab.Schema.Attributes[j]
 	odd := []float64{a.Min, a.Min + (a.Max-a.Min)/3}
-	if err := sv.SetDomain(domain.DomainOptions{Cuts: map[string][]float64{a.Name: odd}}); err == nil || !strings.Contains(err.Error(), a.Name) {
+	if err := sv.SetDomain(domain.Options{Cuts: map[string][]float64{a.Name: odd}}); err == nil || !strings.Contains(err.Error(), a.Name) {
 		t.Fatalf("bins that split fine cells: %v", err)
 	}
 	if _, err := sv.Marginal([]int{j}); err == nil {

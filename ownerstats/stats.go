@@ -34,7 +34,7 @@ type Config struct {
 	Schema  data.Schema
 	Read    data.ReadOptions
 	First   string
-	Bins    int            `json:",omitempty"` // domain.DomainOptions.Bins
+	Bins    int            `json:",omitempty"` // domain.Options.Bins
 	BinsFor map[string]int `json:",omitempty"`
 	// Fine counts the marginals over the fine domain a synthesize-rows
 	// owner needs instead of the engine's equal-width bins: each numeric
@@ -58,7 +58,7 @@ func (c Config) cuts() (map[string][]float64, error) {
 	// too. They are FineEdges' equal-width edges (domain.Domain cuts an
 	// integer attribute at Min + ⌈b·(Max − Min)/bins⌉ as FineEdges does);
 	// adding them keeps that true should either rule change.
-	eq, err := domain.NewDomain(c.Schema, domain.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor})
+	eq, err := domain.New(c.Schema, domain.Options{Bins: c.Bins, BinsFor: c.BinsFor})
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func (c Config) NewEncoders() (*Encoders, error) {
 	if err != nil {
 		return nil, err
 	}
-	dom, err := domain.NewDomain(c.Schema, domain.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor, Cuts: cuts})
+	dom, err := domain.New(c.Schema, domain.Options{Bins: c.Bins, BinsFor: c.BinsFor, Cuts: cuts})
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func sizedDomain(t *testing.T, sizes []int) *domain.Domain {
 		}
 		s.Attributes = append(s.Attributes, a)
 	}
-	d, err := domain.NewDomain(s, domain.DomainOptions{})
+	d, err := domain.New(s, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 	if s := acct.Spent().Rho; math.Abs(s-0.001) > 1e-12 {
 		t.Errorf("spent %v, want 0.001", s)
 	}
-	dom, err := domain.NewDomain(tab.Schema, domain.DomainOptions{Cuts: map[string][]float64{a.Name: cuts}})
+	dom, err := domain.New(tab.Schema, domain.Options{Cuts: map[string][]float64{a.Name: cuts}})
 	if err != nil {
 		t.Fatal(err)
 	}

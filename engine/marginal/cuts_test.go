@@ -18,7 +18,7 @@ import (
 // and decoded keep every one-way marginal: the decoding moves no mass
 // across an equal-width edge (TVD below 0.001 per attribute; it was
 // 0.015–0.044 for the six numeric attributes when a bin could straddle
-// an edge; NewDomain's default integer bins, equal counts of integers,
+// an edge; domain.New's default integer bins, equal counts of integers,
 // put 39..44 in one bin and move hours-per-week's mass at 40 across the
 // edge at 43.875: 0.141).
 func TestAdaptiveBinsDecodeAtEqualWidth(t *testing.T) {
@@ -109,7 +109,7 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 			}
 			s := data.Schema{Attributes: []data.Attribute{c.a}}
 			fine := domain.FineEdges(c.a, c.bins, domain.DefaultGrid)
-			fd, err := domain.NewDomain(s, domain.DomainOptions{Cuts: map[string][]float64{c.a.Name: fine}})
+			fd, err := domain.New(s, domain.Options{Cuts: map[string][]float64{c.a.Name: fine}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("cuts from fine cells %v, from values %v", got, want)
 			}
-			cd, err := domain.NewDomain(s, domain.DomainOptions{Cuts: map[string][]float64{c.a.Name: got}})
+			cd, err := domain.New(s, domain.Options{Cuts: map[string][]float64{c.a.Name: got}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,8 +149,8 @@ func TestChooseBinsFromFineCells(t *testing.T) {
 	// A coarse domain with an edge the fine one lacks cannot be recoded.
 	a := cases[0].a
 	s := data.Schema{Attributes: []data.Attribute{a}}
-	fd, _ := domain.NewDomain(s, domain.DomainOptions{Cuts: map[string][]float64{a.Name: {17, 30, 60}}})
-	cd, _ := domain.NewDomain(s, domain.DomainOptions{Cuts: map[string][]float64{a.Name: {17, 31}}})
+	fd, _ := domain.New(s, domain.Options{Cuts: map[string][]float64{a.Name: {17, 30, 60}}})
+	cd, _ := domain.New(s, domain.Options{Cuts: map[string][]float64{a.Name: {17, 31}}})
 	if _, err := domain.Recoding(fd, cd); err == nil || !strings.Contains(err.Error(), "31") {
 		t.Errorf("recoding to an edge the fine domain lacks: error %v", err)
 	}
@@ -199,7 +199,7 @@ func TestDecodedRefinementMeasuresCoarseBins(t *testing.T) {
 	if math.Abs(total-positive) > 1e-6*positive {
 		t.Errorf("pieces weigh %v, the histogram's positive mass is %v", total, positive)
 	}
-	if _, err := domain.NewDomain(data.Schema{Attributes: []data.Attribute{a}}, domain.DomainOptions{
+	if _, err := domain.New(data.Schema{Attributes: []data.Attribute{a}}, domain.Options{
 		Cuts: map[string][]float64{a.Name: decoded.Cuts}, Within: map[string]domain.Pieces{a.Name: *decoded.Pieces}}); err != nil {
 		t.Fatalf("the decoded bins are not a valid domain: %v", err)
 	}

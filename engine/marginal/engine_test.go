@@ -157,7 +157,7 @@ func smallDomain(t *testing.T) *domain.Domain {
 		{Name: "c", Kind: data.Categorical, Categories: []string{"0", "1", "2"}},
 		{Name: "d", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3", "4"}},
 	}}
-	d, err := domain.NewDomain(s, domain.DomainOptions{})
+	d, err := domain.New(s, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

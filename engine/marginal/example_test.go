@@ -30,7 +30,7 @@ func Example() {
 		smoker := float64(src.IntN(2))
 		table.Rows = append(table.Rows, []float64{income, float64(src.IntN(2)), smoker, smoker + float64(src.IntN(2))})
 	}
-	dom, _ := domain.NewDomain(schema, domain.DomainOptions{Bins: 8})
+	dom, _ := domain.New(schema, domain.Options{Bins: 8})
 	ds, _, _ := dom.Encode(table)
 	parties := []marginal.Party{{Name: "bank", Rho: 1, Attrs: []int{0, 1}}, {Name: "clinic", Rho: 0.1, Attrs: []int{2, 3}}}
 	var accts []*privacy.Accountant

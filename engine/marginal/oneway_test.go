@@ -44,7 +44,7 @@ func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *domain
 		}
 		cuts[a.Name] = c
 	}
-	dom, err := domain.NewDomain(tab.Schema, domain.DomainOptions{Cuts: cuts})
+	dom, err := domain.New(tab.Schema, domain.Options{Cuts: cuts})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ func (s *Session) layout() (*domain.Domain, []int, proto.Session, error) {
 	// numeric attribute's public values (minimum, maximum, 0 inside the
 	// bounds) a bin of its own: a point mass there (Adult's capital-gain
 	// zeros) survives with no budget spent on bins.
-	opts := domain.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor, PublicValueBins: true}
+	opts := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor, PublicValueBins: true}
 	if s.cuts != nil {
 		opts.Cuts = map[string][]float64{}
 		for j, c := range s.cuts {
@@ -167,7 +167,7 @@ func (s *Session) layout() (*domain.Domain, []int, proto.Session, error) {
 			opts.Cuts[global.Attributes[j].Name] = c
 		}
 	}
-	dom, err := domain.NewDomain(global, opts)
+	dom, err := domain.New(global, opts)
 	if err != nil {
 		return nil, nil, proto.Session{}, err
 	}

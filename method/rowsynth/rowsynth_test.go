@@ -77,7 +77,7 @@ func run(t *testing.T, tab *data.Table, k int, st *rowsynth.Settings, seed uint6
 // attributes on the schema's equal-width domain (16 bins).
 func twoWayTVD(t *testing.T, real, syn *data.Table) float64 {
 	t.Helper()
-	dom, err := domain.NewDomain(real.Schema, domain.DomainOptions{Bins: 16})
+	dom, err := domain.New(real.Schema, domain.Options{Bins: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -212,13 +212,13 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	res.Records = m.OwnerRecords()
 	n := m.Records()
 	res.Method, res.Auto = s.method(n)
-	do := domain.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor}
+	do := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor}
 	binRho, err := s.bins(ctx, m, n, res.Rho, &do)
 	if err != nil {
 		return err
 	}
 	res.BinRho = binRho
-	dom, err := domain.NewDomain(s.Schema, do)
+	dom, err := domain.New(s.Schema, do)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 // counting done by the owners and the merging, post-processing, here):
 // the cuts the owners count on and, with BinRefine decoded, the pieces
 // the coordinator draws values in, recorded in do.
-func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64, do *domain.DomainOptions) (float64, error) {
+func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64, do *domain.Options) (float64, error) {
 	st := s.Settings
 	var numeric []int
 	for j, a := range s.Schema.Attributes {

@@ -24,7 +24,7 @@ func publicSizes(t *testing.T, name string) ([]int, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dom, err := domain.NewDomain(tab.Schema, domain.DomainOptions{})
+	dom, err := domain.New(tab.Schema, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

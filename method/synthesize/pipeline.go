@@ -199,7 +199,7 @@ type Encoded struct {
 // need not be read again.
 func DomainFor(s data.Schema, o Options) (*domain.Domain, error) {
 	if !adaptive(o) {
-		d, err := domain.NewDomain(s, domain.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
+		d, err := domain.New(s, domain.Options{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
 		if err != nil {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
@@ -211,7 +211,7 @@ func DomainFor(s data.Schema, o Options) (*domain.Domain, error) {
 			fine[a.Name] = domain.FineEdges(a, binsOf(o, a), domain.DefaultGrid)
 		}
 	}
-	d, err := domain.NewDomain(s, domain.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: fine})
+	d, err := domain.New(s, domain.Options{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: fine})
 	if err != nil {
 		return nil, fmt.Errorf("publish: cells to choose the bins from: %w", err)
 	}
@@ -237,7 +237,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err := o.settleBudget(schema, n); err != nil {
 		return nil, err
 	}
-	dom, err := domain.NewDomain(schema, domain.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
+	dom, err := domain.New(schema, domain.Options{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -632,7 +632,7 @@ func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts 
 		return dom, 0, nil
 	}
 	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
-	do := domain.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor}
+	do := domain.Options{Bins: o.Bins, BinsFor: o.BinsFor}
 	src := o.Source.Child()
 	for _, j := range numeric {
 		a := s.Attributes[j]
@@ -647,7 +647,7 @@ func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts 
 		}
 		do.SetChosen(a.Name, c)
 	}
-	d, err := domain.NewDomain(s, do)
+	d, err := domain.New(s, do)
 	if err != nil {
 		return nil, 0, fmt.Errorf("publish: %w", err)
 	}

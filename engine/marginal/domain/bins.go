@@ -25,7 +25,7 @@ const (
 	// RefineDecoded: the engine measures the equal-width bins plus the
 	// point masses (heavy single cells) only; the finer bins and their
 	// noisy masses, from the same release, only draw each value inside
-	// its measured bin (DomainOptions.Within). The marginals have about
+	// its measured bin (Options.Within). The marginals have about
 	// the equal-width bins' cells, so their noise is about the equal-width
 	// bins', while values keep the refined one-way shape and point masses.
 	RefineDecoded Refinement = "decoded"
@@ -44,7 +44,7 @@ func (r Refinement) Validate() error {
 
 // SetChosen records b as attribute name's bins in o: its cuts and, when
 // it has them, the pieces values are drawn in.
-func (o *DomainOptions) SetChosen(name string, b ChosenBins) {
+func (o *Options) SetChosen(name string, b ChosenBins) {
 	if o.Cuts == nil {
 		o.Cuts = map[string][]float64{}
 	}
@@ -67,9 +67,9 @@ func (o *DomainOptions) SetChosen(name string, b ChosenBins) {
 const DefaultRefine = RefineDecoded
 
 // ChosenBins are a numeric attribute's data-chosen bins (ChooseBins):
-// Cuts, the bins the engine measures (DomainOptions.Cuts), and, with
+// Cuts, the bins the engine measures (Options.Cuts), and, with
 // RefineDecoded, the finer pieces values are drawn in
-// (DomainOptions.Within; nil with RefineMeasured).
+// (Options.Within; nil with RefineMeasured).
 type ChosenBins struct {
 	Cuts   []float64
 	Pieces *Pieces
@@ -145,7 +145,7 @@ func PublicValues(a data.Attribute) []float64 {
 
 // singleValueEdges are the lower edges that make each of a's public
 // values (PublicValues) a cell of its own in a lower-edge partition such
-// as DomainOptions.Cuts, PublicGrid or FineEdges: v and the next value
+// as Options.Cuts, PublicGrid or FineEdges: v and the next value
 // above it, v+1 for an integer attribute and math.Nextafter(v, +∞) for a
 // continuous one, so the cell [v, next) holds v alone (no float64 lies
 // strictly between the two); for the maximum, Max itself, whose cell is

@@ -218,9 +218,9 @@ func TestPublicValuesKeepTheirPointMass(t *testing.T) {
 				}
 				chosen := BinsFromHistogram(c.a, grid, GridCounts(c.a, grid, values), n, DefaultBins, 0, refine)
 				s := data.Schema{Attributes: []data.Attribute{c.a}}
-				var o DomainOptions
+				var o Options
 				o.SetChosen(c.a.Name, chosen)
-				dom, err := NewDomain(s, o)
+				dom, err := New(s, o)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -80,7 +80,7 @@ func TestDecodeRowsRepeatsAndChunks(t *testing.T) {
 		{Name: "x", Kind: data.Numeric, Min: 0, Max: 100, Integer: true},
 		{Name: "y", Kind: data.Numeric, Min: -1, Max: 1},
 	}}
-	dom, err := NewDomain(s, DomainOptions{Bins: 8})
+	dom, err := New(s, Options{Bins: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

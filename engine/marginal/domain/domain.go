@@ -10,15 +10,15 @@ import (
 )
 
 // DefaultBins is the number of equal-width bins a numeric attribute is
-// discretised into when DomainOptions names no other count.
+// discretised into when Options names no other count.
 const DefaultBins = 16
 
 // maxDomainSize bounds one attribute's domain: cells are stored as uint16.
 const maxDomainSize = math.MaxUint16 + 1
 
-// DomainOptions choose the discretisation. Bins come only from the declared
+// Options choose the discretisation. Bins come only from the declared
 // schema (bounds and categories), never from the private values.
-type DomainOptions struct {
+type Options struct {
 	// Bins is the number of equal-width bins over a numeric attribute's
 	// declared [Min, Max] (default DefaultBins). An integer attribute with
 	// fewer distinct values gets one bin per value.
@@ -51,8 +51,8 @@ type DomainOptions struct {
 	PublicValueBins bool
 }
 
-// Pieces refine a numeric attribute's bins for decoding (DomainOptions.
-// Within): Edges are lower edges as in DomainOptions.Cuts and include
+// Pieces refine a numeric attribute's bins for decoding (Options.
+// Within): Edges are lower edges as in Options.Cuts and include
 // every lower edge of the attribute's bins; Weights[p] ≥ 0 is piece p's
 // share of its bin (any scale). A bin whose pieces all weigh 0 decodes
 // uniformly.
@@ -70,7 +70,7 @@ type attrDomain struct {
 	// edges, if set, are the bins' lower edges plus Max (continuous) or
 	// Max+1 (integers): bin b is [edges[b], edges[b+1]).
 	edges []float64
-	// within, if set, refines the bins for decoding (DomainOptions.Within).
+	// within, if set, refines the bins for decoding (Options.Within).
 	within *decodePieces
 }
 
@@ -90,8 +90,8 @@ type Domain struct {
 	attrs  []attrDomain
 }
 
-// NewDomain validates the schema and the bin counts.
-func NewDomain(s data.Schema, o DomainOptions) (*Domain, error) {
+// New validates the schema and the bin counts.
+func New(s data.Schema, o Options) (*Domain, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("marginal: %w", err)
 	}
@@ -549,9 +549,9 @@ func (d *Domain) layPieces(j int, p Pieces) (*decodePieces, error) {
 	return dp, nil
 }
 
-// PublicValueCuts returns the lower edges (as DomainOptions.Cuts) of
+// PublicValueCuts returns the lower edges (as Options.Cuts) of
 // numeric attribute a's bins equal-width bins over its declared bounds,
-// as NewDomain cuts them, with each of its public values (PublicValues)
+// as New cuts them, with each of its public values (PublicValues)
 // split off as a bin of its own (singleValueEdges): 18 bins instead of
 // 16 for a range [0, Max], 19 for one that straddles 0 at an equal-width
 // edge, 20 when 0 splits an equal-width bin in three. Nil when every
@@ -568,7 +568,7 @@ func PublicValueCuts(a data.Attribute, bins int) []float64 {
 	if a.Kind != data.Numeric || bins < 1 || (a.Integer && int64(a.Max-a.Min)+1 <= int64(bins)) {
 		return nil
 	}
-	d, err := NewDomain(data.Schema{Attributes: []data.Attribute{a}}, DomainOptions{Bins: bins})
+	d, err := New(data.Schema{Attributes: []data.Attribute{a}}, Options{Bins: bins})
 	if err != nil {
 		return nil
 	}

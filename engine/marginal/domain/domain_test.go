@@ -20,7 +20,7 @@ func testSchema() data.Schema {
 }
 
 func TestDomainSizesAndBins(t *testing.T) {
-	d, err := NewDomain(testSchema(), DomainOptions{Bins: 10, BinsFor: map[string]int{"score": 4}})
+	d, err := New(testSchema(), Options{Bins: 10, BinsFor: map[string]int{"score": 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestDomainSizesAndBins(t *testing.T) {
 func TestIntegerBinRangesPartition(t *testing.T) {
 	for _, bins := range []int{1, 3, 7, 16, 73, 74} {
 		s := data.Schema{Attributes: []data.Attribute{{Name: "age", Kind: data.Numeric, Min: 17, Max: 90, Integer: true}}}
-		d, err := NewDomain(s, DomainOptions{Bins: bins})
+		d, err := New(s, Options{Bins: bins})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestIntegerBinsAreTheContinuousRule(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a := data.Attribute{Name: "x", Kind: data.Numeric, Min: c.min, Max: c.max, Integer: true}
-			d, err := NewDomain(data.Schema{Attributes: []data.Attribute{a}}, DomainOptions{Bins: c.bins})
+			d, err := New(data.Schema{Attributes: []data.Attribute{a}}, Options{Bins: c.bins})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func TestIntegerBinsAreTheContinuousRule(t *testing.T) {
 
 func TestEncodeDecode(t *testing.T) {
 	s := testSchema()
-	d, err := NewDomain(s, DomainOptions{Bins: 10})
+	d, err := New(s, Options{Bins: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,18 +173,18 @@ func TestEncodeDecode(t *testing.T) {
 
 func TestDomainErrors(t *testing.T) {
 	s := testSchema()
-	for name, o := range map[string]DomainOptions{
+	for name, o := range map[string]Options{
 		"negative bins":      {Bins: -1},
 		"too many bins":      {Bins: 1 << 17},
 		"bins of categories": {BinsFor: map[string]int{"colour": 3}},
 		"bins of unknown":    {BinsFor: map[string]int{"height": 3}},
 		"zero bins for one":  {BinsFor: map[string]int{"score": 0}},
 	} {
-		if _, err := NewDomain(s, o); err == nil {
+		if _, err := New(s, o); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	d, _ := NewDomain(s, DomainOptions{})
+	d, _ := New(s, Options{})
 	other := &data.Table{Schema: data.Schema{Attributes: s.Attributes[:2]}}
 	if _, _, err := d.Encode(other); err == nil {
 		t.Error("encoding a table of another schema: no error")
@@ -199,7 +199,7 @@ func TestDomainErrors(t *testing.T) {
 // (6σ; false failure rate below 10⁻⁸).
 func TestPiecesDrawInsideTheBin(t *testing.T) {
 	s := testSchema()
-	d, err := NewDomain(s, DomainOptions{Bins: 4, Within: map[string]Pieces{
+	d, err := New(s, Options{Bins: 4, Within: map[string]Pieces{
 		"age": {Edges: []float64{0, 1, 10, 25, 50, 75}, Weights: []float64{9, 1, 0, 1, 1, 1}},
 	}})
 	if err != nil {
@@ -244,11 +244,11 @@ func TestPiecesErrors(t *testing.T) {
 		"not from minimum":   {Edges: []float64{1, 25, 50, 75}, Weights: []float64{1, 1, 1, 1}},
 		"edges not integers": {Edges: []float64{0, 12.5, 25, 50, 75}, Weights: []float64{1, 1, 1, 1, 1}},
 	} {
-		if _, err := NewDomain(s, DomainOptions{Bins: 4, Within: map[string]Pieces{"age": p}}); err == nil {
+		if _, err := New(s, Options{Bins: 4, Within: map[string]Pieces{"age": p}}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := NewDomain(s, DomainOptions{Within: map[string]Pieces{"height": {Edges: []float64{0}, Weights: []float64{1}}}}); err == nil {
+	if _, err := New(s, Options{Within: map[string]Pieces{"height": {Edges: []float64{0}, Weights: []float64{1}}}}); err == nil {
 		t.Error("pieces of an unknown attribute: no error")
 	}
 }
@@ -261,7 +261,7 @@ func TestSingleValueBinsDecodeExactly(t *testing.T) {
 	a := data.Attribute{Name: "x", Kind: data.Numeric, Min: 0, Max: 10}
 	s := data.Schema{Attributes: []data.Attribute{a}}
 	cuts := append([]float64{0, math.Nextafter(0, 1), 5}, 10)
-	dom, err := NewDomain(s, DomainOptions{Cuts: map[string][]float64{"x": cuts}})
+	dom, err := New(s, Options{Cuts: map[string][]float64{"x": cuts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,11 +313,11 @@ func TestPublicValueBins(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.a.Name, func(t *testing.T) {
 			s := data.Schema{Attributes: []data.Attribute{c.a}}
-			dom, err := NewDomain(s, DomainOptions{PublicValueBins: true})
+			dom, err := New(s, Options{PublicValueBins: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			eq, err := NewDomain(s, DomainOptions{})
+			eq, err := New(s, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -145,7 +145,7 @@ func TestTallyAddRowsEncodes(t *testing.T) {
 		{Name: "x", Kind: data.Numeric, Min: 0, Max: 100, Integer: true},
 		{Name: "y", Kind: data.Numeric, Min: -1, Max: 1},
 	}}
-	dom, err := NewDomain(s, DomainOptions{BinsFor: map[string]int{"x": 300}, Bins: 8})
+	dom, err := New(s, Options{BinsFor: map[string]int{"x": 300}, Bins: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestTallyAddRowsEncodes(t *testing.T) {
 		t.Fatalf("%d records in %d rows, want %d in %d", cs.Len(), cs.Distinct(), tab.Len(), tupleCount(ds))
 	}
 	checkCounts(t, cs, ds, [][]int{{0}, {1}, {2}, {0, 1}, {1, 2}, {0, 1, 2}})
-	other, err := NewDomain(s, DomainOptions{Bins: 8})
+	other, err := New(s, Options{Bins: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

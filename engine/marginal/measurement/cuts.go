@@ -57,7 +57,7 @@ type CutsOptions struct {
 // table or a thin budget the result falls back towards the equal-width
 // bins instead of cutting bins the noise made. No bin crosses an
 // equal-width edge, so a value drawn uniformly inside its bin stays in
-// its equal-width bin. The returned edges suit DomainOptions.Cuts.
+// its equal-width bin. The returned edges suit domain.Options.Cuts.
 func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, error) {
 	if a.Kind != data.Numeric {
 		return nil, fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)

@@ -230,7 +230,7 @@ func newPDPHarness(mode proto.NoiseMode, rho float64) (*pdpHarness, error) {
 		dPrime.Rows = append(dPrime.Rows, row)
 	}
 	h := &pdpHarness{mode: mode, rho: rho, delta: dp.DefaultDelta(audit.CanaryRecords)}
-	dom, err := domain.NewDomain(dTab.Schema, domain.DomainOptions{})
+	dom, err := domain.New(dTab.Schema, domain.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}

@@ -26,7 +26,7 @@ func BenchmarkCrossPartyMarginal(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	dom, err := domain.NewDomain(t.Schema, domain.DomainOptions{})
+	dom, err := domain.New(t.Schema, domain.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

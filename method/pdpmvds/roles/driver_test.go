@@ -196,7 +196,7 @@ func testEngine(t testing.TB, rho float64, src *randx.Source, res **marginal.Res
 		}
 		s.Attributes = append(s.Attributes, a)
 	}
-	dom, err := domain.NewDomain(s, domain.DomainOptions{})
+	dom, err := domain.New(s, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func newRowsHarness(mode proto.NoiseMode, rho float64, tables [2]*data.Table, ow
 	// The canary tables are categorical: the domain is the schema's, with
 	// no bins chosen from the data (runs check that no Domain message
 	// brings any).
-	dom, err := domain.NewDomain(tables[audit.D].Schema, domain.DomainOptions{})
+	dom, err := domain.New(tables[audit.D].Schema, domain.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}

@@ -197,7 +197,7 @@ func selectVariantNoise(q *proto.Request, variant string) (measurement.Noise, er
 func selectScores(q *proto.Request, noise measurement.Noise, plan dp.GridNoise) (truth, steps [2][]float64, err error) {
 	tables := selectTables()
 	for _, side := range []audit.Side{audit.D, audit.DPrime} {
-		dom, err := domain.NewDomain(tables[side].Schema, domain.DomainOptions{})
+		dom, err := domain.New(tables[side].Schema, domain.Options{})
 		if err != nil {
 			return truth, steps, fmt.Errorf("audit: %w", err)
 		}

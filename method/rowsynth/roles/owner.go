@@ -97,7 +97,7 @@ type source interface {
 	// cells (domain.PublicGrid, clamped and rounded as GridCounts).
 	Histogram(col, cells int) ([]float64, error)
 	// SetDomain takes the session's discretisation.
-	SetDomain(o domain.DomainOptions) error
+	SetDomain(o domain.Options) error
 	// Marginal counts the records over attrs in that discretisation.
 	Marginal(attrs []int) (*domain.Marginal, error)
 }
@@ -119,8 +119,8 @@ func (s *tableSource) Histogram(col, cells int) ([]float64, error) {
 	return domain.GridCounts(a, domain.PublicGrid(a, cells), vals), nil
 }
 
-func (s *tableSource) SetDomain(o domain.DomainOptions) error {
-	dom, err := domain.NewDomain(s.t.Schema, o)
+func (s *tableSource) SetDomain(o domain.Options) error {
+	dom, err := domain.New(s.t.Schema, o)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (o *Owner) takeDomain(m Domain) error {
 	if o.domain {
 		return fmt.Errorf("rowsynth: %s: domain sent twice", o.ID())
 	}
-	if err := o.data.SetDomain(domain.DomainOptions{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts}); err != nil {
+	if err := o.data.SetDomain(domain.Options{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts}); err != nil {
 		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 	}
 	o.domain = true

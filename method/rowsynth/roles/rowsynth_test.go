@@ -82,7 +82,7 @@ func (s *setup) roles(c *Coordinator) []protocol.Role {
 // domain of the parameters.
 func (s *setup) pooled(t *testing.T, attrs []int) []float64 {
 	t.Helper()
-	dom, err := domain.NewDomain(s.params.Schema, domain.DomainOptions{Bins: s.params.Bins})
+	dom, err := domain.New(s.params.Schema, domain.Options{Bins: s.params.Bins})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func (s *setup) curatorScore(t *testing.T, q measurement.ScoreQuery) float64 {
 	for _, tab := range s.tables {
 		pooled.Rows = append(pooled.Rows, tab.Rows...)
 	}
-	dom, err := domain.NewDomain(s.params.Schema, domain.DomainOptions{Bins: s.params.Bins})
+	dom, err := domain.New(s.params.Schema, domain.Options{Bins: s.params.Bins})
 	if err != nil {
 		t.Fatal(err)
 	}

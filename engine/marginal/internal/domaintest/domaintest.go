@@ -24,7 +24,7 @@ func Load(t testing.TB, name string) (*domain.Domain, *domain.Dataset) {
 	if err != nil {
 		t.Skipf("dataset %s not available: %v", name, err)
 	}
-	d, err := domain.NewDomain(tab.Schema, domain.DomainOptions{})
+	d, err := domain.New(tab.Schema, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
