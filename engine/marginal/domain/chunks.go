@@ -142,7 +142,7 @@ func (cs Chunks) Sizes() []int {
 func (cs Chunks) Check() error {
 	for i, c := range cs {
 		if !slices.Equal(c.sizes, cs[0].sizes) {
-			return fmt.Errorf("marginal: piece %d has domain sizes %v, piece 0 %v", i, c.sizes, cs[0].sizes)
+			return fmt.Errorf("domain: piece %d has domain sizes %v, piece 0 %v", i, c.sizes, cs[0].sizes)
 		}
 	}
 	return nil
@@ -163,7 +163,7 @@ func (cs Chunks) Count(attrs []int) (*Marginal, error) {
 // is counted for all the sets while it is in cache.
 func (cs Chunks) CountAll(sets [][]int) ([]*Marginal, error) {
 	if len(cs) == 0 {
-		return nil, fmt.Errorf("marginal: count over no records")
+		return nil, fmt.Errorf("domain: count over no records")
 	}
 	out := make([]*Marginal, len(sets))
 	for i, attrs := range sets {
@@ -302,7 +302,7 @@ func (cs Chunks) Recode(lut [][]uint16, sizes []int) {
 // coarse bin. Attributes binned alike map to nil.
 func Recoding(fine, coarse *Domain) ([][]uint16, error) {
 	if !fine.schema.Equal(coarse.schema) {
-		return nil, fmt.Errorf("marginal: recoding between domains of different schemas")
+		return nil, fmt.Errorf("domain: recoding between domains of different schemas")
 	}
 	lut := make([][]uint16, fine.Len())
 	for j, fa := range fine.attrs {
@@ -311,7 +311,7 @@ func Recoding(fine, coarse *Domain) ([][]uint16, error) {
 			continue
 		}
 		if fa.edges == nil {
-			return nil, fmt.Errorf("marginal: attribute %q: the fine domain has no explicit edges", fa.attr.Name)
+			return nil, fmt.Errorf("domain: attribute %q: the fine domain has no explicit edges", fa.attr.Name)
 		}
 		m := make([]uint16, fa.size)
 		for f := range m {
@@ -321,7 +321,7 @@ func Recoding(fine, coarse *Domain) ([][]uint16, error) {
 		for b := range ca.size {
 			lo, _ := coarse.BinRange(j, b)
 			if _, ok := slices.BinarySearch(fa.edges, lo); !ok {
-				return nil, fmt.Errorf("marginal: attribute %q: bin edge %v is not an edge of the fine domain", fa.attr.Name, lo)
+				return nil, fmt.Errorf("domain: attribute %q: bin edge %v is not an edge of the fine domain", fa.attr.Name, lo)
 			}
 		}
 		lut[j] = m

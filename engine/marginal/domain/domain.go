@@ -93,30 +93,30 @@ type Domain struct {
 // New validates the schema and the bin counts.
 func New(s data.Schema, o Options) (*Domain, error) {
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("marginal: %w", err)
+		return nil, fmt.Errorf("domain: %w", err)
 	}
 	if o.Bins == 0 {
 		o.Bins = DefaultBins
 	}
 	if o.Bins < 1 || o.Bins > maxDomainSize {
-		return nil, fmt.Errorf("marginal: bins = %d, need 1..%d", o.Bins, maxDomainSize)
+		return nil, fmt.Errorf("domain: bins = %d, need 1..%d", o.Bins, maxDomainSize)
 	}
 	for name, b := range o.BinsFor {
 		a, err := s.Attribute(name)
 		if err != nil {
-			return nil, fmt.Errorf("marginal: bins for %q: %w", name, err)
+			return nil, fmt.Errorf("domain: bins for %q: %w", name, err)
 		}
 		if a.Kind != data.Numeric {
-			return nil, fmt.Errorf("marginal: bins for %q: attribute is %s, not numeric", name, a.Kind)
+			return nil, fmt.Errorf("domain: bins for %q: attribute is %s, not numeric", name, a.Kind)
 		}
 		if b < 1 || b > maxDomainSize {
-			return nil, fmt.Errorf("marginal: bins for %q = %d, need 1..%d", name, b, maxDomainSize)
+			return nil, fmt.Errorf("domain: bins for %q = %d, need 1..%d", name, b, maxDomainSize)
 		}
 	}
 	for name, c := range o.Cuts {
 		a, err := s.Attribute(name)
 		if err != nil {
-			return nil, fmt.Errorf("marginal: cuts for %q: %w", name, err)
+			return nil, fmt.Errorf("domain: cuts for %q: %w", name, err)
 		}
 		if err := checkCuts(a, c); err != nil {
 			return nil, err
@@ -152,7 +152,7 @@ func New(s data.Schema, o Options) (*Domain, error) {
 		default:
 			ad.size = len(a.Categories)
 			if ad.size > maxDomainSize {
-				return nil, fmt.Errorf("marginal: attribute %q has %d categories, at most %d are supported", a.Name, ad.size, maxDomainSize)
+				return nil, fmt.Errorf("domain: attribute %q has %d categories, at most %d are supported", a.Name, ad.size, maxDomainSize)
 			}
 		}
 		d.attrs[j] = ad
@@ -160,7 +160,7 @@ func New(s data.Schema, o Options) (*Domain, error) {
 	for name, p := range o.Within {
 		j, err := s.Index(name)
 		if err != nil {
-			return nil, fmt.Errorf("marginal: pieces for %q: %w", name, err)
+			return nil, fmt.Errorf("domain: pieces for %q: %w", name, err)
 		}
 		if d.attrs[j].within, err = d.layPieces(j, p); err != nil {
 			return nil, err
@@ -203,7 +203,7 @@ func (d *Domain) Name(j int) string { return d.attrs[j].attr.Name }
 func (d *Domain) Index(name string) (int, error) {
 	j, err := d.schema.Index(name)
 	if err != nil {
-		return 0, fmt.Errorf("marginal: %w", err)
+		return 0, fmt.Errorf("domain: %w", err)
 	}
 	return j, nil
 }
@@ -331,10 +331,10 @@ type EncodeStats struct {
 func (d *Domain) Encode(t *data.Table) (*Dataset, EncodeStats, error) {
 	var st EncodeStats
 	if !t.Schema.EqualAttributes(d.schema) {
-		return nil, st, fmt.Errorf("marginal: table schema (%v) differs from the domain's (%v)", t.Schema.Names(), d.schema.Names())
+		return nil, st, fmt.Errorf("domain: table schema (%v) differs from the domain's (%v)", t.Schema.Names(), d.schema.Names())
 	}
 	if err := t.Validate(); err != nil {
-		return nil, st, fmt.Errorf("marginal: %w", err)
+		return nil, st, fmt.Errorf("domain: %w", err)
 	}
 	ds := NewDataset(d.Sizes(), t.Len())
 	for i, row := range t.Rows {
@@ -355,7 +355,7 @@ func (d *Domain) Encode(t *data.Table) (*Dataset, EncodeStats, error) {
 // bounds.
 func (d *Domain) EncodeInto(rows [][]float64, cs *Cells, at int) (int, error) {
 	if !slices.Equal(cs.sizes, d.Sizes()) || at < 0 || at+len(rows) > cs.Len() {
-		return 0, fmt.Errorf("marginal: %d rows at %d into %d records over domain sizes %v, want %v", len(rows), at, cs.Len(), cs.sizes, d.Sizes())
+		return 0, fmt.Errorf("domain: %d rows at %d into %d records over domain sizes %v, want %v", len(rows), at, cs.Len(), cs.sizes, d.Sizes())
 	}
 	clamped := 0
 	for j, ad := range d.attrs {
@@ -364,7 +364,7 @@ func (d *Domain) EncodeInto(rows [][]float64, cs *Cells, at int) (int, error) {
 			v := row[j]
 			if !numeric {
 				if !(v >= 0 && int(v) < ad.size && v == math.Trunc(v)) {
-					return 0, fmt.Errorf("marginal: attribute %q: category index %v out of range [0, %d)", ad.attr.Name, v, ad.size)
+					return 0, fmt.Errorf("domain: attribute %q: category index %v out of range [0, %d)", ad.attr.Name, v, ad.size)
 				}
 				cs.Set(j, at+i, int(v))
 				continue
@@ -413,7 +413,7 @@ func DecodeSources(rows int, src *randx.Source) []*randx.Source {
 // each numeric value drawn afresh inside its bin).
 func (d *Domain) DecodeRows(ds *Dataset, rows int, src *randx.Source) (*data.Table, error) {
 	if ds.Len() == 0 && rows > 0 {
-		return nil, fmt.Errorf("marginal: %d rows to decode from an empty dataset", rows)
+		return nil, fmt.Errorf("domain: %d rows to decode from an empty dataset", rows)
 	}
 	t := &data.Table{Schema: d.SyntheticSchema(), Rows: make([][]float64, rows)}
 	w := len(d.attrs)
@@ -437,7 +437,7 @@ func (d *Domain) DecodeRows(ds *Dataset, rows int, src *randx.Source) (*data.Tab
 func (d *Domain) DecodeChunkInto(ds *Dataset, rows, k int, src *randx.Source, t *data.Table) error {
 	lo := k * DecodeChunk
 	if ds.Len() == 0 || lo < 0 || lo >= rows {
-		return fmt.Errorf("marginal: chunk %d of %d rows (%d records) to decode", k, rows, ds.Len())
+		return fmt.Errorf("domain: chunk %d of %d rows (%d records) to decode", k, rows, ds.Len())
 	}
 	n := min(rows, lo+DecodeChunk) - lo
 	w := len(d.attrs)
@@ -456,7 +456,7 @@ func (d *Domain) DecodeChunkInto(ds *Dataset, rows, k int, src *randx.Source, t 
 // attribute by attribute (the order the draws have always been made in).
 func (d *Domain) decodeInto(ds *Dataset, lo int, src *randx.Source, t *data.Table) error {
 	if len(ds.Cols) != len(d.attrs) {
-		return fmt.Errorf("marginal: dataset has %d attributes, domain %d", len(ds.Cols), len(d.attrs))
+		return fmt.Errorf("domain: dataset has %d attributes, domain %d", len(ds.Cols), len(d.attrs))
 	}
 	n := ds.Len()
 	for j, ad := range d.attrs {
@@ -465,7 +465,7 @@ func (d *Domain) decodeInto(ds *Dataset, lo int, src *randx.Source, t *data.Tabl
 			r := (lo + i) % n
 			b := col[r]
 			if int(b) >= ad.size {
-				return fmt.Errorf("marginal: record %d holds cell %d of attribute %q, domain size %d", r, b, ad.attr.Name, ad.size)
+				return fmt.Errorf("domain: record %d holds cell %d of attribute %q, domain size %d", r, b, ad.attr.Name, ad.size)
 			}
 			row[j] = d.decodeCell(j, int(b), src)
 		}
@@ -521,10 +521,10 @@ func (w *decodePieces) draw(b int, lo, hi float64, integer bool, src *randx.Sour
 func (d *Domain) layPieces(j int, p Pieces) (*decodePieces, error) {
 	a := d.attrs[j].attr
 	if err := checkCuts(a, p.Edges); err != nil {
-		return nil, fmt.Errorf("marginal: pieces: %w", err)
+		return nil, fmt.Errorf("domain: pieces: %w", err)
 	}
 	if len(p.Weights) != len(p.Edges) {
-		return nil, fmt.Errorf("marginal: pieces for %q: %d weights for %d pieces", a.Name, len(p.Weights), len(p.Edges))
+		return nil, fmt.Errorf("domain: pieces for %q: %d weights for %d pieces", a.Name, len(p.Weights), len(p.Edges))
 	}
 	top := a.Max
 	if a.Integer {
@@ -533,7 +533,7 @@ func (d *Domain) layPieces(j int, p Pieces) (*decodePieces, error) {
 	dp := &decodePieces{edges: append(slices.Clone(p.Edges), top), cum: make([]float64, len(p.Weights)+1)}
 	for i, w := range p.Weights {
 		if !(w >= 0) || math.IsInf(w, 1) {
-			return nil, fmt.Errorf("marginal: pieces for %q: weight %v, need a finite value ≥ 0", a.Name, w)
+			return nil, fmt.Errorf("domain: pieces for %q: weight %v, need a finite value ≥ 0", a.Name, w)
 		}
 		dp.cum[i+1] = dp.cum[i] + w
 	}
@@ -541,7 +541,7 @@ func (d *Domain) layPieces(j int, p Pieces) (*decodePieces, error) {
 		lo, _ := d.BinRange(j, b)
 		i, ok := slices.BinarySearch(p.Edges, lo)
 		if !ok {
-			return nil, fmt.Errorf("marginal: pieces for %q: bin %d's lower edge %v is not a piece edge", a.Name, b, lo)
+			return nil, fmt.Errorf("domain: pieces for %q: bin %d's lower edge %v is not a piece edge", a.Name, b, lo)
 		}
 		dp.first = append(dp.first, i)
 	}
@@ -587,14 +587,14 @@ func PublicValueCuts(a data.Attribute, bins int) []float64 {
 // checkCuts validates explicit bin edges of attribute a.
 func checkCuts(a data.Attribute, c []float64) error {
 	if a.Kind != data.Numeric {
-		return fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
+		return fmt.Errorf("domain: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
 	}
 	if len(c) < 1 || len(c) > maxDomainSize || c[0] != a.Min {
-		return fmt.Errorf("marginal: cuts for %q: need 1..%d edges starting at the minimum %v, got %v", a.Name, maxDomainSize, a.Min, c)
+		return fmt.Errorf("domain: cuts for %q: need 1..%d edges starting at the minimum %v, got %v", a.Name, maxDomainSize, a.Min, c)
 	}
 	for i, v := range c {
 		if i > 0 && !(v > c[i-1]) || v > a.Max || (a.Integer && v != math.Trunc(v)) {
-			return fmt.Errorf("marginal: cuts for %q: edges %v must increase within [%v, %v] (integers for an integer attribute)", a.Name, c, a.Min, a.Max)
+			return fmt.Errorf("domain: cuts for %q: edges %v must increase within [%v, %v] (integers for an integer attribute)", a.Name, c, a.Min, a.Max)
 		}
 	}
 	return nil

@@ -25,7 +25,7 @@ func NewMarginal(sizes []int, attrs []int) (*Marginal, error) {
 	}
 	c, ok := cellsOf(sizes, a)
 	if !ok {
-		return nil, fmt.Errorf("marginal: attribute set %v has more than %d cells", a, maxCells)
+		return nil, fmt.Errorf("domain: attribute set %v has more than %d cells", a, maxCells)
 	}
 	m := &Marginal{Attrs: a, Sizes: make([]int, len(a)), Counts: make([]float64, c)}
 	for k, j := range a {
@@ -121,7 +121,7 @@ func Projector(m *Marginal, sub []int) ([]int32, int, error) {
 	for k, a := range sub {
 		p := slices.Index(m.Attrs, a)
 		if p < 0 {
-			return nil, 0, fmt.Errorf("marginal: attribute %d is not in marginal %v", a, m.Attrs)
+			return nil, 0, fmt.Errorf("domain: attribute %d is not in marginal %v", a, m.Attrs)
 		}
 		pos[k] = p
 		subCells *= m.Sizes[p]

@@ -95,7 +95,7 @@ func (t *Tally) Merging() bool { return !t.plain }
 // it returns how many values were clamped to their bounds.
 func (t *Tally) AddRows(d *Domain, rows [][]float64) (int, error) {
 	if !slices.Equal(d.Sizes(), t.sizes) {
-		return 0, fmt.Errorf("marginal: tally over domain sizes %v, rows encoded with %v", t.sizes, d.Sizes())
+		return 0, fmt.Errorf("domain: tally over domain sizes %v, rows encoded with %v", t.sizes, d.Sizes())
 	}
 	clamped := 0
 	for len(rows) > 0 {
@@ -139,7 +139,7 @@ func (t *Tally) AddRows(d *Domain, rows [][]float64) (int, error) {
 // (once it has stopped merging): the caller must not change c afterwards.
 func (t *Tally) AddCells(c *Cells) error {
 	if !slices.Equal(c.sizes, t.sizes) {
-		return fmt.Errorf("marginal: tally over domain sizes %v, cells over %v", t.sizes, c.sizes)
+		return fmt.Errorf("domain: tally over domain sizes %v, cells over %v", t.sizes, c.sizes)
 	}
 	if t.plain {
 		if c.n > 0 {
@@ -250,7 +250,7 @@ func (t *Tally) insert(key []byte, w uint32) error {
 // appendRow stores a new row of w records of key and returns its index.
 func (t *Tally) appendRow(key []byte, w uint32) (int, error) {
 	if t.rows >= math.MaxUint32-1 {
-		return 0, fmt.Errorf("marginal: more than %d distinct records", t.rows)
+		return 0, fmt.Errorf("domain: more than %d distinct records", t.rows)
 	}
 	p := t.rows / tallyPage
 	if p == len(t.keys) {

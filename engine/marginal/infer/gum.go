@@ -76,21 +76,21 @@ func (o *GUMOptions) defaults() error {
 	}
 	switch {
 	case o.Rows < 1:
-		return fmt.Errorf("marginal: gum: rows = %d, need at least 1", o.Rows)
+		return fmt.Errorf("infer: gum: rows = %d, need at least 1", o.Rows)
 	case o.Rows > math.MaxInt32:
-		return fmt.Errorf("marginal: gum: rows = %d is too many", o.Rows)
+		return fmt.Errorf("infer: gum: rows = %d is too many", o.Rows)
 	case o.Fit < 0:
-		return fmt.Errorf("marginal: gum: fit = %d, need 0 (all rows) or more", o.Fit)
+		return fmt.Errorf("infer: gum: fit = %d, need 0 (all rows) or more", o.Fit)
 	case o.Mode < MoveConditional || o.Mode > MoveBoth:
-		return fmt.Errorf("marginal: gum: unknown mode %d", o.Mode)
+		return fmt.Errorf("infer: gum: unknown mode %d", o.Mode)
 	case o.Rounds < 0:
-		return fmt.Errorf("marginal: gum: rounds = %d", o.Rounds)
+		return fmt.Errorf("infer: gum: rounds = %d", o.Rounds)
 	case !(o.Alpha > 0 && o.Alpha <= 1), !(o.Decay > 0 && o.Decay <= 1), !(o.MinAlpha > 0 && o.MinAlpha <= 1):
-		return fmt.Errorf("marginal: gum: rates alpha=%v decay=%v min=%v must be in (0, 1]", o.Alpha, o.Decay, o.MinAlpha)
+		return fmt.Errorf("infer: gum: rates alpha=%v decay=%v min=%v must be in (0, 1]", o.Alpha, o.Decay, o.MinAlpha)
 	case !(o.Duplicate >= 0 && o.Duplicate <= 1):
-		return fmt.Errorf("marginal: gum: duplicate = %v, need [0, 1]", o.Duplicate)
+		return fmt.Errorf("infer: gum: duplicate = %v, need [0, 1]", o.Duplicate)
 	case o.Source == nil:
-		return fmt.Errorf("marginal: gum: a randomness source is required")
+		return fmt.Errorf("infer: gum: a randomness source is required")
 	}
 	return nil
 }
@@ -178,15 +178,15 @@ func checkTarget(sizes []int, t *domain.Marginal) error {
 		return err
 	}
 	if !slices.Equal(want.Attrs, t.Attrs) || !slices.Equal(want.Sizes, t.Sizes) || len(t.Counts) != len(want.Counts) {
-		return fmt.Errorf("marginal: gum: target over %v does not fit the domain", t.Attrs)
+		return fmt.Errorf("infer: gum: target over %v does not fit the domain", t.Attrs)
 	}
 	for _, c := range t.Counts {
 		if !(c >= 0) || math.IsInf(c, 0) {
-			return fmt.Errorf("marginal: gum: target over %v has count %v (post-process first)", t.Attrs, c)
+			return fmt.Errorf("infer: gum: target over %v has count %v (post-process first)", t.Attrs, c)
 		}
 	}
 	if !(t.Total() > 0) {
-		return fmt.Errorf("marginal: gum: target over %v is empty", t.Attrs)
+		return fmt.Errorf("infer: gum: target over %v is empty", t.Attrs)
 	}
 	return nil
 }

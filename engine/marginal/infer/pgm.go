@@ -480,7 +480,7 @@ func (m *Model) eliminate(attrs []int) *domain.Marginal {
 		})
 		pending[p] = append(pending[p], msg)
 	}
-	panic("marginal: steiner subtree has no top")
+	panic("infer: steiner subtree has no top")
 }
 
 // product is clique c's belief summed onto need times the messages its
@@ -562,13 +562,13 @@ type EstimateOptions struct {
 // noisy measurements, so it is post-processing.
 func Estimate(ctx context.Context, sizes []int, ms []*Noisy, o EstimateOptions) (*Model, error) {
 	if !(o.Total > 0) || math.IsInf(o.Total, 0) {
-		return nil, fmt.Errorf("marginal: estimate: total %v must be positive", o.Total)
+		return nil, fmt.Errorf("infer: estimate: total %v must be positive", o.Total)
 	}
 	if o.Iters == 0 {
 		o.Iters = 500
 	}
 	if o.Iters < 0 {
-		return nil, fmt.Errorf("marginal: estimate: iterations %d", o.Iters)
+		return nil, fmt.Errorf("infer: estimate: iterations %d", o.Iters)
 	}
 	groups, err := groupMeasurements(sizes, ms)
 	if err != nil {
@@ -605,13 +605,13 @@ func groupMeasurements(sizes []int, ms []*Noisy) ([]*Noisy, error) {
 	var keys []string
 	for _, n := range ms {
 		if n == nil || n.Marginal == nil {
-			return nil, fmt.Errorf("marginal: estimate: nil measurement")
+			return nil, fmt.Errorf("infer: estimate: nil measurement")
 		}
 		if err := checkFits(sizes, n.Marginal); err != nil {
 			return nil, err
 		}
 		if !(n.Variance > 0) || math.IsInf(n.Variance, 0) {
-			return nil, fmt.Errorf("marginal: estimate: variance %v of %v must be positive", n.Variance, n.Attrs)
+			return nil, fmt.Errorf("infer: estimate: variance %v of %v must be positive", n.Variance, n.Attrs)
 		}
 		k := n.Key()
 		if _, ok := byKey[k]; !ok {
@@ -636,7 +636,7 @@ func checkFits(sizes []int, t *domain.Marginal) error {
 		return err
 	}
 	if !slices.Equal(want.Attrs, t.Attrs) || !slices.Equal(want.Sizes, t.Sizes) || len(t.Counts) != len(want.Counts) {
-		return fmt.Errorf("marginal: measurement over %v does not fit the domain", t.Attrs)
+		return fmt.Errorf("infer: measurement over %v does not fit the domain", t.Attrs)
 	}
 	return nil
 }

@@ -48,17 +48,17 @@ type Noisy struct {
 // weighting (the minimum-variance unbiased combination).
 func Merge(ms ...*Noisy) (*Noisy, error) {
 	if len(ms) == 0 {
-		return nil, fmt.Errorf("marginal: merge: nothing to merge")
+		return nil, fmt.Errorf("infer: merge: nothing to merge")
 	}
 	out := &Noisy{Marginal: ms[0].Marginal.Clone()}
 	clear(out.Counts)
 	wsum := 0.0
 	for _, m := range ms {
 		if !slices.Equal(m.Attrs, ms[0].Attrs) {
-			return nil, fmt.Errorf("marginal: merge: attribute sets %v and %v differ", m.Attrs, ms[0].Attrs)
+			return nil, fmt.Errorf("infer: merge: attribute sets %v and %v differ", m.Attrs, ms[0].Attrs)
 		}
 		if !(m.Variance > 0) {
-			return nil, fmt.Errorf("marginal: merge: variance %v of %v must be positive", m.Variance, m.Attrs)
+			return nil, fmt.Errorf("infer: merge: variance %v of %v must be positive", m.Variance, m.Attrs)
 		}
 		w := 1 / m.Variance
 		wsum += w
@@ -117,16 +117,16 @@ func Consistent(ms []*Noisy, o ConsistencyOptions) error {
 		o.RakeRounds = 10
 	}
 	if o.Rounds < 0 || !(o.Total >= 0) || math.IsInf(o.Total, 0) {
-		return fmt.Errorf("marginal: consistency: bad options %+v", o)
+		return fmt.Errorf("infer: consistency: bad options %+v", o)
 	}
 	seen := map[string]bool{}
 	for _, m := range ms {
 		if seen[m.Key()] {
-			return fmt.Errorf("marginal: consistency: attribute set %v measured twice (merge first)", m.Attrs)
+			return fmt.Errorf("infer: consistency: attribute set %v measured twice (merge first)", m.Attrs)
 		}
 		seen[m.Key()] = true
 		if !(m.Variance > 0) {
-			return fmt.Errorf("marginal: consistency: variance %v of %v must be positive", m.Variance, m.Attrs)
+			return fmt.Errorf("infer: consistency: variance %v of %v must be positive", m.Variance, m.Attrs)
 		}
 	}
 	groups, err := consistencyGroups(ms)

@@ -25,10 +25,10 @@ import (
 // so it is post-processing.
 func (m *Model) Sample(rows int, src *randx.Source) (*domain.Dataset, error) {
 	if rows < 1 || rows > math.MaxInt32 {
-		return nil, fmt.Errorf("marginal: sample: rows = %d", rows)
+		return nil, fmt.Errorf("infer: sample: rows = %d", rows)
 	}
 	if src == nil {
-		return nil, fmt.Errorf("marginal: sample: a randomness source is required")
+		return nil, fmt.Errorf("infer: sample: a randomness source is required")
 	}
 	ds := domain.NewDataset(m.sizes, rows)
 	t := m.tree

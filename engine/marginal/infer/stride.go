@@ -39,7 +39,7 @@ func newStride(t *domain.Marginal, sub []int) stride {
 	}
 	first, last := slices.Index(t.Attrs, sub[0]), slices.Index(t.Attrs, sub[len(sub)-1])
 	if first < 0 || last < 0 {
-		panic(fmt.Sprintf("marginal: %v is not a subset of %v", sub, t.Attrs))
+		panic(fmt.Sprintf("infer: %v is not a subset of %v", sub, t.Attrs))
 	}
 	lead, inner := 1, 1
 	for _, s := range t.Sizes[:first] {

@@ -42,10 +42,10 @@ type NoisyCount struct {
 // before anything else, and every later step that needs n uses Value.
 func ReleaseCount(n int, o CountOptions) (NoisyCount, error) {
 	if n < 0 {
-		return NoisyCount{}, fmt.Errorf("marginal: record count %d is negative", n)
+		return NoisyCount{}, fmt.Errorf("measurement: record count %d is negative", n)
 	}
 	if o.Accountant == nil {
-		return NoisyCount{}, fmt.Errorf("marginal: the record count's release needs an accountant")
+		return NoisyCount{}, fmt.Errorf("measurement: the record count's release needs an accountant")
 	}
 	noise, err := Calibrate(Gaussian, CountL1AddRemove, CountL2AddRemove, o.Rho)
 	if err != nil {
@@ -53,11 +53,11 @@ func ReleaseCount(n int, o CountOptions) (NoisyCount, error) {
 	}
 	plan, err := dp.PlanGaussianInteger(noise.Sensitivity, noise.Scale, 1)
 	if err != nil {
-		return NoisyCount{}, fmt.Errorf("marginal: %w", err)
+		return NoisyCount{}, fmt.Errorf("measurement: %w", err)
 	}
 	r := Release{Purpose: "record count (add/remove neighbours)", Parties: []int{0}, Noise: noise}
 	if err := o.Accountant.Spend(r.Charge()); err != nil {
-		return NoisyCount{}, fmt.Errorf("marginal: %w", err)
+		return NoisyCount{}, fmt.Errorf("measurement: %w", err)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()

@@ -60,16 +60,16 @@ type CutsOptions struct {
 // its equal-width bin. The returned edges suit domain.Options.Cuts.
 func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, error) {
 	if a.Kind != data.Numeric {
-		return nil, fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
+		return nil, fmt.Errorf("measurement: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
 	}
 	if len(values) == 0 {
-		return nil, fmt.Errorf("marginal: cuts for %q: no values", a.Name)
+		return nil, fmt.Errorf("measurement: cuts for %q: no values", a.Name)
 	}
 	if o.Grid == 0 {
 		o.Grid = domain.DefaultGrid
 	}
 	if o.Grid < 2 {
-		return nil, fmt.Errorf("marginal: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
+		return nil, fmt.Errorf("measurement: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
 	}
 	grid := domain.PublicGrid(a, o.Grid)
 	o.Refine = domain.RefineMeasured
@@ -87,11 +87,11 @@ func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (doma
 		o.Grid = domain.DefaultGrid
 	}
 	if o.Grid < 2 {
-		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
+		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
 	}
 	fine := domain.FineEdges(a, o.Bins, o.Grid)
 	if len(counts) != len(fine) {
-		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %d counts for %d fine cells", a.Name, len(counts), len(fine))
+		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: %d counts for %d fine cells", a.Name, len(counts), len(fine))
 	}
 	grid := domain.PublicGrid(a, o.Grid)
 	gc := make([]float64, len(grid))
@@ -105,7 +105,7 @@ func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (doma
 		n += c
 	}
 	if n == 0 {
-		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: no values", a.Name)
+		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: no values", a.Name)
 	}
 	return releaseCuts(a, grid, gc, n, o)
 }
@@ -114,26 +114,26 @@ func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (doma
 // into bins (ChooseCuts, ChooseBinsFromFine).
 func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOptions) (domain.ChosenBins, error) {
 	if a.Kind != data.Numeric {
-		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
+		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
 	}
 	if o.Bins == 0 {
 		o.Bins = domain.DefaultBins
 	}
 	if o.Bins < 1 || o.Accountant == nil {
-		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: bins %d, accountant set %v", a.Name, o.Bins, o.Accountant != nil)
+		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: bins %d, accountant set %v", a.Name, o.Bins, o.Accountant != nil)
 	}
 	if err := o.Refine.Validate(); err != nil {
-		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %w", a.Name, err)
+		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: %w", a.Name, err)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
 	if err := o.Neighbours.Check(); err != nil {
-		return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q: %w", a.Name, err)
+		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: %w", a.Name, err)
 	}
 	if !o.Neighbours.PublicCount() {
 		if !(o.Records >= 1) || math.IsInf(o.Records, 0) {
-			return domain.ChosenBins{}, fmt.Errorf("marginal: cuts for %q under add/remove neighbours need the released record count, got %v", a.Name, o.Records)
+			return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q under add/remove neighbours need the released record count, got %v", a.Name, o.Records)
 		}
 		n = o.Records
 	}
@@ -143,7 +143,7 @@ func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOpti
 	}
 	r := Release{Purpose: "bins of " + a.Name, Parties: []int{0}, Noise: noise}
 	if err := o.Accountant.Spend(r.Charge()); err != nil {
-		return domain.ChosenBins{}, fmt.Errorf("marginal: %w", err)
+		return domain.ChosenBins{}, fmt.Errorf("measurement: %w", err)
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
 	return domain.BinsFromHistogram(a, grid, counts, n, o.Bins, math.Sqrt(noise.Variance()), o.Refine), nil

@@ -29,11 +29,11 @@ func (r Release) Charge() privacy.Charge {
 // Validate checks the release against K parties.
 func (r Release) Validate(parties int) error {
 	if len(r.Parties) == 0 {
-		return fmt.Errorf("marginal: release %q charges no party", r.Purpose)
+		return fmt.Errorf("measurement: release %q charges no party", r.Purpose)
 	}
 	for _, p := range r.Parties {
 		if p < 0 || p >= parties {
-			return fmt.Errorf("marginal: release %q charges party %d, have %d parties", r.Purpose, p, parties)
+			return fmt.Errorf("measurement: release %q charges party %d, have %d parties", r.Purpose, p, parties)
 		}
 	}
 	return r.Noise.Validate()
@@ -123,32 +123,32 @@ func NewLocalMeasurer(o LocalOptions) (*LocalMeasurer, error) {
 	data := o.Chunks
 	if o.Data != nil {
 		if len(o.Chunks) > 0 {
-			return nil, fmt.Errorf("marginal: local measurer needs a dataset or chunks, not both")
+			return nil, fmt.Errorf("measurement: local measurer needs a dataset or chunks, not both")
 		}
 		data = domain.Chunks{domain.CellsOf(o.Data)}
 	}
 	if data.Len() == 0 {
-		return nil, fmt.Errorf("marginal: local measurer needs a non-empty dataset")
+		return nil, fmt.Errorf("measurement: local measurer needs a non-empty dataset")
 	}
 	if err := data.Check(); err != nil {
 		return nil, err
 	}
 	if len(o.Accountants) == 0 {
-		return nil, fmt.Errorf("marginal: local measurer needs at least one accountant")
+		return nil, fmt.Errorf("measurement: local measurer needs at least one accountant")
 	}
 	for k, a := range o.Accountants {
 		if a == nil {
-			return nil, fmt.Errorf("marginal: accountant %d is nil", k)
+			return nil, fmt.Errorf("measurement: accountant %d is nil", k)
 		}
 		if a.Budget().Notion != dp.ZCDP {
-			return nil, fmt.Errorf("marginal: party %q has a %v budget, want zCDP", a.Party(), a.Budget().Notion)
+			return nil, fmt.Errorf("measurement: party %q has a %v budget, want zCDP", a.Party(), a.Budget().Notion)
 		}
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
 	if err := o.Neighbours.Check(); err != nil {
-		return nil, fmt.Errorf("marginal: %w", err)
+		return nil, fmt.Errorf("measurement: %w", err)
 	}
 	return &LocalMeasurer{data: data, accts: o.Accountants, neighbours: o.Neighbours, noiser: dp.NewNoiser(o.Source)}, nil
 }
@@ -166,21 +166,21 @@ func (l *LocalMeasurer) charge(r Release) error {
 // cannot afford it.
 func (l *LocalMeasurer) chargeSpec(purpose string, parties []int, c privacy.Charge) error {
 	if len(parties) == 0 {
-		return fmt.Errorf("marginal: release %q charges no party", purpose)
+		return fmt.Errorf("measurement: release %q charges no party", purpose)
 	}
 	for _, p := range parties {
 		if p < 0 || p >= len(l.accts) {
-			return fmt.Errorf("marginal: release %q charges party %d, have %d parties", purpose, p, len(l.accts))
+			return fmt.Errorf("measurement: release %q charges party %d, have %d parties", purpose, p, len(l.accts))
 		}
 		total, err := dp.Compose(l.accts[p].Spent(), c.Spec.Guarantee)
 		if err != nil || !dp.Within(total, l.accts[p].Budget()) {
-			return fmt.Errorf("marginal: party %q cannot afford %v for %q (remaining %v)",
+			return fmt.Errorf("measurement: party %q cannot afford %v for %q (remaining %v)",
 				l.accts[p].Party(), c.Spec.Guarantee, purpose, l.accts[p].Remaining())
 		}
 	}
 	for _, p := range parties {
 		if err := l.accts[p].Spend(c); err != nil {
-			return fmt.Errorf("marginal: %w", err)
+			return fmt.Errorf("measurement: %w", err)
 		}
 	}
 	return nil
@@ -210,7 +210,7 @@ func (l *LocalMeasurer) Marginals(ctx context.Context, sets [][]int, rs []Releas
 		return nil, err
 	}
 	if len(sets) != len(rs) {
-		return nil, fmt.Errorf("marginal: %d sets for %d releases", len(sets), len(rs))
+		return nil, fmt.Errorf("measurement: %d sets for %d releases", len(sets), len(rs))
 	}
 	ms, err := l.data.CountAll(sets)
 	if err != nil {
@@ -234,12 +234,12 @@ func (l *LocalMeasurer) Scores(ctx context.Context, qs []ScoreQuery, rs []Releas
 		return nil, err
 	}
 	if len(qs) != len(rs) {
-		return nil, fmt.Errorf("marginal: %d score queries for %d releases", len(qs), len(rs))
+		return nil, fmt.Errorf("measurement: %d score queries for %d releases", len(qs), len(rs))
 	}
 	pairs := make([][]int, len(qs))
 	for i, q := range qs {
 		if q.A >= q.B {
-			return nil, fmt.Errorf("marginal: score pair (%d, %d) must have A < B", q.A, q.B)
+			return nil, fmt.Errorf("measurement: score pair (%d, %d) must have A < B", q.A, q.B)
 		}
 		pairs[i] = []int{q.A, q.B}
 	}
@@ -288,7 +288,7 @@ func ExactScore(ds *domain.Dataset, q ScoreQuery) (float64, error) {
 // exactScore is the noiseless score of q on n records counted by count.
 func exactScore(count func([]int) (*domain.Marginal, error), n int, q ScoreQuery) (float64, error) {
 	if q.A >= q.B {
-		return 0, fmt.Errorf("marginal: score pair (%d, %d) must have A < B", q.A, q.B)
+		return 0, fmt.Errorf("measurement: score pair (%d, %d) must have A < B", q.A, q.B)
 	}
 	ab, err := count([]int{q.A, q.B})
 	if err != nil {
@@ -299,11 +299,11 @@ func exactScore(count func([]int) (*domain.Marginal, error), n int, q ScoreQuery
 	switch q.Kind {
 	case IInDif:
 		if len(q.RefA) != ab.Sizes[0] || len(q.RefB) != ab.Sizes[1] {
-			return 0, fmt.Errorf("marginal: IInDif of (%d, %d) needs references of lengths %d and %d, got %d and %d",
+			return 0, fmt.Errorf("measurement: IInDif of (%d, %d) needs references of lengths %d and %d, got %d and %d",
 				q.A, q.B, ab.Sizes[0], ab.Sizes[1], len(q.RefA), len(q.RefB))
 		}
 		if q.N <= 0 {
-			return 0, fmt.Errorf("marginal: IInDif needs the public record count, got %d", q.N)
+			return 0, fmt.Errorf("measurement: IInDif needs the public record count, got %d", q.N)
 		}
 		ra, rb, nf = q.RefA, q.RefB, float64(q.N)
 	case InDif:
@@ -311,7 +311,7 @@ func exactScore(count func([]int) (*domain.Marginal, error), n int, q ScoreQuery
 		pb, _ := ab.Project([]int{q.B})
 		ra, rb, nf = pa.Counts, pb.Counts, float64(n)
 	default:
-		return 0, fmt.Errorf("marginal: unknown score kind %q (want iindif or indif)", q.Kind)
+		return 0, fmt.Errorf("measurement: unknown score kind %q (want iindif or indif)", q.Kind)
 	}
 	return dependency(ab.Counts, ra, rb, nf), nil
 }

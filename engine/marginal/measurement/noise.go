@@ -113,34 +113,34 @@ type Noise struct {
 // ε = √(2ρ), b = l1/ε; Gaussian at σ = l2/√(2ρ).
 func Calibrate(mech Mechanism, l1, l2, rho float64) (Noise, error) {
 	if err := dp.CheckRho(rho); err != nil {
-		return Noise{}, fmt.Errorf("marginal: %w", err)
+		return Noise{}, fmt.Errorf("measurement: %w", err)
 	}
 	switch mech {
 	case Laplace:
 		b, err := dp.LaplaceScale(l1, math.Sqrt(2*rho))
 		if err != nil {
-			return Noise{}, fmt.Errorf("marginal: %w", err)
+			return Noise{}, fmt.Errorf("measurement: %w", err)
 		}
 		return Noise{Mechanism: Laplace, Sensitivity: l1, Scale: b, Rho: rho}, nil
 	case Gaussian:
 		s, err := dp.ZCDPGaussianSigma(l2, rho)
 		if err != nil {
-			return Noise{}, fmt.Errorf("marginal: %w", err)
+			return Noise{}, fmt.Errorf("measurement: %w", err)
 		}
 		return Noise{Mechanism: Gaussian, Sensitivity: l2, Scale: s, Rho: rho}, nil
 	}
 	_, err := dp.ParseMechanism(string(mech))
-	return Noise{}, fmt.Errorf("marginal: %w", err)
+	return Noise{}, fmt.Errorf("measurement: %w", err)
 }
 
 // Validate checks a noise specification received from elsewhere.
 func (n Noise) Validate() error {
 	if _, err := dp.ParseMechanism(string(n.Mechanism)); err != nil {
-		return fmt.Errorf("marginal: %w", err)
+		return fmt.Errorf("measurement: %w", err)
 	}
 	for _, v := range []float64{n.Sensitivity, n.Scale, n.Rho} {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("marginal: noise %+v has a non-positive or infinite parameter", n)
+			return fmt.Errorf("measurement: noise %+v has a non-positive or infinite parameter", n)
 		}
 	}
 	return nil

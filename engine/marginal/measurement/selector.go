@@ -120,12 +120,12 @@ func (q SelectQuery) Sensitivity(nb dp.Neighbours) float64 {
 func (q SelectQuery) validate() error {
 	k := len(q.Candidates)
 	if k == 0 || len(q.Estimates) != k || len(q.Weights) != k || len(q.Penalties) != k {
-		return fmt.Errorf("marginal: select query with %d candidates, %d estimates, %d weights, %d penalties",
+		return fmt.Errorf("measurement: select query with %d candidates, %d estimates, %d weights, %d penalties",
 			k, len(q.Estimates), len(q.Weights), len(q.Penalties))
 	}
 	for i, w := range q.Weights {
 		if !(w > 0) || math.IsInf(w, 0) {
-			return fmt.Errorf("marginal: candidate %v has weight %v", q.Candidates[i], w)
+			return fmt.Errorf("measurement: candidate %v has weight %v", q.Candidates[i], w)
 		}
 	}
 	return nil
@@ -152,7 +152,7 @@ func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (in
 		return 0, err
 	}
 	if need := q.Sensitivity(l.neighbours); c.Sensitivity < need {
-		return 0, fmt.Errorf("marginal: choice %q states sensitivity %v below the query's %v under %s", c.Purpose, c.Sensitivity, need, l.neighbours.Or().Describe())
+		return 0, fmt.Errorf("measurement: choice %q states sensitivity %v below the query's %v under %s", c.Purpose, c.Sensitivity, need, l.neighbours.Or().Describe())
 	}
 	u := make([]float64, len(q.Candidates))
 	for i, s := range q.Candidates {
@@ -161,7 +161,7 @@ func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (in
 			return 0, err
 		}
 		if len(truth) != len(q.Estimates[i]) {
-			return 0, fmt.Errorf("marginal: estimate of %v has %d cells, want %d", s, len(q.Estimates[i]), len(truth))
+			return 0, fmt.Errorf("measurement: estimate of %v has %d cells, want %d", s, len(q.Estimates[i]), len(truth))
 		}
 		e := 0.0
 		for x, v := range truth {
@@ -184,7 +184,7 @@ func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (in
 	// replay audit compares.
 	i, err := pick(l.noiser.Source().Child(), u, c.Sensitivity, c.Epsilon)
 	if err != nil {
-		return 0, fmt.Errorf("marginal: %w", err)
+		return 0, fmt.Errorf("measurement: %w", err)
 	}
 	return i, nil
 }
