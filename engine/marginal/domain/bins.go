@@ -9,7 +9,7 @@ import (
 	"github.com/dppub/dppub/dp"
 )
 
-// DefaultGrid is the number of cells of the public grid ChooseCuts
+// DefaultGrid is the number of cells of the public grid measurement.ChooseCuts
 // releases a numeric attribute's histogram on.
 const DefaultGrid = 256
 
@@ -93,7 +93,7 @@ type ChosenBins struct {
 // of the declared range that depends on the schema alone, so one record
 // still moves one unit of count from one cell to another (the histogram's
 // sensitivity is unchanged), and a single-value cell whose noisy count is
-// heavy becomes a point mass (ChooseCuts), decoded as exactly its value
+// heavy becomes a point mass (measurement.ChooseCuts), decoded as exactly its value
 // (Domain.Decode).
 func PublicGrid(a data.Attribute, cells int) []float64 {
 	if a.Integer {
@@ -175,13 +175,13 @@ func nextValue(a data.Attribute, v float64) float64 {
 }
 
 // FineEdges are the lower edges of the cells a numeric attribute's values
-// can be counted in before ChooseCuts picks its bins: the public grid's
+// can be counted in before measurement.ChooseCuts picks its bins: the public grid's
 // cells (PublicGrid over grid cells) cut further at the edges of the
-// bins equal-width bins ChooseCuts refines. Every edge ChooseCuts can
+// bins equal-width bins measurement.ChooseCuts refines. Every edge measurement.ChooseCuts can
 // return is one of them, so a value's bin follows from its fine cell
 // (Recoding), and the grid's histogram is the sum of the fine cells'.
 // A reader that sees each record once counts fine cells, and the bins
-// are chosen afterwards with ChooseBinsFromFine.
+// are chosen afterwards with measurement.ChooseBinsFromFine.
 func FineEdges(a data.Attribute, bins, grid int) []float64 {
 	if bins == 0 {
 		bins = DefaultBins
@@ -200,7 +200,7 @@ func FineEdges(a data.Attribute, bins, grid int) []float64 {
 
 // GridCounts counts values (clamped to a's bounds, rounded for an integer
 // attribute) in the cells of grid (PublicGrid's lower edges): the
-// histogram ChooseCuts releases. Owners of rows sum theirs.
+// histogram measurement.ChooseCuts releases. Owners of rows sum theirs.
 func GridCounts(a data.Attribute, grid, values []float64) []float64 {
 	counts := make([]float64, len(grid))
 	for _, v := range values {
@@ -220,7 +220,7 @@ func GridCounts(a data.Attribute, grid, values []float64) []float64 {
 // BinsFromHistogram turns a noisy histogram of n records over grid
 // (PublicGrid(a, ·)'s cells), whose counts carry noise of standard
 // deviation sigma each (0: exact counts), into bins refining bins
-// equal-width bins over a's bounds (post-processing only; see ChooseCuts
+// equal-width bins over a's bounds (post-processing only; see measurement.ChooseCuts
 // and mergeCells). With RefineMeasured the refined edges are the cuts;
 // with RefineDecoded the cuts are the equal-width edges and the dominant
 // point masses, and every refined edge starts a piece weighing the noisy
@@ -243,7 +243,7 @@ func BinsFromHistogram(a data.Attribute, grid, noisy []float64, n float64, bins 
 }
 
 // cutZ is how many noise standard deviations a noisy count must clear
-// before ChooseCuts reads a point mass or a finer bin into it. With the
+// before measurement.ChooseCuts reads a point mass or a finer bin into it. With the
 // default 256-cell grid an empty cell's count passes 3.5σ with
 // probability 2.3·10⁻⁴, so about 0.06 false point masses per attribute.
 // Where 3.5σ is below the data's own thresholds (Adult's and Shuttle's

@@ -298,7 +298,7 @@ func (cs Chunks) Recode(lut [][]uint16, sizes []int) {
 // Recoding returns, per attribute, the map from the cells of fine to the
 // cells of coarse, two domains of one schema whose numeric bins differ:
 // every edge of coarse must be an edge of fine (FineEdges makes such a
-// fine domain for ChooseCuts' bins), so that each fine cell lies in one
+// fine domain for measurement.ChooseCuts' bins), so that each fine cell lies in one
 // coarse bin. Attributes binned alike map to nil.
 func Recoding(fine, coarse *Domain) ([][]uint16, error) {
 	if !fine.schema.Equal(coarse.schema) {

@@ -32,7 +32,7 @@ type Options struct {
 	// itself; a continuous bin [v, Nextafter(v, +∞)) holds v alone, and an
 	// edge at Max makes the last bin Max alone: singleValueEdges). The
 	// edges must be public: from the schema, or released under DP
-	// (ChooseCuts).
+	// (measurement.ChooseCuts).
 	Cuts map[string][]float64
 	// Within gives the named numeric attributes pieces that refine their
 	// bins for decoding only: a value decoded from a bin is drawn in one

@@ -408,7 +408,7 @@ func (m *Model) setMarginals(out [][]float64) {
 }
 
 // Cells is the size of the model's junction tree: the cells of its
-// cliques (8 bytes each per table), which AdaptiveOptions.MaxCells caps.
+// cliques (8 bytes each per table), which marginal.AdaptiveOptions.MaxCells caps.
 func (m *Model) Cells() float64 { return m.tree.cells() }
 
 // Holds reports whether one clique of the model's junction tree contains
