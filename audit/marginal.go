@@ -6,13 +6,14 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
 // The audits of this file run the marginal engine's real measurement code
-// (marginal.LocalMeasurer, which the single-owner engine uses and whose
+// (measurement.LocalMeasurer, which the single-owner engine uses and whose
 // noise the protocol reproduces); method/pdpmvds/audits (noise.go) audits how PDP-MVDS draws
 // that noise as shares.
 
@@ -26,20 +27,20 @@ func GaussianProfile(sigma, sens float64) dp.Guarantee {
 }
 
 // measurer is a LocalMeasurer over ds whose one party can afford anything.
-func measurer(ds *marginal.Dataset, src *randx.Source) (*marginal.LocalMeasurer, error) {
+func measurer(ds *domain.Dataset, src *randx.Source) (*measurement.LocalMeasurer, error) {
 	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: dp.Concentrated(1e12)})
 	if err != nil {
 		return nil, err
 	}
-	return marginal.NewLocalMeasurer(marginal.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: src})
+	return measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: src})
 }
 
 // pairOfDatasets builds D from records over the given domain sizes and D'
 // with record 0 replaced by swap.
-func pairOfDatasets(sizes []int, recs [][]int, swap []int) [2]*marginal.Dataset {
-	var out [2]*marginal.Dataset
+func pairOfDatasets(sizes []int, recs [][]int, swap []int) [2]*domain.Dataset {
+	var out [2]*domain.Dataset
 	for side := range 2 {
-		ds := marginal.NewDataset(sizes, len(recs))
+		ds := domain.NewDataset(sizes, len(recs))
 		for r, rec := range recs {
 			if side == int(DPrime) && r == 0 {
 				rec = swap
@@ -54,19 +55,19 @@ func pairOfDatasets(sizes []int, recs [][]int, swap []int) [2]*marginal.Dataset 
 }
 
 // scoreRelease releases q's noisy score through a LocalMeasurer.
-func scoreRelease(pair [2]*marginal.Dataset, q marginal.ScoreQuery, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
+func scoreRelease(pair [2]*domain.Dataset, q measurement.ScoreQuery, noise measurement.Noise) func(Side, *randx.Source, []float64) error {
 	return func(side Side, src *randx.Source, out []float64) error {
 		m, err := measurer(pair[side], src)
 		if err != nil {
 			return err
 		}
-		out[0], err = m.Score(context.Background(), q, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
+		out[0], err = m.Score(context.Background(), q, measurement.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
 		return err
 	}
 }
 
-func counts(ds *marginal.Dataset, attrs []int) []float64 {
-	m, err := marginal.Count(ds, attrs)
+func counts(ds *domain.Dataset, attrs []int) []float64 {
+	m, err := domain.Count(ds, attrs)
 	if err != nil {
 		panic(err) // the audits' datasets are fixed and valid
 	}
@@ -74,12 +75,12 @@ func counts(ds *marginal.Dataset, attrs []int) []float64 {
 }
 
 // MarginalOneWay audits a noisy one-way marginal (Laplace, L1 sensitivity
-// marginal.CountL1 = 2 under replace-one; ε-DP, Dwork et al. 2006) through
+// measurement.CountL1 = 2 under replace-one; ε-DP, Dwork et al. 2006) through
 // LocalMeasurer.Marginal. The pair moves one record from cell 0 to cell 1
 // of a 4-cell attribute, so two cells change by 1: the L1 sensitivity in
 // full. The statistic is the Laplace log-likelihood ratio over the cells.
 func MarginalOneWay(eps float64) (Mechanism, error) {
-	noise, err := marginal.Calibrate(marginal.Laplace, marginal.CountL1, marginal.CountL2, eps*eps/2)
+	noise, err := measurement.Calibrate(measurement.Laplace, measurement.CountL1, measurement.CountL2, eps*eps/2)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
@@ -103,26 +104,26 @@ func MarginalOneWay(eps float64) (Mechanism, error) {
 
 // marginalRelease measures the marginal over attrs of one side's dataset
 // with noise, through the engine's LocalMeasurer.
-func marginalRelease(pair [2]*marginal.Dataset, attrs []int, noise marginal.Noise) func(Side, *randx.Source, []float64) error {
+func marginalRelease(pair [2]*domain.Dataset, attrs []int, noise measurement.Noise) func(Side, *randx.Source, []float64) error {
 	return func(side Side, src *randx.Source, out []float64) error {
 		m, err := measurer(pair[side], src)
 		if err != nil {
 			return err
 		}
-		v, err := m.Marginal(context.Background(), attrs, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
+		v, err := m.Marginal(context.Background(), attrs, measurement.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
 		copy(out, v)
 		return err
 	}
 }
 
 // MarginalGaussian audits a noisy 2-way marginal (Gaussian, L2 sensitivity
-// marginal.CountL2 = √2; ρ-zCDP, Bun & Steinke 2016) at σ = 1 through
+// measurement.CountL2 = √2; ρ-zCDP, Bun & Steinke 2016) at σ = 1 through
 // LocalMeasurer.Marginal, claimed as the exact (ε = 1, δ) profile of that
 // Gaussian. The pair moves one record between two cells of a 2×2
 // marginal; the statistic is the Gaussian log-likelihood ratio.
 func MarginalGaussian() (Mechanism, error) {
-	rho := marginal.CountL2 * marginal.CountL2 / 2 // σ = Δ₂/√(2ρ) = 1
-	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, rho)
+	rho := measurement.CountL2 * measurement.CountL2 / 2 // σ = Δ₂/√(2ρ) = 1
+	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, rho)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
@@ -135,7 +136,7 @@ func MarginalGaussian() (Mechanism, error) {
 	sigma := Fill(4, noise.Scale)
 	return Mechanism{
 		Name:      fmt.Sprintf("marginal 2-way, Gaussian (Δ₂=√2, σ=%.3g, ρ=%.3g)", noise.Scale, rho),
-		Claim:     GaussianProfile(noise.Scale, marginal.CountL2),
+		Claim:     GaussianProfile(noise.Scale, measurement.CountL2),
 		Pair:      "16 records over two binary attributes; D' moves record 0 from (0,0) to (1,1)",
 		Dim:       4,
 		Statistic: GaussianLLR(fD, fD2, sigma),
@@ -145,7 +146,7 @@ func MarginalGaussian() (Mechanism, error) {
 }
 
 // IInDifScore audits Algorithm 1's IInDif score Σ_ij |N*_a N*_b/n − N_ab|
-// against fixed public references (sensitivity marginal.IInDifSensitivity
+// against fixed public references (sensitivity measurement.IInDifSensitivity
 // = 2), Gaussian with σ = 2, through LocalMeasurer.Score. The references
 // are noisy counts, (12.05, 7.95) and (8.3, 11.7) over n = 20, so the
 // expected cells are 5.00075, 7.04925, 3.2985 and 4.6508; D has cells (2,
@@ -157,8 +158,8 @@ func MarginalGaussian() (Mechanism, error) {
 // move is an integer, on the grid), and the audit states them (Truth).
 func IInDifScore() (Mechanism, error) {
 	const sigma = 2.0
-	rho := marginal.IInDifSensitivity * marginal.IInDifSensitivity / (2 * sigma * sigma)
-	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.IInDifSensitivity, marginal.IInDifSensitivity, rho)
+	rho := measurement.IInDifSensitivity * measurement.IInDifSensitivity / (2 * sigma * sigma)
+	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.IInDifSensitivity, measurement.IInDifSensitivity, rho)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
@@ -170,22 +171,22 @@ func IInDifScore() (Mechanism, error) {
 	}
 	recs[0], recs[2] = recs[2], recs[0] // record 0 is in cell (0,1)
 	pair := pairOfDatasets([]int{2, 2}, recs, []int{0, 0})
-	q := marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 1, RefA: []float64{12.05, 7.95}, RefB: []float64{8.3, 11.7}, N: 20}
-	sD, err := marginal.ExactScore(pair[D], q)
+	q := measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 1, RefA: []float64{12.05, 7.95}, RefB: []float64{8.3, 11.7}, N: 20}
+	sD, err := measurement.ExactScore(pair[D], q)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	sD2, _ := marginal.ExactScore(pair[DPrime], q)
-	if move := math.Abs(sD - sD2); move < 0.95*marginal.IInDifSensitivity || move > marginal.IInDifSensitivity {
-		return Mechanism{}, fmt.Errorf("audit: the IInDif pair moves the score by %v, want 0.95 to 1 times %v", move, marginal.IInDifSensitivity)
+	sD2, _ := measurement.ExactScore(pair[DPrime], q)
+	if move := math.Abs(sD - sD2); move < 0.95*measurement.IInDifSensitivity || move > measurement.IInDifSensitivity {
+		return Mechanism{}, fmt.Errorf("audit: the IInDif pair moves the score by %v, want 0.95 to 1 times %v", move, measurement.IInDifSensitivity)
 	}
-	plan, err := dp.PlanGaussian(marginal.IInDifSensitivity, noise.Scale, 1)
+	plan, err := dp.PlanGaussian(measurement.IInDifSensitivity, noise.Scale, 1)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
 	return WithGridTruth(Mechanism{
 		Name:    fmt.Sprintf("IInDif score, Gaussian (Δ=2, σ=%g)", sigma),
-		Claim:   GaussianProfile(sigma, marginal.IInDifSensitivity),
+		Claim:   GaussianProfile(sigma, measurement.IInDifSensitivity),
 		Pair:    fmt.Sprintf("20 records over two binary attributes, references (12.05, 7.95) and (8.3, 11.7): score %.6g on D, %.6g on D' (a move of %.4g, off every grid)", sD, sD2, sD-sD2),
 		Dim:     1,
 		Release: scoreRelease(pair, q, noise),
@@ -194,28 +195,28 @@ func IInDifScore() (Mechanism, error) {
 
 // InDifScore audits PrivSyn's InDif score Σ_ij |N_ij − N_i M_j/n| (true
 // one-way counts) with Laplace noise. PrivSyn states sensitivity 4; under
-// replace-one it is up to marginal.InDifSensitivity = 6, and the pair here
+// replace-one it is up to measurement.InDifSensitivity = 6, and the pair here
 // (12 records over 3×3, record 0 replaced; see engine/marginal's
 // TestInDifSensitivityExceedsFour) moves it by 14/3. Calibrated to 4
 // ("privsyn") the release is really (14/3)/4·ε = 1.17ε-DP: at ε = 2 the
 // audit sees about 2.2 > 2. Calibrated to 6 ("sound") it passes.
 func InDifScore(calibration string, eps float64) (Mechanism, error) {
-	sens := marginal.InDifSensitivity
+	sens := measurement.InDifSensitivity
 	if calibration == "privsyn" {
 		sens = 4
 	}
-	noise, err := marginal.Calibrate(marginal.Laplace, sens, sens, eps*eps/2)
+	noise, err := measurement.Calibrate(measurement.Laplace, sens, sens, eps*eps/2)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
 	recs := [][]int{{1, 1}, {0, 0}, {0, 1}, {0, 0}, {0, 0}, {1, 0}, {0, 0}, {0, 1}, {0, 0}, {1, 0}, {0, 0}, {1, 0}}
 	pair := pairOfDatasets([]int{3, 3}, recs, []int{2, 2})
-	q := marginal.ScoreQuery{Kind: marginal.InDif, A: 0, B: 1}
-	sD, err := marginal.ExactScore(pair[D], q)
+	q := measurement.ScoreQuery{Kind: measurement.InDif, A: 0, B: 1}
+	sD, err := measurement.ExactScore(pair[D], q)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	sD2, _ := marginal.ExactScore(pair[DPrime], q)
+	sD2, _ := measurement.ExactScore(pair[DPrime], q)
 	return Mechanism{
 		Name:    fmt.Sprintf("InDif score, Laplace calibrated to Δ=%g (%s, ε=%g)", sens, calibration, eps),
 		Claim:   noise.Spec().Guarantee,
@@ -226,8 +227,8 @@ func InDifScore(calibration string, eps float64) (Mechanism, error) {
 }
 
 // MustNoise calibrates the engine's noise for constant arguments.
-func MustNoise(m marginal.Mechanism, l1, l2, rho float64) marginal.Noise {
-	n, err := marginal.Calibrate(m, l1, l2, rho)
+func MustNoise(m measurement.Mechanism, l1, l2, rho float64) measurement.Noise {
+	n, err := measurement.Calibrate(m, l1, l2, rho)
 	if err != nil {
 		panic(err) // constant arguments
 	}

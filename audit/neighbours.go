@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
 // The audits of this file run `synthesize --neighbours add-remove`'s
 // releases on neighbours that differ by one added record: the record
-// count (marginal.ReleaseCount) and a count vector at the add/remove
-// sensitivity (marginal.CountNoise).
+// count (measurement.ReleaseCount) and a count vector at the add/remove
+// sensitivity (measurement.CountNoise).
 
 // addRemoveAudits adds the add/remove releases to the core family (the
 // record count and a marginal are the shared engine's, no method's).
@@ -29,31 +30,31 @@ func addRemoveAudits(fam *Family) {
 		Case{Method: "marginal-add-remove", Options: MethodOptions{Calibration: "replaced"}, Expect: Violation})
 }
 
-// RecordCountAddRemove audits marginal.ReleaseCount at ρ = 1/2 (σ = 1)
+// RecordCountAddRemove audits measurement.ReleaseCount at ρ = 1/2 (σ = 1)
 // on n = 20 against n = 21, claimed as the exact (ε = 1, δ) profile of the
 // Gaussian of σ = 1 on a sensitivity of 1. The statistic is the Gaussian
 // log-likelihood ratio (the release itself, up to an affine map).
 func RecordCountAddRemove() (Mechanism, error) {
 	const rho = 0.5
-	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1AddRemove, marginal.CountL2AddRemove, rho)
+	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1AddRemove, measurement.CountL2AddRemove, rho)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
 	fD, fD2 := []float64{20}, []float64{21}
 	return Mechanism{
 		Name:        fmt.Sprintf("record count, add/remove (Δ₂=1, σ=%g)", noise.Scale),
-		Claim:       GaussianProfile(noise.Scale, marginal.CountL2AddRemove),
+		Claim:       GaussianProfile(noise.Scale, measurement.CountL2AddRemove),
 		Pair:        "20 records; D' has one record more",
 		Dim:         1,
 		Statistic:   GaussianLLR(fD, fD2, []float64{noise.Scale}),
 		Truth:       SideTruth(fD, fD2), // an integer on the integer grid
-		ReplayBound: marginal.CountL2AddRemove,
+		ReplayBound: measurement.CountL2AddRemove,
 		Release: func(side Side, src *randx.Source, out []float64) error {
 			a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: dp.Concentrated(1)})
 			if err != nil {
 				return err
 			}
-			c, err := marginal.ReleaseCount(int(sideValue2(fD, fD2, side)), marginal.CountOptions{Rho: rho, Accountant: a, Source: src})
+			c, err := measurement.ReleaseCount(int(sideValue2(fD, fD2, side)), measurement.CountOptions{Rho: rho, Accountant: a, Source: src})
 			out[0] = float64(c.Value)
 			return err
 		},
@@ -78,7 +79,7 @@ func sideValue2(fD, fD2 []float64, side Side) float64 {
 // audit must find ε above the claim there (exact δ at ε = 1 is 0.127 for
 // Δ = 1 and 0.286 for √2).
 func MarginalAddRemove(replaced bool) (Mechanism, error) {
-	noise, err := marginal.CountNoise(marginal.Gaussian, dp.NeighboursAddRemove, 0.5)
+	noise, err := measurement.CountNoise(measurement.Gaussian, dp.NeighboursAddRemove, 0.5)
 	if err != nil {
 		return Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
@@ -86,7 +87,7 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 	for i := range recs {
 		recs[i] = []int{i % 2, (i / 2) % 2}
 	}
-	var pair [2]*marginal.Dataset
+	var pair [2]*domain.Dataset
 	desc := "16 records over two binary attributes; D' adds one at (1,1)"
 	if replaced {
 		pair = pairOfDatasets([]int{2, 2}, recs, []int{1, 1})
@@ -103,7 +104,7 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 	}
 	return Mechanism{
 		Name:      name,
-		Claim:     GaussianProfile(noise.Scale, marginal.CountL2AddRemove),
+		Claim:     GaussianProfile(noise.Scale, measurement.CountL2AddRemove),
 		Pair:      desc,
 		Dim:       4,
 		Statistic: GaussianLLR(fD, fD2, sigma),
@@ -113,11 +114,11 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 			if err != nil {
 				return err
 			}
-			m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Data: pair[side], Accountants: []*privacy.Accountant{a}, Source: src, Neighbours: dp.NeighboursAddRemove})
+			m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: pair[side], Accountants: []*privacy.Accountant{a}, Source: src, Neighbours: dp.NeighboursAddRemove})
 			if err != nil {
 				return err
 			}
-			v, err := m.Marginal(context.Background(), []int{0, 1}, marginal.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
+			v, err := m.Marginal(context.Background(), []int{0, 1}, measurement.Release{Purpose: "audit", Parties: []int{0}, Noise: noise})
 			copy(out, v)
 			return err
 		},
@@ -125,8 +126,8 @@ func MarginalAddRemove(replaced bool) (Mechanism, error) {
 }
 
 // datasetOf is the dataset of the given records over sizes.
-func datasetOf(sizes []int, recs [][]int) *marginal.Dataset {
-	ds := marginal.NewDataset(sizes, len(recs))
+func datasetOf(sizes []int, recs [][]int) *domain.Dataset {
+	ds := domain.NewDataset(sizes, len(recs))
 	for r, rec := range recs {
 		for j, v := range rec {
 			ds.Cols[j][r] = uint16(v)

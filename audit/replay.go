@@ -9,6 +9,7 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -308,7 +309,7 @@ func ReplayMechanism(name string, tables [2]*data.Table, report *privacy.Report,
 
 // MeasuredRelease is the replay of release i of the plan, p, whose noisy
 // marginal is n, charged c.
-func MeasuredRelease(i int, p marginal.Planned, n *marginal.Noisy, c privacy.Charge) (Replayed, error) {
+func MeasuredRelease(i int, p marginal.Planned, n *infer.Noisy, c privacy.Charge) (Replayed, error) {
 	if !slices.Equal(n.Attrs, p.Attrs) {
 		return Replayed{}, fmt.Errorf("audit: release %d is over %v, its marginal over %v", i+1, p.Attrs, n.Attrs)
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -27,7 +27,7 @@ type TVDStats struct {
 // SynthTVD computes the mean TVD over every 1-way and 2-way marginal of
 // dom (numeric attributes binned as dom bins them); parties (a party's
 // name → its attributes; nil for none) split the 2-way TVD into Blocks.
-func SynthTVD(real, synth *data.Table, dom *marginal.Domain, parties map[string][]string) (TVDStats, error) {
+func SynthTVD(real, synth *data.Table, dom *domain.Domain, parties map[string][]string) (TVDStats, error) {
 	r, s, err := encodeBoth(real, synth, dom)
 	if err != nil {
 		return TVDStats{}, err
@@ -80,7 +80,7 @@ func SynthTVD(real, synth *data.Table, dom *marginal.Domain, parties map[string]
 	return st, nil
 }
 
-func encodeBoth(real, synth *data.Table, dom *marginal.Domain) (*marginal.Dataset, *marginal.Dataset, error) {
+func encodeBoth(real, synth *data.Table, dom *domain.Domain) (*domain.Dataset, *domain.Dataset, error) {
 	r, _, err := dom.Encode(real)
 	if err != nil {
 		return nil, nil, fmt.Errorf("eval: real table: %w", err)
@@ -95,12 +95,12 @@ func encodeBoth(real, synth *data.Table, dom *marginal.Domain) (*marginal.Datase
 	return r, s, nil
 }
 
-func marginalTVD(r, s *marginal.Dataset, attrs []int) (float64, error) {
-	mr, err := marginal.Count(r, attrs)
+func marginalTVD(r, s *domain.Dataset, attrs []int) (float64, error) {
+	mr, err := domain.Count(r, attrs)
 	if err != nil {
 		return 0, err
 	}
-	ms, err := marginal.Count(s, attrs)
+	ms, err := domain.Count(s, attrs)
 	if err != nil {
 		return 0, err
 	}
@@ -118,7 +118,7 @@ func marginalTVD(r, s *marginal.Dataset, attrs []int) (float64, error) {
 // ones), and returns the mean absolute difference between the fractions
 // of real and synthetic records that satisfy them (PrivSyn's range-query
 // metric).
-func RangeQueryError(real, synth *data.Table, dom *marginal.Domain, queries, attrsPerQuery int, src *randx.Source) (float64, error) {
+func RangeQueryError(real, synth *data.Table, dom *domain.Domain, queries, attrsPerQuery int, src *randx.Source) (float64, error) {
 	r, s, err := encodeBoth(real, synth, dom)
 	if err != nil {
 		return 0, err
@@ -138,7 +138,7 @@ func RangeQueryError(real, synth *data.Table, dom *marginal.Domain, queries, att
 	return total / float64(queries), nil
 }
 
-func rangeFraction(ds *marginal.Dataset, attrs []int, lo, hi []uint16) float64 {
+func rangeFraction(ds *domain.Dataset, attrs []int, lo, hi []uint16) float64 {
 	n := ds.Len()
 	count := 0
 rows:

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -18,7 +18,7 @@ func TestSynthMetricsKnownAnswers(t *testing.T) {
 	}}
 	real := &data.Table{Schema: s, Rows: [][]float64{{0, 0}, {0, 1}, {1, 2}, {1, 2}}}
 	synth := &data.Table{Schema: s, Rows: [][]float64{{0, 0}, {0, 0}, {0, 2}, {1, 2}}}
-	dom, err := marginal.NewDomain(s, marginal.DomainOptions{})
+	dom, err := domain.New(s, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // EngineSettings are the marginal engine's settings, declared once for
@@ -18,7 +21,7 @@ import (
 // method's, not the engine's.
 type EngineSettings struct {
 	// Bins is the number of equal-width bins of a numeric attribute over
-	// its declared bounds (default marginal.DefaultBins); BinsFor sets it
+	// its declared bounds (default domain.DefaultBins); BinsFor sets it
 	// per attribute (by name).
 	Bins    int            `json:"bins,omitempty" help:"equal-width bins per numeric attribute over its declared bounds"`
 	BinsFor map[string]int `json:"bins_for,omitempty"`
@@ -27,11 +30,11 @@ type EngineSettings struct {
 	// on the split (each method's SetDefaults): 0.05 for one owner and for
 	// owners of rows, none for parties of columns. Negative keeps the
 	// equal-width bins with the public values (minimum, maximum, 0) split
-	// off (marginal.PublicValueCuts) and spends nothing on them.
+	// off (domain.PublicValueCuts) and spends nothing on them.
 	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner and for owners of rows, none for parties of columns; negative: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
 	// BinRefine says what the data-chosen bins are for (default
-	// marginal.DefaultRefine; only with bins chosen from the data).
-	BinRefine marginal.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
+	// domain.DefaultRefine; only with bins chosen from the data).
+	BinRefine domain.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`
 	// Neighbours is the neighbouring relation the guarantee is stated for
 	// (empty: replace-one); a method whose sensitivities are derived for
 	// replace-one only refuses add-remove (CheckNeighbours).
@@ -46,7 +49,7 @@ type EngineSettings struct {
 	AnyClique bool `json:"any_clique,omitempty" help:"combine every clique of selected pairs under --max-cells (PrivSyn), even when that adds noise"`
 	// Score is the paper method's pair score (default the paper's
 	// IInDif).
-	Score marginal.ScoreKind `json:"score,omitempty" help:"pair score: iindif (the paper's, sensitivity 2) | indif (PrivSyn's, sensitivity 6; one owner only)"`
+	Score measurement.ScoreKind `json:"score,omitempty" help:"pair score: iindif (the paper's, sensitivity 2) | indif (PrivSyn's, sensitivity 6; one owner only)"`
 	// Rounds of GUM (default DefaultGUMRounds) and Rows of synthetic data
 	// (default the public record count).
 	Rounds int `json:"rounds,omitempty" help:"GUM rounds"`
@@ -64,8 +67,8 @@ type EngineSettings struct {
 	MaxModelCells  float64 `json:"max_model_cells,omitempty" help:"adaptive method: cap on the graphical model's junction tree, in cells (default 262144, or 1048576 when a first-round measurement's noise is at most 0.1% of the records)"`
 	AdaptiveRounds int     `json:"adaptive_rounds,omitempty" help:"adaptive method: T, the first rounds each get ρ/T (default 16 × attributes, AIM's, fewer on a table too small for them: at most 0.9·ρ·(0.03·n)² (1.8·ρ·(0.03·n)² under --neighbours add-remove), at least 2 × attributes)"`
 	// Selection is the adaptive rounds' selection mechanism (default
-	// marginal.SelectExponential).
-	Selection marginal.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2; one owner only)"`
+	// measurement.SelectExponential).
+	Selection measurement.SelectMechanism `json:"selection,omitempty" help:"adaptive method: private selection, exponential (ε²/8-zCDP by bounded range, AIM's; default) | permute-and-flip (ε-DP, charged ε²/2; one owner only)"`
 	// Penalty is the adaptive score's expected measurement error (default
 	// marginal.DefaultPenalty).
 	Penalty marginal.Penalty `json:"penalty,omitempty" help:"adaptive method: the error a candidate's measurement is expected to leave, subtracted in the selection score and the annealing test: clipped (default: the noise's expected L1 error once clipped at zero, at the model's estimate of each cell) | aim (AIM's √(2/π)·σ per cell)"`
@@ -85,7 +88,7 @@ const DefaultGUMRounds = 30
 // not know, so a method of several members leaves them out unless they
 // are set (method/registry's TestSessionJSONUnchanged).
 func (s *EngineSettings) SetDefaults() {
-	s.Bins = cmp.Or(s.Bins, marginal.DefaultBins)
+	s.Bins = cmp.Or(s.Bins, domain.DefaultBins)
 	s.MaxCells = cmp.Or(s.MaxCells, marginal.DefaultMaxCells)
 	s.Rounds = cmp.Or(s.Rounds, DefaultGUMRounds)
 }
@@ -99,9 +102,9 @@ func (s *EngineSettings) SetWordDefaults() {
 
 // Resolved are the settings with every empty word at its default.
 func (s EngineSettings) Resolved() EngineSettings {
-	s.Score = cmp.Or(s.Score, marginal.IInDif)
+	s.Score = cmp.Or(s.Score, measurement.IInDif)
 	s.Method = cmp.Or(s.Method, marginal.MethodAuto)
-	s.Selection = cmp.Or(s.Selection, marginal.SelectExponential)
+	s.Selection = cmp.Or(s.Selection, measurement.SelectExponential)
 	s.Optimizer = cmp.Or(s.Optimizer, marginal.OptimizerAuto)
 	s.Penalty = cmp.Or(s.Penalty, marginal.DefaultPenalty)
 	s.Neighbours = s.Neighbours.Or()
@@ -131,7 +134,7 @@ func (s *EngineSettings) Validate() error {
 		return Fieldf("rows", "must not be negative, got %d", s.Rows)
 	case s.Neighbours.Check() != nil:
 		return Fieldf("neighbours", "must be replace-one or add-remove, got %q", s.Neighbours)
-	case w.Score != marginal.IInDif && w.Score != marginal.InDif:
+	case w.Score != measurement.IInDif && w.Score != measurement.InDif:
 		return Fieldf("score", "must be iindif or indif, got %q", s.Score)
 	case w.Method != marginal.MethodAuto && w.Method != marginal.MethodAdaptive && w.Method != marginal.MethodPaper:
 		return Fieldf("method", "must be auto, adaptive or paper, got %q", s.Method)
@@ -139,7 +142,7 @@ func (s *EngineSettings) Validate() error {
 		return Fieldf("max_model_cells", "must be at least 1, got %v", s.MaxModelCells)
 	case s.AdaptiveRounds < 0:
 		return Fieldf("adaptive_rounds", "must not be negative, got %d", s.AdaptiveRounds)
-	case w.Selection != marginal.SelectExponential && w.Selection != marginal.SelectPermuteAndFlip:
+	case w.Selection != measurement.SelectExponential && w.Selection != measurement.SelectPermuteAndFlip:
 		return Fieldf("selection", "must be exponential or permute-and-flip, got %q", s.Selection)
 	}
 	if _, err := marginal.ParsePenalty(string(w.Penalty)); err != nil {
@@ -169,7 +172,7 @@ func (s *EngineSettings) RefuseAdaptive(why string) error {
 		return Fieldf("max_model_cells", "is for the adaptive method, which is not available: %s", why)
 	case s.AdaptiveRounds != 0:
 		return Fieldf("adaptive_rounds", "is for the adaptive method, which is not available: %s", why)
-	case s.Selection != "" && s.Selection != marginal.SelectExponential:
+	case s.Selection != "" && s.Selection != measurement.SelectExponential:
 		return Fieldf("selection", "is for the adaptive method, which is not available: %s", why)
 	case s.Penalty != "" && s.Penalty != marginal.DefaultPenalty:
 		return Fieldf("penalty", "is for the adaptive method, which is not available: %s", why)
@@ -182,7 +185,7 @@ func (s *EngineSettings) RefuseAdaptive(why string) error {
 // RefuseScore refuses a pair score other than the paper's IInDif, for a
 // split whose protocol computes only that one (why says so).
 func (s *EngineSettings) RefuseScore(why string) error {
-	if s.Score != "" && s.Score != marginal.IInDif {
+	if s.Score != "" && s.Score != measurement.IInDif {
 		return Fieldf("score", "must be iindif: %s, got %q", why, s.Score)
 	}
 	return nil
@@ -209,5 +212,5 @@ func (s *EngineSettings) Combine() marginal.CombineOptions {
 func (s *EngineSettings) Options(m marginal.Method, n int) marginal.Options {
 	r := s.Resolved()
 	return marginal.Options{Records: n, Method: m, Split: r.Split, Score: r.Score, Combine: r.Combine(),
-		Adaptive: r.Adaptive(), GUM: marginal.GUMOptions{Rounds: r.Rounds, Rows: cmp.Or(r.Rows, n)}}
+		Adaptive: r.Adaptive(), GUM: infer.GUMOptions{Rounds: r.Rounds, Rows: cmp.Or(r.Rows, n)}}
 }

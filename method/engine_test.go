@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/methodtest"
 )
@@ -37,7 +38,7 @@ func TestEngineSettingsValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("the defaults with their words: %v", err)
 	}
-	if ok.Method != marginal.MethodAuto || ok.Score != marginal.IInDif || ok.Selection != marginal.SelectExponential {
+	if ok.Method != marginal.MethodAuto || ok.Score != measurement.IInDif || ok.Selection != measurement.SelectExponential {
 		t.Errorf("word defaults %+v", ok)
 	}
 }
@@ -54,7 +55,7 @@ func TestRefuseAdaptive(t *testing.T) {
 		{"label", method.EngineSettings{Label: "income"}, "label"},
 		{"model cells", method.EngineSettings{MaxModelCells: 10}, "max_model_cells"},
 		{"rounds", method.EngineSettings{AdaptiveRounds: 40}, "adaptive_rounds"},
-		{"selection", method.EngineSettings{Selection: marginal.SelectPermuteAndFlip}, "selection"},
+		{"selection", method.EngineSettings{Selection: measurement.SelectPermuteAndFlip}, "selection"},
 		{"penalty", method.EngineSettings{Penalty: marginal.PenaltyAIM}, "penalty"},
 		{"optimizer", method.EngineSettings{Optimizer: marginal.OptimizerMomentum}, "optimizer"},
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // Server answers a synthesize-rows owner's requests (method/rowsynth/roles)
@@ -16,8 +16,8 @@ import (
 //
 // Why that is exact: a record's numeric value v is clamped to the
 // declared bounds (and rounded, for an integer attribute) before it is
-// binned, both here (marginal.Domain.Bin on the fine edges) and in the
-// table path (marginal.GridCounts, Domain.Bin on the session's bins). So
+// binned, both here (domain.Domain.Bin on the fine edges) and in the
+// table path (domain.GridCounts, Domain.Bin on the session's bins). So
 // the record's fine cell f holds the binned value between the cell's
 // lowest value lo and highest value hi, and every binning above is
 // monotone in the value: if lo and hi land in the same grid cell or
@@ -26,9 +26,9 @@ import (
 // refused before anything is charged. Cells are never guessed.
 //
 // What it can answer: histograms on any public grid whose edges are fine
-// edges (the grid Config.Grid, which marginal.FineEdges contains); any
+// edges (the grid Config.Grid, which domain.FineEdges contains); any
 // session domain whose numeric bins are unions of fine cells (bins the
-// coordinator chooses from the grid histogram, marginal.BinsFromHistogram
+// coordinator chooses from the grid histogram, domain.BinsFromHistogram
 // at the file's bins: every edge it returns is a fine edge; or the
 // equal-width bins of the same count); and marginals over one or two
 // attributes. A marginal over three or more attributes (the engine's
@@ -41,7 +41,7 @@ type Server struct {
 	lay    layout
 	// maps[j][f] is fine cell f's bin in the session's domain.
 	maps [][]int
-	dom  *marginal.Domain
+	dom  *domain.Domain
 }
 
 // NewServer checks that s was counted over a fine domain of schema.
@@ -63,7 +63,7 @@ func NewServer(s *Statistics, schema data.Schema) (*Server, error) {
 			return nil, fmt.Errorf("ownerstats: %s attribute %q has fine edges %v", a.Kind, a.Name, s.Edges[j])
 		}
 	}
-	fine, err := marginal.NewDomain(schema, marginal.DomainOptions{Cuts: cuts})
+	fine, err := domain.New(schema, domain.Options{Cuts: cuts})
 	if err != nil {
 		return nil, fmt.Errorf("ownerstats: the statistics' fine domain: %w", err)
 	}
@@ -98,14 +98,14 @@ func (v *Server) cellEnds(j, f int) (lo, hi float64) {
 }
 
 // Histogram returns the counts of numeric column col's values on the
-// public grid of cells cells (marginal.PublicGrid), equal to
-// marginal.GridCounts over the records' values.
+// public grid of cells cells (domain.PublicGrid), equal to
+// domain.GridCounts over the records' values.
 func (v *Server) Histogram(col, cells int) ([]float64, error) {
 	if col < 0 || col >= len(v.schema.Attributes) || v.schema.Attributes[col].Kind != data.Numeric {
 		return nil, fmt.Errorf("ownerstats: histogram of column %d, not a numeric attribute", col)
 	}
 	a := v.schema.Attributes[col]
-	grid := marginal.PublicGrid(a, cells)
+	grid := domain.PublicGrid(a, cells)
 	cell := func(x float64) int {
 		i, ok := slices.BinarySearch(grid, x)
 		if !ok {
@@ -130,8 +130,8 @@ func (v *Server) Histogram(col, cells int) ([]float64, error) {
 // bin; it fails, naming the attribute, when a bin is not a union of fine
 // cells or when the binning could round a value otherwise than the fine
 // cells did.
-func (v *Server) SetDomain(o marginal.DomainOptions) error {
-	dom, err := marginal.NewDomain(v.schema, o)
+func (v *Server) SetDomain(o domain.Options) error {
+	dom, err := domain.New(v.schema, o)
 	if err != nil {
 		return fmt.Errorf("ownerstats: %w", err)
 	}
@@ -168,13 +168,13 @@ func (v *Server) SetDomain(o marginal.DomainOptions) error {
 }
 
 // Marginal returns the counts of the marginal over attrs in the session's
-// domain (SetDomain), equal to marginal.Count over the domain's encoding
+// domain (SetDomain), equal to domain.Count over the domain's encoding
 // of the records. It refuses more than two attributes.
-func (v *Server) Marginal(attrs []int) (*marginal.Marginal, error) {
+func (v *Server) Marginal(attrs []int) (*domain.Marginal, error) {
 	if v.dom == nil {
 		return nil, fmt.Errorf("ownerstats: marginal over %v before the session's domain", attrs)
 	}
-	m, err := marginal.NewMarginal(v.dom.Sizes(), attrs)
+	m, err := domain.NewMarginal(v.dom.Sizes(), attrs)
 	if err != nil {
 		return nil, fmt.Errorf("ownerstats: %w", err)
 	}

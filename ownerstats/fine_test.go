@@ -8,7 +8,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // head is the first n rows of a built-in dataset, with a few values
@@ -29,7 +29,7 @@ func head(t *testing.T, name string, n int) *data.Table {
 		if a.Kind != data.Numeric {
 			continue
 		}
-		edges := marginal.FineEdges(a, 0, 0)
+		edges := domain.FineEdges(a, 0, 0)
 		tab.Rows[0][j] = a.Max + 10
 		tab.Rows[1][j] = a.Min - 10
 		tab.Rows[2][j] = a.Max
@@ -83,7 +83,7 @@ func TestServerEqualsTable(t *testing.T) {
 				if a.Kind != data.Numeric {
 					continue
 				}
-				got, err := sv.Histogram(j, marginal.DefaultGrid)
+				got, err := sv.Histogram(j, domain.DefaultGrid)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -91,21 +91,21 @@ func TestServerEqualsTable(t *testing.T) {
 				for i, row := range tab.Rows {
 					col[i] = row[j]
 				}
-				grid := marginal.PublicGrid(a, marginal.DefaultGrid)
-				want := marginal.GridCounts(a, grid, col)
+				grid := domain.PublicGrid(a, domain.DefaultGrid)
+				want := domain.GridCounts(a, grid, col)
 				if !slices.Equal(got, want) {
 					t.Fatalf("%q: histogram differs from the table's", a.Name)
 				}
-				cuts[a.Name] = marginal.BinsFromHistogram(a, grid, want, float64(tab.Len()), marginal.DefaultBins, 0, marginal.RefineMeasured).Cuts
+				cuts[a.Name] = domain.BinsFromHistogram(a, grid, want, float64(tab.Len()), domain.DefaultBins, 0, domain.RefineMeasured).Cuts
 			}
 			if c.equalWidth {
 				cuts = nil
 			}
-			o := marginal.DomainOptions{Cuts: cuts}
+			o := domain.Options{Cuts: cuts}
 			if err := sv.SetDomain(o); err != nil {
 				t.Fatal(err)
 			}
-			dom, err := marginal.NewDomain(tab.Schema, o)
+			dom, err := domain.New(tab.Schema, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestServerEqualsTable(t *testing.T) {
 			d := len(tab.Schema.Attributes)
 			for a := range d {
 				for b := a; b < d; b++ {
-					attrs := []int{b, a} // either order, as marginal.Count takes it
+					attrs := []int{b, a} // either order, as domain.Count takes it
 					if a == b {
 						attrs = []int{a}
 					}
@@ -124,7 +124,7 @@ func TestServerEqualsTable(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := marginal.Count(ds, attrs)
+					want, err := domain.Count(ds, attrs)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -158,7 +158,7 @@ func TestServerRefuses(t *testing.T) {
 	}
 	a := tab.Schema.Attributes[j]
 	odd := []float64{a.Min, a.Min + (a.Max-a.Min)/3}
-	if err := sv.SetDomain(marginal.DomainOptions{Cuts: map[string][]float64{a.Name: odd}}); err == nil || !strings.Contains(err.Error(), a.Name) {
+	if err := sv.SetDomain(domain.Options{Cuts: map[string][]float64{a.Name: odd}}); err == nil || !strings.Contains(err.Error(), a.Name) {
 		t.Fatalf("bins that split fine cells: %v", err)
 	}
 	if _, err := sv.Marginal([]int{j}); err == nil {

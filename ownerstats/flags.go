@@ -53,7 +53,7 @@ func (f *ConfigFlags) Apply(c *Config) error {
 }
 
 // ParseBinsFor reads NAME=N,NAME=N (nil for ""). Whether each name is a
-// numeric attribute of the schema is marginal.NewDomain's to check.
+// numeric attribute of the schema is domain.New's to check.
 func ParseBinsFor(s string) (map[string]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil

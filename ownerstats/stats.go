@@ -2,13 +2,13 @@
 // them, record by record, and as the core computes them in process: the
 // exact PPCA-DP-MH moments (ppca.Moments: n, Σx, Σxxᵀ in 128-bit fixed
 // point) and the counts of every 1-way and 2-way marginal over the
-// marginal engine's discretised domain (marginal.Domain). Both are exact
+// marginal engine's discretised domain (domain.Domain). Both are exact
 // integers, so any order of records, split between workers and order of
 // merges gives the same bits. No noise is added here: the owner releases
 // these through dppub's mechanisms (package dp), never inside a pipeline.
 //
 // With Config.Fine the marginals are counted over a fine domain (every
-// numeric attribute cut at marginal.FineEdges) from which a
+// numeric attribute cut at domain.FineEdges) from which a
 // synthesize-rows owner answers its session's histograms and marginals
 // exactly by summing fine cells (Statistics.Histogram, MarginalIn); see
 // fine.go for which requests that covers.
@@ -22,7 +22,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/internal/wire"
 	"github.com/dppub/dppub/method/ppcadpmh/ppca"
 )
@@ -34,17 +34,17 @@ type Config struct {
 	Schema  data.Schema
 	Read    data.ReadOptions
 	First   string
-	Bins    int            `json:",omitempty"` // marginal.DomainOptions.Bins
+	Bins    int            `json:",omitempty"` // domain.Options.Bins
 	BinsFor map[string]int `json:",omitempty"`
 	// Fine counts the marginals over the fine domain a synthesize-rows
 	// owner needs instead of the engine's equal-width bins: each numeric
-	// attribute cut at marginal.FineEdges(a, its bins, Grid) and at its
+	// attribute cut at domain.FineEdges(a, its bins, Grid) and at its
 	// equal-width bins' edges, every edge the session's public grid and
 	// its bins (chosen from the data, or equal-width) can have, so that
 	// any of them is a sum of fine cells. The file records the edges.
 	Fine bool `json:",omitempty"`
 	// Grid is the number of cells of the public grid the session releases
-	// numeric histograms on (default marginal.DefaultGrid; Fine only).
+	// numeric histograms on (default domain.DefaultGrid; Fine only).
 	Grid int `json:",omitempty"`
 }
 
@@ -55,10 +55,10 @@ func (c Config) cuts() (map[string][]float64, error) {
 	}
 	// The equal-width domain of the same bins (a session that does not
 	// choose its bins from the data): its lower edges must be fine edges
-	// too. They are FineEdges' equal-width edges (marginal.Domain cuts an
+	// too. They are FineEdges' equal-width edges (domain.Domain cuts an
 	// integer attribute at Min + ⌈b·(Max − Min)/bins⌉ as FineEdges does);
 	// adding them keeps that true should either rule change.
-	eq, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor})
+	eq, err := domain.New(c.Schema, domain.Options{Bins: c.Bins, BinsFor: c.BinsFor})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (c Config) cuts() (map[string][]float64, error) {
 		if b, ok := c.BinsFor[a.Name]; ok {
 			bins = b
 		}
-		e := marginal.FineEdges(a, bins, c.Grid)
+		e := domain.FineEdges(a, bins, c.Grid)
 		for b := range eq.Size(j) {
 			lo, _ := eq.BinRange(j, b)
 			e = append(e, lo)
@@ -87,7 +87,7 @@ type Statistics struct {
 	Moments *ppca.Moments
 	// Sizes are the domain sizes of the attributes; Counts the 1-way
 	// marginal of every attribute in order, then the 2-way marginal of
-	// every pair a < b in order, each in marginal.Count's cell order.
+	// every pair a < b in order, each in domain.Count's cell order.
 	Sizes  []int
 	Counts []uint64
 	// Edges, when the marginals were counted over a fine domain
@@ -121,7 +121,7 @@ func newLayout(sizes []int) layout {
 }
 
 // Marginal returns the counts of the marginal over attrs (one attribute,
-// or two in increasing order), in marginal.Count's cell order.
+// or two in increasing order), in domain.Count's cell order.
 func (s *Statistics) Marginal(attrs ...int) ([]uint64, error) {
 	l := newLayout(s.Sizes)
 	switch {
@@ -165,7 +165,7 @@ func (s *Statistics) Equal(o *Statistics) bool {
 // Encoders are the core's per-record encodings for one configuration.
 type Encoders struct {
 	Row    *data.RowEncoder
-	Domain *marginal.Domain
+	Domain *domain.Domain
 	Dim    int
 	layout layout
 	edges  [][]float64
@@ -181,7 +181,7 @@ type Encoders struct {
 }
 
 // NewEncoders builds the core's encoders for c: data.Encoder (PPCA-DP-MH's
-// one-hot and [0, 1] scaling) and marginal.Domain (the marginal engine's
+// one-hot and [0, 1] scaling) and domain.Domain (the marginal engine's
 // bins, or with Fine the fine cells).
 func (c Config) NewEncoders() (*Encoders, error) {
 	enc, err := data.NewEncoder(c.Schema, data.EncoderOptions{})
@@ -199,7 +199,7 @@ func (c Config) NewEncoders() (*Encoders, error) {
 	if err != nil {
 		return nil, err
 	}
-	dom, err := marginal.NewDomain(c.Schema, marginal.DomainOptions{Bins: c.Bins, BinsFor: c.BinsFor, Cuts: cuts})
+	dom, err := domain.New(c.Schema, domain.Options{Bins: c.Bins, BinsFor: c.BinsFor, Cuts: cuts})
 	if err != nil {
 		return nil, err
 	}
@@ -414,8 +414,8 @@ func (s *Statistics) Merge(o *Statistics) error {
 }
 
 // FromTable computes the statistics the core's in-process way: the
-// moments by ppca.TableMoments, every marginal by marginal.Count over
-// marginal.Domain.Encode's dataset.
+// moments by ppca.TableMoments, every marginal by domain.Count over
+// domain.Domain.Encode's dataset.
 func FromTable(t *data.Table, c Config) (*Statistics, error) {
 	e, err := c.NewEncoders()
 	if err != nil {
@@ -449,8 +449,8 @@ func FromTable(t *data.Table, c Config) (*Statistics, error) {
 	return s, nil
 }
 
-func fill(dst []uint64, ds *marginal.Dataset, attrs ...int) error {
-	m, err := marginal.Count(ds, attrs)
+func fill(dst []uint64, ds *domain.Dataset, attrs ...int) error {
+	m, err := domain.Count(ds, attrs)
 	if err != nil {
 		return err
 	}

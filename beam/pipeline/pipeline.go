@@ -1,7 +1,7 @@
 // Package pipeline computes an owner's statistics (package stats) with
 // Apache Beam: lines of the owner's files are parsed and encoded per
 // record by the core's own code (data.LineParser, data.RowEncoder,
-// marginal.Domain), summed in exact integer accumulators by a lifted
+// domain.Domain), summed in exact integer accumulators by a lifted
 // CombineFn, and the one result is written as a statistics file. The same
 // pipeline runs on Prism locally and, unchanged, on Dataflow, Flink or
 // Spark. Nothing here adds noise: the owner releases the statistics with

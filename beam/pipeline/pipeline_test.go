@@ -115,8 +115,8 @@ func runPrism(t *testing.T, c stats.Config, input, output string) {
 // -short), the statistics Beam computes on Prism — one record per line,
 // parsed, encoded and bounded by the core's code, summed by a lifted
 // combiner in whatever order Prism bundles and merges — are bit-identical
-// to the core's in-process statistics (ppca.TableMoments; marginal.Count
-// over marginal.Domain) of the table data.ReadFile reads from the same
+// to the core's in-process statistics (ppca.TableMoments; domain.Count
+// over domain.Domain) of the table data.ReadFile reads from the same
 // file: the exact PPCA moments and every 1-way and 2-way count.
 func TestPrismMatchesInProcess(t *testing.T) {
 	adult := filepath.Join(sharedData(t, "adult"), "adult.data")

@@ -8,6 +8,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
+	"github.com/dppub/dppub/engine/marginal/internal/parallel"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -116,7 +120,7 @@ func ParseOptimizer(v string) (Optimizer, error) {
 	return optimizers.Parse(v)
 }
 
-// MomentumNoise is the largest noise standard deviation of a first-round
+// momentumNoise is the largest noise standard deviation of a first-round
 // measurement, as a share of the records n, at which OptimizerAuto uses
 // momentum. Reaching the least-squares fit sooner pays when the
 // measurements are precise and costs when they are noisy: plain mirror
@@ -129,10 +133,10 @@ func ParseOptimizer(v string) (Optimizer, error) {
 // seeds) 0.0221 / 0.0511 → 0.0233 / 0.0522, Adult at ε = 1 (0.2 %)
 // 0.0222 / 0.0505 → 0.0227 / 0.0524, Adult at ε = 4 (0.06 %) level. The
 // bound is read off these tables, not derived.
-const MomentumNoise = 0.001
+const momentumNoise = 0.001
 
 // Resolve is the optimizer a run uses whose measurements are precise or
-// not (Precise): OptimizerAuto's choice, or o itself.
+// not (precise): OptimizerAuto's choice, or o itself.
 func (o Optimizer) Resolve(precise bool) Optimizer {
 	if o != OptimizerAuto {
 		return o
@@ -157,7 +161,7 @@ func OptimizerReason(asked, ran Optimizer) string {
 	if ran == OptimizerMomentum {
 		than = "at most"
 	}
-	return fmt.Sprintf("%s, chosen by optimizer auto: a first-round measurement's noise σ was %s %g%% of the public record count", how, than, 100*MomentumNoise)
+	return fmt.Sprintf("%s, chosen by optimizer auto: a first-round measurement's noise σ was %s %g%% of the public record count", how, than, 100*momentumNoise)
 }
 
 // AdaptiveOptions configure MethodAdaptive.
@@ -175,18 +179,18 @@ type AdaptiveOptions struct {
 	// MaxCells caps the junction tree of the model, in cells (8 bytes
 	// each): a candidate that would grow it beyond MaxCells·(ρ spent/ρ) is
 	// not offered (AIM's size cap, growing with the budget). Default
-	// DefaultModelCells, or PreciseModelCells when the measurements are
-	// precise (Precise).
+	// defaultModelCells, or preciseModelCells when the measurements are
+	// precise (see precise).
 	MaxCells float64
 	// SelectShare is the share of each round's budget spent on the
 	// selection (default 0.1, AIM's).
 	SelectShare float64
 	// Selection is the selection mechanism (default SelectExponential,
 	// AIM's: at the same ρ its ε is twice permute-and-flip's).
-	Selection SelectMechanism
+	Selection measurement.SelectMechanism
 	// Iters is the number of mirror-descent steps after each round (warm
 	// started; default 50) and FinalIters before sampling (default
-	// DefaultFinalIters, 250 with momentum).
+	// defaultFinalIters, 250 with momentum).
 	Iters, FinalIters int
 	// Optimizer fits the model (default OptimizerAuto).
 	Optimizer Optimizer
@@ -196,12 +200,12 @@ type AdaptiveOptions struct {
 	// Batch is how many selections (each charged and measured as a round
 	// of its own) follow one another before the model is refitted and the
 	// candidates rescored (default WideBatch on a table of more than
-	// AutoMaxAttributes attributes, PreciseBatch when the measurements
+	// AutoMaxAttributes attributes, preciseBatch when the measurements
 	// are precise and the workload offers at least
 	// PreciseBatchCandidates candidates, 1, AIM's, otherwise).
 	Batch int
 	// MaxCandidates, if positive, caps the candidates a batch offers:
-	// beyond it, a random subset of them (query). Default WideCandidates
+	// beyond it, a random subset of them (query). Default wideCandidates
 	// on a table of more than AutoMaxAttributes attributes, no cap
 	// otherwise. The tree's selections (Tree) offer every pair that joins
 	// two components.
@@ -226,7 +230,7 @@ type AdaptiveOptions struct {
 // its 16 public bins at ε = 4, seeds 100–102, 0.0030 → 0.0034–0.0036.
 const DefaultPenalty = PenaltyClipped
 
-// DefaultFinalIters is the final fit's default number of mirror-descent
+// defaultFinalIters is the final fit's default number of mirror-descent
 // steps (without momentum): the fit is warm-started from the last round's
 // model, which has had 50 steps after every round. With the clipped
 // penalty, 2-way / 3-way TVD and CPU-s per run, 500 → 100 steps: Shuttle
@@ -235,16 +239,16 @@ const DefaultPenalty = PenaltyClipped
 // CPU-s; Adult and NLTCS at ε = 0.3 and 1 within 0.0001 / 0.0003.
 // Private-PGM's AIM fits 1 000 (the benchmark caps it at 100:
 // docs/results/synthesis/README.md).
-const DefaultFinalIters = 100
+const defaultFinalIters = 100
 
-// DefaultModelCells is the default cap on the model's junction tree: 2^18
+// defaultModelCells is the default cap on the model's junction tree: 2^18
 // cells (2 MB per table). On Adult at ε = 1 a cap of 2^21 gave the same
 // 2-way and 3-way TVD at four times the run time, and 2^16 a worse one
 // (docs/results/synthesis/engine-notes.md).
-const DefaultModelCells = 1 << 18
+const defaultModelCells = 1 << 18
 
-// PreciseModelCells is the default cap when the measurements are precise
-// (Precise): 2^20 cells. A larger model then pays for its time. Shuttle's
+// preciseModelCells is the default cap when the measurements are precise
+// (see precise): 2^20 cells. A larger model then pays for its time. Shuttle's
 // training split at ε = 4, three seeds, 2-way / 3-way TVD: 0.0049 /
 // 0.0137 at 2^18 (2.1–2.5 CPU-s), 0.0038 / 0.0108 at 2^20 (4.7–6.5
 // CPU-s, with the benchmark's AIM runs on the other core); the whole of
@@ -253,10 +257,10 @@ const DefaultModelCells = 1 << 18
 // (docs/results/synthesis/engine-notes.md). At ε = 1 neither table is
 // precise, and there 2^20 was no better: 0.0088 / 0.0209 against 0.0086 /
 // 0.0204 at 2^18 over six seeds.
-const PreciseModelCells = 1 << 20
+const preciseModelCells = 1 << 20
 
-// PreciseBatch is the default AdaptiveOptions.Batch when the
-// measurements are precise (Precise): eight selections per refit and
+// preciseBatch is the default AdaptiveOptions.Batch when the
+// measurements are precise (see precise): eight selections per refit and
 // rescoring instead of one. Each selection is still charged and measured
 // as a round of its own; what changes is that the model is refitted, and
 // the candidates rescored, an eighth as often. On the whole of Adult at
@@ -280,11 +284,11 @@ const PreciseModelCells = 1 << 20
 // 0.0018 against 0.0009 / 0.0021). The bound is read off these three
 // tables, not derived.
 const (
-	PreciseBatch           = 8
+	preciseBatch           = 8
 	PreciseBatchCandidates = 100
 )
 
-// WideBatch and WideCandidates are the defaults of AdaptiveOptions.Batch
+// WideBatch and wideCandidates are the defaults of AdaptiveOptions.Batch
 // and MaxCandidates on a table of more than AutoMaxAttributes attributes,
 // where the rounds also start with a spanning tree of pairs
 // (AdaptiveOptions.Tree): AIM's one selection per refit, each over every
@@ -300,14 +304,14 @@ const (
 // (the paper engine 0.0494 / 0.0870 in 0.73 s).
 const (
 	WideBatch      = 32
-	WideCandidates = 500
+	wideCandidates = 500
 )
 
-// Precise reports whether measurements with Gaussian noise of standard
+// precise reports whether measurements with Gaussian noise of standard
 // deviation sigma over n records are precise enough for momentum and the
-// larger model cap: sigma at most MomentumNoise·n. Both depend only on ρ,
+// larger model cap: sigma at most momentumNoise·n. Both depend only on ρ,
 // the number of rounds and the public n.
-func Precise(sigma float64, n int) bool { return sigma <= MomentumNoise*float64(n) }
+func precise(sigma float64, n int) bool { return sigma <= momentumNoise*float64(n) }
 
 // Round is one round of the adaptive method.
 type Round struct {
@@ -324,15 +328,15 @@ type Round struct {
 	Annealed bool
 }
 
-// RoundNoise is the largest noise standard deviation, as a share of the
+// roundNoise is the largest noise standard deviation, as a share of the
 // records n, that DefaultRounds lets a round's measurement carry.
-const RoundNoise = 0.03
+const roundNoise = 0.03
 
 // DefaultRounds is the default T of the adaptive method for d attributes,
 // n records (public) and a budget ρ of which a share selectShare of
 // every round goes to selection: AIM's 16·d, but no more than keep a
 // round's Gaussian noise (σ = √(T / ((1 − selectShare)·ρ)) for Δ₂ = √2)
-// at most RoundNoise·n per cell, and at least 2·d (the first d rounds
+// at most roundNoise·n per cell, and at least 2·d (the first d rounds
 // measure the one-way marginals). AIM's T ignores n: on WDBC (455
 // training rows, d = 31, ε = 1) its 496 rounds each carry σ ≈ 134
 // records, 29 % of the table, and the adaptive engine's 2-way TVD was
@@ -340,7 +344,7 @@ const RoundNoise = 0.03
 // The cap binds only on small tables: Adult, NLTCS and Shuttle keep 16·d
 // at every ε the benchmark runs.
 func DefaultRounds(d, n int, rho, selectShare float64) int {
-	fit := (1 - selectShare) * rho * math.Pow(RoundNoise*float64(n), 2)
+	fit := (1 - selectShare) * rho * math.Pow(roundNoise*float64(n), 2)
 	t := 16 * d
 	if fit < float64(t) {
 		t = int(fit)
@@ -351,7 +355,7 @@ func DefaultRounds(d, n int, rho, selectShare float64) int {
 func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	o.SelectShare = cmp.Or(o.SelectShare, 0.1)
 	o.Rounds = cmp.Or(o.Rounds, DefaultRounds(d, n, rho, o.SelectShare))
-	o.Selection = cmp.Or(o.Selection, SelectExponential)
+	o.Selection = cmp.Or(o.Selection, measurement.SelectExponential)
 	o.Iters = cmp.Or(o.Iters, 50)
 	o.Penalty = cmp.Or(o.Penalty, DefaultPenalty)
 	if _, err := ParsePenalty(string(o.Penalty)); err != nil {
@@ -360,27 +364,27 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	if _, err := ParseOptimizer(string(cmp.Or(o.Optimizer, OptimizerAuto))); err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
-	first, err := Calibrate(Gaussian, CountL1, CountL2, (1-o.SelectShare)*rho/float64(o.Rounds))
+	first, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, (1-o.SelectShare)*rho/float64(o.Rounds))
 	if err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
-	precise := Precise(first.Scale, n)
+	precise := precise(first.Scale, n)
 	o.Optimizer = cmp.Or(o.Optimizer, OptimizerAuto).Resolve(precise)
 	if d > AutoMaxAttributes {
 		o.Tree = true
 		o.Batch = cmp.Or(o.Batch, WideBatch)
-		o.MaxCandidates = cmp.Or(o.MaxCandidates, WideCandidates)
+		o.MaxCandidates = cmp.Or(o.MaxCandidates, wideCandidates)
 	}
 	if precise {
-		o.MaxCells = cmp.Or(o.MaxCells, PreciseModelCells)
-		o.Batch = cmp.Or(o.Batch, PreciseBatch)
+		o.MaxCells = cmp.Or(o.MaxCells, preciseModelCells)
+		o.Batch = cmp.Or(o.Batch, preciseBatch)
 	}
-	o.MaxCells = cmp.Or(o.MaxCells, DefaultModelCells)
+	o.MaxCells = cmp.Or(o.MaxCells, defaultModelCells)
 	o.Batch = cmp.Or(o.Batch, 1)
 	if o.Optimizer == OptimizerMomentum {
 		o.FinalIters = cmp.Or(o.FinalIters, 250)
 	}
-	o.FinalIters = cmp.Or(o.FinalIters, DefaultFinalIters)
+	o.FinalIters = cmp.Or(o.FinalIters, defaultFinalIters)
 	switch {
 	case o.Rounds <= d:
 		return fmt.Errorf("marginal: adaptive: %d rounds for %d attributes, need more rounds than attributes", o.Rounds, d)
@@ -388,7 +392,7 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 		return fmt.Errorf("marginal: adaptive: model cap %v cells", o.MaxCells)
 	case !(o.SelectShare > 0 && o.SelectShare < 1):
 		return fmt.Errorf("marginal: adaptive: selection share %v, need (0, 1)", o.SelectShare)
-	case o.Selection != SelectExponential && o.Selection != SelectPermuteAndFlip:
+	case o.Selection != measurement.SelectExponential && o.Selection != measurement.SelectPermuteAndFlip:
 		return fmt.Errorf("marginal: adaptive: unknown selection mechanism %q", o.Selection)
 	case o.Iters < 0 || o.FinalIters < 0:
 		return fmt.Errorf("marginal: adaptive: iterations %d / %d", o.Iters, o.FinalIters)
@@ -397,7 +401,7 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 }
 
 // DefaultWorkload is every pair of the attributes of a domain of sizes,
-// every triple of binary attributes (MaxTripleCells), and every triple
+// every triple of binary attributes (maxTripleCells), and every triple
 // holding label when label ≥ 0.
 func DefaultWorkload(sizes []int, label int) [][]int {
 	d := len(sizes)
@@ -405,7 +409,7 @@ func DefaultWorkload(sizes []int, label int) [][]int {
 	for a := range d {
 		for b := a + 1; b < d; b++ {
 			for c := b + 1; c < d; c++ {
-				if a != label && b != label && c != label && sizes[a]*sizes[b]*sizes[c] <= MaxTripleCells {
+				if a != label && b != label && c != label && sizes[a]*sizes[b]*sizes[c] <= maxTripleCells {
 					w = append(w, []int{a, b, c})
 				}
 			}
@@ -426,7 +430,7 @@ func DefaultWorkload(sizes []int, label int) [][]int {
 	return w
 }
 
-// MaxTripleCells is the largest triple the default workload holds
+// maxTripleCells is the largest triple the default workload holds
 // without a label: three binary attributes. A triple of 8 cells costs a
 // measurement no noisier per cell than a pair of categorical attributes,
 // and on binary data (NLTCS, 16 attributes, three seeds, model marginals
@@ -435,7 +439,7 @@ func DefaultWorkload(sizes []int, label int) [][]int {
 // triples did not pay on Adult (every triple of at most 64 cells: 2-way
 // 0.0219 → 0.0228 at ε = 1) and multiply the candidates whose model
 // marginal each round computes across cliques.
-const MaxTripleCells = 8
+const maxTripleCells = 8
 
 // allPairs is every pair of d attributes.
 func allPairs(d int) [][]int {
@@ -462,8 +466,8 @@ func candidates(workload [][]int) ([][]int, []float64) {
 					s = append(s, a)
 				}
 			}
-			if !seen[setKey(s)] {
-				seen[setKey(s)] = true
+			if !seen[attrset.Key(s)] {
+				seen[attrset.Key(s)] = true
 				out = append(out, s)
 			}
 		}
@@ -489,14 +493,14 @@ func candidates(workload [][]int) ([][]int, []float64) {
 // adaptive runs MethodAdaptive for the single party.
 type adaptive struct {
 	*engine
-	sel      Selector
+	sel      measurement.Selector
 	ao       AdaptiveOptions
 	rho      float64 // the party's budget
 	used     float64
 	cands    [][]int
 	weights  []float64
-	measured []*Noisy
-	model    *Model
+	measured []*infer.Noisy
+	model    *infer.Model
 	// shuffle orders the candidates when they are capped (candidateOrder).
 	shuffle *randx.Source
 	// pending counts the selections of the batch under way, which
@@ -505,7 +509,7 @@ type adaptive struct {
 }
 
 func (e *engine) runAdaptive(ctx context.Context) error {
-	sel, ok := e.m.(Selector)
+	sel, ok := e.m.(measurement.Selector)
 	if !ok {
 		return fmt.Errorf("marginal: the adaptive method needs a measurer that can select (one owner); this one cannot")
 	}
@@ -530,7 +534,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	e.o.Adaptive.Workload = ao.Workload
 	for _, w := range ao.Workload {
-		if _, err := normalise(w, d); err != nil {
+		if _, err := attrset.Normalise(w, d); err != nil {
 			return fmt.Errorf("marginal: workload: %w", err)
 		}
 	}
@@ -545,7 +549,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	e.res.Timings.Select = time.Since(start)
 	start = time.Now()
-	model, err := Estimate(ctx, e.o.Domain.Sizes(), a.measured, a.estimateOptions(ao.FinalIters))
+	model, err := infer.Estimate(ctx, e.o.Domain.Sizes(), a.measured, a.estimateOptions(ao.FinalIters))
 	if err != nil {
 		return err
 	}
@@ -553,7 +557,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	e.res.Measured = a.measured
 	e.res.Timings.PostProcess = time.Since(start)
 	start = time.Now()
-	if e.res.Data, err = model.Sample(e.o.GUM.fitted(), e.o.Source); err != nil {
+	if e.res.Data, err = model.Sample(e.o.GUM.Fitted(), e.o.Source); err != nil {
 		return err
 	}
 	e.res.Timings.GUM = time.Since(start)
@@ -643,17 +647,17 @@ type pick struct {
 // expected to leave (AIM's signal to anneal).
 func (a *adaptive) batch(ctx context.Context, s *schedule, size int) (bool, error) {
 	var picks []pick
-	var base SelectQuery
+	var base measurement.SelectQuery
 	var growth []float64
 	for k := 0; k < max(size, 1) && a.rho-a.used > 1e-12*a.rho; k++ {
 		rhoMeas, rhoSel := s.next(a.rho - a.used)
-		noise, err := CountNoise(Gaussian, a.o.Neighbours, rhoMeas)
+		noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, rhoMeas)
 		if err != nil {
 			return false, err
 		}
 		// The size limit counts this round's spending, as AIM does.
 		limit := a.ao.MaxCells * (a.used + rhoMeas + rhoSel) / a.rho
-		var q SelectQuery
+		var q measurement.SelectQuery
 		if k == 0 {
 			base, growth = a.query(limit, noise.Scale)
 			q = base
@@ -701,9 +705,9 @@ func (a *adaptive) batch(ctx context.Context, s *schedule, size int) (bool, erro
 }
 
 // choose makes one private selection over q at selection budget rhoSel.
-func (a *adaptive) choose(ctx context.Context, q SelectQuery, rhoSel float64) (int, pick, error) {
+func (a *adaptive) choose(ctx context.Context, q measurement.SelectQuery, rhoSel float64) (int, pick, error) {
 	eps := a.ao.Selection.Epsilon(rhoSel)
-	c := Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+a.pending+1), Parties: []int{0},
+	c := measurement.Choice{Purpose: fmt.Sprintf("adaptive selection %d", len(a.res.Rounds)+a.pending+1), Parties: []int{0},
 		Mechanism: a.ao.Selection, Epsilon: eps, Sensitivity: q.Sensitivity(a.o.Neighbours)}
 	i, err := a.sel.Select(ctx, q, c)
 	if err != nil {
@@ -725,9 +729,9 @@ func (a *adaptive) choose(ctx context.Context, q SelectQuery, rhoSel float64) (i
 // join to theirs; the greedy triangulation can differ by a little), so
 // only the others cost a triangulation each: on a table of 167 attributes
 // the exact test of every candidate after every pick was half the run.
-func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limit, sigma float64) SelectQuery {
+func (a *adaptive) narrow(base measurement.SelectQuery, growth []float64, picks []pick, limit, sigma float64) measurement.SelectQuery {
 	sizes := a.o.Domain.Sizes()
-	sets := slices.Clip(a.model.sets)
+	sets := slices.Clip(a.model.Sets())
 	touched := map[int]bool{}
 	for _, p := range picks {
 		sets = append(sets, p.attrs)
@@ -736,16 +740,16 @@ func (a *adaptive) narrow(base SelectQuery, growth []float64, picks []pick, limi
 		}
 	}
 	sets = slices.Clip(sets)
-	now := modelCells(sizes, sets)
-	var q SelectQuery
+	now := infer.ModelCells(sizes, sets)
+	var q measurement.SelectQuery
 	for i, s := range base.Candidates {
 		if slices.ContainsFunc(picks, func(p pick) bool { return slices.Equal(p.attrs, s) }) {
 			continue
 		}
-		if a.model.tree.home(s) < 0 {
+		if !a.model.Holds(s) {
 			fits := now+growth[i] <= limit
 			if slices.ContainsFunc(s, func(x int) bool { return touched[x] }) {
-				fits = modelCells(sizes, append(sets, s)) <= limit
+				fits = infer.ModelCells(sizes, append(sets, s)) <= limit
 			}
 			if !fits {
 				continue
@@ -801,15 +805,15 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
 	var picks []pick
 	for len(picks) < d-1 && a.rho-a.used > 1e-12*a.rho {
 		rhoMeas, rhoSel := s.next(a.rho - a.used)
-		noise, err := CountNoise(Gaussian, a.o.Neighbours, rhoMeas)
+		noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, rhoMeas)
 		if err != nil {
 			return err
 		}
 		if noise.Scale != sigma {
 			sigma = noise.Scale
-			parallel(len(pairs), func(k int) { pen[k] = a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
+			parallel.For(len(pairs), func(k int) { pen[k] = a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
 		}
-		var q SelectQuery
+		var q measurement.SelectQuery
 		for k, i := range pairs {
 			c := a.cands[i]
 			if comp[c[0]] == comp[c[1]] {
@@ -884,18 +888,18 @@ func outer(x, y []float64, total float64) []float64 {
 // that fit of the candidates in an order drawn afresh each time from the
 // run's randomness, which is independent of the records, so the offer is
 // public and the selection over it is charged as any other.
-func (a *adaptive) query(limit, sigma float64) (SelectQuery, []float64) {
+func (a *adaptive) query(limit, sigma float64) (measurement.SelectQuery, []float64) {
 	sizes := a.o.Domain.Sizes()
 	order := a.candidateOrder()
-	now := a.model.tree.cells()
-	var q SelectQuery
+	now := a.model.Cells()
+	var q measurement.SelectQuery
 	var offered []int
 	var growth []float64
 	for _, i := range order {
 		s := a.cands[i]
 		grows := 0.0
-		if a.model.tree.home(s) < 0 {
-			with := modelCells(sizes, append(slices.Clip(a.model.sets), s))
+		if !a.model.Holds(s) {
+			with := infer.ModelCells(sizes, append(slices.Clip(a.model.Sets()), s))
 			if with > limit {
 				continue
 			}
@@ -911,7 +915,7 @@ func (a *adaptive) query(limit, sigma float64) (SelectQuery, []float64) {
 	}
 	q.Estimates = make([][]float64, len(offered))
 	q.Penalties = make([]float64, len(offered))
-	parallel(len(offered), func(k int) {
+	parallel.For(len(offered), func(k int) {
 		est, err := a.model.Marginal(q.Candidates[k])
 		if err != nil {
 			panic(err) // candidates are valid attribute sets of the domain
@@ -943,11 +947,11 @@ func (a *adaptive) candidateOrder() []int {
 
 // measureSet measures the marginal over s with Gaussian noise costing rho.
 func (a *adaptive) measureSet(ctx context.Context, s []int, rho float64) error {
-	noise, err := CountNoise(Gaussian, a.o.Neighbours, rho)
+	noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, rho)
 	if err != nil {
 		return err
 	}
-	r := Release{Purpose: "adaptive marginal " + a.names(s), Parties: []int{0}, Noise: noise}
+	r := measurement.Release{Purpose: "adaptive marginal " + a.names(s), Parties: []int{0}, Noise: noise}
 	nm, err := a.measure(ctx, s, r)
 	if err != nil {
 		return err
@@ -958,12 +962,12 @@ func (a *adaptive) measureSet(ctx context.Context, s []int, rho float64) error {
 }
 
 // estimateOptions fit the model in iters steps from the last one.
-func (a *adaptive) estimateOptions(iters int) EstimateOptions {
-	return EstimateOptions{Total: float64(a.o.Records), Iters: iters, Warm: a.model, Momentum: a.ao.Optimizer == OptimizerMomentum}
+func (a *adaptive) estimateOptions(iters int) infer.EstimateOptions {
+	return infer.EstimateOptions{Total: float64(a.o.Records), Iters: iters, Warm: a.model, Momentum: a.ao.Optimizer == OptimizerMomentum}
 }
 
 func (a *adaptive) fit(ctx context.Context) error {
-	m, err := Estimate(ctx, a.o.Domain.Sizes(), a.measured, a.estimateOptions(a.ao.Iters))
+	m, err := infer.Estimate(ctx, a.o.Domain.Sizes(), a.measured, a.estimateOptions(a.ao.Iters))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,10 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -20,15 +24,15 @@ import (
 func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *privacy.Accountant) {
 	t.Helper()
 	sizes := []int{4, 3, 5, 2, 6}
-	ds := randomDataset(sizes, 3000, 0.8, randx.NewSeeded(5))
+	ds := domaintest.RandomDataset(sizes, 3000, 0.8, randx.NewSeeded(5))
 	dom := sizedDomain(t, sizes)
 	a := zcdpAccountant(t, "owner", rho)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(6)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(6)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Method: MethodAdaptive, Adaptive: ao,
-		Parties: []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(len(sizes))}}, Source: randx.NewSeeded(7)})
+		Parties: owner("owner", rho, len(sizes)), Source: randx.NewSeeded(7)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +40,7 @@ func adaptiveOnSmall(t *testing.T, rho float64, ao AdaptiveOptions) (*Result, *p
 }
 
 // sizedDomain is a domain of categorical attributes of the given sizes.
-func sizedDomain(t *testing.T, sizes []int) *Domain {
+func sizedDomain(t *testing.T, sizes []int) *domain.Domain {
 	t.Helper()
 	var s data.Schema
 	for j, n := range sizes {
@@ -46,7 +50,7 @@ func sizedDomain(t *testing.T, sizes []int) *Domain {
 		}
 		s.Attributes = append(s.Attributes, a)
 	}
-	d, err := NewDomain(s, DomainOptions{})
+	d, err := domain.New(s, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +62,14 @@ func sizedDomain(t *testing.T, sizes []int) *Domain {
 // equals the sum of the rounds' and the one-way marginals' costs, each
 // selection costing ε²/8 (exponential) or ε²/2 (permute-and-flip).
 func TestAdaptiveSpendsBudgetExactly(t *testing.T) {
-	for _, sel := range []SelectMechanism{SelectExponential, SelectPermuteAndFlip} {
+	for _, sel := range []measurement.SelectMechanism{measurement.SelectExponential, measurement.SelectPermuteAndFlip} {
 		for _, rho := range []float64{0.01, 0.3, 2} {
 			t.Run(fmt.Sprintf("%s/rho=%g", sel, rho), func(t *testing.T) {
 				res, a := adaptiveOnSmall(t, rho, AdaptiveOptions{Selection: sel})
 				if spent := a.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
 					t.Errorf("accountant spent %v", spent)
 				}
-				div := map[SelectMechanism]float64{SelectExponential: 8, SelectPermuteAndFlip: 2}[sel]
+				div := map[measurement.SelectMechanism]float64{measurement.SelectExponential: 8, measurement.SelectPermuteAndFlip: 2}[sel]
 				total := 0.0
 				for _, p := range res.Plan {
 					total += p.Release.Noise.Rho
@@ -87,23 +91,6 @@ func TestAdaptiveSpendsBudgetExactly(t *testing.T) {
 	}
 }
 
-// ParseSelectMechanism accepts the two names and quotes anything else.
-func TestParseSelectMechanism(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want SelectMechanism
-		ok   bool
-	}{{"exponential", SelectExponential, true}, {"permute-and-flip", SelectPermuteAndFlip, true}, {"gumbel", "", false}, {"", "", false}} {
-		got, err := ParseSelectMechanism(c.in)
-		if (err == nil) != c.ok || got != c.want {
-			t.Errorf("ParseSelectMechanism(%q) = %q, %v", c.in, got, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.in)) {
-			t.Errorf("error %q does not quote %q", err, c.in)
-		}
-	}
-}
-
 // No selected set grows the model beyond the cap: the final junction tree
 // has at most MaxCells cells (the cap at the full budget), even though the
 // workload's triples alone would exceed it, whether each selection is
@@ -114,11 +101,16 @@ func TestAdaptiveRespectsModelCap(t *testing.T) {
 	for _, batch := range []int{1, 4} {
 		t.Run(fmt.Sprintf("batch %d", batch), func(t *testing.T) {
 			res, _ := adaptiveOnSmall(t, 5, AdaptiveOptions{MaxCells: maxCells, Batch: batch, Workload: [][]int{{0, 1, 2}, {2, 3, 4}, {0, 4}, {1, 3}}})
-			if c := res.Model.tree.cells(); c > maxCells {
-				t.Errorf("model has %v cells, cap %d (cliques %v)", c, maxCells, res.Model.tree.cliques)
+			if c := res.Model.Cells(); c > maxCells {
+				t.Errorf("model has %v cells, cap %d (sets %v)", c, maxCells, res.Model.Sets())
 			}
+			sizes := []int{4, 3, 5, 2, 6}
 			for _, r := range res.Rounds {
-				if c, _ := cellsOf([]int{4, 3, 5, 2, 6}, r.Attrs); c > maxCells {
+				c := 1
+				for _, a := range r.Attrs {
+					c *= sizes[a]
+				}
+				if c > maxCells {
 					t.Errorf("round measured %v of %d cells, above the cap", r.Attrs, c)
 				}
 			}
@@ -155,7 +147,7 @@ func TestAdaptiveBeatsPaperOnShuttle(t *testing.T) {
 	}
 	dom, ds := load(t, "shuttle")
 	rho := rhoAt(t, 1)
-	paper := engineRun(t, dom, ds, rho, Options{OneWayNoise: Gaussian}, 100)
+	paper := engineRun(t, dom, ds, rho, Options{OneWayNoise: measurement.Gaussian}, 100)
 	adaptive := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
 	p, a := meanTVD2(t, ds, paper.Data), meanTVD2(t, ds, adaptive.Data)
 	t.Logf("mean 2-way TVD: paper %.4f, adaptive %.4f", p, a)
@@ -181,7 +173,7 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 		col[i] = r[j]
 	}
 	acct := zcdpAccountant(t, "owner", 0.001)
-	cuts, err := ChooseCuts(a, col, CutsOptions{Rho: 0.001, Accountant: acct, Source: randx.NewSeeded(1)})
+	cuts, err := measurement.ChooseCuts(a, col, measurement.CutsOptions{Rho: 0.001, Accountant: acct, Source: randx.NewSeeded(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +183,7 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 	if s := acct.Spent().Rho; math.Abs(s-0.001) > 1e-12 {
 		t.Errorf("spent %v, want 0.001", s)
 	}
-	dom, err := NewDomain(tab.Schema, DomainOptions{Cuts: map[string][]float64{a.Name: cuts}})
+	dom, err := domain.New(tab.Schema, domain.Options{Cuts: map[string][]float64{a.Name: cuts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,13 +196,19 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 	// Every value lands in the bin whose range holds it, and decodes to an
 	// integer inside it.
 	src := randx.NewSeeded(2)
+	one := domain.NewDataset(dom.Sizes(), 1)
 	for _, v := range []float64{0, 1, 2174, 99999} {
 		b, _ := dom.Bin(j, v)
 		lo, hi := dom.BinRange(j, b)
 		if v < lo || v > hi {
 			t.Errorf("value %v in bin %d = %v..%v", v, b, lo, hi)
 		}
-		if x := dom.decodeCell(j, b, src); x != math.Trunc(x) || x < lo || x > hi {
+		one.Cols[j][0] = uint16(b)
+		back, err := dom.Decode(one, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := back.Rows[0][j]; x != math.Trunc(x) || x < lo || x > hi {
 			t.Errorf("bin %d decodes to %v", b, x)
 		}
 	}
@@ -243,8 +241,8 @@ func TestDefaultRounds(t *testing.T) {
 				t.Fatalf("%d rounds outside [2·d, 16·d]", got)
 			}
 			if got > 2*c.d && got < 16*c.d {
-				if sigma := math.Sqrt(float64(got) / (0.9 * c.rho)); sigma > RoundNoise*float64(c.n)*1.001 {
-					t.Fatalf("a round's σ %.1f is above %.0f %% of n = %d", sigma, 100*RoundNoise, c.n)
+				if sigma := math.Sqrt(float64(got) / (0.9 * c.rho)); sigma > roundNoise*float64(c.n)*1.001 {
+					t.Fatalf("a round's σ %.1f is above %.0f %% of n = %d", sigma, 100*roundNoise, c.n)
 				}
 			}
 		})
@@ -328,7 +326,7 @@ func TestOptimizer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%g", c.o, c.sigma), func(t *testing.T) {
-			if got := c.o.Resolve(Precise(c.sigma, 10000)); got != c.want {
+			if got := c.o.Resolve(precise(c.sigma, 10000)); got != c.want {
 				t.Errorf("Resolve = %s, want %s", got, c.want)
 			}
 		})
@@ -348,12 +346,12 @@ func TestAdaptiveOptionsOptimizer(t *testing.T) {
 		cells float64
 	}{
 		// d = 10, n = 50 000: T = 160, σ = √(160 / (0.9·ρ)).
-		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, DefaultFinalIters, DefaultModelCells}, // σ ≈ 77 > 50
-		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250, PreciseModelCells},                   // σ ≈ 21 ≤ 50
-		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250, DefaultModelCells},
-		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700, DefaultModelCells},
+		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, defaultFinalIters, defaultModelCells}, // σ ≈ 77 > 50
+		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250, preciseModelCells},                   // σ ≈ 21 ≤ 50
+		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250, defaultModelCells},
+		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700, defaultModelCells},
 		{"own cap", AdaptiveOptions{MaxCells: 1000}, 0.4, OptimizerMomentum, 250, 1000},
-		{"plain but precise", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, 0.4, OptimizerMirrorDescent, DefaultFinalIters, PreciseModelCells},
+		{"plain but precise", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, 0.4, OptimizerMirrorDescent, defaultFinalIters, preciseModelCells},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -387,13 +385,13 @@ func TestPreciseDefaultsOnShuttle(t *testing.T) {
 	}
 	dom, ds := load(t, "shuttle")
 	rho := rhoAt(t, 4)
-	plain := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{Optimizer: OptimizerMirrorDescent, MaxCells: DefaultModelCells}}, 100)
-	fast := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{MaxCells: DefaultModelCells}}, 100)
+	plain := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{Optimizer: OptimizerMirrorDescent, MaxCells: defaultModelCells}}, 100)
+	fast := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{MaxCells: defaultModelCells}}, 100)
 	def := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
 	if fast.Optimizer != OptimizerMomentum || def.Optimizer != OptimizerMomentum {
 		t.Fatalf("auto chose %s and %s at ε = 4, want momentum", fast.Optimizer, def.Optimizer)
 	}
-	if c := def.Model.tree.cells(); !(c > DefaultModelCells) {
+	if c := def.Model.Cells(); !(c > defaultModelCells) {
 		t.Errorf("the default model has %v cells, no more than the ordinary cap", c)
 	}
 	p, f, d := meanTVD2(t, ds, plain.Data), meanTVD2(t, ds, fast.Data), meanTVD2(t, ds, def.Data)
@@ -493,8 +491,8 @@ func TestAdaptiveTreeStartSpans(t *testing.T) {
 // The defaults of the batches, the tree start and the candidate cap: AIM's
 // one selection per refit over every candidate on a narrow table with
 // noisy measurements (d = 10, n = 50 000, ρ = 0.03: σ ≈ 77 > 50);
-// PreciseBatch when they are precise (ρ = 0.4: σ ≈ 21); the tree,
-// WideBatch and WideCandidates on more than AutoMaxAttributes attributes
+// preciseBatch when they are precise (ρ = 0.4: σ ≈ 21); the tree,
+// WideBatch and wideCandidates on more than AutoMaxAttributes attributes
 // at any budget; and the caller's own values over every default.
 func TestAdaptiveOptionsBatches(t *testing.T) {
 	for _, c := range []struct {
@@ -507,10 +505,10 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 		maxOffers int
 	}{
 		{"narrow, noisy", AdaptiveOptions{}, 10, 0.03, 1, false, 0},
-		{"narrow, precise", AdaptiveOptions{}, 10, 0.4, PreciseBatch, false, 0},
+		{"narrow, precise", AdaptiveOptions{}, 10, 0.4, preciseBatch, false, 0},
 		{"16 attributes", AdaptiveOptions{}, AutoMaxAttributes, 0.03, 1, false, 0},
-		{"17 attributes, noisy", AdaptiveOptions{}, AutoMaxAttributes + 1, 0.03, WideBatch, true, WideCandidates},
-		{"17 attributes, precise", AdaptiveOptions{}, AutoMaxAttributes + 1, 4, WideBatch, true, WideCandidates},
+		{"17 attributes, noisy", AdaptiveOptions{}, AutoMaxAttributes + 1, 0.03, WideBatch, true, wideCandidates},
+		{"17 attributes, precise", AdaptiveOptions{}, AutoMaxAttributes + 1, 4, WideBatch, true, wideCandidates},
 		{"own batch and cap", AdaptiveOptions{Batch: 3, MaxCandidates: 7}, 40, 0.4, 3, true, 7},
 		{"own tree on a narrow table", AdaptiveOptions{Tree: true}, 10, 0.03, 1, true, 0},
 	} {
@@ -534,10 +532,24 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 // attribute with the pick).
 func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 	sizes := []int{10, 10, 10, 10}
-	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}},
-		model: newModel(sizes, [][]int{{0}, {1}, {2}, {3}}, 100)}
+	var ones []*infer.Noisy
+	for j := range sizes {
+		m, err := domain.NewMarginal(sizes, []int{j})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range m.Counts {
+			m.Counts[c] = 10
+		}
+		ones = append(ones, &infer.Noisy{Marginal: m, Variance: 1})
+	}
+	model, err := infer.Estimate(context.Background(), sizes, ones, infer.EstimateOptions{Total: 100, Iters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}}, model: model}
 	cands := [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}
-	base := SelectQuery{Candidates: cands}
+	base := measurement.SelectQuery{Candidates: cands}
 	for range cands {
 		base.Weights = append(base.Weights, 1)
 		base.Estimates = append(base.Estimates, make([]float64, 100))
@@ -573,7 +585,7 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 func TestPreciseBatchNeedsCandidates(t *testing.T) {
 	const rho = 20
 	sigma := math.Sqrt(2) / math.Sqrt(2*0.9*rho/float64(DefaultRounds(5, 3000, rho, 0.1)))
-	if !Precise(sigma, 3000) {
+	if !precise(sigma, 3000) {
 		t.Fatalf("σ = %.2f is not precise at n = 3000", sigma)
 	}
 	attrs := func(res *Result) [][]int {
@@ -585,7 +597,7 @@ func TestPreciseBatchNeedsCandidates(t *testing.T) {
 	}
 	def, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{})
 	one, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: 1})
-	eight, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: PreciseBatch})
+	eight, _ := adaptiveOnSmall(t, rho, AdaptiveOptions{Batch: preciseBatch})
 	if !slices.EqualFunc(attrs(def), attrs(one), slices.Equal) {
 		t.Errorf("the default selected %v, one per refit %v", attrs(def), attrs(one))
 	}

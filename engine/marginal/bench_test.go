@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -13,7 +16,7 @@ import (
 func BenchmarkCountAdult2Way(b *testing.B) {
 	_, ds := adult(b)
 	for b.Loop() {
-		if _, err := Count(ds, []int{0, 12}); err != nil {
+		if _, err := domain.Count(ds, []int{0, 12}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -22,56 +25,15 @@ func BenchmarkCountAdult2Way(b *testing.B) {
 func BenchmarkCountAdult3Way(b *testing.B) {
 	_, ds := adult(b)
 	for b.Loop() {
-		if _, err := Count(ds, []int{0, 6, 12}); err != nil {
+		if _, err := domain.Count(ds, []int{0, 6, 12}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
-
-// benchTargets returns the post-processed marginals Synthesize selects and
-// measures on a dataset at total budget ρ = 0.5 (one owner).
-func benchTargets(b *testing.B, name string) ([]*Marginal, *Dataset) {
-	b.Helper()
-	dom, ds := load(b, name)
-	a := zcdpAccountant(b, "owner", 0.5)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(1)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Source: randx.NewSeeded(2),
-		Parties: []Party{{Name: "owner", Rho: 0.5, Attrs: allAttrs(dom.Len())}}, GUM: GUMOptions{Rounds: 1}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	targets := make([]*Marginal, len(res.Targets))
-	for i, t := range res.Targets {
-		targets[i] = t.Marginal
-	}
-	return targets, ds
-}
-
-func benchGUM(b *testing.B, name string, rounds int) {
-	targets, ds := benchTargets(b, name)
-	for b.Loop() {
-		if _, err := GUM(context.Background(), ds.Sizes, targets, GUMOptions{Rows: ds.Len(), Rounds: rounds, Source: randx.NewSeeded(3)}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(len(targets)), "marginals")
-}
-
-// One round over every selected marginal (plus the initial draw).
-func BenchmarkGUMRoundAdult(b *testing.B) { benchGUM(b, "adult", 1) }
-func BenchmarkGUMRoundBig5(b *testing.B)  { benchGUM(b, "big5", 1) }
-
-// The whole GUM with its default 30 rounds: the targets are 5 s on
-// Adult and 20 s on Big5.
-func BenchmarkGUMAdult(b *testing.B) { benchGUM(b, "adult", 0) }
-func BenchmarkGUMBig5(b *testing.B)  { benchGUM(b, "big5", 0) }
 
 // adaptiveRun runs the adaptive method on a dataset at the ρ of
 // (ε, δ) = (1, 1e-5) and returns its result.
-func adaptiveRun(b *testing.B, name string) (*Result, *Domain, *Dataset, float64) {
+func adaptiveRun(b *testing.B, name string) (*Result, *domain.Domain, *domain.Dataset, float64) {
 	b.Helper()
 	dom, ds := load(b, name)
 	rho := rhoAt(b, 1)
@@ -98,11 +60,11 @@ func benchEstimate(b *testing.B, name string) {
 	res, dom, ds, _ := adaptiveRun(b, name)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Estimate(context.Background(), dom.Sizes(), res.Measured, EstimateOptions{Total: float64(ds.Len())}); err != nil {
+		if _, err := infer.Estimate(context.Background(), dom.Sizes(), res.Measured, infer.EstimateOptions{Total: float64(ds.Len())}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(res.Model.tree.cells(), "model-cells")
+	b.ReportMetric(res.Model.Cells(), "model-cells")
 }
 
 func BenchmarkEstimateAdult(b *testing.B) { benchEstimate(b, "adult") }
@@ -112,17 +74,17 @@ func BenchmarkEstimateBig5(b *testing.B)  { benchEstimate(b, "big5") }
 // and permute-and-flip over the true counts, on the final model.
 func benchSelect(b *testing.B, name string) {
 	res, dom, ds, _ := adaptiveRun(b, name)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e9)}, Source: randx.NewSeeded(4)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e9)}, Source: randx.NewSeeded(4)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	cands, weights := candidates(DefaultWorkload(dom.Sizes(), -1))
-	a := &adaptive{engine: &engine{o: Options{Domain: dom}}, ao: AdaptiveOptions{MaxCells: DefaultModelCells}, rho: 1, used: 1,
+	a := &adaptive{engine: &engine{o: Options{Domain: dom}}, ao: AdaptiveOptions{MaxCells: defaultModelCells}, rho: 1, used: 1,
 		cands: cands, weights: weights, model: res.Model}
 	b.ResetTimer()
 	for b.Loop() {
-		q, _ := a.query(DefaultModelCells, 10)
-		if _, err := m.Select(context.Background(), q, Choice{Purpose: "bench", Parties: []int{0}, Epsilon: 0.1, Sensitivity: q.SelectSensitivity()}); err != nil {
+		q, _ := a.query(defaultModelCells, 10)
+		if _, err := m.Select(context.Background(), q, measurement.Choice{Purpose: "bench", Parties: []int{0}, Epsilon: 0.1, Sensitivity: q.SelectSensitivity()}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -136,15 +98,15 @@ func BenchmarkSelectBig5(b *testing.B)  { benchSelect(b, "big5") }
 // measurer (count, charge, discrete Gaussian on the grid).
 func benchMeasure(b *testing.B, name string) {
 	_, ds := load(b, name)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e12)}, Source: randx.NewSeeded(4)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(b, "owner", 1e12)}, Source: randx.NewSeeded(4)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	noise, err := Calibrate(Gaussian, CountL1, CountL2, 0.001)
+	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, 0.001)
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := Release{Purpose: "bench", Parties: []int{0}, Noise: noise}
+	r := measurement.Release{Purpose: "bench", Parties: []int{0}, Noise: noise}
 	for b.Loop() {
 		for _, s := range [][]int{{0, 1}, {0, 1, 2}} {
 			if _, err := m.Marginal(context.Background(), s, r); err != nil {
@@ -157,49 +119,21 @@ func benchMeasure(b *testing.B, name string) {
 func BenchmarkMeasureAdult(b *testing.B) { benchMeasure(b, "adult") }
 func BenchmarkMeasureBig5(b *testing.B)  { benchMeasure(b, "big5") }
 
-// resampledAdultGUM times GUM fitting rows records to the targets
-// selected on Adult (the work per record is what grows with the data),
-// with its passes split among workers goroutines, or the sorting updater
-// it replaced (refGUM: one goroutine, every update re-counting its cells).
-func resampledAdultGUM(b *testing.B, rows, workers int, ref bool) {
-	targets, ds := benchTargets(b, "adult")
-	for b.Loop() {
-		o := GUMOptions{Rows: rows, Source: randx.NewSeeded(3)}
-		if err := o.defaults(); err != nil {
-			b.Fatal(err)
-		}
-		var err error
-		if ref {
-			_, err = refGUM(context.Background(), ds.Sizes, targets, o)
-		} else {
-			_, err = gum(context.Background(), ds.Sizes, targets, o, workers)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(rows), "rows")
-}
-
-func BenchmarkGUMAdult300kRows(b *testing.B)        { resampledAdultGUM(b, 300000, 2, false) }
-func BenchmarkGUMAdult300kRowsOneCore(b *testing.B) { resampledAdultGUM(b, 300000, 1, false) }
-func BenchmarkGUMAdult300kRowsSorting(b *testing.B) { resampledAdultGUM(b, 300000, 1, true) }
-
 // Counting: the 105 pairs the scores need, in one pass over Adult
 // resampled to 10^6 records in pieces as a streaming reader keeps them.
 func BenchmarkCountAllPairsAdult1M(b *testing.B) {
 	_, ds := adult(b)
 	src := randx.NewSeeded(4)
-	var cs Chunks
+	var cs domain.Chunks
 	for len(cs)*(1<<16) < 1000000 {
-		piece := NewDataset(ds.Sizes, 1<<16)
+		piece := domain.NewDataset(ds.Sizes, 1<<16)
 		for i := range piece.Len() {
 			r := src.IntN(ds.Len())
 			for j := range ds.Cols {
 				piece.Cols[j][i] = ds.Cols[j][r]
 			}
 		}
-		cs = append(cs, CellsOf(piece))
+		cs = append(cs, domain.CellsOf(piece))
 	}
 	var pairs [][]int
 	for a := range ds.Sizes {
@@ -235,18 +169,18 @@ func BenchmarkAdaptiveAdultRho05(b *testing.B) {
 func BenchmarkFinalFitAdultRho05(b *testing.B) {
 	dom, ds := load(b, "adult")
 	res := engineRun(b, dom, ds, 0.5, Options{Method: MethodAdaptive}, 1)
-	o := EstimateOptions{Total: float64(ds.Len()), Iters: 250, Momentum: true}
-	var m *Model
+	o := infer.EstimateOptions{Total: float64(ds.Len()), Iters: 250, Momentum: true}
+	var m *infer.Model
 	start := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
-		if m, err = Estimate(context.Background(), dom.Sizes(), res.Measured, o); err != nil {
+		if m, err = infer.Estimate(context.Background(), dom.Sizes(), res.Measured, o); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric((cpuSeconds()-start)/float64(b.N), "cpu-s/op")
-	b.ReportMetric(m.tree.cells(), "model-cells")
+	b.ReportMetric(m.Cells(), "model-cells")
 }
 
 // cpuSeconds is the process's user and system CPU time.

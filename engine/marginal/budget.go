@@ -30,7 +30,7 @@ func (s Split) Validate() error {
 	return nil
 }
 
-// Allocate divides each party's budget among releases. Release r is charged
+// allocate divides each party's budget among releases. Release r is charged
 // to every party in parties[r] and gets ρ_r = λ·weights[r] for a rate λ that
 // is as large as the strictest of its parties allows: progressive filling
 // raises every unfixed release's rate together; when a party's remaining
@@ -41,7 +41,7 @@ func (s Split) Validate() error {
 // cannot use is left to the other releases of generous parties. With one
 // party this is ρ_r ∝ weights[r] (PrivSyn's c^{2/3} allocation when weights
 // are c^{2/3}).
-func Allocate(budgets []float64, parties [][]int, weights []float64) ([]float64, error) {
+func allocate(budgets []float64, parties [][]int, weights []float64) ([]float64, error) {
 	if len(parties) != len(weights) {
 		return nil, fmt.Errorf("marginal: allocate: %d releases but %d weights", len(parties), len(weights))
 	}

@@ -4,26 +4,28 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // DefaultMaxCells is the default domain-size cap of a combined marginal.
 const DefaultMaxCells = 5000
 
-// CombineOptions configure Combine.
+// CombineOptions configure combine.
 type CombineOptions struct {
 	// MaxCells caps a combined set's domain (default DefaultMaxCells).
 	MaxCells int
 	// AnyClique merges whenever the cap allows, as PrivSyn does. By
 	// default a set only grows when that does not raise the noise weight:
 	// under the c^{2/3} allocation the total noise error grows with
-	// S = Σ c^{2/3} (see NoiseError), so an attribute joins a set only if
+	// S = Σ c^{2/3} (see noiseError), so an attribute joins a set only if
 	// the set's c^{2/3} grows by no more than the c^{2/3} of the selected
 	// pairs it newly covers. On Adult and Big5 merging every capped clique
 	// raised the mean 2-way TVD (e.g. Big5 at ρ = 0.5: 0.071 vs 0.065).
 	AnyClique bool
 }
 
-// Combine merges selected pairs into larger attribute sets (Algorithm 3,
+// combine merges selected pairs into larger attribute sets (Algorithm 3,
 // step 3; PrivSyn's marginal combination): a set of attributes every two
 // of which form a selected pair (a clique of the selection graph) is
 // measured as one marginal, which answers all its pairs at once and
@@ -32,7 +34,7 @@ type CombineOptions struct {
 // covers the most uncovered pairs while the cap (and, unless AnyClique,
 // the noise weight) allows, repeat. Sets contained in another are dropped.
 // Pairs whose own domain exceeds the cap stay as pairs.
-func Combine(pairs [][2]int, sizes []int, o CombineOptions) ([][]int, error) {
+func combine(pairs [][2]int, sizes []int, o CombineOptions) ([][]int, error) {
 	if o.MaxCells == 0 {
 		o.MaxCells = DefaultMaxCells
 	}
@@ -124,7 +126,7 @@ func dropSubsets(sets [][]int) [][]int {
 	for i, s := range sets {
 		inside := false
 		for j, t := range sets {
-			if i != j && subset(s, t) && (len(s) < len(t) || j < i) {
+			if i != j && attrset.Subset(s, t) && (len(s) < len(t) || j < i) {
 				inside = true
 				break
 			}
@@ -134,14 +136,4 @@ func dropSubsets(sets [][]int) [][]int {
 		}
 	}
 	return out
-}
-
-// subset reports whether sorted s ⊆ sorted t.
-func subset(s, t []int) bool {
-	for _, v := range s {
-		if _, ok := slices.BinarySearch(t, v); !ok {
-			return false
-		}
-	}
-	return true
 }

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -22,7 +25,7 @@ type Party struct {
 // Options configure Synthesize (Algorithm 3).
 type Options struct {
 	// Domain discretises the attributes (required).
-	Domain *Domain
+	Domain *domain.Domain
 	// Parties partition the domain's attributes (required; one party for
 	// a single owner).
 	Parties []Party
@@ -36,10 +39,10 @@ type Options struct {
 	// Split divides every ρ_k between the stages (default PaperSplit).
 	Split Split
 	// Score is the pair score (default IInDif, the paper's).
-	Score ScoreKind
+	Score measurement.ScoreKind
 	// Noise of the one-way marginals (default Laplace, as the paper), of
 	// the scores and of the selected marginals (default Gaussian).
-	OneWayNoise, ScoreNoise, MarginalNoise Mechanism
+	OneWayNoise, ScoreNoise, MarginalNoise measurement.Mechanism
 	// Mu is the paper's ratio μ ∈ [0, 1) in Algorithm 2: the error model
 	// assumes (1 − μ)·ρ_3^k for measuring party k's pairs (default 0).
 	Mu float64
@@ -50,7 +53,7 @@ type Options struct {
 	ConsistencyRounds int
 	// GUM configures the synthesis; Rows defaults to Records and Source to
 	// the Options' Source.
-	GUM GUMOptions
+	GUM infer.GUMOptions
 	// Method chooses what to measure (default MethodPaper).
 	Method Method
 	// Adaptive configures MethodAdaptive.
@@ -72,7 +75,7 @@ type Options struct {
 // Planned is one release of the plan and what it measured.
 type Planned struct {
 	Attrs   []int
-	Release Release
+	Release measurement.Release
 }
 
 // Result is what Synthesize produced and how.
@@ -81,23 +84,23 @@ type Result struct {
 	// it back to the schema. It holds Rows records, or fewer when
 	// GUMOptions.Fit capped the records fitted: record r of the synthetic
 	// table is then Data's record r mod Data.Len().
-	Data *Dataset
+	Data *domain.Dataset
 	// Rows is the number of synthetic records (GUMOptions.Rows).
 	Rows int
 	// OneWays are the published noisy one-way marginals (raw).
-	OneWays []*Noisy
+	OneWays []*infer.Noisy
 	// Candidates are all attribute pairs with their published noisy scores
 	// and the party whose I_k holds them.
 	Candidates []Candidate
 	// Selection is Algorithm 2's outcome over Candidates.
 	Selection Selection
 	// Measured are the combined attribute sets measured with ρ_3, raw.
-	Measured []*Noisy
+	Measured []*infer.Noisy
 	// Targets are the post-processed marginals GUM matched.
-	Targets []*Noisy
+	Targets []*infer.Noisy
 	// Model is the graphical model the records were sampled from
 	// (InferencePGM and MethodAdaptive).
-	Model *Model
+	Model *infer.Model
 	// Rounds lists the adaptive method's rounds.
 	Rounds []Round
 	// Optimizer is how the adaptive method fitted its model (OptimizerAuto
@@ -124,16 +127,16 @@ func (o *Options) defaults() error {
 		o.Split = PaperSplit
 	}
 	if o.Score == "" {
-		o.Score = IInDif
+		o.Score = measurement.IInDif
 	}
 	if o.OneWayNoise == "" {
-		o.OneWayNoise = Laplace
+		o.OneWayNoise = measurement.Laplace
 	}
 	if o.ScoreNoise == "" {
-		o.ScoreNoise = Gaussian
+		o.ScoreNoise = measurement.Gaussian
 	}
 	if o.MarginalNoise == "" {
-		o.MarginalNoise = Gaussian
+		o.MarginalNoise = measurement.Gaussian
 	}
 	if o.Combine.MaxCells == 0 {
 		o.Combine.MaxCells = DefaultMaxCells
@@ -184,7 +187,7 @@ func (o *Options) validate() error {
 	if !o.Neighbours.PublicCount() && len(o.Parties) != 1 {
 		return fmt.Errorf("marginal: add/remove neighbours need one party holding every column (a record added adds values to every party's columns), got %d parties", len(o.Parties))
 	}
-	for _, m := range []Mechanism{o.OneWayNoise, o.ScoreNoise, o.MarginalNoise} {
+	for _, m := range []measurement.Mechanism{o.OneWayNoise, o.ScoreNoise, o.MarginalNoise} {
 		if _, err := dp.ParseMechanism(string(m)); err != nil {
 			return fmt.Errorf("marginal: %w", err)
 		}
@@ -236,11 +239,11 @@ func (o *Options) owners() ([]int, error) {
 // noiseRho is the ρ at which a replace-one count release carries the
 // noise this run's count releases carry at rho: rho itself under
 // replace-one, 2·rho under add/remove (L2 sensitivity 1 against √2). The
-// adaptive defaults' rules on noise (DefaultRounds, Precise) are written
+// adaptive defaults' rules on noise (DefaultRounds, precise) are written
 // for replace-one and read it, so they follow the relation.
 func (o *Options) noiseRho(rho float64) float64 {
-	_, l2 := CountSensitivity(o.Neighbours)
-	return rho * (CountL2 / l2) * (CountL2 / l2)
+	_, l2 := measurement.CountSensitivity(o.Neighbours)
+	return rho * (measurement.CountL2 / l2) * (measurement.CountL2 / l2)
 }
 
 // stageBudgets returns every party's budget for one stage.
@@ -257,7 +260,7 @@ func (o *Options) stageBudgets(share float64) []float64 {
 // combination, the combined marginals (ρ_3), post-processing and GUM.
 // Every noisy value comes from m, which charges the parties; everything
 // after is post-processing.
-func Synthesize(ctx context.Context, m Measurer, o Options) (*Result, error) {
+func Synthesize(ctx context.Context, m measurement.Measurer, o Options) (*Result, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
@@ -303,15 +306,15 @@ func (e *engine) errorBars(workload [][]int) {
 			sets = append(sets, m.Attrs)
 		}
 	}
-	ms = slices.DeleteFunc(ms, func(m *Noisy) bool { return m == nil })
+	ms = slices.DeleteFunc(ms, func(m *infer.Noisy) bool { return m == nil })
 	sizes := e.o.Domain.Sizes()
-	e.res.ErrorBars = ErrorBars(sizes, ms, sets, e.o.Records)
-	e.res.Workload = Summarise(ErrorBars(sizes, ms, normaliseAll(workload), e.o.Records))
+	e.res.ErrorBars = errorBars(sizes, ms, sets, e.o.Records)
+	e.res.Workload = summarise(errorBars(sizes, ms, normaliseAll(workload), e.o.Records))
 }
 
 type engine struct {
 	o     Options
-	m     Measurer
+	m     measurement.Measurer
 	owner []int
 	res   *Result
 	refs  [][]float64 // post-processed one-way counts, per attribute
@@ -323,8 +326,8 @@ func (e *engine) progress(stage string, done, total int) {
 	}
 }
 
-func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*Noisy, error) {
-	out, err := e.measureAll(ctx, [][]int{attrs}, []Release{r})
+func (e *engine) measure(ctx context.Context, attrs []int, r measurement.Release) (*infer.Noisy, error) {
+	out, err := e.measureAll(ctx, [][]int{attrs}, []measurement.Release{r})
 	if err != nil {
 		return nil, err
 	}
@@ -333,18 +336,18 @@ func (e *engine) measure(ctx context.Context, attrs []int, r Release) (*Noisy, e
 
 // measureAll measures independent releases: in one batch when the
 // measurer is a Batcher, else one by one, in order either way.
-func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]*Noisy, error) {
-	mgs := make([]*Marginal, len(sets))
+func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []measurement.Release) ([]*infer.Noisy, error) {
+	mgs := make([]*domain.Marginal, len(sets))
 	sorted := make([][]int, len(sets))
 	for i, attrs := range sets {
-		mg, err := NewMarginal(e.o.Domain.Sizes(), attrs)
+		mg, err := domain.NewMarginal(e.o.Domain.Sizes(), attrs)
 		if err != nil {
 			return nil, err
 		}
 		mgs[i], sorted[i] = mg, mg.Attrs
 	}
 	var counts [][]float64
-	if b, ok := e.m.(Batcher); ok && len(sets) > 1 {
+	if b, ok := e.m.(measurement.Batcher); ok && len(sets) > 1 {
 		var err error
 		if counts, err = b.Marginals(ctx, sorted, rs); err != nil {
 			return nil, fmt.Errorf("marginal: measuring %s and %d more: %w", rs[0].Purpose, len(rs)-1, err)
@@ -361,14 +364,14 @@ func (e *engine) measureAll(ctx context.Context, sets [][]int, rs []Release) ([]
 			counts = append(counts, c)
 		}
 	}
-	out := make([]*Noisy, len(sets))
+	out := make([]*infer.Noisy, len(sets))
 	for i, mg := range mgs {
 		if len(counts[i]) != mg.Cells() {
 			return nil, fmt.Errorf("marginal: measurer returned %d cells for %s, want %d", len(counts[i]), rs[i].Purpose, mg.Cells())
 		}
 		mg.Counts = counts[i]
 		e.res.Plan = append(e.res.Plan, Planned{Attrs: mg.Attrs, Release: rs[i]})
-		out[i] = &Noisy{Marginal: mg, Variance: rs[i].Noise.Variance()}
+		out[i] = &infer.Noisy{Marginal: mg, Variance: rs[i].Noise.Variance()}
 	}
 	return out, nil
 }
@@ -388,19 +391,19 @@ func (e *engine) names(attrs []int) string {
 // marginal of each of its attributes, splitting ρ_1^k evenly among them.
 func (e *engine) oneWays(ctx context.Context) error {
 	d := e.o.Domain.Len()
-	e.res.OneWays = make([]*Noisy, d)
+	e.res.OneWays = make([]*infer.Noisy, d)
 	e.refs = make([][]float64, d)
 	var sets [][]int
-	var rs []Release
+	var rs []measurement.Release
 	for k, p := range e.o.Parties {
 		rho := e.o.Split.OneWay * p.Rho / float64(len(p.Attrs))
-		noise, err := CountNoise(e.o.OneWayNoise, e.o.Neighbours, rho)
+		noise, err := measurement.CountNoise(e.o.OneWayNoise, e.o.Neighbours, rho)
 		if err != nil {
 			return err
 		}
 		for _, j := range p.Attrs {
 			sets = append(sets, []int{j})
-			rs = append(rs, Release{Purpose: "one-way marginal " + e.o.Domain.Name(j), Parties: []int{k}, Noise: noise})
+			rs = append(rs, measurement.Release{Purpose: "one-way marginal " + e.o.Domain.Name(j), Parties: []int{k}, Noise: noise})
 		}
 	}
 	ms, err := e.measureAll(ctx, sets, rs)
@@ -411,7 +414,7 @@ func (e *engine) oneWays(ctx context.Context) error {
 		j := sets[i][0]
 		e.res.OneWays[j] = nm
 		ref := append([]float64(nil), nm.Counts...)
-		NormSub(ref, float64(e.o.Records))
+		infer.NormSub(ref, float64(e.o.Records))
 		e.refs[j] = ref
 		e.progress("one-way marginals", i+1, d)
 	}
@@ -438,22 +441,22 @@ func (e *engine) scores(ctx context.Context) error {
 	for i := range weights {
 		weights[i] = 1
 	}
-	rhos, err := Allocate(e.o.stageBudgets(e.o.Split.Scores), parties, weights)
+	rhos, err := allocate(e.o.stageBudgets(e.o.Split.Scores), parties, weights)
 	if err != nil {
 		return err
 	}
-	sens := ScoreSensitivity(e.o.Score, e.o.Neighbours)
+	sens := measurement.ScoreSensitivity(e.o.Score, e.o.Neighbours)
 	budgets3 := e.selectBudgets()
-	qs := make([]ScoreQuery, len(cands))
-	rs := make([]Release, len(cands))
+	qs := make([]measurement.ScoreQuery, len(cands))
+	rs := make([]measurement.Release, len(cands))
 	for i := range cands {
 		c := &cands[i]
-		noise, err := Calibrate(e.o.ScoreNoise, sens, sens, rhos[i])
+		noise, err := measurement.Calibrate(e.o.ScoreNoise, sens, sens, rhos[i])
 		if err != nil {
 			return err
 		}
-		rs[i] = Release{Purpose: fmt.Sprintf("%s score %s", e.o.Score, e.names([]int{c.A, c.B})), Parties: parties[i], Noise: noise}
-		qs[i] = ScoreQuery{Kind: e.o.Score, A: c.A, B: c.B, RefA: e.refs[c.A], RefB: e.refs[c.B], N: e.o.Records}
+		rs[i] = measurement.Release{Purpose: fmt.Sprintf("%s score %s", e.o.Score, e.names([]int{c.A, c.B})), Parties: parties[i], Noise: noise}
+		qs[i] = measurement.ScoreQuery{Kind: e.o.Score, A: c.A, B: c.B, RefA: e.refs[c.A], RefB: e.refs[c.B], N: e.o.Records}
 	}
 	scores, err := e.scoreAll(ctx, qs, rs)
 	if err != nil {
@@ -463,7 +466,7 @@ func (e *engine) scores(ctx context.Context) error {
 		c := &cands[i]
 		e.res.Plan = append(e.res.Plan, Planned{Attrs: []int{c.A, c.B}, Release: rs[i]})
 		c.Score = scores[i]
-		c.Owner = OwnerOf(c.A, c.B, e.owner, budgets3)
+		c.Owner = ownerOf(c.A, c.B, e.owner, budgets3)
 		e.progress("pair scores", i+1, len(cands))
 	}
 	e.res.Candidates = cands
@@ -472,8 +475,8 @@ func (e *engine) scores(ctx context.Context) error {
 
 // scoreAll measures independent scores, in one batch when the measurer
 // is a Batcher.
-func (e *engine) scoreAll(ctx context.Context, qs []ScoreQuery, rs []Release) ([]float64, error) {
-	if b, ok := e.m.(Batcher); ok && len(qs) > 1 {
+func (e *engine) scoreAll(ctx context.Context, qs []measurement.ScoreQuery, rs []measurement.Release) ([]float64, error) {
+	if b, ok := e.m.(measurement.Batcher); ok && len(qs) > 1 {
 		out, err := b.Scores(ctx, qs, rs)
 		if err != nil {
 			return nil, fmt.Errorf("marginal: measuring %s and %d more: %w", rs[0].Purpose, len(rs)-1, err)
@@ -502,8 +505,8 @@ func (e *engine) selectPairs(context.Context) error {
 	if len(e.res.Candidates) == 0 {
 		return nil
 	}
-	_, l2 := CountSensitivity(e.o.Neighbours)
-	sel, err := SelectPairs(SelectOptions{Candidates: e.res.Candidates, Budgets: e.selectBudgets(), L2: l2})
+	_, l2 := measurement.CountSensitivity(e.o.Neighbours)
+	sel, err := selectPairs(selectOptions{Candidates: e.res.Candidates, Budgets: e.selectBudgets(), L2: l2})
 	if err != nil {
 		return err
 	}
@@ -520,7 +523,7 @@ func (e *engine) measureSets() ([][]int, error) {
 		c := e.res.Candidates[i]
 		pairs = append(pairs, [2]int{c.A, c.B})
 	}
-	sets, err := Combine(pairs, e.o.Domain.Sizes(), e.o.Combine)
+	sets, err := combine(pairs, e.o.Domain.Sizes(), e.o.Combine)
 	if err != nil {
 		return nil, err
 	}
@@ -554,17 +557,17 @@ func (e *engine) marginals(ctx context.Context) error {
 		parties[i] = partiesOf(e.owner, s)
 		weights[i] = math.Pow(float64(c), 2.0/3)
 	}
-	rhos, err := Allocate(e.o.stageBudgets(e.o.Split.Marginals), parties, weights)
+	rhos, err := allocate(e.o.stageBudgets(e.o.Split.Marginals), parties, weights)
 	if err != nil {
 		return err
 	}
-	rs := make([]Release, len(sets))
+	rs := make([]measurement.Release, len(sets))
 	for i, s := range sets {
-		noise, err := CountNoise(e.o.MarginalNoise, e.o.Neighbours, rhos[i])
+		noise, err := measurement.CountNoise(e.o.MarginalNoise, e.o.Neighbours, rhos[i])
 		if err != nil {
 			return err
 		}
-		rs[i] = Release{Purpose: "marginal " + e.names(s), Parties: parties[i], Noise: noise}
+		rs[i] = measurement.Release{Purpose: "marginal " + e.names(s), Parties: parties[i], Noise: noise}
 	}
 	ms, err := e.measureAll(ctx, sets, rs)
 	if err != nil {
@@ -581,18 +584,18 @@ func (e *engine) marginals(ctx context.Context) error {
 // one of the same attribute, then makes everything consistent and
 // non-negative.
 func (e *engine) postProcess(context.Context) error {
-	var targets []*Noisy
-	measuredOne := map[int]*Noisy{}
+	var targets []*infer.Noisy
+	measuredOne := map[int]*infer.Noisy{}
 	for _, m := range e.res.Measured {
 		if len(m.Attrs) == 1 {
 			measuredOne[m.Attrs[0]] = m
 		}
 	}
 	for j, ow := range e.res.OneWays {
-		t := &Noisy{Marginal: ow.Marginal.Clone(), Variance: ow.Variance}
+		t := &infer.Noisy{Marginal: ow.Marginal.Clone(), Variance: ow.Variance}
 		if m, ok := measuredOne[j]; ok {
 			var err error
-			if t, err = Merge(ow, m); err != nil {
+			if t, err = infer.Merge(ow, m); err != nil {
 				return err
 			}
 		}
@@ -600,10 +603,10 @@ func (e *engine) postProcess(context.Context) error {
 	}
 	for _, m := range e.res.Measured {
 		if len(m.Attrs) > 1 {
-			targets = append(targets, &Noisy{Marginal: m.Marginal.Clone(), Variance: m.Variance})
+			targets = append(targets, &infer.Noisy{Marginal: m.Marginal.Clone(), Variance: m.Variance})
 		}
 	}
-	if err := Consistent(targets, ConsistencyOptions{Total: float64(e.o.Records), Rounds: e.o.ConsistencyRounds}); err != nil {
+	if err := infer.Consistent(targets, infer.ConsistencyOptions{Total: float64(e.o.Records), Rounds: e.o.ConsistencyRounds}); err != nil {
 		return err
 	}
 	e.res.Targets = targets
@@ -614,7 +617,7 @@ func (e *engine) gum(ctx context.Context) error {
 	if e.o.Inference == InferencePGM {
 		return e.pgm(ctx)
 	}
-	targets := make([]*Marginal, len(e.res.Targets))
+	targets := make([]*domain.Marginal, len(e.res.Targets))
 	for i, t := range e.res.Targets {
 		targets[i] = t.Marginal
 	}
@@ -626,7 +629,7 @@ func (e *engine) gum(ctx context.Context) error {
 			user(done, total)
 		}
 	}
-	ds, err := GUM(ctx, e.o.Domain.Sizes(), targets, g)
+	ds, err := infer.GUM(ctx, e.o.Domain.Sizes(), targets, g)
 	if err != nil {
 		return err
 	}
@@ -639,11 +642,23 @@ func (e *engine) gum(ctx context.Context) error {
 // records from it.
 func (e *engine) pgm(ctx context.Context) error {
 	ms := append(slices.Clone(e.res.OneWays), e.res.Measured...)
-	model, err := Estimate(ctx, e.o.Domain.Sizes(), ms, EstimateOptions{Total: float64(e.o.Records), Iters: e.o.PGMIters})
+	model, err := infer.Estimate(ctx, e.o.Domain.Sizes(), ms, infer.EstimateOptions{Total: float64(e.o.Records), Iters: e.o.PGMIters})
 	if err != nil {
 		return err
 	}
 	e.res.Model = model
-	e.res.Data, err = model.Sample(e.o.GUM.fitted(), e.o.Source)
+	e.res.Data, err = model.Sample(e.o.GUM.Fitted(), e.o.Source)
 	return err
+}
+
+// partiesOf returns the sorted distinct parties owning attrs.
+func partiesOf(owner []int, attrs []int) []int {
+	var ps []int
+	for _, a := range attrs {
+		if !slices.Contains(ps, owner[a]) {
+			ps = append(ps, owner[a])
+		}
+	}
+	slices.Sort(ps)
+	return ps
 }

@@ -8,18 +8,23 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
-func synthesizeAdult(t *testing.T, parties []Party, seed uint64) (*Result, []*privacy.Accountant, *Dataset) {
+func synthesizeAdult(t *testing.T, parties []Party, seed uint64) (*Result, []*privacy.Accountant, *domain.Dataset) {
 	t.Helper()
 	dom, ds := adult(t)
 	var accts []*privacy.Accountant
 	for _, p := range parties {
 		accts = append(accts, zcdpAccountant(t, p.Name, p.Rho))
 	}
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: accts, Source: randx.NewSeeded(seed)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: accts, Source: randx.NewSeeded(seed)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +41,7 @@ func synthesizeAdult(t *testing.T, parties []Party, seed uint64) (*Result, []*pr
 // than with independent attributes.
 func TestSynthesizeAdult(t *testing.T) {
 	dom, _ := adult(t)
-	res, accts, ds := synthesizeAdult(t, []Party{{Name: "owner", Rho: 1, Attrs: allAttrs(dom.Len())}}, 1)
+	res, accts, ds := synthesizeAdult(t, owner("owner", 1, dom.Len()), 1)
 	if s := accts[0].Spent().Rho; s > 1 || s < 0.999 {
 		t.Errorf("spent ρ = %v of 1", s)
 	}
@@ -48,12 +53,12 @@ func TestSynthesizeAdult(t *testing.T) {
 	}
 	got := meanTVD2(t, ds, res.Data)
 	// Independent attributes: GUM on the exact one-way marginals only.
-	var ones []*Marginal
+	var ones []*domain.Marginal
 	for j := range dom.Len() {
-		m, _ := Count(ds, []int{j})
+		m, _ := domain.Count(ds, []int{j})
 		ones = append(ones, m)
 	}
-	indep, err := GUM(context.Background(), ds.Sizes, ones, GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(5)})
+	indep, err := infer.GUM(context.Background(), ds.Sizes, ones, infer.GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +81,7 @@ func TestSynthesizeAdult(t *testing.T) {
 // the strict party's attributes are measured with more noise.
 func TestSynthesizePersonalised(t *testing.T) {
 	dom, _ := adult(t)
-	all := allAttrs(dom.Len())
+	all := enginetest.AllAttrs(dom.Len())
 	parties := []Party{{Name: "a", Rho: 1, Attrs: all[:7]}, {Name: "b", Rho: 0.1, Attrs: all[7:]}}
 	res, accts, _ := synthesizeAdult(t, parties, 3)
 	for k, a := range accts {
@@ -126,12 +131,12 @@ func dp0Within(a *privacy.Accountant) bool {
 }
 
 func TestSynthesizeDeterministic(t *testing.T) {
-	ds := randomDataset([]int{4, 4, 3, 5}, 3000, 0.7, randx.NewSeeded(1))
+	ds := domaintest.RandomDataset([]int{4, 4, 3, 5}, 3000, 0.7, randx.NewSeeded(1))
 	dom := smallDomain(t)
 	run := func() *Result {
 		a := zcdpAccountant(t, "p", 1)
-		m, _ := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
-		res, err := Synthesize(context.Background(), m, Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: allAttrs(4)}},
+		m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
+		res, err := Synthesize(context.Background(), m, Options{Domain: dom, Parties: owner("p", 1, 4),
 			Records: ds.Len(), Source: randx.NewSeeded(3)})
 		if err != nil {
 			t.Fatal(err)
@@ -144,16 +149,15 @@ func TestSynthesizeDeterministic(t *testing.T) {
 	}
 }
 
-func smallDomain(t *testing.T) *Domain {
+func smallDomain(t *testing.T) *domain.Domain {
 	t.Helper()
-	s := testSchema()
-	s.Attributes = []data.Attribute{
+	s := data.Schema{Attributes: []data.Attribute{
 		{Name: "a", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3"}},
 		{Name: "b", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3"}},
 		{Name: "c", Kind: data.Categorical, Categories: []string{"0", "1", "2"}},
 		{Name: "d", Kind: data.Categorical, Categories: []string{"0", "1", "2", "3", "4"}},
-	}
-	d, err := NewDomain(s, DomainOptions{})
+	}}
+	d, err := domain.New(s, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,10 +166,10 @@ func smallDomain(t *testing.T) *Domain {
 
 func TestSynthesizeOptionErrors(t *testing.T) {
 	dom := smallDomain(t)
-	ds := randomDataset([]int{4, 4, 3, 5}, 100, 0.7, randx.NewSeeded(1))
+	ds := domaintest.RandomDataset([]int{4, 4, 3, 5}, 100, 0.7, randx.NewSeeded(1))
 	a := zcdpAccountant(t, "p", 1)
-	m, _ := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
-	base := Options{Domain: dom, Parties: []Party{{Name: "p", Rho: 1, Attrs: allAttrs(4)}}, Records: 100}
+	m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
+	base := Options{Domain: dom, Parties: owner("p", 1, 4), Records: 100}
 	bad := map[string]func(o *Options){
 		"no domain":      func(o *Options) { o.Domain = nil },
 		"no records":     func(o *Options) { o.Records = 0 },
@@ -201,24 +205,24 @@ func TestSynthesizeOptionErrors(t *testing.T) {
 func TestSynthesizeBig5(t *testing.T) {
 	dom, ds := load(t, "big5")
 	a := zcdpAccountant(t, "owner", 1)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(7)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(7)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Source: randx.NewSeeded(8),
-		Parties: []Party{{Name: "owner", Rho: 1, Attrs: allAttrs(dom.Len())}}, GUM: GUMOptions{Rounds: 10}})
+		Parties: owner("owner", 1, dom.Len()), GUM: infer.GUMOptions{Rounds: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Candidates) != 57*56/2 || a.Spent().Rho < 0.999 {
 		t.Fatalf("%d candidates, spent %v", len(res.Candidates), a.Spent())
 	}
-	var ones []*Marginal
+	var ones []*domain.Marginal
 	for j := range dom.Len() {
-		c, _ := Count(ds, []int{j})
+		c, _ := domain.Count(ds, []int{j})
 		ones = append(ones, c)
 	}
-	indep, err := GUM(context.Background(), ds.Sizes, ones, GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(9)})
+	indep, err := infer.GUM(context.Background(), ds.Sizes, ones, infer.GUMOptions{Rows: ds.Len(), Rounds: 1, Source: randx.NewSeeded(9)})
 	if err != nil {
 		t.Fatal(err)
 	}

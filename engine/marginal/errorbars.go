@@ -2,6 +2,9 @@ package marginal
 
 import (
 	"math"
+
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/internal/attrset"
 )
 
 // ErrorBar is the analytic noise error of one marginal the engine
@@ -40,9 +43,9 @@ type WorkloadError struct {
 	MeanExpectedTVD, MeanTVD95 float64
 }
 
-// ErrorBars returns the bar of every set (sorted attributes of a domain
+// errorBars returns the bar of every set (sorted attributes of a domain
 // of the given sizes) from the measurements ms of a table of n records.
-func ErrorBars(sizes []int, ms []*Noisy, sets [][]int, n int) []ErrorBar {
+func errorBars(sizes []int, ms []*infer.Noisy, sets [][]int, n int) []ErrorBar {
 	variance := map[string]float64{} // merged per-cell variance by set
 	var measured [][]int
 	for _, m := range ms {
@@ -63,14 +66,14 @@ func ErrorBars(sizes []int, ms []*Noisy, sets [][]int, n int) []ErrorBar {
 		b := ErrorBar{Attrs: s, Cells: cells}
 		best := math.Inf(1)
 		for _, m := range measured {
-			if !subset(s, m) {
+			if !attrset.Subset(s, m) {
 				continue
 			}
 			k := 1
-			for _, a := range minus(m, s) {
+			for _, a := range attrset.Minus(m, s) {
 				k *= sizes[a]
 			}
-			best = math.Min(best, variance[setKey(m)]*float64(k))
+			best = math.Min(best, variance[attrset.Key(m)]*float64(k))
 		}
 		if !math.IsInf(best, 1) && cells > 0 {
 			sigma := math.Sqrt(best)
@@ -84,8 +87,8 @@ func ErrorBars(sizes []int, ms []*Noisy, sets [][]int, n int) []ErrorBar {
 	return out
 }
 
-// Summarise averages the covered bars.
-func Summarise(bars []ErrorBar) WorkloadError {
+// summarise averages the covered bars.
+func summarise(bars []ErrorBar) WorkloadError {
 	w := WorkloadError{Queries: len(bars)}
 	for _, b := range bars {
 		if b.Covered {

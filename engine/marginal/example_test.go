@@ -7,6 +7,8 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -28,22 +30,22 @@ func Example() {
 		smoker := float64(src.IntN(2))
 		table.Rows = append(table.Rows, []float64{income, float64(src.IntN(2)), smoker, smoker + float64(src.IntN(2))})
 	}
-	domain, _ := marginal.NewDomain(schema, marginal.DomainOptions{Bins: 8})
-	ds, _, _ := domain.Encode(table)
+	dom, _ := domain.New(schema, domain.Options{Bins: 8})
+	ds, _, _ := dom.Encode(table)
 	parties := []marginal.Party{{Name: "bank", Rho: 1, Attrs: []int{0, 1}}, {Name: "clinic", Rho: 0.1, Attrs: []int{2, 3}}}
 	var accts []*privacy.Accountant
 	for _, p := range parties {
 		a, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: p.Name, Budget: dp.Concentrated(p.Rho)})
 		accts = append(accts, a)
 	}
-	m, _ := marginal.NewLocalMeasurer(marginal.LocalOptions{Data: ds, Accountants: accts, Source: src.Child()})
+	m, _ := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: accts, Source: src.Child()})
 	res, err := marginal.Synthesize(context.Background(), m, marginal.Options{
-		Domain: domain, Parties: parties, Records: ds.Len(), Source: src.Child()})
+		Domain: dom, Parties: parties, Records: ds.Len(), Source: src.Child()})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	synthetic, _ := domain.Decode(res.Data, src.Child())
+	synthetic, _ := dom.Decode(res.Data, src.Child())
 	fmt.Println("synthetic rows:", synthetic.Len())
 	for _, a := range accts {
 		fmt.Printf("%s spent ρ = %.3f of %v\n", a.Party(), a.Spent().Rho, a.Budget().Rho)
@@ -52,15 +54,4 @@ func Example() {
 	// synthetic rows: 2000
 	// bank spent ρ = 1.000 of 1
 	// clinic spent ρ = 0.100 of 0.1
-}
-
-// Allocate splits each party's budget among releases in proportion to
-// their weights, limited by the strictest party each release touches.
-func ExampleAllocate() {
-	budgets := []float64{1, 0.1}         // ρ of party 0 and party 1
-	parties := [][]int{{0}, {1}, {0, 1}} // who each release is charged to
-	weights := []float64{1, 1, 1}        // e.g. c^{2/3} of each marginal
-	rho, _ := marginal.Allocate(budgets, parties, weights)
-	fmt.Printf("%.3f\n", rho)
-	// Output: [0.950 0.050 0.050]
 }

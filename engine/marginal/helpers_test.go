@@ -1,45 +1,22 @@
 package marginal
 
 import (
-	"math"
 	"testing"
 
-	"github.com/dppub/dppub/datasets"
-	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/randx"
 )
 
-// randomDataset draws n records over sizes; attribute 1 copies attribute 0
-// (mod its size) with probability corr, so pairs (0, 1) are dependent.
-func randomDataset(sizes []int, n int, corr float64, src *randx.Source) *Dataset {
-	ds := NewDataset(sizes, n)
-	for i := range n {
-		for j, s := range sizes {
-			ds.Cols[j][i] = uint16(src.IntN(s))
-		}
-		if len(sizes) > 1 && src.Float64() < corr {
-			ds.Cols[1][i] = ds.Cols[0][i] % uint16(sizes[1])
-		}
-	}
-	return ds
-}
-
-func allAttrs(d int) []int {
-	a := make([]int, d)
-	for j := range a {
-		a[j] = j
-	}
-	return a
+// owner is one party, name, holding all d attributes at budget ρ = rho.
+func owner(name string, rho float64, d int) []Party {
+	return []Party{{Name: name, Rho: rho, Attrs: enginetest.AllAttrs(d)}}
 }
 
 func zcdpAccountant(t testing.TB, party string, rho float64) *privacy.Accountant {
 	t.Helper()
-	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: party, Budget: dp.Concentrated(rho)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return domaintest.Accountant(t, party, rho)
 }
 
 // rhoAt is the ρ of (ε, δ) = (eps, 1e-5), the benchmark's budgets.
@@ -53,52 +30,29 @@ func rhoAt(t testing.TB, eps float64) float64 {
 }
 
 // adult returns the embedded Adult table discretised with default bins.
-func adult(t testing.TB) (*Domain, *Dataset) {
+func adult(t testing.TB) (*domain.Domain, *domain.Dataset) {
 	t.Helper()
 	return load(t, "adult")
 }
 
-func load(t testing.TB, name string) (*Domain, *Dataset) {
+func load(t testing.TB, name string) (*domain.Domain, *domain.Dataset) {
 	t.Helper()
-	tab, err := datasets.Load(name)
-	if err != nil {
-		t.Skipf("dataset %s not available: %v", name, err)
-	}
-	d, err := NewDomain(tab.Schema, DomainOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, _, err := d.Encode(tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, ds
-}
-
-// tvd is the total variation distance between two marginals' normalised
-// counts.
-func tvd(r, s *Marginal) float64 {
-	tr, ts := r.Total(), s.Total()
-	x := 0.0
-	for c := range r.Counts {
-		x += math.Abs(r.Counts[c]/tr - s.Counts[c]/ts)
-	}
-	return x / 2
+	return domaintest.Load(t, name)
 }
 
 // meanTVD2 is the mean TVD over all 2-way marginals.
-func meanTVD2(t testing.TB, real, syn *Dataset) float64 {
+func meanTVD2(t testing.TB, real, syn *domain.Dataset) float64 {
 	t.Helper()
 	d := len(real.Sizes)
 	s, k := 0.0, 0
 	for a := range d {
 		for b := a + 1; b < d; b++ {
-			r, err := Count(real, []int{a, b})
+			r, err := domain.Count(real, []int{a, b})
 			if err != nil {
 				t.Fatal(err)
 			}
-			y, _ := Count(syn, []int{a, b})
-			s += tvd(r, y)
+			y, _ := domain.Count(syn, []int{a, b})
+			s += enginetest.TVD(r.Counts, y.Counts)
 			k++
 		}
 	}

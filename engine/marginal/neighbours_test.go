@@ -10,6 +10,9 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -18,7 +21,7 @@ import (
 // vector's, the pair scores' and the adaptive selection's (weights 0.5
 // and 3, so 2·3 and 1·3).
 func TestSensitivitiesPerRelation(t *testing.T) {
-	q := SelectQuery{Weights: []float64{0.5, 3}}
+	q := measurement.SelectQuery{Weights: []float64{0.5, 3}}
 	for _, tc := range []struct {
 		nb                           dp.Neighbours
 		l1, l2, iindif, indif, utils float64
@@ -28,15 +31,15 @@ func TestSensitivitiesPerRelation(t *testing.T) {
 		{dp.NeighboursAddRemove, 1, 1, 1, 6, 3},
 	} {
 		t.Run(fmt.Sprintf("%q", tc.nb), func(t *testing.T) {
-			l1, l2 := CountSensitivity(tc.nb)
-			got := []float64{l1, l2, ScoreSensitivity(IInDif, tc.nb), ScoreSensitivity(InDif, tc.nb), q.Sensitivity(tc.nb)}
+			l1, l2 := measurement.CountSensitivity(tc.nb)
+			got := []float64{l1, l2, measurement.ScoreSensitivity(measurement.IInDif, tc.nb), measurement.ScoreSensitivity(measurement.InDif, tc.nb), q.Sensitivity(tc.nb)}
 			want := []float64{tc.l1, tc.l2, tc.iindif, tc.indif, tc.utils}
 			for i, name := range []string{"count L1", "count L2", "IInDif", "InDif", "selection utility"} {
 				if got[i] != want[i] {
 					t.Errorf("%s: %v, want %v", name, got[i], want[i])
 				}
 			}
-			noise, err := CountNoise(Gaussian, tc.nb, 0.5)
+			noise, err := measurement.CountNoise(measurement.Gaussian, tc.nb, 0.5)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,40 +62,40 @@ func TestAddRemoveSensitivitiesHoldOnRandomTables(t *testing.T) {
 	var maxI, maxIn, maxRep float64
 	for trial := range 3000 {
 		n := 1 + trial%40
-		ds := randomDataset(sizes, n, 0.7, src)
-		plus := NewDataset(sizes, n+1)
+		ds := domaintest.RandomDataset(sizes, n, 0.7, src)
+		plus := domain.NewDataset(sizes, n+1)
 		for j := range sizes {
 			copy(plus.Cols[j], ds.Cols[j])
 			plus.Cols[j][n] = uint16(src.IntN(sizes[j]))
 		}
-		swapped := NewDataset(sizes, n)
+		swapped := domain.NewDataset(sizes, n)
 		for j := range sizes {
 			copy(swapped.Cols[j], ds.Cols[j])
 			swapped.Cols[j][0] = uint16(src.IntN(sizes[j]))
 		}
-		a, _ := Count(ds, []int{0, 1})
-		b, _ := Count(plus, []int{0, 1})
+		a, _ := domain.Count(ds, []int{0, 1})
+		b, _ := domain.Count(plus, []int{0, 1})
 		l1, l2 := 0.0, 0.0
 		for i := range a.Counts {
 			d := math.Abs(a.Counts[i] - b.Counts[i])
 			l1, l2 = l1+d, l2+d*d
 		}
-		if l1 != CountL1AddRemove || math.Sqrt(l2) != CountL2AddRemove {
+		if l1 != measurement.CountL1AddRemove || math.Sqrt(l2) != measurement.CountL2AddRemove {
 			t.Fatalf("trial %d: an added record moved the counts by L1 %v, L2 %v", trial, l1, math.Sqrt(l2))
 		}
 		refA := []float64{float64(src.IntN(30)), 0.5 + float64(src.IntN(30)), 7}
 		refB := []float64{3, float64(src.IntN(20)), 1.25, float64(src.IntN(9))}
 		pub := 1 + src.IntN(60)
-		score := func(d *Dataset, kind ScoreKind) float64 {
-			s, err := ExactScore(d, ScoreQuery{Kind: kind, A: 0, B: 1, RefA: refA, RefB: refB, N: pub})
+		score := func(d *domain.Dataset, kind measurement.ScoreKind) float64 {
+			s, err := measurement.ExactScore(d, measurement.ScoreQuery{Kind: kind, A: 0, B: 1, RefA: refA, RefB: refB, N: pub})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return s
 		}
-		maxI = math.Max(maxI, math.Abs(score(plus, IInDif)-score(ds, IInDif)))
-		maxIn = math.Max(maxIn, math.Abs(score(plus, InDif)-score(ds, InDif)))
-		maxRep = math.Max(maxRep, math.Abs(score(swapped, IInDif)-score(ds, IInDif)))
+		maxI = math.Max(maxI, math.Abs(score(plus, measurement.IInDif)-score(ds, measurement.IInDif)))
+		maxIn = math.Max(maxIn, math.Abs(score(plus, measurement.InDif)-score(ds, measurement.InDif)))
+		maxRep = math.Max(maxRep, math.Abs(score(swapped, measurement.IInDif)-score(ds, measurement.IInDif)))
 	}
 	t.Logf("largest moves: IInDif %v (add/remove), InDif %v (add/remove), IInDif %v (replace-one)", maxI, maxIn, maxRep)
 	for _, c := range []struct {
@@ -101,9 +104,9 @@ func TestAddRemoveSensitivitiesHoldOnRandomTables(t *testing.T) {
 		strict      bool
 		atLeast     float64
 	}{
-		{"IInDif, add/remove", maxI, IInDifSensitivityAddRemove, false, 0.99},
-		{"InDif, add/remove", maxIn, InDifSensitivityAddRemove, true, 2},
-		{"IInDif, replace-one", maxRep, IInDifSensitivity, false, 1.99},
+		{"IInDif, add/remove", maxI, measurement.ScoreSensitivity(measurement.IInDif, dp.NeighboursAddRemove), false, 0.99},
+		{"InDif, add/remove", maxIn, measurement.ScoreSensitivity(measurement.InDif, dp.NeighboursAddRemove), true, 2},
+		{"IInDif, replace-one", maxRep, measurement.IInDifSensitivity, false, 1.99},
 	} {
 		if c.seen > c.bound+1e-9 || c.strict && c.seen >= c.bound || c.seen < c.atLeast {
 			t.Errorf("%s: largest move %v, bound %v (want it at least %v)", c.name, c.seen, c.bound, c.atLeast)
@@ -125,7 +128,7 @@ func TestReleaseCountHasTheClaimedNoise(t *testing.T) {
 			counts := map[int64]float64{}
 			var sigma float64
 			for range runs {
-				c, err := ReleaseCount(n, CountOptions{Rho: rho, Accountant: acct, Source: src})
+				c, err := measurement.ReleaseCount(n, measurement.CountOptions{Rho: rho, Accountant: acct, Source: src})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -163,10 +166,10 @@ func TestReleaseCountHasTheClaimedNoise(t *testing.T) {
 // ReleaseCount charges before it draws and refuses what it cannot afford.
 func TestReleaseCountChargesFirst(t *testing.T) {
 	acct := zcdpAccountant(t, "owner", 0.01)
-	if _, err := ReleaseCount(10, CountOptions{Rho: 0.02, Accountant: acct, Source: randx.NewSeeded(1)}); err == nil {
+	if _, err := measurement.ReleaseCount(10, measurement.CountOptions{Rho: 0.02, Accountant: acct, Source: randx.NewSeeded(1)}); err == nil {
 		t.Fatal("released a count the budget cannot afford")
 	}
-	c, err := ReleaseCount(10, CountOptions{Rho: 0.01, Accountant: acct, Source: randx.NewSeeded(1)})
+	c, err := measurement.ReleaseCount(10, measurement.CountOptions{Rho: 0.01, Accountant: acct, Source: randx.NewSeeded(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,18 +182,18 @@ func TestReleaseCountChargesFirst(t *testing.T) {
 // A measurer held to replace-one refuses a selection stated at the
 // add/remove sensitivity; one held to add/remove accepts it.
 func TestSelectHoldsTheRelation(t *testing.T) {
-	ds := randomDataset([]int{2, 3}, 50, 0.5, randx.NewSeeded(2))
-	q := SelectQuery{Candidates: [][]int{{0}, {1}}, Estimates: [][]float64{{25, 25}, {10, 20, 20}}, Weights: []float64{1, 2}, Penalties: []float64{0, 0}}
+	ds := domaintest.RandomDataset([]int{2, 3}, 50, 0.5, randx.NewSeeded(2))
+	q := measurement.SelectQuery{Candidates: [][]int{{0}, {1}}, Estimates: [][]float64{{25, 25}, {10, 20, 20}}, Weights: []float64{1, 2}, Penalties: []float64{0, 0}}
 	for _, tc := range []struct {
 		nb dp.Neighbours
 		ok bool
 	}{{dp.NeighboursReplaceOne, false}, {"", false}, {dp.NeighboursAddRemove, true}} {
 		t.Run(fmt.Sprintf("%q", tc.nb), func(t *testing.T) {
-			m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(t, "owner", 1)}, Source: randx.NewSeeded(3), Neighbours: tc.nb})
+			m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{zcdpAccountant(t, "owner", 1)}, Source: randx.NewSeeded(3), Neighbours: tc.nb})
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := Choice{Purpose: "pick", Parties: []int{0}, Mechanism: SelectExponential, Epsilon: 0.5, Sensitivity: q.Sensitivity(dp.NeighboursAddRemove)}
+			c := measurement.Choice{Purpose: "pick", Parties: []int{0}, Mechanism: measurement.SelectExponential, Epsilon: 0.5, Sensitivity: q.Sensitivity(dp.NeighboursAddRemove)}
 			_, err = m.Select(context.Background(), q, c)
 			if (err == nil) != tc.ok {
 				t.Errorf("selection at sensitivity %v: %v", c.Sensitivity, err)
@@ -207,12 +210,12 @@ func TestChooseCutsAddRemove(t *testing.T) {
 	for i := range values {
 		values[i] = float64(i % 101)
 	}
-	if _, err := ChooseCuts(a, values, CutsOptions{Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Neighbours: dp.NeighboursAddRemove}); err == nil ||
+	if _, err := measurement.ChooseCuts(a, values, measurement.CutsOptions{Rho: 0.5, Accountant: zcdpAccountant(t, "o", 1), Neighbours: dp.NeighboursAddRemove}); err == nil ||
 		!strings.Contains(err.Error(), "released record count") {
 		t.Errorf("add/remove cuts without the released count: %v", err)
 	}
 	acct := zcdpAccountant(t, "o", 1)
-	if _, err := ChooseCuts(a, values, CutsOptions{Rho: 0.5, Accountant: acct, Neighbours: dp.NeighboursAddRemove, Records: 498, Source: randx.NewSeeded(1)}); err != nil {
+	if _, err := measurement.ChooseCuts(a, values, measurement.CutsOptions{Rho: 0.5, Accountant: acct, Neighbours: dp.NeighboursAddRemove, Records: 498, Source: randx.NewSeeded(1)}); err != nil {
 		t.Fatal(err)
 	}
 	if s := acct.Charges()[0].Spec.Sensitivity; s != 1 {
@@ -234,17 +237,17 @@ func TestPrivacyDesignStatesAddRemove(t *testing.T) {
 			rows[name] = line
 		}
 	}
-	l1, l2 := CountSensitivity(dp.NeighboursAddRemove)
+	l1, l2 := measurement.CountSensitivity(dp.NeighboursAddRemove)
 	for _, tc := range []struct{ row, says string }{
-		{"record count (`ReleaseCount`, add/remove only)", fmt.Sprintf("add/remove: Δ₂ = %g", CountL2AddRemove)},
+		{"record count (`ReleaseCount`, add/remove only)", fmt.Sprintf("add/remove: Δ₂ = %g", measurement.CountL2AddRemove)},
 		{"record count (`ReleaseCount`, add/remove only)", "`dp.PlanGaussianInteger`"},
-		{"record count (`ReleaseCount`, add/remove only)", fmt.Sprintf("%g%% of ρ", 100*DefaultCountShare)},
+		{"record count (`ReleaseCount`, add/remove only)", fmt.Sprintf("%g%% of ρ", 100*measurement.DefaultCountShare)},
 		{"one-way marginals", fmt.Sprintf("add/remove: Δ₂ = %g, Δ₁ = %g", l2, l1)},
 		{"selected marginals", fmt.Sprintf("add/remove: Δ₂ = %g", l2)},
-		{"adaptive selection (`LocalMeasurer.Select`)", fmt.Sprintf("add/remove: %g·max w", SelectQuery{Weights: []float64{1}}.Sensitivity(dp.NeighboursAddRemove))},
+		{"adaptive selection (`LocalMeasurer.Select`)", fmt.Sprintf("add/remove: %g·max w", measurement.SelectQuery{Weights: []float64{1}}.Sensitivity(dp.NeighboursAddRemove))},
 		{"adaptive marginals and data-adaptive bins (`ChooseCuts`)", fmt.Sprintf("add/remove: Δ₂ = %g", l2)},
 		{"IInDif / InDif scores", fmt.Sprintf("add/remove: IInDif Δ = %g (against the released count), InDif Δ = %g",
-			ScoreSensitivity(IInDif, dp.NeighboursAddRemove), ScoreSensitivity(InDif, dp.NeighboursAddRemove))},
+			measurement.ScoreSensitivity(measurement.IInDif, dp.NeighboursAddRemove), measurement.ScoreSensitivity(measurement.InDif, dp.NeighboursAddRemove))},
 	} {
 		row, ok := rows[tc.row]
 		if !ok {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -14,7 +16,7 @@ import (
 // for one owner at (ε, 1e-5): 5 % of ρ, split evenly over the numeric
 // attributes, buys each one's adaptive bins (ChooseCuts). It returns the
 // table, the domain and the owner's accountant, charged for the bins.
-func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *Domain, *privacy.Accountant) {
+func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *domain.Domain, *privacy.Accountant) {
 	t.Helper()
 	tab, err := datasets.Load("adult")
 	if err != nil {
@@ -36,13 +38,13 @@ func adultAdaptive(t testing.TB, eps float64, seed uint64) (*data.Table, *Domain
 		for i, r := range tab.Rows {
 			col[i] = r[j]
 		}
-		c, err := ChooseCuts(a, col, CutsOptions{Rho: 0.05 * rho / float64(len(numeric)), Accountant: acct, Source: src})
+		c, err := measurement.ChooseCuts(a, col, measurement.CutsOptions{Rho: 0.05 * rho / float64(len(numeric)), Accountant: acct, Source: src})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cuts[a.Name] = c
 	}
-	dom, err := NewDomain(tab.Schema, DomainOptions{Cuts: cuts})
+	dom, err := domain.New(tab.Schema, domain.Options{Cuts: cuts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +71,12 @@ func TestAdultOneWayQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	rho := acct.Budget().Rho - acct.Spent().Rho
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{acct}, Source: randx.NewSeeded(12)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{acct}, Source: randx.NewSeeded(12)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), OneWayNoise: Gaussian,
-		Parties: []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(dom.Len())}}, Source: randx.NewSeeded(13)})
+	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), OneWayNoise: measurement.Gaussian,
+		Parties: owner("owner", rho, dom.Len()), Source: randx.NewSeeded(13)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +86,13 @@ func TestAdultOneWayQuality(t *testing.T) {
 	}
 	mean, worst, worstName := 0.0, 0.0, ""
 	for j, a := range tab.Schema.Attributes {
-		d := equalWidthTVD(tab, syn, j, DefaultBins)
+		d := equalWidthTVD(tab, syn, j, domain.DefaultBins)
 		mean += d / float64(dom.Len())
 		if d > worst {
 			worst, worstName = d, a.Name
 		}
 	}
-	t.Logf("mean one-way TVD %.4f at %d equal-width bins; worst %s %.4f", mean, DefaultBins, worstName, worst)
+	t.Logf("mean one-way TVD %.4f at %d equal-width bins; worst %s %.4f", mean, domain.DefaultBins, worstName, worst)
 	if mean > 0.008 {
 		t.Errorf("mean one-way TVD %.4f > 0.008", mean)
 	}

@@ -4,10 +4,12 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 func TestAllocateSingleParty(t *testing.T) {
-	rho, err := Allocate([]float64{1}, [][]int{{0}, {0}, {0}}, []float64{1, 2, 5})
+	rho, err := allocate([]float64{1}, [][]int{{0}, {0}, {0}}, []float64{1, 2, 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func TestAllocateSingleParty(t *testing.T) {
 func TestAllocatePersonalised(t *testing.T) {
 	budgets := []float64{1, 0.1}
 	parties := [][]int{{0}, {1}, {0, 1}}
-	rho, err := Allocate(budgets, parties, []float64{1, 1, 1})
+	rho, err := allocate(budgets, parties, []float64{1, 1, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestAllocateManyPartiesWithin(t *testing.T) {
 			weights = append(weights, float64(1+a+2*b))
 		}
 	}
-	rho, err := Allocate(budgets, parties, weights)
+	rho, err := allocate(budgets, parties, weights)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +77,10 @@ func TestAllocateManyPartiesWithin(t *testing.T) {
 	if rho[slices.IndexFunc(parties, func(p []int) bool { return slices.Equal(p, []int{2}) })] < 1 {
 		t.Errorf("the generous party's own release got only %v", rho)
 	}
-	if _, err := Allocate([]float64{1}, [][]int{{1}}, []float64{1}); err == nil {
+	if _, err := allocate([]float64{1}, [][]int{{1}}, []float64{1}); err == nil {
 		t.Error("unknown party: no error")
 	}
-	if _, err := Allocate([]float64{1}, [][]int{{0}}, []float64{0}); err == nil {
+	if _, err := allocate([]float64{1}, [][]int{{0}}, []float64{0}); err == nil {
 		t.Error("zero weight: no error")
 	}
 }
@@ -93,10 +95,10 @@ func TestNoiseErrorMatchesPerMarginalSum(t *testing.T) {
 	direct := 0.0
 	for _, c := range cells {
 		rh := rho * math.Pow(float64(c), 2.0/3) / s
-		sigma := CountL2 / math.Sqrt(2*rh)
+		sigma := measurement.CountL2 / math.Sqrt(2*rh)
 		direct += float64(c) * sigma * math.Sqrt(2/math.Pi)
 	}
-	if got := NoiseError(cells, rho, CountL2); math.Abs(got/direct-1) > 1e-12 {
+	if got := noiseError(cells, rho, measurement.CountL2); math.Abs(got/direct-1) > 1e-12 {
 		t.Errorf("NoiseError = %v, direct sum %v", got, direct)
 	}
 	// L2 = 1 is the paper's Σ c·sqrt(1/(π ε)).
@@ -104,7 +106,7 @@ func TestNoiseErrorMatchesPerMarginalSum(t *testing.T) {
 	for _, c := range cells {
 		paper += float64(c) * math.Sqrt(1/(math.Pi*rho*math.Pow(float64(c), 2.0/3)/s))
 	}
-	if got := NoiseError(cells, rho, 1); math.Abs(got/paper-1) > 1e-12 {
+	if got := noiseError(cells, rho, 1); math.Abs(got/paper-1) > 1e-12 {
 		t.Errorf("NoiseError(L2=1) = %v, paper %v", got, paper)
 	}
 }
@@ -113,13 +115,13 @@ func TestNoiseErrorMatchesPerMarginalSum(t *testing.T) {
 // score is below its noise, and stops.
 func TestSelectPairs(t *testing.T) {
 	rho := 0.1
-	one := NoiseError([]int{10}, rho, CountL2) // ≈ 28.9
+	one := noiseError([]int{10}, rho, measurement.CountL2) // ≈ 28.9
 	cands := []Candidate{
 		{A: 0, B: 1, Cells: 10, Score: 1000},
 		{A: 0, B: 2, Cells: 10, Score: one / 2},
 		{A: 1, B: 2, Cells: 10, Score: 500},
 	}
-	sel, err := SelectPairs(SelectOptions{Candidates: cands, Budgets: []float64{rho}, L2: CountL2})
+	sel, err := selectPairs(selectOptions{Candidates: cands, Budgets: []float64{rho}, L2: measurement.CountL2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestSelectPairs(t *testing.T) {
 	if math.Abs(sel.Errors[0]-(1500+one/2)) > 1e-9 {
 		t.Errorf("E_0 = %v", sel.Errors[0])
 	}
-	want := NoiseError([]int{10, 10}, rho, CountL2) + one/2
+	want := noiseError([]int{10, 10}, rho, measurement.CountL2) + one/2
 	if last := sel.Errors[len(sel.Errors)-1]; math.Abs(last-want) > 1e-9 {
 		t.Errorf("final error %v, want %v", last, want)
 	}
@@ -146,15 +148,15 @@ func TestSelectPairs(t *testing.T) {
 func TestSelectPairsPersonalised(t *testing.T) {
 	budgets := []float64{1, 0.001}
 	owner := []int{0, 0, 1, 1}
-	score := NoiseError([]int{10}, 0.01, CountL2) // affordable at ρ = 1, not at 0.001
+	score := noiseError([]int{10}, 0.01, measurement.CountL2) // affordable at ρ = 1, not at 0.001
 	var cands []Candidate
 	for _, p := range [][2]int{{0, 1}, {2, 3}, {1, 2}} {
-		cands = append(cands, Candidate{A: p[0], B: p[1], Cells: 10, Score: score, Owner: OwnerOf(p[0], p[1], owner, budgets)})
+		cands = append(cands, Candidate{A: p[0], B: p[1], Cells: 10, Score: score, Owner: ownerOf(p[0], p[1], owner, budgets)})
 	}
 	if cands[2].Owner != 1 {
 		t.Fatalf("cross pair owned by %d, want the strict party 1", cands[2].Owner)
 	}
-	sel, err := SelectPairs(SelectOptions{Candidates: cands, Budgets: budgets, L2: CountL2})
+	sel, err := selectPairs(selectOptions{Candidates: cands, Budgets: budgets, L2: measurement.CountL2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestCombine(t *testing.T) {
 	sizes := []int{4, 4, 4, 4, 50}
 	// A triangle 0-1-2 (64 cells), a pendant pair 2-3 and a large pair 3-4.
 	pairs := [][2]int{{0, 1}, {1, 2}, {0, 2}, {2, 3}, {3, 4}}
-	sets, err := Combine(pairs, sizes, CombineOptions{MaxCells: 100})
+	sets, err := combine(pairs, sizes, CombineOptions{MaxCells: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,24 +178,24 @@ func TestCombine(t *testing.T) {
 		t.Errorf("combined %v, want %v", sets, want)
 	}
 	// Under a cap of 50 the triangle cannot merge: pairs stay.
-	sets, _ = Combine(pairs, sizes, CombineOptions{MaxCells: 50})
+	sets, _ = combine(pairs, sizes, CombineOptions{MaxCells: 50})
 	if len(sets) != 5 {
 		t.Errorf("cap 50: %v, want the five pairs", sets)
 	}
 	// A 4-clique merges whole when the cap allows.
 	clique := [][2]int{{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}
-	sets, _ = Combine(clique, sizes, CombineOptions{MaxCells: 256, AnyClique: true})
+	sets, _ = combine(clique, sizes, CombineOptions{MaxCells: 256, AnyClique: true})
 	if !slices.EqualFunc(sets, [][]int{{0, 1, 2, 3}}, slices.Equal) {
 		t.Errorf("4-clique, any clique: %v", sets)
 	}
 	// By default the 4-clique does not merge whole: 256^{2/3} ≈ 40.3
 	// exceeds the six pairs' 6·16^{2/3} ≈ 38.1, while a triangle's
 	// 64^{2/3} = 16 is below its three pairs' 19.0.
-	sets, _ = Combine(clique, sizes, CombineOptions{MaxCells: 256})
+	sets, _ = combine(clique, sizes, CombineOptions{MaxCells: 256})
 	if want := [][]int{{0, 1, 2}, {0, 3}, {1, 3}, {2, 3}}; !slices.EqualFunc(sets, want, slices.Equal) {
 		t.Errorf("4-clique, noise-aware: %v, want %v", sets, want)
 	}
-	if _, err := Combine([][2]int{{1, 1}}, sizes, CombineOptions{MaxCells: 10}); err == nil {
+	if _, err := combine([][2]int{{1, 1}}, sizes, CombineOptions{MaxCells: 10}); err == nil {
 		t.Error("self pair: no error")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // docs/privacy-design.md's row for the adaptive selection states the
@@ -30,18 +32,18 @@ func TestPrivacyDesignStatesAdaptiveSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		mech   SelectMechanism
+		mech   measurement.SelectMechanism
 		phrase string  // what the row must say of it
 		rho    float64 // its charge at ε = 2
 	}{
 		{o.Selection, "EM (default, `" + string(o.Selection) + "`)", 0.5},
-		{SelectPermuteAndFlip, "PF with `--selection " + string(SelectPermuteAndFlip) + "`", 2},
+		{measurement.SelectPermuteAndFlip, "PF with `--selection " + string(measurement.SelectPermuteAndFlip) + "`", 2},
 	} {
 		t.Run(string(tc.mech), func(t *testing.T) {
 			if !strings.Contains(row, tc.phrase) {
 				t.Errorf("row %q does not say %q", row, tc.phrase)
 			}
-			got := Choice{Mechanism: tc.mech, Epsilon: 2}.Rho()
+			got := measurement.Choice{Mechanism: tc.mech, Epsilon: 2}.Rho()
 			if math.Abs(got-tc.rho) > 1e-12 {
 				t.Errorf("%s at ε = 2 is charged ρ = %v, the row says %v", tc.mech, got, tc.rho)
 			}

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -21,18 +24,18 @@ type quality struct {
 	one, two, three float64
 }
 
-func measureQuality(t testing.TB, real, syn *Dataset, seed uint64) quality {
+func measureQuality(t testing.TB, real, syn *domain.Dataset, seed uint64) quality {
 	t.Helper()
 	d := len(real.Sizes)
 	avg := func(sets [][]int) float64 {
 		s := 0.0
 		for _, a := range sets {
-			r, err := Count(real, a)
+			r, err := domain.Count(real, a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			y, _ := Count(syn, a)
-			s += tvd(r, y)
+			y, _ := domain.Count(syn, a)
+			s += enginetest.TVD(r.Counts, y.Counts)
 		}
 		return s / float64(len(sets))
 	}
@@ -53,15 +56,15 @@ func measureQuality(t testing.TB, real, syn *Dataset, seed uint64) quality {
 
 // engineRun synthesises ds at ρ with options o (one owner) and returns
 // the result.
-func engineRun(t testing.TB, dom *Domain, ds *Dataset, rho float64, o Options, seed uint64) *Result {
+func engineRun(t testing.TB, dom *domain.Domain, ds *domain.Dataset, rho float64, o Options, seed uint64) *Result {
 	t.Helper()
 	a := zcdpAccountant(t, "owner", rho)
-	m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(seed)})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(seed)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Domain, o.Records, o.Source = dom, ds.Len(), randx.NewSeeded(seed+1)
-	o.Parties = []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(dom.Len())}}
+	o.Parties = owner("owner", rho, dom.Len())
 	res, err := Synthesize(context.Background(), m, o)
 	if err != nil {
 		t.Fatal(err)
@@ -125,9 +128,9 @@ func TestEngineQualityReport(t *testing.T) {
 func reportConfig(cfg, label string) Options {
 	switch {
 	case cfg == "paper":
-		return Options{OneWayNoise: Gaussian}
+		return Options{OneWayNoise: measurement.Gaussian}
 	case cfg == "paper-pgm":
-		return Options{OneWayNoise: Gaussian, Inference: InferencePGM}
+		return Options{OneWayNoise: measurement.Gaussian, Inference: InferencePGM}
 	case strings.HasPrefix(cfg, "adaptive"):
 		o := Options{Method: MethodAdaptive}
 		// adaptive:T=...:cells=...:iters=...

@@ -10,15 +10,15 @@ type Candidate struct {
 	A, B  int     // attributes, A < B
 	Cells int     // c_i: domain size of the pair's marginal
 	Score float64 // Φ_i: its dependency error, the noisy score
-	// Owner is the party whose pair set I_k holds the pair (see OwnerOf).
+	// Owner is the party whose pair set I_k holds the pair (see ownerOf).
 	Owner int
 }
 
-// OwnerOf assigns a pair to a party's I_k. The paper does not say which
+// ownerOf assigns a pair to a party's I_k. The paper does not say which
 // party owns a pair across two parties; its noise must meet the stricter
 // budget, so the stricter party's error model accounts for it (ties go to
 // the lower index).
-func OwnerOf(a, b int, owner []int, budgets []float64) int {
+func ownerOf(a, b int, owner []int, budgets []float64) int {
 	x, y := owner[a], owner[b]
 	if budgets[y] < budgets[x] || (budgets[y] == budgets[x] && y < x) {
 		return y
@@ -26,8 +26,8 @@ func OwnerOf(a, b int, owner []int, budgets []float64) int {
 	return x
 }
 
-// SelectOptions configure Algorithm 2.
-type SelectOptions struct {
+// selectOptions configure Algorithm 2.
+type selectOptions struct {
 	Candidates []Candidate
 	// Budgets[k] is the budget party k's error model assumes for measuring
 	// its selected pairs: ρ_3^k·(1 − μ)
@@ -47,13 +47,13 @@ type Selection struct {
 	Errors []float64
 }
 
-// NoiseError is the expected L1 error of Gaussian noise on marginals of
+// noiseError is the expected L1 error of Gaussian noise on marginals of
 // the given cell counts when budget rho is split ∝ c^{2/3} (PrivSyn):
 // each cell errs by σ_h√(2/π) with σ_h = L2/√(2ρ_h) and
 // ρ_h = ρ·c_h^{2/3}/S, S = Σ c^{2/3}, so the total is
 // √(2/π)·L2/√2 · Σ c_h/√ρ_h = L2·S^{3/2}/√(πρ). With L2 = 1 this is the
 // paper's Σ c_h·sqrt(1/(π ε_h)).
-func NoiseError(cells []int, rho, l2 float64) float64 {
+func noiseError(cells []int, rho, l2 float64) float64 {
 	s := 0.0
 	for _, c := range cells {
 		s += math.Pow(float64(c), 2.0/3)
@@ -68,12 +68,12 @@ func noiseErrorS(s, rho, l2 float64) float64 {
 	return l2 * math.Pow(s, 1.5) / math.Sqrt(math.Pi*rho)
 }
 
-// SelectPairs runs Algorithm 2: starting from no pair, greedily add the
+// selectPairs runs Algorithm 2: starting from no pair, greedily add the
 // pair that most lowers E = Σ_k [noise error of X_k under ρ^k +
 // Σ_{i ∈ I_k \ X_k} Φ_i], and stop when no pair lowers it. Party k's
 // candidates are its own I_k; the per-party terms the paper exchanges
 // (Ψ_o, Φ_o) are the other parties' summands of E.
-func SelectPairs(o SelectOptions) (Selection, error) {
+func selectPairs(o selectOptions) (Selection, error) {
 	if err := o.validate(); err != nil {
 		return Selection{}, err
 	}
@@ -123,7 +123,7 @@ func SelectPairs(o SelectOptions) (Selection, error) {
 	}
 }
 
-func (o SelectOptions) validate() error {
+func (o selectOptions) validate() error {
 	if len(o.Budgets) == 0 {
 		return fmt.Errorf("marginal: select: no party budgets")
 	}

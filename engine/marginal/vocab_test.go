@@ -1,6 +1,10 @@
 package marginal
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
+)
 
 // TestOptionsRefuseUnknownWords checks that the engine's options refuse a
 // score, method or inference it does not know, naming the bad word and
@@ -17,14 +21,14 @@ func TestOptionsRefuseUnknownWords(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			o := Options{Domain: &Domain{}, Records: 10}
+			o := Options{Domain: &domain.Domain{}, Records: 10}
 			c.set(&o)
 			if err := o.defaults(); err == nil || err.Error() != c.want {
 				t.Fatalf("defaults() = %v, want %q", err, c.want)
 			}
 		})
 	}
-	for r, want := range map[Refinement]string{"": "", RefineDecoded: "", "fine": `unknown refinement "fine" (want measured or decoded)`} {
+	for r, want := range map[domain.Refinement]string{"": "", domain.RefineDecoded: "", "fine": `unknown refinement "fine" (want measured or decoded)`} {
 		if err := r.Validate(); (err == nil) != (want == "") || (err != nil && err.Error() != want) {
 			t.Errorf("Refinement(%q).Validate() = %v, want %q", r, err, want)
 		}

@@ -5,12 +5,15 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 )
 
 // measuredSet is one attribute set the engine measured, its measurements
 // merged by inverse variance.
 type measuredSet struct {
-	m        *Noisy
+	m        *infer.Noisy
 	variance float64
 }
 
@@ -21,7 +24,7 @@ func (s measuredSet) noiseRatio(n int) float64 {
 }
 
 // describe names the set's attributes and its noise against its counts.
-func (s measuredSet) describe(dom *Domain, n int) string {
+func (s measuredSet) describe(dom *domain.Domain, n int) string {
 	names := make([]string, len(s.m.Attrs))
 	for i, a := range s.m.Attrs {
 		names[i] = dom.Name(a)
@@ -62,7 +65,7 @@ func measuredSets(res *Result) []measuredSet {
 // too. Measurements of one attribute set are merged (inverse variance)
 // first. dom names the attributes; n is the number of records. It
 // returns "" when every measurement's σ is below its average count.
-func NoiseWarning(res *Result, dom *Domain, n int) string {
+func NoiseWarning(res *Result, dom *domain.Domain, n int) string {
 	if res == nil || n <= 0 {
 		return ""
 	}
@@ -101,7 +104,7 @@ func NoiseWarning(res *Result, dom *Domain, n int) string {
 // synthetic rows scores 0.13–0.75 on real rows at ε = 0.3 (mean 0.62
 // over 30 runs, below the majority class's 0.65 in 9 of them), and
 // 0.84–0.89 at ε = 1 (docs/results/synthesis, thirteenth run).
-func LabelWarning(res *Result, dom *Domain, n int, label string) string {
+func LabelWarning(res *Result, dom *domain.Domain, n int, label string) string {
 	if res == nil || dom == nil || n <= 0 || label == "" {
 		return ""
 	}

@@ -3,14 +3,15 @@ package pdpmvds
 import (
 	"context"
 	"fmt"
-	"github.com/dppub/dppub/method"
-	"github.com/dppub/dppub/method/synthesize"
 	"time"
 
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -45,7 +46,7 @@ type Published struct {
 	Synthetic *data.Table
 	Report    *privacy.Report
 	Engine    *marginal.Result
-	Domain    *marginal.Domain
+	Domain    *domain.Domain
 	Parties   []synthesize.Party
 	// Phases are the protocol's per-phase wall time, Paillier operations
 	// and bytes sent by every role.

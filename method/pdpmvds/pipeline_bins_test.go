@@ -11,7 +11,8 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
@@ -24,7 +25,7 @@ import (
 // TestPDPMVDSPartyChoosesCuts joins each party of a 3-party Adult session
 // (2,000 rows) with bin_share 0.1 and a seeded source, and checks what its
 // bins phase sends the coordinator: for each of its numeric attributes,
-// exactly the edges marginal.ChooseCuts gives on its column with the
+// exactly the edges measurement.ChooseCuts gives on its column with the
 // member's first child source at a tenth of its ρ split evenly, charged to
 // its own accountant as "bins of <attribute>"; a party of categorical
 // columns alone sends no edges and spends nothing.
@@ -90,7 +91,7 @@ func TestPDPMVDSPartyChoosesCuts(t *testing.T) {
 				for i, row := range p.Rows {
 					values[i] = row[j]
 				}
-				want, err := marginal.ChooseCuts(a, values, marginal.CutsOptions{Bins: marginal.DefaultBins,
+				want, err := measurement.ChooseCuts(a, values, measurement.CutsOptions{Bins: domain.DefaultBins,
 					Rho: 0.1 * rhos[k] / float64(len(numeric)), Accountant: ref, Source: src})
 				if err != nil {
 					t.Fatal(err)

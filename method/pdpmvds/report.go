@@ -6,6 +6,8 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -50,7 +52,7 @@ func alignment(st Settings) string {
 // binRho is what the parties spent together choosing their numeric
 // attributes' bins (0 with equal-width bins): those releases count in a
 // whole record's guarantee.
-func Report(st Settings, s proto.Session, eng *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, src *randx.Source, dealt bool, binRho float64) (*privacy.Report, error) {
+func Report(st Settings, s proto.Session, eng *marginal.Result, dom *domain.Domain, accts []*privacy.Accountant, src *randx.Source, dealt bool, binRho float64) (*privacy.Report, error) {
 	ro := baseReportOptions(st, s, accts, src, binRho)
 	if st.Link {
 		ro.Method += "; " + linkMethod
@@ -101,7 +103,7 @@ func baseReportOptions(st Settings, s proto.Session, accts []*privacy.Accountant
 			fmt.Sprintf("the record count n = %d is public (replace-one neighbours share it) and is used without noise", n),
 			alignment(st),
 			binsAssumption(binRho),
-			fmt.Sprintf("sensitivities under replace-one: a count vector moves by L1 %g / L2 %.4g; the IInDif pair score by %g", marginal.CountL1, marginal.CountL2, marginal.IInDifSensitivity),
+			fmt.Sprintf("sensitivities under replace-one: a count vector moves by L1 %g / L2 %.4g; the IInDif pair score by %g", measurement.CountL1, measurement.CountL2, measurement.IInDifSensitivity),
 			"Laplace releases are charged ε²/2 in zCDP (Bun & Steinke 2016); each party's spend is also stated as (ε, δ)-DP at δ = " + fmt.Sprintf("%.3g", st.Delta),
 			"personalised budgets: each party's guarantee covers a change of one record's values in that party's columns; a release over columns of several parties satisfies the strictest of their budgets and is charged to each",
 			"noise shares are drawn in floating point and rounded to fixed point before they are combined, like DLPA; not the hardened single-party samplers",

@@ -15,6 +15,9 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
@@ -50,7 +53,7 @@ type Session struct {
 
 // laidOut is what layout derives.
 type laidOut struct {
-	dom    *marginal.Domain
+	dom    *domain.Domain
 	owners []int
 	ps     proto.Session
 }
@@ -132,7 +135,7 @@ func (s *Session) lay() error {
 // layout is the domain, the owner of each attribute and the protocol's
 // session: the ones laid out once, else derived on every side from the
 // same session.
-func (s *Session) layout() (*marginal.Domain, []int, proto.Session, error) {
+func (s *Session) layout() (*domain.Domain, []int, proto.Session, error) {
 	if l := s.laid; l != nil {
 		return l.dom, l.owners, l.ps, nil
 	}
@@ -154,7 +157,7 @@ func (s *Session) layout() (*marginal.Domain, []int, proto.Session, error) {
 	// numeric attribute's public values (minimum, maximum, 0 inside the
 	// bounds) a bin of its own: a point mass there (Adult's capital-gain
 	// zeros) survives with no budget spent on bins.
-	opts := marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor, PublicValueBins: true}
+	opts := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor, PublicValueBins: true}
 	if s.cuts != nil {
 		opts.Cuts = map[string][]float64{}
 		for j, c := range s.cuts {
@@ -164,7 +167,7 @@ func (s *Session) layout() (*marginal.Domain, []int, proto.Session, error) {
 			opts.Cuts[global.Attributes[j].Name] = c
 		}
 	}
-	dom, err := marginal.NewDomain(global, opts)
+	dom, err := domain.New(global, opts)
 	if err != nil {
 		return nil, nil, proto.Session{}, err
 	}
@@ -400,7 +403,7 @@ func (s *Session) withCuts(all map[int][]float64) (*Session, error) {
 }
 
 // chooseCuts chooses the bins of party k's numeric attributes from its
-// own table: marginal.ChooseCuts on each column (a noisy histogram on the
+// own table: measurement.ChooseCuts on each column (a noisy histogram on the
 // public grid, charged to the party's accountant before it is drawn, at
 // an equal part of the party's bins budget), refining the equal-width
 // bins. Only the edges, post-processing of the noisy counts, leave the
@@ -421,7 +424,7 @@ func (s *Session) chooseCuts(k int, t *data.Table, acct *privacy.Accountant, src
 		if err != nil {
 			return nil, fmt.Errorf("%s's bins: %w", s.Owners[k], err)
 		}
-		c, err := marginal.ChooseCuts(a, values, marginal.CutsOptions{Bins: cmp.Or(st.BinsFor[a.Name], st.Bins), Rho: each, Accountant: acct, Source: src})
+		c, err := measurement.ChooseCuts(a, values, measurement.CutsOptions{Bins: cmp.Or(st.BinsFor[a.Name], st.Bins), Rho: each, Accountant: acct, Source: src})
 		if err != nil {
 			return nil, fmt.Errorf("%s's bins: %w", s.Owners[k], err)
 		}
@@ -578,7 +581,7 @@ func (s *Session) partyTable(l method.Local, k int) (*data.Table, error) {
 // Columns bins one party's table over the domain: its attributes are the
 // domain's attributes first, first+1, …; it returns the columns by global
 // index and how many values were clamped to their bounds.
-func Columns(dom *marginal.Domain, t *data.Table, first int) (map[int][]uint16, int) {
+func Columns(dom *domain.Domain, t *data.Table, first int) (map[int][]uint16, int) {
 	cols := map[int][]uint16{}
 	clamped := 0
 	for j := range t.Schema.Attributes {
@@ -678,7 +681,7 @@ type Progress func(stage string, done, total int)
 // Result is the in-process detail of a run (Outcome.Detail).
 type Result struct {
 	Engine  *marginal.Result
-	Domain  *marginal.Domain
+	Domain  *domain.Domain
 	Parties []Party
 	// KeysDealt says the Paillier key was dealt in this process.
 	KeysDealt bool
@@ -731,7 +734,7 @@ func (s *Session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 // session for the linked records and chosen bins, its domain, the engine.
 type engineRun struct {
 	ls      *Session
-	dom     *marginal.Domain
+	dom     *domain.Domain
 	parties []Party
 	eng     *marginal.Result
 	driver  *proto.Driver
@@ -784,7 +787,7 @@ func (s *Session) startEngine(r *engineRun, engSrc *randx.Source, progress Progr
 	eo, parties := s.engineOptions(dom, owners, progress)
 	eo.Source = engSrc
 	r.ls, r.dom, r.parties = s, dom, parties
-	driver, err := proto.NewDriver(context.Background(), ps, func(ctx context.Context, m marginal.Measurer) error {
+	driver, err := proto.NewDriver(context.Background(), ps, func(ctx context.Context, m measurement.Measurer) error {
 		var err error
 		r.eng, err = marginal.Synthesize(ctx, m, eo)
 		return err
@@ -912,7 +915,7 @@ func (s *Session) RunMeasured(ctx context.Context, roles []protocol.Role, accts 
 }
 
 // engineOptions are the engine's options (without its Source).
-func (s *Session) engineOptions(dom *marginal.Domain, owners []int, progress Progress) (marginal.Options, []Party) {
+func (s *Session) engineOptions(dom *domain.Domain, owners []int, progress Progress) (marginal.Options, []Party) {
 	st := s.Settings
 	parties := make([]marginal.Party, len(s.Owners))
 	var listed []Party
@@ -932,15 +935,15 @@ func (s *Session) engineOptions(dom *marginal.Domain, owners []int, progress Pro
 		listed = append(listed, Party{Name: name, Rho: st.rho(name), Attributes: names})
 	}
 	return marginal.Options{
-		Domain: dom, Parties: parties, Records: st.Records, Split: st.Split, Score: marginal.IInDif,
-		OneWayNoise: marginal.Laplace, ScoreNoise: st.Mechanism, MarginalNoise: st.Mechanism,
-		Combine: st.Combine(), GUM: marginal.GUMOptions{Rounds: st.Rounds, Rows: st.Rows},
+		Domain: dom, Parties: parties, Records: st.Records, Split: st.Split, Score: measurement.IInDif,
+		OneWayNoise: measurement.Laplace, ScoreNoise: st.Mechanism, MarginalNoise: st.Mechanism,
+		Combine: st.Combine(), GUM: infer.GUMOptions{Rounds: st.Rounds, Rows: st.Rows},
 		Progress: progress,
 	}, listed
 }
 
 // Publish decodes the engine's synthetic records and builds the report.
-func (s *Session) Publish(eng *marginal.Result, dom *marginal.Domain, parties []Party, accts []*privacy.Accountant,
+func (s *Session) Publish(eng *marginal.Result, dom *domain.Domain, parties []Party, accts []*privacy.Accountant,
 	decodeSrc, src *randx.Source, dealt bool) (*method.Outcome, error) {
 	syn, err := dom.Decode(eng.Data, decodeSrc)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 )
@@ -60,16 +60,16 @@ type Settings struct {
 	// Mechanism of the pair scores and the selected marginals (default
 	// Gaussian; Laplace with the exact noise mode uses DLPA in the
 	// Paillier suite, as the paper).
-	Mechanism marginal.Mechanism `json:"mechanism,omitempty" help:"noise of the pair scores and marginals: gaussian or laplace (one-way marginals are always Laplace)"`
+	Mechanism measurement.Mechanism `json:"mechanism,omitempty" help:"noise of the pair scores and marginals: gaussian or laplace (one-way marginals are always Laplace)"`
 	// EngineSettings are the marginal engine's (method.EngineSettings).
 	// BinShare is the share of each party's ρ_k it spends choosing the
 	// bins of its own numeric attributes from its own columns (noisy
-	// histograms on a public grid, marginal.ChooseCuts), refining the
+	// histograms on a public grid, measurement.ChooseCuts), refining the
 	// equal-width Bins, so that a value many records share (a zero) keeps
 	// a bin of its own; a party without numeric attributes spends nothing
 	// on bins. Zero or negative keeps the equal-width bins, with each
 	// public value (minimum, maximum, 0 inside the bounds) a bin of its
-	// own (marginal.PublicValueCuts) and no budget on them: the default, unlike the single-owner engines'
+	// own (domain.PublicValueCuts) and no budget on them: the default, unlike the single-owner engines'
 	// 0.05, because with 0.05 on Adult (3 parties, ρ 0.05 to 1) the 2-way
 	// total-variation distance measured on the equal-width grid rose by
 	// 4–19 %, and the comparison of the protocol with the single-owner
@@ -99,7 +99,7 @@ type Settings struct {
 func (s *Settings) SetDefaults() {
 	s.SSPP = cmp.Or(s.SSPP, proto.SuiteCommodity)
 	s.Noise = cmp.Or(s.Noise, proto.NoiseInsiderSafe)
-	s.Mechanism = cmp.Or(s.Mechanism, marginal.Gaussian)
+	s.Mechanism = cmp.Or(s.Mechanism, measurement.Gaussian)
 	s.EngineSettings.SetDefaults()
 	s.KeyBits = cmp.Or(s.KeyBits, proto.DefaultKeyBits)
 	if s.Delta == 0 && s.Records > 0 {
@@ -149,7 +149,7 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("key_bits %d is below 2048; set insecure_test_keys for a test run", s.KeyBits)
 	case s.Noise.Check() != nil:
 		return fmt.Errorf("noise: %w", s.Noise.Check())
-	case s.Mechanism != marginal.Gaussian && s.Mechanism != marginal.Laplace:
+	case s.Mechanism != measurement.Gaussian && s.Mechanism != measurement.Laplace:
 		return fmt.Errorf("mechanism must be gaussian or laplace, got %q", s.Mechanism)
 	case s.Workers < 0:
 		return method.Fieldf("workers", "must not be negative, got %d", s.Workers)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -31,7 +32,7 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 		DeltaForZCDP: delta,
 		Assumptions: []string{
 			fmt.Sprintf("each owner's record count is public (they sum to n = %d) and is used without noise; replace-one neighbours within an owner share it", n),
-			fmt.Sprintf("sensitivities under replace-one: every release but the pair scores is a count vector over the pooled records, L1 %g / L2 %.4g; a pair score is a sum of the owners' own IInDif scores against the public noisy one-way marginals, sensitivity %g; a record changes one owner's counts and score only", marginal.CountL1, marginal.CountL2, marginal.IInDifSensitivity),
+			fmt.Sprintf("sensitivities under replace-one: every release but the pair scores is a count vector over the pooled records, L1 %g / L2 %.4g; a pair score is a sum of the owners' own IInDif scores against the public noisy one-way marginals, sensitivity %g; a record changes one owner's counts and score only", measurement.CountL1, measurement.CountL2, measurement.IInDifSensitivity),
 			"every release is the discrete Gaussian on a public grid; the owners' integer shares (plus the coordinator's in insider-safe mode) are added to their exact counts in grid steps, so the sum has the central release's law (Kairouz, Liu & Steinke 2021 for the sum of discrete Gaussians)",
 			"pair scores are computed inside the protocol: each owner computes the paper's IInDif score of its own records against the public noisy one-way marginals (scaled to its record count) and the coordinator learns only the noisy sum, at least the pooled score (the owners' sampling deviations add up)",
 			"numeric attributes are clamped to the bounds declared in the schema; bounds and categories are public",
@@ -85,7 +86,7 @@ func adaptiveReport(ro *privacy.ReportOptions, res *Result) {
 		most = max(most, r.Scored)
 		rho += r.Rho
 	}
-	ro.Assumptions[1] = fmt.Sprintf("sensitivities under replace-one: every release but the candidate scores is a count vector over the pooled records, L1 %g / L2 %.4g; a round's candidate scores are, per candidate, a sum of the owners' own L1 errors ‖M_r(D_k) − (n_k/n)·M_r(p̂)‖₁ against the model's public estimate p̂, each of sensitivity 2, so C scores have L1 2C / L2 2√C; a record changes one owner's counts and scores only", marginal.CountL1, marginal.CountL2)
+	ro.Assumptions[1] = fmt.Sprintf("sensitivities under replace-one: every release but the candidate scores is a count vector over the pooled records, L1 %g / L2 %.4g; a round's candidate scores are, per candidate, a sum of the owners' own L1 errors ‖M_r(D_k) − (n_k/n)·M_r(p̂)‖₁ against the model's public estimate p̂, each of sensitivity 2, so C scores have L1 2C / L2 2√C; a record changes one owner's counts and scores only", measurement.CountL1, measurement.CountL2)
 	ro.Assumptions[3] = fmt.Sprintf("selection is computed inside the protocol: each of the %d rounds asks the owners to score at most %d candidates (kept by a public filter: not covered by a measured set, half by the largest earlier noisy utility, half least recently scored), and the coordinator learns every kept candidate's noisy summed score (discrete Gaussian at the round's selection ρ, ρ = %.4g in all over the rounds), not only the winner: this costs the ρ the curator's exponential mechanism is charged at √C times its noise, and the coordinator's choice of the largest weighted utility is post-processing", len(res.Selections), most, rho)
 	ro.Covered[0] = "the noisy pooled histograms that chose the numeric bins, the noisy one-way marginals, every round's noisy candidate scores and the noisy selected marginals"
 	ro.Covered[1] = "everything derived from them: the bins, each round's choice, the graphical model and the synthetic rows sampled from it (post-processing)"

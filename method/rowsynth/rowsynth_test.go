@@ -3,7 +3,6 @@ package rowsynth_test
 import (
 	"context"
 	"fmt"
-	"github.com/dppub/dppub/method/synthesize"
 	"math"
 	"strings"
 	"testing"
@@ -11,9 +10,11 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/rowsynth"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -71,7 +72,7 @@ func run(t *testing.T, tab *data.Table, k int, st *rowsynth.Settings, seed uint6
 // attributes on the schema's equal-width domain (16 bins).
 func twoWayTVD(t *testing.T, real, syn *data.Table) float64 {
 	t.Helper()
-	dom, err := marginal.NewDomain(real.Schema, marginal.DomainOptions{Bins: 16})
+	dom, err := domain.New(real.Schema, domain.Options{Bins: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +87,11 @@ func twoWayTVD(t *testing.T, real, syn *data.Table) float64 {
 	sum, pairs := 0.0, 0
 	for a := range dom.Len() {
 		for b := a + 1; b < dom.Len(); b++ {
-			mr, err := marginal.Count(r, []int{a, b})
+			mr, err := domain.Count(r, []int{a, b})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms, err := marginal.Count(s, []int{a, b})
+			ms, err := domain.Count(s, []int{a, b})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,8 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/privacy"
@@ -145,7 +147,7 @@ func (a ownerAuth) Verify(k int, msg, sig []byte) error {
 // Result is the in-process detail of a run (Outcome.Detail).
 type Result struct {
 	Engine *marginal.Result
-	Domain *marginal.Domain
+	Domain *domain.Domain
 	// Records are the owners' public record counts, in owner order.
 	Records []int
 	// Rho is each owner's budget, BinRho the part spent on bins.
@@ -213,13 +215,13 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	res.Records = m.OwnerRecords()
 	n := m.Records()
 	res.Method, res.Auto = s.method(n)
-	do := marginal.DomainOptions{Bins: st.Bins, BinsFor: st.BinsFor}
+	do := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor}
 	binRho, err := s.bins(ctx, m, n, res.Rho, &do)
 	if err != nil {
 		return err
 	}
 	res.BinRho = binRho
-	dom, err := marginal.NewDomain(s.Schema, do)
+	dom, err := domain.New(s.Schema, do)
 	if err != nil {
 		return err
 	}
@@ -234,7 +236,7 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	m.SelectCandidates = st.SelectCandidates
 	o := st.Options(res.Method, n)
 	o.Domain, o.Parties = dom, []marginal.Party{{Name: "owners", Rho: res.Rho - binRho, Attrs: all}}
-	o.OneWayNoise, o.Source, o.Progress = marginal.Gaussian, src, progress
+	o.OneWayNoise, o.Source, o.Progress = measurement.Gaussian, src, progress
 	if res.Method == marginal.MethodAdaptive && o.Adaptive.Batch == 0 {
 		label := -1
 		if st.Label != "" {
@@ -255,7 +257,7 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 // counting done by the owners and the merging, post-processing, here):
 // the cuts the owners count on and, with BinRefine decoded, the pieces
 // the coordinator draws values in, recorded in do.
-func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64, do *marginal.DomainOptions) (float64, error) {
+func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64, do *domain.Options) (float64, error) {
 	st := s.Settings
 	var numeric []int
 	for j, a := range s.Schema.Attributes {
@@ -270,22 +272,22 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		// cuts.
 		for _, j := range numeric {
 			a := s.Schema.Attributes[j]
-			if c := marginal.PublicValueCuts(a, cmp.Or(st.BinsFor[a.Name], st.Bins, marginal.DefaultBins)); c != nil {
-				do.SetChosen(a.Name, marginal.ChosenBins{Cuts: c})
+			if c := domain.PublicValueCuts(a, cmp.Or(st.BinsFor[a.Name], st.Bins, domain.DefaultBins)); c != nil {
+				do.SetChosen(a.Name, domain.ChosenBins{Cuts: c})
 			}
 		}
 		return 0, nil
 	}
 	each := st.BinShare * rho / float64(len(numeric))
-	noise, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, each)
+	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, each)
 	if err != nil {
 		return 0, err
 	}
-	rs := make([]marginal.Release, len(numeric))
+	rs := make([]measurement.Release, len(numeric))
 	for i, j := range numeric {
-		rs[i] = marginal.Release{Purpose: "bins of " + s.Schema.Attributes[j].Name, Parties: []int{0}, Noise: noise}
+		rs[i] = measurement.Release{Purpose: "bins of " + s.Schema.Attributes[j].Name, Parties: []int{0}, Noise: noise}
 	}
-	hists, err := m.Histograms(ctx, numeric, marginal.DefaultGrid, rs)
+	hists, err := m.Histograms(ctx, numeric, domain.DefaultGrid, rs)
 	if err != nil {
 		return 0, err
 	}
@@ -295,7 +297,7 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		// σ of the calibrated noise: the pooled noise in exact mode, a lower
 		// bound on the insider-safe total (more noise only makes the
 		// noise-aware cuts a little bolder than they should be).
-		do.SetChosen(a.Name, marginal.BinsFromHistogram(a, marginal.PublicGrid(a, marginal.DefaultGrid), hists[i], float64(n), bins, math.Sqrt(noise.Variance()), st.BinRefine))
+		do.SetChosen(a.Name, domain.BinsFromHistogram(a, domain.PublicGrid(a, domain.DefaultGrid), hists[i], float64(n), bins, math.Sqrt(noise.Variance()), st.BinRefine))
 	}
 	return each * float64(len(numeric)), nil
 }
@@ -344,7 +346,7 @@ func publicSizes(sc data.Schema, bins int, binsFor map[string]int) []int {
 	for j, a := range sc.Attributes {
 		switch a.Kind {
 		case data.Numeric:
-			sizes[j] = cmp.Or(binsFor[a.Name], bins, marginal.DefaultBins)
+			sizes[j] = cmp.Or(binsFor[a.Name], bins, domain.DefaultBins)
 		default:
 			sizes[j] = max(len(a.Categories), 2)
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 )
@@ -56,7 +58,7 @@ const DefaultBinShare = 0.05
 func (s *Settings) SetDefaults() {
 	s.Noise = cmp.Or(s.Noise, proto.NoiseInsiderSafe)
 	s.BinShare = cmp.Or(s.BinShare, DefaultBinShare)
-	s.BinRefine = cmp.Or(s.BinRefine, marginal.DefaultRefine)
+	s.BinRefine = cmp.Or(s.BinRefine, domain.DefaultRefine)
 	s.EngineSettings.SetDefaults()
 }
 
@@ -92,7 +94,7 @@ func (s *Settings) Validate() error {
 	if err := s.RefuseScore("the owners compute the paper's score of their own records (roles.OwnerScore)"); err != nil {
 		return err
 	}
-	if s.Selection == marginal.SelectPermuteAndFlip {
+	if s.Selection == measurement.SelectPermuteAndFlip {
 		return method.Fieldf("selection", "must be exponential for owners of rows: the coordinator selects from the owners' noisy summed scores (roles.KindSelect), not by a mechanism over exact scores, got %q", s.Selection)
 	}
 	if s.SelectCandidates < 0 || s.SelectCandidates > proto.MaxSelectSets {

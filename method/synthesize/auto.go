@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // The precise-budget rule of --method auto
@@ -72,8 +73,8 @@ func PairNoise(sizes []int, n int, rho float64) float64 {
 // add/remove the L2 sensitivity is 1, not √2, so each cell's variance is
 // P/(2ρ) and τ is PairNoise's over √2 (n the released count).
 func PairNoiseUnder(sizes []int, n int, rho float64, nb dp.Neighbours) float64 {
-	_, l2 := marginal.CountSensitivity(nb)
-	rho *= (marginal.CountL2 / l2) * (marginal.CountL2 / l2)
+	_, l2 := measurement.CountSensitivity(nb)
+	rho *= (measurement.CountL2 / l2) * (measurement.CountL2 / l2)
 	pairs, cells := 0, 0.0
 	for i, a := range sizes {
 		for _, b := range sizes[i+1:] {

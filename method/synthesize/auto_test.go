@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/randx"
 )
@@ -23,7 +24,7 @@ func publicSizes(t *testing.T, name string) ([]int, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dom, err := marginal.NewDomain(tab.Schema, marginal.DomainOptions{})
+	dom, err := domain.New(tab.Schema, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 )
 
@@ -26,11 +26,11 @@ func (r *Result) TableSchema() data.Schema { return r.Domain.SyntheticSchema() }
 // RowCount is the number of synthetic records.
 func (r *Result) RowCount() int { return r.Rows }
 
-// Chunks returns the synthetic table's chunks (marginal.DecodeChunk rows
+// Chunks returns the synthetic table's chunks (domain.DecodeChunk rows
 // each, their randomness drawn up front from DecodeSource) and their
 // decoder.
 func (r *Result) Chunks() (int, func(k int, t *data.Table) error) {
-	srcs := marginal.DecodeSources(r.Rows, r.DecodeSource)
+	srcs := domain.DecodeSources(r.Rows, r.DecodeSource)
 	return len(srcs), func(k int, t *data.Table) error {
 		return r.Domain.DecodeChunkInto(r.Engine.Data, r.Rows, k, srcs[k], t)
 	}

@@ -6,7 +6,8 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -30,7 +31,7 @@ const labelCheckTrainRows = 10000
 // number of real records that a one-vs-rest logistic regression trained on
 // synthetic rows predicts correctly is a counting query (sensitivity 1
 // under replace-one and add/remove), released once with discrete Gaussian
-// noise (marginal.ReleaseCountingQuery) at ρ = Rho, charged to the owner's
+// noise (measurement.ReleaseCountingQuery) at ρ = Rho, charged to the owner's
 // accountant before it is drawn. The classifier depends on the records
 // only through the synthetic rows, so the query is fixed before the
 // release. Everything else here is post-processing of released values.
@@ -80,7 +81,7 @@ func (o Options) labelCheckRho(schema data.Schema) float64 {
 // (real, n public records) at ρ = rho, charged to acct. Both sides are
 // read in the domain's cells, so a streamed input is checked as a table
 // held whole is.
-func checkLabel(label string, dom *marginal.Domain, real marginal.Chunks, synth *marginal.Dataset, n int, rho float64, acct *privacy.Accountant, src *randx.Source) (*LabelCheck, error) {
+func checkLabel(label string, dom *domain.Domain, real domain.Chunks, synth *domain.Dataset, n int, rho float64, acct *privacy.Accountant, src *randx.Source) (*LabelCheck, error) {
 	f, err := newOneHot(dom, label)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func checkLabel(label string, dom *marginal.Domain, real marginal.Chunks, synth 
 			}
 		})
 	}
-	c, err := marginal.ReleaseCountingQuery(correct, "label check: correct predictions on the real records", marginal.CountOptions{Rho: rho, Accountant: acct, Source: src})
+	c, err := measurement.ReleaseCountingQuery(correct, "label check: correct predictions on the real records", measurement.CountOptions{Rho: rho, Accountant: acct, Source: src})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ type oneHot struct {
 	x              []float64
 }
 
-func newOneHot(dom *marginal.Domain, label string) (*oneHot, error) {
+func newOneHot(dom *domain.Domain, label string) (*oneHot, error) {
 	l, err := dom.Index(label)
 	if err != nil {
 		return nil, fmt.Errorf("label check: %w", err)
@@ -160,7 +161,7 @@ func (f *oneHot) encode(x []float64, cells []int) {
 // train fits the check's classifier, a one-vs-rest logistic regression
 // (learn's defaults, at most 200 L-BFGS iterations), to synth's first
 // rows records.
-func (f *oneHot) train(synth *marginal.Dataset, rows int) (*learn.Classifier, error) {
+func (f *oneHot) train(synth *domain.Dataset, rows int) (*learn.Classifier, error) {
 	if rows < 2 {
 		return nil, fmt.Errorf("label check: %d synthetic records are too few to train on", synth.Len())
 	}
@@ -188,7 +189,7 @@ func (f *oneHot) predict(clf *learn.Classifier, cells []int) bool {
 }
 
 // majority is the share of the most common label among synth's records.
-func (f *oneHot) majority(synth *marginal.Dataset) float64 {
+func (f *oneHot) majority(synth *domain.Dataset) float64 {
 	counts := make([]int, f.classes)
 	for _, c := range synth.Cols[f.label] {
 		counts[c]++

@@ -10,6 +10,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/randx"
@@ -56,9 +57,9 @@ func TestAddRemoveAdultChargedExactly(t *testing.T) {
 			}
 			first := p.Charges[0]
 			if first.Purpose != "record count (add/remove neighbours)" || first.Spec.Sensitivity != 1 ||
-				math.Abs(first.Spec.Guarantee.Rho-marginal.DefaultCountShare*rho) > 1e-15 {
+				math.Abs(first.Spec.Guarantee.Rho-measurement.DefaultCountShare*rho) > 1e-15 {
 				t.Errorf("first charge %q, sensitivity %v, ρ %v: want the record count at sensitivity 1 and ρ %v",
-					first.Purpose, first.Spec.Sensitivity, first.Spec.Guarantee.Rho, marginal.DefaultCountShare*rho)
+					first.Purpose, first.Spec.Sensitivity, first.Spec.Guarantee.Rho, measurement.DefaultCountShare*rho)
 			}
 			counts := 0
 			for _, c := range p.Charges[1:] {
@@ -77,11 +78,11 @@ func TestAddRemoveAdultChargedExactly(t *testing.T) {
 			if counts < 15 {
 				t.Errorf("only %d count releases checked", counts)
 			}
-			sigma := 1 / math.Sqrt(2*marginal.DefaultCountShare*rho)
+			sigma := 1 / math.Sqrt(2*measurement.DefaultCountShare*rho)
 			if d := math.Abs(float64(res.Records - tab.Len())); d > 6*sigma || res.Records == tab.Len() && d != 0 {
 				t.Errorf("released count %d, true %d: off by %v, σ = %.3g", res.Records, tab.Len(), d, sigma)
 			}
-			if res.Synthetic.Len() != res.Records || res.CountRho != marginal.DefaultCountShare*rho {
+			if res.Synthetic.Len() != res.Records || res.CountRho != measurement.DefaultCountShare*rho {
 				t.Errorf("%d synthetic rows for the released count %d; count ρ %v", res.Synthetic.Len(), res.Records, res.CountRho)
 			}
 			if h := r.Headline(); !strings.Contains(h, "per record (add/remove neighbours)") {

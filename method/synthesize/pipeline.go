@@ -11,6 +11,9 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -31,7 +34,7 @@ type Options struct {
 	Table   *data.Table
 	Encoded *Encoded
 	// NoTable leaves Result.Synthetic nil: the caller decodes
-	// the synthetic records chunk by chunk (marginal.DecodeSources,
+	// the synthetic records chunk by chunk (domain.DecodeSources,
 	// Domain.DecodeChunkInto with the result's DecodeSource), which gives
 	// the same table without holding it whole.
 	NoTable bool
@@ -70,8 +73,8 @@ type Options struct {
 	MaxModelCells  float64
 	AdaptiveRounds int
 	// Selection is the adaptive rounds' selection mechanism (default
-	// marginal.SelectExponential).
-	Selection marginal.SelectMechanism
+	// measurement.SelectExponential).
+	Selection measurement.SelectMechanism
 	// Optimizer fits the adaptive method's model (default
 	// marginal.OptimizerAuto).
 	Optimizer marginal.Optimizer
@@ -82,27 +85,27 @@ type Options struct {
 	// means one party "owner" holding all attributes at Rho.
 	Parties []Party
 	// Bins and BinsFor discretise numeric attributes over their declared
-	// bounds (default marginal.DefaultBins).
+	// bounds (default domain.DefaultBins).
 	Bins    int
 	BinsFor map[string]int
 	// BinShare is the share of the single owner's ρ spent choosing
-	// numeric attributes' bins from the data (marginal.ChooseCuts, split
+	// numeric attributes' bins from the data (measurement.ChooseCuts, split
 	// evenly among them): default DefaultBinShare with the adaptive method
 	// and one owner; negative for the schema's equal-width bins (with the
-	// public values split off: marginal.PublicValueCuts).
+	// public values split off: domain.PublicValueCuts).
 	BinShare float64
 	// Refine says what the data-chosen bins are for (default
-	// marginal.DefaultRefine): measured by the engine, or only to draw
+	// domain.DefaultRefine): measured by the engine, or only to draw
 	// values inside the equal-width bins and point masses it measures.
-	Refine marginal.Refinement
+	Refine domain.Refinement
 	// Split of every ρ_k (default 0.1 / 0.1 / 0.8).
 	Split marginal.Split
 	// Score is the pair score (default the paper's IInDif).
-	Score marginal.ScoreKind
+	Score measurement.ScoreKind
 	// OneWayNoise is the noise of the one-way marginals: default Gaussian,
 	// a quarter of the paper's Laplace variance at the same ρ (Δ₂ = √2
-	// against Δ₁ = 2 under replacement); marginal.Laplace is the paper's.
-	OneWayNoise marginal.Mechanism
+	// against Δ₁ = 2 under replacement); measurement.Laplace is the paper's.
+	OneWayNoise measurement.Mechanism
 	// Combine configures marginal combination.
 	Combine marginal.CombineOptions
 	// Rounds of GUM (default 30) and Rows of synthetic data (default n).
@@ -113,8 +116,8 @@ type Options struct {
 	Delta float64
 	// Neighbours is the neighbouring relation (default replace-one, n
 	// public). Under add/remove (one owner only) the record count is
-	// released first with marginal.DefaultCountShare of ρ
-	// (marginal.ReleaseCount) and its noisy value stands for n everywhere:
+	// released first with measurement.DefaultCountShare of ρ
+	// (measurement.ReleaseCount) and its noisy value stands for n everywhere:
 	// the method auto picks, the bins, every normalisation, the default
 	// number of synthetic rows and the report; every release's sensitivity
 	// follows the relation.
@@ -133,7 +136,7 @@ type Result struct {
 	Auto      string
 	Synthetic *data.Table
 	// Rows is the number of synthetic records; Engine.Data holds them, or
-	// the first marginal.DefaultFit of them when there are more (record r
+	// the first infer.DefaultFit of them when there are more (record r
 	// is Engine.Data's record r mod its length).
 	Rows int
 	// DecodeSource is the randomness that decodes them (Synthetic was
@@ -141,10 +144,10 @@ type Result struct {
 	DecodeSource *randx.Source
 	// Real is the owner's table discretised by Domain: for the owner's own
 	// utility summary (exact counts, never published).
-	Real    marginal.Chunks
+	Real    domain.Chunks
 	Report  *privacy.Report
 	Engine  *marginal.Result
-	Domain  *marginal.Domain
+	Domain  *domain.Domain
 	Parties []Party
 	// Rho is the single owner's zCDP budget the run used (from Epsilon
 	// when one was given), BinRho the part of it spent choosing bins,
@@ -187,8 +190,8 @@ func EvenParties(s data.Schema, rhos []float64) ([]Party, error) {
 // bounds. Synthesize recodes the pieces in place to the bins it chooses
 // and then merges identical rows (Chunks.Merged), replacing Chunks.
 type Encoded struct {
-	Domain  *marginal.Domain
-	Chunks  marginal.Chunks
+	Domain  *domain.Domain
+	Chunks  domain.Chunks
 	Clamped int
 }
 
@@ -196,14 +199,14 @@ type Encoded struct {
 // discretised with for Synthesize under o (Encoded): the schema's bins
 // (equal-width, with each numeric attribute's public values, its minimum,
 // its maximum and 0 inside its bounds, a bin of its own:
-// marginal.PublicValueCuts), or, when the numeric bins are chosen from
+// domain.PublicValueCuts), or, when the numeric bins are chosen from
 // the data (one owner, the default), numeric attributes cut at every edge
-// those bins may have (marginal.FineEdges), so that the bins chosen
+// those bins may have (domain.FineEdges), so that the bins chosen
 // afterwards from the cells' counts are unions of cells and the records
 // need not be read again.
-func DomainFor(s data.Schema, o Options) (*marginal.Domain, error) {
+func DomainFor(s data.Schema, o Options) (*domain.Domain, error) {
 	if !adaptive(o) {
-		d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
+		d, err := domain.New(s, domain.Options{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
 		if err != nil {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
@@ -212,10 +215,10 @@ func DomainFor(s data.Schema, o Options) (*marginal.Domain, error) {
 	fine := map[string][]float64{}
 	for _, a := range s.Attributes {
 		if a.Kind == data.Numeric {
-			fine[a.Name] = marginal.FineEdges(a, binsOf(o, a), marginal.DefaultGrid)
+			fine[a.Name] = domain.FineEdges(a, binsOf(o, a), domain.DefaultGrid)
 		}
 	}
-	d, err := marginal.NewDomain(s, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: fine})
+	d, err := domain.New(s, domain.Options{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: fine})
 	if err != nil {
 		return nil, fmt.Errorf("publish: cells to choose the bins from: %w", err)
 	}
@@ -229,7 +232,7 @@ func adaptive(o Options) bool {
 
 // binsOf is the number of equal-width bins attribute a's bins refine.
 func binsOf(o Options, a data.Attribute) int {
-	return cmp.Or(o.BinsFor[a.Name], o.Bins, marginal.DefaultBins)
+	return cmp.Or(o.BinsFor[a.Name], o.Bins, domain.DefaultBins)
 }
 
 // Synthesize publishes a synthetic table under personalised zCDP budgets.
@@ -241,7 +244,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err := o.settleBudget(schema, n); err != nil {
 		return nil, err
 	}
-	dom, err := marginal.NewDomain(schema, marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor})
+	dom, err := domain.New(schema, domain.Options{Bins: o.Bins, BinsFor: o.BinsFor})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -284,7 +287,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	}
 	checkRho := o.labelCheckRho(schema)
 	parties[0].Rho -= binRho + countRho + checkRho
-	m, err := marginal.NewLocalMeasurer(marginal.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child(), Neighbours: o.Neighbours})
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child(), Neighbours: o.Neighbours})
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -320,7 +323,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 
 // publicCount returns the record count the run may use as public, and the
 // ρ spent on it: n itself under replace-one (neighbours share it), and
-// under add/remove the count released with marginal.DefaultCountShare of
+// under add/remove the count released with measurement.DefaultCountShare of
 // the single owner's ρ, charged before any other release.
 func publicCount(o Options, n int, accts []*privacy.Accountant) (int, float64, error) {
 	if err := o.Neighbours.Check(); err != nil {
@@ -332,8 +335,8 @@ func publicCount(o Options, n int, accts []*privacy.Accountant) (int, float64, e
 	if len(accts) != 1 {
 		return 0, 0, fmt.Errorf("publish: --neighbours add-remove needs one owner of every column, got %d parties", len(accts))
 	}
-	rho := marginal.DefaultCountShare * o.Parties[0].Rho
-	c, err := marginal.ReleaseCount(n, marginal.CountOptions{Rho: rho, Accountant: accts[0], Source: o.Source.Child()})
+	rho := measurement.DefaultCountShare * o.Parties[0].Rho
+	c, err := measurement.ReleaseCount(n, measurement.CountOptions{Rho: rho, Accountant: accts[0], Source: o.Source.Child()})
 	if err != nil {
 		return 0, 0, fmt.Errorf("publish: %w", err)
 	}
@@ -395,7 +398,7 @@ func (o *Options) settleBudget(schema data.Schema, n int) error {
 // resolveMethod replaces an unset or auto method by the one auto picks
 // for the public domain dom and the parties, and returns why it picked
 // it, for the report ("" when the method was given).
-func (o *Options) resolveMethod(dom *marginal.Domain, n int) string {
+func (o *Options) resolveMethod(dom *domain.Domain, n int) string {
 	o.Method = cmp.Or(o.Method, marginal.MethodAuto)
 	if o.Method != marginal.MethodAuto {
 		return ""
@@ -408,13 +411,13 @@ func (o *Options) resolveMethod(dom *marginal.Domain, n int) string {
 // encodeRecords returns the input's records in the cells of pre, and the
 // number of values clamped to their bounds: the table encoded, or the
 // caller's encoded records once checked to have pre's cells.
-func encodeRecords(o Options, pre *marginal.Domain) (marginal.Chunks, int, error) {
+func encodeRecords(o Options, pre *domain.Domain) (domain.Chunks, int, error) {
 	if o.Table != nil {
 		ds, st, err := pre.Encode(o.Table)
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		return marginal.Chunks{marginal.CellsOf(ds)}, st.Clamped, nil
+		return domain.Chunks{domain.CellsOf(ds)}, st.Clamped, nil
 	}
 	if !slices.Equal(o.Encoded.Domain.Sizes(), pre.Sizes()) {
 		return nil, 0, fmt.Errorf("publish: records encoded with cells %v, want %v (DomainFor)", o.Encoded.Domain.Sizes(), pre.Sizes())
@@ -430,7 +433,7 @@ func encodeRecords(o Options, pre *marginal.Domain) (marginal.Chunks, int, error
 // bins are then identical, and merged they are fewer rows to count, with
 // the same counts. The caller's pieces are consumed, so it gets the
 // merged ones in their place. A table's records are returned as they are.
-func mergeBinned(o Options, real marginal.Chunks, binRho float64) (marginal.Chunks, error) {
+func mergeBinned(o Options, real domain.Chunks, binRho float64) (domain.Chunks, error) {
 	if !(o.Encoded != nil && binRho > 0) {
 		return real, nil
 	}
@@ -444,17 +447,17 @@ func mergeBinned(o Options, real marginal.Chunks, binRho float64) (marginal.Chun
 
 // engineOptions are the marginal engine's settings for a run over dom
 // by parties, of n records.
-func engineOptions(o Options, dom *marginal.Domain, parties []marginal.Party, workload [][]int, n int) marginal.Options {
+func engineOptions(o Options, dom *domain.Domain, parties []marginal.Party, workload [][]int, n int) marginal.Options {
 	return marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Neighbours: o.Neighbours, Split: o.Split, Score: o.Score, Combine: o.Combine,
-		OneWayNoise: cmp.Or(o.OneWayNoise, marginal.Gaussian), Method: o.Method,
+		OneWayNoise: cmp.Or(o.OneWayNoise, measurement.Gaussian), Method: o.Method,
 		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty},
-		GUM:      marginal.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: marginal.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
+		GUM:      infer.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: infer.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	}
 }
 
 // namedSets maps attribute-name sets to index sets (nil for none).
-func namedSets(dom *marginal.Domain, sets [][]string) ([][]int, error) {
+func namedSets(dom *domain.Domain, sets [][]string) ([][]int, error) {
 	var out [][]int
 	for _, s := range sets {
 		var idx []int
@@ -472,7 +475,7 @@ func namedSets(dom *marginal.Domain, sets [][]string) ([][]int, error) {
 
 // engineParties maps the parties' attribute names to indices and
 // opens one zCDP accountant per party.
-func engineParties(dom *marginal.Domain, ps []Party) ([]marginal.Party, []*privacy.Accountant, error) {
+func engineParties(dom *domain.Domain, ps []Party) ([]marginal.Party, []*privacy.Accountant, error) {
 	var parties []marginal.Party
 	var accts []*privacy.Accountant
 	for _, p := range ps {
@@ -505,15 +508,15 @@ type spending struct {
 	check      *LabelCheck
 }
 
-func report(o Options, auto string, res *marginal.Result, dom *marginal.Domain, accts []*privacy.Accountant, n int, spent spending) (*privacy.Report, error) {
+func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, accts []*privacy.Accountant, n int, spent spending) (*privacy.Report, error) {
 	binRho, countRho := spent.bin, spent.count
 	nb := o.Neighbours.Or()
 	records := map[string]int{}
 	for _, a := range accts {
 		records[a.Party()] = n
 	}
-	countL1, countL2 := marginal.CountSensitivity(nb)
-	scoreSens := marginal.ScoreSensitivity(cmp.Or(o.Score, marginal.IInDif), nb)
+	countL1, countL2 := measurement.CountSensitivity(nb)
+	scoreSens := measurement.ScoreSensitivity(cmp.Or(o.Score, measurement.IInDif), nb)
 	ro := privacy.ReportOptions{
 		Method:       "pdp-mvds marginal synthesis (one process; Algorithms 2-3 as in docs/errata.md#pdp-mvds-algorithms, PrivSyn)",
 		Calibration:  "sound",
@@ -592,7 +595,7 @@ func adaptiveReport(ro *privacy.ReportOptions, o Options, res *marginal.Result, 
 	ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
 	ro.Assumptions[2] = fmt.Sprintf("sensitivities under %s: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by %g·w, w the largest workload weight offered; the penalty is %s", nb, countL2, countL1, cmp.Or(o.Penalty, marginal.DefaultPenalty).Describe())
 	ro.Assumptions = append(ro.Assumptions,
-		fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, marginal.SelectExponential).Describe()))
+		fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, measurement.SelectExponential).Describe()))
 	ro.Covered = []string{
 		"the noisy one-way and selected marginals and every selection",
 		fmt.Sprintf("everything derived from them: the graphical model fitted to the noisy marginals (%s), the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)", marginal.OptimizerReason(o.Optimizer, res.Optimizer)),
@@ -638,7 +641,7 @@ const DefaultBinShare = 0.05
 // bins come from the counts of its fine cells, which give the same
 // histogram, and so the same release, as the values themselves. n is the
 // public record count the bins aim at: the released one under add/remove.
-func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant, n int) (*marginal.Domain, float64, error) {
+func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts []*privacy.Accountant, n int) (*domain.Domain, float64, error) {
 	if !(o.BinShare > 0) {
 		return dom, 0, nil
 	}
@@ -656,7 +659,7 @@ func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, ac
 		return dom, 0, nil
 	}
 	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
-	do := marginal.DomainOptions{Bins: o.Bins, BinsFor: o.BinsFor}
+	do := domain.Options{Bins: o.Bins, BinsFor: o.BinsFor}
 	src := o.Source.Child()
 	for _, j := range numeric {
 		a := s.Attributes[j]
@@ -664,18 +667,18 @@ func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, ac
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
-		c, err := marginal.ChooseBinsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
+		c, err := measurement.ChooseBinsFromFine(a, counts.Counts, measurement.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
 			Neighbours: o.Neighbours, Records: float64(n)})
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
 		do.SetChosen(a.Name, c)
 	}
-	d, err := marginal.NewDomain(s, do)
+	d, err := domain.New(s, do)
 	if err != nil {
 		return nil, 0, fmt.Errorf("publish: %w", err)
 	}
-	lut, err := marginal.Recoding(pre, d)
+	lut, err := domain.Recoding(pre, d)
 	if err != nil {
 		return nil, 0, fmt.Errorf("publish: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -57,10 +59,10 @@ func TestSynthesizeMergedRecordsPublishTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pieces marginal.Chunks
+			var pieces domain.Chunks
 			clamped := 0
 			for w := range 2 {
-				tl := marginal.NewTally(pre.Sizes())
+				tl := domain.NewTally(pre.Sizes())
 				for i := tab.Len() - 1 - w; i >= 0; i -= 2 * 500 {
 					var rows [][]float64
 					for k := i; k > i-2*500 && k >= 0; k -= 2 {
@@ -117,11 +119,11 @@ func TestSynthesizeReportStatesSelection(t *testing.T) {
 	}
 	tab := &data.Table{Schema: adult.Schema, Rows: adult.Rows[:2000]}
 	for _, c := range []struct {
-		mech marginal.SelectMechanism
+		mech measurement.SelectMechanism
 		says string
 	}{
 		{"", "exponential mechanism at ε (ε-bounded range, charged ε²/8"},
-		{marginal.SelectPermuteAndFlip, "permute-and-flip at ε (ε-DP, charged ε²/2"},
+		{measurement.SelectPermuteAndFlip, "permute-and-flip at ε (ε-DP, charged ε²/2"},
 	} {
 		t.Run(cmp.Or(c.mech.String(), "default"), func(t *testing.T) {
 			res, err := Publish(context.Background(), Options{

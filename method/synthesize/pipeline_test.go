@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
@@ -153,24 +154,24 @@ func TestSynthesizeShuttleKeepsSignedZeros(t *testing.T) {
 	if err != nil {
 		t.Skipf("dataset shuttle not available: %v", err)
 	}
-	run := func(refine marginal.Refinement) *Result {
+	run := func(refine domain.Refinement) *Result {
 		res, err := Publish(context.Background(), Options{Table: tab, Epsilon: 1, Delta: 1e-5, Refine: refine, Source: randx.NewSeeded(7)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
-	decoded, measured := run(""), run(marginal.RefineMeasured)
+	decoded, measured := run(""), run(domain.RefineMeasured)
 	for _, name := range []string{"V2", "V4"} {
 		if real, syn := zeroShare(t, tab, name), zeroShare(t, decoded.Synthetic, name); math.Abs(real-syn) > 0.03 || real < 0.5 {
 			t.Errorf("%s zeros: real %.3f, synthetic %.3f", name, real, syn)
 		}
 	}
-	d, err := utility.PairTVD(tab, decoded.Synthetic, marginal.DefaultBins)
+	d, err := utility.PairTVD(tab, decoded.Synthetic, domain.DefaultBins)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := utility.PairTVD(tab, measured.Synthetic, marginal.DefaultBins)
+	m, err := utility.PairTVD(tab, measured.Synthetic, domain.DefaultBins)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestLabelCheckCountsExactly(t *testing.T) {
 		}
 		return tab
 	}
-	dom, err := marginal.NewDomain(schema, marginal.DomainOptions{})
+	dom, err := domain.New(schema, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestLabelCheckCountsExactly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			real, err := marginal.Chunks{marginal.CellsOf(ds)}.Merged()
+			real, err := domain.Chunks{domain.CellsOf(ds)}.Merged()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,15 +3,16 @@ package synthesize_test
 import (
 	"context"
 	"fmt"
-	"github.com/dppub/dppub/method/synthesize"
 	"math"
 	"testing"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"github.com/dppub/dppub/method/rowsynth"
+	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/randx"
 )
@@ -63,7 +64,7 @@ func pointMasses(t *data.Table) map[string]float64 {
 		if a.Kind != data.Numeric {
 			continue
 		}
-		for _, v := range marginal.PublicValues(a) {
+		for _, v := range domain.PublicValues(a) {
 			at := 0
 			for _, r := range t.Rows {
 				if r[j] == v {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 )
 
@@ -158,7 +158,7 @@ type Input struct {
 // Domain is the domain a table with schema sc is discretised with for a
 // run with these (validated) settings: what a reader that never holds
 // the table encodes its rows with (Input.Encoded).
-func (s *Settings) Domain(sc data.Schema) (*marginal.Domain, error) {
+func (s *Settings) Domain(sc data.Schema) (*domain.Domain, error) {
 	o, err := s.options(sc)
 	if err != nil {
 		return nil, method.SettingsError{Err: err}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/randx"
 )
@@ -36,8 +37,8 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"bin share too large", Settings{Rho: 1, EngineSettings: method.EngineSettings{BinShare: 0.5}}, "bin_share", "got 0.5"},
 		{"bin share and parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{BinShare: 0.1}}, "bin_share", "got 0.1"},
 		{"bin refine unknown", Settings{Rho: 1, EngineSettings: method.EngineSettings{BinRefine: "both"}}, "bin_refine", `"both"`},
-		{"bin refine on equal-width bins", Settings{Rho: 1, EngineSettings: method.EngineSettings{BinShare: -1, BinRefine: marginal.RefineMeasured}}, "bin_refine", "bin_share ≥ 0"},
-		{"bin refine and parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{BinRefine: marginal.RefineDecoded}}, "bin_refine", "one party"},
+		{"bin refine on equal-width bins", Settings{Rho: 1, EngineSettings: method.EngineSettings{BinShare: -1, BinRefine: domain.RefineMeasured}}, "bin_refine", "bin_share ≥ 0"},
+		{"bin refine and parties", Settings{Rho: 1, Parties: 2, EngineSettings: method.EngineSettings{BinRefine: domain.RefineDecoded}}, "bin_refine", "one party"},
 		{"model cells", Settings{Rho: 1, EngineSettings: method.EngineSettings{MaxModelCells: 0.5}}, "max_model_cells", "got 0.5"},
 		{"optimizer", Settings{Rho: 1, EngineSettings: method.EngineSettings{Optimizer: "adam"}}, "optimizer", `must be auto, mirror-descent or momentum, got "adam"`},
 		{"label check share of 1", Settings{Rho: 1, EngineSettings: method.EngineSettings{Label: "income"}, LabelCheckShare: 1}, "label_check_share", "below 1"},
@@ -58,7 +59,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 	type E = method.EngineSettings
 	ok := []Settings{{Rho: 1}, {Epsilon: 1, Delta: 1e-6}, {PartyBudgets: []float64{1, 0.1}, Parties: 2},
 		{Rho: 1, EngineSettings: E{BinShare: -1}}, {Rho: 1, EngineSettings: E{BinShare: 0.2}}, {Rho: 1, Parties: 2, EngineSettings: E{BinShare: -1}},
-		{Rho: 1, EngineSettings: E{BinRefine: marginal.RefineMeasured}}, {Rho: 1, EngineSettings: E{BinShare: 0.1, BinRefine: marginal.RefineDecoded}},
+		{Rho: 1, EngineSettings: E{BinRefine: domain.RefineMeasured}}, {Rho: 1, EngineSettings: E{BinShare: 0.1, BinRefine: domain.RefineDecoded}},
 		{Rho: 1, EngineSettings: E{Method: marginal.MethodAuto}}, {Rho: 1, EngineSettings: E{Method: marginal.MethodPaper}}, {Rho: 1, EngineSettings: E{Method: marginal.MethodAdaptive}}}
 	for _, st := range ok {
 		st.SetDefaults()
@@ -146,7 +147,7 @@ func TestRunIsSeededAndReported(t *testing.T) {
 // (one "bins of" release, more cells where the values pile up); a
 // negative share keeps the --bins equal-width bins over the declared
 // bounds, with the minimum and the maximum split off as bins of their own
-// (marginal.PublicValueCuts), and spends nothing on them; a larger share
+// (domain.PublicValueCuts), and spends nothing on them; a larger share
 // spends more.
 func TestBinShareChoosesWhereBinsComeFrom(t *testing.T) {
 	sc := data.Schema{Attributes: []data.Attribute{

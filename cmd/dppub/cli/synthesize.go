@@ -6,11 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
-	"github.com/spf13/cobra"
 )
 
 // synthFlags are synthesize's own flags (where the data come from, the
@@ -225,7 +226,7 @@ func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int
 			continue
 		}
 		slices.Sort(syn)
-		d := marginal.NumericDistanceOf(a, real, syn)
+		d := domain.NumericDistanceOf(a, real, syn)
 		fmt.Fprintf(w, "  %s (original values): Wasserstein-1 %.4g (%.4f of the range), KS %.4f; value %g: %.1f%% real, %.1f%% synthetic\n",
 			d.Name, d.W1, d.W1Range, d.KS, d.Mode, 100*d.RealMass, 100*d.SynthMass)
 	}

@@ -10,13 +10,14 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/spf13/cobra"
+
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/utility"
-	"github.com/spf13/cobra"
 )
 
 // synthInput is what synthesize read: a table (a built-in dataset, a
@@ -28,7 +29,7 @@ type synthInput struct {
 	encoded *synthesize.Encoded
 	// values[j] counts numeric attribute j's real values (nil when it
 	// had more than maxDistinct distinct values).
-	values map[int]marginal.ValueCounts
+	values map[int]domain.ValueCounts
 	// tooMany names the numeric attributes left out of values.
 	tooMany []string
 	// counts are the real rows' marginals as dppub compare counts them
@@ -60,7 +61,7 @@ const maxDistinct = 1 << 18
 // parsed (with the domain the run will discretise with, which the
 // settings fix) and counting the numeric values. Each core merges the
 // records whose cells are identical into one weighted row
-// (marginal.Tally), and the cores' rows are merged at the end: memory
+// (domain.Tally), and the cores' rows are merged at the end: memory
 // grows with the distinct tuples of cells, which the domain bounds, not
 // with the number of records; the counts the run takes are those of the
 // records one by one. A tuple costs a byte per attribute (two for an
@@ -103,8 +104,8 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 // worker of data.Scan, merged at the end.
 type streamStats struct {
 	settings *synthesize.Settings
-	dom      *marginal.Domain // set by start
-	numeric  []int            // the numeric attributes' indices
+	dom      *domain.Domain // set by start
+	numeric  []int          // the numeric attributes' indices
 	ws       []*streamTally
 }
 
@@ -112,7 +113,7 @@ type streamStats struct {
 // weighted rows, the values it clamped, each numeric attribute's value
 // counts (nil once over maxDistinct values) and the quality counts.
 type streamTally struct {
-	tally   *marginal.Tally
+	tally   *domain.Tally
 	clamped int
 	values  []map[float64]int
 	counts  *utility.Joint
@@ -136,7 +137,7 @@ func (ss *streamStats) start(sc data.Schema) error {
 		if err != nil {
 			return err
 		}
-		ss.ws[w] = &streamTally{tally: marginal.NewTally(d.Sizes()), values: make([]map[float64]int, len(ss.numeric)), counts: counts}
+		ss.ws[w] = &streamTally{tally: domain.NewTally(d.Sizes()), values: make([]map[float64]int, len(ss.numeric)), counts: counts}
 		for k := range ss.numeric {
 			ss.ws[w].values[k] = map[float64]int{}
 		}
@@ -169,8 +170,8 @@ func (ss *streamStats) consume(w int, rows [][]float64) error {
 // records, the quality counts and each numeric attribute's value counts
 // (or its name among those with too many values).
 func (ss *streamStats) input() (*synthInput, error) {
-	in := &synthInput{encoded: &synthesize.Encoded{Domain: ss.dom}, values: map[int]marginal.ValueCounts{}}
-	var pieces marginal.Chunks
+	in := &synthInput{encoded: &synthesize.Encoded{Domain: ss.dom}, values: map[int]domain.ValueCounts{}}
+	var pieces domain.Chunks
 	for _, wk := range ss.ws {
 		if wk == nil {
 			continue
@@ -202,7 +203,7 @@ func (ss *streamStats) input() (*synthInput, error) {
 // valueCounts merges the workers' counts of the k-th numeric attribute's
 // values, in increasing order of value; false when it has more than
 // maxDistinct values.
-func (ss *streamStats) valueCounts(k int) (marginal.ValueCounts, bool) {
+func (ss *streamStats) valueCounts(k int) (domain.ValueCounts, bool) {
 	all := map[float64]int{}
 	for _, wk := range ss.ws {
 		if all != nil && wk.values[k] == nil {
@@ -215,9 +216,9 @@ func (ss *streamStats) valueCounts(k int) (marginal.ValueCounts, bool) {
 		}
 	}
 	if all == nil || len(all) > maxDistinct {
-		return marginal.ValueCounts{}, false
+		return domain.ValueCounts{}, false
 	}
-	var h marginal.ValueCounts
+	var h domain.ValueCounts
 	h.Values = make([]float64, 0, len(all))
 	for v := range all {
 		h.Values = append(h.Values, v)
@@ -231,8 +232,8 @@ func (ss *streamStats) valueCounts(k int) (marginal.ValueCounts, bool) {
 }
 
 // tableValues counts the numeric values of an input held as a table.
-func tableValues(t *data.Table) map[int]marginal.ValueCounts {
-	out := map[int]marginal.ValueCounts{}
+func tableValues(t *data.Table) map[int]domain.ValueCounts {
+	out := map[int]domain.ValueCounts{}
 	c := make([]float64, t.Len())
 	for j, a := range t.Schema.Attributes {
 		if a.Kind != data.Numeric {
@@ -242,7 +243,7 @@ func tableValues(t *data.Table) map[int]marginal.ValueCounts {
 			c[i] = row[j]
 		}
 		slices.Sort(c)
-		out[j] = marginal.Histogram(c)
+		out[j] = domain.Histogram(c)
 	}
 	return out
 }

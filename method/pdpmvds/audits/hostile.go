@@ -7,7 +7,7 @@ import (
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
@@ -26,24 +26,24 @@ import (
 // sensitivities.
 func pdpHostileAttacks() []audit.HostileAttack {
 	const rho = 0.1
-	count := audit.MustNoise(marginal.Gaussian, marginal.CountL1, marginal.CountL2, rho)
+	count := audit.MustNoise(measurement.Gaussian, measurement.CountL1, measurement.CountL2, rho)
 	forged := count
 	forged.Sensitivity = 1e8
-	inflated := audit.MustNoise(marginal.Gaussian, 1e8, 1e8, rho)
+	inflated := audit.MustNoise(measurement.Gaussian, 1e8, 1e8, rho)
 	halved := count
 	halved.Scale /= 2
-	lapInflated := audit.MustNoise(marginal.Laplace, 1e6, 1e6, rho)
+	lapInflated := audit.MustNoise(measurement.Laplace, 1e6, 1e6, rho)
 	nanRho := count
 	nanRho.Rho = math.NaN()
-	marg := func(id uint64, n marginal.Noise, attrs ...int) *proto.Request {
+	marg := func(id uint64, n measurement.Noise, attrs ...int) *proto.Request {
 		return &proto.Request{ID: id, Kind: proto.KindMarginal, Attrs: attrs, Release: pdpHostileRelease(n, attrs)}
 	}
-	score := func(a, b int, ref float64, n marginal.Noise) *proto.Request {
+	score := func(a, b int, ref float64, n measurement.Noise) *proto.Request {
 		q := &proto.Request{ID: 100, Kind: proto.KindScore, Attrs: []int{a, b}, Release: pdpHostileRelease(n, []int{a, b})}
 		q.RefA, q.RefB = audit.Fill(pdpSizes[a], ref), audit.Fill(pdpSizes[b], ref)
 		return q
 	}
-	scoreNoise := audit.MustNoise(marginal.Gaussian, marginal.IInDifSensitivity, marginal.IInDifSensitivity, rho)
+	scoreNoise := audit.MustNoise(measurement.Gaussian, measurement.IInDifSensitivity, measurement.IInDifSensitivity, rho)
 	otherParties := marg(100, count, 0)
 	otherParties.Release.Parties = []int{0, 1}
 	one := func(name, attempt string, expect audit.HostileExpect, q *proto.Request) audit.HostileAttack {
@@ -91,7 +91,7 @@ var (
 	pdpOwners = []int{0, 0, 1, 1}
 )
 
-func pdpHostileRelease(n marginal.Noise, attrs []int) marginal.Release {
+func pdpHostileRelease(n measurement.Noise, attrs []int) measurement.Release {
 	involved := map[int]bool{}
 	var parties []int
 	for _, a := range attrs {
@@ -103,7 +103,7 @@ func pdpHostileRelease(n marginal.Noise, attrs []int) marginal.Release {
 	if len(parties) == 0 {
 		parties = []int{0}
 	}
-	return marginal.Release{Purpose: "hostile", Parties: parties, Noise: n}
+	return measurement.Release{Purpose: "hostile", Parties: parties, Noise: n}
 }
 
 // pdpVictim is party 1 of a two-party session.
@@ -225,10 +225,10 @@ func pdpTrueCost(q *proto.Request, cs []privacy.Charge) (string, error) {
 	}
 	d := q.Release.Noise
 	truth := l2
-	if d.Mechanism == marginal.Laplace {
+	if d.Mechanism == measurement.Laplace {
 		truth = l1
 	}
-	own, err := marginal.Calibrate(d.Mechanism, d.Sensitivity, d.Sensitivity, d.Rho)
+	own, err := measurement.Calibrate(d.Mechanism, d.Sensitivity, d.Sensitivity, d.Rho)
 	if err != nil {
 		return "", err
 	}
@@ -247,7 +247,7 @@ func pdpTrueCost(q *proto.Request, cs []privacy.Charge) (string, error) {
 	g, n := plan.Grid, float64(values)
 	var cost, charged float64
 	var what string
-	if d.Mechanism == marginal.Laplace {
+	if d.Mechanism == measurement.Laplace {
 		cost, charged, what = (truth+n*g)/plan.Scale(), cs[0].Spec.Guarantee.Epsilon, "ε"
 	} else {
 		r := truth + g*math.Sqrt(n)

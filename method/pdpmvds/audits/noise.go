@@ -7,7 +7,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/randx"
 )
@@ -57,7 +57,7 @@ func PDPMVDSNoise(mode pdpmvds.NoiseMode, view string) (audit.Mechanism, error) 
 	if view == "" {
 		view = "coordinator"
 	}
-	noise, release, err := sharedNoise(mode, marginal.Gaussian, 0.5, view == ViewParty)
+	noise, release, err := sharedNoise(mode, measurement.Gaussian, 0.5, view == ViewParty)
 	if err != nil {
 		return audit.Mechanism{}, err
 	}
@@ -74,14 +74,14 @@ func PDPMVDSNoise(mode pdpmvds.NoiseMode, view string) (audit.Mechanism, error) 
 // sensitivity 1 and releases the count, 0 on D and 1 on D', plus the
 // shares of it that two parties and S draw (Session.NoiseShares), without
 // party 1's own share when ownKnown (a fellow party's view).
-func sharedNoise(mode pdpmvds.NoiseMode, m marginal.Mechanism, rho float64, ownKnown bool) (marginal.Noise, func(audit.Side, *randx.Source, []float64) error, error) {
+func sharedNoise(mode pdpmvds.NoiseMode, m measurement.Mechanism, rho float64, ownKnown bool) (measurement.Noise, func(audit.Side, *randx.Source, []float64) error, error) {
 	s := pdpmvds.Session{Parties: 2, Records: 10, Sizes: []int{2, 2}, Owners: []int{0, 1}, Noise: mode}
 	if err := s.Validate(); err != nil {
-		return marginal.Noise{}, nil, fmt.Errorf("audit: %w", err)
+		return measurement.Noise{}, nil, fmt.Errorf("audit: %w", err)
 	}
-	noise, err := marginal.Calibrate(m, 1, 1, rho)
+	noise, err := measurement.Calibrate(m, 1, 1, rho)
 	if err != nil {
-		return marginal.Noise{}, nil, fmt.Errorf("audit: %w", err)
+		return measurement.Noise{}, nil, fmt.Errorf("audit: %w", err)
 	}
 	return noise, func(side audit.Side, src *randx.Source, out []float64) error {
 		_, shares := s.NoiseShares(noise, []int{0, 1}, dp.NewNoiser(src))
@@ -140,7 +140,7 @@ func DLPA(eps float64) (audit.Mechanism, error) {
 // count of sensitivity 1. The coordinator sees the count plus every share; claimed
 // ε-DP. The statistic is the release.
 func PDPMVDSLaplaceNoise(mode pdpmvds.NoiseMode, eps float64) (audit.Mechanism, error) {
-	noise, release, err := sharedNoise(mode, marginal.Laplace, eps*eps/2, false)
+	noise, release, err := sharedNoise(mode, measurement.Laplace, eps*eps/2, false)
 	if err != nil {
 		return audit.Mechanism{}, err
 	}

@@ -9,7 +9,8 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
 	proto "github.com/dppub/dppub/method/pdpmvds/roles"
@@ -214,7 +215,7 @@ type pdpHarness struct {
 	rho    float64
 	delta  float64
 	tables [2][]*data.Table
-	data   [2]*marginal.Dataset
+	data   [2]*domain.Dataset
 }
 
 func newPDPHarness(mode proto.NoiseMode, rho float64) (*pdpHarness, error) {
@@ -229,7 +230,7 @@ func newPDPHarness(mode proto.NoiseMode, rho float64) (*pdpHarness, error) {
 		dPrime.Rows = append(dPrime.Rows, row)
 	}
 	h := &pdpHarness{mode: mode, rho: rho, delta: dp.DefaultDelta(audit.CanaryRecords)}
-	dom, err := marginal.NewDomain(dTab.Schema, marginal.DomainOptions{})
+	dom, err := domain.New(dTab.Schema, domain.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -495,7 +496,7 @@ func (d *pdpDoor) assemble(q *proto.Request, es []protocol.Envelope) ([]protocol
 
 // exact are the exact counts of q's marginal on side and its grid.
 func (h *pdpHarness) exact(side audit.Side, q *proto.Request) ([]float64, float64, error) {
-	m, err := marginal.Count(h.data[side], q.Attrs)
+	m, err := domain.Count(h.data[side], q.Attrs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("audit: %w", err)
 	}
@@ -519,14 +520,14 @@ func touchesA1(attrs []int) bool {
 // releaseLLR is the LLR of party 1's pair for one release of values y
 // whose exact counts are cD and cDp, at the noise the view leaves
 // (Gaussian of variance v, or Laplace of scale b).
-func releaseLLR(y, cD, cDp []float64, noise marginal.Noise, v float64) float64 {
+func releaseLLR(y, cD, cDp []float64, noise measurement.Noise, v float64) float64 {
 	s := 0.0
 	for c := range y {
 		d := cDp[c] - cD[c]
 		if d == 0 {
 			continue
 		}
-		if noise.Mechanism == marginal.Laplace {
+		if noise.Mechanism == measurement.Laplace {
 			s += (math.Abs(y[c]-cD[c]) - math.Abs(y[c]-cDp[c])) / noise.Scale
 		} else {
 			s += d * (y[c] - cD[c] - d/2) / v
@@ -661,7 +662,7 @@ func (h *pdpHarness) negativeT(side audit.Side, q *proto.Request) ([]bool, error
 }
 
 // pairCounts are the exact counts of the pair attrs = (a, b) on side in
-// the order of a score's cells, a's value major (unlike marginal.Count,
+// the order of a score's cells, a's value major (unlike domain.Count,
 // which sorts the attributes).
 func (h *pdpHarness) pairCounts(side audit.Side, attrs []int) []float64 {
 	ds := h.data[side]

@@ -2,7 +2,7 @@ package roles
 
 import (
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // NoiseShares draws the noise shares of a release of one value over the
@@ -13,8 +13,8 @@ import (
 // units (the integer times the grid step, exact). Their sum is the noise
 // the coordinator sees on a count; a contributor that knows its own share
 // sees the sum of the others'. For audits and tests of the distributed
-// noise; it panics on an invalid noise (marginal.Noise.Validate).
-func (s Session) NoiseShares(noise marginal.Noise, involved []int, nz *dp.Noiser) ([]int, []float64) {
+// noise; it panics on an invalid noise (measurement.Noise.Validate).
+func (s Session) NoiseShares(noise measurement.Noise, involved []int, nz *dp.Noiser) ([]int, []float64) {
 	who := s.contributors(involved)
 	sp, err := s.shareSpec(noise, 1, len(who))
 	if err != nil {
@@ -29,7 +29,7 @@ func (s Session) NoiseShares(noise marginal.Noise, involved []int, nz *dp.Noiser
 
 // NoiseGrid is the public grid step of a release of `values` values: every
 // value the coordinator receives is an integer multiple of it.
-func NoiseGrid(noise marginal.Noise, values int) (float64, error) {
+func NoiseGrid(noise measurement.Noise, values int) (float64, error) {
 	pl, err := releaseGrid(noise, values)
 	return pl.Grid, err
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -25,7 +26,7 @@ func BenchmarkCrossPartyMarginal(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	dom, err := marginal.NewDomain(t.Schema, marginal.DomainOptions{})
+	dom, err := domain.New(t.Schema, domain.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,8 +82,8 @@ func BenchmarkCrossPartyMarginal(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				noise, _ := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, 0.5)
-				if _, err := m.Marginal(context.Background(), []int{0, 1}, marginal.Release{Purpose: "bench", Parties: []int{0, 1}, Noise: noise}); err != nil {
+				noise, _ := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, 0.5)
+				if _, err := m.Marginal(context.Background(), []int{0, 1}, measurement.Release{Purpose: "bench", Parties: []int{0, 1}, Noise: noise}); err != nil {
 					b.Fatal(err)
 				}
 				bytes, ops := 0, Ops{}

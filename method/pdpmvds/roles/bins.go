@@ -22,7 +22,7 @@ const TypeCuts = typePrefix + "cuts"
 // the domain on another route.
 const maxHeldBins = 1 << 12
 
-// Cuts are bin edges (lower edges, as marginal.DomainOptions.Cuts) by
+// Cuts are bin edges (lower edges, as domain.Options.Cuts) by
 // global attribute index. Each party chooses those of its own numeric
 // attributes from its own column under DP, so they are public.
 type Cuts struct {

@@ -5,7 +5,7 @@
 // same n records, each with its own zCDP budget, and a semi-trusted third
 // party S measure noisy statistics of the joined records without any of them
 // seeing another's records. The statistics feed the marginal engine
-// (engine/marginal) through Measurer, which implements marginal.Measurer.
+// (engine/marginal) through Measurer, which implements measurement.Measurer.
 //
 // # Roles
 //
@@ -51,7 +51,7 @@
 // With a bin share (method/pdpmvds's bin_share), a bins phase runs before
 // the setup (after the linkage in a linked session): each party chooses
 // the bin edges of its own numeric attributes from its own column
-// (marginal.ChooseCuts on a noisy histogram over a public grid, charged
+// (measurement.ChooseCuts on a noisy histogram over a public grid, charged
 // to its own accountant before anything leaves it) and sends them to the
 // coordinator in a Cuts message; the coordinator checks that each party
 // sent exactly its own attributes, once, and sends every party's edges to
@@ -76,7 +76,7 @@
 //
 // Fixed point. No floating-point noise ever meets a statistic. Every
 // release has a public power-of-two grid G and a discrete law (the
-// dp.PlanLaplace or dp.PlanGaussian that marginal.Noise.Release uses for
+// dp.PlanLaplace or dp.PlanGaussian that measurement.Noise.Release uses for
 // the same values, so joint and local releases agree), every noise share
 // is an integer number of grid steps (dp.Noiser.Shares), and the
 // statistic travels as an integer too (see encoding): a count c as c/G

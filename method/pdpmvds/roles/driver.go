@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/protocol"
 )
 
 // Engine is the computation that the coordinating party runs over the
 // protocol: it measures through m (marginal.Synthesize, for instance) and
 // returns when it needs no more measurements.
-type Engine func(ctx context.Context, m marginal.Measurer) error
+type Engine func(ctx context.Context, m measurement.Measurer) error
 
 // Driver is the coordinator's role for a whole run in one protocol
 // session, as needed when the roles are separate processes: where the

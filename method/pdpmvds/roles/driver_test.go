@@ -11,6 +11,9 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 )
@@ -18,22 +21,22 @@ import (
 // measureSome is a small engine: a one-party marginal, a cross-party pair
 // score and a cross-party marginal, in that order.
 func measureSome(t testing.TB, f *fixture, got *[][]float64) Engine {
-	return func(ctx context.Context, m marginal.Measurer) error {
-		one := f.release(t, []int{0}, marginal.Laplace, marginal.CountL1, marginal.CountL2, 0.1)
+	return func(ctx context.Context, m measurement.Measurer) error {
+		one := f.release(t, []int{0}, measurement.Laplace, measurement.CountL1, measurement.CountL2, 0.1)
 		a, err := m.Marginal(ctx, []int{0}, one)
 		if err != nil {
 			return err
 		}
-		b, err := m.Marginal(ctx, []int{2}, f.release(t, []int{2}, marginal.Laplace, marginal.CountL1, marginal.CountL2, 0.1))
+		b, err := m.Marginal(ctx, []int{2}, f.release(t, []int{2}, measurement.Laplace, measurement.CountL1, measurement.CountL2, 0.1))
 		if err != nil {
 			return err
 		}
-		sr := f.release(t, []int{0, 2}, marginal.Gaussian, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 0.1)
-		score, err := m.Score(ctx, marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 2, N: f.session.Records, RefA: a, RefB: b}, sr)
+		sr := f.release(t, []int{0, 2}, measurement.Gaussian, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.1)
+		score, err := m.Score(ctx, measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 2, N: f.session.Records, RefA: a, RefB: b}, sr)
 		if err != nil {
 			return err
 		}
-		c, err := m.Marginal(ctx, []int{1, 3}, f.release(t, []int{1, 3}, marginal.Gaussian, marginal.CountL1, marginal.CountL2, 0.1))
+		c, err := m.Marginal(ctx, []int{1, 3}, f.release(t, []int{1, 3}, measurement.Gaussian, measurement.CountL1, measurement.CountL2, 0.1))
 		if err != nil {
 			return err
 		}
@@ -94,8 +97,8 @@ func TestDriverMatchesMeasurer(t *testing.T) {
 func TestDriverFailures(t *testing.T) {
 	f := newRoles(t, SuiteCommodity, NoiseInsiderSafe, 50, 1, 3)
 	boom := errors.New("boom")
-	d, err := NewDriver(context.Background(), f.session, func(ctx context.Context, m marginal.Measurer) error {
-		if _, err := m.Marginal(ctx, []int{0}, f.release(t, []int{0}, marginal.Laplace, 2, 2, 0.1)); err != nil {
+	d, err := NewDriver(context.Background(), f.session, func(ctx context.Context, m measurement.Measurer) error {
+		if _, err := m.Marginal(ctx, []int{0}, f.release(t, []int{0}, measurement.Laplace, 2, 2, 0.1)); err != nil {
 			return err
 		}
 		return boom
@@ -193,7 +196,7 @@ func testEngine(t testing.TB, rho float64, src *randx.Source, res **marginal.Res
 		}
 		s.Attributes = append(s.Attributes, a)
 	}
-	dom, err := marginal.NewDomain(s, marginal.DomainOptions{})
+	dom, err := domain.New(s, domain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,10 +207,10 @@ func testEngine(t testing.TB, rho float64, src *randx.Source, res **marginal.Res
 	for j, k := range testOwners {
 		parties[k].Attrs = append(parties[k].Attrs, j)
 	}
-	return func(ctx context.Context, m marginal.Measurer) error {
+	return func(ctx context.Context, m measurement.Measurer) error {
 		var err error
 		*res, err = marginal.Synthesize(ctx, m, marginal.Options{Domain: dom, Parties: parties, Records: testRecords,
-			GUM: marginal.GUMOptions{Rounds: 3}, Source: src})
+			GUM: infer.GUMOptions{Rounds: 3}, Source: src})
 		return err
 	}
 }
@@ -253,8 +256,8 @@ func TestDriverSynthesizeMatchesMeasurer(t *testing.T) {
 func TestDriverStop(t *testing.T) {
 	f := newRoles(t, SuiteCommodity, NoiseInsiderSafe, 50, 1, 3)
 	ended := make(chan error, 1)
-	d, err := NewDriver(context.Background(), f.session, func(ctx context.Context, m marginal.Measurer) error {
-		_, err := m.Marginal(ctx, []int{0}, f.release(t, []int{0}, marginal.Laplace, 2, 2, 0.1))
+	d, err := NewDriver(context.Background(), f.session, func(ctx context.Context, m measurement.Measurer) error {
+		_, err := m.Marginal(ctx, []int{0}, f.release(t, []int{0}, measurement.Laplace, 2, 2, 0.1))
 		ended <- err
 		return err
 	})
@@ -280,11 +283,11 @@ func TestDriverStop(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	d, _ = NewDriver(context.Background(), f.session, func(context.Context, marginal.Measurer) error { return boom })
+	d, _ = NewDriver(context.Background(), f.session, func(context.Context, measurement.Measurer) error { return boom })
 	if _, err := d.Start(); !errors.Is(err, boom) || d.Done() {
 		t.Fatalf("failing engine: start returned %v", err)
 	}
-	d, _ = NewDriver(context.Background(), f.session, func(context.Context, marginal.Measurer) error { return nil })
+	d, _ = NewDriver(context.Background(), f.session, func(context.Context, measurement.Measurer) error { return nil })
 	out, err = d.Start()
 	if err != nil || !d.Done() || len(out) != 4 {
 		t.Fatalf("idle engine: %d envelopes, done %v, %v", len(out), d.Done(), err)

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -34,8 +34,8 @@ func Example() {
 	}
 	third, _ := pdpmvds.NewThirdParty(pdpmvds.ThirdPartyOptions{Session: s, Source: src.Child()})
 	m, _ := pdpmvds.NewMeasurer(pdpmvds.MeasurerOptions{Parties: parties, ThirdParty: third})
-	noise, _ := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, 1e12)
-	counts, err := m.Marginal(context.Background(), []int{0, 1}, marginal.Release{Purpose: "smoker × region", Parties: []int{0, 1}, Noise: noise})
+	noise, _ := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, 1e12)
+	counts, err := m.Marginal(context.Background(), []int{0, 1}, measurement.Release{Purpose: "smoker × region", Parties: []int{0, 1}, Noise: noise})
 	if err != nil {
 		panic(err)
 	}

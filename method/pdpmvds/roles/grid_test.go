@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
-func checkOnGrid(t *testing.T, what string, vals []float64, noise marginal.Noise) {
+func checkOnGrid(t *testing.T, what string, vals []float64, noise measurement.Noise) {
 	t.Helper()
 	g, err := NoiseGrid(noise, len(vals))
 	if err != nil {
@@ -33,19 +34,19 @@ func TestReleasesLieOnThePublicGrid(t *testing.T) {
 	for _, suite := range []Suite{SuiteCommodity, SuitePaillier} {
 		for _, mode := range []NoiseMode{NoiseInsiderSafe, NoiseExact} {
 			f := newFixture(t, suite, mode, 60, 1e9, 5)
-			for _, mech := range []marginal.Mechanism{marginal.Laplace, marginal.Gaussian} {
+			for _, mech := range []measurement.Mechanism{measurement.Laplace, measurement.Gaussian} {
 				name := string(suite) + "/" + string(mode) + "/" + string(mech)
 				for _, attrs := range [][]int{{0, 3}, {1, 2, 5}, {0, 1}} {
-					r := f.release(t, attrs, mech, marginal.CountL1, marginal.CountL2, 0.5)
+					r := f.release(t, attrs, mech, measurement.CountL1, measurement.CountL2, 0.5)
 					got, err := f.m.Marginal(ctx, attrs, r)
 					if err != nil {
 						t.Fatal(err)
 					}
 					checkOnGrid(t, name, got, r.Noise)
 				}
-				q := marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 3, N: 60,
+				q := measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 3, N: 60,
 					RefA: []float64{20.3, 19.1, 21.7}, RefB: []float64{14, 16.5, 15.25, 13.9, 0.35}}
-				r := f.release(t, []int{0, 3}, mech, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 0.5)
+				r := f.release(t, []int{0, 3}, mech, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.5)
 				s, err := f.m.Score(ctx, q, r)
 				if err != nil {
 					t.Fatal(err)
@@ -58,7 +59,7 @@ func TestReleasesLieOnThePublicGrid(t *testing.T) {
 
 // The coordinator refuses released values off the grid.
 func TestCoordinatorRefusesOffGridValues(t *testing.T) {
-	noise, _ := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, 1)
+	noise, _ := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, 1)
 	g, _ := NoiseGrid(noise, 2)
 	if err := onGrid([]float64{3 * g, -g}, g); err != nil {
 		t.Fatal(err)
@@ -80,8 +81,8 @@ func TestEncodingIsExactOnTheGrid(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	noise, _ := marginal.Calibrate(marginal.Laplace, marginal.CountL1, marginal.CountL2, 0.5)
-	pl, err := s.plan(&Request{Kind: KindMarginal, Attrs: []int{0, 1}, Release: marginal.Release{Purpose: "t", Parties: []int{0, 1}, Noise: noise}})
+	noise, _ := measurement.Calibrate(measurement.Laplace, measurement.CountL1, measurement.CountL2, 0.5)
+	pl, err := s.plan(&Request{Kind: KindMarginal, Attrs: []int{0, 1}, Release: measurement.Release{Purpose: "t", Parties: []int{0, 1}, Noise: noise}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,9 +104,9 @@ func TestEncodingIsExactOnTheGrid(t *testing.T) {
 		}
 	}
 
-	snoise, _ := marginal.Calibrate(marginal.Gaussian, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 0.5)
+	snoise, _ := measurement.Calibrate(measurement.Gaussian, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.5)
 	spl, err := s.plan(&Request{Kind: KindScore, Attrs: []int{0, 1}, RefA: []float64{30, 30, 40}, RefB: []float64{25, 25, 25, 25},
-		Release: marginal.Release{Purpose: "t", Parties: []int{0, 1}, Noise: snoise}})
+		Release: measurement.Release{Purpose: "t", Parties: []int{0, 1}, Noise: snoise}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,14 +150,14 @@ func TestScoreIgnoresSubGridChanges(t *testing.T) {
 		refA := []float64{20, 19, 21}
 		refB := []float64{14, 16, 15, 13, 2}
 		refB[4] += delta // moves Σ|t| by ±20 ± 19 ± 21 ≠ 0 units
-		q := marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 3, N: 60, RefA: refA, RefB: refB}
-		r := f.release(t, []int{0, 3}, marginal.Laplace, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 0.5)
+		q := measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 3, N: 60, RefA: refA, RefB: refB}
+		r := f.release(t, []int{0, 3}, measurement.Laplace, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.5)
 		s, err := f.m.Score(ctx, q, r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The statistic as the protocol computes it: Σ|Â − n·2^f·N|.
-		ab, _ := marginal.Count(f.data, []int{0, 3})
+		ab, _ := domain.Count(f.data, []int{0, 3})
 		for c, nc := range ab.Counts {
 			a, _ := fixedWord(refA[c/len(refB)]*refB[c%len(refB)], frac)
 			t := int64(a) - int64(60*nc)<<frac
@@ -169,7 +170,7 @@ func TestScoreIgnoresSubGridChanges(t *testing.T) {
 	if x0 == x1 {
 		t.Fatal("the sub-grid change left the statistic unchanged: the test is vacuous")
 	}
-	g, _ := NoiseGrid(marginal.Noise{Mechanism: marginal.Laplace, Sensitivity: 2, Scale: 2, Rho: 0.5}, 1)
+	g, _ := NoiseGrid(measurement.Noise{Mechanism: measurement.Laplace, Sensitivity: 2, Scale: 2, Rho: 0.5}, 1)
 	if d := math.Abs(float64(x1-x0)) / math.Ldexp(60, frac); d >= g/1000 {
 		t.Fatalf("the statistic moved by %v, not far below the grid %v", d, g)
 	}

@@ -6,15 +6,16 @@ import (
 
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
 // testData draws n correlated records over small domains held by three
 // parties: attribute j's value depends on attribute j−1's.
-func testData(n int, sizes []int, src *randx.Source) *marginal.Dataset {
-	ds := marginal.NewDataset(sizes, n)
+func testData(n int, sizes []int, src *randx.Source) *domain.Dataset {
+	ds := domain.NewDataset(sizes, n)
 	for r := range n {
 		prev := 0
 		for j, s := range sizes {
@@ -31,7 +32,7 @@ func testData(n int, sizes []int, src *randx.Source) *marginal.Dataset {
 
 type fixture struct {
 	session Session
-	data    *marginal.Dataset
+	data    *domain.Dataset
 	m       *Measurer
 	accts   []*privacy.Accountant
 	parties []*Party
@@ -106,11 +107,11 @@ func newRoles(t testing.TB, suite Suite, noise NoiseMode, n int, rho float64, se
 }
 
 // release builds a release of the given attributes at ρ.
-func (f *fixture) release(t testing.TB, attrs []int, mech marginal.Mechanism, l1, l2, rho float64) marginal.Release {
+func (f *fixture) release(t testing.TB, attrs []int, mech measurement.Mechanism, l1, l2, rho float64) measurement.Release {
 	t.Helper()
-	noise, err := marginal.Calibrate(mech, l1, l2, rho)
+	noise, err := measurement.Calibrate(mech, l1, l2, rho)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return marginal.Release{Purpose: "test", Parties: f.session.involved(attrs), Noise: noise}
+	return measurement.Release{Purpose: "test", Parties: f.session.involved(attrs), Noise: noise}
 }

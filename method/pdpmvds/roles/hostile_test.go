@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/protocol"
 )
 
@@ -47,8 +47,8 @@ func TestHostileScoreReferencesAreRefusedBeforeAnyCharge(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, SuiteCommodity, NoiseInsiderSafe, n, 10, 3)
-			q := marginal.ScoreQuery{Kind: marginal.IInDif, A: tc.a, B: tc.b, N: n, RefA: tc.refA, RefB: tc.refB}
-			r := f.release(t, []int{tc.a, tc.b}, marginal.Gaussian, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 0.5)
+			q := measurement.ScoreQuery{Kind: measurement.IInDif, A: tc.a, B: tc.b, N: n, RefA: tc.refA, RefB: tc.refB}
+			r := f.release(t, []int{tc.a, tc.b}, measurement.Gaussian, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.5)
 			_, err := f.m.Score(context.Background(), q, r)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got error %v, want a refusal saying %q", err, tc.want)
@@ -62,8 +62,8 @@ func TestHostileScoreReferencesAreRefusedBeforeAnyCharge(t *testing.T) {
 	}
 	t.Run("honest references still measure", func(t *testing.T) {
 		f := newFixture(t, SuiteCommodity, NoiseInsiderSafe, n, 10, 3)
-		q := marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 3, N: n, RefA: []float64{20.5, 19.5, 20}, RefB: []float64{14, 16, 15, 13, 2}}
-		r := f.release(t, []int{0, 3}, marginal.Gaussian, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 0.5)
+		q := measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 3, N: n, RefA: []float64{20.5, 19.5, 20}, RefB: []float64{14, 16, 15, 13, 2}}
+		r := f.release(t, []int{0, 3}, measurement.Gaussian, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.5)
 		if _, err := f.m.Score(context.Background(), q, r); err != nil {
 			t.Fatal(err)
 		}

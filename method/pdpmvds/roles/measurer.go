@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/protocol"
 )
 
@@ -20,7 +20,7 @@ type MeasurerOptions struct {
 	ThirdParty *ThirdParty
 }
 
-// Measurer implements marginal.Measurer over the protocol: every
+// Measurer implements measurement.Measurer over the protocol: every
 // measurement is one session of protocol.RunLocal between a fresh
 // coordinator, the parties and S, whose messages are all marshalled, so
 // the roles share no memory. It is not safe for concurrent use.
@@ -36,7 +36,7 @@ type Measurer struct {
 	remote func(ctx context.Context, q *Request) ([]float64, error)
 }
 
-var _ marginal.Measurer = (*Measurer)(nil)
+var _ measurement.Measurer = (*Measurer)(nil)
 
 // Phase is what one stage of the protocol cost.
 type Phase struct {
@@ -100,7 +100,7 @@ func (m *Measurer) Setup(ctx context.Context) error {
 }
 
 // Marginal measures the noisy counts over attrs across the parties.
-func (m *Measurer) Marginal(ctx context.Context, attrs []int, r marginal.Release) ([]float64, error) {
+func (m *Measurer) Marginal(ctx context.Context, attrs []int, r measurement.Release) ([]float64, error) {
 	if err := m.Setup(ctx); err != nil {
 		return nil, err
 	}
@@ -113,8 +113,8 @@ func (m *Measurer) Marginal(ctx context.Context, attrs []int, r marginal.Release
 
 // Score measures the noisy IInDif score of a pair (Algorithm 1 across
 // parties; locally for a pair of one party's attributes).
-func (m *Measurer) Score(ctx context.Context, q marginal.ScoreQuery, r marginal.Release) (float64, error) {
-	if q.Kind != marginal.IInDif {
+func (m *Measurer) Score(ctx context.Context, q measurement.ScoreQuery, r measurement.Release) (float64, error) {
+	if q.Kind != measurement.IInDif {
 		return 0, fmt.Errorf("pdpmvds: the protocol computes the paper's IInDif score, not %q", q.Kind)
 	}
 	if q.N != m.s.Records {

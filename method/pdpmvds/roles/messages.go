@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/dppub/dppub/crypto/sspp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/internal/wire"
 )
 
@@ -53,7 +53,7 @@ type Request struct {
 	ID      uint64
 	Kind    string
 	Attrs   []int
-	Release marginal.Release
+	Release measurement.Release
 	// RefA and RefB are the public reference one-way counts of a score.
 	RefA, RefB []float64
 }
@@ -84,7 +84,7 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	if len(p) != 3 {
 		return fmt.Errorf("pdpmvds: request: noise has %d parameters, want 3", len(p))
 	}
-	q.Release.Noise.Mechanism = marginal.Mechanism(mechanism)
+	q.Release.Noise.Mechanism = measurement.Mechanism(mechanism)
 	q.Release.Noise.Sensitivity, q.Release.Noise.Scale, q.Release.Noise.Rho = p[0], p[1], p[2]
 	switch q.Kind {
 	case KindSetup, KindMarginal, KindScore:

@@ -8,7 +8,7 @@ import (
 
 	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -30,9 +30,9 @@ func (s *Session) contributors(involved []int) []int {
 const ThirdPartyIndex = -1
 
 // releaseGrid is the public grid release of a measurement of `values`
-// values: marginal.Noise.Plan, the plan a party uses when it releases the
+// values: measurement.Noise.Plan, the plan a party uses when it releases the
 // same values alone.
-func releaseGrid(n marginal.Noise, values int) (dp.GridNoise, error) {
+func releaseGrid(n measurement.Noise, values int) (dp.GridNoise, error) {
 	pl, err := n.Plan(values)
 	if err != nil {
 		return dp.GridNoise{}, fmt.Errorf("pdpmvds: %w", err)
@@ -51,7 +51,7 @@ type shareSpec struct {
 	parts int
 }
 
-func (s *Session) shareSpec(noise marginal.Noise, values, contributors int) (shareSpec, error) {
+func (s *Session) shareSpec(noise measurement.Noise, values, contributors int) (shareSpec, error) {
 	pl, err := releaseGrid(noise, values)
 	if err != nil {
 		return shareSpec{}, err
@@ -154,7 +154,7 @@ func (s *Session) encoding(pl *plan) (encoding, error) {
 		return e, s.checkMarginalRange(e)
 	}
 	if log2g > 1 {
-		return encoding{}, fmt.Errorf("pdpmvds: release %q has grid %g > 2: the score's sensitivity %g is not a whole number of steps", q.Release.Purpose, grid.Grid, marginal.IInDifSensitivity)
+		return encoding{}, fmt.Errorf("pdpmvds: release %q has grid %g > 2: the score's sensitivity %g is not a whole number of steps", q.Release.Purpose, grid.Grid, measurement.IInDifSensitivity)
 	}
 	e.frac = paillierFrac
 	if s.Suite == SuiteCommodity {
@@ -278,7 +278,7 @@ func fixedWord(x float64, frac int) (uint64, error) {
 // mechanism and its parameters, that it names exactly the owners of the
 // measured attributes, and that its noise is calibrated to at least the
 // query's sensitivity (L1 for Laplace, L2 for Gaussian).
-func (s *Session) checkRelease(attrs []int, r marginal.Release, l1, l2 float64) error {
+func (s *Session) checkRelease(attrs []int, r measurement.Release, l1, l2 float64) error {
 	if err := r.Validate(s.Parties); err != nil {
 		return fmt.Errorf("pdpmvds: %w", err)
 	}
@@ -288,13 +288,13 @@ func (s *Session) checkRelease(attrs []int, r marginal.Release, l1, l2 float64) 
 		return fmt.Errorf("pdpmvds: release %q charges parties %v, but its attributes belong to %v", r.Purpose, r.Parties, owners)
 	}
 	need := l2
-	if r.Noise.Mechanism == marginal.Laplace {
+	if r.Noise.Mechanism == measurement.Laplace {
 		need = l1
 	}
 	if r.Noise.Sensitivity < need*(1-1e-12) {
 		return fmt.Errorf("pdpmvds: release %q is calibrated to sensitivity %g, the query has %g", r.Purpose, r.Noise.Sensitivity, need)
 	}
-	want, err := marginal.Calibrate(r.Noise.Mechanism, r.Noise.Sensitivity, r.Noise.Sensitivity, r.Noise.Rho)
+	want, err := measurement.Calibrate(r.Noise.Mechanism, r.Noise.Sensitivity, r.Noise.Sensitivity, r.Noise.Rho)
 	if err != nil {
 		return fmt.Errorf("pdpmvds: %w", err)
 	}

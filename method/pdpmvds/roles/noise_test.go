@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -40,7 +41,7 @@ func TestInsiderSafeSharesAreCalibrated(t *testing.T) {
 	nz := dp.NewNoiser(randx.NewSeeded(3))
 	const draws = 20000
 	crit := 1.95 / math.Sqrt(draws)
-	lap := marginal.Noise{Mechanism: marginal.Laplace, Sensitivity: 2, Scale: 3, Rho: 0.2}
+	lap := measurement.Noise{Mechanism: measurement.Laplace, Sensitivity: 2, Scale: 3, Rho: 0.2}
 	for _, mode := range []NoiseMode{NoiseInsiderSafe, NoiseExact} {
 		s := Session{Noise: mode}
 		const m = 4
@@ -63,7 +64,7 @@ func TestInsiderSafeSharesAreCalibrated(t *testing.T) {
 		if mode == NoiseInsiderSafe && sp.parts != m-1 {
 			t.Errorf("insider-safe: %d shares make the noise, want %d", sp.parts, m-1)
 		}
-		gauss := marginal.Noise{Mechanism: marginal.Gaussian, Sensitivity: math.Sqrt2, Scale: 5, Rho: 0.04}
+		gauss := measurement.Noise{Mechanism: measurement.Gaussian, Sensitivity: math.Sqrt2, Scale: 5, Rho: 0.04}
 		gp, err := s.shareSpec(gauss, 1, m)
 		if err != nil {
 			t.Fatal(err)
@@ -108,21 +109,21 @@ func TestProtocolNoiseVariance(t *testing.T) {
 	cases := []struct {
 		suite Suite
 		mode  NoiseMode
-		mech  marginal.Mechanism
+		mech  measurement.Mechanism
 	}{
-		{SuiteCommodity, NoiseInsiderSafe, marginal.Gaussian},
-		{SuiteCommodity, NoiseExact, marginal.Laplace},
-		{SuitePaillier, NoiseInsiderSafe, marginal.Gaussian},
-		{SuitePaillier, NoiseExact, marginal.Laplace},
+		{SuiteCommodity, NoiseInsiderSafe, measurement.Gaussian},
+		{SuiteCommodity, NoiseExact, measurement.Laplace},
+		{SuitePaillier, NoiseInsiderSafe, measurement.Gaussian},
+		{SuitePaillier, NoiseExact, measurement.Laplace},
 	}
 	for _, c := range cases {
 		f := newFixture(t, c.suite, c.mode, 150, 1e9, 21)
-		r := f.release(t, attrs, c.mech, marginal.CountL1, marginal.CountL2, 0.01)
+		r := f.release(t, attrs, c.mech, measurement.CountL1, measurement.CountL2, 0.01)
 		got, err := f.m.Marginal(context.Background(), attrs, r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, _ := marginal.Count(f.data, attrs)
+		exact, _ := domain.Count(f.data, attrs)
 		v := 0.0
 		for i, x := range got {
 			d := x - exact.Counts[i]

@@ -4,7 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // TestObserveOwnShares: every contributor of a joint release reports the
@@ -26,11 +27,11 @@ func TestObserveOwnShares(t *testing.T) {
 				p.ObserveOwnShares(func(s OwnShare) { seen[k] = append(seen[k], s) })
 			}
 			attrs := []int{0, 3} // parties 1 and 2
-			got, err := f.m.Marginal(context.Background(), attrs, f.release(t, attrs, marginal.Gaussian, 2, 1.5, 0.5))
+			got, err := f.m.Marginal(context.Background(), attrs, f.release(t, attrs, measurement.Gaussian, 2, 1.5, 0.5))
 			if err != nil {
 				t.Fatal(err)
 			}
-			exact, err := marginal.Count(f.data, attrs)
+			exact, err := domain.Count(f.data, attrs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/dppub/dppub/crypto/dlpa"
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/crypto/sspp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -125,7 +125,7 @@ func (p *Party) paillierNoise(j *job, st *paillierState) error {
 // usesDLPA reports whether a release's noise comes from DLPA: exact
 // Laplace noise in the Paillier suite.
 func (s *Session) usesDLPA(pl *plan) bool {
-	return s.Suite == SuitePaillier && s.Noise == NoiseExact && pl.req.Release.Noise.Mechanism == marginal.Laplace
+	return s.Suite == SuitePaillier && s.Noise == NoiseExact && pl.req.Release.Noise.Mechanism == measurement.Laplace
 }
 
 func (p *Party) usesDLPA(pl *plan) bool { return p.session.usesDLPA(pl) }

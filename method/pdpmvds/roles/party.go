@@ -8,7 +8,8 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/crypto/sspp"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -49,7 +50,7 @@ type Party struct {
 	index    int
 	n        int
 	attrs    []int
-	localDS  *marginal.Dataset
+	localDS  *domain.Dataset
 	localIdx map[int]int
 	noiser   *dp.Noiser
 	src      *randx.Source
@@ -95,7 +96,7 @@ func NewParty(o PartyOptions) (*Party, error) {
 	if len(o.Columns) != len(attrs) {
 		return nil, fmt.Errorf("pdpmvds: party %d holds attributes %v but was given %d columns", o.Index+1, attrs, len(o.Columns))
 	}
-	ds := &marginal.Dataset{}
+	ds := &domain.Dataset{}
 	idx := map[int]int{}
 	for i, a := range attrs {
 		col, ok := o.Columns[a]
@@ -201,9 +202,9 @@ func (p *Party) open(q *Request) (*job, error) {
 // before anything derived from the data leaves the party.
 func (p *Party) charge(pl *plan) error {
 	q := pl.req
-	l1, l2 := marginal.CountL1, marginal.CountL2
+	l1, l2 := measurement.CountL1, measurement.CountL2
 	if q.Kind == KindScore {
-		l1, l2 = marginal.IInDifSensitivity, marginal.IInDifSensitivity
+		l1, l2 = measurement.IInDifSensitivity, measurement.IInDifSensitivity
 	}
 	if err := p.session.checkRelease(q.Attrs, q.Release, l1, l2); err != nil {
 		return err
@@ -219,7 +220,7 @@ func (p *Party) charge(pl *plan) error {
 }
 
 // noiseNote says, for the ledger, who drew the noise of a joint release.
-func (s *Session) noiseNote(n marginal.Noise, contributors int) string {
+func (s *Session) noiseNote(n measurement.Noise, contributors int) string {
 	if s.Noise == NoiseInsiderSafe {
 		return fmt.Sprintf("noise drawn jointly by %d contributors (every party and S), any %d of whose shares sum to the calibrated %s noise: the guarantee holds against S and against each single party",
 			contributors, contributors-1, n.Mechanism)
@@ -239,14 +240,14 @@ func (p *Party) answerLocally(pl *plan) error {
 	}
 	var vals []float64
 	if q.Kind == KindScore {
-		s, err := marginal.ExactScore(p.localDS, marginal.ScoreQuery{Kind: marginal.IInDif, A: local[0], B: local[1],
+		s, err := measurement.ExactScore(p.localDS, measurement.ScoreQuery{Kind: measurement.IInDif, A: local[0], B: local[1],
 			RefA: q.RefA, RefB: q.RefB, N: p.n})
 		if err != nil {
 			return err
 		}
 		vals = []float64{s}
 	} else {
-		m, err := marginal.Count(p.localDS, local)
+		m, err := domain.Count(p.localDS, local)
 		if err != nil {
 			return err
 		}

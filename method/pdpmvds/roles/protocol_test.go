@@ -5,7 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // TestCountsMatchPlaintext measures marginals over one, two and three
@@ -19,16 +20,16 @@ func TestCountsMatchPlaintext(t *testing.T) {
 			t.Run(string(suite)+"/"+string(mode), func(t *testing.T) {
 				f := newFixture(t, suite, mode, 200, 1e30, 11)
 				for _, attrs := range sets {
-					for _, mech := range []marginal.Mechanism{marginal.Gaussian, marginal.Laplace} {
-						if mode == NoiseExact && mech == marginal.Laplace && len(attrs) > 3 {
+					for _, mech := range []measurement.Mechanism{measurement.Gaussian, measurement.Laplace} {
+						if mode == NoiseExact && mech == measurement.Laplace && len(attrs) > 3 {
 							continue // DLPA per cell is slow at this size; covered by the smaller sets
 						}
-						r := f.release(t, attrs, mech, marginal.CountL1, marginal.CountL2, 1e16)
+						r := f.release(t, attrs, mech, measurement.CountL1, measurement.CountL2, 1e16)
 						got, err := f.m.Marginal(context.Background(), attrs, r)
 						if err != nil {
 							t.Fatalf("%v %s: %v", attrs, mech, err)
 						}
-						want, err := marginal.Count(f.data, attrs)
+						want, err := domain.Count(f.data, attrs)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -55,21 +56,21 @@ func TestScoresMatchPlaintext(t *testing.T) {
 				for _, pair := range [][2]int{{0, 1}, {0, 2}, {1, 6}, {3, 5}, {2, 4}} {
 					a, b := pair[0], pair[1]
 					ref := func(j int) []float64 {
-						m, _ := marginal.Count(f.data, []int{j})
+						m, _ := domain.Count(f.data, []int{j})
 						out := make([]float64, len(m.Counts))
 						for i, c := range m.Counts {
 							out[i] = c + 0.37*float64(i%3) - 0.2 // noisy-looking, non-integer references
 						}
 						return out
 					}
-					q := marginal.ScoreQuery{Kind: marginal.IInDif, A: a, B: b, RefA: ref(a), RefB: ref(b), N: n}
-					for _, mech := range []marginal.Mechanism{marginal.Gaussian, marginal.Laplace} {
-						r := f.release(t, []int{a, b}, mech, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 1e16)
+					q := measurement.ScoreQuery{Kind: measurement.IInDif, A: a, B: b, RefA: ref(a), RefB: ref(b), N: n}
+					for _, mech := range []measurement.Mechanism{measurement.Gaussian, measurement.Laplace} {
+						r := f.release(t, []int{a, b}, mech, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 1e16)
 						got, err := f.m.Score(context.Background(), q, r)
 						if err != nil {
 							t.Fatalf("%v %s: %v", pair, mech, err)
 						}
-						want, err := marginal.ExactScore(f.data, q)
+						want, err := measurement.ExactScore(f.data, q)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/crypto/paillier"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -20,18 +20,18 @@ func TestPartiesRefuseBadReleases(t *testing.T) {
 	f := newFixture(t, SuiteCommodity, NoiseInsiderSafe, 100, 1, 5)
 	ctx := context.Background()
 	attrs := []int{0, 3}
-	over := f.release(t, attrs, marginal.Gaussian, 2, 1.5, 2)
+	over := f.release(t, attrs, measurement.Gaussian, 2, 1.5, 2)
 	if _, err := f.m.Marginal(ctx, attrs, over); err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Fatalf("over-budget release: err = %v", err)
 	}
 	f = newFixture(t, SuiteCommodity, NoiseInsiderSafe, 100, 1, 5)
-	wrong := f.release(t, attrs, marginal.Gaussian, 2, 1.5, 0.1)
+	wrong := f.release(t, attrs, measurement.Gaussian, 2, 1.5, 0.1)
 	wrong.Parties = []int{0}
 	if _, err := f.m.Marginal(ctx, attrs, wrong); err == nil || !strings.Contains(err.Error(), "belong to") {
 		t.Fatalf("release charged to the wrong parties: err = %v", err)
 	}
 	f = newFixture(t, SuiteCommodity, NoiseInsiderSafe, 100, 1, 5)
-	cheap := f.release(t, attrs, marginal.Gaussian, 2, 1.5, 0.1)
+	cheap := f.release(t, attrs, measurement.Gaussian, 2, 1.5, 0.1)
 	cheap.Noise.Scale /= 10
 	if _, err := f.m.Marginal(ctx, attrs, cheap); err == nil || !strings.Contains(err.Error(), "scale") {
 		t.Fatalf("under-noised release: err = %v", err)
@@ -42,7 +42,7 @@ func TestPartiesRefuseBadReleases(t *testing.T) {
 		}
 	}
 	// A correct release is charged to exactly its two parties.
-	ok := f.release(t, attrs, marginal.Gaussian, 2, 1.5, 0.1)
+	ok := f.release(t, attrs, measurement.Gaussian, 2, 1.5, 0.1)
 	if _, err := f.m.Marginal(ctx, attrs, ok); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestKeyFiles(t *testing.T) {
 // TestMessagesRoundTrip marshals a request and a body and reads them back.
 func TestMessagesRoundTrip(t *testing.T) {
 	q := &Request{ID: 7, Kind: KindScore, Attrs: []int{1, 4},
-		Release: marginal.Release{Purpose: "p", Parties: []int{0, 2}, Noise: marginal.Noise{Mechanism: marginal.Gaussian, Sensitivity: 2, Scale: 3, Rho: 0.5}},
+		Release: measurement.Release{Purpose: "p", Parties: []int{0, 2}, Noise: measurement.Noise{Mechanism: measurement.Gaussian, Sensitivity: 2, Scale: 3, Rho: 0.5}},
 		RefA:    []float64{1, 2}, RefB: []float64{3}}
 	b, err := q.MarshalBinary()
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
@@ -21,16 +21,16 @@ import (
 // one-process and the networked run build).
 func rowsHostileAttacks() []audit.HostileAttack {
 	const rho = 0.1
-	gauss := func(l1, l2 float64) marginal.Noise { return audit.MustNoise(marginal.Gaussian, l1, l2, rho) }
-	count, score := gauss(marginal.CountL1, marginal.CountL2), gauss(marginal.IInDifSensitivity, marginal.IInDifSensitivity)
-	lap := audit.MustNoise(marginal.Laplace, marginal.CountL1, marginal.CountL2, rho)
+	gauss := func(l1, l2 float64) measurement.Noise { return audit.MustNoise(measurement.Gaussian, l1, l2, rho) }
+	count, score := gauss(measurement.CountL1, measurement.CountL2), gauss(measurement.IInDifSensitivity, measurement.IInDifSensitivity)
+	lap := audit.MustNoise(measurement.Laplace, measurement.CountL1, measurement.CountL2, rho)
 	forged := count
 	forged.Sensitivity = 1e8
 	forgedLap := lap
 	forgedLap.Sensitivity, forgedLap.Scale = lap.Sensitivity*1e6, lap.Scale*1e6
 	halved := count
 	halved.Scale /= 2
-	hist := func(n marginal.Noise) *proto.Request {
+	hist := func(n measurement.Noise) *proto.Request {
 		return &proto.Request{ID: 1, Kind: proto.KindHistogram, Column: 1, Cells: 11, Release: rowsRelease(n)}
 	}
 	marg := func(id uint64, attrs ...int) *proto.Request {
@@ -108,7 +108,7 @@ func rowsSelectAttacks() []audit.HostileAttack {
 			}
 		}
 		l1, l2 := proto.SelectSensitivity(declared)
-		return &proto.Request{ID: 1, Kind: proto.KindSelect, Sets: sets, Refs: refs, Release: rowsRelease(audit.MustNoise(marginal.Gaussian, l1, l2, 0.1))}
+		return &proto.Request{ID: 1, Kind: proto.KindSelect, Sets: sets, Refs: refs, Release: rowsRelease(audit.MustNoise(measurement.Gaussian, l1, l2, 0.1))}
 	}
 	forgedSelect := choose(3, 3, 11, 33)
 	forgedSelect.Release.Noise.Sensitivity = 1e8
@@ -130,8 +130,8 @@ func rowsSelectAttacks() []audit.HostileAttack {
 // rowsBudget is the victim's budget (ρ).
 const rowsBudget = 1.0
 
-func rowsRelease(n marginal.Noise) marginal.Release {
-	return marginal.Release{Purpose: "hostile", Parties: []int{0}, Noise: n}
+func rowsRelease(n measurement.Noise) measurement.Release {
+	return measurement.Release{Purpose: "hostile", Parties: []int{0}, Noise: n}
 }
 
 // rowsCoordinatorKey is an X25519 public key the coordinator holds.
@@ -276,7 +276,7 @@ func rowsKeyAttack(name, attempt string, tamper func(*proto.Keys, func([]byte) [
 			return audit.HostileOutcome{Got: audit.HostileRefused, Detail: keyErr.Error()}, nil
 		}
 		// Taken: the victim would mask towards the coordinator's key.
-		q := &proto.Request{Session: v.p.Session, ID: 1, Kind: proto.KindMarginal, Attrs: []int{0}, Release: rowsRelease(audit.MustNoise(marginal.Gaussian, marginal.CountL1, marginal.CountL2, 0.1))}
+		q := &proto.Request{Session: v.p.Session, ID: 1, Kind: proto.KindMarginal, Attrs: []int{0}, Release: rowsRelease(audit.MustNoise(measurement.Gaussian, measurement.CountL1, measurement.CountL2, 0.1))}
 		if _, err := v.send(&proto.Domain{}); err != nil {
 			return audit.HostileOutcome{}, err
 		}
@@ -311,7 +311,7 @@ func (v *rowsVictim) outcome(q *proto.Request, before int, out []protocol.Envelo
 		l1, l2 = 2*float64(len(q.Sets)), 2*math.Sqrt(float64(len(q.Sets)))
 	}
 	d := q.Release.Noise
-	truth, err := marginal.Calibrate(d.Mechanism, l1, l2, d.Rho)
+	truth, err := measurement.Calibrate(d.Mechanism, l1, l2, d.Rho)
 	if err != nil || d.Sensitivity != truth.Sensitivity || math.Abs(d.Scale-truth.Scale) > 1e-9*truth.Scale {
 		return audit.HostileOutcome{Got: "answered", Detail: fmt.Sprintf("answered noise %+v, which is not the calibration of its ρ (%+v): charged %v", d, truth, charges[0].Spec.Guarantee)}
 	}

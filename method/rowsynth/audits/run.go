@@ -9,6 +9,8 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
@@ -42,7 +44,7 @@ type rowsHarness struct {
 	rho    float64
 	names  []string
 	tables [2][]*data.Table
-	data   [2][]*marginal.Dataset
+	data   [2][]*domain.Dataset
 }
 
 // checkNoiseMode refuses a noise mode the method does not have, for the
@@ -68,7 +70,7 @@ func newRowsHarness(mode proto.NoiseMode, meth marginal.Method, rho float64, tab
 	// The canary tables are categorical: the domain is the schema's, with
 	// no bins chosen from the data (runs check that no Domain message
 	// brings any).
-	dom, err := marginal.NewDomain(tables[audit.D].Schema, marginal.DomainOptions{})
+	dom, err := domain.New(tables[audit.D].Schema, domain.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -305,7 +307,7 @@ func (h *rowsHarness) counts(side audit.Side, k int, q *proto.Request) ([]float6
 	if q.Kind != proto.KindMarginal && q.Kind != proto.KindScore {
 		return nil, fmt.Errorf("audit: request %d is a %s over %v; the audit counts marginals, pair scores and select scores only", q.ID, q.Kind, q.Attrs)
 	}
-	m, err := marginal.Count(h.data[side][k], q.Attrs)
+	m, err := domain.Count(h.data[side][k], q.Attrs)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -321,7 +323,7 @@ func (h *rowsHarness) counts(side audit.Side, k int, q *proto.Request) ([]float6
 func (h *rowsHarness) selectScores(side audit.Side, k int, q *proto.Request) ([]float64, error) {
 	counts := make([][]float64, len(q.Sets))
 	for i, set := range q.Sets {
-		m, err := marginal.Count(h.data[side][k], set)
+		m, err := domain.Count(h.data[side][k], set)
 		if err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}
@@ -435,7 +437,7 @@ func (tr *rowsTrace) published() ([]int, [][]float64, error) {
 	}
 	var idx []int
 	var vals [][]float64
-	add := func(j int, n *marginal.Noisy) error {
+	add := func(j int, n *infer.Noisy) error {
 		if j < 0 || j >= len(marginals) || !slices.Equal(tr.requests[marginals[j]].Attrs, n.Attrs) {
 			return fmt.Errorf("audit: published marginal over %v is not the %d-th marginal request", n.Attrs, j+1)
 		}

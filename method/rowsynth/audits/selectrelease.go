@@ -7,7 +7,8 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/randx"
@@ -98,11 +99,11 @@ func selectRequest() (*proto.Request, error) {
 		q.Refs = append(q.Refs, f)
 	}
 	l1, l2 := proto.SelectSensitivity(len(sets))
-	noise, err := marginal.Calibrate(marginal.Gaussian, l1, l2, selectRho)
+	noise, err := measurement.Calibrate(measurement.Gaussian, l1, l2, selectRho)
 	if err != nil {
 		return nil, err
 	}
-	q.Release = marginal.Release{Purpose: "audit select", Parties: []int{0}, Noise: noise}
+	q.Release = measurement.Release{Purpose: "audit select", Parties: []int{0}, Noise: noise}
 	if _, err := q.OwnNoise(); err != nil {
 		return nil, err
 	}
@@ -170,17 +171,17 @@ func SelectRelease(variant string) (audit.Mechanism, error) {
 // own calibration (sound), that calibration at 4ρ (noise halved, the
 // charge and the claim still ρ's), or one for Δ₂ = 2 instead of 2√C
 // (forged select sensitivity).
-func selectVariantNoise(q *proto.Request, variant string) (marginal.Noise, error) {
+func selectVariantNoise(q *proto.Request, variant string) (measurement.Noise, error) {
 	l1, l2 := proto.SelectSensitivity(len(q.Sets))
-	var noise marginal.Noise
+	var noise measurement.Noise
 	var err error
 	switch variant {
 	case audit.VariantSound:
 		return q.Release.Noise, nil
 	case audit.VariantNoiseHalved:
-		noise, err = marginal.Calibrate(marginal.Gaussian, l1, l2, 4*selectRho)
+		noise, err = measurement.Calibrate(measurement.Gaussian, l1, l2, 4*selectRho)
 	case VariantForgedSelectSensitivity:
-		noise, err = marginal.Calibrate(marginal.Gaussian, l1, 2, selectRho)
+		noise, err = measurement.Calibrate(measurement.Gaussian, l1, 2, selectRho)
 	default:
 		return noise, fmt.Errorf("audit: select-%s has no variant %q (want %s, %s or %s)", rowsynth.Name, variant, audit.VariantSound, VariantForgedSelectSensitivity, audit.VariantNoiseHalved)
 	}
@@ -193,10 +194,10 @@ func selectVariantNoise(q *proto.Request, variant string) (marginal.Noise, error
 // selectScores are the owner's exact scores of q's candidates on each
 // side's table, as released values on plan's grid (truth) and in grid
 // steps (steps).
-func selectScores(q *proto.Request, noise marginal.Noise, plan dp.GridNoise) (truth, steps [2][]float64, err error) {
+func selectScores(q *proto.Request, noise measurement.Noise, plan dp.GridNoise) (truth, steps [2][]float64, err error) {
 	tables := selectTables()
 	for _, side := range []audit.Side{audit.D, audit.DPrime} {
-		dom, err := marginal.NewDomain(tables[side].Schema, marginal.DomainOptions{})
+		dom, err := domain.New(tables[side].Schema, domain.Options{})
 		if err != nil {
 			return truth, steps, fmt.Errorf("audit: %w", err)
 		}
@@ -206,7 +207,7 @@ func selectScores(q *proto.Request, noise marginal.Noise, plan dp.GridNoise) (tr
 		}
 		counts := make([][]float64, len(q.Sets))
 		for i, set := range q.Sets {
-			m, err := marginal.Count(ds, set)
+			m, err := domain.Count(ds, set)
 			if err != nil {
 				return truth, steps, fmt.Errorf("audit: %w", err)
 			}

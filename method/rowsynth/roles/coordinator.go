@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 )
@@ -260,7 +260,7 @@ type Measurer struct {
 	filter     SelectFilter
 }
 
-var _ marginal.Batcher = (*Measurer)(nil)
+var _ measurement.Batcher = (*Measurer)(nil)
 
 // OwnerRecords are the owners' public record counts, in owner order.
 func (m *Measurer) OwnerRecords() []int { return slices.Clone(m.c.records) }
@@ -285,8 +285,8 @@ func (m *Measurer) release(ctx context.Context, qs ...*Request) ([][]float64, er
 
 // Histograms releases, in one round, the pooled counts of each numeric
 // column of cols on the public grid of cells cells over its bounds
-// (marginal.PublicGrid), with rs[i] the release of cols[i].
-func (m *Measurer) Histograms(ctx context.Context, cols []int, cells int, rs []marginal.Release) ([][]float64, error) {
+// (domain.PublicGrid), with rs[i] the release of cols[i].
+func (m *Measurer) Histograms(ctx context.Context, cols []int, cells int, rs []measurement.Release) ([][]float64, error) {
 	qs := make([]*Request, len(cols))
 	for i, j := range cols {
 		qs[i] = &Request{Kind: KindHistogram, Column: j, Cells: cells, Release: rs[i]}
@@ -301,8 +301,8 @@ func (m *Measurer) SetDomain(ctx context.Context, cuts map[string][]float64) err
 }
 
 // Marginal releases the pooled counts over attrs plus noise of r's law.
-func (m *Measurer) Marginal(ctx context.Context, attrs []int, r marginal.Release) ([]float64, error) {
-	v, err := m.Marginals(ctx, [][]int{attrs}, []marginal.Release{r})
+func (m *Measurer) Marginal(ctx context.Context, attrs []int, r measurement.Release) ([]float64, error) {
+	v, err := m.Marginals(ctx, [][]int{attrs}, []measurement.Release{r})
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func (m *Measurer) Marginal(ctx context.Context, attrs []int, r marginal.Release
 }
 
 // Marginals releases several marginals in one round.
-func (m *Measurer) Marginals(ctx context.Context, sets [][]int, rs []marginal.Release) ([][]float64, error) {
+func (m *Measurer) Marginals(ctx context.Context, sets [][]int, rs []measurement.Release) ([][]float64, error) {
 	qs := make([]*Request, len(sets))
 	for i, attrs := range sets {
 		qs[i] = &Request{Kind: KindMarginal, Attrs: attrs, Release: rs[i]}
@@ -328,7 +328,7 @@ func (m *Measurer) Marginals(ctx context.Context, sets [][]int, rs []marginal.Re
 // computes its own summand against the public reference (OwnerScore) and
 // the coordinator learns only their sum plus the score's noise — the
 // release the single curator makes of its exact score, with the same
-// sensitivity (marginal.IInDifSensitivity) and noise. With several owners
+// sensitivity (measurement.IInDifSensitivity) and noise. With several owners
 // the sum is at least the pooled score (the triangle inequality, cell by
 // cell): the owners' own sampling deviations from independence add up
 // instead of partly cancelling, which overstates the dependency of an
@@ -337,8 +337,8 @@ func (m *Measurer) Marginals(ctx context.Context, sets [][]int, rs []marginal.Re
 // signal under the cells' noise: on Big5 at ε = 1 its selection was 22 %
 // worse (2-way TVD) than one curator's; summed owner scores are within
 // 1–4 % (docs/results/rows/).
-func (m *Measurer) Score(ctx context.Context, q marginal.ScoreQuery, r marginal.Release) (float64, error) {
-	v, err := m.Scores(ctx, []marginal.ScoreQuery{q}, []marginal.Release{r})
+func (m *Measurer) Score(ctx context.Context, q measurement.ScoreQuery, r measurement.Release) (float64, error) {
+	v, err := m.Scores(ctx, []measurement.ScoreQuery{q}, []measurement.Release{r})
 	if err != nil {
 		return 0, err
 	}
@@ -346,11 +346,11 @@ func (m *Measurer) Score(ctx context.Context, q marginal.ScoreQuery, r marginal.
 }
 
 // Scores answers several scores (Score) in one round.
-func (m *Measurer) Scores(ctx context.Context, qs []marginal.ScoreQuery, rs []marginal.Release) ([]float64, error) {
+func (m *Measurer) Scores(ctx context.Context, qs []measurement.ScoreQuery, rs []measurement.Release) ([]float64, error) {
 	reqs := make([]*Request, len(qs))
 	for i, q := range qs {
-		if q.Kind != marginal.IInDif {
-			return nil, fmt.Errorf("rowsynth: pair score %q is not available across owners of rows (only %q)", q.Kind, marginal.IInDif)
+		if q.Kind != measurement.IInDif {
+			return nil, fmt.Errorf("rowsynth: pair score %q is not available across owners of rows (only %q)", q.Kind, measurement.IInDif)
 		}
 		if q.N < 1 {
 			return nil, fmt.Errorf("rowsynth: score of (%d, %d) over %d records", q.A, q.B, q.N)

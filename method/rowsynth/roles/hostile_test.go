@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 )
@@ -25,8 +25,8 @@ import (
 // legacyCheck is the owner's calibration check as it was: the declared
 // sensitivity and scale bounded from below only, the grid then sized from
 // the declared sensitivity.
-func legacyCheck(declared marginal.Noise) error {
-	want, err := marginal.Calibrate(declared.Mechanism, marginal.CountL1, marginal.CountL2, declared.Rho)
+func legacyCheck(declared measurement.Noise) error {
+	want, err := measurement.Calibrate(declared.Mechanism, measurement.CountL1, measurement.CountL2, declared.Rho)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func keyed(t *testing.T) (*setup, *Owner) {
 // of 0.05 grid steps a wrong call needs a draw beyond 10σ, so the test
 // does not fail by chance.
 func TestHostileForgedSensitivity(t *testing.T) {
-	honest, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, 0.1)
+	honest, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestHostileForgedSensitivity(t *testing.T) {
 	s, o := keyed(t)
 	for _, kind := range []string{KindHistogram, KindMarginal} {
 		q := &Request{Session: s.params.Session, ID: 1, Kind: kind, Column: 1, Cells: 11, Attrs: []int{0},
-			Release: marginal.Release{Purpose: "forged", Parties: []int{0}, Noise: forged}}
+			Release: measurement.Release{Purpose: "forged", Parties: []int{0}, Noise: forged}}
 		if _, err := ask(t, o, q); err == nil || !strings.Contains(err.Error(), "not the owner's own calibration") {
 			t.Fatalf("%s with a forged sensitivity: %v", kind, err)
 		}
@@ -142,7 +142,7 @@ func TestHostileReusedRequestID(t *testing.T) {
 	}
 
 	s, o := keyed(t)
-	release := marginal.Release{Purpose: "count", Parties: []int{0}, Noise: mustCalibrate(t, marginal.CountL1, marginal.CountL2, 0.1)}
+	release := measurement.Release{Purpose: "count", Parties: []int{0}, Noise: mustCalibrate(t, measurement.CountL1, measurement.CountL2, 0.1)}
 	first := &Request{Session: s.params.Session, ID: 7, Kind: KindMarginal, Attrs: []int{0}, Release: release}
 	second := &Request{Session: s.params.Session, ID: 7, Kind: KindMarginal, Attrs: []int{1}, Release: release}
 	if _, err := ask(t, o, first); err != nil {
@@ -219,8 +219,8 @@ func TestHostileSubstitutedKey(t *testing.T) {
 // charge), references beyond exact arithmetic (one record's change could
 // round to a large step), another session's request, an unknown kind.
 func TestHostileMalformedRequests(t *testing.T) {
-	score := mustCalibrate(t, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 0.1)
-	count := mustCalibrate(t, marginal.CountL1, marginal.CountL2, 0.1)
+	score := mustCalibrate(t, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.1)
+	count := mustCalibrate(t, measurement.CountL1, measurement.CountL2, 0.1)
 	refs := func(v float64) [][]float64 {
 		a, b := []float64{v, v, v}, make([]float64, 11)
 		for i := range b {
@@ -272,13 +272,13 @@ func TestHostileMalformedRequests(t *testing.T) {
 	}()
 }
 
-func rel(n marginal.Noise) marginal.Release {
-	return marginal.Release{Purpose: "hostile", Parties: []int{0}, Noise: n}
+func rel(n measurement.Noise) measurement.Release {
+	return measurement.Release{Purpose: "hostile", Parties: []int{0}, Noise: n}
 }
 
-func mustCalibrate(t *testing.T, l1, l2, rho float64) marginal.Noise {
+func mustCalibrate(t *testing.T, l1, l2, rho float64) measurement.Noise {
 	t.Helper()
-	n, err := marginal.Calibrate(marginal.Gaussian, l1, l2, rho)
+	n, err := measurement.Calibrate(measurement.Gaussian, l1, l2, rho)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/internal/wire"
 )
 
@@ -87,13 +87,13 @@ func (k *Keys) UnmarshalBinary(b []byte) error {
 // Request kinds.
 const (
 	// KindHistogram asks for a numeric column's counts on the public grid
-	// of Cells cells over its declared bounds (marginal.PublicGrid).
+	// of Cells cells over its declared bounds (domain.PublicGrid).
 	KindHistogram = "histogram"
 	// KindMarginal asks for the counts over Attrs on the session's domain.
 	KindMarginal = "marginal"
 	// KindScore asks for the owner's own IInDif score of the pair Attrs
 	// against the public reference Refs (OwnerScore): one value of
-	// sensitivity marginal.IInDifSensitivity.
+	// sensitivity measurement.IInDifSensitivity.
 	KindScore = "score"
 	// KindSelect asks for the owner's own quality score of each candidate
 	// attribute set of an adaptive round (Sets) against the model's
@@ -141,7 +141,7 @@ type Request struct {
 	// to 1), so that Σ_k n_k·Refs[i] is the model's estimate of the
 	// pooled counts.
 	Refs    [][]float64
-	Release marginal.Release
+	Release measurement.Release
 }
 
 func (*Request) MessageType() string { return TypeRequest }
@@ -202,7 +202,7 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	}
 	q.Release.Purpose = r.String()
 	q.Release.Parties = r.Ints()
-	q.Release.Noise.Mechanism = marginal.Mechanism(r.String())
+	q.Release.Noise.Mechanism = measurement.Mechanism(r.String())
 	p := r.Float64s()
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("rowsynth: request: %w", err)

@@ -7,7 +7,8 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
@@ -93,18 +94,18 @@ type source interface {
 	// Records is the number of records.
 	Records() int
 	// Histogram counts numeric column col on the public grid of cells
-	// cells (marginal.PublicGrid, clamped and rounded as GridCounts).
+	// cells (domain.PublicGrid, clamped and rounded as GridCounts).
 	Histogram(col, cells int) ([]float64, error)
 	// SetDomain takes the session's discretisation.
-	SetDomain(o marginal.DomainOptions) error
+	SetDomain(o domain.Options) error
 	// Marginal counts the records over attrs in that discretisation.
-	Marginal(attrs []int) (*marginal.Marginal, error)
+	Marginal(attrs []int) (*domain.Marginal, error)
 }
 
 // tableSource counts the owner's rows.
 type tableSource struct {
 	t  *data.Table
-	ds *marginal.Dataset
+	ds *domain.Dataset
 }
 
 func (s *tableSource) Records() int { return s.t.Len() }
@@ -115,11 +116,11 @@ func (s *tableSource) Histogram(col, cells int) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marginal.GridCounts(a, marginal.PublicGrid(a, cells), vals), nil
+	return domain.GridCounts(a, domain.PublicGrid(a, cells), vals), nil
 }
 
-func (s *tableSource) SetDomain(o marginal.DomainOptions) error {
-	dom, err := marginal.NewDomain(s.t.Schema, o)
+func (s *tableSource) SetDomain(o domain.Options) error {
+	dom, err := domain.New(s.t.Schema, o)
 	if err != nil {
 		return err
 	}
@@ -127,8 +128,8 @@ func (s *tableSource) SetDomain(o marginal.DomainOptions) error {
 	return err
 }
 
-func (s *tableSource) Marginal(attrs []int) (*marginal.Marginal, error) {
-	return marginal.Count(s.ds, attrs)
+func (s *tableSource) Marginal(attrs []int) (*domain.Marginal, error) {
+	return domain.Count(s.ds, attrs)
 }
 
 func (o *Owner) ID() string { return OwnerID(o.k) }
@@ -228,7 +229,7 @@ func (o *Owner) takeDomain(m Domain) error {
 	if o.domain {
 		return fmt.Errorf("rowsynth: %s: domain sent twice", o.ID())
 	}
-	if err := o.data.SetDomain(marginal.DomainOptions{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts}); err != nil {
+	if err := o.data.SetDomain(domain.Options{Bins: o.p.Bins, BinsFor: o.p.BinsFor, Cuts: m.Cuts}); err != nil {
 		return fmt.Errorf("rowsynth: %s: %w", o.ID(), err)
 	}
 	o.domain = true
@@ -350,23 +351,23 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 // OwnNoise is the noise an owner releases a request of kind at: the
 // mechanism and ρ the coordinator asked for, calibrated by the owner's own
 // code to the sensitivity the owner itself knows for that kind — a count
-// vector (Δ₁ = marginal.CountL1 = 2, Δ₂ = marginal.CountL2 = √2 under
+// vector (Δ₁ = measurement.CountL1 = 2, Δ₂ = measurement.CountL2 = √2 under
 // replace-one, whatever the cells) or a pair score (Δ₁ = Δ₂ =
-// marginal.IInDifSensitivity = 2, see OwnerScore). The declared noise must
+// measurement.IInDifSensitivity = 2, see OwnerScore). The declared noise must
 // be exactly that: the grid and the noise units are derived from the
 // sensitivity and the scale, so a coordinator that declared a larger
 // sensitivity with the same scale would get a coarser grid, noise of a
 // small fraction of a grid step and nearly exact counts at the honest ρ
 // (docs/coordinator-threats.md). Nothing the coordinator declares but
 // the mechanism and ρ, both charged as they are, reaches the release.
-func OwnNoise(kind string, declared marginal.Noise) (marginal.Noise, error) {
-	what, l1, l2 := "a count vector", marginal.CountL1, marginal.CountL2
+func OwnNoise(kind string, declared measurement.Noise) (measurement.Noise, error) {
+	what, l1, l2 := "a count vector", measurement.CountL1, measurement.CountL2
 	switch kind {
 	case KindHistogram, KindMarginal:
 	case KindScore:
-		what, l1, l2 = "a pair score", marginal.IInDifSensitivity, marginal.IInDifSensitivity
+		what, l1, l2 = "a pair score", measurement.IInDifSensitivity, measurement.IInDifSensitivity
 	default:
-		return marginal.Noise{}, fmt.Errorf("request of kind %q", kind)
+		return measurement.Noise{}, fmt.Errorf("request of kind %q", kind)
 	}
 	return ownCalibration(what, l1, l2, declared)
 }
@@ -375,7 +376,7 @@ func OwnNoise(kind string, declared marginal.Noise) (marginal.Noise, error) {
 // for a select request the calibration of its candidates' scores, with
 // the sensitivity the owner computes from the number of sets it was
 // actually sent (SelectSensitivity), whatever the coordinator declared.
-func (q *Request) OwnNoise() (marginal.Noise, error) {
+func (q *Request) OwnNoise() (measurement.Noise, error) {
 	if q.Kind != KindSelect {
 		return OwnNoise(q.Kind, q.Release.Noise)
 	}
@@ -397,13 +398,13 @@ func SelectSensitivity(c int) (l1, l2 float64) {
 
 // ownCalibration checks the declared noise against the owner's own
 // calibration of what, at the declared mechanism and ρ.
-func ownCalibration(what string, l1, l2 float64, declared marginal.Noise) (marginal.Noise, error) {
-	want, err := marginal.Calibrate(declared.Mechanism, l1, l2, declared.Rho)
+func ownCalibration(what string, l1, l2 float64, declared measurement.Noise) (measurement.Noise, error) {
+	want, err := measurement.Calibrate(declared.Mechanism, l1, l2, declared.Rho)
 	if err != nil {
-		return marginal.Noise{}, err
+		return measurement.Noise{}, err
 	}
 	if declared != want {
-		return marginal.Noise{}, fmt.Errorf("declared noise %+v is not the owner's own calibration of %s at ρ = %v (%+v)", declared, what, declared.Rho, want)
+		return measurement.Noise{}, fmt.Errorf("declared noise %+v is not the owner's own calibration of %s at ρ = %v (%+v)", declared, what, declared.Rho, want)
 	}
 	return want, nil
 }
@@ -483,7 +484,7 @@ func (q *Request) ScoreReference(records int, grid float64) ([]float64, error) {
 // a sum that is at least it (the triangle inequality; the excess is the
 // owners' own sampling deviations, see Measurer.Scores). Replacing one of
 // the owner's records moves two of its counts by one and changes no other
-// owner's summand: sensitivity marginal.IInDifSensitivity = 2 for the
+// owner's summand: sensitivity measurement.IInDifSensitivity = 2 for the
 // sum, whoever holds the record.
 func OwnerScore(counts, ref []float64) float64 {
 	s := 0.0

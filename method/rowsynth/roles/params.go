@@ -39,7 +39,7 @@ type Params struct {
 	// Schema is the owners' shared schema.
 	Schema data.Schema
 	// Bins and BinsFor discretise numeric attributes whose bins are not
-	// chosen from the data (marginal.DomainOptions).
+	// chosen from the data (domain.Options).
 	Bins    int
 	BinsFor map[string]int
 	Noise   NoiseMode

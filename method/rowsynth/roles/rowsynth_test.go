@@ -9,7 +9,8 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -88,7 +89,7 @@ func (s *setup) roles(c *Coordinator) []protocol.Role {
 // domain of the parameters.
 func (s *setup) pooled(t *testing.T, attrs []int) []float64 {
 	t.Helper()
-	dom, err := marginal.NewDomain(s.params.Schema, marginal.DomainOptions{Bins: s.params.Bins})
+	dom, err := domain.New(s.params.Schema, domain.Options{Bins: s.params.Bins})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func (s *setup) pooled(t *testing.T, attrs []int) []float64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := marginal.Count(ds, attrs)
+		m, err := domain.Count(ds, attrs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,13 +113,13 @@ func (s *setup) pooled(t *testing.T, attrs []int) []float64 {
 	return out
 }
 
-func release(t *testing.T, rho float64) marginal.Release {
+func release(t *testing.T, rho float64) measurement.Release {
 	t.Helper()
-	n, err := marginal.Calibrate(marginal.Gaussian, marginal.CountL1, marginal.CountL2, rho)
+	n, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, rho)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return marginal.Release{Purpose: "test", Parties: []int{0}, Noise: n}
+	return measurement.Release{Purpose: "test", Parties: []int{0}, Noise: n}
 }
 
 // The masks cancel: at a huge ρ the coordinator's release is the pooled
@@ -315,7 +316,7 @@ func (d *dropper) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 // A pair score is answered inside the protocol: at a huge ρ the release
 // is the sum of the owners' own scores against the public reference; one
 // owner holding every record gives the single curator's IInDif score
-// exactly (marginal.LocalMeasurer on the same records), and several
+// exactly (measurement.LocalMeasurer on the same records), and several
 // owners a sum at least the pooled score.
 func TestScoreIsTheOwnersSum(t *testing.T) {
 	refA, refB := []float64{30, 41, 29}, []float64{9, 11, 8, 10, 9, 10, 9, 8, 9, 10, 7}
@@ -323,12 +324,12 @@ func TestScoreIsTheOwnersSum(t *testing.T) {
 		t.Run(fmt.Sprint(len(sizes)), func(t *testing.T) {
 			s := newSetup(t, NoiseInsiderSafe, sizes...)
 			n := sum(sizes)
-			q := marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 1, RefA: refA, RefB: refB, N: n}
-			noise, err := marginal.Calibrate(marginal.Gaussian, marginal.IInDifSensitivity, marginal.IInDifSensitivity, 1e8)
+			q := measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 1, RefA: refA, RefB: refB, N: n}
+			noise, err := measurement.Calibrate(measurement.Gaussian, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 1e8)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := marginal.Release{Purpose: "score", Parties: []int{0}, Noise: noise}
+			r := measurement.Release{Purpose: "score", Parties: []int{0}, Noise: noise}
 			var got float64
 			engine := func(ctx context.Context, m *Measurer) error {
 				if err := m.SetDomain(ctx, nil); err != nil {
@@ -363,13 +364,13 @@ func TestScoreIsTheOwnersSum(t *testing.T) {
 
 // curatorScore is the single curator's IInDif score of q on the pooled
 // records.
-func (s *setup) curatorScore(t *testing.T, q marginal.ScoreQuery) float64 {
+func (s *setup) curatorScore(t *testing.T, q measurement.ScoreQuery) float64 {
 	t.Helper()
 	pooled := &data.Table{Schema: s.params.Schema}
 	for _, tab := range s.tables {
 		pooled.Rows = append(pooled.Rows, tab.Rows...)
 	}
-	dom, err := marginal.NewDomain(s.params.Schema, marginal.DomainOptions{Bins: s.params.Bins})
+	dom, err := domain.New(s.params.Schema, domain.Options{Bins: s.params.Bins})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +378,7 @@ func (s *setup) curatorScore(t *testing.T, q marginal.ScoreQuery) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := marginal.ExactScore(ds, q)
+	v, err := measurement.ExactScore(ds, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +387,7 @@ func (s *setup) curatorScore(t *testing.T, q marginal.ScoreQuery) float64 {
 
 // ownerScore is owner k's summand, computed here from its counts: Σ_ij
 // |N_ij − n_k·a_i·b_j| with a, b the references over n.
-func (s *setup) ownerScore(t *testing.T, k int, q marginal.ScoreQuery) float64 {
+func (s *setup) ownerScore(t *testing.T, k int, q measurement.ScoreQuery) float64 {
 	t.Helper()
 	one := &setup{params: s.params, tables: s.tables[k : k+1]}
 	counts := one.pooled(t, []int{q.A, q.B})
@@ -408,7 +409,7 @@ func TestScoreBelowItsCalibrationIsRefused(t *testing.T) {
 		if err := m.SetDomain(ctx, nil); err != nil {
 			return err
 		}
-		q := marginal.ScoreQuery{Kind: marginal.IInDif, A: 0, B: 1, RefA: []float64{20, 30, 20}, RefB: make([]float64, 11), N: 70}
+		q := measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 1, RefA: []float64{20, 30, 20}, RefB: make([]float64, 11), N: 70}
 		_, err := m.Score(ctx, q, release(t, 0.5))
 		return err
 	}
@@ -434,7 +435,7 @@ func TestBatchIsOneRound(t *testing.T) {
 			return err
 		}
 		var err error
-		got, err = m.Marginals(ctx, [][]int{{0}, {1}, {0, 1}}, []marginal.Release{release(t, 1e8), release(t, 1e8), release(t, 1e8)})
+		got, err = m.Marginals(ctx, [][]int{{0}, {1}, {0, 1}}, []measurement.Release{release(t, 1e8), release(t, 1e8), release(t, 1e8)})
 		return err
 	}
 	c := s.coordinator(t, engine)

@@ -8,7 +8,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // DefaultSelectCandidates is how many candidates an adaptive round asks
@@ -20,7 +20,7 @@ import (
 // pairs that matter (Adult 0.066).
 const DefaultSelectCandidates = 16
 
-var _ marginal.Selector = (*Measurer)(nil)
+var _ measurement.Selector = (*Measurer)(nil)
 
 // Select is the adaptive method's selection over owners of rows (one
 // round of AIM, McKenna et al., VLDB 2022, Alg. 1, as one curator runs
@@ -53,7 +53,7 @@ var _ marginal.Selector = (*Measurer)(nil)
 // 2·2w/ε at ε = √(8ρ)): comparable for one candidate, √C times more
 // beyond, hence the filter. The argmax and everything after it are
 // post-processing.
-func (m *Measurer) Select(ctx context.Context, q marginal.SelectQuery, c marginal.Choice) (int, error) {
+func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c measurement.Choice) (int, error) {
 	if len(q.Candidates) == 0 || len(q.Estimates) != len(q.Candidates) || len(q.Weights) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
 		return 0, fmt.Errorf("rowsynth: select query with %d candidates, %d estimates, %d weights, %d penalties",
 			len(q.Candidates), len(q.Estimates), len(q.Weights), len(q.Penalties))
@@ -61,11 +61,11 @@ func (m *Measurer) Select(ctx context.Context, q marginal.SelectQuery, c margina
 	kept := m.filter.keep(q, cmp.Or(m.SelectCandidates, DefaultSelectCandidates))
 	rho := c.Rho()
 	l1, l2 := SelectSensitivity(len(kept))
-	noise, err := marginal.Calibrate(marginal.Gaussian, l1, l2, rho)
+	noise, err := measurement.Calibrate(measurement.Gaussian, l1, l2, rho)
 	if err != nil {
 		return 0, fmt.Errorf("rowsynth: %s: %w", c.Purpose, err)
 	}
-	req := &Request{Kind: KindSelect, Release: marginal.Release{Purpose: c.Purpose, Parties: []int{0}, Noise: noise}}
+	req := &Request{Kind: KindSelect, Release: measurement.Release{Purpose: c.Purpose, Parties: []int{0}, Noise: noise}}
 	for _, i := range kept {
 		f, err := modelFrequencies(q.Estimates[i])
 		if err != nil {
@@ -221,7 +221,7 @@ func (f *SelectFilter) covered(s []int) bool {
 }
 
 // keep returns the indices (ascending) of at most k candidates of q.
-func (f *SelectFilter) keep(q marginal.SelectQuery, k int) []int {
+func (f *SelectFilter) keep(q measurement.SelectQuery, k int) []int {
 	var open []int
 	for i, s := range q.Candidates {
 		if !f.covered(s) {

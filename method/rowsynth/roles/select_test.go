@@ -7,17 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 func selectRequest(sets [][]int, refs [][]float64, declaredFor int) *Request {
 	l1, l2 := SelectSensitivity(declaredFor)
-	n, err := marginal.Calibrate(marginal.Gaussian, l1, l2, 0.01)
+	n, err := measurement.Calibrate(measurement.Gaussian, l1, l2, 0.01)
 	if err != nil {
 		panic(err)
 	}
 	return &Request{Session: "s", ID: 3, Kind: KindSelect, Sets: sets, Refs: refs,
-		Release: marginal.Release{Purpose: "adaptive selection 1", Parties: []int{0}, Noise: n}}
+		Release: measurement.Release{Purpose: "adaptive selection 1", Parties: []int{0}, Noise: n}}
 }
 
 // A select request survives the wire, and one of a bad shape is refused
@@ -106,7 +106,7 @@ func TestSelectValues(t *testing.T) {
 // utility, and scores every candidate again within a few rounds.
 func TestSelectFilter(t *testing.T) {
 	var f SelectFilter
-	var q marginal.SelectQuery
+	var q measurement.SelectQuery
 	for a := range 6 {
 		for b := a + 1; b < 6; b++ {
 			q.Candidates = append(q.Candidates, []int{a, b})

@@ -7,6 +7,7 @@ import (
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -37,9 +38,9 @@ var synthesizeOptions = []struct {
 	// few attributes; the paper method is audited by name, and its
 	// options with it (the adaptive method has no pair score or one-way
 	// noise to choose).
-	{"indif", func(o *synthesize.Options) { o.Method, o.Score = marginal.MethodPaper, marginal.InDif }},
+	{"indif", func(o *synthesize.Options) { o.Method, o.Score = marginal.MethodPaper, measurement.InDif }},
 	{"laplace-one-way", func(o *synthesize.Options) {
-		o.Method, o.OneWayNoise = marginal.MethodPaper, marginal.Laplace
+		o.Method, o.OneWayNoise = marginal.MethodPaper, measurement.Laplace
 	}},
 	{"paper", func(o *synthesize.Options) { o.Method = marginal.MethodPaper }},
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/engine/marginal/infer"
+	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/randx"
 )
@@ -48,7 +50,7 @@ func ReplaySynthesize(variant, option string) (audit.Mechanism, error) {
 	}
 	var probe synthesize.Options
 	set(&probe)
-	iindif := probe.Score == "" || probe.Score == marginal.IInDif
+	iindif := probe.Score == "" || probe.Score == measurement.IInDif
 	charges, err := synthesizeReleases(sound)
 	if err != nil {
 		return audit.Mechanism{}, err
@@ -131,7 +133,7 @@ func synthesizeReleases(res *synthesize.Result) ([]audit.Replayed, error) {
 
 // iindifMove is how far the IInDif score of release i, Σ_ij |a_i b_j/n −
 // N_ij| with a and b the reference one-way counts (the published one-way
-// marginals, normalised to n by marginal.NormSub as the engine does),
+// marginals, normalised to n by infer.NormSub as the engine does),
 // may move because its references did: Σ_ij |a_i b_j − a'_i b'_j|/n, by
 // the triangle inequality. Its sensitivity, 2, holds for fixed
 // references. Releases other than scores move with their data alone.
@@ -146,7 +148,7 @@ func iindifMove(a, b *synthesize.Result, i, n int) (float64, error) {
 	}
 	ref := func(r *synthesize.Result, j int) []float64 {
 		v := slices.Clone(r.Engine.OneWays[j].Counts)
-		marginal.NormSub(v, float64(n))
+		infer.NormSub(v, float64(n))
 		return v
 	}
 	aA, aB, bA, bB := ref(a, ca.A), ref(a, ca.B), ref(b, ca.A), ref(b, ca.B)
