@@ -27,7 +27,6 @@ type pdpDoor struct {
 }
 
 func (d *pdpDoor) ID() string { return d.inner.ID() }
-
 func (d *pdpDoor) Done() bool { return d.inner.Done() }
 
 func (d *pdpDoor) Start() ([]protocol.Envelope, error) {
