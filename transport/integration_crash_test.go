@@ -1,5 +1,6 @@
 // Between real processes, an owner killed mid-session or too slow for the
-// step deadline: the coordinator aborts naming it and publishes nothing.
+// step deadline: the coordinator aborts naming it and publishes nothing,
+// and a killed owner, restarted, finds its ledger intact and serves again.
 
 package transport_test
 
