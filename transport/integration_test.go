@@ -2,32 +2,24 @@ package transport_test
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"connectrpc.com/connect"
 	"github.com/dppub/dppub/budgetstore"
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/ledger"
 	"github.com/dppub/dppub/transport"
-	"github.com/dppub/dppub/transport/gen/transportv1"
-	"github.com/dppub/dppub/transport/gen/transportv1/transportv1connect"
 )
 
 // dppubBin is the dppub binary, built once for the tests that run real
@@ -449,12 +441,7 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 	c.serveAll("--insecure-accept-seed")
 	c.serve("dealer", "--insecure-accept-seed")
 	inputs := c.ownerInputs()
-	for _, tc := range []struct {
-		name, seed string
-		out        string // the output's extension, or "-" for standard output
-		set        []string
-		flags      []string
-	}{
+	for _, tc := range []oneProcessCase{
 		// Distinct seeds: a seeded session ID repeats, and owners run a
 		// session ID only once.
 		{"local-laplace", "7", ".csv", nil, nil},
@@ -464,385 +451,113 @@ func TestNetworkMatchesOneProcess(t *testing.T) {
 		{"parquet", "10", ".parquet", nil, nil},
 		{"stdout", "11", "-", nil, nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			// With --out - the rows are standard output, kept in a file
-			// here; the summary goes to standard error.
-			net, local := filepath.Join(c.dir, tc.name+"-net"+tc.out), filepath.Join(c.dir, tc.name+"-local"+tc.out)
-			netOut, localOut, key := net, local, filepath.Base(net)
-			if tc.out == "-" {
-				net, local = filepath.Join(c.dir, tc.name+"-net.csv"), filepath.Join(c.dir, tc.name+"-local.csv")
-				netOut, localOut, key = "-", "-", "standard output"
-			}
-			pubLedger := filepath.Join(c.dir, tc.name+"-ledger")
-			r := wait(c.runCmd(netOut, append([]string{"--seed", tc.seed, "--ledger", pubLedger, "--report", net + ".privacy.json"}, tc.set...)...))
-			if r.err != nil {
-				t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
-			}
-			summary := r.stdout
-			if tc.out == "-" {
-				if err := os.WriteFile(net, []byte(r.stdout), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				summary = r.stderr
-			}
-			args := append([]string{"publish", "ppca-dp-mh", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-				"--seed", tc.seed, "--out", localOut, "--report", local + ".privacy.json"}, inputs...)
-			start := time.Now()
-			cmd := exec.Command(dppubBin, append(args, tc.flags...)...)
-			var pubOut, pubErr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &pubOut, &pubErr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("publish: %v\n%s%s", err, pubOut.String(), pubErr.String())
-			}
-			pub := pubOut.String() + pubErr.String()
-			if tc.out == "-" {
-				if err := os.WriteFile(local, pubOut.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			t.Logf("3-owner Adult, %s: `dppub run` over loopback mTLS %v (session: %s); `dppub publish` in one process %v (protocol: %s)",
-				tc.name, r.took.Round(time.Millisecond), grab(summary, `session \S+: (.*)`), time.Since(start).Round(time.Millisecond), grab(pub, `protocol: (.*)`))
-			sameFile(t, net, local)
-			sameReport(t, net, local)
-			if !strings.Contains(summary, "Wrote 45222 rows × 15 columns") {
-				t.Fatalf("unexpected output:\n%s", summary)
-			}
-			// The curator streamed the rows to the output: the digests
-			// the ledger records, taken on the way, are the output's.
-			recs := c.sessions(pubLedger)
-			if len(recs) != 1 || recs[0].kind != transport.KindSessionPublished {
-				t.Fatalf("publishing ledger: %+v", recs)
-			}
-			for f, k := range map[string]string{net: key, net + ".privacy.json": filepath.Base(net) + ".privacy.json"} {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := recs[0].rec.Published[k]; got != transport.FileDigest(b) {
-					t.Fatalf("recorded digest of %s (%s): %q, file has %s", f, k, got, transport.FileDigest(b))
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { c.matchPPCA(t, tc, inputs) })
 	}
-	t.Run("mul-lda-dp", func(t *testing.T) {
-		net := filepath.Join(c.dir, "lda-net.csv")
-		pubLedger := filepath.Join(c.dir, "publishing-ledger")
-		r := wait(c.runMethodCmd("mul-lda-dp", net, "--seed", "9", "--ledger", pubLedger))
-		if r.err != nil {
-			t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
-		}
-		local := filepath.Join(c.dir, "lda-local.csv")
-		c.dppub(append([]string{"publish", "mul-lda-dp", "--schema", filepath.Join(c.dir, "adult.schema.json"),
-			"--label", "income", "--epsilon", "1", "--delta", "1e-6", "--seed", "9", "--out", local}, inputs...)...)
-		for _, suffix := range []string{"", ".model.json"} {
-			sameFile(t, net+suffix, local+suffix)
-		}
-		sameReport(t, net, local)
-		// The publisher recorded the session, with the digest of every
-		// file it wrote and the owners' receipted spends.
-		recs := c.sessions(pubLedger)
-		if len(recs) != 1 || recs[0].kind != transport.KindSessionPublished || len(recs[0].rec.Spent) != 3 {
-			t.Fatalf("publishing ledger: %+v", recs)
-		}
-		for _, suffix := range []string{"", ".privacy.json", ".model.json"} {
-			b, err := os.ReadFile(net + suffix)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := recs[0].rec.Published[filepath.Base(net+suffix)]; got != transport.FileDigest(b) {
-				t.Fatalf("recorded digest of %s: %q, file has %s", net+suffix, got, transport.FileDigest(b))
-			}
-		}
-	})
+	t.Run("mul-lda-dp", func(t *testing.T) { c.matchLDA(t, inputs) })
 }
 
-// A ppca-dp-mh session streaming to standard output (--out -) that aborts
-// after some rows went there (owner-2 killed once owner-1's rows, more
-// than the writer's 1 MiB buffer, were written) says those bytes are
-// incomplete and unpublished, writes no report, and is recorded as
-// aborted.
-func TestOwnerKilledMidStreamToStdout(t *testing.T) {
-	transport.SkipFaultsInShort(t)
-	c := newCluster(t, 3, 0, nil)
-	report := filepath.Join(c.dir, "synth.privacy.json")
-	pubLedger := filepath.Join(c.dir, "publishing-ledger")
-	r := <-c.killOwner2MidModel(t, "-", "--report", report, "--ledger", pubLedger)
-	if r.err == nil || !strings.Contains(r.stderr, "owner-2 is unreachable") {
-		t.Fatalf("want an abort naming owner-2, got %v:\n%s", r.err, r.stderr)
-	}
-	want := fmt.Sprintf("the %d bytes already written to standard output are incomplete and unpublished", len(r.stdout))
-	if len(r.stdout) == 0 || !strings.Contains(r.stderr, want) {
-		t.Fatalf("%d bytes on standard output; want the error to say %q:\n%s", len(r.stdout), want, r.stderr)
-	}
-	if !strings.HasPrefix(r.stdout, "age,") {
-		t.Fatalf("standard output does not start with the header: %.80q", r.stdout)
-	}
-	absent(t, report)
-	if recs := c.sessions(pubLedger); len(recs) != 1 || recs[0].kind != transport.KindSessionAborted {
-		t.Fatalf("publishing ledger after the abort: %+v", recs)
-	}
+// oneProcessCase is a ppca-dp-mh session of TestNetworkMatchesOneProcess:
+// `dppub run` with set against `dppub publish` with the same flags.
+type oneProcessCase struct {
+	name, seed string
+	out        string // the output's extension, or "-" for standard output
+	set        []string
+	flags      []string
 }
 
-// killOwner2MidModel serves the three owners of a ppca-dp-mh cluster,
-// owner-2 holding each message a minute, runs a session to out with
-// args, and kills owner-2 once it handles the model: the session has
-// begun streaming owner-1's rows. It returns the run's result to come.
-func (c *cluster) killOwner2MidModel(t *testing.T, out string, args ...string) <-chan runResult {
-	t.Helper()
-	c.serve("owner-1")
-	c.serve("owner-2", "--fault-handle-delay", "1m")
-	c.serve("owner-3")
-	done := c.startUntilModel(t, c.runCmd(out, args...), "owner-2")
-	c.kill("owner-2")
-	return done
-}
-
-// startUntilModel starts the run cmd and returns once owner has begun
-// handling the ppca-dp-mh model (its log says so), with the run's result
-// to come on the channel.
-func (c *cluster) startUntilModel(t *testing.T, cmd *exec.Cmd, owner string) <-chan runResult {
-	t.Helper()
-	done := make(chan runResult, 1)
-	go func() { done <- wait(cmd) }()
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(c.log(owner), "type=ppca-dp-mh/model"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never handled the model:\n%s", owner, c.log(owner))
-		}
+// matchPPCA runs tc over the network and in one process, and checks the
+// outputs, reports and the publishing ledger's digests agree.
+func (c *cluster) matchPPCA(t *testing.T, tc oneProcessCase, inputs []string) {
+	// With --out - the rows are standard output, kept in a file
+	// here; the summary goes to standard error.
+	net, local := filepath.Join(c.dir, tc.name+"-net"+tc.out), filepath.Join(c.dir, tc.name+"-local"+tc.out)
+	netOut, localOut, key := net, local, filepath.Base(net)
+	if tc.out == "-" {
+		net, local = filepath.Join(c.dir, tc.name+"-net.csv"), filepath.Join(c.dir, tc.name+"-local.csv")
+		netOut, localOut, key = "-", "-", "standard output"
 	}
-	return done
-}
-
-// An owner killed mid-session (SIGKILL after it released its statistics,
-// while it handles the model): the coordinator aborts, naming the owner,
-// and publishes nothing. Restarted, the owner's ledger is intact and
-// consistent, holds the spend of the interrupted session, and the owner
-// serves the next session.
-func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
-	transport.SkipFaultsInShort(t)
-	c := newCluster(t, 3, 3000, nil)
-	out := filepath.Join(c.dir, "synth.csv")
-	pubLedger := filepath.Join(c.dir, "publishing-ledger")
-	done := c.killOwner2MidModel(t, out, "--ledger", pubLedger)
-	killed := time.Now()
-	r := <-done
-	t.Logf("aborted %v after the kill: %s", time.Since(killed).Round(time.Millisecond), strings.TrimSpace(r.stderr))
-	if r.err == nil || !strings.Contains(r.stderr, "owner-2 is unreachable") {
-		t.Fatalf("want an abort naming owner-2, got %v:\n%s%s", r.err, r.stdout, r.stderr)
-	}
-	// The reason proves the abort came from the liveness check
-	// (unreachable_after 1.5 s), not from the 10 s step deadline or the
-	// session timeout.
-	absent(t, out, out+".privacy.json")
-	// owner-2 got the model once owner-1's rows had gone through the
-	// curator's sink towards the output's temporary file: the abort came
-	// mid-stream, and left no temporary file behind.
-	if left, _ := filepath.Glob(filepath.Join(c.dir, ".synth.csv.tmp-*")); len(left) != 0 {
-		t.Fatalf("the aborted session left %v", left)
-	}
-	aborted := c.sessions(pubLedger)
-	if len(aborted) != 1 || aborted[0].kind != transport.KindSessionAborted ||
-		!strings.Contains(aborted[0].rec.Failure, "owner-2 is unreachable") || !slices.Contains(aborted[0].rec.Missing, "owner-2") {
-		t.Fatalf("publishing ledger after the abort: %+v", aborted)
-	}
-
-	b := c.ledger("owner-2")
-	if b.Entries != 2 || b.Sessions != 1 || b.Spent.Epsilon != 1 {
-		t.Fatalf("owner-2's ledger after the crash: %+v (want the 2 charges of the interrupted session)", b)
-	}
-	c.serve("owner-2")
-	if r := c.run(out); r.err != nil {
-		t.Fatalf("session after the restart: %v\n%s", r.err, r.stderr)
-	}
-	for _, name := range []string{"owner-1", "owner-2", "owner-3"} {
-		c.stop(name)
-		if b := c.ledger(name); b.Entries != 4 || b.Sessions != 2 || b.Spent.Epsilon != 2 || b.Running != 0 {
-			t.Fatalf("%s's ledger: %+v", name, b)
-		}
-	}
-	// The crash left owner-2's reservation open; the restart released it.
-	rs := c.reservations("owner-2")
-	if len(rs) != 2 || rs[0].State != budgetstore.ReservationAborted || !strings.Contains(rs[0].Reason, "the member stopped while the session ran") ||
-		rs[1].State != budgetstore.ReservationDone {
-		t.Fatalf("owner-2's reservations: %+v", rs)
-	}
-}
-
-// A slow owner: the coordinator aborts at the step deadline, naming the
-// owner and what it is doing.
-func TestSlowOwnerMissesTheStepDeadline(t *testing.T) {
-	transport.SkipFaultsInShort(t)
-	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = time.Second })
-	c.serve("owner-1")
-	c.serve("owner-2")
-	c.serve("owner-3", "--fault-handle-delay", "30s")
-	out := filepath.Join(c.dir, "synth.csv")
-	r := c.run(out)
-	t.Log(strings.TrimSpace(r.stderr))
-	// Owners get the model one at a time, so owner-3 starts handling it
-	// about when the last progress was made: the coordinator may name it
-	// by its own busy time ("owner-3 has been handling …") or by the
-	// session's lack of progress ("still working: owner-3 (handling …)").
-	if r.err == nil || !strings.Contains(r.stderr, "owner-3") || !strings.Contains(r.stderr, "handling ppca-dp-mh/model from curator") ||
-		!strings.Contains(r.stderr, "step deadline") {
-		t.Fatalf("want owner-3 named at the step deadline, got %v:\n%s", r.err, r.stderr)
-	}
-	absent(t, out, out+".privacy.json")
-}
-
-// rawClient speaks to a member with the given certificate, without
-// checking the server (the tests probe the server's checks).
-func rawClient(t *testing.T, creds *consortium.Credentials, addr string) transportv1connect.TransportServiceClient {
-	t.Helper()
-	protocols := new(http.Protocols)
-	protocols.SetHTTP2(true)
-	hc := &http.Client{Transport: &http.Transport{Protocols: protocols,
-		TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{creds.Certificate}, InsecureSkipVerify: true, NextProtos: []string{"h2"}}}}
-	t.Cleanup(hc.CloseIdleConnections)
-	return transportv1connect.NewTransportServiceClient(hc, "https://"+addr, connect.WithGRPC(), connect.WithSendMaxBytes(64<<20),
-		connect.WithInterceptors(sendVersion(transport.ProtocolVersion)))
-}
-
-// sendVersion states a transport version as members do, so that the
-// probes reach the checks behind the version check.
-func sendVersion(v int) connect.UnaryInterceptorFunc {
-	return func(next connect.UnaryFunc) connect.UnaryFunc {
-		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			req.Header().Set("Dppub-Transport-Version", strconv.Itoa(v))
-			return next(ctx, req)
-		}
-	}
-}
-
-func deliver(c transportv1connect.TransportServiceClient, e *transportv1.Envelope) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := c.Deliver(ctx, connect.NewRequest(e))
-	if err != nil {
-		return false, err
-	}
-	return resp.Msg.GetDuplicate(), nil
-}
-
-func wantCode(t *testing.T, what string, err error, code connect.Code, text string) {
-	t.Helper()
-	if connect.CodeOf(err) != code || !strings.Contains(fmt.Sprint(err), text) {
-		t.Fatalf("%s: want %v containing %q, got %v", what, code, text, err)
-	}
-}
-
-// Bad callers and bad messages are refused and the owner keeps serving; a
-// replayed message is acknowledged and ignored.
-func TestRefusalsReplaysAndTheOwnerKeepsServing(t *testing.T) {
-	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.MaxMessageBytes = 2 << 20 })
-	c.serveAll()
-	owner1 := c.addrs["owner-1"]
-	load := func(f *consortium.File, name string) *consortium.Credentials {
-		cr, err := consortium.LoadCredentials(f, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cr
-	}
-	curator := rawClient(t, load(c.file, "curator"), owner1)
-	asOwner2 := rawClient(t, load(c.file, "owner-2"), owner1)
-
-	t.Run("certificate from another CA", func(t *testing.T) {
-		// The same consortium and member names, but another CA.
-		other := *c.file
-		other.Certs = "other-certs"
-		if _, err := consortium.Init(&other, consortium.InitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		cl := rawClient(t, load(&other, "curator"), owner1)
-		_, err := deliver(cl, &transportv1.Envelope{Session: "s", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen})
-		if err == nil {
-			t.Fatal("a certificate from another CA was accepted")
-		}
-		t.Log(err)
-	})
-	t.Run("sender claims another member's name", func(t *testing.T) {
-		_, err := deliver(asOwner2, &transportv1.Envelope{Session: "s", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen})
-		wantCode(t, "forged from", err, connect.CodePermissionDenied, "claims to come from")
-	})
-	t.Run("owner uses the curator's role", func(t *testing.T) {
-		open := transport.Open{Method: "ppca-dp-mh", Coordinator: "owner-2", CoordinatorAddress: c.addrs["owner-2"],
-			Participants: []transport.Participant{{Name: "owner-1", Role: "owner"}}}
-		b, _ := open.MarshalBinary()
-		_, err := deliver(asOwner2, &transportv1.Envelope{Session: "s2", From: "owner-2", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: b})
-		wantCode(t, "owner as coordinator", err, connect.CodePermissionDenied, `only the "curator" role coordinates it`)
-	})
-	t.Run("caller of another transport version", func(t *testing.T) {
-		cl := transportv1connect.NewTransportServiceClient(&http.Client{Transport: &http.Transport{Protocols: protocols(),
-			TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{load(c.file, "curator").Certificate}, InsecureSkipVerify: true, NextProtos: []string{"h2"}}}},
-			"https://"+owner1, connect.WithGRPC(), connect.WithInterceptors(sendVersion(transport.ProtocolVersion+1)))
-		_, err := deliver(cl, &transportv1.Envelope{Session: "s", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen})
-		wantCode(t, "another version", err, connect.CodeFailedPrecondition,
-			fmt.Sprintf(`the caller speaks dppub transport version "%d"; owner-1 speaks "%d"`, transport.ProtocolVersion+1, transport.ProtocolVersion))
-	})
-	t.Run("oversized message", func(t *testing.T) {
-		_, err := deliver(curator, &transportv1.Envelope{Session: "s3", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: make([]byte, 3<<20)})
-		wantCode(t, "oversized", err, connect.CodeResourceExhausted, "")
-	})
-	t.Run("malformed messages", func(t *testing.T) {
-		_, err := deliver(curator, &transportv1.Envelope{Session: "s4", From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: []byte("garbage")})
-		wantCode(t, "garbage open", err, connect.CodeInvalidArgument, "open")
-		_, err = deliver(curator, &transportv1.Envelope{Session: "s 5", From: "curator", To: "owner-1", Seq: 1, Type: "x"})
-		wantCode(t, "bad session", err, connect.CodeInvalidArgument, "session")
-		_, err = deliver(curator, &transportv1.Envelope{Session: "s6", From: "curator", To: "owner-1", Seq: 4, Type: "ppca-dp-mh/model"})
-		wantCode(t, "unknown session", err, connect.CodeNotFound, "no session")
-		// Not a protobuf message at all, straight over HTTP/2.
-		req, _ := http.NewRequest("POST", "https://"+owner1+transportv1connect.TransportServiceDeliverProcedure, strings.NewReader("\x00\x00\x00\x00\x05\xff\xff\xff\xff\xff"))
-		req.Header.Set("Content-Type", "application/grpc")
-		protocols := new(http.Protocols)
-		protocols.SetHTTP2(true)
-		hc := &http.Client{Transport: &http.Transport{Protocols: protocols, TLSClientConfig: &tls.Config{
-			Certificates: []tls.Certificate{load(c.file, "curator").Certificate}, InsecureSkipVerify: true, NextProtos: []string{"h2"}}}}
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body) // trailers arrive after the body
-		resp.Body.Close()
-		if st := resp.Header.Get("Grpc-Status") + resp.Trailer.Get("Grpc-Status"); st == "" || st == "0" {
-			t.Fatalf("garbage protobuf accepted: status %q", st)
-		}
-	})
-
-	// The owners still serve a real session.
-	out := filepath.Join(c.dir, "synth.csv")
-	r := c.run(out)
+	pubLedger := filepath.Join(c.dir, tc.name+"-ledger")
+	r := wait(c.runCmd(netOut, append([]string{"--seed", tc.seed, "--ledger", pubLedger, "--report", net + ".privacy.json"}, tc.set...)...))
 	if r.err != nil {
-		t.Fatalf("session after the refusals: %v\n%s", r.err, r.stderr)
+		t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
 	}
-	session := regexp.MustCompile(`session (ppca-dp-mh-[0-9a-f]+)`).FindStringSubmatch(r.stdout)
-	if session == nil {
-		t.Fatalf("no session ID in:\n%s", r.stdout)
-	}
-	t.Run("replayed messages", func(t *testing.T) {
-		// The model (seq 3) of the finished session is acknowledged and
-		// ignored; its Open never runs the session again.
-		dup, err := deliver(curator, &transportv1.Envelope{Session: session[1], From: "curator", To: "owner-1", Seq: 3, Type: "ppca-dp-mh/model", Payload: []byte("x")})
-		if err != nil || !dup {
-			t.Fatalf("replayed model: duplicate=%v, %v", dup, err)
+	summary := r.stdout
+	if tc.out == "-" {
+		if err := os.WriteFile(net, []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		_, err = deliver(curator, &transportv1.Envelope{Session: session[1], From: "curator", To: "owner-1", Seq: 1, Type: transport.TypeOpen, Payload: []byte("x")})
-		wantCode(t, "replayed open", err, connect.CodeAlreadyExists, "already ran")
-		_, err = deliver(curator, &transportv1.Envelope{Session: session[1], From: "curator", To: "owner-1", Seq: 9, Type: "ppca-dp-mh/model"})
-		wantCode(t, "new message in a finished session", err, connect.CodeFailedPrecondition, "over")
-	})
-	c.stop("owner-1")
-	if b := c.ledger("owner-1"); b.Entries != 2 || b.Sessions != 1 {
-		t.Fatalf("owner-1's ledger after refusals and replays: %+v", b)
+		summary = r.stderr
 	}
-	if log := c.log("owner-1"); !strings.Contains(log, "ignored a duplicate") || !strings.Contains(log, "TLS handshake error") {
-		t.Fatalf("owner-1's log lacks the replay or the refused handshake:\n%s", log)
+	args := append([]string{"publish", "ppca-dp-mh", "--schema", filepath.Join(c.dir, "adult.schema.json"),
+		"--seed", tc.seed, "--out", localOut, "--report", local + ".privacy.json"}, inputs...)
+	start := time.Now()
+	cmd := exec.Command(dppubBin, append(args, tc.flags...)...)
+	var pubOut, pubErr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &pubOut, &pubErr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("publish: %v\n%s%s", err, pubOut.String(), pubErr.String())
+	}
+	pub := pubOut.String() + pubErr.String()
+	if tc.out == "-" {
+		if err := os.WriteFile(local, pubOut.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("3-owner Adult, %s: `dppub run` over loopback mTLS %v (session: %s); `dppub publish` in one process %v (protocol: %s)",
+		tc.name, r.took.Round(time.Millisecond), grab(summary, `session \S+: (.*)`), time.Since(start).Round(time.Millisecond), grab(pub, `protocol: (.*)`))
+	sameFile(t, net, local)
+	sameReport(t, net, local)
+	if !strings.Contains(summary, "Wrote 45222 rows × 15 columns") {
+		t.Fatalf("unexpected output:\n%s", summary)
+	}
+	// The curator streamed the rows to the output: the digests
+	// the ledger records, taken on the way, are the output's.
+	recs := c.sessions(pubLedger)
+	if len(recs) != 1 || recs[0].kind != transport.KindSessionPublished {
+		t.Fatalf("publishing ledger: %+v", recs)
+	}
+	for f, k := range map[string]string{net: key, net + ".privacy.json": filepath.Base(net) + ".privacy.json"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recs[0].rec.Published[k]; got != transport.FileDigest(b) {
+			t.Fatalf("recorded digest of %s (%s): %q, file has %s", f, k, got, transport.FileDigest(b))
+		}
 	}
 }
 
-func protocols() *http.Protocols {
-	p := new(http.Protocols)
-	p.SetHTTP2(true)
-	return p
+// matchLDA runs a Mul-LDA-DP session through the noise dealer and in one
+// process, and checks the outputs, reports and the publishing ledger agree.
+func (c *cluster) matchLDA(t *testing.T, inputs []string) {
+	net := filepath.Join(c.dir, "lda-net.csv")
+	pubLedger := filepath.Join(c.dir, "publishing-ledger")
+	r := wait(c.runMethodCmd("mul-lda-dp", net, "--seed", "9", "--ledger", pubLedger))
+	if r.err != nil {
+		t.Fatalf("run: %v\n%s%s\n%s", r.err, r.stdout, r.stderr, c.logs())
+	}
+	local := filepath.Join(c.dir, "lda-local.csv")
+	c.dppub(append([]string{"publish", "mul-lda-dp", "--schema", filepath.Join(c.dir, "adult.schema.json"),
+		"--label", "income", "--epsilon", "1", "--delta", "1e-6", "--seed", "9", "--out", local}, inputs...)...)
+	for _, suffix := range []string{"", ".model.json"} {
+		sameFile(t, net+suffix, local+suffix)
+	}
+	sameReport(t, net, local)
+	// The publisher recorded the session, with the digest of every
+	// file it wrote and the owners' receipted spends.
+	recs := c.sessions(pubLedger)
+	if len(recs) != 1 || recs[0].kind != transport.KindSessionPublished || len(recs[0].rec.Spent) != 3 {
+		t.Fatalf("publishing ledger: %+v", recs)
+	}
+	for _, suffix := range []string{"", ".privacy.json", ".model.json"} {
+		b, err := os.ReadFile(net + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recs[0].rec.Published[filepath.Base(net+suffix)]; got != transport.FileDigest(b) {
+			t.Fatalf("recorded digest of %s: %q, file has %s", net+suffix, got, transport.FileDigest(b))
+		}
+	}
 }
 
 func grab(s, pattern string) string {

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/dppub/dppub/data"
@@ -195,46 +193,6 @@ type Encoded struct {
 	Clamped int
 }
 
-// DomainFor is the domain a table with schema s must be
-// discretised with for Synthesize under o (Encoded): the schema's bins
-// (equal-width, with each numeric attribute's public values, its minimum,
-// its maximum and 0 inside its bounds, a bin of its own:
-// domain.PublicValueCuts), or, when the numeric bins are chosen from
-// the data (one owner, the default), numeric attributes cut at every edge
-// those bins may have (domain.FineEdges), so that the bins chosen
-// afterwards from the cells' counts are unions of cells and the records
-// need not be read again.
-func DomainFor(s data.Schema, o Options) (*domain.Domain, error) {
-	if !adaptive(o) {
-		d, err := domain.New(s, domain.Options{Bins: o.Bins, BinsFor: o.BinsFor, PublicValueBins: true})
-		if err != nil {
-			return nil, fmt.Errorf("publish: %w", err)
-		}
-		return d, nil
-	}
-	fine := map[string][]float64{}
-	for _, a := range s.Attributes {
-		if a.Kind == data.Numeric {
-			fine[a.Name] = domain.FineEdges(a, binsOf(o, a), domain.DefaultGrid)
-		}
-	}
-	d, err := domain.New(s, domain.Options{Bins: o.Bins, BinsFor: o.BinsFor, Cuts: fine})
-	if err != nil {
-		return nil, fmt.Errorf("publish: cells to choose the bins from: %w", err)
-	}
-	return d, nil
-}
-
-// adaptive reports whether o chooses numeric bins from the data.
-func adaptive(o Options) bool {
-	return o.BinShare > 0 || (o.BinShare == 0 && len(o.Parties) <= 1)
-}
-
-// binsOf is the number of equal-width bins attribute a's bins refine.
-func binsOf(o Options, a data.Attribute) int {
-	return cmp.Or(o.BinsFor[a.Name], o.Bins, domain.DefaultBins)
-}
-
 // Synthesize publishes a synthetic table under personalised zCDP budgets.
 func Publish(ctx context.Context, o Options) (*Result, error) {
 	schema, n, err := inputShape(o)
@@ -264,25 +222,8 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if o.BinShare == 0 && len(parties) == 1 {
 		o.BinShare = DefaultBinShare
 	}
-	pre, err := DomainFor(schema, o)
+	dom, real, clamped, binRho, err := binRecords(o, schema, dom, accts, n)
 	if err != nil {
-		return nil, err
-	}
-	real, clamped, err := encodeRecords(o, pre)
-	if err != nil {
-		return nil, err
-	}
-	if !adaptive(o) {
-		// The schema's bins with the public values split off, which the
-		// records were encoded with: a point mass at 0 or at a cap keeps a
-		// bin of its own without a data-chosen bin (parties of columns).
-		dom = pre
-	}
-	var binRho float64
-	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts, n); err != nil {
-		return nil, err
-	}
-	if real, err = mergeBinned(o, real, binRho); err != nil {
 		return nil, err
 	}
 	checkRho := o.labelCheckRho(schema)
@@ -408,43 +349,6 @@ func (o *Options) resolveMethod(dom *domain.Domain, n int) string {
 	return auto
 }
 
-// encodeRecords returns the input's records in the cells of pre, and the
-// number of values clamped to their bounds: the table encoded, or the
-// caller's encoded records once checked to have pre's cells.
-func encodeRecords(o Options, pre *domain.Domain) (domain.Chunks, int, error) {
-	if o.Table != nil {
-		ds, st, err := pre.Encode(o.Table)
-		if err != nil {
-			return nil, 0, fmt.Errorf("publish: %w", err)
-		}
-		return domain.Chunks{domain.CellsOf(ds)}, st.Clamped, nil
-	}
-	if !slices.Equal(o.Encoded.Domain.Sizes(), pre.Sizes()) {
-		return nil, 0, fmt.Errorf("publish: records encoded with cells %v, want %v (DomainFor)", o.Encoded.Domain.Sizes(), pre.Sizes())
-	}
-	if err := o.Encoded.Chunks.Check(); err != nil {
-		return nil, 0, fmt.Errorf("publish: %w", err)
-	}
-	return o.Encoded.Chunks, o.Encoded.Clamped, nil
-}
-
-// mergeBinned merges the caller's encoded records once bins were chosen
-// from the data (binRho > 0): tuples of fine cells that fall in the same
-// bins are then identical, and merged they are fewer rows to count, with
-// the same counts. The caller's pieces are consumed, so it gets the
-// merged ones in their place. A table's records are returned as they are.
-func mergeBinned(o Options, real domain.Chunks, binRho float64) (domain.Chunks, error) {
-	if !(o.Encoded != nil && binRho > 0) {
-		return real, nil
-	}
-	merged, err := real.Merged()
-	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
-	o.Encoded.Chunks = merged
-	return merged, nil
-}
-
 // engineOptions are the marginal engine's settings for a run over dom
 // by parties, of n records.
 func engineOptions(o Options, dom *domain.Domain, parties []marginal.Party, workload [][]int, n int) marginal.Options {
@@ -498,192 +402,6 @@ func engineParties(dom *domain.Domain, ps []Party) ([]marginal.Party, []*privacy
 		accts = append(accts, a)
 	}
 	return parties, accts, nil
-}
-
-// spending is what the single owner's ρ paid for beside the engine's
-// measurements: choosing bins, the record count (add/remove) and the
-// label check.
-type spending struct {
-	bin, count float64
-	check      *LabelCheck
-}
-
-func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, accts []*privacy.Accountant, n int, spent spending) (*privacy.Report, error) {
-	binRho, countRho := spent.bin, spent.count
-	nb := o.Neighbours.Or()
-	records := map[string]int{}
-	for _, a := range accts {
-		records[a.Party()] = n
-	}
-	countL1, countL2 := measurement.CountSensitivity(nb)
-	scoreSens := measurement.ScoreSensitivity(cmp.Or(o.Score, measurement.IInDif), nb)
-	ro := privacy.ReportOptions{
-		Method:       "pdp-mvds marginal synthesis (one process; Algorithms 2-3 as in docs/errata.md#pdp-mvds-algorithms, PrivSyn)",
-		Calibration:  "sound",
-		Randomness:   o.Source.Describe(),
-		Seeded:       !o.Source.IsSecure(),
-		Composition:  privacy.Single,
-		Accountants:  accts,
-		Records:      records,
-		DeltaForZCDP: o.Delta,
-		Assumptions: []string{
-			fmt.Sprintf("the record count n = %d is public (replace-one neighbours share it) and is used without noise", n),
-			"numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them; bounds, bins and categories are public and do not depend on the data",
-			fmt.Sprintf("sensitivities under %s: a count vector moves by L1 %g / L2 %.4g; the pair score by %g", nb, countL1, countL2, scoreSens),
-			"Laplace releases are charged ε²/2 in zCDP (Bun & Steinke 2016); each party's spend is also stated as (ε, δ)-DP at δ = " + fmt.Sprintf("%.3g", o.Delta),
-		},
-		Covered: []string{
-			"the noisy one-way marginals, the noisy pair scores and the noisy selected marginals",
-			"everything derived from them: the pair selection (Algorithm 2), the combined attribute sets, the post-processed marginals and the synthetic rows (GUM and the uniform draw of numeric values inside their bins are post-processing)",
-		},
-		NotCovered: []string{fmt.Sprintf("the record count n = %d", n)},
-		ThreatModel: []string{
-			"one process held every column: it is a trusted curator; the multi-party protocol (secure scalar products, distributed noise) is not used in this mode",
-		},
-	}
-	if o.Method == marginal.MethodAdaptive {
-		adaptiveReport(&ro, o, res, nb, countL1, countL2)
-	}
-	if auto != "" {
-		ro.Assumptions = append(ro.Assumptions, auto)
-	}
-	if binRho > 0 {
-		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", countL2, binRho, 100*binRho/o.Parties[0].Rho)
-	} else if !adaptive(o) {
-		ro.Assumptions[1] = "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them, with the minimum, the maximum and 0 (inside the bounds) each a bin of its own that decodes to that value; bounds, bins and categories are public and do not depend on the data"
-	}
-	if len(accts) == 1 {
-		// One owner chooses the relation; parties of columns have
-		// replace-one only, which their report's relation sentence states.
-		ro.Neighbours = nb
-	}
-	if !nb.PublicCount() {
-		addRemoveReport(&ro, o, n, countRho)
-	}
-	if o.Epsilon != 0 {
-		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
-			"the budget was given as (ε, δ) = (%g, %.3g): ρ = %.6g is the largest ρ whose conversion by Canonne, Kamath & Steinke (2020, Cor. 13) gives at most ε at δ", o.Epsilon, o.Delta, o.Rho))
-	}
-	if len(accts) > 1 {
-		ro.Composition = privacy.PersonalisedPerParty
-		ro.Assumptions = append(ro.Assumptions,
-			"personalised budgets: each party's guarantee covers a change of one record's values in that party's columns; a release over columns of several parties satisfies the strictest of their budgets and is charged to each")
-		whole := dp.Concentrated(totalRho(res))
-		ro.WholeRecord = &whole
-		ro.Warnings = append(ro.Warnings, wholeRecordWarning(whole))
-	}
-	if c := spent.check; c != nil {
-		ro.Assumptions = append(ro.Assumptions, c.String())
-		ro.Covered = append(ro.Covered, "the label check's noisy count of correct predictions on the real records")
-	}
-	for _, w := range []string{marginal.NoiseWarning(res, dom, n), marginal.LabelWarning(res, dom, n, o.Label)} {
-		if w != "" {
-			ro.Warnings = append(ro.Warnings, w)
-		}
-	}
-	r, err := privacy.NewReport(ro)
-	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
-	return r, nil
-}
-
-// adaptiveReport states what the adaptive method releases and derives
-// (its selections, sensitivities and model) in place of the paper
-// method's sentences.
-func adaptiveReport(ro *privacy.ReportOptions, o Options, res *marginal.Result, nb dp.Neighbours, countL1, countL2 float64) {
-	ro.Method = "adaptive marginal synthesis (one owner; workload-adaptive rounds after AIM, graphical-model inference after Private-PGM)"
-	ro.Assumptions[2] = fmt.Sprintf("sensitivities under %s: a count vector moves by L2 %.4g; a selection utility w·(‖M(D) − estimate‖₁ − penalty) by %g·w, w the largest workload weight offered; the penalty is %s", nb, countL2, countL1, cmp.Or(o.Penalty, marginal.DefaultPenalty).Describe())
-	ro.Assumptions = append(ro.Assumptions,
-		fmt.Sprintf("each round's selection is %s; each measurement is the discrete Gaussian on a public grid at ρ_t; the rounds' costs sum to the budget exactly", cmp.Or(o.Selection, measurement.SelectExponential).Describe()))
-	ro.Covered = []string{
-		"the noisy one-way and selected marginals and every selection",
-		fmt.Sprintf("everything derived from them: the graphical model fitted to the noisy marginals (%s), the synthetic rows sampled from it, the uniform draw of numeric values inside their bins (post-processing)", marginal.OptimizerReason(o.Optimizer, res.Optimizer)),
-	}
-}
-
-// addRemoveReport states what add/remove neighbours change in the
-// report: the record count is released (covered, no longer "public"),
-// and what the guarantee means for a replaced record.
-func addRemoveReport(ro *privacy.ReportOptions, o Options, n int, countRho float64) {
-	sigma := 1 / math.Sqrt(2*countRho)
-	ro.Assumptions[0] = fmt.Sprintf("the record count is private under add/remove neighbours: it was released first as %d, with discrete Gaussian noise on the integer grid (L2 sensitivity 1, σ = %.3g, ρ = %.4g, %.0f%% of the budget), and that noisy count stands for n everywhere after (normalisations, the model's total, the default number of synthetic rows)", n, sigma, countRho, 100*countRho/o.Parties[0].Rho)
-	ro.Assumptions = append(ro.Assumptions,
-		fmt.Sprintf("the guarantee holds for neighbours that differ by one added or removed record; a replaced record (one removal and one addition) is covered at 4ρ = %.4g zCDP (group privacy of two)", 4*o.Parties[0].Rho))
-	ro.Assumptions = append(ro.Assumptions, fmt.Sprintf("δ = %.3g, at which ρ is stated as (ε, δ), is public (given, or the constant %g with --rho): under add/remove n is private, so δ does not default to 1/n²", o.Delta, dp.MaxDefaultDelta))
-	ro.Covered = append([]string{"the noisy record count"}, ro.Covered...)
-	ro.NotCovered = nil
-}
-
-// wholeRecordWarning explains the report's whole-record guarantee, which
-// the headline states.
-func wholeRecordWarning(whole dp.Guarantee) string {
-	return fmt.Sprintf("a person whose values change in every party's columns is protected only at the sum over distinct releases, %v (the report's whole_record guarantee), not at the largest party budget", whole)
-}
-
-// totalRho sums every distinct release once: the guarantee of a change to
-// a whole record.
-func totalRho(res *marginal.Result) float64 {
-	s := 0.0
-	for _, p := range res.Plan {
-		s += p.Release.Noise.Rho
-	}
-	return s
-}
-
-// DefaultBinShare is the default share of ρ spent choosing numeric bins.
-const DefaultBinShare = 0.05
-
-// adaptiveBins chooses every numeric attribute's bins from the data when
-// o.BinShare > 0 (one owner), charging the owner's accountant, and
-// returns the domain with those bins (the records recoded to it) and the
-// ρ spent. The records are discretised with pre (DomainFor): the
-// bins come from the counts of its fine cells, which give the same
-// histogram, and so the same release, as the values themselves. n is the
-// public record count the bins aim at: the released one under add/remove.
-func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts []*privacy.Accountant, n int) (*domain.Domain, float64, error) {
-	if !(o.BinShare > 0) {
-		return dom, 0, nil
-	}
-	if len(accts) != 1 || o.BinShare >= 1 {
-		return nil, 0, fmt.Errorf("publish: data-adaptive bins (share %v) need one owner and a share below 1", o.BinShare)
-	}
-	s := dom.Schema()
-	var numeric []int
-	for j, a := range s.Attributes {
-		if a.Kind == data.Numeric {
-			numeric = append(numeric, j)
-		}
-	}
-	if len(numeric) == 0 {
-		return dom, 0, nil
-	}
-	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
-	do := domain.Options{Bins: o.Bins, BinsFor: o.BinsFor}
-	src := o.Source.Child()
-	for _, j := range numeric {
-		a := s.Attributes[j]
-		counts, err := real.Count([]int{j})
-		if err != nil {
-			return nil, 0, fmt.Errorf("publish: %w", err)
-		}
-		c, err := measurement.ChooseBinsFromFine(a, counts.Counts, measurement.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
-			Neighbours: o.Neighbours, Records: float64(n)})
-		if err != nil {
-			return nil, 0, fmt.Errorf("publish: %w", err)
-		}
-		do.SetChosen(a.Name, c)
-	}
-	d, err := domain.New(s, do)
-	if err != nil {
-		return nil, 0, fmt.Errorf("publish: %w", err)
-	}
-	lut, err := domain.Recoding(pre, d)
-	if err != nil {
-		return nil, 0, fmt.Errorf("publish: %w", err)
-	}
-	real.Recode(lut, d.Sizes())
-	return d, rho * float64(len(numeric)), nil
 }
 
 // VerticalSplit gives each of parties owners a contiguous group of t's
