@@ -565,6 +565,41 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 	}
 }
 
+// On a narrow table a candidate that shares no attribute with the batch's
+// picks is still triangulated with them: after picking {1, 2} on a model
+// of {0, 1} and {2, 3} (four attributes of 10 values), {0, 3} alone grows
+// the model by 100 cells, but with the pick it closes the cycle
+// 0–1–2–3–0, whose junction tree has two cliques of three attributes
+// (2 000 cells). The old disjoint estimate (300 + 100) offered it under a
+// limit of 500.
+func TestNarrowTriangulatesDisjointCandidates(t *testing.T) {
+	sizes := []int{10, 10, 10, 10}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}},
+		model: newModel(sizes, [][]int{{0, 1}, {2, 3}}, 100)}
+	cands := [][]int{{1, 2}, {0, 3}}
+	base := SelectQuery{Candidates: cands, Weights: []float64{1, 1},
+		Estimates: [][]float64{make([]float64, 100), make([]float64, 100)}, Penalties: []float64{0, 0}}
+	growth := []float64{100, 100}
+	if g := modelCells(sizes, [][]int{{0, 1}, {2, 3}, {0, 3}}) - a.model.tree.cells(); g != growth[1] {
+		t.Fatalf("{0, 3} alone grows the model by %v cells, want %v", g, growth[1])
+	}
+	picks := []pick{{attrs: []int{1, 2}}}
+	for _, c := range []struct {
+		limit float64
+		want  [][]int
+	}{
+		{500, nil},
+		{2000, [][]int{{0, 3}}},
+	} {
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			q := a.narrow(base, growth, picks, c.limit, 1)
+			if !slices.EqualFunc(q.Candidates, c.want, slices.Equal) {
+				t.Errorf("offered %v, want %v", q.Candidates, c.want)
+			}
+		})
+	}
+}
+
 // A narrow table whose workload offers fewer than PreciseBatchCandidates
 // candidates keeps AIM's one selection per refit even when its
 // measurements are precise (ρ = 20 on the small table: σ ≈ 2.1 records,
