@@ -526,6 +526,75 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 	}
 }
 
+// Where a narrow table's selections are batched because its measurements
+// are precise and its whole domain is larger than the cap, the defaults
+// are 6·d rounds, the 2^19-cell cap and 100 final momentum steps (d = 10,
+// n = 50 000, ρ = 0.4: AIM's T = 160 gives σ ≈ 21 ≤ 50); each value the
+// caller set stays, plain mirror descent keeps its own final steps, and a
+// domain within the cap (10 binary attributes) keeps every default.
+func TestPreciseBatchDefaults(t *testing.T) {
+	tens, binary := slices.Repeat([]int{10}, 10), slices.Repeat([]int{2}, 10)
+	for _, c := range []struct {
+		name   string
+		asked  AdaptiveOptions
+		sizes  []int
+		rounds int
+		cells  float64
+		final  int
+	}{
+		{"defaults", AdaptiveOptions{}, tens, 6 * 10, PreciseBatchModelCells, PreciseBatchFinalIters},
+		{"own rounds", AdaptiveOptions{Rounds: 100}, tens, 100, PreciseBatchModelCells, PreciseBatchFinalIters},
+		{"own cap", AdaptiveOptions{MaxCells: 1000}, tens, 60, 1000, PreciseBatchFinalIters},
+		{"own final steps", AdaptiveOptions{FinalIters: 700}, tens, 60, PreciseBatchModelCells, 700},
+		{"mirror descent", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, tens, 60, PreciseBatchModelCells, DefaultFinalIters},
+		{"domain within the cap", AdaptiveOptions{}, binary, 160, PreciseModelCells, 250},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.asked
+			if err := o.defaults(10, 50000, 0.4); err != nil {
+				t.Fatal(err)
+			}
+			if o.Batch != PreciseBatch {
+				t.Fatalf("batch %d, want %d: not the precise regime", o.Batch, PreciseBatch)
+			}
+			o.preciseBatchDefaults(c.asked, c.sizes)
+			if o.Rounds != c.rounds || o.MaxCells != c.cells || o.FinalIters != c.final {
+				t.Errorf("%d rounds, cap %v, %d final steps; want %d, %v, %d", o.Rounds, o.MaxCells, o.FinalIters, c.rounds, c.cells, c.final)
+			}
+		})
+	}
+}
+
+// A whole run in that regime (15 attributes of 3 values, 120 candidates,
+// n = 20 000, ρ = 20: σ ≈ 3.7 ≤ 20 at AIM's 240 rounds) measures its
+// first selection at 0.9·ρ/(6·15), and with the rounds asked for at
+// 0.9·ρ/T.
+func TestPreciseBatchRunsFewerRounds(t *testing.T) {
+	sizes := slices.Repeat([]int{3}, 15)
+	ds := randomDataset(sizes, 20000, 0.8, randx.NewSeeded(5))
+	dom := sizedDomain(t, sizes)
+	const rho = 20
+	for _, c := range []struct {
+		name   string
+		ao     AdaptiveOptions
+		rounds int
+	}{
+		{"default", AdaptiveOptions{}, 6 * 15},
+		{"rounds asked", AdaptiveOptions{Rounds: 40}, 40},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: c.ao}, 3)
+			if len(res.Rounds) == 0 {
+				t.Fatal("no selection rounds")
+			}
+			want := 0.9 * rho / float64(c.rounds)
+			if got := res.Rounds[0].Rho; math.Abs(got-want) > 1e-9*want {
+				t.Errorf("first selection measured at ρ = %v, want %v (%d rounds)", got, want, c.rounds)
+			}
+		})
+	}
+}
+
 // Within a batch the later selections are offered only what fits the cap
 // together with the earlier picks. Four attributes of 10 values, a model
 // of the one-ways (40 cells), each pair alone 120 cells; after picking
