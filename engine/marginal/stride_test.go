@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -45,6 +46,49 @@ func TestStrideMatchesProjector(t *testing.T) {
 			}
 			closeAll(t, "mul", mul, wantMul)
 			closeAll(t, "add", add, wantAdd)
+		})
+	}
+}
+
+// With a binary attribute last, every subset ending just before it sums and
+// multiplies runs of two cells (stride's inner = 2 branch) as the per-cell
+// projector does, to the bit.
+func TestStrideBinaryLastMatchesProjector(t *testing.T) {
+	sizes := []int{3, 4, 5, 2}
+	table := newFactor(sizes, []int{0, 1, 2, 3})
+	rng := rand.New(rand.NewPCG(3, 4))
+	for c := range table.Counts {
+		table.Counts[c] = rng.Float64()
+	}
+	for _, sub := range [][]int{{2}, {0, 2}, {1, 2}, {0, 1, 2}} {
+		t.Run(fmt.Sprint(sub), func(t *testing.T) {
+			s, full := newStride(table, sub), mustProject(table, sub)
+			if s.inner != 2 {
+				t.Fatalf("inner %d, want 2", s.inner)
+			}
+			cells := 1
+			for _, a := range sub {
+				cells *= sizes[a]
+			}
+			got, want := make([]float64, cells), make([]float64, cells)
+			s.sum(table.Counts, got)
+			for c := 0; c < len(full); c += 2 {
+				want[full[c]] += table.Counts[c] + table.Counts[c+1]
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("sum %v, want %v", got, want)
+			}
+			f := make([]float64, cells)
+			for x := range f {
+				f[x] = 1 + rng.Float64()
+			}
+			mul := make([]float64, len(table.Counts))
+			s.mulTo(mul, table.Counts, f)
+			for c, x := range full {
+				if w := table.Counts[c] * f[x]; mul[c] != w {
+					t.Fatalf("mul cell %d: %v, want %v", c, mul[c], w)
+				}
+			}
 		})
 	}
 }
