@@ -71,7 +71,7 @@ type EngineSettings struct {
 	Penalty marginal.Penalty `json:"penalty,omitempty" help:"adaptive method: the error a candidate's measurement is expected to leave, subtracted in the selection score and the annealing test: clipped (default: the noise's expected L1 error once clipped at zero, at the model's estimate of each cell) | aim (AIM's √(2/π)·σ per cell)"`
 	// Optimizer fits the adaptive method's model (default
 	// marginal.OptimizerAuto).
-	Optimizer marginal.Optimizer `json:"optimizer,omitempty" help:"adaptive method: how the graphical model is fitted to the noisy marginals (post-processing): auto (default: momentum when a first-round measurement's noise is at most 0.1% of the records, mirror descent otherwise) | mirror-descent (Private-PGM's) | momentum (heavy-ball momentum with restart, 250 final steps, 100 where the rounds are 6 × attributes)"`
+	Optimizer marginal.Optimizer `json:"optimizer,omitempty" help:"adaptive method: how the graphical model is fitted to the noisy marginals (post-processing): auto (default: momentum when a first-round measurement's noise is at most 0.1% of the records, mirror descent otherwise) | mirror-descent (Private-PGM's) | momentum (heavy-ball momentum with restart, 250 final steps, 60 where the rounds are 6 × attributes)"`
 }
 
 // DefaultGUMRounds is the default number of GUM rounds.

@@ -287,32 +287,33 @@ const (
 // PreciseBatchRounds, PreciseBatchModelCells and PreciseBatchFinalIters
 // are the defaults of AdaptiveOptions.Rounds (per attribute), MaxCells and
 // FinalIters where a narrow table's selections are batched because its
-// measurements are precise (PreciseBatch) and whose whole domain is
-// larger than the cap: 6·d rounds instead of AIM's 16·d, a cap of 2^19
-// cells instead of 2^20, 100 final momentum steps instead of 250. At such
-// a budget the model cap binds and the run's time
-// is the fits of the largest model (cells × steps); AIM's 16·d rounds
-// spend their precision on re-measuring what the capped model already
-// holds. On the whole of Adult at ρ = 0.5, seeds 1–5, mean 2-way / 3-way
-// TVD and CPU-s of the engine (docs/results/synthesis/engine-choice.md,
-// "Fewer rounds, a smaller cap"): 16·d rounds, 2^20, 250 steps 0.0122 /
-// 0.0317 in 2.05 s; 6·d, 2^19, 100 steps 0.0120 / 0.0310 in 0.89 s (the
-// paper engine 0.0125 / 0.0326 in 0.32 s); 6·d with 40 steps per refit
-// 0.0123 / 0.0318, with 75 final steps 0.0121 / 0.0315, with a cap of
-// 450 000 cells 0.0126 / 0.0326. Fewer rounds alone were better and no
-// faster (6.4·d, 2^20, 250 steps, seeds 1–3: 0.0118 / 0.0300 in 2.5 s);
-// fewer than 6·d spend too much of ρ on the one-way rounds (3.2·d: 0.0152 /
-// 0.0364), and a smaller cap lost what fewer rounds won (6.4·d at 2^18:
-// 0.0126 / 0.0322). At ε = 4 (ρ = 0.373), three seeds: 0.0128 / 0.0326
-// in 1.93 s → 0.0127 / 0.0321 in 1.02 s; at ρ = 1 0.0112 / 0.0305 in 2.10
-// s → 0.0115 / 0.0305 in 0.92 s. The constants are read off Adult, the
-// only measured table in this regime: NLTCS's whole domain fits the cap
-// (preciseBatchDefaults), and Shuttle's 55 candidates keep one selection
-// per refit and the precise defaults.
+// measurements are precise (PreciseBatch) and its whole domain is larger
+// than the cap: 6·d rounds instead of AIM's 16·d, a cap of 2^19 cells
+// instead of 2^20, 60 final momentum steps instead of 250. At such a
+// budget the model cap binds and the run's time is the fits of the
+// largest model (cells × steps), while AIM's 16·d rounds, each more
+// precise than the model can use, mostly re-measure what it holds. On
+// the whole of Adult at ρ = 0.5, seeds 1–5, mean 2-way / 3-way TVD and
+// CPU-s of the run (docs/results/synthesis/engine-choice.md, "Fewer
+// rounds, a smaller cap"): AIM's rounds, 2^20, 250 steps 0.0122 / 0.0317
+// in 2.05 s; 6·d, 2^19, 60 steps 0.0122 / 0.0316 in 0.80 s (the paper
+// engine 0.0125 / 0.0326 in 0.32 s); with 100 final steps 0.0120 / 0.0310
+// in 0.89 s, 40 steps 0.0124 / 0.0318; with 40 steps per refit instead of
+// 50 (and 100 final steps) 0.0123 / 0.0318; with a cap of
+// 450 000 cells 0.0126 / 0.0326. Fewer rounds alone measured better and
+// no faster (6.4·d, 2^20, 250 steps, seeds 1–3: 0.0118 / 0.0300 in 2.5
+// s); fewer than 6·d spend too much of ρ on the d one-way rounds (5·d:
+// 0.0128 / 0.0326). At ε = 4 (ρ = 0.373), three seeds, 0.0128 / 0.0326
+// in 1.93 s → 0.0128 / 0.0324 in 0.82 s; but at ρ = 1, where the cap
+// binds harder, 0.0112 / 0.0305 in 2.10 s → 0.0117 / 0.0310 in 0.76 s
+// (the paper engine 0.0110 / 0.0318). The constants are read off Adult,
+// the only measured table in this regime: NLTCS's whole domain fits the
+// cap (preciseBatchDefaults), and Shuttle's 55 candidates keep one
+// selection per refit and the precise defaults.
 const (
 	PreciseBatchRounds     = 6
 	PreciseBatchModelCells = 1 << 19
-	PreciseBatchFinalIters = 100
+	PreciseBatchFinalIters = 60
 )
 
 // preciseBatchDefaults sets the rounds, the cap and the final steps of a
@@ -321,8 +322,9 @@ const (
 // left it unset, and only when the whole domain has more cells than
 // PreciseBatchModelCells, so that the cap can bind. Where it cannot (NLTCS:
 // 16 binary attributes, 65 536 cells) the rounds are what fills the
-// model: at ρ = 1 and 2, three seeds, 6·d rounds measured a 3-way TVD of
-// 0.0024 and 0.0022 against AIM's 16·d's 0.0018 and 0.0016. Fewer rounds
+// model: at ρ = 1 and 2, three seeds, 6·d rounds and 100 final steps
+// measured a 3-way TVD of 0.0024 and 0.0022 against AIM's 16·d's 0.0018
+// and 0.0016. Fewer rounds
 // give every round more of ρ, so the measurements stay precise and the
 // optimizer, chosen from the first round's noise, stays.
 func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []int) {
