@@ -299,11 +299,11 @@ const (
 // in 2.05 s; 6·d, 2^19, 60 steps 0.0122 / 0.0316 in 0.80 s (the paper
 // engine 0.0125 / 0.0326 in 0.32 s); with 100 final steps 0.0120 / 0.0310
 // in 0.89 s, 40 steps 0.0124 / 0.0318; with 40 steps per refit instead of
-// 50 (and 100 final steps) 0.0123 / 0.0318; with a cap of
-// 450 000 cells 0.0126 / 0.0326. Fewer rounds alone measured better and
-// no faster (6.4·d, 2^20, 250 steps, seeds 1–3: 0.0118 / 0.0300 in 2.5
-// s); fewer than 6·d spend too much of ρ on the d one-way rounds (5·d:
-// 0.0128 / 0.0326). At ε = 4 (ρ = 0.373), three seeds, 0.0128 / 0.0326
+// 50 (and 100 final steps) 0.0123 / 0.0318; with a cap of 450 000 cells
+// 0.0126 / 0.0326. Fewer rounds alone measured better and no faster
+// (6.4·d, 2^20, 250 steps, seeds 1–3: 0.0118 / 0.0300 in 2.5 s); fewer
+// than 6·d spend too much of ρ on the d one-way rounds (5·d: 0.0128 /
+// 0.0326). At ε = 4 (ρ = 0.373), three seeds, 0.0128 / 0.0326
 // in 1.93 s → 0.0128 / 0.0324 in 0.82 s; but at ρ = 1, where the cap
 // binds harder, 0.0112 / 0.0305 in 2.10 s → 0.0117 / 0.0310 in 0.76 s
 // (the paper engine 0.0110 / 0.0318). The constants are read off Adult,
@@ -324,9 +324,9 @@ const (
 // 16 binary attributes, 65 536 cells) the rounds are what fills the
 // model: at ρ = 1 and 2, three seeds, 6·d rounds and 100 final steps
 // measured a 3-way TVD of 0.0024 and 0.0022 against AIM's 16·d's 0.0018
-// and 0.0016. Fewer rounds
-// give every round more of ρ, so the measurements stay precise and the
-// optimizer, chosen from the first round's noise, stays.
+// and 0.0016. Fewer rounds give every round more of ρ, so the
+// measurements stay precise and the optimizer, chosen from the first
+// round's noise, stays.
 func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []int) {
 	cells := 1.0
 	for _, s := range sizes {
