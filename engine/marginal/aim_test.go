@@ -568,7 +568,7 @@ func TestPreciseBatchDefaults(t *testing.T) {
 // A whole run in that regime (15 attributes of 3 values, 120 candidates,
 // n = 20 000, ρ = 20: σ ≈ 3.7 ≤ 20 at AIM's 240 rounds) measures its
 // first selection at 0.9·ρ/(6·15), and with the rounds asked for at
-// 0.9·ρ/T.
+// 0.9·ρ/T; either way the accountant is charged exactly ρ.
 func TestPreciseBatchRunsFewerRounds(t *testing.T) {
 	sizes := slices.Repeat([]int{3}, 15)
 	ds := randomDataset(sizes, 20000, 0.8, randx.NewSeeded(5))
@@ -583,9 +583,21 @@ func TestPreciseBatchRunsFewerRounds(t *testing.T) {
 		{"rounds asked", AdaptiveOptions{Rounds: 40}, 40},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: c.ao}, 3)
+			acct := zcdpAccountant(t, "owner", rho)
+			m, err := NewLocalMeasurer(LocalOptions{Data: ds, Accountants: []*privacy.Accountant{acct}, Source: randx.NewSeeded(3)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Method: MethodAdaptive, Adaptive: c.ao,
+				Parties: []Party{{Name: "owner", Rho: rho, Attrs: allAttrs(len(sizes))}}, Source: randx.NewSeeded(4)})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(res.Rounds) == 0 {
 				t.Fatal("no selection rounds")
+			}
+			if spent := acct.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
+				t.Errorf("spent ρ = %v of %v", spent, rho)
 			}
 			want := 0.9 * rho / float64(c.rounds)
 			if got := res.Rounds[0].Rho; math.Abs(got-want) > 1e-9*want {
