@@ -288,6 +288,69 @@ const (
 	PreciseBatchCandidates = 100
 )
 
+// PreciseBatchRounds, PreciseBatchModelCells and PreciseBatchFinalIters
+// are the defaults of AdaptiveOptions.Rounds (per attribute), MaxCells and
+// FinalIters where a narrow table's selections are batched because its
+// measurements are precise (preciseBatch) and its whole domain is larger
+// than the cap: 6·d rounds instead of AIM's 16·d, a cap of 2^19 cells
+// instead of 2^20, 60 final momentum steps instead of 250. At such a
+// budget the model cap binds and the run's time is the fits of the
+// largest model (cells × steps), while AIM's 16·d rounds, each more
+// precise than the model can use, mostly re-measure what it holds. On
+// the whole of Adult at ρ = 0.5, seeds 1–5, mean 2-way / 3-way TVD and
+// CPU-s of the run (docs/results/synthesis/engine-choice.md, "Fewer
+// rounds, a smaller cap"): AIM's rounds, 2^20, 250 steps 0.0122 / 0.0317
+// in 2.05 s; 6·d, 2^19, 60 steps 0.0122 / 0.0316 in 0.80 s (the paper
+// engine 0.0125 / 0.0326 in 0.32 s); with 100 final steps 0.0120 / 0.0310
+// in 0.89 s, 40 steps 0.0124 / 0.0318; with 40 steps per refit instead of
+// 50 (and 100 final steps) 0.0123 / 0.0318; with a cap of 450 000 cells
+// 0.0126 / 0.0326. Fewer rounds alone measured better and no faster
+// (6.4·d, 2^20, 250 steps, seeds 1–3: 0.0118 / 0.0300 in 2.5 s); fewer
+// than 6·d spend too much of ρ on the d one-way rounds (5·d: 0.0128 /
+// 0.0326). At ε = 4 (ρ = 0.373), three seeds, 0.0128 / 0.0326
+// in 1.93 s → 0.0128 / 0.0324 in 0.82 s; but at ρ = 1, where the cap
+// binds harder, 0.0112 / 0.0305 in 2.10 s → 0.0117 / 0.0310 in 0.76 s
+// (the paper engine 0.0110 / 0.0318). The constants are read off Adult,
+// the only measured table in this regime: NLTCS's whole domain fits the
+// cap (preciseBatchDefaults), and Shuttle's 55 candidates keep one
+// selection per refit and the precise defaults.
+const (
+	PreciseBatchRounds     = 6
+	PreciseBatchModelCells = 1 << 19
+	PreciseBatchFinalIters = 60
+)
+
+// preciseBatchDefaults sets the rounds, the cap and the final steps of a
+// run batched for its precise measurements on a narrow table over a
+// public domain of sizes, each only where asked (the caller's own options)
+// left it unset, and only when the whole domain has more cells than
+// PreciseBatchModelCells, so that the cap can bind. Where it cannot (NLTCS:
+// 16 binary attributes, 65 536 cells) the rounds are what fills the
+// model: at ρ = 1 and 2, three seeds, 6·d rounds and 100 final steps
+// measured a 3-way TVD of 0.0024 and 0.0022 against AIM's 16·d's 0.0018
+// and 0.0016. Fewer rounds give every round more of ρ, so the
+// measurements stay precise and the optimizer, chosen from the first
+// round's noise, stays.
+func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []int) {
+	cells := 1.0
+	for _, s := range sizes {
+		cells *= float64(s)
+	}
+	if cells <= PreciseBatchModelCells {
+		return
+	}
+	d := len(sizes)
+	if asked.Rounds == 0 {
+		o.Rounds = min(o.Rounds, PreciseBatchRounds*d)
+	}
+	if asked.MaxCells == 0 {
+		o.MaxCells = PreciseBatchModelCells
+	}
+	if asked.FinalIters == 0 && o.Optimizer == OptimizerMomentum {
+		o.FinalIters = PreciseBatchFinalIters
+	}
+}
+
 // WideBatch and wideCandidates are the defaults of AdaptiveOptions.Batch
 // and MaxCandidates on a table of more than AutoMaxAttributes attributes,
 // where the rounds also start with a spanning tree of pairs
@@ -541,7 +604,10 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	a := &adaptive{engine: e, sel: sel, ao: ao, rho: e.o.Parties[0].Rho}
 	a.cands, a.weights = candidates(normaliseAll(ao.Workload))
 	if e.o.Adaptive.Batch == 0 && d <= AutoMaxAttributes && len(a.cands) < PreciseBatchCandidates {
-		a.ao.Batch = 1 // too few candidates for PreciseBatch to pay
+		a.ao.Batch = 1 // too few candidates for preciseBatch to pay
+	}
+	if e.o.Adaptive.Batch == 0 && d <= AutoMaxAttributes && a.ao.Batch == preciseBatch {
+		a.ao.preciseBatchDefaults(e.o.Adaptive, e.o.Domain.Sizes())
 	}
 	start := time.Now()
 	if err := a.rounds(ctx); err != nil {
@@ -549,7 +615,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	}
 	e.res.Timings.Select = time.Since(start)
 	start = time.Now()
-	model, err := infer.Estimate(ctx, e.o.Domain.Sizes(), a.measured, a.estimateOptions(ao.FinalIters))
+	model, err := infer.Estimate(ctx, e.o.Domain.Sizes(), a.measured, a.estimateOptions(a.ao.FinalIters))
 	if err != nil {
 		return err
 	}
@@ -723,12 +789,16 @@ func (a *adaptive) choose(ctx context.Context, q measurement.SelectQuery, rhoSel
 // narrow is the query of a batch's next selection: base without the sets
 // already picked and without those that would grow the model, with the
 // picks, beyond limit; penalties at noise sigma. growth[i] is how much
-// base's candidate i alone grew the model (query). A candidate that
-// shares no attribute with a pick is taken to grow the model with the
-// picks by as much (exact for a junction tree whose cliques it does not
-// join to theirs; the greedy triangulation can differ by a little), so
-// only the others cost a triangulation each: on a table of 167 attributes
-// the exact test of every candidate after every pick was half the run.
+// base's candidate i alone grew the model (query). On a table of more
+// than AutoMaxAttributes attributes, a candidate that shares no attribute
+// with a pick is taken to grow the model with the picks by as much, so
+// only the others cost a triangulation each: there the exact test of
+// every candidate after every pick was half the run (167 attributes).
+// The estimate is not a bound: two pairs of disjoint attributes can close
+// a long cycle of the model's graph together, whose triangulation is far
+// larger than either alone (Adult at ρ = 0.5, seed 2, cap 2^19: a final
+// model of 954 096 cells). On a narrow table every candidate is
+// triangulated, which costs little there, so the cap holds.
 func (a *adaptive) narrow(base measurement.SelectQuery, growth []float64, picks []pick, limit, sigma float64) measurement.SelectQuery {
 	sizes := a.o.Domain.Sizes()
 	sets := slices.Clip(a.model.Sets())
@@ -748,7 +818,7 @@ func (a *adaptive) narrow(base measurement.SelectQuery, growth []float64, picks 
 		}
 		if !a.model.Holds(s) {
 			fits := now+growth[i] <= limit
-			if slices.ContainsFunc(s, func(x int) bool { return touched[x] }) {
+			if len(sizes) <= AutoMaxAttributes || slices.ContainsFunc(s, func(x int) bool { return touched[x] }) {
 				fits = infer.ModelCells(sizes, append(sets, s)) <= limit
 			}
 			if !fits {

@@ -14,6 +14,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
+	"github.com/dppub/dppub/engine/marginal/internal/enginetest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -524,6 +525,87 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 	}
 }
 
+// Where a narrow table's selections are batched because its measurements
+// are precise and its whole domain is larger than the cap, the defaults
+// are 6·d rounds, the 2^19-cell cap and 100 final momentum steps (d = 10,
+// n = 50 000, ρ = 0.4: AIM's T = 160 gives σ ≈ 21 ≤ 50); each value the
+// caller set stays, plain mirror descent keeps its own final steps, and a
+// domain within the cap (10 binary attributes) keeps every default.
+func TestPreciseBatchDefaults(t *testing.T) {
+	tens, binary := slices.Repeat([]int{10}, 10), slices.Repeat([]int{2}, 10)
+	for _, c := range []struct {
+		name   string
+		asked  AdaptiveOptions
+		sizes  []int
+		rounds int
+		cells  float64
+		final  int
+	}{
+		{"defaults", AdaptiveOptions{}, tens, 6 * 10, PreciseBatchModelCells, PreciseBatchFinalIters},
+		{"own rounds", AdaptiveOptions{Rounds: 100}, tens, 100, PreciseBatchModelCells, PreciseBatchFinalIters},
+		{"own cap", AdaptiveOptions{MaxCells: 1000}, tens, 60, 1000, PreciseBatchFinalIters},
+		{"own final steps", AdaptiveOptions{FinalIters: 700}, tens, 60, PreciseBatchModelCells, 700},
+		{"mirror descent", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, tens, 60, PreciseBatchModelCells, defaultFinalIters},
+		{"domain within the cap", AdaptiveOptions{}, binary, 160, preciseModelCells, 250},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.asked
+			if err := o.defaults(10, 50000, 0.4); err != nil {
+				t.Fatal(err)
+			}
+			if o.Batch != preciseBatch {
+				t.Fatalf("batch %d, want %d: not the precise regime", o.Batch, preciseBatch)
+			}
+			o.preciseBatchDefaults(c.asked, c.sizes)
+			if o.Rounds != c.rounds || o.MaxCells != c.cells || o.FinalIters != c.final {
+				t.Errorf("%d rounds, cap %v, %d final steps; want %d, %v, %d", o.Rounds, o.MaxCells, o.FinalIters, c.rounds, c.cells, c.final)
+			}
+		})
+	}
+}
+
+// A whole run in that regime (15 attributes of 3 values, 120 candidates,
+// n = 20 000, ρ = 20: σ ≈ 3.7 ≤ 20 at AIM's 240 rounds) measures its
+// first selection at 0.9·ρ/(6·15), and with the rounds asked for at
+// 0.9·ρ/T; either way the accountant is charged exactly ρ.
+func TestPreciseBatchRunsFewerRounds(t *testing.T) {
+	sizes := slices.Repeat([]int{3}, 15)
+	ds := domaintest.RandomDataset(sizes, 20000, 0.8, randx.NewSeeded(5))
+	dom := sizedDomain(t, sizes)
+	const rho = 20
+	for _, c := range []struct {
+		name   string
+		ao     AdaptiveOptions
+		rounds int
+	}{
+		{"default", AdaptiveOptions{}, 6 * 15},
+		{"rounds asked", AdaptiveOptions{Rounds: 40}, 40},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			acct := zcdpAccountant(t, "owner", rho)
+			m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{acct}, Source: randx.NewSeeded(3)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: ds.Len(), Method: MethodAdaptive, Adaptive: c.ao,
+				Parties: []Party{{Name: "owner", Rho: rho, Attrs: enginetest.AllAttrs(len(sizes))}}, Source: randx.NewSeeded(4)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Rounds) == 0 {
+				t.Fatal("no selection rounds")
+			}
+			if spent := acct.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
+				t.Errorf("spent ρ = %v of %v", spent, rho)
+			}
+			want := 0.9 * rho / float64(c.rounds)
+			if got := res.Rounds[0].Rho; math.Abs(got-want) > 1e-9*want {
+				t.Errorf("first selection measured at ρ = %v, want %v (%d rounds)", got, want, c.rounds)
+			}
+		})
+	}
+}
+
 // Within a batch the later selections are offered only what fits the cap
 // together with the earlier picks. Four attributes of 10 values, a model
 // of the one-ways (40 cells), each pair alone 120 cells; after picking
@@ -532,22 +614,7 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 // attribute with the pick).
 func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 	sizes := []int{10, 10, 10, 10}
-	var ones []*infer.Noisy
-	for j := range sizes {
-		m, err := domain.NewMarginal(sizes, []int{j})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for c := range m.Counts {
-			m.Counts[c] = 10
-		}
-		ones = append(ones, &infer.Noisy{Marginal: m, Variance: 1})
-	}
-	model, err := infer.Estimate(context.Background(), sizes, ones, infer.EstimateOptions{Total: 100, Iters: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}}, model: model}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}}, model: modelOver(t, sizes, [][]int{{0}, {1}, {2}, {3}}, 100)}
 	cands := [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}
 	base := measurement.SelectQuery{Candidates: cands}
 	for range cands {
@@ -572,6 +639,41 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 			}
 			if len(q.Weights) != len(q.Candidates) || len(q.Estimates) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
 				t.Errorf("query of %d candidates has %d weights, %d estimates, %d penalties", len(q.Candidates), len(q.Weights), len(q.Estimates), len(q.Penalties))
+			}
+		})
+	}
+}
+
+// On a narrow table a candidate that shares no attribute with the batch's
+// picks is still triangulated with them: after picking {1, 2} on a model
+// of {0, 1} and {2, 3} (four attributes of 10 values), {0, 3} alone grows
+// the model by 100 cells, but with the pick it closes the cycle
+// 0–1–2–3–0, whose junction tree has two cliques of three attributes
+// (2 000 cells). The old disjoint estimate (300 + 100) offered it under a
+// limit of 500.
+func TestNarrowTriangulatesDisjointCandidates(t *testing.T) {
+	sizes := []int{10, 10, 10, 10}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}},
+		model: modelOver(t, sizes, [][]int{{0, 1}, {2, 3}}, 100)}
+	cands := [][]int{{1, 2}, {0, 3}}
+	base := measurement.SelectQuery{Candidates: cands, Weights: []float64{1, 1},
+		Estimates: [][]float64{make([]float64, 100), make([]float64, 100)}, Penalties: []float64{0, 0}}
+	growth := []float64{100, 100}
+	if g := infer.ModelCells(sizes, [][]int{{0, 1}, {2, 3}, {0, 3}}) - a.model.Cells(); g != growth[1] {
+		t.Fatalf("{0, 3} alone grows the model by %v cells, want %v", g, growth[1])
+	}
+	picks := []pick{{attrs: []int{1, 2}}}
+	for _, c := range []struct {
+		limit float64
+		want  [][]int
+	}{
+		{500, nil},
+		{2000, [][]int{{0, 3}}},
+	} {
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			q := a.narrow(base, growth, picks, c.limit, 1)
+			if !slices.EqualFunc(q.Candidates, c.want, slices.Equal) {
+				t.Errorf("offered %v, want %v", q.Candidates, c.want)
 			}
 		})
 	}
@@ -604,4 +706,26 @@ func TestPreciseBatchNeedsCandidates(t *testing.T) {
 	if slices.EqualFunc(attrs(def), attrs(eight), slices.Equal) {
 		t.Errorf("eight per refit selected as the default did: %v", attrs(def))
 	}
+}
+
+// modelOver is a graphical model over sizes whose cliques hold sets, fitted
+// (one step) to uniform marginals of those sets summing to total.
+func modelOver(t *testing.T, sizes []int, sets [][]int, total float64) *infer.Model {
+	t.Helper()
+	var ms []*infer.Noisy
+	for _, set := range sets {
+		m, err := domain.NewMarginal(sizes, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range m.Counts {
+			m.Counts[c] = total / float64(len(m.Counts))
+		}
+		ms = append(ms, &infer.Noisy{Marginal: m, Variance: 1})
+	}
+	model, err := infer.Estimate(context.Background(), sizes, ms, infer.EstimateOptions{Total: total, Iters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model
 }

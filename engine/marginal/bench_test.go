@@ -191,3 +191,32 @@ func cpuSeconds() float64 {
 	}
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
 }
+
+// The adaptive engine beside the paper engine at ρ = 0.5, the large budget
+// of issue 37's speed target (the default, adaptive on these tables, in at
+// most 2× the paper engine's time). Each iteration runs both engines on
+// the same seed, one after the other; cpu-ratio and wall-ratio are the
+// adaptive runs' process CPU and wall time over the paper runs'. A shared
+// machine moves the ratios: read them, they are not asserted.
+func BenchmarkAdaptiveOverPaperAdultRho05(b *testing.B)   { benchOverPaper(b, "adult", 0.5) }
+func BenchmarkAdaptiveOverPaperNLTCSRho05(b *testing.B)   { benchOverPaper(b, "nltcs", 0.5) }
+func BenchmarkAdaptiveOverPaperShuttleRho05(b *testing.B) { benchOverPaper(b, "shuttle", 0.5) }
+
+func benchOverPaper(b *testing.B, name string, rho float64) {
+	dom, ds := load(b, name)
+	var cpu, wall [2]float64
+	seed := uint64(1)
+	for b.Loop() {
+		for k, m := range []Method{MethodPaper, MethodAdaptive} {
+			c, w := cpuSeconds(), time.Now()
+			engineRun(b, dom, ds, rho, Options{Method: m}, seed)
+			cpu[k] += cpuSeconds() - c
+			wall[k] += time.Since(w).Seconds()
+		}
+		seed++
+	}
+	b.ReportMetric(cpu[0]/float64(b.N), "paper-cpu-s/op")
+	b.ReportMetric(cpu[1]/float64(b.N), "adaptive-cpu-s/op")
+	b.ReportMetric(cpu[1]/cpu[0], "cpu-ratio")
+	b.ReportMetric(wall[1]/wall[0], "wall-ratio")
+}

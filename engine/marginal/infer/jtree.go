@@ -190,11 +190,89 @@ func tableCells(sizes, attrs []int) float64 {
 
 // modelCells is the size of the junction tree over sets, in cells.
 func modelCells(sizes []int, sets [][]int) float64 {
+	if len(sizes) <= 64 {
+		return modelCellsSmall(sizes, sets)
+	}
 	s := 0.0
 	for _, c := range eliminationCliques(sizes, sets) {
 		s += tableCells(sizes, c)
 	}
 	return s
+}
+
+// modelCellsSmall is modelCells for at most 64 attributes: the same
+// greedy elimination as eliminationCliques (the same weights, summed in
+// the same order, and the same ties), on one word per attribute instead
+// of slices, with no clique lists. The adaptive method asks it about
+// every candidate after every pick of a batch on a narrow table (narrow);
+// on Adult at ρ = 0.5 the slices' version was 5 % of the run.
+func modelCellsSmall(sizes []int, sets [][]int) float64 {
+	d := len(sizes)
+	var adj [64]uint64
+	for _, s := range sets {
+		var m uint64
+		for _, a := range s {
+			m |= 1 << a
+		}
+		for _, a := range s {
+			adj[a] |= m &^ (1 << a)
+		}
+	}
+	var logSize [64]float64
+	for v, n := range sizes {
+		logSize[v] = math.Log(float64(n))
+	}
+	var gone uint64
+	cliques := make([]uint64, 0, d)
+	for range d {
+		best, bestW := -1, math.Inf(1)
+		for v := range d {
+			if gone&(1<<v) != 0 {
+				continue
+			}
+			w := logSize[v]
+			for x := adj[v]; x != 0; x &= x - 1 {
+				w += logSize[bits.TrailingZeros64(x)]
+			}
+			if w < bestW-1e-9 {
+				best, bestW = v, w
+			}
+		}
+		c := adj[best] | 1<<best
+		for x := c; x != 0; x &= x - 1 {
+			u := bits.TrailingZeros64(x)
+			adj[u] = (adj[u] | c) &^ (1<<u | 1<<best)
+		}
+		gone |= 1 << best
+		cliques = append(cliques, c)
+	}
+	// The maximal cliques, each once (those no other clique strictly
+	// contains, equal ones at their first), summed largest first as
+	// maximalSets orders them, so that even a sum beyond 2^53 rounds as
+	// modelCells' does.
+	var kept []uint64
+	for i, c := range cliques {
+		maximal := true
+		for j, o := range cliques {
+			if c&o == c && (c != o || j < i) {
+				maximal = false
+				break
+			}
+		}
+		if maximal {
+			kept = append(kept, c)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b uint64) int { return bits.OnesCount64(b) - bits.OnesCount64(a) })
+	total := 0.0
+	for _, c := range kept {
+		p := 1.0
+		for x := c; x != 0; x &= x - 1 {
+			p *= float64(sizes[bits.TrailingZeros64(x)])
+		}
+		total += p
+	}
+	return total
 }
 
 // home returns the clique of the tree with the fewest cells that contains

@@ -105,6 +105,18 @@ func (s stride) addTo(v, out []float64) {
 		}
 		return
 	}
+	if s.inner == 2 {
+		// A binary attribute last in the table (Adult's label, last of
+		// every clique that holds it): the run of two summed inline,
+		// the same sum sumOf takes.
+		for o := range s.lead {
+			row := v[o*2*s.span : (o+1)*2*s.span]
+			for k, x := range s.idx {
+				out[x] += row[2*k] + row[2*k+1]
+			}
+		}
+		return
+	}
 	c := 0
 	for range s.lead {
 		for _, x := range s.idx {
@@ -152,6 +164,17 @@ func (s stride) mulTo(dst, src, f []float64) {
 			in, out := src[o*s.span:(o+1)*s.span], dst[o*s.span:(o+1)*s.span]
 			for k, x := range s.idx {
 				out[k] = in[k] * f[x]
+			}
+		}
+		return
+	}
+	if s.inner == 2 {
+		for o := range s.lead {
+			in, out := src[o*2*s.span:(o+1)*2*s.span], dst[o*2*s.span:(o+1)*2*s.span]
+			in = in[:len(out)]
+			for k, x := range s.idx {
+				m := f[x]
+				out[2*k], out[2*k+1] = in[2*k]*m, in[2*k+1]*m
 			}
 		}
 		return
