@@ -44,6 +44,11 @@ type CutsOptions struct {
 	// count is private: the released noisy count (ReleaseCount). Required
 	// then; unused under replace-one, where the count of values is public.
 	Records float64
+	// Floor, when positive, is the count below which a measured bin is
+	// merged with its light neighbours (Coarsen): the noise per cell of
+	// the engine's later measurements times a public factor
+	// (CoarsenFloor). Zero keeps the bins BinsFromHistogram chooses.
+	Floor float64
 }
 
 // Refinement says what the data-chosen bins of a numeric attribute are
@@ -332,7 +337,8 @@ func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOpti
 		return ChosenBins{}, fmt.Errorf("marginal: %w", err)
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
-	return BinsFromHistogram(a, grid, counts, n, o.Bins, math.Sqrt(noise.Variance()), o.Refine), nil
+	sigma := math.Sqrt(noise.Variance())
+	return Coarsen(BinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine), grid, counts, sigma, o.Floor), nil
 }
 
 // GridCounts counts values (clamped to a's bounds, rounded for an integer

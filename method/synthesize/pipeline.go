@@ -276,7 +276,8 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		dom = pre
 	}
 	var binRho float64
-	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts, n); err != nil {
+	floor := coarsenFloor(o, schema, n, o.Parties[0].Rho*(1-o.BinShare)-countRho-o.labelCheckRho(schema))
+	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts, n, floor); err != nil {
 		return nil, err
 	}
 	if real, err = mergeBinned(o, real, binRho); err != nil {
@@ -637,8 +638,10 @@ const DefaultBinShare = 0.05
 // ρ spent. The records are discretised with pre (DomainFor): the
 // bins come from the counts of its fine cells, which give the same
 // histogram, and so the same release, as the values themselves. n is the
-// public record count the bins aim at: the released one under add/remove.
-func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant, n int) (*marginal.Domain, float64, error) {
+// public record count the bins aim at: the released one under add/remove;
+// floor the count below which a bin is merged with its light neighbours
+// (coarsenFloor; 0: none).
+func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, accts []*privacy.Accountant, n int, floor float64) (*marginal.Domain, float64, error) {
 	if !(o.BinShare > 0) {
 		return dom, 0, nil
 	}
@@ -665,7 +668,7 @@ func adaptiveBins(o Options, dom, pre *marginal.Domain, real marginal.Chunks, ac
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
 		c, err := marginal.ChooseBinsFromFine(a, counts.Counts, marginal.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
-			Neighbours: o.Neighbours, Records: float64(n)})
+			Neighbours: o.Neighbours, Records: float64(n), Floor: floor})
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
