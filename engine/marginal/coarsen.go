@@ -66,17 +66,24 @@ func Coarsen(b ChosenBins, grid, noisy []float64, sigma, floor float64) ChosenBi
 	if !(floor > 0) || len(b.Cuts) < 2 {
 		return b
 	}
-	mass := binMass(b.Cuts, grid, noisy)
+	mass, cells := binMass(b.Cuts, grid, noisy)
+	for i := range mass {
+		if sigma*math.Sqrt(float64(cells[i])) > floor {
+			// the release cannot tell this bin from one at the floor:
+			// keep it (WDBC's 16-cell bins, σ·4 ≈ 4 floors).
+			mass[i] = math.Inf(1)
+		}
+	}
 	cuts := coarseCuts(b.Cuts, mass, floor)
 	if len(cuts) == len(b.Cuts) {
 		return b
 	}
 	pieces := b.Pieces
 	if pieces == nil {
-		pieces = &Pieces{Edges: b.Cuts, Weights: clipped(mass)}
+		pieces = &Pieces{Edges: b.Cuts}
 	}
 	w := make([]float64, len(pieces.Weights))
-	pm := binMass(pieces.Edges, grid, noisy)
+	pm, _ := binMass(pieces.Edges, grid, noisy)
 	for p := range w {
 		w[p] = math.Max(pm[p], 0) + sigma
 	}
@@ -84,25 +91,19 @@ func Coarsen(b ChosenBins, grid, noisy []float64, sigma, floor float64) ChosenBi
 }
 
 // binMass sums the noisy counts of the grid cells whose lower edge lies
-// in each bin of edges (lower edges, starting at grid[0]).
-func binMass(edges, grid, noisy []float64) []float64 {
-	out := make([]float64, len(edges))
+// in each bin of edges (lower edges, starting at grid[0]), and counts
+// those cells.
+func binMass(edges, grid, noisy []float64) (mass []float64, cells []int) {
+	mass, cells = make([]float64, len(edges)), make([]int, len(edges))
 	for i, c := range noisy {
 		p, ok := slices.BinarySearch(edges, grid[i])
 		if !ok {
 			p--
 		}
-		out[p] += c
+		mass[p] += c
+		cells[p]++
 	}
-	return out
-}
-
-func clipped(v []float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = math.Max(x, 0)
-	}
-	return out
+	return mass, cells
 }
 
 // coarseCuts keeps the edges of every bin of mass at least floor and cuts
