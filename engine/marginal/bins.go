@@ -338,7 +338,7 @@ func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOpti
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
 	sigma := math.Sqrt(noise.Variance())
-	return Coarsen(BinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine), grid, counts, sigma, o.Floor), nil
+	return Coarsen(a, BinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine), grid, counts, sigma, o.Floor), nil
 }
 
 // GridCounts counts values (clamped to a's bounds, rounded for an integer

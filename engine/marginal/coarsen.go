@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
 )
 
@@ -88,9 +89,10 @@ func PlannedSigma(m Method, nb dp.Neighbours, d, n int, rho float64, rounds int,
 // rest of the run joins its last bin; a run lighter than floor is one
 // bin). Every new edge is an old edge, so the old bins (or their pieces)
 // become the pieces values are drawn in (DomainOptions.Within), weighted
-// by their noisy mass plus sigma each: where the noise swamps a piece the
-// draw falls back towards uniform over pieces instead of following a
-// noise spike.
+// by their noisy masses shrunk towards an even spread over the bin as far
+// as the noise explains their differences (pieceWeights): where the noise
+// swamps the pieces the draw is uniform across the bin instead of
+// following noise spikes. a is the attribute the bins cut.
 //
 // Privacy: the result depends on the released noisy counts and on
 // floor, which comes from public quantities only (the budget, the
@@ -100,7 +102,7 @@ func PlannedSigma(m Method, nb dp.Neighbours, d, n int, rho float64, rounds int,
 // later marginal keeps its sensitivity.
 //
 // With floor ≤ 0, or when every bin clears it, b comes back unchanged.
-func Coarsen(b ChosenBins, grid, noisy []float64, sigma, floor float64) ChosenBins {
+func Coarsen(a data.Attribute, b ChosenBins, grid, noisy []float64, sigma, floor float64) ChosenBins {
 	if !(floor > 0) || len(b.Cuts) < 2 {
 		return b
 	}
@@ -120,12 +122,63 @@ func Coarsen(b ChosenBins, grid, noisy []float64, sigma, floor float64) ChosenBi
 	if pieces == nil {
 		pieces = &Pieces{Edges: b.Cuts}
 	}
-	w := make([]float64, len(pieces.Weights))
-	pm, _ := binMass(pieces.Edges, grid, noisy)
-	for p := range w {
-		w[p] = math.Max(pm[p], 0) + sigma
+	return ChosenBins{Cuts: cuts, Pieces: &Pieces{Edges: slices.Clone(pieces.Edges), Weights: pieceWeights(a, cuts, pieces.Edges, grid, noisy, sigma)}}
+}
+
+// pieceWeights weighs the pieces (lower edges) of every bin of cuts by
+// their noisy masses shrunk towards the bin's noisy mass spread in
+// proportion to width (an empirical-Bayes estimate): when the pieces'
+// deviations from that even spread exceed what the noise alone gives
+// (their mean square above σ²·(1 + CoarsenZ·√(2/k)) for k pieces, the
+// noise's mean plus CoarsenZ of its standard deviations), each deviation
+// is kept in the share V/(V + σ²), V the mean square beyond the noise's;
+// otherwise the bin is drawn uniformly. On a digits pixel at ε = 1 (σ ≈
+// 145 against 20–90 records a value) that is uniform: the 2-way TVD reads
+// 0.218 (add/remove, 3 seeds), against 0.219 uniform everywhere, 0.225
+// with each noisy mass plus σ, 0.237 with the shrinkage and no test and
+// 0.33 with the raw masses (clipped at 0).
+func pieceWeights(a data.Attribute, cuts, edges, grid, noisy []float64, sigma float64) []float64 {
+	mass, cells := binMass(edges, grid, noisy)
+	top := a.Max
+	if a.Integer {
+		top++
 	}
-	return ChosenBins{Cuts: cuts, Pieces: &Pieces{Edges: slices.Clone(pieces.Edges), Weights: w}}
+	width := func(p int) float64 {
+		if p+1 < len(edges) {
+			return edges[p+1] - edges[p]
+		}
+		return top - edges[p]
+	}
+	w := make([]float64, len(edges))
+	for lo := 0; lo < len(edges); {
+		hi := lo + 1
+		for hi < len(edges) && !slices.Contains(cuts, edges[hi]) {
+			hi++
+		}
+		total, span, noise := 0.0, 0.0, 0.0
+		for p := lo; p < hi; p++ {
+			total += mass[p]
+			span += width(p)
+			noise += sigma * sigma * float64(cells[p])
+		}
+		k := float64(hi - lo)
+		noise /= k
+		dev := 0.0
+		for p := lo; p < hi; p++ {
+			d := mass[p] - math.Max(total, 0)*width(p)/span
+			dev += d * d
+		}
+		keep := 0.0
+		if v := dev/k - noise; dev/k > noise*(1+CoarsenZ*math.Sqrt(2/k)) {
+			keep = v / (v + noise)
+		}
+		for p := lo; p < hi; p++ {
+			even := math.Max(total, 0) * width(p) / span
+			w[p] = math.Max(even+keep*(mass[p]-even), 0)
+		}
+		lo = hi
+	}
+	return w
 }
 
 // binMass sums the noisy counts of the grid cells whose lower edge lies

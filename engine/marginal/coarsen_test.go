@@ -114,18 +114,19 @@ func TestCoarsenLeavesBinsAlone(t *testing.T) {
 	cb := BinsFromHistogram(cont, cgrid, light, 455, 16, 99, RefineDecoded)
 	for _, c := range []struct {
 		name         string
+		a            data.Attribute
 		b            ChosenBins
 		grid, counts []float64
 		sigma, floor float64
 	}{
-		{"no floor", b, grid, p34, 145, 0},
-		{"every bin above the floor", b, grid, heavy, 145, 150},
+		{"no floor", pixel, b, grid, p34, 145, 0},
+		{"every bin above the floor", pixel, b, grid, heavy, 145, 150},
 		// WDBC at ε = 1: 16 grid cells a bin, σ = 99 each: a bin's
 		// count carries σ·4 ≈ 400 against a floor of 105.
-		{"floor below the bins' noise", cb, cgrid, light, 99, 105},
+		{"floor below the bins' noise", cont, cb, cgrid, light, 99, 105},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := Coarsen(c.b, c.grid, c.counts, c.sigma, c.floor)
+			got := Coarsen(c.a, c.b, c.grid, c.counts, c.sigma, c.floor)
 			if !slices.Equal(got.Cuts, c.b.Cuts) || got.Pieces != c.b.Pieces {
 				t.Fatalf("cuts %v, want %v unchanged", got.Cuts, c.b.Cuts)
 			}
@@ -178,4 +179,56 @@ func TestCoarseCuts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A merged bin is drawn uniformly where the noise explains its pieces'
+// differences and keeps their noisy shape where it does not; the
+// measured refinement (no pieces of its own) gets one weight per old bin.
+func TestCoarsenPieceWeights(t *testing.T) {
+	grid := PublicGrid(pixel, DefaultGrid) // one cell per value 0..16
+	for _, c := range []struct {
+		name   string
+		counts []float64
+		sigma  float64
+		want   []float64 // weights of values 1..15, merged
+	}{
+		// noise only (σ = 145, true counts 0): the spikes are not followed
+		{"swamped", []float64{1400, 120, -90, 60, 140, -200, 30, 10, -60, 100, 140, -20, 50, 0, 80, 20, 300}, 145,
+			slices.Repeat([]float64{380.0 / 15}, 15)},
+		// two clear runs (σ = 1): the shape stays, shrunk by 1/(V+1)
+		{"clear", []float64{1400, 20, 20, 20, 20, 20, 20, 20, 0, 0, 0, 0, 0, 0, 0, 0, 300}, 1, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cuts := []float64{0, 1, 16}
+			w := pieceWeights(pixel, cuts, grid, grid, c.counts, c.sigma)
+			if len(w) != 17 || math.Abs(w[0]-math.Max(c.counts[0], 0)) > 1e-9 {
+				t.Fatalf("weights %v: want 17, the first one bin alone at its count", w)
+			}
+			if c.want != nil {
+				for i, v := range c.want {
+					if math.Abs(w[1+i]-v) > 1e-9 {
+						t.Fatalf("weights %v, want %v for values 1..15", w[1:16], c.want)
+					}
+				}
+				return
+			}
+			for i := 1; i <= 15; i++ {
+				if d := w[i] - c.counts[i]; math.Abs(d) > 0.2 {
+					t.Fatalf("value %d weighs %v, count %v: the clear shape is lost", i, w[i], c.counts[i])
+				}
+			}
+		})
+	}
+	t.Run("measured refinement", func(t *testing.T) {
+		b := BinsFromHistogram(pixel, grid, slices.Clone(p34), 1438, 16, 145, RefineMeasured)
+		got := Coarsen(pixel, b, grid, p34, 145, 150)
+		if got.Pieces == nil || len(got.Pieces.Weights) != len(b.Cuts) {
+			t.Fatalf("pieces %+v, want one weight per old bin (%d)", got.Pieces, len(b.Cuts))
+		}
+		var do DomainOptions
+		do.SetChosen(pixel.Name, got)
+		if _, err := NewDomain(data.Schema{Attributes: []data.Attribute{pixel}}, do); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -291,7 +291,7 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		// bound on the insider-safe total (more noise only makes the
 		// noise-aware cuts a little bolder than they should be).
 		grid, sigma := marginal.PublicGrid(a, marginal.DefaultGrid), math.Sqrt(noise.Variance())
-		do.SetChosen(a.Name, marginal.Coarsen(marginal.BinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine), grid, hists[i], sigma, floor))
+		do.SetChosen(a.Name, marginal.Coarsen(a, marginal.BinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine), grid, hists[i], sigma, floor))
 	}
 	return each * float64(len(numeric)), nil
 }
