@@ -85,9 +85,8 @@ func PlannedSigma(m Method, nb dp.Neighbours, d, n int, rho float64, rounds int,
 // deviation sigma per count. A bin whose noisy mass is at least floor
 // stays a bin of its own (a point mass such as 0 or the maximum, when it
 // is heavy, keeps its single-value bin); each run of light bins between
-// them is cut, left to right, into bins of noisy mass at least floor (the
-// rest of the run joins its last bin; a run lighter than floor is one
-// bin). Every new edge is an old edge, so the old bins (or their pieces)
+// them is cut, left to right, into bins of noisy mass below floor
+// (coarseCuts). Every new edge is an old edge, so the old bins (or their pieces)
 // become the pieces values are drawn in (DomainOptions.Within), weighted
 // by their noisy masses shrunk towards an even spread over the bin as far
 // as the noise explains their differences (pieceWeights): where the noise
@@ -198,7 +197,16 @@ func binMass(edges, grid, noisy []float64) (mass []float64, cells []int) {
 }
 
 // coarseCuts keeps the edges of every bin of mass at least floor and cuts
-// each run of lighter bins into bins of mass at least floor.
+// each run of lighter bins into bins whose mass (negative counts as 0)
+// stays below floor: a new bin starts where the next light bin would take
+// the current one to the floor. So a merged bin is itself a cell the
+// later measurements cannot resolve, and drawing values uniformly inside
+// it misplaces fewer than floor records. Chunks of at least the floor
+// instead (MST merges every light value into one cell) made the tails of
+// zeroinfl's count columns (visits, claims, days_in_hospital at ε = 0.3,
+// floor 719) bins of 700–1 400 records drawn uniformly, and its 2-way
+// TVD 0.097 → 0.101 (add/remove, 3 seeds); capped, 0.095, while digits
+// at ε = 1 reads 0.222 against 0.218.
 func coarseCuts(edges, mass []float64, floor float64) []float64 {
 	out := []float64{edges[0]}
 	cut := func(v float64) {
@@ -206,35 +214,25 @@ func coarseCuts(edges, mass []float64, floor float64) []float64 {
 			out = append(out, v)
 		}
 	}
-	// pending is the lower edge of the last cut inside the current light
-	// run, acc the mass since it.
-	acc, inRun, lastCut := 0.0, false, -1
+	acc, inRun := 0.0, false
 	for i := range edges {
-		if mass[i] >= floor {
-			if inRun && acc < floor && lastCut >= 0 {
-				// the run's tail is too light: join it to the run's
-				// last bin by dropping that bin's closing edge.
-				out = slices.DeleteFunc(out, func(v float64) bool { return v == edges[lastCut] })
-			}
+		m := math.Max(mass[i], 0)
+		switch {
+		case mass[i] >= floor:
 			cut(edges[i])
 			if i+1 < len(edges) {
 				cut(edges[i+1])
 			}
-			acc, inRun, lastCut = 0, false, -1
+			acc, inRun = 0, false
 			continue
-		}
-		if !inRun {
+		case !inRun:
 			cut(edges[i])
 			inRun = true
+		case acc+m >= floor:
+			cut(edges[i])
+			acc = 0
 		}
-		acc += mass[i]
-		if acc >= floor && i+1 < len(edges) && mass[i+1] < floor {
-			cut(edges[i+1])
-			acc, lastCut = 0, i+1
-		}
-	}
-	if inRun && acc < floor && lastCut >= 0 {
-		out = slices.DeleteFunc(out, func(v float64) bool { return v == edges[lastCut] })
+		acc += m
 	}
 	return out
 }
