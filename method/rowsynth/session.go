@@ -216,7 +216,7 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	n := m.Records()
 	res.Method, res.Auto = s.method(n)
 	do := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor}
-	binRho, err := s.bins(ctx, m, n, res.Rho, &do)
+	binRho, err := s.bins(ctx, m, n, res.Rho, res.Method, &do)
 	if err != nil {
 		return err
 	}
@@ -256,8 +256,11 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 // part of BinShare·ρ (the single-owner engine's ChooseBins, with the
 // counting done by the owners and the merging, post-processing, here):
 // the cuts the owners count on and, with BinRefine decoded, the pieces
-// the coordinator draws values in, recorded in do.
-func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64, do *domain.Options) (float64, error) {
+// the coordinator draws values in, recorded in do. Where the engine's
+// planned noise swamps the average bin, bins whose noisy count is below
+// the floor merge (domain.Coarsen: post-processing of the same
+// release), as for one owner.
+func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64, method marginal.Method, do *domain.Options) (float64, error) {
 	st := s.Settings
 	var numeric []int
 	for j, a := range s.Schema.Attributes {
@@ -291,15 +294,32 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 	if err != nil {
 		return 0, err
 	}
+	floor := s.coarsenFloor(method, n, rho*(1-st.BinShare))
 	for i, j := range numeric {
 		a := s.Schema.Attributes[j]
 		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
 		// σ of the calibrated noise: the pooled noise in exact mode, a lower
 		// bound on the insider-safe total (more noise only makes the
 		// noise-aware cuts a little bolder than they should be).
-		do.SetChosen(a.Name, domain.BinsFromHistogram(a, domain.PublicGrid(a, domain.DefaultGrid), hists[i], float64(n), bins, math.Sqrt(noise.Variance()), st.BinRefine))
+		grid, sigma := domain.PublicGrid(a, domain.DefaultGrid), math.Sqrt(noise.Variance())
+		do.SetChosen(a.Name, domain.Coarsen(a, domain.BinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine), grid, hists[i], sigma, floor))
 	}
 	return each * float64(len(numeric)), nil
+}
+
+// coarsenFloor is the count below which a numeric bin is merged with its
+// light neighbours (domain.CoarsenFloor) for a run of method on n
+// records at engine budget rho: public quantities only.
+func (s *session) coarsenFloor(method marginal.Method, n int, rho float64) float64 {
+	o := s.Settings.Options(method, n)
+	bins := 0
+	for _, a := range s.Schema.Attributes {
+		if a.Kind == data.Numeric {
+			bins = max(bins, cmp.Or(s.Settings.BinsFor[a.Name], s.Settings.Bins, domain.DefaultBins))
+		}
+	}
+	sigma := marginal.PlannedSigma(method, dp.NeighboursReplaceOne, len(s.Schema.Attributes), n, rho, o.Adaptive.Rounds, o.Split)
+	return domain.CoarsenFloor(sigma, float64(n), bins)
 }
 
 // outOfBounds counts the numeric values outside their declared bounds,

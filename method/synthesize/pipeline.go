@@ -222,7 +222,8 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if o.BinShare == 0 && len(parties) == 1 {
 		o.BinShare = DefaultBinShare
 	}
-	dom, real, clamped, binRho, err := binRecords(o, schema, dom, accts, n)
+	floor := coarsenFloor(o, schema, n, o.Parties[0].Rho*(1-o.BinShare)-countRho-o.labelCheckRho(schema))
+	dom, real, clamped, binRho, err := binRecords(o, schema, dom, accts, n, floor)
 	if err != nil {
 		return nil, err
 	}

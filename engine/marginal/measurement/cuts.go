@@ -40,6 +40,11 @@ type CutsOptions struct {
 	// count is private: the released noisy count (ReleaseCount). Required
 	// then; unused under replace-one, where the count of values is public.
 	Records float64
+	// Floor, when positive, is the count below which a measured bin is
+	// merged with its light neighbours (domain.Coarsen): the noise per
+	// cell of the engine's later measurements times a public factor
+	// (domain.CoarsenFloor). Zero keeps the bins BinsFromHistogram chooses.
+	Floor float64
 }
 
 // ChooseCuts picks data-adaptive bins for numeric attribute a from its
@@ -146,5 +151,6 @@ func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOpti
 		return domain.ChosenBins{}, fmt.Errorf("measurement: %w", err)
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
-	return domain.BinsFromHistogram(a, grid, counts, n, o.Bins, math.Sqrt(noise.Variance()), o.Refine), nil
+	sigma := math.Sqrt(noise.Variance())
+	return domain.Coarsen(a, domain.BinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine), grid, counts, sigma, o.Floor), nil
 }

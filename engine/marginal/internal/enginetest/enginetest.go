@@ -89,3 +89,13 @@ func sum(v []float64) float64 {
 	}
 	return s
 }
+
+// Pixel is a pixel of sklearn's digits (8×8 images): integers 0..16.
+var Pixel = data.Attribute{Name: "p35", Kind: data.Numeric, Min: 0, Max: 16, Integer: true}
+
+// P35 and P34 are the training counts of two pixels of sklearn's digits
+// (docs/results/synthesis/tables.py's split, 1 438 rows), values 0..16.
+var (
+	P35 = []float64{293, 75, 70, 62, 69, 52, 45, 69, 70, 57, 64, 53, 69, 62, 54, 86, 188}
+	P34 = []float64{248, 46, 25, 23, 32, 31, 26, 32, 48, 50, 45, 53, 75, 83, 103, 129, 389}
+)
