@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
@@ -213,41 +214,6 @@ func TestChooseCutsKeepsPointMass(t *testing.T) {
 	}
 }
 
-// AIM's 16·d rounds unless a round's noise would pass 3 % of the records:
-// the budgets are the benchmark's (ρ of ε = 0.3, 1, 4 at δ = 1e-5) and
-// the sizes its training splits.
-func TestDefaultRounds(t *testing.T) {
-	cases := []struct {
-		name string
-		d, n int
-		rho  float64
-		want int
-	}{
-		{"Adult, eps 0.3", 15, 36178, 0.00330, 240},
-		{"NLTCS, eps 0.3", 16, 17259, 0.00330, 256},
-		{"Shuttle, eps 0.3", 10, 46400, 0.00330, 160},
-		{"WDBC, eps 4", 31, 455, 0.3731, 62},
-		{"WDBC, eps 1", 31, 455, 0.03056, 62},    // 0.9·ρ·(0.03·455)² ≈ 5: the floor 2·d
-		{"Musk, eps 1", 169, 5278, 0.03056, 689}, // between the floor and 16·d
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := DefaultRounds(c.d, c.n, c.rho, 0.1)
-			if got != c.want {
-				t.Fatalf("DefaultRounds(%d, %d, %v) = %d, want %d", c.d, c.n, c.rho, got, c.want)
-			}
-			if got > 16*c.d || got < 2*c.d {
-				t.Fatalf("%d rounds outside [2·d, 16·d]", got)
-			}
-			if got > 2*c.d && got < 16*c.d {
-				if sigma := math.Sqrt(float64(got) / (0.9 * c.rho)); sigma > roundNoise*float64(c.n)*1.001 {
-					t.Fatalf("a round's σ %.1f is above %.0f %% of n = %d", sigma, 100*roundNoise, c.n)
-				}
-			}
-		})
-	}
-}
-
 // MethodAuto gives the adaptive method to one owner of a narrow table of
 // small attributes and the paper's otherwise; a named method is kept.
 func TestMethodResolve(t *testing.T) {
@@ -332,73 +298,181 @@ func TestOptimizer(t *testing.T) {
 	}
 }
 
-// The defaults resolve the optimizer and the model cap from a first-round
-// measurement's noise and give momentum its shorter final fit; an unknown
-// optimizer is refused.
-func TestAdaptiveOptionsOptimizer(t *testing.T) {
-	cases := []struct {
-		name  string
-		o     AdaptiveOptions
-		rho   float64
-		want  Optimizer
-		final int
-		cells float64
+// Batches, the spanning-tree start and the cap on candidates change when
+// the model is refitted and what is offered, never what a round costs:
+// the accountant spends ρ exactly, holds one selection charge per round
+// listed, each ε²/8 (the exponential mechanism), and the measurements and
+// selections the result lists sum to ρ. No batch's round offers more
+// candidates than the cap (the tree's rounds, first, offer every pair
+// that joins two components, as MST does).
+func TestAdaptiveBatchesChargeEveryRound(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ao   AdaptiveOptions
 	}{
-		// d = 10, n = 50 000: T = 160, σ = √(160 / (0.9·ρ)).
-		{"noisy", AdaptiveOptions{}, 0.03, OptimizerMirrorDescent, defaultFinalIters, defaultModelCells}, // σ ≈ 77 > 50
-		{"precise", AdaptiveOptions{}, 0.4, OptimizerMomentum, 250, preciseModelCells},                   // σ ≈ 21 ≤ 50
-		{"asked", AdaptiveOptions{Optimizer: OptimizerMomentum}, 0.03, OptimizerMomentum, 250, defaultModelCells},
-		{"own final", AdaptiveOptions{Optimizer: OptimizerMomentum, FinalIters: 700}, 0.03, OptimizerMomentum, 700, defaultModelCells},
-		{"own cap", AdaptiveOptions{MaxCells: 1000}, 0.4, OptimizerMomentum, 250, 1000},
-		{"plain but precise", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, 0.4, OptimizerMirrorDescent, defaultFinalIters, preciseModelCells},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			o := c.o
-			if err := o.defaults(10, 50000, c.rho); err != nil {
-				t.Fatal(err)
-			}
-			if o.Optimizer != c.want || o.FinalIters != c.final || o.MaxCells != c.cells {
-				t.Errorf("optimizer %s, %d final steps, cap %v; want %s, %d, %v", o.Optimizer, o.FinalIters, o.MaxCells, c.want, c.final, c.cells)
-			}
-		})
-	}
-	o := AdaptiveOptions{Optimizer: "adam"}
-	if err := o.defaults(10, 50000, 1); err == nil || !strings.Contains(err.Error(), `"adam"`) {
-		t.Errorf("unknown optimizer: %v", err)
+		{"batch of 4", AdaptiveOptions{Batch: 4}},
+		{"tree start", AdaptiveOptions{Tree: true}},
+		{"tree, batch of 3, 3 candidates", AdaptiveOptions{Tree: true, Batch: 3, MaxCandidates: 3}},
+	} {
+		for _, rho := range []float64{0.01, 2} {
+			t.Run(fmt.Sprintf("%s/rho=%g", c.name, rho), func(t *testing.T) {
+				res, a := adaptiveOnSmall(t, rho, c.ao)
+				if spent := a.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
+					t.Errorf("accountant spent %v", spent)
+				}
+				selections := 0
+				for _, ch := range a.Charges() {
+					if strings.HasPrefix(ch.Purpose, "adaptive selection") {
+						selections++
+					}
+				}
+				if selections != len(res.Rounds) || selections == 0 {
+					t.Errorf("%d selection charges for %d rounds", selections, len(res.Rounds))
+				}
+				total := 0.0
+				for _, p := range res.Plan {
+					total += p.Release.Noise.Rho
+				}
+				for i, r := range res.Rounds {
+					total += r.SelectRho
+					if want := r.Epsilon * r.Epsilon / 8; math.Abs(r.SelectRho-want) > 1e-12*want {
+						t.Errorf("selection at ε = %v charged ρ = %v, want %v", r.Epsilon, r.SelectRho, want)
+					}
+					tree := c.ao.Tree && i < 4 // 5 attributes
+					if c.ao.MaxCandidates > 0 && !tree && r.Candidates > c.ao.MaxCandidates {
+						t.Errorf("round %v offered %d candidates, cap %d", r.Attrs, r.Candidates, c.ao.MaxCandidates)
+					}
+				}
+				if math.Abs(total-rho) > 1e-9*rho {
+					t.Errorf("rounds and one-ways cost %v", total)
+				}
+			})
+		}
 	}
 }
 
-// On Shuttle (../shared/data, 16 equal-width bins) at the ρ of (ε, δ) =
-// (4, 1e-5) the measurements are precise (a first round's σ ≈ 22 records
-// of 58 000), and both precise defaults lower the synthetic rows' mean
-// 2-way TVD. Momentum at the ordinary 2^18-cell cap against plain mirror
-// descent there, seeds 100–103: 0.0040–0.0041 against 0.0052 (spread
-// 0.0002). The default, momentum at the 2^20-cell cap, seeds 100–102:
-// 0.0028–0.0032 with AIM's penalty; with the clipped one (the default
-// since) 0.0034–0.0036 against 0.0037–0.0040 at the ordinary cap. The
-// seed is fixed, so the test is deterministic.
-func TestPreciseDefaultsOnShuttle(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the adaptive method three times on Shuttle (about 25 s)")
+// With Tree the first d − 1 rounds measure pairs that join the d
+// attributes into one tree: every pair joins two components (no cycle),
+// and after them one component is left.
+func TestAdaptiveTreeStartSpans(t *testing.T) {
+	const d = 5
+	res, _ := adaptiveOnSmall(t, 1, AdaptiveOptions{Tree: true})
+	if len(res.Rounds) < d-1 {
+		t.Fatalf("%d rounds, want at least %d", len(res.Rounds), d-1)
 	}
-	dom, ds := load(t, "shuttle")
-	rho := rhoAt(t, 4)
-	plain := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{Optimizer: OptimizerMirrorDescent, MaxCells: defaultModelCells}}, 100)
-	fast := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive, Adaptive: AdaptiveOptions{MaxCells: defaultModelCells}}, 100)
-	def := engineRun(t, dom, ds, rho, Options{Method: MethodAdaptive}, 100)
-	if fast.Optimizer != OptimizerMomentum || def.Optimizer != OptimizerMomentum {
-		t.Fatalf("auto chose %s and %s at ε = 4, want momentum", fast.Optimizer, def.Optimizer)
+	comp := []int{0, 1, 2, 3, 4}
+	for _, r := range res.Rounds[:d-1] {
+		if len(r.Attrs) != 2 {
+			t.Fatalf("tree round measured %v, not a pair", r.Attrs)
+		}
+		from, to := comp[r.Attrs[0]], comp[r.Attrs[1]]
+		if from == to {
+			t.Fatalf("pair %v closes a cycle", r.Attrs)
+		}
+		for j := range comp {
+			if comp[j] == from {
+				comp[j] = to
+			}
+		}
 	}
-	if c := def.Model.Cells(); !(c > defaultModelCells) {
-		t.Errorf("the default model has %v cells, no more than the ordinary cap", c)
+	for _, c := range comp {
+		if c != comp[0] {
+			t.Fatalf("the tree's pairs leave components %v", comp)
+		}
 	}
-	p, f, d := meanTVD2(t, ds, plain.Data), meanTVD2(t, ds, fast.Data), meanTVD2(t, ds, def.Data)
-	t.Logf("mean 2-way TVD: mirror descent %.4f, momentum %.4f, momentum and the larger cap %.4f", p, f, d)
-	if !(f < p-0.0005) {
-		t.Errorf("momentum's 2-way TVD %.4f is not 0.0005 below mirror descent's %.4f", f, p)
+}
+
+// Within a batch the later selections are offered only what fits the cap
+// together with the earlier picks. Four attributes of 10 values, a model
+// of the one-ways (40 cells), each pair alone 120 cells; after picking
+// {0, 1}, {2, 3} makes 200 cells (the disjoint estimate, 120 + 80, is
+// exact here) and {1, 2} or {0, 2} 210 (triangulated again, sharing an
+// attribute with the pick).
+func TestNarrowKeepsBatchWithinCap(t *testing.T) {
+	sizes := []int{10, 10, 10, 10}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}}, model: modelOver(t, sizes, [][]int{{0}, {1}, {2}, {3}}, 100)}
+	cands := [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}
+	base := measurement.SelectQuery{Candidates: cands}
+	for range cands {
+		base.Weights = append(base.Weights, 1)
+		base.Estimates = append(base.Estimates, make([]float64, 100))
+		base.Penalties = append(base.Penalties, 0)
 	}
-	if !(d < f-0.0003) {
-		t.Errorf("the larger cap's 2-way TVD %.4f is not 0.0003 below the ordinary cap's %.4f", d, f)
+	growth := []float64{80, 80, 80, 80}
+	picks := []pick{{attrs: []int{0, 1}}}
+	for _, c := range []struct {
+		limit float64
+		want  [][]int
+	}{
+		{150, nil},
+		{205, [][]int{{2, 3}}},
+		{250, [][]int{{2, 3}, {1, 2}, {0, 2}}},
+	} {
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			q := a.narrow(base, growth, picks, c.limit, 1)
+			if !slices.EqualFunc(q.Candidates, c.want, slices.Equal) {
+				t.Errorf("offered %v, want %v", q.Candidates, c.want)
+			}
+			if len(q.Weights) != len(q.Candidates) || len(q.Estimates) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
+				t.Errorf("query of %d candidates has %d weights, %d estimates, %d penalties", len(q.Candidates), len(q.Weights), len(q.Estimates), len(q.Penalties))
+			}
+		})
 	}
+}
+
+// On a narrow table a candidate that shares no attribute with the batch's
+// picks is still triangulated with them: after picking {1, 2} on a model
+// of {0, 1} and {2, 3} (four attributes of 10 values), {0, 3} alone grows
+// the model by 100 cells, but with the pick it closes the cycle
+// 0–1–2–3–0, whose junction tree has two cliques of three attributes
+// (2 000 cells). The old disjoint estimate (300 + 100) offered it under a
+// limit of 500.
+func TestNarrowTriangulatesDisjointCandidates(t *testing.T) {
+	sizes := []int{10, 10, 10, 10}
+	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}},
+		model: modelOver(t, sizes, [][]int{{0, 1}, {2, 3}}, 100)}
+	cands := [][]int{{1, 2}, {0, 3}}
+	base := measurement.SelectQuery{Candidates: cands, Weights: []float64{1, 1},
+		Estimates: [][]float64{make([]float64, 100), make([]float64, 100)}, Penalties: []float64{0, 0}}
+	growth := []float64{100, 100}
+	if g := infer.ModelCells(sizes, [][]int{{0, 1}, {2, 3}, {0, 3}}) - a.model.Cells(); g != growth[1] {
+		t.Fatalf("{0, 3} alone grows the model by %v cells, want %v", g, growth[1])
+	}
+	picks := []pick{{attrs: []int{1, 2}}}
+	for _, c := range []struct {
+		limit float64
+		want  [][]int
+	}{
+		{500, nil},
+		{2000, [][]int{{0, 3}}},
+	} {
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			q := a.narrow(base, growth, picks, c.limit, 1)
+			if !slices.EqualFunc(q.Candidates, c.want, slices.Equal) {
+				t.Errorf("offered %v, want %v", q.Candidates, c.want)
+			}
+		})
+	}
+}
+
+// modelOver is a graphical model over sizes whose cliques hold sets, fitted
+// (one step) to uniform marginals of those sets summing to total.
+func modelOver(t *testing.T, sizes []int, sets [][]int, total float64) *infer.Model {
+	t.Helper()
+	var ms []*infer.Noisy
+	for _, set := range sets {
+		m, err := domain.NewMarginal(sizes, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range m.Counts {
+			m.Counts[c] = total / float64(len(m.Counts))
+		}
+		ms = append(ms, &infer.Noisy{Marginal: m, Variance: 1})
+	}
+	model, err := infer.Estimate(context.Background(), sizes, ms, infer.EstimateOptions{Total: total, Iters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model
 }
