@@ -1,8 +1,6 @@
 package infer
 
-import (
-	"github.com/dppub/dppub/engine/marginal/domain"
-)
+import "github.com/dppub/dppub/engine/marginal/domain"
 
 // Model is a graphical model over a discretised domain fitted to noisy
 // marginals (Private-PGM: McKenna, Sheldon & Miklau, "Graphical-model based
