@@ -31,7 +31,6 @@ func addCount(fam *audit.Family) {
 		audit.Case{Method: "record-count-add-remove-" + rowsynth.Name, Options: audit.MethodOptions{Mechanism: string(proto.NoiseExact)}, Expect: audit.Pass})
 }
 
-
 // RecordCountRows audits Measurer.ReleaseRecords, the first release of
 // synthesize-rows under add/remove, run through the whole protocol
 // (three owners' hellos without counts, keys, one KindCount request
