@@ -417,11 +417,12 @@ func ownCalibration(what string, l1, l2 float64, declared measurement.Noise) (me
 	return want, nil
 }
 
-// Values are what an owner of records records releases for q from its
-// exact counts over q — the counts themselves, or for a pair score its
-// one summand OwnerScore against ScoreReference — and the grid plan of
-// the release. The owner and the audits that recompute an owner's words
-// call it alike.
+// Values are what an owner of records releases for q from its exact
+// counts over q — the counts themselves, or for a pair score its one
+// summand OwnerScore against ScoreReference (under add/remove, against
+// AddRemoveReference: q's relation, which the owner has checked to be its
+// session's before) — and the grid plan of the release. The owner and
+// the audits that recompute an owner's words call it alike.
 func (q *Request) Values(counts []float64, records int) ([]float64, dp.GridNoise, error) {
 	if q.Kind != KindScore {
 		plan, err := q.Release.Noise.Plan(len(counts))

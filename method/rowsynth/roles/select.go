@@ -52,7 +52,11 @@ var _ measurement.Selector = (*Measurer)(nil)
 // about 1.8·w/√ρ for the exponential mechanism's Gumbel noise (scale
 // 2·2w/ε at ε = √(8ρ)): comparable for one candidate, √C times more
 // beyond, hence the filter. The argmax and everything after it are
-// post-processing.
+// post-processing. Under add/remove neighbours each score's sensitivity
+// is 1 + ‖f̃_r‖₁ ≈ 2 of its reference instead (AddRemoveScoreSensitivity),
+// the round's Δ₁ = Σ_r s_r, Δ₂ = √(Σ_r s_r²), computed by each owner
+// (Request.Sensitivity); the shares of splitExcess assume equal owners
+// of the noisy total, the owners' counts being private.
 func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c measurement.Choice) (int, error) {
 	if len(q.Candidates) == 0 || len(q.Estimates) != len(q.Candidates) || len(q.Weights) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
 		return 0, fmt.Errorf("rowsynth: select query with %d candidates, %d estimates, %d weights, %d penalties",
