@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/measurement"
+	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/method/synthesize"
@@ -137,6 +138,52 @@ func TestAddRemoveQualityMatchesOneCurator(t *testing.T) {
 			t.Logf("%s, add/remove, ε = 1: 2-way TVD one curator %.4f, three owners %.4f (ratio %.3f)", name, central/seeds, rows/seeds, rows/central)
 			if rows > 1.10*central {
 				t.Errorf("three owners' 2-way TVD %.4f is more than 10%% above one curator's %.4f", rows/seeds, central/seeds)
+			}
+		})
+	}
+}
+
+// An owner whose budget is stated under one relation (its consortium
+// entry's neighbours) refuses to join a session under the other, before
+// reading any data; an owner that states none, or the session's, joins.
+func TestOwnerJoinsOnlyItsRelation(t *testing.T) {
+	tab := methodtest.Table(t, "nltcs")
+	tab = &data.Table{Schema: tab.Schema, Rows: tab.Rows[:200]}
+	src := randx.NewSeeded(5)
+	parts, err := data.SplitHorizontal(tab, 2, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		session, owner dp.Neighbours
+		refused        bool
+	}{
+		{dp.NeighboursAddRemove, dp.NeighboursReplaceOne, true},
+		{dp.NeighboursReplaceOne, dp.NeighboursAddRemove, true},
+		{dp.NeighboursAddRemove, dp.NeighboursAddRemove, false},
+		{dp.NeighboursAddRemove, "", false},
+	} {
+		t.Run(string(c.session)+"/"+string(c.owner), func(t *testing.T) {
+			st := &rowsynth.Settings{Rho: 0.1, EngineSettings: method.EngineSettings{Neighbours: c.session}}
+			b, err := method.BuildLocal(rowsynth.Spec, st, method.LocalOwners(parts, src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, m := range b.Session.Members() {
+				names = append(names, m.Name)
+			}
+			peers, err := method.LocalPeers(names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := method.Local{Name: names[0], Neighbours: c.owner, Peers: peers[names[0]], Table: parts[0], Schema: tab.Schema, Accountant: b.Accountants[0], Source: src}
+			_, err = b.Session.Join(l)
+			switch {
+			case c.refused && (err == nil || !strings.Contains(err.Error(), "budget is stated under")):
+				t.Fatalf("join: %v, want a refusal naming the owner's relation", err)
+			case !c.refused && err != nil:
+				t.Fatalf("join refused: %v", err)
 			}
 		})
 	}

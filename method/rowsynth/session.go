@@ -79,6 +79,12 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("%s is not an owner of the session", l.Name)
 	}
+	if l.Neighbours != "" && l.Neighbours.Or() != p.Neighbours.Or() {
+		// The owner's budget is stated under its own relation: a session
+		// under another would calibrate its releases (and the report) to
+		// a guarantee its budget does not count.
+		return nil, fmt.Errorf("%s's budget is stated under %s neighbours, the session asks for %s", l.Name, l.Neighbours.Or(), p.Neighbours.Or())
+	}
 	if l.Peers == nil {
 		return nil, fmt.Errorf("%s has no way to authenticate the other owners' keys (method.Local.Peers)", l.Name)
 	}
