@@ -47,6 +47,7 @@ func addCount(fam *audit.Family) {
 // instead, a change the claim does not cover (the audit's own check).
 func RecordCountRows(mode proto.NoiseMode, added int) (audit.Mechanism, error) {
 	const rho = 0.5
+	mode = cmp.Or(mode, proto.NoiseInsiderSafe)
 	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1AddRemove, measurement.CountL2AddRemove, rho)
 	if err != nil {
 		return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
@@ -54,7 +55,7 @@ func RecordCountRows(mode proto.NoiseMode, added int) (audit.Mechanism, error) {
 	sizes := [2][]int{{7, 6, 7}, {7 + added, 6, 7}}
 	fD, fD2 := []float64{20}, []float64{float64(20 + added)}
 	return audit.Mechanism{
-		Name:        fmt.Sprintf("record count of owners of rows, add/remove (Δ₂=1, σ=%g, %s noise)", noise.Scale, cmp.Or(mode, proto.NoiseInsiderSafe)),
+		Name:        fmt.Sprintf("record count of owners of rows, add/remove (Δ₂=1, σ=%g, %s noise)", noise.Scale, mode),
 		Claim:       audit.GaussianProfile(noise.Scale, measurement.CountL2AddRemove),
 		Pair:        fmt.Sprintf("three owners of 7, 6 and 7 records; in D' owner 1 has %d more", added),
 		Dim:         1,

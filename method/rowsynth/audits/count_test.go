@@ -27,7 +27,7 @@ func TestRecordCountRowsAudit(t *testing.T) {
 		added int
 		want  audit.Verdict
 	}{
-		{"insider-safe", proto.NoiseInsiderSafe, 1, audit.Pass},
+		{"default (insider-safe)", "", 1, audit.Pass},
 		{"exact", proto.NoiseExact, 1, audit.Pass},
 		{"three added", proto.NoiseExact, 3, audit.Violation},
 	} {
