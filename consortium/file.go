@@ -48,6 +48,11 @@ type Member struct {
 	// covered by DP or whose guarantee is weaker than charged (e.g. the
 	// paper calibration or latent codes of PPCA-DP-MH). Off by default.
 	AllowUnsound bool `json:"allow_unsound,omitempty"`
+	// Neighbours, when set, is the neighbouring relation the member's
+	// lifetime budget is stated under: it joins only sessions under that
+	// relation (a ρ under add/remove covers a replaced record at 4ρ
+	// only). Empty: the relation the session states, charged as stated.
+	Neighbours dp.Neighbours `json:"neighbours,omitempty"`
 	// PublishingLedger is, for a coordinating member, the directory of the
 	// shared publishing ledger (see `dppub ledger`) in which it records
 	// every session it runs: published (with the digests of the files) or
@@ -276,6 +281,9 @@ func (m Member) validate() error {
 	}
 	if m.Address == "" || !strings.Contains(m.Address, ":") {
 		return fmt.Errorf("consortium: member %q has address %q, want host:port", m.Name, m.Address)
+	}
+	if err := m.Neighbours.Check(); err != nil {
+		return fmt.Errorf("consortium: member %q: %w", m.Name, err)
 	}
 	if (m.Dataset == nil) != (m.Budget == nil) {
 		return fmt.Errorf("consortium: member %q must give both a dataset and a lifetime budget, or neither", m.Name)

@@ -38,7 +38,7 @@ type EngineSettings struct {
 	// Neighbours is the neighbouring relation the guarantee is stated for
 	// (empty: replace-one); a method whose sensitivities are derived for
 	// replace-one only refuses add-remove (CheckNeighbours).
-	Neighbours dp.Neighbours `json:"neighbours,omitempty" help:"neighbouring relation: replace-one (default: datasets of equal size differing in one record; n public) | add-remove (one record added or removed, as AIM and MST: n is released with noise, 1% of the budget, and every count's sensitivity is 1; synthesize only)"`
+	Neighbours dp.Neighbours `json:"neighbours,omitempty" help:"neighbouring relation: replace-one (default: datasets of equal size differing in one record; n public) | add-remove (one record added or removed, as AIM and MST: n is released with noise, 1% of the budget, and every count's sensitivity is 1; synthesize and synthesize-rows)"`
 	// Split divides the paper method's budget between one-way marginals,
 	// pair scores and the selected marginals (default
 	// marginal.PaperSplit, 0.1 / 0.1 / 0.8).

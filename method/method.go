@@ -92,6 +92,10 @@ type Local struct {
 	// members' (their keys, relayed by the coordinator); a role that
 	// relies on keys relayed by the coordinator refuses to run without.
 	Peers Peers
+	// Neighbours, when set, is the relation the member's own budget is
+	// stated under (its consortium entry): a method that lets a session
+	// choose the relation refuses to join a session under another.
+	Neighbours dp.Neighbours
 }
 
 // Coordination is the coordinator's part of a session.

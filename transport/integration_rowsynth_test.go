@@ -18,28 +18,38 @@ import (
 // synthesize-rows` in one process on the owners' files, and its privacy
 // report but for the run record: on the paper method (which auto picks
 // for these 4 000 rows) and on the adaptive one, whose rounds add the
-// owners' select requests (roles.KindSelect) to the counts.
+// owners' select requests (roles.KindSelect) to the counts; and under
+// add/remove neighbours, where the owners' counts never leave them and
+// their noisy total (roles.KindCount) is the first release.
 func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		run    []string
 		pub    []string
 		method string // what the report's method names
+		wrote  string // what the run says it wrote
+		nb     string // the report's relation
 	}{
-		{"paper", nil, nil, "Algorithms 2-3 of PDP-MVDS"},
-		{"adaptive", []string{"--set", "method=adaptive"}, []string{"--method", "adaptive"}, "the adaptive method"},
+		{"paper", nil, nil, "Algorithms 2-3 of PDP-MVDS", "Wrote 4000 rows", "replace-one"},
+		{"adaptive", []string{"--set", "method=adaptive"}, []string{"--method", "adaptive"}, "the adaptive method", "Wrote 4000 rows", "replace-one"},
+		// The noisy total (σ ≈ 16 at 1 % of ρ) is the number of rows.
+		{"add-remove", []string{"--set", "neighbours=add-remove"}, []string{"--neighbours", "add-remove"}, "Algorithms 2-3 of PDP-MVDS", "Wrote ", "add-remove"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl := servingCluster(t, "synthesize-rows", 3, 4000)
 			r := cl.matchCSV(t, "synthesize-rows",
 				append([]string{"--seed", "11", "--set", "epsilon=1", "--set", "delta=1e-5"}, c.run...),
 				append([]string{"--epsilon", "1", "--delta", "1e-5", "--seed", "11"}, c.pub...))
-			if !strings.Contains(r.stdout, "Wrote 4000 rows") {
+			if !strings.Contains(r.stdout, c.wrote) {
 				t.Fatalf("unexpected output:\n%s", r.stdout)
 			}
 			// The session ran the method named: its report records it.
-			if m := fmt.Sprint(readReport(t, filepath.Join(cl.dir, "net.csv"))["method"]); !strings.Contains(m, c.method) {
+			rep := readReport(t, filepath.Join(cl.dir, "net.csv"))
+			if m := fmt.Sprint(rep["method"]); !strings.Contains(m, c.method) {
 				t.Fatalf("the report's method is %q, want %q in it", m, c.method)
+			}
+			if nb := fmt.Sprint(rep["neighbours"]); nb != c.nb {
+				t.Fatalf("the report's relation is %q, want %q", nb, c.nb)
 			}
 			logSession(t, "3-owner Adult (4000 rows), synthesize-rows, "+c.name, r)
 		})

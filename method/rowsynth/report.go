@@ -2,7 +2,9 @@ package rowsynth
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
@@ -14,9 +16,11 @@ import (
 func Report(st Settings, res *Result, owners []string, accts []*privacy.Accountant, src *randx.Source) (*privacy.Report, error) {
 	records := map[string]int{}
 	for k, o := range owners {
-		records[o] = res.Records[k]
+		if k < len(res.Records) {
+			records[o] = res.Records[k]
+		}
 	}
-	n := sum(res.Records)
+	n := res.N
 	delta := st.Delta
 	if delta == 0 {
 		delta = 1 / float64(n) / float64(n)
@@ -30,6 +34,7 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 		Accountants:  accts,
 		Records:      records,
 		DeltaForZCDP: delta,
+		Neighbours:   st.Neighbours.Or(),
 		Assumptions: []string{
 			fmt.Sprintf("each owner's record count is public (they sum to n = %d) and is used without noise; replace-one neighbours within an owner share it", n),
 			fmt.Sprintf("sensitivities under replace-one: every release but the pair scores is a count vector over the pooled records, L1 %g / L2 %.4g; a pair score is a sum of the owners' own IInDif scores against the public noisy one-way marginals, sensitivity %g; a record changes one owner's counts and score only", measurement.CountL1, measurement.CountL2, measurement.IInDifSensitivity),
@@ -51,6 +56,9 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 	}
 	if res.Method == marginal.MethodAdaptive {
 		adaptiveReport(&ro, res)
+	}
+	if !st.Neighbours.PublicCount() {
+		addRemoveReport(&ro, res, delta)
 	}
 	if res.Auto != "" {
 		ro.Assumptions = append(ro.Assumptions, res.Auto)
@@ -91,4 +99,25 @@ func adaptiveReport(ro *privacy.ReportOptions, res *Result) {
 	ro.Covered[0] = "the noisy pooled histograms that chose the numeric bins, the noisy one-way marginals, every round's noisy candidate scores and the noisy selected marginals"
 	ro.Covered[1] = "everything derived from them: the bins, each round's choice, the graphical model and the synthetic rows sampled from it (post-processing)"
 	ro.ThreatModel[2] = "the select requests carry the model's estimate of each candidate's marginal to the owners (post-processing of charged releases); an owner learns no other release during the run"
+}
+
+// addRemoveReport states what add/remove neighbours change: the owners'
+// record counts are private (never sent; their total released first, and
+// covered), every count's sensitivity is 1, and the owners' summed
+// scores have the sensitivity each owner computed from its reference
+// (roles.AddRemoveScoreSensitivity).
+func addRemoveReport(ro *privacy.ReportOptions, res *Result, delta float64) {
+	sigma := 1 / math.Sqrt(2*res.CountRho)
+	ro.Records = nil
+	ro.Assumptions[0] = fmt.Sprintf("the owners' record counts are private under add/remove neighbours and never leave them: their total was released first as %d by secure aggregation (each owner's count, masked, plus its share of discrete Gaussian noise; L1 / L2 sensitivity 1, σ = %.3g of the central release, ρ = %.4g, %.0f%% of each owner's budget, charged by every owner before it answered), and that noisy total stands for n everywhere after (normalisations, the bins, method auto's choice, the model's total, the number of synthetic rows)", res.N, sigma, res.CountRho, 100*res.CountRho/res.Rho)
+	score := "a pair score is a sum of the owners' own IInDif scores ‖N_k − n_k·f̃‖₁ against the public frequencies f̃ = N*_i·N*_j/ñ² rounded to 2^-24"
+	if res.Method == marginal.MethodAdaptive {
+		score = "a round's candidate score is a sum of the owners' own errors ‖M_r(D_k) − n_k·f̃_r‖₁ against the model's public frequencies f̃_r rounded to 2^-24, the scores of C candidates L1 Σ s_r / L2 √(Σ s_r²)"
+	}
+	ro.Assumptions[1] = fmt.Sprintf("sensitivities under add/remove: every count vector (and the record count) moves by L1 %g / L2 %g; %s, of sensitivity s = 1 + ‖f̃‖₁ (about 2: adding a record to owner k moves its counts by 1 and its reference n_k·f̃ by f̃; each owner computes s from the reference it is sent and refuses a request calibrated otherwise or to another relation); a record changes one owner's counts, n_k and scores only", measurement.CountL1AddRemove, measurement.CountL2AddRemove, score)
+	ro.Assumptions = append(ro.Assumptions,
+		fmt.Sprintf("the guarantee holds for neighbours that differ by one added or removed record; a replaced record (one removal and one addition) is covered at 4ρ = %.4g zCDP (group privacy of two)", 4*res.Rho),
+		fmt.Sprintf("δ = %.3g, at which ρ is stated as (ε, δ), is public (given, or the constant %g with --rho): under add/remove n is private, so δ does not default to 1/n²", delta, dp.MaxDefaultDelta))
+	ro.Covered = append([]string{"the noisy record count"}, ro.Covered...)
+	ro.NotCovered = nil
 }

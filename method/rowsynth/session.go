@@ -45,7 +45,7 @@ func (s *session) params() (proto.Params, float64, error) {
 		return proto.Params{}, 0, err
 	}
 	p := proto.Params{Session: s.ID, Owners: len(s.Owners), Schema: s.Schema,
-		Bins: s.Settings.Bins, BinsFor: s.Settings.BinsFor, Noise: s.Settings.Noise}
+		Bins: s.Settings.Bins, BinsFor: s.Settings.BinsFor, Noise: s.Settings.Noise, Neighbours: s.Settings.Neighbours.Or()}
 	return p, rho, p.Validate()
 }
 
@@ -78,6 +78,12 @@ func (s *session) Join(l method.Local) (protocol.Role, error) {
 	k := slices.Index(s.Owners, l.Name)
 	if k < 0 {
 		return nil, fmt.Errorf("%s is not an owner of the session", l.Name)
+	}
+	if l.Neighbours != "" && l.Neighbours.Or() != p.Neighbours.Or() {
+		// The owner's budget is stated under its own relation: a session
+		// under another would calibrate its releases (and the report) to
+		// a guarantee its budget does not count.
+		return nil, fmt.Errorf("%s's budget is stated under %s neighbours, the session asks for %s", l.Name, l.Neighbours.Or(), p.Neighbours.Or())
 	}
 	if l.Peers == nil {
 		return nil, fmt.Errorf("%s has no way to authenticate the other owners' keys (method.Local.Peers)", l.Name)
@@ -148,10 +154,15 @@ func (a ownerAuth) Verify(k int, msg, sig []byte) error {
 type Result struct {
 	Engine *marginal.Result
 	Domain *domain.Domain
-	// Records are the owners' public record counts, in owner order.
+	// Records are the owners' public record counts, in owner order (nil
+	// under add/remove, where they are private).
 	Records []int
-	// Rho is each owner's budget, BinRho the part spent on bins.
-	Rho, BinRho float64
+	// N is the record count the run used: Σ Records, or under add/remove
+	// the noisy total released first.
+	N int
+	// Rho is each owner's budget, BinRho the part spent on bins, CountRho
+	// the part spent on the record count (add/remove only).
+	Rho, BinRho, CountRho float64
 	// Method is the method the engine ran (auto resolved), Auto why
 	// auto chose it (empty when the method was named).
 	Method marginal.Method
@@ -198,11 +209,15 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 		if err != nil {
 			return nil, err
 		}
-		summary := fmt.Sprintf("%d owners, %d records in all; %d of %d pairs selected, %d marginals measured",
-			len(s.Owners), sum(res.Records), len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
+		records := fmt.Sprintf("%d records in all", res.N)
+		if res.CountRho > 0 {
+			records = fmt.Sprintf("about %d records in all (noisy count, add/remove neighbours)", res.N)
+		}
+		summary := fmt.Sprintf("%d owners, %s; %d of %d pairs selected, %d marginals measured",
+			len(s.Owners), records, len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
 		if res.Method == marginal.MethodAdaptive {
-			summary = fmt.Sprintf("%d owners, %d records in all; adaptive method: %d rounds, %d marginals measured",
-				len(s.Owners), sum(res.Records), len(res.Engine.Rounds), len(res.Engine.Measured))
+			summary = fmt.Sprintf("%d owners, %s; adaptive method: %d rounds, %d marginals measured",
+				len(s.Owners), records, len(res.Engine.Rounds), len(res.Engine.Measured))
 		}
 		return &method.Outcome{Table: syn, Report: report, Summary: summary, Detail: res}, nil
 	}
@@ -212,8 +227,10 @@ func (s *session) Coordinate(src *randx.Source, attach any) (*method.Coordinatio
 // run is the coordinator's computation: bins, domain, engine.
 func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *randx.Source, progress Progress) error {
 	st := s.Settings
-	res.Records = m.OwnerRecords()
-	n := m.Records()
+	n, err := s.records(ctx, m, res)
+	if err != nil {
+		return err
+	}
 	res.Method, res.Auto = s.method(n)
 	do := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor}
 	binRho, err := s.bins(ctx, m, n, res.Rho, res.Method, &do)
@@ -235,7 +252,8 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	}
 	m.SelectCandidates = st.SelectCandidates
 	o := st.Options(res.Method, n)
-	o.Domain, o.Parties = dom, []marginal.Party{{Name: "owners", Rho: res.Rho - binRho, Attrs: all}}
+	o.Domain, o.Parties = dom, []marginal.Party{{Name: "owners", Rho: res.Rho - binRho - res.CountRho, Attrs: all}}
+	o.Neighbours = st.Neighbours.Or()
 	o.OneWayNoise, o.Source, o.Progress = measurement.Gaussian, src, progress
 	if res.Method == marginal.MethodAdaptive && o.Adaptive.Batch == 0 {
 		label := -1
@@ -249,6 +267,23 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	res.Engine, err = marginal.Synthesize(ctx, m, o)
 	res.Selections = m.Selections
 	return err
+}
+
+// records is the record count the run may use as public: Σ n_k of the
+// owners' public counts under replace-one, and under add/remove the
+// total released first (Measurer.ReleaseRecords) at
+// measurement.DefaultCountShare of each owner's ρ, as one owner of
+// synthesize spends on it; that noisy count stands for n everywhere after.
+func (s *session) records(ctx context.Context, m *proto.Measurer, res *Result) (int, error) {
+	res.Records = m.OwnerRecords()
+	if s.Settings.Neighbours.PublicCount() {
+		res.N = m.Records()
+		return res.N, nil
+	}
+	res.CountRho = measurement.DefaultCountShare * res.Rho
+	n, err := m.ReleaseRecords(ctx, res.CountRho)
+	res.N = n
+	return n, err
 }
 
 // bins chooses every numeric attribute's bins from its pooled histogram
@@ -282,7 +317,7 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		return 0, nil
 	}
 	each := st.BinShare * rho / float64(len(numeric))
-	noise, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, each)
+	noise, err := measurement.CountNoise(measurement.Gaussian, st.Neighbours, each)
 	if err != nil {
 		return 0, err
 	}
@@ -294,7 +329,7 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 	if err != nil {
 		return 0, err
 	}
-	floor := s.coarsenFloor(method, n, rho*(1-st.BinShare))
+	floor := s.coarsenFloor(method, n, rho*(1-st.BinShare)-rho*countShare(st.Neighbours))
 	for i, j := range numeric {
 		a := s.Schema.Attributes[j]
 		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
@@ -318,7 +353,7 @@ func (s *session) coarsenFloor(method marginal.Method, n int, rho float64) float
 			bins = max(bins, cmp.Or(s.Settings.BinsFor[a.Name], s.Settings.Bins, domain.DefaultBins))
 		}
 	}
-	sigma := marginal.PlannedSigma(method, dp.NeighboursReplaceOne, len(s.Schema.Attributes), n, rho, o.Adaptive.Rounds, o.Split)
+	sigma := marginal.PlannedSigma(method, s.Settings.Neighbours.Or(), len(s.Schema.Attributes), n, rho, o.Adaptive.Rounds, o.Split)
 	return domain.CoarsenFloor(sigma, float64(n), bins)
 }
 
@@ -337,6 +372,14 @@ func outOfBounds(t *data.Table) int {
 		}
 	}
 	return n
+}
+
+// countShare is the share of ρ the record count costs under nb.
+func countShare(nb dp.Neighbours) float64 {
+	if nb.PublicCount() {
+		return 0
+	}
+	return measurement.DefaultCountShare
 }
 
 func sum(v []int) int {

@@ -60,13 +60,19 @@ func (s *Settings) SetDefaults() {
 	s.BinShare = cmp.Or(s.BinShare, DefaultBinShare)
 	s.BinRefine = cmp.Or(s.BinRefine, domain.DefaultRefine)
 	s.EngineSettings.SetDefaults()
+	if !s.Neighbours.PublicCount() && s.Rho != 0 && s.Delta == 0 {
+		// n is private: a ρ budget is stated as (ε, δ) at the public cap,
+		// as synthesize states it.
+		s.Delta = dp.MaxDefaultDelta
+	}
 }
 
 // DefaultRecords sets δ = 1/n² of the owners' n records together (at
 // most dp.MaxDefaultDelta) when the budget is (ε, δ) without a δ (one
-// process).
+// process). Under add/remove n is private and δ is not derived from it:
+// ε needs --delta (Validate says so).
 func (s *Settings) DefaultRecords(records int) {
-	if s.Epsilon > 0 && s.Delta == 0 {
+	if s.Epsilon > 0 && s.Delta == 0 && s.Neighbours.PublicCount() {
 		s.Delta = dp.DefaultDeltaCapped(records)
 	}
 }
@@ -78,6 +84,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("give the budget as epsilon (with delta) or as rho, exactly one; got epsilon %v, rho %v", s.Epsilon, s.Rho)
 	case s.Epsilon != 0 && (!(s.Epsilon > 0) || math.IsInf(s.Epsilon, 0)):
 		return fmt.Errorf("epsilon must be positive and finite, got %v", s.Epsilon)
+	case s.Epsilon != 0 && s.Delta == 0 && !s.Neighbours.PublicCount():
+		return method.Fieldf("delta", "--neighbours add-remove keeps the owners' record counts private, so δ cannot default to 1/n²: give --delta with --epsilon %v", s.Epsilon)
 	case s.Epsilon != 0 && !(s.Delta > 0 && s.Delta < 1):
 		return fmt.Errorf("delta must be in (0, 1) with epsilon (over the network it is not derived from the owners' sizes), got %v", s.Delta)
 	case s.Rho != 0 && s.Delta != 0 && !(s.Delta > 0 && s.Delta < 1):
@@ -88,7 +96,7 @@ func (s *Settings) Validate() error {
 	if err := s.EngineSettings.Validate(); err != nil {
 		return err
 	}
-	if err := method.CheckNeighbours(Name, s.Neighbours, dp.NeighboursReplaceOne); err != nil {
+	if err := method.CheckNeighbours(Name, s.Neighbours, dp.NeighboursReplaceOne, dp.NeighboursAddRemove); err != nil {
 		return err
 	}
 	if err := s.RefuseScore("the owners compute the paper's score of their own records (roles.OwnerScore)"); err != nil {

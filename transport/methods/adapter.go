@@ -172,7 +172,7 @@ func join(s method.Spec, in transport.JoinInput) (protocol.Role, error) {
 	if sess.Unsound() && !in.Self.AllowUnsound {
 		return nil, fmt.Errorf("the session asks for settings whose output is not (fully) covered by DP or whose guarantee is weaker than charged (e.g. a paper calibration), and %s's consortium entry does not set allow_unsound", in.Self.Name)
 	}
-	l := method.Local{Name: in.Self.Name, Accountant: in.Accountant, Source: in.Source, Log: in.Log, Dir: in.Consortium.Path(".")}
+	l := method.Local{Name: in.Self.Name, Accountant: in.Accountant, Source: in.Source, Log: in.Log, Dir: in.Consortium.Path("."), Neighbours: in.Self.Neighbours}
 	if in.Credentials != nil {
 		peers, err := consortium.NewPeers(in.Consortium, in.Credentials)
 		if err != nil {

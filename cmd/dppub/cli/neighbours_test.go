@@ -37,8 +37,7 @@ func TestSynthesizeNeighbours(t *testing.T) {
 		{"parties", []string{"synthesize", "--input", a, "--schema", schema, "--rho", "1", "--parties", "2", "--neighbours", "add-remove"}, "--neighbours"},
 		{"unknown", []string{"synthesize", "--input", a, "--schema", schema, "--rho", "1", "--neighbours", "swap"}, `"swap"`},
 		// The shared engine settings give every marginal-engine command the
-		// flag; the owners' and parties' sensitivities are replace-one's.
-		{"owners of rows", []string{"publish", "synthesize-rows", "--dataset", "nltcs", "--owners", "2", "--rho", "1", "--neighbours", "add-remove"}, "--neighbours"},
+		// flag; the parties' sensitivities are replace-one's.
 		{"parties of columns", []string{"publish", "pdp-mvds", "--dataset", "nltcs", "--budgets", "1", "--neighbours", "add-remove"}, "--neighbours"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

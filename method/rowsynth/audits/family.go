@@ -9,7 +9,7 @@ import (
 // whole session, its same-seed replay, the session from inside, and the
 // hostile-coordinator attacks on its owners.
 func Audits() audit.Family {
-	fam := audit.Collect(addPipeline, addReplay, addView, addSelect)
+	fam := audit.Collect(addPipeline, addReplay, addView, addSelect, addCount)
 	fam.AddHostile(rowsynth.Name, rowsHostileAttacks)
 	return fam
 }

@@ -68,6 +68,8 @@ func rowsHostileAttacks() []audit.HostileAttack {
 		one("non-finite score reference", "sends NaN reference frequencies", audit.HostileRefused, pair(math.NaN())),
 		one("score reference beyond exact arithmetic", "sends reference frequencies of 10⁹, so that rounding could turn one record's change into a large step", audit.HostileRefused, pair(1e9)),
 		one("request for another session", "sends a request of another session", audit.HostileRefused, other),
+		one("add/remove claimed to a replace-one owner", "names add/remove neighbours in a marginal request with their calibration (Δ₂ = 1, σ 1/√2 of replace-one's) to an owner whose session is replace-one, while the report would state replace-one", audit.HostileRefused, addRemoveMarginal()),
+		one("record count from a replace-one owner", "asks a replace-one owner for its record count at the add/remove count calibration (Δ₂ = 1)", audit.HostileRefused, addRemoveCount()),
 		one("oversized histogram", "asks for a histogram of 2²⁰ cells", audit.HostileRefused, huge),
 		one("attribute out of range", "asks for the marginal of attribute 9 of 2", audit.HostileRefused, marg(1, 9)),
 		rowsAttack("request beyond the budget", "asks for more than the owner's budget (ρ = 0.1 against 0.05 left)", audit.HostileRefused,
@@ -83,6 +85,25 @@ func rowsHostileAttacks() []audit.HostileAttack {
 			k.Sigs[1] = nil
 		}),
 	}, rowsSelectAttacks()...)
+}
+
+// addRemoveMarginal is a marginal request calibrated to, and naming,
+// add/remove neighbours.
+func addRemoveMarginal() *proto.Request {
+	q := &proto.Request{ID: 1, Kind: proto.KindMarginal, Attrs: []int{0}, Release: rowsRelease(measurement.Noise{})}
+	if err := q.Calibrate(dp.NeighboursAddRemove, measurement.Gaussian, 0.1); err != nil {
+		panic(err) // programmer error: a fixed valid calibration
+	}
+	return q
+}
+
+// addRemoveCount is the add/remove record count request.
+func addRemoveCount() *proto.Request {
+	q := &proto.Request{ID: 1, Kind: proto.KindCount, Release: rowsRelease(measurement.Noise{})}
+	if err := q.Calibrate(dp.NeighboursAddRemove, measurement.Gaussian, 0.1); err != nil {
+		panic(err)
+	}
+	return q
 }
 
 // rowsRequestAttack is an attack that sends one fixed request.

@@ -3,6 +3,7 @@ package roles
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/dppub/dppub/dp"
@@ -110,8 +111,11 @@ func (c *Coordinator) hello(k int, h Hello) ([]protocol.Envelope, error) {
 	if c.keys[k] != nil {
 		return nil, fmt.Errorf("rowsynth: coordinator: %s said hello twice", OwnerID(k))
 	}
-	if h.Records < 1 {
+	switch {
+	case c.p.publicRecords() && h.Records < 1:
 		return nil, fmt.Errorf("rowsynth: coordinator: %s holds no records", OwnerID(k))
+	case !c.p.publicRecords() && h.Records != 0:
+		return nil, fmt.Errorf("rowsynth: coordinator: %s sent its record count (%d) under add/remove neighbours, where it is private", OwnerID(k), h.Records)
 	}
 	c.keys[k], c.sigs[k], c.records[k] = h.Key, h.Sig, h.Records
 	for _, key := range c.keys {
@@ -222,7 +226,7 @@ func (c *Coordinator) next() ([]protocol.Envelope, error) {
 		}
 		c.cur, c.got = q.reqs, map[uint64]map[int][]uint64{}
 		for _, r := range q.reqs {
-			r.Session = c.p.Session
+			r.Session, r.Neighbours = c.p.Session, c.p.Neighbours.Or()
 			c.got[r.ID] = map[int][]uint64{}
 			sent, err := c.broadcast(r)
 			if err != nil {
@@ -258,20 +262,59 @@ type Measurer struct {
 	// Selections records each adaptive round's selection.
 	Selections []SelectRound
 	filter     SelectFilter
+	// noisyRecords is the released noisy record count under add/remove
+	// (ReleaseRecords), 0 before.
+	noisyRecords int
 }
 
 var _ measurement.Batcher = (*Measurer)(nil)
 
-// OwnerRecords are the owners' public record counts, in owner order.
-func (m *Measurer) OwnerRecords() []int { return slices.Clone(m.c.records) }
+// OwnerRecords are the owners' public record counts, in owner order;
+// nil under add/remove, where they are private and never sent.
+func (m *Measurer) OwnerRecords() []int {
+	if !m.c.p.publicRecords() {
+		return nil
+	}
+	return slices.Clone(m.c.records)
+}
 
-// Records is the pooled public record count Σ n_k.
+// Records is the pooled public record count Σ n_k, or under add/remove
+// the released noisy one (ReleaseRecords; 0 before it).
 func (m *Measurer) Records() int {
+	if !m.c.p.publicRecords() {
+		return m.noisyRecords
+	}
 	n := 0
 	for _, r := range m.c.records {
 		n += r
 	}
 	return n
+}
+
+// ReleaseRecords releases, under add/remove neighbours, the pooled record
+// count n = Σ_k n_k as one count request (KindCount): every owner
+// charges rho, then sends its n_k plus its share of discrete Gaussian
+// noise of sensitivity 1 (adding or removing a record moves one owner's
+// n_k by one) plus its masks, so the coordinator learns only the noisy
+// total. It is the run's first release, and its value (clamped to at
+// least 1, post-processing) is Records from then on.
+func (m *Measurer) ReleaseRecords(ctx context.Context, rho float64) (int, error) {
+	if m.c.p.publicRecords() {
+		return 0, fmt.Errorf("rowsynth: the record count is public under %s: nothing to release", m.c.p.Neighbours.Or())
+	}
+	if m.noisyRecords != 0 {
+		return 0, fmt.Errorf("rowsynth: the record count was released already")
+	}
+	q := &Request{Kind: KindCount, Release: measurement.Release{Purpose: "record count (add/remove neighbours)", Parties: []int{0}}}
+	if err := q.Calibrate(m.c.p.Neighbours, measurement.Gaussian, rho); err != nil {
+		return 0, fmt.Errorf("rowsynth: record count: %w", err)
+	}
+	v, err := m.release(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	m.noisyRecords = max(int(math.Round(v[0][0])), 1)
+	return m.noisyRecords, nil
 }
 
 // release asks the owners for independent releases in one round.
@@ -356,6 +399,14 @@ func (m *Measurer) Scores(ctx context.Context, qs []measurement.ScoreQuery, rs [
 			return nil, fmt.Errorf("rowsynth: score of (%d, %d) over %d records", q.A, q.B, q.N)
 		}
 		reqs[i] = &Request{Kind: KindScore, Attrs: []int{q.A, q.B}, Refs: [][]float64{frequencies(q.RefA, q.N), frequencies(q.RefB, q.N)}, Release: rs[i]}
+		if !m.c.p.publicRecords() {
+			// The engine calibrated one curator's score (sensitivity 1
+			// under add/remove); the owners' summed score has its own
+			// (AddRemoveScoreSensitivity), at the same mechanism and ρ.
+			if err := reqs[i].Calibrate(m.c.p.Neighbours, rs[i].Noise.Mechanism, rs[i].Noise.Rho); err != nil {
+				return nil, fmt.Errorf("rowsynth: score of (%d, %d): %w", q.A, q.B, err)
+			}
+		}
 	}
 	v, err := m.release(ctx, reqs...)
 	if err != nil {

@@ -8,7 +8,8 @@
 //
 //  1. Every owner draws an X25519 key pair and sends the coordinator its
 //     public key, signed with its identity, and its record count n_k
-//     (public, as in every method of owners of rows).
+//     (public under replace-one neighbours, the default; under add/remove
+//     the owner sends 0 and the coordinator refuses anything else).
 //  2. The coordinator sends every owner all public keys with the owners'
 //     signatures of them; each owner checks them. Owners k and j derive a
 //     common seed from their Diffie–Hellman secret and the session ID
@@ -26,6 +27,17 @@
 //  4. After the numeric bins are chosen from the noisy histograms, a
 //     Domain message tells the owners the bins; after the engine's last
 //     measurement, Close ends the run.
+//
+// Add/remove neighbours (Params.Neighbours): the owners' counts n_k are
+// private. The engine's first release is their total, one KindCount
+// request answered like a count (n_k, masked, plus a noise share;
+// sensitivity 1), and its noisy value stands for n after. Every count
+// vector has sensitivity 1; a score's sensitivity is 1 + ‖f̃‖₁ of its
+// reference (AddRemoveScoreSensitivity: each owner scales the public
+// frequencies by its own n_k, so an added record moves its reference
+// too). Every request names its relation; an owner refuses one that
+// names another than its session's, and computes the sensitivity from
+// its own.
 //
 // Noise: with NoiseExact the owners' shares sum to exactly the central
 // release's noise (discrete Laplace by Pólya divisibility; discrete

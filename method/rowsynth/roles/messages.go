@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/internal/wire"
 )
@@ -23,7 +24,8 @@ const (
 )
 
 // Hello is an owner's first message: its X25519 public key, its public
-// record count, and its signature of the key (KeyStatement) by its own
+// record count (0 under add/remove neighbours, where the count is private
+// and the coordinator refuses any other), and its signature of the key (KeyStatement) by its own
 // identity, which every other owner checks: the coordinator relays the
 // keys but cannot substitute them.
 type Hello struct {
@@ -103,6 +105,10 @@ const (
 	// so the vector has Δ₁ = 2C, Δ₂ = 2√C for C candidates
 	// (SelectSensitivity).
 	KindSelect = "select"
+	// KindCount asks for the owner's record count n_k, under add/remove
+	// neighbours only (where it is private): the coordinator learns the
+	// noisy total Σ_k n_k, of sensitivity 1, which stands for n after.
+	KindCount = "count"
 )
 
 // MaxSelectSets bounds a select request's candidates: the coordinator
@@ -142,6 +148,10 @@ type Request struct {
 	// pooled counts.
 	Refs    [][]float64
 	Release measurement.Release
+	// Neighbours is the relation the coordinator calibrated to; the owner
+	// refuses a request whose relation is not its session's (and
+	// calibrates to its own, never to this field).
+	Neighbours dp.Neighbours
 }
 
 func (*Request) MessageType() string { return TypeRequest }
@@ -171,6 +181,7 @@ func (q *Request) MarshalBinary() ([]byte, error) {
 	n := q.Release.Noise
 	w.String(string(n.Mechanism))
 	w.Float64s([]float64{n.Sensitivity, n.Scale, n.Rho})
+	w.String(string(q.Neighbours.Or()))
 	return w.Data(), nil
 }
 
@@ -204,6 +215,7 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 	q.Release.Parties = r.Ints()
 	q.Release.Noise.Mechanism = measurement.Mechanism(r.String())
 	p := r.Float64s()
+	q.Neighbours = dp.Neighbours(r.String())
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("rowsynth: request: %w", err)
 	}
@@ -211,8 +223,15 @@ func (q *Request) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("rowsynth: request: noise has %d parameters, want 3", len(p))
 	}
 	q.Release.Noise.Sensitivity, q.Release.Noise.Scale, q.Release.Noise.Rho = p[0], p[1], p[2]
+	if err := q.Neighbours.Check(); err != nil {
+		return fmt.Errorf("rowsynth: request: %w", err)
+	}
 	switch q.Kind {
 	case KindHistogram, KindMarginal:
+	case KindCount:
+		if len(q.Attrs) != 0 || len(q.Refs) != 0 || len(q.Sets) != 0 {
+			return fmt.Errorf("rowsynth: count request with %d attributes and %d references, want none", len(q.Attrs), len(q.Refs))
+		}
 	case KindScore:
 		if err := q.validScore(); err != nil {
 			return err

@@ -80,7 +80,9 @@ func NewOwner(o OwnerOptions) (*Owner, error) {
 		}
 		src = sv
 	}
-	if src.Records() == 0 {
+	if src.Records() == 0 && o.Params.publicRecords() {
+		// Under add/remove an owner with no records takes part like any
+		// other: refusing would tell its neighbour with one record apart.
 		return nil, fmt.Errorf("rowsynth: owner %d holds no records", o.Index+1)
 	}
 	return &Owner{p: o.Params, k: o.Index, data: src, acct: o.Accountant, src: o.Source, auth: o.Auth, noiser: dp.NewNoiser(o.Source),
@@ -139,7 +141,8 @@ func (o *Owner) ID() string { return OwnerID(o.k) }
 func (o *Owner) Records() int { return o.data.Records() }
 func (o *Owner) Done() bool   { return o.closed }
 
-// Start sends the coordinator the owner's public key and record count.
+// Start sends the coordinator the owner's public key and record count
+// (under add/remove, where the count is private, 0 instead).
 func (o *Owner) Start() ([]protocol.Envelope, error) {
 	key, err := OwnerKey(o.src)
 	if err != nil {
@@ -151,7 +154,11 @@ func (o *Owner) Start() ([]protocol.Envelope, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rowsynth: %s: signing its key: %w", o.ID(), err)
 	}
-	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Hello{Key: pub, Records: o.data.Records(), Sig: sig})
+	records := 0
+	if o.p.publicRecords() {
+		records = o.data.Records()
+	}
+	e, err := protocol.Seal("", o.ID(), CoordinatorID, &Hello{Key: pub, Records: records, Sig: sig})
 	return []protocol.Envelope{e}, err
 }
 
@@ -250,7 +257,7 @@ func (o *Owner) answer(q *Request) ([]protocol.Envelope, error) {
 	if _, seen := o.answered[q.ID]; seen {
 		return nil, fmt.Errorf("rowsynth: %s: request ID %d was used before (a repeated ID is refused: it could reuse a mask)", o.ID(), q.ID)
 	}
-	noise, err := q.OwnNoise()
+	noise, err := q.OwnNoiseUnder(o.p.Neighbours)
 	if err != nil {
 		return nil, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 	}
@@ -335,6 +342,9 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 			return nil, fmt.Errorf("rowsynth: %s: request %d: %w", o.ID(), q.ID, err)
 		}
 		return h, nil
+	case KindCount:
+		// Only under add/remove: OwnNoiseUnder refuses it otherwise.
+		return []float64{float64(o.data.Records())}, nil
 	case KindMarginal, KindScore:
 		if !o.domain {
 			return nil, fmt.Errorf("rowsynth: %s: marginal before the domain", o.ID())
@@ -376,12 +386,10 @@ func OwnNoise(kind string, declared measurement.Noise) (measurement.Noise, error
 // for a select request the calibration of its candidates' scores, with
 // the sensitivity the owner computes from the number of sets it was
 // actually sent (SelectSensitivity), whatever the coordinator declared.
+// It is OwnNoiseUnder replace-one: a request that names add/remove is
+// refused.
 func (q *Request) OwnNoise() (measurement.Noise, error) {
-	if q.Kind != KindSelect {
-		return OwnNoise(q.Kind, q.Release.Noise)
-	}
-	l1, l2 := SelectSensitivity(len(q.Sets))
-	return ownCalibration(fmt.Sprintf("the scores of %d candidates", len(q.Sets)), l1, l2, q.Release.Noise)
+	return q.OwnNoiseUnder(dp.NeighboursReplaceOne)
 }
 
 // SelectSensitivity is the sensitivity under replace-one of the vector
@@ -409,11 +417,12 @@ func ownCalibration(what string, l1, l2 float64, declared measurement.Noise) (me
 	return want, nil
 }
 
-// Values are what an owner of records records releases for q from its
-// exact counts over q — the counts themselves, or for a pair score its
-// one summand OwnerScore against ScoreReference — and the grid plan of
-// the release. The owner and the audits that recompute an owner's words
-// call it alike.
+// Values are what an owner of records releases for q from its exact
+// counts over q — the counts themselves, or for a pair score its one
+// summand OwnerScore against ScoreReference (under add/remove, against
+// AddRemoveReference: q's relation, which the owner has checked to be its
+// session's before) — and the grid plan of the release. The owner and
+// the audits that recompute an owner's words call it alike.
 func (q *Request) Values(counts []float64, records int) ([]float64, dp.GridNoise, error) {
 	if q.Kind != KindScore {
 		plan, err := q.Release.Noise.Plan(len(counts))
@@ -422,6 +431,13 @@ func (q *Request) Values(counts []float64, records int) ([]float64, dp.GridNoise
 	plan, err := q.Release.Noise.Plan(1)
 	if err != nil {
 		return nil, dp.GridNoise{}, err
+	}
+	if !q.Neighbours.PublicCount() {
+		if len(q.Refs) != 2 {
+			return nil, dp.GridNoise{}, fmt.Errorf("score request with %d reference vectors, want 2", len(q.Refs))
+		}
+		s, err := addRemoveScores([][]float64{counts}, [][]float64{pairFrequencies(q.Refs[0], q.Refs[1])}, records)
+		return s, plan, err
 	}
 	ref, err := q.ScoreReference(records, plan.Grid)
 	if err != nil {
@@ -509,6 +525,10 @@ func (q *Request) SelectValues(counts [][]float64, records int) ([]float64, dp.G
 	plan, err := q.Release.Noise.Plan(len(q.Sets))
 	if err != nil {
 		return nil, dp.GridNoise{}, err
+	}
+	if !q.Neighbours.PublicCount() {
+		out, err := addRemoveScores(counts, q.Refs, records)
+		return out, plan, err
 	}
 	out := make([]float64, len(q.Sets))
 	for i, c := range counts {

@@ -43,6 +43,13 @@ type Params struct {
 	Bins    int
 	BinsFor map[string]int
 	Noise   NoiseMode
+	// Neighbours is the relation every role calibrates to (empty:
+	// replace-one). Under add/remove the owners' record counts are
+	// private: an owner's hello carries none, the total is released first
+	// as one noisy secure-aggregated count (KindCount) and every count's
+	// sensitivity is 1. An owner takes it from the session it joined and
+	// refuses a request that names another (Request.Neighbours).
+	Neighbours dp.Neighbours
 }
 
 // Validate checks the parameters.
@@ -56,6 +63,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("rowsynth: the schema has no attributes")
 	case p.Noise.Check() != nil:
 		return fmt.Errorf("rowsynth: noise: %w", p.Noise.Check())
+	case p.Neighbours.Check() != nil:
+		return fmt.Errorf("rowsynth: %w", p.Neighbours.Check())
 	}
 	return nil
 }
@@ -63,6 +72,10 @@ func (p Params) Validate() error {
 // parts is how many shares sum to the calibrated noise: the owners' (the
 // coordinator's share, in insider-safe mode, comes on top).
 func (p Params) parts() int { return p.Owners }
+
+// publicRecords reports whether the owners' record counts are public
+// (replace-one) and so may be sent and used as they are.
+func (p Params) publicRecords() bool { return p.Neighbours.PublicCount() }
 
 // coordinatorDraws reports whether the coordinator adds a noise share.
 func (p Params) coordinatorDraws() bool { return p.Noise == NoiseInsiderSafe }

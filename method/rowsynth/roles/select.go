@@ -52,7 +52,11 @@ var _ measurement.Selector = (*Measurer)(nil)
 // about 1.8·w/√ρ for the exponential mechanism's Gumbel noise (scale
 // 2·2w/ε at ε = √(8ρ)): comparable for one candidate, √C times more
 // beyond, hence the filter. The argmax and everything after it are
-// post-processing.
+// post-processing. Under add/remove neighbours each score's sensitivity
+// is 1 + ‖f̃_r‖₁ ≈ 2 of its reference instead (AddRemoveScoreSensitivity),
+// the round's Δ₁ = Σ_r s_r, Δ₂ = √(Σ_r s_r²), computed by each owner
+// (Request.Sensitivity); the shares of splitExcess assume equal owners
+// of the noisy total, the owners' counts being private.
 func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c measurement.Choice) (int, error) {
 	if len(q.Candidates) == 0 || len(q.Estimates) != len(q.Candidates) || len(q.Weights) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
 		return 0, fmt.Errorf("rowsynth: select query with %d candidates, %d estimates, %d weights, %d penalties",
@@ -60,12 +64,7 @@ func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c meas
 	}
 	kept := m.filter.keep(q, cmp.Or(m.SelectCandidates, DefaultSelectCandidates))
 	rho := c.Rho()
-	l1, l2 := SelectSensitivity(len(kept))
-	noise, err := measurement.Calibrate(measurement.Gaussian, l1, l2, rho)
-	if err != nil {
-		return 0, fmt.Errorf("rowsynth: %s: %w", c.Purpose, err)
-	}
-	req := &Request{Kind: KindSelect, Release: measurement.Release{Purpose: c.Purpose, Parties: []int{0}, Noise: noise}}
+	req := &Request{Kind: KindSelect, Release: measurement.Release{Purpose: c.Purpose, Parties: []int{0}}}
 	for _, i := range kept {
 		f, err := modelFrequencies(q.Estimates[i])
 		if err != nil {
@@ -74,6 +73,10 @@ func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c meas
 		req.Sets = append(req.Sets, slices.Clone(q.Candidates[i]))
 		req.Refs = append(req.Refs, f)
 	}
+	if err := req.Calibrate(m.c.p.Neighbours, measurement.Gaussian, rho); err != nil {
+		return 0, fmt.Errorf("rowsynth: %s: %w", c.Purpose, err)
+	}
+	noise := req.Release.Noise
 	v, err := m.release(ctx, req)
 	if err != nil {
 		return 0, err
@@ -107,13 +110,30 @@ func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c meas
 func (m *Measurer) splitExcess(f []float64) float64 {
 	n := float64(m.Records())
 	total := 0.0
-	for _, nk := range m.c.records {
-		k := float64(nk)
+	for _, k := range m.ownerShares() {
 		for _, p := range f {
 			total += math.Sqrt(2 / math.Pi * k * p * (1 - p) * (1 - k/n))
 		}
 	}
 	return total
+}
+
+// ownerShares are the owners' record counts splitExcess assumes: the
+// public ones, or under add/remove, where they are private, an equal
+// share of the noisy total each (public facts only).
+func (m *Measurer) ownerShares() []float64 {
+	if !m.c.p.publicRecords() {
+		out := make([]float64, m.c.p.Owners)
+		for k := range out {
+			out[k] = float64(m.Records()) / float64(m.c.p.Owners)
+		}
+		return out
+	}
+	out := make([]float64, len(m.c.records))
+	for k, nk := range m.c.records {
+		out[k] = float64(nk)
+	}
+	return out
 }
 
 // What the summed score cannot see. Owner k's deviation in a cell is its
