@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/method"
@@ -16,27 +17,27 @@ import (
 // settings, which are bound from the methods' settings structs.
 type bayesNetFlags struct {
 	owners ownerFlags
-	src    sourceFlags
+	src    kit.SourceFlags
 	label  string
 	gate   gateFlags
-	outputFlags
+	kit.OutputFlags
 }
 
 // register adds the shared flags and binds settings (a pointer to the
 // method's settings, defaults filled).
 func (f *bayesNetFlags) register(fs *pflag.FlagSet, settings method.Settings) {
 	f.owners.register(fs)
-	f.src.register(fs)
-	bindSettings(fs, settings)
+	f.src.Register(fs)
+	kit.BindSettings(fs, settings)
 	fs.StringVar(&f.label, "label", "", "attribute to be predicted from the synthetic rows: warn if the network leaves it independent of the rest (default: the --dataset's label)")
-	f.outputFlags.register(fs, "synthetic CSV")
+	f.OutputFlags.Register(fs, "synthetic CSV")
 	f.gate.register(fs)
 }
 
 // check resolves the outputs and validates the settings before any data
 // is read.
 func (f *bayesNetFlags) check(st method.Settings) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	st.SetDefaults()
@@ -94,7 +95,7 @@ Example:
   dppub publish privbayes --dataset nltcs --epsilon 0.4 --out nltcs-synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagErrors(cmd.Flags(), runPublishPrivBayes(cmd, f, st))
+			return kit.FlagErrors(cmd.Flags(), runPublishPrivBayes(cmd, f, st))
 		},
 	}
 	f.register(cmd.Flags(), &st)
@@ -106,12 +107,12 @@ func runPublishPrivBayes(cmd *cobra.Command, f *bayesNetFlags, st bnspec.Setting
 		return err
 	}
 	if (cmd.Flags().Changed("owners") || cmd.Flags().Changed("parties")) && f.owners.parties != 1 {
-		return usagef("%s has one central owner; --owners must be 1, got %d (use %s for several owners)", bnspec.Name, f.owners.parties, dpsubn3.Name)
+		return kit.Usagef("%s has one central owner; --owners must be 1, got %d (use %s for several owners)", bnspec.Name, f.owners.parties, dpsubn3.Name)
 	}
 	if f.owners.dataset != "" {
 		f.owners.parties = 1
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 	tables, err := f.owners.load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
@@ -152,9 +153,9 @@ Example:
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.check(&st); err != nil {
-				return flagErrors(cmd.Flags(), err)
+				return kit.FlagErrors(cmd.Flags(), err)
 			}
-			src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+			src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 			tables, err := f.owners.load(cmd.ErrOrStderr(), src)
 			if err != nil {
 				return err
@@ -164,7 +165,7 @@ Example:
 			}
 			res, err := dpsubn3.Publish(cmd.Context(), dpsubn3.Options{Owners: tables, Source: src, Label: f.labelName(), Settings: st})
 			if err != nil {
-				return flagErrors(cmd.Flags(), err)
+				return kit.FlagErrors(cmd.Flags(), err)
 			}
 			return finishBayesNet(cmd, f, tables, res)
 		},
@@ -177,7 +178,7 @@ Example:
 // which attacks owners' rows (the rows the run was given).
 func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, owners []*data.Table, res *bnspec.Published) error {
 	w := cmd.OutOrStdout()
-	if err := f.gate.publishTable(cmd, &f.outputFlags, owners, res.Synthetic, res.Report); err != nil {
+	if err := f.gate.publishTable(cmd, &f.OutputFlags, owners, res.Synthetic, res.Report); err != nil {
 		return err
 	}
 	names := res.Synthetic.Schema.Names()

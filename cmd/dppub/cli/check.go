@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/randx"
@@ -30,7 +31,7 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the reported intervals")
 	fs.IntVar(&f.queries, "queries", defaultGateQueries, gateQueriesHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 }
 
 func newCheckCmd() *cobra.Command {
@@ -70,7 +71,7 @@ Examples:
 
 func runCheck(cmd *cobra.Command, f *checkFlags, _ []string) error {
 	if f.real == "" || f.holdout == "" || f.synthetic == "" || f.schema == "" {
-		return usagef("check needs --real, --holdout, --synthetic and --schema")
+		return kit.Usagef("check needs --real, --holdout, --synthetic and --schema")
 	}
 	if err := checkMaxAdvantage(f.maxAdvantage); err != nil {
 		return err

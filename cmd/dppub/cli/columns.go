@@ -3,41 +3,16 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/dppub/dppub/datasets"
 	"io"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
+	"github.com/dppub/dppub/datasets"
+
 	"github.com/dppub/dppub/data"
-	"github.com/spf13/pflag"
 )
-
-// skipColumnsFlag is the one name of the flag, on every command that
-// reads a CSV, that leaves columns out (data.ReadOptions.SkipColumns).
-const skipColumnsFlag = "skip-columns"
-
-// registerSkipColumns adds --skip-columns to fs, writing the names to p.
-func registerSkipColumns(fs *pflag.FlagSet, p *[]string) {
-	fs.StringSliceVar(p, skipColumnsFlag, nil,
-		"columns of the input CSV to leave out, comma-separated or repeated: extra columns the schema does not declare (an ID, a note), or declared ones to drop")
-}
-
-// stdinPath is the --input (or positional input) that reads standard
-// input, and stdinName how messages name it.
-const (
-	stdinPath = "-"
-	stdinName = "standard input"
-)
-
-// displayPath names a path in messages: stream ("standard input",
-// "standard output") for "-".
-func displayPath(path, stream string) string {
-	if path == stdinPath {
-		return stream
-	}
-	return path
-}
 
 // readOptionalID reads a table as readTable does, with the schema's ID
 // column only when the file has one (data.ReadOptions OptionalID): a
@@ -63,7 +38,7 @@ func readSynthetic(notes io.Writer, path string, s data.Schema, skip []string) (
 	}
 	t, st, err := readOptionalID(notes, path, s, declared)
 	var unknown *data.UnknownColumnError
-	if err != nil && path != stdinPath && errors.As(err, &unknown) && slices.Contains(skip, unknown.Column) {
+	if err != nil && path != kit.StdinPath && errors.As(err, &unknown) && slices.Contains(skip, unknown.Column) {
 		// The synthetic file has the undeclared column too: skip them all.
 		return readOptionalID(notes, path, s, skip)
 	}
@@ -79,14 +54,10 @@ func readTable(notes io.Writer, path string, s data.Schema, skip []string) (*dat
 	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip})
 }
 
-// minOwnerRows is the fewest rows an owner's input to a release may hold
-// (data.ReadOptions.MinRows): with one row, the default δ = 1/n² is 1.
-const minOwnerRows = 2
-
 // readOwnerTable is readTable of an owner's data for a release: fewer
 // than minOwnerRows rows is an error naming the file and its count.
 func readOwnerTable(notes io.Writer, path string, s data.Schema, skip []string) (*data.Table, data.ReadStats, error) {
-	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip, MinRows: minOwnerRows})
+	return readWith(notes, path, s, data.ReadOptions{Header: true, SkipColumns: skip, MinRows: kit.MinOwnerRows})
 }
 
 // readWith is readTable with the read options o.
@@ -97,8 +68,8 @@ func readWith(notes io.Writer, path string, s data.Schema, o data.ReadOptions) (
 		err error
 	)
 	switch {
-	case path == stdinPath:
-		o.Name = stdinName
+	case path == kit.StdinPath:
+		o.Name = kit.StdinName
 		t, st, err = data.ReadCSV(os.Stdin, s, o)
 	case data.IsParquetPath(path):
 		t, st, err = data.ReadParquetFile(path, s, o)
@@ -106,7 +77,7 @@ func readWith(notes io.Writer, path string, s data.Schema, o data.ReadOptions) (
 		t, st, err = data.ReadFile(path, s, o)
 	}
 	if err == nil && notes != nil && st.DroppedMissing > 0 {
-		fmt.Fprintf(notes, "%s: %d of %d rows dropped for a missing value (not released)\n", displayPath(path, stdinName), st.DroppedMissing, st.DroppedMissing+t.Len())
+		fmt.Fprintf(notes, "%s: %d of %d rows dropped for a missing value (not released)\n", kit.DisplayPath(path, kit.StdinName), st.DroppedMissing, st.DroppedMissing+t.Len())
 	}
 	return t, st, err
 }
@@ -127,7 +98,7 @@ func dropColumns(t *data.Table, skip []string) (*data.Table, error) {
 	}
 	for _, name := range skip {
 		if _, err := t.Schema.Attribute(name); err != nil {
-			return nil, usagef("--%s: the dataset has no column %q (%s)", skipColumnsFlag, name, strings.Join(t.Schema.Names(), ", "))
+			return nil, kit.Usagef("--%s: the dataset has no column %q (%s)", kit.SkipColumnsFlag, name, strings.Join(t.Schema.Names(), ", "))
 		}
 	}
 	var keep []string
@@ -137,7 +108,7 @@ func dropColumns(t *data.Table, skip []string) (*data.Table, error) {
 		}
 	}
 	if len(keep) == 0 {
-		return nil, usagef("--%s leaves no column of the dataset", skipColumnsFlag)
+		return nil, kit.Usagef("--%s leaves no column of the dataset", kit.SkipColumnsFlag)
 	}
 	return t.SelectColumns(keep...)
 }
@@ -145,8 +116,8 @@ func dropColumns(t *data.Table, skip []string) (*data.Table, error) {
 // openInput opens a file, or standard input for "-", and the name to
 // give it in messages.
 func openInput(path string) (io.ReadCloser, string, error) {
-	if path == stdinPath {
-		return io.NopCloser(os.Stdin), stdinName, nil
+	if path == kit.StdinPath {
+		return io.NopCloser(os.Stdin), kit.StdinName, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -160,12 +131,12 @@ func openInput(path string) (io.ReadCloser, string, error) {
 func checkStdinOnce(flag string, paths []string) error {
 	n := 0
 	for _, p := range paths {
-		if p == stdinPath {
+		if p == kit.StdinPath {
 			n++
 		}
 	}
 	if n > 1 {
-		return usagef("--%s - (standard input) given %d times: standard input can be read once", flag, n)
+		return kit.Usagef("--%s - (standard input) given %d times: standard input can be read once", flag, n)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/learn"
@@ -29,7 +30,7 @@ func (t *tableFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&t.dataset, "dataset", "", "built-in dataset (see `dppub datasets`)")
 	fs.StringVar(&t.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, a .parquet file, or - for standard input")
 	fs.StringVar(&t.schema, "schema", "", "schema JSON for --input (column kinds and public bounds)")
-	registerSkipColumns(fs, &t.skip)
+	kit.RegisterSkipColumns(fs, &t.skip)
 }
 
 // registerIgnore adds --ignore, the DPPCA commands' old name of
@@ -43,14 +44,14 @@ func (t *tableFlags) registerIgnore(fs *pflag.FlagSet) {
 func (t *tableFlags) check() error {
 	switch {
 	case t.dataset != "" && t.input != "":
-		return usagef("give --dataset or --input, not both")
+		return kit.Usagef("give --dataset or --input, not both")
 	case t.dataset == "" && t.input == "":
-		return usagef("no data: give --dataset NAME or --input FILE")
+		return kit.Usagef("no data: give --dataset NAME or --input FILE")
 	case t.dataset != "":
 		_, err := datasets.Schema(t.dataset)
 		return err
 	case t.schema == "":
-		return usagef("--input needs --schema FILE (column kinds and public bounds)")
+		return kit.Usagef("--input needs --schema FILE (column kinds and public bounds)")
 	}
 	return nil
 }
@@ -85,9 +86,9 @@ func (t *tableFlags) defaultLabel() string {
 // the outputs); its settings are bound from the method's settings.
 type dppcaFlags struct {
 	table    tableFlags
-	src      sourceFlags
+	src      kit.SourceFlags
 	settings *dppcasvm.Settings
-	outputFlags
+	kit.OutputFlags
 }
 
 func newPublishDPPCACmd(spec method.Spec) *cobra.Command {
@@ -134,15 +135,15 @@ Examples:
   dppub publish ` + spec.Name + ` --input train.csv --schema s.json --label class --out model.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagErrors(cmd.Flags(), runPublishDPPCA(cmd, spec, f))
+			return kit.FlagErrors(cmd.Flags(), runPublishDPPCA(cmd, spec, f))
 		},
 	}
 	f.table.register(cmd)
 	f.table.registerIgnore(cmd.Flags())
-	f.src.register(cmd.Flags())
+	f.src.Register(cmd.Flags())
 	fs := cmd.Flags()
-	bindSettings(fs, f.settings)
-	f.outputFlags.register(fs, "model JSON")
+	kit.BindSettings(fs, f.settings)
+	f.OutputFlags.Register(fs, "model JSON")
 	return cmd
 }
 
@@ -150,7 +151,7 @@ func runPublishDPPCA(cmd *cobra.Command, spec method.Spec, f *dppcaFlags) error 
 	if err := f.table.check(); err != nil {
 		return err
 	}
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	// The dataset's label is the default, recorded in the report as --label.
@@ -165,19 +166,19 @@ func runPublishDPPCA(cmd *cobra.Command, spec method.Spec, f *dppcaFlags) error 
 		return err
 	}
 	out, err := method.RunCentral(cmd.Context(), spec, &st, method.Local{Table: table,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr())})
+		Source: f.src.Source(cmd.Flags(), cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
 	// The model is written before its report, which records the model's
 	// digest; if the report cannot be written the model is removed, so
 	// nothing is half-published.
-	if err := publishFiles(cmd, nil, out.Report, f.report, outputFile{f.out, out.Data}); err != nil {
+	if err := kit.PublishFiles(cmd, nil, out.Report, f.Report, kit.OutputFile{Path: f.Out, Data: out.Data}); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, out.Report)
-	fmt.Fprintf(w, "\nWrote the model to %s and the report to %s\n", displayPath(f.out, stdoutName), f.report)
+	kit.PrintReport(cmd, w, out.Report)
+	fmt.Fprintf(w, "\nWrote the model to %s and the report to %s\n", kit.DisplayPath(f.Out, kit.StdoutName), f.Report)
 	return printClassifierUtility(cmd, table, out.Detail)
 }
 
@@ -204,7 +205,7 @@ func printClassifierUtility(cmd *cobra.Command, train *data.Table, detail any) e
 		printLines(w, summary.Summary())
 	}
 	fmt.Fprintf(w, "  training accuracy: %.4f on %d records\n", acc, train.Len())
-	noteQuality(cmd, "training_accuracy", acc)
+	kit.NoteQuality(cmd, "training_accuracy", acc)
 	if summary != nil {
 		printLines(w, summary.Notes())
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/eval/all"
 	"github.com/dppub/dppub/randx"
@@ -32,7 +33,7 @@ shown on stderr. Both the paper's calibration and the sound one are run.`,
 // newExperimentCmd is one experiment of the registry (eval/all) as a
 // command: its own flags and --seed.
 func newExperimentCmd(e eval.Experiment) *cobra.Command {
-	var src sourceFlags
+	var src kit.SourceFlags
 	var run eval.Run
 	cmd := &cobra.Command{
 		Use:   e.Name,
@@ -42,14 +43,14 @@ func newExperimentCmd(e eval.Experiment) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stderr := cmd.ErrOrStderr()
 			env := eval.Env{
-				Source:   func() *randx.Source { return src.source(cmd.Flags(), stderr) },
+				Source:   func() *randx.Source { return src.Source(cmd.Flags(), stderr) },
 				Progress: func(desc string) func(done, total int) { return newBar(stderr, desc) },
 				Stdout:   cmd.OutOrStdout(), Stderr: stderr,
 				Baseline: all.Baseline,
 			}
 			if err := run(cmd.Context(), env); err != nil {
 				if eval.IsUsage(err) {
-					return usageError{err}
+					return kit.UsageError{Err: err}
 				}
 				return err
 			}
@@ -57,7 +58,7 @@ func newExperimentCmd(e eval.Experiment) *cobra.Command {
 		},
 	}
 	run = e.Bind(cmd.Flags())
-	src.register(cmd.Flags())
+	src.Register(cmd.Flags())
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/ownerstats"
@@ -26,10 +27,10 @@ func settingsCommand(s method.Spec, how string, run func(*cobra.Command, method.
 		Long:  s.Summary + "\n\n" + how,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagErrors(cmd.Flags(), run(cmd, st))
+			return kit.FlagErrors(cmd.Flags(), run(cmd, st))
 		},
 	}
-	bindSettings(cmd.Flags(), st)
+	kit.BindSettings(cmd.Flags(), st)
 	return cmd
 }
 
@@ -53,10 +54,10 @@ split among --owners of them, or give one --input per owner.`,
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among the owners")
 	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, a .parquet file, or - for standard input, one per owner (repeat)")
 	fs.StringArrayVar(&f.schemas, "schema", nil, "schema JSON of the --input files (one for all, or one per file for parties of columns)")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among, or one --input file (default: one owner per --input file)")
-	f.src.register(fs)
-	f.outputFlags.register(fs, "output file")
+	f.src.Register(fs)
+	f.OutputFlags.Register(fs, "output file")
 	// Only owners of rows have rows of the published table's columns
 	// for the gate to attack.
 	if s.Split == method.Rows {
@@ -101,16 +102,16 @@ type genericFlags struct {
 	// statistics are owners' statistics files (ownerstats), one per
 	// owner, instead of --dataset or --input.
 	statistics []string
-	src        sourceFlags
+	src        kit.SourceFlags
 	gate       gateFlags
-	outputFlags
+	kit.OutputFlags
 }
 
 func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 	if len(f.statistics) > 0 {
 		return runGenericFromStatistics(cmd, s, st, f, src)
 	}
@@ -132,17 +133,17 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	}
 	f.gate.account(run.Outcome.Report)
 	if err := f.gate.guard(cmd, tables, run.Outcome.Table, func() error {
-		return writeOutcome(cmd, nil, f.out, f.report, run.Outcome)
+		return writeOutcome(cmd, nil, f.Out, f.Report, run.Outcome)
 	}); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, run.Outcome.Report)
-	noteQuality(cmd, "summary", run.Outcome.Summary)
-	printTableQuality(cmd, tables, run.Outcome.Table, f.out)
-	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	kit.PrintReport(cmd, w, run.Outcome.Report)
+	kit.NoteQuality(cmd, "summary", run.Outcome.Summary)
+	printTableQuality(cmd, tables, run.Outcome.Table, f.Out)
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.Out, f.Report)
 	for _, file := range run.Outcome.Files {
-		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
+		fmt.Fprintf(w, "Wrote %s\n", f.Out+file.Suffix)
 	}
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
@@ -173,10 +174,10 @@ func localMembers(s method.Spec, owners int) map[string][]string {
 // process holds no rows to compare or attack.
 func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericFlags, src *randx.Source) error {
 	if len(f.schemas) != 1 || f.dataset != "" || len(f.inputs) > 0 || len(f.skip) > 0 {
-		return usagef("--statistics takes one --schema (the schema the statistics were computed under) and no --dataset, --input or --skip-columns")
+		return kit.Usagef("--statistics takes one --schema (the schema the statistics were computed under) and no --dataset, --input or --skip-columns")
 	}
 	if f.gate.on {
-		return usagef("--statistics leaves no rows for the release gate to attack; leave out --gate")
+		return kit.Usagef("--statistics leaves no rows for the release gate to attack; leave out --gate")
 	}
 	schema, err := data.LoadSchema(f.schemas[0])
 	if err != nil {
@@ -195,12 +196,12 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	if err != nil {
 		return err
 	}
-	if err := writeOutcome(cmd, nil, f.out, f.report, run.Outcome); err != nil {
+	if err := writeOutcome(cmd, nil, f.Out, f.Report, run.Outcome); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, run.Outcome.Report)
-	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	kit.PrintReport(cmd, w, run.Outcome.Report)
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.Out, f.Report)
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
 	}
@@ -219,8 +220,8 @@ output and its privacy report. Its settings are the flags below.`,
 		func(cmd *cobra.Command, st method.Settings) error { return runGenericCentral(cmd, s, st, f) })
 	fs := cmd.Flags()
 	f.table.register(cmd)
-	f.src.register(fs)
-	f.outputFlags.register(fs, "output file")
+	f.src.Register(fs)
+	f.OutputFlags.Register(fs, "output file")
 	cmd.Example = genericCentralExample(s.Name, fs)
 	return cmd
 }
@@ -237,15 +238,15 @@ func genericCentralExample(name string, fs *pflag.FlagSet) string {
 // randomness and the outputs.
 type genericCentralFlags struct {
 	table tableFlags
-	src   sourceFlags
-	outputFlags
+	src   kit.SourceFlags
+	kit.OutputFlags
 }
 
 func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericCentralFlags) error {
 	if err := f.table.check(); err != nil {
 		return err
 	}
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	table, err := f.table.load(cmd.ErrOrStderr())
@@ -253,20 +254,20 @@ func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 		return err
 	}
 	out, err := method.RunCentral(cmd.Context(), s, st, method.Local{Table: table,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr())})
+		Source: f.src.Source(cmd.Flags(), cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
-	if err := writeOutcome(cmd, nil, f.out, f.report, out); err != nil {
+	if err := writeOutcome(cmd, nil, f.Out, f.Report, out); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, out.Report)
-	noteQuality(cmd, "summary", out.Summary)
-	printTableQuality(cmd, []*data.Table{table}, out.Table, f.out)
-	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	kit.PrintReport(cmd, w, out.Report)
+	kit.NoteQuality(cmd, "summary", out.Summary)
+	printTableQuality(cmd, []*data.Table{table}, out.Table, f.Out)
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.Out, f.Report)
 	for _, file := range out.Files {
-		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
+		fmt.Fprintf(w, "Wrote %s\n", f.Out+file.Suffix)
 	}
 	if out.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", out.Summary)
@@ -278,7 +279,7 @@ func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source) ([]*data.Table, error) {
 	switch {
 	case (f.dataset == "") == (len(f.inputs) == 0):
-		return nil, usagef("give --dataset NAME or --input FILE (one per owner)")
+		return nil, kit.Usagef("give --dataset NAME or --input FILE (one per owner)")
 	case f.dataset != "":
 		t, err := loadDataset(f.dataset, f.skip)
 		if err != nil {
@@ -297,7 +298,7 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 		return nil, err
 	}
 	if len(f.schemas) != 1 && len(f.schemas) != len(f.inputs) {
-		return nil, usagef("give one --schema for all --input files or one per file, got %d for %d", len(f.schemas), len(f.inputs))
+		return nil, kit.Usagef("give one --schema for all --input files or one per file, got %d for %d", len(f.schemas), len(f.inputs))
 	}
 	var out []*data.Table
 	for i, path := range f.inputs {

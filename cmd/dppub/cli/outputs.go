@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,13 +28,13 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 	if out == "" {
 		return nil // the command says that --out is required
 	}
-	toStdout := out == stdoutPath
+	toStdout := out == kit.StdoutPath
 	if toStdout {
 		if err := startStdout(cmd); err != nil {
 			return err
 		}
 	}
-	if publishing && flagValue(fs, "report") == stdoutPath {
+	if publishing && flagValue(fs, "report") == kit.StdoutPath {
 		if err := startReportStdout(cmd, toStdout); err != nil {
 			return err
 		}
@@ -79,7 +80,7 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 		force = f.Value.String() == "true"
 	}
 	if err := fsutil.CheckOutputs(outs, ins, force); err != nil {
-		return usageError{err}
+		return kit.UsageError{Err: err}
 	}
 	return nil
 }

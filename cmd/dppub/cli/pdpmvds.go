@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
-	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"io"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
@@ -26,9 +28,9 @@ type pdpmvdsFlags struct {
 	budgets    []float64
 	keysDir    string
 	settings   pdpmvdsspec.Settings
-	src        sourceFlags
+	src        kit.SourceFlags
 	gate       gateFlags
-	outputFlags
+	kit.OutputFlags
 	protoReport string
 	// idColumn is the ID column load aligned the owners' files by ("":
 	// by row).
@@ -56,12 +58,12 @@ func (f *pdpmvdsFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row holding one owner's columns (and the ID column); repeat once per owner")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON describing every owner's columns (kinds and public bounds)")
 	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order); with --link, the column the owners' records are linked by")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 	fs.Float64SliceVar(&f.budgets, "budgets", nil, "zCDP budget ρ_k of every owner, comma-separated (one value: the same for all)")
-	bindSettings(fs, &f.settings)
+	kit.BindSettings(fs, &f.settings)
 	fs.StringVar(&f.keysDir, "keys", "", "directory of key files from 'dppub keygen' (paillier suite)")
-	f.src.register(fs)
-	f.outputFlags.register(fs, "output CSV of synthetic rows")
+	f.src.Register(fs)
+	f.OutputFlags.Register(fs, "output CSV of synthetic rows")
 	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
 	f.gate.register(fs)
 }
@@ -126,11 +128,11 @@ Examples:
       --id person --link --budgets 0.5 --out synth.csv`
 
 func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	if f.protoReport == "" {
-		f.protoReport = f.out + ".protocol.json"
+		f.protoReport = f.Out + ".protocol.json"
 	}
 	tables, real, err := f.load()
 	if err != nil {
@@ -143,7 +145,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	var keys []*pdpmvdsspec.KeyFile
 	if f.keysDir != "" {
 		if !f.settings.UsesPaillier() {
-			return usagef("--keys is for --sspp paillier")
+			return kit.Usagef("--keys is for --sspp paillier")
 		}
 		if keys, err = pdpmvdsspec.ReadKeyFiles(f.keysDir, len(tables)); err != nil {
 			return err
@@ -160,7 +162,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	}
 	res, err := pdpmvdsspec.Publish(cmd.Context(), pdpmvdsspec.Options{Tables: tables, Budgets: budgets, Keys: keys,
 		Settings: f.settings,
-		Source:   f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
+		Source:   f.src.Source(cmd.Flags(), stderr), Progress: stageBars(stderr),
 	})
 	if err != nil {
 		return err
@@ -170,9 +172,9 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, res.Report)
+	kit.PrintReport(cmd, w, res.Report)
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s, the privacy report to %s and the protocol report to %s\n",
-		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report, f.protoReport)
+		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.Out, f.Report, f.protoReport)
 	res.WritePhases(w)
 	if l := res.Linkage; l != nil {
 		fmt.Fprintf(w, "\nRecord linkage (private set intersection on %q, before any release; no budget spent): %d records every owner holds\n", f.idColumn, l.Common)
@@ -182,7 +184,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		fmt.Fprintf(w, "Revealed to the owners exactly, NOT under DP:\n  - %s\n", strings.Join(l.Reveals, "\n  - "))
 	}
 	fmt.Fprintln(w)
-	printJoinedQuality(cmd, w, real, res.Synthetic, f.out)
+	printJoinedQuality(cmd, w, real, res.Synthetic, f.Out)
 	fmt.Fprintf(w, "  %d of %d pairs selected; %d marginals measured\n",
 		len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
 	if res.Clamped > 0 {
@@ -218,12 +220,12 @@ func printJoinedQuality(cmd *cobra.Command, w io.Writer, real, syn *data.Table, 
 func expandBudgets(b []float64, parties int) ([]float64, error) {
 	for k, rho := range b {
 		if !(rho > 0) || math.IsInf(rho, 0) {
-			return nil, usagef("--budgets: ρ = %v (value %d) must be positive and finite", rho, k+1)
+			return nil, kit.Usagef("--budgets: ρ = %v (value %d) must be positive and finite", rho, k+1)
 		}
 	}
 	switch len(b) {
 	case 0:
-		return nil, usagef("--budgets is required: one zCDP ρ per owner (or one for all)")
+		return nil, kit.Usagef("--budgets is required: one zCDP ρ per owner (or one for all)")
 	case 1:
 		out := make([]float64, parties)
 		for i := range out {
@@ -233,7 +235,7 @@ func expandBudgets(b []float64, parties int) ([]float64, error) {
 	case parties:
 		return b, nil
 	}
-	return nil, usagef("--budgets has %d values for %d owners", len(b), parties)
+	return nil, kit.Usagef("--budgets has %d values for %d owners", len(b), parties)
 }
 
 // load returns one table per owner and the joined table (for the local
@@ -241,12 +243,12 @@ func expandBudgets(b []float64, parties int) ([]float64, error) {
 func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	switch {
 	case f.dataset != "" && len(f.inputs) > 0:
-		return nil, nil, usagef("give --dataset or --input, not both")
+		return nil, nil, kit.Usagef("give --dataset or --input, not both")
 	case f.dataset != "" && f.settings.Link:
-		return nil, nil, usagef("--link links --input files by their ID column; --dataset has none")
+		return nil, nil, kit.Usagef("--link links --input files by their ID column; --dataset has none")
 	case f.dataset != "":
 		if f.parties < 2 {
-			return nil, nil, usagef("--parties must be at least 2, got %d", f.parties)
+			return nil, nil, kit.Usagef("--parties must be at least 2, got %d", f.parties)
 		}
 		t, err := datasets.Load(f.dataset)
 		if err != nil {
@@ -258,11 +260,11 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		}
 		return parts, t, nil
 	case len(f.inputs) < 2:
-		return nil, nil, usagef("give --dataset NAME, or one --input FILE per owner (at least 2)")
+		return nil, nil, kit.Usagef("give --dataset NAME, or one --input FILE per owner (at least 2)")
 	case f.schema == "":
-		return nil, nil, usagef("--input needs --schema FILE (column kinds and public bounds)")
+		return nil, nil, kit.Usagef("--input needs --schema FILE (column kinds and public bounds)")
 	}
-	if err := checkDistinctInputs(f.inputs, partiesOfColumn); err != nil {
+	if err := kit.CheckDistinctInputs(f.inputs, kit.PartiesOfColumn); err != nil {
 		return nil, nil, err
 	}
 	s, err := data.LoadSchema(f.schema)
@@ -274,7 +276,7 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	}
 	f.idColumn = s.ID
 	if f.settings.Link && s.ID == "" {
-		return nil, nil, usagef("--link needs the ID column every --input holds: give --id COL or an \"id\" in the schema")
+		return nil, nil, kit.Usagef("--link needs the ID column every --input holds: give --id COL or an \"id\" in the schema")
 	}
 	var tables []*data.Table
 	for _, path := range f.inputs {
@@ -347,7 +349,7 @@ func readPart(path string, s data.Schema, skip []string) (*data.Table, error) {
 	}
 	for _, name := range skip {
 		if _, err := s.Attribute(name); err != nil && !slices.Contains(header, name) && name != s.ID {
-			return nil, usagef("--%s: column %q is neither in the header of %s nor in the schema", skipColumnsFlag, name, path)
+			return nil, kit.Usagef("--%s: column %q is neither in the header of %s nor in the schema", kit.SkipColumnsFlag, name, path)
 		}
 	}
 	if s.ID != "" && !slices.Contains(header, s.ID) {
@@ -363,7 +365,7 @@ func readPart(path string, s data.Schema, skip []string) (*data.Table, error) {
 	if slices.Contains(skip, s.ID) {
 		sub.ID = ""
 	}
-	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true, IgnoreColumns: ignore, MinRows: minOwnerRows})
+	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true, IgnoreColumns: ignore, MinRows: kit.MinOwnerRows})
 	return t, err
 }
 
@@ -403,9 +405,9 @@ func joinParts(ts []*data.Table) (*data.Table, error) {
 func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, bits int) (int, error) {
 	switch {
 	case cmd.Flags().Changed("key-bits") && f.settings.KeyBits != bits:
-		return 0, usagef("--key-bits %d, but the key files in %s hold a %d-bit key", f.settings.KeyBits, f.keysDir, bits)
+		return 0, kit.Usagef("--key-bits %d, but the key files in %s hold a %d-bit key", f.settings.KeyBits, f.keysDir, bits)
 	case bits < paillier.MinBits && !f.settings.InsecureTestKeys:
-		return 0, usagef("the key files in %s hold an INSECURE %d-bit key; add --insecure-test-keys to use it in a test", f.keysDir, bits)
+		return 0, kit.Usagef("the key files in %s hold an INSECURE %d-bit key; add --insecure-test-keys to use it in a test", f.keysDir, bits)
 	}
 	return bits, nil
 }
@@ -413,13 +415,13 @@ func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, bits int) (int, error) {
 // writePDPMVDS writes the synthetic table, the protocol report and then
 // the privacy report, which records the digests of both.
 func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *pdpmvdsspec.Published) error {
-	table, err := tableBytes(f.out, res.Synthetic)
+	table, err := kit.TableBytes(f.Out, res.Synthetic)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", f.out, err)
+		return fmt.Errorf("writing %s: %w", f.Out, err)
 	}
 	proto, err := res.ProtocolReportJSON(f.settings)
 	if err != nil {
 		return err
 	}
-	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, table}, outputFile{f.protoReport, proto})
+	return kit.PublishFiles(cmd, nil, res.Report, f.Report, kit.OutputFile{Path: f.Out, Data: table}, kit.OutputFile{Path: f.protoReport, Data: proto})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/ownerstats"
@@ -15,10 +16,10 @@ import (
 type ppcaFlags struct {
 	owners     ownerFlags
 	statistics []string
-	src        sourceFlags
+	src        kit.SourceFlags
 	settings   ppcaspec.Settings
 	gate       gateFlags
-	outputFlags
+	kit.OutputFlags
 }
 
 func newPublishPPCACmd() *cobra.Command {
@@ -51,23 +52,23 @@ Examples:
   dppub publish ppca-dp-mh --input a.csv --input b.csv --schema s.json \
       --epsilon 0.5 --mechanism gaussian --delta 1e-6 --noise secure-aggregate --out synth.csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagErrors(cmd.Flags(), runPublishPPCA(cmd, f)) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return kit.FlagErrors(cmd.Flags(), runPublishPPCA(cmd, f)) },
 	}
 	fs := cmd.Flags()
 	f.owners.register(fs)
-	f.src.register(fs)
-	bindSettings(fs, &f.settings)
+	f.src.Register(fs)
+	kit.BindSettings(fs, &f.settings)
 	fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (the Beam pipeline, beam/README.md), instead of its rows; repeat once per owner, with --schema")
-	f.outputFlags.register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
+	f.OutputFlags.Register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
 	f.gate.register(fs)
 	return cmd
 }
 
 func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 	if len(f.statistics) > 0 {
 		return runPPCAFromStatistics(cmd, f, src)
 	}
@@ -94,7 +95,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	opts := ppcaspec.Options{Owners: owners, Source: src, Settings: f.settings}
 	// The quality's synthetic marginals are counted as the rows go by, so
 	// that a streamed release needs no copy of them.
-	synth, err := newSynthCounts(owners[0].Schema, f.out)
+	synth, err := newSynthCounts(owners[0].Schema, f.Out)
 	if err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	// (publishStreamed: a file, Parquet by row group, standard output, the
 	// gate on a bounded sample).
 	var res *ppcaspec.Published
-	err = f.publishStreamed(cmd, &f.gate, owners, owners[0].Schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = publishStreamed(&f.OutputFlags, cmd, &f.gate, owners, owners[0].Schema, func(emit emitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error {
 			synth.add(t)
 			return emit(t, nil)
@@ -124,10 +125,10 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 // instead of rows; no utility is printed (there are no rows to compare).
 func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) error {
 	if f.owners.schema == "" || f.owners.dataset != "" || len(f.owners.inputs) > 0 {
-		return usagef("--statistics takes --schema (the schema the statistics were computed under) and no --dataset or --input")
+		return kit.Usagef("--statistics takes --schema (the schema the statistics were computed under) and no --dataset or --input")
 	}
 	if f.gate.on {
-		return usagef("--gate attacks the owners' rows, and --statistics brings none: run `dppub check` where the rows are")
+		return kit.Usagef("--gate attacks the owners' rows, and --statistics brings none: run `dppub check` where the rows are")
 	}
 	schema, err := data.LoadSchema(f.owners.schema)
 	if err != nil {
@@ -142,7 +143,7 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 		stats = append(stats, st)
 	}
 	opts := ppcaspec.Options{Statistics: stats, Schema: schema, Source: src, Settings: f.settings}
-	err = f.publishStreamed(cmd, nil, nil, schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = publishStreamed(&f.OutputFlags, cmd, nil, nil, schema, func(emit emitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error { return emit(t, nil) }
 		res, err := ppcaspec.Publish(cmd.Context(), opts)
 		if err != nil {

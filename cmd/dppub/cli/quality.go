@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
@@ -114,10 +115,10 @@ func printQuality(cmd *cobra.Command, w io.Writer, real, synth *utility.Joint, w
 		fmt.Fprintf(w, "  marginal distances not computed (%v): run dppub compare REAL SYNTHETIC --schema SCHEMA on the files\n", err)
 		return
 	}
-	noteQuality(cmd, "mean_one_way_tvd", one)
+	kit.NoteQuality(cmd, "mean_one_way_tvd", one)
 	fmt.Fprintf(w, "  mean total-variation distance of the 1-way marginals: %.3f", one)
 	if real.Pairs() > 0 {
-		noteQuality(cmd, "mean_two_way_tvd", two)
+		kit.NoteQuality(cmd, "mean_two_way_tvd", two)
 		fmt.Fprintf(w, ", of the 2-way marginals: %.3f", two)
 	}
 	fmt.Fprintf(w, "\n  (%s; dppub compare gives the same figures for the same files)\n", utility.Binning(utility.DefaultBins))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/internal/fsutil"
@@ -20,15 +21,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// ownerOnlyKey annotates a flag whose value is for the owner only (the
-// release gate's): stampReport leaves it out of the published report's
-// parameters, since a held-out file's path or the gate's threshold says
-// something about the private data and the gate is never published.
-const ownerOnlyKey = "dppub-owner-only"
-
 func markOwnerOnly(fs *pflag.FlagSet, names ...string) {
 	for _, n := range names {
-		_ = fs.SetAnnotation(n, ownerOnlyKey, []string{"true"})
+		_ = fs.SetAnnotation(n, kit.OwnerOnlyKey, []string{"true"})
 	}
 }
 
@@ -50,7 +45,7 @@ func registerMaxAdvantage(fs *pflag.FlagSet, v *float64) {
 
 func checkMaxAdvantage(v float64) error {
 	if !(v > 0 && v < 1) {
-		return usagef("--max-advantage must be in (0, 1), got %v", v)
+		return kit.Usagef("--max-advantage must be in (0, 1), got %v", v)
 	}
 	return nil
 }
@@ -119,7 +114,7 @@ func checkGateFlags(fs *pflag.FlagSet) error {
 	if flagValue(fs, "gate") != "true" {
 		for _, n := range []string{"gate-holdout", "gate-holdout-share", "gate-out", "gate-queries", "max-advantage"} {
 			if fs.Changed(n) {
-				return usagef("--%s takes effect only with --gate", n)
+				return kit.Usagef("--%s takes effect only with --gate", n)
 			}
 		}
 		return nil
@@ -130,22 +125,22 @@ func checkGateFlags(fs *pflag.FlagSet) error {
 	}
 	holdout := flagValue(fs, "gate-holdout")
 	if holdout != "" && fs.Changed("gate-holdout-share") {
-		return usagef("give --gate-holdout FILE or --gate-holdout-share, not both")
+		return kit.Usagef("give --gate-holdout FILE or --gate-holdout-share, not both")
 	}
 	if share, _ := fs.GetFloat64("gate-holdout-share"); !(share > 0 && share < 1) {
-		return usagef("--gate-holdout-share must be in (0, 1), got %v", share)
+		return kit.Usagef("--gate-holdout-share must be in (0, 1), got %v", share)
 	}
 	if q, _ := fs.GetInt("gate-queries"); q < minGateQueries {
-		return usagef("--gate-queries must be at least %d, got %d", minGateQueries, q)
+		return kit.Usagef("--gate-queries must be at least %d, got %d", minGateQueries, q)
 	}
-	if holdout == stdinPath {
-		return usagef("--gate-holdout - is not supported: give the held-out rows as a file")
+	if holdout == kit.StdinPath {
+		return kit.Usagef("--gate-holdout - is not supported: give the held-out rows as a file")
 	}
 	// Held-out rows that the generator was given are members, and the
 	// gate would compare the owner's rows with themselves.
 	for _, in := range flagValues(fs, "input") {
 		if holdout != "" && filepath.Clean(in) == filepath.Clean(holdout) {
-			return usagef("--gate-holdout %s is also an --input: the held-out rows must never be given to the generator", holdout)
+			return kit.Usagef("--gate-holdout %s is also an --input: the held-out rows must never be given to the generator", holdout)
 		}
 	}
 	return nil
@@ -161,8 +156,8 @@ func gatePath(fs *pflag.FlagSet) (string, error) {
 		return p, nil
 	}
 	out := flagValue(fs, "out")
-	if out == stdoutPath {
-		return "", usagef("--gate with --out - needs --gate-out FILE for the gate's result")
+	if out == kit.StdoutPath {
+		return "", kit.Usagef("--gate with --out - needs --gate-out FILE for the gate's result")
 	}
 	return out + ".gate.json", nil
 }
@@ -185,11 +180,11 @@ func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string
 			return nil, fmt.Errorf("--gate-holdout %s: %w", g.holdout, err)
 		}
 		if h.Len() < gate.MinHoldout {
-			return nil, usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
+			return nil, kit.Usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
 		}
 		for i, t := range owners {
 			if t.Len() < gate.MinMembers {
-				return nil, usagef("%s has %d rows; the release gate needs at least %d", method.OwnerName(i+1), t.Len(), gate.MinMembers)
+				return nil, kit.Usagef("%s has %d rows; the release gate needs at least %d", method.OwnerName(i+1), t.Len(), gate.MinMembers)
 			}
 			g.held = append(g.held, h)
 		}
@@ -204,7 +199,7 @@ func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string
 	for i, t := range owners {
 		n := int(math.Round(g.share * float64(t.Len())))
 		if n < gate.MinHoldout || t.Len()-n < gate.MinMembers {
-			return nil, usagef("--gate-holdout-share %v of %s's %d rows holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more rows, a larger share or --gate-holdout FILE)",
+			return nil, kit.Usagef("--gate-holdout-share %v of %s's %d rows holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more rows, a larger share or --gate-holdout FILE)",
 				g.share, method.OwnerName(i+1), t.Len(), n, t.Len()-n, gate.MinHoldout, gate.MinMembers)
 		}
 		perm := src.Perm(t.Len())
@@ -244,10 +239,10 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 		}
 		h.Schema.ID, h.IDs = joined.Schema.ID, nil
 		if h.Len() < gate.MinHoldout {
-			return nil, nil, usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
+			return nil, nil, kit.Usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
 		}
 		if n < gate.MinMembers {
-			return nil, nil, usagef("the parties hold %d records; the release gate needs at least %d", n, gate.MinMembers)
+			return nil, nil, kit.Usagef("the parties hold %d records; the release gate needs at least %d", n, gate.MinMembers)
 		}
 		g.held = []*data.Table{h}
 		g.source = fmt.Sprintf("%d records of %s", h.Len(), g.holdout)
@@ -255,7 +250,7 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 	}
 	k := int(math.Round(g.share * float64(n)))
 	if k < gate.MinHoldout || n-k < gate.MinMembers {
-		return nil, nil, usagef("--gate-holdout-share %v of the parties' %d records holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more records, a larger share or --gate-holdout FILE)",
+		return nil, nil, kit.Usagef("--gate-holdout-share %v of the parties' %d records holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more records, a larger share or --gate-holdout FILE)",
 			g.share, n, k, n-k, gate.MinHoldout, gate.MinMembers)
 	}
 	// From the operating system's CSPRNG even under --seed, as holdOut.
@@ -453,7 +448,7 @@ func (g *gateFlags) summary(cmd *cobra.Command) {
 	if g.result == nil {
 		return
 	}
-	noteQuality(cmd, "release_gate", g.result.Verdict())
+	kit.NoteQuality(cmd, "release_gate", g.result.Verdict())
 	path, _ := gatePath(cmd.Flags())
 	fmt.Fprintf(cmd.OutOrStdout(), "Release gate (owner only, not published): %s; result in %s (a pass is not a privacy guarantee)\n", g.result.Verdict(), path)
 }
@@ -461,9 +456,9 @@ func (g *gateFlags) summary(cmd *cobra.Command) {
 // publishTable is outputFlags.publishTable behind the gate: the command's
 // one call that writes its synthetic table, its report and the gate's
 // result, and prints the summary.
-func (g *gateFlags) publishTable(cmd *cobra.Command, o *outputFlags, owners []*data.Table, t *data.Table, r *privacy.Report) error {
+func (g *gateFlags) publishTable(cmd *cobra.Command, o *kit.OutputFlags, owners []*data.Table, t *data.Table, r *privacy.Report) error {
 	g.account(r)
-	if err := g.guard(cmd, owners, t, func() error { return o.publishTable(cmd, t, r) }); err != nil {
+	if err := g.guard(cmd, owners, t, func() error { return o.PublishTable(cmd, t, r) }); err != nil {
 		return err
 	}
 	g.summary(cmd)

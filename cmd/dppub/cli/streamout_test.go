@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
@@ -166,7 +167,7 @@ func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
 					}
 					key := filepath.Base(path)
 					if out == "-" {
-						key = stdoutName
+						key = kit.StdoutName
 					}
 					sum := sha256.Sum256(got)
 					if d := rep.OutputSHA256[key]; d != hex.EncodeToString(sum[:]) {
@@ -358,12 +359,14 @@ func TestStreamedRunFailingMidway(t *testing.T) {
 			d := t.TempDir()
 			var stdout bytes.Buffer
 			cmd := &cobra.Command{Use: "test"}
-			cmd.SetContext(context.WithValue(context.Background(), stdoutKey{}, io.Writer(&stdout)))
-			o := &outputFlags{out: c.out, report: filepath.Join(d, "r.json")}
+			cmd.SetContext(context.Background())
+			cmd.SetOut(&stdout)
+			kit.KeepStdout(cmd) // --out - writes the rows to stdout
+			o := &kit.OutputFlags{Out: c.out, Report: filepath.Join(d, "r.json")}
 			if c.out != "-" {
-				o.out = filepath.Join(d, c.out)
+				o.Out = filepath.Join(d, c.out)
 			}
-			err := o.publishStreamed(cmd, nil, nil, s, func(emit emitFunc) (*privacy.Report, error) {
+			err := publishStreamed(o, cmd, nil, nil, s, func(emit emitFunc) (*privacy.Report, error) {
 				for lo := 0; lo < c.rows; lo += 1000 {
 					if err := emit(chunk(lo, min(1000, c.rows-lo)), nil); err != nil {
 						return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
@@ -21,9 +22,9 @@ type synthFlags struct {
 	dataset, input, schema string
 	skip                   []string
 	settings               synthesize.Settings
-	src                    sourceFlags
+	src                    kit.SourceFlags
 	gate                   gateFlags
-	outputFlags
+	kit.OutputFlags
 }
 
 func newSynthesizeCmd() *cobra.Command {
@@ -69,7 +70,7 @@ Examples:
       --party bank:income,owns-home --party clinic:smoker,diagnosis --party-budgets 1,0.1 --out synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagErrors(cmd.Flags(), runSynthesize(cmd, f))
+			return kit.FlagErrors(cmd.Flags(), runSynthesize(cmd, f))
 		},
 		// The method's own command, so it gets no generic `publish` one.
 		Annotations: map[string]string{methodKey: synthesize.Name},
@@ -78,16 +79,16 @@ Examples:
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (adult, big5, ...; see `dppub datasets`)")
 	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, a .parquet file, or - for standard input")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON for --input (column kinds and public bounds)")
-	registerSkipColumns(fs, &f.skip)
-	bindSettings(fs, &f.settings)
-	f.src.register(fs)
-	f.outputFlags.register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
+	kit.RegisterSkipColumns(fs, &f.skip)
+	kit.BindSettings(fs, &f.settings)
+	f.src.Register(fs)
+	f.OutputFlags.Register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
 	f.gate.register(fs)
 	return cmd
 }
 
 func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	st := f.settings
@@ -113,14 +114,14 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 			return err
 		}
 	}
-	if err := f.checkParquet(in.schema()); err != nil {
+	if err := checkParquet(&f.OutputFlags, in.schema()); err != nil {
 		return err // before the engine spends the budget
 	}
 	// The synthetic table is never held whole: publishStream decodes and
 	// writes it a chunk at a time, to any output, the gate checking a
 	// bounded sample of it.
 	out, err := method.RunCentral(cmd.Context(), synthesize.Spec, &st, method.Local{Table: in.table,
-		Source: f.src.source(cmd.Flags(), stderr),
+		Source: f.src.Source(cmd.Flags(), stderr),
 		Attach: synthesize.Input{Progress: stageBars(stderr), Encoded: in.encoded, NoTable: true}})
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if in.table != nil {
 		owners = []*data.Table{in.table}
 	}
-	sample, counts, err := publishStream(cmd, &f.outputFlags, &f.gate, owners, res, out.Report)
+	sample, counts, err := publishStream(cmd, &f.OutputFlags, &f.gate, owners, res, out.Report)
 	if err != nil {
 		return err
 	}
@@ -160,7 +161,7 @@ func (f *synthFlags) recordUsed(st synthesize.Settings, detail any) {
 func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput, error) {
 	switch {
 	case f.dataset != "" && f.input != "":
-		return nil, usagef("give --dataset or --input, not both")
+		return nil, kit.Usagef("give --dataset or --input, not both")
 	case f.dataset != "":
 		t, err := loadDataset(f.dataset, f.skip)
 		if err != nil {
@@ -168,9 +169,9 @@ func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput
 		}
 		return &synthInput{table: t, values: tableValues(t)}, nil
 	case f.input == "":
-		return nil, usagef("no data: give --dataset NAME or --input FILE --schema FILE")
+		return nil, kit.Usagef("no data: give --dataset NAME or --input FILE --schema FILE")
 	case f.schema == "":
-		return nil, usagef("--input needs --schema FILE (column kinds and public bounds)")
+		return nil, kit.Usagef("--input needs --schema FILE (column kinds and public bounds)")
 	}
 	s, err := data.LoadSchema(f.schema)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/privacy"
@@ -148,18 +149,18 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 //   - Standard output with the gate: the rows go first to a temporary
 //     file (removed afterwards), so that a refusal writes nothing; once the
 //     gate passes, the report is written and the rows copied out.
-func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners []*data.Table, schema data.Schema, fill fillFunc) error {
-	if err := o.checkParquet(schema); err != nil {
+func publishStreamed(o *kit.OutputFlags, cmd *cobra.Command, g *gateFlags, owners []*data.Table, schema data.Schema, fill fillFunc) error {
+	if err := checkParquet(o, schema); err != nil {
 		return err
 	}
-	s := &streamedRelease{cmd: cmd, g: g, owners: owners, schema: schema, fill: fill, parquet: data.IsParquetPath(o.out), gated: g != nil && g.on}
+	s := &streamedRelease{cmd: cmd, g: g, owners: owners, schema: schema, fill: fill, parquet: data.IsParquetPath(o.Out), gated: g != nil && g.on}
 	if s.gated {
 		s.sample = &reservoir{max: gateSampleRows}
 	}
 	var err error
 	switch {
-	case o.out != stdoutPath:
-		err = s.toFile(o.out)
+	case o.Out != kit.StdoutPath:
+		err = s.toFile(o.Out)
 	case !s.gated:
 		err = s.toStdout()
 	default:
@@ -172,16 +173,16 @@ func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners [
 	if err != nil {
 		return err
 	}
-	if err := o.writeStreamedReport(s); err != nil {
+	if err := writeStreamedReport(o, s); err != nil {
 		return err
 	}
 	if s.gated {
 		g.result = g.pending
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, s.r)
+	kit.PrintReport(cmd, w, s.r)
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
-		s.sink.rows, max(s.sink.cols, len(schema.Attributes)), displayPath(o.out, stdoutName), o.report)
+		s.sink.rows, max(s.sink.cols, len(schema.Attributes)), kit.DisplayPath(o.Out, kit.StdoutName), o.Report)
 	if s.gated {
 		g.summary(cmd)
 	}
@@ -240,7 +241,7 @@ func (s *streamedRelease) toFile(out string) error {
 		return inner
 	})
 	if err != nil {
-		removeAll(s.written)
+		kit.RemoveAll(s.written)
 		if inner != nil {
 			return inner // the run's, the gate's or the write's own error
 		}
@@ -252,10 +253,10 @@ func (s *streamedRelease) toFile(out string) error {
 
 // toStdout writes the rows to standard output as they come (no gate).
 func (s *streamedRelease) toStdout() error {
-	err := s.produce(dataStdout(s.cmd), stdoutName)
+	err := s.produce(kit.DataStdout(s.cmd), kit.StdoutName)
 	if err != nil {
 		if s.sink != nil && s.sink.count.n > 0 {
-			return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, s.sink.count.n, stdoutName)
+			return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, s.sink.count.n, kit.StdoutName)
 		}
 		return err
 	}
@@ -280,7 +281,7 @@ func (s *streamedRelease) spooled() (func(), error) {
 		return remove, err
 	}
 	if err := s.check(); err != nil {
-		removeAll(s.written)
+		kit.RemoveAll(s.written)
 		return remove, err
 	}
 	return remove, nil
@@ -289,23 +290,23 @@ func (s *streamedRelease) spooled() (func(), error) {
 // writeStreamedReport records the output's digest in the report and
 // writes it; for standard output with the gate it then copies the
 // spooled rows out. A failure removes what was written.
-func (o *outputFlags) writeStreamedReport(s *streamedRelease) error {
-	stampReport(s.cmd, s.r, nil)
-	s.r.RecordOutputSHA256(displayPath(o.out, stdoutName), s.sink.sum())
+func writeStreamedReport(o *kit.OutputFlags, s *streamedRelease) error {
+	kit.StampReport(s.cmd, s.r, nil)
+	s.r.RecordOutputSHA256(kit.DisplayPath(o.Out, kit.StdoutName), s.sink.sum())
 	js, err := s.r.JSON()
 	if err == nil {
-		err = writeOutput(s.cmd, o.report, js) // standard output for --report -
+		err = kit.WriteOutput(s.cmd, o.Report, js) // standard output for --report -
 	}
 	if err != nil {
-		removeAll(s.written)
-		if o.out == stdoutPath && !s.gated {
-			return fmt.Errorf("writing %s: %w; the rows written to %s have no report: discard them", o.report, err, stdoutName)
+		kit.RemoveAll(s.written)
+		if o.Out == kit.StdoutPath && !s.gated {
+			return fmt.Errorf("writing %s: %w; the rows written to %s have no report: discard them", o.Report, err, kit.StdoutName)
 		}
-		return fmt.Errorf("writing %s: %w", o.report, err)
+		return fmt.Errorf("writing %s: %w", o.Report, err)
 	}
-	if o.out == stdoutPath && s.gated {
+	if o.Out == kit.StdoutPath && s.gated {
 		if err := copySpool(s.cmd, s.sink); err != nil {
-			removeAll(append(s.written, o.report))
+			kit.RemoveAll(append(s.written, o.Report))
 			return err
 		}
 	}
@@ -314,12 +315,12 @@ func (o *outputFlags) writeStreamedReport(s *streamedRelease) error {
 
 // checkParquet refuses a Parquet --out in a build without Parquet
 // (-tags noparquet), before anything runs.
-func (o *outputFlags) checkParquet(schema data.Schema) error {
-	if !data.IsParquetPath(o.out) {
+func checkParquet(o *kit.OutputFlags, schema data.Schema) error {
+	if !data.IsParquetPath(o.Out) {
 		return nil
 	}
 	if _, err := data.NewParquetWriter(io.Discard, schema); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
+		return fmt.Errorf("--out %s: %w", o.Out, err)
 	}
 	return nil
 }
@@ -333,8 +334,8 @@ func copySpool(cmd *cobra.Command, s *tableSink) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("reading back %s: %w", f.Name(), err)
 	}
-	if n, err := io.Copy(dataStdout(cmd), f); err != nil {
-		return fmt.Errorf("writing to %s: %w; the %d bytes written there are incomplete and unpublished (the report was removed): discard them", stdoutName, err, n)
+	if n, err := io.Copy(kit.DataStdout(cmd), f); err != nil {
+		return fmt.Errorf("writing to %s: %w; the %d bytes written there are incomplete and unpublished (the report was removed): discard them", kit.StdoutName, err, n)
 	}
 	return nil
 }
