@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/dppub/dppub/cmd/dppub/commands"
 	"github.com/dppub/dppub/method/dppcasvm"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 )
@@ -23,16 +24,18 @@ func topCommands() []func() *cobra.Command {
 }
 
 // publishCommands are the `publish` subcommands of methods with a
-// hand-written command (the registry's session methods get generic ones).
+// hand-written command: those in their methods' folders (the list of
+// package commands), then those still written here (the registry's other
+// session methods get generic ones).
 func publishCommands() []func() *cobra.Command {
-	out := []func() *cobra.Command{newPublishPrivBayesCmd, newPublishDPSUBN3Cmd}
+	out := append(commands.Publish(), newPublishPrivBayesCmd, newPublishDPSUBN3Cmd)
 	for _, s := range dppcasvm.Specs {
 		out = append(out, func() *cobra.Command { return newPublishDPPCACmd(s) })
 	}
 	return append(out,
 		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameSingle) },
 		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameMulti) },
-		newPublishMPCRDPCmd, newPublishPDPMVDSCmd, newPublishPPCACmd)
+		newPublishPDPMVDSCmd, newPublishPPCACmd)
 }
 
 // The `eval` subcommands are the experiments of the registry eval/all.

@@ -1,4 +1,7 @@
-package cli
+// Package mpcrdpcli is the hand-written `dppub publish mp-crdp` command:
+// its built-in datasets split by columns, one input file per party joined
+// on an ID, its query file, and the summary of its result.
+package mpcrdpcli
 
 import (
 	"fmt"
@@ -6,9 +9,8 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/cmd/dppub/cli/kit"
-	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
-
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method/mpcrdp"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -21,12 +23,13 @@ type mpcrdpFlags struct {
 	parties    int
 	rows       int
 	src        kit.SourceFlags
-	settings   mpcrdpspec.Settings
+	settings   mpcrdp.Settings
 	queries    string
 	kit.OutputFlags
 }
 
-func newPublishMPCRDPCmd() *cobra.Command {
+// Command is `dppub publish mp-crdp`.
+func Command() *cobra.Command {
 	f := &mpcrdpFlags{}
 	f.settings.Epsilon = 1
 	f.settings.SetDefaults()
@@ -88,7 +91,7 @@ Examples:
 	fs.StringVar(&f.id, "id", "", "ID column joining the parties' rows (default: the schema's id)")
 	kit.RegisterSkipColumns(fs, &f.skip)
 	fs.IntVar(&f.parties, "parties", 3, "--dataset: number of parties (consecutive feature groups)")
-	fs.IntVar(&f.rows, "rows", mpcrdpspec.DefaultAdultRows, "--dataset adult: records drawn at random (0: all 45222)")
+	fs.IntVar(&f.rows, "rows", mpcrdp.DefaultAdultRows, "--dataset adult: records drawn at random (0: all 45222)")
 	f.src.Register(fs)
 	kit.BindSettings(fs, &f.settings)
 	fs.StringVar(&f.queries, "queries", "", "query file for --release queries")
@@ -117,13 +120,13 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 		if err != nil {
 			return err
 		}
-		f.settings.Queries, err = mpcrdpspec.ParseQueries(file)
+		f.settings.Queries, err = mpcrdp.ParseQueries(file)
 		file.Close()
 		if err != nil {
 			return err
 		}
 	}
-	res, err := mpcrdpspec.Publish(cmd.Context(), mpcrdpspec.Options{Parties: parties, Source: src, Settings: f.settings})
+	res, err := mpcrdp.Publish(cmd.Context(), mpcrdp.Options{Parties: parties, Source: src, Settings: f.settings})
 	if err != nil {
 		return err
 	}
@@ -143,7 +146,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 	case f.dataset != "" && len(f.inputs) > 0:
 		return nil, "", "", kit.Usagef("give --dataset or --input, not both")
 	case f.dataset != "":
-		d, err := mpcrdpspec.LoadDataset(f.dataset, f.rows, src)
+		d, err := mpcrdp.LoadDataset(f.dataset, f.rows, src)
 		if err != nil {
 			return nil, "", "", kit.UsageError{Err: err}
 		}
@@ -151,7 +154,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 		if f.settings.Label != "" && f.settings.Label != label {
 			return nil, "", "", kit.Usagef("--dataset %s predicts %q, not %q", f.dataset, label, f.settings.Label)
 		}
-		parties, err := mpcrdpspec.SplitFeatures(d.Table, d.Features, label, f.parties)
+		parties, err := mpcrdp.SplitFeatures(d.Table, d.Features, label, f.parties)
 		if err != nil {
 			return nil, "", "", kit.UsageError{Err: err}
 		}
@@ -220,7 +223,7 @@ func readPartyFile(path string, s data.Schema, skip []string) (*data.Table, erro
 	return t, err
 }
 
-func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *mpcrdpspec.Result) error {
+func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *mpcrdp.Result) error {
 	out, err := res.Output()
 	if err != nil {
 		return err

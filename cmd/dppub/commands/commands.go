@@ -1,0 +1,19 @@
+// Package commands is the one explicit list of the hand-written method
+// commands, each in its method's folder (method/<name>/cli): the root's
+// command tree takes them from here, so the CLI knows a method only
+// through this list and the method registry.
+package commands
+
+import (
+	"github.com/spf13/cobra"
+
+	mpcrdpcli "github.com/dppub/dppub/method/mpcrdp/cli"
+)
+
+// Publish are the `publish` subcommands written by hand in their
+// methods' folders (the registry's other session methods get generic ones).
+func Publish() []func() *cobra.Command {
+	return []func() *cobra.Command{
+		mpcrdpcli.Command,
+	}
+}
