@@ -16,22 +16,22 @@ import (
 // bayesNetFlags are the flags PrivBayes and DP-SUBN3 share besides their
 // settings, which are bound from the methods' settings structs.
 type bayesNetFlags struct {
-	owners ownerFlags
+	owners kit.OwnerFlags
 	src    kit.SourceFlags
 	label  string
-	gate   gateFlags
+	gate   kit.GateFlags
 	kit.OutputFlags
 }
 
 // register adds the shared flags and binds settings (a pointer to the
 // method's settings, defaults filled).
 func (f *bayesNetFlags) register(fs *pflag.FlagSet, settings method.Settings) {
-	f.owners.register(fs)
+	f.owners.Register(fs)
 	f.src.Register(fs)
 	kit.BindSettings(fs, settings)
 	fs.StringVar(&f.label, "label", "", "attribute to be predicted from the synthetic rows: warn if the network leaves it independent of the rest (default: the --dataset's label)")
 	f.OutputFlags.Register(fs, "synthetic CSV")
-	f.gate.register(fs)
+	f.gate.Register(fs)
 }
 
 // check resolves the outputs and validates the settings before any data
@@ -54,11 +54,11 @@ func newBayesNetSettings() bnspec.Settings {
 
 // labelName is --label, or else the built-in dataset's label.
 func (f *bayesNetFlags) labelName() string {
-	if f.label != "" || f.owners.dataset == "" {
+	if f.label != "" || f.owners.Dataset == "" {
 		return f.label
 	}
 	for _, d := range datasets.List() {
-		if d.Name == f.owners.dataset {
+		if d.Name == f.owners.Dataset {
 			return d.Label
 		}
 	}
@@ -106,19 +106,19 @@ func runPublishPrivBayes(cmd *cobra.Command, f *bayesNetFlags, st bnspec.Setting
 	if err := f.check(&st); err != nil {
 		return err
 	}
-	if (cmd.Flags().Changed("owners") || cmd.Flags().Changed("parties")) && f.owners.parties != 1 {
-		return kit.Usagef("%s has one central owner; --owners must be 1, got %d (use %s for several owners)", bnspec.Name, f.owners.parties, dpsubn3.Name)
+	if (cmd.Flags().Changed("owners") || cmd.Flags().Changed("parties")) && f.owners.Parties != 1 {
+		return kit.Usagef("%s has one central owner; --owners must be 1, got %d (use %s for several owners)", bnspec.Name, f.owners.Parties, dpsubn3.Name)
 	}
-	if f.owners.dataset != "" {
-		f.owners.parties = 1
+	if f.owners.Dataset != "" {
+		f.owners.Parties = 1
 	}
 	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
-	tables, err := f.owners.load(cmd.ErrOrStderr(), src)
+	tables, err := f.owners.Load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
 	}
 	// One central owner: the gate holds out from the joined table.
-	table, err := f.gate.holdOutTable(cmd.ErrOrStderr(), union(tables), f.owners.skip)
+	table, err := f.gate.HoldOutTable(cmd.ErrOrStderr(), kit.Union(tables), f.owners.Skip)
 	if err != nil {
 		return err
 	}
@@ -156,11 +156,11 @@ Example:
 				return kit.FlagErrors(cmd.Flags(), err)
 			}
 			src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
-			tables, err := f.owners.load(cmd.ErrOrStderr(), src)
+			tables, err := f.owners.Load(cmd.ErrOrStderr(), src)
 			if err != nil {
 				return err
 			}
-			if tables, err = f.gate.holdOut(cmd.ErrOrStderr(), tables, f.owners.skip); err != nil {
+			if tables, err = f.gate.HoldOut(cmd.ErrOrStderr(), tables, f.owners.Skip); err != nil {
 				return err
 			}
 			res, err := dpsubn3.Publish(cmd.Context(), dpsubn3.Options{Owners: tables, Source: src, Label: f.labelName(), Settings: st})
@@ -178,7 +178,7 @@ Example:
 // which attacks owners' rows (the rows the run was given).
 func finishBayesNet(cmd *cobra.Command, f *bayesNetFlags, owners []*data.Table, res *bnspec.Published) error {
 	w := cmd.OutOrStdout()
-	if err := f.gate.publishTable(cmd, &f.OutputFlags, owners, res.Synthetic, res.Report); err != nil {
+	if err := f.gate.PublishTable(cmd, &f.OutputFlags, owners, res.Synthetic, res.Report); err != nil {
 		return err
 	}
 	names := res.Synthetic.Schema.Names()

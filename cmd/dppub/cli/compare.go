@@ -72,9 +72,9 @@ Examples:
 	fs.StringVar(&f.jsonOut, "json-out", "", "JSON report to write (default <out>.json)")
 	fs.StringVar(&f.privacyReport, "privacy-report", "", "the synthetic table's privacy report, whose key facts are shown (default SYNTH.privacy.json when present)")
 	fs.IntVar(&f.bins, "bins", utility.DefaultBins, "equal-width bins per numeric column (the default is the publishing commands' own, so that their quality lines and this report agree)")
-	fs.StringVar(&f.gateHoldout, "gate-holdout", "", holdoutFileHelp+": run the release gate on SYNTH and show its result")
+	fs.StringVar(&f.gateHoldout, "gate-holdout", "", kit.HoldoutFileHelp+": run the release gate on SYNTH and show its result")
 	fs.StringVar(&f.gateResult, "gate-result", "", "the release gate's result of a run with --gate, shown as it is (default SYNTH.gate.json when present)")
-	registerMaxAdvantage(fs, &f.maxAdvantage)
+	kit.RegisterMaxAdvantage(fs, &f.maxAdvantage)
 	fs.BoolVar(&f.asJSON, "json", false, "print the JSON report on standard output instead of the summary")
 	fs.BoolVar(&f.force, "force", false, "replace existing output files")
 	kit.RegisterSkipColumns(fs, &f.skip)
@@ -89,11 +89,11 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 	if err != nil {
 		return err
 	}
-	real, rst, err := readTable(nil, realPath, s, f.skip)
+	real, rst, err := kit.ReadTable(nil, realPath, s, f.skip)
 	if err != nil {
 		return err
 	}
-	synth, sst, err := readSynthetic(nil, synthPath, s, f.skip)
+	synth, sst, err := kit.ReadSynthetic(nil, synthPath, s, f.skip)
 	if err != nil {
 		return err
 	}
@@ -145,10 +145,10 @@ func (f *compareFlags) check(realPath, synthPath string) error {
 	case f.gateHoldout != "" && f.gateResult != "":
 		return kit.Usagef("give --gate-holdout FILE (run the gate) or --gate-result FILE (show a gate's result), not both")
 	}
-	if err := checkMaxAdvantage(f.maxAdvantage); err != nil {
+	if err := kit.CheckMaxAdvantage(f.maxAdvantage); err != nil {
 		return err
 	}
-	if err := checkStdinOnce("input", []string{realPath, synthPath, f.gateHoldout}); err != nil {
+	if err := kit.CheckStdinOnce("input", []string{realPath, synthPath, f.gateHoldout}); err != nil {
 		return err
 	}
 	if f.jsonOut == "" {
@@ -220,7 +220,7 @@ func checkReportDigest(r *privacy.Report, reportPath, synthPath string) error {
 // SYNTH.gate.json when it exists), or none.
 func (f *compareFlags) gate(real, synth *data.Table, synthPath string) (*quality.Gate, error) {
 	if f.gateHoldout != "" {
-		held, _, err := readTable(nil, f.gateHoldout, real.Schema, f.skip)
+		held, _, err := kit.ReadTable(nil, f.gateHoldout, real.Schema, f.skip)
 		if err != nil {
 			return nil, fmt.Errorf("--gate-holdout %s: %w", f.gateHoldout, err)
 		}

@@ -62,13 +62,13 @@ func (t *tableFlags) load(notes io.Writer) (*data.Table, error) {
 	}
 	skip := append(slices.Clone(t.skip), t.ignore...)
 	if t.dataset != "" {
-		return loadDataset(t.dataset, skip)
+		return kit.LoadDataset(t.dataset, skip)
 	}
 	s, err := data.LoadSchema(t.schema)
 	if err != nil {
 		return nil, err
 	}
-	tab, _, err := readOwnerTable(notes, t.input, s, skip)
+	tab, _, err := kit.ReadOwnerTable(notes, t.input, s, skip)
 	return tab, err
 }
 

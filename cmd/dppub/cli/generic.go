@@ -61,7 +61,7 @@ split among --owners of them, or give one --input per owner.`,
 	// Only owners of rows have rows of the published table's columns
 	// for the gate to attack.
 	if s.Split == method.Rows {
-		f.gate.register(fs)
+		f.gate.Register(fs)
 		fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (dppub-beam, beam/README.md), instead of its rows; repeat once per owner, with one --schema")
 	}
 	cmd.Example = genericExample(s.Name, fs)
@@ -103,7 +103,7 @@ type genericFlags struct {
 	// owner, instead of --dataset or --input.
 	statistics []string
 	src        kit.SourceFlags
-	gate       gateFlags
+	gate       kit.GateFlags
 	kit.OutputFlags
 }
 
@@ -120,7 +120,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if err != nil {
 		return err
 	}
-	if tables, err = f.gate.holdOut(cmd.ErrOrStderr(), tables, f.skip); err != nil {
+	if tables, err = f.gate.HoldOut(cmd.ErrOrStderr(), tables, f.skip); err != nil {
 		return err
 	}
 	lo := method.LocalOptions{Members: localMembers(s, len(tables)), Data: map[string]*data.Table{}, Source: src}
@@ -131,8 +131,8 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if err != nil {
 		return err
 	}
-	f.gate.account(run.Outcome.Report)
-	if err := f.gate.guard(cmd, tables, run.Outcome.Table, func() error {
+	f.gate.Account(run.Outcome.Report)
+	if err := f.gate.Guard(cmd, tables, run.Outcome.Table, func() error {
 		return writeOutcome(cmd, nil, f.Out, f.Report, run.Outcome)
 	}); err != nil {
 		return err
@@ -148,7 +148,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
 	}
-	f.gate.summary(cmd)
+	f.gate.Summary(cmd)
 	return nil
 }
 
@@ -176,7 +176,7 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	if len(f.schemas) != 1 || f.dataset != "" || len(f.inputs) > 0 || len(f.skip) > 0 {
 		return kit.Usagef("--statistics takes one --schema (the schema the statistics were computed under) and no --dataset, --input or --skip-columns")
 	}
-	if f.gate.on {
+	if f.gate.On {
 		return kit.Usagef("--statistics leaves no rows for the release gate to attack; leave out --gate")
 	}
 	schema, err := data.LoadSchema(f.schemas[0])
@@ -281,7 +281,7 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 	case (f.dataset == "") == (len(f.inputs) == 0):
 		return nil, kit.Usagef("give --dataset NAME or --input FILE (one per owner)")
 	case f.dataset != "":
-		t, err := loadDataset(f.dataset, f.skip)
+		t, err := kit.LoadDataset(f.dataset, f.skip)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +294,7 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 	if f.ownersGiven {
 		owners = f.owners
 	}
-	if err := checkOwnerInputs(f.inputs, owners); err != nil {
+	if err := kit.CheckOwnerInputs(f.inputs, owners); err != nil {
 		return nil, err
 	}
 	if len(f.schemas) != 1 && len(f.schemas) != len(f.inputs) {
@@ -309,13 +309,13 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 		// A column named in --skip-columns that one party's file lacks
 		// is an error there (data.ReadOptions.SkipColumns): with parties
 		// of columns, name only columns every file has.
-		t, _, err := readOwnerTable(notes, path, sc, f.skip)
+		t, _, err := kit.ReadOwnerTable(notes, path, sc, f.skip)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, t)
 	}
-	return layOutOwners(f.inputs, out, owners, s.Split, src)
+	return kit.LayOutOwners(f.inputs, out, owners, s.Split, src)
 }
 
 // printTableQuality compares a published table with the owners' tables

@@ -17,7 +17,7 @@ import (
 )
 
 type ldaFlags struct {
-	owners    ownerFlags
+	owners    kit.OwnerFlags
 	src       kit.SourceFlags
 	settings  mulldaspec.Settings
 	ledgerDir string
@@ -86,7 +86,7 @@ Examples:
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPublishLDA(cmd, f, method) },
 	}
 	fs := cmd.Flags()
-	f.owners.register(fs)
+	f.owners.Register(fs)
 	f.src.Register(fs)
 	kit.BindSettings(fs, &f.settings)
 	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory, created if absent (see dppub ledger --help)")
@@ -99,14 +99,14 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	if method == mulldaspec.NameSingle && len(f.owners.inputs) > 1 {
-		return kit.Usagef("lda-dp takes one owner's --input, got %d files (%s): use mul-lda-dp for several owners", len(f.owners.inputs), strings.Join(f.owners.inputs, ", "))
+	if method == mulldaspec.NameSingle && len(f.owners.Inputs) > 1 {
+		return kit.Usagef("lda-dp takes one owner's --input, got %d files (%s): use mul-lda-dp for several owners", len(f.owners.Inputs), strings.Join(f.owners.Inputs, ", "))
 	}
-	if method == mulldaspec.NameSingle && f.owners.parties == 0 {
-		f.owners.parties = 1 // one owner unless told otherwise
+	if method == mulldaspec.NameSingle && f.owners.Parties == 0 {
+		f.owners.Parties = 1 // one owner unless told otherwise
 	}
 	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
-	owners, err := f.owners.load(cmd.ErrOrStderr(), src)
+	owners, err := f.owners.Load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 		return kit.Usagef("lda-dp takes one owner, got %d (use mul-lda-dp)", len(owners))
 	}
 	if f.settings.Label == "" {
-		if f.settings.Label = mulldaspec.DatasetLabel(f.owners.dataset); f.settings.Label == "" {
+		if f.settings.Label = mulldaspec.DatasetLabel(f.owners.Dataset); f.settings.Label == "" {
 			return kit.Usagef("--label COL is required")
 		}
 	}

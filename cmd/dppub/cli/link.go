@@ -158,7 +158,7 @@ func readLinkInputs(f *linkFlags) ([]*data.Table, []int, error) {
 			return nil, nil, kit.Usagef("schema %s names ID column %q, --id says %q", f.schemas[k], s.ID, f.id)
 		}
 		s.ID = f.id
-		t, stats, err := readTable(nil, path, s, f.skip)
+		t, stats, err := kit.ReadTable(nil, path, s, f.skip)
 		if err != nil {
 			return nil, nil, err
 		}

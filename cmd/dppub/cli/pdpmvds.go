@@ -29,7 +29,7 @@ type pdpmvdsFlags struct {
 	keysDir    string
 	settings   pdpmvdsspec.Settings
 	src        kit.SourceFlags
-	gate       gateFlags
+	gate       kit.GateFlags
 	kit.OutputFlags
 	protoReport string
 	// idColumn is the ID column load aligned the owners' files by ("":
@@ -65,7 +65,7 @@ func (f *pdpmvdsFlags) register(fs *pflag.FlagSet) {
 	f.src.Register(fs)
 	f.OutputFlags.Register(fs, "output CSV of synthetic rows")
 	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
-	f.gate.register(fs)
+	f.gate.Register(fs)
 }
 
 // publishPDPMVDSLong is the help text of publish pdp-mvds.
@@ -157,7 +157,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	stderr := cmd.ErrOrStderr()
 	// Before any key is dealt or budget spent (and, with --link, before
 	// the linkage: the held-out IDs leave every party's file).
-	if tables, real, err = f.gate.holdOutRecords(stderr, tables, real, f.idColumn, f.skip, f.settings.Link); err != nil {
+	if tables, real, err = f.gate.HoldOutRecords(stderr, tables, real, f.idColumn, f.skip, f.settings.Link); err != nil {
 		return err
 	}
 	res, err := pdpmvdsspec.Publish(cmd.Context(), pdpmvdsspec.Options{Tables: tables, Budgets: budgets, Keys: keys,
@@ -167,8 +167,8 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	if err != nil {
 		return err
 	}
-	f.gate.account(res.Report)
-	if err := f.gate.guard(cmd, []*data.Table{real}, res.Synthetic, func() error { return writePDPMVDS(cmd, f, res) }); err != nil {
+	f.gate.Account(res.Report)
+	if err := f.gate.Guard(cmd, []*data.Table{real}, res.Synthetic, func() error { return writePDPMVDS(cmd, f, res) }); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
@@ -191,7 +191,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
 	fmt.Fprintf(w, "  total time %v\n", res.Elapsed.Round(time.Millisecond))
-	f.gate.summary(cmd)
+	f.gate.Summary(cmd)
 	return nil
 }
 
@@ -295,16 +295,6 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		return nil, nil, err
 	}
 	return tables, real, nil
-}
-
-// joinedIDs are the IDs of the joined table's rows: the first owner's
-// order (joinParts), or with link the IDs every owner holds in ID order
-// (joinCommon).
-func joinedIDs(ts []*data.Table, link bool) []string {
-	if !link {
-		return ts[0].IDs
-	}
-	return data.CommonIDs(ts)
 }
 
 // joinCommon joins the owners' columns of the IDs every owner holds, in

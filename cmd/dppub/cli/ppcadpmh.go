@@ -14,11 +14,11 @@ import (
 )
 
 type ppcaFlags struct {
-	owners     ownerFlags
+	owners     kit.OwnerFlags
 	statistics []string
 	src        kit.SourceFlags
 	settings   ppcaspec.Settings
-	gate       gateFlags
+	gate       kit.GateFlags
 	kit.OutputFlags
 }
 
@@ -55,12 +55,12 @@ Examples:
 		RunE: func(cmd *cobra.Command, _ []string) error { return kit.FlagErrors(cmd.Flags(), runPublishPPCA(cmd, f)) },
 	}
 	fs := cmd.Flags()
-	f.owners.register(fs)
+	f.owners.Register(fs)
 	f.src.Register(fs)
 	kit.BindSettings(fs, &f.settings)
 	fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (the Beam pipeline, beam/README.md), instead of its rows; repeat once per owner, with --schema")
 	f.OutputFlags.Register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
-	f.gate.register(fs)
+	f.gate.Register(fs)
 	return cmd
 }
 
@@ -72,11 +72,11 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	if len(f.statistics) > 0 {
 		return runPPCAFromStatistics(cmd, f, src)
 	}
-	owners, err := f.owners.load(cmd.ErrOrStderr(), src)
+	owners, err := f.owners.Load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
 	}
-	if owners, err = f.gate.holdOut(cmd.ErrOrStderr(), owners, f.owners.skip); err != nil {
+	if owners, err = f.gate.HoldOut(cmd.ErrOrStderr(), owners, f.owners.Skip); err != nil {
 		return err
 	}
 	// From here most of the heap is the owners' tables, held to the end
@@ -103,7 +103,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	// (publishStreamed: a file, Parquet by row group, standard output, the
 	// gate on a bounded sample).
 	var res *ppcaspec.Published
-	err = publishStreamed(&f.OutputFlags, cmd, &f.gate, owners, owners[0].Schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = kit.PublishStreamed(&f.OutputFlags, cmd, &f.gate, owners, owners[0].Schema, func(emit kit.EmitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error {
 			synth.add(t)
 			return emit(t, nil)
@@ -124,13 +124,13 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 // runPPCAFromStatistics publishes from owners who bring statistics files
 // instead of rows; no utility is printed (there are no rows to compare).
 func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) error {
-	if f.owners.schema == "" || f.owners.dataset != "" || len(f.owners.inputs) > 0 {
+	if f.owners.Schema == "" || f.owners.Dataset != "" || len(f.owners.Inputs) > 0 {
 		return kit.Usagef("--statistics takes --schema (the schema the statistics were computed under) and no --dataset or --input")
 	}
-	if f.gate.on {
+	if f.gate.On {
 		return kit.Usagef("--gate attacks the owners' rows, and --statistics brings none: run `dppub check` where the rows are")
 	}
-	schema, err := data.LoadSchema(f.owners.schema)
+	schema, err := data.LoadSchema(f.owners.Schema)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 		stats = append(stats, st)
 	}
 	opts := ppcaspec.Options{Statistics: stats, Schema: schema, Source: src, Settings: f.settings}
-	err = publishStreamed(&f.OutputFlags, cmd, nil, nil, schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = kit.PublishStreamed(&f.OutputFlags, cmd, nil, nil, schema, func(emit kit.EmitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error { return emit(t, nil) }
 		res, err := ppcaspec.Publish(cmd.Context(), opts)
 		if err != nil {

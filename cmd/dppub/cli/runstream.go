@@ -60,18 +60,18 @@ func streamingMethods() string {
 // but out could not be written.
 func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.Node, opts transport.RunOptions, out string) (*transport.Result, *streamedRows, error) {
 	var (
-		sink   *tableSink
+		sink   *kit.TableSink
 		res    *transport.Result
 		runErr error
 	)
 	produce := func(w io.Writer, name string) error {
-		sink = newTableSink(w, name, data.IsParquetPath(out), nil)
-		opts.Attach = method.RowSink(func(t *data.Table) error { return sink.add(t, nil) })
+		sink = kit.NewTableSink(w, name, data.IsParquetPath(out), nil)
+		opts.Attach = method.RowSink(func(t *data.Table) error { return sink.Add(t, nil) })
 		if res, runErr = node.Run(ctx, opts); runErr != nil {
 			return runErr
 		}
 		var schema data.Schema
-		if !sink.started {
+		if !sink.Started {
 			if d, ok := res.Detail.(method.TableSchema); ok {
 				schema = d.TableSchema()
 			}
@@ -79,7 +79,7 @@ func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.N
 				return fmt.Errorf("writing %s: no rows came and the outcome names no schema for the header", name)
 			}
 		}
-		return sink.finish(schema)
+		return sink.Finish(schema)
 	}
 	var inner, err error
 	if out == kit.StdoutPath {
@@ -93,9 +93,9 @@ func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.N
 	}
 	st := &streamedRows{}
 	if sink != nil {
-		st.rows, st.cols = sink.rows, sink.cols
+		st.rows, st.cols = sink.Rows, sink.Cols
 		if out == kit.StdoutPath {
-			st.written = sink.count.n
+			st.written = sink.Written()
 		}
 	}
 	switch {
@@ -106,7 +106,7 @@ func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.N
 	case err != nil:
 		return res, st, fmt.Errorf("writing %s: %w", out, err)
 	}
-	st.sum = sink.sum()
+	st.sum = sink.Sum()
 	return res, st, nil
 }
 

@@ -158,7 +158,7 @@ func readRaw(path string) (*data.Raw, error) {
 	if data.IsParquetPath(path) {
 		return data.ReadRawParquetFile(path)
 	}
-	f, name, err := openInput(path)
+	f, name, err := kit.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func startStdout(cmd *cobra.Command) error {
 		needed = append(needed, "model")
 	}
 	for _, name := range needed {
-		if flagValue(fs, name) == "" {
+		if kit.FlagValue(fs, name) == "" {
 			return kit.Usagef("--out - needs --%s FILE: the %s cannot share standard output with the data", name, map[string]string{"report": "privacy report", "model": "model"}[name])
 		}
 	}

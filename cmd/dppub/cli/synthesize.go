@@ -23,7 +23,7 @@ type synthFlags struct {
 	skip                   []string
 	settings               synthesize.Settings
 	src                    kit.SourceFlags
-	gate                   gateFlags
+	gate                   kit.GateFlags
 	kit.OutputFlags
 }
 
@@ -83,7 +83,7 @@ Examples:
 	kit.BindSettings(fs, &f.settings)
 	f.src.Register(fs)
 	f.OutputFlags.Register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
-	f.gate.register(fs)
+	f.gate.Register(fs)
 	return cmd
 }
 
@@ -106,7 +106,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return err
 	}
 	if in.table != nil {
-		if in.table, err = f.gate.holdOutTable(stderr, in.table, f.skip); err != nil {
+		if in.table, err = f.gate.HoldOutTable(stderr, in.table, f.skip); err != nil {
 			return err
 		}
 		in.values = tableValues(in.table)
@@ -114,7 +114,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 			return err
 		}
 	}
-	if err := checkParquet(&f.OutputFlags, in.schema()); err != nil {
+	if err := kit.CheckParquet(&f.OutputFlags, in.schema()); err != nil {
 		return err // before the engine spends the budget
 	}
 	// The synthetic table is never held whole: publishStream decodes and
@@ -163,7 +163,7 @@ func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput
 	case f.dataset != "" && f.input != "":
 		return nil, kit.Usagef("give --dataset or --input, not both")
 	case f.dataset != "":
-		t, err := loadDataset(f.dataset, f.skip)
+		t, err := kit.LoadDataset(f.dataset, f.skip)
 		if err != nil {
 			return nil, err
 		}
@@ -177,9 +177,9 @@ func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput
 	if err != nil {
 		return nil, err
 	}
-	if data.IsParquetPath(f.input) || f.gate.on {
+	if data.IsParquetPath(f.input) || f.gate.On {
 		// The release gate attacks the real table: it is held whole.
-		t, _, err := readOwnerTable(notes, f.input, s, f.skip)
+		t, _, err := kit.ReadOwnerTable(notes, f.input, s, f.skip)
 		if err != nil {
 			return nil, err
 		}

@@ -282,7 +282,7 @@ func (s synthSample) add(t *data.Table, csv bool) {
 // the way — to any output, then the report with the output's digest
 // (publishStreamed); nothing of it is held whole. owners are the gate's
 // members (with the gate on).
-func publishStream(cmd *cobra.Command, o *kit.OutputFlags, g *gateFlags, owners []*data.Table, res method.RowChunks, report *privacy.Report) (synthSample, *synthCounts, error) {
+func publishStream(cmd *cobra.Command, o *kit.OutputFlags, g *kit.GateFlags, owners []*data.Table, res method.RowChunks, report *privacy.Report) (synthSample, *synthCounts, error) {
 	sample := synthSample{}
 	csv := !data.IsParquetPath(o.Out)
 	schema := res.TableSchema()
@@ -291,7 +291,7 @@ func publishStream(cmd *cobra.Command, o *kit.OutputFlags, g *gateFlags, owners 
 	if err != nil {
 		return nil, nil, err
 	}
-	err = publishStreamed(o, cmd, g, owners, schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = kit.PublishStreamed(o, cmd, g, owners, schema, func(emit kit.EmitFunc) (*privacy.Report, error) {
 		err := decodeChunks(res, csv, func(t *data.Table, b []byte) error {
 			if len(sample) == 0 || len(sample[firstNumeric(t.Schema)]) < sampleRows {
 				sample.add(t, csv)
