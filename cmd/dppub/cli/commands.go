@@ -28,7 +28,7 @@ func topCommands() []func() *cobra.Command {
 // package commands), then those still written here (the registry's other
 // session methods get generic ones).
 func publishCommands() []func() *cobra.Command {
-	out := append(commands.Publish(), newPublishPrivBayesCmd, newPublishDPSUBN3Cmd)
+	out := commands.Publish()
 	for _, s := range dppcasvm.Specs {
 		out = append(out, func() *cobra.Command { return newPublishDPPCACmd(s) })
 	}

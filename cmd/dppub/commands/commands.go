@@ -7,13 +7,16 @@ package commands
 import (
 	"github.com/spf13/cobra"
 
+	dpsubn3cli "github.com/dppub/dppub/method/dpsubn3/cli"
 	mpcrdpcli "github.com/dppub/dppub/method/mpcrdp/cli"
+	privbayescli "github.com/dppub/dppub/method/privbayes/cli"
 )
 
 // Publish are the `publish` subcommands written by hand in their
 // methods' folders (the registry's other session methods get generic ones).
 func Publish() []func() *cobra.Command {
 	return []func() *cobra.Command{
+		privbayescli.Command, dpsubn3cli.Command,
 		mpcrdpcli.Command,
 	}
 }
