@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dppub/dppub/cmd/dppub/commands"
-	"github.com/dppub/dppub/method/dppcasvm"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 )
 
@@ -28,11 +27,7 @@ func topCommands() []func() *cobra.Command {
 // package commands), then those still written here (the registry's other
 // session methods get generic ones).
 func publishCommands() []func() *cobra.Command {
-	out := commands.Publish()
-	for _, s := range dppcasvm.Specs {
-		out = append(out, func() *cobra.Command { return newPublishDPPCACmd(s) })
-	}
-	return append(out,
+	return append(commands.Publish(),
 		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameSingle) },
 		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameMulti) },
 		newPublishPDPMVDSCmd, newPublishPPCACmd)

@@ -219,7 +219,7 @@ func genericCentralCmd(s method.Spec) *cobra.Command {
 output and its privacy report. Its settings are the flags below.`,
 		func(cmd *cobra.Command, st method.Settings) error { return runGenericCentral(cmd, s, st, f) })
 	fs := cmd.Flags()
-	f.table.register(cmd)
+	f.table.Register(cmd)
 	f.src.Register(fs)
 	f.OutputFlags.Register(fs, "output file")
 	cmd.Example = genericCentralExample(s.Name, fs)
@@ -237,19 +237,19 @@ func genericCentralExample(name string, fs *pflag.FlagSet) string {
 // settings: one owner's table (as the DPPCA commands take it), the
 // randomness and the outputs.
 type genericCentralFlags struct {
-	table tableFlags
+	table kit.TableFlags
 	src   kit.SourceFlags
 	kit.OutputFlags
 }
 
 func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericCentralFlags) error {
-	if err := f.table.check(); err != nil {
+	if err := f.table.Check(); err != nil {
 		return err
 	}
 	if err := f.Resolve(); err != nil {
 		return err
 	}
-	table, err := f.table.load(cmd.ErrOrStderr())
+	table, err := f.table.Load(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -214,7 +214,7 @@ func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int
 	}
 	printQuality(cmd, w, in.counts, counts.Joint, whyNot)
 	if summary != nil {
-		printLines(w, summary.Summary())
+		kit.PrintLines(w, summary.Summary())
 	}
 	s := in.schema()
 	for j, a := range s.Attributes {
@@ -238,14 +238,6 @@ func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int
 		fmt.Fprintf(w, "  (original-value distances against the first %d synthetic rows)\n", sampleRows)
 	}
 	if summary != nil {
-		printLines(w, summary.Notes())
-	}
-}
-
-// printLines prints a result's terminal lines (method.Summarizer), indented
-// under the report.
-func printLines(w io.Writer, lines []string) {
-	for _, l := range lines {
-		fmt.Fprintf(w, "  %s\n", l)
+		kit.PrintLines(w, summary.Notes())
 	}
 }

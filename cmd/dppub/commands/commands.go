@@ -7,6 +7,7 @@ package commands
 import (
 	"github.com/spf13/cobra"
 
+	dppcasvmcli "github.com/dppub/dppub/method/dppcasvm/cli"
 	dpsubn3cli "github.com/dppub/dppub/method/dpsubn3/cli"
 	mpcrdpcli "github.com/dppub/dppub/method/mpcrdp/cli"
 	privbayescli "github.com/dppub/dppub/method/privbayes/cli"
@@ -15,8 +16,9 @@ import (
 // Publish are the `publish` subcommands written by hand in their
 // methods' folders (the registry's other session methods get generic ones).
 func Publish() []func() *cobra.Command {
-	return []func() *cobra.Command{
+	out := []func() *cobra.Command{
 		privbayescli.Command, dpsubn3cli.Command,
 		mpcrdpcli.Command,
 	}
+	return append(out, dppcasvmcli.Commands()...)
 }
