@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dppub/dppub/cmd/dppub/commands"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
 )
 
 // The command tree is listed here once, instead of init() functions that
@@ -27,10 +26,7 @@ func topCommands() []func() *cobra.Command {
 // package commands), then those still written here (the registry's other
 // session methods get generic ones).
 func publishCommands() []func() *cobra.Command {
-	return append(commands.Publish(),
-		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameSingle) },
-		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameMulti) },
-		newPublishPDPMVDSCmd, newPublishPPCACmd)
+	return append(commands.Publish(), newPublishPDPMVDSCmd, newPublishPPCACmd)
 }
 
 // The `eval` subcommands are the experiments of the registry eval/all.

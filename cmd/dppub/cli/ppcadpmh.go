@@ -166,16 +166,8 @@ func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *ppcaspec.Pu
 	real, err := realCounts(owners...)
 	printQuality(cmd, w, real, synth.Joint, err)
 	fmt.Fprintf(w, "  model: k = %d components of p = %d, noise variance σ² = %.4g\n", res.Model.K, res.Encoder.Dim(), res.Model.Sigma2)
-	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
+	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(res.Traffic.TotalBytes())/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
-}
-
-func total(m map[string]int) int {
-	s := 0
-	for _, v := range m {
-		s += v
-	}
-	return s
 }

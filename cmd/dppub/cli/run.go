@@ -284,7 +284,7 @@ func openSessionLedger(file *consortium.File, self, dir string) (*sessionLedger,
 	if dir == "" {
 		return nil, nil
 	}
-	setup, l, err := openLedgerDirAs(dir, self, []string{self})
+	setup, l, err := kit.OpenLedgerDirAs(dir, self, []string{self})
 	if err != nil {
 		return nil, fmt.Errorf("publishing ledger %s: %w", dir, err)
 	}

@@ -10,6 +10,7 @@ import (
 	dppcasvmcli "github.com/dppub/dppub/method/dppcasvm/cli"
 	dpsubn3cli "github.com/dppub/dppub/method/dpsubn3/cli"
 	mpcrdpcli "github.com/dppub/dppub/method/mpcrdp/cli"
+	mulldacli "github.com/dppub/dppub/method/mullda/cli"
 	privbayescli "github.com/dppub/dppub/method/privbayes/cli"
 )
 
@@ -20,5 +21,6 @@ func Publish() []func() *cobra.Command {
 		privbayescli.Command, dpsubn3cli.Command,
 		mpcrdpcli.Command,
 	}
-	return append(out, dppcasvmcli.Commands()...)
+	out = append(out, dppcasvmcli.Commands()...)
+	return append(out, mulldacli.Commands()...)
 }

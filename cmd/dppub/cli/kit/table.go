@@ -22,6 +22,7 @@ type TableFlags struct {
 	ignore []string
 }
 
+// Register adds the table flags to cmd.
 func (t *TableFlags) Register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&t.dataset, "dataset", "", "built-in dataset (see `dppub datasets`)")
@@ -53,6 +54,7 @@ func (t *TableFlags) Check() error {
 	return nil
 }
 
+// Load reads the table: the built-in dataset or the --input file.
 func (t *TableFlags) Load(notes io.Writer) (*data.Table, error) {
 	if err := t.Check(); err != nil {
 		return nil, err

@@ -1,4 +1,7 @@
-package cli
+// Package mulldacli is the hand-written `dppub publish lda-dp` and
+// `mul-lda-dp` commands: the owners' tables, the ledger the run records
+// in, the published projections and model, and their utility.
+package mulldacli
 
 import (
 	"fmt"
@@ -59,7 +62,9 @@ Ledger:
                        entries it relies on, and the whole ledger is verified
                        at the end (see dppub ledger --help)`
 
-func newPublishLDACmd(method string) *cobra.Command {
+// Command is `dppub publish lda-dp` (method mullda.NameSingle) or
+// `dppub publish mul-lda-dp` (mullda.NameMulti).
+func Command(method string) *cobra.Command {
 	f := &ldaFlags{settings: mulldaspec.Settings{Epsilon: 1}}
 	f.settings.SetDefaults()
 	short := "Linear discriminant projection of one owner's labelled data under DP (LDA-DP)"
@@ -153,7 +158,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 // openLedgerDir opens (creating if needed) the ledger in dir for a
 // publication by parties in one process, the publisher operating it.
 func openLedgerDir(dir string, parties []string) (*ledger.Setup, *ledger.FileLedger, error) {
-	return openLedgerDirAs(dir, mulldaspec.RolePublisher, parties)
+	return kit.OpenLedgerDirAs(dir, mulldaspec.RolePublisher, parties)
 }
 
 // checkLDASettings validates the settings and the label as the session
@@ -225,7 +230,7 @@ func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res 
 	miss := learn.MisclassificationRate(clf.PredictAll(z), y)
 	fmt.Fprintf(w, "  an SVM trained on the published projections misclassifies %.1f%% of your own rows\n", 100*miss)
 	kit.NoteQuality(cmd, "svm_on_projections_misclassification", miss)
-	fmt.Fprintf(w, "  protocol: %d messages, %.2f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
+	fmt.Fprintf(w, "  protocol: %d messages, %.2f MB, %v\n", res.Traffic.Messages, float64(res.Traffic.TotalBytes())/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
@@ -238,4 +243,12 @@ func ldaUnionTables(tables []*data.Table) *data.Table {
 		u.Rows = append(u.Rows, t.Rows...)
 	}
 	return u
+}
+
+// Commands are the commands of LDA-DP and Mul-LDA-DP.
+func Commands() []func() *cobra.Command {
+	return []func() *cobra.Command{
+		func() *cobra.Command { return Command(mulldaspec.NameSingle) },
+		func() *cobra.Command { return Command(mulldaspec.NameMulti) },
+	}
 }
