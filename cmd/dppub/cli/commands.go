@@ -26,7 +26,7 @@ func topCommands() []func() *cobra.Command {
 // package commands), then those still written here (the registry's other
 // session methods get generic ones).
 func publishCommands() []func() *cobra.Command {
-	return append(commands.Publish(), newPublishPDPMVDSCmd, newPublishPPCACmd)
+	return append(commands.Publish(), newPublishPDPMVDSCmd)
 }
 
 // The `eval` subcommands are the experiments of the registry eval/all.

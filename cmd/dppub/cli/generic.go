@@ -186,7 +186,7 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	lo := method.LocalOptions{Members: localMembers(s, len(f.statistics)), Stats: map[string]*ownerstats.Statistics{},
 		Schemas: []data.Schema{schema}, Source: src}
 	for i, path := range f.statistics {
-		stats, err := readOwnerStatistics(path)
+		stats, err := kit.ReadOwnerStatistics(path)
 		if err != nil {
 			return err
 		}
@@ -205,7 +205,7 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
 	}
-	printQuality(cmd, w, nil, nil, errNoRows)
+	kit.PrintQuality(cmd, w, nil, nil, kit.ErrNoRows)
 	return nil
 }
 
@@ -329,14 +329,14 @@ func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table
 	if syn == nil || len(owners) == 0 || !owners[0].Schema.EqualAttributes(syn.Schema) {
 		return
 	}
-	real, err := realCounts(owners...)
-	var sc *synthCounts
+	real, err := kit.RealCounts(owners...)
+	var sc *kit.SynthCounts
 	if err == nil {
-		sc, err = tableSynthCounts(syn, out)
+		sc, err = kit.TableSynthCounts(syn, out)
 	}
 	var counted *utility.Joint
 	if sc != nil {
 		counted = sc.Joint
 	}
-	printQuality(cmd, cmd.OutOrStdout(), real, counted, err)
+	kit.PrintQuality(cmd, cmd.OutOrStdout(), real, counted, err)
 }

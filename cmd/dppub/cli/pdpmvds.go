@@ -202,18 +202,18 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 func printJoinedQuality(cmd *cobra.Command, w io.Writer, real, syn *data.Table, out string) {
 	aligned, err := real.SelectColumns(syn.Schema.Names()...)
 	var rc *utility.Joint
-	var sc *synthCounts
+	var sc *kit.SynthCounts
 	if err == nil {
-		rc, err = realCounts(aligned)
+		rc, err = kit.RealCounts(aligned)
 	}
 	if err == nil {
-		sc, err = tableSynthCounts(syn, out)
+		sc, err = kit.TableSynthCounts(syn, out)
 	}
 	var counted *utility.Joint
 	if sc != nil {
 		counted = sc.Joint
 	}
-	printQuality(cmd, w, rc, counted, err)
+	kit.PrintQuality(cmd, w, rc, counted, err)
 }
 
 // expandBudgets turns --budgets into one ρ per party.

@@ -172,17 +172,3 @@ func runStatistics(cmd *cobra.Command, f *statisticsFlags, _ []string) error {
 	fmt.Fprintln(w, "FOR THE DATA OWNER ONLY: exact, without noise. Keep it with the data.")
 	return nil
 }
-
-// readOwnerStatistics reads an owner's statistics file for a release
-// (--statistics): like an owner's rows (readOwnerTable), it must count at
-// least minOwnerRows records, or the default δ = 1/n² would protect no one.
-func readOwnerStatistics(path string) (*ownerstats.Statistics, error) {
-	st, err := ownerstats.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if n := st.Moments.N; n < kit.MinOwnerRows {
-		return nil, fmt.Errorf("--statistics %q counts %d records: a release needs at least %d (with n = 1, the default δ = 1/n² would be 1, which protects no one)", kit.Cut(path), n, kit.MinOwnerRows)
-	}
-	return st, nil
-}

@@ -207,12 +207,12 @@ func stageBars(w io.Writer) func(stage string, done, total int) {
 // the numeric columns' distances on their original values (the real
 // values' counts against the synthetic values written, up to sampleRows
 // rows).
-func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int, summary method.Summarizer, sample synthSample, counts *synthCounts) {
+func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int, summary method.Summarizer, sample synthSample, counts *kit.SynthCounts) {
 	var whyNot error
 	if in.counts == nil {
 		whyNot = fmt.Errorf("the real rows were not counted")
 	}
-	printQuality(cmd, w, in.counts, counts.Joint, whyNot)
+	kit.PrintQuality(cmd, w, in.counts, counts.Joint, whyNot)
 	if summary != nil {
 		kit.PrintLines(w, summary.Summary())
 	}

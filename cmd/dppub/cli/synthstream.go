@@ -41,7 +41,7 @@ type synthInput struct {
 // countTable counts the marginals of the input held as a table (once
 // the release gate's held-out rows have left it).
 func (in *synthInput) countTable() error {
-	j, err := realCounts(in.table)
+	j, err := kit.RealCounts(in.table)
 	in.counts = j
 	return err
 }
@@ -134,7 +134,7 @@ func (ss *streamStats) start(sc data.Schema) error {
 		}
 	}
 	for w := range ss.ws {
-		counts, err := newQualityCounts(sc)
+		counts, err := kit.NewQualityCounts(sc)
 		if err != nil {
 			return err
 		}
@@ -282,12 +282,12 @@ func (s synthSample) add(t *data.Table, csv bool) {
 // the way — to any output, then the report with the output's digest
 // (publishStreamed); nothing of it is held whole. owners are the gate's
 // members (with the gate on).
-func publishStream(cmd *cobra.Command, o *kit.OutputFlags, g *kit.GateFlags, owners []*data.Table, res method.RowChunks, report *privacy.Report) (synthSample, *synthCounts, error) {
+func publishStream(cmd *cobra.Command, o *kit.OutputFlags, g *kit.GateFlags, owners []*data.Table, res method.RowChunks, report *privacy.Report) (synthSample, *kit.SynthCounts, error) {
 	sample := synthSample{}
 	csv := !data.IsParquetPath(o.Out)
 	schema := res.TableSchema()
 	// The written rows' marginals, as dppub compare will count them.
-	counts, err := newSynthCounts(schema, o.Out)
+	counts, err := kit.NewSynthCounts(schema, o.Out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -296,7 +296,7 @@ func publishStream(cmd *cobra.Command, o *kit.OutputFlags, g *kit.GateFlags, own
 			if len(sample) == 0 || len(sample[firstNumeric(t.Schema)]) < sampleRows {
 				sample.add(t, csv)
 			}
-			counts.add(t)
+			counts.Add(t)
 			return emit(t, b)
 		})
 		if err != nil {

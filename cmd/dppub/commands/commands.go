@@ -11,6 +11,7 @@ import (
 	dpsubn3cli "github.com/dppub/dppub/method/dpsubn3/cli"
 	mpcrdpcli "github.com/dppub/dppub/method/mpcrdp/cli"
 	mulldacli "github.com/dppub/dppub/method/mullda/cli"
+	ppcadpmhcli "github.com/dppub/dppub/method/ppcadpmh/cli"
 	privbayescli "github.com/dppub/dppub/method/privbayes/cli"
 )
 
@@ -19,7 +20,7 @@ import (
 func Publish() []func() *cobra.Command {
 	out := []func() *cobra.Command{
 		privbayescli.Command, dpsubn3cli.Command,
-		mpcrdpcli.Command,
+		mpcrdpcli.Command, ppcadpmhcli.Command,
 	}
 	out = append(out, dppcasvmcli.Commands()...)
 	return append(out, mulldacli.Commands()...)

@@ -1,4 +1,7 @@
-package cli
+// Package ppcadpmhcli is the hand-written `dppub publish ppca-dp-mh`
+// command: the owners' tables or their statistics files, the synthetic
+// rows streamed to the output, and their utility lines.
+package ppcadpmhcli
 
 import (
 	"fmt"
@@ -22,7 +25,8 @@ type ppcaFlags struct {
 	kit.OutputFlags
 }
 
-func newPublishPPCACmd() *cobra.Command {
+// Command is `dppub publish ppca-dp-mh`.
+func Command() *cobra.Command {
 	f := &ppcaFlags{settings: ppcaspec.Settings{Epsilon: 1}}
 	f.settings.SetDefaults()
 	cmd := &cobra.Command{
@@ -95,7 +99,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	opts := ppcaspec.Options{Owners: owners, Source: src, Settings: f.settings}
 	// The quality's synthetic marginals are counted as the rows go by, so
 	// that a streamed release needs no copy of them.
-	synth, err := newSynthCounts(owners[0].Schema, f.Out)
+	synth, err := kit.NewSynthCounts(owners[0].Schema, f.Out)
 	if err != nil {
 		return err
 	}
@@ -105,7 +109,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	var res *ppcaspec.Published
 	err = kit.PublishStreamed(&f.OutputFlags, cmd, &f.gate, owners, owners[0].Schema, func(emit kit.EmitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error {
-			synth.add(t)
+			synth.Add(t)
 			return emit(t, nil)
 		}
 		var err error
@@ -136,7 +140,7 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 	}
 	var stats []*ownerstats.Statistics
 	for _, path := range f.statistics {
-		st, err := readOwnerStatistics(path)
+		st, err := kit.ReadOwnerStatistics(path)
 		if err != nil {
 			return err
 		}
@@ -154,17 +158,17 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 	if err != nil {
 		return err
 	}
-	printQuality(cmd, cmd.OutOrStdout(), nil, nil, errNoRows)
+	kit.PrintQuality(cmd, cmd.OutOrStdout(), nil, nil, kit.ErrNoRows)
 	return nil
 }
 
 // printPPCAUtility prints the quality against synth, the synthetic rows'
 // marginals as written (printQuality, the figures of dppub compare), and
 // the model and the protocol's cost.
-func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *ppcaspec.Published, synth *synthCounts) {
+func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *ppcaspec.Published, synth *kit.SynthCounts) {
 	w := cmd.OutOrStdout()
-	real, err := realCounts(owners...)
-	printQuality(cmd, w, real, synth.Joint, err)
+	real, err := kit.RealCounts(owners...)
+	kit.PrintQuality(cmd, w, real, synth.Joint, err)
 	fmt.Fprintf(w, "  model: k = %d components of p = %d, noise variance σ² = %.4g\n", res.Model.K, res.Encoder.Dim(), res.Model.Sigma2)
 	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(res.Traffic.TotalBytes())/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {
