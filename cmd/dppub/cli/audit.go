@@ -236,7 +236,7 @@ func (f *auditFlags) auditOne(cmd *cobra.Command, meth audit.Method, o audit.Met
 	}
 	start := time.Now()
 	r, err := audit.Run(m, audit.Options{Runs: runs, Confidence: f.confidence, Workers: f.workers, Source: src,
-		Progress: newBar(cmd.ErrOrStderr(), "audit "+meth.Name)})
+		Progress: kit.NewBar(cmd.ErrOrStderr(), "audit "+meth.Name)})
 	if err != nil {
 		return nil, err
 	}
@@ -457,7 +457,7 @@ func (f *auditFlags) greyOne(cmd *cobra.Command, meth audit.Method, o audit.Meth
 	}
 	start := time.Now()
 	r, err := audit.GreyBox(m, audit.GreyBoxOptions{Runs: runs, Alpha: alpha, Workers: f.workers, Source: src,
-		Progress: newBar(cmd.ErrOrStderr(), "grey-box "+meth.Name)})
+		Progress: kit.NewBar(cmd.ErrOrStderr(), "grey-box "+meth.Name)})
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 }
 
 func newCheckCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "check --real REAL.csv --holdout HELD-OUT.csv --synthetic SYNTH.csv --schema SCHEMA.json",
 		Short: "Release gate: membership-inference attacks on a synthetic table before it is published (for the owner only)",
 		Long: `Before publishing a synthetic table, try to tell the rows it was made from

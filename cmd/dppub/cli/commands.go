@@ -11,22 +11,23 @@ import (
 // line in one of these lists, and the tree does not depend on the order
 // the files' init functions run in (cobra sorts the commands for help).
 
-// topCommands are the top-level commands besides publish and eval.
+// topCommands are the top-level commands besides publish and eval: those
+// written here, then the methods' own (package commands).
 func topCommands() []func() *cobra.Command {
-	return []func() *cobra.Command{
+	out := []func() *cobra.Command{
 		newAuditCmd, newCheckCmd, newCompareCmd,
 		newConsortiumCmd, newServeCmd, newRunCmd,
-		newKeygenCmd, newLedgerCmd, newLinkCmd, newVersionCmd, newPredictCmd,
+		newLedgerCmd, newVersionCmd, newPredictCmd,
 		newSchemaCmd, newStatisticsCmd, newSynthesizeCmd,
 	}
+	return append(out, commands.Top()...)
 }
 
 // publishCommands are the `publish` subcommands of methods with a
-// hand-written command: those in their methods' folders (the list of
-// package commands), then those still written here (the registry's other
-// session methods get generic ones).
+// hand-written command, each in its method's folder (the list of package
+// commands); the registry's other session methods get generic ones.
 func publishCommands() []func() *cobra.Command {
-	return append(commands.Publish(), newPublishPDPMVDSCmd)
+	return commands.Publish()
 }
 
 // The `eval` subcommands are the experiments of the registry eval/all.

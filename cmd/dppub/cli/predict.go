@@ -35,7 +35,7 @@ func (f *predictFlags) register(fs *pflag.FlagSet) {
 }
 
 func newPredictCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "predict",
 		Short: "Apply a published model to a table and print its accuracy if the label is present",
 		Long: `Apply a model written by ` + "`dppub publish`" + ` (its JSON holds the schema, the

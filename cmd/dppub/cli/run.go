@@ -50,7 +50,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 }
 
 func newRunCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "run METHOD",
 		Short: "Run a multi-party method across the consortium's members and publish the result",
 		Long: `Starts a session as the method's coordinating member (for ppca-dp-mh, the

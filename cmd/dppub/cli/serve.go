@@ -43,7 +43,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 }
 
 func newServeCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "serve ROLE",
 		Short: "Serve one member of a consortium (e.g. a data owner) over mutual TLS",
 		Long: `Runs one member's node: it listens on the member's address, accepts sessions

@@ -43,7 +43,7 @@ func (f *statisticsFlags) register(fs *pflag.FlagSet) {
 }
 
 func newStatisticsCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "statistics --input FILE --schema SCHEMA.json --out FILE.stats",
 		Short: "An owner's exact statistics in one pass (for the owner only: as sensitive as the data)",
 		Long: `Compute an owner's exact statistics from its rows in one pass over the

@@ -122,7 +122,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	// bounded sample of it.
 	out, err := method.RunCentral(cmd.Context(), synthesize.Spec, &st, method.Local{Table: in.table,
 		Source: f.src.Source(cmd.Flags(), stderr),
-		Attach: synthesize.Input{Progress: stageBars(stderr), Encoded: in.encoded, NoTable: true}})
+		Attach: synthesize.Input{Progress: kit.StageBars(stderr), Encoded: in.encoded, NoTable: true}})
 	if err != nil {
 		return err
 	}
@@ -186,18 +186,6 @@ func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput
 		return &synthInput{table: t, values: tableValues(t)}, nil
 	}
 	return streamInput(notes, f.input, s, f.skip, st)
-}
-
-// stageBars shows one progress bar per engine stage on w.
-func stageBars(w io.Writer) func(stage string, done, total int) {
-	current := ""
-	var bar func(done, total int)
-	return func(stage string, done, total int) {
-		if stage != current {
-			current, bar = stage, newBar(w, stage)
-		}
-		bar(done, total)
-	}
 }
 
 // printSynthUtility prints the owner's quality summary: the mean TVD of

@@ -11,6 +11,7 @@ import (
 	dpsubn3cli "github.com/dppub/dppub/method/dpsubn3/cli"
 	mpcrdpcli "github.com/dppub/dppub/method/mpcrdp/cli"
 	mulldacli "github.com/dppub/dppub/method/mullda/cli"
+	pdpmvdscli "github.com/dppub/dppub/method/pdpmvds/cli"
 	ppcadpmhcli "github.com/dppub/dppub/method/ppcadpmh/cli"
 	privbayescli "github.com/dppub/dppub/method/privbayes/cli"
 )
@@ -20,8 +21,14 @@ import (
 func Publish() []func() *cobra.Command {
 	out := []func() *cobra.Command{
 		privbayescli.Command, dpsubn3cli.Command,
-		mpcrdpcli.Command, ppcadpmhcli.Command,
+		mpcrdpcli.Command, pdpmvdscli.Command, ppcadpmhcli.Command,
 	}
 	out = append(out, dppcasvmcli.Commands()...)
 	return append(out, mulldacli.Commands()...)
+}
+
+// Top are the top-level commands a method brings besides its `publish`
+// one: PDP-MVDS's key ceremony and record linkage.
+func Top() []func() *cobra.Command {
+	return []func() *cobra.Command{pdpmvdscli.KeygenCommand, pdpmvdscli.LinkCommand}
 }

@@ -55,6 +55,7 @@ type SynthCounts struct {
 	scratch [][]float64
 }
 
+// NewSynthCounts counts a synthetic table written to out, chunk by chunk.
 func NewSynthCounts(s data.Schema, out string) (*SynthCounts, error) {
 	j, err := NewQualityCounts(s)
 	if err != nil {

@@ -1,4 +1,4 @@
-package cli
+package pdpmvdscli
 
 import (
 	"encoding/json"
@@ -34,8 +34,9 @@ func (f *keygenFlags) register(fs *pflag.FlagSet) {
 	f.src.Register(fs)
 }
 
-func newKeygenCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+// KeygenCommand is `dppub keygen`.
+func KeygenCommand() *cobra.Command {
+	return kit.NewCommand(&cobra.Command{
 		Use:   "keygen",
 		Short: "Key ceremony of the PDP-MVDS Paillier suite: one key-share file per owner",
 		Long: `Generate the owners' shared Paillier key and split its decryption exponent

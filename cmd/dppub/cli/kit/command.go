@@ -1,15 +1,15 @@
-package cli
+package kit
 
 import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// newCommand completes cmd, which carries the command's help and Args
+// NewCommand completes cmd, which carries the command's help and Args
 // rule: its flags fill a fresh F, declared by register, and its RunE
 // hands them and the arguments to run. Every build of the tree gets its
 // own F, so that two roots (as tests make) never share flag values.
-func newCommand[F any](cmd *cobra.Command, register func(*F, *pflag.FlagSet), run func(*cobra.Command, *F, []string) error) *cobra.Command {
+func NewCommand[F any](cmd *cobra.Command, register func(*F, *pflag.FlagSet), run func(*cobra.Command, *F, []string) error) *cobra.Command {
 	f := new(F)
 	register(f, cmd.Flags())
 	cmd.RunE = func(c *cobra.Command, args []string) error { return run(c, f, args) }

@@ -1,4 +1,8 @@
-package cli
+// Package pdpmvdscli is PDP-MVDS's hand-written commands: `dppub publish
+// pdp-mvds` (parties of columns, its key files, protocol report and phase
+// table), `dppub keygen` (the Paillier key ceremony) and `dppub link`
+// (record linkage and its report).
+package pdpmvdscli
 
 import (
 	"fmt"
@@ -37,7 +41,8 @@ type pdpmvdsFlags struct {
 	idColumn string
 }
 
-func newPublishPDPMVDSCmd() *cobra.Command {
+// Command is `dppub publish pdp-mvds`.
+func Command() *cobra.Command {
 	f := &pdpmvdsFlags{}
 	f.settings.SetDefaults()
 	cmd := &cobra.Command{
@@ -162,7 +167,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	}
 	res, err := pdpmvdsspec.Publish(cmd.Context(), pdpmvdsspec.Options{Tables: tables, Budgets: budgets, Keys: keys,
 		Settings: f.settings,
-		Source:   f.src.Source(cmd.Flags(), stderr), Progress: stageBars(stderr),
+		Source:   f.src.Source(cmd.Flags(), stderr), Progress: kit.StageBars(stderr),
 	})
 	if err != nil {
 		return err

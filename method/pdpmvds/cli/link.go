@@ -1,4 +1,4 @@
-package cli
+package pdpmvdscli
 
 import (
 	"errors"
@@ -36,8 +36,9 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	f.src.Register(fs)
 }
 
-func newLinkCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+// LinkCommand is `dppub link`.
+func LinkCommand() *cobra.Command {
+	return kit.NewCommand(&cobra.Command{
 		Use:   "link --input A.csv --schema A.json --input B.csv --schema B.json --input C.csv --schema C.json --id COL --out-dir DIR",
 		Short: "Record linkage: align parties' columns on their common IDs by private set intersection (in-process demonstration)",
 		Long: `Parties holding different columns of overlapping sets of people (the input
