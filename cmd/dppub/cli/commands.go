@@ -12,13 +12,14 @@ import (
 // the files' init functions run in (cobra sorts the commands for help).
 
 // topCommands are the top-level commands besides publish and eval: those
-// written here, then the methods' own (package commands).
+// written here, then the methods' own (package commands: `dppub
+// synthesize`, PDP-MVDS's keygen and link).
 func topCommands() []func() *cobra.Command {
 	out := []func() *cobra.Command{
 		newAuditCmd, newCheckCmd, newCompareCmd,
 		newConsortiumCmd, newServeCmd, newRunCmd,
 		newLedgerCmd, newVersionCmd, newPredictCmd,
-		newSchemaCmd, newStatisticsCmd, newSynthesizeCmd,
+		newSchemaCmd, newStatisticsCmd,
 	}
 	return append(out, commands.Top()...)
 }

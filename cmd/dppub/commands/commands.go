@@ -14,6 +14,7 @@ import (
 	pdpmvdscli "github.com/dppub/dppub/method/pdpmvds/cli"
 	ppcadpmhcli "github.com/dppub/dppub/method/ppcadpmh/cli"
 	privbayescli "github.com/dppub/dppub/method/privbayes/cli"
+	synthesizecli "github.com/dppub/dppub/method/synthesize/cli"
 )
 
 // Publish are the `publish` subcommands written by hand in their
@@ -27,8 +28,9 @@ func Publish() []func() *cobra.Command {
 	return append(out, mulldacli.Commands()...)
 }
 
-// Top are the top-level commands a method brings besides its `publish`
-// one: PDP-MVDS's key ceremony and record linkage.
+// Top are the top-level commands of methods: `dppub synthesize` (a
+// central method's own command) and PDP-MVDS's key ceremony and record
+// linkage.
 func Top() []func() *cobra.Command {
-	return []func() *cobra.Command{pdpmvdscli.KeygenCommand, pdpmvdscli.LinkCommand}
+	return []func() *cobra.Command{synthesizecli.Command, pdpmvdscli.KeygenCommand, pdpmvdscli.LinkCommand}
 }

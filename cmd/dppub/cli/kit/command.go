@@ -15,3 +15,8 @@ func NewCommand[F any](cmd *cobra.Command, register func(*F, *pflag.FlagSet), ru
 	cmd.RunE = func(c *cobra.Command, args []string) error { return run(c, f, args) }
 	return cmd
 }
+
+// MethodKey annotates a registered method's own command that is not a
+// `publish` subcommand of its name (dppub synthesize); its value is the
+// method's name.
+const MethodKey = "dppub-method"

@@ -1,4 +1,8 @@
-package cli
+// Package synthesizecli is the hand-written `dppub synthesize` command:
+// one owner's table (read whole, or streamed and encoded as it is read),
+// the synthetic rows streamed to the output behind the release gate, and
+// the owner's quality summary.
+package synthesizecli
 
 import (
 	"fmt"
@@ -27,7 +31,8 @@ type synthFlags struct {
 	kit.OutputFlags
 }
 
-func newSynthesizeCmd() *cobra.Command {
+// Command is `dppub synthesize`.
+func Command() *cobra.Command {
 	// A budget has no default in the settings; on the command line ρ = 1
 	// unless --epsilon is given instead (runSynthesize).
 	f := &synthFlags{settings: synthesize.Settings{Rho: 1}}
@@ -73,7 +78,7 @@ Examples:
 			return kit.FlagErrors(cmd.Flags(), runSynthesize(cmd, f))
 		},
 		// The method's own command, so it gets no generic `publish` one.
-		Annotations: map[string]string{methodKey: synthesize.Name},
+		Annotations: map[string]string{kit.MethodKey: synthesize.Name},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (adult, big5, ...; see `dppub datasets`)")
