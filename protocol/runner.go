@@ -14,6 +14,15 @@ type Stats struct {
 	Bytes    map[string]int // bytes sent, by role
 }
 
+// TotalBytes is the bytes sent by every role together.
+func (s *Stats) TotalBytes() int {
+	n := 0
+	for _, b := range s.Bytes {
+		n += b
+	}
+	return n
+}
+
 // RunLocal drives roles in one process until every role is done. Every
 // envelope is marshalled and unmarshalled on its way, so roles share no
 // memory, exactly as over a network. A panic inside a role's step ends the

@@ -172,7 +172,8 @@ func TestFrameworkViolationsCatchAPlantedImport(t *testing.T) {
 	}
 	checkGraphs(t, func(g map[string][]string) []string { return FrameworkViolations(declared, g) }, []graphCase{
 		{"spec and registry only", map[string][]string{"cli": {"method", "method/registry"}, "transport": {"method"}}, 0},
-		{"registries", map[string][]string{"method/registry": {"method/a"}, "audit/catalog": {"method/a/audits"}, "eval/all": {"method/b/figures"}}, 0},
+		{"registries", map[string][]string{"method/registry": {"method/a"}, "audit/catalog": {"method/a/audits"}, "eval/all": {"method/b/figures"}, "cmd/dppub/commands": {"method/a/cli"}}, 0},
+		{"planted method command outside the list", map[string][]string{"cmd/dppub/cli": {"method/b/cli"}}, 1},
 		{"declared", map[string][]string{"cli": {"method/a", "method/a/roles"}}, 0},
 		{"planted undeclared package of a declared method", map[string][]string{"cli": {"method/a", "method/a/maths"}}, 1},
 		{"planted undeclared importer", map[string][]string{"transport": {"method/a"}, "ownerstats": {"method/b/maths"}}, 2},

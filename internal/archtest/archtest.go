@@ -221,9 +221,10 @@ func parseDeclarations(r io.Reader, key, values string) (map[string][]string, er
 }
 
 // frameworkRegistries are the packages outside every method's folder that
-// may import any of them: they are the lists of methods, experiments and
-// audits, and knowing every method is what they are for.
-var frameworkRegistries = []string{"method/registry", "audit/catalog", "eval/all"}
+// may import any of them: they are the lists of methods, experiments,
+// audits and hand-written method commands, and knowing every method is
+// what they are for.
+var frameworkRegistries = []string{"method/registry", "audit/catalog", "eval/all", "cmd/dppub/commands"}
 
 // FrameworkViolations lists every import of a package in a method's folder
 // (method/<name>/...) by a package outside every method's folder that is

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/audit/catalog"
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -157,13 +158,13 @@ type auditOutput struct {
 
 func runAudit(cmd *cobra.Command, f *auditFlags, method string) error {
 	if !(f.confidence > 0 && f.confidence < 1) {
-		return usagef("--confidence must be in (0, 1), got %v", f.confidence)
+		return kit.Usagef("--confidence must be in (0, 1), got %v", f.confidence)
 	}
 	if f.runs < 0 || f.workers < 0 || f.epsilon < 0 || f.delta < 0 {
-		return usagef("--runs, --workers, --epsilon and --delta must not be negative")
+		return kit.Usagef("--runs, --workers, --epsilon and --delta must not be negative")
 	}
 	if !(f.alpha >= 0 && f.alpha < 1) {
-		return usagef("--alpha must be in (0, 1), got %v", f.alpha)
+		return kit.Usagef("--alpha must be in (0, 1), got %v", f.alpha)
 	}
 	if !cmd.Flags().Changed("seed") {
 		f.seed = randx.NewSecure().Uint64()
@@ -176,7 +177,7 @@ func runAudit(cmd *cobra.Command, f *auditFlags, method string) error {
 	}
 	meth, err := catalog.All().Lookup(method)
 	if err != nil {
-		return usagef("%v", err)
+		return kit.Usagef("%v", err)
 	}
 	o, err := f.methodOptions()
 	if err != nil {
@@ -206,7 +207,7 @@ func (f *auditFlags) methodOptions() (audit.MethodOptions, error) {
 	o := audit.MethodOptions{Calibration: f.calibration, Epsilon: f.epsilon, Delta: f.delta, P: f.columns,
 		Part: f.part, Mechanism: f.mechanism, Owners: f.owners, View: audit.View(f.view), Noise: f.noise}
 	if (f.pairD == "") != (f.pairDPrime == "") {
-		return o, usagef("give both --pair-d and --pair-dprime, or neither")
+		return o, kit.Usagef("give both --pair-d and --pair-dprime, or neither")
 	}
 	if f.pairD != "" {
 		var err error
@@ -235,7 +236,7 @@ func (f *auditFlags) auditOne(cmd *cobra.Command, meth audit.Method, o audit.Met
 	}
 	start := time.Now()
 	r, err := audit.Run(m, audit.Options{Runs: runs, Confidence: f.confidence, Workers: f.workers, Source: src,
-		Progress: newBar(cmd.ErrOrStderr(), "audit "+meth.Name)})
+		Progress: kit.NewBar(cmd.ErrOrStderr(), "audit "+meth.Name)})
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +304,7 @@ func rhoLower(r *audit.Result) float64 {
 func runAuditSuite(cmd *cobra.Command, f *auditFlags) error {
 	if f.calibration != "" || f.epsilon != 0 || f.delta != 0 || f.part != "" || f.mechanism != "" ||
 		f.columns != 0 || f.owners != 0 || f.view != "" || f.noise != "" || f.pairD != "" || f.pairDPrime != "" {
-		return usagef("audit all runs the fixed suite: give only --long, --runs, --confidence, --greybox, --alpha, --json, --seed, --secure, --workers")
+		return kit.Usagef("audit all runs the fixed suite: give only --long, --runs, --confidence, --greybox, --alpha, --json, --seed, --secure, --workers")
 	}
 	s := &suiteRun{}
 	if !f.greybox {
@@ -456,7 +457,7 @@ func (f *auditFlags) greyOne(cmd *cobra.Command, meth audit.Method, o audit.Meth
 	}
 	start := time.Now()
 	r, err := audit.GreyBox(m, audit.GreyBoxOptions{Runs: runs, Alpha: alpha, Workers: f.workers, Source: src,
-		Progress: newBar(cmd.ErrOrStderr(), "grey-box "+meth.Name)})
+		Progress: kit.NewBar(cmd.ErrOrStderr(), "grey-box "+meth.Name)})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	"github.com/spf13/cobra"
@@ -29,7 +30,7 @@ func TestCommandsAskCapabilities(t *testing.T) {
 	cmd := &cobra.Command{}
 	var out bytes.Buffer
 	cmd.SetOut(&out)
-	if err := printClassifierUtility(cmd, &data.Table{}, struct{}{}); err != nil || out.Len() != 0 {
+	if err := kit.PrintClassifierUtility(cmd, &data.Table{}, struct{}{}); err != nil || out.Len() != 0 {
 		t.Fatalf("a result that is no classifier printed %q, error %v", out.String(), err)
 	}
 }

@@ -3,8 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/randx"
@@ -23,18 +23,18 @@ type checkFlags struct {
 // register declares the command's flags into f.
 func (f *checkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.real, "real", "", "CSV of the owner's rows the synthetic table was made from (required)")
-	fs.StringVar(&f.holdout, "holdout", "", holdoutFileHelp+" (required)")
+	fs.StringVar(&f.holdout, "holdout", "", kit.HoldoutFileHelp+" (required)")
 	fs.StringVar(&f.synthetic, "synthetic", "", "CSV of the synthetic table about to be published (required)")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON of the three files (required)")
-	registerMaxAdvantage(fs, &f.maxAdvantage)
+	kit.RegisterMaxAdvantage(fs, &f.maxAdvantage)
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the reported intervals")
-	fs.IntVar(&f.queries, "queries", defaultGateQueries, gateQueriesHelp)
+	fs.IntVar(&f.queries, "queries", kit.DefaultGateQueries, kit.GateQueriesHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 }
 
 func newCheckCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "check --real REAL.csv --holdout HELD-OUT.csv --synthetic SYNTH.csv --schema SCHEMA.json",
 		Short: "Release gate: membership-inference attacks on a synthetic table before it is published (for the owner only)",
 		Long: `Before publishing a synthetic table, try to tell the rows it was made from
@@ -70,12 +70,12 @@ Examples:
 
 func runCheck(cmd *cobra.Command, f *checkFlags, _ []string) error {
 	if f.real == "" || f.holdout == "" || f.synthetic == "" || f.schema == "" {
-		return usagef("check needs --real, --holdout, --synthetic and --schema")
+		return kit.Usagef("check needs --real, --holdout, --synthetic and --schema")
 	}
-	if err := checkMaxAdvantage(f.maxAdvantage); err != nil {
+	if err := kit.CheckMaxAdvantage(f.maxAdvantage); err != nil {
 		return err
 	}
-	if err := checkStdinOnce("input", []string{f.real, f.holdout, f.synthetic}); err != nil {
+	if err := kit.CheckStdinOnce("input", []string{f.real, f.holdout, f.synthetic}); err != nil {
 		return err
 	}
 	s, err := data.LoadSchema(f.schema)
@@ -84,11 +84,11 @@ func runCheck(cmd *cobra.Command, f *checkFlags, _ []string) error {
 	}
 	var tables [3]*data.Table
 	for i, path := range []string{f.real, f.holdout} {
-		if tables[i], _, err = readTable(cmd.ErrOrStderr(), path, s, f.skip); err != nil {
+		if tables[i], _, err = kit.ReadTable(cmd.ErrOrStderr(), path, s, f.skip); err != nil {
 			return err
 		}
 	}
-	if tables[2], _, err = readSynthetic(cmd.ErrOrStderr(), f.synthetic, s, f.skip); err != nil {
+	if tables[2], _, err = kit.ReadSynthetic(cmd.ErrOrStderr(), f.synthetic, s, f.skip); err != nil {
 		return err
 	}
 	res, err := gate.Check(gate.Options{Real: tables[0], Holdout: tables[1], Synthetic: tables[2],
@@ -97,27 +97,11 @@ func runCheck(cmd *cobra.Command, f *checkFlags, _ []string) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	if perr := printJSONOr(w, f.asJSON, res, func() { printCheck(w, res) }); perr != nil {
+	if perr := printJSONOr(w, f.asJSON, res, func() { kit.PrintCheck(w, res) }); perr != nil {
 		return perr
 	}
 	if errors.Is(err, gate.ErrRefused) {
 		return fmt.Errorf("%w (do not publish %s)", err, f.synthetic)
 	}
 	return err
-}
-
-func printCheck(w io.Writer, r *gate.Result) {
-	fmt.Fprintf(w, "Release gate (owner only): %d of the owner's rows vs %d held-out rows\n", r.Members, r.NonMembers)
-	for _, a := range r.Attacks {
-		fmt.Fprintf(w, "  %-27s advantage %6.3f  (%g%% interval %.3f to %.3f)\n", a.Name, a.Advantage, 100*r.Confidence, a.Lower, a.Upper)
-		fmt.Fprintf(w, "    %s\n", a.Detail)
-	}
-	if r.Refused {
-		fmt.Fprintf(w, "  verdict: REFUSED (an advantage above %.3g at %g%% confidence; largest %.3f)\n", r.MaxAdvantage, 100*r.Confidence, r.Advantage)
-		return
-	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "  note: %s\n", warn)
-	}
-	fmt.Fprintf(w, "  verdict: PASS (no advantage shown above %.3g; largest %.3f: no membership signal found by these attacks; not a privacy guarantee)\n", r.MaxAdvantage, r.Advantage)
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 )
 
 // run executes the CLI and returns exit code, stdout and stderr.
@@ -124,7 +126,7 @@ func TestHelpTeaches(t *testing.T) {
 // (a log, CI) writes nothing.
 func TestProgressOnlyOnATerminal(t *testing.T) {
 	var buf bytes.Buffer
-	bar := newBar(&buf, "work")
+	bar := kit.NewBar(&buf, "work")
 	for i := range 10 {
 		bar(i+1, 10)
 	}
@@ -133,7 +135,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fileBar := newBar(f, "work")
+	fileBar := kit.NewBar(f, "work")
 	fileBar(5, 10)
 	if st, err := f.Stat(); err != nil || st.Size() != 0 || buf.Len() != 0 {
 		t.Fatalf("progress written off a terminal: buffer %q, file %v bytes (%v)", buf.String(), st.Size(), err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/model"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +26,7 @@ func TestSkipColumnsEverywhere(t *testing.T) {
 		readsCSV := fs.Lookup("input") != nil || c.Name() == "schema" || c.Name() == "compare" || c.Name() == "check"
 		if readsCSV && c.Runnable() {
 			switch {
-			case fs.Lookup(skipColumnsFlag) != nil:
+			case fs.Lookup(kit.SkipColumnsFlag) != nil:
 				with = append(with, c.CommandPath())
 			case !slices.Contains(skipColumnsPending, c.CommandPath()):
 				missing = append(missing, c.CommandPath())
@@ -40,10 +41,10 @@ func TestSkipColumnsEverywhere(t *testing.T) {
 	}
 	walk(NewRoot(&bytes.Buffer{}, &bytes.Buffer{}))
 	if len(missing) > 0 {
-		t.Errorf("commands that read a CSV without --%s: %v", skipColumnsFlag, missing)
+		t.Errorf("commands that read a CSV without --%s: %v", kit.SkipColumnsFlag, missing)
 	}
 	if len(with) < 10 {
-		t.Errorf("only %v have --%s", with, skipColumnsFlag)
+		t.Errorf("only %v have --%s", with, kit.SkipColumnsFlag)
 	}
 }
 

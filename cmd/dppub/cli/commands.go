@@ -3,8 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/dppub/dppub/method/dppcasvm"
-	mulldaspec "github.com/dppub/dppub/method/mullda"
+	"github.com/dppub/dppub/cmd/dppub/commands"
 )
 
 // The command tree is listed here once, instead of init() functions that
@@ -12,27 +11,24 @@ import (
 // line in one of these lists, and the tree does not depend on the order
 // the files' init functions run in (cobra sorts the commands for help).
 
-// topCommands are the top-level commands besides publish and eval.
+// topCommands are the top-level commands besides publish and eval: those
+// written here, then the methods' own (package commands: `dppub
+// synthesize`, PDP-MVDS's keygen and link).
 func topCommands() []func() *cobra.Command {
-	return []func() *cobra.Command{
+	out := []func() *cobra.Command{
 		newAuditCmd, newCheckCmd, newCompareCmd,
 		newConsortiumCmd, newServeCmd, newRunCmd,
-		newKeygenCmd, newLedgerCmd, newLinkCmd, newVersionCmd, newPredictCmd,
-		newSchemaCmd, newStatisticsCmd, newSynthesizeCmd,
+		newLedgerCmd, newVersionCmd, newPredictCmd,
+		newSchemaCmd, newStatisticsCmd,
 	}
+	return append(out, commands.Top()...)
 }
 
 // publishCommands are the `publish` subcommands of methods with a
-// hand-written command (the registry's session methods get generic ones).
+// hand-written command, each in its method's folder (the list of package
+// commands); the registry's other session methods get generic ones.
 func publishCommands() []func() *cobra.Command {
-	out := []func() *cobra.Command{newPublishPrivBayesCmd, newPublishDPSUBN3Cmd}
-	for _, s := range dppcasvm.Specs {
-		out = append(out, func() *cobra.Command { return newPublishDPPCACmd(s) })
-	}
-	return append(out,
-		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameSingle) },
-		func() *cobra.Command { return newPublishLDACmd(mulldaspec.NameMulti) },
-		newPublishMPCRDPCmd, newPublishPDPMVDSCmd, newPublishPPCACmd)
+	return commands.Publish()
 }
 
 // The `eval` subcommands are the experiments of the registry eval/all.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/gate"
 	"github.com/dppub/dppub/privacy"
@@ -71,12 +72,12 @@ Examples:
 	fs.StringVar(&f.jsonOut, "json-out", "", "JSON report to write (default <out>.json)")
 	fs.StringVar(&f.privacyReport, "privacy-report", "", "the synthetic table's privacy report, whose key facts are shown (default SYNTH.privacy.json when present)")
 	fs.IntVar(&f.bins, "bins", utility.DefaultBins, "equal-width bins per numeric column (the default is the publishing commands' own, so that their quality lines and this report agree)")
-	fs.StringVar(&f.gateHoldout, "gate-holdout", "", holdoutFileHelp+": run the release gate on SYNTH and show its result")
+	fs.StringVar(&f.gateHoldout, "gate-holdout", "", kit.HoldoutFileHelp+": run the release gate on SYNTH and show its result")
 	fs.StringVar(&f.gateResult, "gate-result", "", "the release gate's result of a run with --gate, shown as it is (default SYNTH.gate.json when present)")
-	registerMaxAdvantage(fs, &f.maxAdvantage)
+	kit.RegisterMaxAdvantage(fs, &f.maxAdvantage)
 	fs.BoolVar(&f.asJSON, "json", false, "print the JSON report on standard output instead of the summary")
 	fs.BoolVar(&f.force, "force", false, "replace existing output files")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 	return cmd
 }
 
@@ -88,11 +89,11 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 	if err != nil {
 		return err
 	}
-	real, rst, err := readTable(nil, realPath, s, f.skip)
+	real, rst, err := kit.ReadTable(nil, realPath, s, f.skip)
 	if err != nil {
 		return err
 	}
-	synth, sst, err := readSynthetic(nil, synthPath, s, f.skip)
+	synth, sst, err := kit.ReadSynthetic(nil, synthPath, s, f.skip)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 	if err := rep.WriteHTML(&page); err != nil {
 		return err
 	}
-	if err := writeOwnerFiles(outputFile{f.out, page.Bytes()}, outputFile{f.jsonOut, js}); err != nil {
+	if err := writeOwnerFiles(kit.OutputFile{Path: f.out, Data: page.Bytes()}, kit.OutputFile{Path: f.jsonOut, Data: js}); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
@@ -136,18 +137,18 @@ func runCompare(cmd *cobra.Command, realPath, synthPath string, f *compareFlags)
 func (f *compareFlags) check(realPath, synthPath string) error {
 	switch {
 	case f.schema == "":
-		return usagef("--schema FILE is required")
+		return kit.Usagef("--schema FILE is required")
 	case f.out == "":
-		return usagef("--out REPORT.html is required")
+		return kit.Usagef("--out REPORT.html is required")
 	case f.bins < 2:
-		return usagef("--bins must be at least 2, got %d", f.bins)
+		return kit.Usagef("--bins must be at least 2, got %d", f.bins)
 	case f.gateHoldout != "" && f.gateResult != "":
-		return usagef("give --gate-holdout FILE (run the gate) or --gate-result FILE (show a gate's result), not both")
+		return kit.Usagef("give --gate-holdout FILE (run the gate) or --gate-result FILE (show a gate's result), not both")
 	}
-	if err := checkMaxAdvantage(f.maxAdvantage); err != nil {
+	if err := kit.CheckMaxAdvantage(f.maxAdvantage); err != nil {
 		return err
 	}
-	if err := checkStdinOnce("input", []string{realPath, synthPath, f.gateHoldout}); err != nil {
+	if err := kit.CheckStdinOnce("input", []string{realPath, synthPath, f.gateHoldout}); err != nil {
 		return err
 	}
 	if f.jsonOut == "" {
@@ -195,10 +196,10 @@ func (f *compareFlags) privacyFacts(synthPath string) (*quality.PrivacyFacts, er
 // output_sha256 digests, or the facts shown would be another table's
 // (its budget, its guarantee).
 func checkReportDigest(r *privacy.Report, reportPath, synthPath string) error {
-	if synthPath == stdinPath {
-		return usagef("--privacy-report %s cannot be checked against a synthetic table read from standard input: give the table's file", reportPath)
+	if synthPath == kit.StdinPath {
+		return kit.Usagef("--privacy-report %s cannot be checked against a synthetic table read from standard input: give the table's file", reportPath)
 	}
-	sum, err := fileSHA256(synthPath)
+	sum, err := kit.FileSHA256(synthPath)
 	if err != nil {
 		return fmt.Errorf("privacy report: %w", err)
 	}
@@ -219,7 +220,7 @@ func checkReportDigest(r *privacy.Report, reportPath, synthPath string) error {
 // SYNTH.gate.json when it exists), or none.
 func (f *compareFlags) gate(real, synth *data.Table, synthPath string) (*quality.Gate, error) {
 	if f.gateHoldout != "" {
-		held, _, err := readTable(nil, f.gateHoldout, real.Schema, f.skip)
+		held, _, err := kit.ReadTable(nil, f.gateHoldout, real.Schema, f.skip)
 		if err != nil {
 			return nil, fmt.Errorf("--gate-holdout %s: %w", f.gateHoldout, err)
 		}
@@ -244,16 +245,16 @@ func (f *compareFlags) gate(real, synth *data.Table, synthPath string) (*quality
 }
 
 // writeOwnerFiles writes every file or none.
-func writeOwnerFiles(outs ...outputFile) error {
+func writeOwnerFiles(outs ...kit.OutputFile) error {
 	var written []string
 	for _, o := range outs {
-		if err := writeBytes(o.path, o.data); err != nil {
+		if err := kit.WriteBytes(o.Path, o.Data); err != nil {
 			for _, p := range written {
 				os.Remove(p)
 			}
-			return fmt.Errorf("writing %s: %w", o.path, err)
+			return fmt.Errorf("writing %s: %w", o.Path, err)
 		}
-		written = append(written, o.path)
+		written = append(written, o.Path)
 	}
 	return nil
 }

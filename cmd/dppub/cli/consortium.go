@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/budgetstore"
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
@@ -43,7 +44,7 @@ members: existing certificates are kept and checked.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if config == "" {
-				return usagef("--config FILE is required")
+				return kit.Usagef("--config FILE is required")
 			}
 			f, err := consortium.Load(config)
 			if err != nil {
@@ -87,7 +88,7 @@ The member's server must be stopped: a ledger is used by one process at a time.`
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if config == "" || member == "" {
-				return usagef("--config FILE and --member NAME are required")
+				return kit.Usagef("--config FILE and --member NAME are required")
 			}
 			f, err := consortium.Load(config)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
@@ -67,10 +68,10 @@ and follow the README's multi-machine walkthrough.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if owners < 1 || owners > 50 {
-				return usagef("--owners must be in [1, 50], got %d", owners)
+				return kit.Usagef("--owners must be in [1, 50], got %d", owners)
 			}
 			if rows < 0 {
-				return usagef("--rows must not be negative, got %d", rows)
+				return kit.Usagef("--rows must not be negative, got %d", rows)
 			}
 			if withLDA {
 				name = ldaDemoMethod
@@ -106,7 +107,7 @@ func checkDemoDir(dir string, force bool) error {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		return usagef("--dir: %v", err)
+		return kit.Usagef("--dir: %v", err)
 	case len(entries) == 0 || force:
 		return nil
 	}
@@ -117,7 +118,7 @@ func checkDemoDir(dir string, force bool) error {
 	if len(entries) > 3 {
 		names = append(names, fmt.Sprintf("and %d more", len(entries)-3))
 	}
-	return usagef("--dir %s already holds files (%s): a demo would replace its consortium.json, schemas and owners' data; give another --dir, or --force to write over them", dir, strings.Join(names, ", "))
+	return kit.Usagef("--dir %s already holds files (%s): a demo would replace its consortium.json, schemas and owners' data; give another --dir, or --force to write over them", dir, strings.Join(names, ", "))
 }
 
 // demoHelp lists the layouts registered by other files, for --help.
@@ -128,7 +129,7 @@ var demoHelp string
 func writeDemo(w io.Writer, dir, name, dataset string, owners, rows int, src *randx.Source) error {
 	spec, err := method.Lookup(name)
 	if err != nil || spec.Demo == nil {
-		return usagef("--method %q has no demo layout (want one of %s)", name, strings.Join(demoMethodNames(), ", "))
+		return kit.Usagef("--method %q has no demo layout (want one of %s)", name, strings.Join(demoMethodNames(), ", "))
 	}
 	t, err := datasets.Load(dataset)
 	if err != nil {
@@ -185,7 +186,7 @@ const (
 func buildDemo(spec method.Spec, in method.DemoInput) (*demoLayout, error) {
 	d, err := spec.Demo(in)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, kit.UsageError{Err: err}
 	}
 	if d.Extends == "" {
 		return ownDemoLayout(spec.Name, d, in), nil

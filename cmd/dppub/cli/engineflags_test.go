@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/method"
 	"github.com/spf13/pflag"
 )
@@ -37,7 +38,7 @@ func TestEngineFlagsShared(t *testing.T) {
 			}
 			st.SetDefaults()
 			fs := pflag.NewFlagSet(tc.name, pflag.ContinueOnError)
-			bindSettings(fs, st)
+			kit.BindSettings(fs, st)
 			for _, name := range engine {
 				if fs.Lookup(name) == nil {
 					t.Errorf("no --%s", name)
@@ -46,7 +47,7 @@ func TestEngineFlagsShared(t *testing.T) {
 			if err := fs.Parse([]string{"--method", "adaptive"}); err != nil {
 				t.Fatal(err)
 			}
-			err = flagErrors(fs, st.Validate())
+			err = kit.FlagErrors(fs, st.Validate())
 			var fe method.FieldError
 			if tc.refused == "" {
 				if errors.As(err, &fe) && fe.Key == "method" {

@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"os"
-	"time"
-
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/eval"
 	"github.com/dppub/dppub/eval/all"
 	"github.com/dppub/dppub/randx"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func newEvalCmd() *cobra.Command {
@@ -32,7 +26,7 @@ shown on stderr. Both the paper's calibration and the sound one are run.`,
 // newExperimentCmd is one experiment of the registry (eval/all) as a
 // command: its own flags and --seed.
 func newExperimentCmd(e eval.Experiment) *cobra.Command {
-	var src sourceFlags
+	var src kit.SourceFlags
 	var run eval.Run
 	cmd := &cobra.Command{
 		Use:   e.Name,
@@ -42,14 +36,14 @@ func newExperimentCmd(e eval.Experiment) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stderr := cmd.ErrOrStderr()
 			env := eval.Env{
-				Source:   func() *randx.Source { return src.source(cmd.Flags(), stderr) },
-				Progress: func(desc string) func(done, total int) { return newBar(stderr, desc) },
+				Source:   func() *randx.Source { return src.Source(cmd.Flags(), stderr) },
+				Progress: func(desc string) func(done, total int) { return kit.NewBar(stderr, desc) },
 				Stdout:   cmd.OutOrStdout(), Stderr: stderr,
 				Baseline: all.Baseline,
 			}
 			if err := run(cmd.Context(), env); err != nil {
 				if eval.IsUsage(err) {
-					return usageError{err}
+					return kit.UsageError{Err: err}
 				}
 				return err
 			}
@@ -57,33 +51,6 @@ func newExperimentCmd(e eval.Experiment) *cobra.Command {
 		},
 	}
 	run = e.Bind(cmd.Flags())
-	src.register(cmd.Flags())
+	src.Register(cmd.Flags())
 	return cmd
-}
-
-// newBar shows progress on w when w is a terminal, and nothing otherwise:
-// redrawn bars are noise in a log file, and writing one per update to a
-// regular file cost Big5 synthesize 22 s against 5 s through a pipe. Nothing
-// here syncs w (the progressbar package never calls Sync); on a terminal
-// the bar redraws at most every 65 ms, so a stage of millions of updates
-// costs a few hundred writes.
-func newBar(w io.Writer, desc string) func(done, total int) {
-	if !isTerminal(w) {
-		return func(int, int) {}
-	}
-	var bar *progressbar.ProgressBar
-	return func(done, total int) {
-		if bar == nil {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(desc),
-				progressbar.OptionShowCount(), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetPredictTime(true),
-				progressbar.OptionThrottle(65*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
-		}
-		_ = bar.Set(done)
-	}
-}
-
-// isTerminal reports whether w is a terminal (a *os.File on a TTY).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

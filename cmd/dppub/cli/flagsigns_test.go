@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/method"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,7 +25,7 @@ func numericFlags() []numericFlag {
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
-			if numericTypes[f.Value.Type()] && f.Name != "help" {
+			if kit.NumericTypes[f.Value.Type()] && f.Name != "help" {
 				out = append(out, numericFlag{path: path, name: f.Name, list: strings.HasSuffix(f.Value.Type(), "Slice")})
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/ownerstats"
@@ -26,10 +27,10 @@ func settingsCommand(s method.Spec, how string, run func(*cobra.Command, method.
 		Long:  s.Summary + "\n\n" + how,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagErrors(cmd.Flags(), run(cmd, st))
+			return kit.FlagErrors(cmd.Flags(), run(cmd, st))
 		},
 	}
-	bindSettings(cmd.Flags(), st)
+	kit.BindSettings(cmd.Flags(), st)
 	return cmd
 }
 
@@ -53,14 +54,14 @@ split among --owners of them, or give one --input per owner.`,
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (see `dppub datasets`), split among the owners")
 	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row, a .parquet file, or - for standard input, one per owner (repeat)")
 	fs.StringArrayVar(&f.schemas, "schema", nil, "schema JSON of the --input files (one for all, or one per file for parties of columns)")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 	fs.IntVar(&f.owners, "owners", 3, "number of owners to split --dataset among, or one --input file (default: one owner per --input file)")
-	f.src.register(fs)
-	f.outputFlags.register(fs, "output file")
+	f.src.Register(fs)
+	f.OutputFlags.Register(fs, "output file")
 	// Only owners of rows have rows of the published table's columns
 	// for the gate to attack.
 	if s.Split == method.Rows {
-		f.gate.register(fs)
+		f.gate.Register(fs)
 		fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (dppub-beam, beam/README.md), instead of its rows; repeat once per owner, with one --schema")
 	}
 	cmd.Example = genericExample(s.Name, fs)
@@ -101,16 +102,16 @@ type genericFlags struct {
 	// statistics are owners' statistics files (ownerstats), one per
 	// owner, instead of --dataset or --input.
 	statistics []string
-	src        sourceFlags
-	gate       gateFlags
-	outputFlags
+	src        kit.SourceFlags
+	gate       kit.GateFlags
+	kit.OutputFlags
 }
 
 func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 	if len(f.statistics) > 0 {
 		return runGenericFromStatistics(cmd, s, st, f, src)
 	}
@@ -119,7 +120,7 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if err != nil {
 		return err
 	}
-	if tables, err = f.gate.holdOut(cmd.ErrOrStderr(), tables, f.skip); err != nil {
+	if tables, err = f.gate.HoldOut(cmd.ErrOrStderr(), tables, f.skip); err != nil {
 		return err
 	}
 	lo := method.LocalOptions{Members: localMembers(s, len(tables)), Data: map[string]*data.Table{}, Source: src}
@@ -130,24 +131,24 @@ func runGenericPublish(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 	if err != nil {
 		return err
 	}
-	f.gate.account(run.Outcome.Report)
-	if err := f.gate.guard(cmd, tables, run.Outcome.Table, func() error {
-		return writeOutcome(cmd, nil, f.out, f.report, run.Outcome)
+	f.gate.Account(run.Outcome.Report)
+	if err := f.gate.Guard(cmd, tables, run.Outcome.Table, func() error {
+		return writeOutcome(cmd, nil, f.Out, f.Report, run.Outcome)
 	}); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, run.Outcome.Report)
-	noteQuality(cmd, "summary", run.Outcome.Summary)
-	printTableQuality(cmd, tables, run.Outcome.Table, f.out)
-	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	kit.PrintReport(cmd, w, run.Outcome.Report)
+	kit.NoteQuality(cmd, "summary", run.Outcome.Summary)
+	printTableQuality(cmd, tables, run.Outcome.Table, f.Out)
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.Out, f.Report)
 	for _, file := range run.Outcome.Files {
-		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
+		fmt.Fprintf(w, "Wrote %s\n", f.Out+file.Suffix)
 	}
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
 	}
-	f.gate.summary(cmd)
+	f.gate.Summary(cmd)
 	return nil
 }
 
@@ -173,10 +174,10 @@ func localMembers(s method.Spec, owners int) map[string][]string {
 // process holds no rows to compare or attack.
 func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericFlags, src *randx.Source) error {
 	if len(f.schemas) != 1 || f.dataset != "" || len(f.inputs) > 0 || len(f.skip) > 0 {
-		return usagef("--statistics takes one --schema (the schema the statistics were computed under) and no --dataset, --input or --skip-columns")
+		return kit.Usagef("--statistics takes one --schema (the schema the statistics were computed under) and no --dataset, --input or --skip-columns")
 	}
-	if f.gate.on {
-		return usagef("--statistics leaves no rows for the release gate to attack; leave out --gate")
+	if f.gate.On {
+		return kit.Usagef("--statistics leaves no rows for the release gate to attack; leave out --gate")
 	}
 	schema, err := data.LoadSchema(f.schemas[0])
 	if err != nil {
@@ -185,7 +186,7 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	lo := method.LocalOptions{Members: localMembers(s, len(f.statistics)), Stats: map[string]*ownerstats.Statistics{},
 		Schemas: []data.Schema{schema}, Source: src}
 	for i, path := range f.statistics {
-		stats, err := readOwnerStatistics(path)
+		stats, err := kit.ReadOwnerStatistics(path)
 		if err != nil {
 			return err
 		}
@@ -195,16 +196,16 @@ func runGenericFromStatistics(cmd *cobra.Command, s method.Spec, st method.Setti
 	if err != nil {
 		return err
 	}
-	if err := writeOutcome(cmd, nil, f.out, f.report, run.Outcome); err != nil {
+	if err := writeOutcome(cmd, nil, f.Out, f.Report, run.Outcome); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, run.Outcome.Report)
-	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	kit.PrintReport(cmd, w, run.Outcome.Report)
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.Out, f.Report)
 	if run.Outcome.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", run.Outcome.Summary)
 	}
-	printQuality(cmd, w, nil, nil, errNoRows)
+	kit.PrintQuality(cmd, w, nil, nil, kit.ErrNoRows)
 	return nil
 }
 
@@ -218,9 +219,9 @@ func genericCentralCmd(s method.Spec) *cobra.Command {
 output and its privacy report. Its settings are the flags below.`,
 		func(cmd *cobra.Command, st method.Settings) error { return runGenericCentral(cmd, s, st, f) })
 	fs := cmd.Flags()
-	f.table.register(cmd)
-	f.src.register(fs)
-	f.outputFlags.register(fs, "output file")
+	f.table.Register(cmd)
+	f.src.Register(fs)
+	f.OutputFlags.Register(fs, "output file")
 	cmd.Example = genericCentralExample(s.Name, fs)
 	return cmd
 }
@@ -236,37 +237,37 @@ func genericCentralExample(name string, fs *pflag.FlagSet) string {
 // settings: one owner's table (as the DPPCA commands take it), the
 // randomness and the outputs.
 type genericCentralFlags struct {
-	table tableFlags
-	src   sourceFlags
-	outputFlags
+	table kit.TableFlags
+	src   kit.SourceFlags
+	kit.OutputFlags
 }
 
 func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f *genericCentralFlags) error {
-	if err := f.table.check(); err != nil {
+	if err := f.table.Check(); err != nil {
 		return err
 	}
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
-	table, err := f.table.load(cmd.ErrOrStderr())
+	table, err := f.table.Load(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	out, err := method.RunCentral(cmd.Context(), s, st, method.Local{Table: table,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr())})
+		Source: f.src.Source(cmd.Flags(), cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
-	if err := writeOutcome(cmd, nil, f.out, f.report, out); err != nil {
+	if err := writeOutcome(cmd, nil, f.Out, f.Report, out); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, out.Report)
-	noteQuality(cmd, "summary", out.Summary)
-	printTableQuality(cmd, []*data.Table{table}, out.Table, f.out)
-	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.out, f.report)
+	kit.PrintReport(cmd, w, out.Report)
+	kit.NoteQuality(cmd, "summary", out.Summary)
+	printTableQuality(cmd, []*data.Table{table}, out.Table, f.Out)
+	fmt.Fprintf(w, "\nWrote %s and the report to %s\n", f.Out, f.Report)
 	for _, file := range out.Files {
-		fmt.Fprintf(w, "Wrote %s\n", f.out+file.Suffix)
+		fmt.Fprintf(w, "Wrote %s\n", f.Out+file.Suffix)
 	}
 	if out.Summary != "" {
 		fmt.Fprintf(w, "  %s\n", out.Summary)
@@ -278,9 +279,9 @@ func runGenericCentral(cmd *cobra.Command, s method.Spec, st method.Settings, f 
 func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source) ([]*data.Table, error) {
 	switch {
 	case (f.dataset == "") == (len(f.inputs) == 0):
-		return nil, usagef("give --dataset NAME or --input FILE (one per owner)")
+		return nil, kit.Usagef("give --dataset NAME or --input FILE (one per owner)")
 	case f.dataset != "":
-		t, err := loadDataset(f.dataset, f.skip)
+		t, err := kit.LoadDataset(f.dataset, f.skip)
 		if err != nil {
 			return nil, err
 		}
@@ -293,11 +294,11 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 	if f.ownersGiven {
 		owners = f.owners
 	}
-	if err := checkOwnerInputs(f.inputs, owners); err != nil {
+	if err := kit.CheckOwnerInputs(f.inputs, owners); err != nil {
 		return nil, err
 	}
 	if len(f.schemas) != 1 && len(f.schemas) != len(f.inputs) {
-		return nil, usagef("give one --schema for all --input files or one per file, got %d for %d", len(f.schemas), len(f.inputs))
+		return nil, kit.Usagef("give one --schema for all --input files or one per file, got %d for %d", len(f.schemas), len(f.inputs))
 	}
 	var out []*data.Table
 	for i, path := range f.inputs {
@@ -308,13 +309,13 @@ func (f *genericFlags) tables(notes io.Writer, s method.Spec, src *randx.Source)
 		// A column named in --skip-columns that one party's file lacks
 		// is an error there (data.ReadOptions.SkipColumns): with parties
 		// of columns, name only columns every file has.
-		t, _, err := readOwnerTable(notes, path, sc, f.skip)
+		t, _, err := kit.ReadOwnerTable(notes, path, sc, f.skip)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, t)
 	}
-	return layOutOwners(f.inputs, out, owners, s.Split, src)
+	return kit.LayOutOwners(f.inputs, out, owners, s.Split, src)
 }
 
 // printTableQuality compares a published table with the owners' tables
@@ -328,14 +329,14 @@ func printTableQuality(cmd *cobra.Command, owners []*data.Table, syn *data.Table
 	if syn == nil || len(owners) == 0 || !owners[0].Schema.EqualAttributes(syn.Schema) {
 		return
 	}
-	real, err := realCounts(owners...)
-	var sc *synthCounts
+	real, err := kit.RealCounts(owners...)
+	var sc *kit.SynthCounts
 	if err == nil {
-		sc, err = tableSynthCounts(syn, out)
+		sc, err = kit.TableSynthCounts(syn, out)
 	}
 	var counted *utility.Joint
 	if sc != nil {
 		counted = sc.Joint
 	}
-	printQuality(cmd, cmd.OutOrStdout(), real, counted, err)
+	kit.PrintQuality(cmd, cmd.OutOrStdout(), real, counted, err)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 )
 
 // --json prints one JSON document (the privacy report and a short quality
@@ -27,7 +29,7 @@ func TestQuietAndJSONOutputModes(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("--json: exit %d: %s", code, stderr)
 			}
-			var doc outputDocument
+			var doc kit.OutputDocument
 			dec := json.NewDecoder(strings.NewReader(stdout))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&doc); err != nil || dec.More() {

@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // inputFlags name the flags that read files a command must never write.
@@ -20,20 +20,20 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 	if !publishing && cmd.Name() != "predict" {
 		return nil
 	}
-	if err := checkStdinOnce("input", append(flagValues(fs, "input"), args...)); err != nil {
+	if err := kit.CheckStdinOnce("input", append(kit.FlagValues(fs, "input"), args...)); err != nil {
 		return err
 	}
-	out := flagValue(fs, "out")
+	out := kit.FlagValue(fs, "out")
 	if out == "" {
 		return nil // the command says that --out is required
 	}
-	toStdout := out == stdoutPath
+	toStdout := out == kit.StdoutPath
 	if toStdout {
 		if err := startStdout(cmd); err != nil {
 			return err
 		}
 	}
-	if publishing && flagValue(fs, "report") == stdoutPath {
+	if publishing && kit.FlagValue(fs, "report") == kit.StdoutPath {
 		if err := startReportStdout(cmd, toStdout); err != nil {
 			return err
 		}
@@ -42,23 +42,23 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 	// --out (none beside standard output: startStdout required the flag).
 	derived := func(name, suffix string) string {
 		if toStdout {
-			return flagValue(fs, name)
+			return kit.FlagValue(fs, name)
 		}
-		return orDefault(fs, name, out+suffix)
+		return kit.OrDefault(fs, name, out+suffix)
 	}
 	outs := []string{out}
 	ins := append([]string(nil), args...) // positional arguments are inputs (dppub schema IN.csv)
 	for _, name := range inputFlags {
-		ins = append(ins, flagValues(fs, name)...)
+		ins = append(ins, kit.FlagValues(fs, name)...)
 	}
-	if err := checkGateFlags(fs); err != nil {
+	if err := kit.CheckGateFlags(fs); err != nil {
 		return err
 	}
 	if publishing {
 		outs = append(outs, derived("report", ".privacy.json"))
 		// The gate's result is written with the outputs, so it is
 		// checked with them, before anything is charged.
-		gp, err := gatePath(fs)
+		gp, err := kit.GatePath(fs)
 		if err != nil {
 			return err
 		}
@@ -72,40 +72,14 @@ func checkOutputsFirst(cmd *cobra.Command, args []string) error {
 			outs = append(outs, derived("protocol-report", ".protocol.json"))
 		}
 	} else {
-		ins = append(ins, flagValues(fs, "model")...)
+		ins = append(ins, kit.FlagValues(fs, "model")...)
 	}
 	force := false
 	if f := fs.Lookup("force"); f != nil {
 		force = f.Value.String() == "true"
 	}
 	if err := fsutil.CheckOutputs(outs, ins, force); err != nil {
-		return usageError{err}
+		return kit.UsageError{Err: err}
 	}
 	return nil
-}
-
-func flagValue(fs *pflag.FlagSet, name string) string {
-	if f := fs.Lookup(name); f != nil {
-		return f.Value.String()
-	}
-	return ""
-}
-
-// flagValues reads a string or a repeated flag.
-func flagValues(fs *pflag.FlagSet, name string) []string {
-	f := fs.Lookup(name)
-	if f == nil {
-		return nil
-	}
-	if sv, ok := f.Value.(pflag.SliceValue); ok {
-		return sv.GetSlice()
-	}
-	return []string{f.Value.String()}
-}
-
-func orDefault(fs *pflag.FlagSet, name, def string) string {
-	if v := flagValue(fs, name); v != "" {
-		return v
-	}
-	return def
 }

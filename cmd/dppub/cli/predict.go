@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/internal/fsutil"
@@ -34,7 +35,7 @@ func (f *predictFlags) register(fs *pflag.FlagSet) {
 }
 
 func newPredictCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "predict",
 		Short: "Apply a published model to a table and print its accuracy if the label is present",
 		Long: `Apply a model written by ` + "`dppub publish`" + ` (its JSON holds the schema, the
@@ -60,13 +61,13 @@ Examples:
 func runPredict(cmd *cobra.Command, f *predictFlags, _ []string) error {
 	switch {
 	case f.model == "":
-		return usagef("--model FILE is required")
+		return kit.Usagef("--model FILE is required")
 	case f.input != "" && f.dataset != "":
-		return usagef("give --input or --dataset, not both")
+		return kit.Usagef("give --input or --dataset, not both")
 	case f.input == "" && f.dataset == "":
-		return usagef("no data: give --input FILE or --dataset NAME")
+		return kit.Usagef("no data: give --input FILE or --dataset NAME")
 	case f.dataset != "" && f.schema != "":
-		return usagef("--schema applies to --input only")
+		return kit.Usagef("--schema applies to --input only")
 	}
 	m, err := loadModel(f.model)
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/method"
 	_ "github.com/dppub/dppub/method/registry"
 	"github.com/spf13/cobra"
@@ -19,14 +20,9 @@ privacy report (JSON) beside it, and prints the report's summary.`,
 	return cmd
 }
 
-// methodKey annotates a registered method's own command that is not a
-// `publish` subcommand of its name (dppub synthesize); its value is the
-// method's name.
-const methodKey = "dppub-method"
-
 // addGenericPublish gives every registered method, session or central,
 // that has no command of its own (a `publish` subcommand of its name, or
-// a command annotated with methodKey) the generic `dppub publish NAME`.
+// a command annotated with kit.MethodKey) the generic `dppub publish NAME`.
 func addGenericPublish(root, publish *cobra.Command) {
 	own := map[string]bool{}
 	for _, c := range publish.Commands() {
@@ -34,7 +30,7 @@ func addGenericPublish(root, publish *cobra.Command) {
 	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if name := c.Annotations[methodKey]; name != "" {
+		if name := c.Annotations[kit.MethodKey]; name != "" {
 			own[name] = true
 		}
 		for _, sub := range c.Commands() {

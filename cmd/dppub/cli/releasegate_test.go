@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/gate"
@@ -454,7 +455,7 @@ func (tc gateCase) check(t *testing.T, held string) {
 	wantOwners := len(tc.records)
 	if tc.pooled {
 		wantOwners = 1
-		if rel.Owners[0].Owner != pooledOwner || !strings.Contains(rel.Pooled, "the attacks need whole records") {
+		if rel.Owners[0].Owner != kit.PooledOwner || !strings.Contains(rel.Pooled, "the attacks need whole records") {
 			t.Errorf("a pooled check not said to be pooled: owner %q, %q", rel.Owners[0].Owner, rel.Pooled)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	"github.com/spf13/pflag"
@@ -34,22 +35,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // the run does not.
 func errorLine(cmd *cobra.Command, err error) string {
 	var unknown *data.UnknownColumnError
-	if errors.As(err, &unknown) && cmd != nil && cmd.Flags().Lookup(skipColumnsFlag) != nil {
-		unknown.Remedy = fmt.Sprintf("declare it in the schema, or give --%s %s to leave it out", skipColumnsFlag, unknown.Column)
+	if errors.As(err, &unknown) && cmd != nil && cmd.Flags().Lookup(kit.SkipColumnsFlag) != nil {
+		unknown.Remedy = fmt.Sprintf("declare it in the schema, or give --%s %s to leave it out", kit.SkipColumnsFlag, unknown.Column)
 	}
 	msg := err.Error()
-	var u usageError
+	var u kit.UsageError
 	var se method.SettingsError
 	if errors.As(err, &u) || errors.As(err, &se) {
 		msg += " (see --help)"
 	}
 	return msg
 }
-
-// usageError marks a mistake in the command line itself.
-type usageError struct{ error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 // NewRoot builds the command tree.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -76,9 +72,9 @@ Start with:
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if e := onceError(c); e != nil {
-			return usageError{e} // without pflag's "invalid argument" preamble
+			return kit.UsageError{Err: e} // without pflag's "invalid argument" preamble
 		}
-		return usageError{err}
+		return kit.UsageError{Err: err}
 	})
 	publish := newPublishCmd()
 	root.AddCommand(newDatasetsCmd(), publish, newEvalCmd())
@@ -89,7 +85,7 @@ Start with:
 	addGenericPublish(root, publish)
 	registerOutputMode(root)
 	onceOnly(root)
-	refuseNonPositive(root)
+	kit.RefuseNonPositive(root)
 	deprecationsToStderr(root)
 	plainFlagHelp(root)
 	examplesFromLong(root)
@@ -174,7 +170,7 @@ func (o *onceValue) Set(s string) error {
 	return o.Value.Set(s)
 }
 
-func (o *onceValue) setError() error { return o.err }
+func (o *onceValue) SetError() error { return o.err }
 
 // onceError is the error of a flag of c given twice, or of a number its
 // flag refuses (refuseNonPositive), or nil: these name the flag
@@ -182,8 +178,8 @@ func (o *onceValue) setError() error { return o.err }
 func onceError(c *cobra.Command) error {
 	var err error
 	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if o, ok := f.Value.(interface{ setError() error }); ok && o.setError() != nil {
-			err = o.setError()
+		if o, ok := f.Value.(interface{ SetError() error }); ok && o.SetError() != nil {
+			err = o.SetError()
 		}
 	})
 	return err

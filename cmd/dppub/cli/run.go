@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
@@ -28,7 +29,7 @@ type runFlags struct {
 	config, member, settings, listen string
 	set, peers                       []string
 	out, report, ledgerDir           string
-	src                              sourceFlags
+	src                              kit.SourceFlags
 	verbose                          bool
 }
 
@@ -45,11 +46,11 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Bool("force", false, "replace outputs that already exist")
 	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory to record the session in (default: the member's publishing_ledger)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log the session's progress on stderr")
-	f.src.register(fs)
+	f.src.Register(fs)
 }
 
 func newRunCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "run METHOD",
 		Short: "Run a multi-party method across the consortium's members and publish the result",
 		Long: `Starts a session as the method's coordinating member (for ppca-dp-mh, the
@@ -124,7 +125,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	}
 	defer rec.close()
 	opts := transport.RunOptions{Method: method, Settings: settings,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers, Progress: runProgress(cmd)}
+		Source: f.src.Source(cmd.Flags(), cmd.ErrOrStderr()), Addresses: peers, Progress: runProgress(cmd)}
 	var (
 		res      *transport.Result
 		streamed *streamedRows // the rows went to f.out as they came
@@ -142,8 +143,8 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	if err := publishSession(cmd, f, method, self, settings, rec, res, streamed); err != nil {
 		return err
 	}
-	noteReport(cmd, res.Report)
-	noteQuality(cmd, "summary", res.Summary)
+	kit.NoteReport(cmd, res.Report)
+	kit.NoteQuality(cmd, "summary", res.Summary)
 	printOutcome(cmd.OutOrStdout(), f, res, streamed)
 	if rec != nil {
 		fmt.Fprintf(cmd.OutOrStdout(), "  recorded in the publishing ledger %s (entry %d)\n", rec.dir, rec.last)
@@ -157,18 +158,18 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 // returns the method.
 func (f *runFlags) check(method string) (transport.Method, error) {
 	if f.config == "" || f.out == "" {
-		return transport.Method{}, usagef("--config FILE and --out FILE are required")
+		return transport.Method{}, kit.Usagef("--config FILE and --out FILE are required")
 	}
 	if f.report == "" {
 		f.report = f.out + ".privacy.json"
 	}
 	m, err := transport.Lookup(method)
 	if err != nil {
-		return transport.Method{}, usagef("%v", err)
+		return transport.Method{}, kit.Usagef("%v", err)
 	}
-	if f.out == stdoutPath && !streamsRows(method) {
+	if f.out == kit.StdoutPath && !streamsRows(method) {
 		// Its outcome may hold further files named after --out.
-		return transport.Method{}, usagef("--out - (standard output) is for %s's synthetic rows; %s writes files (--out FILE)", streamingMethods(), method)
+		return transport.Method{}, kit.Usagef("--out - (standard output) is for %s's synthetic rows; %s writes files (--out FILE)", streamingMethods(), method)
 	}
 	if data.IsParquetPath(f.out) {
 		// A build without Parquet refuses before any budget is spent.
@@ -221,9 +222,9 @@ func publishSession(cmd *cobra.Command, f *runFlags, method, self string, settin
 		err = rec.record(transport.PublishedRecord(res, self, settings, method, digests))
 	}
 	if err != nil {
-		removeAll(slices.DeleteFunc(written, func(p string) bool { return p == stdoutPath }))
-		if f.out == stdoutPath {
-			return fmt.Errorf("nothing published: %w; the rows written to %s are unpublished: discard them", err, stdoutName)
+		kit.RemoveAll(slices.DeleteFunc(written, func(p string) bool { return p == kit.StdoutPath }))
+		if f.out == kit.StdoutPath {
+			return fmt.Errorf("nothing published: %w; the rows written to %s are unpublished: discard them", err, kit.StdoutName)
 		}
 		return fmt.Errorf("nothing published: %w", err)
 	}
@@ -234,7 +235,7 @@ func publishSession(cmd *cobra.Command, f *runFlags, method, self string, settin
 // for (a member that does not answer, retried until unreachable_after or
 // step_timeout), unless --quiet.
 func runProgress(cmd *cobra.Command) func(string) {
-	if inheritedBool(cmd, quietFlag) {
+	if kit.InheritedBool(cmd, kit.QuietFlag) {
 		return nil
 	}
 	w := cmd.ErrOrStderr()
@@ -283,7 +284,7 @@ func openSessionLedger(file *consortium.File, self, dir string) (*sessionLedger,
 	if dir == "" {
 		return nil, nil
 	}
-	setup, l, err := openLedgerDirAs(dir, self, []string{self})
+	setup, l, err := kit.OpenLedgerDirAs(dir, self, []string{self})
 	if err != nil {
 		return nil, fmt.Errorf("publishing ledger %s: %w", dir, err)
 	}
@@ -327,14 +328,6 @@ func digestFiles(paths []string) (map[string]string, error) {
 	return out, nil
 }
 
-func removeAll(paths []string) {
-	for _, p := range paths {
-		if p != stdoutPath { // never a file named "-" that is no output of this run
-			os.Remove(p)
-		}
-	}
-}
-
 // coordinatorMember is the member that coordinates m's session: --member
 // when given, which must have m's coordinating role (checked before
 // anything else about the member: an owner named by mistake is told so,
@@ -344,15 +337,15 @@ func coordinatorMember(file *consortium.File, m transport.Method, name string) (
 	if name != "" {
 		member, err := file.Member(name)
 		if err != nil {
-			return "", usageError{err}
+			return "", kit.UsageError{Err: err}
 		}
 		if member.Role != m.CoordinatorRole {
-			return "", usagef("--member %s cannot coordinate %s: it has role %q, and %s sessions are coordinated by the %q role (%s)", name, m.Name, member.Role, m.Name, m.CoordinatorRole, memberNames(cands))
+			return "", kit.Usagef("--member %s cannot coordinate %s: it has role %q, and %s sessions are coordinated by the %q role (%s)", name, m.Name, member.Role, m.Name, m.CoordinatorRole, memberNames(cands))
 		}
 		return name, nil
 	}
 	if len(cands) != 1 {
-		return "", usagef("%d members have the %q role that coordinates %s; choose one with --member", len(cands), m.CoordinatorRole, m.Name)
+		return "", kit.Usagef("%d members have the %q role that coordinates %s; choose one with --member", len(cands), m.CoordinatorRole, m.Name)
 	}
 	return cands[0].Name, nil
 }
@@ -392,9 +385,9 @@ func runSettings(file *consortium.File, method, path string, set []string) (json
 	for _, kv := range set {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, usagef("--set %q: want KEY=VALUE", kv)
+			return nil, kit.Usagef("--set %q: want KEY=VALUE", kv)
 		}
-		if v == autoWord || v == "null" {
+		if v == kit.AutoWord || v == "null" {
 			// auto (or null) takes the setting out: the method's default,
 			// or nothing where the other form of the budget is given.
 			delete(obj, k)
@@ -418,7 +411,7 @@ func checkRunSettings(name string, raw json.RawMessage) error {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return usagef("settings of %s are not a JSON object: %v", name, err)
+		return kit.Usagef("settings of %s are not a JSON object: %v", name, err)
 	}
 	if spec.Split == method.Rows {
 		delete(obj, "schema") // the owners' shared schema file, not a setting
@@ -430,12 +423,12 @@ func checkRunSettings(name string, raw json.RawMessage) error {
 	if _, err := spec.Settings(rest); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return usagef("setting %s of %s must be %s, got %s", typeErr.Field, name, jsonKind(typeErr.Type), obj[typeErr.Field])
+			return kit.Usagef("setting %s of %s must be %s, got %s", typeErr.Field, name, jsonKind(typeErr.Type), obj[typeErr.Field])
 		}
 		if msg, ok := strings.CutPrefix(errorText(err), "json: unknown field "); ok {
-			return usagef("%s has no setting %s (see dppub publish %s --help: its flags are its settings)", name, msg, name)
+			return kit.Usagef("%s has no setting %s (see dppub publish %s --help: its flags are its settings)", name, msg, name)
 		}
-		return usageError{err}
+		return kit.UsageError{Err: err}
 	}
 	return nil
 }
@@ -474,7 +467,7 @@ func parsePeers(peers []string) (map[string]string, error) {
 	for _, p := range peers {
 		name, addr, ok := strings.Cut(p, "=")
 		if !ok || name == "" || !strings.Contains(addr, ":") {
-			return nil, usagef("--peer %q: want NAME=HOST:PORT", p)
+			return nil, kit.Usagef("--peer %q: want NAME=HOST:PORT", p)
 		}
 		out[name] = addr
 	}
@@ -489,11 +482,11 @@ func writeOutcome(cmd *cobra.Command, params map[string]string, out, report stri
 	if err != nil {
 		return err
 	}
-	outs := []outputFile{{out, main}}
+	outs := []kit.OutputFile{{Path: out, Data: main}}
 	for _, f := range o.Files {
-		outs = append(outs, outputFile{out + f.Suffix, f.Data})
+		outs = append(outs, kit.OutputFile{Path: out + f.Suffix, Data: f.Data})
 	}
-	return publishFiles(cmd, params, o.Report, report, outs...)
+	return kit.PublishFiles(cmd, params, o.Report, report, outs...)
 }
 
 // mainOutput is the bytes of the main published file out: the synthetic
@@ -501,7 +494,7 @@ func writeOutcome(cmd *cobra.Command, params map[string]string, out, report stri
 // its artifact as JSON.
 func mainOutput(out string, o *transport.Outcome) ([]byte, error) {
 	if o.Table != nil {
-		return tableBytes(out, o.Table)
+		return kit.TableBytes(out, o.Table)
 	}
 	if o.Data != nil {
 		return o.Data, nil
@@ -516,7 +509,7 @@ func mainOutput(out string, o *transport.Outcome) ([]byte, error) {
 func printOutcome(w io.Writer, f *runFlags, res *transport.Result, streamed *streamedRows) {
 	fmt.Fprint(w, res.Report.Summary())
 	if streamed != nil {
-		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", streamed.rows, streamed.cols, displayPath(f.out, stdoutName), f.report)
+		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", streamed.rows, streamed.cols, kit.DisplayPath(f.out, kit.StdoutName), f.report)
 	} else if res.Table != nil {
 		fmt.Fprintf(w, "\nWrote %d rows × %d columns to %s and the report to %s\n", res.Table.Len(), len(res.Table.Schema.Attributes), f.out, f.report)
 	} else {

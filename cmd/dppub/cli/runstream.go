@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/method"
@@ -59,18 +60,18 @@ func streamingMethods() string {
 // but out could not be written.
 func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.Node, opts transport.RunOptions, out string) (*transport.Result, *streamedRows, error) {
 	var (
-		sink   *tableSink
+		sink   *kit.TableSink
 		res    *transport.Result
 		runErr error
 	)
 	produce := func(w io.Writer, name string) error {
-		sink = newTableSink(w, name, data.IsParquetPath(out), nil)
-		opts.Attach = method.RowSink(func(t *data.Table) error { return sink.add(t, nil) })
+		sink = kit.NewTableSink(w, name, data.IsParquetPath(out), nil)
+		opts.Attach = method.RowSink(func(t *data.Table) error { return sink.Add(t, nil) })
 		if res, runErr = node.Run(ctx, opts); runErr != nil {
 			return runErr
 		}
 		var schema data.Schema
-		if !sink.started {
+		if !sink.Started {
 			if d, ok := res.Detail.(method.TableSchema); ok {
 				schema = d.TableSchema()
 			}
@@ -78,11 +79,11 @@ func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.N
 				return fmt.Errorf("writing %s: no rows came and the outcome names no schema for the header", name)
 			}
 		}
-		return sink.finish(schema)
+		return sink.Finish(schema)
 	}
 	var inner, err error
-	if out == stdoutPath {
-		inner = produce(dataStdout(cmd), stdoutName)
+	if out == kit.StdoutPath {
+		inner = produce(kit.DataStdout(cmd), kit.StdoutName)
 		err = inner
 	} else {
 		err = fsutil.WriteFileAtomic(out, 0o644, func(f io.Writer) error {
@@ -92,9 +93,9 @@ func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.N
 	}
 	st := &streamedRows{}
 	if sink != nil {
-		st.rows, st.cols = sink.rows, sink.cols
-		if out == stdoutPath {
-			st.written = sink.count.n
+		st.rows, st.cols = sink.Rows, sink.Cols
+		if out == kit.StdoutPath {
+			st.written = sink.Written()
 		}
 	}
 	switch {
@@ -105,17 +106,17 @@ func runStreamingRows(ctx context.Context, cmd *cobra.Command, node *transport.N
 	case err != nil:
 		return res, st, fmt.Errorf("writing %s: %w", out, err)
 	}
-	st.sum = sink.sum()
+	st.sum = sink.Sum()
 	return res, st, nil
 }
 
 // stdoutIncomplete adds to the error of a run that streamed to standard
 // output what became of the rows already written there.
 func stdoutIncomplete(err error, out string, st *streamedRows) error {
-	if out != stdoutPath || st == nil || st.written == 0 {
+	if out != kit.StdoutPath || st == nil || st.written == 0 {
 		return err
 	}
-	return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, st.written, stdoutName)
+	return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, st.written, kit.StdoutName)
 }
 
 // writeStreamedOutcome is writeOutcome for an outcome whose main output
@@ -123,14 +124,14 @@ func stdoutIncomplete(err error, out string, st *streamedRows) error {
 // digest taken on the way, and the main file is removed again if the
 // further files or the report cannot be written.
 func writeStreamedOutcome(cmd *cobra.Command, params map[string]string, out, report string, o *transport.Outcome, st *streamedRows) error {
-	o.Report.RecordOutputSHA256(displayPath(out, stdoutName), st.sum)
-	var outs []outputFile
+	o.Report.RecordOutputSHA256(kit.DisplayPath(out, kit.StdoutName), st.sum)
+	var outs []kit.OutputFile
 	for _, f := range o.Files {
-		outs = append(outs, outputFile{out + f.Suffix, f.Data})
+		outs = append(outs, kit.OutputFile{Path: out + f.Suffix, Data: f.Data})
 	}
-	if err := publishFiles(cmd, params, o.Report, report, outs...); err != nil {
-		if out == stdoutPath {
-			return fmt.Errorf("%w; the rows written to %s have no report: discard them", err, stdoutName)
+	if err := kit.PublishFiles(cmd, params, o.Report, report, outs...); err != nil {
+		if out == kit.StdoutPath {
+			return fmt.Errorf("%w; the rows written to %s have no report: discard them", err, kit.StdoutName)
 		}
 		os.Remove(out)
 		return err
@@ -154,8 +155,8 @@ func streamedDigests(written []string, out string, st *streamedRows) (map[string
 		return nil, err
 	}
 	key := filepath.Base(out)
-	if out == stdoutPath {
-		key = stdoutName
+	if out == kit.StdoutPath {
+		key = kit.StdoutName
 	}
 	digests[key] = hex.EncodeToString(st.sum[:])
 	return digests, nil

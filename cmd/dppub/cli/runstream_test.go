@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 )
 
 // A networked run that streamed to standard output says, when it fails,
@@ -21,9 +23,9 @@ func TestStdoutIncomplete(t *testing.T) {
 		st        *streamedRows
 		want      string
 	}{
-		{"standard output, rows written", stdoutPath, &streamedRows{written: 1234}, "the 1234 bytes already written to standard output are incomplete and unpublished"},
-		{"standard output, nothing written", stdoutPath, &streamedRows{}, ""},
-		{"standard output, session refused", stdoutPath, nil, ""},
+		{"standard output, rows written", kit.StdoutPath, &streamedRows{written: 1234}, "the 1234 bytes already written to standard output are incomplete and unpublished"},
+		{"standard output, nothing written", kit.StdoutPath, &streamedRows{}, ""},
+		{"standard output, session refused", kit.StdoutPath, nil, ""},
 		{"file", "synth.csv", &streamedRows{written: 1234}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,7 +59,7 @@ func TestStreamedDigests(t *testing.T) {
 		name, out, key string
 	}{
 		{"file", filepath.Join(dir, "synth.csv"), "synth.csv"},
-		{"standard output", stdoutPath, stdoutName},
+		{"standard output", kit.StdoutPath, kit.StdoutName},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := streamedDigests([]string{c.out, report}, c.out, st)

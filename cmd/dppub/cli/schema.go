@@ -3,9 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/dppub/dppub/internal/fsutil"
 	"io"
 	"slices"
+
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
+	"github.com/dppub/dppub/internal/fsutil"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/schemadisc"
@@ -18,7 +20,7 @@ type schemaFlags struct {
 	id, label      string
 	skip, skipOld  []string
 	force          bool
-	src            sourceFlags
+	src            kit.SourceFlags
 }
 
 func newSchemaCmd() *cobra.Command {
@@ -77,12 +79,12 @@ Examples:
 	fs.Float64Var(&f.epsilon, "epsilon", 0, "find bounds and categories under DP at this budget ε (default: a draft with placeholders, no budget)")
 	fs.Float64Var(&f.delta, "delta", 0, "δ of the category selection, with --epsilon (default 1/n²)")
 	fs.StringVar(&f.id, "id", "", "ID column: carried with each row, never an attribute")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 	fs.StringArrayVar(&f.skipOld, "skip", nil, "column to leave out of the schema (repeat)")
 	_ = fs.MarkDeprecated("skip", "use --skip-columns, the name every command that reads a CSV uses")
 	fs.StringVar(&f.label, "label", "", "categorical or binary column to record as the schema's label")
 	fs.BoolVar(&f.force, "force", false, "replace existing output files")
-	f.src.register(fs)
+	f.src.Register(fs)
 	return cmd
 }
 
@@ -96,7 +98,7 @@ func runSchema(cmd *cobra.Command, input string, f *schemaFlags) error {
 	}
 	res, err := schemadisc.Discover(raw, schemadisc.Options{
 		Epsilon: f.epsilon, Delta: f.delta, ID: f.id, Skip: append(f.skip, f.skipOld...), Label: f.label,
-		Source: f.src.source(cmd.Flags(), cmd.ErrOrStderr()),
+		Source: f.src.Source(cmd.Flags(), cmd.ErrOrStderr()),
 	})
 	if err != nil {
 		return err
@@ -107,9 +109,9 @@ func runSchema(cmd *cobra.Command, input string, f *schemaFlags) error {
 	}
 	js = append(js, '\n')
 	if res.Report != nil {
-		err = publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, js})
+		err = kit.PublishFiles(cmd, nil, res.Report, f.report, kit.OutputFile{Path: f.out, Data: js})
 	} else {
-		err = writeOutput(cmd, f.out, js)
+		err = kit.WriteOutput(cmd, f.out, js)
 	}
 	if err != nil {
 		return err
@@ -123,15 +125,15 @@ func runSchema(cmd *cobra.Command, input string, f *schemaFlags) error {
 func (f *schemaFlags) check(cmd *cobra.Command, input string) error {
 	switch {
 	case f.out == "":
-		return usagef("--out SCHEMA.json is required")
+		return kit.Usagef("--out SCHEMA.json is required")
 	case cmd.Flags().Changed("epsilon") && (!(f.epsilon > 0) || f.epsilon > 1e6):
-		return usagef("--epsilon must be positive and finite, got %v", f.epsilon)
+		return kit.Usagef("--epsilon must be positive and finite, got %v", f.epsilon)
 	case f.delta != 0 && !cmd.Flags().Changed("epsilon"):
-		return usagef("--delta needs --epsilon (a draft spends no budget)")
+		return kit.Usagef("--delta needs --epsilon (a draft spends no budget)")
 	case !(f.delta >= 0 && f.delta < 1):
-		return usagef("--delta must be in [0, 1), got %v", f.delta)
+		return kit.Usagef("--delta must be in [0, 1), got %v", f.delta)
 	case f.report != "" && !cmd.Flags().Changed("epsilon"):
-		return usagef("--report needs --epsilon (a draft spends no budget and has no privacy report)")
+		return kit.Usagef("--report needs --epsilon (a draft spends no budget and has no privacy report)")
 	}
 	outs := []string{f.out}
 	if cmd.Flags().Changed("epsilon") {
@@ -147,7 +149,7 @@ func (f *schemaFlags) check(cmd *cobra.Command, input string) error {
 // output, lies in a missing directory, or exists (unless force).
 func checkOwnerOutputs(force bool, inputs []string, outs ...string) error {
 	if err := fsutil.CheckOutputs(outs, inputs, force); err != nil {
-		return usageError{err}
+		return kit.UsageError{Err: err}
 	}
 	return nil
 }
@@ -156,7 +158,7 @@ func readRaw(path string) (*data.Raw, error) {
 	if data.IsParquetPath(path) {
 		return data.ReadRawParquetFile(path)
 	}
-	f, name, err := openInput(path)
+	f, name, err := kit.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -171,11 +173,11 @@ const maxSchemaLines = 15
 
 func printSchemaSummary(w io.Writer, input string, f *schemaFlags, res *schemadisc.Result) {
 	s := res.Schema
-	fmt.Fprintf(w, "Read %d rows × %d columns from %s.\n", res.Rows, len(s.Attributes), displayPath(input, stdinName))
+	fmt.Fprintf(w, "Read %d rows × %d columns from %s.\n", res.Rows, len(s.Attributes), kit.DisplayPath(input, kit.StdinName))
 	if res.Plan != "" {
 		fmt.Fprintf(w, "Budget: %s.\n", res.Plan)
 	}
-	out := displayPath(f.out, stdoutName)
+	out := kit.DisplayPath(f.out, kit.StdoutName)
 	cols := slices.Clone(res.Columns)
 	slices.SortStableFunc(cols, func(a, b schemadisc.Column) int { return schemaRank(a) - schemaRank(b) })
 	width := 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/budgetstore"
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
@@ -42,7 +43,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 }
 
 func newServeCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "serve ROLE",
 		Short: "Serve one member of a consortium (e.g. a data owner) over mutual TLS",
 		Long: `Runs one member's node: it listens on the member's address, accepts sessions
@@ -89,7 +90,7 @@ func checkMemberData(file *consortium.File, m consortium.Member) error {
 func runServe(cmd *cobra.Command, f *serveFlags, args []string) error {
 	role := args[0]
 	if f.config == "" || f.member == "" {
-		return usagef("--config FILE and --member NAME are required")
+		return kit.Usagef("--config FILE and --member NAME are required")
 	}
 	file, err := consortium.Load(f.config)
 	if err != nil {
@@ -100,7 +101,7 @@ func runServe(cmd *cobra.Command, f *serveFlags, args []string) error {
 		return err
 	}
 	if m.Role != role {
-		return usagef("member %q has role %q in %s, not %q", m.Name, m.Role, f.config, role)
+		return kit.Usagef("member %q has role %q in %s, not %q", m.Name, m.Role, f.config, role)
 	}
 	if err := checkMemberData(file, m); err != nil {
 		return err // before the ledger is opened (or created)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
 	"github.com/dppub/dppub/ownerstats"
@@ -32,7 +33,7 @@ func (f *statisticsFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.input, "input", "", "CSV/TSV file with a header row (gzip allowed), or - for standard input (required)")
 	fs.StringVar(&f.schema, "schema", "", "the owner's schema JSON, as the session's (required)")
 	fs.StringVar(&f.out, "out", "", "the statistics file to write, owner-only permissions (required)")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 	f.conf.Register(fs)
 	fs.BoolVar(&f.force, "force", false, "replace an existing output file")
 	// Own --quiet and --json (shadowing the publishing commands'): there
@@ -42,7 +43,7 @@ func (f *statisticsFlags) register(fs *pflag.FlagSet) {
 }
 
 func newStatisticsCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+	return kit.NewCommand(&cobra.Command{
 		Use:   "statistics --input FILE --schema SCHEMA.json --out FILE.stats",
 		Short: "An owner's exact statistics in one pass (for the owner only: as sensitive as the data)",
 		Long: `Compute an owner's exact statistics from its rows in one pass over the
@@ -91,17 +92,17 @@ type statisticsSummary struct {
 func (f *statisticsFlags) check() error {
 	switch {
 	case f.input == "":
-		return usagef("--input FILE is required")
+		return kit.Usagef("--input FILE is required")
 	case f.schema == "":
-		return usagef("--schema FILE is required")
+		return kit.Usagef("--schema FILE is required")
 	case f.out == "":
-		return usagef("--out FILE is required")
-	case f.out == stdoutPath:
-		return usagef("--out %q: the statistics are written to a file (owner-only), not to standard output", f.out)
+		return kit.Usagef("--out FILE is required")
+	case f.out == kit.StdoutPath:
+		return kit.Usagef("--out %q: the statistics are written to a file (owner-only), not to standard output", f.out)
 	case f.quiet && f.json:
-		return usagef("give --quiet or --json, not both")
+		return kit.Usagef("give --quiet or --json, not both")
 	case data.IsParquetPath(f.input):
-		return usagef("--input %q: Parquet is not read here (no streaming Parquet reader); convert it to CSV", f.input)
+		return kit.Usagef("--input %q: Parquet is not read here (no streaming Parquet reader); convert it to CSV", f.input)
 	}
 	// The output is checked before anything is read.
 	return checkOwnerOutputs(f.force, []string{f.input, f.schema}, f.out)
@@ -115,16 +116,16 @@ func runStatistics(cmd *cobra.Command, f *statisticsFlags, _ []string) error {
 	if err != nil {
 		return err
 	}
-	c := ownerstats.Config{Schema: s, Read: data.ReadOptions{Header: true, SkipColumns: f.skip, MinRows: minOwnerRows}}
+	c := ownerstats.Config{Schema: s, Read: data.ReadOptions{Header: true, SkipColumns: f.skip, MinRows: kit.MinOwnerRows}}
 	if err := f.conf.Apply(&c); err != nil {
-		return usageError{err}
+		return kit.UsageError{Err: err}
 	}
 	var (
 		st  *ownerstats.Statistics
 		rst data.ReadStats
 	)
-	if f.input == stdinPath {
-		st, rst, err = ownerstats.Scan(os.Stdin, c, data.ScanOptions{ReadOptions: data.ReadOptions{Name: stdinName}})
+	if f.input == kit.StdinPath {
+		st, rst, err = ownerstats.Scan(os.Stdin, c, data.ScanOptions{ReadOptions: data.ReadOptions{Name: kit.StdinName}})
 	} else {
 		st, rst, err = ownerstats.ScanFile(f.input, c, data.ScanOptions{})
 	}
@@ -143,7 +144,7 @@ func runStatistics(cmd *cobra.Command, f *statisticsFlags, _ []string) error {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
 	sum := sha256.Sum256(b)
-	rep := statisticsSummary{Input: displayPath(f.input, stdinName), Out: f.out, SHA256: hex.EncodeToString(sum[:]), Bytes: len(b),
+	rep := statisticsSummary{Input: kit.DisplayPath(f.input, kit.StdinName), Out: f.out, SHA256: hex.EncodeToString(sum[:]), Bytes: len(b),
 		Rows: rst.Rows, DroppedMissing: rst.DroppedMissing, Clamped: rst.Clamped, MappedToOther: rst.MappedToOther,
 		Dim: st.Moments.P, Cells: len(st.Counts), Fine: c.Fine, Warning: statisticsWarning}
 	w := cmd.OutOrStdout()
@@ -170,18 +171,4 @@ func runStatistics(cmd *cobra.Command, f *statisticsFlags, _ []string) error {
 	}
 	fmt.Fprintln(w, "FOR THE DATA OWNER ONLY: exact, without noise. Keep it with the data.")
 	return nil
-}
-
-// readOwnerStatistics reads an owner's statistics file for a release
-// (--statistics): like an owner's rows (readOwnerTable), it must count at
-// least minOwnerRows records, or the default δ = 1/n² would protect no one.
-func readOwnerStatistics(path string) (*ownerstats.Statistics, error) {
-	st, err := ownerstats.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if n := st.Moments.N; n < minOwnerRows {
-		return nil, fmt.Errorf("--statistics %q counts %d records: a release needs at least %d (with n = 1, the default δ = 1/n² would be 1, which protects no one)", cut(path), n, minOwnerRows)
-	}
-	return st, nil
 }

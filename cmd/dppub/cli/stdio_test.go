@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/model"
 )
@@ -112,7 +113,7 @@ func TestStdinAndStdout(t *testing.T) {
 				Outputs map[string]string `json:"output_sha256"`
 			}
 			readJSON(t, c.report, &rep)
-			if got := rep.Outputs[stdoutName]; got != sha256Hex(stdout) {
+			if got := rep.Outputs[kit.StdoutName]; got != sha256Hex(stdout) {
 				t.Errorf("the report records %q for standard output, want the digest of stdout %s (outputs %v)", got, sha256Hex(stdout), rep.Outputs)
 			}
 		})

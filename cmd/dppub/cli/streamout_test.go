@@ -8,13 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/method"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
@@ -48,13 +48,13 @@ func wholeSynthesize(t *testing.T, tab *data.Table, rows int, seed uint64) *data
 func wholePPCA(t *testing.T, tab *data.Table, owners int, seed uint64) *data.Table {
 	t.Helper()
 	src := randx.NewSeeded(seed)
-	split, err := split(tab, owners, 1, src)
+	parts, err := kit.Split(tab, owners, 1, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := ppcaspec.Settings{Epsilon: 1}
 	st.SetDefaults()
-	res, err := ppcaspec.Publish(context.Background(), ppcaspec.Options{Owners: split, Source: src, Settings: st})
+	res, err := ppcaspec.Publish(context.Background(), ppcaspec.Options{Owners: parts, Source: src, Settings: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, _, err := readTable(nil, in, s, nil)
+	tab, _, err := kit.ReadTable(nil, in, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestStreamedOutputsAreTheWholeTables(t *testing.T) {
 					}
 					key := filepath.Base(path)
 					if out == "-" {
-						key = stdoutName
+						key = kit.StdoutName
 					}
 					sum := sha256.Sum256(got)
 					if d := rep.OutputSHA256[key]; d != hex.EncodeToString(sum[:]) {
@@ -252,8 +252,8 @@ func TestStreamedOutputRefusals(t *testing.T) {
 // gate's result and the summary say how many of how many; the file
 // written is still every row.
 func TestGateChecksASampleOfALargeTable(t *testing.T) {
-	defer func(n int) { gateSampleRows = n }(gateSampleRows)
-	gateSampleRows = 500
+	defer func(n int) { kit.GateSampleRows = n }(kit.GateSampleRows)
+	kit.GateSampleRows = 500
 	dir := t.TempDir()
 	adult, held, schema := adultFiles(t, dir, 1250, 300)
 	out := filepath.Join(dir, "synth.csv")
@@ -270,59 +270,6 @@ func TestGateChecksASampleOfALargeTable(t *testing.T) {
 	if b, _ := os.ReadFile(out); bytes.Count(b, []byte("\n")) != 3001 {
 		t.Errorf("the file has %d lines, want a header and 3000 rows", bytes.Count(b, []byte("\n")))
 	}
-}
-
-// The reservoir holds every row, in order, up to its size (so the gate's
-// result on such a table is the one on the whole table), and beyond it a
-// uniform sample: over 4,000 samples of 20 of rows 0..99, each row is
-// kept about 800 times (binomial, sd 25; every count within 5 sd) and
-// the rows kept are distinct.
-func TestReservoirIsUniform(t *testing.T) {
-	s := data.Schema{Attributes: []data.Attribute{{Name: "i", Kind: data.Numeric, Min: 0, Max: 100}}}
-	rows := func(lo, hi int) *data.Table {
-		tab := &data.Table{Schema: s}
-		for i := lo; i < hi; i++ {
-			tab.Rows = append(tab.Rows, []float64{float64(i)})
-		}
-		return tab
-	}
-	t.Run("up to its size: every row in order", func(t *testing.T) {
-		r := &reservoir{max: 100}
-		r.add(rows(0, 60))
-		r.add(rows(60, 100))
-		if got := r.table(); !got.Equal(rows(0, 100)) || r.src != nil {
-			t.Fatalf("kept %d rows (drew: %v), want rows 0..99 in order and no draw", got.Len(), r.src != nil)
-		}
-	})
-	t.Run("beyond: uniform", func(t *testing.T) {
-		const reps, n, k = 4000, 100, 20
-		counts := make([]int, n)
-		for range reps {
-			r := &reservoir{max: k}
-			for lo := 0; lo < n; lo += 7 {
-				r.add(rows(lo, min(lo+7, n)))
-			}
-			got := r.table()
-			if got.Len() != k {
-				t.Fatalf("kept %d rows, want %d", got.Len(), k)
-			}
-			seen := map[float64]bool{}
-			for _, row := range got.Rows {
-				if seen[row[0]] {
-					t.Fatalf("row %g kept twice", row[0])
-				}
-				seen[row[0]] = true
-				counts[int(row[0])]++
-			}
-		}
-		mean := float64(reps * k / n)
-		sd := math.Sqrt(mean * (1 - float64(k)/n))
-		for i, c := range counts {
-			if math.Abs(float64(c)-mean) > 5*sd {
-				t.Errorf("row %d kept %d times in %d samples, want %.0f ± %.0f", i, c, reps, mean, 5*sd)
-			}
-		}
-	})
 }
 
 // A run that fails after some rows were written publishes nothing: a
@@ -358,12 +305,14 @@ func TestStreamedRunFailingMidway(t *testing.T) {
 			d := t.TempDir()
 			var stdout bytes.Buffer
 			cmd := &cobra.Command{Use: "test"}
-			cmd.SetContext(context.WithValue(context.Background(), stdoutKey{}, io.Writer(&stdout)))
-			o := &outputFlags{out: c.out, report: filepath.Join(d, "r.json")}
+			cmd.SetContext(context.Background())
+			cmd.SetOut(&stdout)
+			kit.KeepStdout(cmd) // --out - writes the rows to stdout
+			o := &kit.OutputFlags{Out: c.out, Report: filepath.Join(d, "r.json")}
 			if c.out != "-" {
-				o.out = filepath.Join(d, c.out)
+				o.Out = filepath.Join(d, c.out)
 			}
-			err := o.publishStreamed(cmd, nil, nil, s, func(emit emitFunc) (*privacy.Report, error) {
+			err := kit.PublishStreamed(o, cmd, nil, nil, s, func(emit kit.EmitFunc) (*privacy.Report, error) {
 				for lo := 0; lo < c.rows; lo += 1000 {
 					if err := emit(chunk(lo, min(1000, c.rows-lo)), nil); err != nil {
 						return nil, err

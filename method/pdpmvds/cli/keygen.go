@@ -1,4 +1,4 @@
-package cli
+package pdpmvdscli
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/internal/fsutil"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds"
@@ -20,7 +21,7 @@ type keygenFlags struct {
 	insecureKeys bool
 	force        bool
 	out          string
-	src          sourceFlags
+	src          kit.SourceFlags
 }
 
 // register declares the command's flags into f.
@@ -30,11 +31,12 @@ func (f *keygenFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.insecureKeys, "insecure-test-keys", false, "INSECURE: allow --bits below 2048 (tests only)")
 	fs.StringVar(&f.out, "out", "", "directory to write the key files to (created if absent; required)")
 	fs.BoolVar(&f.force, "force", false, "replace key files that already exist in --out (the old keys are lost)")
-	f.src.register(fs)
+	f.src.Register(fs)
 }
 
-func newKeygenCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+// KeygenCommand is `dppub keygen`.
+func KeygenCommand() *cobra.Command {
+	return kit.NewCommand(&cobra.Command{
 		Use:   "keygen",
 		Short: "Key ceremony of the PDP-MVDS Paillier suite: one key-share file per owner",
 		Long: `Generate the owners' shared Paillier key and split its decryption exponent
@@ -57,13 +59,13 @@ Example:
 func runKeygen(cmd *cobra.Command, f *keygenFlags, _ []string) error {
 	switch {
 	case f.parties < 2:
-		return usagef("--parties must be at least 2, got %d", f.parties)
+		return kit.Usagef("--parties must be at least 2, got %d", f.parties)
 	case f.out == "":
-		return usagef("--out DIR is required")
+		return kit.Usagef("--out DIR is required")
 	case f.bits < paillier.MinBits && !f.insecureKeys:
-		return usagef("--bits %d is below %d; add --insecure-test-keys for a test key", f.bits, paillier.MinBits)
+		return kit.Usagef("--bits %d is below %d; add --insecure-test-keys for a test key", f.bits, paillier.MinBits)
 	case f.bits < paillier.MinInsecureTestBits:
-		return usagef("--bits must be at least %d, got %d", paillier.MinInsecureTestBits, f.bits)
+		return kit.Usagef("--bits must be at least %d, got %d", paillier.MinInsecureTestBits, f.bits)
 	}
 	outs := []string{filepath.Join(f.out, "public-key.json")}
 	for k := range f.parties {
@@ -72,7 +74,7 @@ func runKeygen(cmd *cobra.Command, f *keygenFlags, _ []string) error {
 	if err := checkOutDir("out", f.out, outs, nil, f.force); err != nil {
 		return err // before the (slow) key generation: no key file is lost
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 	deal := pdpmvds.DealKeys
 	if f.bits < paillier.MinBits {
 		deal = pdpmvds.DealInsecureTestKeys

@@ -1,4 +1,4 @@
-package cli
+package kit
 
 import (
 	"fmt"
@@ -20,15 +20,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// ownerOnlyKey annotates a flag whose value is for the owner only (the
-// release gate's): stampReport leaves it out of the published report's
-// parameters, since a held-out file's path or the gate's threshold says
-// something about the private data and the gate is never published.
-const ownerOnlyKey = "dppub-owner-only"
-
 func markOwnerOnly(fs *pflag.FlagSet, names ...string) {
 	for _, n := range names {
-		_ = fs.SetAnnotation(n, ownerOnlyKey, []string{"true"})
+		_ = fs.SetAnnotation(n, OwnerOnlyKey, []string{"true"})
 	}
 }
 
@@ -36,32 +30,33 @@ func markOwnerOnly(fs *pflag.FlagSet, names ...string) {
 // publish: one help text each, registered here.
 const (
 	maxAdvantageHelp = "largest attack advantage (2·AUC − 1) accepted, in (0, 1)"
-	holdoutFileHelp  = "CSV of held-out rows of the same population, never given to the generator"
-	gateQueriesHelp  = "members and non-members scored at most (drawn at random); the attacks cost queries × synthetic rows"
-	// defaultGateQueries is gate.Options' default MaxQueries.
-	defaultGateQueries = 1000
+	HoldoutFileHelp  = "CSV of held-out rows of the same population, never given to the generator"
+	GateQueriesHelp  = "members and non-members scored at most (drawn at random); the attacks cost queries × synthetic rows"
+	// DefaultGateQueries is gate.Options' default MaxQueries.
+	DefaultGateQueries = 1000
 )
 
-// registerMaxAdvantage adds --max-advantage (default 0.1, as gate.Options).
-func registerMaxAdvantage(fs *pflag.FlagSet, v *float64) {
+// RegisterMaxAdvantage adds --max-advantage (default 0.1, as gate.Options).
+func RegisterMaxAdvantage(fs *pflag.FlagSet, v *float64) {
 	fs.Float64Var(v, "max-advantage", 0.1, maxAdvantageHelp)
 	markOwnerOnly(fs, "max-advantage")
 }
 
-func checkMaxAdvantage(v float64) error {
+// CheckMaxAdvantage refuses an advantage outside (0, 1).
+func CheckMaxAdvantage(v float64) error {
 	if !(v > 0 && v < 1) {
-		return usagef("--max-advantage must be in (0, 1), got %v", v)
+		return Usagef("--max-advantage must be in (0, 1), got %v", v)
 	}
 	return nil
 }
 
-// gateFlags are the release gate of a command that writes a synthetic
+// GateFlags are the release gate of a command that writes a synthetic
 // table: --gate runs the membership-inference attacks of `dppub check` on
 // the table about to be written, each owner's rows against held-out
 // rows, and refuses to write it when an attack's advantage exceeds
 // --max-advantage.
-type gateFlags struct {
-	on           bool
+type GateFlags struct {
+	On           bool
 	holdout      string
 	share        float64
 	out          string
@@ -77,7 +72,7 @@ type gateFlags struct {
 	names  []string
 	pooled string
 	// Set by checkSample on a pass (pending), and by guard or
-	// publishStreamed once the release is written (result), for the
+	// PublishStreamed once the release is written (result), for the
 	// summary line.
 	pending, result *gate.Release
 }
@@ -87,16 +82,16 @@ const defaultHoldoutShare = 0.2
 // minGateQueries is the fewest queries gate.Check accepts.
 const minGateQueries = 10
 
-// register adds the gate's flags: the one registration for every
+// Register adds the gate's flags: the one registration for every
 // command that writes a synthetic table.
-func (g *gateFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&g.on, "gate", false, fmt.Sprintf("release gate (owner only): before publishing, try to tell the owner's rows from held-out rows using the synthetic rows (as `dppub check`; a table of more than %d rows is checked on a uniform random sample of %d of them, and the result says how many of how many), and publish nothing if an attack's advantage exceeds --max-advantage; the result goes to --gate-out, never into the privacy report. The decision is not DP: the report records the gate and states the weaker guarantee (ε, δ + e^ε·P[refuse]) that holds, with P[refuse] bounded by %s", gateSampleRows, gateSampleRows, gateRefusalHelp()))
-	fs.StringVar(&g.holdout, "gate-holdout", "", holdoutFileHelp+" (with --gate; default: set --gate-holdout-share of the input rows aside)")
+func (g *GateFlags) Register(fs *pflag.FlagSet) {
+	fs.BoolVar(&g.On, "gate", false, fmt.Sprintf("release gate (owner only): before publishing, try to tell the owner's rows from held-out rows using the synthetic rows (as `dppub check`; a table of more than %d rows is checked on a uniform random sample of %d of them, and the result says how many of how many), and publish nothing if an attack's advantage exceeds --max-advantage; the result goes to --gate-out, never into the privacy report. The decision is not DP: the report records the gate and states the weaker guarantee (ε, δ + e^ε·P[refuse]) that holds, with P[refuse] bounded by %s", GateSampleRows, GateSampleRows, gateRefusalHelp()))
+	fs.StringVar(&g.holdout, "gate-holdout", "", HoldoutFileHelp+" (with --gate; default: set --gate-holdout-share of the input rows aside)")
 	fs.Float64Var(&g.share, "gate-holdout-share", defaultHoldoutShare, "with --gate and no --gate-holdout: share of each owner's rows set aside at random before synthesis, never given to the generator (the privacy report counts only the rows used)")
 	fs.StringVar(&g.out, "gate-out", "", "the release gate's result for the owner, JSON (default <out>.gate.json; never published)")
 	// Not --queries: mp-crdp's publish command has that for its input.
-	fs.IntVar(&g.queries, "gate-queries", defaultGateQueries, "with --gate: "+gateQueriesHelp+", as `dppub check --queries`")
-	registerMaxAdvantage(fs, &g.maxAdvantage)
+	fs.IntVar(&g.queries, "gate-queries", DefaultGateQueries, "with --gate: "+GateQueriesHelp+", as `dppub check --queries`")
+	RegisterMaxAdvantage(fs, &g.maxAdvantage)
 	markOwnerOnly(fs, "gate", "gate-holdout", "gate-holdout-share", "gate-out", "gate-queries")
 }
 
@@ -109,60 +104,60 @@ func gateRefusalHelp() string {
 	return fmt.Sprintf("the default gate's false refusals measured with 'dppub synthesize --dataset D --gate' (%g%% upper bounds): %s, times the number of owners; at other gate settings no bound is known (P ≤ 1)", 100*gate.RefusalConfidence, strings.Join(parts, ", "))
 }
 
-// checkGateFlags runs from checkOutputsFirst, before any data is read
+// CheckGateFlags runs from checkOutputsFirst, before any data is read
 // or budget spent, on every command that has --gate. Flags of the gate
 // without --gate would look like a check that never ran.
-func checkGateFlags(fs *pflag.FlagSet) error {
+func CheckGateFlags(fs *pflag.FlagSet) error {
 	if fs.Lookup("gate") == nil {
 		return nil
 	}
-	if flagValue(fs, "gate") != "true" {
+	if FlagValue(fs, "gate") != "true" {
 		for _, n := range []string{"gate-holdout", "gate-holdout-share", "gate-out", "gate-queries", "max-advantage"} {
 			if fs.Changed(n) {
-				return usagef("--%s takes effect only with --gate", n)
+				return Usagef("--%s takes effect only with --gate", n)
 			}
 		}
 		return nil
 	}
 	maxAdv, _ := fs.GetFloat64("max-advantage")
-	if err := checkMaxAdvantage(maxAdv); err != nil {
+	if err := CheckMaxAdvantage(maxAdv); err != nil {
 		return err
 	}
-	holdout := flagValue(fs, "gate-holdout")
+	holdout := FlagValue(fs, "gate-holdout")
 	if holdout != "" && fs.Changed("gate-holdout-share") {
-		return usagef("give --gate-holdout FILE or --gate-holdout-share, not both")
+		return Usagef("give --gate-holdout FILE or --gate-holdout-share, not both")
 	}
 	if share, _ := fs.GetFloat64("gate-holdout-share"); !(share > 0 && share < 1) {
-		return usagef("--gate-holdout-share must be in (0, 1), got %v", share)
+		return Usagef("--gate-holdout-share must be in (0, 1), got %v", share)
 	}
 	if q, _ := fs.GetInt("gate-queries"); q < minGateQueries {
-		return usagef("--gate-queries must be at least %d, got %d", minGateQueries, q)
+		return Usagef("--gate-queries must be at least %d, got %d", minGateQueries, q)
 	}
-	if holdout == stdinPath {
-		return usagef("--gate-holdout - is not supported: give the held-out rows as a file")
+	if holdout == StdinPath {
+		return Usagef("--gate-holdout - is not supported: give the held-out rows as a file")
 	}
 	// Held-out rows that the generator was given are members, and the
 	// gate would compare the owner's rows with themselves.
-	for _, in := range flagValues(fs, "input") {
+	for _, in := range FlagValues(fs, "input") {
 		if holdout != "" && filepath.Clean(in) == filepath.Clean(holdout) {
-			return usagef("--gate-holdout %s is also an --input: the held-out rows must never be given to the generator", holdout)
+			return Usagef("--gate-holdout %s is also an --input: the held-out rows must never be given to the generator", holdout)
 		}
 	}
 	return nil
 }
 
-// gatePath is where the gate's result goes: --gate-out, else beside
+// GatePath is where the gate's result goes: --gate-out, else beside
 // --out ("" when the gate is off). With --out - there is no "beside".
-func gatePath(fs *pflag.FlagSet) (string, error) {
-	if flagValue(fs, "gate") != "true" {
+func GatePath(fs *pflag.FlagSet) (string, error) {
+	if FlagValue(fs, "gate") != "true" {
 		return "", nil
 	}
-	if p := flagValue(fs, "gate-out"); p != "" {
+	if p := FlagValue(fs, "gate-out"); p != "" {
 		return p, nil
 	}
-	out := flagValue(fs, "out")
-	if out == stdoutPath {
-		return "", usagef("--gate with --out - needs --gate-out FILE for the gate's result")
+	out := FlagValue(fs, "out")
+	if out == StdoutPath {
+		return "", Usagef("--gate with --out - needs --gate-out FILE for the gate's result")
 	}
 	return out + ".gate.json", nil
 }
@@ -172,24 +167,24 @@ func gatePath(fs *pflag.FlagSet) (string, error) {
 // --gate-holdout-share of each owner's rows are set aside and never given
 // to the generator. Either way every owner must keep enough rows for the
 // gate, checked here, before any budget is spent.
-func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string) ([]*data.Table, error) {
-	if !g.on {
+func (g *GateFlags) HoldOut(notes io.Writer, owners []*data.Table, skip []string) ([]*data.Table, error) {
+	if !g.On {
 		return owners, nil
 	}
 	if len(owners) == 0 {
 		return nil, fmt.Errorf("release gate: no owner's rows to hold out from")
 	}
 	if g.holdout != "" {
-		h, _, err := readTable(notes, g.holdout, owners[0].Schema, skip)
+		h, _, err := ReadTable(notes, g.holdout, owners[0].Schema, skip)
 		if err != nil {
 			return nil, fmt.Errorf("--gate-holdout %s: %w", g.holdout, err)
 		}
 		if h.Len() < gate.MinHoldout {
-			return nil, usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
+			return nil, Usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
 		}
 		for i, t := range owners {
 			if t.Len() < gate.MinMembers {
-				return nil, usagef("%s has %d rows; the release gate needs at least %d", method.OwnerName(i+1), t.Len(), gate.MinMembers)
+				return nil, Usagef("%s has %d rows; the release gate needs at least %d", method.OwnerName(i+1), t.Len(), gate.MinMembers)
 			}
 			g.held = append(g.held, h)
 		}
@@ -204,7 +199,7 @@ func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string
 	for i, t := range owners {
 		n := int(math.Round(g.share * float64(t.Len())))
 		if n < gate.MinHoldout || t.Len()-n < gate.MinMembers {
-			return nil, usagef("--gate-holdout-share %v of %s's %d rows holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more rows, a larger share or --gate-holdout FILE)",
+			return nil, Usagef("--gate-holdout-share %v of %s's %d rows holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more rows, a larger share or --gate-holdout FILE)",
 				g.share, method.OwnerName(i+1), t.Len(), n, t.Len()-n, gate.MinHoldout, gate.MinMembers)
 		}
 		perm := src.Perm(t.Len())
@@ -215,8 +210,8 @@ func (g *gateFlags) holdOut(notes io.Writer, owners []*data.Table, skip []string
 	return kept, nil
 }
 
-// pooledOwner names the one check of a run whose owners hold columns.
-const pooledOwner = "all parties (joined records)"
+// PooledOwner names the one check of a run whose owners hold columns.
+const PooledOwner = "all parties (joined records)"
 
 // holdOutRecords is holdOut for owners of columns (PDP-MVDS): parts are
 // the parties' tables, aligned by ID when they have IDs (id names the
@@ -228,11 +223,11 @@ const pooledOwner = "all parties (joined records)"
 // records, a random --gate-holdout-share of them, are taken from every
 // party before synthesis, so that no party gives any of them to the
 // protocol. It returns the parties' tables and the joined records kept.
-func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined *data.Table, id string, skip []string, link bool) ([]*data.Table, *data.Table, error) {
-	if !g.on {
+func (g *GateFlags) HoldOutRecords(notes io.Writer, parts []*data.Table, joined *data.Table, id string, skip []string, link bool) ([]*data.Table, *data.Table, error) {
+	if !g.On {
 		return parts, joined, nil
 	}
-	g.names = []string{pooledOwner}
+	g.names = []string{PooledOwner}
 	g.pooled = "one pooled check of the joined records: the parties hold different columns of the same records, the attacks need whole records, and only the run in one process holds them"
 	n := joined.Len()
 	if g.holdout != "" {
@@ -244,10 +239,10 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 		}
 		h.Schema.ID, h.IDs = joined.Schema.ID, nil
 		if h.Len() < gate.MinHoldout {
-			return nil, nil, usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
+			return nil, nil, Usagef("--gate-holdout %s has %d rows; the release gate needs at least %d", g.holdout, h.Len(), gate.MinHoldout)
 		}
 		if n < gate.MinMembers {
-			return nil, nil, usagef("the parties hold %d records; the release gate needs at least %d", n, gate.MinMembers)
+			return nil, nil, Usagef("the parties hold %d records; the release gate needs at least %d", n, gate.MinMembers)
 		}
 		g.held = []*data.Table{h}
 		g.source = fmt.Sprintf("%d records of %s", h.Len(), g.holdout)
@@ -255,7 +250,7 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 	}
 	k := int(math.Round(g.share * float64(n)))
 	if k < gate.MinHoldout || n-k < gate.MinMembers {
-		return nil, nil, usagef("--gate-holdout-share %v of the parties' %d records holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more records, a larger share or --gate-holdout FILE)",
+		return nil, nil, Usagef("--gate-holdout-share %v of the parties' %d records holds out %d and keeps %d; the release gate needs at least %d held out and %d kept (give more records, a larger share or --gate-holdout FILE)",
 			g.share, n, k, n-k, gate.MinHoldout, gate.MinMembers)
 	}
 	// From the operating system's CSPRNG even under --seed, as holdOut.
@@ -298,7 +293,7 @@ func (g *gateFlags) holdOutRecords(notes io.Writer, parts []*data.Table, joined 
 // parts). On a refusal it prints every owner's check and returns an
 // error saying which attack refused and that the budget was spent on a
 // release that was not written.
-func (g *gateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) (*gate.Release, error) {
+func (g *GateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) (*gate.Release, error) {
 	if synth == nil || !synth.Schema.EqualAttributes(owners[0].Schema) {
 		return nil, fmt.Errorf("release gate: this method's output is not a table of the owners' columns, so the gate cannot attack it; nothing was written, but the budget was charged (run without --gate)")
 	}
@@ -339,7 +334,7 @@ func (g *gateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) 
 		if len(rel.Owners) > 1 {
 			fmt.Fprintf(w, "%s: ", o.Owner)
 		}
-		printCheck(w, &o.Result)
+		PrintCheck(w, &o.Result)
 	}
 	// The first refusal is wrapped (errors.Is gate.ErrRefused); the
 	// others are named in the text.
@@ -355,15 +350,15 @@ func (g *gateFlags) check(w io.Writer, owners []*data.Table, synth *data.Table) 
 // write: the gate's file is written first, owner-only and atomically, and
 // removed again if write fails, so the owner never holds a gate result
 // for a release that was not made, nor a release without its result.
-func (g *gateFlags) guard(cmd *cobra.Command, owners []*data.Table, synth *data.Table, write func() error) error {
-	if !g.on {
+func (g *GateFlags) Guard(cmd *cobra.Command, owners []*data.Table, synth *data.Table, write func() error) error {
+	if !g.On {
 		return write()
 	}
 	sample, total := synth, 0
 	if synth != nil {
 		total = synth.Len()
-		if total > gateSampleRows {
-			r := &reservoir{max: gateSampleRows}
+		if total > GateSampleRows {
+			r := &reservoir{max: GateSampleRows}
 			r.add(synth)
 			sample = r.table()
 		}
@@ -385,7 +380,7 @@ func (g *gateFlags) guard(cmd *cobra.Command, owners []*data.Table, synth *data.
 // result, owner-only and atomically, where gatePath says, and returns
 // that path; the result is recorded in it (how many synthetic rows were
 // checked, of how many) and kept for summary once the release is made.
-func (g *gateFlags) checkSample(cmd *cobra.Command, owners []*data.Table, sample *data.Table, total int) (string, error) {
+func (g *GateFlags) checkSample(cmd *cobra.Command, owners []*data.Table, sample *data.Table, total int) (string, error) {
 	w := cmd.OutOrStdout()
 	rel, err := g.check(w, owners, sample)
 	if rel != nil {
@@ -397,7 +392,7 @@ func (g *gateFlags) checkSample(cmd *cobra.Command, owners []*data.Table, sample
 	if err != nil {
 		return "", err
 	}
-	path, err := gatePath(cmd.Flags())
+	path, err := GatePath(cmd.Flags())
 	if err != nil {
 		return "", err
 	}
@@ -417,8 +412,8 @@ func (g *gateFlags) checkSample(cmd *cobra.Command, owners []*data.Table, sample
 // weaker guarantee that then holds (privacy.Report.ConditionOnGate, with
 // the refusal rate measured at the defaults: gate.RefusalBound). Nothing
 // when the gate is off.
-func (g *gateFlags) account(r *privacy.Report) {
-	if !g.on || r == nil || r.Gate != nil {
+func (g *GateFlags) Account(r *privacy.Report) {
+	if !g.On || r == nil || r.Gate != nil {
 		return
 	}
 	p, source := gate.RefusalBound(gate.DefaultSettings(g.maxAdvantage, g.queries, g.share, g.holdout != ""), len(g.held))
@@ -432,7 +427,7 @@ func (g *gateFlags) account(r *privacy.Report) {
 
 // settings are the gate's settings as the report records them: never the
 // held-out file's or the gate result's path.
-func (g *gateFlags) settings() map[string]string {
+func (g *GateFlags) settings() map[string]string {
 	s := map[string]string{
 		"gate":          "true",
 		"max-advantage": fmt.Sprint(g.maxAdvantage),
@@ -449,32 +444,59 @@ func (g *gateFlags) settings() map[string]string {
 // summary prints the gate's line of the terminal summary, and puts its
 // verdict in --json's owner-side quality summary (nothing when the gate
 // did not run).
-func (g *gateFlags) summary(cmd *cobra.Command) {
+func (g *GateFlags) Summary(cmd *cobra.Command) {
 	if g.result == nil {
 		return
 	}
-	noteQuality(cmd, "release_gate", g.result.Verdict())
-	path, _ := gatePath(cmd.Flags())
+	NoteQuality(cmd, "release_gate", g.result.Verdict())
+	path, _ := GatePath(cmd.Flags())
 	fmt.Fprintf(cmd.OutOrStdout(), "Release gate (owner only, not published): %s; result in %s (a pass is not a privacy guarantee)\n", g.result.Verdict(), path)
 }
 
-// publishTable is outputFlags.publishTable behind the gate: the command's
+// PublishTable is outputFlags.PublishTable behind the gate: the command's
 // one call that writes its synthetic table, its report and the gate's
 // result, and prints the summary.
-func (g *gateFlags) publishTable(cmd *cobra.Command, o *outputFlags, owners []*data.Table, t *data.Table, r *privacy.Report) error {
-	g.account(r)
-	if err := g.guard(cmd, owners, t, func() error { return o.publishTable(cmd, t, r) }); err != nil {
+func (g *GateFlags) PublishTable(cmd *cobra.Command, o *OutputFlags, owners []*data.Table, t *data.Table, r *privacy.Report) error {
+	g.Account(r)
+	if err := g.Guard(cmd, owners, t, func() error { return o.PublishTable(cmd, t, r) }); err != nil {
 		return err
 	}
-	g.summary(cmd)
+	g.Summary(cmd)
 	return nil
 }
 
 // holdOutTable is holdOut for a command with one owner's table.
-func (g *gateFlags) holdOutTable(notes io.Writer, t *data.Table, skip []string) (*data.Table, error) {
-	kept, err := g.holdOut(notes, []*data.Table{t}, skip)
+func (g *GateFlags) HoldOutTable(notes io.Writer, t *data.Table, skip []string) (*data.Table, error) {
+	kept, err := g.HoldOut(notes, []*data.Table{t}, skip)
 	if err != nil {
 		return nil, err
 	}
 	return kept[0], nil
+}
+
+// PrintCheck prints the release gate's result for the owner.
+func PrintCheck(w io.Writer, r *gate.Result) {
+	fmt.Fprintf(w, "Release gate (owner only): %d of the owner's rows vs %d held-out rows\n", r.Members, r.NonMembers)
+	for _, a := range r.Attacks {
+		fmt.Fprintf(w, "  %-27s advantage %6.3f  (%g%% interval %.3f to %.3f)\n", a.Name, a.Advantage, 100*r.Confidence, a.Lower, a.Upper)
+		fmt.Fprintf(w, "    %s\n", a.Detail)
+	}
+	if r.Refused {
+		fmt.Fprintf(w, "  verdict: REFUSED (an advantage above %.3g at %g%% confidence; largest %.3f)\n", r.MaxAdvantage, 100*r.Confidence, r.Advantage)
+		return
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  note: %s\n", warn)
+	}
+	fmt.Fprintf(w, "  verdict: PASS (no advantage shown above %.3g; largest %.3f: no membership signal found by these attacks; not a privacy guarantee)\n", r.MaxAdvantage, r.Advantage)
+}
+
+// joinedIDs are the IDs of the joined table's rows: the first owner's
+// order (joinParts), or with link the IDs every owner holds in ID order
+// (joinCommon).
+func joinedIDs(ts []*data.Table, link bool) []string {
+	if !link {
+		return ts[0].IDs
+	}
+	return data.CommonIDs(ts)
 }

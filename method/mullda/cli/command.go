@@ -1,9 +1,13 @@
-package cli
+// Package mulldacli is the hand-written `dppub publish lda-dp` and
+// `mul-lda-dp` commands: the owners' tables, the ledger the run records
+// in, the published projections and model, and their utility.
+package mulldacli
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/method"
 	mulldaspec "github.com/dppub/dppub/method/mullda"
 
@@ -16,11 +20,11 @@ import (
 )
 
 type ldaFlags struct {
-	owners    ownerFlags
-	src       sourceFlags
+	owners    kit.OwnerFlags
+	src       kit.SourceFlags
 	settings  mulldaspec.Settings
 	ledgerDir string
-	outputFlags
+	kit.OutputFlags
 	model string
 }
 
@@ -58,7 +62,9 @@ Ledger:
                        entries it relies on, and the whole ledger is verified
                        at the end (see dppub ledger --help)`
 
-func newPublishLDACmd(method string) *cobra.Command {
+// Command is `dppub publish lda-dp` (method mullda.NameSingle) or
+// `dppub publish mul-lda-dp` (mullda.NameMulti).
+func Command(method string) *cobra.Command {
 	f := &ldaFlags{settings: mulldaspec.Settings{Epsilon: 1}}
 	f.settings.SetDefaults()
 	short := "Linear discriminant projection of one owner's labelled data under DP (LDA-DP)"
@@ -85,11 +91,11 @@ Examples:
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPublishLDA(cmd, f, method) },
 	}
 	fs := cmd.Flags()
-	f.owners.register(fs)
-	f.src.register(fs)
-	bindSettings(fs, &f.settings)
+	f.owners.Register(fs)
+	f.src.Register(fs)
+	kit.BindSettings(fs, &f.settings)
 	fs.StringVar(&f.ledgerDir, "ledger", "", "publishing ledger directory, created if absent (see dppub ledger --help)")
-	f.outputFlags.register(fs, "labelled projections CSV")
+	f.OutputFlags.Register(fs, "labelled projections CSV")
 	fs.StringVar(&f.model, "model", "", "model JSON (default <out>.model.json)")
 	return cmd
 }
@@ -98,23 +104,23 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	if method == mulldaspec.NameSingle && len(f.owners.inputs) > 1 {
-		return usagef("lda-dp takes one owner's --input, got %d files (%s): use mul-lda-dp for several owners", len(f.owners.inputs), strings.Join(f.owners.inputs, ", "))
+	if method == mulldaspec.NameSingle && len(f.owners.Inputs) > 1 {
+		return kit.Usagef("lda-dp takes one owner's --input, got %d files (%s): use mul-lda-dp for several owners", len(f.owners.Inputs), strings.Join(f.owners.Inputs, ", "))
 	}
-	if method == mulldaspec.NameSingle && f.owners.parties == 0 {
-		f.owners.parties = 1 // one owner unless told otherwise
+	if method == mulldaspec.NameSingle && f.owners.Parties == 0 {
+		f.owners.Parties = 1 // one owner unless told otherwise
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
-	owners, err := f.owners.load(cmd.ErrOrStderr(), src)
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
+	owners, err := f.owners.Load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
 	}
 	if method == mulldaspec.NameSingle && len(owners) != 1 {
-		return usagef("lda-dp takes one owner, got %d (use mul-lda-dp)", len(owners))
+		return kit.Usagef("lda-dp takes one owner, got %d (use mul-lda-dp)", len(owners))
 	}
 	if f.settings.Label == "" {
-		if f.settings.Label = mulldaspec.DatasetLabel(f.owners.dataset); f.settings.Label == "" {
-			return usagef("--label COL is required")
+		if f.settings.Label = mulldaspec.DatasetLabel(f.owners.Dataset); f.settings.Label == "" {
+			return kit.Usagef("--label COL is required")
 		}
 	}
 	if err := checkLDASettings(method, f.settings, owners); err != nil {
@@ -152,7 +158,7 @@ func runPublishLDA(cmd *cobra.Command, f *ldaFlags, method string) error {
 // openLedgerDir opens (creating if needed) the ledger in dir for a
 // publication by parties in one process, the publisher operating it.
 func openLedgerDir(dir string, parties []string) (*ledger.Setup, *ledger.FileLedger, error) {
-	return openLedgerDirAs(dir, mulldaspec.RolePublisher, parties)
+	return kit.OpenLedgerDirAs(dir, mulldaspec.RolePublisher, parties)
 }
 
 // checkLDASettings validates the settings and the label as the session
@@ -171,38 +177,38 @@ func checkLDASettings(name string, st mulldaspec.Settings, owners []*data.Table)
 	s := owners[0].Schema
 	a, err := s.Attribute(st.Label)
 	if err != nil {
-		return usagef("--label %q: no such column (have %s)", st.Label, strings.Join(s.Names(), ", "))
+		return kit.Usagef("--label %q: no such column (have %s)", st.Label, strings.Join(s.Names(), ", "))
 	}
 	if a.Kind == data.Numeric {
-		return usagef("--label %q is numeric: LDA needs a categorical or binary class column", st.Label)
+		return kit.Usagef("--label %q is numeric: LDA needs a categorical or binary class column", st.Label)
 	}
 	return nil
 }
 
 func (f *ldaFlags) check() error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	if f.model == "" {
-		f.model = f.out + ".model.json"
+		f.model = f.Out + ".model.json"
 	}
 	return nil
 }
 
 func writeLDAOutputs(cmd *cobra.Command, f *ldaFlags, res *mulldaspec.Published) error {
-	table, err := tableBytes(f.out, res.Published)
+	table, err := kit.TableBytes(f.Out, res.Published)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", f.out, err)
+		return fmt.Errorf("writing %s: %w", f.Out, err)
 	}
-	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, table}, outputFile{f.model, res.Model})
+	return kit.PublishFiles(cmd, nil, res.Report, f.Report, kit.OutputFile{Path: f.Out, Data: table}, kit.OutputFile{Path: f.model, Data: res.Model})
 }
 
 func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res *mulldaspec.Published) error {
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, res.Report)
+	kit.PrintReport(cmd, w, res.Report)
 	_, d := res.Directions.Dims()
 	fmt.Fprintf(w, "\nWrote %d labelled projections (d = %d) to %s, the model to %s and the report to %s\n",
-		res.Published.Len(), d, displayPath(f.out, stdoutName), f.model, f.report)
+		res.Published.Len(), d, kit.DisplayPath(f.Out, kit.StdoutName), f.model, f.Report)
 	if res.Ledger != nil {
 		fmt.Fprintf(w, "Ledger %s verified: %d entries, checkpoint of size %d signed by %s; artifact sha256 %s\n",
 			f.ledgerDir, res.Ledger.Entries, res.Ledger.Checkpoint.Size, res.Ledger.Signer, res.ArtifactSHA256)
@@ -223,8 +229,8 @@ func printLDASummary(cmd *cobra.Command, f *ldaFlags, owners []*data.Table, res 
 	fmt.Fprintf(w, "Utility (computed on your real data, for your eyes only; not published):\n")
 	miss := learn.MisclassificationRate(clf.PredictAll(z), y)
 	fmt.Fprintf(w, "  an SVM trained on the published projections misclassifies %.1f%% of your own rows\n", 100*miss)
-	noteQuality(cmd, "svm_on_projections_misclassification", miss)
-	fmt.Fprintf(w, "  protocol: %d messages, %.2f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
+	kit.NoteQuality(cmd, "svm_on_projections_misclassification", miss)
+	fmt.Fprintf(w, "  protocol: %d messages, %.2f MB, %v\n", res.Traffic.Messages, float64(res.Traffic.TotalBytes())/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
@@ -237,4 +243,12 @@ func ldaUnionTables(tables []*data.Table) *data.Table {
 		u.Rows = append(u.Rows, t.Rows...)
 	}
 	return u
+}
+
+// Commands are the commands of LDA-DP and Mul-LDA-DP.
+func Commands() []func() *cobra.Command {
+	return []func() *cobra.Command{
+		func() *cobra.Command { return Command(mulldaspec.NameSingle) },
+		func() *cobra.Command { return Command(mulldaspec.NameMulti) },
+	}
 }

@@ -1,4 +1,4 @@
-package cli
+package kit
 
 import (
 	"bufio"
@@ -16,41 +16,43 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// emitFunc takes the next chunk of synthetic rows, in order; csv, when
+// EmitFunc takes the next chunk of synthetic rows, in order; csv, when
 // not nil, is the chunk already formatted as CSV rows (data.WriteCSVRows),
 // which a CSV output writes as it is.
-type emitFunc func(t *data.Table, csv []byte) error
+type EmitFunc func(t *data.Table, csv []byte) error
 
 // fillFunc produces a synthetic table: it hands every chunk of rows to
 // emit, then returns the release's privacy report.
-type fillFunc func(emit emitFunc) (*privacy.Report, error)
+type fillFunc func(emit EmitFunc) (*privacy.Report, error)
 
-// tableSink writes chunks of a synthetic table as they come, as CSV or
+// TableSink writes chunks of a synthetic table as they come, as CSV or
 // Parquet (by row group), through a hash of every byte written (the
 // report's output digest), and keeps the release gate's sample of them.
-type tableSink struct {
+type TableSink struct {
 	path    string // the output, as named in messages
 	parquet bool
 	count   *countingWriter
 	w       *bufio.Writer
 	h       hash.Hash
 	pq      *data.ParquetWriter
-	started bool
-	rows    int
-	cols    int
+	Started bool
+	Rows    int
+	Cols    int
 	sample  *reservoir // nil without the gate
 }
 
-func newTableSink(w io.Writer, path string, parquet bool, sample *reservoir) *tableSink {
-	s := &tableSink{path: path, parquet: parquet, h: sha256.New(), count: &countingWriter{w: w}, sample: sample}
+// NewTableSink writes a table chunk by chunk to w (path names it; Parquet
+// when parquet), keeping a sample for the gate when sample is not nil.
+func NewTableSink(w io.Writer, path string, parquet bool, sample *reservoir) *TableSink {
+	s := &TableSink{path: path, parquet: parquet, h: sha256.New(), count: &countingWriter{w: w}, sample: sample}
 	s.w = bufio.NewWriterSize(io.MultiWriter(s.count, s.h), 1<<20)
 	return s
 }
 
 // start writes the header of a table of schema sc (CSV), or starts the
 // Parquet file.
-func (s *tableSink) start(sc data.Schema) error {
-	s.started, s.cols = true, len(sc.Attributes)
+func (s *TableSink) start(sc data.Schema) error {
+	s.Started, s.Cols = true, len(sc.Attributes)
 	if s.parquet {
 		pq, err := data.NewParquetWriter(s.w, sc)
 		if err != nil {
@@ -64,13 +66,13 @@ func (s *tableSink) start(sc data.Schema) error {
 
 // add writes one chunk. The output's header is the first chunk's schema
 // (what the whole table's writer writes).
-func (s *tableSink) add(t *data.Table, csv []byte) error {
-	if !s.started {
+func (s *TableSink) Add(t *data.Table, csv []byte) error {
+	if !s.Started {
 		if err := s.start(t.Schema); err != nil {
 			return s.writeErr(err)
 		}
 	}
-	s.rows += t.Len()
+	s.Rows += t.Len()
 	if s.sample != nil {
 		s.sample.add(t)
 	}
@@ -88,8 +90,8 @@ func (s *tableSink) add(t *data.Table, csv []byte) error {
 
 // finish writes what is left: a header of schema if no row came, the
 // Parquet file's last row group and footer, the buffer.
-func (s *tableSink) finish(schema data.Schema) error {
-	if !s.started {
+func (s *TableSink) Finish(schema data.Schema) error {
+	if !s.Started {
 		if err := s.start(schema); err != nil {
 			return s.writeErr(err)
 		}
@@ -102,20 +104,24 @@ func (s *tableSink) finish(schema data.Schema) error {
 	return s.writeErr(s.w.Flush())
 }
 
-func (s *tableSink) writeErr(err error) error {
+func (s *TableSink) writeErr(err error) error {
 	if err == nil {
 		return nil
 	}
 	return fmt.Errorf("writing %s: %w", s.path, err)
 }
 
-func (s *tableSink) sum() (sum [sha256.Size]byte) {
+// Sum is the SHA-256 of the bytes written.
+func (s *TableSink) Sum() (sum [sha256.Size]byte) {
 	s.h.Sum(sum[:0])
 	return sum
 }
 
 // countingWriter counts the bytes that reached w (for standard output:
 // whether a failed run left anything there).
+// Written is how many bytes the sink has written to its output.
+func (s *TableSink) Written() int64 { return s.count.n }
+
 type countingWriter struct {
 	w io.Writer
 	n int64
@@ -127,10 +133,10 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// publishStreamed publishes the synthetic table that fill produces a
+// PublishStreamed publishes the synthetic table that fill produces a
 // chunk at a time, never holding it whole: to --out, a CSV or Parquet
 // file (by row group) written atomically, or standard output; with the
-// gate on (g.on; owners are the members it attacks) the gate checks a
+// gate on (g.On; owners are the members it attacks) the gate checks a
 // bounded uniform sample of the rows (reservoir) once they are all
 // written and before they are published. It writes the report with the
 // output's digest, the gate's result beside the output, and prints the
@@ -148,18 +154,18 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 //   - Standard output with the gate: the rows go first to a temporary
 //     file (removed afterwards), so that a refusal writes nothing; once the
 //     gate passes, the report is written and the rows copied out.
-func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners []*data.Table, schema data.Schema, fill fillFunc) error {
-	if err := o.checkParquet(schema); err != nil {
+func PublishStreamed(o *OutputFlags, cmd *cobra.Command, g *GateFlags, owners []*data.Table, schema data.Schema, fill fillFunc) error {
+	if err := CheckParquet(o, schema); err != nil {
 		return err
 	}
-	s := &streamedRelease{cmd: cmd, g: g, owners: owners, schema: schema, fill: fill, parquet: data.IsParquetPath(o.out), gated: g != nil && g.on}
+	s := &streamedRelease{cmd: cmd, g: g, owners: owners, schema: schema, fill: fill, parquet: data.IsParquetPath(o.Out), gated: g != nil && g.On}
 	if s.gated {
-		s.sample = &reservoir{max: gateSampleRows}
+		s.sample = &reservoir{max: GateSampleRows}
 	}
 	var err error
 	switch {
-	case o.out != stdoutPath:
-		err = s.toFile(o.out)
+	case o.Out != StdoutPath:
+		err = s.toFile(o.Out)
 	case !s.gated:
 		err = s.toStdout()
 	default:
@@ -172,18 +178,18 @@ func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners [
 	if err != nil {
 		return err
 	}
-	if err := o.writeStreamedReport(s); err != nil {
+	if err := writeStreamedReport(o, s); err != nil {
 		return err
 	}
 	if s.gated {
 		g.result = g.pending
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, s.r)
+	PrintReport(cmd, w, s.r)
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s and the report to %s\n",
-		s.sink.rows, max(s.sink.cols, len(schema.Attributes)), displayPath(o.out, stdoutName), o.report)
+		s.sink.Rows, max(s.sink.Cols, len(schema.Attributes)), DisplayPath(o.Out, StdoutName), o.Report)
 	if s.gated {
-		g.summary(cmd)
+		g.Summary(cmd)
 	}
 	return nil
 }
@@ -192,14 +198,14 @@ func (o *outputFlags) publishStreamed(cmd *cobra.Command, g *gateFlags, owners [
 // output's sink, the gate's sample and the files written so far.
 type streamedRelease struct {
 	cmd     *cobra.Command
-	g       *gateFlags
+	g       *GateFlags
 	owners  []*data.Table
 	schema  data.Schema
 	fill    fillFunc
 	parquet bool
 	gated   bool
 	sample  *reservoir // nil without the gate
-	sink    *tableSink
+	sink    *TableSink
 	r       *privacy.Report
 	written []string // files to remove if a later step fails
 }
@@ -207,12 +213,12 @@ type streamedRelease struct {
 // produce runs the generator into a sink on w (named name in messages)
 // and finishes the output.
 func (s *streamedRelease) produce(w io.Writer, name string) error {
-	s.sink = newTableSink(w, name, s.parquet, s.sample)
+	s.sink = NewTableSink(w, name, s.parquet, s.sample)
 	var err error
-	if s.r, err = s.fill(s.sink.add); err != nil {
+	if s.r, err = s.fill(s.sink.Add); err != nil {
 		return err
 	}
-	return s.sink.finish(s.schema)
+	return s.sink.Finish(s.schema)
 }
 
 // check runs the gate (when on) on the rows written and writes its
@@ -221,8 +227,8 @@ func (s *streamedRelease) check() error {
 	if !s.gated {
 		return nil
 	}
-	s.g.account(s.r)
-	path, err := s.g.checkSample(s.cmd, s.owners, s.sample.table(), s.sink.rows)
+	s.g.Account(s.r)
+	path, err := s.g.checkSample(s.cmd, s.owners, s.sample.table(), s.sink.Rows)
 	if path != "" {
 		s.written = append(s.written, path)
 	}
@@ -240,7 +246,7 @@ func (s *streamedRelease) toFile(out string) error {
 		return inner
 	})
 	if err != nil {
-		removeAll(s.written)
+		RemoveAll(s.written)
 		if inner != nil {
 			return inner // the run's, the gate's or the write's own error
 		}
@@ -252,10 +258,10 @@ func (s *streamedRelease) toFile(out string) error {
 
 // toStdout writes the rows to standard output as they come (no gate).
 func (s *streamedRelease) toStdout() error {
-	err := s.produce(dataStdout(s.cmd), stdoutName)
+	err := s.produce(DataStdout(s.cmd), StdoutName)
 	if err != nil {
 		if s.sink != nil && s.sink.count.n > 0 {
-			return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, s.sink.count.n, stdoutName)
+			return fmt.Errorf("%w; the %d bytes already written to %s are incomplete and unpublished (no report was written): discard them", err, s.sink.count.n, StdoutName)
 		}
 		return err
 	}
@@ -280,7 +286,7 @@ func (s *streamedRelease) spooled() (func(), error) {
 		return remove, err
 	}
 	if err := s.check(); err != nil {
-		removeAll(s.written)
+		RemoveAll(s.written)
 		return remove, err
 	}
 	return remove, nil
@@ -289,43 +295,43 @@ func (s *streamedRelease) spooled() (func(), error) {
 // writeStreamedReport records the output's digest in the report and
 // writes it; for standard output with the gate it then copies the
 // spooled rows out. A failure removes what was written.
-func (o *outputFlags) writeStreamedReport(s *streamedRelease) error {
-	stampReport(s.cmd, s.r, nil)
-	s.r.RecordOutputSHA256(displayPath(o.out, stdoutName), s.sink.sum())
+func writeStreamedReport(o *OutputFlags, s *streamedRelease) error {
+	StampReport(s.cmd, s.r, nil)
+	s.r.RecordOutputSHA256(DisplayPath(o.Out, StdoutName), s.sink.Sum())
 	js, err := s.r.JSON()
 	if err == nil {
-		err = writeOutput(s.cmd, o.report, js) // standard output for --report -
+		err = WriteOutput(s.cmd, o.Report, js) // standard output for --report -
 	}
 	if err != nil {
-		removeAll(s.written)
-		if o.out == stdoutPath && !s.gated {
-			return fmt.Errorf("writing %s: %w; the rows written to %s have no report: discard them", o.report, err, stdoutName)
+		RemoveAll(s.written)
+		if o.Out == StdoutPath && !s.gated {
+			return fmt.Errorf("writing %s: %w; the rows written to %s have no report: discard them", o.Report, err, StdoutName)
 		}
-		return fmt.Errorf("writing %s: %w", o.report, err)
+		return fmt.Errorf("writing %s: %w", o.Report, err)
 	}
-	if o.out == stdoutPath && s.gated {
+	if o.Out == StdoutPath && s.gated {
 		if err := copySpool(s.cmd, s.sink); err != nil {
-			removeAll(append(s.written, o.report))
+			RemoveAll(append(s.written, o.Report))
 			return err
 		}
 	}
 	return nil
 }
 
-// checkParquet refuses a Parquet --out in a build without Parquet
+// CheckParquet refuses a Parquet --out in a build without Parquet
 // (-tags noparquet), before anything runs.
-func (o *outputFlags) checkParquet(schema data.Schema) error {
-	if !data.IsParquetPath(o.out) {
+func CheckParquet(o *OutputFlags, schema data.Schema) error {
+	if !data.IsParquetPath(o.Out) {
 		return nil
 	}
 	if _, err := data.NewParquetWriter(io.Discard, schema); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
+		return fmt.Errorf("--out %s: %w", o.Out, err)
 	}
 	return nil
 }
 
 // copySpool copies the rows spooled before the gate to standard output.
-func copySpool(cmd *cobra.Command, s *tableSink) error {
+func copySpool(cmd *cobra.Command, s *TableSink) error {
 	f, ok := s.count.w.(*os.File)
 	if !ok {
 		return errors.New("the rows' temporary file is not a file")
@@ -333,13 +339,13 @@ func copySpool(cmd *cobra.Command, s *tableSink) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("reading back %s: %w", f.Name(), err)
 	}
-	if n, err := io.Copy(dataStdout(cmd), f); err != nil {
-		return fmt.Errorf("writing to %s: %w; the %d bytes written there are incomplete and unpublished (the report was removed): discard them", stdoutName, err, n)
+	if n, err := io.Copy(DataStdout(cmd), f); err != nil {
+		return fmt.Errorf("writing to %s: %w; the %d bytes written there are incomplete and unpublished (the report was removed): discard them", StdoutName, err, n)
 	}
 	return nil
 }
 
-// gateSampleRows bounds the synthetic rows the release gate attacks: a
+// GateSampleRows bounds the synthetic rows the release gate attacks: a
 // larger table is checked on a uniform sample of this many of its rows,
 // so the gate's memory and time stop growing with the table. The attacks
 // cost queries × synthetic rows in time and hold the rows' cells twice:
@@ -348,9 +354,9 @@ func copySpool(cmd *cobra.Command, s *tableSink) error {
 // 4–16). It is the smallest bound under which every table up to 2^20
 // rows is still checked whole, with the result it had when the gate held
 // the whole table. A variable so that tests can sample small tables.
-var gateSampleRows = 1 << 20
+var GateSampleRows = 1 << 20
 
-// reservoir keeps a uniform sample of at most max of the rows added
+// Reservoir keeps a uniform sample of at most max of the rows added
 // (Vitter's algorithm R): the first max rows in order, then row i (from
 // 0) replaces a uniformly drawn one of them with probability max/(i+1).
 // Up to max rows it holds every row, in order, and draws nothing, so the

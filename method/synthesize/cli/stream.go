@@ -1,4 +1,4 @@
-package cli
+package synthesizecli
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
@@ -40,7 +41,7 @@ type synthInput struct {
 // countTable counts the marginals of the input held as a table (once
 // the release gate's held-out rows have left it).
 func (in *synthInput) countTable() error {
-	j, err := realCounts(in.table)
+	j, err := kit.RealCounts(in.table)
 	in.counts = j
 	return err
 }
@@ -74,15 +75,15 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 	// the heap has grown by half of them, not by all of them, keeps the
 	// peak well below twice the cells at little cost.
 	debug.SetGCPercent(50)
-	o := data.ScanOptions{ReadOptions: data.ReadOptions{Header: true, SkipColumns: skip, MinRows: minOwnerRows}}
+	o := data.ScanOptions{ReadOptions: data.ReadOptions{Header: true, SkipColumns: skip, MinRows: kit.MinOwnerRows}}
 	o.Workers = runtime.GOMAXPROCS(0)
 	ss := &streamStats{settings: st, ws: make([]*streamTally, o.Workers)}
 	var (
 		rst data.ReadStats
 		err error
 	)
-	if path == stdinPath {
-		o.Name = stdinName
+	if path == kit.StdinPath {
+		o.Name = kit.StdinName
 		rst, err = data.Scan(os.Stdin, s, o, ss.start, ss.consume)
 	} else {
 		rst, err = data.ScanFile(path, s, o, ss.start, ss.consume)
@@ -95,7 +96,7 @@ func streamInput(notes io.Writer, path string, s data.Schema, skip []string, st 
 		return nil, err
 	}
 	if notes != nil && rst.DroppedMissing > 0 {
-		fmt.Fprintf(notes, "%s: %d of %d rows dropped for a missing value (not released)\n", displayPath(path, stdinName), rst.DroppedMissing, rst.DroppedMissing+rst.Rows)
+		fmt.Fprintf(notes, "%s: %d of %d rows dropped for a missing value (not released)\n", kit.DisplayPath(path, kit.StdinName), rst.DroppedMissing, rst.DroppedMissing+rst.Rows)
 	}
 	return in, nil
 }
@@ -133,7 +134,7 @@ func (ss *streamStats) start(sc data.Schema) error {
 		}
 	}
 	for w := range ss.ws {
-		counts, err := newQualityCounts(sc)
+		counts, err := kit.NewQualityCounts(sc)
 		if err != nil {
 			return err
 		}
@@ -281,21 +282,21 @@ func (s synthSample) add(t *data.Table, csv bool) {
 // the way — to any output, then the report with the output's digest
 // (publishStreamed); nothing of it is held whole. owners are the gate's
 // members (with the gate on).
-func publishStream(cmd *cobra.Command, o *outputFlags, g *gateFlags, owners []*data.Table, res method.RowChunks, report *privacy.Report) (synthSample, *synthCounts, error) {
+func publishStream(cmd *cobra.Command, o *kit.OutputFlags, g *kit.GateFlags, owners []*data.Table, res method.RowChunks, report *privacy.Report) (synthSample, *kit.SynthCounts, error) {
 	sample := synthSample{}
-	csv := !data.IsParquetPath(o.out)
+	csv := !data.IsParquetPath(o.Out)
 	schema := res.TableSchema()
 	// The written rows' marginals, as dppub compare will count them.
-	counts, err := newSynthCounts(schema, o.out)
+	counts, err := kit.NewSynthCounts(schema, o.Out)
 	if err != nil {
 		return nil, nil, err
 	}
-	err = o.publishStreamed(cmd, g, owners, schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = kit.PublishStreamed(o, cmd, g, owners, schema, func(emit kit.EmitFunc) (*privacy.Report, error) {
 		err := decodeChunks(res, csv, func(t *data.Table, b []byte) error {
 			if len(sample) == 0 || len(sample[firstNumeric(t.Schema)]) < sampleRows {
 				sample.add(t, csv)
 			}
-			counts.add(t)
+			counts.Add(t)
 			return emit(t, b)
 		})
 		if err != nil {

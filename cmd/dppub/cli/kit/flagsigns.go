@@ -1,4 +1,4 @@
-package cli
+package kit
 
 import (
 	"fmt"
@@ -24,24 +24,24 @@ var handSigns = map[string]string{
 	"frontier": method.SignNonNegative,
 }
 
-// numericTypes are the pflag value types refuseNonPositive checks.
-var numericTypes = map[string]bool{"int": true, "int64": true, "float64": true, "float64Slice": true, "intSlice": true}
+// NumericTypes are the pflag value types RefuseNonPositive checks.
+var NumericTypes = map[string]bool{"int": true, "int64": true, "float64": true, "float64Slice": true, "intSlice": true}
 
-// refuseNonPositive makes every numeric flag of c and its subcommands
+// RefuseNonPositive makes every numeric flag of c and its subcommands
 // check its value as it is parsed: positive unless handSigns says
 // otherwise (a settings flag checks itself, by its field's sign tag).
-func refuseNonPositive(c *cobra.Command) {
+func RefuseNonPositive(c *cobra.Command) {
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		switch f.Value.(type) {
 		case *fieldValue, *signValue:
 			return
 		}
-		if numericTypes[f.Value.Type()] {
+		if NumericTypes[f.Value.Type()] {
 			f.Value = &signValue{Value: f.Value, name: f.Name, policy: handSigns[f.Name], def: f.DefValue}
 		}
 	})
 	for _, sub := range c.Commands() {
-		refuseNonPositive(sub)
+		RefuseNonPositive(sub)
 	}
 }
 
@@ -53,12 +53,12 @@ type signValue struct {
 	err               error
 }
 
-func (v *signValue) setError() error { return v.err }
+func (v *signValue) SetError() error { return v.err }
 
 func (v *signValue) Set(s string) error {
 	v.err = nil
 	list := strings.HasSuffix(v.Value.Type(), "Slice")
-	if s == autoWord && !list {
+	if s == AutoWord && !list {
 		return v.Value.Set(v.def)
 	}
 	integer := strings.HasPrefix(v.Value.Type(), "int")

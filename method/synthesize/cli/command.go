@@ -1,4 +1,8 @@
-package cli
+// Package synthesizecli is the hand-written `dppub synthesize` command:
+// one owner's table (read whole, or streamed and encoded as it is read),
+// the synthetic rows streamed to the output behind the release gate, and
+// the owner's quality summary.
+package synthesizecli
 
 import (
 	"fmt"
@@ -8,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
@@ -21,12 +26,13 @@ type synthFlags struct {
 	dataset, input, schema string
 	skip                   []string
 	settings               synthesize.Settings
-	src                    sourceFlags
-	gate                   gateFlags
-	outputFlags
+	src                    kit.SourceFlags
+	gate                   kit.GateFlags
+	kit.OutputFlags
 }
 
-func newSynthesizeCmd() *cobra.Command {
+// Command is `dppub synthesize`.
+func Command() *cobra.Command {
 	// A budget has no default in the settings; on the command line ρ = 1
 	// unless --epsilon is given instead (runSynthesize).
 	f := &synthFlags{settings: synthesize.Settings{Rho: 1}}
@@ -69,25 +75,25 @@ Examples:
       --party bank:income,owns-home --party clinic:smoker,diagnosis --party-budgets 1,0.1 --out synth.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagErrors(cmd.Flags(), runSynthesize(cmd, f))
+			return kit.FlagErrors(cmd.Flags(), runSynthesize(cmd, f))
 		},
 		// The method's own command, so it gets no generic `publish` one.
-		Annotations: map[string]string{methodKey: synthesize.Name},
+		Annotations: map[string]string{kit.MethodKey: synthesize.Name},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.dataset, "dataset", "", "built-in dataset (adult, big5, ...; see `dppub datasets`)")
 	fs.StringVar(&f.input, "input", "", "CSV/TSV file (gzip allowed) with a header row, a .parquet file, or - for standard input")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON for --input (column kinds and public bounds)")
-	registerSkipColumns(fs, &f.skip)
-	bindSettings(fs, &f.settings)
-	f.src.register(fs)
-	f.outputFlags.register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
-	f.gate.register(fs)
+	kit.RegisterSkipColumns(fs, &f.skip)
+	kit.BindSettings(fs, &f.settings)
+	f.src.Register(fs)
+	f.OutputFlags.Register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
+	f.gate.Register(fs)
 	return cmd
 }
 
 func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	st := f.settings
@@ -105,7 +111,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 		return err
 	}
 	if in.table != nil {
-		if in.table, err = f.gate.holdOutTable(stderr, in.table, f.skip); err != nil {
+		if in.table, err = f.gate.HoldOutTable(stderr, in.table, f.skip); err != nil {
 			return err
 		}
 		in.values = tableValues(in.table)
@@ -113,15 +119,15 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 			return err
 		}
 	}
-	if err := f.checkParquet(in.schema()); err != nil {
+	if err := kit.CheckParquet(&f.OutputFlags, in.schema()); err != nil {
 		return err // before the engine spends the budget
 	}
 	// The synthetic table is never held whole: publishStream decodes and
 	// writes it a chunk at a time, to any output, the gate checking a
 	// bounded sample of it.
 	out, err := method.RunCentral(cmd.Context(), synthesize.Spec, &st, method.Local{Table: in.table,
-		Source: f.src.source(cmd.Flags(), stderr),
-		Attach: synthesize.Input{Progress: stageBars(stderr), Encoded: in.encoded, NoTable: true}})
+		Source: f.src.Source(cmd.Flags(), stderr),
+		Attach: synthesize.Input{Progress: kit.StageBars(stderr), Encoded: in.encoded, NoTable: true}})
 	if err != nil {
 		return err
 	}
@@ -134,7 +140,7 @@ func runSynthesize(cmd *cobra.Command, f *synthFlags) error {
 	if in.table != nil {
 		owners = []*data.Table{in.table}
 	}
-	sample, counts, err := publishStream(cmd, &f.outputFlags, &f.gate, owners, res, out.Report)
+	sample, counts, err := publishStream(cmd, &f.OutputFlags, &f.gate, owners, res, out.Report)
 	if err != nil {
 		return err
 	}
@@ -160,43 +166,31 @@ func (f *synthFlags) recordUsed(st synthesize.Settings, detail any) {
 func (f *synthFlags) load(notes io.Writer, st *synthesize.Settings) (*synthInput, error) {
 	switch {
 	case f.dataset != "" && f.input != "":
-		return nil, usagef("give --dataset or --input, not both")
+		return nil, kit.Usagef("give --dataset or --input, not both")
 	case f.dataset != "":
-		t, err := loadDataset(f.dataset, f.skip)
+		t, err := kit.LoadDataset(f.dataset, f.skip)
 		if err != nil {
 			return nil, err
 		}
 		return &synthInput{table: t, values: tableValues(t)}, nil
 	case f.input == "":
-		return nil, usagef("no data: give --dataset NAME or --input FILE --schema FILE")
+		return nil, kit.Usagef("no data: give --dataset NAME or --input FILE --schema FILE")
 	case f.schema == "":
-		return nil, usagef("--input needs --schema FILE (column kinds and public bounds)")
+		return nil, kit.Usagef("--input needs --schema FILE (column kinds and public bounds)")
 	}
 	s, err := data.LoadSchema(f.schema)
 	if err != nil {
 		return nil, err
 	}
-	if data.IsParquetPath(f.input) || f.gate.on {
+	if data.IsParquetPath(f.input) || f.gate.On {
 		// The release gate attacks the real table: it is held whole.
-		t, _, err := readOwnerTable(notes, f.input, s, f.skip)
+		t, _, err := kit.ReadOwnerTable(notes, f.input, s, f.skip)
 		if err != nil {
 			return nil, err
 		}
 		return &synthInput{table: t, values: tableValues(t)}, nil
 	}
 	return streamInput(notes, f.input, s, f.skip, st)
-}
-
-// stageBars shows one progress bar per engine stage on w.
-func stageBars(w io.Writer) func(stage string, done, total int) {
-	current := ""
-	var bar func(done, total int)
-	return func(stage string, done, total int) {
-		if stage != current {
-			current, bar = stage, newBar(w, stage)
-		}
-		bar(done, total)
-	}
 }
 
 // printSynthUtility prints the owner's quality summary: the mean TVD of
@@ -206,14 +200,14 @@ func stageBars(w io.Writer) func(stage string, done, total int) {
 // the numeric columns' distances on their original values (the real
 // values' counts against the synthetic values written, up to sampleRows
 // rows).
-func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int, summary method.Summarizer, sample synthSample, counts *synthCounts) {
+func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int, summary method.Summarizer, sample synthSample, counts *kit.SynthCounts) {
 	var whyNot error
 	if in.counts == nil {
 		whyNot = fmt.Errorf("the real rows were not counted")
 	}
-	printQuality(cmd, w, in.counts, counts.Joint, whyNot)
+	kit.PrintQuality(cmd, w, in.counts, counts.Joint, whyNot)
 	if summary != nil {
-		printLines(w, summary.Summary())
+		kit.PrintLines(w, summary.Summary())
 	}
 	s := in.schema()
 	for j, a := range s.Attributes {
@@ -237,14 +231,6 @@ func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int
 		fmt.Fprintf(w, "  (original-value distances against the first %d synthetic rows)\n", sampleRows)
 	}
 	if summary != nil {
-		printLines(w, summary.Notes())
-	}
-}
-
-// printLines prints a result's terminal lines (method.Summarizer), indented
-// under the report.
-func printLines(w io.Writer, lines []string) {
-	for _, l := range lines {
-		fmt.Fprintf(w, "  %s\n", l)
+		kit.PrintLines(w, summary.Notes())
 	}
 }

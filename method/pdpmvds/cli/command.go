@@ -1,13 +1,19 @@
-package cli
+// Package pdpmvdscli is PDP-MVDS's hand-written commands: `dppub publish
+// pdp-mvds` (parties of columns, its key files, protocol report and phase
+// table), `dppub keygen` (the Paillier key ceremony) and `dppub link`
+// (record linkage and its report).
+package pdpmvdscli
 
 import (
 	"fmt"
-	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	"io"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
+	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/data"
@@ -26,16 +32,17 @@ type pdpmvdsFlags struct {
 	budgets    []float64
 	keysDir    string
 	settings   pdpmvdsspec.Settings
-	src        sourceFlags
-	gate       gateFlags
-	outputFlags
+	src        kit.SourceFlags
+	gate       kit.GateFlags
+	kit.OutputFlags
 	protoReport string
 	// idColumn is the ID column load aligned the owners' files by ("":
 	// by row).
 	idColumn string
 }
 
-func newPublishPDPMVDSCmd() *cobra.Command {
+// Command is `dppub publish pdp-mvds`.
+func Command() *cobra.Command {
 	f := &pdpmvdsFlags{}
 	f.settings.SetDefaults()
 	cmd := &cobra.Command{
@@ -56,14 +63,14 @@ func (f *pdpmvdsFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.inputs, "input", nil, "CSV/TSV file with a header row holding one owner's columns (and the ID column); repeat once per owner")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON describing every owner's columns (kinds and public bounds)")
 	fs.StringVar(&f.id, "id", "", "ID column aligning the owners' records (default: the schema's ID; without one, records align by row order); with --link, the column the owners' records are linked by")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 	fs.Float64SliceVar(&f.budgets, "budgets", nil, "zCDP budget ρ_k of every owner, comma-separated (one value: the same for all)")
-	bindSettings(fs, &f.settings)
+	kit.BindSettings(fs, &f.settings)
 	fs.StringVar(&f.keysDir, "keys", "", "directory of key files from 'dppub keygen' (paillier suite)")
-	f.src.register(fs)
-	f.outputFlags.register(fs, "output CSV of synthetic rows")
+	f.src.Register(fs)
+	f.OutputFlags.Register(fs, "output CSV of synthetic rows")
 	fs.StringVar(&f.protoReport, "protocol-report", "", "per-phase timing, Paillier operations and traffic JSON (default OUT.protocol.json)")
-	f.gate.register(fs)
+	f.gate.Register(fs)
 }
 
 // publishPDPMVDSLong is the help text of publish pdp-mvds.
@@ -126,11 +133,11 @@ Examples:
       --id person --link --budgets 0.5 --out synth.csv`
 
 func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	if f.protoReport == "" {
-		f.protoReport = f.out + ".protocol.json"
+		f.protoReport = f.Out + ".protocol.json"
 	}
 	tables, real, err := f.load()
 	if err != nil {
@@ -143,7 +150,7 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	var keys []*pdpmvdsspec.KeyFile
 	if f.keysDir != "" {
 		if !f.settings.UsesPaillier() {
-			return usagef("--keys is for --sspp paillier")
+			return kit.Usagef("--keys is for --sspp paillier")
 		}
 		if keys, err = pdpmvdsspec.ReadKeyFiles(f.keysDir, len(tables)); err != nil {
 			return err
@@ -155,24 +162,24 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 	stderr := cmd.ErrOrStderr()
 	// Before any key is dealt or budget spent (and, with --link, before
 	// the linkage: the held-out IDs leave every party's file).
-	if tables, real, err = f.gate.holdOutRecords(stderr, tables, real, f.idColumn, f.skip, f.settings.Link); err != nil {
+	if tables, real, err = f.gate.HoldOutRecords(stderr, tables, real, f.idColumn, f.skip, f.settings.Link); err != nil {
 		return err
 	}
 	res, err := pdpmvdsspec.Publish(cmd.Context(), pdpmvdsspec.Options{Tables: tables, Budgets: budgets, Keys: keys,
 		Settings: f.settings,
-		Source:   f.src.source(cmd.Flags(), stderr), Progress: stageBars(stderr),
+		Source:   f.src.Source(cmd.Flags(), stderr), Progress: kit.StageBars(stderr),
 	})
 	if err != nil {
 		return err
 	}
-	f.gate.account(res.Report)
-	if err := f.gate.guard(cmd, []*data.Table{real}, res.Synthetic, func() error { return writePDPMVDS(cmd, f, res) }); err != nil {
+	f.gate.Account(res.Report)
+	if err := f.gate.Guard(cmd, []*data.Table{real}, res.Synthetic, func() error { return writePDPMVDS(cmd, f, res) }); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, res.Report)
+	kit.PrintReport(cmd, w, res.Report)
 	fmt.Fprintf(w, "\nWrote %d synthetic rows × %d columns to %s, the privacy report to %s and the protocol report to %s\n",
-		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.out, f.report, f.protoReport)
+		res.Synthetic.Len(), len(res.Synthetic.Schema.Attributes), f.Out, f.Report, f.protoReport)
 	res.WritePhases(w)
 	if l := res.Linkage; l != nil {
 		fmt.Fprintf(w, "\nRecord linkage (private set intersection on %q, before any release; no budget spent): %d records every owner holds\n", f.idColumn, l.Common)
@@ -182,14 +189,14 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 		fmt.Fprintf(w, "Revealed to the owners exactly, NOT under DP:\n  - %s\n", strings.Join(l.Reveals, "\n  - "))
 	}
 	fmt.Fprintln(w)
-	printJoinedQuality(cmd, w, real, res.Synthetic, f.out)
+	printJoinedQuality(cmd, w, real, res.Synthetic, f.Out)
 	fmt.Fprintf(w, "  %d of %d pairs selected; %d marginals measured\n",
 		len(res.Engine.Selection.Chosen), len(res.Engine.Candidates), len(res.Engine.Measured))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
 	fmt.Fprintf(w, "  total time %v\n", res.Elapsed.Round(time.Millisecond))
-	f.gate.summary(cmd)
+	f.gate.Summary(cmd)
 	return nil
 }
 
@@ -200,30 +207,30 @@ func runPublishPDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags) error {
 func printJoinedQuality(cmd *cobra.Command, w io.Writer, real, syn *data.Table, out string) {
 	aligned, err := real.SelectColumns(syn.Schema.Names()...)
 	var rc *utility.Joint
-	var sc *synthCounts
+	var sc *kit.SynthCounts
 	if err == nil {
-		rc, err = realCounts(aligned)
+		rc, err = kit.RealCounts(aligned)
 	}
 	if err == nil {
-		sc, err = tableSynthCounts(syn, out)
+		sc, err = kit.TableSynthCounts(syn, out)
 	}
 	var counted *utility.Joint
 	if sc != nil {
 		counted = sc.Joint
 	}
-	printQuality(cmd, w, rc, counted, err)
+	kit.PrintQuality(cmd, w, rc, counted, err)
 }
 
 // expandBudgets turns --budgets into one ρ per party.
 func expandBudgets(b []float64, parties int) ([]float64, error) {
 	for k, rho := range b {
 		if !(rho > 0) || math.IsInf(rho, 0) {
-			return nil, usagef("--budgets: ρ = %v (value %d) must be positive and finite", rho, k+1)
+			return nil, kit.Usagef("--budgets: ρ = %v (value %d) must be positive and finite", rho, k+1)
 		}
 	}
 	switch len(b) {
 	case 0:
-		return nil, usagef("--budgets is required: one zCDP ρ per owner (or one for all)")
+		return nil, kit.Usagef("--budgets is required: one zCDP ρ per owner (or one for all)")
 	case 1:
 		out := make([]float64, parties)
 		for i := range out {
@@ -233,7 +240,7 @@ func expandBudgets(b []float64, parties int) ([]float64, error) {
 	case parties:
 		return b, nil
 	}
-	return nil, usagef("--budgets has %d values for %d owners", len(b), parties)
+	return nil, kit.Usagef("--budgets has %d values for %d owners", len(b), parties)
 }
 
 // load returns one table per owner and the joined table (for the local
@@ -241,12 +248,12 @@ func expandBudgets(b []float64, parties int) ([]float64, error) {
 func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	switch {
 	case f.dataset != "" && len(f.inputs) > 0:
-		return nil, nil, usagef("give --dataset or --input, not both")
+		return nil, nil, kit.Usagef("give --dataset or --input, not both")
 	case f.dataset != "" && f.settings.Link:
-		return nil, nil, usagef("--link links --input files by their ID column; --dataset has none")
+		return nil, nil, kit.Usagef("--link links --input files by their ID column; --dataset has none")
 	case f.dataset != "":
 		if f.parties < 2 {
-			return nil, nil, usagef("--parties must be at least 2, got %d", f.parties)
+			return nil, nil, kit.Usagef("--parties must be at least 2, got %d", f.parties)
 		}
 		t, err := datasets.Load(f.dataset)
 		if err != nil {
@@ -258,11 +265,11 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		}
 		return parts, t, nil
 	case len(f.inputs) < 2:
-		return nil, nil, usagef("give --dataset NAME, or one --input FILE per owner (at least 2)")
+		return nil, nil, kit.Usagef("give --dataset NAME, or one --input FILE per owner (at least 2)")
 	case f.schema == "":
-		return nil, nil, usagef("--input needs --schema FILE (column kinds and public bounds)")
+		return nil, nil, kit.Usagef("--input needs --schema FILE (column kinds and public bounds)")
 	}
-	if err := checkDistinctInputs(f.inputs, partiesOfColumn); err != nil {
+	if err := kit.CheckDistinctInputs(f.inputs, kit.PartiesOfColumn); err != nil {
 		return nil, nil, err
 	}
 	s, err := data.LoadSchema(f.schema)
@@ -274,7 +281,7 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 	}
 	f.idColumn = s.ID
 	if f.settings.Link && s.ID == "" {
-		return nil, nil, usagef("--link needs the ID column every --input holds: give --id COL or an \"id\" in the schema")
+		return nil, nil, kit.Usagef("--link needs the ID column every --input holds: give --id COL or an \"id\" in the schema")
 	}
 	var tables []*data.Table
 	for _, path := range f.inputs {
@@ -293,16 +300,6 @@ func (f *pdpmvdsFlags) load() ([]*data.Table, *data.Table, error) {
 		return nil, nil, err
 	}
 	return tables, real, nil
-}
-
-// joinedIDs are the IDs of the joined table's rows: the first owner's
-// order (joinParts), or with link the IDs every owner holds in ID order
-// (joinCommon).
-func joinedIDs(ts []*data.Table, link bool) []string {
-	if !link {
-		return ts[0].IDs
-	}
-	return data.CommonIDs(ts)
 }
 
 // joinCommon joins the owners' columns of the IDs every owner holds, in
@@ -347,7 +344,7 @@ func readPart(path string, s data.Schema, skip []string) (*data.Table, error) {
 	}
 	for _, name := range skip {
 		if _, err := s.Attribute(name); err != nil && !slices.Contains(header, name) && name != s.ID {
-			return nil, usagef("--%s: column %q is neither in the header of %s nor in the schema", skipColumnsFlag, name, path)
+			return nil, kit.Usagef("--%s: column %q is neither in the header of %s nor in the schema", kit.SkipColumnsFlag, name, path)
 		}
 	}
 	if s.ID != "" && !slices.Contains(header, s.ID) {
@@ -363,7 +360,7 @@ func readPart(path string, s data.Schema, skip []string) (*data.Table, error) {
 	if slices.Contains(skip, s.ID) {
 		sub.ID = ""
 	}
-	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true, IgnoreColumns: ignore, MinRows: minOwnerRows})
+	t, _, err := data.ReadFile(path, sub, data.ReadOptions{Header: true, IgnoreColumns: ignore, MinRows: kit.MinOwnerRows})
 	return t, err
 }
 
@@ -403,9 +400,9 @@ func joinParts(ts []*data.Table) (*data.Table, error) {
 func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, bits int) (int, error) {
 	switch {
 	case cmd.Flags().Changed("key-bits") && f.settings.KeyBits != bits:
-		return 0, usagef("--key-bits %d, but the key files in %s hold a %d-bit key", f.settings.KeyBits, f.keysDir, bits)
+		return 0, kit.Usagef("--key-bits %d, but the key files in %s hold a %d-bit key", f.settings.KeyBits, f.keysDir, bits)
 	case bits < paillier.MinBits && !f.settings.InsecureTestKeys:
-		return 0, usagef("the key files in %s hold an INSECURE %d-bit key; add --insecure-test-keys to use it in a test", f.keysDir, bits)
+		return 0, kit.Usagef("the key files in %s hold an INSECURE %d-bit key; add --insecure-test-keys to use it in a test", f.keysDir, bits)
 	}
 	return bits, nil
 }
@@ -413,13 +410,13 @@ func keyFilesBits(cmd *cobra.Command, f *pdpmvdsFlags, bits int) (int, error) {
 // writePDPMVDS writes the synthetic table, the protocol report and then
 // the privacy report, which records the digests of both.
 func writePDPMVDS(cmd *cobra.Command, f *pdpmvdsFlags, res *pdpmvdsspec.Published) error {
-	table, err := tableBytes(f.out, res.Synthetic)
+	table, err := kit.TableBytes(f.Out, res.Synthetic)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", f.out, err)
+		return fmt.Errorf("writing %s: %w", f.Out, err)
 	}
 	proto, err := res.ProtocolReportJSON(f.settings)
 	if err != nil {
 		return err
 	}
-	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, table}, outputFile{f.protoReport, proto})
+	return kit.PublishFiles(cmd, nil, res.Report, f.Report, kit.OutputFile{Path: f.Out, Data: table}, kit.OutputFile{Path: f.protoReport, Data: proto})
 }

@@ -1,12 +1,16 @@
-package cli
+// Package mpcrdpcli is the hand-written `dppub publish mp-crdp` command:
+// its built-in datasets split by columns, one input file per party joined
+// on an ID, its query file, and the summary of its result.
+package mpcrdpcli
 
 import (
 	"fmt"
-	mpcrdpspec "github.com/dppub/dppub/method/mpcrdp"
 	"os"
 	"slices"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/method/mpcrdp"
 	"github.com/dppub/dppub/randx"
 	"github.com/spf13/cobra"
 )
@@ -18,13 +22,14 @@ type mpcrdpFlags struct {
 	skip       []string
 	parties    int
 	rows       int
-	src        sourceFlags
-	settings   mpcrdpspec.Settings
+	src        kit.SourceFlags
+	settings   mpcrdp.Settings
 	queries    string
-	outputFlags
+	kit.OutputFlags
 }
 
-func newPublishMPCRDPCmd() *cobra.Command {
+// Command is `dppub publish mp-crdp`.
+func Command() *cobra.Command {
 	f := &mpcrdpFlags{}
 	f.settings.Epsilon = 1
 	f.settings.SetDefaults()
@@ -84,24 +89,24 @@ Examples:
 	fs.StringArrayVar(&f.inputs, "input", nil, "one CSV/TSV file per party with a header row (repeat)")
 	fs.StringVar(&f.schema, "schema", "", "schema JSON declaring every column of the --input files (kinds, public bounds)")
 	fs.StringVar(&f.id, "id", "", "ID column joining the parties' rows (default: the schema's id)")
-	registerSkipColumns(fs, &f.skip)
+	kit.RegisterSkipColumns(fs, &f.skip)
 	fs.IntVar(&f.parties, "parties", 3, "--dataset: number of parties (consecutive feature groups)")
-	fs.IntVar(&f.rows, "rows", mpcrdpspec.DefaultAdultRows, "--dataset adult: records drawn at random (0: all 45222)")
-	f.src.register(fs)
-	bindSettings(fs, &f.settings)
+	fs.IntVar(&f.rows, "rows", mpcrdp.DefaultAdultRows, "--dataset adult: records drawn at random (0: all 45222)")
+	f.src.Register(fs)
+	kit.BindSettings(fs, &f.settings)
 	fs.StringVar(&f.queries, "queries", "", "query file for --release queries")
-	f.outputFlags.register(fs, "model JSON (logreg, svm) or answers CSV (queries)")
+	f.OutputFlags.Register(fs, "model JSON (logreg, svm) or answers CSV (queries)")
 	return cmd
 }
 
 func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
 	if f.dataset == "wdbc" && !cmd.Flags().Changed("b") {
 		f.settings.B = 4 // the paper's b for the breast-cancer data
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 	parties, label, desc, err := f.load(src)
 	if err != nil {
 		return err
@@ -109,19 +114,19 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 	f.settings.Label, f.settings.Queries = label, nil
 	if f.queries != "" {
 		if !f.settings.ReleasesQueries() {
-			return usagef("--queries needs --release queries")
+			return kit.Usagef("--queries needs --release queries")
 		}
 		file, err := os.Open(f.queries)
 		if err != nil {
 			return err
 		}
-		f.settings.Queries, err = mpcrdpspec.ParseQueries(file)
+		f.settings.Queries, err = mpcrdp.ParseQueries(file)
 		file.Close()
 		if err != nil {
 			return err
 		}
 	}
-	res, err := mpcrdpspec.Publish(cmd.Context(), mpcrdpspec.Options{Parties: parties, Source: src, Settings: f.settings})
+	res, err := mpcrdp.Publish(cmd.Context(), mpcrdp.Options{Parties: parties, Source: src, Settings: f.settings})
 	if err != nil {
 		return err
 	}
@@ -129,9 +134,9 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printReport(cmd, w, res.Report)
-	fmt.Fprintf(w, "\nData: %s\nWrote the %s to %s and the report to %s\n", desc, f.settings.Release, f.out, f.report)
-	noteQuality(cmd, "mcd", res.Result.MCD)
+	kit.PrintReport(cmd, w, res.Report)
+	fmt.Fprintf(w, "\nData: %s\nWrote the %s to %s and the report to %s\n", desc, f.settings.Release, f.Out, f.Report)
+	kit.NoteQuality(cmd, "mcd", res.Result.MCD)
 	return res.WriteSummary(w, f.settings.Config, len(parties))
 }
 
@@ -139,27 +144,27 @@ func runPublishMPCRDP(cmd *cobra.Command, f *mpcrdpFlags) error {
 func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, error) {
 	switch {
 	case f.dataset != "" && len(f.inputs) > 0:
-		return nil, "", "", usagef("give --dataset or --input, not both")
+		return nil, "", "", kit.Usagef("give --dataset or --input, not both")
 	case f.dataset != "":
-		d, err := mpcrdpspec.LoadDataset(f.dataset, f.rows, src)
+		d, err := mpcrdp.LoadDataset(f.dataset, f.rows, src)
 		if err != nil {
-			return nil, "", "", usageError{err}
+			return nil, "", "", kit.UsageError{Err: err}
 		}
 		label := d.Label
 		if f.settings.Label != "" && f.settings.Label != label {
-			return nil, "", "", usagef("--dataset %s predicts %q, not %q", f.dataset, label, f.settings.Label)
+			return nil, "", "", kit.Usagef("--dataset %s predicts %q, not %q", f.dataset, label, f.settings.Label)
 		}
-		parties, err := mpcrdpspec.SplitFeatures(d.Table, d.Features, label, f.parties)
+		parties, err := mpcrdp.SplitFeatures(d.Table, d.Features, label, f.parties)
 		if err != nil {
-			return nil, "", "", usageError{err}
+			return nil, "", "", kit.UsageError{Err: err}
 		}
 		return parties, label, fmt.Sprintf("%s, split by columns among %d parties", d.Description, f.parties), nil
 	case len(f.inputs) == 0:
-		return nil, "", "", usagef("no data: give --dataset adult|wdbc or one --input FILE per party")
+		return nil, "", "", kit.Usagef("no data: give --dataset adult|wdbc or one --input FILE per party")
 	case f.schema == "" || f.settings.Label == "":
-		return nil, "", "", usagef("--input needs --schema FILE and --label COLUMN")
+		return nil, "", "", kit.Usagef("--input needs --schema FILE and --label COLUMN")
 	}
-	if err := checkDistinctInputs(f.inputs, partiesOfColumn); err != nil {
+	if err := kit.CheckDistinctInputs(f.inputs, kit.PartiesOfColumn); err != nil {
 		return nil, "", "", err
 	}
 	s, err := data.LoadSchema(f.schema)
@@ -170,7 +175,7 @@ func (f *mpcrdpFlags) load(src *randx.Source) ([]*data.Table, string, string, er
 		s.ID = f.id
 	}
 	if s.ID == "" {
-		return nil, "", "", usagef("no ID column: give --id COLUMN or an \"id\" in the schema")
+		return nil, "", "", kit.Usagef("no ID column: give --id COLUMN or an \"id\" in the schema")
 	}
 	var parties []*data.Table
 	for _, path := range f.inputs {
@@ -204,7 +209,7 @@ func readPartyFile(path string, s data.Schema, skip []string) (*data.Table, erro
 		case slices.Contains(header, name):
 			ignore = append(ignore, name)
 		case err != nil:
-			return nil, usagef("--%s: column %q is neither in the header of %s nor in the schema", skipColumnsFlag, name, path)
+			return nil, kit.Usagef("--%s: column %q is neither in the header of %s nor in the schema", kit.SkipColumnsFlag, name, path)
 		}
 	}
 	if len(keep) == 0 {
@@ -214,14 +219,14 @@ func readPartyFile(path string, s data.Schema, skip []string) (*data.Table, erro
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := data.ReadFile(path, sel, data.ReadOptions{Header: true, IgnoreColumns: ignore, MinRows: minOwnerRows})
+	t, _, err := data.ReadFile(path, sel, data.ReadOptions{Header: true, IgnoreColumns: ignore, MinRows: kit.MinOwnerRows})
 	return t, err
 }
 
-func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *mpcrdpspec.Result) error {
+func writeMPCRDP(cmd *cobra.Command, f *mpcrdpFlags, res *mpcrdp.Result) error {
 	out, err := res.Output()
 	if err != nil {
 		return err
 	}
-	return publishFiles(cmd, nil, res.Report, f.report, outputFile{f.out, out})
+	return kit.PublishFiles(cmd, nil, res.Report, f.Report, kit.OutputFile{Path: f.Out, Data: out})
 }

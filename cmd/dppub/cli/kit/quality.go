@@ -1,4 +1,4 @@
-package cli
+package kit
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/utility"
 	"github.com/spf13/cobra"
 )
@@ -16,21 +17,21 @@ import (
 // equal-width bins over the declared bounds, the real rows as read and
 // the synthetic rows as written to the output.
 
-// errNoRows is why a run from the owners' statistics files prints no
+// ErrNoRows is why a run from the owners' statistics files prints no
 // marginal distances.
-var errNoRows = errors.New("this process holds the owners' statistics files, not their rows")
+var ErrNoRows = errors.New("this process holds the owners' statistics files, not their rows")
 
 // qualityChunk is how many rows are counted at a time.
 const qualityChunk = 4096
 
-// newQualityCounts counts rows of schema s as dppub compare bins them.
-func newQualityCounts(s data.Schema) (*utility.Joint, error) {
+// NewQualityCounts counts rows of schema s as dppub compare bins them.
+func NewQualityCounts(s data.Schema) (*utility.Joint, error) {
 	return utility.NewJoint(s, utility.DefaultBins)
 }
 
-// realCounts counts the real rows of the tables.
-func realCounts(tables ...*data.Table) (*utility.Joint, error) {
-	j, err := newQualityCounts(tables[0].Schema)
+// RealCounts counts the real rows of the tables.
+func RealCounts(tables ...*data.Table) (*utility.Joint, error) {
+	j, err := NewQualityCounts(tables[0].Schema)
 	if err != nil {
 		return nil, err
 	}
@@ -43,9 +44,9 @@ func realCounts(tables ...*data.Table) (*utility.Joint, error) {
 	return j, nil
 }
 
-// synthCounts counts a synthetic table's rows as they are written to the
+// SynthCounts counts a synthetic table's rows as they are written to the
 // output out, a chunk at a time (the table may be streamed).
-type synthCounts struct {
+type SynthCounts struct {
 	*utility.Joint
 	attrs []data.Attribute
 	// csv says the output rounds numeric values to their decimals
@@ -54,16 +55,17 @@ type synthCounts struct {
 	scratch [][]float64
 }
 
-func newSynthCounts(s data.Schema, out string) (*synthCounts, error) {
-	j, err := newQualityCounts(s)
+// NewSynthCounts counts a synthetic table written to out, chunk by chunk.
+func NewSynthCounts(s data.Schema, out string) (*SynthCounts, error) {
+	j, err := NewQualityCounts(s)
 	if err != nil {
 		return nil, err
 	}
-	return &synthCounts{Joint: j, attrs: s.Attributes, csv: !data.IsParquetPath(out)}, nil
+	return &SynthCounts{Joint: j, attrs: s.Attributes, csv: !data.IsParquetPath(out)}, nil
 }
 
 // add counts t's rows as the output holds them.
-func (c *synthCounts) add(t *data.Table) {
+func (c *SynthCounts) Add(t *data.Table) {
 	for lo := 0; lo < t.Len(); lo += qualityChunk {
 		rows := t.Rows[lo:min(lo+qualityChunk, t.Len())]
 		if c.csv {
@@ -75,7 +77,7 @@ func (c *synthCounts) add(t *data.Table) {
 
 // asWritten is rows as the CSV output holds them, in scratch rows reused
 // from chunk to chunk.
-func (c *synthCounts) asWritten(rows [][]float64) [][]float64 {
+func (c *SynthCounts) asWritten(rows [][]float64) [][]float64 {
 	for len(c.scratch) < len(rows) {
 		c.scratch = append(c.scratch, make([]float64, len(c.attrs)))
 	}
@@ -88,22 +90,22 @@ func (c *synthCounts) asWritten(rows [][]float64) [][]float64 {
 	return c.scratch[:len(rows)]
 }
 
-// tableSynthCounts counts a synthetic table held whole.
-func tableSynthCounts(t *data.Table, out string) (*synthCounts, error) {
-	c, err := newSynthCounts(t.Schema, out)
+// TableSynthCounts counts a synthetic table held whole.
+func TableSynthCounts(t *data.Table, out string) (*SynthCounts, error) {
+	c, err := NewSynthCounts(t.Schema, out)
 	if err != nil {
 		return nil, err
 	}
-	c.add(t)
+	c.Add(t)
 	return c, nil
 }
 
-// printQuality prints the quality section's first lines: the mean TVD of
+// PrintQuality prints the quality section's first lines: the mean TVD of
 // the 1-way and 2-way marginals of the real rows (counted by real)
 // against the synthetic ones (synth), how they were binned, and that
 // dppub compare gives the same figures. When they cannot be computed it
 // says why and points to dppub compare instead of printing nothing.
-func printQuality(cmd *cobra.Command, w io.Writer, real, synth *utility.Joint, whyNot error) {
+func PrintQuality(cmd *cobra.Command, w io.Writer, real, synth *utility.Joint, whyNot error) {
 	fmt.Fprintf(w, "Quality (computed on your real data, for your eyes only; not published):\n")
 	var one, two float64
 	err := whyNot
@@ -114,11 +116,25 @@ func printQuality(cmd *cobra.Command, w io.Writer, real, synth *utility.Joint, w
 		fmt.Fprintf(w, "  marginal distances not computed (%v): run dppub compare REAL SYNTHETIC --schema SCHEMA on the files\n", err)
 		return
 	}
-	noteQuality(cmd, "mean_one_way_tvd", one)
+	NoteQuality(cmd, "mean_one_way_tvd", one)
 	fmt.Fprintf(w, "  mean total-variation distance of the 1-way marginals: %.3f", one)
 	if real.Pairs() > 0 {
-		noteQuality(cmd, "mean_two_way_tvd", two)
+		NoteQuality(cmd, "mean_two_way_tvd", two)
 		fmt.Fprintf(w, ", of the 2-way marginals: %.3f", two)
 	}
 	fmt.Fprintf(w, "\n  (%s; dppub compare gives the same figures for the same files)\n", utility.Binning(utility.DefaultBins))
+}
+
+// ReadOwnerStatistics reads an owner's statistics file for a release
+// (--statistics): like an owner's rows (readOwnerTable), it must count at
+// least minOwnerRows records, or the default δ = 1/n² would protect no one.
+func ReadOwnerStatistics(path string) (*ownerstats.Statistics, error) {
+	st, err := ownerstats.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if n := st.Moments.N; n < MinOwnerRows {
+		return nil, fmt.Errorf("--statistics %q counts %d records: a release needs at least %d (with n = 1, the default δ = 1/n² would be 1, which protects no one)", Cut(path), n, MinOwnerRows)
+	}
+	return st, nil
 }

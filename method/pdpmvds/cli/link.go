@@ -1,4 +1,4 @@
-package cli
+package pdpmvdscli
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/internal/fsutil"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
@@ -21,7 +22,7 @@ type linkFlags struct {
 	id, outDir      string
 	skip            []string
 	force           bool
-	src             sourceFlags
+	src             kit.SourceFlags
 }
 
 // register declares the command's flags into f.
@@ -31,12 +32,13 @@ func (f *linkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.id, "id", "", "name of the ID column every file holds (required)")
 	fs.StringVar(&f.outDir, "out-dir", "", "directory to write party-K.csv and link.json to (created if absent; required)")
 	fs.BoolVar(&f.force, "force", false, "replace output files that already exist")
-	registerSkipColumns(fs, &f.skip)
-	f.src.register(fs)
+	kit.RegisterSkipColumns(fs, &f.skip)
+	f.src.Register(fs)
 }
 
-func newLinkCmd() *cobra.Command {
-	return newCommand(&cobra.Command{
+// LinkCommand is `dppub link`.
+func LinkCommand() *cobra.Command {
+	return kit.NewCommand(&cobra.Command{
 		Use:   "link --input A.csv --schema A.json --input B.csv --schema B.json --input C.csv --schema C.json --id COL --out-dir DIR",
 		Short: "Record linkage: align parties' columns on their common IDs by private set intersection (in-process demonstration)",
 		Long: `Parties holding different columns of overlapping sets of people (the input
@@ -79,15 +81,15 @@ Example:
 func runLink(cmd *cobra.Command, f *linkFlags, _ []string) error {
 	switch {
 	case len(f.inputs) < 2:
-		return usagef("link needs at least 2 --input files, got %d", len(f.inputs))
+		return kit.Usagef("link needs at least 2 --input files, got %d", len(f.inputs))
 	case len(f.schemas) != len(f.inputs):
-		return usagef("give one --schema per --input: %d schemas for %d inputs", len(f.schemas), len(f.inputs))
+		return kit.Usagef("give one --schema per --input: %d schemas for %d inputs", len(f.schemas), len(f.inputs))
 	case f.id == "":
-		return usagef("--id COL is required (the column of IDs every file holds)")
+		return kit.Usagef("--id COL is required (the column of IDs every file holds)")
 	case f.outDir == "":
-		return usagef("--out-dir DIR is required")
+		return kit.Usagef("--out-dir DIR is required")
 	}
-	if err := checkDistinctInputs(f.inputs, partiesOfColumn); err != nil {
+	if err := kit.CheckDistinctInputs(f.inputs, kit.PartiesOfColumn); err != nil {
 		return err
 	}
 	outs := []string{filepath.Join(f.outDir, "link.json")}
@@ -101,7 +103,7 @@ func runLink(cmd *cobra.Command, f *linkFlags, _ []string) error {
 	if err != nil {
 		return err
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 	linked, rep, err := pdpmvdsspec.Link(cmd.Context(), tables, src)
 	if err != nil {
 		return err
@@ -129,16 +131,16 @@ func checkOutDir(flag, dir string, outs, inputs []string, force bool) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := fsutil.CheckOutputs([]string{dir}, inputs, false); err != nil {
-			return usageError{fmt.Errorf("--%s: %w", flag, err)}
+			return kit.UsageError{Err: fmt.Errorf("--%s: %w", flag, err)}
 		}
 		return nil
 	case err != nil:
 		return fmt.Errorf("--%s: %w", flag, err)
 	case !st.IsDir():
-		return usagef("--%s %s is a file, not a directory", flag, dir)
+		return kit.Usagef("--%s %s is a file, not a directory", flag, dir)
 	}
 	if err := fsutil.CheckOutputs(outs, inputs, force); err != nil {
-		return usageError{err}
+		return kit.UsageError{Err: err}
 	}
 	return nil
 }
@@ -154,10 +156,10 @@ func readLinkInputs(f *linkFlags) ([]*data.Table, []int, error) {
 			return nil, nil, err
 		}
 		if s.ID != "" && s.ID != f.id {
-			return nil, nil, usagef("schema %s names ID column %q, --id says %q", f.schemas[k], s.ID, f.id)
+			return nil, nil, kit.Usagef("schema %s names ID column %q, --id says %q", f.schemas[k], s.ID, f.id)
 		}
 		s.ID = f.id
-		t, stats, err := readTable(nil, path, s, f.skip)
+		t, stats, err := kit.ReadTable(nil, path, s, f.skip)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,4 +1,4 @@
-package cli
+package kit
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// bindSettings registers one flag per field of a method's settings (a
+// BindSettings registers one flag per field of a method's settings (a
 // pointer to its struct, defaults filled): the flag is the field's JSON
 // key with '-' for '_', its default the field's value, its help the
 // field's `help` tag. Fields of embedded structs are flattened; fields of
@@ -21,7 +21,7 @@ import (
 // value at commas unless the field is tagged flag:"array" (its values
 // hold commas themselves: repeat the flag instead). Only the lists
 // []string and []float64 are bound.
-func bindSettings(fs *pflag.FlagSet, settings any) {
+func BindSettings(fs *pflag.FlagSet, settings any) {
 	v := reflect.ValueOf(settings).Elem()
 	applies := func(string) bool { return true }
 	if p, ok := settings.(partial); ok {
@@ -104,11 +104,11 @@ func jsonKey(f reflect.StructField) string {
 	return key
 }
 
-// flagErrors names the flag of a mistake in one setting (a
-// method.FieldError whose JSON key bindSettings bound as a flag), so that
+// FlagErrors names the flag of a mistake in one setting (a
+// method.FieldError whose JSON key BindSettings bound as a flag), so that
 // a command line speaks of its flags: "--rho must be positive", not "rho
 // must be positive". Other errors pass unchanged.
-func flagErrors(fs *pflag.FlagSet, err error) error {
+func FlagErrors(fs *pflag.FlagSet, err error) error {
 	var fe method.FieldError
 	if !errors.As(err, &fe) {
 		return err
@@ -117,7 +117,7 @@ func flagErrors(fs *pflag.FlagSet, err error) error {
 	if fs.Lookup(name) == nil {
 		return err
 	}
-	return usageError{fmt.Errorf("--%s %w", name, fe.Err)}
+	return UsageError{fmt.Errorf("--%s %w", name, fe.Err)}
 }
 
 func bindable(t reflect.Type) bool {
@@ -142,8 +142,8 @@ type fieldValue struct {
 	err    error
 }
 
-// autoWord asks a numeric flag for its default explicitly.
-const autoWord = "auto"
+// AutoWord asks a numeric flag for its default explicitly.
+const AutoWord = "auto"
 
 func isNumber(t reflect.Type) bool {
 	return t.Kind() == reflect.Int || t.Kind() == reflect.Float64
@@ -157,7 +157,7 @@ func autoMeaning(key string) string {
 	return "the method's default"
 }
 
-func (f *fieldValue) setError() error { return f.err }
+func (f *fieldValue) SetError() error { return f.err }
 
 func (f *fieldValue) String() string {
 	if f.v.Kind() == reflect.Float64 {
@@ -175,7 +175,7 @@ func (f *fieldValue) Set(s string) error {
 }
 
 func (f *fieldValue) set(s string) error {
-	if s == autoWord && isNumber(f.v.Type()) {
+	if s == AutoWord && isNumber(f.v.Type()) {
 		f.v.Set(f.def)
 		return nil
 	}

@@ -1,4 +1,4 @@
-package cli
+package kit
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ func (*flagSettings) Applies(key string) bool { return key != "skipped" }
 func TestBindSettings(t *testing.T) {
 	st := &flagSettings{Rho: 1, Columns: []string{"x"}}
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	bindSettings(fs, st)
+	BindSettings(fs, st)
 	for _, absent := range []string{"records", "skipped", "hidden"} {
 		if fs.Lookup(absent) != nil {
 			t.Errorf("--%s is bound", absent)
@@ -69,7 +69,7 @@ func TestBindSettings(t *testing.T) {
 // A mistake in a bound setting names its flag; others pass unchanged.
 func TestFlagErrors(t *testing.T) {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	bindSettings(fs, &flagSettings{})
+	BindSettings(fs, &flagSettings{})
 	plain := errors.New("plain")
 	cases := []struct {
 		name string
@@ -82,17 +82,17 @@ func TestFlagErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := flagErrors(fs, c.err)
+			err := FlagErrors(fs, c.err)
 			if err == nil || err.Error() != c.want {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
-			var u usageError
+			var u UsageError
 			if strings.HasPrefix(c.want, "--") != errors.As(err, &u) {
 				t.Fatalf("%v: usage error %v", err, errors.As(err, &u))
 			}
 		})
 	}
-	if err := flagErrors(fs, nil); err != nil {
+	if err := FlagErrors(fs, nil); err != nil {
 		t.Errorf("no error became %v", err)
 	}
 }

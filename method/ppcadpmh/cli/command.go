@@ -1,9 +1,13 @@
-package cli
+// Package ppcadpmhcli is the hand-written `dppub publish ppca-dp-mh`
+// command: the owners' tables or their statistics files, the synthetic
+// rows streamed to the output, and their utility lines.
+package ppcadpmhcli
 
 import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	"github.com/dppub/dppub/ownerstats"
@@ -13,15 +17,16 @@ import (
 )
 
 type ppcaFlags struct {
-	owners     ownerFlags
+	owners     kit.OwnerFlags
 	statistics []string
-	src        sourceFlags
+	src        kit.SourceFlags
 	settings   ppcaspec.Settings
-	gate       gateFlags
-	outputFlags
+	gate       kit.GateFlags
+	kit.OutputFlags
 }
 
-func newPublishPPCACmd() *cobra.Command {
+// Command is `dppub publish ppca-dp-mh`.
+func Command() *cobra.Command {
 	f := &ppcaFlags{settings: ppcaspec.Settings{Epsilon: 1}}
 	f.settings.SetDefaults()
 	cmd := &cobra.Command{
@@ -51,31 +56,31 @@ Examples:
   dppub publish ppca-dp-mh --input a.csv --input b.csv --schema s.json \
       --epsilon 0.5 --mechanism gaussian --delta 1e-6 --noise secure-aggregate --out synth.csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagErrors(cmd.Flags(), runPublishPPCA(cmd, f)) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return kit.FlagErrors(cmd.Flags(), runPublishPPCA(cmd, f)) },
 	}
 	fs := cmd.Flags()
-	f.owners.register(fs)
-	f.src.register(fs)
-	bindSettings(fs, &f.settings)
+	f.owners.Register(fs)
+	f.src.Register(fs)
+	kit.BindSettings(fs, &f.settings)
 	fs.StringArrayVar(&f.statistics, "statistics", nil, "an owner's statistics file computed elsewhere (the Beam pipeline, beam/README.md), instead of its rows; repeat once per owner, with --schema")
-	f.outputFlags.register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
-	f.gate.register(fs)
+	f.OutputFlags.Register(fs, "synthetic table (CSV, Parquet for a .parquet path, - for standard output; its rows streamed as they are made)")
+	f.gate.Register(fs)
 	return cmd
 }
 
 func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return err
 	}
-	src := f.src.source(cmd.Flags(), cmd.ErrOrStderr())
+	src := f.src.Source(cmd.Flags(), cmd.ErrOrStderr())
 	if len(f.statistics) > 0 {
 		return runPPCAFromStatistics(cmd, f, src)
 	}
-	owners, err := f.owners.load(cmd.ErrOrStderr(), src)
+	owners, err := f.owners.Load(cmd.ErrOrStderr(), src)
 	if err != nil {
 		return err
 	}
-	if owners, err = f.gate.holdOut(cmd.ErrOrStderr(), owners, f.owners.skip); err != nil {
+	if owners, err = f.gate.HoldOut(cmd.ErrOrStderr(), owners, f.owners.Skip); err != nil {
 		return err
 	}
 	// From here most of the heap is the owners' tables, held to the end
@@ -94,7 +99,7 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	opts := ppcaspec.Options{Owners: owners, Source: src, Settings: f.settings}
 	// The quality's synthetic marginals are counted as the rows go by, so
 	// that a streamed release needs no copy of them.
-	synth, err := newSynthCounts(owners[0].Schema, f.out)
+	synth, err := kit.NewSynthCounts(owners[0].Schema, f.Out)
 	if err != nil {
 		return err
 	}
@@ -102,9 +107,9 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 	// (publishStreamed: a file, Parquet by row group, standard output, the
 	// gate on a bounded sample).
 	var res *ppcaspec.Published
-	err = f.publishStreamed(cmd, &f.gate, owners, owners[0].Schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = kit.PublishStreamed(&f.OutputFlags, cmd, &f.gate, owners, owners[0].Schema, func(emit kit.EmitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error {
-			synth.add(t)
+			synth.Add(t)
 			return emit(t, nil)
 		}
 		var err error
@@ -123,26 +128,26 @@ func runPublishPPCA(cmd *cobra.Command, f *ppcaFlags) error {
 // runPPCAFromStatistics publishes from owners who bring statistics files
 // instead of rows; no utility is printed (there are no rows to compare).
 func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) error {
-	if f.owners.schema == "" || f.owners.dataset != "" || len(f.owners.inputs) > 0 {
-		return usagef("--statistics takes --schema (the schema the statistics were computed under) and no --dataset or --input")
+	if f.owners.Schema == "" || f.owners.Dataset != "" || len(f.owners.Inputs) > 0 {
+		return kit.Usagef("--statistics takes --schema (the schema the statistics were computed under) and no --dataset or --input")
 	}
-	if f.gate.on {
-		return usagef("--gate attacks the owners' rows, and --statistics brings none: run `dppub check` where the rows are")
+	if f.gate.On {
+		return kit.Usagef("--gate attacks the owners' rows, and --statistics brings none: run `dppub check` where the rows are")
 	}
-	schema, err := data.LoadSchema(f.owners.schema)
+	schema, err := data.LoadSchema(f.owners.Schema)
 	if err != nil {
 		return err
 	}
 	var stats []*ownerstats.Statistics
 	for _, path := range f.statistics {
-		st, err := readOwnerStatistics(path)
+		st, err := kit.ReadOwnerStatistics(path)
 		if err != nil {
 			return err
 		}
 		stats = append(stats, st)
 	}
 	opts := ppcaspec.Options{Statistics: stats, Schema: schema, Source: src, Settings: f.settings}
-	err = f.publishStreamed(cmd, nil, nil, schema, func(emit emitFunc) (*privacy.Report, error) {
+	err = kit.PublishStreamed(&f.OutputFlags, cmd, nil, nil, schema, func(emit kit.EmitFunc) (*privacy.Report, error) {
 		opts.Sink = func(t *data.Table) error { return emit(t, nil) }
 		res, err := ppcaspec.Publish(cmd.Context(), opts)
 		if err != nil {
@@ -153,28 +158,20 @@ func runPPCAFromStatistics(cmd *cobra.Command, f *ppcaFlags, src *randx.Source) 
 	if err != nil {
 		return err
 	}
-	printQuality(cmd, cmd.OutOrStdout(), nil, nil, errNoRows)
+	kit.PrintQuality(cmd, cmd.OutOrStdout(), nil, nil, kit.ErrNoRows)
 	return nil
 }
 
 // printPPCAUtility prints the quality against synth, the synthetic rows'
 // marginals as written (printQuality, the figures of dppub compare), and
 // the model and the protocol's cost.
-func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *ppcaspec.Published, synth *synthCounts) {
+func printPPCAUtility(cmd *cobra.Command, owners []*data.Table, res *ppcaspec.Published, synth *kit.SynthCounts) {
 	w := cmd.OutOrStdout()
-	real, err := realCounts(owners...)
-	printQuality(cmd, w, real, synth.Joint, err)
+	real, err := kit.RealCounts(owners...)
+	kit.PrintQuality(cmd, w, real, synth.Joint, err)
 	fmt.Fprintf(w, "  model: k = %d components of p = %d, noise variance σ² = %.4g\n", res.Model.K, res.Encoder.Dim(), res.Model.Sigma2)
-	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(total(res.Traffic.Bytes))/1e6, res.Elapsed.Round(1e6))
+	fmt.Fprintf(w, "  protocol: %d messages, %.1f MB, %v\n", res.Traffic.Messages, float64(res.Traffic.TotalBytes())/1e6, res.Elapsed.Round(1e6))
 	if res.Clamped > 0 {
 		fmt.Fprintf(w, "  %d values were clamped to the declared bounds\n", res.Clamped)
 	}
-}
-
-func total(m map[string]int) int {
-	s := 0
-	for _, v := range m {
-		s += v
-	}
-	return s
 }
