@@ -71,6 +71,7 @@ METHODS = {
     "dppub-adaptive-public-bins": "dppub synthesize --method adaptive --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it; other settings default",
     "dppub-label": "dppub synthesize --label <the table's label> (issue 37: ML efficacy as a target), other settings default",
     "dppub-adaptive-label": "dppub synthesize --method adaptive --label <the table's label>, other settings default",
+    "dppub-rows3-label": "dppub publish synthesize-rows --owners 3 --label <the table's label>, every other setting default",
     "dppub-add-remove": "dppub synthesize --neighbours add-remove: the literature's relation (n released with noise), the same guarantee as mst and aim-capped/aim-less-capped, other settings default",
     "dppub-rows3": "dppub publish synthesize-rows --owners 3: the training rows split among 3 owners of rows (secure aggregation, distributed noise), every other setting default",
     "dppub-rows10": "dppub publish synthesize-rows --owners 10: the training rows split among 10 owners of rows, every other setting default",
@@ -350,7 +351,7 @@ def run_method(args, table, method, eps, delta, rep, outdir):
             raise SystemExit(f"{method} needs --dppub-before")
         command = [binary, "synthesize"]
         if method.startswith("dppub-rows"):
-            command = [binary, "publish", "synthesize-rows", "--owners", method[len("dppub-rows"):]]
+            command = [binary, "publish", "synthesize-rows", "--owners", method[len("dppub-rows"):].removesuffix("-label")]
         helptext = subprocess.run(command + ["--help"], capture_output=True, text=True).stdout
         cmd = command + ["--input", table.train_csv, "--schema", table.schema_json,
                          "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
