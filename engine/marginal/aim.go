@@ -155,8 +155,9 @@ type AdaptiveOptions struct {
 	Workload [][]int
 	// Label names the attribute the data will be used to predict (may be
 	// empty). With one, the rounds start, after the one-way marginals,
-	// by measuring the label's pair with every other attribute, chosen
-	// without a selection (labelStar), in place of the tree's selections.
+	// by measuring the label's pair with each other attribute whose
+	// measurement would not be mostly noise, chosen without a selection
+	// (labelStar), before the tree's selections.
 	Label string
 	// Rounds is T: the first rounds each get ρ/T (default DefaultRounds:
 	// AIM's 16·d unless the table is too small for it).
@@ -308,8 +309,9 @@ func normaliseAll(sets [][]int) [][]int {
 // rounds until the budget is spent exactly (AIM, Alg. 1): the last round
 // takes whatever is left when less than two rounds' worth remains. With
 // AdaptiveOptions.Tree the first selections build a spanning tree of
-// pairs (treeRounds), or with AdaptiveOptions.Label the label's star of
-// pairs (labelStar), which spans too; with AdaptiveOptions.Batch above 1 each refit of
+// pairs (treeRounds), after, with AdaptiveOptions.Label, the label's
+// pairs that the noise leaves meaningful (labelStar), which the tree then
+// joins; with AdaptiveOptions.Batch above 1 each refit of
 // the model follows that many selections (batch).
 func (a *adaptive) rounds(ctx context.Context) error {
 	d := a.o.Domain.Len()
@@ -325,13 +327,15 @@ func (a *adaptive) rounds(ctx context.Context) error {
 	if err := a.fit(ctx); err != nil {
 		return err
 	}
+	var comp []int // the components the label's pairs leave
 	if a.label >= 0 {
-		if err := a.labelStar(ctx, s); err != nil {
+		var err error
+		if comp, err = a.labelStar(ctx, s); err != nil {
 			return err
 		}
 	}
-	if a.ao.Tree && a.label < 0 {
-		if err := a.treeRounds(ctx, s); err != nil {
+	if a.ao.Tree {
+		if err := a.treeRounds(ctx, s, comp); err != nil {
 			return err
 		}
 	}
