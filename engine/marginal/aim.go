@@ -154,10 +154,10 @@ type AdaptiveOptions struct {
 	// binary attributes, and every triple holding Label when one is named.
 	Workload [][]int
 	// Label names the attribute the data will be used to predict (may be
-	// empty). With one, the rounds start, after the one-way marginals,
-	// by measuring the label's pair with each other attribute whose
+	// empty). With one, rounds that start with a tree (Tree) first
+	// measure the label's pair with each other attribute whose
 	// measurement would not be mostly noise, chosen without a selection
-	// (labelStar), before the tree's selections.
+	// (labelStar), and the tree's selections join the rest.
 	Label string
 	// Rounds is T: the first rounds each get ρ/T (default DefaultRounds:
 	// AIM's 16·d unless the table is too small for it).
@@ -311,7 +311,8 @@ func normaliseAll(sets [][]int) [][]int {
 // AdaptiveOptions.Tree the first selections build a spanning tree of
 // pairs (treeRounds), after, with AdaptiveOptions.Label, the label's
 // pairs that the noise leaves meaningful (labelStar), which the tree then
-// joins; with AdaptiveOptions.Batch above 1 each refit of
+// joins (only there: on a narrow table, where the rounds select from every
+// pair, the star cost 2-way TVD, labelStar); with AdaptiveOptions.Batch above 1 each refit of
 // the model follows that many selections (batch).
 func (a *adaptive) rounds(ctx context.Context) error {
 	d := a.o.Domain.Len()
@@ -328,7 +329,7 @@ func (a *adaptive) rounds(ctx context.Context) error {
 		return err
 	}
 	var comp []int // the components the label's pairs leave
-	if a.label >= 0 {
+	if a.label >= 0 && a.ao.Tree {
 		var err error
 		if comp, err = a.labelStar(ctx, s); err != nil {
 			return err
