@@ -19,16 +19,22 @@ import (
 // whose attribute label each other attribute copies in half the records
 // (uniform otherwise): the joints a classifier of the label needs.
 func starTable(d, label, n int) *domain.Dataset {
-	src := randx.NewSeeded(11)
 	sizes := make([]int, d)
 	for j := range sizes {
 		sizes[j] = 4
 	}
+	return starTableOf(sizes, label, n)
+}
+
+// starTableOf is starTable over attributes of the given sizes (the
+// label's at least 4), each copying the label in half the records.
+func starTableOf(sizes []int, label, n int) *domain.Dataset {
+	src := randx.NewSeeded(11)
 	ds := domain.NewDataset(sizes, n)
 	for i := range n {
 		y := uint16(src.IntN(4))
-		for j := range d {
-			ds.Cols[j][i] = uint16(src.IntN(4))
+		for j, size := range sizes {
+			ds.Cols[j][i] = uint16(src.IntN(size))
 			if j == label || src.Float64() < 0.5 {
 				ds.Cols[j][i] = y
 			}
@@ -112,6 +118,45 @@ func TestLabelStarMeasuredFirst(t *testing.T) {
 				t.Errorf("%d selection charges for %d selected rounds", charges, selected)
 			}
 		})
+	}
+}
+
+// Where only some label pairs are precise enough the star measures those
+// and the tree's selections join the rest: 20 attributes, the label's 4
+// values, the even attributes 4 values (16 cells a pair with the label,
+// 187.5 records a cell), the odd 60 (240 cells, 12.5), 3 000 records at
+// ρ = 0.002 (40 rounds, σ = 141: noise ratios 0.75 and 11). The rounds
+// without a selection are exactly the label's pairs with the 9 other
+// even attributes, and the 10 selected rounds after them (one for each
+// odd attribute, a component of its own) leave one component.
+func TestLabelStarThenTreeJoinsTheRest(t *testing.T) {
+	const d, label = 20, 0
+	sizes := make([]int, d)
+	for j := range sizes {
+		sizes[j] = 4 + 56*(j%2)
+	}
+	res, _ := adaptiveOnStar(t, starTableOf(sizes, label, 3000), 0.002, "a0")
+	if len(res.Rounds) < d-1 {
+		t.Fatalf("%d rounds, want at least %d", len(res.Rounds), d-1)
+	}
+	comp := make([]int, d)
+	for j := range comp {
+		comp[j] = j
+	}
+	for k, r := range res.Rounds[:d-1] {
+		star := k < d/2-1
+		if want := fmt.Sprint([]int{0, 2 * (k + 1)}); star && (fmt.Sprint(r.Attrs) != want || r.Selected()) {
+			t.Errorf("round %d measured %v (selected %v), want %s without a selection", k+1, r.Attrs, r.Selected(), want)
+		}
+		if !star && (!r.Selected() || len(r.Attrs) != 2 || comp[r.Attrs[0]] == comp[r.Attrs[1]]) {
+			t.Fatalf("round %d measured %v (selected %v), want a selected pair joining two components %v", k+1, r.Attrs, r.Selected(), comp)
+		}
+		join(comp, r.Attrs[0], r.Attrs[1])
+	}
+	for _, c := range comp {
+		if c != comp[0] {
+			t.Fatalf("the star and the tree leave components %v", comp)
+		}
 	}
 }
 
