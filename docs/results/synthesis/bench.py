@@ -72,6 +72,8 @@ METHODS = {
     "dppub-label": "dppub synthesize --label <the table's label> (issue 37: ML efficacy as a target), other settings default",
     "dppub-adaptive-label": "dppub synthesize --method adaptive --label <the table's label>, other settings default",
     "dppub-rows3-label": "dppub publish synthesize-rows --owners 3 --label <the table's label>, every other setting default",
+    "dppub-rows3-adaptive": "dppub publish synthesize-rows --owners 3 --method adaptive, every other setting default",
+    "dppub-rows3-adaptive-label": "dppub publish synthesize-rows --owners 3 --method adaptive --label <the table's label>, every other setting default",
     "dppub-add-remove": "dppub synthesize --neighbours add-remove: the literature's relation (n released with noise), the same guarantee as mst and aim-capped/aim-less-capped, other settings default",
     "dppub-rows3": "dppub publish synthesize-rows --owners 3: the training rows split among 3 owners of rows (secure aggregation, distributed noise), every other setting default",
     "dppub-rows10": "dppub publish synthesize-rows --owners 10: the training rows split among 10 owners of rows, every other setting default",
@@ -351,13 +353,13 @@ def run_method(args, table, method, eps, delta, rep, outdir):
             raise SystemExit(f"{method} needs --dppub-before")
         command = [binary, "synthesize"]
         if method.startswith("dppub-rows"):
-            command = [binary, "publish", "synthesize-rows", "--owners", method[len("dppub-rows"):].removesuffix("-label")]
+            command = [binary, "publish", "synthesize-rows", "--owners", method[len("dppub-rows"):].split("-")[0]]
         helptext = subprocess.run(command + ["--help"], capture_output=True, text=True).stdout
         cmd = command + ["--input", table.train_csv, "--schema", table.schema_json,
                          "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
         if "--force" in helptext:
             cmd.append("--force")
-        if method.startswith("dppub-adaptive"):
+        if method.startswith("dppub-adaptive") or method.startswith("dppub-rows3-adaptive"):
             cmd += ["--method", "adaptive"]
         elif method.startswith("dppub-paper"):
             cmd += ["--method", "paper"]
