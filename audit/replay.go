@@ -326,9 +326,15 @@ func ReplayedRelease(kind string, attrs []int, c privacy.Charge, v []float64) Re
 // AdaptiveReleases pairs the adaptive method's charges with its releases:
 // the measured marginals in plan order (the one-ways first), and between
 // them each round's selection, whose outcome is the set the round then
-// measured.
+// measured (a round without one, the label's star, is a measurement only).
 func AdaptiveReleases(eng *marginal.Result, charges []privacy.Charge) ([]Replayed, error) {
-	plan, rounds := eng.Plan, eng.Rounds
+	plan := eng.Plan
+	var rounds []marginal.Round // the rounds with a selection, charged each
+	for _, r := range eng.Rounds {
+		if r.Selected() {
+			rounds = append(rounds, r)
+		}
+	}
 	if len(charges) != len(plan)+len(rounds) || len(plan) != len(eng.Measured) {
 		return nil, fmt.Errorf("audit: %d charges for %d measured releases and %d selections", len(charges), len(plan), len(rounds))
 	}

@@ -57,10 +57,13 @@ type EngineSettings struct {
 	// Method is what to measure (default marginal.MethodAuto, which each
 	// split resolves from public facts only).
 	Method marginal.Method `json:"method,omitempty" help:"what to measure: auto (default: chosen from public facts, see the report) | paper (PDP-MVDS Algorithm 3) | adaptive (AIM-style rounds; one owner and owners of rows)"`
-	// Label adds the label's triples to the adaptive workload, and the
-	// report warns when the synthetic label's relation to the other
-	// columns is missing or mostly noise (marginal.LabelWarning).
-	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive workload adds its 3-way marginals (none by default: on Adult they cost 2-way and 3-way accuracy), and the report warns when no measured marginal joins it with another column or every one that does is mostly noise"`
+	// Label starts the adaptive rounds with the label's pair with every
+	// other attribute (measured without a selection, a public choice:
+	// marginal.AdaptiveOptions.Label) and adds the label's triples to the
+	// adaptive workload; the report warns when the synthetic label's
+	// relation to the other columns is missing or mostly noise
+	// (marginal.LabelWarning).
+	Label string `json:"label,omitempty" help:"attribute the data will be used to predict: the adaptive method first measures its pair with every other attribute (a public choice, no selection budget) and adds its 3-way marginals to the workload (none by default: on Adult they cost 2-way and 3-way accuracy), and the report warns when no measured marginal joins it with another column or every one that does is mostly noise"`
 	// MaxModelCells caps the adaptive method's junction tree (0: the
 	// engine's default, marginal.AdaptiveOptions.MaxCells); AdaptiveRounds
 	// is its T (0: marginal.DefaultRounds).

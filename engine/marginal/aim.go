@@ -154,7 +154,10 @@ type AdaptiveOptions struct {
 	// binary attributes, and every triple holding Label when one is named.
 	Workload [][]int
 	// Label names the attribute the data will be used to predict (may be
-	// empty).
+	// empty). With one, rounds that start with a tree (Tree) first
+	// measure the label's pair with each other attribute whose
+	// measurement would not be mostly noise, chosen without a selection
+	// (labelStar), and the tree's selections join the rest.
 	Label string
 	// Rounds is T: the first rounds each get ρ/T (default DefaultRounds:
 	// AIM's 16·d unless the table is too small for it).
@@ -221,6 +224,7 @@ type adaptive struct {
 	sel      measurement.Selector
 	ao       AdaptiveOptions
 	rho      float64 // the party's budget
+	label    int     // AdaptiveOptions.Label's attribute, −1 for none
 	used     float64
 	cands    [][]int
 	weights  []float64
@@ -246,15 +250,15 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 	if err := ao.defaults(d, e.o.Records, e.o.noiseRho(e.o.Parties[0].Rho)); err != nil {
 		return err
 	}
-	if ao.Workload == nil {
-		label := -1
-		if ao.Label != "" {
-			j, err := e.o.Domain.Index(ao.Label)
-			if err != nil {
-				return err
-			}
-			label = j
+	label := -1
+	if ao.Label != "" {
+		j, err := e.o.Domain.Index(ao.Label)
+		if err != nil {
+			return err
 		}
+		label = j
+	}
+	if ao.Workload == nil {
 		ao.Workload = DefaultWorkload(e.o.Domain.Sizes(), label)
 	}
 	e.o.Adaptive.Workload = ao.Workload
@@ -263,7 +267,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 			return fmt.Errorf("marginal: workload: %w", err)
 		}
 	}
-	a := &adaptive{engine: e, sel: sel, ao: ao, rho: e.o.Parties[0].Rho}
+	a := &adaptive{engine: e, sel: sel, ao: ao, rho: e.o.Parties[0].Rho, label: label}
 	a.cands, a.weights = candidates(normaliseAll(ao.Workload))
 	if e.o.Adaptive.Batch == 0 && d <= AutoMaxAttributes && len(a.cands) < PreciseBatchCandidates {
 		a.ao.Batch = 1 // too few candidates for preciseBatch to pay
@@ -305,7 +309,10 @@ func normaliseAll(sets [][]int) [][]int {
 // rounds until the budget is spent exactly (AIM, Alg. 1): the last round
 // takes whatever is left when less than two rounds' worth remains. With
 // AdaptiveOptions.Tree the first selections build a spanning tree of
-// pairs (treeRounds); with AdaptiveOptions.Batch above 1 each refit of
+// pairs (treeRounds), after, with AdaptiveOptions.Label, the label's
+// pairs that the noise leaves meaningful (labelStar), which the tree then
+// joins (only there: on a narrow table, where the rounds select from every
+// pair, the star cost 2-way TVD, labelStar); with AdaptiveOptions.Batch above 1 each refit of
 // the model follows that many selections (batch).
 func (a *adaptive) rounds(ctx context.Context) error {
 	d := a.o.Domain.Len()
@@ -321,8 +328,15 @@ func (a *adaptive) rounds(ctx context.Context) error {
 	if err := a.fit(ctx); err != nil {
 		return err
 	}
+	var comp []int // the components the label's pairs leave
+	if a.label >= 0 && a.ao.Tree {
+		var err error
+		if comp, err = a.labelStar(ctx, s); err != nil {
+			return err
+		}
+	}
 	if a.ao.Tree {
-		if err := a.treeRounds(ctx, s); err != nil {
+		if err := a.treeRounds(ctx, s, comp); err != nil {
 			return err
 		}
 	}

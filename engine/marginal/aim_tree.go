@@ -6,13 +6,16 @@ package marginal
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/dppub/dppub/engine/marginal/internal/parallel"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
 // treeRounds starts the rounds as MST does (McKenna, Miklau & Sheldon,
-// "Winning the NIST contest", 2021): up to d − 1 selections, each of a
+// "Winning the NIST contest", 2021), from the components start (nil: every
+// attribute its own; labelStar's otherwise): up to one selection fewer
+// than the components, each of a
 // pair that joins two components of the pairs picked so far, scored
 // against the model of the one-way marginals alone (every pair's estimate
 // the product of its attributes' model marginals), then one refit. Each
@@ -23,7 +26,7 @@ import (
 // earlier picks), and a Gaussian measurement at its measurement budget.
 // No candidate is dropped for the model cap: a forest of pairs is a
 // junction tree of its pairs, of at most d − 1 pairs' cells.
-func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
+func (a *adaptive) treeRounds(ctx context.Context, s *schedule, start []int) error {
 	d := a.o.Domain.Len()
 	one := make([][]float64, d)
 	for j := range d {
@@ -33,10 +36,14 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
 		}
 		one[j] = m.Counts
 	}
-	comp := make([]int, d)
-	for j := range comp {
-		comp[j] = j
+	comp := slices.Clone(start)
+	if comp == nil {
+		comp = make([]int, d)
+		for j := range comp {
+			comp[j] = j
+		}
 	}
+	joins := len(slices.Compact(slices.Sorted(slices.Values(comp)))) - 1
 	// The one-way model does not change during the tree's selections, so
 	// every pair's estimate is computed once, and its penalty once per
 	// noise scale (the last round may take what is left).
@@ -51,7 +58,7 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule) error {
 	pen := make([]float64, len(pairs))
 	sigma := math.NaN()
 	var picks []pick
-	for len(picks) < d-1 && a.rho-a.used > 1e-12*a.rho {
+	for len(picks) < joins && a.rho-a.used > 1e-12*a.rho {
 		rhoMeas, rhoSel := s.next(a.rho - a.used)
 		noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, rhoMeas)
 		if err != nil {

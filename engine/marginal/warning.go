@@ -99,7 +99,8 @@ func NoiseWarning(res *Result, dom *domain.Domain, n int) string {
 // follows the noise and may come out backwards. It reads only the
 // published measurements and their noise (post-processing). On WDBC
 // (569 rows) at ε = 0.3 the default's five to nine label pairs pool to
-// 1.9–2.6, and at ε = 1 its seven to twelve to 0.55–0.69; on the
+// 1.9–2.6, and at ε = 1 its seven to twelve to 0.55–0.69 (measured
+// before a label's pairs were measured first, labelStar); on the
 // benchmark's 455 training rows a classifier trained on the default's
 // synthetic rows scores 0.13–0.75 on real rows at ε = 0.3 (mean 0.62
 // over 30 runs, below the majority class's 0.65 in 9 of them), and

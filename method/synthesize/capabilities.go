@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 )
@@ -61,7 +62,11 @@ func (r *Result) Summary() []string {
 		lines = append(lines, "engine: "+r.Auto)
 	}
 	if len(e.Rounds) > 0 {
-		lines = append(lines, fmt.Sprintf("adaptive: %d rounds after %d one-way marginals; measured %s", len(e.Rounds), len(e.Measured)-len(e.Rounds), strings.Join(shape, ", ")))
+		star := ""
+		if fixed := len(e.Rounds) - countSelected(e.Rounds); fixed > 0 {
+			star = fmt.Sprintf(" (the first %d the label's pairs, chosen without a selection)", fixed)
+		}
+		lines = append(lines, fmt.Sprintf("adaptive: %d rounds%s after %d one-way marginals; measured %s", len(e.Rounds), star, len(e.Measured)-len(e.Rounds), strings.Join(shape, ", ")))
 	} else {
 		lines = append(lines, fmt.Sprintf("%d of %d attribute pairs selected; measured %s", len(e.Selection.Chosen), len(e.Candidates), strings.Join(shape, ", ")))
 	}
@@ -96,4 +101,16 @@ func (r *Result) Notes() []string {
 		lines = append(lines, fmt.Sprintf("%d values were clamped to the declared bounds", r.Clamped))
 	}
 	return lines
+}
+
+// countSelected is how many of the rounds chose their set by a private
+// selection.
+func countSelected(rounds []marginal.Round) int {
+	n := 0
+	for _, r := range rounds {
+		if r.Selected() {
+			n++
+		}
+	}
+	return n
 }

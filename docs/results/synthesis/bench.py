@@ -69,6 +69,11 @@ METHODS = {
     "dppub-public-bins": "dppub synthesize --bin-share -1 --bins 16: the metric's public discretisation (16 equal-width bins over the declared bounds), as AIM gets it, no budget on bins; other settings default (--method auto: since the commit after 28ba1d7 adaptive for one owner of at most 16 attributes of at most 64 values each, paper otherwise; af10d4f to 28ba1d7 at most 16 values each; 4346206 to af10d4f adaptive for at most 16 attributes; before 4346206 paper)",
     "dppub-paper-public-bins": "dppub synthesize --method paper --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it, no budget on bins; other settings default",
     "dppub-adaptive-public-bins": "dppub synthesize --method adaptive --bin-share -1 --bins 16: the metric's public discretisation, as AIM gets it; other settings default",
+    "dppub-label": "dppub synthesize --label <the table's label> (issue 37: ML efficacy as a target), other settings default",
+    "dppub-adaptive-label": "dppub synthesize --method adaptive --label <the table's label>, other settings default",
+    "dppub-rows3-label": "dppub publish synthesize-rows --owners 3 --label <the table's label>, every other setting default",
+    "dppub-rows3-adaptive": "dppub publish synthesize-rows --owners 3 --method adaptive, every other setting default",
+    "dppub-rows3-adaptive-label": "dppub publish synthesize-rows --owners 3 --method adaptive --label <the table's label>, every other setting default",
     "dppub-add-remove": "dppub synthesize --neighbours add-remove: the literature's relation (n released with noise), the same guarantee as mst and aim-capped/aim-less-capped, other settings default",
     "dppub-rows3": "dppub publish synthesize-rows --owners 3: the training rows split among 3 owners of rows (secure aggregation, distributed noise), every other setting default",
     "dppub-rows10": "dppub publish synthesize-rows --owners 10: the training rows split among 10 owners of rows, every other setting default",
@@ -348,18 +353,20 @@ def run_method(args, table, method, eps, delta, rep, outdir):
             raise SystemExit(f"{method} needs --dppub-before")
         command = [binary, "synthesize"]
         if method.startswith("dppub-rows"):
-            command = [binary, "publish", "synthesize-rows", "--owners", method[len("dppub-rows"):]]
+            command = [binary, "publish", "synthesize-rows", "--owners", method[len("dppub-rows"):].split("-")[0]]
         helptext = subprocess.run(command + ["--help"], capture_output=True, text=True).stdout
         cmd = command + ["--input", table.train_csv, "--schema", table.schema_json,
                          "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
         if "--force" in helptext:
             cmd.append("--force")
-        if method.startswith("dppub-adaptive"):
+        if method.startswith("dppub-adaptive") or method.startswith("dppub-rows3-adaptive"):
             cmd += ["--method", "adaptive"]
         elif method.startswith("dppub-paper"):
             cmd += ["--method", "paper"]
         if method == "dppub-add-remove":
             cmd += ["--neighbours", "add-remove"]
+        if method.endswith("-label") and table.label:
+            cmd += ["--label", table.label]
         if method.endswith("-public-bins"):
             # The metric's own bins (BINS equal-width over the declared
             # bounds): what AIM measures, so neither side is re-binned.
