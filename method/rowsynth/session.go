@@ -382,14 +382,6 @@ func countShare(nb dp.Neighbours) float64 {
 	return measurement.DefaultCountShare
 }
 
-func sum(v []int) int {
-	t := 0
-	for _, x := range v {
-		t += x
-	}
-	return t
-}
-
 // method is the method the engine runs for owners of n records in all
 // (method auto resolved by AutoMethod from the public domain) and, for
 // auto, the sentence the report gives for it.

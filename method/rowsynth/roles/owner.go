@@ -358,34 +358,17 @@ func (o *Owner) counts(q *Request) ([]float64, error) {
 	return nil, fmt.Errorf("rowsynth: %s: request of kind %q", o.ID(), q.Kind)
 }
 
-// OwnNoise is the noise an owner releases a request of kind at: the
-// mechanism and ρ the coordinator asked for, calibrated by the owner's own
-// code to the sensitivity the owner itself knows for that kind — a count
-// vector (Δ₁ = measurement.CountL1 = 2, Δ₂ = measurement.CountL2 = √2 under
-// replace-one, whatever the cells) or a pair score (Δ₁ = Δ₂ =
-// measurement.IInDifSensitivity = 2, see OwnerScore). The declared noise must
-// be exactly that: the grid and the noise units are derived from the
-// sensitivity and the scale, so a coordinator that declared a larger
-// sensitivity with the same scale would get a coarser grid, noise of a
-// small fraction of a grid step and nearly exact counts at the honest ρ
-// (docs/coordinator-threats.md). Nothing the coordinator declares but
-// the mechanism and ρ, both charged as they are, reaches the release.
-func OwnNoise(kind string, declared measurement.Noise) (measurement.Noise, error) {
-	what, l1, l2 := "a count vector", measurement.CountL1, measurement.CountL2
-	switch kind {
-	case KindHistogram, KindMarginal:
-	case KindScore:
-		what, l1, l2 = "a pair score", measurement.IInDifSensitivity, measurement.IInDifSensitivity
-	default:
-		return measurement.Noise{}, fmt.Errorf("request of kind %q", kind)
-	}
-	return ownCalibration(what, l1, l2, declared)
-}
-
-// OwnNoise is the noise an owner releases q at: OwnNoise of its kind, or
-// for a select request the calibration of its candidates' scores, with
-// the sensitivity the owner computes from the number of sets it was
-// actually sent (SelectSensitivity), whatever the coordinator declared.
+// OwnNoise is the noise an owner releases q at: its own calibration, at
+// the mechanism and ρ the coordinator asked for, of the sensitivity the
+// owner computes itself from q's kind and content (Request.Sensitivity:
+// a count vector 2 / √2 under replace-one whatever the cells, a pair
+// score 2, a select request's candidates' scores from the number of sets
+// it was actually sent), whatever the coordinator declared. The declared
+// noise must be exactly that: the grid and the noise units are derived
+// from the sensitivity and the scale, so a coordinator that declared a
+// larger sensitivity with the same scale would get a coarser grid, noise
+// of a small fraction of a grid step and nearly exact counts at the
+// honest ρ (docs/coordinator-threats.md).
 // It is OwnNoiseUnder replace-one: a request that names add/remove is
 // refused.
 func (q *Request) OwnNoise() (measurement.Noise, error) {
