@@ -9,7 +9,6 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/measurement"
-	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 )
@@ -18,22 +17,7 @@ import (
 // neighbours (an owner may hold no records).
 func newAddRemoveSetup(t *testing.T, mode NoiseMode, sizes ...int) *setup {
 	t.Helper()
-	s := &setup{params: Params{Session: "test", Owners: len(sizes), Schema: table(1, 0).Schema, Bins: 11, Noise: mode, Neighbours: dp.NeighboursAddRemove}}
-	src := randx.NewSeeded(7)
-	s.auth = newTestAuth(len(sizes))
-	for k, n := range sizes {
-		acct, err := privacy.NewAccountant(privacy.AccountantOptions{Party: OwnerID(k), Budget: dp.Concentrated(1e9)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab := table(n, 17*k)
-		o, err := NewOwner(OwnerOptions{Params: s.params, Index: k, Table: tab, Accountant: acct, Source: src.Child(), Auth: s.auth.owner(k)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.owners, s.accts, s.tables = append(s.owners, o), append(s.accts, acct), append(s.tables, tab)
-	}
-	return s
+	return setupUnder(t, mode, dp.NeighboursAddRemove, sizes...)
 }
 
 // Under add/remove no owner's count reaches the coordinator before the

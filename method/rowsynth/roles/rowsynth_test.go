@@ -40,7 +40,14 @@ type setup struct {
 
 func newSetup(t *testing.T, mode NoiseMode, sizes ...int) *setup {
 	t.Helper()
-	s := &setup{params: Params{Session: "test", Owners: len(sizes), Schema: table(1, 0).Schema, Bins: 11, Noise: mode}}
+	return setupUnder(t, mode, "", sizes...)
+}
+
+// setupUnder is newSetup for a session under the relation nb ("": unset,
+// which is replace-one).
+func setupUnder(t *testing.T, mode NoiseMode, nb dp.Neighbours, sizes ...int) *setup {
+	t.Helper()
+	s := &setup{params: Params{Session: "test", Owners: len(sizes), Schema: table(1, 0).Schema, Bins: 11, Noise: mode, Neighbours: nb}}
 	src := randx.NewSeeded(7)
 	s.auth = newTestAuth(len(sizes))
 	for k, n := range sizes {
