@@ -328,10 +328,17 @@ func (c runCells) upper(i int) float64 {
 // (count at least heavy) a bin of its own, the light cells between them
 // spans of about target records.
 func (c runCells) cut(e *edgeCuts, edge float64, lo, hi int, heavy float64) {
+	// The run's mass is its noisy total, clipped once: clipping each
+	// cell's count at 0 first adds about σ/√(2π) a cell, so a run of
+	// 16 cells at σ = 365 (zeroinfl at ε = 0.3) read 2 300 records more
+	// than it held, and a point mass of 5 257 zeros out of 5 527 records
+	// failed "half of its run" in one of three seeds: measured with the
+	// amounts next to it and decoded at 48 % zeros against 66 %.
 	runMass := 0.0
 	for i := lo; i < hi; i++ {
-		runMass += math.Max(c.counts[i], 0)
+		runMass += c.counts[i]
 	}
+	runMass = math.Max(runMass, 0)
 	start := lo
 	for i := lo; i < hi; i++ {
 		if c.counts[i] >= heavy {
