@@ -130,18 +130,33 @@ const (
 	PreciseBatchFinalIters = 60
 )
 
+// PreciseBatchLargeNoise is the largest noise standard deviation of a
+// first-round measurement (at the rounds defaults chose, AIM's 16·d on
+// Adult), as a share of the records n, at which a run under
+// preciseBatchDefaults keeps the precise cap of 2^20 cells and fits its
+// final model with PreciseBatchLargeFinalIters momentum steps: the budget
+// is then large enough for the larger model to pay, and the 6·d rounds
+// stay. EVIDENCE
+const (
+	PreciseBatchLargeNoise      = 0.00047
+	PreciseBatchLargeFinalIters = 100
+)
+
 // preciseBatchDefaults sets the rounds, the cap and the final steps of a
 // run batched for its precise measurements on a narrow table over a
-// public domain of sizes, each only where asked (the caller's own options)
-// left it unset, and only when the whole domain has more cells than
+// public domain of sizes, n records and a budget rho (read as defaults
+// reads it), each only where asked (the caller's own options) left it
+// unset, and only when the whole domain has more cells than
 // PreciseBatchModelCells, so that the cap can bind. Where it cannot (NLTCS:
 // 16 binary attributes, 65 536 cells) the rounds are what fills the
 // model: at ρ = 1 and 2, three seeds, 6·d rounds and 100 final steps
 // measured a 3-way TVD of 0.0024 and 0.0022 against AIM's 16·d's 0.0018
 // and 0.0016. Fewer rounds give every round more of ρ, so the
 // measurements stay precise and the optimizer, chosen from the first
-// round's noise, stays.
-func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []int) {
+// round's noise, stays. Where that noise, at the rounds defaults chose,
+// is at most PreciseBatchLargeNoise·n, the cap and the final steps are
+// preciseModelCells and PreciseBatchLargeFinalIters instead.
+func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []int, n int, rho float64) {
 	cells := 1.0
 	for _, s := range sizes {
 		cells *= float64(s)
@@ -149,15 +164,24 @@ func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []in
 	if cells <= PreciseBatchModelCells {
 		return
 	}
+	// defaults has calibrated the same first round without error.
+	first, _ := o.firstRound(rho)
+	large := first.Scale <= PreciseBatchLargeNoise*float64(n)
 	d := len(sizes)
 	if asked.Rounds == 0 {
 		o.Rounds = min(o.Rounds, PreciseBatchRounds*d)
 	}
 	if asked.MaxCells == 0 {
 		o.MaxCells = PreciseBatchModelCells
+		if large {
+			o.MaxCells = preciseModelCells
+		}
 	}
 	if asked.FinalIters == 0 && o.Optimizer == OptimizerMomentum {
 		o.FinalIters = PreciseBatchFinalIters
+		if large {
+			o.FinalIters = PreciseBatchLargeFinalIters
+		}
 	}
 }
 
@@ -210,6 +234,12 @@ func DefaultRounds(d, n int, rho, selectShare float64) int {
 	return max(t, 2*d)
 }
 
+// firstRound is the noise of a first-round measurement at o.Rounds and
+// o.SelectShare of a budget rho (replace-one, see Options.noiseRho).
+func (o *AdaptiveOptions) firstRound(rho float64) (measurement.Noise, error) {
+	return measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, (1-o.SelectShare)*rho/float64(o.Rounds))
+}
+
 func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	o.SelectShare = cmp.Or(o.SelectShare, 0.1)
 	o.Rounds = cmp.Or(o.Rounds, DefaultRounds(d, n, rho, o.SelectShare))
@@ -222,7 +252,7 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	if _, err := ParseOptimizer(string(cmp.Or(o.Optimizer, OptimizerAuto))); err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
-	first, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, (1-o.SelectShare)*rho/float64(o.Rounds))
+	first, err := o.firstRound(rho)
 	if err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
