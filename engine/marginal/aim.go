@@ -273,7 +273,7 @@ func (e *engine) runAdaptive(ctx context.Context) error {
 		a.ao.Batch = 1 // too few candidates for preciseBatch to pay
 	}
 	if e.o.Adaptive.Batch == 0 && d <= AutoMaxAttributes && a.ao.Batch == preciseBatch {
-		a.ao.preciseBatchDefaults(e.o.Adaptive, e.o.Domain.Sizes())
+		a.ao.preciseBatchDefaults(e.o.Adaptive, e.o.Domain.Sizes(), e.o.Records, e.o.noiseRho(a.rho))
 	}
 	start := time.Now()
 	if err := a.rounds(ctx); err != nil {

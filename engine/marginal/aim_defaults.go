@@ -118,10 +118,10 @@ const (
 // (6.4·d, 2^20, 250 steps, seeds 1–3: 0.0118 / 0.0300 in 2.5 s); fewer
 // than 6·d spend too much of ρ on the d one-way rounds (5·d: 0.0128 /
 // 0.0326). At ε = 4 (ρ = 0.373), three seeds, 0.0128 / 0.0326
-// in 1.93 s → 0.0128 / 0.0324 in 0.82 s; but at ρ = 1, where the cap
-// binds harder, 0.0112 / 0.0305 in 2.10 s → 0.0117 / 0.0310 in 0.76 s
-// (the paper engine 0.0110 / 0.0318). The constants are read off Adult,
-// the only measured table in this regime: NLTCS's whole domain fits the
+// in 1.93 s → 0.0128 / 0.0324 in 0.82 s; at larger budgets the 2^19 cap
+// binds harder, and PreciseBatchLargeNoise lifts it there. The constants
+// are read off Adult, the only measured table in this regime: NLTCS's
+// whole domain fits the
 // cap (preciseBatchDefaults), and Shuttle's 55 candidates keep one
 // selection per refit and the precise defaults.
 const (
@@ -130,18 +130,48 @@ const (
 	PreciseBatchFinalIters = 60
 )
 
+// PreciseBatchLargeNoise is the largest noise standard deviation of a
+// first-round measurement (at the rounds defaults chose, AIM's 16·d on
+// Adult), as a share of the records n, at which a run under
+// preciseBatchDefaults keeps the precise cap of 2^20 cells and fits its
+// final model with PreciseBatchLargeFinalIters momentum steps: the budget
+// is then large enough for the larger model to pay, and the 6·d rounds
+// stay. On the whole of Adult (n = 45 222; the first round's σ is 0.059 %
+// of n at ε = 4, 0.051 % at ρ = 0.5, 0.043 % at 0.7, 0.036 % at 1, 0.031 %
+// at 1.4), seeds 1–3 (1–5 at ρ = 1), mean 2-way / 3-way TVD and CPU-s of
+// the run, PreciseBatchModelCells and 60 final steps everywhere (2057dd4)
+// → this rule (docs/results/synthesis/engine-choice.md, "A cap that grows
+// with the budget"): ρ = 0.7 0.0120 / 0.0314 in 0.83 s → 0.0114 / 0.0296
+// in 1.9 s; ρ = 1 0.0117 / 0.0310 in 0.83 s → 0.0111 / 0.0290 in 1.9 s;
+// ρ = 1.4 0.0114 / 0.0308 → 0.0103 / 0.0277 in 1.95 s; ε = 4 and ρ = 0.5
+// unchanged, byte for byte. AIM's 16·d rounds at 2^20 and 250 steps (the
+// defaults before PreciseBatchRounds) measured 0.0116 / 0.0311, 0.0113 /
+// 0.0307 and 0.0107 / 0.0296 at ρ = 0.7, 1 and 1.4 in 1.8–2.2 s, and
+// 2^20 with 60 final steps 0.0116 / 0.0300, 0.0113 / 0.0294 and 0.0105 /
+// 0.0281. The bound sits between ρ = 0.5, where the smaller cap is what
+// keeps the adaptive engine within twice the paper engine's time at
+// equal quality, and 0.7, the first budget measured above it; it is read
+// off Adult alone, not derived.
+const (
+	PreciseBatchLargeNoise      = 0.00047
+	PreciseBatchLargeFinalIters = 100
+)
+
 // preciseBatchDefaults sets the rounds, the cap and the final steps of a
 // run batched for its precise measurements on a narrow table over a
-// public domain of sizes, each only where asked (the caller's own options)
-// left it unset, and only when the whole domain has more cells than
+// public domain of sizes, n records and a budget rho (read as defaults
+// reads it), each only where asked (the caller's own options) left it
+// unset, and only when the whole domain has more cells than
 // PreciseBatchModelCells, so that the cap can bind. Where it cannot (NLTCS:
 // 16 binary attributes, 65 536 cells) the rounds are what fills the
 // model: at ρ = 1 and 2, three seeds, 6·d rounds and 100 final steps
 // measured a 3-way TVD of 0.0024 and 0.0022 against AIM's 16·d's 0.0018
 // and 0.0016. Fewer rounds give every round more of ρ, so the
 // measurements stay precise and the optimizer, chosen from the first
-// round's noise, stays.
-func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []int) {
+// round's noise, stays. Where that noise, at the rounds defaults chose,
+// is at most PreciseBatchLargeNoise·n, the cap and the final steps are
+// preciseModelCells and PreciseBatchLargeFinalIters instead.
+func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []int, n int, rho float64) {
 	cells := 1.0
 	for _, s := range sizes {
 		cells *= float64(s)
@@ -149,15 +179,24 @@ func (o *AdaptiveOptions) preciseBatchDefaults(asked AdaptiveOptions, sizes []in
 	if cells <= PreciseBatchModelCells {
 		return
 	}
+	// defaults has calibrated the same first round without error.
+	first, _ := o.firstRound(rho)
+	large := first.Scale <= PreciseBatchLargeNoise*float64(n)
 	d := len(sizes)
 	if asked.Rounds == 0 {
 		o.Rounds = min(o.Rounds, PreciseBatchRounds*d)
 	}
 	if asked.MaxCells == 0 {
 		o.MaxCells = PreciseBatchModelCells
+		if large {
+			o.MaxCells = preciseModelCells
+		}
 	}
 	if asked.FinalIters == 0 && o.Optimizer == OptimizerMomentum {
 		o.FinalIters = PreciseBatchFinalIters
+		if large {
+			o.FinalIters = PreciseBatchLargeFinalIters
+		}
 	}
 }
 
@@ -210,6 +249,12 @@ func DefaultRounds(d, n int, rho, selectShare float64) int {
 	return max(t, 2*d)
 }
 
+// firstRound is the noise of a first-round measurement at o.Rounds and
+// o.SelectShare of a budget rho (replace-one, see Options.noiseRho).
+func (o *AdaptiveOptions) firstRound(rho float64) (measurement.Noise, error) {
+	return measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, (1-o.SelectShare)*rho/float64(o.Rounds))
+}
+
 func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	o.SelectShare = cmp.Or(o.SelectShare, 0.1)
 	o.Rounds = cmp.Or(o.Rounds, DefaultRounds(d, n, rho, o.SelectShare))
@@ -222,7 +267,7 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	if _, err := ParseOptimizer(string(cmp.Or(o.Optimizer, OptimizerAuto))); err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}
-	first, err := measurement.Calibrate(measurement.Gaussian, measurement.CountL1, measurement.CountL2, (1-o.SelectShare)*rho/float64(o.Rounds))
+	first, err := o.firstRound(rho)
 	if err != nil {
 		return fmt.Errorf("marginal: adaptive: %w", err)
 	}

@@ -6,6 +6,7 @@ package marginal
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -162,38 +163,71 @@ func TestAdaptiveOptionsBatches(t *testing.T) {
 
 // Where a narrow table's selections are batched because its measurements
 // are precise and its whole domain is larger than the cap, the defaults
-// are 6·d rounds, the 2^19-cell cap and 100 final momentum steps (d = 10,
-// n = 50 000, ρ = 0.4: AIM's T = 160 gives σ ≈ 21 ≤ 50); each value the
+// are 6·d rounds, the 2^19-cell cap and 60 final momentum steps (d = 10,
+// n = 50 000, ρ = 0.3: AIM's T = 160 gives σ ≈ 24.3, 0.049 % of n, above
+// PreciseBatchLargeNoise and within the precise 0.1 %); at ρ = 1 (σ ≈
+// 13.3, 0.027 %) the cap is 2^20 and the final steps 100. Each value the
 // caller set stays, plain mirror descent keeps its own final steps, and a
 // domain within the cap (10 binary attributes) keeps every default.
 func TestPreciseBatchDefaults(t *testing.T) {
 	tens, binary := slices.Repeat([]int{10}, 10), slices.Repeat([]int{2}, 10)
 	for _, c := range []struct {
 		name   string
+		rho    float64
 		asked  AdaptiveOptions
 		sizes  []int
 		rounds int
 		cells  float64
 		final  int
 	}{
-		{"defaults", AdaptiveOptions{}, tens, 6 * 10, PreciseBatchModelCells, PreciseBatchFinalIters},
-		{"own rounds", AdaptiveOptions{Rounds: 100}, tens, 100, PreciseBatchModelCells, PreciseBatchFinalIters},
-		{"own cap", AdaptiveOptions{MaxCells: 1000}, tens, 60, 1000, PreciseBatchFinalIters},
-		{"own final steps", AdaptiveOptions{FinalIters: 700}, tens, 60, PreciseBatchModelCells, 700},
-		{"mirror descent", AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, tens, 60, PreciseBatchModelCells, defaultFinalIters},
-		{"domain within the cap", AdaptiveOptions{}, binary, 160, preciseModelCells, 250},
+		{"defaults", 0.3, AdaptiveOptions{}, tens, 6 * 10, PreciseBatchModelCells, PreciseBatchFinalIters},
+		{"own rounds", 0.3, AdaptiveOptions{Rounds: 200}, tens, 200, PreciseBatchModelCells, PreciseBatchFinalIters},
+		{"own cap", 0.3, AdaptiveOptions{MaxCells: 1000}, tens, 60, 1000, PreciseBatchFinalIters},
+		{"own final steps", 0.3, AdaptiveOptions{FinalIters: 700}, tens, 60, PreciseBatchModelCells, 700},
+		{"mirror descent", 0.3, AdaptiveOptions{Optimizer: OptimizerMirrorDescent}, tens, 60, PreciseBatchModelCells, defaultFinalIters},
+		{"domain within the cap", 0.3, AdaptiveOptions{}, binary, 160, preciseModelCells, 250},
+		{"large budget", 1, AdaptiveOptions{}, tens, 6 * 10, preciseModelCells, PreciseBatchLargeFinalIters},
+		// 100 rounds asked make the first round's σ ≈ 19.2, 0.038 % of n.
+		{"own rounds, precise enough for the larger cap", 0.3, AdaptiveOptions{Rounds: 100}, tens, 100, preciseModelCells, PreciseBatchLargeFinalIters},
+		{"large budget, own cap", 1, AdaptiveOptions{MaxCells: 1000}, tens, 60, 1000, PreciseBatchLargeFinalIters},
+		{"large budget, own final steps", 1, AdaptiveOptions{FinalIters: 700}, tens, 60, preciseModelCells, 700},
+		{"large budget, domain within the cap", 1, AdaptiveOptions{}, binary, 160, preciseModelCells, 250},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := c.asked
-			if err := o.defaults(10, 50000, 0.4); err != nil {
+			if err := o.defaults(10, 50000, c.rho); err != nil {
 				t.Fatal(err)
 			}
 			if o.Batch != preciseBatch {
 				t.Fatalf("batch %d, want %d: not the precise regime", o.Batch, preciseBatch)
 			}
-			o.preciseBatchDefaults(c.asked, c.sizes)
+			o.preciseBatchDefaults(c.asked, c.sizes, 50000, c.rho)
 			if o.Rounds != c.rounds || o.MaxCells != c.cells || o.FinalIters != c.final {
 				t.Errorf("%d rounds, cap %v, %d final steps; want %d, %v, %d", o.Rounds, o.MaxCells, o.FinalIters, c.rounds, c.cells, c.final)
+			}
+		})
+	}
+}
+
+// The cap grows where the first round's noise falls to
+// PreciseBatchLargeNoise·n, read off Adult: at its n = 45 222 and d = 15
+// (AIM's 240 rounds, here on 15 attributes of 10 values) ε = 4 (ρ =
+// 0.373) and ρ = 0.5 (σ ≈ 23.1, 0.051 % of n) keep the 2^19 cap, ρ = 0.7
+// (σ ≈ 19.5, 0.043 %) and 1 take 2^20.
+func TestPreciseBatchCapOnAdultsShape(t *testing.T) {
+	sizes := slices.Repeat([]int{10}, 15)
+	for _, c := range []struct {
+		rho   float64
+		cells float64
+	}{{0.373, PreciseBatchModelCells}, {0.5, PreciseBatchModelCells}, {0.7, preciseModelCells}, {1, preciseModelCells}} {
+		t.Run(fmt.Sprint(c.rho), func(t *testing.T) {
+			var o AdaptiveOptions
+			if err := o.defaults(len(sizes), 45222, c.rho); err != nil {
+				t.Fatal(err)
+			}
+			o.preciseBatchDefaults(AdaptiveOptions{}, sizes, 45222, c.rho)
+			if o.MaxCells != c.cells || o.Rounds != 6*len(sizes) {
+				t.Errorf("cap %v, %d rounds; want %v, %d", o.MaxCells, o.Rounds, c.cells, 6*len(sizes))
 			}
 		})
 	}

@@ -43,6 +43,7 @@ func main() {
 	seeds := flag.String("seeds", "1,2,3", "comma-separated seeds")
 	tag := flag.String("tag", "", "a label for the rows (e.g. the commit)")
 	rounds := flag.Int("adaptive-rounds", 0, "the adaptive method's T (0: its default)")
+	maxCells := flag.Float64("max-model-cells", 0, "the adaptive method's model cap (0: its default)")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of every run to this file")
 	flag.Parse()
 	if *prof != "" {
@@ -68,7 +69,7 @@ func main() {
 		for _, b := range strings.Split(*budgets, ",") {
 			for _, m := range strings.Split(*methods, ",") {
 				for _, s := range strings.Split(*seeds, ",") {
-					row, err := runOne(real, b, marginal.Method(m), s, triples, *rounds)
+					row, err := runOne(real, b, marginal.Method(m), s, triples, *rounds, *maxCells)
 					if err != nil {
 						pprof.StopCPUProfile()
 						fail(fmt.Errorf("%s %s %s %s: %w", name, b, m, s, err))
@@ -80,7 +81,7 @@ func main() {
 	}
 }
 
-func runOne(real *data.Table, budget string, m marginal.Method, seed string, triples [][]int, rounds int) (string, error) {
+func runOne(real *data.Table, budget string, m marginal.Method, seed string, triples [][]int, rounds int, maxCells float64) (string, error) {
 	kind, val, _ := strings.Cut(budget, ":")
 	v, err := strconv.ParseFloat(val, 64)
 	if err != nil {
@@ -90,7 +91,7 @@ func runOne(real *data.Table, budget string, m marginal.Method, seed string, tri
 	if err != nil {
 		return "", err
 	}
-	o := synthesize.Options{Table: real, Method: m, Source: randx.NewSeeded(sd), AdaptiveRounds: rounds}
+	o := synthesize.Options{Table: real, Method: m, Source: randx.NewSeeded(sd), AdaptiveRounds: rounds, MaxModelCells: maxCells}
 	if kind == "epsilon" {
 		o.Epsilon, o.Delta = v, 1e-5
 	} else {
