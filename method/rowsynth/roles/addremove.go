@@ -66,8 +66,8 @@ func AddRemoveReference(freq []float64, records int) ([]float64, float64, error)
 // public reference f (frequencies over the released noisy count ñ:
 // M_r(p̂)/ñ for a candidate, or N*_i·N*_j/ñ² for a pair), rounded to
 // FrequencyGrid. Adding a record to owner k moves its counts M(D_k) by 1
-// in one cell and its reference n_k·f̃ by f̃, i.e. by ‖f̃‖₁ in L1 (the
-// brief's ‖M_r(p̂)‖₁/ñ); by the reverse triangle inequality its summand
+// in one cell and its reference n_k·f̃ by f̃, i.e. by ‖f̃‖₁ in L1 (‖M_r(p̂)‖₁/ñ for
+// a candidate); by the reverse triangle inequality its summand
 // moves by at most 1 + ‖f̃‖₁, removing one likewise, and no other
 // owner's summand moves (f and ñ are public, released before). For a
 // model's frequencies ‖f̃‖₁ is 1 up to rounding, so the bound is about
