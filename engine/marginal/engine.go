@@ -1,6 +1,7 @@
 package marginal
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -36,6 +37,14 @@ type Options struct {
 	// Neighbours is the neighbouring relation every release's sensitivity
 	// follows (default replace-one; add/remove for one party only).
 	Neighbours dp.Neighbours
+	// NoiseVariance is the variance of the noise every count release
+	// really carries, as a multiple of its calibrated noise's (0: 1, the
+	// calibrated noise itself). Owners of rows in insider-safe mode add
+	// the coordinator's share on top of the calibrated total, (K+1)/K. The
+	// adaptive defaults' rules on noise (DefaultRounds, precise) read it,
+	// as one owner's read the noise its releases carry; nothing is
+	// calibrated or charged differently.
+	NoiseVariance float64
 	// Split divides every ρ_k between the stages (default PaperSplit).
 	Split Split
 	// Score is the pair score (default IInDif, the paper's).
@@ -184,6 +193,9 @@ func (o *Options) validate() error {
 	if err := o.Neighbours.Check(); err != nil {
 		return fmt.Errorf("marginal: %w", err)
 	}
+	if o.NoiseVariance != 0 && !(o.NoiseVariance >= 1 && !math.IsInf(o.NoiseVariance, 0)) {
+		return fmt.Errorf("marginal: noise variance %v times the calibrated, need at least 1", o.NoiseVariance)
+	}
 	if !o.Neighbours.PublicCount() && len(o.Parties) != 1 {
 		return fmt.Errorf("marginal: add/remove neighbours need one party holding every column (a record added adds values to every party's columns), got %d parties", len(o.Parties))
 	}
@@ -236,14 +248,16 @@ func (o *Options) owners() ([]int, error) {
 	return owner, nil
 }
 
-// noiseRho is the ρ at which a replace-one count release carries the
-// noise this run's count releases carry at rho: rho itself under
-// replace-one, 2·rho under add/remove (L2 sensitivity 1 against √2). The
-// adaptive defaults' rules on noise (DefaultRounds, precise) are written
-// for replace-one and read it, so they follow the relation.
+// noiseRho is the ρ at which a replace-one count release, calibrated
+// and carrying only its calibrated noise, carries the noise this run's
+// count releases really carry at rho: rho itself under replace-one, 2·rho
+// under add/remove (L2 sensitivity 1 against √2), divided by
+// NoiseVariance. The adaptive defaults' rules on noise (DefaultRounds,
+// precise) are written for one owner's replace-one releases and read it,
+// so they follow the relation and the noise mode.
 func (o *Options) noiseRho(rho float64) float64 {
 	_, l2 := measurement.CountSensitivity(o.Neighbours)
-	return rho * (measurement.CountL2 / l2) * (measurement.CountL2 / l2)
+	return rho * (measurement.CountL2 / l2) * (measurement.CountL2 / l2) / cmp.Or(o.NoiseVariance, 1)
 }
 
 // stageBudgets returns every party's budget for one stage.

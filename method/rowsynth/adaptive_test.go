@@ -156,3 +156,49 @@ func TestOwnersOfRowsNearOneCuratorOnNLTCS(t *testing.T) {
 		})
 	}
 }
+
+// Owners of rows plan their adaptive rounds from the noise their
+// measurements really carry, as one owner does: where DefaultRounds' cap
+// binds (2 000 rows of NLTCS at ε = 1: fewer than 16·d rounds keep a
+// round's σ within 3 % of n), the first measurement's ρ is the engine's
+// (1 − 0.1)·ρ/T with T = DefaultRounds at ρ·K/(K+1) in insider-safe mode
+// (the coordinator's share on top: variance (K+1)/K of the calibrated
+// noise) and at ρ itself in exact mode. Before, both modes planned T at
+// ρ, so insider-safe rounds each carried σ·√(4/3) above the cap.
+func TestAdaptiveOwnersPlanRoundsFromTheirNoise(t *testing.T) {
+	tab := methodtest.Table(t, "nltcs")
+	tab = &data.Table{Schema: tab.Schema, Rows: tab.Rows[:2000]}
+	d, n, k := len(tab.Schema.Attributes), len(tab.Rows), 3
+	planned := map[proto.NoiseMode]int{}
+	for _, tc := range []struct {
+		mode     proto.NoiseMode
+		variance float64
+	}{
+		{rowsynth.NoiseInsiderSafe, float64(k+1) / float64(k)},
+		{rowsynth.NoiseExact, 1},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			r := run(t, tab, k, adaptive(rowsynth.Settings{Epsilon: 1, Delta: 1e-6, Noise: tc.mode}), 3)
+			res := r.Outcome.Detail.(*rowsynth.Result)
+			rho := res.Rho - res.BinRho - res.CountRho
+			rounds := marginal.DefaultRounds(d, n, rho/tc.variance, 0.1)
+			if rounds <= 2*d || rounds >= 16*d {
+				t.Fatalf("DefaultRounds gives %d rounds for %d attributes: the cap does not bind, the test proves nothing", rounds, d)
+			}
+			planned[tc.mode] = rounds
+			want := (1 - 0.1) * rho / float64(rounds)
+			for _, c := range r.Accountants[0].Charges() {
+				if strings.HasPrefix(c.Purpose, "adaptive marginal") {
+					if got := c.Spec.Guarantee.Rho; math.Abs(got-want) > 1e-12*want {
+						t.Errorf("first measurement charged ρ = %v, want %v (T = %d rounds)", got, want, rounds)
+					}
+					return
+				}
+			}
+			t.Fatal("no adaptive measurement charged")
+		})
+	}
+	if planned[rowsynth.NoiseInsiderSafe] >= planned[rowsynth.NoiseExact] {
+		t.Errorf("insider-safe owners plan %d rounds, exact %d: the coordinator's share should mean fewer", planned[rowsynth.NoiseInsiderSafe], planned[rowsynth.NoiseExact])
+	}
+}
