@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"math"
 
+	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 )
 
@@ -41,4 +43,40 @@ func PlannedSigma(m Method, nb dp.Neighbours, d, n int, rho float64, rounds int,
 		return 0
 	}
 	return math.Sqrt(noise.Variance())
+}
+
+// FloorPlan is what fixes the count below which a numeric bin is merged
+// with its light neighbours: the run's method, relation, schema and bins
+// (Bins, BinsFor as in domain.Options), its n records (public, or the
+// released count), its engine budget Rho, and its Rounds and Split as in
+// PlannedSigma. Every field is public.
+type FloorPlan struct {
+	Method     Method
+	Neighbours dp.Neighbours
+	Schema     data.Schema
+	Bins       int
+	BinsFor    map[string]int
+	Records    int
+	Rho        float64
+	Rounds     int
+	Split      Split
+}
+
+// Floor is measurement.CutsOptions.Floor for a run planned as p:
+// domain.CoarsenFloor of the per-cell noise PlannedSigma plans, against
+// the most equal-width bins any numeric attribute of the schema gets; 0
+// (no coarsening) when the noise cannot be planned or does not swamp the
+// average bin.
+func (p FloorPlan) Floor() float64 {
+	sigma := PlannedSigma(p.Method, p.Neighbours, len(p.Schema.Attributes), p.Records, p.Rho, p.Rounds, p.Split)
+	if !(sigma > 0) {
+		return 0
+	}
+	bins := 0
+	for _, a := range p.Schema.Attributes {
+		if a.Kind == data.Numeric {
+			bins = max(bins, cmp.Or(p.BinsFor[a.Name], p.Bins, domain.DefaultBins))
+		}
+	}
+	return domain.CoarsenFloor(sigma, float64(p.Records), bins)
 }

@@ -368,14 +368,8 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 // records at engine budget rho: public quantities only.
 func (s *session) coarsenFloor(method marginal.Method, n int, rho float64) float64 {
 	o := s.Settings.Options(method, n)
-	bins := 0
-	for _, a := range s.Schema.Attributes {
-		if a.Kind == data.Numeric {
-			bins = max(bins, cmp.Or(s.Settings.BinsFor[a.Name], s.Settings.Bins, domain.DefaultBins))
-		}
-	}
-	sigma := marginal.PlannedSigma(method, s.Settings.Neighbours.Or(), len(s.Schema.Attributes), n, rho, o.Adaptive.Rounds, o.Split)
-	return domain.CoarsenFloor(sigma, float64(n), bins)
+	return marginal.FloorPlan{Method: method, Neighbours: s.Settings.Neighbours.Or(), Schema: s.Schema, Bins: s.Settings.Bins,
+		BinsFor: s.Settings.BinsFor, Records: n, Rho: rho, Rounds: o.Adaptive.Rounds, Split: o.Split}.Floor()
 }
 
 // outOfBounds counts the numeric values outside their declared bounds,

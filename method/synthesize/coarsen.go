@@ -3,7 +3,6 @@ package synthesize
 import (
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
-	"github.com/dppub/dppub/engine/marginal/domain"
 )
 
 // coarsenFloor is the Floor numeric attributes' bins are coarsened at
@@ -13,15 +12,6 @@ import (
 // and the label check take), n records (the public or released count)
 // and the schema's numeric attributes' bins. Public quantities only.
 func coarsenFloor(o Options, s data.Schema, n int, rho float64) float64 {
-	sigma := marginal.PlannedSigma(o.Method, o.Neighbours, len(s.Attributes), n, rho, o.AdaptiveRounds, o.Split)
-	if !(sigma > 0) {
-		return 0
-	}
-	bins := 0
-	for _, a := range s.Attributes {
-		if a.Kind == data.Numeric {
-			bins = max(bins, binsOf(o, a))
-		}
-	}
-	return domain.CoarsenFloor(sigma, float64(n), bins)
+	return marginal.FloorPlan{Method: o.Method, Neighbours: o.Neighbours, Schema: s, Bins: o.Bins, BinsFor: o.BinsFor,
+		Records: n, Rho: rho, Rounds: o.AdaptiveRounds, Split: o.Split}.Floor()
 }
