@@ -222,12 +222,12 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if o.BinShare == 0 && len(parties) == 1 {
 		o.BinShare = DefaultBinShare
 	}
-	floor := coarsenFloor(o, schema, n, o.Parties[0].Rho*(1-o.BinShare)-countRho-o.labelCheckRho(schema))
+	checkRho := o.labelCheckRho(schema)
+	floor := coarsenFloor(o, schema, n, o.Parties[0].Rho*(1-o.BinShare)-countRho-checkRho)
 	dom, real, clamped, binRho, err := binRecords(o, schema, dom, accts, n, floor)
 	if err != nil {
 		return nil, err
 	}
-	checkRho := o.labelCheckRho(schema)
 	parties[0].Rho -= binRho + countRho + checkRho
 	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Chunks: real, Accountants: accts, Source: o.Source.Child(), Neighbours: o.Neighbours})
 	if err != nil {
