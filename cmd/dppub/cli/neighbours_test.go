@@ -7,9 +7,7 @@ import (
 )
 
 // `synthesize --neighbours` reaches the report: its JSON names the
-// relation and the headline states it; add/remove refuses an (ε, δ)
-// budget without --delta and parties of columns, naming the flags, before
-// writing anything.
+// relation and the headline states it.
 func TestSynthesizeNeighbours(t *testing.T) {
 	dir := t.TempDir()
 	schema, a, _ := csvOwners(t)
@@ -32,8 +30,44 @@ func TestSynthesizeNeighbours(t *testing.T) {
 			}
 		})
 	}
+}
+
+// `publish synthesize-rows --neighbours add-remove` reaches the owners and
+// the report: its JSON names the relation, the headline states it, the
+// report states the noisy record count and no owner's.
+func TestSynthesizeRowsNeighbours(t *testing.T) {
+	schema, a, b := csvOwners(t)
+	out := filepath.Join(t.TempDir(), "rows.csv")
+	p := publishRun(t, out, "publish", "synthesize-rows", "--input", a, "--input", b, "--schema", schema,
+		"--rho", "0.5", "--neighbours", "add-remove", "--out", out)
+	if p.raw["neighbours"] != "add-remove" {
+		t.Errorf("report neighbours %v, want add-remove", p.raw["neighbours"])
+	}
+	if h := p.headline(t); !strings.Contains(h, "per record (add/remove neighbours)") {
+		t.Errorf("headline %q does not name add/remove neighbours", h)
+	}
+	parties, _ := p.raw["parties"].([]any)
+	for _, q := range parties {
+		if r, _ := q.(map[string]any)["records"]; r != nil {
+			t.Errorf("the report states an owner's private record count: %v", q)
+		}
+	}
+	js := string(readFile(t, out+".privacy.json"))
+	if !strings.Contains(js, "their total was released first") {
+		t.Errorf("the report does not state the released record count")
+	}
+}
+
+// Add/remove neighbours refuse an (ε, δ) budget without --delta (on
+// synthesize and synthesize-rows alike) and parties of columns, and an
+// unknown relation is refused, naming the flags, before anything is
+// written.
+func TestNeighboursRefusals(t *testing.T) {
+	dir := t.TempDir()
+	schema, a, b := csvOwners(t)
 	for _, tc := range []refusal{
 		{"epsilon without delta", []string{"synthesize", "--input", a, "--schema", schema, "--epsilon", "1", "--neighbours", "add-remove"}, "--delta is required with --epsilon under --neighbours add-remove"},
+		{"rows epsilon without delta", []string{"publish", "synthesize-rows", "--input", a, "--input", b, "--schema", schema, "--epsilon", "1", "--neighbours", "add-remove"}, "give --delta with --epsilon"},
 		{"parties", []string{"synthesize", "--input", a, "--schema", schema, "--rho", "1", "--parties", "2", "--neighbours", "add-remove"}, "--neighbours"},
 		{"unknown", []string{"synthesize", "--input", a, "--schema", schema, "--rho", "1", "--neighbours", "swap"}, `"swap"`},
 		// The shared engine settings give every marginal-engine command the
