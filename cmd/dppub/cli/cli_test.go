@@ -19,13 +19,13 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// mustRun executes the CLI, fails the test unless it exits 0, and
-// returns stdout and stderr.
+// mustRun executes the CLI, fails the test unless it exits 0 (naming
+// the command line and what it printed), and returns stdout and stderr.
 func mustRun(t *testing.T, args ...string) (string, string) {
 	t.Helper()
 	code, stdout, stderr := run(t, args...)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+		t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, stderr)
 	}
 	return stdout, stderr
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,14 +15,8 @@ import (
 func TestKeySizeIsStatedAndChecked(t *testing.T) {
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")
-	code, _, errs := run(t, "keygen", "--parties", "2", "--bits", "512", "--seed", "1", "--out", keys)
-	if code == 0 || !strings.Contains(errs, "--insecure-test-keys") {
-		t.Fatalf("keygen of a 512-bit key without the insecure flag: exit %d, stderr %q", code, errs)
-	}
-	notWritten(t, keys)
-	if code, _, errs = run(t, "keygen", "--parties", "2", "--bits", "512", "--insecure-test-keys", "--seed", "1", "--out", keys); code != 0 {
-		t.Fatalf("keygen: exit %d: %s", code, errs)
-	}
+	refused(t, "--insecure-test-keys", []string{keys}, "keygen", "--parties", "2", "--bits", "512", "--seed", "1", "--out", keys)
+	mustRun(t, "keygen", "--parties", "2", "--bits", "512", "--insecure-test-keys", "--seed", "1", "--out", keys)
 	for _, name := range []string{"public-key.json", "party-1.key.json", "party-2.key.json"} {
 		mentions(t, name, string(readFile(t, filepath.Join(keys, name))), `"bits": 512`)
 	}
@@ -38,18 +31,9 @@ func TestKeySizeIsStatedAndChecked(t *testing.T) {
 		{nil, "INSECURE 512-bit key; add --insecure-test-keys"},
 		{[]string{"--insecure-test-keys", "--key-bits", "2048"}, "--key-bits 2048, but the key files in " + keys + " hold a 512-bit key"},
 	} {
-		code, _, errs := run(t, append(base, c.extra...)...)
-		if code == 0 || !strings.Contains(errs, c.want) {
-			t.Errorf("%v: exit %d, stderr %q, want %q", c.extra, code, errs, c.want)
-		}
-		if _, err := os.Stat(synth); err == nil {
-			t.Fatalf("%v: a refused run wrote %s", c.extra, synth)
-		}
+		refused(t, c.want, []string{synth}, append(base, c.extra...)...)
 	}
-	code, out, errs := run(t, append(base, "--insecure-test-keys")...)
-	if code != 0 {
-		t.Fatalf("publish: exit %d: %s", code, errs)
-	}
+	out, _ := mustRun(t, append(base, "--insecure-test-keys")...)
 	if !strings.Contains(out, "Paillier keys of 512 bits") || strings.Contains(out, "2048 bits") {
 		t.Errorf("the report does not state the real key size:\n%s", out)
 	}

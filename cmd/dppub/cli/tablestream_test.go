@@ -17,14 +17,8 @@ func TestPPCAStreamedCSVIsTheWholeTables(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "synth.csv")
 	args := []string{"publish", "ppca-dp-mh", "--dataset", "adult", "--owners", "3", "--epsilon", "1", "--seed", "5"}
-	code, streamedOut, stderr := run(t, append(args, "--out", out)...)
-	if code != 0 {
-		t.Fatalf("streamed: exit %d: %s", code, stderr)
-	}
-	code, whole, stderr := run(t, append(args, "--out", "-", "--report", filepath.Join(dir, "whole.json"))...)
-	if code != 0 {
-		t.Fatalf("whole: exit %d: %s", code, stderr)
-	}
+	streamedOut, _ := mustRun(t, append(args, "--out", out)...)
+	whole, stderr := mustRun(t, append(args, "--out", "-", "--report", filepath.Join(dir, "whole.json"))...)
 	got := readFile(t, out)
 	if string(got) != whole {
 		t.Fatalf("streamed file (%d bytes) differs from the whole table's CSV (%d bytes)", len(got), len(whole))
