@@ -84,6 +84,23 @@ func prepareAs(spec method.Spec, f *consortium.File, self, settings string) (*tr
 	return prepare(spec, transport.PrepareInput{Consortium: f, Self: me, Settings: json.RawMessage(settings), Source: randx.NewSeeded(1)})
 }
 
+// prepareChecked prepares a session of spec with settings as the member
+// self of f, after failing the test for every one of refused (settings
+// by the name of what is wrong with them) that prepares too.
+func prepareChecked(t *testing.T, spec method.Spec, f *consortium.File, self, settings string, refused map[string]string) *transport.Setup {
+	t.Helper()
+	for name, s := range refused {
+		if _, err := prepareAs(spec, f, self, s); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	setup, err := prepareAs(spec, f, self, settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return setup
+}
+
 // curatorSession prepares a session of spec with settings as f's
 // curator and decodes it as its first participant receives it.
 func curatorSession(t *testing.T, spec method.Spec, f *consortium.File, settings string) method.Session {
