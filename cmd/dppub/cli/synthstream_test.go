@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -75,21 +73,14 @@ func TestSynthesizeStreamsTheSameBytes(t *testing.T) {
 				args = append(args, "--rows", c.rows)
 			}
 			streamed := filepath.Join(dir, "streamed.csv")
-			code, stdout, stderr := run(t, append(args, "--input", in, "--schema", schema, "--out", streamed)...)
-			if code != 0 {
-				t.Fatalf("streamed: exit %d: %s", code, stderr)
-			}
+			stdout, _ := mustRun(t, append(args, "--input", in, "--schema", schema, "--out", streamed)...)
 			got := readFile(t, streamed)
 			rep := readReport(t, streamed+".privacy.json")
-			sum := sha256.Sum256(got)
-			if d := rep.OutputSHA256["streamed.csv"]; d != hex.EncodeToString(sum[:]) {
-				t.Errorf("report digest %s, file %x", d, sum)
+			if d := rep.OutputSHA256["streamed.csv"]; d != sha256Hex(string(got)) {
+				t.Errorf("report digest %s, file %s", d, sha256Hex(string(got)))
 			}
 			whole := filepath.Join(dir, "whole.json")
-			code, wantS, stderr := run(t, append(args, "--input", in, "--schema", schema, "--out", "-", "--report", whole)...)
-			if code != 0 {
-				t.Fatalf("to standard output: exit %d: %s", code, stderr)
-			}
+			wantS, _ := mustRun(t, append(args, "--input", in, "--schema", schema, "--out", "-", "--report", whole)...)
 			if want := []byte(wantS); !bytes.Equal(got, want) {
 				t.Errorf("streamed CSV (%d bytes) differs from the one written whole (%d bytes)", len(got), len(wantS))
 			}
@@ -97,10 +88,7 @@ func TestSynthesizeStreamsTheSameBytes(t *testing.T) {
 				return
 			}
 			builtin := filepath.Join(dir, "builtin.csv")
-			code, bout, stderr := run(t, append(args, "--dataset", "adult", "--out", builtin)...)
-			if code != 0 {
-				t.Fatalf("--dataset: exit %d: %s", code, stderr)
-			}
+			bout, _ := mustRun(t, append(args, "--dataset", "adult", "--out", builtin)...)
 			if b := readFile(t, builtin); !bytes.Equal(got, b) {
 				t.Errorf("the CSV read as it streams and --dataset adult give different tables")
 			}
@@ -108,5 +96,36 @@ func TestSynthesizeStreamsTheSameBytes(t *testing.T) {
 				t.Errorf("utility summaries differ:\n%s\n--dataset:\n%s", a, b)
 			}
 		})
+	}
+}
+
+// TestPPCAStreamedCSVIsTheWholeTables: `publish ppca-dp-mh --out FILE`
+// writes the synthetic rows as they come; for a fixed seed the file is
+// byte for byte what the whole-table path writes to standard output, its
+// report holds the file's digest, the utility printed is the same, and an
+// existing file is not replaced without --force.
+func TestPPCAStreamedCSVIsTheWholeTables(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "synth.csv")
+	args := []string{"publish", "ppca-dp-mh", "--dataset", "adult", "--owners", "3", "--epsilon", "1", "--seed", "5"}
+	streamedOut, _ := mustRun(t, append(args, "--out", out)...)
+	whole, stderr := mustRun(t, append(args, "--out", "-", "--report", filepath.Join(dir, "whole.json"))...)
+	got := readFile(t, out)
+	if string(got) != whole {
+		t.Fatalf("streamed file (%d bytes) differs from the whole table's CSV (%d bytes)", len(got), len(whole))
+	}
+	rep := readReport(t, out+".privacy.json")
+	if d := rep.OutputSHA256["synth.csv"]; d != sha256Hex(string(got)) {
+		t.Fatalf("report's digest %v, the file's %s", rep.OutputSHA256, sha256Hex(string(got)))
+	}
+	// The utility goes to stderr with --out -; the same lines both ways.
+	if u := utilityLines(streamedOut); !strings.Contains(u, "mean total-variation distance") || u != utilityLines(stderr) {
+		t.Fatalf("utility streamed %q, whole %q", u, utilityLines(stderr))
+	}
+	if code, _, _ := run(t, append(args, "--out", out)...); code == 0 {
+		t.Fatal("an existing output was replaced without --force")
+	}
+	if again := readFile(t, out); string(again) != string(got) {
+		t.Fatal("a refused run changed the existing output")
 	}
 }
