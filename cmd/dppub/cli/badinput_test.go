@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -119,8 +117,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(b)
-		out[rel] = hex.EncodeToString(sum[:])
+		out[rel] = sha256Hex(string(b))
 		return nil
 	})
 	if err != nil {

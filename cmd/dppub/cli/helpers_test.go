@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -92,6 +94,22 @@ func sameBytes(t *testing.T, own, other, what string) {
 	}
 	if !bytes.Equal(a, b) {
 		t.Fatalf("%s (%d vs %d bytes)", what, len(b), len(a))
+	}
+}
+
+// sha256Hex is the SHA-256 of s in hexadecimal, as reports record an
+// output's digest.
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// digestRecorded fails the test unless digests (a report's
+// output_sha256) hold under name the SHA-256 of body, the output's bytes.
+func digestRecorded(t *testing.T, digests map[string]string, name string, body []byte) {
+	t.Helper()
+	if got, want := digests[name], sha256Hex(string(body)); got != want {
+		t.Errorf("the report's digest of %s is %q, the output's %s", name, got, want)
 	}
 }
 

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -347,11 +345,7 @@ func TestReportRecordsTheRun(t *testing.T) {
 				t.Errorf("output_sha256 %v, want %d files", r.OutputSHA256, len(tc.outputs))
 			}
 			for _, suffix := range tc.outputs {
-				body := readFile(t, out+suffix)
-				sum := sha256.Sum256(body)
-				if got := r.OutputSHA256[filepath.Base(out+suffix)]; got != hex.EncodeToString(sum[:]) {
-					t.Errorf("digest of %s: %q, file has %x", out+suffix, got, sum)
-				}
+				digestRecorded(t, r.OutputSHA256, filepath.Base(out+suffix), readFile(t, out+suffix))
 			}
 			if _, ok := r.OutputSHA256[filepath.Base(out)+".privacy.json"]; ok {
 				t.Error("the report lists a digest of itself")

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -32,11 +30,6 @@ func withStdin(t *testing.T, content string) {
 	old := os.Stdin
 	os.Stdin = f
 	t.Cleanup(func() { os.Stdin = old; f.Close() })
-}
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
 }
 
 // The single-table publishing commands and schema read their table from
