@@ -32,17 +32,22 @@ func pdpmvdsParts(t *testing.T, dir string) (schema, a, b string) {
 		writeFile(t, dir, "a.csv", sa.String()), writeFile(t, dir, "b.csv", sb.String())
 }
 
+// testKeys runs the key ceremony of two owners' 512-bit test keys into
+// dir/keys; it returns that directory and what the ceremony printed.
+func testKeys(t *testing.T, dir string) (keys, stdout string) {
+	t.Helper()
+	keys = filepath.Join(dir, "keys")
+	stdout, _ = mustRun(t, "keygen", "--parties", "2", "--bits", "512", "--insecure-test-keys", "--seed", "1", "--out", keys)
+	return keys, stdout
+}
+
 // TestKeygenAndPublishPaillier: the key ceremony writes one secret file
 // per owner and the public key; publishing with those files through the
 // Paillier suite writes the synthetic rows, the privacy report and the
 // protocol report.
 func TestKeygenAndPublishPaillier(t *testing.T) {
 	dir := t.TempDir()
-	keys := filepath.Join(dir, "keys")
-	code, out, errs := run(t, "keygen", "--parties", "2", "--bits", "512", "--insecure-test-keys", "--seed", "1", "--out", keys)
-	if code != 0 {
-		t.Fatalf("keygen exit %d: %s", code, errs)
-	}
+	keys, out := testKeys(t, dir)
 	if !strings.Contains(out, "INSECURE") || !strings.Contains(out, "erase") {
 		t.Errorf("keygen output lacks its warnings:\n%s", out)
 	}
@@ -55,11 +60,8 @@ func TestKeygenAndPublishPaillier(t *testing.T) {
 	}
 	schema, a, b := pdpmvdsParts(t, dir)
 	synth := filepath.Join(dir, "synth.csv")
-	code, out, errs = run(t, "publish", "pdp-mvds", "--input", a, "--input", b, "--schema", schema, "--budgets", "1,2",
+	out, _ = mustRun(t, "publish", "pdp-mvds", "--input", a, "--input", b, "--schema", schema, "--budgets", "1,2",
 		"--sspp", "paillier", "--keys", keys, "--key-bits", "512", "--insecure-test-keys", "--rounds", "3", "--seed", "2", "--out", synth)
-	if code != 0 {
-		t.Fatalf("publish exit %d: %s", code, errs)
-	}
 	mentions(t, "output", out, "sign step", "key ceremony", "Protocol cost per phase", "pair scores")
 	js := readFile(t, synth+".protocol.json")
 	var rep struct {
@@ -92,13 +94,43 @@ func TestPublishPDPMVDSBadFlags(t *testing.T) {
 		{"--dataset", "adult", "--out", out},
 		{"--dataset", "adult", "--budgets", "1", "--noise", "loud", "--out", out},
 	} {
-		code, _, errs := run(t, append([]string{"publish", "pdp-mvds"}, args...)...)
-		if code == 0 || !strings.Contains(errs, "--help") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
-		}
+		refused(t, "--help", []string{out}, append([]string{"publish", "pdp-mvds"}, args...)...)
 	}
-	notWritten(t, out)
 	if code, _, _ := run(t, "keygen", "--parties", "1", "--out", dir); code == 0 {
 		t.Error("keygen accepted one party")
 	}
+}
+
+// The key size is the real one everywhere: keygen refuses a test-size key
+// without --insecure-test-keys (writing nothing), the key files state
+// their size, and publishing with them takes the size from the files — a
+// disagreeing --key-bits or a test-size key without the insecure flag is
+// refused before anything runs, and the report and protocol report state
+// 512 bits, not the 2048 default.
+func TestKeySizeIsStatedAndChecked(t *testing.T) {
+	dir := t.TempDir()
+	refused(t, "--insecure-test-keys", []string{filepath.Join(dir, "keys")}, "keygen", "--parties", "2", "--bits", "512", "--seed", "1", "--out", filepath.Join(dir, "keys"))
+	keys, _ := testKeys(t, dir)
+	for _, name := range []string{"public-key.json", "party-1.key.json", "party-2.key.json"} {
+		mentions(t, name, string(readFile(t, filepath.Join(keys, name))), `"bits": 512`)
+	}
+	schema, a, b := pdpmvdsParts(t, dir)
+	synth := filepath.Join(dir, "synth.csv")
+	base := []string{"publish", "pdp-mvds", "--input", a, "--input", b, "--schema", schema, "--budgets", "1,2",
+		"--sspp", "paillier", "--keys", keys, "--rounds", "3", "--seed", "2", "--out", synth}
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, "INSECURE 512-bit key; add --insecure-test-keys"},
+		{[]string{"--insecure-test-keys", "--key-bits", "2048"}, "--key-bits 2048, but the key files in " + keys + " hold a 512-bit key"},
+	} {
+		refused(t, c.want, []string{synth}, append(base, c.extra...)...)
+	}
+	out, _ := mustRun(t, append(base, "--insecure-test-keys")...)
+	if !strings.Contains(out, "Paillier keys of 512 bits") || strings.Contains(out, "2048 bits") {
+		t.Errorf("the report does not state the real key size:\n%s", out)
+	}
+	mentions(t, "the privacy report", string(readFile(t, synth+".privacy.json")), "INSECURE 512-bit")
+	mentions(t, "the protocol report", string(readFile(t, synth+".protocol.json")), `"key_bits": 512`)
 }
