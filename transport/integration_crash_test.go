@@ -132,26 +132,79 @@ func TestOwnerKilledMidSessionThenRestarts(t *testing.T) {
 	}
 }
 
-// A slow owner: the coordinator aborts at the step deadline, naming the
-// owner and what it is doing.
-func TestSlowOwnerMissesTheStepDeadline(t *testing.T) {
+// An owner that dies in the middle of a synthesize-rows session (after
+// it has answered releases) aborts the session: the run names it, nothing
+// is written, the publishing ledger records the abort, and the owner's
+// own budget ledger keeps the charges it made (a release that may have
+// reached the coordinator is never refunded).
+func TestRowSynthOwnerKilledMidSession(t *testing.T) {
 	transport.SkipFaultsInShort(t)
-	c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = time.Second })
+	c := newCluster(t, 3, 3000, nil, "--method", "synthesize-rows")
 	c.serve("owner-1")
-	c.serve("owner-2")
-	c.serve("owner-3", "--fault-handle-delay", "30s")
+	c.serve("owner-2", "--fault-handle-delay", "150ms")
+	c.serve("owner-3")
 	out := filepath.Join(c.dir, "synth.csv")
-	r := c.run(out)
-	t.Log(strings.TrimSpace(r.stderr))
-	// Owners get the model one at a time, so owner-3 starts handling it
-	// about when the last progress was made: the coordinator may name it
-	// by its own busy time ("owner-3 has been handling …") or by the
-	// session's lack of progress ("still working: owner-3 (handling …)").
-	if r.err == nil || !strings.Contains(r.stderr, "owner-3") || !strings.Contains(r.stderr, "handling ppca-dp-mh/model from curator") ||
-		!strings.Contains(r.stderr, "step deadline") {
-		t.Fatalf("want owner-3 named at the step deadline, got %v:\n%s", r.err, r.stderr)
+	pubLedger := filepath.Join(c.dir, "publishing-ledger")
+	cmd := c.runMethodCmd("synthesize-rows", out, "--ledger", pubLedger, "--set", "epsilon=1", "--set", "delta=1e-5")
+	done := make(chan runResult, 1)
+	go func() { done <- wait(cmd) }()
+	for deadline := time.Now().Add(60 * time.Second); strings.Count(c.log("owner-2"), "type=rowsynth/request") < 3; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("owner-2 never handled three requests:\n%s", c.log("owner-2"))
+		}
+	}
+	c.kill("owner-2")
+	r := <-done
+	t.Logf("aborted: %s", strings.TrimSpace(r.stderr))
+	if r.err == nil || !strings.Contains(r.stderr, "owner-2") {
+		t.Fatalf("want an abort naming owner-2, got %v:\n%s%s", r.err, r.stdout, r.stderr)
 	}
 	absent(t, out, out+".privacy.json")
+	aborted := c.sessions(pubLedger)
+	if len(aborted) != 1 || aborted[0].kind != transport.KindSessionAborted || !slices.Contains(aborted[0].rec.Missing, "owner-2") {
+		t.Fatalf("publishing ledger after the abort: %+v", aborted)
+	}
+	// The demo's (ε, δ) lifetime budget counts the interrupted session's
+	// ρ charges, converted at its δ.
+	if b := c.ledger("owner-2"); b.Entries < 2 || b.Sessions != 1 || !(b.Spent.Epsilon > 0) || len(b.Converted) != 1 || !(b.Converted[0].Charged > 0) {
+		t.Fatalf("owner-2's ledger after the crash: %+v (want the charges of the interrupted session)", b)
+	}
+}
+
+// A slow owner: the coordinator aborts at the step deadline, naming the
+// owner and what it is handling, and writes nothing; in a ppca-dp-mh
+// session and in a synthesize-rows one.
+func TestSlowOwnerMissesTheStepDeadline(t *testing.T) {
+	transport.SkipFaultsInShort(t)
+	for _, tc := range []struct {
+		method   string
+		demo     []string // the demo consortium's flags
+		settings []string // the run's
+		// Owners get the ppca-dp-mh model one at a time, so owner-3 starts
+		// handling it about when the last progress was made: the
+		// coordinator may name it by its own busy time ("owner-3 has been
+		// handling …") or by the session's lack of progress ("still
+		// working: owner-3 (handling …)").
+		handling string
+	}{
+		{"ppca-dp-mh", nil, nil, "handling ppca-dp-mh/model from curator"},
+		{"synthesize-rows", []string{"--method", "synthesize-rows"}, []string{"--set", "epsilon=1", "--set", "delta=1e-5"}, "rowsynth/"},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			c := newCluster(t, 3, 3000, func(l *consortium.Limits) { l.StepTimeout.Duration = time.Second }, tc.demo...)
+			c.serve("owner-1")
+			c.serve("owner-2")
+			c.serve("owner-3", "--fault-handle-delay", "30s")
+			out := filepath.Join(c.dir, "synth.csv")
+			r := wait(c.runMethodCmd(tc.method, out, tc.settings...))
+			t.Log(strings.TrimSpace(r.stderr))
+			if r.err == nil || !strings.Contains(r.stderr, "owner-3") || !strings.Contains(r.stderr, tc.handling) ||
+				!strings.Contains(r.stderr, "step deadline") {
+				t.Fatalf("want owner-3 named at the step deadline, got %v:\n%s", r.err, r.stderr)
+			}
+			absent(t, out, out+".privacy.json")
+		})
+	}
 }
 
 // noticeWithin is how soon an owner must abort a session whose coordinator
