@@ -44,10 +44,9 @@ func Split(tb testing.TB, tab *data.Table, m int, seed uint64) []*data.Table {
 	return owners
 }
 
-// FileStatistics are tab's statistics under cfg as an owner brings them
-// from elsewhere (the Beam pipeline, a statistics file): computed, written
-// in the statistics file format and read back.
-func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *ownerstats.Statistics {
+// StatisticsFile is the content of the statistics file of tab under cfg,
+// as `dppub statistics` or the Beam pipeline writes it.
+func StatisticsFile(tb testing.TB, tab *data.Table, cfg ownerstats.Config) []byte {
 	tb.Helper()
 	st, err := ownerstats.FromTable(tab, cfg)
 	if err != nil {
@@ -57,8 +56,16 @@ func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *owne
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return b
+}
+
+// FileStatistics are tab's statistics under cfg as an owner brings them
+// from elsewhere (the Beam pipeline, a statistics file): computed, written
+// in the statistics file format and read back.
+func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *ownerstats.Statistics {
+	tb.Helper()
 	var back ownerstats.Statistics
-	if err := back.UnmarshalBinary(b); err != nil {
+	if err := back.UnmarshalBinary(StatisticsFile(tb, tab, cfg)); err != nil {
 		tb.Fatal(err)
 	}
 	return &back

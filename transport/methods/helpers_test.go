@@ -15,7 +15,6 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
-	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
@@ -128,20 +127,6 @@ func threeRows(t *testing.T) (data.Schema, *data.Table) {
 		t.Fatal(err)
 	}
 	return schema, tab
-}
-
-// statisticsFile is the content of a statistics file of tab under c.
-func statisticsFile(t *testing.T, tab *data.Table, c ownerstats.Config) string {
-	t.Helper()
-	st, err := ownerstats.FromTable(tab, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // adultFile is the built-in Adult table and its file as write writes it.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/method/methodtest"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
 	ppcadpmh "github.com/dppub/dppub/method/ppcadpmh/roles"
 	"github.com/dppub/dppub/randx"
@@ -130,7 +131,7 @@ func FuzzPPCAMessages(f *testing.F) {
 // elsewhere, e.g. by the Beam pipeline) joins like one holding rows.
 func TestJoinWithStatisticsFile(t *testing.T) {
 	schema, tab := threeRows(t)
-	f := writeConsortium(t, map[string]string{"s.json": schemaJSON, "a.stats": statisticsFile(t, tab, ownerstats.Config{Schema: schema})}, []consortium.Member{
+	f := writeConsortium(t, map[string]string{"s.json": schemaJSON, "a.stats": string(methodtest.StatisticsFile(t, tab, ownerstats.Config{Schema: schema}))}, []consortium.Member{
 		{Name: "curator", Role: "curator", Address: "h:1"},
 		{Name: "owner-1", Role: "owner", Address: "h:2",
 			Dataset: &consortium.Dataset{Statistics: "a.stats", Schema: "s.json"}, Budget: &consortium.Budget{Epsilon: 5}},

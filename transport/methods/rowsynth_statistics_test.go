@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/consortium"
+	"github.com/dppub/dppub/method/methodtest"
 	rowsynthspec "github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
@@ -18,7 +19,7 @@ import (
 // attributes, is refused at the join, before anything is charged.
 func TestRowSynthJoinWithStatisticsFile(t *testing.T) {
 	schema, tab := threeRows(t)
-	file := func(c ownerstats.Config) string { return statisticsFile(t, tab, c) }
+	file := func(c ownerstats.Config) string { return string(methodtest.StatisticsFile(t, tab, c)) }
 	f := writeConsortium(t, map[string]string{"s.json": schemaJSON,
 		"fine.stats": file(ownerstats.Config{Schema: schema, Fine: true}), "plain.stats": file(ownerstats.Config{Schema: schema})},
 		[]consortium.Member{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/ownerstats"
 )
 
@@ -61,14 +62,7 @@ func statisticsFiles(t *testing.T, fine ...bool) (dir, schemaPath string, inputs
 		}
 		inputs = append(inputs, "--input", csv)
 		for j, f := range fine {
-			st, err := ownerstats.FromTable(tab, ownerstats.Config{Schema: schema, Fine: f})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := st.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := methodtest.StatisticsFile(t, tab, ownerstats.Config{Schema: schema, Fine: f})
 			name := fmt.Sprintf("o%d-%d.stats", i, j)
 			stats[j] = append(stats[j], "--statistics", writeFile(t, dir, name, string(b)))
 		}
