@@ -143,16 +143,39 @@ func adultFile(t *testing.T, write func(io.Writer, *data.Table) error) (*data.Ta
 	return adult, b.String()
 }
 
+// joinInput is what the member name of f joins the session of setup
+// (coordinated by coordinator) with: the session's participants, params,
+// an accountant holding budget (none for a nil budget) and seeded
+// randomness.
+func joinInput(f *consortium.File, setup *transport.Setup, coordinator, name string, params []byte, budget *dp.Guarantee) transport.JoinInput {
+	self, _ := f.Member(name)
+	in := transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: coordinator,
+		Participants: setup.Participants, Params: params, Source: randx.NewSeeded(2)}
+	if budget != nil {
+		in.Accountant, _ = privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: *budget})
+	}
+	return in
+}
+
 // joinAs joins the session of setup (of spec, coordinated by
 // coordinator) as the member name of f, with params, an accountant
-// holding budget and participants as the session's; its randomness is
-// seeded.
+// holding budget and participants as the session's.
 func joinAs(spec method.Spec, f *consortium.File, setup *transport.Setup, coordinator, name string, params []byte, budget dp.Guarantee, participants []transport.Participant) error {
-	self, _ := f.Member(name)
-	acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: budget})
-	_, err := join(spec, transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: coordinator,
-		Participants: participants, Params: params, Accountant: acct, Source: randx.NewSeeded(2)})
+	in := joinInput(f, setup, coordinator, name, params, &budget)
+	in.Participants = participants
+	_, err := join(spec, in)
 	return err
+}
+
+// participant is the entry of setup's participants named name (its zero
+// value when none is).
+func participant(setup *transport.Setup, name string) transport.Participant {
+	for _, p := range setup.Participants {
+		if p.Name == name {
+			return p
+		}
+	}
+	return transport.Participant{}
 }
 
 // owner is an owner of f at addr holding the dataset at path under

@@ -7,8 +7,6 @@ import (
 	"github.com/dppub/dppub/consortium"
 	"github.com/dppub/dppub/dp"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
-	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
 )
 
@@ -69,10 +67,8 @@ func TestPDPMVDSLinkedPrepareAndJoin(t *testing.T) {
 			t.Fatal(err)
 		}
 		setup.Cleanup()
-		self, _ := cf.Member(c.b)
-		acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: c.b, Budget: dp.Concentrated(1)})
-		r, err := join(pdpmvdsspec.Spec, transport.JoinInput{Consortium: cf, Self: self, Session: setup.Session, Coordinator: "synth",
-			Participants: setup.Participants, Params: setup.Participants[1].Params, Source: randx.NewSeeded(2), Accountant: acct})
+		one := dp.Concentrated(1)
+		r, err := join(pdpmvdsspec.Spec, joinInput(cf, setup, "synth", c.b, setup.Participants[1].Params, &one))
 		switch {
 		case c.want == "" && (err != nil || r.ID() != c.b):
 			t.Errorf("%s should join: %v", c.b, err)

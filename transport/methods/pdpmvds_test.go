@@ -11,7 +11,6 @@ import (
 	"github.com/dppub/dppub/crypto/paillier"
 	"github.com/dppub/dppub/dp"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
-	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/transport"
@@ -56,13 +55,7 @@ func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 	}
 	setup.Cleanup()
 	joinAs := func(name string, budget *dp.Guarantee) (protocol.Role, error) {
-		self, _ := f.Member(name)
-		in := transport.JoinInput{Consortium: f, Self: self, Session: setup.Session, Coordinator: "synth",
-			Participants: setup.Participants, Params: setup.Participants[0].Params, Source: randx.NewSeeded(2)}
-		if budget != nil {
-			in.Accountant, _ = privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: *budget})
-		}
-		return join(pdpmvdsspec.Spec, in)
+		return join(pdpmvdsspec.Spec, joinInput(f, setup, "synth", name, setup.Participants[0].Params, budget))
 	}
 	half, quarter := dp.Concentrated(0.5), dp.Concentrated(0.25)
 	r, err := joinAs("a", &half)
@@ -87,10 +80,8 @@ func TestPDPMVDSSettingsAndJoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	keyless.Cleanup()
-	self, _ := f.Member("a")
-	if _, err := join(pdpmvdsspec.Spec, transport.JoinInput{Consortium: f, Self: self, Session: keyless.Session, Coordinator: "synth",
-		Participants: keyless.Participants, Params: keyless.Participants[0].Params, Source: randx.NewSeeded(2),
-		Accountant: mustAccountant(t, "a", dp.Concentrated(1))}); err == nil || !strings.Contains(err.Error(), "needs keys") {
+	one := dp.Concentrated(1)
+	if _, err := join(pdpmvdsspec.Spec, joinInput(f, keyless, "synth", "a", keyless.Participants[0].Params, &one)); err == nil || !strings.Contains(err.Error(), "needs keys") {
 		t.Fatalf("paillier without keys: %v", err)
 	}
 	// Messages are renamed both ways; a message from a non-member is refused.
@@ -135,13 +126,4 @@ func FuzzPDPMVDSMessages(f *testing.F) {
 		unmarshals[paillier.PartialDecryption](),
 		unmarshals[dlpa.SharesMessage](),
 		unmarshals[dlpa.Contribution]())
-}
-
-func mustAccountant(t *testing.T, name string, b dp.Guarantee) *privacy.Accountant {
-	t.Helper()
-	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: name, Budget: b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
 }

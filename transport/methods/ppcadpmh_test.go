@@ -61,12 +61,7 @@ func TestPrepareChecksSettings(t *testing.T) {
 
 func joinPPCA(t *testing.T, f *consortium.File, setup *transport.Setup, name string) error {
 	t.Helper()
-	var me transport.Participant
-	for _, p := range setup.Participants {
-		if p.Name == name {
-			me = p
-		}
-	}
+	me := participant(setup, name)
 	return joinAs(ppcaspec.Spec, f, setup, "curator", name, me.Params, *me.Budget, setup.Participants)
 }
 

@@ -8,9 +8,6 @@ import (
 	"github.com/dppub/dppub/method/methodtest"
 	rowsynthspec "github.com/dppub/dppub/method/rowsynth"
 	"github.com/dppub/dppub/ownerstats"
-	"github.com/dppub/dppub/privacy"
-	"github.com/dppub/dppub/randx"
-	"github.com/dppub/dppub/transport"
 )
 
 // A synthesize-rows owner whose consortium entry names a fine statistics
@@ -44,27 +41,19 @@ func TestRowSynthJoinWithStatisticsFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			owner, _ := f.Member(c.member)
-			var me transport.Participant
-			for _, p := range setup.Participants {
-				if p.Name == c.member {
-					me = p
-				}
-			}
-			acct, _ := privacy.NewAccountant(privacy.AccountantOptions{Party: c.member, Budget: *me.Budget})
-			creds, err := consortium.LoadCredentials(f, c.member)
-			if err != nil {
+			me := participant(setup, c.member)
+			in := joinInput(f, setup, "curator", c.member, me.Params, me.Budget)
+			if in.Credentials, err = consortium.LoadCredentials(f, c.member); err != nil {
 				t.Fatal(err)
 			}
-			_, err = join(rowsynthspec.Spec, transport.JoinInput{Consortium: f, Self: owner, Session: setup.Session, Coordinator: "curator",
-				Participants: setup.Participants, Params: me.Params, Accountant: acct, Source: randx.NewSeeded(2), Credentials: creds})
+			_, err = join(rowsynthspec.Spec, in)
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("should join: %v", err)
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Fatalf("got %v, want an error containing %q", err, c.want)
 			}
-			if spent := acct.Spent(); c.want != "" && spent.Rho != 0 {
+			if spent := in.Accountant.Spent(); c.want != "" && spent.Rho != 0 {
 				t.Fatalf("charged %v before refusing", spent)
 			}
 		})
