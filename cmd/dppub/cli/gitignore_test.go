@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,19 +16,12 @@ func TestGitignoreCoversREADMEOutputs(t *testing.T) {
 	if err != nil {
 		t.Skip("git is not installed")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Skipf("no README.md at the repository root: %v", err)
-	}
+	root, text := readme(t)
 	if err := exec.Command(git, "-C", root, "rev-parse", "--git-dir").Run(); err != nil {
 		t.Skip("not a git work tree")
 	}
 	var paths []string
-	for _, m := range regexp.MustCompile(`--(out|plot|dir|ledger|keys) ([a-z][A-Za-z0-9._/-]*)`).FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range regexp.MustCompile(`--(out|plot|dir|ledger|keys) ([a-z][A-Za-z0-9._/-]*)`).FindAllStringSubmatch(text, -1) {
 		p := strings.TrimSuffix(m[2], "/")
 		switch m[1] {
 		case "out":

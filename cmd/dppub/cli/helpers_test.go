@@ -8,10 +8,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/gate"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/privacy"
 )
 
@@ -45,6 +47,17 @@ func notWritten(t *testing.T, paths ...string) {
 			t.Errorf("%s was written (%v)", p, err)
 		}
 	}
+}
+
+// readme is the module's root directory and its README.md, whose
+// commands the tests check.
+func readme(t *testing.T) (root, text string) {
+	t.Helper()
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, string(readFile(t, filepath.Join(root, "README.md")))
 }
 
 // readJSON decodes the JSON file at path into v.

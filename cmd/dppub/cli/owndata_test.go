@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dppub/dppub/internal/testenv"
-
 	"github.com/dppub/dppub/data"
 )
 
@@ -215,13 +213,9 @@ func TestPublishedQualityIsCompares(t *testing.T) {
 // "your own data": the sh block after its marker, comments dropped.
 func walkthroughLines(t *testing.T) []string {
 	t.Helper()
-	root, err := testenv.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := readFile(t, filepath.Join(root, "README.md"))
+	_, text := readme(t)
 	const marker = "<!-- walkthrough: your own data -->\n```sh\n"
-	_, rest, ok := strings.Cut(string(b), marker)
+	_, rest, ok := strings.Cut(text, marker)
 	if !ok {
 		t.Fatalf("README.md has no %q", marker)
 	}
