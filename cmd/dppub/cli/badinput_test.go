@@ -126,6 +126,23 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// refusedInOneLine runs args and fails the test unless the command exits
+// with status 1 and one line on stderr holding want, and changes nothing
+// under dir (see snapshot); it returns that line and stdout.
+func refusedInOneLine(t *testing.T, dir, want string, args ...string) (line, stdout string) {
+	t.Helper()
+	before := snapshot(t, dir)
+	code, stdout, stderr := run(t, args...)
+	line = strings.TrimSpace(stderr)
+	if code != 1 || strings.Count(line, "\n") > 0 || !strings.Contains(line, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and one line with %q", code, stderr, want)
+	}
+	if d := diffSnapshots(before, snapshot(t, dir)); d != "" {
+		t.Errorf("files changed: %s", d)
+	}
+	return line, stdout
+}
+
 func diffSnapshots(before, after map[string]string) string {
 	var changes []string
 	for p, h := range after {
@@ -173,23 +190,14 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before := snapshot(t, f.dir)
-			code, stdout, stderr := run(t, c.args...)
-			line := strings.TrimSpace(stderr)
+			line, stdout := refusedInOneLine(t, f.dir, c.want, c.args...)
 			switch {
-			case code != 1:
-				t.Fatalf("exit %d, want 1; stderr %q", code, stderr)
 			case stdout != "":
 				t.Errorf("stdout %q, want nothing", stdout)
-			case strings.Count(line, "\n") > 0 || !strings.HasPrefix(line, "dppub: "):
-				t.Errorf("stderr is not one line starting with dppub: %q", stderr)
-			case !strings.Contains(line, c.want):
-				t.Errorf("stderr %q does not say %q", line, c.want)
+			case !strings.HasPrefix(line, "dppub: "):
+				t.Errorf("stderr does not start with dppub: %q", line)
 			case c.usage != strings.HasSuffix(line, "(see --help)"):
 				t.Errorf("usage error %v, want %v: %q", !c.usage, c.usage, line)
-			}
-			if d := diffSnapshots(before, snapshot(t, f.dir)); d != "" {
-				t.Errorf("files changed: %s", d)
 			}
 		})
 	}
@@ -215,4 +223,38 @@ func writeOneRecordStatistics(t *testing.T, path string) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Every publishing command refuses, before it reads or charges anything,
+// an output that would lose a file: one line, exit status 1, nothing
+// written.
+func TestNothingLost(t *testing.T) {
+	dir, schema, input := peopleInput(t, 40)
+	existing := writeFile(t, dir, "old.csv", "keep me\n")
+	commands := map[string][]string{
+		"ppca-dp-mh": {"publish", "ppca-dp-mh", "--input", input, "--schema", schema},
+		"mul-lda-dp": {"publish", "mul-lda-dp", "--input", input, "--schema", schema, "--label", "smoker"},
+		"dp-subn3":   {"publish", "dp-subn3", "--input", input, "--schema", schema},
+		"synthesize": {"synthesize", "--input", input, "--schema", schema},
+		"run":        {"run", "ppca-dp-mh", "--config", input, "--settings", schema},
+	}
+	cases := []refusal{
+		{"out is the input", []string{"--out", input}, "also the input"},
+		{"out is the schema", []string{"--out", schema}, "also the input"},
+		{"report is the input", []string{"--out", filepath.Join(dir, "new.csv"), "--report", input}, "also the input"},
+		{"report is the out", []string{"--out", filepath.Join(dir, "new.csv"), "--report", filepath.Join(dir, "new.csv")}, "also the output"},
+		{"out exists", []string{"--out", existing}, "already exists"},
+		{"out's directory is missing", []string{"--out", filepath.Join(dir, "nodir", "x.csv")}, "does not exist"},
+	}
+	for cmdName, base := range commands {
+		for _, c := range cases {
+			t.Run(cmdName+"/"+c.name, func(t *testing.T) {
+				// The snapshot holds the existing file's digest: it is
+				// neither replaced nor appended to.
+				refusedInOneLine(t, dir, c.want, append(append([]string{}, base...), c.args...)...)
+			})
+		}
+	}
+	// --force replaces an existing output.
+	mustRun(t, append(commands["ppca-dp-mh"], "--out", existing, "--force", "--epsilon", "1")...)
 }
