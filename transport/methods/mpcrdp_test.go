@@ -34,9 +34,6 @@ func verticalConsortium(t *testing.T, allowUnsound bool) *consortium.File {
 
 func TestMPCRDPSettingsAndJoin(t *testing.T) {
 	f := verticalConsortium(t, false)
-	prep := func(settings string) (*transport.Setup, error) {
-		return prepareAs(mpcrdpspec.Spec, f, "server", settings)
-	}
 	setup := prepareChecked(t, mpcrdpspec.Spec, f, "server", `{"label": "y", "epsilon": 0.5}`, map[string]string{ // the default notion is standard
 		"no settings":        ``,
 		"no label":           `{"epsilon": 1}`,
@@ -65,7 +62,7 @@ func TestMPCRDPSettingsAndJoin(t *testing.T) {
 		t.Fatalf("budget mismatch: %v", err)
 	}
 	// The paper's notion is not standard DP: a party must consent.
-	unsound, err := prep(`{"label": "y", "epsilon": 0.5, "notion": "mp-crdp"}`)
+	unsound, err := prepareAs(mpcrdpspec.Spec, f, "server", `{"label": "y", "epsilon": 0.5, "notion": "mp-crdp"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
