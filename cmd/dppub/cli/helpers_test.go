@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -149,6 +150,71 @@ func refused(t *testing.T, want string, outs []string, args ...string) string {
 		}
 	}
 	return stderr
+}
+
+// snapshot maps every file under dir to the SHA-256 of its bytes (and
+// every directory to "dir"): two equal snapshots mean nothing was
+// written, replaced, appended to or created, budget stores and ledgers
+// included.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			out[rel] = "dir"
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out[rel] = sha256Hex(string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// refusedInOneLine runs args and fails the test unless the command exits
+// with status 1 and one line on stderr holding want, and changes nothing
+// under dir (see snapshot); it returns that line and stdout.
+func refusedInOneLine(t *testing.T, dir, want string, args ...string) (line, stdout string) {
+	t.Helper()
+	before := snapshot(t, dir)
+	code, stdout, stderr := run(t, args...)
+	line = strings.TrimSpace(stderr)
+	if code != 1 || strings.Count(line, "\n") > 0 || !strings.Contains(line, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and one line with %q", code, stderr, want)
+	}
+	if d := diffSnapshots(before, snapshot(t, dir)); d != "" {
+		t.Errorf("files changed: %s", d)
+	}
+	return line, stdout
+}
+
+func diffSnapshots(before, after map[string]string) string {
+	var changes []string
+	for p, h := range after {
+		switch b, ok := before[p]; {
+		case !ok:
+			changes = append(changes, "created "+p)
+		case b != h:
+			changes = append(changes, "changed "+p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			changes = append(changes, "removed "+p)
+		}
+	}
+	sort.Strings(changes)
+	return strings.Join(changes, ", ")
 }
 
 // peopleInput writes the people schema (schemaJSON) and rows of them

@@ -70,12 +70,8 @@ func TestPublishMPCRDPRejectsBadFlags(t *testing.T) {
 		{"--dataset", "wdbc", "--queries", "q.txt", "--out", out},
 		{"--input", "a.csv", "--out", out},
 	} {
-		code, _, stderr := run(t, append([]string{"publish", "mp-crdp"}, args...)...)
-		if code == 0 || !strings.Contains(stderr, "see --help") {
-			t.Errorf("%v: exit %d, %q", args, code, stderr)
-		}
+		refusedInOneLine(t, dir, "see --help", append([]string{"publish", "mp-crdp"}, args...)...)
 	}
-	notWritten(t, out)
 	code, _, stderr := run(t, "eval", "mp-crdp", "--figure", "2", "--out", filepath.Join(dir, "e.csv"))
 	if code == 0 || !strings.Contains(stderr, "see --help") {
 		t.Errorf("eval --figure 2: exit %d, %q", code, stderr)

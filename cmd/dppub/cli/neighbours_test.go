@@ -76,13 +76,7 @@ func TestNeighboursRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".csv")
-			code, _, stderr := run(t, append(tc.args, "--out", out)...)
-			if code == 0 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q: want a refusal saying %q", code, stderr, tc.want)
-			}
-			if matches, _ := filepath.Glob(out + "*"); len(matches) > 0 {
-				t.Errorf("a refused run wrote %v", matches)
-			}
+			refusedInOneLine(t, dir, tc.want, append(tc.args, "--out", out)...)
 		})
 	}
 }
