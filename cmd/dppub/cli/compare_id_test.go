@@ -23,14 +23,8 @@ func TestCompareRealWithIDColumn(t *testing.T) {
 		lines[i] = "p" + itoa(i) + "," + lines[i]
 	}
 	real := writeFile(t, dir, "real.csv", strings.Join(lines, "\n")+"\n")
-	code, _, stderr := run(t, "synthesize", "--input", real, "--schema", s, "--skip-columns", "pid", "--rho", "1", "--out", p("syn.csv"))
-	if code != 0 {
-		t.Fatalf("synthesize: exit %d: %s", code, stderr)
-	}
-	code, stdout, stderr := run(t, "compare", real, p("syn.csv"), "--schema", s, "--skip-columns", "pid", "--out", p("q.html"))
-	if code != 0 {
-		t.Fatalf("compare: exit %d: %s", code, stderr)
-	}
+	mustRun(t, "synthesize", "--input", real, "--schema", s, "--skip-columns", "pid", "--rho", "1", "--out", p("syn.csv"))
+	stdout, _ := mustRun(t, "compare", real, p("syn.csv"), "--schema", s, "--skip-columns", "pid", "--out", p("q.html"))
 	if !strings.Contains(stdout, "binning: numeric columns in 16 equal-width bins") {
 		t.Errorf("the summary does not say how it binned:\n%s", stdout)
 	}

@@ -185,18 +185,12 @@ func TestPublishedQualityIsCompares(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synth := p(c.name + ".csv")
-			code, out, errs := run(t, append(c.args, "--schema", schema, "--seed", "5", "--out", synth)...)
-			if code != 0 {
-				t.Fatalf("exit %d\n%s%s", code, out, errs)
-			}
+			out, _ := mustRun(t, append(c.args, "--schema", schema, "--seed", "5", "--out", synth)...)
 			published := publishedFigures(t, out)
 			if !strings.Contains(out, "16 equal-width bins over their declared bounds") {
 				t.Errorf("the quality line does not say how it bins:\n%s", out)
 			}
-			code, cmp, errs := run(t, "compare", p(c.real), synth, "--schema", schema, "--out", p(c.name+"-quality.html"))
-			if code != 0 {
-				t.Fatalf("compare: exit %d\n%s%s", code, cmp, errs)
-			}
+			cmp, _ := mustRun(t, "compare", p(c.real), synth, "--schema", schema, "--out", p(c.name+"-quality.html"))
 			compared := comparedFigures(t, cmp)
 			if published != compared {
 				t.Fatalf("%s printed 1-way %s, 2-way %s; compare printed 1-way %s, 2-way %s", c.name, published[0], published[1], compared[0], compared[1])

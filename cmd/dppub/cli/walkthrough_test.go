@@ -105,16 +105,10 @@ func TestNewUserWalkthrough(t *testing.T) {
 	if _, err := data.LoadSchema(p("dp.json")); err != nil {
 		t.Fatalf("the DP schema does not load: %v", err)
 	}
-	code, out, errs = run(t, "synthesize", "--input", people, "--schema", p("dp.json"), "--rho", "1", "--seed", "3", "--out", p("synth.csv"))
-	if code != 0 {
-		t.Fatalf("synthesize on the DP schema: exit %d\n%s%s", code, out, errs)
-	}
+	mustRun(t, "synthesize", "--input", people, "--schema", p("dp.json"), "--rho", "1", "--seed", "3", "--out", p("synth.csv"))
 
 	// 5. The quality report: JSON on stdout, HTML and JSON files.
-	code, out, errs = run(t, "compare", people, p("synth.csv"), "--schema", p("dp.json"), "--out", p("quality.html"), "--json")
-	if code != 0 {
-		t.Fatalf("compare: exit %d\n%s%s", code, out, errs)
-	}
+	out, _ = mustRun(t, "compare", people, p("synth.csv"), "--schema", p("dp.json"), "--out", p("quality.html"), "--json")
 	checkQualityJSON(t, []byte(out))
 	mentions(t, "quality.html", string(readFile(t, p("quality.html"))), "FOR THE DATA OWNER ONLY", `id="columns"`)
 	written(t, p("quality.json"))
