@@ -452,19 +452,16 @@ func TestVocabularyParses(t *testing.T) {
 		parse func(string) (string, error)
 		ok    bool
 	}{
-		{"laplace", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, true},
-		{"gaussian", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, true},
-		{"Laplace", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, false},
-		{"sound", func(s string) (string, error) { c, err := ParseCalibration(s); return c.String(), err }, true},
-		{"none", func(s string) (string, error) { c, err := ParseCalibration(s); return c.String(), err }, false},
-		{"none", func(s string) (string, error) {
-			c, err := ParseCalibration(s, CalibrationSound, CalibrationNone)
-			return c.String(), err
-		}, true},
-		{"individual", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, true},
-		{"party-columns", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, true},
-		{"row", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, false},
-		{"exact", func(s string) (string, error) { m, err := ParseNoiseMode(s); return m.String(), err }, true},
+		{"laplace", parsesTo(ParseMechanism), true},
+		{"gaussian", parsesTo(ParseMechanism), true},
+		{"Laplace", parsesTo(ParseMechanism), false},
+		{"sound", parsesTo(func(s string) (Calibration, error) { return ParseCalibration(s) }), true},
+		{"none", parsesTo(func(s string) (Calibration, error) { return ParseCalibration(s) }), false},
+		{"none", parsesTo(func(s string) (Calibration, error) { return ParseCalibration(s, CalibrationSound, CalibrationNone) }), true},
+		{"individual", parsesTo(ParseUnit), true},
+		{"party-columns", parsesTo(ParseUnit), true},
+		{"row", parsesTo(ParseUnit), false},
+		{"exact", parsesTo(ParseNoiseMode), true},
 		{"", func(s string) (string, error) { m := NoiseMode(s); return s, m.Check() }, false},
 	}
 	for _, c := range cases {
@@ -477,6 +474,14 @@ func TestVocabularyParses(t *testing.T) {
 				t.Fatalf("error %q does not quote the bad value", err)
 			}
 		})
+	}
+}
+
+// parsesTo is parse with its word read back as a string.
+func parsesTo[T ~string](parse func(string) (T, error)) func(string) (string, error) {
+	return func(s string) (string, error) {
+		w, err := parse(s)
+		return string(w), err
 	}
 }
 

@@ -32,8 +32,6 @@ var neighbours = NewWords("neighbouring relation", NeighboursReplaceOne, Neighbo
 // ParseNeighbours checks a neighbouring relation's name.
 func ParseNeighbours(s string) (Neighbours, error) { return neighbours.Parse(s) }
 
-func (nb Neighbours) String() string { return string(nb) }
-
 // Or is nb, or NeighboursReplaceOne when nb is unset: the relation a
 // setting left empty means.
 func (nb Neighbours) Or() Neighbours { return cmp.Or(nb, NeighboursReplaceOne) }

@@ -20,7 +20,7 @@ func TestParseNeighbours(t *testing.T) {
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := ParseNeighbours(tc.in)
-			if err != nil || got != tc.want || got.String() != tc.in {
+			if err != nil || got != tc.want || string(got) != tc.in {
 				t.Fatalf("ParseNeighbours(%q) = %q, %v", tc.in, got, err)
 			}
 			if got.Describe() != tc.describe || got.PublicCount() != tc.public || got.Check() != nil {

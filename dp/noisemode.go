@@ -27,7 +27,5 @@ var noiseModes = NewWords("noise mode", NoiseInsiderSafe, NoiseExact)
 // ParseNoiseMode reads a noise mode by its name.
 func ParseNoiseMode(s string) (NoiseMode, error) { return noiseModes.Parse(s) }
 
-func (m NoiseMode) String() string { return string(m) }
-
 // Check reports whether m is a known noise mode (ParseNoiseMode).
 func (m NoiseMode) Check() error { return noiseModes.Check(m) }

@@ -19,8 +19,6 @@ const (
 	MechanismGaussian Mechanism = "gaussian"
 )
 
-func (m Mechanism) String() string { return string(m) }
-
 var mechanisms = NewWords("mechanism", MechanismLaplace, MechanismGaussian)
 
 // ParseMechanism checks a mechanism name.
@@ -37,8 +35,6 @@ const (
 	CalibrationPaper Calibration = "paper"
 	CalibrationNone  Calibration = "none"
 )
-
-func (c Calibration) String() string { return string(c) }
 
 // ParseCalibration checks a calibration name against the ones a method
 // offers (default: sound and paper).
@@ -106,8 +102,6 @@ const (
 	// whole individual only the sum over the releases.
 	UnitPartyColumns Unit = "party-columns"
 )
-
-func (u Unit) String() string { return string(u) }
 
 var units = NewWords("privacy unit", UnitRecord, UnitIndividual, UnitPartyColumns)
 

@@ -165,7 +165,7 @@ func TestReportSeededWarnsOnce(t *testing.T) {
 func TestParseStatus(t *testing.T) {
 	for _, s := range statuses {
 		t.Run(string(s), func(t *testing.T) {
-			got, err := ParseStatus(s.String())
+			got, err := ParseStatus(string(s))
 			if err != nil || got != s {
 				t.Fatalf("ParseStatus(%q) = %q, %v", s, got, err)
 			}

@@ -77,8 +77,6 @@ func (m Method) Resolve(sizes []int, parties int) Method {
 	return MethodPaper
 }
 
-func (m Method) String() string { return string(m) }
-
 // Inference chooses how the synthetic records are made from the noisy
 // marginals.
 type Inference string
@@ -110,8 +108,6 @@ const (
 	// instead of 500.
 	OptimizerMomentum Optimizer = "momentum"
 )
-
-func (o Optimizer) String() string { return string(o) }
 
 // ParseOptimizer checks an optimizer's name.
 func ParseOptimizer(v string) (Optimizer, error) {

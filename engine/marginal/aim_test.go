@@ -270,7 +270,7 @@ func TestDefaultWorkload(t *testing.T) {
 
 func TestOptimizer(t *testing.T) {
 	for _, v := range []string{"auto", "mirror-descent", "momentum"} {
-		if o, err := ParseOptimizer(v); err != nil || o.String() != v {
+		if o, err := ParseOptimizer(v); err != nil || string(o) != v {
 			t.Errorf("ParseOptimizer(%q) = %q, %v", v, o, err)
 		}
 	}

@@ -28,8 +28,6 @@ const (
 	PenaltyClipped Penalty = "clipped"
 )
 
-func (p Penalty) String() string { return string(p) }
-
 // ParsePenalty checks a penalty's name.
 func ParsePenalty(v string) (Penalty, error) {
 	return penalties.Parse(v)

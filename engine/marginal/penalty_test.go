@@ -9,7 +9,7 @@ import (
 func TestParsePenalty(t *testing.T) {
 	for _, v := range []string{"aim", "clipped"} {
 		p, err := ParsePenalty(v)
-		if err != nil || p.String() != v {
+		if err != nil || string(p) != v {
 			t.Errorf("ParsePenalty(%q) = %q, %v", v, p, err)
 		}
 	}

@@ -23,8 +23,6 @@ const (
 	SelectPermuteAndFlip SelectMechanism = "permute-and-flip"
 )
 
-func (s SelectMechanism) String() string { return string(s) }
-
 // selections are the words a SelectMechanism may be.
 var selections = dp.NewWords("selection mechanism", SelectExponential, SelectPermuteAndFlip)
 
