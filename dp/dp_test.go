@@ -461,7 +461,7 @@ func TestVocabularyParses(t *testing.T) {
 		{"individual", parsesTo(ParseUnit), true},
 		{"party-columns", parsesTo(ParseUnit), true},
 		{"row", parsesTo(ParseUnit), false},
-		{"exact", parsesTo(ParseNoiseMode), true},
+		{"exact", parsesTo(noiseModes.Parse), true},
 		{"", func(s string) (string, error) { m := NoiseMode(s); return s, m.Check() }, false},
 	}
 	for _, c := range cases {

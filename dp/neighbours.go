@@ -29,9 +29,6 @@ const (
 
 var neighbours = NewWords("neighbouring relation", NeighboursReplaceOne, NeighboursAddRemove)
 
-// ParseNeighbours checks a neighbouring relation's name.
-func ParseNeighbours(s string) (Neighbours, error) { return neighbours.Parse(s) }
-
 // Or is nb, or NeighboursReplaceOne when nb is unset: the relation a
 // setting left empty means.
 func (nb Neighbours) Or() Neighbours { return cmp.Or(nb, NeighboursReplaceOne) }

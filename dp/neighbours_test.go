@@ -19,16 +19,16 @@ func TestParseNeighbours(t *testing.T) {
 		{"add-remove", NeighboursAddRemove, "add/remove neighbours", false},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseNeighbours(tc.in)
+			got, err := neighbours.Parse(tc.in)
 			if err != nil || got != tc.want || string(got) != tc.in {
-				t.Fatalf("ParseNeighbours(%q) = %q, %v", tc.in, got, err)
+				t.Fatalf("parse %q = %q, %v", tc.in, got, err)
 			}
 			if got.Describe() != tc.describe || got.PublicCount() != tc.public || got.Check() != nil {
 				t.Errorf("%q: describe %q, public count %v", got, got.Describe(), got.PublicCount())
 			}
 		})
 	}
-	if _, err := ParseNeighbours("swap"); err == nil || !strings.Contains(err.Error(), `"swap"`) || !strings.Contains(err.Error(), "add-remove") {
+	if _, err := neighbours.Parse("swap"); err == nil || !strings.Contains(err.Error(), `"swap"`) || !strings.Contains(err.Error(), "add-remove") {
 		t.Errorf("unknown relation: %v", err)
 	}
 	var unset Neighbours

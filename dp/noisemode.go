@@ -24,8 +24,5 @@ const (
 
 var noiseModes = NewWords("noise mode", NoiseInsiderSafe, NoiseExact)
 
-// ParseNoiseMode reads a noise mode by its name.
-func ParseNoiseMode(s string) (NoiseMode, error) { return noiseModes.Parse(s) }
-
-// Check reports whether m is a known noise mode (ParseNoiseMode).
+// Check reports whether m is a known noise mode.
 func (m NoiseMode) Check() error { return noiseModes.Check(m) }
