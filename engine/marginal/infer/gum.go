@@ -177,12 +177,8 @@ func (u *updater) fit(t *domain.Marginal, alpha float64, mode GUMMode) {
 }
 
 func checkTarget(sizes []int, t *domain.Marginal) error {
-	want, err := domain.NewMarginal(sizes, t.Attrs)
-	if err != nil {
+	if err := checkFits(sizes, t, "gum: target"); err != nil {
 		return err
-	}
-	if !slices.Equal(want.Attrs, t.Attrs) || !slices.Equal(want.Sizes, t.Sizes) || len(t.Counts) != len(want.Counts) {
-		return fmt.Errorf("infer: gum: target over %v does not fit the domain", t.Attrs)
 	}
 	for _, c := range t.Counts {
 		if !(c >= 0) || math.IsInf(c, 0) {

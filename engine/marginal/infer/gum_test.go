@@ -244,3 +244,34 @@ func firstDiff(a, b []uint16) int {
 	}
 	return -1
 }
+
+// A table whose sizes are another domain's is refused, named as what it
+// was given as: GUM's target or a measurement the model is fitted to.
+func TestRefusesTablesOffTheDomain(t *testing.T) {
+	sizes := []int{3, 5}
+	off, err := domain.NewMarginal([]int{3, 4}, []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off.Counts[0] = 1
+	for _, c := range []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"gum target", func() error {
+			_, err := GUM(context.Background(), sizes, []*domain.Marginal{off}, GUMOptions{Rows: 10, Source: randx.NewSeeded(1)})
+			return err
+		}, "infer: gum: target over [0 1] does not fit the domain"},
+		{"measurement", func() error {
+			_, err := groupMeasurements(sizes, []*Noisy{{Marginal: off, Variance: 1}})
+			return err
+		}, "infer: measurement over [0 1] does not fit the domain"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.run(); err == nil || err.Error() != c.want {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
