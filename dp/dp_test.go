@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/randx"
 	"github.com/google/differential-privacy/go/v3/noise"
 	"gonum.org/v1/gonum/mat"
@@ -446,43 +446,17 @@ func TestDefaultDelta(t *testing.T) {
 	DefaultDelta(0)
 }
 
+// Each of dp's words parses as itself (a calibration among those a
+// method offers: sound and paper unless it says), and anything else is
+// refused by an error quoting it; a noise mode's Check agrees.
 func TestVocabularyParses(t *testing.T) {
-	cases := []struct {
-		in    string
-		parse func(string) (string, error)
-		ok    bool
-	}{
-		{"laplace", parsesTo(ParseMechanism), true},
-		{"gaussian", parsesTo(ParseMechanism), true},
-		{"Laplace", parsesTo(ParseMechanism), false},
-		{"sound", parsesTo(func(s string) (Calibration, error) { return ParseCalibration(s) }), true},
-		{"none", parsesTo(func(s string) (Calibration, error) { return ParseCalibration(s) }), false},
-		{"none", parsesTo(func(s string) (Calibration, error) { return ParseCalibration(s, CalibrationSound, CalibrationNone) }), true},
-		{"individual", parsesTo(ParseUnit), true},
-		{"party-columns", parsesTo(ParseUnit), true},
-		{"row", parsesTo(ParseUnit), false},
-		{"exact", parsesTo(noiseModes.Parse), true},
-		{"", func(s string) (string, error) { m := NoiseMode(s); return s, m.Check() }, false},
-	}
-	for _, c := range cases {
-		t.Run(c.in, func(t *testing.T) {
-			got, err := c.parse(c.in)
-			if c.ok != (err == nil) || (c.ok && got != c.in) {
-				t.Fatalf("parse %q = %q, %v; want ok %v", c.in, got, err, c.ok)
-			}
-			if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.in)) {
-				t.Fatalf("error %q does not quote the bad value", err)
-			}
-		})
-	}
-}
-
-// parsesTo is parse with its word read back as a string.
-func parsesTo[T ~string](parse func(string) (T, error)) func(string) (string, error) {
-	return func(s string) (string, error) {
-		w, err := parse(s)
-		return string(w), err
-	}
+	testenv.CheckWords(t, ParseMechanism, []Mechanism{MechanismLaplace, MechanismGaussian}, "Laplace")
+	testenv.CheckWords(t, func(s string) (Calibration, error) { return ParseCalibration(s) }, []Calibration{CalibrationSound, CalibrationPaper}, "none")
+	testenv.CheckWords(t, func(s string) (Calibration, error) { return ParseCalibration(s, CalibrationSound, CalibrationNone) },
+		[]Calibration{CalibrationSound, CalibrationNone}, "paper")
+	testenv.CheckWords(t, ParseUnit, []Unit{UnitRecord, UnitIndividual, UnitPartyColumns}, "row")
+	testenv.CheckWords(t, noiseModes.Parse, []NoiseMode{NoiseInsiderSafe, NoiseExact}, "", "Exact")
+	testenv.CheckWords(t, func(s string) (NoiseMode, error) { return NoiseMode(s), NoiseMode(s).Check() }, []NoiseMode{NoiseExact}, "")
 }
 
 // TestWordsPrefixAndCheck checks a vocabulary's error names its package

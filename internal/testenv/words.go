@@ -1,0 +1,24 @@
+package testenv
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// CheckWords checks the parser of a typed vocabulary (a dp.Words' Parse,
+// or a package's Parse over one): each of words parses as itself, and
+// each of bad is refused by an error that quotes it.
+func CheckWords[T ~string](tb testing.TB, parse func(string) (T, error), words []T, bad ...string) {
+	tb.Helper()
+	for _, w := range words {
+		if got, err := parse(string(w)); err != nil || got != w {
+			tb.Errorf("parse %q = %q, %v", w, got, err)
+		}
+	}
+	for _, s := range bad {
+		if _, err := parse(s); err == nil || !strings.Contains(err.Error(), strconv.Quote(s)) {
+			tb.Errorf("parse %q: error %v, want one quoting it", s, err)
+		}
+	}
+}
