@@ -15,6 +15,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -269,14 +270,7 @@ func TestDefaultWorkload(t *testing.T) {
 }
 
 func TestOptimizer(t *testing.T) {
-	for _, v := range []string{"auto", "mirror-descent", "momentum"} {
-		if o, err := ParseOptimizer(v); err != nil || string(o) != v {
-			t.Errorf("ParseOptimizer(%q) = %q, %v", v, o, err)
-		}
-	}
-	if _, err := ParseOptimizer("adam"); err == nil || !strings.Contains(err.Error(), `"adam"`) {
-		t.Errorf("ParseOptimizer(adam): %v, want an error quoting it", err)
-	}
+	testenv.CheckWords(t, ParseOptimizer, []Optimizer{OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum}, "adam")
 	// n = 10 000 records: momentum up to σ = 10.
 	cases := []struct {
 		o     Optimizer
