@@ -455,7 +455,7 @@ func TestVocabularyParses(t *testing.T) {
 	testenv.CheckWords(t, func(s string) (Calibration, error) { return ParseCalibration(s, CalibrationSound, CalibrationNone) },
 		[]Calibration{CalibrationSound, CalibrationNone}, "paper")
 	testenv.CheckWords(t, ParseUnit, []Unit{UnitRecord, UnitIndividual, UnitPartyColumns}, "row")
-	testenv.CheckWords(t, noiseModes.Parse, []NoiseMode{NoiseInsiderSafe, NoiseExact}, "", "Exact")
+	testenv.CheckWords(t, ParseNoiseMode, []NoiseMode{NoiseInsiderSafe, NoiseExact}, "", "Exact")
 	testenv.CheckWords(t, func(s string) (NoiseMode, error) { return NoiseMode(s), NoiseMode(s).Check() }, []NoiseMode{NoiseExact}, "")
 }
 

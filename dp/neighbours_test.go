@@ -13,7 +13,7 @@ import (
 // whether n is public, as an unset relation does for replace-one; a
 // command's Only refuses a relation it does not support.
 func TestNeighbours(t *testing.T) {
-	testenv.CheckWords(t, neighbours.Parse, []Neighbours{NeighboursReplaceOne, NeighboursAddRemove}, "swap")
+	testenv.CheckWords(t, ParseNeighbours, []Neighbours{NeighboursReplaceOne, NeighboursAddRemove}, "swap")
 	if _, err := neighbours.Parse("swap"); err == nil || !strings.Contains(err.Error(), "add-remove") {
 		t.Errorf("the refusal does not list the relations: %v", err)
 	}

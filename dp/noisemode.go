@@ -26,3 +26,9 @@ var noiseModes = NewWords("noise mode", NoiseInsiderSafe, NoiseExact)
 
 // Check reports whether m is a known noise mode.
 func (m NoiseMode) Check() error { return noiseModes.Check(m) }
+
+// String returns the word as flags and JSON spell it.
+func (m NoiseMode) String() string { return string(m) }
+
+// ParseNoiseMode reads a noise mode by its name.
+func ParseNoiseMode(s string) (NoiseMode, error) { return noiseModes.Parse(s) }

@@ -129,3 +129,12 @@ func EnumName(typ string, v int, names ...string) string {
 	}
 	return fmt.Sprintf("%s(%d)", typ, v)
 }
+
+// String returns the word as flags and JSON spell it.
+func (m Mechanism) String() string { return string(m) }
+
+// String returns the word as flags and JSON spell it.
+func (c Calibration) String() string { return string(c) }
+
+// String returns the word as flags and JSON spell it.
+func (u Unit) String() string { return string(u) }

@@ -67,3 +67,6 @@ func (s Status) Phrase() string {
 	}
 	return string(s)
 }
+
+// String returns the word as flags and JSON spell it.
+func (s Status) String() string { return string(s) }

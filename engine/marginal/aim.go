@@ -393,3 +393,9 @@ func (a *adaptive) fit(ctx context.Context) error {
 	a.model = m
 	return nil
 }
+
+// String returns the word as flags and JSON spell it.
+func (m Method) String() string { return string(m) }
+
+// String returns the word as flags and JSON spell it.
+func (o Optimizer) String() string { return string(o) }

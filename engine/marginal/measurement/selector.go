@@ -204,3 +204,6 @@ func (l *LocalMeasurer) count(attrs []int) ([]float64, error) {
 	l.cache[k] = m.Counts
 	return m.Counts, nil
 }
+
+// String returns the word as flags and JSON spell it.
+func (s SelectMechanism) String() string { return string(s) }
