@@ -49,6 +49,17 @@ func Split(tb testing.TB, tab *data.Table, m int, seed uint64) []*data.Table {
 // in the statistics file format and read back.
 func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *ownerstats.Statistics {
 	tb.Helper()
+	var back ownerstats.Statistics
+	if err := back.UnmarshalBinary(StatisticsFile(tb, tab, cfg)); err != nil {
+		tb.Fatal(err)
+	}
+	return &back
+}
+
+// StatisticsFile is the content of a statistics file of tab's statistics
+// under cfg.
+func StatisticsFile(tb testing.TB, tab *data.Table, cfg ownerstats.Config) []byte {
+	tb.Helper()
 	st, err := ownerstats.FromTable(tab, cfg)
 	if err != nil {
 		tb.Fatal(err)
@@ -57,11 +68,7 @@ func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *owne
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var back ownerstats.Statistics
-	if err := back.UnmarshalBinary(b); err != nil {
-		tb.Fatal(err)
-	}
-	return &back
+	return b
 }
 
 // ZeroShare is the share of tab's rows whose column col is exactly 0.
