@@ -49,6 +49,15 @@ func (f *Family) AddSound(name, summary string, fastRuns, longRuns int, eps floa
 		Case{Method: name, Expect: Pass})
 }
 
+// AddFixed adds a named audit with the sound calibration only, whose
+// mechanism build makes with no option (its budget is fixed, as its
+// claim states), and its suite case: it passes.
+func (f *Family) AddFixed(name, summary string, fastRuns, longRuns int, build func() (Mechanism, error)) {
+	f.Add(Method{Name: name, Summary: summary, Calibrations: []string{"sound"}, FastRuns: fastRuns, LongRuns: longRuns,
+		Build: func(MethodOptions) (Mechanism, error) { return build() }},
+		Case{Method: name, Expect: Pass})
+}
+
 // AddPipeline adds the whole-pipeline audit "pipeline-"+name
 // (PipelineMethod, taking the extra variants too), whose mechanism build
 // makes for the options' variant (their Calibration), and its suite case:
