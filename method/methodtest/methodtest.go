@@ -11,8 +11,10 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/ownerstats"
+	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -69,6 +71,16 @@ func StatisticsFile(tb testing.TB, tab *data.Table, cfg ownerstats.Config) []byt
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// Accountant is a fresh accountant of party holding budget.
+func Accountant(tb testing.TB, party string, budget dp.Guarantee) *privacy.Accountant {
+	tb.Helper()
+	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: party, Budget: budget})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
 }
 
 // ZeroShare is the share of tab's rows whose column col is exactly 0.
