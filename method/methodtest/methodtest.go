@@ -11,8 +11,10 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/ownerstats"
+	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -49,6 +51,17 @@ func Split(tb testing.TB, tab *data.Table, m int, seed uint64) []*data.Table {
 // in the statistics file format and read back.
 func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *ownerstats.Statistics {
 	tb.Helper()
+	var back ownerstats.Statistics
+	if err := back.UnmarshalBinary(StatisticsFile(tb, tab, cfg)); err != nil {
+		tb.Fatal(err)
+	}
+	return &back
+}
+
+// StatisticsFile is the content of a statistics file of tab's statistics
+// under cfg.
+func StatisticsFile(tb testing.TB, tab *data.Table, cfg ownerstats.Config) []byte {
+	tb.Helper()
 	st, err := ownerstats.FromTable(tab, cfg)
 	if err != nil {
 		tb.Fatal(err)
@@ -57,11 +70,17 @@ func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *owne
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var back ownerstats.Statistics
-	if err := back.UnmarshalBinary(b); err != nil {
+	return b
+}
+
+// Accountant is a fresh accountant of party holding budget.
+func Accountant(tb testing.TB, party string, budget dp.Guarantee) *privacy.Accountant {
+	tb.Helper()
+	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: party, Budget: budget})
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return &back
+	return a
 }
 
 // ZeroShare is the share of tab's rows whose column col is exactly 0.

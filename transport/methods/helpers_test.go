@@ -15,6 +15,7 @@ import (
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/ownerstats"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -116,15 +117,7 @@ func threeRows(t *testing.T) (data.Schema, *data.Table) {
 // statisticsFile is the content of a statistics file of tab under c.
 func statisticsFile(t *testing.T, tab *data.Table, c ownerstats.Config) string {
 	t.Helper()
-	st, err := ownerstats.FromTable(tab, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return string(methodtest.StatisticsFile(t, tab, c))
 }
 
 // adultFile is the built-in Adult table and its file as write writes it.
