@@ -49,6 +49,24 @@ func (f *Family) AddSound(name, summary string, fastRuns, longRuns int, eps floa
 		Case{Method: name, Expect: Pass})
 }
 
+// AddFixed adds a named audit with the sound calibration only, whose
+// mechanism build makes with no option (its budget is fixed, as its
+// claim states), and its suite case: it passes.
+func (f *Family) AddFixed(name, summary string, fastRuns, longRuns int, build func() (Mechanism, error)) {
+	f.Add(Method{Name: name, Summary: summary, Calibrations: []string{"sound"}, FastRuns: fastRuns, LongRuns: longRuns,
+		Build: func(MethodOptions) (Mechanism, error) { return build() }},
+		Case{Method: name, Expect: Pass})
+}
+
+// AddPipeline adds the whole-pipeline audit "pipeline-"+name
+// (PipelineMethod, taking the extra variants too), whose mechanism build
+// makes for the options' variant (their Calibration), and its suite case:
+// the sound pipeline passes.
+func (f *Family) AddPipeline(name, summary string, build func(variant string) (Mechanism, error), extra ...string) {
+	f.Add(PipelineMethod("pipeline-"+name, summary, func(o MethodOptions) (Mechanism, error) { return build(o.Calibration) }, extra...),
+		Case{Method: "pipeline-" + name, Expect: Pass})
+}
+
 // CalibrationVerdict is the verdict a suite case expects of a
 // calibration.
 type CalibrationVerdict struct {

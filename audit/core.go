@@ -34,14 +34,10 @@ func Core() Family {
 		Case{Method: "dp-erm", Options: MethodOptions{Mechanism: "output-logistic"}, Expect: Pass})
 	fam.AddSound("marginal-one-way", "PDP-MVDS/marginal engine: a noisy one-way marginal, Laplace at ε = √(2ρ) (ρ = 0.5)",
 		20_000, 500_000, 1, MarginalOneWay)
-	fam.Add(Method{Name: "marginal-gaussian", Summary: "PDP-MVDS/marginal engine: a noisy 2-way marginal, Gaussian ρ-zCDP (σ = 1), stated as its exact (ε = 1, δ) profile",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(MethodOptions) (Mechanism, error) { return MarginalGaussian() }},
-		Case{Method: "marginal-gaussian", Expect: Pass})
-	fam.Add(Method{Name: "iindif", Summary: "PDP-MVDS Algorithm 1's IInDif pair score (Δ = 2), Gaussian (σ = 2), stated as its exact (ε = 1, δ) profile",
-		Calibrations: []string{"sound"}, FastRuns: 20_000, LongRuns: 500_000,
-		Build: func(MethodOptions) (Mechanism, error) { return IInDifScore() }},
-		Case{Method: "iindif", Expect: Pass})
+	fam.AddFixed("marginal-gaussian", "PDP-MVDS/marginal engine: a noisy 2-way marginal, Gaussian ρ-zCDP (σ = 1), stated as its exact (ε = 1, δ) profile",
+		20_000, 500_000, MarginalGaussian)
+	fam.AddFixed("iindif", "PDP-MVDS Algorithm 1's IInDif pair score (Δ = 2), Gaussian (σ = 2), stated as its exact (ε = 1, δ) profile",
+		20_000, 500_000, IInDifScore)
 	fam.Add(Method{Name: "indif", Summary: "PrivSyn's InDif pair score with Laplace (ε = 2): sound Δ = 6, or privsyn's Δ = 4",
 		Calibrations: []string{"sound", "privsyn"}, FastRuns: 200_000, LongRuns: 2_000_000,
 		Build: func(o MethodOptions) (Mechanism, error) { return InDifScore(o.Calibration, cmp.Or(o.Epsilon, 2)) }},

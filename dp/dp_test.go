@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/randx"
 	"github.com/google/differential-privacy/go/v3/noise"
 	"gonum.org/v1/gonum/mat"
@@ -446,38 +446,17 @@ func TestDefaultDelta(t *testing.T) {
 	DefaultDelta(0)
 }
 
+// Each of dp's words parses as itself (a calibration among those a
+// method offers: sound and paper unless it says), and anything else is
+// refused by an error quoting it; a noise mode's Check agrees.
 func TestVocabularyParses(t *testing.T) {
-	cases := []struct {
-		in    string
-		parse func(string) (string, error)
-		ok    bool
-	}{
-		{"laplace", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, true},
-		{"gaussian", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, true},
-		{"Laplace", func(s string) (string, error) { m, err := ParseMechanism(s); return m.String(), err }, false},
-		{"sound", func(s string) (string, error) { c, err := ParseCalibration(s); return c.String(), err }, true},
-		{"none", func(s string) (string, error) { c, err := ParseCalibration(s); return c.String(), err }, false},
-		{"none", func(s string) (string, error) {
-			c, err := ParseCalibration(s, CalibrationSound, CalibrationNone)
-			return c.String(), err
-		}, true},
-		{"individual", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, true},
-		{"party-columns", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, true},
-		{"row", func(s string) (string, error) { u, err := ParseUnit(s); return u.String(), err }, false},
-		{"exact", func(s string) (string, error) { m, err := ParseNoiseMode(s); return m.String(), err }, true},
-		{"", func(s string) (string, error) { m := NoiseMode(s); return s, m.Check() }, false},
-	}
-	for _, c := range cases {
-		t.Run(c.in, func(t *testing.T) {
-			got, err := c.parse(c.in)
-			if c.ok != (err == nil) || (c.ok && got != c.in) {
-				t.Fatalf("parse %q = %q, %v; want ok %v", c.in, got, err, c.ok)
-			}
-			if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.in)) {
-				t.Fatalf("error %q does not quote the bad value", err)
-			}
-		})
-	}
+	testenv.CheckWords(t, ParseMechanism, []Mechanism{MechanismLaplace, MechanismGaussian}, "Laplace")
+	testenv.CheckWords(t, func(s string) (Calibration, error) { return ParseCalibration(s) }, []Calibration{CalibrationSound, CalibrationPaper}, "none")
+	testenv.CheckWords(t, func(s string) (Calibration, error) { return ParseCalibration(s, CalibrationSound, CalibrationNone) },
+		[]Calibration{CalibrationSound, CalibrationNone}, "paper")
+	testenv.CheckWords(t, ParseUnit, []Unit{UnitRecord, UnitIndividual, UnitPartyColumns}, "row")
+	testenv.CheckWords(t, ParseNoiseMode, []NoiseMode{NoiseInsiderSafe, NoiseExact}, "", "Exact")
+	testenv.CheckWords(t, func(s string) (NoiseMode, error) { return NoiseMode(s), NoiseMode(s).Check() }, []NoiseMode{NoiseExact}, "")
 }
 
 // TestWordsPrefixAndCheck checks a vocabulary's error names its package

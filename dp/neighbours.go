@@ -29,11 +29,6 @@ const (
 
 var neighbours = NewWords("neighbouring relation", NeighboursReplaceOne, NeighboursAddRemove)
 
-// ParseNeighbours checks a neighbouring relation's name.
-func ParseNeighbours(s string) (Neighbours, error) { return neighbours.Parse(s) }
-
-func (nb Neighbours) String() string { return string(nb) }
-
 // Or is nb, or NeighboursReplaceOne when nb is unset: the relation a
 // setting left empty means.
 func (nb Neighbours) Or() Neighbours { return cmp.Or(nb, NeighboursReplaceOne) }
@@ -77,3 +72,9 @@ func (nb Neighbours) Only(command string, supported ...Neighbours) error {
 	}
 	return fmt.Errorf("%s does not support --neighbours %s (supported: %v): its sensitivities are derived for those relations only", command, nb, supported)
 }
+
+// String returns the word as flags and JSON spell it.
+func (nb Neighbours) String() string { return string(nb) }
+
+// ParseNeighbours checks a neighbouring relation's name.
+func ParseNeighbours(s string) (Neighbours, error) { return neighbours.Parse(s) }

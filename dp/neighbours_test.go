@@ -5,31 +5,32 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/randx"
 )
 
-func TestParseNeighbours(t *testing.T) {
+// The two relations parse as themselves, describe themselves and say
+// whether n is public, as an unset relation does for replace-one; a
+// command's Only refuses a relation it does not support.
+func TestNeighbours(t *testing.T) {
+	testenv.CheckWords(t, ParseNeighbours, []Neighbours{NeighboursReplaceOne, NeighboursAddRemove}, "swap")
+	if _, err := neighbours.Parse("swap"); err == nil || !strings.Contains(err.Error(), "add-remove") {
+		t.Errorf("the refusal does not list the relations: %v", err)
+	}
 	for _, tc := range []struct {
-		in       string
-		want     Neighbours
+		nb       Neighbours
 		describe string
 		public   bool
 	}{
-		{"replace-one", NeighboursReplaceOne, "replace-one neighbours, n public", true},
-		{"add-remove", NeighboursAddRemove, "add/remove neighbours", false},
+		{NeighboursReplaceOne, "replace-one neighbours, n public", true},
+		{NeighboursAddRemove, "add/remove neighbours", false},
+		{"", "replace-one neighbours, n public", true},
 	} {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseNeighbours(tc.in)
-			if err != nil || got != tc.want || got.String() != tc.in {
-				t.Fatalf("ParseNeighbours(%q) = %q, %v", tc.in, got, err)
-			}
-			if got.Describe() != tc.describe || got.PublicCount() != tc.public || got.Check() != nil {
-				t.Errorf("%q: describe %q, public count %v", got, got.Describe(), got.PublicCount())
+		t.Run(string(tc.nb), func(t *testing.T) {
+			if nb := tc.nb; nb.Describe() != tc.describe || nb.PublicCount() != tc.public || nb.Check() != nil {
+				t.Errorf("%q: describe %q, public count %v, check %v", nb, nb.Describe(), nb.PublicCount(), nb.Check())
 			}
 		})
-	}
-	if _, err := ParseNeighbours("swap"); err == nil || !strings.Contains(err.Error(), `"swap"`) || !strings.Contains(err.Error(), "add-remove") {
-		t.Errorf("unknown relation: %v", err)
 	}
 	var unset Neighbours
 	if unset.Or() != NeighboursReplaceOne || !unset.PublicCount() || unset.Check() != nil || unset.Neighbouring() != UnitRecord.Neighbouring() {

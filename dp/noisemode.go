@@ -24,10 +24,11 @@ const (
 
 var noiseModes = NewWords("noise mode", NoiseInsiderSafe, NoiseExact)
 
-// ParseNoiseMode reads a noise mode by its name.
-func ParseNoiseMode(s string) (NoiseMode, error) { return noiseModes.Parse(s) }
+// Check reports whether m is a known noise mode.
+func (m NoiseMode) Check() error { return noiseModes.Check(m) }
 
+// String returns the word as flags and JSON spell it.
 func (m NoiseMode) String() string { return string(m) }
 
-// Check reports whether m is a known noise mode (ParseNoiseMode).
-func (m NoiseMode) Check() error { return noiseModes.Check(m) }
+// ParseNoiseMode reads a noise mode by its name.
+func ParseNoiseMode(s string) (NoiseMode, error) { return noiseModes.Parse(s) }

@@ -19,8 +19,6 @@ const (
 	MechanismGaussian Mechanism = "gaussian"
 )
 
-func (m Mechanism) String() string { return string(m) }
-
 var mechanisms = NewWords("mechanism", MechanismLaplace, MechanismGaussian)
 
 // ParseMechanism checks a mechanism name.
@@ -37,8 +35,6 @@ const (
 	CalibrationPaper Calibration = "paper"
 	CalibrationNone  Calibration = "none"
 )
-
-func (c Calibration) String() string { return string(c) }
 
 // ParseCalibration checks a calibration name against the ones a method
 // offers (default: sound and paper).
@@ -107,8 +103,6 @@ const (
 	UnitPartyColumns Unit = "party-columns"
 )
 
-func (u Unit) String() string { return string(u) }
-
 var units = NewWords("privacy unit", UnitRecord, UnitIndividual, UnitPartyColumns)
 
 // ParseUnit checks a privacy unit's name.
@@ -135,3 +129,12 @@ func EnumName(typ string, v int, names ...string) string {
 	}
 	return fmt.Sprintf("%s(%d)", typ, v)
 }
+
+// String returns the word as flags and JSON spell it.
+func (m Mechanism) String() string { return string(m) }
+
+// String returns the word as flags and JSON spell it.
+func (c Calibration) String() string { return string(c) }
+
+// String returns the word as flags and JSON spell it.
+func (u Unit) String() string { return string(u) }

@@ -3,6 +3,7 @@ package method_test
 import (
 	"testing"
 
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/method"
@@ -72,5 +73,32 @@ func TestRefuseAdaptive(t *testing.T) {
 		if err := st.RefuseAdaptive("no"); err != nil {
 			t.Errorf("%+v with its word defaults refused: %v", st, err)
 		}
+	}
+}
+
+// A command refuses, by the key neighbours, a relation it does not
+// support and one that does not exist, like a split that cannot run the
+// adaptive method; the relations it supports (the default among them)
+// pass.
+func TestCheckNeighbours(t *testing.T) {
+	for _, c := range []struct {
+		nb   dp.Neighbours
+		want string // "" for accepted
+	}{
+		{"", ""},
+		{dp.NeighboursReplaceOne, ""},
+		{dp.NeighboursAddRemove, "synthesize-rows does not support --neighbours add-remove (supported: [replace-one])"},
+		{"swap", `unknown neighbouring relation "swap"`},
+	} {
+		t.Run(string(c.nb), func(t *testing.T) {
+			err := method.CheckNeighbours("synthesize-rows", c.nb, dp.NeighboursReplaceOne)
+			if c.want == "" {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			methodtest.FieldMistake(t, err, "neighbours", c.want)
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/internal/testenv"
 )
 
 // accountant returns a party's accountant with the charges spent.
@@ -163,21 +164,13 @@ func TestReportSeededWarnsOnce(t *testing.T) {
 }
 
 func TestParseStatus(t *testing.T) {
+	testenv.CheckWords(t, ParseStatus, statuses, "fine")
 	for _, s := range statuses {
-		t.Run(string(s), func(t *testing.T) {
-			got, err := ParseStatus(s.String())
-			if err != nil || got != s {
-				t.Fatalf("ParseStatus(%q) = %q, %v", s, got, err)
-			}
-			if s.Phrase() == "" {
-				t.Fatal("no phrase")
-			}
-		})
+		if s.Phrase() == "" {
+			t.Errorf("status %q has no phrase", s)
+		}
 	}
 	t.Run("unknown", func(t *testing.T) {
-		if _, err := ParseStatus("fine"); err == nil || !strings.Contains(err.Error(), `"fine"`) {
-			t.Fatalf("unknown status accepted or unquoted: %v", err)
-		}
 		var r Report
 		if err := json.Unmarshal([]byte(`{"guarantee_status": "fine"}`), &r); err == nil {
 			t.Fatal("a report with an unknown status read back")

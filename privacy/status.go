@@ -35,8 +35,6 @@ const (
 // actual figure leads; the headline still names the uncovered parts.
 var statuses = []Status{NoneSeeded, NotStandardDP, ExceedsClaim, NotDP, Holds}
 
-func (s Status) String() string { return string(s) }
-
 // ParseStatus checks a status name.
 func ParseStatus(s string) (Status, error) {
 	return dp.NewWords("guarantee status", statuses...).In("privacy").Parse(s)
@@ -69,3 +67,6 @@ func (s Status) Phrase() string {
 	}
 	return string(s)
 }
+
+// String returns the word as flags and JSON spell it.
+func (s Status) String() string { return string(s) }

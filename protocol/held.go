@@ -40,13 +40,20 @@ func (h *Held) StartAfter(out []Envelope, r Role) ([]Envelope, error) {
 func (h *Held) Replay(r Role) ([]Envelope, error) {
 	msgs := h.msgs
 	h.msgs = nil
+	return HandleEach(msgs, r.Handle)
+}
+
+// HandleEach hands the envelopes es in their order to handle (a role's
+// Handle, or a wrapper of it) and gathers what it sends; at the first
+// error it stops and returns nothing else.
+func HandleEach(es []Envelope, handle func(Envelope) ([]Envelope, error)) ([]Envelope, error) {
 	var out []Envelope
-	for _, e := range msgs {
-		o, err := r.Handle(e)
+	for _, e := range es {
+		more, err := handle(e)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, o...)
+		out = append(out, more...)
 	}
 	return out, nil
 }

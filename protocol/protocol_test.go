@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -66,6 +67,29 @@ func TestRunLocalReportsStuckRoles(t *testing.T) {
 	_, err := RunLocal(context.Background(), a, b)
 	if err == nil || !strings.Contains(err.Error(), "a, b not done") {
 		t.Fatalf("want a stuck-roles error, got %v", err)
+	}
+}
+
+// HandleEach answers the envelopes in their order, each answer after the
+// ones before it, and stops at the first error with nothing else.
+func TestHandleEachKeepsOrderAndStopsAtAnError(t *testing.T) {
+	es := []Envelope{{From: "a"}, {From: "b"}, {From: "c"}}
+	echo := func(e Envelope) ([]Envelope, error) {
+		if e.From == "fail" {
+			return nil, errors.New("refused")
+		}
+		return []Envelope{{To: e.From}, {To: e.From + "2"}}, nil
+	}
+	out, err := HandleEach(es, echo)
+	var to []string
+	for _, e := range out {
+		to = append(to, e.To)
+	}
+	if err != nil || strings.Join(to, " ") != "a a2 b b2 c c2" {
+		t.Fatalf("answers %v, %v", to, err)
+	}
+	if out, err := HandleEach(append(es, Envelope{From: "fail"}), echo); err == nil || out != nil {
+		t.Fatalf("an error gave %d envelopes and %v", len(out), err)
 	}
 }
 

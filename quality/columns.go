@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/utility"
 )
 
 // Column compares one attribute's distributions.
@@ -57,11 +58,10 @@ func compareColumns(real, synth *data.Table, bins int) []Column {
 		c.TVD = tvd(c.Real, c.Synth)
 		if a.Kind == data.Numeric {
 			r, s := clampedSorted(real, j, a), clampedSorted(synth, j, a)
-			w1, ks := w1KS(r, s)
-			w1 /= a.Max - a.Min
-			c.W1, c.KS = &w1, &ks
+			d := utility.NumericDistanceOf(a, utility.Histogram(r), s)
+			c.W1, c.KS = &d.W1Range, &d.KS
 			c.RealRange, c.SynthRange = &[2]float64{r[0], r[len(r)-1]}, &[2]float64{s[0], s[len(s)-1]}
-			splitPointMass(&c, real, synth, j, a, bins, r, s)
+			splitPointMass(&c, a, bins, d)
 		}
 		out[j] = c
 	}
@@ -71,47 +71,19 @@ func compareColumns(real, synth *data.Table, bins int) []Column {
 // splitPointMass gives the column's point mass, if it has one, a bar of
 // its own: on equal-width bins alone a column that is 0 in 99 % of rows
 // and a synthetic column with no zero at all can look the same, all in
-// the first bin. r and s are the sorted values.
-func splitPointMass(c *Column, real, synth *data.Table, j int, a data.Attribute, bins int, r, s []float64) {
-	v, n := mode(r)
-	share := float64(n) / float64(len(r))
-	if share < PointMassShare {
+// the first bin. d compares the column's values.
+func splitPointMass(c *Column, a data.Attribute, bins int, d utility.NumericDistance) {
+	if d.RealMass < PointMassShare {
 		return
 	}
-	pm := &PointMass{Value: v, Real: share, Synth: float64(count(s, v)) / float64(len(s))}
+	pm := &PointMass{Value: d.Mode, Real: d.RealMass, Synth: d.SynthMass}
 	c.PointMass = pm
-	k := cell(a, v, bins)
-	c.Labels = append([]string{"= " + strconv.FormatFloat(v, 'g', 6, 64)}, c.Labels...)
+	k := cell(a, d.Mode, bins)
+	c.Labels = append([]string{"= " + strconv.FormatFloat(d.Mode, 'g', 6, 64)}, c.Labels...)
 	c.Real = append([]float64{pm.Real}, c.Real...)
 	c.Synth = append([]float64{pm.Synth}, c.Synth...)
 	c.Real[k+1] -= pm.Real
 	c.Synth[k+1] -= pm.Synth
-}
-
-// mode is the most frequent value of sorted values and its count.
-func mode(sorted []float64) (float64, int) {
-	best, bestN := sorted[0], 0
-	for i := 0; i < len(sorted); {
-		k := i
-		for k < len(sorted) && sorted[k] == sorted[i] {
-			k++
-		}
-		if k-i > bestN {
-			best, bestN = sorted[i], k-i
-		}
-		i = k
-	}
-	return best, bestN
-}
-
-// count is how many of sorted values equal v.
-func count(sorted []float64, v float64) int {
-	lo, _ := slices.BinarySearch(sorted, v)
-	hi := lo
-	for hi < len(sorted) && sorted[hi] == v {
-		hi++
-	}
-	return hi - lo
 }
 
 // columnWarnings says where a numeric column's point mass or range is
@@ -190,31 +162,4 @@ func clampedSorted(t *data.Table, j int, a data.Attribute) []float64 {
 	}
 	slices.Sort(v)
 	return v
-}
-
-// w1KS returns ∫|F−G| and sup|F−G| of the empirical distribution
-// functions of two sorted samples, by one merge.
-func w1KS(x, y []float64) (w1, ks float64) {
-	i, k := 0, 0
-	prev := math.Min(x[0], y[0])
-	for i < len(x) || k < len(y) {
-		var v float64
-		switch {
-		case k >= len(y) || (i < len(x) && x[i] <= y[k]):
-			v = x[i]
-		default:
-			v = y[k]
-		}
-		gap := math.Abs(float64(i)/float64(len(x)) - float64(k)/float64(len(y)))
-		w1 += gap * (v - prev)
-		for i < len(x) && x[i] == v {
-			i++
-		}
-		for k < len(y) && y[k] == v {
-			k++
-		}
-		ks = math.Max(ks, math.Abs(float64(i)/float64(len(x))-float64(k)/float64(len(y))))
-		prev = v
-	}
-	return w1, ks
 }

@@ -77,8 +77,6 @@ func (m Method) Resolve(sizes []int, parties int) Method {
 	return MethodPaper
 }
 
-func (m Method) String() string { return string(m) }
-
 // Inference chooses how the synthetic records are made from the noisy
 // marginals.
 type Inference string
@@ -110,8 +108,6 @@ const (
 	// instead of 500.
 	OptimizerMomentum Optimizer = "momentum"
 )
-
-func (o Optimizer) String() string { return string(o) }
 
 // ParseOptimizer checks an optimizer's name.
 func ParseOptimizer(v string) (Optimizer, error) {
@@ -397,3 +393,9 @@ func (a *adaptive) fit(ctx context.Context) error {
 	a.model = m
 	return nil
 }
+
+// String returns the word as flags and JSON spell it.
+func (m Method) String() string { return string(m) }
+
+// String returns the word as flags and JSON spell it.
+func (o Optimizer) String() string { return string(o) }

@@ -15,6 +15,7 @@ import (
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
 	"github.com/dppub/dppub/engine/marginal/measurement"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -269,14 +270,7 @@ func TestDefaultWorkload(t *testing.T) {
 }
 
 func TestOptimizer(t *testing.T) {
-	for _, v := range []string{"auto", "mirror-descent", "momentum"} {
-		if o, err := ParseOptimizer(v); err != nil || o.String() != v {
-			t.Errorf("ParseOptimizer(%q) = %q, %v", v, o, err)
-		}
-	}
-	if _, err := ParseOptimizer("adam"); err == nil || !strings.Contains(err.Error(), `"adam"`) {
-		t.Errorf("ParseOptimizer(adam): %v, want an error quoting it", err)
-	}
+	testenv.CheckWords(t, ParseOptimizer, []Optimizer{OptimizerAuto, OptimizerMirrorDescent, OptimizerMomentum}, "adam")
 	// n = 10 000 records: momentum up to σ = 10.
 	cases := []struct {
 		o     Optimizer
@@ -389,35 +383,12 @@ func TestAdaptiveTreeStartSpans(t *testing.T) {
 // exact here) and {1, 2} or {0, 2} 210 (triangulated again, sharing an
 // attribute with the pick).
 func TestNarrowKeepsBatchWithinCap(t *testing.T) {
-	sizes := []int{10, 10, 10, 10}
-	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}}, model: modelOver(t, sizes, [][]int{{0}, {1}, {2}, {3}}, 100)}
-	cands := [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}
-	base := measurement.SelectQuery{Candidates: cands}
-	for range cands {
-		base.Weights = append(base.Weights, 1)
-		base.Estimates = append(base.Estimates, make([]float64, 100))
-		base.Penalties = append(base.Penalties, 0)
-	}
-	growth := []float64{80, 80, 80, 80}
-	picks := []pick{{attrs: []int{0, 1}}}
-	for _, c := range []struct {
-		limit float64
-		want  [][]int
-	}{
+	a := narrowRun(t, [][]int{{0}, {1}, {2}, {3}})
+	checkNarrow(t, a, [][]int{{0, 1}, {2, 3}, {1, 2}, {0, 2}}, []float64{80, 80, 80, 80}, []pick{{attrs: []int{0, 1}}}, []narrowCase{
 		{150, nil},
 		{205, [][]int{{2, 3}}},
 		{250, [][]int{{2, 3}, {1, 2}, {0, 2}}},
-	} {
-		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
-			q := a.narrow(base, growth, picks, c.limit, 1)
-			if !slices.EqualFunc(q.Candidates, c.want, slices.Equal) {
-				t.Errorf("offered %v, want %v", q.Candidates, c.want)
-			}
-			if len(q.Weights) != len(q.Candidates) || len(q.Estimates) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
-				t.Errorf("query of %d candidates has %d weights, %d estimates, %d penalties", len(q.Candidates), len(q.Weights), len(q.Estimates), len(q.Penalties))
-			}
-		})
-	}
+	})
 }
 
 // On a narrow table a candidate that shares no attribute with the batch's
@@ -428,28 +399,50 @@ func TestNarrowKeepsBatchWithinCap(t *testing.T) {
 // (2 000 cells). The old disjoint estimate (300 + 100) offered it under a
 // limit of 500.
 func TestNarrowTriangulatesDisjointCandidates(t *testing.T) {
-	sizes := []int{10, 10, 10, 10}
-	a := &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}},
-		model: modelOver(t, sizes, [][]int{{0, 1}, {2, 3}}, 100)}
-	cands := [][]int{{1, 2}, {0, 3}}
-	base := measurement.SelectQuery{Candidates: cands, Weights: []float64{1, 1},
-		Estimates: [][]float64{make([]float64, 100), make([]float64, 100)}, Penalties: []float64{0, 0}}
+	a := narrowRun(t, [][]int{{0, 1}, {2, 3}})
 	growth := []float64{100, 100}
-	if g := infer.ModelCells(sizes, [][]int{{0, 1}, {2, 3}, {0, 3}}) - a.model.Cells(); g != growth[1] {
+	if g := infer.ModelCells(a.o.Domain.Sizes(), [][]int{{0, 1}, {2, 3}, {0, 3}}) - a.model.Cells(); g != growth[1] {
 		t.Fatalf("{0, 3} alone grows the model by %v cells, want %v", g, growth[1])
 	}
-	picks := []pick{{attrs: []int{1, 2}}}
-	for _, c := range []struct {
-		limit float64
-		want  [][]int
-	}{
+	checkNarrow(t, a, [][]int{{1, 2}, {0, 3}}, growth, []pick{{attrs: []int{1, 2}}}, []narrowCase{
 		{500, nil},
 		{2000, [][]int{{0, 3}}},
-	} {
+	})
+}
+
+// narrowRun is an adaptive run over four attributes of 10 values whose
+// model holds sets (modelOver, 100 records).
+func narrowRun(t *testing.T, sets [][]int) *adaptive {
+	sizes := []int{10, 10, 10, 10}
+	return &adaptive{engine: &engine{o: Options{Domain: sizedDomain(t, sizes)}}, model: modelOver(t, sizes, sets, 100)}
+}
+
+// narrowCase is a cap on the model's cells and the candidates a batch is
+// offered under it.
+type narrowCase struct {
+	limit float64
+	want  [][]int
+}
+
+// checkNarrow checks that under each case's cap a.narrow offers the
+// candidates the case wants of cands (each of weight 1, over 100 cells,
+// with no penalty, growing the model alone by growth) after the batch's
+// picks, in a query whose weights, estimates and penalties match them.
+func checkNarrow(t *testing.T, a *adaptive, cands [][]int, growth []float64, picks []pick, cases []narrowCase) {
+	base := measurement.SelectQuery{Candidates: cands}
+	for range cands {
+		base.Weights = append(base.Weights, 1)
+		base.Estimates = append(base.Estimates, make([]float64, 100))
+		base.Penalties = append(base.Penalties, 0)
+	}
+	for _, c := range cases {
 		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
 			q := a.narrow(base, growth, picks, c.limit, 1)
 			if !slices.EqualFunc(q.Candidates, c.want, slices.Equal) {
 				t.Errorf("offered %v, want %v", q.Candidates, c.want)
+			}
+			if len(q.Weights) != len(q.Candidates) || len(q.Estimates) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
+				t.Errorf("query of %d candidates has %d weights, %d estimates, %d penalties", len(q.Candidates), len(q.Weights), len(q.Estimates), len(q.Penalties))
 			}
 		})
 	}

@@ -28,8 +28,6 @@ const (
 	PenaltyClipped Penalty = "clipped"
 )
 
-func (p Penalty) String() string { return string(p) }
-
 // ParsePenalty checks a penalty's name.
 func ParsePenalty(v string) (Penalty, error) {
 	return penalties.Parse(v)
@@ -67,3 +65,6 @@ func clippedError(x, sigma float64) float64 {
 	t := x / sigma
 	return sigma/math.Sqrt(2*math.Pi)*(2-math.Exp(-t*t/2)) + x*0.5*math.Erfc(t/math.Sqrt2)
 }
+
+// String returns the word as flags and JSON spell it.
+func (p Penalty) String() string { return string(p) }

@@ -4,18 +4,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/dppub/dppub/internal/testenv"
 )
 
 func TestParsePenalty(t *testing.T) {
-	for _, v := range []string{"aim", "clipped"} {
-		p, err := ParsePenalty(v)
-		if err != nil || p.String() != v {
-			t.Errorf("ParsePenalty(%q) = %q, %v", v, p, err)
-		}
-	}
-	if _, err := ParsePenalty("halved"); err == nil {
-		t.Error(`ParsePenalty("halved") accepted`)
-	}
+	testenv.CheckWords(t, ParsePenalty, []Penalty{PenaltyAIM, PenaltyClipped}, "halved")
 	o := AdaptiveOptions{Penalty: "halved"}
 	if err := o.defaults(10, 50000, 1); err == nil {
 		t.Error("an unknown penalty passed the adaptive defaults")

@@ -43,6 +43,9 @@ func (r *recorder) Skipf(format string, args ...any) {
 func (r *recorder) Fatalf(format string, args ...any) {
 	r.msg = fmt.Sprintf(format, args...)
 }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.msg = fmt.Sprintf(format, args...)
+}
 
 func TestSharedDataSkipsWhenAbsent(t *testing.T) {
 	rec := &recorder{TB: t}

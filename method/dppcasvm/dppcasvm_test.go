@@ -16,32 +16,16 @@ import (
 // A setting that does not apply to a method is refused, and the others
 // are checked and named by their keys.
 func TestValidatePerMethod(t *testing.T) {
-	cases := []struct {
-		name string
-		m    dppca.Method
-		set  func(*Settings)
-		key  string
-		want string
-	}{
-		{"delta on a pure method", dppca.DPPCASVM, func(s *Settings) { s.Delta = 1e-5 }, "delta", "does not apply to dppca-svm"},
-		{"share on pca-dpsvm", dppca.PCADPSVM, func(s *Settings) { s.ComponentShare = 0.3 }, "component_share", "does not apply"},
-		{"objective on pca-dpsvm", dppca.PCADPSVM, func(s *Settings) { s.DPSVM = Objective }, "dp_svm", "does not apply"},
-		{"epsilon", dppca.AGSVM, func(s *Settings) { s.Epsilon = 0 }, "epsilon", "must be positive"},
-		{"scaling", dppca.DPPCASVM, func(s *Settings) { s.Scaling = "minmax" }, "scaling", `"minmax"`},
-		{"share", dppca.DPPCASVM, func(s *Settings) { s.ComponentShare = 1 }, "component_share", "(0, 1)"},
-		{"dp svm", dppca.ModSuLQSVM, func(s *Settings) { s.DPSVM = "input" }, "dp_svm", `"input"`},
-		{"calibration", dppca.DPPCASVM, func(s *Settings) { s.Calibration = "loose" }, "calibration", `"loose"`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			st := New(c.m)
-			st.Epsilon = 1
-			c.set(st)
-			st.SetDefaults()
-			err := st.Validate()
-			methodtest.FieldMistake(t, err, c.key, c.want)
-		})
-	}
+	methodtest.CheckMistakes(t, []methodtest.Mistake[Settings]{
+		methodtest.Wrong("delta on a pure method", withEpsilon(dppca.DPPCASVM, func(s *Settings) { s.Delta = 1e-5 }), "delta", "does not apply to dppca-svm"),
+		methodtest.Wrong("share on pca-dpsvm", withEpsilon(dppca.PCADPSVM, func(s *Settings) { s.ComponentShare = 0.3 }), "component_share", "does not apply"),
+		methodtest.Wrong("objective on pca-dpsvm", withEpsilon(dppca.PCADPSVM, func(s *Settings) { s.DPSVM = Objective }), "dp_svm", "does not apply"),
+		methodtest.Wrong("epsilon", withEpsilon(dppca.AGSVM, func(s *Settings) { s.Epsilon = 0 }), "epsilon", "must be positive"),
+		methodtest.Wrong("scaling", withEpsilon(dppca.DPPCASVM, func(s *Settings) { s.Scaling = "minmax" }), "scaling", `"minmax"`),
+		methodtest.Wrong("share", withEpsilon(dppca.DPPCASVM, func(s *Settings) { s.ComponentShare = 1 }), "component_share", "(0, 1)"),
+		methodtest.Wrong("dp svm", withEpsilon(dppca.ModSuLQSVM, func(s *Settings) { s.DPSVM = "input" }), "dp_svm", `"input"`),
+		methodtest.Wrong("calibration", withEpsilon(dppca.DPPCASVM, func(s *Settings) { s.Calibration = "loose" }), "calibration", `"loose"`),
+	})
 	for _, m := range dppca.Methods {
 		st := New(m)
 		st.Epsilon = 1
@@ -56,6 +40,14 @@ func TestValidatePerMethod(t *testing.T) {
 	if _, err := For("svm"); err == nil || !strings.Contains(err.Error(), `"svm"`) {
 		t.Errorf("unknown method: %v", err)
 	}
+}
+
+// withEpsilon are method m's settings at ε = 1, then changed by set.
+func withEpsilon(m dppca.Method, set func(*Settings)) Settings {
+	st := New(m)
+	st.Epsilon = 1
+	set(st)
+	return *st
 }
 
 // A Gaussian method's run takes δ = 1/n² by default and publishes the

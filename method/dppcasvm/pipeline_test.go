@@ -11,6 +11,7 @@ import (
 	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/learn"
 	"github.com/dppub/dppub/method/dppcasvm/dppca"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -27,7 +28,16 @@ func dppcaSplit(tb testing.TB, name string, seed uint64) (train, test *data.Tabl
 	return train, test
 }
 
+// testAccuracy is the accuracy of res's model on test.
 func testAccuracy(t *testing.T, res *Published, test *data.Table) float64 {
+	t.Helper()
+	acc, _ := testScores(t, res, test)
+	return acc
+}
+
+// testScores are the accuracy of res's model on test and the share of
+// test's most common class (the accuracy of always predicting it).
+func testScores(t *testing.T, res *Published, test *data.Table) (acc, majority float64) {
 	t.Helper()
 	pred, err := res.Model.Apply(test)
 	if err != nil {
@@ -37,7 +47,7 @@ func testAccuracy(t *testing.T, res *Published, test *data.Table) float64 {
 	if err != nil || !ok {
 		t.Fatalf("truth: %v %v", ok, err)
 	}
-	return learn.Accuracy(pred, truth)
+	return learn.Accuracy(pred, truth), learn.MajorityShare(truth)
 }
 
 func joined(s []string) string { return strings.Join(s, " | ") }
@@ -199,5 +209,40 @@ func TestDPPCASVMShuttle(t *testing.T) {
 		paper.Fit.Components.K, acc, sound.Fit.Components.K, testAccuracy(t, sound, test))
 	if acc < 0.93 {
 		t.Errorf("paper calibration accuracy %.4f, want ≈ 0.955", acc)
+	}
+}
+
+// DPPCA-SVM on WDBC at ε = 0.1 does no better than the majority class
+// on its own training rows, which the owner's terminal must say; at ε = 4
+// it does better. (The published report's warning that the components
+// are mostly noise is dppca.NoiseWarning, tested in method/dppcasvm/dppca and
+// dppcasvm.go.)
+func TestClassifierWarning(t *testing.T) {
+	tab := methodtest.Table(t, "wdbc")
+	for _, c := range []struct {
+		name string
+		eps  float64
+		warn bool
+	}{
+		{"wdbc at eps 0.1", 0.1, true},
+		{"wdbc at eps 4", 4, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Publish(Options{Method: dppca.DPPCASVM, Table: tab, Label: "diagnosis", Epsilon: c.eps, Source: randx.NewSeeded(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			acc, maj := testScores(t, res, tab)
+			cw := ClassifierWarning(acc, maj)
+			if got := cw != ""; got != c.warn {
+				t.Fatalf("accuracy %.3f, majority %.3f: warns %v, want %v: %q", acc, maj, got, c.warn, cw)
+			}
+			if c.warn && !strings.Contains(cw, "no better than always predicting the most common class") {
+				t.Errorf("classifier warning %q", cw)
+			}
+		})
+	}
+	if ClassifierWarning(0.9, 0.6) != "" || ClassifierWarning(0.6, 0.6) == "" {
+		t.Error("ClassifierWarning's threshold")
 	}
 }

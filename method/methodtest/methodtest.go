@@ -11,8 +11,10 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/datasets"
+	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/ownerstats"
+	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -44,8 +46,20 @@ func Split(tb testing.TB, tab *data.Table, m int, seed uint64) []*data.Table {
 	return owners
 }
 
-// StatisticsFile is the content of the statistics file of tab under cfg,
-// as `dppub statistics` or the Beam pipeline writes it.
+// FileStatistics are tab's statistics under cfg as an owner brings them
+// from elsewhere (the Beam pipeline, a statistics file): computed, written
+// in the statistics file format and read back.
+func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *ownerstats.Statistics {
+	tb.Helper()
+	var back ownerstats.Statistics
+	if err := back.UnmarshalBinary(StatisticsFile(tb, tab, cfg)); err != nil {
+		tb.Fatal(err)
+	}
+	return &back
+}
+
+// StatisticsFile is the content of a statistics file of tab's statistics
+// under cfg.
 func StatisticsFile(tb testing.TB, tab *data.Table, cfg ownerstats.Config) []byte {
 	tb.Helper()
 	st, err := ownerstats.FromTable(tab, cfg)
@@ -59,16 +73,14 @@ func StatisticsFile(tb testing.TB, tab *data.Table, cfg ownerstats.Config) []byt
 	return b
 }
 
-// FileStatistics are tab's statistics under cfg as an owner brings them
-// from elsewhere (the Beam pipeline, a statistics file): computed, written
-// in the statistics file format and read back.
-func FileStatistics(tb testing.TB, tab *data.Table, cfg ownerstats.Config) *ownerstats.Statistics {
+// Accountant is a fresh accountant of party holding budget.
+func Accountant(tb testing.TB, party string, budget dp.Guarantee) *privacy.Accountant {
 	tb.Helper()
-	var back ownerstats.Statistics
-	if err := back.UnmarshalBinary(StatisticsFile(tb, tab, cfg)); err != nil {
+	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: party, Budget: budget})
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return &back
+	return a
 }
 
 // ZeroShare is the share of tab's rows whose column col is exactly 0.

@@ -16,7 +16,6 @@ import (
 	"github.com/dppub/dppub/method"
 	pdpmvdsspec "github.com/dppub/dppub/method/pdpmvds"
 	pdpmvds "github.com/dppub/dppub/method/pdpmvds/roles"
-	"github.com/dppub/dppub/method/synthesize"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/protocol"
 	"github.com/dppub/dppub/randx"
@@ -31,10 +30,7 @@ import (
 // columns alone sends no edges and spends nothing.
 func TestPDPMVDSPartyChoosesCuts(t *testing.T) {
 	tab := adultRows(t, 2000)
-	parts, err := synthesize.VerticalSplit(tab, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := columnParties(t, tab, 3)
 	rhos := []float64{0.4, 0.8, 1.2}
 	st := pdpmvdsspec.Settings{Records: tab.Len(), Budgets: map[string]float64{}, EngineSettings: method.EngineSettings{BinShare: 0.1}}
 	sess := &pdpmvdsspec.Session{Header: method.Header{ID: "bins", Coordinator: "synth"}, Settings: st, Third: "s"}
@@ -133,10 +129,7 @@ func TestPDPMVDSPartyChoosesCuts(t *testing.T) {
 // of categorical columns, and each stays within its budget.
 func TestPDPMVDSBinsKeepZeros(t *testing.T) {
 	tab := adultRows(t, 3000)
-	parts, err := synthesize.VerticalSplit(tab, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := columnParties(t, tab, 3)
 	cg := slices.IndexFunc(tab.Schema.Attributes, func(a data.Attribute) bool { return a.Name == "capital-gain" })
 	zeros := func(tb *data.Table) float64 {
 		n := 0
@@ -206,10 +199,7 @@ func TestPDPMVDSBinsKeepZeros(t *testing.T) {
 // role built, so no budget is spent.
 func TestPDPMVDSBinShareRefused(t *testing.T) {
 	tab := adultRows(t, 200)
-	parts, err := synthesize.VerticalSplit(tab, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := columnParties(t, tab, 2)
 	for _, share := range []float64{0.5, 0.9, math.NaN(), math.Inf(1)} {
 		t.Run(fmt.Sprint(share), func(t *testing.T) {
 			_, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{0.5, 0.5},

@@ -33,6 +33,17 @@ func adultRows(t *testing.T, n int, cols ...string) *data.Table {
 	return tab
 }
 
+// columnParties splits tab's columns among k parties
+// (synthesize.VerticalSplit).
+func columnParties(t *testing.T, tab *data.Table, k int) []*data.Table {
+	t.Helper()
+	parts, err := synthesize.VerticalSplit(tab, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parts
+}
+
 // TestPDPMVDSMatchesSingleOwner publishes the first 3000 Adult records
 // split among 3 owners (ρ = 0.5 each) through the commodity protocol and
 // through the single-owner engine at the same budgets, 3 seeds each. In
@@ -44,10 +55,7 @@ func adultRows(t *testing.T, n int, cols ...string) *data.Table {
 // may be slightly worse (tolerance 0.01).
 func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 	tab := adultRows(t, 3000)
-	parts, err := synthesize.VerticalSplit(tab, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := columnParties(t, tab, 3)
 	budgets := []float64{0.5, 0.5, 0.5}
 	owners, err := synthesize.EvenParties(tab.Schema, budgets)
 	if err != nil {
@@ -99,10 +107,7 @@ func TestPDPMVDSMatchesSingleOwner(t *testing.T) {
 // and checks the output, the budgets and what the report says.
 func TestPDPMVDSPaillierSmall(t *testing.T) {
 	tab := adultRows(t, 300, "age", "education", "marital-status", "relationship", "sex", "income")
-	parts, err := synthesize.VerticalSplit(tab, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := columnParties(t, tab, 3)
 	budgets := []float64{1, 2, 4}
 	res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: budgets, Source: randx.NewSeeded(3), Settings: pdpmvdsspec.Settings{SSPP: pdpmvds.SuitePaillier, KeyBits: 512, InsecureTestKeys: true, EngineSettings: method.EngineSettings{Rounds: 5}}})
 	if err != nil {
@@ -182,10 +187,7 @@ func TestPDPMVDSBig5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts, err := synthesize.VerticalSplit(tab, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := columnParties(t, tab, 3)
 	res, err := pdpmvdsspec.Publish(context.Background(), pdpmvdsspec.Options{Tables: parts, Budgets: []float64{1, 1, 1}, Source: randx.NewSeeded(2), Settings: pdpmvdsspec.Settings{EngineSettings: method.EngineSettings{Rounds: 5}}})
 	if err != nil {
 		t.Fatal(err)

@@ -125,7 +125,7 @@ func TestSynthesizeReportStatesSelection(t *testing.T) {
 		{"", "exponential mechanism at ε (ε-bounded range, charged ε²/8"},
 		{measurement.SelectPermuteAndFlip, "permute-and-flip at ε (ε-DP, charged ε²/2"},
 	} {
-		t.Run(cmp.Or(c.mech.String(), "default"), func(t *testing.T) {
+		t.Run(cmp.Or(string(c.mech), "default"), func(t *testing.T) {
 			res, err := Publish(context.Background(), Options{
 				Table: tab, Epsilon: 1, Method: marginal.MethodAdaptive, AdaptiveRounds: 30,
 				Selection: c.mech, Source: randx.NewSeeded(3),

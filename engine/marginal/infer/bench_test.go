@@ -60,22 +60,17 @@ func BenchmarkGUMBig5(b *testing.B)  { benchGUM(b, "big5", 0) }
 
 // resampledAdultGUM times GUM fitting rows records to the targets
 // selected on Adult (the work per record is what grows with the data),
-// with its passes split among workers goroutines, or the sorting updater
-// it replaced (refGUM: one goroutine, every update re-counting its cells).
-func resampledAdultGUM(b *testing.B, rows, workers int, ref bool) {
+// with its passes split among workers goroutines, or, with reindex, the
+// plain updater its speed-ups replaced (one goroutine, every update
+// re-counting its cells).
+func resampledAdultGUM(b *testing.B, rows, workers int, reindex bool) {
 	targets, ds := benchTargets(b, "adult")
 	for b.Loop() {
 		o := infer.GUMOptions{Rows: rows, Source: randx.NewSeeded(3)}
 		if err := infer.GUMDefaults(&o); err != nil {
 			b.Fatal(err)
 		}
-		var err error
-		if ref {
-			_, err = infer.RefGUM(context.Background(), ds.Sizes, targets, o)
-		} else {
-			_, err = infer.GUMWith(context.Background(), ds.Sizes, targets, o, workers)
-		}
-		if err != nil {
+		if _, err := infer.GUMWith(context.Background(), ds.Sizes, targets, o, workers, reindex); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -86,7 +86,7 @@ func groupMeasurements(sizes []int, ms []*Noisy) ([]*Noisy, error) {
 		if n == nil || n.Marginal == nil {
 			return nil, fmt.Errorf("infer: estimate: nil measurement")
 		}
-		if err := checkFits(sizes, n.Marginal); err != nil {
+		if err := checkFits(sizes, n.Marginal, "measurement"); err != nil {
 			return nil, err
 		}
 		if !(n.Variance > 0) || math.IsInf(n.Variance, 0) {
@@ -109,13 +109,16 @@ func groupMeasurements(sizes []int, ms []*Noisy) ([]*Noisy, error) {
 	return out, nil
 }
 
-func checkFits(sizes []int, t *domain.Marginal) error {
+// checkFits refuses a table t whose attributes, sizes or cells are not
+// those of the domain of the given sizes, calling it what (a measurement,
+// GUM's target) in the error.
+func checkFits(sizes []int, t *domain.Marginal, what string) error {
 	want, err := domain.NewMarginal(sizes, t.Attrs)
 	if err != nil {
 		return err
 	}
 	if !slices.Equal(want.Attrs, t.Attrs) || !slices.Equal(want.Sizes, t.Sizes) || len(t.Counts) != len(want.Counts) {
-		return fmt.Errorf("infer: measurement over %v does not fit the domain", t.Attrs)
+		return fmt.Errorf("infer: %s over %v does not fit the domain", what, t.Attrs)
 	}
 	return nil
 }

@@ -2,14 +2,13 @@ package measurement
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/internal/domaintest"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -204,17 +203,5 @@ func TestNewLocalMeasurerErrors(t *testing.T) {
 
 // parseSelectMechanism accepts the two names and quotes anything else.
 func TestParseSelectMechanism(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want SelectMechanism
-		ok   bool
-	}{{"exponential", SelectExponential, true}, {"permute-and-flip", SelectPermuteAndFlip, true}, {"gumbel", "", false}, {"", "", false}} {
-		got, err := parseSelectMechanism(c.in)
-		if (err == nil) != c.ok || got != c.want {
-			t.Errorf("ParseSelectMechanism(%q) = %q, %v", c.in, got, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.in)) {
-			t.Errorf("error %q does not quote %q", err, c.in)
-		}
-	}
+	testenv.CheckWords(t, parseSelectMechanism, []SelectMechanism{SelectExponential, SelectPermuteAndFlip}, "gumbel", "")
 }

@@ -23,8 +23,6 @@ const (
 	SelectPermuteAndFlip SelectMechanism = "permute-and-flip"
 )
 
-func (s SelectMechanism) String() string { return string(s) }
-
 // selections are the words a SelectMechanism may be.
 var selections = dp.NewWords("selection mechanism", SelectExponential, SelectPermuteAndFlip)
 
@@ -206,3 +204,6 @@ func (l *LocalMeasurer) count(attrs []int) ([]float64, error) {
 	l.cache[k] = m.Counts
 	return m.Counts, nil
 }
+
+// String returns the word as flags and JSON spell it.
+func (s SelectMechanism) String() string { return string(s) }

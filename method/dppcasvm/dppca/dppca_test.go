@@ -7,6 +7,7 @@ import (
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/learn"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"gonum.org/v1/gonum/floats"
@@ -242,13 +243,10 @@ func blobs(n, d, classes int, src *randx.Source) (*mat.Dense, []int) {
 	return X, y
 }
 
+// accountant is a fresh accountant of budget g.
 func accountant(t *testing.T, g dp.Guarantee) *privacy.Accountant {
 	t.Helper()
-	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: g})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return methodtest.Accountant(t, "owner", g)
 }
 
 func TestTrainChargesAndSeparates(t *testing.T) {

@@ -2,7 +2,6 @@ package audits
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
@@ -11,14 +10,6 @@ import (
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
-
-// addPipeline adds the whole-pipeline audit.
-func addPipeline(fam *audit.Family) {
-	fam.Add(audit.PipelineMethod("pipeline-dp-subn3", fmt.Sprintf("the whole DP-SUBN3 pipeline (%d owners of rows taking turns, ε = %g each) on a canary pair in owner 1's rows",
-		audit.PipelineOwners, audit.PipelineEpsilon),
-		func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelineDPSUBN3(o.Calibration) }),
-		audit.Case{Method: "pipeline-dp-subn3", Expect: audit.Pass})
-}
 
 // PipelineDPSUBN3 audits DP-SUBN3 (dpsubn3.Publish) with three owners of
 // rows at ε = 1 each; the canary is in owner 1's rows.

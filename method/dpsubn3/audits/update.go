@@ -27,9 +27,8 @@ func addUpdate(fam *audit.Family) {
 // Laplace-noised counts). The party's records: 8, D' replaces (0,0) by
 // (0,1). Claimed: ε-DP for the party's records; the prior is public.
 func DPSUBN3Update(eps float64) (audit.Mechanism, error) {
-	cards := []int{2, 2}
 	rows := [][]int{{0, 0}, {0, 0}, {0, 0}, {0, 1}, {1, 1}, {1, 1}, {1, 0}, {1, 1}}
-	pair, err := pbaudits.BayesPair(cards, rows, []int{0, 1})
+	pair, err := pbaudits.BayesPair(rows, []int{0, 1})
 	if err != nil {
 		return audit.Mechanism{}, err
 	}
@@ -37,7 +36,7 @@ func DPSUBN3Update(eps float64) (audit.Mechanism, error) {
 	if err := o.Validate(); err != nil {
 		return audit.Mechanism{}, fmt.Errorf("audit: %w", err)
 	}
-	prior := &dpsubn3.Prior{N: 6, Model: &privbayes.Model{Cards: cards,
+	prior := &dpsubn3.Prior{N: 6, Model: &privbayes.Model{Cards: pair[audit.D].Cards,
 		Net:  privbayes.Network{{Child: 0}, {Child: 1, Parents: []int{0}}},
 		Cond: [][]float64{{0.5, 0.5}, {0.7, 0.3, 0.3, 0.7}}}}
 	if err := prior.Model.Validate(); err != nil {

@@ -12,13 +12,10 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
+// accountant is a fresh accountant of an ε-DP budget.
 func accountant(t *testing.T, eps float64) *privacy.Accountant {
 	t.Helper()
-	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "party", Budget: dp.Pure(eps)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return methodtest.Accountant(t, "party", dp.Pure(eps))
 }
 
 func nltcsParts(t *testing.T, parts int) []*privbayes.Data {

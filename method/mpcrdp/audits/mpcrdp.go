@@ -27,18 +27,20 @@ func addMechanisms(fam *audit.Family) {
 		},
 		audit.CalibrationVerdict{Calibration: string(mpcrdp.Sound), Expect: audit.Pass},
 		audit.CalibrationVerdict{Calibration: string(mpcrdp.Paper), Expect: audit.Violation})
-	fam.AddSound("mp-crdp-fm", "MP-CRDP's logistic regression by the functional mechanism (one feature, ε = 1)",
-		20_000, 300_000, 1, MPCRDPFM)
-	fam.AddSound("mp-crdp-svm", "MP-CRDP's DP SVM (objective perturbation, Huber hinge, bias; ε = 1)",
-		10_000, 300_000, 1, MPCRDPSVM)
-	fam.AddSound("mp-crdp-pearson", "MP-FS sound redundancy statistics: sums and cross-products of 2 features in [0,1] + Laplace(5/ε) (ε = 1)",
-		20_000, 500_000, 1, MPCRDPPearson)
-	fam.AddSound("mp-crdp-u1", "MP-OP selection by the exponential mechanism over information-gain utilities (u1, sound Δu = b·3·(log₂n + log₂e)/n; b = 1, ε = 1)",
-		20_000, 500_000, 1, MPCRDPU1)
-	fam.AddSound("mp-crdp-entropy", "MP-FS noisy entropy for the NMI of categorical pairs: Laplace((log₂n + log₂e)/(nε)) (n = 8, ε = 1)",
-		20_000, 500_000, 1, MPCRDPEntropy)
-	fam.AddSound("mp-crdp-stability", "MP-FS DP stability selection: L1-logistic selection counts over disjoint blocks + Laplace(M/ε) (2 features, 4 runs, ε = 1)",
-		5_000, 100_000, 1, MPCRDPStability)
+	for _, a := range []struct {
+		name, summary      string
+		fastRuns, longRuns int
+		build              func(eps float64) (audit.Mechanism, error)
+	}{
+		{"mp-crdp-fm", "MP-CRDP's logistic regression by the functional mechanism (one feature, ε = 1)", 20_000, 300_000, MPCRDPFM},
+		{"mp-crdp-svm", "MP-CRDP's DP SVM (objective perturbation, Huber hinge, bias; ε = 1)", 10_000, 300_000, MPCRDPSVM},
+		{"mp-crdp-pearson", "MP-FS sound redundancy statistics: sums and cross-products of 2 features in [0,1] + Laplace(5/ε) (ε = 1)", 20_000, 500_000, MPCRDPPearson},
+		{"mp-crdp-u1", "MP-OP selection by the exponential mechanism over information-gain utilities (u1, sound Δu = b·3·(log₂n + log₂e)/n; b = 1, ε = 1)", 20_000, 500_000, MPCRDPU1},
+		{"mp-crdp-entropy", "MP-FS noisy entropy for the NMI of categorical pairs: Laplace((log₂n + log₂e)/(nε)) (n = 8, ε = 1)", 20_000, 500_000, MPCRDPEntropy},
+		{"mp-crdp-stability", "MP-FS DP stability selection: L1-logistic selection counts over disjoint blocks + Laplace(M/ε) (2 features, 4 runs, ε = 1)", 5_000, 100_000, MPCRDPStability},
+	} {
+		fam.AddSound(a.name, a.summary, a.fastRuns, a.longRuns, 1, a.build)
+	}
 	fam.AddCalibrated("mp-crdp-u2", "MP-OP selection by the exponential mechanism over u2 = MCD/ΔCS_p utilities (4 candidates, ε = 1): sound Δu2 = 1, or the paper's 1/K (VIOLATION)", 20_000, 500_000, 1,
 		func(cal string, eps float64) (audit.Mechanism, error) { return MPCRDPU2(mpcrdp.Calibration(cal), eps) },
 		audit.CalibrationVerdict{Calibration: string(mpcrdp.Sound), Expect: audit.Pass},

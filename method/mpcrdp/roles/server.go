@@ -68,13 +68,7 @@ func (s *Server) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 			return nil, nil // a replay: ignore
 		}
 		s.columns[e.From] = m
-		if len(s.columns) < len(s.o.Params.Parties) {
-			return nil, nil
-		}
-		if err := s.start(); err != nil {
-			return nil, err
-		}
-		return s.advance()
+		return s.onceAll(len(s.columns), s.start)
 	case TypeApproval:
 		var m Approval
 		if err := m.UnmarshalBinary(e.Payload); err != nil {
@@ -84,15 +78,21 @@ func (s *Server) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 			return nil, fmt.Errorf("mpcrdp: approval of step %d from %s, none pending", m.Step, e.From)
 		}
 		s.approvals[e.From] = true
-		if len(s.approvals) < len(s.o.Params.Parties) {
-			return nil, nil
-		}
-		if err := s.runPending(); err != nil {
-			return nil, err
-		}
-		return s.advance()
+		return s.onceAll(len(s.approvals), s.runPending)
 	}
 	return nil, fmt.Errorf("mpcrdp: server cannot handle %q", e.Type)
+}
+
+// onceAll waits until got, the messages of a round that have arrived, is
+// one from every party; then it runs the round's step and advances.
+func (s *Server) onceAll(got int, step func() error) ([]protocol.Envelope, error) {
+	if got < len(s.o.Params.Parties) {
+		return nil, nil
+	}
+	if err := step(); err != nil {
+		return nil, err
+	}
+	return s.advance()
 }
 
 // start joins the columns and builds the pipeline.

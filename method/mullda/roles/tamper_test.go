@@ -15,33 +15,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// A publisher that records nothing on the ledger cannot get the owners to
-// continue: the means it sends are vouched for by no entry.
-func TestOwnerRefusesUnrecordedMeans(t *testing.T) {
-	X, y := twoClassData(200, 3, 3)
-	pr := testParams(2, 3, 1, lda.Sound, lda.Correlated)
-	_, handles, _, _ := memLedgers(t, append(ownerNames(2), "publisher"))
-	delete(handles, "publisher")
-	s := newSession(t, pr, X, y, handles, 4)
-	err := s.run()
-	if err == nil || !strings.Contains(err.Error(), "no class-means-computed entry by publisher") {
-		t.Fatalf("want a refusal of unrecorded means, got %v", err)
-	}
-}
-
-// Owners that record nothing cannot get their statistics accepted.
-func TestPublisherRefusesUnrecordedStatistics(t *testing.T) {
-	X, y := twoClassData(200, 3, 5)
-	pr := testParams(2, 3, 1, lda.Sound, lda.Correlated)
-	_, handles, _, _ := memLedgers(t, append(ownerNames(2), "publisher"))
-	delete(handles, "owner-2")
-	s := newSession(t, pr, X, y, handles, 6)
-	err := s.run()
-	if err == nil || !strings.Contains(err.Error(), "no statistics-submitted entry by owner-2") {
-		t.Fatalf("want a refusal of owner-2's unrecorded sums, got %v", err)
-	}
-}
-
 // Changing one value of the means in flight is caught: the digest no longer
 // matches the publisher's entry.
 func TestOwnerDetectsMeansChangedInFlight(t *testing.T) {
@@ -62,6 +35,31 @@ func TestOwnerDetectsMeansChangedInFlight(t *testing.T) {
 	binary.LittleEndian.PutUint64(pl[24:], math.Float64bits(0.123))
 	if _, err := s.owners[0].Handle(means[0]); err == nil || !strings.Contains(err.Error(), "vouches for the mul-lda-dp/means message") {
 		t.Fatalf("want a digest mismatch, got %v", err)
+	}
+}
+
+// A party that records nothing on the ledger cannot get the session past
+// its step: a publisher's means are vouched for by no entry, so the owners
+// refuse them; an owner's sums are vouched for by none, so the publisher
+// refuses them.
+func TestUnrecordedStepsAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		name, silent, want, refusalOf string
+		dataSeed, seed                uint64
+	}{
+		{"publisher", "publisher", "no class-means-computed entry by publisher", "unrecorded means", 3, 4},
+		{"owner", "owner-2", "no statistics-submitted entry by owner-2", "owner-2's unrecorded sums", 5, 6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			X, y := twoClassData(200, 3, c.dataSeed)
+			pr := testParams(2, 3, 1, lda.Sound, lda.Correlated)
+			_, handles, _, _ := memLedgers(t, append(ownerNames(2), "publisher"))
+			delete(handles, c.silent)
+			s := newSession(t, pr, X, y, handles, c.seed)
+			if err := s.run(); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want a refusal of %s, got %v", c.refusalOf, err)
+			}
+		})
 	}
 }
 

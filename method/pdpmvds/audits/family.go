@@ -1,6 +1,8 @@
 package audits
 
 import (
+	"fmt"
+
 	"github.com/dppub/dppub/audit"
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
 )
@@ -9,7 +11,11 @@ import (
 // distributed noise, the whole protocol run, the run from inside, and the
 // hostile-coordinator attacks on its parties.
 func Audits() audit.Family {
-	fam := audit.Collect(addNoise, addPipeline, addView)
+	var fam audit.Family
+	addNoise(&fam)
+	fam.AddPipeline(pdpspec.Name, fmt.Sprintf("the whole PDP-MVDS protocol run (%d parties of columns, ρ = %g each, commodity suite) on a canary pair; claim: the report's whole-record guarantee",
+		audit.PipelineParties, audit.PipelineRho), PipelinePDPMVDS)
+	addView(&fam)
 	fam.AddHostile(pdpspec.Name, pdpHostileAttacks)
 	return fam
 }

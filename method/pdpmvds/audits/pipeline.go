@@ -2,7 +2,6 @@ package audits
 
 import (
 	"context"
-	"fmt"
 
 	pdpspec "github.com/dppub/dppub/method/pdpmvds"
 
@@ -13,14 +12,6 @@ import (
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
-
-// addPipeline adds the whole-pipeline audit.
-func addPipeline(fam *audit.Family) {
-	fam.Add(audit.PipelineMethod("pipeline-pdp-mvds", fmt.Sprintf("the whole PDP-MVDS protocol run (%d parties of columns, ρ = %g each, commodity suite) on a canary pair; claim: the report's whole-record guarantee",
-		audit.PipelineParties, audit.PipelineRho),
-		func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelinePDPMVDS(o.Calibration) }),
-		audit.Case{Method: "pipeline-pdp-mvds", Expect: audit.Pass})
-}
 
 // PipelinePDPMVDS audits the PDP-MVDS protocol (pdpspec.Publish, default
 // commodity suite and insider-safe noise) with two parties of columns

@@ -136,15 +136,7 @@ func (d *pdpDoor) assemble(q *proto.Request, es []protocol.Envelope) ([]protocol
 		}
 		d.tr.releases = append(d.tr.releases, pdpRelease{q: q, values: vals})
 	}
-	var out []protocol.Envelope
-	for _, e := range es {
-		more, err := d.pass(e)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, more...)
-	}
-	return out, nil
+	return protocol.HandleEach(es, d.pass)
 }
 
 // pdpSDoor sits at S's door: it holds each score's two sign queries until
@@ -246,15 +238,7 @@ func (d *pdpSDoor) signStep(id uint64) ([]protocol.Envelope, error) {
 		es[0] = e
 	}
 	d.tr.signs = append(d.tr.signs, pdpSigns{q: q, v: v})
-	var out []protocol.Envelope
-	for _, e := range es {
-		more, err := d.pass(d.inner.Handle(e))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, more...)
-	}
-	return out, nil
+	return protocol.HandleEach(es, func(e protocol.Envelope) ([]protocol.Envelope, error) { return d.pass(d.inner.Handle(e)) })
 }
 
 // pass returns S's messages, its sign replies put back to the sound bits

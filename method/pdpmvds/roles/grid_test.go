@@ -31,30 +31,27 @@ func checkOnGrid(t *testing.T, what string, vals []float64, noise measurement.No
 // anything else).
 func TestReleasesLieOnThePublicGrid(t *testing.T) {
 	ctx := context.Background()
-	for _, suite := range []Suite{SuiteCommodity, SuitePaillier} {
-		for _, mode := range []NoiseMode{NoiseInsiderSafe, NoiseExact} {
-			f := newFixture(t, suite, mode, 60, 1e9, 5)
-			for _, mech := range []measurement.Mechanism{measurement.Laplace, measurement.Gaussian} {
-				name := string(suite) + "/" + string(mode) + "/" + string(mech)
-				for _, attrs := range [][]int{{0, 3}, {1, 2, 5}, {0, 1}} {
-					r := f.release(t, attrs, mech, measurement.CountL1, measurement.CountL2, 0.5)
-					got, err := f.m.Marginal(ctx, attrs, r)
-					if err != nil {
-						t.Fatal(err)
-					}
-					checkOnGrid(t, name, got, r.Noise)
-				}
-				q := measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 3, N: 60,
-					RefA: []float64{20.3, 19.1, 21.7}, RefB: []float64{14, 16.5, 15.25, 13.9, 0.35}}
-				r := f.release(t, []int{0, 3}, mech, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.5)
-				s, err := f.m.Score(ctx, q, r)
+	forEachSetup(t, 60, 1e9, 5, func(t *testing.T, f *fixture) {
+		for _, mech := range []measurement.Mechanism{measurement.Laplace, measurement.Gaussian} {
+			name := string(f.session.Suite) + "/" + string(f.session.Noise) + "/" + string(mech)
+			for _, attrs := range [][]int{{0, 3}, {1, 2, 5}, {0, 1}} {
+				r := f.release(t, attrs, mech, measurement.CountL1, measurement.CountL2, 0.5)
+				got, err := f.m.Marginal(ctx, attrs, r)
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkOnGrid(t, name+" score", []float64{s}, r.Noise)
+				checkOnGrid(t, name, got, r.Noise)
 			}
+			q := measurement.ScoreQuery{Kind: measurement.IInDif, A: 0, B: 3, N: 60,
+				RefA: []float64{20.3, 19.1, 21.7}, RefB: []float64{14, 16.5, 15.25, 13.9, 0.35}}
+			r := f.release(t, []int{0, 3}, mech, measurement.IInDifSensitivity, measurement.IInDifSensitivity, 0.5)
+			s, err := f.m.Score(ctx, q, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOnGrid(t, name+" score", []float64{s}, r.Noise)
 		}
-	}
+	})
 }
 
 // The coordinator refuses released values off the grid.

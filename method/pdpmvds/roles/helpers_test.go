@@ -55,6 +55,19 @@ func newFixture(t testing.TB, suite Suite, noise NoiseMode, n int, rho float64, 
 	return f
 }
 
+// forEachSetup runs check as a subtest (suite/mode) on a fixture of n
+// records at ρ = rho drawn from seed, for both suites and both noise
+// modes.
+func forEachSetup(t *testing.T, n int, rho float64, seed uint64, check func(t *testing.T, f *fixture)) {
+	for _, suite := range []Suite{SuiteCommodity, SuitePaillier} {
+		for _, mode := range []NoiseMode{NoiseInsiderSafe, NoiseExact} {
+			t.Run(string(suite)+"/"+string(mode), func(t *testing.T) {
+				check(t, newFixture(t, suite, mode, n, rho, seed))
+			})
+		}
+	}
+}
+
 // newRoles builds the fixture without running the setup.
 func newRoles(t testing.TB, suite Suite, noise NoiseMode, n int, rho float64, seed uint64) *fixture {
 	t.Helper()

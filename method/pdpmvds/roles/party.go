@@ -147,18 +147,8 @@ func NewParty(o PartyOptions) (*Party, error) {
 		}
 		p.own = sk // a private copy: setup precomputes on it
 	}
+	p.openJob = p.open
 	return p, nil
-}
-
-// Ops returns the party's Paillier operation counts so far.
-func (p *Party) Ops() Ops { return p.meter.snapshot() }
-
-// Start sends nothing: a party waits for requests.
-func (p *Party) Start() ([]protocol.Envelope, error) { return nil, nil }
-
-// Handle processes one message.
-func (p *Party) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
-	return p.handle(e, p.open)
 }
 
 func (p *Party) open(q *Request) (*job, error) {

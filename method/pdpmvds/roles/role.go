@@ -24,6 +24,9 @@ type base struct {
 	early    map[uint64][]protocol.Envelope
 	nEarly   int
 	finished map[uint64]bool
+	// openJob opens the job of a request from the coordinator: the role's
+	// own part of the work (Party.open, ThirdParty.open).
+	openJob func(*Request) (*job, error)
 }
 
 // maxEarly bounds the messages a role buffers for requests not yet open.
@@ -81,9 +84,16 @@ func (b *base) flush() []protocol.Envelope {
 	return out
 }
 
-// handle dispatches an envelope: a request opens a job (through open), any
+// Ops returns the role's Paillier operation counts so far.
+func (b *base) Ops() Ops { return b.meter.snapshot() }
+
+// Start sends nothing: a party, like S, waits for the coordinator's
+// requests.
+func (b *base) Start() ([]protocol.Envelope, error) { return nil, nil }
+
+// Handle processes one message: a request opens a job (through openJob), any
 // other body is buffered in its job, and the job's flow runs.
-func (b *base) handle(e protocol.Envelope, open func(*Request) (*job, error)) ([]protocol.Envelope, error) {
+func (b *base) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
 	if e.Type == (&Request{}).MessageType() {
 		if e.From != CoordinatorID {
 			return nil, fmt.Errorf("pdpmvds: %s: request from %q, not the coordinator", b.id, e.From)
@@ -98,7 +108,7 @@ func (b *base) handle(e protocol.Envelope, open func(*Request) (*job, error)) ([
 		if b.finished[q.ID] {
 			return nil, fmt.Errorf("pdpmvds: %s: request %d opened again after it finished", b.id, q.ID)
 		}
-		j, err := open(&q)
+		j, err := b.openJob(&q)
 		if err != nil {
 			return nil, err
 		}
@@ -110,14 +120,11 @@ func (b *base) handle(e protocol.Envelope, open func(*Request) (*job, error)) ([
 		early := b.early[q.ID]
 		delete(b.early, q.ID)
 		b.nEarly -= len(early)
-		for _, e := range early {
-			more, err := b.handle(e, open)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, more...)
+		more, err := protocol.HandleEach(early, b.Handle)
+		if err != nil {
+			return nil, err
 		}
-		return out, nil
+		return append(out, more...), nil
 	}
 	if !strings.HasPrefix(e.Type, typePrefix) {
 		return nil, fmt.Errorf("pdpmvds: %s: unexpected message type %q", b.id, e.Type)

@@ -51,21 +51,12 @@ func NewThirdParty(o ThirdPartyOptions) (*ThirdParty, error) {
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
-	return &ThirdParty{
+	t := &ThirdParty{
 		base: base{id: ThirdPartyID, session: o.Session, jobs: map[uint64]*job{}},
 		o:    o, src: o.Source, noiser: dp.NewNoiser(o.Source.Child()), maskSeeds: map[[3]int]sspp.Seed{}, masks: sspp.MaskCache{},
-	}, nil
-}
-
-// Ops returns S's Paillier operation counts so far.
-func (t *ThirdParty) Ops() Ops { return t.meter.snapshot() }
-
-// Start sends nothing: S waits for requests.
-func (t *ThirdParty) Start() ([]protocol.Envelope, error) { return nil, nil }
-
-// Handle processes one message.
-func (t *ThirdParty) Handle(e protocol.Envelope) ([]protocol.Envelope, error) {
-	return t.handle(e, t.open)
+	}
+	t.openJob = t.open
+	return t, nil
 }
 
 func (t *ThirdParty) open(q *Request) (*job, error) {

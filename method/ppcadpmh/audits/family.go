@@ -2,6 +2,7 @@ package audits
 
 import (
 	"cmp"
+	"fmt"
 
 	"github.com/dppub/dppub/audit"
 	ppcaspec "github.com/dppub/dppub/method/ppcadpmh"
@@ -30,7 +31,8 @@ func Audits() audit.Family {
 		audit.Case{Method: ppcaspec.Name, Options: audit.MethodOptions{Calibration: "sound", Part: string(PartSum)}, Expect: audit.Pass, Long: true},
 		audit.Case{Method: ppcaspec.Name, Options: audit.MethodOptions{Calibration: "paper", Part: string(PartSum)}, Expect: audit.Pass, Long: true})
 	addAggregate(&fam)
-	addPipeline(&fam)
+	fam.AddPipeline(ppcaspec.Name, fmt.Sprintf("the whole PPCA-DP-MH pipeline (%d owners of rows, ε = %g each, Laplace, local noise) on a canary pair in owner 1's rows; also the paper calibration and --paper-latent",
+		audit.PipelineOwners, audit.PipelineEpsilon), PipelinePPCA, "paper", "paper-latent")
 	addView(&fam)
 	fam.AddHostile(ppcaspec.Name, ppcaHostileAttacks)
 	return fam

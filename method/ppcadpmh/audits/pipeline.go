@@ -2,7 +2,6 @@ package audits
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/dppub/dppub/audit"
 	"github.com/dppub/dppub/data"
@@ -12,14 +11,6 @@ import (
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
-
-// addPipeline adds the whole-pipeline audit.
-func addPipeline(fam *audit.Family) {
-	fam.Add(audit.PipelineMethod("pipeline-ppca-dp-mh", fmt.Sprintf("the whole PPCA-DP-MH pipeline (%d owners of rows, ε = %g each, Laplace, local noise) on a canary pair in owner 1's rows; also the paper calibration and --paper-latent",
-		audit.PipelineOwners, audit.PipelineEpsilon),
-		func(o audit.MethodOptions) (audit.Mechanism, error) { return PipelinePPCA(o.Calibration) }, "paper", "paper-latent"),
-		audit.Case{Method: "pipeline-ppca-dp-mh", Expect: audit.Pass})
-}
 
 // PipelinePPCA audits PPCA-DP-MH (ppcadpmh.Publish) with three owners of
 // rows, the Laplace mechanism at ε = 1 per owner and local noise; the

@@ -22,10 +22,14 @@ func addMechanisms(fam *audit.Family) {
 		20_000, 500_000, 10, PrivBayesStructure)
 }
 
-// BayesPair is D: n records over binary attributes, and D' with record 0
-// replaced by swap.
-func BayesPair(cards []int, rows [][]int, swap []int) ([2]*privbayes.Data, error) {
+// BayesPair is D: the records rows over binary attributes (as many as a
+// row has values), and D' with record 0 replaced by swap.
+func BayesPair(rows [][]int, swap []int) ([2]*privbayes.Data, error) {
 	var out [2]*privbayes.Data
+	cards := make([]int, len(swap))
+	for j := range cards {
+		cards[j] = 2
+	}
 	for side := range 2 {
 		rs := make([][]int, len(rows))
 		copy(rs, rows)
@@ -56,9 +60,8 @@ func Spender(eps float64) *privacy.Accountant {
 // (1,1,1): each table moves by 2 in L1, 2m in all, the full sensitivity.
 // The statistic is the Laplace LLR over the eight cells.
 func PrivBayesMarginals(eps float64) (audit.Mechanism, error) {
-	cards := []int{2, 2, 2}
 	rows := [][]int{{0, 0, 0}, {0, 1, 1}, {1, 0, 1}, {1, 1, 0}, {0, 0, 1}, {1, 1, 1}}
-	pair, err := BayesPair(cards, rows, []int{1, 1, 1})
+	pair, err := BayesPair(rows, []int{1, 1, 1})
 	if err != nil {
 		return audit.Mechanism{}, err
 	}
@@ -103,9 +106,8 @@ func PrivBayesMarginals(eps float64) (audit.Mechanism, error) {
 // 10·(first child) + (parent of the last child). D' replaces a record of
 // the strongly correlated pair (0, 1) by one that breaks it.
 func PrivBayesStructure(eps float64) (audit.Mechanism, error) {
-	cards := []int{2, 2, 2}
 	rows := [][]int{{0, 0, 1}, {0, 0, 0}, {1, 1, 0}, {1, 1, 1}, {0, 0, 1}, {1, 1, 0}}
-	pair, err := BayesPair(cards, rows, []int{0, 1, 0})
+	pair, err := BayesPair(rows, []int{0, 1, 0})
 	if err != nil {
 		return audit.Mechanism{}, err
 	}

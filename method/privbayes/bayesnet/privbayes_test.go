@@ -146,13 +146,10 @@ func fmtInts(s []int) string {
 	return string(append(b, ']'))
 }
 
+// accountant is a fresh accountant of an ε-DP budget.
 func accountant(t *testing.T, eps float64) *privacy.Accountant {
 	t.Helper()
-	a, err := privacy.NewAccountant(privacy.AccountantOptions{Party: "owner", Budget: dp.Pure(eps)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return methodtest.Accountant(t, "owner", dp.Pure(eps))
 }
 
 // A copied attribute is the strongly dependent pair: with a huge ε the

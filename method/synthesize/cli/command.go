@@ -14,9 +14,9 @@ import (
 
 	"github.com/dppub/dppub/cmd/dppub/cli/kit"
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/synthesize"
+	"github.com/dppub/dppub/utility"
 )
 
 // synthFlags are synthesize's own flags (where the data come from, the
@@ -220,7 +220,7 @@ func printSynthUtility(cmd *cobra.Command, w io.Writer, in *synthInput, rows int
 			continue
 		}
 		slices.Sort(syn)
-		d := domain.NumericDistanceOf(a, real, syn)
+		d := utility.NumericDistanceOf(a, real, syn)
 		fmt.Fprintf(w, "  %s (original values): Wasserstein-1 %.4g (%.4f of the range), KS %.4f; value %g: %.1f%% real, %.1f%% synthetic\n",
 			d.Name, d.W1, d.W1Range, d.KS, d.Mode, 100*d.RealMass, 100*d.SynthMass)
 	}

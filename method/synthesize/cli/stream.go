@@ -30,7 +30,7 @@ type synthInput struct {
 	encoded *synthesize.Encoded
 	// values[j] counts numeric attribute j's real values (nil when it
 	// had more than maxDistinct distinct values).
-	values map[int]domain.ValueCounts
+	values map[int]utility.ValueCounts
 	// tooMany names the numeric attributes left out of values.
 	tooMany []string
 	// counts are the real rows' marginals as dppub compare counts them
@@ -171,7 +171,7 @@ func (ss *streamStats) consume(w int, rows [][]float64) error {
 // records, the quality counts and each numeric attribute's value counts
 // (or its name among those with too many values).
 func (ss *streamStats) input() (*synthInput, error) {
-	in := &synthInput{encoded: &synthesize.Encoded{Domain: ss.dom}, values: map[int]domain.ValueCounts{}}
+	in := &synthInput{encoded: &synthesize.Encoded{Domain: ss.dom}, values: map[int]utility.ValueCounts{}}
 	var pieces domain.Chunks
 	for _, wk := range ss.ws {
 		if wk == nil {
@@ -204,7 +204,7 @@ func (ss *streamStats) input() (*synthInput, error) {
 // valueCounts merges the workers' counts of the k-th numeric attribute's
 // values, in increasing order of value; false when it has more than
 // maxDistinct values.
-func (ss *streamStats) valueCounts(k int) (domain.ValueCounts, bool) {
+func (ss *streamStats) valueCounts(k int) (utility.ValueCounts, bool) {
 	all := map[float64]int{}
 	for _, wk := range ss.ws {
 		if all != nil && wk.values[k] == nil {
@@ -217,9 +217,9 @@ func (ss *streamStats) valueCounts(k int) (domain.ValueCounts, bool) {
 		}
 	}
 	if all == nil || len(all) > maxDistinct {
-		return domain.ValueCounts{}, false
+		return utility.ValueCounts{}, false
 	}
-	var h domain.ValueCounts
+	var h utility.ValueCounts
 	h.Values = make([]float64, 0, len(all))
 	for v := range all {
 		h.Values = append(h.Values, v)
@@ -233,8 +233,8 @@ func (ss *streamStats) valueCounts(k int) (domain.ValueCounts, bool) {
 }
 
 // tableValues counts the numeric values of an input held as a table.
-func tableValues(t *data.Table) map[int]domain.ValueCounts {
-	out := map[int]domain.ValueCounts{}
+func tableValues(t *data.Table) map[int]utility.ValueCounts {
+	out := map[int]utility.ValueCounts{}
 	c := make([]float64, t.Len())
 	for j, a := range t.Schema.Attributes {
 		if a.Kind != data.Numeric {
@@ -244,7 +244,7 @@ func tableValues(t *data.Table) map[int]domain.ValueCounts {
 			c[i] = row[j]
 		}
 		slices.Sort(c)
-		out[j] = domain.Histogram(c)
+		out[j] = utility.Histogram(c)
 	}
 	return out
 }

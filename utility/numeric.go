@@ -1,4 +1,4 @@
-package domain
+package utility
 
 import (
 	"math"
@@ -62,7 +62,7 @@ func (h ValueCounts) Total() int {
 // real, with synthetic values syn (sorted; neither empty).
 func NumericDistanceOf(a data.Attribute, real ValueCounts, syn []float64) NumericDistance {
 	d := NumericDistance{Name: a.Name}
-	d.W1, d.KS = w1ks(real, syn)
+	d.W1, d.KS = W1KS(real, syn)
 	if a.Max > a.Min {
 		d.W1Range = d.W1 / (a.Max - a.Min)
 	}
@@ -78,9 +78,12 @@ func NumericDistanceOf(a data.Attribute, real ValueCounts, syn []float64) Numeri
 	return d
 }
 
-// w1ks walks the real histogram and the sorted synthetic sample once:
-// between consecutive distinct values both CDFs are constant.
-func w1ks(a ValueCounts, b []float64) (w1, ks float64) {
+// W1KS returns the Wasserstein-1 distance ∫|F − G| and the
+// Kolmogorov–Smirnov distance sup|F − G| between the empirical
+// distributions of the values counted in a and of sorted sample b
+// (neither empty). It walks both once: between consecutive distinct
+// values both CDFs are constant.
+func W1KS(a ValueCounts, b []float64) (w1, ks float64) {
 	p, i, k := 0, 0, 0
 	na, nb := float64(a.Total()), float64(len(b))
 	prev := math.Min(a.Values[0], b[0])
@@ -107,6 +110,7 @@ func w1ks(a ValueCounts, b []float64) (w1, ks float64) {
 	return w1, ks
 }
 
+// share is the fraction of sorted values c equal to v.
 func share(c []float64, v float64) float64 {
 	lo, _ := slices.BinarySearch(c, v)
 	hi := lo
