@@ -47,9 +47,7 @@ func TestDemoLayouts(t *testing.T) {
 			}
 		})
 	}
-	if code, _, stderr := run(t, "consortium", "demo", "--dir", t.TempDir(), "--method", "nope"); code == 0 || !strings.Contains(stderr, `"nope"`) {
-		t.Fatalf("unknown method: exit %d, %s", code, stderr)
-	}
+	refused(t, `"nope"`, nil, "consortium", "demo", "--dir", t.TempDir(), "--method", "nope")
 	notWritten(t, "demo")
 }
 

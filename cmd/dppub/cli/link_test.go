@@ -86,9 +86,7 @@ func TestLinkWritesAlignedFilesAndReport(t *testing.T) {
 		t.Errorf("report %s: %v", b, err)
 	}
 	// A second run refuses to overwrite without --force.
-	if code, _, stderr := run(t, args...); code == 0 || !strings.Contains(stderr, "already exists") {
-		t.Errorf("second run: exit %d, %s", code, stderr)
-	}
+	refused(t, "already exists", nil, args...)
 }
 
 func TestLinkUsage(t *testing.T) {
@@ -104,9 +102,7 @@ func TestLinkUsage(t *testing.T) {
 		{"no out-dir", "--out-dir DIR is required", append([]string{"link", "--id", "person"}, inputs...)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if code, _, stderr := run(t, c.args...); code == 0 || !strings.Contains(stderr, c.want) {
-				t.Errorf("exit %d, %q; want an error saying %q", code, stderr, c.want)
-			}
+			refused(t, c.want, nil, c.args...)
 		})
 	}
 }

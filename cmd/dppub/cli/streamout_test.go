@@ -225,9 +225,7 @@ func TestStreamedOutputRefusals(t *testing.T) {
 				if gated {
 					args = append(args, "--gate", "--gate-holdout", held)
 				}
-				if code, _, stderr := run(t, args...); code == 0 || !strings.Contains(stderr, "already exists") {
-					t.Fatalf("exit %d: %s", code, stderr)
-				}
+				refused(t, "already exists", nil, args...)
 				if b, _ := os.ReadFile(path); string(b) != "the owner's earlier file\n" {
 					t.Fatal("a refused run changed the existing output")
 				}
