@@ -2,13 +2,12 @@ package marginal
 
 import (
 	"context"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/infer"
 	"github.com/dppub/dppub/engine/marginal/measurement"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
@@ -171,7 +170,7 @@ func BenchmarkFinalFitAdultRho05(b *testing.B) {
 	res := engineRun(b, dom, ds, 0.5, Options{Method: MethodAdaptive}, 1)
 	o := infer.EstimateOptions{Total: float64(ds.Len()), Iters: 250, Momentum: true}
 	var m *infer.Model
-	start := cpuSeconds()
+	start := testenv.CPUSeconds(b)
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
@@ -179,17 +178,8 @@ func BenchmarkFinalFitAdultRho05(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuSeconds()-start)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((testenv.CPUSeconds(b)-start)/float64(b.N), "cpu-s/op")
 	b.ReportMetric(m.Cells(), "model-cells")
-}
-
-// cpuSeconds is the process's user and system CPU time.
-func cpuSeconds() float64 {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		panic(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
 }
 
 // The adaptive engine beside the paper engine at ρ = 0.5, the large budget
@@ -204,19 +194,8 @@ func BenchmarkAdaptiveOverPaperShuttleRho05(b *testing.B) { benchOverPaper(b, "s
 
 func benchOverPaper(b *testing.B, name string, rho float64) {
 	dom, ds := load(b, name)
-	var cpu, wall [2]float64
-	seed := uint64(1)
-	for b.Loop() {
-		for k, m := range []Method{MethodPaper, MethodAdaptive} {
-			c, w := cpuSeconds(), time.Now()
-			engineRun(b, dom, ds, rho, Options{Method: m}, seed)
-			cpu[k] += cpuSeconds() - c
-			wall[k] += time.Since(w).Seconds()
-		}
-		seed++
-	}
-	b.ReportMetric(cpu[0]/float64(b.N), "paper-cpu-s/op")
-	b.ReportMetric(cpu[1]/float64(b.N), "adaptive-cpu-s/op")
-	b.ReportMetric(cpu[1]/cpu[0], "cpu-ratio")
-	b.ReportMetric(wall[1]/wall[0], "wall-ratio")
+	methods := [2]Method{MethodPaper, MethodAdaptive}
+	testenv.BenchPair(b, [2]string{"paper", "adaptive"}, func(k int, seed uint64) {
+		engineRun(b, dom, ds, rho, Options{Method: methods[k]}, seed)
+	})
 }

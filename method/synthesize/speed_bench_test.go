@@ -2,12 +2,11 @@ package synthesize
 
 import (
 	"context"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
+	"github.com/dppub/dppub/internal/testenv"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -28,30 +27,10 @@ func benchAutoOverPaper(b *testing.B, name string, rho float64) {
 		b.Skip(err)
 	}
 	tab.Schema.ID, tab.IDs = "", nil
-	var cpu, wall [2]float64
-	seed := uint64(1)
-	for b.Loop() {
-		for k, m := range []marginal.Method{marginal.MethodPaper, marginal.MethodAuto} {
-			c, w := processCPU(b), time.Now()
-			if _, err := Publish(context.Background(), Options{Table: tab, Method: m, Rho: rho, Source: randx.NewSeeded(seed)}); err != nil {
-				b.Fatal(err)
-			}
-			cpu[k] += processCPU(b) - c
-			wall[k] += time.Since(w).Seconds()
+	methods := [2]marginal.Method{marginal.MethodPaper, marginal.MethodAuto}
+	testenv.BenchPair(b, [2]string{"paper", "auto"}, func(k int, seed uint64) {
+		if _, err := Publish(context.Background(), Options{Table: tab, Method: methods[k], Rho: rho, Source: randx.NewSeeded(seed)}); err != nil {
+			b.Fatal(err)
 		}
-		seed++
-	}
-	b.ReportMetric(cpu[0]/float64(b.N), "paper-cpu-s/op")
-	b.ReportMetric(cpu[1]/float64(b.N), "auto-cpu-s/op")
-	b.ReportMetric(cpu[1]/cpu[0], "cpu-ratio")
-	b.ReportMetric(wall[1]/wall[0], "wall-ratio")
-}
-
-// processCPU is the process's user and system CPU time, in seconds.
-func processCPU(b *testing.B) float64 {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
+	})
 }
