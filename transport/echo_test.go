@@ -25,7 +25,7 @@ import (
 type echoSettings struct {
 	Charge  float64 `json:"charge"`
 	Payload int     `json:"payload"`
-	// Panic makes every spoke panic after its charge (panic_test.go).
+	// Panic makes every spoke panic after its charge (TestRolePanicIsAnErrorWithItsCharges).
 	Panic bool `json:"panic,omitempty"`
 	// SlowJoin names a spoke that takes JoinDelay to build its role (as
 	// an owner reading a large dataset does) before it accepts.
