@@ -227,7 +227,11 @@ func GridCounts(a data.Attribute, grid, values []float64) []float64 {
 // mass of the grid cells whose lower edges it holds (negative counts as
 // 0).
 func BinsFromHistogram(a data.Attribute, grid, noisy []float64, n float64, bins int, sigma float64, refine Refinement) ChosenBins {
-	all, coarse := mergeCells(gridRuns(a, grid, bins), grid, noisy, n, bins, sigma, PublicValues(a))
+	var public []float64
+	if !a.Integer {
+		public = PublicValues(a)
+	}
+	all, coarse := mergeCells(gridRuns(a, grid, bins), grid, noisy, n, bins, sigma, public)
 	if cmp.Or(refine, DefaultRefine) != RefineDecoded {
 		return ChosenBins{Cuts: all}
 	}
@@ -268,9 +272,12 @@ const cutZ = 3.5
 // into more than their noisy total can tell apart: k bins need
 // T/k ≥ cutZ·σ·√(m/k) for m cells of total T, the noise of a bin of m/k
 // cells. A grid cell an equal-width edge falls inside counts toward the
-// run holding its lower edge. A heavy cell of one of the public values
+// run holding its lower edge. A heavy cell of one of the values public
 // (PublicValues: the minimum, the maximum, 0) is a coarse bin of its own
-// whatever its run holds.
+// whatever its run holds (BinsFromHistogram passes them for a continuous
+// attribute only: on Shuttle, all integers, the rule measured a 2-way TVD
+// of 0.0100 ± 0.0000 against 0.0080 ± 0.0001 without, one owner, ε = 1,
+// 3 seeds).
 func mergeCells(runs []run, grid, counts []float64, n float64, bins int, sigma float64, public []float64) (edges, coarse []float64) {
 	target := n / float64(bins)
 	heavy := math.Max(target/2, cutZ*sigma)
