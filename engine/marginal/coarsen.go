@@ -76,8 +76,7 @@ type FloorPlan struct {
 // ρ/v, and the adaptive engine plans its rounds there (Options.noiseRho),
 // so the floor is planned at ρ/v.
 func (p FloorPlan) Floor() float64 {
-	rho := p.Rho / cmp.Or(p.NoiseVariance, 1)
-	sigma := PlannedSigma(p.Method, p.Neighbours, len(p.Schema.Attributes), p.Records, rho, p.Rounds, p.Split)
+	sigma := p.sigma()
 	if !(sigma > 0) {
 		return 0
 	}
@@ -88,4 +87,18 @@ func (p FloorPlan) Floor() float64 {
 		}
 	}
 	return domain.CoarsenFloor(sigma, float64(p.Records), bins)
+}
+
+// PointMassFloor is domain.CoarsenZ times the noise Floor plans, without
+// its gate: the floor of a count attribute whose heavy public value
+// leaves its other bins light (domain.PointMassFloor); 0 when the noise
+// cannot be planned.
+func (p FloorPlan) PointMassFloor() float64 {
+	return domain.CoarsenZ * p.sigma()
+}
+
+// sigma is the per-cell noise the plan's measurements carry.
+func (p FloorPlan) sigma() float64 {
+	rho := p.Rho / cmp.Or(p.NoiseVariance, 1)
+	return PlannedSigma(p.Method, p.Neighbours, len(p.Schema.Attributes), p.Records, rho, p.Rounds, p.Split)
 }
