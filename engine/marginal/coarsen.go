@@ -49,17 +49,21 @@ func PlannedSigma(m Method, nb dp.Neighbours, d, n int, rho float64, rounds int,
 // with its light neighbours: the run's method, relation, schema and bins
 // (Bins, BinsFor as in domain.Options), its n records (public, or the
 // released count), its engine budget Rho, and its Rounds and Split as in
-// PlannedSigma. Every field is public.
+// PlannedSigma. NoiseVariance is the variance of the noise every release
+// carries as a multiple of its calibrated noise's (Options.NoiseVariance:
+// (K+1)/K for K owners of rows in insider-safe mode; 0 means 1). Every
+// field is public.
 type FloorPlan struct {
-	Method     Method
-	Neighbours dp.Neighbours
-	Schema     data.Schema
-	Bins       int
-	BinsFor    map[string]int
-	Records    int
-	Rho        float64
-	Rounds     int
-	Split      Split
+	Method        Method
+	Neighbours    dp.Neighbours
+	Schema        data.Schema
+	Bins          int
+	BinsFor       map[string]int
+	Records       int
+	Rho           float64
+	Rounds        int
+	Split         Split
+	NoiseVariance float64
 }
 
 // Floor is measurement.CutsOptions.Floor for a run planned as p:
@@ -67,8 +71,12 @@ type FloorPlan struct {
 // the most equal-width bins any numeric attribute of the schema gets; 0
 // (no coarsening) when the noise cannot be planned or does not swamp the
 // average bin.
+//
+// Noise v times the calibrated variance at ρ is the calibrated noise at
+// ρ/v, and the adaptive engine plans its rounds there (Options.noiseRho),
+// so the floor is planned at ρ/v.
 func (p FloorPlan) Floor() float64 {
-	sigma := PlannedSigma(p.Method, p.Neighbours, len(p.Schema.Attributes), p.Records, p.Rho, p.Rounds, p.Split)
+	sigma := p.sigma()
 	if !(sigma > 0) {
 		return 0
 	}
@@ -79,4 +87,18 @@ func (p FloorPlan) Floor() float64 {
 		}
 	}
 	return domain.CoarsenFloor(sigma, float64(p.Records), bins)
+}
+
+// PointMassFloor is domain.CoarsenZ times the noise Floor plans, without
+// its gate: the floor of a count attribute whose heavy public value
+// leaves its other bins light (domain.PointMassFloor); 0 when the noise
+// cannot be planned.
+func (p FloorPlan) PointMassFloor() float64 {
+	return domain.CoarsenZ * p.sigma()
+}
+
+// sigma is the per-cell noise the plan's measurements carry.
+func (p FloorPlan) sigma() float64 {
+	rho := p.Rho / cmp.Or(p.NoiseVariance, 1)
+	return PlannedSigma(p.Method, p.Neighbours, len(p.Schema.Attributes), p.Records, rho, p.Rounds, p.Split)
 }

@@ -350,26 +350,32 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 	if err != nil {
 		return 0, err
 	}
-	floor := s.coarsenFloor(method, n, rho*(1-st.BinShare)-rho*countShare(st.Neighbours))
+	plan := s.floorPlan(method, n, rho*(1-st.BinShare)-rho*countShare(st.Neighbours))
+	floor, pointMass := plan.Floor(), plan.PointMassFloor()
 	for i, j := range numeric {
 		a := s.Schema.Attributes[j]
 		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
-		// σ of the calibrated noise: the pooled noise in exact mode, a lower
-		// bound on the insider-safe total (more noise only makes the
-		// noise-aware cuts a little bolder than they should be).
-		grid, sigma := domain.PublicGrid(a, domain.DefaultGrid), math.Sqrt(noise.Variance())
-		do.SetChosen(a.Name, domain.Coarsen(a, domain.BinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine), grid, hists[i], sigma, floor))
+		// σ of the noise the release carries: the calibrated noise in exact
+		// mode, (K+1)/K of its variance in insider-safe mode (the
+		// coordinator's share on top), so that the noise-aware cuts are no
+		// bolder than the noise allows.
+		grid := domain.PublicGrid(a, domain.DefaultGrid)
+		sigma := math.Sqrt(noise.Variance() * noiseVariance(st.Noise, len(s.Owners)))
+		b := domain.BinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine)
+		do.SetChosen(a.Name, domain.Coarsen(a, b, grid, hists[i], sigma, max(floor, domain.PointMassFloor(a, b, grid, hists[i], pointMass))))
 	}
 	return each * float64(len(numeric)), nil
 }
 
-// coarsenFloor is the count below which a numeric bin is merged with its
-// light neighbours (domain.CoarsenFloor) for a run of method on n
-// records at engine budget rho: public quantities only.
-func (s *session) coarsenFloor(method marginal.Method, n int, rho float64) float64 {
+// floorPlan plans the counts below which a numeric bin is merged with
+// its light neighbours (domain.CoarsenFloor, domain.PointMassFloor) for
+// a run of method on n records at engine budget rho, from the noise the
+// owners' releases carry (noiseVariance): public quantities only.
+func (s *session) floorPlan(method marginal.Method, n int, rho float64) marginal.FloorPlan {
 	o := s.Settings.Options(method, n)
 	return marginal.FloorPlan{Method: method, Neighbours: s.Settings.Neighbours.Or(), Schema: s.Schema, Bins: s.Settings.Bins,
-		BinsFor: s.Settings.BinsFor, Records: n, Rho: rho, Rounds: o.Adaptive.Rounds, Split: o.Split}.Floor()
+		BinsFor: s.Settings.BinsFor, Records: n, Rho: rho, Rounds: o.Adaptive.Rounds, Split: o.Split,
+		NoiseVariance: noiseVariance(s.Settings.Noise, len(s.Owners))}
 }
 
 // outOfBounds counts the numeric values outside their declared bounds,

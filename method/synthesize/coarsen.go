@@ -12,6 +12,21 @@ import (
 // and the label check take), n records (the public or released count)
 // and the schema's numeric attributes' bins. Public quantities only.
 func coarsenFloor(o Options, s data.Schema, n int, rho float64) float64 {
+	return floorPlan(o, s, n, rho).Floor()
+}
+
+// floors are the counts below which numeric bins merge with their light
+// neighbours: every attribute's (coarsenFloor; 0: none) and a count
+// attribute's with a heavy public value (marginal.FloorPlan.PointMassFloor).
+type floors struct{ all, pointMass float64 }
+
+// coarsenFloors are the floors of a run planned as coarsenFloor's.
+func coarsenFloors(o Options, s data.Schema, n int, rho float64) floors {
+	p := floorPlan(o, s, n, rho)
+	return floors{all: p.Floor(), pointMass: p.PointMassFloor()}
+}
+
+func floorPlan(o Options, s data.Schema, n int, rho float64) marginal.FloorPlan {
 	return marginal.FloorPlan{Method: o.Method, Neighbours: o.Neighbours, Schema: s, Bins: o.Bins, BinsFor: o.BinsFor,
-		Records: n, Rho: rho, Rounds: o.AdaptiveRounds, Split: o.Split}.Floor()
+		Records: n, Rho: rho, Rounds: o.AdaptiveRounds, Split: o.Split}
 }

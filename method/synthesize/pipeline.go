@@ -223,7 +223,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		o.BinShare = DefaultBinShare
 	}
 	checkRho := o.labelCheckRho(schema)
-	floor := coarsenFloor(o, schema, n, o.Parties[0].Rho*(1-o.BinShare)-countRho-checkRho)
+	floor := coarsenFloors(o, schema, n, o.Parties[0].Rho*(1-o.BinShare)-countRho-checkRho)
 	dom, real, clamped, binRho, err := binRecords(o, schema, dom, accts, n, floor)
 	if err != nil {
 		return nil, err

@@ -61,7 +61,7 @@ func binsOf(o Options, a data.Attribute) int {
 // engine runs on (dom, the public domain, unless bins are chosen), the
 // records in its cells, how many values were clamped to their bounds and
 // the ρ spent on bins.
-func binRecords(o Options, schema data.Schema, dom *domain.Domain, accts []*privacy.Accountant, n int, floor float64) (*domain.Domain, domain.Chunks, int, float64, error) {
+func binRecords(o Options, schema data.Schema, dom *domain.Domain, accts []*privacy.Accountant, n int, floor floors) (*domain.Domain, domain.Chunks, int, float64, error) {
 	pre, err := DomainFor(schema, o)
 	if err != nil {
 		return nil, nil, 0, 0, err
@@ -133,9 +133,9 @@ const DefaultBinShare = 0.05
 // bins come from the counts of its fine cells, which give the same
 // histogram, and so the same release, as the values themselves. n is the
 // public record count the bins aim at: the released one under add/remove;
-// floor the count below which a bin is merged with its light neighbours
-// (coarsenFloor; 0: none).
-func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts []*privacy.Accountant, n int, floor float64) (*domain.Domain, float64, error) {
+// floor the counts below which a bin is merged with its light neighbours
+// (coarsenFloors).
+func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts []*privacy.Accountant, n int, floor floors) (*domain.Domain, float64, error) {
 	if !(o.BinShare > 0) {
 		return dom, 0, nil
 	}
@@ -162,7 +162,7 @@ func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts 
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}
 		c, err := measurement.ChooseBinsFromFine(a, counts.Counts, measurement.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
-			Neighbours: o.Neighbours, Records: float64(n), Floor: floor})
+			Neighbours: o.Neighbours, Records: float64(n), Floor: floor.all, PointMassFloor: floor.pointMass})
 		if err != nil {
 			return nil, 0, fmt.Errorf("publish: %w", err)
 		}

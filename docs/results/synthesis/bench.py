@@ -77,6 +77,11 @@ METHODS = {
     "dppub-add-remove": "dppub synthesize --neighbours add-remove: the literature's relation (n released with noise), the same guarantee as mst and aim-capped/aim-less-capped, other settings default",
     "dppub-rows3": "dppub publish synthesize-rows --owners 3: the training rows split among 3 owners of rows (secure aggregation, distributed noise), every other setting default",
     "dppub-rows10": "dppub publish synthesize-rows --owners 10: the training rows split among 10 owners of rows, every other setting default",
+    "dppub-rows3-paper": "dppub publish synthesize-rows --owners 3 --method paper, every other setting default (insider-safe noise)",
+    "dppub-rows10-paper": "dppub publish synthesize-rows --owners 10 --method paper, every other setting default (insider-safe noise)",
+    "dppub-rows10-adaptive": "dppub publish synthesize-rows --owners 10 --method adaptive, every other setting default (insider-safe noise)",
+    "dppub-parties2": "dppub synthesize --parties 2 --rho cdp_rho(eps, delta) --delta delta: parties of columns in one process, the attributes in two contiguous groups, each party at the ρ one owner's --epsilon converts to (--epsilon is refused with parties); public bins with the minimum, the maximum and 0 each a bin, every other setting default",
+    "dppub-pdp-mvds2": "dppub publish pdp-mvds --input <first half of the training columns> --input <second half> --budgets cdp_rho(eps, delta) --delta delta: the PDP-MVDS protocol between two owners of columns (commodity scalar products, insider-safe noise), every other setting default",
     "dppub-before": "dppub synthesize defaults, an earlier build (--dppub-before)",
     "dppub-adaptive-before": "dppub synthesize --method adaptive, other settings default, an earlier build (--dppub-before)",
     "aim-capped": "AIM rounds=2*d, max_model_size=1MB, max_iters=100 (defaults 16*d, 80MB, 1000); workload all 2-way with <=10000 cells",
@@ -352,16 +357,22 @@ def run_method(args, table, method, eps, delta, rep, outdir):
         if not binary:
             raise SystemExit(f"{method} needs --dppub-before")
         command = [binary, "synthesize"]
+        inputs = ["--input", table.train_csv]
         if method.startswith("dppub-rows"):
             command = [binary, "publish", "synthesize-rows", "--owners", method[len("dppub-rows"):].split("-")[0]]
+        elif method.startswith("dppub-parties"):
+            command = [binary, "synthesize", "--parties", method[len("dppub-parties"):]]
+        elif method.startswith("dppub-pdp-mvds"):
+            command = [binary, "publish", "pdp-mvds"]
+            inputs = column_parts(table, int(method[len("dppub-pdp-mvds"):]))
         helptext = subprocess.run(command + ["--help"], capture_output=True, text=True).stdout
-        cmd = command + ["--input", table.train_csv, "--schema", table.schema_json,
-                         "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
+        cmd = command + inputs + ["--schema", table.schema_json,
+                                  "--seed", str(seed), "--out", out, "--report", os.path.join(outdir, "report.json")]
         if "--force" in helptext:
             cmd.append("--force")
-        if method.startswith("dppub-adaptive") or method.startswith("dppub-rows3-adaptive"):
+        if method.startswith("dppub-adaptive") or (method.startswith("dppub-rows") and "-adaptive" in method):
             cmd += ["--method", "adaptive"]
-        elif method.startswith("dppub-paper"):
+        elif method.startswith("dppub-paper") or (method.startswith("dppub-rows") and "-paper" in method):
             cmd += ["--method", "paper"]
         if method == "dppub-add-remove":
             cmd += ["--neighbours", "add-remove"]
@@ -371,7 +382,11 @@ def run_method(args, table, method, eps, delta, rep, outdir):
             # The metric's own bins (BINS equal-width over the declared
             # bounds): what AIM measures, so neither side is re-binned.
             cmd += ["--bin-share", "-1", "--bins", str(BINS)]
-        if "--epsilon" in helptext:
+        if method.startswith("dppub-pdp-mvds"):
+            rho = cdp_rho(args.pgm, eps, delta)
+            cmd += ["--budgets", repr(rho), "--delta", repr(delta)]
+            info["budget"] = "--budgets %.6g" % rho
+        elif "--epsilon" in helptext and not method.startswith("dppub-parties"):
             cmd += ["--epsilon", repr(eps), "--delta", repr(delta)]
             info["budget"] = "--epsilon/--delta"
         else:
@@ -398,6 +413,25 @@ def run_method(args, table, method, eps, delta, rep, outdir):
     if t is None:
         return None, None, info
     return peer_synth(table, out, seed), {"wall_s": t[0], "cpu_s": t[1]}, info
+
+
+def column_parts(table, k):
+    """--input flags for k owners of columns: the training file cut into k
+    files of contiguous columns (the first ones one column longer), made
+    once next to the split."""
+    df = pd.read_csv(table.train_csv, dtype=str, keep_default_na=False)
+    cols, flags = list(df.columns), []
+    size, extra = divmod(len(cols), k)
+    start = 0
+    for i in range(k):
+        part = cols[start:start + size + (i < extra)]
+        start += len(part)
+        path = os.path.join(table.dir, f"train-columns-{k}-{i}.csv")
+        if not os.path.exists(path):
+            df[part].to_csv(path + ".tmp", index=False)
+            os.replace(path + ".tmp", path)
+        flags += ["--input", path]
+    return flags
 
 
 def peer_synth(table, path, seed):
@@ -512,7 +546,8 @@ def summary(df, path):
               "|---|---|---|---|---|---|---|---|"]
     for (name, eps), _ in mean.groupby(level=[0, 1]):
         for us in ("dppub", "dppub-paper", "dppub-adaptive", "dppub-public-bins", "dppub-paper-public-bins",
-                   "dppub-adaptive-public-bins", "dppub-add-remove", "dppub-rows3", "dppub-rows10"):
+                   "dppub-adaptive-public-bins", "dppub-add-remove", "dppub-rows3", "dppub-rows10", "dppub-rows3-paper", "dppub-rows3-adaptive",
+                   "dppub-rows10-paper", "dppub-rows10-adaptive", "dppub-parties2", "dppub-pdp-mvds2"):
             if (name, eps, us) not in mean.index or pd.isna(mean.loc[(name, eps, us)].get("tvd_2way")):
                 continue
             ours = mean.loc[(name, eps, us)]

@@ -142,3 +142,54 @@ func TestCoarsenPieceWeights(t *testing.T) {
 		}
 	})
 }
+
+// PointMassFloor coarsens a count column's light tail when a heavy public
+// value leaves the rest of its bins below the floor (zeroinfl's
+// days_in_hospital: 8 000 records, 70 % zeros, 2 400 spread over 1–30
+// days; the floor of 3 owners of rows on the adaptive engine at ε = 1 is
+// 445), and nothing else: a floor the tail's bins clear, a count column
+// with no heavy public value, a wide integer column (Adult's capital-gain:
+// 390 values a grid cell), a real-valued one. Exact counts (σ = 0) make
+// the test deterministic.
+func TestPointMassFloor(t *testing.T) {
+	days := data.Attribute{Name: "days_in_hospital", Kind: data.Numeric, Integer: true, Min: 0, Max: 30}
+	gain := data.Attribute{Name: "capital-gain", Kind: data.Numeric, Integer: true, Min: 0, Max: 99999}
+	amount := data.Attribute{Name: "pharmacy", Kind: data.Numeric, Min: 0, Max: 2000, Decimals: 2}
+	zeroAndTail := func(a data.Attribute, zeros, tail int, top float64) []float64 {
+		v := make([]float64, 0, zeros+tail)
+		for range zeros {
+			v = append(v, 0)
+		}
+		for k := range tail {
+			v = append(v, 1+math.Floor(float64(k)*(top-1)/float64(tail)))
+		}
+		return v
+	}
+	modeAtFive := make([]float64, 0, 8000)
+	for k := range 8000 {
+		modeAtFive = append(modeAtFive, 5+float64(k%3)-float64(k%2))
+	}
+	for _, c := range []struct {
+		name   string
+		a      data.Attribute
+		values []float64
+		floor  float64
+		want   float64
+	}{
+		{"count column, heavy zero, light tail", days, zeroAndTail(days, 5600, 2400, 30), 445, 445},
+		{"tail clears the floor", days, zeroAndTail(days, 5600, 2400, 30), 100, 0},
+		{"no floor planned", days, zeroAndTail(days, 5600, 2400, 30), 0, 0},
+		{"no heavy public value", days, modeAtFive, 445, 0},
+		{"wide integer column", gain, zeroAndTail(gain, 7360, 640, 99999), 445, 0},
+		{"real-valued column", amount, zeroAndTail(amount, 5600, 2400, 2000), 445, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			grid := PublicGrid(c.a, DefaultGrid)
+			counts := GridCounts(c.a, grid, c.values)
+			b := BinsFromHistogram(c.a, grid, counts, float64(len(c.values)), DefaultBins, 0, RefineDecoded)
+			if got := PointMassFloor(c.a, b, grid, counts, c.floor); got != c.want {
+				t.Fatalf("floor %v, want %v (bins %v)", got, c.want, b.Cuts)
+			}
+		})
+	}
+}

@@ -45,6 +45,10 @@ type CutsOptions struct {
 	// cell of the engine's later measurements times a public factor
 	// (domain.CoarsenFloor). Zero keeps the bins BinsFromHistogram chooses.
 	Floor float64
+	// PointMassFloor is the same noise times the same factor without
+	// CoarsenFloor's gate: the floor of a count attribute whose heavy
+	// public value leaves its other bins light (domain.PointMassFloor).
+	PointMassFloor float64
 }
 
 // ChooseCuts picks data-adaptive bins for numeric attribute a from its
@@ -152,5 +156,7 @@ func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOpti
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
 	sigma := math.Sqrt(noise.Variance())
-	return domain.Coarsen(a, domain.BinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine), grid, counts, sigma, o.Floor), nil
+	b := domain.BinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine)
+	floor := max(o.Floor, domain.PointMassFloor(a, b, grid, counts, o.PointMassFloor))
+	return domain.Coarsen(a, b, grid, counts, sigma, floor), nil
 }

@@ -146,6 +146,30 @@ func TestSelectFilter(t *testing.T) {
 	}
 }
 
+// A one-way marginal stays a candidate after every attribute has been
+// measured, as for one curator; a pair inside a measured set does not.
+func TestSelectFilterKeepsOneWays(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  []int
+		open bool
+	}{
+		{"one-way inside a measured pair", []int{1}, true},
+		{"one-way measured alone", []int{3}, true},
+		{"pair inside a measured triple", []int{0, 2}, false},
+		{"pair across two measured sets", []int{2, 3}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var f SelectFilter
+			f.measure([]int{0, 1, 2})
+			f.measure([]int{3})
+			if got := !f.covered(tc.set); got != tc.open {
+				t.Errorf("candidate %v open = %v, want %v", tc.set, got, tc.open)
+			}
+		})
+	}
+}
+
 // On a model that fits the pooled records exactly the pooled score is 0,
 // and the owners' summed score of a random split is all excess: each
 // owner's counts deviate from its share n_k·f by its own sampling
