@@ -15,10 +15,11 @@ import (
 // Auto gives owners of rows the adaptive method on the shape where it
 // measured better (Shuttle with 3 to 50 owners, NLTCS with 3 to 20, Adult
 // at ε = 0.3 and 1, the wide digits table with 3 and 10 owners) and the
-// paper method where it did not (Adult at ε = 4; WDBC's 455 rows; the
-// wide and zeroinfl tables at ε = 1, whose pairs are measured well), below 1 000 records
-// per owner on a narrow table and with max_cells 1. ρ is each owner's
-// at (ε, 1e-5) carrying the insider-safe noise, ρ·K/(K+1).
+// paper method where it did not (Adult at ε = 4, WDBC's 455 rows, Musk2's
+// 167 attributes, the wide and zeroinfl tables at ε = 1, whose pairs are
+// measured well), below 1 000 records per owner on a narrow table and
+// with max_cells 1. ρ is each owner's at (ε, 1e-5) carrying the
+// insider-safe noise, ρ·K/(K+1).
 func TestAutoMethod(t *testing.T) {
 	nltcs := make([]int, 16)
 	for i := range nltcs {
@@ -67,6 +68,7 @@ func TestAutoMethod(t *testing.T) {
 		{"digits, 10 owners, ε = 1", digits, 1438, 10, 0, insider(eps1, 10), marginal.MethodAdaptive},
 		{"wdbc, 3 owners, ε = 1: 455 records", wdbc, 455, 3, 0, insider(eps1, 3), marginal.MethodPaper},
 		{"wdbc, 10 owners, ε = 4: 455 records", wdbc, 455, 10, 0, insider(eps4, 10), marginal.MethodPaper},
+		{"musk2, 3 owners, ε = 1: 167 attributes", make167(), 5278, 3, 0, insider(eps1, 3), marginal.MethodPaper},
 		{"digits, pairs only", digits, 1438, 10, 1, insider(eps1, 10), marginal.MethodPaper},
 		{"digits with an attribute of 65 values", append(slices.Clone(digits), 65), 1438, 3, 0, insider(eps1, 3), marginal.MethodPaper},
 	} {
@@ -144,4 +146,15 @@ func TestAutoMethodReadsTheOwnersNoise(t *testing.T) {
 			}
 		})
 	}
+}
+
+// make167 are Musk2's public sizes: 166 numeric attributes of 16 bins
+// and its binary label.
+func make167() []int {
+	sizes := make([]int, 167)
+	for i := range sizes {
+		sizes[i] = 16
+	}
+	sizes[166] = 2
+	return sizes
 }
