@@ -71,8 +71,8 @@ const (
 // 0.2974 → 0.2645 (one owner, adaptive, 0.2509); Musk2 and WDBC in
 // owners-gap.md. Below AutoMinWideRecords records in all the paper
 // method stays: on WDBC (31 attributes, 455 training rows) the owners'
-// adaptive method measured worse at ε = 1, 3 owners 0.4834 → 0.5625 and
-// 10 owners 0.4527 → 0.5084, and level at ε = 4 (0.2948 → 0.2926, 0.2774
+// adaptive method measured worse at ε = 1, 3 owners 0.4859 → 0.5625 and
+// 10 owners 0.4784 → 0.5084, and level at ε = 4 (0.2948 → 0.2926, 0.2774
 // → 0.2862), while one owner's adaptive method wins there: with 152 or
 // 46 records per owner the owners' noisy candidate scores are mostly
 // noise. The bound sits between WDBC's 455 and digits' 1 438, read off
