@@ -15,39 +15,109 @@ import (
 // 0.0363 → 0.0090 / 0.0208, exact noise 0.0159 / 0.0349 → 0.0090 /
 // 0.0210 (3 seeds); NLTCS (16 binary attributes, 21 574 rows) mixed, 3
 // owners 0.0070 / 0.0124 → 0.0057 / 0.0122 but 10 owners 0.0059 /
-// 0.0105 → 0.0063 / 0.0132 and exact noise 3-way 0.0108 → 0.0123; Adult
-// (15 attributes, one of them, native-country, of 41 values; 45 222 rows)
-// worse with 3 owners, 0.0301 / 0.0647 → 0.0323 / 0.0691, level with 10.
-// The bounds are read off these three tables, not derived: at most 16
-// attributes of at most 16 values each on the public domain, and at
+// 0.0105 → 0.0063 / 0.0132 and exact noise 3-way 0.0108 → 0.0123. The
+// bounds are one owner's (marginal.AutoMaxAttributes, AutoMaxValues: at
+// most 16 attributes of at most 64 values on the public domain) and at
 // least 1 000 records per owner on average. The bound was 4 000 (NLTCS
 // with 10 owners, 2 157 each, measured worse above) until the owners'
 // rounds batched their selections (OwnersBatch); since then, 3 seeds,
 // 2-way TVD, paper → adaptive: NLTCS with 20 owners (1 078 each) 0.0055
 // → 0.0044 at ε = 1 and 0.0021 → 0.0016 at ε = 4, Shuttle with 20 owners
 // (2 900 each) 0.0161 → 0.0088 and with 50 (1 160 each) 0.0163 → 0.0096
-// at ε = 1. Below 1 000 records per owner nothing was measured.
+// at ε = 1. Below 1 000 records per owner nothing was measured on such a
+// table. The bound on values was 16 until Adult (15 attributes, one of
+// 41 values; 36 178 training rows) was measured with the owners' batched
+// rounds (docs/results/synthesis/owners-gap.md, 3 seeds, 2-way TVD,
+// paper → adaptive): ε = 1 (τ = 0.124 with 3 owners, 0.113 with 10; see
+// AutoPrecisePairNoise) 3 owners 0.0284 → 0.0274, 10 owners 0.0277 →
+// 0.0255 (one owner 0.0253); ε = 0.3 level, 0.0481 → 0.0490 ± 0.0015
+// and 0.0450 → 0.0455 ± 0.0008; ε = 4 (τ = 0.036, 0.032) worse, 0.0161
+// → 0.0166 and 0.0151 → 0.0162, which AutoPrecisePairNoise leaves to
+// the paper method.
 const (
-	AutoMaxAttributes      = 16
-	AutoMaxValues          = 16
+	AutoMaxAttributes      = marginal.AutoMaxAttributes
+	AutoMaxValues          = marginal.AutoMaxValues
 	AutoMinRecordsPerOwner = 1000
+)
+
+// AutoPreciseValues and AutoPrecisePairNoise are the owners' precise-budget
+// rule, as one owner's (synthesize.AutoPreciseValues, AutoPrecisePairNoise)
+// at the owners' own threshold: on a table the shape rule gives the
+// adaptive method, auto still runs the paper's when an attribute has more
+// than AutoPreciseValues values and the expected TVD from noise of a
+// pair's marginal with ρ split over every pair, at the noise the owners'
+// releases carry (marginal.PairNoise at ρ·K/(K+1) in insider-safe mode),
+// is at most AutoPrecisePairNoise. Read off Adult alone (measurements
+// above): adaptive better at τ = 0.113–0.124 (ε = 1), worse at τ =
+// 0.032–0.036 (ε = 4); 0.06 is about their geometric mean, not derived.
+// One owner's threshold (0.013) is lower: its selections are the
+// exponential mechanism's over every candidate, the owners' a noisy
+// score of each of 16 (roles.Measurer.Select), which at a large budget
+// leaves the paper method's many measured pairs ahead sooner.
+const (
+	AutoPreciseValues    = 32
+	AutoPrecisePairNoise = 0.06
+)
+
+// AutoWideNoise is the owners' wide-table rule, as one owner's
+// (synthesize.AutoWideNoise): on a table of more than AutoMaxAttributes
+// attributes, none of more than AutoMaxValues values, auto runs the
+// adaptive method (a tree of pairs, then batched selections) when the
+// expected TVD from noise of a pair's marginal (as in
+// AutoPrecisePairNoise) is at least AutoWideNoise, whatever the records
+// per owner. Measured (docs/results/synthesis/owners-gap.md, 3 seeds,
+// ε = 1, 2-way TVD, paper → adaptive): digits (65 attributes, 1 438
+// rows, 479 and 144 per owner) 3 owners 0.3140 → 0.2763, 10 owners
+// 0.2974 → 0.2645 (one owner, adaptive, 0.2509); Musk2 and WDBC in
+// owners-gap.md. Below AutoMinWideRecords records in all the paper
+// method stays: on WDBC (31 attributes, 455 training rows) the owners'
+// adaptive method measured worse at ε = 1, 3 owners 0.4859 → 0.5625 and
+// 10 owners 0.4784 → 0.5084, and level at ε = 4 (0.2948 → 0.2926, 0.2774
+// → 0.2862), while one owner's adaptive method wins there: with 152 or
+// 46 records per owner the owners' noisy candidate scores are mostly
+// noise. The bound sits between WDBC's 455 and digits' 1 438, read off
+// these two tables, not derived. Above AutoMaxWideAttributes attributes
+// the paper method stays too: on Musk2 (167 attributes, 5 278 rows) at
+// ε = 1 the owners' adaptive method measured worse, 3 owners 0.2968 →
+// 0.3021 ± 0.0023 (one owner's adaptive method 0.2637 against its paper
+// method's 0.268): a tree of 166 pairs chosen from 13 861, each round
+// scoring 16 of them (roles.SelectFilter), against digits' 64 from 2 080.
+// 100 lies between the two, read off them, not derived.
+const (
+	AutoWideNoise         = 2.0
+	AutoMinWideRecords    = 1000
+	AutoMaxWideAttributes = 100
 )
 
 // AutoMethod is the method --method auto runs for owners owners of rows
 // of n records in all over a public domain of sizes, with combined marginals
-// capped at maxCells cells, and the sentence the report gives for it.
-// Every input is public (the owners' record counts are public in
-// synthesize-rows), so the choice costs nothing. A cap of one cell per
-// marginal (max_cells 1, which owners bringing 1- and 2-way statistics
-// need) keeps the paper method: the adaptive workload has triples.
-func AutoMethod(sizes []int, n, owners, maxCells int) (marginal.Method, string) {
+// capped at maxCells cells, each owner's budget carrying the noise of a
+// replace-one release at rho (each owner's ρ, times 2 under add/remove,
+// over (K+1)/K in insider-safe mode: noiseRho), and the sentence the
+// report gives for it. Every input is public (the owners' record counts
+// are public in synthesize-rows, the noisy total under add/remove), so
+// the choice costs nothing. A cap of one cell per marginal (max_cells 1,
+// which owners bringing 1- and 2-way statistics need) keeps the paper
+// method: the adaptive workload has triples.
+func AutoMethod(sizes []int, n, owners, maxCells int, rho float64) (marginal.Method, string) {
 	largest := slices.Max(append([]int{0}, sizes...))
+	tau := marginal.PairNoise(sizes, n, rho)
 	m := marginal.MethodPaper
-	if maxCells != 1 && len(sizes) <= AutoMaxAttributes && largest <= AutoMaxValues && n >= AutoMinRecordsPerOwner*max(owners, 1) {
-		m = marginal.MethodAdaptive
+	wide := len(sizes) > AutoMaxAttributes && len(sizes) <= AutoMaxWideAttributes && largest <= AutoMaxValues
+	narrow := len(sizes) <= AutoMaxAttributes && largest <= AutoMaxValues
+	switch {
+	case maxCells == 1:
+	case wide:
+		if tau >= AutoWideNoise && n >= AutoMinWideRecords {
+			m = marginal.MethodAdaptive
+		}
+	case narrow && n >= AutoMinRecordsPerOwner*max(owners, 1):
+		if !(largest > AutoPreciseValues && tau <= AutoPrecisePairNoise) {
+			m = marginal.MethodAdaptive
+		}
 	}
-	return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %d attributes of at most %d values on the public domain, %d records among %d owners (adaptive for owners of rows of at most %d attributes of at most %d values and at least %d records per owner, unless max_cells is 1; paper otherwise: docs/results/rows/adaptive-owners.md)",
-		m, len(sizes), largest, n, owners, AutoMaxAttributes, AutoMaxValues, AutoMinRecordsPerOwner)
+	return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %d attributes of at most %d values on the public domain, %d records among %d owners, an expected TVD from noise of %.4f on a pair's marginal with the owners' ρ split over every pair, at the noise their releases carry (adaptive for owners of rows of at most %d attributes of at most %d values and at least %d records per owner, but paper there when an attribute has more than %d values and that TVD is at most %g; adaptive on a wider table of at most %d attributes of at most %d values and at least %d records when that TVD is at least %g; paper otherwise, and with max_cells 1: docs/results/synthesis/owners-gap.md)",
+		m, len(sizes), largest, n, owners, tau, AutoMaxAttributes, AutoMaxValues, AutoMinRecordsPerOwner, AutoPreciseValues, AutoPrecisePairNoise, AutoMaxWideAttributes, AutoMaxValues, AutoMinWideRecords, AutoWideNoise)
 }
 
 // OwnersBatch is how many adaptive selections follow one another before

@@ -231,7 +231,7 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	if err != nil {
 		return err
 	}
-	res.Method, res.Auto = s.method(n)
+	res.Method, res.Auto = s.method(n, noiseRho(res.Rho, st.Neighbours.Or(), st.Noise, len(s.Owners)))
 	do := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor}
 	binRho, err := s.bins(ctx, m, n, res.Rho, res.Method, &do)
 	if err != nil {
@@ -404,14 +404,25 @@ func countShare(nb dp.Neighbours) float64 {
 }
 
 // method is the method the engine runs for owners of n records in all
-// (method auto resolved by AutoMethod from the public domain) and, for
-// auto, the sentence the report gives for it.
-func (s *session) method(n int) (marginal.Method, string) {
+// whose releases carry the noise of a replace-one release at rho
+// (noiseRho): method auto resolved by AutoMethod from the public domain
+// and, for auto, the sentence the report gives for it.
+func (s *session) method(n int, rho float64) (marginal.Method, string) {
 	m := s.Settings.Resolved().Method
 	if m != marginal.MethodAuto {
 		return m, ""
 	}
-	return AutoMethod(publicSizes(s.Schema, s.Settings.Bins, s.Settings.BinsFor), n, len(s.Owners), s.Settings.MaxCells)
+	return AutoMethod(publicSizes(s.Schema, s.Settings.Bins, s.Settings.BinsFor), n, len(s.Owners), s.Settings.MaxCells, rho)
+}
+
+// noiseRho is the ρ at which one owner's replace-one count release
+// carries the noise the owners' releases at each owner's rho carry:
+// twice rho under add/remove (L2 sensitivity 1 against √2), over
+// noiseVariance in insider-safe mode, as the engine plans its rounds
+// (marginal.Options.NoiseVariance).
+func noiseRho(rho float64, nb dp.Neighbours, mode proto.NoiseMode, k int) float64 {
+	_, l2 := measurement.CountSensitivity(nb)
+	return rho * (measurement.CountL2 / l2) * (measurement.CountL2 / l2) / noiseVariance(mode, k)
 }
 
 // publicSizes are the attributes' sizes on the public domain: the

@@ -2,7 +2,6 @@ package synthesize
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/dppub/dppub/dp"
@@ -59,12 +58,9 @@ const AutoWideNoise = 2.0
 
 // PairNoise is the expected total-variation distance from noise alone of
 // a 2-way marginal over a public domain of sizes, for n records, if the
-// zCDP budget rho were split evenly over every pair's marginal: each cell
-// gets Gaussian noise of variance P/ρ (P pairs, L2 sensitivity √2 under
-// replace-one), and a marginal of c cells is off by c·σ·√(2/π)/(2n) in
-// expectation, so τ = C/(n·√(2π·P·ρ)) with C the cells of all pairs. It
-// reads only public quantities. A table of fewer than two attributes has
-// no pairs: +Inf.
+// zCDP budget rho were split evenly over every pair's marginal
+// (marginal.PairNoise, replace-one). A table of fewer than two
+// attributes has no pairs: +Inf.
 func PairNoise(sizes []int, n int, rho float64) float64 {
 	return PairNoiseUnder(sizes, n, rho, dp.NeighboursReplaceOne)
 }
@@ -74,18 +70,7 @@ func PairNoise(sizes []int, n int, rho float64) float64 {
 // P/(2ρ) and τ is PairNoise's over √2 (n the released count).
 func PairNoiseUnder(sizes []int, n int, rho float64, nb dp.Neighbours) float64 {
 	_, l2 := measurement.CountSensitivity(nb)
-	rho *= (measurement.CountL2 / l2) * (measurement.CountL2 / l2)
-	pairs, cells := 0, 0.0
-	for i, a := range sizes {
-		for _, b := range sizes[i+1:] {
-			pairs++
-			cells += float64(a) * float64(b)
-		}
-	}
-	if pairs == 0 || n <= 0 || !(rho > 0) {
-		return math.Inf(1)
-	}
-	return cells / (float64(n) * math.Sqrt(2*math.Pi*float64(pairs)*rho))
+	return marginal.PairNoise(sizes, n, rho*(measurement.CountL2/l2)*(measurement.CountL2/l2))
 }
 
 // autoMethod is the method --method auto runs for parties holders of a

@@ -193,19 +193,30 @@ func modelFrequencies(est []float64) ([]float64, error) {
 
 // SelectFilter keeps a round's candidates few, from public quantities
 // only (so it costs nothing): what the coordinator has measured and the
-// noisy utilities earlier rounds released. It drops a candidate whose
-// attributes all lie in one measured set (the model holds a noisy
-// measurement of its marginal already, so its error is about the
-// measurement's noise, which the penalty subtracts: AIM rarely picks it,
-// and scoring it would spend √C on it), then keeps half the places for
+// noisy utilities earlier rounds released. It keeps half the places for
 // the candidates whose last released utility was largest (exploitation:
 // a dependency the model has not captured stays large until it is
 // measured) and the other half for the candidates scored least recently,
 // the never-scored first, heaviest weight first (exploration: every
 // candidate is scored again every few rounds, so a stale low utility
 // does not hide a pair for ever; sets of equal weight in a hashed order,
-// not the attributes'). When every candidate is covered, it offers them
-// all to the same halves.
+// not the attributes'). A candidate whose attributes all lie in one
+// measured set (covered: the model holds a noisy measurement of its
+// marginal already, so its error is about the measurement's noise, which
+// the penalty subtracts) is dropped when the round offers sets of three
+// or more attributes, and otherwise kept, after every other never-scored
+// candidate. In a round of pairs (and one-way sets) a covered pair is a
+// measured pair, which a later round at a larger budget (annealed, 4×
+// the ρ) measures better, and AIM re-measures such sets (McKenna et al.,
+// VLDB 2022); among triples most covered candidates are pairs inside a
+// measured triple. Measured (docs/results/synthesis/owners-gap.md, 3
+// seeds, 2-way TVD, covered dropped → kept): on pairs, Shuttle at ε = 4,
+// 3 owners 0.0047 → 0.0040, 10 owners 0.0049 → 0.0038 (one owner
+// 0.0038); Adult at ε = 1, 3 owners 0.0274 → 0.0259, 10 owners 0.0255 →
+// 0.0262 (one owner 0.0253); on NLTCS's triples worse, ε = 1 0.0038 →
+// 0.0041 with 3 and 10 owners, ε = 4 10 owners 0.0015 → 0.0017, ε = 0.3
+// 3 owners 0.0105 → 0.0117. When every candidate is covered, all are
+// offered to the same halves.
 //
 // A one-way marginal is never covered: its model estimate sums the noise
 // of every pair that holds the attribute, with the clipping of their
@@ -257,9 +268,12 @@ func (f *SelectFilter) covered(s []int) bool {
 
 // keep returns the indices (ascending) of at most k candidates of q.
 func (f *SelectFilter) keep(q measurement.SelectQuery, k int) []int {
+	remeasure := !slices.ContainsFunc(q.Candidates, func(s []int) bool { return len(s) > 2 })
 	var open []int
+	covered := make([]bool, len(q.Candidates))
 	for i, s := range q.Candidates {
-		if !f.covered(s) {
+		covered[i] = f.covered(s)
+		if remeasure || !covered[i] {
 			open = append(open, i)
 		}
 	}
@@ -273,7 +287,8 @@ func (f *SelectFilter) keep(q measurement.SelectQuery, k int) []int {
 		return open
 	}
 	key := func(i int) string { return fmt.Sprint(q.Candidates[i]) }
-	// Exploration order: never scored first, then least recently scored;
+	// Exploration order: never scored first, an uncovered set before a
+	// covered one (kept in a round of pairs); then least recently scored;
 	// heavier first; then the engine's order.
 	explore := slices.Clone(open)
 	slices.SortStableFunc(explore, func(a, b int) int {
@@ -282,6 +297,11 @@ func (f *SelectFilter) keep(q measurement.SelectQuery, k int) []int {
 		switch {
 		case oka != okb:
 			if !oka {
+				return -1
+			}
+			return 1
+		case !oka && covered[a] != covered[b]:
+			if covered[b] {
 				return -1
 			}
 			return 1

@@ -101,9 +101,11 @@ func TestSelectValues(t *testing.T) {
 	}
 }
 
-// The filter reads public quantities only: it drops the candidates a
-// measured set covers, keeps at most k, half by the largest last
-// utility, and scores every candidate again within a few rounds.
+// The filter reads public quantities only: it keeps at most k, half by
+// the largest last utility, scores every uncovered candidate before any
+// candidate a measured set covers, and then scores the covered ones too
+// (re-measurement, as AIM's), every candidate within a few rounds.
+// Before, the covered ones were never offered while another was.
 func TestSelectFilter(t *testing.T) {
 	var f SelectFilter
 	var q measurement.SelectQuery
@@ -116,15 +118,23 @@ func TestSelectFilter(t *testing.T) {
 	f.measure([]int{0, 1, 2}) // covers (0,1), (0,2), (1,2)
 	seen := map[int]int{}
 	first := -1
-	for round := range 6 {
+	for round := range 8 {
 		kept := f.keep(q, 4)
 		if len(kept) != 4 {
 			t.Fatalf("round %d kept %d candidates, want 4", round, len(kept))
 		}
-		for _, i := range kept {
-			if s := q.Candidates[i]; s[1] <= 2 {
-				t.Fatalf("round %d kept %v, which a measured set covers", round, s)
+		uncoveredSeen := 0
+		for i, s := range q.Candidates {
+			if s[1] > 2 && seen[i] > 0 {
+				uncoveredSeen++
 			}
+		}
+		for _, i := range kept {
+			if s := q.Candidates[i]; s[1] <= 2 && uncoveredSeen < 12 && seen[i] == 0 {
+				t.Fatalf("round %d kept %v, which a measured set covers, while %d uncovered candidates were never scored", round, s, 12-uncoveredSeen)
+			}
+		}
+		for _, i := range kept {
 			seen[i]++
 			if i == 14 && first < 0 {
 				first = round
@@ -138,11 +148,55 @@ func TestSelectFilter(t *testing.T) {
 		}
 		f.round++
 	}
-	if len(seen) != 12 {
-		t.Errorf("6 rounds scored %d of the 12 uncovered candidates", len(seen))
+	if len(seen) != 15 {
+		t.Errorf("8 rounds scored %d of the 15 candidates, covered ones included", len(seen))
 	}
-	if first < 0 || seen[14] != 6-first {
-		t.Errorf("the best candidate, first scored in round %d, was scored in %d of the %d rounds since: want it kept once found", first, seen[14], 6-first)
+	if first < 0 || seen[14] != 8-first {
+		t.Errorf("the best candidate, first scored in round %d, was scored in %d of the %d rounds since: want it kept once found", first, seen[14], 8-first)
+	}
+}
+
+// In a round that offers triples the filter drops the candidates a
+// measured set covers, as long as another is open: NLTCS's workload, where
+// offering them measured worse (SelectFilter).
+func TestSelectFilterDropsCoveredAmongTriples(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		measured [][]int
+		wantAll  bool
+	}{
+		{"a measured triple covers four of the candidates", [][]int{{0, 1, 2}}, false},
+		{"every candidate covered: all offered", [][]int{{0, 1, 2, 3}}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var f SelectFilter
+			var q measurement.SelectQuery
+			for a := range 4 {
+				for b := a + 1; b < 4; b++ {
+					q.Candidates = append(q.Candidates, []int{a, b})
+				}
+			}
+			q.Candidates = append(q.Candidates, []int{0, 1, 2}, []int{1, 2, 3})
+			for range q.Candidates {
+				q.Weights = append(q.Weights, 1)
+			}
+			for _, m := range c.measured {
+				f.measure(m)
+			}
+			seen := map[int]bool{}
+			for range 6 {
+				for _, i := range f.keep(q, 4) {
+					seen[i] = true
+					f.scored(q.Candidates[i], 1)
+				}
+				f.round++
+			}
+			for i, s := range q.Candidates {
+				if covered := f.covered(s); seen[i] != (!covered || c.wantAll) {
+					t.Errorf("candidate %v (covered %v) scored %v in 6 rounds", s, covered, seen[i])
+				}
+			}
+		})
 	}
 }
 

@@ -1,0 +1,27 @@
+package marginal
+
+import "math"
+
+// PairNoise is the expected total-variation distance from noise alone of
+// a 2-way marginal over a public domain of sizes, for n records, if the
+// zCDP budget rho were split evenly over every pair's marginal, each cell
+// carrying Gaussian noise of variance P/ρ (P pairs, L2 sensitivity √2,
+// replace-one): a marginal of c cells is off by c·σ·√(2/π)/(2n) in
+// expectation, so τ = C/(n·√(2π·P·ρ)) with C the cells of all pairs.
+// Callers whose releases carry other noise pass the replace-one ρ that
+// carries it (under add/remove 2ρ; owners of rows in insider-safe mode
+// ρ·K/(K+1)). It reads only public quantities. A table of fewer than two
+// attributes has no pairs: +Inf.
+func PairNoise(sizes []int, n int, rho float64) float64 {
+	pairs, cells := 0, 0.0
+	for i, a := range sizes {
+		for _, b := range sizes[i+1:] {
+			pairs++
+			cells += float64(a) * float64(b)
+		}
+	}
+	if pairs == 0 || n <= 0 || !(rho > 0) {
+		return math.Inf(1)
+	}
+	return cells / (float64(n) * math.Sqrt(2*math.Pi*float64(pairs)*rho))
+}
