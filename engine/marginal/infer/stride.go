@@ -73,11 +73,7 @@ func (s stride) addTo(v, out []float64) {
 		// (10 paired runs, ratio 1.078 ± 0.033 without it).
 		g := out[:s.span]
 		for o := range s.lead {
-			row := v[o*s.span : (o+1)*s.span]
-			row = row[:len(g)]
-			for k, a := range row {
-				g[k] += a
-			}
+			addVec(g, v[o*s.span:(o+1)*s.span])
 		}
 		return
 	}
@@ -87,11 +83,7 @@ func (s stride) addTo(v, out []float64) {
 			row := v[o*s.span : (o+1)*s.span]
 			for k := 0; k+n <= len(row); k += n {
 				x := int(s.idx[k])
-				src, dst := row[k:k+n], out[x:x+n]
-				src = src[:len(dst)]
-				for i, a := range src {
-					dst[i] += a
-				}
+				addVec(out[x:x+n], row[k:k+n])
 			}
 		}
 		return
@@ -136,11 +128,7 @@ func (s stride) mulTo(dst, src, f []float64) {
 		// The span maps onto the subset cells 0..span−1 in order.
 		g := f[:s.span]
 		for o := range s.lead {
-			in, out := src[o*s.span:(o+1)*s.span], dst[o*s.span:(o+1)*s.span]
-			in, out = in[:len(g)], out[:len(g)]
-			for k, m := range g {
-				out[k] = in[k] * m
-			}
+			mulVec(dst[o*s.span:(o+1)*s.span], src[o*s.span:(o+1)*s.span], g)
 		}
 		return
 	}
@@ -150,11 +138,7 @@ func (s stride) mulTo(dst, src, f []float64) {
 			in, out := src[o*s.span:(o+1)*s.span], dst[o*s.span:(o+1)*s.span]
 			for k := 0; k+n <= len(in); k += n {
 				x := int(s.idx[k])
-				a, b, g := in[k:k+n], out[k:k+n], f[x:x+n]
-				a, b = a[:len(g)], b[:len(g)]
-				for i, m := range g {
-					b[i] = a[i] * m
-				}
+				mulVec(out[k:k+n], in[k:k+n], f[x:x+n])
 			}
 		}
 		return
@@ -182,11 +166,7 @@ func (s stride) mulTo(dst, src, f []float64) {
 	c := 0
 	for range s.lead {
 		for _, x := range s.idx {
-			m := f[x]
-			in, out := src[c:c+s.inner], dst[c:c+s.inner]
-			for i := range out {
-				out[i] = in[i] * m
-			}
+			scaleVec(dst[c:c+s.inner], src[c:c+s.inner], f[x])
 			c += s.inner
 		}
 	}

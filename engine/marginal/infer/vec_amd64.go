@@ -1,0 +1,19 @@
+//go:build !purego
+
+package infer
+
+import "golang.org/x/sys/cpu"
+
+// hasVec says the processor and the OS support AVX's 256-bit registers.
+var hasVec = cpu.X86.HasAVX
+
+// The kernels of vec_amd64.s: the slices have the same length.
+
+//go:noescape
+func mulVecAsm(dst, a, b []float64)
+
+//go:noescape
+func addVecAsm(dst, a []float64)
+
+//go:noescape
+func scaleVecAsm(dst, a []float64, m float64)
