@@ -217,21 +217,13 @@ func (k *contraction) block(fi, gi, oi int) {
 	case fl == 1 && gl == 0 && ol == 1:
 		// g lacks the last dimension: one factor for the whole run.
 		for range k.m {
-			a, o, y := fv[fi:fi+n], ov[oi:oi+n], gv[gi]
-			o = o[:len(a)]
-			for x, v := range a {
-				o[x] += v * y
-			}
+			axpyVec(ov[oi:oi+n], fv[fi:fi+n], gv[gi])
 			fi, gi, oi = fi+k.fm, gi+k.gm, oi+k.om
 		}
 	case fl == 0 && gl == 1 && ol == 1:
 		// f lacks it (a product is the same either way round).
 		for range k.m {
-			b, o, y := gv[gi:gi+n], ov[oi:oi+n], fv[fi]
-			o = o[:len(b)]
-			for x, v := range b {
-				o[x] += y * v
-			}
+			axpyVec(ov[oi:oi+n], gv[gi:gi+n], fv[fi])
 			fi, gi, oi = fi+k.fm, gi+k.gm, oi+k.om
 		}
 	case fl == 1 && gl == 1 && ol == 0:

@@ -36,6 +36,16 @@ func scaleVec(dst, a []float64, m float64) {
 	scaleVecGo(dst, a, m)
 }
 
+// axpyVec adds a[i]·y to dst[i] for i < len(a) (dst at least as long):
+// a multiplication, then an addition, not a fused multiply-add.
+func axpyVec(dst, a []float64, y float64) {
+	if len(a) >= minVecLen && hasVec {
+		axpyVecAsm(dst[:len(a)], a, y)
+		return
+	}
+	axpyVecGo(dst, a, y)
+}
+
 // minVecLen is the shortest run the vector kernels take: below it the
 // call costs more than the scalar loop.
 const minVecLen = 8
@@ -58,5 +68,12 @@ func scaleVecGo(dst, a []float64, m float64) {
 	dst = dst[:len(a)]
 	for i, x := range a {
 		dst[i] = x * m
+	}
+}
+
+func axpyVecGo(dst, a []float64, y float64) {
+	dst = dst[:len(a)]
+	for i, x := range a {
+		dst[i] += x * y
 	}
 }

@@ -17,3 +17,6 @@ func addVecAsm(dst, a []float64)
 
 //go:noescape
 func scaleVecAsm(dst, a []float64, m float64)
+
+//go:noescape
+func axpyVecAsm(dst, a []float64, y float64)

@@ -107,3 +107,39 @@ scaleTail:
 scaleDone:
 	VZEROUPPER
 	RET
+
+// func axpyVecAsm(dst, a []float64, y float64)
+TEXT ·axpyVecAsm(SB), NOSPLIT, $0-56
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         a_base+24(FP), SI
+	MOVQ         a_len+32(FP), CX
+	VBROADCASTSD y+48(FP), Y2
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	ANDQ         $-8, BX
+
+axpyLoop:
+	CMPQ    AX, BX
+	JGE     axpyTail
+	VMULPD  (SI)(AX*8), Y2, Y0
+	VMULPD  32(SI)(AX*8), Y2, Y1
+	VADDPD  (DI)(AX*8), Y0, Y0
+	VADDPD  32(DI)(AX*8), Y1, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	ADDQ    $8, AX
+	JMP     axpyLoop
+
+axpyTail:
+	CMPQ   AX, CX
+	JGE    axpyDone
+	VMOVSD (SI)(AX*8), X0
+	VMULSD X2, X0, X0
+	VADDSD (DI)(AX*8), X0, X0
+	VMOVSD X0, (DI)(AX*8)
+	INCQ   AX
+	JMP    axpyTail
+
+axpyDone:
+	VZEROUPPER
+	RET

@@ -53,6 +53,12 @@ func TestVecKernelsMatchScalarLoops(t *testing.T) {
 			addVec(got, a)
 			same(t, got, want)
 		})
+		t.Run("axpy", func(t *testing.T) {
+			want, got := append([]float64(nil), d...), append([]float64(nil), d...)
+			axpyVecGo(want, a, m[0])
+			axpyVec(got, a, m[0])
+			same(t, got, want)
+		})
 		t.Run("scale", func(t *testing.T) {
 			want, got := make([]float64, n), make([]float64, n)
 			scaleVecGo(want, a, m[0])
