@@ -24,6 +24,9 @@ type stride struct {
 	// With inner = 1, a run's cells are multiplied or summed as two
 	// contiguous vectors, not through the index.
 	run int
+	// top is the largest entry of idx: the pair kernels check once per
+	// row that it lies inside the table they write or read through it.
+	top int
 }
 
 // minRun is the shortest run the contiguous loops take: below it, the
@@ -35,7 +38,7 @@ const minRun = 4
 // cells (variable elimination's products) costs as little as its span.
 func newStride(t *domain.Marginal, sub []int) stride {
 	if len(sub) == 0 {
-		return stride{lead: 1, span: 1, inner: len(t.Counts), idx: []int32{0}}
+		return stride{lead: 1, span: 1, inner: len(t.Counts), idx: []int32{0}, run: 1}
 	}
 	first, last := slices.Index(t.Attrs, sub[0]), slices.Index(t.Attrs, sub[len(sub)-1])
 	if first < 0 || last < 0 {
@@ -53,7 +56,7 @@ func newStride(t *domain.Marginal, sub []int) stride {
 	for i, j := last, len(sub)-1; i >= first && j >= 0 && t.Attrs[i] == sub[j]; i, j = i-1, j-1 {
 		run *= t.Sizes[i]
 	}
-	return stride{lead: lead, span: len(idx), inner: inner, idx: idx, run: run}
+	return stride{lead: lead, span: len(idx), inner: inner, idx: idx, run: run, top: int(slices.Max(idx))}
 }
 
 // sum writes into out the sums of v over the cells the map sends
@@ -88,6 +91,14 @@ func (s stride) addTo(v, out []float64) {
 		}
 		return
 	}
+	if s.inner == 1 && s.run == 2 {
+		// A binary attribute last in the table and the subset (Adult's
+		// label): runs of two, a pair at a time.
+		for o := range s.lead {
+			addPairs(out, v[o*s.span:(o+1)*s.span], s.idx, s.top)
+		}
+		return
+	}
 	if s.inner == 1 {
 		for o := range s.lead {
 			row := v[o*s.span : (o+1)*s.span]
@@ -99,13 +110,10 @@ func (s stride) addTo(v, out []float64) {
 	}
 	if s.inner == 2 {
 		// A binary attribute last in the table (Adult's label, last of
-		// every clique that holds it): the run of two summed inline,
-		// the same sum sumOf takes.
+		// every clique that holds it), not in the subset: each run of two
+		// summed, the same sum sumOf takes, and added.
 		for o := range s.lead {
-			row := v[o*2*s.span : (o+1)*2*s.span]
-			for k, x := range s.idx {
-				out[x] += row[2*k] + row[2*k+1]
-			}
+			sumPairs(out, v[o*2*s.span:(o+1)*2*s.span], s.idx, s.top)
 		}
 		return
 	}
@@ -143,6 +151,12 @@ func (s stride) mulTo(dst, src, f []float64) {
 		}
 		return
 	}
+	if s.inner == 1 && s.run == 2 {
+		for o := range s.lead {
+			mulPairs(dst[o*s.span:(o+1)*s.span], src[o*s.span:(o+1)*s.span], f, s.idx, s.top)
+		}
+		return
+	}
 	if s.inner == 1 {
 		for o := range s.lead {
 			in, out := src[o*s.span:(o+1)*s.span], dst[o*s.span:(o+1)*s.span]
@@ -154,12 +168,7 @@ func (s stride) mulTo(dst, src, f []float64) {
 	}
 	if s.inner == 2 {
 		for o := range s.lead {
-			in, out := src[o*2*s.span:(o+1)*2*s.span], dst[o*2*s.span:(o+1)*2*s.span]
-			in = in[:len(out)]
-			for k, x := range s.idx {
-				m := f[x]
-				out[2*k], out[2*k+1] = in[2*k]*m, in[2*k+1]*m
-			}
+			scalePairs(dst[o*2*s.span:(o+1)*2*s.span], src[o*2*s.span:(o+1)*2*s.span], f, s.idx, s.top)
 		}
 		return
 	}

@@ -46,6 +46,45 @@ func axpyVec(dst, a []float64, y float64) {
 	axpyVecGo(dst, a, y)
 }
 
+// The pair kernels run a stride's maps where a binary attribute ends the
+// table: through idx (largest entry top), one index per pair of cells.
+// They check the lengths once, then run without bounds checks.
+
+// addPairs adds row[k] to out[idx[k]] for every k, where the cells come
+// in pairs (k even) that map to consecutive cells of out.
+func addPairs(out, row []float64, idx []int32, top int) {
+	if len(row) != len(idx) || len(row)%2 != 0 || top+1 > len(out) {
+		panic("infer: addPairs: lengths do not match")
+	}
+	addPairsAsm(out, row, idx)
+}
+
+// mulPairs sets dst[k] = src[k]·f[idx[k]] for every k, where the cells
+// come in pairs (k even) that map to consecutive cells of f.
+func mulPairs(dst, src, f []float64, idx []int32, top int) {
+	if len(src) != len(idx) || len(dst) != len(idx) || len(idx)%2 != 0 || top+1 > len(f) {
+		panic("infer: mulPairs: lengths do not match")
+	}
+	mulPairsAsm(dst, src, f, idx)
+}
+
+// sumPairs adds src[2k] + src[2k+1] to out[idx[k]] for every k.
+func sumPairs(out, src []float64, idx []int32, top int) {
+	if len(src) != 2*len(idx) || top+1 > len(out) {
+		panic("infer: sumPairs: lengths do not match")
+	}
+	sumPairsAsm(out, src, idx)
+}
+
+// scalePairs sets dst[2k] and dst[2k+1] to src's times f[idx[k]] for
+// every k.
+func scalePairs(dst, src, f []float64, idx []int32, top int) {
+	if len(src) != 2*len(idx) || len(dst) != len(src) || top+1 > len(f) {
+		panic("infer: scalePairs: lengths do not match")
+	}
+	scalePairsAsm(dst, src, f, idx)
+}
+
 // minVecLen is the shortest run the vector kernels take: below it the
 // call costs more than the scalar loop.
 const minVecLen = 8
@@ -75,5 +114,30 @@ func axpyVecGo(dst, a []float64, y float64) {
 	dst = dst[:len(a)]
 	for i, x := range a {
 		dst[i] += x * y
+	}
+}
+
+func addPairsGo(out, row []float64, idx []int32) {
+	for k, x := range idx {
+		out[x] += row[k]
+	}
+}
+
+func mulPairsGo(dst, src, f []float64, idx []int32) {
+	for k, x := range idx {
+		dst[k] = src[k] * f[x]
+	}
+}
+
+func sumPairsGo(out, src []float64, idx []int32) {
+	for k, x := range idx {
+		out[x] += src[2*k] + src[2*k+1]
+	}
+}
+
+func scalePairsGo(dst, src, f []float64, idx []int32) {
+	for k, x := range idx {
+		m := f[x]
+		dst[2*k], dst[2*k+1] = src[2*k]*m, src[2*k+1]*m
 	}
 }

@@ -20,3 +20,18 @@ func scaleVecAsm(dst, a []float64, m float64)
 
 //go:noescape
 func axpyVecAsm(dst, a []float64, y float64)
+
+// The pair kernels use SSE2's 128-bit registers, which every amd64
+// processor has.
+
+//go:noescape
+func addPairsAsm(out, row []float64, idx []int32)
+
+//go:noescape
+func mulPairsAsm(dst, src, f []float64, idx []int32)
+
+//go:noescape
+func sumPairsAsm(out, src []float64, idx []int32)
+
+//go:noescape
+func scalePairsAsm(dst, src, f []float64, idx []int32)

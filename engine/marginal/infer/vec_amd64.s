@@ -143,3 +143,98 @@ axpyTail:
 axpyDone:
 	VZEROUPPER
 	RET
+
+// func addPairsAsm(out, row []float64, idx []int32)
+TEXT ·addPairsAsm(SB), NOSPLIT, $0-72
+	MOVQ out_base+0(FP), DI
+	MOVQ row_base+24(FP), SI
+	MOVQ row_len+32(FP), CX
+	MOVQ idx_base+48(FP), DX
+	XORQ AX, AX
+
+addPairsLoop:
+	CMPQ    AX, CX
+	JGE     addPairsDone
+	MOVLQSX (DX)(AX*4), BX
+	MOVUPD  (SI)(AX*8), X0
+	MOVUPD  (DI)(BX*8), X1
+	ADDPD   X0, X1
+	MOVUPD  X1, (DI)(BX*8)
+	ADDQ    $2, AX
+	JMP     addPairsLoop
+
+addPairsDone:
+	RET
+
+// func mulPairsAsm(dst, src, f []float64, idx []int32)
+TEXT ·mulPairsAsm(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	MOVQ f_base+48(FP), R8
+	MOVQ idx_base+72(FP), DX
+	XORQ AX, AX
+
+mulPairsLoop:
+	CMPQ    AX, CX
+	JGE     mulPairsDone
+	MOVLQSX (DX)(AX*4), BX
+	MOVUPD  (SI)(AX*8), X0
+	MOVUPD  (R8)(BX*8), X1
+	MULPD   X1, X0
+	MOVUPD  X0, (DI)(AX*8)
+	ADDQ    $2, AX
+	JMP     mulPairsLoop
+
+mulPairsDone:
+	RET
+
+// func sumPairsAsm(out, src []float64, idx []int32)
+TEXT ·sumPairsAsm(SB), NOSPLIT, $0-72
+	MOVQ out_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ idx_base+48(FP), DX
+	MOVQ idx_len+56(FP), CX
+	XORQ AX, AX
+
+sumPairsLoop:
+	CMPQ     AX, CX
+	JGE      sumPairsDone
+	MOVLQSX  (DX)(AX*4), BX
+	LEAQ     (AX)(AX*1), R9
+	MOVUPD   (SI)(R9*8), X0
+	MOVAPD   X0, X1
+	UNPCKHPD X1, X1
+	ADDSD    X1, X0
+	ADDSD    (DI)(BX*8), X0
+	MOVSD    X0, (DI)(BX*8)
+	INCQ     AX
+	JMP      sumPairsLoop
+
+sumPairsDone:
+	RET
+
+// func scalePairsAsm(dst, src, f []float64, idx []int32)
+TEXT ·scalePairsAsm(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ f_base+48(FP), R8
+	MOVQ idx_base+72(FP), DX
+	MOVQ idx_len+80(FP), CX
+	XORQ AX, AX
+
+scalePairsLoop:
+	CMPQ     AX, CX
+	JGE      scalePairsDone
+	MOVLQSX  (DX)(AX*4), BX
+	LEAQ     (AX)(AX*1), R9
+	MOVSD    (R8)(BX*8), X1
+	UNPCKLPD X1, X1
+	MOVUPD   (SI)(R9*8), X0
+	MULPD    X1, X0
+	MOVUPD   X0, (DI)(R9*8)
+	INCQ     AX
+	JMP      scalePairsLoop
+
+scalePairsDone:
+	RET
