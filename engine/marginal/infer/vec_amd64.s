@@ -145,25 +145,45 @@ axpyDone:
 	RET
 
 // func addPairsAsm(out, row []float64, idx []int32)
+//
+// Consecutive pairs often add onto the same pair of out (a separator that
+// lacks the attributes before the label): the running pair stays in X1
+// until the index changes, the same additions in the same order without
+// a store and a load between them.
 TEXT ·addPairsAsm(SB), NOSPLIT, $0-72
 	MOVQ out_base+0(FP), DI
 	MOVQ row_base+24(FP), SI
 	MOVQ row_len+32(FP), CX
 	MOVQ idx_base+48(FP), DX
 	XORQ AX, AX
+	MOVQ $-1, R10
 
 addPairsLoop:
 	CMPQ    AX, CX
 	JGE     addPairsDone
 	MOVLQSX (DX)(AX*4), BX
-	MOVUPD  (SI)(AX*8), X0
-	MOVUPD  (DI)(BX*8), X1
-	ADDPD   X0, X1
-	MOVUPD  X1, (DI)(BX*8)
-	ADDQ    $2, AX
-	JMP     addPairsLoop
+	CMPQ    BX, R10
+	JEQ     addPairsSame
+	CMPQ    R10, $-1
+	JEQ     addPairsLoad
+	MOVUPD  X1, (DI)(R10*8)
+
+addPairsLoad:
+	MOVUPD (DI)(BX*8), X1
+	MOVQ   BX, R10
+
+addPairsSame:
+	MOVUPD (SI)(AX*8), X0
+	ADDPD  X0, X1
+	ADDQ   $2, AX
+	JMP    addPairsLoop
 
 addPairsDone:
+	CMPQ   R10, $-1
+	JEQ    addPairsReturn
+	MOVUPD X1, (DI)(R10*8)
+
+addPairsReturn:
 	RET
 
 // func mulPairsAsm(dst, src, f []float64, idx []int32)
@@ -190,28 +210,46 @@ mulPairsDone:
 	RET
 
 // func sumPairsAsm(out, src []float64, idx []int32)
+//
+// As in addPairsAsm, the running sum stays in X2 while the index holds.
 TEXT ·sumPairsAsm(SB), NOSPLIT, $0-72
 	MOVQ out_base+0(FP), DI
 	MOVQ src_base+24(FP), SI
 	MOVQ idx_base+48(FP), DX
 	MOVQ idx_len+56(FP), CX
 	XORQ AX, AX
+	MOVQ $-1, R10
 
 sumPairsLoop:
-	CMPQ     AX, CX
-	JGE      sumPairsDone
-	MOVLQSX  (DX)(AX*4), BX
+	CMPQ    AX, CX
+	JGE     sumPairsDone
+	MOVLQSX (DX)(AX*4), BX
+	CMPQ    BX, R10
+	JEQ     sumPairsSame
+	CMPQ    R10, $-1
+	JEQ     sumPairsLoad
+	MOVSD   X2, (DI)(R10*8)
+
+sumPairsLoad:
+	MOVSD (DI)(BX*8), X2
+	MOVQ  BX, R10
+
+sumPairsSame:
 	LEAQ     (AX)(AX*1), R9
 	MOVUPD   (SI)(R9*8), X0
 	MOVAPD   X0, X1
 	UNPCKHPD X1, X1
 	ADDSD    X1, X0
-	ADDSD    (DI)(BX*8), X0
-	MOVSD    X0, (DI)(BX*8)
+	ADDSD    X0, X2
 	INCQ     AX
 	JMP      sumPairsLoop
 
 sumPairsDone:
+	CMPQ  R10, $-1
+	JEQ   sumPairsReturn
+	MOVSD X2, (DI)(R10*8)
+
+sumPairsReturn:
 	RET
 
 // func scalePairsAsm(dst, src, f []float64, idx []int32)
