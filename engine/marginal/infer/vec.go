@@ -36,6 +36,38 @@ func scaleVec(dst, a []float64, m float64) {
 	scaleVecGo(dst, a, m)
 }
 
+// mulRows sets each row of dst (rows of len(g) cells) to the same row of
+// src times g: a clique's rows times a table over its trailing attributes,
+// in one call rather than one per row (rows are often 20–60 cells).
+func mulRows(dst, src, g []float64) {
+	n := len(g)
+	if n == 0 || len(src)%n != 0 || len(dst) < len(src) {
+		panic("infer: mulRows: lengths do not match")
+	}
+	if n >= 4 && hasVec {
+		mulRowsAsm(dst[:len(src)], src, g)
+		return
+	}
+	for o := 0; o < len(src); o += n {
+		mulVecGo(dst[o:o+n], src[o:o+n], g)
+	}
+}
+
+// addRows adds every row of v (rows of len(g) cells), in order, to g.
+func addRows(g, v []float64) {
+	n := len(g)
+	if n == 0 || len(v)%n != 0 {
+		panic("infer: addRows: lengths do not match")
+	}
+	if n >= 4 && hasVec {
+		addRowsAsm(g, v)
+		return
+	}
+	for o := 0; o < len(v); o += n {
+		addVecGo(g, v[o:o+n])
+	}
+}
+
 // axpyVec adds a[i]·y to dst[i] for i < len(a) (dst at least as long):
 // a multiplication, then an addition, not a fused multiply-add.
 func axpyVec(dst, a []float64, y float64) {

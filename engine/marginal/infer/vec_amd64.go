@@ -18,6 +18,15 @@ func addVecAsm(dst, a []float64)
 //go:noescape
 func scaleVecAsm(dst, a []float64, m float64)
 
+// mulRowsAsm and addRowsAsm take len(src) and len(v) a multiple of
+// len(g), and len(g) at least 4.
+
+//go:noescape
+func mulRowsAsm(dst, src, g []float64)
+
+//go:noescape
+func addRowsAsm(g, v []float64)
+
 //go:noescape
 func axpyVecAsm(dst, a []float64, y float64)
 

@@ -276,3 +276,146 @@ scalePairsLoop:
 
 scalePairsDone:
 	RET
+
+// func mulRowsAsm(dst, src, g []float64)
+//
+// Row after row of len(g) cells: four cells per instruction, then the
+// row's last one to three one at a time.
+TEXT ·mulRowsAsm(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), R11
+	MOVQ g_base+48(FP), DX
+	MOVQ g_len+56(FP), CX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	LEAQ (SI)(R11*8), R11  // the end of src
+
+mulRowsRow:
+	CMPQ SI, R11
+	JGE  mulRowsDone
+	XORQ AX, AX
+
+mulRowsLoop:
+	CMPQ    AX, BX
+	JGE     mulRowsTail
+	VMOVUPD (SI)(AX*8), Y0
+	VMULPD  (DX)(AX*8), Y0, Y0
+	VMOVUPD Y0, (DI)(AX*8)
+	ADDQ    $4, AX
+	JMP     mulRowsLoop
+
+mulRowsTail:
+	CMPQ   AX, CX
+	JGE    mulRowsNext
+	VMOVSD (SI)(AX*8), X0
+	VMULSD (DX)(AX*8), X0, X0
+	VMOVSD X0, (DI)(AX*8)
+	INCQ   AX
+	JMP    mulRowsTail
+
+mulRowsNext:
+	LEAQ (SI)(CX*8), SI
+	LEAQ (DI)(CX*8), DI
+	JMP  mulRowsRow
+
+mulRowsDone:
+	VZEROUPPER
+	RET
+
+// func addRowsAsm(g, v []float64)
+//
+// Sixteen cells of g at a time (then four, then one) stay in registers
+// while every row adds onto them, in row order: the same additions in the
+// same order as row after row through memory, without a store and a
+// reload of g between rows.
+TEXT ·addRowsAsm(SB), NOSPLIT, $0-48
+	MOVQ v_len+32(FP), AX
+	MOVQ g_len+8(FP), CX
+	XORQ DX, DX
+	DIVQ CX                // the rows
+	MOVQ AX, R13
+	MOVQ g_base+0(FP), DI
+	MOVQ v_base+24(FP), SI
+	MOVQ CX, R12
+	SHLQ $3, R12           // a row's bytes
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+addRows16:
+	CMPQ    AX, BX
+	JGE     addRows4Start
+	VMOVUPD (DI)(AX*8), Y0
+	VMOVUPD 32(DI)(AX*8), Y1
+	VMOVUPD 64(DI)(AX*8), Y2
+	VMOVUPD 96(DI)(AX*8), Y3
+	LEAQ    (SI)(AX*8), R8
+	MOVQ    R13, R9
+
+addRows16Row:
+	TESTQ  R9, R9
+	JEQ    addRows16Store
+	VADDPD (R8), Y0, Y0
+	VADDPD 32(R8), Y1, Y1
+	VADDPD 64(R8), Y2, Y2
+	VADDPD 96(R8), Y3, Y3
+	ADDQ   R12, R8
+	DECQ   R9
+	JMP    addRows16Row
+
+addRows16Store:
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	VMOVUPD Y2, 64(DI)(AX*8)
+	VMOVUPD Y3, 96(DI)(AX*8)
+	ADDQ    $16, AX
+	JMP     addRows16
+
+addRows4Start:
+	MOVQ CX, BX
+	ANDQ $-4, BX
+
+addRows4:
+	CMPQ    AX, BX
+	JGE     addRows1
+	VMOVUPD (DI)(AX*8), Y0
+	LEAQ    (SI)(AX*8), R8
+	MOVQ    R13, R9
+
+addRows4Row:
+	TESTQ  R9, R9
+	JEQ    addRows4Store
+	VADDPD (R8), Y0, Y0
+	ADDQ   R12, R8
+	DECQ   R9
+	JMP    addRows4Row
+
+addRows4Store:
+	VMOVUPD Y0, (DI)(AX*8)
+	ADDQ    $4, AX
+	JMP     addRows4
+
+addRows1:
+	CMPQ   AX, CX
+	JGE    addRowsDone
+	VMOVSD (DI)(AX*8), X0
+	LEAQ   (SI)(AX*8), R8
+	MOVQ   R13, R9
+
+addRows1Row:
+	TESTQ  R9, R9
+	JEQ    addRows1Store
+	VADDSD (R8), X0, X0
+	ADDQ   R12, R8
+	DECQ   R9
+	JMP    addRows1Row
+
+addRows1Store:
+	VMOVSD X0, (DI)(AX*8)
+	INCQ   AX
+	JMP    addRows1
+
+addRowsDone:
+	VZEROUPPER
+	RET

@@ -53,6 +53,24 @@ func TestVecKernelsMatchScalarLoops(t *testing.T) {
 			addVec(got, a)
 			same(t, got, want)
 		})
+		t.Run("rows", func(t *testing.T) {
+			if n == 0 {
+				return
+			}
+			rows := random(3 * n)
+			want, got := make([]float64, 3*n), make([]float64, 3*n)
+			for o := 0; o < 3*n; o += n {
+				mulVecGo(want[o:o+n], rows[o:o+n], b)
+			}
+			mulRows(got, rows, b)
+			same(t, got, want)
+			wantSum, gotSum := append([]float64(nil), d...), append([]float64(nil), d...)
+			for o := 0; o < 3*n; o += n {
+				addVecGo(wantSum, rows[o:o+n])
+			}
+			addRows(gotSum, rows)
+			same(t, gotSum, wantSum)
+		})
 		t.Run("axpy", func(t *testing.T) {
 			want, got := append([]float64(nil), d...), append([]float64(nil), d...)
 			axpyVecGo(want, a, m[0])
