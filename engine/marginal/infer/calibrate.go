@@ -30,9 +30,21 @@ func (m *Model) propagate() {
 	}
 	parallel.For(len(m.log), func(c int) {
 		lg, b := m.log[c].Counts, m.pot[c]
-		top := math.Inf(-1)
+		// A plain comparison, as in rescale: math.Max's NaN and
+		// signed-zero handling made this search a third of propagate's
+		// time (Adult at ρ = 0.5: a clique of 0.2 million cells per fit).
+		// A NaN still makes top NaN, as math.Max's did, and a zero's sign
+		// does not change v − top.
+		top, nan := math.Inf(-1), false
 		for _, v := range lg {
-			top = math.Max(top, v)
+			if v > top {
+				top = v
+			} else if v != v {
+				nan = true
+			}
+		}
+		if nan {
+			top = math.NaN()
 		}
 		for x, v := range lg {
 			b[x] = math.Exp(v - top)

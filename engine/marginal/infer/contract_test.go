@@ -58,18 +58,29 @@ func TestContractMatchesEnumeration(t *testing.T) {
 		{"sum out a middle attribute", []int{0, 2, 4, 5}, []int{2, 4}, []int{0, 4, 5}, false},
 		{"interleaved attributes", []int{0, 2, 4}, []int{1, 3, 5}, []int{1, 2, 5}, false},
 		{"scalar result", []int{1, 3}, []int{1, 3}, nil, false},
+		{"f lacks the last attribute", []int{0, 1}, []int{1, 2}, []int{0, 1, 2}, false},
+		{"f lacks the last attribute, g the first", []int{0, 2, 4}, []int{2, 3, 5}, []int{0, 4, 5}, false},
+		{"one dimension", []int{4}, []int{4}, []int{4}, false},
+		{"short runs summed out under kept ones", []int{0, 2, 3}, []int{1, 2, 3}, []int{1, 2}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f, g := random(c.f), random(c.g)
 			got := contract(sizes, f, g, c.out).Counts
 			want := naiveContract(sizes, f, g, c.out)
+			all := union(c.f, c.g)
+			if len(c.out) > 0 && c.out[len(c.out)-1] == all[len(all)-1] {
+				// Every result cell adds its products one by one in the
+				// enumeration's order: the same to the bit.
+				if !slices.Equal(got, want) {
+					t.Fatalf("contract %v, enumeration %v: not the same to the bit", got, want)
+				}
+			}
 			for i := range want {
 				if math.Abs(got[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
 					t.Fatalf("cell %d: contract %v, enumeration %v", i, got[i], want[i])
 				}
 			}
-			all := union(c.f, c.g)
 			dims := make([]int, len(all))
 			for i, a := range all {
 				dims[i] = sizes[a]

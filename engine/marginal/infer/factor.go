@@ -154,56 +154,21 @@ func contract(sizes []int, f, g *domain.Marginal, out []int) *domain.Marginal {
 		dims[i] = sizes[a]
 	}
 	dims, sf, sg, so = coalesce(dims, sf, sg, so)
-	last := len(dims) - 1
-	n, fl, gl, ol := dims[last], sf[last], sg[last], so[last]
-	fv, gv, ov := f.Counts, g.Counts, res.Counts
-	digits := make([]int, last)
+	if len(dims) == 1 {
+		dims, sf, sg, so = []int{1, dims[0]}, []int{0, sf[0]}, []int{0, sg[0]}, []int{0, so[0]}
+	}
+	// The two innermost dimensions run in the kernel, the odometer turns
+	// the others: on Adult's models the innermost runs are short (2–16
+	// cells: a binary label last), and turning the odometer after each
+	// cost more than the run.
+	outer := len(dims) - 2
+	k := contraction{f: f.Counts, g: g.Counts, o: res.Counts, n: dims[outer+1], m: dims[outer],
+		fl: sf[outer+1], gl: sg[outer+1], ol: so[outer+1], fm: sf[outer], gm: sg[outer], om: so[outer]}
+	digits := make([]int, outer)
 	fi, gi, oi := 0, 0, 0
 	for {
-		// The last dimension runs fastest; when the result lacks it, the
-		// run sums into one cell.
-		switch {
-		case fl == 1 && gl == 1 && ol == 1:
-			// All three hold the last attribute as their own last: the
-			// run is contiguous in each (the common case: a separator's
-			// attributes end both a clique and its message).
-			a, b, o := fv[fi:fi+n], gv[gi:gi+n], ov[oi:oi+n]
-			b, o = b[:len(a)], o[:len(a)]
-			for k, x := range a {
-				o[k] += x * b[k]
-			}
-		case fl == 1 && gl == 0 && ol == 1:
-			// g lacks the last dimension: one factor for the whole run.
-			a, o, y := fv[fi:fi+n], ov[oi:oi+n], gv[gi]
-			o = o[:len(a)]
-			for k, x := range a {
-				o[k] += x * y
-			}
-		case fl == 1 && gl == 1 && ol == 0:
-			a, b := fv[fi:fi+n], gv[gi:gi+n]
-			b = b[:len(a)]
-			s := 0.0
-			for k, x := range a {
-				s += x * b[k]
-			}
-			ov[oi] += s
-		case ol == 0:
-			s := 0.0
-			for k := range n {
-				s += fv[fi+k*fl] * gv[gi+k*gl]
-			}
-			ov[oi] += s
-		case gl == 0:
-			y := gv[gi]
-			for k := range n {
-				ov[oi+k*ol] += fv[fi+k*fl] * y
-			}
-		default:
-			for k := range n {
-				ov[oi+k*ol] += fv[fi+k*fl] * gv[gi+k*gl]
-			}
-		}
-		p := last - 1
+		k.block(fi, gi, oi)
+		p := outer - 1
 		for ; p >= 0; p-- {
 			digits[p]++
 			fi, gi, oi = fi+sf[p], gi+sg[p], oi+so[p]
@@ -215,6 +180,78 @@ func contract(sizes []int, f, g *domain.Marginal, out []int) *domain.Marginal {
 		}
 		if p < 0 {
 			return res
+		}
+	}
+}
+
+// contraction is contract's kernel: the two innermost dimensions of its
+// odometer, m runs of n cells, with each table's stride along them (fl,
+// gl, ol along the run, 0 where the table lacks the dimension; fm, gm, om
+// from one run to the next).
+type contraction struct {
+	f, g, o                      []float64
+	n, m, fl, gl, ol, fm, gm, om int
+}
+
+// block adds the m runs from cells fi, gi, oi of f, g and the result. The
+// last dimension runs fastest; when the result lacks it, the run sums into
+// one cell. Every result cell adds the same products in the same order
+// (and a run's into a sum of its own first) whatever the case, so the
+// cases differ in speed only.
+func (k *contraction) block(fi, gi, oi int) {
+	n, fv, gv, ov := k.n, k.f, k.g, k.o
+	fl, gl, ol := k.fl, k.gl, k.ol
+	switch {
+	case fl == 1 && gl == 1 && ol == 1:
+		// All three hold the last attribute as their own last: the
+		// run is contiguous in each (the common case: a separator's
+		// attributes end both a clique and its message).
+		for range k.m {
+			a, b, o := fv[fi:fi+n], gv[gi:gi+n], ov[oi:oi+n]
+			b, o = b[:len(a)], o[:len(a)]
+			for x, v := range a {
+				o[x] += v * b[x]
+			}
+			fi, gi, oi = fi+k.fm, gi+k.gm, oi+k.om
+		}
+	case fl == 1 && gl == 0 && ol == 1:
+		// g lacks the last dimension: one factor for the whole run.
+		for range k.m {
+			axpyVec(ov[oi:oi+n], fv[fi:fi+n], gv[gi])
+			fi, gi, oi = fi+k.fm, gi+k.gm, oi+k.om
+		}
+	case fl == 0 && gl == 1 && ol == 1:
+		// f lacks it (a product is the same either way round).
+		for range k.m {
+			axpyVec(ov[oi:oi+n], gv[gi:gi+n], fv[fi])
+			fi, gi, oi = fi+k.fm, gi+k.gm, oi+k.om
+		}
+	case fl == 1 && gl == 1 && ol == 0:
+		for range k.m {
+			a, b := fv[fi:fi+n], gv[gi:gi+n]
+			b = b[:len(a)]
+			s := 0.0
+			for x, v := range a {
+				s += v * b[x]
+			}
+			ov[oi] += s
+			fi, gi, oi = fi+k.fm, gi+k.gm, oi+k.om
+		}
+	case ol == 0:
+		for range k.m {
+			s := 0.0
+			for x := range n {
+				s += fv[fi+x*fl] * gv[gi+x*gl]
+			}
+			ov[oi] += s
+			fi, gi, oi = fi+k.fm, gi+k.gm, oi+k.om
+		}
+	default:
+		for range k.m {
+			for x := range n {
+				ov[oi+x*ol] += fv[fi+x*fl] * gv[gi+x*gl]
+			}
+			fi, gi, oi = fi+k.fm, gi+k.gm, oi+k.om
 		}
 	}
 }

@@ -163,7 +163,17 @@ func deal(counts []int, src *randx.Source) []int {
 			slots = append(slots, slot{(float64(k) + u) / float64(n), i})
 		}
 	}
-	slices.SortFunc(slots, func(x, y slot) int { return cmp.Compare(x.at, y.at) })
+	// Positions are finite, so two comparisons order them as cmp.Compare
+	// would, without its NaN tests (a fifth of sampling's sorts).
+	slices.SortFunc(slots, func(x, y slot) int {
+		if x.at < y.at {
+			return -1
+		}
+		if x.at > y.at {
+			return 1
+		}
+		return 0
+	})
 	out := make([]int, len(slots))
 	for j, s := range slots {
 		out[j] = s.cell

@@ -56,6 +56,12 @@ func TestStrideMatchesProjector(t *testing.T) {
 // With a binary attribute last, every subset ending just before it sums and
 // multiplies runs of two cells (stride's inner = 2 branch) as the per-cell
 // projector does, to the bit.
+// A binary attribute last in the table (Adult's label) takes the pair
+// kernels: when the subset lacks it, each pair of cells is summed and
+// added (sumPairs, scalePairs); when the subset holds it but not the
+// attribute before, each pair maps to two consecutive subset cells
+// (addPairs, mulPairs). Both give the per-cell projector's sums and
+// products to the bit.
 func TestStrideBinaryLastMatchesProjector(t *testing.T) {
 	sizes := []int{3, 4, 5, 2}
 	table := newFactor(sizes, []int{0, 1, 2, 3})
@@ -63,11 +69,12 @@ func TestStrideBinaryLastMatchesProjector(t *testing.T) {
 	for c := range table.Counts {
 		table.Counts[c] = rng.Float64()
 	}
-	for _, sub := range [][]int{{2}, {0, 2}, {1, 2}, {0, 1, 2}} {
+	for _, sub := range [][]int{{2}, {0, 2}, {1, 2}, {0, 1, 2}, {3}, {0, 3}, {1, 3}, {0, 1, 3}} {
 		t.Run(fmt.Sprint(sub), func(t *testing.T) {
 			s, full := newStride(table, sub), mustProject(table, sub)
-			if s.inner != 2 {
-				t.Fatalf("inner %d, want 2", s.inner)
+			pairsSummed := !slices.Contains(sub, 3)
+			if pairsSummed && s.inner != 2 || !pairsSummed && (s.inner != 1 || s.run != 2) {
+				t.Fatalf("inner %d, run %d: not a pair kernel's stride", s.inner, s.run)
 			}
 			cells := 1
 			for _, a := range sub {
@@ -76,7 +83,12 @@ func TestStrideBinaryLastMatchesProjector(t *testing.T) {
 			got, want := make([]float64, cells), make([]float64, cells)
 			s.sum(table.Counts, got)
 			for c := 0; c < len(full); c += 2 {
-				want[full[c]] += table.Counts[c] + table.Counts[c+1]
+				if pairsSummed {
+					want[full[c]] += table.Counts[c] + table.Counts[c+1]
+				} else {
+					want[full[c]] += table.Counts[c]
+					want[full[c+1]] += table.Counts[c+1]
+				}
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("sum %v, want %v", got, want)
