@@ -1,0 +1,72 @@
+package marginal
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/engine/marginal/measurement"
+	"github.com/dppub/dppub/privacy"
+	"github.com/dppub/dppub/randx"
+)
+
+// On a wide table the default rounds (DefaultRounds: about 2·d, the
+// one-way marginals, MST's tree of pairs and a batch) measure a lower
+// mean 2-way TVD than AIM's 16·d, which the default was before the wide
+// tables' noise cap (wideRoundNoise): the whole of Musk (167 attributes,
+// 6 598 rows, its public bins) at ε = 4, where 16·d rounds are 2 672 and
+// 2·d 334; seed 1 measured 0.1784 against 0.2002. On the benchmark's
+// training split, three seeds each (wide-vs-mst.md), 0.1858 ± 0.0018
+// against 0.2112 ± 0.0047 (runs' spread 0.003 and 0.008): the test asks
+// only for lower, which a true improvement of that size fails with
+// probability about 2·10⁻³ (normal approximation, 2.9 standard
+// deviations of the difference). Slow (about 40 CPU-s).
+func TestWideRoundsBeatAIMRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two adaptive runs on Musk")
+	}
+	dom, ds := load(t, "musk2")
+	rho := rhoAt(t, 4)
+	d := dom.Len()
+	tvd := map[string]float64{}
+	for _, c := range []struct {
+		name   string
+		rounds int
+	}{
+		{"default", 0},
+		{"AIM's 16·d", 16 * d},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := adaptiveRounds(t, dom, ds, rho, c.rounds, 1)
+			if c.rounds == 0 {
+				n := len(ds.Cols[0])
+				if want := DefaultRounds(d, n, rho, 0.1); want >= 16*d {
+					t.Fatalf("DefaultRounds gives %d rounds for %d attributes: the test compares nothing", want, d)
+				}
+			}
+			tvd[c.name] = meanTVD2(t, ds, res.Data)
+			t.Logf("%s: mean 2-way TVD %.4f in %d rounds", c.name, tvd[c.name], len(res.Rounds))
+		})
+	}
+	if got, aim := tvd["default"], tvd["AIM's 16·d"]; !(got < aim) {
+		t.Errorf("default rounds' 2-way TVD %.4f, AIM's 16·d %.4f: want the default lower", got, aim)
+	}
+}
+
+// adaptiveRounds runs the adaptive method with T = rounds (0: the
+// default) on ds over dom at budget rho, its randomness seeded by seed.
+func adaptiveRounds(t *testing.T, dom *domain.Domain, ds *domain.Dataset, rho float64, rounds int, seed uint64) *Result {
+	t.Helper()
+	a := zcdpAccountant(t, "owner", rho)
+	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2 * seed)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: len(ds.Cols[0]), Method: MethodAdaptive,
+		Adaptive: AdaptiveOptions{Rounds: rounds}, Parties: owner("owner", rho, dom.Len()), Source: randx.NewSeeded(2*seed + 1)})
+	if err != nil {
+		t.Fatal(fmt.Errorf("%d rounds: %w", rounds, err))
+	}
+	return res
+}
