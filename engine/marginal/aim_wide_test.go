@@ -3,6 +3,7 @@ package marginal
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/dppub/dppub/engine/marginal/domain"
@@ -69,4 +70,59 @@ func adaptiveRounds(t *testing.T, dom *domain.Domain, ds *domain.Dataset, rho fl
 		t.Fatal(fmt.Errorf("%d rounds: %w", rounds, err))
 	}
 	return res
+}
+
+// recordingSelector passes selections to a LocalMeasurer and keeps the
+// queries it was offered.
+type recordingSelector struct {
+	*measurement.LocalMeasurer
+	queries []measurement.SelectQuery
+}
+
+func (r *recordingSelector) Select(ctx context.Context, q measurement.SelectQuery, c measurement.Choice) (int, error) {
+	r.queries = append(r.queries, q)
+	return r.LocalMeasurer.Select(ctx, q, c)
+}
+
+// The spanning tree's selections score each pair with TreePenalty of the
+// penalty its measurement is expected to leave, under either penalty: on
+// WDBC (31 attributes, so the rounds start with the tree) at ε = 1, the
+// first selection offers every pair, and each carries TreePenalty ×
+// Penalty.of(its one-way estimate, the round's σ).
+func TestTreeScoresWithTreePenalty(t *testing.T) {
+	dom, ds := load(t, "wdbc")
+	rho := rhoAt(t, 1)
+	d := dom.Len()
+	for _, p := range []Penalty{PenaltyClipped, PenaltyAIM} {
+		t.Run(string(p), func(t *testing.T) {
+			a := zcdpAccountant(t, "owner", rho)
+			lm, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recordingSelector{LocalMeasurer: lm}
+			res, err := Synthesize(context.Background(), rec, Options{Domain: dom, Records: len(ds.Cols[0]), Method: MethodAdaptive,
+				Adaptive: AdaptiveOptions{Penalty: p}, Parties: owner("owner", rho, d), Source: randx.NewSeeded(3)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.queries) == 0 || len(res.Rounds) == 0 {
+				t.Fatal("no selection made")
+			}
+			q, first := rec.queries[0], res.Rounds[0]
+			if len(q.Candidates) != d*(d-1)/2 || len(first.Attrs) != 2 {
+				t.Fatalf("first selection offered %d candidates and picked %v: not the tree's (%d pairs)", len(q.Candidates), first.Attrs, d*(d-1)/2)
+			}
+			noise, err := measurement.CountNoise(measurement.Gaussian, "", first.Rho)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, est := range q.Estimates {
+				full := p.of(est, noise.Scale)
+				if got := q.Penalties[i]; math.Abs(got-TreePenalty*full) > 1e-9*full {
+					t.Fatalf("pair %v offered penalty %v, want %v × %v", q.Candidates[i], got, TreePenalty, full)
+				}
+			}
+		})
+	}
 }
