@@ -237,8 +237,9 @@ const roundNoise = 0.03
 // about MST's shape (McKenna, Miklau & Sheldon 2021: the one-way marginals
 // and a tree of pairs, nothing more). At 3 %, `wide` (73 columns, 6 400
 // rows, ε = 1, replace-one) got about 1 000 rounds of σ ≈ 190 records
-// each, mostly noise. Three seeds each, mean 2-way / 3-way TVD
-// (docs/results/synthesis/wide-vs-mst.md): `wide` at ε = 1, 14·d rounds
+// each, mostly noise. Three seeds each, mean 2-way / 3-way TVD, the
+// tree's full penalty (before TreePenalty; docs/results/synthesis/
+// wide-vs-mst.md): `wide` at ε = 1, 14·d rounds
 // (the 3 % cap) 0.0989 / 0.1598, 3·d 0.0710 / 0.1312, 2·d 0.0650 /
 // 0.1244, 1.5·d 0.0650 / 0.1243 (the paper engine 0.0884 / 0.1589); at
 // ε = 4 8·d 0.0423, 4·d 0.0407, 2·d 0.0388 (paper 0.0505); Musk (167

@@ -47,21 +47,22 @@ const (
 // an expected TVD from noise alone (PairNoise) of at least AutoWideNoise.
 // Measured with three seeds on the benchmark's training splits,
 // replace-one, (ε, δ) = (0.3, 1, 4; 1e-5), mean 2-way TVD adaptive
-// against paper (docs/results/synthesis/wide-vs-mst.md): `wide` (73
-// attributes, 6 400 rows) at ε = 0.3 (τ = 4.4) 0.148 against 0.191, at
-// ε = 1 (τ = 1.45) 0.0650 against 0.0884; `zeroinfl` (27 attributes,
-// 8 000 rows) at ε = 1 (τ = 1.0) 0.0547 against 0.0589; Musk (167
-// attributes) at ε = 1 (τ = 12.9) 0.2580 against 0.2837; Big5 (57
-// attributes; the shape rule keeps it on the paper method for an
-// attribute of 254 values) at ε = 0.3 (τ = 1.3) 0.0937 against 0.0940.
-// Below τ = 1 the winner depends on the table's structure, which is not
-// public: Big5 at ε = 1 (τ = 0.43) 0.0697 against the paper's 0.0540, but
-// `wide` (built from trees) at ε = 4 (τ = 0.41) 0.0388 against 0.0505 and
-// `zeroinfl` at ε = 4 (τ = 0.29) level (0.0334 against 0.0335). The bound
-// sits between Big5's 0.43 and zeroinfl's 1.0, read off these tables, not
-// derived. Until the adaptive method's rounds on wide tables were cut to
-// about 2·d it was 2: with AIM's rounds the adaptive method measured worse
-// than the paper's on `wide` at ε = 1 (0.0989).
+// against paper (docs/results/synthesis/engine-choice.md, "Wide tables,
+// MST's shape"): `wide` (73 attributes, 6 400 rows) at ε = 0.3 (τ = 4.4)
+// 0.151 against 0.191, at ε = 1 (τ = 1.45) 0.0662 against 0.0884;
+// `zeroinfl` (27 attributes, 8 000 rows) at ε = 1 (τ = 1.0) 0.0535
+// against 0.0589; Musk (167 attributes) at ε = 1 (τ = 12.9) 0.2549
+// against 0.2837; Big5 (57 attributes; the shape rule keeps it on the
+// paper method for an attribute of 254 values) at ε = 0.3 (τ = 1.3)
+// 0.0936 against 0.0940. Below τ = 1 the winner depends on the table's
+// structure, which is not public: Big5 at ε = 1 (τ = 0.43) 0.0698
+// against the paper's 0.0540, but `wide` (built from trees) at ε = 4
+// (τ = 0.41) 0.0387 against 0.0505 and `zeroinfl` at ε = 4 (τ = 0.29)
+// 0.0324 against 0.0335. The bound sits between Big5's 0.43 and
+// zeroinfl's 1.0, read off these tables, not derived. Until the adaptive
+// method's rounds on wide tables were cut to about 2·d it was 2: with
+// AIM's rounds the adaptive method measured worse than the paper's on
+// `wide` at ε = 1 (0.0989).
 const AutoWideNoise = 0.7
 
 // PairNoise is the expected total-variation distance from noise alone of
