@@ -156,7 +156,8 @@ type AdaptiveOptions struct {
 	// (labelStar), and the tree's selections join the rest.
 	Label string
 	// Rounds is T: the first rounds each get ρ/T (default DefaultRounds:
-	// AIM's 16·d unless the table is too small for it).
+	// AIM's 16·d unless the table is too small for it, about 2·d on a
+	// table of more than AutoMaxAttributes attributes).
 	Rounds int
 	// MaxCells caps the junction tree of the model, in cells (8 bytes
 	// each): a candidate that would grow it beyond MaxCells·(ρ spent/ρ) is

@@ -229,19 +229,47 @@ func precise(sigma float64, n int) bool { return sigma <= momentumNoise*float64(
 // records n, that DefaultRounds lets a round's measurement carry.
 const roundNoise = 0.03
 
+// wideRoundNoise is roundNoise on a table of more than AutoMaxAttributes
+// attributes: there DefaultRounds keeps a round's noise at most 0.25 % of
+// n (against 3 %), which leaves the floor of 2·d rounds wherever the
+// benchmark's wide tables were measured at ε ≤ 1: the d one-way rounds,
+// the d − 1 of the spanning tree (AdaptiveOptions.Tree) and a batch,
+// about MST's shape (McKenna, Miklau & Sheldon 2021: the one-way marginals
+// and a tree of pairs, nothing more). At 3 %, `wide` (73 columns, 6 400
+// rows, ε = 1, replace-one) got about 1 000 rounds of σ ≈ 190 records
+// each, mostly noise. Three seeds each, mean 2-way / 3-way TVD, the
+// tree's full penalty (before TreePenalty; docs/results/synthesis/
+// wide-vs-mst.md): `wide` at ε = 1, 14·d rounds
+// (the 3 % cap) 0.0989 / 0.1598, 3·d 0.0710 / 0.1312, 2·d 0.0650 /
+// 0.1244, 1.5·d 0.0650 / 0.1243 (the paper engine 0.0884 / 0.1589); at
+// ε = 4 8·d 0.0423, 4·d 0.0407, 2·d 0.0388 (paper 0.0505); Musk (167
+// attributes) at ε = 1, 4.1·d (the 3 % cap) 0.2630 / 0.4561, 3·d 0.2619,
+// 2·d 0.2580, 1.5·d 0.2532 (paper 0.2837); `zeroinfl` (27 attributes,
+// 8 000 rows) at ε = 1 3·d 0.0568, 2·d 0.0547, 1.5·d 0.0558, but at ε = 4
+// 2·d 0.0381 against 4·d 0.0327 (paper 0.0335): a large budget on a
+// large table pays for more rounds, which the 0.25 % gives it (5·d there).
+// Fewer than 2·d rounds leave the tree unfinished. Read off these tables,
+// not derived.
+const wideRoundNoise = 0.0025
+
 // DefaultRounds is the default T of the adaptive method for d attributes,
 // n records (public) and a budget ρ of which a share selectShare of
 // every round goes to selection: AIM's 16·d, but no more than keep a
 // round's Gaussian noise (σ = √(T / ((1 − selectShare)·ρ)) for Δ₂ = √2)
-// at most roundNoise·n per cell, and at least 2·d (the first d rounds
+// at most roundNoise·n per cell (wideRoundNoise·n on a table of more than
+// AutoMaxAttributes attributes), and at least 2·d (the first d rounds
 // measure the one-way marginals). AIM's T ignores n: on WDBC (455
 // training rows, d = 31, ε = 1) its 496 rounds each carry σ ≈ 134
 // records, 29 % of the table, and the adaptive engine's 2-way TVD was
 // 0.64 against 0.50 at 62 rounds (docs/results/synthesis, "Sixth run").
-// The cap binds only on small tables: Adult, NLTCS and Shuttle keep 16·d
-// at every ε the benchmark runs.
+// The 3 % cap binds only on small tables: Adult, NLTCS and Shuttle keep
+// 16·d at every ε the benchmark runs.
 func DefaultRounds(d, n int, rho, selectShare float64) int {
-	fit := (1 - selectShare) * rho * math.Pow(roundNoise*float64(n), 2)
+	share := roundNoise
+	if d > AutoMaxAttributes {
+		share = wideRoundNoise
+	}
+	fit := (1 - selectShare) * rho * math.Pow(share*float64(n), 2)
 	t := 16 * d
 	if fit < float64(t) {
 		t = int(fit)

@@ -19,9 +19,13 @@ import (
 	"github.com/dppub/dppub/randx"
 )
 
-// AIM's 16·d rounds unless a round's noise would pass 3 % of the records:
-// the budgets are the benchmark's (ρ of ε = 0.3, 1, 4 at δ = 1e-5) and
-// the sizes its training splits.
+// AIM's 16·d rounds unless a round's noise would pass 3 % of the records
+// on a table of at most AutoMaxAttributes attributes, 0.25 % on a wider
+// one (wideRoundNoise), and never fewer than 2·d: the budgets are the
+// benchmark's (ρ of ε = 0.3, 1, 4 at δ = 1e-5) and the sizes its
+// training splits. At 3 % for every table, Musk at ε = 1 got 689 rounds,
+// `wide` at ε = 1 1 014 and at ε = 4 1 168 (16·d), `zeroinfl` at ε = 4
+// 432 (16·d).
 func TestDefaultRounds(t *testing.T) {
 	cases := []struct {
 		name string
@@ -32,9 +36,15 @@ func TestDefaultRounds(t *testing.T) {
 		{"Adult, eps 0.3", 15, 36178, 0.00330, 240},
 		{"NLTCS, eps 0.3", 16, 17259, 0.00330, 256},
 		{"Shuttle, eps 0.3", 10, 46400, 0.00330, 160},
+		{"NLTCS on 2000 rows, eps 1", 16, 2000, 0.03056, 99}, // 0.9·ρ·(0.03·2000)²: the noise cap binds
 		{"WDBC, eps 4", 31, 455, 0.3731, 62},
-		{"WDBC, eps 1", 31, 455, 0.03056, 62},    // 0.9·ρ·(0.03·455)² ≈ 5: the floor 2·d
-		{"Musk, eps 1", 169, 5278, 0.03056, 689}, // between the floor and 16·d
+		{"WDBC, eps 1", 31, 455, 0.03056, 62},
+		{"Musk, eps 1", 169, 5278, 0.03056, 338},
+		{"Musk, eps 4", 169, 5278, 0.3731, 338},
+		{"wide, eps 1", 73, 6400, 0.03056, 146},
+		{"wide, eps 4", 73, 6400, 0.3731, 146},     // 0.9·ρ·(0.0025·n)² = 86: the floor
+		{"zeroinfl, eps 4", 27, 8000, 0.3731, 134}, // between the floor and 16·d
+		{"17 attributes, a large budget", 17, 1000000, 10, 272},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -45,9 +55,13 @@ func TestDefaultRounds(t *testing.T) {
 			if got > 16*c.d || got < 2*c.d {
 				t.Fatalf("%d rounds outside [2·d, 16·d]", got)
 			}
+			share := roundNoise
+			if c.d > AutoMaxAttributes {
+				share = wideRoundNoise
+			}
 			if got > 2*c.d && got < 16*c.d {
-				if sigma := math.Sqrt(float64(got) / (0.9 * c.rho)); sigma > roundNoise*float64(c.n)*1.001 {
-					t.Fatalf("a round's σ %.1f is above %.0f %% of n = %d", sigma, 100*roundNoise, c.n)
+				if sigma := math.Sqrt(float64(got) / (0.9 * c.rho)); sigma > share*float64(c.n)*1.001 {
+					t.Fatalf("a round's σ %.1f is above %.2f %% of n = %d", sigma, 100*share, c.n)
 				}
 			}
 		})

@@ -263,9 +263,9 @@ func TestPrivacyDesignStatesAddRemove(t *testing.T) {
 // The adaptive defaults read the noise at the run's relation: the same ρ
 // under replace-one, twice it under add/remove, so a small table gets
 // rounds of the same noise
-// under both: a table of 2000 rows and 31 attributes at ε = 1 gets 99
-// rounds under replace-one (0.9·ρ·(0.03·n)², below AIM's 496), 198 under
-// add/remove.
+// under both: a table of 2000 rows and 16 attributes at ε = 1 gets 99
+// rounds under replace-one (0.9·ρ·(0.03·n)², below AIM's 256), 198 under
+// add/remove. (A wider table gets WideRounds·d under both.)
 func TestNoiseRhoFollowsTheRelation(t *testing.T) {
 	rho := rhoAt(t, 1)
 	for _, tc := range []struct {
@@ -279,7 +279,7 @@ func TestNoiseRhoFollowsTheRelation(t *testing.T) {
 			if tc.factor == 1 && got != rho || math.Abs(got-tc.factor*rho) > 1e-15 {
 				t.Errorf("noise ρ %v for ρ %v, want %v×", got, rho, tc.factor)
 			}
-			if r := DefaultRounds(31, 2000, got, 0.1); r != tc.rounds {
+			if r := DefaultRounds(16, 2000, got, 0.1); r != tc.rounds {
 				t.Errorf("2000 rows: %d rounds, want %d", r, tc.rounds)
 			}
 		})

@@ -91,6 +91,7 @@ METHODS = {
     "aim-less-capped-replace": "AIM as aim-less-capped, run at cdp_rho(eps, delta)/2.2 under add/remove: the same replace-one guarantee as dppub",
     "aim-sampled-replace": "AIM rounds=1.5*d (about d/2 after the d one-way measurements), max_model_size=1MB, max_iters=100 (defaults 16*d, 80MB, 1000); workload 300 of the 2-way marginals with <=10000 cells, drawn once by numpy default_rng(16), plus every pair with the label; run at cdp_rho(eps, delta)/2.2 under add/remove: the same replace-one guarantee as dppub",
     "mst": "MST as published (iters 1000 select / 5000 final)",
+    "mst-replace": "MST as published, run at cdp_rho(eps, delta)/2.2 under add/remove: the same replace-one guarantee as dppub",
     "holdout": "no privacy: marginals of the real held-out rows (sampling-noise floor); classifiers trained on the real training rows",
 }
 
@@ -404,7 +405,7 @@ def run_method(args, table, method, eps, delta, rep, outdir):
            "--pgm", args.pgm, "--autodp", args.autodp]
     caps = {"aim-capped": AIM_CAPPED, "aim-less-capped": AIM_LESS, "aim-capped-iters1000": AIM_ITERS,
             "aim-capped-replace": {**AIM_CAPPED, **REPLACE}, "aim-less-capped-replace": {**AIM_LESS, **REPLACE},
-            "aim-sampled-replace": {**AIM_SAMPLED, **REPLACE}}.get(method, {})
+            "aim-sampled-replace": {**AIM_SAMPLED, **REPLACE}, "mst-replace": REPLACE}.get(method, {})
     if "workload_sample" in caps and table.label:
         caps["workload_keep"] = table.label
     for k, v in caps.items():

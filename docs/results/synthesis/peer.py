@@ -14,7 +14,9 @@ them, neither of which touches a mechanism's arithmetic:
   * autodp.rdp_acct is imported before autodp.privacy_calibrator, which
     otherwise fails on a circular import.
 With --rho-factor, AIM's zCDP budget (its attribute rho, which run() reads)
-is scaled before the run, to compare at dppub's neighbouring relation.
+is scaled before the run, to compare at dppub's neighbouring relation; for
+MST, which converts (ε, δ) to ρ itself, the cdp_rho it calls is scaled (the
+mechanism's code is untouched: every share of its ρ scales alike).
 """
 import argparse
 import itertools
@@ -61,7 +63,7 @@ def main():
     p.add_argument("--workload-seed", type=int, default=16)
     p.add_argument("--workload-keep", default="", help="attribute whose pairs all stay in a sampled workload (the label)")
     p.add_argument("--rho-factor", type=float, default=1.0,
-                   help="run AIM at this fraction of cdp_rho(epsilon, delta) (1/2.2: the same guarantee as dppub's, see README)")
+                   help="run AIM or MST at this fraction of cdp_rho(epsilon, delta) (1/2.2: the same guarantee as dppub's, see README)")
     a = p.parse_args()
     setup_paths(a.pgm, a.autodp)
     from mbi import Dataset, Domain
@@ -72,8 +74,12 @@ def main():
     df = pd.read_csv(a.train)
     data = Dataset(df, domain)
     if a.method == "mst":
+        import mst
         from mst import MST
 
+        if a.rho_factor != 1.0:
+            full = mst.cdp_rho
+            mst.cdp_rho = lambda eps, delta: a.rho_factor * full(eps, delta)
         synth = MST(data, a.epsilon, a.delta)
     else:
         from aim import AIM

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 METRICS = "tvd_1way,tvd_2way,tvd_3way,zero_mass_err_mean,zero_mass_err_max,gbt_acc,lr_acc,cpu_s"
-ORDER = ["holdout", "dppub", "dppub-paper", "dppub-adaptive", "dppub-add-remove", "dppub-rows3", "mst",
+ORDER = ["holdout", "dppub", "dppub-paper", "dppub-adaptive", "dppub-add-remove", "dppub-rows3", "mst", "mst-replace",
          "aim-sampled-replace", "aim-less-capped-replace"]
 
 

@@ -62,7 +62,7 @@ def best(name, eps, methods, metric):
     return min(cands, key=lambda c: c[0][0]) if metric.startswith("tvd") else max(cands, key=lambda c: c[0][0])
 
 
-REPLACE_PEERS = ["aim-capped-replace", "aim-less-capped-replace", "aim-sampled-replace"]
+REPLACE_PEERS = ["aim-capped-replace", "aim-less-capped-replace", "aim-sampled-replace", "mst-replace"]
 ADDREMOVE_PEERS = ["mst", "aim-capped", "aim-less-capped"]
 keys = sorted({(n, e) for n, e, _ in runs})
 print("| data | ε | relation | dppub 2-way | best peer 2-way | dppub 3-way | best peer 3-way | dppub GBT | best peer GBT | peer CPU / dppub CPU |")
