@@ -112,8 +112,8 @@ func (c *cluster) useStatistics(name string) string {
 // aggregation of every release over loopback mutual TLS) publishes, for
 // the same seed, byte for byte the table of `dppub publish
 // synthesize-rows` in one process on the owners' files, and its privacy
-// report but for the run record: on the paper method (which auto picks
-// for these 4 000 rows) and on the adaptive one, whose rounds add the
+// report but for the run record: on the paper method and on the
+// adaptive one (which auto picks for these 4 000 rows), whose rounds add the
 // owners' select requests (roles.KindSelect) to the counts; and under
 // add/remove neighbours, where the owners' counts never leave them and
 // their noisy total (roles.KindCount) is the first release.
@@ -126,10 +126,10 @@ func TestRowSynthNetworkMatchesOneProcess(t *testing.T) {
 		wrote  string // what the run says it wrote
 		nb     string // the report's relation
 	}{
-		{"paper", nil, nil, "Algorithms 2-3 of PDP-MVDS", "Wrote 4000 rows", "replace-one"},
+		{"paper", []string{"--set", "method=paper"}, []string{"--method", "paper"}, "Algorithms 2-3 of PDP-MVDS", "Wrote 4000 rows", "replace-one"},
 		{"adaptive", []string{"--set", "method=adaptive"}, []string{"--method", "adaptive"}, "the adaptive method", "Wrote 4000 rows", "replace-one"},
 		// The noisy total (σ ≈ 16 at 1 % of ρ) is the number of rows.
-		{"add-remove", []string{"--set", "neighbours=add-remove"}, []string{"--neighbours", "add-remove"}, "Algorithms 2-3 of PDP-MVDS", "Wrote ", "add-remove"},
+		{"add-remove", []string{"--set", "neighbours=add-remove", "--set", "method=paper"}, []string{"--neighbours", "add-remove", "--method", "paper"}, "Algorithms 2-3 of PDP-MVDS", "Wrote ", "add-remove"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl := servingCluster(t, "synthesize-rows", 3, 4000)
