@@ -583,7 +583,8 @@ def plots(df, outdir):
                 if method == "holdout" and metric == "cpu_s":
                     continue
                 s = dd.groupby("epsilon")["value"].agg(["mean", "min", "max"])
-                ax.errorbar(s.index, s["mean"], yerr=[s["mean"] - s["min"], s["max"] - s["mean"]],
+                # Clipped at 0: equal runs can leave the mean a rounding step outside [min, max].
+                ax.errorbar(s.index, s["mean"], yerr=[(s["mean"] - s["min"]).clip(lower=0), (s["max"] - s["mean"]).clip(lower=0)],
                             marker="o", capsize=3, label=method, linestyle="--" if method == "holdout" else "-")
             ax.set_xscale("log")
             eps = sorted(set(d.epsilon))
