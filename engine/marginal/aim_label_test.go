@@ -180,8 +180,8 @@ func TestLabelStarKeepsLabelJoints(t *testing.T) {
 	rho := rhoAt(t, 1)
 	var lw, lo, tw, to float64
 	for seed := range uint64(3) {
-		with := adaptiveOn(t, dom, ds, rho, "diagnosis", seed)
-		without := adaptiveOn(t, dom, ds, rho, "", seed)
+		with := adaptiveWith(t, dom, ds, rho, AdaptiveOptions{Label: "diagnosis"}, seed)
+		without := adaptiveWith(t, dom, ds, rho, AdaptiveOptions{}, seed)
 		lw += labelTVD(t, ds, with.Data, label) / 3
 		lo += labelTVD(t, ds, without.Data, label) / 3
 		tw += meanTVD2(t, ds, with.Data) / 3
@@ -196,9 +196,10 @@ func TestLabelStarKeepsLabelJoints(t *testing.T) {
 	}
 }
 
-// adaptiveOn runs the adaptive method with defaults (and label, if any)
-// on ds over dom at budget rho, its randomness seeded by seed.
-func adaptiveOn(t *testing.T, dom *domain.Domain, ds *domain.Dataset, rho float64, label string, seed uint64) *Result {
+// adaptiveWith runs the adaptive method with the options given (the
+// rest default) on ds over dom at budget rho, its randomness seeded by
+// seed.
+func adaptiveWith(t *testing.T, dom *domain.Domain, ds *domain.Dataset, rho float64, opt AdaptiveOptions, seed uint64) *Result {
 	t.Helper()
 	a := zcdpAccountant(t, "owner", rho)
 	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2 * seed)})
@@ -206,9 +207,9 @@ func adaptiveOn(t *testing.T, dom *domain.Domain, ds *domain.Dataset, rho float6
 		t.Fatal(err)
 	}
 	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: len(ds.Cols[0]), Method: MethodAdaptive,
-		Adaptive: AdaptiveOptions{Label: label}, Parties: owner("owner", rho, dom.Len()), Source: randx.NewSeeded(2*seed + 1)})
+		Adaptive: opt, Parties: owner("owner", rho, dom.Len()), Source: randx.NewSeeded(2*seed + 1)})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("adaptive method with %+v: %v", opt, err)
 	}
 	return res
 }

@@ -2,11 +2,9 @@ package marginal
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"testing"
 
-	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -40,7 +38,7 @@ func TestWideRoundsBeatAIMRounds(t *testing.T) {
 		{"AIM's 16·d", 16 * d},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := adaptiveRounds(t, dom, ds, rho, c.rounds, 1)
+			res := adaptiveWith(t, dom, ds, rho, AdaptiveOptions{Rounds: c.rounds}, 1)
 			if c.rounds == 0 {
 				n := len(ds.Cols[0])
 				if want := DefaultRounds(d, n, rho, 0.1); want >= 16*d {
@@ -54,23 +52,6 @@ func TestWideRoundsBeatAIMRounds(t *testing.T) {
 	if got, aim := tvd["default"], tvd["AIM's 16·d"]; !(got < aim) {
 		t.Errorf("default rounds' 2-way TVD %.4f, AIM's 16·d %.4f: want the default lower", got, aim)
 	}
-}
-
-// adaptiveRounds runs the adaptive method with T = rounds (0: the
-// default) on ds over dom at budget rho, its randomness seeded by seed.
-func adaptiveRounds(t *testing.T, dom *domain.Domain, ds *domain.Dataset, rho float64, rounds int, seed uint64) *Result {
-	t.Helper()
-	a := zcdpAccountant(t, "owner", rho)
-	m, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2 * seed)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Synthesize(context.Background(), m, Options{Domain: dom, Records: len(ds.Cols[0]), Method: MethodAdaptive,
-		Adaptive: AdaptiveOptions{Rounds: rounds}, Parties: owner("owner", rho, dom.Len()), Source: randx.NewSeeded(2*seed + 1)})
-	if err != nil {
-		t.Fatal(fmt.Errorf("%d rounds: %w", rounds, err))
-	}
-	return res
 }
 
 // recordingSelector passes selections to a LocalMeasurer and keeps the
