@@ -148,28 +148,3 @@ func axpyVecGo(dst, a []float64, y float64) {
 		dst[i] += x * y
 	}
 }
-
-func addPairsGo(out, row []float64, idx []int32) {
-	for k, x := range idx {
-		out[x] += row[k]
-	}
-}
-
-func mulPairsGo(dst, src, f []float64, idx []int32) {
-	for k, x := range idx {
-		dst[k] = src[k] * f[x]
-	}
-}
-
-func sumPairsGo(out, src []float64, idx []int32) {
-	for k, x := range idx {
-		out[x] += src[2*k] + src[2*k+1]
-	}
-}
-
-func scalePairsGo(dst, src, f []float64, idx []int32) {
-	for k, x := range idx {
-		m := f[x]
-		dst[2*k], dst[2*k+1] = src[2*k]*m, src[2*k+1]*m
-	}
-}
