@@ -59,6 +59,20 @@ const (
 	AutoPrecisePairNoise = 0.06
 )
 
+// AutoCoarsePairNoise is the small-budget side of that rule, one owner's
+// (synthesize.AutoCoarsePairNoise) at the noise the owners carry: with an
+// attribute of more than AutoPreciseValues values, auto runs the paper
+// method when that TVD is at least AutoCoarsePairNoise. On Adult at
+// ε = 0.3 (τ = 0.30 with 3 owners, 0.27 with 10) the owners' adaptive
+// method measured no better than their paper method (owners-gap.md, 3
+// seeds, 2-way TVD, paper against adaptive: 3 owners 0.0481 ± 0.0018
+// against 0.0490 ± 0.0015, 10 owners 0.0450 ± 0.0004 against 0.0455 ±
+// 0.0008; bench.py at e77dae2, adaptive: 0.0504 ± 0.0007 and 0.0461 ±
+// 0.0006), and one owner's paper method measured better; at ε = 1
+// (τ = 0.124, 0.113) the adaptive method is ahead (0.0274 against
+// 0.0284, 0.0255 against 0.0277).
+const AutoCoarsePairNoise = 0.15
+
 // AutoWideNoise and AutoMinWideRecords are the owners' wide-table rule:
 // on a table of more than AutoMaxAttributes attributes, none of more
 // than AutoMaxValues values, auto runs the adaptive method (which there
@@ -124,12 +138,12 @@ func AutoMethod(sizes []int, n, owners, maxCells int, rho float64) (marginal.Met
 			m = marginal.MethodAdaptive
 		}
 	case narrow && n >= AutoMinRecordsPerOwner*max(owners, 1):
-		if !(largest > AutoPreciseValues && tau <= AutoPrecisePairNoise) {
+		if !(largest > AutoPreciseValues && (tau <= AutoPrecisePairNoise || tau >= AutoCoarsePairNoise)) {
 			m = marginal.MethodAdaptive
 		}
 	}
-	return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %d attributes of at most %d values on the public domain, %d records among %d owners, an expected TVD from noise of %.4f on a pair's marginal with the owners' ρ split over every pair, at the noise their releases carry (adaptive for owners of rows of at most %d attributes of at most %d values and at least %d records per owner, but paper there when an attribute has more than %d values and that TVD is at most %g; adaptive on a wider table of attributes of at most %d values and at least %d records in all when that TVD is at least %g; paper otherwise, and with max_cells 1: docs/results/synthesis/owners-gap.md)",
-		m, len(sizes), largest, n, owners, tau, AutoMaxAttributes, AutoMaxValues, AutoMinRecordsPerOwner, AutoPreciseValues, AutoPrecisePairNoise, AutoMaxValues, AutoMinWideRecords, AutoWideNoise)
+	return m, fmt.Sprintf("the method (%s) was chosen by method auto from public facts only: %d attributes of at most %d values on the public domain, %d records among %d owners, an expected TVD from noise of %.4f on a pair's marginal with the owners' ρ split over every pair, at the noise their releases carry (adaptive for owners of rows of at most %d attributes of at most %d values and at least %d records per owner, but paper there when an attribute has more than %d values and that TVD is at most %g or at least %g; adaptive on a wider table of attributes of at most %d values and at least %d records in all when that TVD is at least %g; paper otherwise, and with max_cells 1: docs/results/synthesis/owners-gap.md)",
+		m, len(sizes), largest, n, owners, tau, AutoMaxAttributes, AutoMaxValues, AutoMinRecordsPerOwner, AutoPreciseValues, AutoPrecisePairNoise, AutoCoarsePairNoise, AutoMaxValues, AutoMinWideRecords, AutoWideNoise)
 }
 
 // OwnersBatch is how many adaptive selections follow one another before

@@ -92,7 +92,8 @@ func TestAutoMethodRule(t *testing.T) {
 		rho     float64
 		want    marginal.Method
 	}{
-		{"adult eps 0.3", adult, 1, nAdult, 0.0033, marginal.MethodAdaptive},
+		{"adult eps 0.3", adult, 1, nAdult, 0.0033, marginal.MethodPaper},
+		{"adult rho 0.02", adult, 1, nAdult, 0.02, marginal.MethodAdaptive},
 		{"adult rho 0.05", adult, 1, nAdult, 0.05, marginal.MethodAdaptive},
 		{"adult rho 0.2", adult, 1, nAdult, 0.2, marginal.MethodAdaptive},
 		{"adult eps 4", adult, 1, nAdult, 0.373, marginal.MethodAdaptive},
@@ -175,6 +176,8 @@ func TestAutoMethodUnderAddRemove(t *testing.T) {
 		{0.7, dp.NeighboursReplaceOne, marginal.MethodAdaptive},
 		{0.7, dp.NeighboursAddRemove, marginal.MethodPaper},
 		{0.5, dp.NeighboursAddRemove, marginal.MethodAdaptive},
+		{0.0033, dp.NeighboursAddRemove, marginal.MethodPaper},
+		{0.03056, dp.NeighboursAddRemove, marginal.MethodAdaptive},
 	} {
 		t.Run(fmt.Sprintf("%v %s", c.rho, c.nb), func(t *testing.T) {
 			got, why := autoMethod(adult, 1, nAdult, c.rho, c.nb)
