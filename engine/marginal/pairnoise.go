@@ -25,3 +25,17 @@ func PairNoise(sizes []int, n int, rho float64) float64 {
 	}
 	return cells / (float64(n) * math.Sqrt(2*math.Pi*float64(pairs)*rho))
 }
+
+// AutoPreciseValues and AutoCoarsePairNoise are the bounds of --method
+// auto's budget rule that one owner (synthesize) and owners of rows
+// (rowsynth) share, each reading τ (PairNoise) at the noise its releases
+// carry: on a table the shape rule gives the adaptive method, an
+// attribute of more than AutoPreciseValues values and τ at least
+// AutoCoarsePairNoise send it to the paper method (the large-budget
+// bound differs between the two: synthesize.AutoPrecisePairNoise,
+// rowsynth.AutoPrecisePairNoise). Their evidence is with the rules and
+// in docs/results/synthesis/engine-choice.md.
+const (
+	AutoPreciseValues   = 32
+	AutoCoarsePairNoise = 0.15
+)

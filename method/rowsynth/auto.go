@@ -55,7 +55,7 @@ const (
 // score of each of 16 (roles.Measurer.Select), which at a large budget
 // leaves the paper method's many measured pairs ahead sooner.
 const (
-	AutoPreciseValues    = 32
+	AutoPreciseValues    = marginal.AutoPreciseValues
 	AutoPrecisePairNoise = 0.06
 )
 
@@ -71,7 +71,7 @@ const (
 // 0.0006), and one owner's paper method measured better; at ε = 1
 // (τ = 0.124, 0.113) the adaptive method is ahead (0.0274 against
 // 0.0284, 0.0255 against 0.0277).
-const AutoCoarsePairNoise = 0.15
+const AutoCoarsePairNoise = marginal.AutoCoarsePairNoise
 
 // AutoWideNoise and AutoMinWideRecords are the owners' wide-table rule:
 // on a table of more than AutoMaxAttributes attributes, none of more

@@ -31,7 +31,7 @@ import (
 // with an attribute of 33–64 values and more structure than pairs hold
 // may be one it should not take.
 const (
-	AutoPreciseValues    = 32
+	AutoPreciseValues    = marginal.AutoPreciseValues
 	AutoPrecisePairNoise = 0.013
 )
 
@@ -50,7 +50,7 @@ const (
 // better (2-way 0.0253 against 0.0266, 0.0213 against 0.0227, 0.0204
 // against 0.0211). The bound sits between 0.086 and 0.185, read off
 // Adult alone, not derived.
-const AutoCoarsePairNoise = 0.15
+const AutoCoarsePairNoise = marginal.AutoCoarsePairNoise
 
 // AutoWideNoise is the wide-table rule of --method auto
 // (docs/results/synthesis/engine-choice.md, "Wide tables"): on a table the
