@@ -361,8 +361,7 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float6
 		// bolder than the noise allows.
 		grid := domain.PublicGrid(a, domain.DefaultGrid)
 		sigma := math.Sqrt(noise.Variance() * noiseVariance(st.Noise, len(s.Owners)))
-		b := domain.BinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine)
-		do.SetChosen(a.Name, domain.Coarsen(a, b, grid, hists[i], sigma, max(floor, domain.PointMassFloor(a, b, grid, hists[i], pointMass))))
+		do.SetChosen(a.Name, domain.CoarseBinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine, floor, pointMass))
 	}
 	return each * float64(len(numeric)), nil
 }

@@ -246,3 +246,12 @@ func coarseCuts(edges, mass []float64, floor float64) []float64 {
 	}
 	return out
 }
+
+// CoarseBinsFromHistogram is the whole post-processing of a released
+// "bins of" histogram, the same for one owner and owners of rows:
+// BinsFromHistogram's cuts, then Coarsen at floor, or at PointMassFloor's
+// floor (from pointMass) where a count column's tail asks for more.
+func CoarseBinsFromHistogram(a data.Attribute, grid, noisy []float64, n float64, bins int, sigma float64, refine Refinement, floor, pointMass float64) ChosenBins {
+	b := BinsFromHistogram(a, grid, noisy, n, bins, sigma, refine)
+	return Coarsen(a, b, grid, noisy, sigma, max(floor, PointMassFloor(a, b, grid, noisy, pointMass)))
+}

@@ -156,7 +156,5 @@ func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOpti
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
 	sigma := math.Sqrt(noise.Variance())
-	b := domain.BinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine)
-	floor := max(o.Floor, domain.PointMassFloor(a, b, grid, counts, o.PointMassFloor))
-	return domain.Coarsen(a, b, grid, counts, sigma, floor), nil
+	return domain.CoarseBinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine, o.Floor, o.PointMassFloor), nil
 }
