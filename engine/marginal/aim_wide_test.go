@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dppub/dppub/dp"
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
@@ -106,5 +108,107 @@ func TestTreeScoresWithTreePenalty(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// pooledSelector is a UtilityReleaser over one owner's records, as the
+// owners of rows' protocol is: Utilities releases every candidate's exact
+// utility plus Gaussian noise of a score vector's L2 sensitivity 2√C at
+// the ρ it charges.
+type pooledSelector struct {
+	*measurement.LocalMeasurer
+	ds      *domain.Dataset
+	acct    *privacy.Accountant
+	src     *randx.Source
+	pooled  []measurement.SelectQuery
+	rhos    []float64
+	rounds  int
+	selects int
+}
+
+func (p *pooledSelector) Pools(c, rounds int) bool {
+	p.rounds = rounds
+	return true
+}
+
+func (p *pooledSelector) Select(ctx context.Context, q measurement.SelectQuery, c measurement.Choice) (int, error) {
+	p.selects++
+	return p.LocalMeasurer.Select(ctx, q, c)
+}
+
+func (p *pooledSelector) Utilities(_ context.Context, q measurement.SelectQuery, purpose string, rho float64) ([]float64, error) {
+	sigma := 2 * math.Sqrt(float64(len(q.Candidates))) / math.Sqrt(2*rho)
+	if err := p.acct.Spend(privacy.Charge{Purpose: purpose, Spec: dp.Spec{Mechanism: "gaussian", Norm: "L2", Sensitivity: 2 * math.Sqrt(float64(len(q.Candidates))), Scale: sigma, Guarantee: dp.Concentrated(rho)}, Calibration: "sound"}); err != nil {
+		return nil, err
+	}
+	p.pooled, p.rhos = append(p.pooled, q), append(p.rhos, rho)
+	u := make([]float64, len(q.Candidates))
+	for i, s := range q.Candidates {
+		m, err := domain.Count(p.ds, s)
+		if err != nil {
+			return nil, err
+		}
+		e := 0.0
+		for x, v := range m.Counts {
+			e += math.Abs(v - q.Estimates[i][x])
+		}
+		u[i] = q.Weights[i] * (e + sigma*p.src.NormFloat64() - q.Penalties[i])
+	}
+	return u, nil
+}
+
+// With a measurer that pools (owners of rows on a table of at most 32
+// attributes), the spanning tree comes from one release of every pair's
+// utility: on WDBC (31 attributes) at ε = 1, Utilities is asked once,
+// for every pair at the tree's d − 1 rounds, at the sum of the selection
+// costs the tree's rounds state, no selection is made before the tree
+// is done, the tree's d − 1 pairs join every attribute, and the budget
+// is spent exactly.
+func TestPooledTree(t *testing.T) {
+	dom, ds := load(t, "wdbc")
+	rho := rhoAt(t, 1)
+	d := dom.Len()
+	a := zcdpAccountant(t, "owner", rho)
+	lm, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pooledSelector{LocalMeasurer: lm, ds: ds, acct: a, src: randx.NewSeeded(4)}
+	res, err := Synthesize(context.Background(), p, Options{Domain: dom, Records: len(ds.Cols[0]), Method: MethodAdaptive,
+		Parties: owner("owner", rho, d), Source: randx.NewSeeded(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.pooled) != 1 || len(p.pooled[0].Candidates) != d*(d-1)/2 || p.rounds != d-1 {
+		t.Fatalf("%d pooled releases (first of %v candidates) for %d rounds, want one of %d pairs for %d", len(p.pooled), len(p.pooled[0].Candidates), p.rounds, d*(d-1)/2, d-1)
+	}
+	if len(res.Rounds) < d-1 {
+		t.Fatalf("%d rounds, want the tree's %d first", len(res.Rounds), d-1)
+	}
+	comp := make([]int, d)
+	for j := range comp {
+		comp[j] = j
+	}
+	treeSel := 0.0
+	for _, r := range res.Rounds[:d-1] {
+		if len(r.Attrs) != 2 || comp[r.Attrs[0]] == comp[r.Attrs[1]] {
+			t.Fatalf("tree round %v does not join two components", r.Attrs)
+		}
+		join(comp, r.Attrs[0], r.Attrs[1])
+		treeSel += r.SelectRho
+	}
+	for j := range comp {
+		if comp[j] != comp[0] {
+			t.Fatalf("attribute %d is not joined by the tree", j)
+		}
+	}
+	if math.Abs(treeSel-p.rhos[0]) > 1e-12*rho {
+		t.Errorf("the tree's rounds state selection costs of %v, the release was charged %v", treeSel, p.rhos[0])
+	}
+	if got := d - 1 + p.selects; len(res.Rounds) != got {
+		t.Errorf("%d rounds after %d tree picks and %d selections", len(res.Rounds), d-1, p.selects)
+	}
+	if spent := a.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
+		t.Errorf("spent ρ = %v of %v", spent, rho)
 	}
 }

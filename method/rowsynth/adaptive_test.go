@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/dppub/dppub/method/rowsynth"
 	proto "github.com/dppub/dppub/method/rowsynth/roles"
 	"github.com/dppub/dppub/method/synthesize"
+	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 )
 
@@ -109,6 +111,67 @@ func TestAdaptiveOwnersChargeWhatTheRoundsState(t *testing.T) {
 	}
 	if !strings.Contains(r.Outcome.Report.Method, "adaptive") {
 		t.Errorf("the report names the method %q", r.Outcome.Report.Method)
+	}
+}
+
+// On a table of more than 16 and at most 32 attributes the adaptive
+// rounds start with a spanning tree, which owners of rows pick from one
+// release of every pair's noisy summed score (roles.Measurer.Utilities,
+// Pools): on WDBC (31 attributes) at ε = 1 with 3 owners, every owner
+// is charged the tree's release once, in one request of all 465 pairs
+// (Δ₂ = 2√465), at the sum of the selection costs the tree's 30 rounds
+// state; those rounds join every attribute; each later round is charged
+// as TestAdaptiveOwnersChargeWhatTheRoundsState says; and the report
+// says how the tree was chosen.
+func TestAdaptiveOwnersPoolTheTree(t *testing.T) {
+	tab := methodtest.Table(t, "wdbc")
+	d := len(tab.Schema.Attributes)
+	r := run(t, tab, 3, adaptive(rowsynth.Settings{Epsilon: 1, Delta: 1e-6}), 5)
+	res := r.Outcome.Detail.(*rowsynth.Result)
+	rounds := res.Engine.Rounds
+	pairs := d * (d - 1) / 2
+	if len(rounds) < d-1 || len(res.Selections) == 0 || !res.Selections[0].Pooled || res.Selections[0].Scored != pairs {
+		t.Fatalf("%d rounds; first selection %+v: want the tree's one release of %d pairs", len(rounds), res.Selections, pairs)
+	}
+	comp := make([]int, d)
+	for j := range comp {
+		comp[j] = j
+	}
+	treeSel := 0.0
+	for _, rd := range rounds[:d-1] {
+		a, b := comp[rd.Attrs[0]], comp[rd.Attrs[len(rd.Attrs)-1]]
+		if len(rd.Attrs) != 2 || a == b {
+			t.Fatalf("tree round %v does not join two components", rd.Attrs)
+		}
+		for j := range comp {
+			if comp[j] == b {
+				comp[j] = a
+			}
+		}
+		treeSel += rd.SelectRho
+	}
+	for j := range comp {
+		if comp[j] != comp[0] {
+			t.Fatalf("attribute %d is not joined by the tree", j)
+		}
+	}
+	_, l2 := proto.SelectSensitivity(pairs)
+	for _, a := range r.Accountants {
+		var tree []privacy.Charge
+		for _, c := range a.Charges() {
+			if strings.HasPrefix(c.Purpose, "adaptive tree selection") {
+				tree = append(tree, c)
+			}
+		}
+		if len(tree) != 1 || math.Abs(tree[0].Spec.Guarantee.Rho-treeSel) > 1e-12*res.Rho || tree[0].Spec.Sensitivity != l2 {
+			t.Fatalf("%s: tree charges %+v; the tree's rounds state ρ = %v in all, Δ₂ = %v", a.Party(), tree, treeSel, l2)
+		}
+		if got := a.Spent().Rho; math.Abs(got-res.Rho) > 1e-9*res.Rho {
+			t.Errorf("%s spent ρ = %v, budget %v", a.Party(), got, res.Rho)
+		}
+	}
+	if !slices.ContainsFunc(r.Outcome.Report.Assumptions, func(s string) bool { return strings.Contains(s, fmt.Sprintf("one release of all %d joining pairs", pairs)) }) {
+		t.Errorf("the report does not say how the tree was chosen: %q", r.Outcome.Report.Assumptions)
 	}
 }
 

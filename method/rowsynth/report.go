@@ -89,13 +89,20 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 // instead of the paper method's pair scores.
 func adaptiveReport(ro *privacy.ReportOptions, res *Result) {
 	ro.Method = Name + " (the marginal engine over owners of rows: the adaptive method, AIM-style rounds after McKenna et al., VLDB 2022, with a graphical model fitted to the noisy marginals)"
-	most, rho := 0, 0.0
+	most, rounds, rho := 0, 0, 0.0
+	pooled, pooledRho := 0, 0.0
 	for _, r := range res.Selections {
-		most = max(most, r.Scored)
-		rho += r.Rho
+		if r.Pooled {
+			pooled, pooledRho = r.Offered, pooledRho+r.Rho
+			continue
+		}
+		most, rounds, rho = max(most, r.Scored), rounds+1, rho+r.Rho
 	}
 	ro.Assumptions[1] = fmt.Sprintf("sensitivities under replace-one: every release but the candidate scores is a count vector over the pooled records, L1 %g / L2 %.4g; a round's candidate scores are, per candidate, a sum of the owners' own L1 errors ‖M_r(D_k) − (n_k/n)·M_r(p̂)‖₁ against the model's public estimate p̂, each of sensitivity 2, so C scores have L1 2C / L2 2√C; a record changes one owner's counts and scores only", measurement.CountL1, measurement.CountL2)
-	ro.Assumptions[3] = fmt.Sprintf("selection is computed inside the protocol: each of the %d rounds asks the owners to score at most %d candidates (kept by a public filter: not covered by a measured set, half by the largest earlier noisy utility, half least recently scored), and the coordinator learns every kept candidate's noisy summed score (discrete Gaussian at the round's selection ρ, ρ = %.4g in all over the rounds), not only the winner: this costs the ρ the curator's exponential mechanism is charged at √C times its noise, and the coordinator's choice of the largest weighted utility is post-processing", len(res.Selections), most, rho)
+	ro.Assumptions[3] = fmt.Sprintf("selection is computed inside the protocol: each of the %d rounds asks the owners to score at most %d candidates (kept by a public filter: not covered by a measured set, half by the largest earlier noisy utility, half least recently scored), and the coordinator learns every kept candidate's noisy summed score (discrete Gaussian at the round's selection ρ, ρ = %.4g in all over the rounds), not only the winner: this costs the ρ the curator's exponential mechanism is charged at √C times its noise, and the coordinator's choice of the largest weighted utility is post-processing", rounds, most, rho)
+	if pooled > 0 {
+		ro.Assumptions[3] += fmt.Sprintf("; the spanning tree of pairs that starts the rounds came from one release of all %d joining pairs' noisy summed scores (discrete Gaussian, ρ = %.4g, the tree's selections' budget together), the tree being the pairs of largest noisy utility that join two components (post-processing)", pooled, pooledRho)
+	}
 	ro.Covered[0] = "the noisy pooled histograms that chose the numeric bins, the noisy one-way marginals, every round's noisy candidate scores and the noisy selected marginals"
 	ro.Covered[1] = "everything derived from them: the bins, each round's choice, the graphical model and the synthetic rows sampled from it (post-processing)"
 	ro.ThreatModel[2] = "the select requests carry the model's estimate of each candidate's marginal to the owners (post-processing of charged releases); an owner learns no other release during the run"

@@ -130,15 +130,40 @@ func (q SelectQuery) validate() error {
 }
 
 // Selector is a Measurer that can also make AIM's private selection over
-// the records. LocalMeasurer is one; the multi-party protocol is not (the
-// parties cannot compute the utilities without revealing their columns),
-// so the adaptive engine runs for one owner only.
+// the records. LocalMeasurer (one owner) and the owners of rows' protocol
+// (method/rowsynth/roles) are; the parties of columns' protocol is not
+// (the parties cannot compute the utilities without revealing their
+// columns), so the adaptive engine does not run for parties of columns.
 type Selector interface {
 	Measurer
 	Select(ctx context.Context, q SelectQuery, c Choice) (int, error)
 }
 
 var _ Selector = (*LocalMeasurer)(nil)
+
+// UtilityReleaser is a Selector whose selections release every scored
+// candidate's noisy utility anyway (owners of rows: the coordinator
+// learns each candidate's noisy summed score, method/rowsynth/roles), so
+// it can also release all of them at once. The adaptive method's opening
+// tree scores every pair against the one-way model, which does not change
+// while the tree is built: one release of every pair's utility at the
+// tree's whole selection budget, then the spanning tree of the noisy
+// utilities (post-processing), sees every pair at about the noise one
+// round's few candidates had (treeRounds). LocalMeasurer is not one: its
+// exponential mechanism releases only the winner.
+type UtilityReleaser interface {
+	Selector
+	// Pools reports whether one release of c candidates' utilities at
+	// the selection budget of rounds rounds is what the measurer advises
+	// over a selection per round (public quantities only).
+	Pools(c, rounds int) bool
+	// Utilities releases each candidate's utility w·(score − penalty),
+	// the score as Select's, plus Gaussian noise, at zCDP cost rho under
+	// the measurer's relation (charged, by whoever holds the records,
+	// before anything is released), and returns the noisy utilities in
+	// q's order.
+	Utilities(ctx context.Context, q SelectQuery, purpose string, rho float64) ([]float64, error)
+}
 
 // Select computes every candidate's utility on the records, charges the
 // choice and picks one with the choice's mechanism.

@@ -262,6 +262,9 @@ type Measurer struct {
 	// Selections records each adaptive round's selection.
 	Selections []SelectRound
 	filter     SelectFilter
+	// utilitiesChunk is the most sets one request of Utilities carries
+	// (0: MaxSelectSets; tests set fewer).
+	utilitiesChunk int
 	// noisyRecords is the released noisy record count under add/remove
 	// (ReleaseRecords), 0 before.
 	noisyRecords int

@@ -98,6 +98,76 @@ func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c meas
 	return best, nil
 }
 
+var _ measurement.UtilityReleaser = (*Measurer)(nil)
+
+// Pools reports whether c candidates released once at the selection
+// budget of rounds rounds carry no more noise per candidate than a
+// round's SelectCandidates do at one round's: σ² = 2c/(rounds·ρ) against
+// 2k/ρ, so c ≤ rounds·k. The engine's spanning tree of d attributes
+// (c = d(d−1)/2 pairs, d − 1 rounds) pools on at most 2k = 32
+// attributes with the default 16 candidates, where it measured better
+// (marginal's pooledTree).
+func (m *Measurer) Pools(c, rounds int) bool {
+	return c <= rounds*cmp.Or(m.SelectCandidates, DefaultSelectCandidates)
+}
+
+// Utilities releases every candidate's noisy summed score at once, as
+// Select releases its kept candidates' (the same requests, scores and
+// privacy argument, without the filter), and returns each candidate's
+// utility w·(ŝ − penalty − excess) as Select ranks them; the filter
+// remembers them as scored, so later rounds' exploitation starts from
+// them. The candidates go out in requests of at most MaxSelectSets sets,
+// sent together, the ρ split among them in proportion to their sets, so
+// that every score carries the same noise, σ = √(2C/ρ) for C candidates
+// under replace-one; each owner calibrates each request to the sets it
+// was sent and charges it before its share leaves, the charges summing
+// to rho.
+func (m *Measurer) Utilities(ctx context.Context, q measurement.SelectQuery, purpose string, rho float64) ([]float64, error) {
+	c := len(q.Candidates)
+	if c == 0 || len(q.Estimates) != c || len(q.Weights) != c || len(q.Penalties) != c {
+		return nil, fmt.Errorf("rowsynth: %s: query with %d candidates, %d estimates, %d weights, %d penalties",
+			purpose, c, len(q.Estimates), len(q.Weights), len(q.Penalties))
+	}
+	chunk := cmp.Or(m.utilitiesChunk, MaxSelectSets)
+	var reqs []*Request
+	for start := 0; start < c; start += chunk {
+		end := min(start+chunk, c)
+		req := &Request{Kind: KindSelect, Release: measurement.Release{Purpose: fmt.Sprintf("%s, candidates %d to %d of %d", purpose, start+1, end, c), Parties: []int{0}}}
+		for i := start; i < end; i++ {
+			f, err := modelFrequencies(q.Estimates[i])
+			if err != nil {
+				return nil, fmt.Errorf("rowsynth: %s: candidate %v: %w", purpose, q.Candidates[i], err)
+			}
+			req.Sets = append(req.Sets, slices.Clone(q.Candidates[i]))
+			req.Refs = append(req.Refs, f)
+		}
+		if err := req.Calibrate(m.c.p.Neighbours, measurement.Gaussian, rho*float64(end-start)/float64(c)); err != nil {
+			return nil, fmt.Errorf("rowsynth: %s: %w", purpose, err)
+		}
+		reqs = append(reqs, req)
+	}
+	v, err := m.release(ctx, reqs...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, 0, c)
+	for r, req := range reqs {
+		if len(v[r]) != len(req.Sets) {
+			return nil, fmt.Errorf("rowsynth: %s: %d scores for %d candidates", purpose, len(v[r]), len(req.Sets))
+		}
+		for j, score := range v[r] {
+			i := len(out)
+			u := q.Weights[i] * (score - q.Penalties[i] - ExcessShare*m.splitExcess(req.Refs[j]))
+			m.filter.scored(q.Candidates[i], u)
+			out = append(out, u)
+		}
+		noise := req.Release.Noise
+		m.Selections = append(m.Selections, SelectRound{Offered: c, Scored: len(req.Sets), Rho: noise.Rho, Sigma: noise.Scale, Pooled: true})
+	}
+	m.filter.round++
+	return out, nil
+}
+
 // splitExcess is the expected excess of the owners' summed score of a
 // candidate over the pooled one where the model's estimate f is right:
 // each owner's counts deviate from its share n_k·f by its sampling
@@ -172,6 +242,10 @@ type SelectRound struct {
 	// Rho is the round's selection cost (charged to every owner), Sigma
 	// the noise of each summed score.
 	Rho, Sigma float64
+	// Pooled marks a request of Utilities: part of one release of every
+	// offered candidate's score, for several selections at once (the
+	// spanning tree's).
+	Pooled bool
 }
 
 // modelFrequencies are a model's estimated counts as frequencies summing

@@ -1,13 +1,15 @@
 package roles
 
 import (
+	"context"
 	"fmt"
-	"github.com/dppub/dppub/randx"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/measurement"
+	"github.com/dppub/dppub/randx"
 )
 
 func selectRequest(sets [][]int, refs [][]float64, declaredFor int) *Request {
@@ -286,4 +288,130 @@ func TestSplitExcessIsARandomSplitsExpectedExcess(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Utilities releases every candidate's summed score in requests of at
+// most the chunk's sets, sent in one round: at a huge ρ each utility is
+// w·(Σ_k owner k's score − penalty − ExcessShare·splitExcess), each owner
+// is charged once per request, the charges summing to the ρ asked, and
+// the filter remembers every utility.
+func TestUtilities(t *testing.T) {
+	sets := [][]int{{0}, {1}, {0, 1}}
+	refs := [][]float64{{0.2, 0.3, 0.5}, uniformFrequencies(11), uniformFrequencies(33)}
+	for _, chunk := range []int{0, 2, 1} {
+		t.Run(fmt.Sprint(chunk), func(t *testing.T) {
+			s := newSetup(t, NoiseInsiderSafe, 40, 61)
+			const rho = 1e8
+			q := measurement.SelectQuery{Candidates: sets, Weights: []float64{1, 2, 0.5}, Penalties: []float64{1, 0, 3}}
+			for _, f := range refs {
+				est := make([]float64, len(f))
+				for i, v := range f {
+					est[i] = 101 * v
+				}
+				q.Estimates = append(q.Estimates, est)
+			}
+			var got, want []float64
+			var round int
+			engine := func(ctx context.Context, m *Measurer) error {
+				m.utilitiesChunk = chunk
+				if err := m.SetDomain(ctx, nil); err != nil {
+					return err
+				}
+				var err error
+				if got, err = m.Utilities(ctx, q, "test", rho); err != nil {
+					return err
+				}
+				for i, set := range sets {
+					score := 0.0
+					for k := range s.tables {
+						score += s.ownerSetScore(t, k, set, refs[i])
+					}
+					want = append(want, q.Weights[i]*(score-q.Penalties[i]-ExcessShare*m.splitExcess(refs[i])))
+					if u := m.filter.last[fmt.Sprint(set)]; u.utility != got[i] {
+						return fmt.Errorf("the filter remembers %v for %v, released %v", u.utility, set, got[i])
+					}
+				}
+				round = m.filter.round
+				return nil
+			}
+			if err := s.run(t, engine); err != nil {
+				t.Fatal(err)
+			}
+			for i := range sets {
+				if math.Abs(got[i]-want[i]) > 0.01 {
+					t.Errorf("candidate %v: utility %v, want %v", sets[i], got[i], want[i])
+				}
+			}
+			requests := len(sets)
+			if chunk == 0 {
+				requests = 1
+			} else {
+				requests = (len(sets) + chunk - 1) / chunk
+			}
+			for k, a := range s.accts {
+				if n, spent := len(a.Charges()), a.Spent().Rho; n != requests || math.Abs(spent-rho) > 1e-9*rho {
+					t.Errorf("owner %d charged %d times, ρ = %v in all; want %d times, ρ = %v", k+1, n, spent, requests, rho)
+				}
+			}
+			if round != 1 {
+				t.Errorf("the filter counts %d rounds after one release", round)
+			}
+		})
+	}
+}
+
+// Owners pool a tree's selections where one release's noise per
+// candidate is no more than a round's: c ≤ rounds × the candidates a
+// round scores.
+func TestPools(t *testing.T) {
+	for _, c := range []struct {
+		candidates, rounds, perRound int
+		want                         bool
+	}{
+		{351, 26, 0, true},   // zeroinfl's tree: 27 attributes
+		{496, 31, 0, true},   // 32 attributes: 16 per round exactly
+		{528, 32, 0, false},  // 33 attributes
+		{2628, 72, 0, false}, // wide: 73 attributes
+		{2628, 72, 64, true}, // … with 64 candidates a round
+		{465, 30, 8, false},  // WDBC with 8 a round
+	} {
+		t.Run(fmt.Sprint(c.candidates, "/", c.rounds, "/", c.perRound), func(t *testing.T) {
+			m := &Measurer{SelectCandidates: c.perRound}
+			if got := m.Pools(c.candidates, c.rounds); got != c.want {
+				t.Errorf("Pools(%d, %d) with %d a round = %v, want %v", c.candidates, c.rounds, c.perRound, got, c.want)
+			}
+		})
+	}
+}
+
+func uniformFrequencies(n int) []float64 {
+	f := make([]float64, n)
+	for i := range f {
+		f[i] = 1 / float64(n)
+	}
+	return f
+}
+
+// ownerSetScore is owner k's exact score of set against its share of the
+// reference frequencies: ‖M(D_k) − n_k·f‖₁.
+func (s *setup) ownerSetScore(t *testing.T, k int, set []int, f []float64) float64 {
+	t.Helper()
+	dom, err := domain.New(s.params.Schema, domain.Options{Bins: s.params.Bins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := dom.Encode(s.tables[k])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := domain.Count(ds, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := float64(s.tables[k].Len())
+	out := 0.0
+	for i, v := range m.Counts {
+		out += math.Abs(v - n*f[i])
+	}
+	return out
 }
