@@ -84,8 +84,9 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule, start []int) err
 				open++
 			}
 		}
-		if ur.Pools(open, joins) {
-			return a.pooledTree(ctx, ur, s, comp, joins, pairs, est)
+		plan, meas, selTotal := a.treePlan(s, joins)
+		if len(meas) > 0 && ur.Pools(open, len(meas), selTotal) {
+			return a.pooledTree(ctx, ur, s, plan, meas, selTotal, comp, pairs, est)
 		}
 	}
 	pen := make([]float64, len(pairs))
@@ -143,28 +144,16 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule, start []int) err
 // tree of d attributes, against w·√(2·16/ρₛ) for the 16 candidates a
 // round of owners' selections scores (roles.DefaultSelectCandidates):
 // less noise below 32 attributes, and every pair seen. Measured
-// (owners-gap.md, 3 seeds, 2-way TVD, ε = 1, a round per pair → one
-// release): `zeroinfl` (27 attributes) one owner through the protocol
+// (owners-gap.md, 3 seeds, 2-way TVD, a round per pair → one release):
+// `zeroinfl` (27 attributes) at ε = 1, one owner through the protocol
 // with exact noise 0.0617 → 0.0577 (the curator's exponential mechanism
-// 0.0540), 10 owners 0.0671 → 0.0609, 3 owners 0.0686 → 0.0631; but on
-// `wide` (73 attributes), 10 owners 0.0757 → 0.0758, 3 owners 0.0781 →
-// 0.0793, and `digits` (65) 0.2583 → 0.2592, 0.2731 → 0.2709: level,
-// which is why the owners pool only where the noise per candidate is no
-// larger than a round's (roles.Measurer.Pools).
-func (a *adaptive) pooledTree(ctx context.Context, ur measurement.UtilityReleaser, s *schedule, comp []int, joins int, pairs []int, est [][]float64) error {
-	plan := *s
-	left := a.rho - a.used
-	var meas []float64
-	selTotal := 0.0
-	for len(meas) < joins && left > 1e-12*a.rho {
-		m, sel := plan.next(left)
-		meas = append(meas, m)
-		selTotal += sel
-		left -= m + sel
-	}
-	if len(meas) == 0 {
-		return nil
-	}
+// 0.0540), 10 owners 0.0671 → 0.0609, 3 owners 0.0694 → 0.0631; on
+// wider tables a win at large budgets (`wide`, 73 attributes, at ε = 4:
+// 3 owners 0.0505 → 0.0412) and level or worse at small ones (`wide` at
+// ε = 1, Musk2 at ε = 1, digits): the owners pool where the noise per
+// candidate is no larger than a round's or small against the records
+// (roles.Measurer.Pools).
+func (a *adaptive) pooledTree(ctx context.Context, ur measurement.UtilityReleaser, s *schedule, plan schedule, meas []float64, selTotal float64, comp []int, pairs []int, est [][]float64) error {
 	noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, meas[0])
 	if err != nil {
 		return err
@@ -215,6 +204,22 @@ func (a *adaptive) pooledTree(ctx context.Context, ur measurement.UtilityRelease
 		picks[i].selection.SelectRho = selTotal / float64(len(picks))
 	}
 	return a.settle(ctx, picks)
+}
+
+// treePlan is what the schedule s would give the tree's joins rounds
+// run one at a time: the schedule after them, each round's measurement
+// budget and their selection budgets' sum (fewer rounds when the budget
+// runs out first).
+func (a *adaptive) treePlan(s *schedule, joins int) (plan schedule, meas []float64, selTotal float64) {
+	plan = *s
+	left := a.rho - a.used
+	for len(meas) < joins && left > 1e-12*a.rho {
+		m, sel := plan.next(left)
+		meas = append(meas, m)
+		selTotal += sel
+		left -= m + sel
+	}
+	return plan, meas, selTotal
 }
 
 // join merges the components of attributes x and y (comp[j] is j's).

@@ -126,7 +126,7 @@ type pooledSelector struct {
 	selects int
 }
 
-func (p *pooledSelector) Pools(c, rounds int) bool {
+func (p *pooledSelector) Pools(c, rounds int, rho float64) bool {
 	p.rounds = rounds
 	return true
 }

@@ -170,7 +170,9 @@ func TestAdaptiveOwnersPoolTheTree(t *testing.T) {
 			t.Errorf("%s spent ρ = %v, budget %v", a.Party(), got, res.Rho)
 		}
 	}
-	if !slices.ContainsFunc(r.Outcome.Report.Assumptions, func(s string) bool { return strings.Contains(s, fmt.Sprintf("one release of all %d joining pairs", pairs)) }) {
+	if !slices.ContainsFunc(r.Outcome.Report.Assumptions, func(s string) bool {
+		return strings.Contains(s, fmt.Sprintf("one release of all %d joining pairs", pairs))
+	}) {
 		t.Errorf("the report does not say how the tree was chosen: %q", r.Outcome.Report.Assumptions)
 	}
 }

@@ -154,9 +154,10 @@ var _ Selector = (*LocalMeasurer)(nil)
 type UtilityReleaser interface {
 	Selector
 	// Pools reports whether one release of c candidates' utilities at
-	// the selection budget of rounds rounds is what the measurer advises
-	// over a selection per round (public quantities only).
-	Pools(c, rounds int) bool
+	// rho, the selection budget of rounds rounds together, is what the
+	// measurer advises over a selection per round (public quantities
+	// only).
+	Pools(c, rounds int, rho float64) bool
 	// Utilities releases each candidate's utility w·(score − penalty),
 	// the score as Select's, plus Gaussian noise, at zCDP cost rho under
 	// the measurer's relation (charged, by whoever holds the records,

@@ -100,16 +100,37 @@ func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c meas
 
 var _ measurement.UtilityReleaser = (*Measurer)(nil)
 
-// Pools reports whether c candidates released once at the selection
-// budget of rounds rounds carry no more noise per candidate than a
-// round's SelectCandidates do at one round's: σ² = 2c/(rounds·ρ) against
-// 2k/ρ, so c ≤ rounds·k. The engine's spanning tree of d attributes
-// (c = d(d−1)/2 pairs, d − 1 rounds) pools on at most 2k = 32
-// attributes with the default 16 candidates, where it measured better
-// (marginal's pooledTree).
-func (m *Measurer) Pools(c, rounds int) bool {
-	return c <= rounds*cmp.Or(m.SelectCandidates, DefaultSelectCandidates)
+// Pools reports whether c candidates' scores, released once at rho (the
+// selection budget of rounds rounds together), are better than a round
+// of SelectCandidates each (k, default 16): where they carry no more
+// noise per candidate, σ² = 2c/ρ against a round's 2k/(ρ/rounds), so
+// c ≤ rounds·k, or where each score's noise, σ = √(2c/ρ) (Δ₂ = 2√c), is
+// at most PoolNoise of the records: there the one release ranks every
+// candidate well enough that seeing all of them pays. The engine's
+// spanning tree of d attributes (c = d(d−1)/2 pairs, d − 1 rounds) pools
+// on at most 2k = 32 attributes with 16 candidates, and on wider tables
+// at large budgets (marginal's pooledTree).
+func (m *Measurer) Pools(c, rounds int, rho float64) bool {
+	if c <= rounds*cmp.Or(m.SelectCandidates, DefaultSelectCandidates) {
+		return true
+	}
+	return math.Sqrt(2*float64(c)/rho) <= PoolNoise*float64(m.Records())
 }
+
+// PoolNoise is the noise per score, as a share of the records, below
+// which the owners pool a wide table's tree (Pools). Measured with the
+// tree pooled on every table (owners-gap.md, "The spanning tree from one
+// release"; bench.py's seeds, 3 each, 2-way TVD, 3 / 10 owners, a round
+// per pair → one release), with σ/n of the release the tree would pool:
+// `wide` at ε = 4 (σ/n = 0.086) 0.0505 → 0.0412 and 0.0501 → 0.0401;
+// Musk2 at ε = 4 (0.24) 0.2053 → 0.2016, 0.2023 → 0.1978; `wide` at ε =
+// 1 (0.30) 0.0779 → 0.0786, 0.0744 → 0.0750; `digits` at ε = 4 (0.34)
+// 0.1690 → 0.1699, 0.1663 → 0.1661; Musk2 at ε = 1 (0.83) 0.2927 →
+// 0.2970, 0.2795 → 0.2836; `wide` at ε = 0.3 (0.91) 0.1681 → 0.1763,
+// 0.1564 → 0.1546; `digits` at ε = 1 (1.19) 0.2715 → 0.2701, 0.2645 →
+// 0.2631. The bound sits between the wins' 0.24 and the level cells'
+// 0.30, read off these tables, not derived.
+const PoolNoise = 0.25
 
 // Utilities releases every candidate's noisy summed score at once, as
 // Select releases its kept candidates' (the same requests, scores and

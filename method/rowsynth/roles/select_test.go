@@ -361,24 +361,36 @@ func TestUtilities(t *testing.T) {
 }
 
 // Owners pool a tree's selections where one release's noise per
-// candidate is no more than a round's: c ≤ rounds × the candidates a
-// round scores.
+// candidate is no more than a round's (c ≤ rounds × the candidates a
+// round scores) or at most PoolNoise of the records (n = 101 here).
 func TestPools(t *testing.T) {
 	for _, c := range []struct {
 		candidates, rounds, perRound int
+		rho                          float64
 		want                         bool
 	}{
-		{351, 26, 0, true},   // zeroinfl's tree: 27 attributes
-		{496, 31, 0, true},   // 32 attributes: 16 per round exactly
-		{528, 32, 0, false},  // 33 attributes
-		{2628, 72, 0, false}, // wide: 73 attributes
-		{2628, 72, 64, true}, // … with 64 candidates a round
-		{465, 30, 8, false},  // WDBC with 8 a round
+		{351, 26, 0, 1e-6, true},   // zeroinfl's tree: 27 attributes
+		{496, 31, 0, 1e-6, true},   // 32 attributes: 16 per round exactly
+		{528, 32, 0, 1e-6, false},  // 33 attributes, noise far above n/3
+		{2628, 72, 0, 1e-6, false}, // wide: 73 attributes
+		{2628, 72, 64, 1e-6, true}, // … with 64 candidates a round
+		{465, 30, 8, 1e-6, false},  // WDBC with 8 a round
+		{2628, 72, 0, 8.3, true},   // σ = √(2·2628/8.3) = 25.16 ≤ 101/4
+		{2628, 72, 0, 8.2, false},  // σ = 25.32 > 101/4
 	} {
-		t.Run(fmt.Sprint(c.candidates, "/", c.rounds, "/", c.perRound), func(t *testing.T) {
-			m := &Measurer{SelectCandidates: c.perRound}
-			if got := m.Pools(c.candidates, c.rounds); got != c.want {
-				t.Errorf("Pools(%d, %d) with %d a round = %v, want %v", c.candidates, c.rounds, c.perRound, got, c.want)
+		t.Run(fmt.Sprint(c.candidates, "/", c.rounds, "/", c.perRound, "/", c.rho), func(t *testing.T) {
+			s := newSetup(t, NoiseInsiderSafe, 40, 61)
+			var got bool
+			engine := func(ctx context.Context, m *Measurer) error {
+				m.SelectCandidates = c.perRound
+				got = m.Pools(c.candidates, c.rounds, c.rho)
+				return nil
+			}
+			if err := s.run(t, engine); err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("Pools(%d, %d, %v) with %d a round = %v, want %v", c.candidates, c.rounds, c.rho, c.perRound, got, c.want)
 			}
 		})
 	}
