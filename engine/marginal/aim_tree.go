@@ -77,17 +77,8 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule, start []int) err
 			est = append(est, outer(one[c[0]], one[c[1]], float64(a.o.Records)))
 		}
 	}
-	if ur, ok := a.sel.(measurement.UtilityReleaser); ok {
-		open := 0
-		for _, i := range pairs {
-			if c := a.cands[i]; comp[c[0]] != comp[c[1]] {
-				open++
-			}
-		}
-		plan, meas, selTotal := a.treePlan(s, joins)
-		if len(meas) > 0 && ur.Pools(open, len(meas), selTotal) {
-			return a.pooledTree(ctx, ur, s, plan, meas, selTotal, comp, pairs, est)
-		}
+	if pooled, err := a.poolTree(ctx, s, comp, joins, pairs, est); pooled || err != nil {
+		return err
 	}
 	pen := make([]float64, len(pairs))
 	sigma := math.NaN()
@@ -204,6 +195,27 @@ func (a *adaptive) pooledTree(ctx context.Context, ur measurement.UtilityRelease
 		picks[i].selection.SelectRho = selTotal / float64(len(picks))
 	}
 	return a.settle(ctx, picks)
+}
+
+// poolTree builds the tree with pooledTree when the selector releases
+// utilities and Pools the joining pairs at the tree's planned budget,
+// and reports whether it did.
+func (a *adaptive) poolTree(ctx context.Context, s *schedule, comp []int, joins int, pairs []int, est [][]float64) (bool, error) {
+	ur, ok := a.sel.(measurement.UtilityReleaser)
+	if !ok {
+		return false, nil
+	}
+	open := 0
+	for _, i := range pairs {
+		if c := a.cands[i]; comp[c[0]] != comp[c[1]] {
+			open++
+		}
+	}
+	plan, meas, selTotal := a.treePlan(s, joins)
+	if len(meas) == 0 || !ur.Pools(open, len(meas), selTotal) {
+		return false, nil
+	}
+	return true, a.pooledTree(ctx, ur, s, plan, meas, selTotal, comp, pairs, est)
 }
 
 // treePlan is what the schedule s would give the tree's joins rounds

@@ -5,7 +5,8 @@ For each (dataset, ε) it sets dppub's default beside the better of AIM
 and MST at the same guarantee, and the owners-of-rows runs beside the
 single-owner default:
 - replace-one: dppub (ρ) against aim-*-replace (AIM at ρ/2.2, the same
-  guarantee under replace-one, bench.py's REPLACE);
+  guarantee under replace-one, bench.py's REPLACE) and mst-replace (MST
+  at 3ρ/8, bench.py's MST_REPLACE);
 - add/remove: dppub-add-remove against mst, aim-capped, aim-less-capped
   (private-pgm's own relation, the literature's convention).
 Means ± one standard error over the repetitions found; CPU ratio is the
