@@ -91,19 +91,9 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule, start []int) err
 		}
 		if noise.Scale != sigma {
 			sigma = noise.Scale
-			parallel.For(len(pairs), func(k int) { pen[k] = TreePenalty * a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
+			a.treePenalties(pen, est, sigma)
 		}
-		var q measurement.SelectQuery
-		for k, i := range pairs {
-			c := a.cands[i]
-			if comp[c[0]] == comp[c[1]] {
-				continue
-			}
-			q.Candidates = append(q.Candidates, c)
-			q.Weights = append(q.Weights, a.weights[i])
-			q.Estimates = append(q.Estimates, est[k])
-			q.Penalties = append(q.Penalties, pen[k])
-		}
+		q := a.joining(pairs, est, pen, comp)
 		if len(q.Candidates) == 0 {
 			break
 		}
@@ -149,17 +139,9 @@ func (a *adaptive) pooledTree(ctx context.Context, ur measurement.UtilityRelease
 	if err != nil {
 		return err
 	}
-	var q measurement.SelectQuery
-	for k, i := range pairs {
-		c := a.cands[i]
-		if comp[c[0]] == comp[c[1]] {
-			continue
-		}
-		q.Candidates = append(q.Candidates, c)
-		q.Weights = append(q.Weights, a.weights[i])
-		q.Estimates = append(q.Estimates, est[k])
-		q.Penalties = append(q.Penalties, TreePenalty*a.ao.Penalty.of(est[k], noise.Scale))
-	}
+	pen := make([]float64, len(pairs))
+	a.treePenalties(pen, est, noise.Scale)
+	q := a.joining(pairs, est, pen, comp)
 	if len(q.Candidates) == 0 {
 		return nil
 	}
@@ -232,6 +214,30 @@ func (a *adaptive) treePlan(s *schedule, joins int) (plan schedule, meas []float
 		left -= m + sel
 	}
 	return plan, meas, selTotal
+}
+
+// treePenalties sets pen[k] to TreePenalty of the penalty of the pair
+// whose one-way estimate is est[k], at measurement noise sigma.
+func (a *adaptive) treePenalties(pen []float64, est [][]float64, sigma float64) {
+	parallel.For(len(est), func(k int) { pen[k] = TreePenalty * a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
+}
+
+// joining is the selection query of the pairs (a.cands' indices, with
+// their estimates est and penalties pen) that join two components of
+// comp.
+func (a *adaptive) joining(pairs []int, est [][]float64, pen []float64, comp []int) measurement.SelectQuery {
+	var q measurement.SelectQuery
+	for k, i := range pairs {
+		c := a.cands[i]
+		if comp[c[0]] == comp[c[1]] {
+			continue
+		}
+		q.Candidates = append(q.Candidates, c)
+		q.Weights = append(q.Weights, a.weights[i])
+		q.Estimates = append(q.Estimates, est[k])
+		q.Penalties = append(q.Penalties, pen[k])
+	}
+	return q
 }
 
 // join merges the components of attributes x and y (comp[j] is j's).
