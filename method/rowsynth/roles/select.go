@@ -58,44 +58,75 @@ var _ measurement.Selector = (*Measurer)(nil)
 // (Request.Sensitivity); the shares of splitExcess assume equal owners
 // of the noisy total, the owners' counts being private.
 func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c measurement.Choice) (int, error) {
-	if len(q.Candidates) == 0 || len(q.Estimates) != len(q.Candidates) || len(q.Weights) != len(q.Candidates) || len(q.Penalties) != len(q.Candidates) {
-		return 0, fmt.Errorf("rowsynth: select query with %d candidates, %d estimates, %d weights, %d penalties",
-			len(q.Candidates), len(q.Estimates), len(q.Weights), len(q.Penalties))
+	if err := checkQuery(c.Purpose, q); err != nil {
+		return 0, err
 	}
 	kept := m.filter.keep(q, cmp.Or(m.SelectCandidates, DefaultSelectCandidates))
-	rho := c.Rho()
-	req := &Request{Kind: KindSelect, Release: measurement.Release{Purpose: c.Purpose, Parties: []int{0}}}
-	for _, i := range kept {
-		f, err := modelFrequencies(q.Estimates[i])
-		if err != nil {
-			return 0, fmt.Errorf("rowsynth: %s: candidate %v: %w", c.Purpose, q.Candidates[i], err)
-		}
-		req.Sets = append(req.Sets, slices.Clone(q.Candidates[i]))
-		req.Refs = append(req.Refs, f)
-	}
-	if err := req.Calibrate(m.c.p.Neighbours, measurement.Gaussian, rho); err != nil {
-		return 0, fmt.Errorf("rowsynth: %s: %w", c.Purpose, err)
-	}
-	noise := req.Release.Noise
-	v, err := m.release(ctx, req)
+	us, err := m.scoreRound(ctx, q, [][]int{kept}, []string{c.Purpose}, []float64{c.Rho()}, false)
 	if err != nil {
 		return 0, err
 	}
-	scores := v[0]
-	if len(scores) != len(kept) {
-		return 0, fmt.Errorf("rowsynth: %s: %d scores for %d candidates", c.Purpose, len(scores), len(kept))
-	}
 	best, bestU := -1, math.Inf(-1)
 	for j, i := range kept {
-		u := q.Weights[i] * (scores[j] - q.Penalties[i] - ExcessShare*m.splitExcess(req.Refs[j]))
-		m.filter.scored(q.Candidates[i], u)
-		if u > bestU {
+		if u := us[0][j]; u > bestU {
 			best, bestU = i, u
 		}
 	}
-	m.Selections = append(m.Selections, SelectRound{Offered: len(q.Candidates), Scored: len(kept), Rho: rho, Sigma: noise.Scale})
-	m.filter.round++
 	return best, nil
+}
+
+// checkQuery refuses a query whose slices do not match its candidates.
+func checkQuery(purpose string, q measurement.SelectQuery) error {
+	c := len(q.Candidates)
+	if c == 0 || len(q.Estimates) != c || len(q.Weights) != c || len(q.Penalties) != c {
+		return fmt.Errorf("rowsynth: %s: select query with %d candidates, %d estimates, %d weights, %d penalties",
+			purpose, c, len(q.Estimates), len(q.Weights), len(q.Penalties))
+	}
+	return nil
+}
+
+// scoreRound releases, in one round, the owners' summed scores of q's
+// candidates groups[g] — one select request per group, with purposes[g],
+// at ρ = rhos[g], each owner calibrating it to the sets it was sent — and
+// returns each group's utilities w·(ŝ − penalty − excess), as Select
+// ranks them, which the filter remembers as scored. It records each
+// request as a SelectRound (Pooled as given).
+func (m *Measurer) scoreRound(ctx context.Context, q measurement.SelectQuery, groups [][]int, purposes []string, rhos []float64, pooled bool) ([][]float64, error) {
+	reqs := make([]*Request, len(groups))
+	for g, idx := range groups {
+		req := &Request{Kind: KindSelect, Release: measurement.Release{Purpose: purposes[g], Parties: []int{0}}}
+		for _, i := range idx {
+			f, err := modelFrequencies(q.Estimates[i])
+			if err != nil {
+				return nil, fmt.Errorf("rowsynth: %s: candidate %v: %w", purposes[g], q.Candidates[i], err)
+			}
+			req.Sets = append(req.Sets, slices.Clone(q.Candidates[i]))
+			req.Refs = append(req.Refs, f)
+		}
+		if err := req.Calibrate(m.c.p.Neighbours, measurement.Gaussian, rhos[g]); err != nil {
+			return nil, fmt.Errorf("rowsynth: %s: %w", purposes[g], err)
+		}
+		reqs[g] = req
+	}
+	v, err := m.release(ctx, reqs...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(groups))
+	for g, idx := range groups {
+		if len(v[g]) != len(idx) {
+			return nil, fmt.Errorf("rowsynth: %s: %d scores for %d candidates", purposes[g], len(v[g]), len(idx))
+		}
+		for j, i := range idx {
+			u := q.Weights[i] * (v[g][j] - q.Penalties[i] - ExcessShare*m.splitExcess(reqs[g].Refs[j]))
+			m.filter.scored(q.Candidates[i], u)
+			out[g] = append(out[g], u)
+		}
+		noise := reqs[g].Release.Noise
+		m.Selections = append(m.Selections, SelectRound{Offered: len(q.Candidates), Scored: len(idx), Rho: noise.Rho, Sigma: noise.Scale, Pooled: pooled})
+	}
+	m.filter.round++
+	return out, nil
 }
 
 var _ measurement.UtilityReleaser = (*Measurer)(nil)
@@ -144,49 +175,29 @@ const PoolNoise = 0.25
 // was sent and charges it before its share leaves, the charges summing
 // to rho.
 func (m *Measurer) Utilities(ctx context.Context, q measurement.SelectQuery, purpose string, rho float64) ([]float64, error) {
-	c := len(q.Candidates)
-	if c == 0 || len(q.Estimates) != c || len(q.Weights) != c || len(q.Penalties) != c {
-		return nil, fmt.Errorf("rowsynth: %s: query with %d candidates, %d estimates, %d weights, %d penalties",
-			purpose, c, len(q.Estimates), len(q.Weights), len(q.Penalties))
+	if err := checkQuery(purpose, q); err != nil {
+		return nil, err
 	}
+	c := len(q.Candidates)
 	chunk := cmp.Or(m.utilitiesChunk, MaxSelectSets)
-	var reqs []*Request
+	var groups [][]int
+	var purposes []string
+	var rhos []float64
 	for start := 0; start < c; start += chunk {
 		end := min(start+chunk, c)
-		req := &Request{Kind: KindSelect, Release: measurement.Release{Purpose: fmt.Sprintf("%s, candidates %d to %d of %d", purpose, start+1, end, c), Parties: []int{0}}}
+		idx := make([]int, 0, end-start)
 		for i := start; i < end; i++ {
-			f, err := modelFrequencies(q.Estimates[i])
-			if err != nil {
-				return nil, fmt.Errorf("rowsynth: %s: candidate %v: %w", purpose, q.Candidates[i], err)
-			}
-			req.Sets = append(req.Sets, slices.Clone(q.Candidates[i]))
-			req.Refs = append(req.Refs, f)
+			idx = append(idx, i)
 		}
-		if err := req.Calibrate(m.c.p.Neighbours, measurement.Gaussian, rho*float64(end-start)/float64(c)); err != nil {
-			return nil, fmt.Errorf("rowsynth: %s: %w", purpose, err)
-		}
-		reqs = append(reqs, req)
+		groups = append(groups, idx)
+		purposes = append(purposes, fmt.Sprintf("%s, candidates %d to %d of %d", purpose, start+1, end, c))
+		rhos = append(rhos, rho*float64(end-start)/float64(c))
 	}
-	v, err := m.release(ctx, reqs...)
+	us, err := m.scoreRound(ctx, q, groups, purposes, rhos, true)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, 0, c)
-	for r, req := range reqs {
-		if len(v[r]) != len(req.Sets) {
-			return nil, fmt.Errorf("rowsynth: %s: %d scores for %d candidates", purpose, len(v[r]), len(req.Sets))
-		}
-		for j, score := range v[r] {
-			i := len(out)
-			u := q.Weights[i] * (score - q.Penalties[i] - ExcessShare*m.splitExcess(req.Refs[j]))
-			m.filter.scored(q.Candidates[i], u)
-			out = append(out, u)
-		}
-		noise := req.Release.Noise
-		m.Selections = append(m.Selections, SelectRound{Offered: c, Scored: len(req.Sets), Rho: noise.Rho, Sigma: noise.Scale, Pooled: true})
-	}
-	m.filter.round++
-	return out, nil
+	return slices.Concat(us...), nil
 }
 
 // splitExcess is the expected excess of the owners' summed score of a
