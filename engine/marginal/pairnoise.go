@@ -39,3 +39,12 @@ const (
 	AutoPreciseValues   = 32
 	AutoCoarsePairNoise = 0.15
 )
+
+// AutoWideNoise is the wide-table bound of --method auto that one owner
+// (synthesize.AutoWideNoise) and owners of rows (rowsynth.AutoWideNoise)
+// share: on a table of more than AutoMaxAttributes attributes, none of
+// more than AutoMaxValues values, the adaptive method (a spanning tree of
+// pairs, as MST) when τ (PairNoise, at the noise the releases carry) is
+// at least it. Its evidence is with the two rules and in
+// docs/results/synthesis/engine-choice.md and owners-gap.md.
+const AutoWideNoise = 0.25

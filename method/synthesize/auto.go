@@ -87,7 +87,7 @@ const AutoCoarsePairNoise = marginal.AutoCoarsePairNoise
 // adaptive method's rounds on wide tables were cut to about 2·d: with
 // AIM's rounds the adaptive method measured worse than the paper's on
 // `wide` at ε = 1 (0.0989).
-const AutoWideNoise = 0.25
+const AutoWideNoise = marginal.AutoWideNoise
 
 // PairNoise is the expected total-variation distance from noise alone of
 // a 2-way marginal over a public domain of sizes, for n records, if the
