@@ -69,18 +69,11 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule, start []int) err
 	// The one-way model does not change during the tree's selections, so
 	// every pair's estimate is computed once, and its penalty once per
 	// noise scale (the last round may take what is left).
-	var pairs []int
-	var est [][]float64
-	for i, c := range a.cands {
-		if len(c) == 2 {
-			pairs = append(pairs, i)
-			est = append(est, outer(one[c[0]], one[c[1]], float64(a.o.Records)))
-		}
-	}
-	if pooled, err := a.poolTree(ctx, s, comp, joins, pairs, est); pooled || err != nil {
+	tp := a.treePairs(one)
+	if pooled, err := a.poolTree(ctx, s, comp, joins, tp); pooled || err != nil {
 		return err
 	}
-	pen := make([]float64, len(pairs))
+	pen := make([]float64, len(tp.cands))
 	sigma := math.NaN()
 	var picks []pick
 	for len(picks) < joins && a.rho-a.used > 1e-12*a.rho {
@@ -91,9 +84,9 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule, start []int) err
 		}
 		if noise.Scale != sigma {
 			sigma = noise.Scale
-			a.treePenalties(pen, est, sigma)
+			a.treePenalties(pen, tp.est, sigma)
 		}
-		q := a.joining(pairs, est, pen, comp)
+		q := a.joining(tp, pen, comp)
 		if len(q.Candidates) == 0 {
 			break
 		}
@@ -134,14 +127,14 @@ func (a *adaptive) treeRounds(ctx context.Context, s *schedule, start []int) err
 // ε = 1, Musk2 at ε = 1, digits): the owners pool where the noise per
 // candidate is no larger than a round's or small against the records
 // (roles.Measurer.Pools).
-func (a *adaptive) pooledTree(ctx context.Context, ur measurement.UtilityReleaser, s *schedule, plan schedule, meas []float64, selTotal float64, comp []int, pairs []int, est [][]float64) error {
+func (a *adaptive) pooledTree(ctx context.Context, ur measurement.UtilityReleaser, s *schedule, plan schedule, meas []float64, selTotal float64, comp []int, tp treePairs) error {
 	noise, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, meas[0])
 	if err != nil {
 		return err
 	}
-	pen := make([]float64, len(pairs))
-	a.treePenalties(pen, est, noise.Scale)
-	q := a.joining(pairs, est, pen, comp)
+	pen := make([]float64, len(tp.cands))
+	a.treePenalties(pen, tp.est, noise.Scale)
+	q := a.joining(tp, pen, comp)
 	if len(q.Candidates) == 0 {
 		return nil
 	}
@@ -182,13 +175,13 @@ func (a *adaptive) pooledTree(ctx context.Context, ur measurement.UtilityRelease
 // poolTree builds the tree with pooledTree when the selector releases
 // utilities and Pools the joining pairs at the tree's planned budget,
 // and reports whether it did.
-func (a *adaptive) poolTree(ctx context.Context, s *schedule, comp []int, joins int, pairs []int, est [][]float64) (bool, error) {
+func (a *adaptive) poolTree(ctx context.Context, s *schedule, comp []int, joins int, tp treePairs) (bool, error) {
 	ur, ok := a.sel.(measurement.UtilityReleaser)
 	if !ok {
 		return false, nil
 	}
 	open := 0
-	for _, i := range pairs {
+	for _, i := range tp.cands {
 		if c := a.cands[i]; comp[c[0]] != comp[c[1]] {
 			open++
 		}
@@ -197,7 +190,7 @@ func (a *adaptive) poolTree(ctx context.Context, s *schedule, comp []int, joins 
 	if len(meas) == 0 || !ur.Pools(open, len(meas), selTotal) {
 		return false, nil
 	}
-	return true, a.pooledTree(ctx, ur, s, plan, meas, selTotal, comp, pairs, est)
+	return true, a.pooledTree(ctx, ur, s, plan, meas, selTotal, comp, tp)
 }
 
 // treePlan is what the schedule s would give the tree's joins rounds
@@ -222,20 +215,74 @@ func (a *adaptive) treePenalties(pen []float64, est [][]float64, sigma float64) 
 	parallel.For(len(est), func(k int) { pen[k] = TreePenalty * a.ao.Penalty.of(est[k], sigma) }, func(k int) int { return len(est[k]) })
 }
 
-// joining is the selection query of the pairs (a.cands' indices, with
-// their estimates est and penalties pen) that join two components of
-// comp.
-func (a *adaptive) joining(pairs []int, est [][]float64, pen []float64, comp []int) measurement.SelectQuery {
+// treePairs are the candidate pairs of the tree (a.cands' indices) with
+// their estimates under the one-way model and the largest scores they
+// could have (maxPairScore).
+type treePairs struct {
+	cands    []int
+	est      [][]float64
+	maxScore []float64
+}
+
+// treePairs computes the tree's pairs from the model's one-way marginals
+// one (counts).
+func (a *adaptive) treePairs(one [][]float64) treePairs {
+	var tp treePairs
+	n := float64(a.o.Records)
+	for i, c := range a.cands {
+		if len(c) == 2 {
+			tp.cands = append(tp.cands, i)
+			tp.est = append(tp.est, outer(one[c[0]], one[c[1]], n))
+			tp.maxScore = append(tp.maxScore, maxPairScore(one[c[0]], one[c[1]], n))
+		}
+	}
+	return tp
+}
+
+// maxPairScore bounds the L1 distance, in records, between a pair's
+// counts and any estimate with the same one-way marginals x and y
+// (counts, n records): 4·n·(1 − the mode's share) of either attribute,
+// and 2n. Where X's mode holds all but a share s, the rows of X's other
+// values hold s of the records in either table (at most 2s·n apart) and
+// the mode's row is the column marginal less those rows (at most 2s·n
+// apart again). A pair with a nearly constant attribute cannot be far
+// from its estimate whatever the data: a selector that scores only some
+// candidates (roles.SelectFilter) offers it late. The model's one-way
+// marginals are noisy, so the bound is the data's only approximately;
+// it orders candidates and is never used as a score.
+func maxPairScore(x, y []float64, n float64) float64 {
+	return n * min(2, 4*(1-modeShare(x)), 4*(1-modeShare(y)))
+}
+
+// modeShare is the largest count's share of the total (1 for an empty
+// marginal, which has no room to differ).
+func modeShare(counts []float64) float64 {
+	total, top := 0.0, 0.0
+	for _, v := range counts {
+		v = max(v, 0)
+		total += v
+		top = max(top, v)
+	}
+	if !(total > 0) {
+		return 1
+	}
+	return top / total
+}
+
+// joining is the selection query of the tree's pairs tp (with penalties
+// pen) that join two components of comp.
+func (a *adaptive) joining(tp treePairs, pen []float64, comp []int) measurement.SelectQuery {
 	var q measurement.SelectQuery
-	for k, i := range pairs {
+	for k, i := range tp.cands {
 		c := a.cands[i]
 		if comp[c[0]] == comp[c[1]] {
 			continue
 		}
 		q.Candidates = append(q.Candidates, c)
 		q.Weights = append(q.Weights, a.weights[i])
-		q.Estimates = append(q.Estimates, est[k])
+		q.Estimates = append(q.Estimates, tp.est[k])
 		q.Penalties = append(q.Penalties, pen[k])
+		q.MaxScores = append(q.MaxScores, tp.maxScore[k])
 	}
 	return q
 }

@@ -2,7 +2,9 @@ package marginal
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/dppub/dppub/dp"
@@ -210,5 +212,66 @@ func TestPooledTree(t *testing.T) {
 	}
 	if spent := a.Spent().Rho; math.Abs(spent-rho) > 1e-9*rho {
 		t.Errorf("spent ρ = %v of %v", spent, rho)
+	}
+}
+
+// maxPairScore bounds the L1 distance between any pair's counts and the
+// product of their one-way marginals, and the bound is nearly attained
+// where an attribute's mode holds almost every record: random tables of
+// 2–9 × 2–9 cells, a third with a dominant row, and a pair that copies a
+// rare binary attribute (distance 4·n·s·(1 − s) against the bound 4·n·s).
+func TestMaxPairScoreBoundsTheDistanceFromIndependence(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 7))
+	for trial := range 2000 {
+		kx, ky := 2+r.IntN(8), 2+r.IntN(8)
+		joint := make([]float64, kx*ky)
+		for i := range joint {
+			joint[i] = math.Floor(100 * r.ExpFloat64())
+		}
+		if trial%3 == 0 { // a dominant mode of X
+			for j := range ky {
+				joint[j] *= 50
+			}
+		}
+		x, y := make([]float64, kx), make([]float64, ky)
+		n := 0.0
+		for i := range kx {
+			for j := range ky {
+				x[i] += joint[i*ky+j]
+				y[j] += joint[i*ky+j]
+				n += joint[i*ky+j]
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		dist := 0.0
+		for i, e := range outer(x, y, n) {
+			dist += math.Abs(joint[i] - e)
+		}
+		if bound := maxPairScore(x, y, n); dist > bound*(1+1e-12) {
+			t.Fatalf("trial %d: %d×%d table %v is %v from independence, above the bound %v", trial, kx, ky, joint, dist, bound)
+		}
+	}
+	for _, s := range []float64{0.01, 0.1, 0.5} {
+		t.Run(fmt.Sprintf("copy of a binary attribute of share %v", s), func(t *testing.T) {
+			const n = 1000.0
+			joint := []float64{n * (1 - s), 0, 0, n * s}
+			m := []float64{n * (1 - s), n * s}
+			dist := 0.0
+			for i, e := range outer(m, m, n) {
+				dist += math.Abs(joint[i] - e)
+			}
+			bound := maxPairScore(m, m, n)
+			if want := n * min(2, 4*s); math.Abs(bound-want) > 1e-9 {
+				t.Errorf("bound %v, want %v", bound, want)
+			}
+			if dist > bound || dist < (1-s)*bound-1e-9 {
+				t.Errorf("distance %v, want between (1 − s)·bound = %v and the bound %v", dist, (1-s)*bound, bound)
+			}
+		})
+	}
+	if got := maxPairScore([]float64{500, 0, 0}, []float64{100, 400}, 500); got != 0 {
+		t.Errorf("a constant attribute's pair can reach %v, want 0", got)
 	}
 }

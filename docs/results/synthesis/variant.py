@@ -3,7 +3,9 @@
 
     variant.py TABLE EPS TAG REPS -- [synthesize flags...]
 
-Runs `BIN synthesize` (BIN from the environment, default /tmp/dppub) on
+Runs `BIN synthesize` (BIN from the environment, default /tmp/dppub; COMMAND
+from the environment replaces `synthesize`, e.g. "publish synthesize-rows
+--owners 3" to split the rows among owners of rows) on
 bench.py's training split of TABLE with bench.py's seeds (1000·rep +
 100·ε for each rep in the comma-separated REPS), (ε, δ) = (EPS, 1e-5) and
 the given extra flags, scores each output with bench.py's `score` (the
@@ -34,7 +36,7 @@ def main():
     for rep in (int(r) for r in reps.split(",")):
         seed = 1000 * rep + int(round(100 * eps))
         out = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"variant-{name}-{tag}-{rep}.csv")
-        cmd = [binary, "synthesize", "--input", t.train_csv, "--schema", t.schema_json, "--seed", str(seed),
+        cmd = [binary] + os.environ.get("COMMAND", "synthesize").split() + ["--input", t.train_csv, "--schema", t.schema_json, "--seed", str(seed),
                "--out", out, "--report", out + ".json", "--force", "--quiet",
                "--epsilon", repr(eps), "--delta", "1e-05"] + extra
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

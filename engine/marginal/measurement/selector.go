@@ -99,6 +99,11 @@ type SelectQuery struct {
 	Estimates  [][]float64
 	Weights    []float64
 	Penalties  []float64
+	// MaxScores, when not nil, bounds each candidate's score
+	// ‖M_i(D) − Estimates[i]‖₁ from public quantities (the model's
+	// one-way marginals), for a selector that can score only some
+	// candidates and keeps those of largest possible utility.
+	MaxScores []float64
 }
 
 // SelectSensitivity is the utility sensitivity of q under replace-one.
@@ -120,6 +125,9 @@ func (q SelectQuery) validate() error {
 	if k == 0 || len(q.Estimates) != k || len(q.Weights) != k || len(q.Penalties) != k {
 		return fmt.Errorf("measurement: select query with %d candidates, %d estimates, %d weights, %d penalties",
 			k, len(q.Estimates), len(q.Weights), len(q.Penalties))
+	}
+	if q.MaxScores != nil && len(q.MaxScores) != k {
+		return fmt.Errorf("measurement: select query with %d candidates, %d score bounds", k, len(q.MaxScores))
 	}
 	for i, w := range q.Weights {
 		if !(w > 0) || math.IsInf(w, 0) {

@@ -1,9 +1,12 @@
 package roles
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,6 +158,50 @@ func TestSelectFilter(t *testing.T) {
 	}
 	if first < 0 || seen[14] != 8-first {
 		t.Errorf("the best candidate, first scored in round %d, was scored in %d of the %d rounds since: want it kept once found", first, seen[14], 8-first)
+	}
+}
+
+// Where the query bounds each candidate's score (a spanning tree's
+// rounds: measurement.SelectQuery.MaxScores), the never-scored candidates
+// are offered in the order of the largest utility they could have,
+// w·(bound − penalty): the first round's exploration takes the four of
+// largest reach, and a candidate whose penalty exceeds any score it
+// could have is offered only after every other has been scored.
+func TestSelectFilterOffersTheLargestReachFirst(t *testing.T) {
+	var f SelectFilter
+	var q measurement.SelectQuery
+	reach := map[int]float64{}
+	for a := range 5 {
+		for b := a + 1; b < 5; b++ {
+			i := len(q.Candidates)
+			q.Candidates = append(q.Candidates, []int{a, b})
+			q.Weights = append(q.Weights, 1+float64(i%2)) // reach mixes weight, bound and penalty
+			q.MaxScores = append(q.MaxScores, float64(100*(i%4)))
+			q.Penalties = append(q.Penalties, float64(10*i))
+			reach[i] = q.Weights[i] * (q.MaxScores[i] - q.Penalties[i])
+		}
+	}
+	byReach := slices.SortedFunc(maps.Keys(reach), func(a, b int) int { return cmp.Compare(reach[b], reach[a]) })
+	first := f.keep(q, 4)
+	if want := slices.Sorted(slices.Values(byReach[:4])); !slices.Equal(first, want) {
+		t.Fatalf("first round kept %v, want the four of largest reach %v (reach %v)", first, want, reach)
+	}
+	seen := map[int]bool{}
+	for round := 0; len(seen) < len(q.Candidates); round++ {
+		kept := f.keep(q, 4)
+		for _, i := range kept {
+			if reach[i] < 0 && !seen[i] && slices.ContainsFunc(byReach, func(j int) bool { return reach[j] >= 0 && !seen[j] }) {
+				t.Fatalf("round %d offered %v (reach %v) before a candidate of reach ≥ 0 was scored", round, q.Candidates[i], reach[i])
+			}
+		}
+		for _, i := range kept {
+			seen[i] = true
+			f.scored(q.Candidates[i], 0)
+		}
+		f.round++
+		if round > 10 {
+			t.Fatalf("10 rounds scored %d of %d candidates", len(seen), len(q.Candidates))
+		}
 	}
 }
 
@@ -426,4 +473,30 @@ func (s *setup) ownerSetScore(t *testing.T, k int, set []int, f []float64) float
 		out += math.Abs(v - n*f[i])
 	}
 	return out
+}
+
+// A select query whose slices do not match its candidates is refused
+// before anything is asked of the owners; MaxScores may be absent.
+func TestCheckQueryRefusesMismatchedSlices(t *testing.T) {
+	ok := measurement.SelectQuery{Candidates: [][]int{{0, 1}, {1, 2}}, Estimates: [][]float64{{1}, {1}},
+		Weights: []float64{1, 1}, Penalties: []float64{0, 0}}
+	for _, c := range []struct {
+		name string
+		edit func(*measurement.SelectQuery)
+		want string
+	}{
+		{"no score bounds", func(*measurement.SelectQuery) {}, ""},
+		{"a bound per candidate", func(q *measurement.SelectQuery) { q.MaxScores = []float64{3, 4} }, ""},
+		{"one bound for two candidates", func(q *measurement.SelectQuery) { q.MaxScores = []float64{3} }, "2 candidates, 1 score bounds"},
+		{"one penalty for two candidates", func(q *measurement.SelectQuery) { q.Penalties = q.Penalties[:1] }, "1 penalties"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := ok
+			c.edit(&q)
+			err := checkQuery("adaptive selection 1", q)
+			if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
 }
