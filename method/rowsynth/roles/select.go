@@ -308,19 +308,21 @@ func modelFrequencies(est []float64) ([]float64, error) {
 // measured) and the other half for the candidates scored least recently,
 // the never-scored first, heaviest weight first (exploration: every
 // candidate is scored again every few rounds, so a stale low utility
-// does not hide a pair for ever; sets of equal weight in a hashed order,
-// not the attributes'). Where the query bounds the scores (the spanning
-// tree's rounds: SelectQuery.MaxScores, from the model's one-way
-// marginals), the largest utility a candidate could have, w·(bound −
-// penalty), orders exploration before the weight: at a small budget a
-// pair of many cells has a penalty above any score it could reach and a
-// pair with a nearly constant attribute no room to score, and one
-// curator's exponential mechanism, which scores every join, ranks both
-// last. Measured (owners-gap.md, 3 owners, 3 seeds, 2-way TVD, hashed →
-// reach order): Musk2 at ε = 0.3 0.4680 → 0.4040 (one curator 0.3703),
-// at ε = 1 0.2927 → 0.2662 (0.2549); digits at ε = 4 0.1690 → 0.1710
-// with GBT accuracy 0.336 → 0.653 (one curator 0.773); `wide` and
-// digits at ε ≤ 1 within a standard error either way. A candidate whose attributes all lie in one
+// does not hide a pair for ever), then, where the query bounds the
+// scores (the spanning tree's rounds: SelectQuery.MaxScores, from the
+// model's one-way marginals), the largest utility a candidate could
+// have, w·(bound − penalty), then in a hashed order, not the
+// attributes'. At a small budget a pair of many cells has a penalty
+// above any score it could reach and a pair with a nearly constant
+// attribute no room to score; one curator's exponential mechanism,
+// which scores every join, ranks both last. Measured (owners-gap.md,
+// 2-way TVD, 3 seeds unless stated, hashed → reach order): 3 owners of
+// Musk2 at ε = 0.3 0.4680 → 0.4040 (one curator 0.3703), at ε = 1
+// 0.2927 → 0.2662 (0.2549); digits at ε = 4 0.1690 → 0.1710 with GBT
+// accuracy 0.336 → 0.653 (one curator 0.773), at ε = 0.3 (10 seeds)
+// 0.4824 → 0.4874; `wide` at ε = 1 (10 seeds) 0.0787 → 0.0789. Reach
+// before the weight (the pairs of `wide` differ in weight) lost 7 % on
+// `wide` at ε = 0.3 (0.1664 → 0.1782). A candidate whose attributes all lie in one
 // measured set (covered: the model holds a noisy measurement of its
 // marginal already, so its error is about the measurement's noise, which
 // the penalty subtracts) is dropped when the round offers sets of three
@@ -427,10 +429,10 @@ func (f *SelectFilter) keep(q measurement.SelectQuery, k int) []int {
 			return 1
 		case oka && ra.round != rb.round:
 			return cmp.Compare(ra.round, rb.round)
-		case q.MaxScores != nil && reach(q, a) != reach(q, b):
-			return cmp.Compare(reach(q, b), reach(q, a))
 		case q.Weights[a] != q.Weights[b]:
 			return cmp.Compare(q.Weights[b], q.Weights[a])
+		case q.MaxScores != nil && reach(q, a) != reach(q, b):
+			return cmp.Compare(reach(q, b), reach(q, a))
 		}
 		return cmp.Compare(spread(key(a)), spread(key(b)))
 	})

@@ -163,10 +163,11 @@ func TestSelectFilter(t *testing.T) {
 
 // Where the query bounds each candidate's score (a spanning tree's
 // rounds: measurement.SelectQuery.MaxScores), the never-scored candidates
-// are offered in the order of the largest utility they could have,
-// w·(bound − penalty): the first round's exploration takes the four of
-// largest reach, and a candidate whose penalty exceeds any score it
-// could have is offered only after every other has been scored.
+// of equal weight are offered in the order of the largest utility they
+// could have, w·(bound − penalty): the first round's exploration takes
+// the heavier candidate, then the three of largest reach, and a
+// candidate whose penalty exceeds any score it could have is offered
+// only after every other has been scored.
 func TestSelectFilterOffersTheLargestReachFirst(t *testing.T) {
 	var f SelectFilter
 	var q measurement.SelectQuery
@@ -175,23 +176,33 @@ func TestSelectFilterOffersTheLargestReachFirst(t *testing.T) {
 		for b := a + 1; b < 5; b++ {
 			i := len(q.Candidates)
 			q.Candidates = append(q.Candidates, []int{a, b})
-			q.Weights = append(q.Weights, 1+float64(i%2)) // reach mixes weight, bound and penalty
+			q.Weights = append(q.Weights, 1)
 			q.MaxScores = append(q.MaxScores, float64(100*(i%4)))
 			q.Penalties = append(q.Penalties, float64(10*i))
 			reach[i] = q.Weights[i] * (q.MaxScores[i] - q.Penalties[i])
 		}
 	}
+	const heavy = 8 // of negative reach, but heavier: offered first
+	q.Weights[heavy] = 2
+	reach[heavy] *= 2
 	byReach := slices.SortedFunc(maps.Keys(reach), func(a, b int) int { return cmp.Compare(reach[b], reach[a]) })
 	first := f.keep(q, 4)
-	if want := slices.Sorted(slices.Values(byReach[:4])); !slices.Equal(first, want) {
-		t.Fatalf("first round kept %v, want the four of largest reach %v (reach %v)", first, want, reach)
+	want := []int{heavy}
+	for _, i := range byReach {
+		if i != heavy && len(want) < 4 {
+			want = append(want, i)
+		}
+	}
+	if slices.Sort(want); !slices.Equal(first, want) {
+		t.Fatalf("first round kept %v, want the heavier %d and the three of largest reach %v (reach %v)", first, heavy, want, reach)
 	}
 	seen := map[int]bool{}
 	for round := 0; len(seen) < len(q.Candidates); round++ {
 		kept := f.keep(q, 4)
 		for _, i := range kept {
-			if reach[i] < 0 && !seen[i] && slices.ContainsFunc(byReach, func(j int) bool { return reach[j] >= 0 && !seen[j] }) {
-				t.Fatalf("round %d offered %v (reach %v) before a candidate of reach ≥ 0 was scored", round, q.Candidates[i], reach[i])
+			left := func(j int) bool { return reach[j] >= 0 && !seen[j] && !slices.Contains(kept, j) }
+			if i != heavy && reach[i] < 0 && !seen[i] && slices.ContainsFunc(byReach, left) {
+				t.Fatalf("round %d offered %v (reach %v) before every candidate of reach ≥ 0", round, q.Candidates[i], reach[i])
 			}
 		}
 		for _, i := range kept {
