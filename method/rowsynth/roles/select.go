@@ -162,9 +162,17 @@ func (m *Measurer) Pools(c, rounds int, rho float64) bool {
 // 0.1690 → 0.1699, 0.1663 → 0.1661; Musk2 at ε = 1 (0.83) 0.2927 →
 // 0.2970, 0.2795 → 0.2836; `wide` at ε = 0.3 (0.91) 0.1681 → 0.1763,
 // 0.1564 → 0.1546; `digits` at ε = 1 (1.19) 0.2715 → 0.2701, 0.2645 →
-// 0.2631. The bound sits between the wins' 0.24 and the level cells'
-// 0.30, read off these tables, not derived.
-const PoolNoise = 0.25
+// 0.2631. Since the tree's rounds offer their joins of largest possible
+// utility first (SelectFilter, 3196f30) a round per pair does better
+// than it did (a round per pair → one release, 3 owners unless stated,
+// 3 seeds, variant.py): Musk2 at ε = 4 (σ/n = 0.24) 0.1943 → 0.2016
+// and 10 owners 0.1939 → 0.1978, where the release had won; at ε = 6
+// (0.167) 0.1898 → 0.1888; `wide` at ε = 1.5 (0.207) 0.0638 → 0.0629,
+// ε = 2 (0.159) 0.0585 → 0.0539, ε = 4 (0.086) 0.0501 → 0.0412. The
+// bound sits between the release's last clear win (0.159) and the
+// rounds' (0.24), read off these tables, not derived; where the two are
+// level, at 0.17 and 0.21, either side of it.
+const PoolNoise = 0.2
 
 // Utilities releases every candidate's noisy summed score at once, as
 // Select releases its kept candidates' (the same requests, scores and

@@ -433,8 +433,8 @@ func TestPools(t *testing.T) {
 		{2628, 72, 0, 1e-6, false}, // wide: 73 attributes
 		{2628, 72, 64, 1e-6, true}, // … with 64 candidates a round
 		{465, 30, 8, 1e-6, false},  // WDBC with 8 a round
-		{2628, 72, 0, 8.3, true},   // σ = √(2·2628/8.3) = 25.16 ≤ 101/4
-		{2628, 72, 0, 8.2, false},  // σ = 25.32 > 101/4
+		{2628, 72, 0, 12.9, true},  // σ = √(2·2628/12.9) = 20.18 ≤ 0.2·101
+		{2628, 72, 0, 12.8, false}, // σ = 20.26 > 0.2·101
 	} {
 		t.Run(fmt.Sprint(c.candidates, "/", c.rounds, "/", c.perRound, "/", c.rho), func(t *testing.T) {
 			s := newSetup(t, NoiseInsiderSafe, 40, 61)
