@@ -120,7 +120,9 @@ func (q SelectQuery) Sensitivity(nb dp.Neighbours) float64 {
 	return l1 * w
 }
 
-func (q SelectQuery) validate() error {
+// Validate reports a query whose slices do not match its candidates or
+// that has a weight that is not positive and finite.
+func (q SelectQuery) Validate() error {
 	k := len(q.Candidates)
 	if k == 0 || len(q.Estimates) != k || len(q.Weights) != k || len(q.Penalties) != k {
 		return fmt.Errorf("measurement: select query with %d candidates, %d estimates, %d weights, %d penalties",
@@ -180,7 +182,7 @@ func (l *LocalMeasurer) Select(ctx context.Context, q SelectQuery, c Choice) (in
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := q.validate(); err != nil {
+	if err := q.Validate(); err != nil {
 		return 0, err
 	}
 	if need := q.Sensitivity(l.neighbours); c.Sensitivity < need {

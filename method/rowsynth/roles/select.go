@@ -75,15 +75,11 @@ func (m *Measurer) Select(ctx context.Context, q measurement.SelectQuery, c meas
 	return best, nil
 }
 
-// checkQuery refuses a query whose slices do not match its candidates.
+// checkQuery refuses a query whose slices do not match its candidates
+// (measurement.SelectQuery.Validate).
 func checkQuery(purpose string, q measurement.SelectQuery) error {
-	c := len(q.Candidates)
-	if c == 0 || len(q.Estimates) != c || len(q.Weights) != c || len(q.Penalties) != c {
-		return fmt.Errorf("rowsynth: %s: select query with %d candidates, %d estimates, %d weights, %d penalties",
-			purpose, c, len(q.Estimates), len(q.Weights), len(q.Penalties))
-	}
-	if q.MaxScores != nil && len(q.MaxScores) != c {
-		return fmt.Errorf("rowsynth: %s: select query with %d candidates, %d score bounds", purpose, c, len(q.MaxScores))
+	if err := q.Validate(); err != nil {
+		return fmt.Errorf("rowsynth: %s: %w", purpose, err)
 	}
 	return nil
 }
@@ -330,10 +326,10 @@ func modelFrequencies(est []float64) ([]float64, error) {
 // accuracy 0.336 → 0.653 (one curator 0.773), at ε = 0.3 (10 seeds)
 // 0.4824 → 0.4874; `wide` at ε = 1 (10 seeds) 0.0787 → 0.0789. Reach
 // before the weight (the pairs of `wide` differ in weight) lost 7 % on
-// `wide` at ε = 0.3 (0.1664 → 0.1782). A candidate whose attributes all lie in one
-// measured set (covered: the model holds a noisy measurement of its
-// marginal already, so its error is about the measurement's noise, which
-// the penalty subtracts) is dropped when the round offers sets of three
+// `wide` at ε = 0.3 (0.1664 → 0.1782). A candidate whose attributes all
+// lie in one measured set (covered: the model holds a noisy measurement
+// of its marginal already, so its error is about the measurement's
+// noise, which the penalty subtracts) is dropped when the round offers sets of three
 // or more attributes, and otherwise kept, after every other never-scored
 // candidate. In a round of pairs (and one-way sets) a covered pair is a
 // measured pair, which a later round at a larger budget (annealed, 4×

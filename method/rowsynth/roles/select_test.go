@@ -486,8 +486,9 @@ func (s *setup) ownerSetScore(t *testing.T, k int, set []int, f []float64) float
 	return out
 }
 
-// A select query whose slices do not match its candidates is refused
-// before anything is asked of the owners; MaxScores may be absent.
+// A select query whose slices do not match its candidates, or with a
+// weight that is not positive, is refused before anything is asked of
+// the owners; MaxScores may be absent.
 func TestCheckQueryRefusesMismatchedSlices(t *testing.T) {
 	ok := measurement.SelectQuery{Candidates: [][]int{{0, 1}, {1, 2}}, Estimates: [][]float64{{1}, {1}},
 		Weights: []float64{1, 1}, Penalties: []float64{0, 0}}
@@ -500,6 +501,7 @@ func TestCheckQueryRefusesMismatchedSlices(t *testing.T) {
 		{"a bound per candidate", func(q *measurement.SelectQuery) { q.MaxScores = []float64{3, 4} }, ""},
 		{"one bound for two candidates", func(q *measurement.SelectQuery) { q.MaxScores = []float64{3} }, "2 candidates, 1 score bounds"},
 		{"one penalty for two candidates", func(q *measurement.SelectQuery) { q.Penalties = q.Penalties[:1] }, "1 penalties"},
+		{"a weight of 0", func(q *measurement.SelectQuery) { q.Weights = []float64{1, 0} }, "has weight 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := ok
