@@ -91,6 +91,11 @@ func TestSynthesizeEpsilonDelta(t *testing.T) {
 // writer refused a table whose schema names an ID column it lacks. The
 // synthetic table has the real one's attributes and no ID column, the
 // release gate attacks it, and compare reads it beside the real file.
+// The gate's held-out rows come from the operating system's CSPRNG even
+// under --seed, and on 320 members and 80 held-out rows an attack's
+// advantage has a wide spread: at the default --max-advantage 0.1 the
+// gate refused 2 of 450 runs (measured 2026-11-29), which is the gate
+// working, not what this test is about, so it accepts up to 0.99.
 func TestSynthesizeIDColumn(t *testing.T) {
 	dir := t.TempDir()
 	schema := writeFile(t, dir, "s.json", strings.Replace(schemaJSON, `{"attributes"`, `{"id": "pid", "attributes"`, 1))
@@ -104,7 +109,7 @@ func TestSynthesizeIDColumn(t *testing.T) {
 	}
 	in := writeFile(t, dir, "in.csv", b.String())
 	out := filepath.Join(dir, "synth.csv")
-	code, _, stderr := run(t, "synthesize", "--input", in, "--schema", schema, "--epsilon", "1", "--seed", "3", "--gate", "--quiet", "--out", out)
+	code, _, stderr := run(t, "synthesize", "--input", in, "--schema", schema, "--epsilon", "1", "--seed", "3", "--gate", "--max-advantage", "0.99", "--quiet", "--out", out)
 	if code != 0 {
 		t.Fatalf("synthesize exit %d: %s", code, stderr)
 	}
