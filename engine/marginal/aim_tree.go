@@ -229,20 +229,24 @@ type treePairs struct {
 func (a *adaptive) treePairs(one [][]float64) treePairs {
 	var tp treePairs
 	n := float64(a.o.Records)
+	modes := make([]float64, len(one))
+	for j, m := range one {
+		modes[j] = modeShare(m)
+	}
 	for i, c := range a.cands {
 		if len(c) == 2 {
 			tp.cands = append(tp.cands, i)
 			tp.est = append(tp.est, outer(one[c[0]], one[c[1]], n))
-			tp.maxScore = append(tp.maxScore, maxPairScore(one[c[0]], one[c[1]], n))
+			tp.maxScore = append(tp.maxScore, maxPairScore(modes[c[0]], modes[c[1]], n))
 		}
 	}
 	return tp
 }
 
 // maxPairScore bounds the L1 distance, in records, between a pair's
-// counts and any estimate with the same one-way marginals x and y
-// (counts, n records): 4·n·(1 − the mode's share) of either attribute,
-// and 2n. Where X's mode holds all but a share s, the rows of X's other
+// counts and any estimate with the same one-way marginals, whose modes
+// hold shares sx and sy of the n records: 4·n·(1 − the mode's share) of
+// either attribute, and 2n. Where X's mode holds all but a share s, the rows of X's other
 // values hold s of the records in either table (at most 2s·n apart) and
 // the mode's row is the column marginal less those rows (at most 2s·n
 // apart again). A pair with a nearly constant attribute cannot be far
@@ -250,8 +254,8 @@ func (a *adaptive) treePairs(one [][]float64) treePairs {
 // candidates (roles.SelectFilter) offers it late. The model's one-way
 // marginals are noisy, so the bound is the data's only approximately;
 // it orders candidates and is never used as a score.
-func maxPairScore(x, y []float64, n float64) float64 {
-	return n * min(2, 4*(1-modeShare(x)), 4*(1-modeShare(y)))
+func maxPairScore(sx, sy, n float64) float64 {
+	return n * min(2, 4*(1-sx), 4*(1-sy))
 }
 
 // modeShare is the largest count's share of the total (1 for an empty

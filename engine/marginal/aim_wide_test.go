@@ -249,7 +249,7 @@ func TestMaxPairScoreBoundsTheDistanceFromIndependence(t *testing.T) {
 		for i, e := range outer(x, y, n) {
 			dist += math.Abs(joint[i] - e)
 		}
-		if bound := maxPairScore(x, y, n); dist > bound*(1+1e-12) {
+		if bound := maxPairScore(modeShare(x), modeShare(y), n); dist > bound*(1+1e-12) {
 			t.Fatalf("trial %d: %d×%d table %v is %v from independence, above the bound %v", trial, kx, ky, joint, dist, bound)
 		}
 	}
@@ -262,7 +262,7 @@ func TestMaxPairScoreBoundsTheDistanceFromIndependence(t *testing.T) {
 			for i, e := range outer(m, m, n) {
 				dist += math.Abs(joint[i] - e)
 			}
-			bound := maxPairScore(m, m, n)
+			bound := maxPairScore(modeShare(m), modeShare(m), n)
 			if want := n * min(2, 4*s); math.Abs(bound-want) > 1e-9 {
 				t.Errorf("bound %v, want %v", bound, want)
 			}
@@ -271,7 +271,7 @@ func TestMaxPairScoreBoundsTheDistanceFromIndependence(t *testing.T) {
 			}
 		})
 	}
-	if got := maxPairScore([]float64{500, 0, 0}, []float64{100, 400}, 500); got != 0 {
+	if got := maxPairScore(modeShare([]float64{500, 0, 0}), modeShare([]float64{100, 400}), 500); got != 0 {
 		t.Errorf("a constant attribute's pair can reach %v, want 0", got)
 	}
 }

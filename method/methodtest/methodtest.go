@@ -28,6 +28,18 @@ func Table(tb testing.TB, name string) *data.Table {
 	return t
 }
 
+// TableOrSkip is the dataset called name, or skips the test, saying why,
+// when it is not available (an external dataset, read from
+// ../shared/data or $DPPUB_DATA, that this machine does not have).
+func TableOrSkip(tb testing.TB, name string) *data.Table {
+	tb.Helper()
+	t, err := datasets.Load(name)
+	if err != nil {
+		tb.Skipf("dataset %s not available: %v", name, err)
+	}
+	return t
+}
+
 // Owners splits the built-in dataset called name into m owners of rows,
 // each row to an owner drawn from seed.
 func Owners(tb testing.TB, name string, m int, seed uint64) []*data.Table {

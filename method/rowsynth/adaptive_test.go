@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/methodtest"
@@ -40,10 +39,7 @@ func TestAdaptiveOwnersNearOneCurator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three syntheses per seed on Shuttle, about 10 s")
 	}
-	tab, err := datasets.Load("shuttle")
-	if err != nil {
-		t.Skipf("dataset shuttle not available: %v", err)
-	}
+	tab := methodtest.TableOrSkip(t, "shuttle")
 	var curator, owners, paper float64
 	for seed := uint64(1); seed <= 2; seed++ {
 		res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Epsilon: 1, Method: marginal.MethodAdaptive, Source: randx.NewSeeded(seed)})
@@ -191,10 +187,7 @@ func TestOwnersOfRowsNearOneCuratorOnNLTCS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fifteen syntheses on NLTCS, about 15 s")
 	}
-	tab, err := datasets.Load("nltcs")
-	if err != nil {
-		t.Skipf("dataset nltcs not available: %v", err)
-	}
+	tab := methodtest.TableOrSkip(t, "nltcs")
 	const seeds = 5
 	curator := 0.0
 	for seed := uint64(1); seed <= seeds; seed++ {
@@ -284,15 +277,13 @@ func TestOwnersTreeNearOneCuratorOnMusk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ten syntheses of 41 attributes, about 4 s")
 	}
-	tab, err := datasets.Load("musk2")
-	if err != nil {
-		t.Skipf("dataset musk2 not available: %v", err)
-	}
+	tab := methodtest.TableOrSkip(t, "musk2")
 	var cols []string
 	for _, a := range tab.Schema.Attributes[:40] {
 		cols = append(cols, a.Name)
 	}
-	if tab, err = tab.SelectColumns(append(cols, "target")...); err != nil {
+	tab, err := tab.SelectColumns(append(cols, "target")...)
+	if err != nil {
 		t.Fatal(err)
 	}
 	const seeds, eps = 5, 0.3

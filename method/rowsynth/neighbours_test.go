@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/measurement"
@@ -120,10 +119,7 @@ func TestAddRemoveQualityMatchesOneCurator(t *testing.T) {
 	}
 	for _, name := range []string{"nltcs", "adult"} {
 		t.Run(name, func(t *testing.T) {
-			tab, err := datasets.Load(name)
-			if err != nil {
-				t.Skipf("dataset %s not available: %v", name, err)
-			}
+			tab := methodtest.TableOrSkip(t, name)
 			var central, rows float64
 			const seeds = 3
 			for seed := uint64(1); seed <= seeds; seed++ {

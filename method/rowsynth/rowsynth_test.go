@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/dppub/dppub/data"
-	"github.com/dppub/dppub/datasets"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
@@ -124,10 +123,7 @@ func TestPooledQualityMatchesOneCurator(t *testing.T) {
 		eps  float64
 	}{{"adult", 0.3}, {"adult", 1}, {"big5", 1}} {
 		t.Run(fmt.Sprintf("%s/%g", c.data, c.eps), func(t *testing.T) {
-			tab, err := datasets.Load(c.data)
-			if err != nil {
-				t.Skipf("dataset %s not available: %v", c.data, err)
-			}
+			tab := methodtest.TableOrSkip(t, c.data)
 			var central, rows float64
 			for seed := uint64(1); seed <= 2; seed++ {
 				res, err := synthesize.Publish(context.Background(), synthesize.Options{Table: tab, Epsilon: c.eps, Delta: 1e-5, Source: randx.NewSeeded(seed)})

@@ -12,6 +12,7 @@ import (
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
+	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/privacy"
 	"github.com/dppub/dppub/randx"
 	"github.com/dppub/dppub/utility"
@@ -150,10 +151,7 @@ func TestSynthesizeShuttleKeepsSignedZeros(t *testing.T) {
 	if testing.Short() {
 		t.Skip("synthesizes Shuttle twice (a few seconds)")
 	}
-	tab, err := datasets.Load("shuttle")
-	if err != nil {
-		t.Skipf("dataset shuttle not available: %v", err)
-	}
+	tab := methodtest.TableOrSkip(t, "shuttle")
 	run := func(refine domain.Refinement) *Result {
 		res, err := Publish(context.Background(), Options{Table: tab, Epsilon: 1, Delta: 1e-5, Refine: refine, Source: randx.NewSeeded(7)})
 		if err != nil {
