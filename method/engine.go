@@ -31,7 +31,7 @@ type EngineSettings struct {
 	// owners of rows, none for parties of columns. Negative keeps the
 	// equal-width bins with the public values (minimum, maximum, 0) split
 	// off (domain.PublicValueCuts) and spends nothing on them.
-	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner and for owners of rows, none for parties of columns; negative: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget)"`
+	BinShare float64 `json:"bin_share,omitempty" sign:"nonzero" help:"share of the budget spent choosing numeric bins from the data, refining the --bins equal-width ones (default 0.05 for one owner and for owners of rows, none for parties of columns; negative: the equal-width bins with the minimum, the maximum and 0 each a bin of its own, no budget). On a table of more than 16 attributes run by the adaptive method, where the planned noise swamps the average bin, an integer attribute of at most 32 values takes its bins from its one-way marginal instead: released once at the engine's one-way budget, merged where light, and serving the model as its one-way marginal too (MST's order)"`
 	// BinRefine says what the data-chosen bins are for (default
 	// domain.DefaultRefine; only with bins chosen from the data).
 	BinRefine domain.Refinement `json:"bin_refine,omitempty" help:"what the data-chosen numeric bins are for: decoded (the engine measures the --bins equal-width bins and dominant point masses; the finer bins, from the same release, only place values inside them; default) | measured (the engine measures the finer bins)"`

@@ -193,11 +193,28 @@ type AdaptiveOptions struct {
 	// otherwise. The tree's selections (Tree) offer every pair that joins
 	// two components.
 	MaxCandidates int
+	// Premeasured are one-way marginals released before the engine ran,
+	// each at the rounds' one-way budget (OneWayRho): the rounds take
+	// them in place of measuring those attributes again (MST's order:
+	// synthesize releases a small integer attribute's values once,
+	// chooses its bins from that release and hands the same release,
+	// summed into the bins, to the model).
+	Premeasured []Premeasured
 	// Tree starts the rounds with a spanning tree of pairs, selected
 	// privately one pair at a time against the one-way model, as MST
 	// does (always on a table of more than AutoMaxAttributes
 	// attributes).
 	Tree bool
+}
+
+// Premeasured is a one-way marginal released by the caller
+// (AdaptiveOptions.Premeasured): its counts and noise over one attribute
+// of the engine's domain (with a variance per cell where a bin sums
+// several released cells), and the release, charged by the caller, whose
+// noise must be the rounds' one-way measurement's.
+type Premeasured struct {
+	Noisy   *infer.Noisy
+	Release measurement.Release
 }
 
 // Round is one round of the adaptive method.
@@ -316,9 +333,15 @@ func (a *adaptive) rounds(ctx context.Context) error {
 	share := a.ao.SelectShare
 	perRound := a.rho / float64(a.ao.Rounds)
 	s := &schedule{share: share, meas: (1 - share) * perRound, sel: share * perRound}
+	done, err := a.premeasured(s.meas)
+	if err != nil {
+		return err
+	}
 	for j := range d {
-		if err := a.measureSet(ctx, []int{j}, s.meas); err != nil {
-			return err
+		if !done[j] {
+			if err := a.measureSet(ctx, []int{j}, s.meas); err != nil {
+				return err
+			}
 		}
 		a.progress("adaptive rounds", j+1, d)
 	}
@@ -348,6 +371,39 @@ func (a *adaptive) rounds(ctx context.Context) error {
 		a.progress("adaptive rounds", d+len(a.res.Rounds), d+len(a.res.Rounds)+1)
 	}
 	return nil
+}
+
+// premeasured takes AdaptiveOptions.Premeasured as the rounds' first
+// measurements, in the order their releases were charged, after checking
+// that each is a one-way marginal of the domain released with the noise
+// a round's one-way measurement at rho carries, and reports which
+// attributes they cover. Its budget counts as spent.
+func (a *adaptive) premeasured(rho float64) (map[int]bool, error) {
+	done := map[int]bool{}
+	if len(a.ao.Premeasured) == 0 {
+		return done, nil
+	}
+	want, err := measurement.CountNoise(measurement.Gaussian, a.o.Neighbours, rho)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range a.ao.Premeasured {
+		n := p.Noisy
+		if n == nil || n.Marginal == nil || len(n.Attrs) != 1 || done[n.Attrs[0]] {
+			return nil, fmt.Errorf("marginal: premeasured marginals must be one-way, one per attribute")
+		}
+		if size := a.o.Domain.Sizes()[n.Attrs[0]]; len(n.Counts) != size {
+			return nil, fmt.Errorf("marginal: premeasured one-way of %s has %d cells, the domain %d", a.names(n.Attrs), len(n.Counts), size)
+		}
+		if p.Release.Noise != want || n.Variance != want.Variance() {
+			return nil, fmt.Errorf("marginal: premeasured one-way of %s released with %+v (variance %v), the rounds measure with %+v", a.names(n.Attrs), p.Release.Noise, n.Variance, want)
+		}
+		done[n.Attrs[0]] = true
+		a.used += rho
+		a.measured = append(a.measured, n)
+		a.res.Plan = append(a.res.Plan, Planned{Attrs: n.Attrs, Release: p.Release})
+	}
+	return done, nil
 }
 
 // schedule is the budget of the next round: meas for its measurement,

@@ -330,3 +330,23 @@ func (o *AdaptiveOptions) defaults(d, n int, rho float64) error {
 	}
 	return nil
 }
+
+// OneWayRho is the ρ of each one-way measurement of the adaptive
+// method's rounds for one party over d attributes (the rounds'
+// (1 − share)·ρ/T), and whether the engine takes one-way marginals
+// released before it ran (AdaptiveOptions.Premeasured): only on a table
+// of more than AutoMaxAttributes attributes, where the rounds' defaults
+// do not depend on the bins' sizes (preciseBatchDefaults reads them on
+// narrower tables), so that the ρ is known before the bins are chosen.
+func (o *Options) OneWayRho(d int) (float64, bool, error) {
+	if o.Method != MethodAdaptive || d <= AutoMaxAttributes || len(o.Parties) != 1 {
+		return 0, false, nil
+	}
+	ao := o.Adaptive
+	rho := o.Parties[0].Rho
+	if err := ao.defaults(d, o.Records, o.noiseRho(rho)); err != nil {
+		return 0, false, err
+	}
+	perRound := rho / float64(ao.Rounds)
+	return (1 - ao.SelectShare) * perRound, true, nil
+}

@@ -92,6 +92,10 @@ type Options struct {
 	// and one owner; negative for the schema's equal-width bins (with the
 	// public values split off: domain.PublicValueCuts).
 	BinShare float64
+	// ownBinRelease keeps every numeric attribute's bins on their own
+	// release at BinShare even where the one-way order applies
+	// (marginal.OneWayFirst): the order's baseline, for its tests.
+	ownBinRelease bool
 	// Refine says what the data-chosen bins are for (default
 	// domain.DefaultRefine): measured by the engine, or only to draw
 	// values inside the equal-width bins and point masses it measures.
@@ -223,8 +227,11 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		o.BinShare = DefaultBinShare
 	}
 	checkRho := o.labelCheckRho(schema)
-	floor := coarsenFloors(o, schema, n, o.Parties[0].Rho*(1-o.BinShare)-countRho-checkRho)
-	dom, real, clamped, binRho, err := binRecords(o, schema, dom, accts, n, floor)
+	plan, binRho, err := planBins(o, schema, n, o.Parties[0].Rho, countRho, checkRho)
+	if err != nil {
+		return nil, err
+	}
+	dom, real, clamped, oneWays, err := binRecords(o, schema, dom, accts, n, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +245,9 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	res, err := marginal.Synthesize(ctx, m, engineOptions(o, dom, parties, workload, n))
+	eo := engineOptions(o, dom, parties, workload, n)
+	eo.Adaptive.Premeasured = oneWays
+	res, err := marginal.Synthesize(ctx, m, eo)
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -356,9 +365,14 @@ func engineOptions(o Options, dom *domain.Domain, parties []marginal.Party, work
 	return marginal.Options{
 		Domain: dom, Parties: parties, Records: n, Neighbours: o.Neighbours, Split: o.Split, Score: o.Score, Combine: o.Combine,
 		OneWayNoise: cmp.Or(o.OneWayNoise, measurement.Gaussian), Method: o.Method,
-		Adaptive: marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty},
+		Adaptive: adaptiveOptions(o, workload),
 		GUM:      infer.GUMOptions{Rounds: o.Rounds, Rows: o.Rows, Fit: infer.DefaultFit}, Source: o.Source.Child(), Progress: o.Progress,
 	}
+}
+
+// adaptiveOptions are the adaptive method's settings of a run.
+func adaptiveOptions(o Options, workload [][]int) marginal.AdaptiveOptions {
+	return marginal.AdaptiveOptions{Workload: workload, Label: o.Label, MaxCells: o.MaxModelCells, Rounds: o.AdaptiveRounds, Selection: o.Selection, Optimizer: o.Optimizer, Penalty: o.Penalty}
 }
 
 // namedSets maps attribute-name sets to index sets (nil for none).

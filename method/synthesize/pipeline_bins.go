@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/dppub/dppub/data"
+	"github.com/dppub/dppub/engine/marginal"
 	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/engine/marginal/measurement"
 	"github.com/dppub/dppub/privacy"
@@ -60,15 +61,15 @@ func binsOf(o Options, a data.Attribute) int {
 // accts) and recodes the records to them. It returns the domain the
 // engine runs on (dom, the public domain, unless bins are chosen), the
 // records in its cells, how many values were clamped to their bounds and
-// the ρ spent on bins.
-func binRecords(o Options, schema data.Schema, dom *domain.Domain, accts []*privacy.Accountant, n int, floor floors) (*domain.Domain, domain.Chunks, int, float64, error) {
+// the one-way marginals released on the way (adaptiveBins).
+func binRecords(o Options, schema data.Schema, dom *domain.Domain, accts []*privacy.Accountant, n int, plan binPlan) (*domain.Domain, domain.Chunks, int, []marginal.Premeasured, error) {
 	pre, err := DomainFor(schema, o)
 	if err != nil {
-		return nil, nil, 0, 0, err
+		return nil, nil, 0, nil, err
 	}
 	real, clamped, err := encodeRecords(o, pre)
 	if err != nil {
-		return nil, nil, 0, 0, err
+		return nil, nil, 0, nil, err
 	}
 	if !adaptive(o) {
 		// The schema's bins with the public values split off, which the
@@ -76,14 +77,14 @@ func binRecords(o Options, schema data.Schema, dom *domain.Domain, accts []*priv
 		// bin of its own without a data-chosen bin (parties of columns).
 		dom = pre
 	}
-	var binRho float64
-	if dom, binRho, err = adaptiveBins(o, dom, pre, real, accts, n, floor); err != nil {
-		return nil, nil, 0, 0, err
+	var oneWays []marginal.Premeasured
+	if dom, oneWays, err = adaptiveBins(o, dom, pre, real, accts, n, plan); err != nil {
+		return nil, nil, 0, nil, err
 	}
-	if real, err = mergeBinned(o, real, binRho); err != nil {
-		return nil, nil, 0, 0, err
+	if real, err = mergeBinned(o, real, plan.rho); err != nil {
+		return nil, nil, 0, nil, err
 	}
-	return dom, real, clamped, binRho, nil
+	return dom, real, clamped, oneWays, nil
 }
 
 // encodeRecords returns the input's records in the cells of pre, and the
@@ -126,56 +127,128 @@ func mergeBinned(o Options, real domain.Chunks, binRho float64) (domain.Chunks, 
 // DefaultBinShare is the default share of ρ spent choosing numeric bins.
 const DefaultBinShare = 0.05
 
-// adaptiveBins chooses every numeric attribute's bins from the data when
-// o.BinShare > 0 (one owner), charging the owner's accountant, and
-// returns the domain with those bins (the records recoded to it) and the
-// ρ spent. The records are discretised with pre (DomainFor): the
-// bins come from the counts of its fine cells, which give the same
-// histogram, and so the same release, as the values themselves. n is the
-// public record count the bins aim at: the released one under add/remove;
-// floor the counts below which a bin is merged with its light neighbours
-// (coarsenFloors).
-func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts []*privacy.Accountant, n int, floor floors) (*domain.Domain, float64, error) {
-	if !(o.BinShare > 0) {
-		return dom, 0, nil
+// binPlan is how synthesize chooses numeric bins from the data (one
+// owner): each attribute's histogram released at rho (binShare·ρ split
+// over the numeric attributes), or, for those of oneWay (oneWayFirst, when
+// the engine takes premeasured one-ways), at oneWayRho, the engine's
+// one-way budget.
+type binPlan struct {
+	rho, oneWayRho float64
+	oneWay         map[int]bool
+	floor          floors
+}
+
+// planBins splits the bins' budget for a run whose single owner has
+// budget rho before the bins, of which count and check are spent on the
+// record count and the label check: it returns the plan and the ρ the
+// bins' own releases cost (the one-way releases are the engine's).
+func planBins(o Options, schema data.Schema, n int, rho, count, check float64) (binPlan, float64, error) {
+	var p binPlan
+	if !(o.BinShare > 0) || len(o.Parties) != 1 {
+		p.floor = coarsenFloors(o, schema, n, rho*(1-o.BinShare)-count-check)
+		return p, 0, nil
+	}
+	var numeric, first int
+	p.oneWay = map[int]bool{}
+	for j, a := range schema.Attributes {
+		if a.Kind == data.Numeric {
+			numeric++
+			if marginal.OneWayFirst(a) && !o.ownBinRelease {
+				p.oneWay[j] = true
+				first++
+			}
+		}
+	}
+	if numeric == 0 {
+		return p, 0, nil
+	}
+	p.rho = o.BinShare * rho / float64(numeric)
+	whole := p.rho * float64(numeric)
+	p.floor = coarsenFloors(o, schema, n, rho*(1-o.BinShare)-count-check)
+	if first == 0 {
+		p.oneWay = nil
+		return p, whole, nil
+	}
+	// The engine's budget is computed as Publish leaves it, to the last
+	// bit: the engine refuses one-ways released at any other ρ.
+	spent := p.rho * float64(numeric-first)
+	engine := rho - (spent + count + check)
+	// Not engineOptions: that would draw the engine's randomness.
+	eo := marginal.Options{Method: o.Method, Records: n, Neighbours: o.Neighbours, Parties: []marginal.Party{{Rho: engine}}, Adaptive: adaptiveOptions(o, nil)}
+	oneRho, ok, err := eo.OneWayRho(len(schema.Attributes))
+	if err != nil {
+		return binPlan{}, 0, fmt.Errorf("publish: %w", err)
+	}
+	floor := coarsenFloors(o, schema, n, engine)
+	if !ok || !(floor.all > 0) {
+		// Only where the noise swamps the average bin (CoarsenFloor's
+		// gate) do the one-way marginals choose the bins: elsewhere the
+		// bins' own release tells heavy values from light ones, and on
+		// `digits` at ε = 4 the one-way order cost GBT accuracy.
+		p.oneWay = nil
+		return p, whole, nil
+	}
+	p.oneWayRho, p.floor = oneRho, floor
+	return p, spent, nil
+}
+
+// adaptiveBins chooses every numeric attribute's bins from the data as p
+// plans (one owner), charging the owner's accountant, and returns the
+// domain with those bins (the records recoded to it) and the one-way
+// marginals released on the way (p.oneWay), summed into the bins, for
+// the engine. The records are discretised with pre (DomainFor): the bins
+// come from the counts of its fine cells, which give the same histogram,
+// and so the same release, as the values themselves. n is the public
+// record count the bins aim at: the released one under add/remove.
+func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts []*privacy.Accountant, n int, p binPlan) (*domain.Domain, []marginal.Premeasured, error) {
+	if !(p.rho > 0) {
+		return dom, nil, nil
 	}
 	if len(accts) != 1 || o.BinShare >= 1 {
-		return nil, 0, fmt.Errorf("publish: data-adaptive bins (share %v) need one owner and a share below 1", o.BinShare)
+		return nil, nil, fmt.Errorf("publish: data-adaptive bins (share %v) need one owner and a share below 1", o.BinShare)
 	}
 	s := dom.Schema()
-	var numeric []int
-	for j, a := range s.Attributes {
-		if a.Kind == data.Numeric {
-			numeric = append(numeric, j)
-		}
-	}
-	if len(numeric) == 0 {
-		return dom, 0, nil
-	}
-	rho := o.BinShare * o.Parties[0].Rho / float64(len(numeric))
 	do := domain.Options{Bins: o.Bins, BinsFor: o.BinsFor}
 	src := o.Source.Child()
-	for _, j := range numeric {
-		a := s.Attributes[j]
+	released := map[int]measurement.GridRelease{}
+	var order []int
+	for j, a := range s.Attributes {
+		if a.Kind != data.Numeric {
+			continue
+		}
 		counts, err := real.Count([]int{j})
 		if err != nil {
-			return nil, 0, fmt.Errorf("publish: %w", err)
+			return nil, nil, fmt.Errorf("publish: %w", err)
 		}
-		c, err := measurement.ChooseBinsFromFine(a, counts.Counts, measurement.CutsOptions{Bins: binsOf(o, a), Rho: rho, Accountant: accts[0], Source: src, Refine: o.Refine,
-			Neighbours: o.Neighbours, Records: float64(n), Floor: floor.all, PointMassFloor: floor.pointMass})
+		co := measurement.CutsOptions{Bins: binsOf(o, a), Rho: p.rho, Accountant: accts[0], Source: src, Refine: o.Refine,
+			Neighbours: o.Neighbours, Records: float64(n), Floor: p.floor.all, PointMassFloor: p.floor.pointMass}
+		if p.oneWay[j] {
+			co.Rho, co.Purpose = p.oneWayRho, "one-way marginal and bins of "+a.Name
+		}
+		c, g, err := measurement.ReleaseBinsFromFine(a, counts.Counts, co)
 		if err != nil {
-			return nil, 0, fmt.Errorf("publish: %w", err)
+			return nil, nil, fmt.Errorf("publish: %w", err)
 		}
 		do.SetChosen(a.Name, c)
+		if p.oneWay[j] {
+			released[j] = g
+			order = append(order, j)
+		}
 	}
 	d, err := domain.New(s, do)
 	if err != nil {
-		return nil, 0, fmt.Errorf("publish: %w", err)
+		return nil, nil, fmt.Errorf("publish: %w", err)
 	}
 	lut, err := domain.Recoding(pre, d)
 	if err != nil {
-		return nil, 0, fmt.Errorf("publish: %w", err)
+		return nil, nil, fmt.Errorf("publish: %w", err)
 	}
 	real.Recode(lut, d.Sizes())
-	return d, rho * float64(len(numeric)), nil
+	pre2 := make([]marginal.Premeasured, len(order))
+	for i, j := range order {
+		if pre2[i], err = marginal.BinnedOneWay(d, j, released[j]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return d, pre2, nil
 }

@@ -89,8 +89,8 @@ func groupMeasurements(sizes []int, ms []*Noisy) ([]*Noisy, error) {
 		if err := checkFits(sizes, n.Marginal, "measurement"); err != nil {
 			return nil, err
 		}
-		if !(n.Variance > 0) || math.IsInf(n.Variance, 0) {
-			return nil, fmt.Errorf("infer: estimate: variance %v of %v must be positive", n.Variance, n.Attrs)
+		if err := n.check("estimate"); err != nil {
+			return nil, err
 		}
 		k := n.Key()
 		if _, ok := byKey[k]; !ok {
@@ -146,6 +146,9 @@ func (f *fitter) loss(grad [][]float64) float64 {
 	for r, g := range f.groups {
 		w := 1 / g.Variance
 		for x, v := range f.mu[r] {
+			if g.CellVariance != nil {
+				w = 1 / g.CellVariance[x]
+			}
 			d := v - g.Counts[x]
 			l += 0.5 * w * d * d
 			grad[r][x] = w * d

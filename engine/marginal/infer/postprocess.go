@@ -39,37 +39,83 @@ func NormSub(counts []float64, total float64) {
 }
 
 // Noisy is a measured marginal and the variance of its noise per cell.
+// CellVariance, when set, gives each cell its own variance (one entry per
+// count) and Variance is then the smallest of them: a one-way marginal
+// released on a finer grid and summed into bins carries k times a grid
+// cell's variance in a bin of k grid cells (McKenna, Miklau & Sheldon's
+// MST re-expresses its compressed one-way measurements the same way).
+// Estimate weighs every cell by its own variance; the rest of the engine
+// (error bars, warnings, Consistent) reads Variance alone.
 type Noisy struct {
 	*domain.Marginal
-	Variance float64
+	Variance     float64
+	CellVariance []float64
+}
+
+// cellVariance is the variance of cell c's noise.
+func (n *Noisy) cellVariance(c int) float64 {
+	if n.CellVariance != nil {
+		return n.CellVariance[c]
+	}
+	return n.Variance
+}
+
+// check refuses a variance that is not positive and finite, or a
+// CellVariance of the wrong length, or with a cell below Variance.
+func (n *Noisy) check(what string) error {
+	if !(n.Variance > 0) || math.IsInf(n.Variance, 0) {
+		return fmt.Errorf("infer: %s: variance %v of %v must be positive", what, n.Variance, n.Attrs)
+	}
+	if n.CellVariance == nil {
+		return nil
+	}
+	if len(n.CellVariance) != len(n.Counts) {
+		return fmt.Errorf("infer: %s: %d cell variances for %d cells of %v", what, len(n.CellVariance), len(n.Counts), n.Attrs)
+	}
+	for c, v := range n.CellVariance {
+		if !(v >= n.Variance) || math.IsInf(v, 0) {
+			return fmt.Errorf("infer: %s: cell %d of %v has variance %v, below the measurement's %v", what, c, n.Attrs, v, n.Variance)
+		}
+	}
+	return nil
 }
 
 // Merge combines measurements of the same attribute set by inverse-variance
-// weighting (the minimum-variance unbiased combination).
+// weighting, cell by cell (the minimum-variance unbiased combination).
 func Merge(ms ...*Noisy) (*Noisy, error) {
 	if len(ms) == 0 {
 		return nil, fmt.Errorf("infer: merge: nothing to merge")
 	}
 	out := &Noisy{Marginal: ms[0].Marginal.Clone()}
 	clear(out.Counts)
-	wsum := 0.0
+	wsum := make([]float64, len(out.Counts))
+	scalar := 0.0
+	cells := false
 	for _, m := range ms {
 		if !slices.Equal(m.Attrs, ms[0].Attrs) {
 			return nil, fmt.Errorf("infer: merge: attribute sets %v and %v differ", m.Attrs, ms[0].Attrs)
 		}
-		if !(m.Variance > 0) {
-			return nil, fmt.Errorf("infer: merge: variance %v of %v must be positive", m.Variance, m.Attrs)
+		if err := m.check("merge"); err != nil {
+			return nil, err
 		}
-		w := 1 / m.Variance
-		wsum += w
+		cells = cells || m.CellVariance != nil
+		scalar += 1 / m.Variance
 		for c, v := range m.Counts {
+			w := 1 / m.cellVariance(c)
+			wsum[c] += w
 			out.Counts[c] += w * v
 		}
 	}
 	for c := range out.Counts {
-		out.Counts[c] /= wsum
+		out.Counts[c] /= wsum[c]
 	}
-	out.Variance = 1 / wsum
+	out.Variance = 1 / scalar
+	if cells {
+		out.CellVariance = make([]float64, len(wsum))
+		for c, w := range wsum {
+			out.CellVariance[c] = max(1/w, out.Variance)
+		}
+	}
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package measurement
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -45,6 +46,9 @@ type CutsOptions struct {
 	// cell of the engine's later measurements times a public factor
 	// (domain.CoarsenFloor). Zero keeps the bins BinsFromHistogram chooses.
 	Floor float64
+	// Purpose names the release in the accountant (default "bins of
+	// <attribute>").
+	Purpose string
 	// PointMassFloor is the same noise times the same factor without
 	// CoarsenFloor's gate: the floor of a count attribute whose heavy
 	// public value leaves its other bins light (domain.PointMassFloor).
@@ -82,7 +86,7 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 	}
 	grid := domain.PublicGrid(a, o.Grid)
 	o.Refine = domain.RefineMeasured
-	b, err := releaseCuts(a, grid, domain.GridCounts(a, grid, values), float64(len(values)), o)
+	b, _, err := releaseCuts(a, grid, domain.GridCounts(a, grid, values), float64(len(values)), o)
 	return b.Cuts, err
 }
 
@@ -92,15 +96,31 @@ func ChooseCuts(a data.Attribute, values []float64, o CutsOptions) ([]float64, e
 // measured bins are the equal-width ones plus dominant point masses and
 // the rest of the edges are pieces (BinsFromHistogram).
 func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (domain.ChosenBins, error) {
+	b, _, err := ReleaseBinsFromFine(a, counts, o)
+	return b, err
+}
+
+// GridRelease is the noisy histogram a choice of bins was made from: the
+// public grid's lower edges, the noisy count of each grid cell and the
+// release (its purpose and noise), charged before it was made.
+type GridRelease struct {
+	Grid, Counts []float64
+	Release      Release
+}
+
+// ReleaseBinsFromFine is ChooseBinsFromFine that also returns the noisy
+// histogram it released, for a caller that uses the same release as the
+// attribute's one-way marginal (post-processing: it costs nothing more).
+func ReleaseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (domain.ChosenBins, GridRelease, error) {
 	if o.Grid == 0 {
 		o.Grid = domain.DefaultGrid
 	}
 	if o.Grid < 2 {
-		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
+		return domain.ChosenBins{}, GridRelease{}, fmt.Errorf("measurement: cuts for %q: grid %d, need at least 2 cells", a.Name, o.Grid)
 	}
 	fine := domain.FineEdges(a, o.Bins, o.Grid)
 	if len(counts) != len(fine) {
-		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: %d counts for %d fine cells", a.Name, len(counts), len(fine))
+		return domain.ChosenBins{}, GridRelease{}, fmt.Errorf("measurement: cuts for %q: %d counts for %d fine cells", a.Name, len(counts), len(fine))
 	}
 	grid := domain.PublicGrid(a, o.Grid)
 	gc := make([]float64, len(grid))
@@ -114,47 +134,48 @@ func ChooseBinsFromFine(a data.Attribute, counts []float64, o CutsOptions) (doma
 		n += c
 	}
 	if n == 0 {
-		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: no values", a.Name)
+		return domain.ChosenBins{}, GridRelease{}, fmt.Errorf("measurement: cuts for %q: no values", a.Name)
 	}
-	return releaseCuts(a, grid, gc, n, o)
+	b, r, err := releaseCuts(a, grid, gc, n, o)
+	return b, GridRelease{Grid: grid, Counts: gc, Release: r}, err
 }
 
 // releaseCuts releases the grid histogram counts of n values and turns it
 // into bins (ChooseCuts, ChooseBinsFromFine).
-func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOptions) (domain.ChosenBins, error) {
+func releaseCuts(a data.Attribute, grid, counts []float64, n float64, o CutsOptions) (domain.ChosenBins, Release, error) {
 	if a.Kind != data.Numeric {
-		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
+		return domain.ChosenBins{}, Release{}, fmt.Errorf("measurement: cuts for %q: attribute is %s, not numeric", a.Name, a.Kind)
 	}
 	if o.Bins == 0 {
 		o.Bins = domain.DefaultBins
 	}
 	if o.Bins < 1 || o.Accountant == nil {
-		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: bins %d, accountant set %v", a.Name, o.Bins, o.Accountant != nil)
+		return domain.ChosenBins{}, Release{}, fmt.Errorf("measurement: cuts for %q: bins %d, accountant set %v", a.Name, o.Bins, o.Accountant != nil)
 	}
 	if err := o.Refine.Validate(); err != nil {
-		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: %w", a.Name, err)
+		return domain.ChosenBins{}, Release{}, fmt.Errorf("measurement: cuts for %q: %w", a.Name, err)
 	}
 	if o.Source == nil {
 		o.Source = randx.NewSecure()
 	}
 	if err := o.Neighbours.Check(); err != nil {
-		return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q: %w", a.Name, err)
+		return domain.ChosenBins{}, Release{}, fmt.Errorf("measurement: cuts for %q: %w", a.Name, err)
 	}
 	if !o.Neighbours.PublicCount() {
 		if !(o.Records >= 1) || math.IsInf(o.Records, 0) {
-			return domain.ChosenBins{}, fmt.Errorf("measurement: cuts for %q under add/remove neighbours need the released record count, got %v", a.Name, o.Records)
+			return domain.ChosenBins{}, Release{}, fmt.Errorf("measurement: cuts for %q under add/remove neighbours need the released record count, got %v", a.Name, o.Records)
 		}
 		n = o.Records
 	}
 	noise, err := CountNoise(Gaussian, o.Neighbours, o.Rho)
 	if err != nil {
-		return domain.ChosenBins{}, err
+		return domain.ChosenBins{}, Release{}, err
 	}
-	r := Release{Purpose: "bins of " + a.Name, Parties: []int{0}, Noise: noise}
+	r := Release{Purpose: cmp.Or(o.Purpose, "bins of "+a.Name), Parties: []int{0}, Noise: noise}
 	if err := o.Accountant.Spend(r.Charge()); err != nil {
-		return domain.ChosenBins{}, fmt.Errorf("measurement: %w", err)
+		return domain.ChosenBins{}, Release{}, fmt.Errorf("measurement: %w", err)
 	}
 	noise.Release(dp.NewNoiser(o.Source), counts)
 	sigma := math.Sqrt(noise.Variance())
-	return domain.CoarseBinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine, o.Floor, o.PointMassFloor), nil
+	return domain.CoarseBinsFromHistogram(a, grid, counts, n, o.Bins, sigma, o.Refine, o.Floor, o.PointMassFloor), r, nil
 }
