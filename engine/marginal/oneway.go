@@ -1,7 +1,9 @@
 package marginal
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal/domain"
@@ -53,4 +55,21 @@ func BinnedOneWay(d *domain.Domain, j int, g measurement.GridRelease) (Premeasur
 		}
 	}
 	return Premeasured{Noisy: n, Release: g.Release}, nil
+}
+
+// OneWayAssumption is the privacy report's sentence on the attributes
+// whose bins came from their one-way marginals (OneWayFirst), each
+// released at rho with L2 sensitivity l2.
+func OneWayAssumption(names []string, l2, rho float64) string {
+	return fmt.Sprintf("the bins of %d small integer attributes (%s) were chosen from their one-way marginals, each released once on its public grid (a cell per value; discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g each, the adaptive rounds' one-way budget) and merged where light as post-processing; the same release, summed into the bins, is the rounds' one-way measurement of the attribute (MST's order: McKenna, Miklau & Sheldon 2021)",
+		len(names), listNames(names, 8), l2, rho)
+}
+
+// listNames joins names, the first most of them and an ellipsis when
+// there are more.
+func listNames(names []string, most int) string {
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
 }

@@ -79,6 +79,10 @@ func Report(st Settings, res *Result, owners []string, accts []*privacy.Accounta
 		ro.Assumptions = append(ro.Assumptions, fmt.Sprintf(
 			"numeric bins were chosen from noisy pooled histograms over a public grid of the declared bounds (ρ = %.4g in all, %.1f%% of the budget), merged as post-processing; a bin holding one value decodes to it", res.BinRho, 100*res.BinRho/res.Rho))
 	}
+	if len(res.OneWays) > 0 {
+		_, l2 := measurement.CountSensitivity(st.Neighbours.Or())
+		ro.Assumptions = append(ro.Assumptions, marginal.OneWayAssumption(res.OneWays, l2, res.OneWayRho))
+	}
 	if w := marginal.NoiseWarning(res.Engine, res.Domain, n); w != "" {
 		ro.Warnings = append(ro.Warnings, w)
 	}

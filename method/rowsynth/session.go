@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/dppub/dppub/data"
@@ -160,9 +159,16 @@ type Result struct {
 	// N is the record count the run used: Σ Records, or under add/remove
 	// the noisy total released first.
 	N int
-	// Rho is each owner's budget, BinRho the part spent on bins, CountRho
-	// the part spent on the record count (add/remove only).
+	// Rho is each owner's budget, BinRho the part spent on bins' own
+	// releases, CountRho the part spent on the record count (add/remove
+	// only).
 	Rho, BinRho, CountRho float64
+	// OneWays are the numeric attributes whose bins were chosen from
+	// their one-way marginal, released once at the adaptive rounds'
+	// one-way ρ OneWayRho and handed to the engine as its one-way
+	// measurement (marginal.OneWayFirst; none on most tables).
+	OneWays   []string
+	OneWayRho float64
 	// Method is the method the engine ran (auto resolved), Auto why
 	// auto chose it (empty when the method was named).
 	Method marginal.Method
@@ -232,12 +238,16 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 		return err
 	}
 	res.Method, res.Auto = s.method(n, noiseRho(res.Rho, st.Neighbours.Or(), st.Noise, len(s.Owners)))
-	do := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor}
-	binRho, err := s.bins(ctx, m, n, res.Rho, res.Method, &do)
+	plan, err := s.planBins(n, res, res.Method)
 	if err != nil {
 		return err
 	}
-	res.BinRho = binRho
+	do := domain.Options{Bins: st.Bins, BinsFor: st.BinsFor}
+	released, err := s.bins(ctx, m, n, plan, &do)
+	if err != nil {
+		return err
+	}
+	res.BinRho, res.OneWayRho = plan.rho, plan.oneWayRho
 	dom, err := domain.New(s.Schema, do)
 	if err != nil {
 		return err
@@ -251,11 +261,12 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 		all[j] = j
 	}
 	m.SelectCandidates = st.SelectCandidates
-	o := st.Options(res.Method, n)
-	o.Domain, o.Parties = dom, []marginal.Party{{Name: "owners", Rho: res.Rho - binRho - res.CountRho, Attrs: all}}
-	o.Neighbours = st.Neighbours.Or()
-	o.NoiseVariance = noiseVariance(st.Noise, len(s.Owners))
+	o := s.engineOptions(res.Method, n, plan.engine, all)
+	o.Domain = dom
 	o.OneWayNoise, o.Source, o.Progress = measurement.Gaussian, src, progress
+	if o.Adaptive.Premeasured, err = premeasured(dom, released, res); err != nil {
+		return err
+	}
 	if res.Method == marginal.MethodAdaptive && o.Adaptive.Batch == 0 {
 		label := -1
 		if st.Label != "" {
@@ -268,6 +279,18 @@ func (s *session) run(ctx context.Context, m *proto.Measurer, res *Result, src *
 	res.Engine, err = marginal.Synthesize(ctx, m, o)
 	res.Selections = m.Selections
 	return err
+}
+
+// engineOptions are the engine's options for a run of method on n
+// records in which the owners leave the engine rho over attrs, before
+// the domain, randomness and progress are set.
+func (s *session) engineOptions(method marginal.Method, n int, rho float64, attrs []int) marginal.Options {
+	st := s.Settings
+	o := st.Options(method, n)
+	o.Parties = []marginal.Party{{Name: "owners", Rho: rho, Attrs: attrs}}
+	o.Neighbours = st.Neighbours.Or()
+	o.NoiseVariance = noiseVariance(st.Noise, len(s.Owners))
+	return o
 }
 
 // noiseVariance is the variance of the noise every release really
@@ -305,76 +328,6 @@ func (s *session) records(ctx context.Context, m *proto.Measurer, res *Result) (
 	n, err := m.ReleaseRecords(ctx, res.CountRho)
 	res.N = n
 	return n, err
-}
-
-// bins chooses every numeric attribute's bins from its pooled histogram
-// on the public grid, released with discrete Gaussian noise at an equal
-// part of BinShare·ρ (the single-owner engine's ChooseBins, with the
-// counting done by the owners and the merging, post-processing, here):
-// the cuts the owners count on and, with BinRefine decoded, the pieces
-// the coordinator draws values in, recorded in do. Where the engine's
-// planned noise swamps the average bin, bins whose noisy count is below
-// the floor merge (domain.Coarsen: post-processing of the same
-// release), as for one owner.
-func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, rho float64, method marginal.Method, do *domain.Options) (float64, error) {
-	st := s.Settings
-	var numeric []int
-	for j, a := range s.Schema.Attributes {
-		if a.Kind == data.Numeric {
-			numeric = append(numeric, j)
-		}
-	}
-	if !(st.BinShare > 0) || len(numeric) == 0 {
-		// Equal-width bins, no budget: with each public value (minimum,
-		// maximum, 0 inside the bounds) a bin of its own, as the engines of
-		// parties of columns have them, sent to the owners as explicit
-		// cuts.
-		for _, j := range numeric {
-			a := s.Schema.Attributes[j]
-			if c := domain.PublicValueCuts(a, cmp.Or(st.BinsFor[a.Name], st.Bins, domain.DefaultBins)); c != nil {
-				do.SetChosen(a.Name, domain.ChosenBins{Cuts: c})
-			}
-		}
-		return 0, nil
-	}
-	each := st.BinShare * rho / float64(len(numeric))
-	noise, err := measurement.CountNoise(measurement.Gaussian, st.Neighbours, each)
-	if err != nil {
-		return 0, err
-	}
-	rs := make([]measurement.Release, len(numeric))
-	for i, j := range numeric {
-		rs[i] = measurement.Release{Purpose: "bins of " + s.Schema.Attributes[j].Name, Parties: []int{0}, Noise: noise}
-	}
-	hists, err := m.Histograms(ctx, numeric, domain.DefaultGrid, rs)
-	if err != nil {
-		return 0, err
-	}
-	plan := s.floorPlan(method, n, rho*(1-st.BinShare)-rho*countShare(st.Neighbours))
-	floor, pointMass := plan.Floor(), plan.PointMassFloor()
-	for i, j := range numeric {
-		a := s.Schema.Attributes[j]
-		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
-		// σ of the noise the release carries: the calibrated noise in exact
-		// mode, (K+1)/K of its variance in insider-safe mode (the
-		// coordinator's share on top), so that the noise-aware cuts are no
-		// bolder than the noise allows.
-		grid := domain.PublicGrid(a, domain.DefaultGrid)
-		sigma := math.Sqrt(noise.Variance() * noiseVariance(st.Noise, len(s.Owners)))
-		do.SetChosen(a.Name, domain.CoarseBinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine, floor, pointMass))
-	}
-	return each * float64(len(numeric)), nil
-}
-
-// floorPlan plans the counts below which a numeric bin is merged with
-// its light neighbours (domain.CoarsenFloor, domain.PointMassFloor) for
-// a run of method on n records at engine budget rho, from the noise the
-// owners' releases carry (noiseVariance): public quantities only.
-func (s *session) floorPlan(method marginal.Method, n int, rho float64) marginal.FloorPlan {
-	o := s.Settings.Options(method, n)
-	return marginal.FloorPlan{Method: method, Neighbours: s.Settings.Neighbours.Or(), Schema: s.Schema, Bins: s.Settings.Bins,
-		BinsFor: s.Settings.BinsFor, Records: n, Rho: rho, Rounds: o.Adaptive.Rounds, Split: o.Split,
-		NoiseVariance: noiseVariance(s.Settings.Noise, len(s.Owners))}
 }
 
 // outOfBounds counts the numeric values outside their declared bounds,

@@ -52,7 +52,7 @@ func publishDigits(t *testing.T, tab *data.Table, seed uint64, own bool) *Result
 // one-way itself, the budget is spent exactly, and a border pixel that
 // is 0 in every row keeps three bins where the public grid has 17
 // values: its public values 0 and 16 (domain.PublicValues) and one for
-// the 15 between.
+// the 15 between. The report says where the bins came from.
 func TestOneWayOrderOnDigits(t *testing.T) {
 	tab := digitsTable(t)
 	res := publishDigits(t, tab, 1, false)
@@ -76,6 +76,10 @@ func TestOneWayOrderOnDigits(t *testing.T) {
 	}
 	if spent := res.Report.Parties[0].Spent.Rho; math.Abs(spent-res.Report.Parties[0].Budget.Rho) > 1e-9*spent {
 		t.Errorf("spent ρ = %v of %v", spent, res.Report.Parties[0].Budget.Rho)
+	}
+	all := strings.Join(res.Report.Assumptions, "\n")
+	if !strings.Contains(all, "64 small integer attributes (p00, p01,") || strings.Contains(all, "do not depend on the data") {
+		t.Errorf("the report does not say the bins came from the one-way releases:\n%s", all)
 	}
 	zero := methodtest.ZeroShare(t, tab, "p00")
 	if size := res.Domain.Sizes()[0]; zero < 0.99 || size > 3 {

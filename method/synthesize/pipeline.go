@@ -258,7 +258,10 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 	}
-	spent := spending{bin: binRho, count: countRho}
+	spent := spending{bin: binRho, count: countRho, oneWayRho: plan.oneWayRho}
+	for _, p := range oneWays {
+		spent.oneWays = append(spent.oneWays, dom.Name(p.Noisy.Attrs[0]))
+	}
 	if checkRho > 0 {
 		if spent.check, err = checkLabel(o.Label, dom, real, res.Data, n, checkRho, accts[0], o.Source.Child()); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/dppub/dppub/dp"
 	"github.com/dppub/dppub/engine/marginal"
@@ -21,10 +22,29 @@ import (
 type spending struct {
 	bin, count float64
 	check      *LabelCheck
+	// oneWays name the attributes whose bins came from their one-way
+	// marginal, released at oneWayRho each (the engine's one-way
+	// measurement: binPlan.oneWay).
+	oneWays   []string
+	oneWayRho float64
+}
+
+// binsAssumption states how the numeric bins were made when they were
+// chosen from the data ("" when they were not): by their own releases
+// of binRho in all, by one-way releases (spent.oneWays), or both.
+func binsAssumption(o Options, spent spending, countL2 float64) string {
+	var parts []string
+	if spent.bin > 0 {
+		parts = append(parts, fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", countL2, spent.bin, 100*spent.bin/o.Parties[0].Rho))
+	}
+	if len(spent.oneWays) > 0 {
+		parts = append(parts, marginal.OneWayAssumption(spent.oneWays, countL2, spent.oneWayRho))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, accts []*privacy.Accountant, n int, spent spending) (*privacy.Report, error) {
-	binRho, countRho := spent.bin, spent.count
+	countRho := spent.count
 	nb := o.Neighbours.Or()
 	records := map[string]int{}
 	for _, a := range accts {
@@ -62,8 +82,8 @@ func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, ac
 	if auto != "" {
 		ro.Assumptions = append(ro.Assumptions, auto)
 	}
-	if binRho > 0 {
-		ro.Assumptions[1] = fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", countL2, binRho, 100*binRho/o.Parties[0].Rho)
+	if b := binsAssumption(o, spent, countL2); b != "" {
+		ro.Assumptions[1] = b
 	} else if !adaptive(o) {
 		ro.Assumptions[1] = "numeric attributes are clamped to the bounds declared in the schema and cut into equal-width bins over them, with the minimum, the maximum and 0 (inside the bounds) each a bin of its own that decodes to that value; bounds, bins and categories are public and do not depend on the data"
 	}
