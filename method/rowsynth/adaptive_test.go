@@ -46,11 +46,11 @@ func TestAdaptiveOwnersNearOneCurator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		curator += twoWayTVD(t, tab, res.Synthetic) / 2
+		curator += methodtest.TwoWayTVD(t, tab, res.Synthetic) / 2
 		r := run(t, tab, 3, adaptive(rowsynth.Settings{Epsilon: 1}), seed+100)
-		owners += twoWayTVD(t, tab, r.Outcome.Table) / 2
+		owners += methodtest.TwoWayTVD(t, tab, r.Outcome.Table) / 2
 		r = run(t, tab, 3, &rowsynth.Settings{Epsilon: 1, EngineSettings: method.EngineSettings{Method: marginal.MethodPaper}}, seed+100)
-		paper += twoWayTVD(t, tab, r.Outcome.Table) / 2
+		paper += methodtest.TwoWayTVD(t, tab, r.Outcome.Table) / 2
 	}
 	t.Logf("2-way TVD: one curator adaptive %.4f, three owners adaptive %.4f (ratio %.2f), paper %.4f", curator, owners, owners/curator, paper)
 	if owners > 1.2*curator {
@@ -195,7 +195,7 @@ func TestOwnersOfRowsNearOneCuratorOnNLTCS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		curator += twoWayTVD(t, tab, res.Synthetic) / seeds
+		curator += methodtest.TwoWayTVD(t, tab, res.Synthetic) / seeds
 	}
 	for _, owners := range []int{3, 10} {
 		t.Run(fmt.Sprintf("%d owners", owners), func(t *testing.T) {
@@ -205,7 +205,7 @@ func TestOwnersOfRowsNearOneCuratorOnNLTCS(t *testing.T) {
 				if m := r.Outcome.Detail.(*rowsynth.Result).Method; m != marginal.MethodAdaptive {
 					t.Fatalf("auto chose %s for %d owners of NLTCS, want adaptive", m, owners)
 				}
-				mean += twoWayTVD(t, tab, r.Outcome.Table) / seeds
+				mean += methodtest.TwoWayTVD(t, tab, r.Outcome.Table) / seeds
 			}
 			t.Logf("2-way TVD: one curator %.4f, %d owners %.4f (ratio %.2f)", curator, owners, mean, mean/curator)
 			if mean > 1.05*curator {
@@ -293,12 +293,12 @@ func TestOwnersTreeNearOneCuratorOnMusk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		curator += twoWayTVD(t, tab, res.Synthetic) / seeds
+		curator += methodtest.TwoWayTVD(t, tab, res.Synthetic) / seeds
 		r := run(t, tab, 3, &rowsynth.Settings{Epsilon: eps}, seed+100)
 		if res := r.Outcome.Detail.(*rowsynth.Result); res.Method != marginal.MethodAdaptive || res.Selections[0].Pooled {
 			t.Fatalf("owners ran %s, first selection %+v: want the adaptive method's tree a round at a time", res.Method, res.Selections[0])
 		}
-		owners += twoWayTVD(t, tab, r.Outcome.Table) / seeds
+		owners += methodtest.TwoWayTVD(t, tab, r.Outcome.Table) / seeds
 	}
 	t.Logf("2-way TVD: one curator %.4f, 3 owners %.4f (ratio %.3f)", curator, owners, owners/curator)
 	if owners > 1.10*curator {

@@ -127,9 +127,9 @@ func TestAddRemoveQualityMatchesOneCurator(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				central += twoWayTVD(t, tab, res.Synthetic)
+				central += methodtest.TwoWayTVD(t, tab, res.Synthetic)
 				r := run(t, tab, 3, addRemove(rowsynth.Settings{Epsilon: 1, Delta: 1e-5, Noise: rowsynth.NoiseExact}), seed+100)
-				rows += twoWayTVD(t, tab, r.Outcome.Table)
+				rows += methodtest.TwoWayTVD(t, tab, r.Outcome.Table)
 			}
 			t.Logf("%s, add/remove, ε = 1: 2-way TVD one curator %.4f, three owners %.4f (ratio %.3f)", name, central/seeds, rows/seeds, rows/central)
 			if rows > 1.10*central {

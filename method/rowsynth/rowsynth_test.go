@@ -9,7 +9,6 @@ import (
 
 	"github.com/dppub/dppub/data"
 	"github.com/dppub/dppub/engine/marginal"
-	"github.com/dppub/dppub/engine/marginal/domain"
 	"github.com/dppub/dppub/method"
 	"github.com/dppub/dppub/method/methodtest"
 	"github.com/dppub/dppub/method/rowsynth"
@@ -67,44 +66,6 @@ func run(t *testing.T, tab *data.Table, k int, st *rowsynth.Settings, seed uint6
 	return r
 }
 
-// twoWayTVD is the mean total variation distance over every pair of
-// attributes on the schema's equal-width domain (16 bins).
-func twoWayTVD(t *testing.T, real, syn *data.Table) float64 {
-	t.Helper()
-	dom, err := domain.New(real.Schema, domain.Options{Bins: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := dom.Encode(real)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := dom.Encode(syn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, pairs := 0.0, 0
-	for a := range dom.Len() {
-		for b := a + 1; b < dom.Len(); b++ {
-			mr, err := domain.Count(r, []int{a, b})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms, err := domain.Count(s, []int{a, b})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tv := 0.0
-			for i := range mr.Counts {
-				tv += math.Abs(mr.Counts[i]/float64(r.Len()) - ms.Counts[i]/float64(s.Len()))
-			}
-			sum += tv / 2
-			pairs++
-		}
-	}
-	return sum / float64(pairs)
-}
-
 // Three owners publish, in the exact noise mode, a table whose 2-way TVD
 // is within 10 % of what one curator holding every row gets from the
 // same engine at the same (ε, δ) (mean of two seeds each): Adult at
@@ -130,9 +91,9 @@ func TestPooledQualityMatchesOneCurator(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				central += twoWayTVD(t, tab, res.Synthetic)
+				central += methodtest.TwoWayTVD(t, tab, res.Synthetic)
 				r := run(t, tab, 3, &rowsynth.Settings{Epsilon: c.eps, Delta: 1e-5, Noise: rowsynth.NoiseExact}, seed+100)
-				rows += twoWayTVD(t, tab, r.Outcome.Table)
+				rows += methodtest.TwoWayTVD(t, tab, r.Outcome.Table)
 			}
 			t.Logf("2-way TVD one curator %.4f, three owners %.4f (ratio %.3f)", central/2, rows/2, rows/central)
 			if rows > 1.10*central {
