@@ -51,10 +51,10 @@ func errorBars(sizes []int, ms []*infer.Noisy, sets [][]int, n int) []ErrorBar {
 	for _, m := range ms {
 		k := m.Key()
 		if v, ok := variance[k]; ok {
-			variance[k] = 1 / (1/v + 1/m.Variance)
+			variance[k] = 1 / (1/v + 1/m.WorstVariance())
 			continue
 		}
-		variance[k] = m.Variance
+		variance[k] = m.WorstVariance()
 		measured = append(measured, m.Attrs)
 	}
 	out := make([]ErrorBar, len(sets))

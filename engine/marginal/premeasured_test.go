@@ -88,3 +88,19 @@ func releaseOneWay(t *testing.T, ds *domain.Dataset, j int, rho float64, a *priv
 	noise.Release(dp.NewNoiser(randx.NewSeeded(5)), mg.Counts)
 	return Premeasured{Noisy: &infer.Noisy{Marginal: mg, Variance: noise.Variance()}, Release: r}
 }
+
+// A one-way whose bins sum several released cells is reported with its
+// noisiest bin's σ, not its single cells': its error bar and the noise
+// warnings read WorstVariance.
+func TestErrorBarOfSummedBins(t *testing.T) {
+	mg, err := domain.NewMarginal([]int{3}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(mg.Counts, []float64{900, 60, 40})
+	n := &infer.Noisy{Marginal: mg, Variance: 100, CellVariance: []float64{100, 100, 1600}}
+	bars := errorBars([]int{3}, []*infer.Noisy{n}, [][]int{{0}}, 1000)
+	if got := bars[0].Sigma; got != 40 {
+		t.Fatalf("σ %v, want the summed bin's 40", got)
+	}
+}

@@ -45,10 +45,10 @@ func measuredSets(res *Result) []measuredSet {
 		}
 		k := m.Key()
 		if s, ok := sets[k]; ok {
-			s.variance = 1 / (1/s.variance + 1/m.Variance)
+			s.variance = 1 / (1/s.variance + 1/m.WorstVariance())
 			continue
 		}
-		sets[k] = &measuredSet{m, m.Variance}
+		sets[k] = &measuredSet{m, m.WorstVariance()}
 		order = append(order, k)
 	}
 	out := make([]measuredSet, len(order))

@@ -52,6 +52,17 @@ type Noisy struct {
 	CellVariance []float64
 }
 
+// WorstVariance is the largest variance of any cell's noise: Variance,
+// or the largest CellVariance. Statements about the measurement's noise
+// (error bars, warnings) read it, so that a bin summed from several
+// released cells is not reported as precise as one.
+func (n *Noisy) WorstVariance() float64 {
+	if n.CellVariance == nil {
+		return n.Variance
+	}
+	return slices.Max(n.CellVariance)
+}
+
 // cellVariance is the variance of cell c's noise.
 func (n *Noisy) cellVariance(c int) float64 {
 	if n.CellVariance != nil {
