@@ -144,9 +144,12 @@ type binPlan struct {
 // bins' own releases cost (the one-way releases are the engine's).
 func planBins(o Options, schema data.Schema, n int, rho, count, check float64) (binPlan, float64, error) {
 	var p binPlan
-	if !(o.BinShare > 0) || len(o.Parties) != 1 {
+	if !(o.BinShare > 0) {
 		p.floor = coarsenFloors(o, schema, n, rho*(1-o.BinShare)-count-check)
 		return p, 0, nil
+	}
+	if len(o.Parties) != 1 || o.BinShare >= 1 {
+		return binPlan{}, 0, fmt.Errorf("publish: data-adaptive bins (share %v) need one owner and a share below 1", o.BinShare)
 	}
 	var numeric, first int
 	p.oneWay = map[int]bool{}
@@ -203,9 +206,6 @@ func planBins(o Options, schema data.Schema, n int, rho, count, check float64) (
 func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts []*privacy.Accountant, n int, p binPlan) (*domain.Domain, []marginal.Premeasured, error) {
 	if !(p.rho > 0) {
 		return dom, nil, nil
-	}
-	if len(accts) != 1 || o.BinShare >= 1 {
-		return nil, nil, fmt.Errorf("publish: data-adaptive bins (share %v) need one owner and a share below 1", o.BinShare)
 	}
 	s := dom.Schema()
 	do := domain.Options{Bins: o.Bins, BinsFor: o.BinsFor}

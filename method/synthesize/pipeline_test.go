@@ -82,6 +82,8 @@ func TestSynthesizeErrors(t *testing.T) {
 		"unknown attr":  {Table: small, Parties: []Party{{Name: "a", Rho: 1, Attributes: []string{"height"}}}},
 		"missing attrs": {Table: small, Parties: []Party{{Name: "a", Rho: 1, Attributes: []string{"age"}}}},
 		"bad delta":     {Table: small, Rho: 1, Delta: 2},
+		"bins of parties": {Table: small, BinShare: 0.05, Parties: []Party{
+			{Name: "a", Rho: 1, Attributes: small.Schema.Names()[:7]}, {Name: "b", Rho: 1, Attributes: small.Schema.Names()[7:]}}},
 	} {
 		o.Source = randx.NewSeeded(1)
 		if _, err := Publish(context.Background(), o); err == nil {
