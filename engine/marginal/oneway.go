@@ -32,6 +32,27 @@ func OneWayFirst(a data.Attribute) bool {
 	return a.Kind == data.Numeric && a.Integer && len(domain.PublicGrid(a, domain.DefaultGrid)) <= OneWayGridCells
 }
 
+// OneWayRelease is attribute Attr's histogram released on its public
+// grid at the rounds' one-way budget (OneWayFirst), before the bins it
+// chose made the engine's domain.
+type OneWayRelease struct {
+	Attr int
+	Grid measurement.GridRelease
+}
+
+// BinnedOneWays is BinnedOneWay of every release, in their order: the
+// engine's AdaptiveOptions.Premeasured.
+func BinnedOneWays(d *domain.Domain, rs []OneWayRelease) ([]Premeasured, error) {
+	out := make([]Premeasured, len(rs))
+	for i, r := range rs {
+		var err error
+		if out[i], err = BinnedOneWay(d, r.Attr, r.Grid); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // BinnedOneWay sums attribute j's released grid histogram into its bins
 // in d: the engine's one-way measurement of j, whose bin of k grid cells
 // carries k times a cell's variance (post-processing of the release).

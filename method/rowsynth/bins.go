@@ -89,13 +89,6 @@ func (s *session) planBins(n int, res *Result, method marginal.Method) (binPlan,
 	return p, nil
 }
 
-// oneWayRelease is the noisy pooled histogram of numeric attribute j on
-// its public grid, released at the rounds' one-way ρ (binPlan.oneWay).
-type oneWayRelease struct {
-	j int
-	g measurement.GridRelease
-}
-
 // bins chooses every numeric attribute's bins from its pooled histogram
 // on the public grid, released with discrete Gaussian noise as p plans
 // (the single-owner engine's ChooseBins, with the counting done by the
@@ -106,7 +99,7 @@ type oneWayRelease struct {
 // is below the floor merge (domain.Coarsen: post-processing of the same
 // release), as for one owner. It returns the releases of p.oneWay's
 // attributes, in the order they were made.
-func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, p binPlan, do *domain.Options) ([]oneWayRelease, error) {
+func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, p binPlan, do *domain.Options) ([]marginal.OneWayRelease, error) {
 	st := s.Settings
 	if !p.binsFromCounts || len(p.numeric) == 0 {
 		// Equal-width bins, no budget: with each public value (minimum,
@@ -130,7 +123,7 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, p binPlan,
 		return nil, err
 	}
 	floor, pointMass := p.floor.Floor(), p.floor.PointMassFloor()
-	var out []oneWayRelease
+	var out []marginal.OneWayRelease
 	for i, j := range p.numeric {
 		a := s.Schema.Attributes[j]
 		bins := cmp.Or(st.BinsFor[a.Name], st.Bins)
@@ -142,7 +135,7 @@ func (s *session) bins(ctx context.Context, m *proto.Measurer, n int, p binPlan,
 		sigma := math.Sqrt(rs[i].Noise.Variance() * noiseVariance(st.Noise, len(s.Owners)))
 		do.SetChosen(a.Name, domain.CoarseBinsFromHistogram(a, grid, hists[i], float64(n), bins, sigma, st.BinRefine, floor, pointMass))
 		if p.oneWay[j] {
-			out = append(out, oneWayRelease{j: j, g: measurement.GridRelease{Grid: grid, Counts: hists[i], Release: rs[i]}})
+			out = append(out, marginal.OneWayRelease{Attr: j, Grid: measurement.GridRelease{Grid: grid, Counts: hists[i], Release: rs[i]}})
 		}
 	}
 	return out, nil
@@ -175,20 +168,14 @@ func (s *session) binReleases(p binPlan) ([]measurement.Release, error) {
 }
 
 // premeasured sums each one-way release into its attribute's bins in
-// dom (marginal.BinnedOneWay: post-processing), for the engine's
+// dom (marginal.BinnedOneWays: post-processing), for the engine's
 // AdaptiveOptions.Premeasured, in the order of the releases, and records
 // the attributes in res.
-func premeasured(dom *domain.Domain, released []oneWayRelease, res *Result) ([]marginal.Premeasured, error) {
-	var out []marginal.Premeasured
+func premeasured(dom *domain.Domain, released []marginal.OneWayRelease, res *Result) ([]marginal.Premeasured, error) {
 	for _, r := range released {
-		p, err := marginal.BinnedOneWay(dom, r.j, r.g)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-		res.OneWays = append(res.OneWays, dom.Name(r.j))
+		res.OneWays = append(res.OneWays, dom.Name(r.Attr))
 	}
-	return out, nil
+	return marginal.BinnedOneWays(dom, released)
 }
 
 // floorPlan plans the counts below which a numeric bin is merged with

@@ -210,8 +210,7 @@ func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts 
 	s := dom.Schema()
 	do := domain.Options{Bins: o.Bins, BinsFor: o.BinsFor}
 	src := o.Source.Child()
-	released := map[int]measurement.GridRelease{}
-	var order []int
+	var released []marginal.OneWayRelease
 	for j, a := range s.Attributes {
 		if a.Kind != data.Numeric {
 			continue
@@ -231,8 +230,7 @@ func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts 
 		}
 		do.SetChosen(a.Name, c)
 		if p.oneWay[j] {
-			released[j] = g
-			order = append(order, j)
+			released = append(released, marginal.OneWayRelease{Attr: j, Grid: g})
 		}
 	}
 	d, err := domain.New(s, do)
@@ -244,11 +242,6 @@ func adaptiveBins(o Options, dom, pre *domain.Domain, real domain.Chunks, accts 
 		return nil, nil, fmt.Errorf("publish: %w", err)
 	}
 	real.Recode(lut, d.Sizes())
-	pre2 := make([]marginal.Premeasured, len(order))
-	for i, j := range order {
-		if pre2[i], err = marginal.BinnedOneWay(d, j, released[j]); err != nil {
-			return nil, nil, err
-		}
-	}
-	return d, pre2, nil
+	oneWays, err := marginal.BinnedOneWays(d, released)
+	return d, oneWays, err
 }
