@@ -330,9 +330,7 @@ func normaliseAll(sets [][]int) [][]int {
 // the model follows that many selections (batch).
 func (a *adaptive) rounds(ctx context.Context) error {
 	d := a.o.Domain.Len()
-	share := a.ao.SelectShare
-	perRound := a.rho / float64(a.ao.Rounds)
-	s := &schedule{share: share, meas: (1 - share) * perRound, sel: share * perRound}
+	s := firstSchedule(a.ao, a.rho)
 	done, err := a.premeasured(s.meas)
 	if err != nil {
 		return err
@@ -409,6 +407,15 @@ func (a *adaptive) premeasured(rho float64) (map[int]bool, error) {
 // schedule is the budget of the next round: meas for its measurement,
 // sel for its selection.
 type schedule struct{ share, meas, sel float64 }
+
+// firstSchedule is the schedule of the first rounds of ao (defaults
+// resolved) at budget rho: ρ/T each, SelectShare of it on the selection.
+// The rounds and OneWayRho both read it, so a one-way released before the
+// engine ran carries exactly the noise the rounds' own would.
+func firstSchedule(ao AdaptiveOptions, rho float64) *schedule {
+	perRound := rho / float64(ao.Rounds)
+	return &schedule{share: ao.SelectShare, meas: (1 - ao.SelectShare) * perRound, sel: ao.SelectShare * perRound}
+}
 
 // next returns the next round's budgets: the scheduled ones, or
 // everything left when less than two rounds' worth remains (and then

@@ -347,6 +347,5 @@ func (o *Options) OneWayRho(d int) (float64, bool, error) {
 	if err := ao.defaults(d, o.Records, o.noiseRho(rho)); err != nil {
 		return 0, false, err
 	}
-	perRound := rho / float64(ao.Rounds)
-	return (1 - ao.SelectShare) * perRound, true, nil
+	return firstSchedule(ao, rho).meas, true, nil
 }

@@ -40,23 +40,23 @@ type OneWayRelease struct {
 	Grid measurement.GridRelease
 }
 
-// BinnedOneWays is BinnedOneWay of every release, in their order: the
+// BinnedOneWays is binnedOneWay of every release, in their order: the
 // engine's AdaptiveOptions.Premeasured.
 func BinnedOneWays(d *domain.Domain, rs []OneWayRelease) ([]Premeasured, error) {
 	out := make([]Premeasured, len(rs))
 	for i, r := range rs {
 		var err error
-		if out[i], err = BinnedOneWay(d, r.Attr, r.Grid); err != nil {
+		if out[i], err = binnedOneWay(d, r.Attr, r.Grid); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// BinnedOneWay sums attribute j's released grid histogram into its bins
+// binnedOneWay sums attribute j's released grid histogram into its bins
 // in d: the engine's one-way measurement of j, whose bin of k grid cells
 // carries k times a cell's variance (post-processing of the release).
-func BinnedOneWay(d *domain.Domain, j int, g measurement.GridRelease) (Premeasured, error) {
+func binnedOneWay(d *domain.Domain, j int, g measurement.GridRelease) (Premeasured, error) {
 	mg, err := domain.NewMarginal(d.Sizes(), []int{j})
 	if err != nil {
 		return Premeasured{}, err

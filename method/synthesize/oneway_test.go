@@ -78,7 +78,7 @@ func TestOneWayOrderOnDigits(t *testing.T) {
 		t.Errorf("spent ρ = %v of %v", spent, res.Report.Parties[0].Budget.Rho)
 	}
 	all := strings.Join(res.Report.Assumptions, "\n")
-	if !strings.Contains(all, "64 small integer attributes (p00, p01,") || strings.Contains(all, "do not depend on the data") {
+	if !strings.Contains(all, "64 small integer attributes (p00, p01,") || !strings.Contains(all, "clamped to the bounds") || strings.Contains(all, "do not depend on the data") {
 		t.Errorf("the report does not say the bins came from the one-way releases:\n%s", all)
 	}
 	zero := methodtest.ZeroShare(t, tab, "p00")

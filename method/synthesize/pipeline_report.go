@@ -35,12 +35,15 @@ type spending struct {
 func binsAssumption(o Options, spent spending, countL2 float64) string {
 	var parts []string
 	if spent.bin > 0 {
-		parts = append(parts, fmt.Sprintf("numeric attributes are clamped to the bounds declared in the schema; their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", countL2, spent.bin, 100*spent.bin/o.Parties[0].Rho))
+		parts = append(parts, fmt.Sprintf("their bins were chosen from a noisy histogram over a public grid of those bounds (discrete Gaussian, L2 sensitivity %.4g, ρ = %.4g in all, %.1f%% of the budget), merged into bins as post-processing; a bin holding one value decodes to it", countL2, spent.bin, 100*spent.bin/o.Parties[0].Rho))
 	}
 	if len(spent.oneWays) > 0 {
 		parts = append(parts, marginal.OneWayAssumption(spent.oneWays, countL2, spent.oneWayRho))
 	}
-	return strings.Join(parts, "; ")
+	if len(parts) == 0 {
+		return ""
+	}
+	return "numeric attributes are clamped to the bounds declared in the schema; " + strings.Join(parts, "; ")
 }
 
 func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, accts []*privacy.Accountant, n int, spent spending) (*privacy.Report, error) {

@@ -44,8 +44,9 @@ func NormSub(counts []float64, total float64) {
 // released on a finer grid and summed into bins carries k times a grid
 // cell's variance in a bin of k grid cells (McKenna, Miklau & Sheldon's
 // MST re-expresses its compressed one-way measurements the same way).
-// Estimate weighs every cell by its own variance; the rest of the engine
-// (error bars, warnings, Consistent) reads Variance alone.
+// Estimate and Merge weigh every cell by its own variance; error bars
+// and noise warnings read WorstVariance, Consistent (the paper engine's,
+// whose measurements have no CellVariance) Variance alone.
 type Noisy struct {
 	*domain.Marginal
 	Variance     float64
