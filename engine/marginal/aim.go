@@ -187,10 +187,11 @@ type AdaptiveOptions struct {
 	// are precise and the workload offers at least
 	// PreciseBatchCandidates candidates, 1, AIM's, otherwise).
 	Batch int
-	// MaxCandidates, if positive, caps the candidates a batch offers:
-	// beyond it, a random subset of them (query). Default wideCandidates
-	// on a table of more than AutoMaxAttributes attributes, no cap
-	// otherwise. The tree's selections (Tree) offer every pair that joins
+	// MaxCandidates, if positive, caps the candidates a batch offers
+	// that do not hold the label: beyond it, a random subset of them
+	// (query); those holding it are capped apart, at labelCandidates.
+	// Default wideCandidates on a table of more than AutoMaxAttributes
+	// attributes, no cap otherwise. The tree's selections (Tree) offer every pair that joins
 	// two components.
 	MaxCandidates int
 	// Premeasured are one-way marginals released before the engine ran,
