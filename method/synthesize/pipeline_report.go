@@ -113,6 +113,9 @@ func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, ac
 	if c := spent.check; c != nil {
 		ro.Assumptions = append(ro.Assumptions, c.String())
 		ro.Covered = append(ro.Covered, "the label check's noisy count of correct predictions on the real records")
+		if w := c.Warning(); w != "" {
+			ro.Warnings = append(ro.Warnings, w)
+		}
 	}
 	for _, w := range []string{marginal.NoiseWarning(res, dom, n), marginal.LabelWarning(res, dom, n, o.Label)} {
 		if w != "" {

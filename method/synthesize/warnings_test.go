@@ -117,3 +117,30 @@ func TestLabelWarning(t *testing.T) {
 		})
 	}
 }
+
+// The label check warns only when the released accuracy's whole interval
+// lies below the synthetic rows' majority share: Musk2's figures with its
+// label named at ε = 1 warn; an interval that reaches the share, or an
+// accuracy above it (Adult's), does not.
+func TestLabelCheckWarning(t *testing.T) {
+	for _, c := range []struct {
+		name                 string
+		real, half, majority float64
+		warns                bool
+	}{
+		{"below the majority share", 0.767, 0.011, 0.835, true},
+		{"interval reaches it", 0.83, 0.011, 0.835, false},
+		{"above it", 0.85, 0.002, 0.76, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lc := LabelCheck{Label: "target", Real: c.real, HalfWidth: c.half, Majority: c.majority}
+			w := lc.Warning()
+			if (w != "") != c.warns {
+				t.Fatalf("warning %q, want one: %v", w, c.warns)
+			}
+			if c.warns && !strings.Contains(w, "0.767 ± 0.011") {
+				t.Errorf("warning %q does not state the released accuracy", w)
+			}
+		})
+	}
+}
