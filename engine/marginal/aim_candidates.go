@@ -45,8 +45,8 @@ func DefaultWorkload(sizes []int, label int) [][]int {
 
 // labelCandidates caps, apart from AdaptiveOptions.MaxCandidates, the
 // candidates holding a named label that a capped round offers: every one
-// of them on a table of up to 77 attributes (d − 1 pairs and (d − 1)(d −
-// 2)/2 triples). A classifier of the label needs its joints with two
+// of them on a table of up to 77 attributes (the label's one-way
+// marginal, d − 1 pairs and (d − 1)(d − 2)/2 triples). A classifier of the label needs its joints with two
 // attributes at once (`wide`'s label is a parity of two roots, which no
 // pair with the label carries), and on a wide table the label's triples
 // are half the candidates (2 556 of `wide`'s 5 292), so a random 500 of
@@ -136,14 +136,16 @@ func (a *adaptive) query(limit, sigma float64) (measurement.SelectQuery, []float
 	var q measurement.SelectQuery
 	var offered []int
 	var growth []float64
-	var offers [2]int // without the label, with it
+	// Offers so far and their caps: without the label, with it.
+	var offers [2]int
+	caps := [2]int{a.ao.MaxCandidates, labelCandidates}
 	for _, i := range order {
 		s := a.cands[i]
 		kind := 0
 		if a.label >= 0 && slices.Contains(s, a.label) {
 			kind = 1
 		}
-		if a.ao.MaxCandidates > 0 && offers[kind] == [2]int{a.ao.MaxCandidates, labelCandidates}[kind] {
+		if a.ao.MaxCandidates > 0 && offers[kind] == caps[kind] {
 			continue
 		}
 		grows := 0.0
