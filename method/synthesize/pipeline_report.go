@@ -111,11 +111,7 @@ func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, ac
 		ro.Warnings = append(ro.Warnings, wholeRecordWarning(whole))
 	}
 	if c := spent.check; c != nil {
-		ro.Assumptions = append(ro.Assumptions, c.String())
-		ro.Covered = append(ro.Covered, "the label check's noisy count of correct predictions on the real records")
-		if w := c.Warning(); w != "" {
-			ro.Warnings = append(ro.Warnings, w)
-		}
+		labelCheckReport(&ro, c)
 	}
 	for _, w := range []string{marginal.NoiseWarning(res, dom, n), marginal.LabelWarning(res, dom, n, o.Label)} {
 		if w != "" {
@@ -127,6 +123,16 @@ func report(o Options, auto string, res *marginal.Result, dom *domain.Domain, ac
 		return nil, fmt.Errorf("publish: %w", err)
 	}
 	return r, nil
+}
+
+// labelCheckReport states the label check's release, what it covers and,
+// when the check's accuracy falls below the majority class, its warning.
+func labelCheckReport(ro *privacy.ReportOptions, c *LabelCheck) {
+	ro.Assumptions = append(ro.Assumptions, c.String())
+	ro.Covered = append(ro.Covered, "the label check's noisy count of correct predictions on the real records")
+	if w := c.Warning(); w != "" {
+		ro.Warnings = append(ro.Warnings, w)
+	}
 }
 
 // adaptiveReport states what the adaptive method releases and derives
