@@ -191,8 +191,8 @@ type AdaptiveOptions struct {
 	// that do not hold the label: beyond it, a random subset of them
 	// (query); those holding it are capped apart, at labelCandidates.
 	// Default wideCandidates on a table of more than AutoMaxAttributes
-	// attributes, no cap otherwise. The tree's selections (Tree) offer every pair that joins
-	// two components.
+	// attributes, no cap otherwise. The tree's selections (Tree) offer
+	// every pair that joins two components.
 	MaxCandidates int
 	// Premeasured are one-way marginals released before the engine ran,
 	// each at the rounds' one-way budget (OneWayRho): the rounds take

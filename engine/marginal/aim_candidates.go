@@ -46,19 +46,21 @@ func DefaultWorkload(sizes []int, label int) [][]int {
 // labelCandidates caps, apart from AdaptiveOptions.MaxCandidates, the
 // candidates holding a named label that a capped round offers: every one
 // of them on a table of up to 77 attributes (the label's one-way
-// marginal, d − 1 pairs and (d − 1)(d − 2)/2 triples). A classifier of the label needs its joints with two
-// attributes at once (`wide`'s label is a parity of two roots, which no
-// pair with the label carries), and on a wide table the label's triples
-// are half the candidates (2 556 of `wide`'s 5 292), so a random 500 of
-// all held the triple that matters in few of the rounds after the tree.
-// Ten seeds, `wide` with --label, GBT accuracy and 2-way TVD, the label's
-// candidates within the 500 → offered apart
-// (docs/results/synthesis/label.md, "The label's candidates offered
-// apart"): at ε = 1 0.742 / 0.0726 → 0.782 / 0.0721 (MST, which has no
-// label, 0.768 / 0.0914 at the same guarantee), at ε = 4 0.777 / 0.0515
-// → 0.815 / 0.0510, at ε = 0.3 under add/remove 0.656 / 0.1189 → 0.675 /
-// 0.1193. The cap keeps the cost bounded where the label's triples run to thousands (Musk2,
-// 167 attributes: 13 861).
+// marginal, d − 1 pairs and (d − 1)(d − 2)/2 triples). A classifier of
+// the label needs its joints with two attributes at once (`wide`'s label
+// is a parity of two roots, which no pair with the label carries), and
+// on a wide table the label's triples are half the candidates (2 556 of
+// `wide`'s 5 292), so a random 500 of all held the triple that matters
+// in few of the rounds after the tree. Ten seeds, `wide` with --label,
+// GBT accuracy and 2-way TVD, the label's candidates within the 500 →
+// offered apart (docs/results/synthesis/label.md, "The label's
+// candidates offered apart"): at ε = 1 0.742 / 0.0726 → 0.782 / 0.0721
+// (MST, which has no label, 0.768 / 0.0914 at the same guarantee), at
+// ε = 4 0.777 / 0.0515 → 0.815 / 0.0510, at ε = 0.3 under add/remove
+// 0.656 / 0.1189 → 0.675 / 0.1193. The cap keeps the cost bounded where
+// the label's triples run to thousands (Musk2, 167 attributes: 13 861
+// candidates, 31–43 CPU-s a run offered whole, 6–12 under the cap,
+// against 3–4 before).
 const labelCandidates = 3000
 
 // maxTripleCells is the largest triple the default workload holds
