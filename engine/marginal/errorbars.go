@@ -46,17 +46,7 @@ type WorkloadError struct {
 // errorBars returns the bar of every set (sorted attributes of a domain
 // of the given sizes) from the measurements ms of a table of n records.
 func errorBars(sizes []int, ms []*infer.Noisy, sets [][]int, n int) []ErrorBar {
-	variance := map[string]float64{} // merged per-cell variance by set
-	var measured [][]int
-	for _, m := range ms {
-		k := m.Key()
-		if v, ok := variance[k]; ok {
-			variance[k] = 1 / (1/v + 1/m.WorstVariance())
-			continue
-		}
-		variance[k] = m.WorstVariance()
-		measured = append(measured, m.Attrs)
-	}
+	measured := mergeSets(ms)
 	out := make([]ErrorBar, len(sets))
 	for i, s := range sets {
 		cells := 1
@@ -66,14 +56,14 @@ func errorBars(sizes []int, ms []*infer.Noisy, sets [][]int, n int) []ErrorBar {
 		b := ErrorBar{Attrs: s, Cells: cells}
 		best := math.Inf(1)
 		for _, m := range measured {
-			if !attrset.Subset(s, m) {
+			if !attrset.Subset(s, m.m.Attrs) {
 				continue
 			}
 			k := 1
-			for _, a := range attrset.Minus(m, s) {
+			for _, a := range attrset.Minus(m.m.Attrs, s) {
 				k *= sizes[a]
 			}
-			best = math.Min(best, variance[attrset.Key(m)]*float64(k))
+			best = math.Min(best, m.variance*float64(k))
 		}
 		if !math.IsInf(best, 1) && cells > 0 {
 			sigma := math.Sqrt(best)

@@ -34,15 +34,26 @@ func (s measuredSet) describe(dom *domain.Domain, n int) string {
 		strings.Join(names, " × "), math.Sqrt(s.variance), float64(n)/float64(cells), cells)
 }
 
-// measuredSets are res's measured attribute sets in the order first
-// measured, each set's measurements merged (inverse variance).
+// measuredSets are res's measured attribute sets with noise, merged
+// (mergeSets).
 func measuredSets(res *Result) []measuredSet {
+	var noisy []*infer.Noisy
+	for _, m := range res.Measured {
+		if m.Variance > 0 {
+			noisy = append(noisy, m)
+		}
+	}
+	return mergeSets(noisy)
+}
+
+// mergeSets are the attribute sets ms measure, in the order first
+// measured, each with its measurements' merged per-cell variance
+// (inverse variance of each one's worst cell, infer.Noisy.WorstVariance).
+// The error bars and the noise warnings both read them.
+func mergeSets(ms []*infer.Noisy) []measuredSet {
 	var order []string
 	sets := map[string]*measuredSet{}
-	for _, m := range res.Measured {
-		if !(m.Variance > 0) {
-			continue
-		}
+	for _, m := range ms {
 		k := m.Key()
 		if s, ok := sets[k]; ok {
 			s.variance = 1 / (1/s.variance + 1/m.WorstVariance())
