@@ -71,46 +71,68 @@ func (r *recordingSelector) Select(ctx context.Context, q measurement.SelectQuer
 }
 
 // The spanning tree's selections score each pair with TreePenalty of the
-// penalty its measurement is expected to leave, under either penalty: on
-// WDBC (31 attributes, so the rounds start with the tree) at ε = 1, the
-// first selection offers every pair, and each carries TreePenalty ×
-// Penalty.of(its one-way estimate, the round's σ).
+// penalty its measurement is expected to leave where the pairs are mostly
+// noise, and without a penalty where they are mostly signal
+// (TreePenaltyNoise), under either penalty: on WDBC (31 attributes, so
+// the rounds start with the tree; 455 records, pairs of about 245 cells)
+// at ε = 1 the median pair's noise per cell is about 27 times its average
+// count, at ρ = 10⁴ (σ ≈ 0.04) about 0.02; the first selection offers
+// every pair, and each carries the share × Penalty.of(its one-way
+// estimate, the round's σ).
 func TestTreeScoresWithTreePenalty(t *testing.T) {
 	dom, ds := load(t, "wdbc")
-	rho := rhoAt(t, 1)
 	d := dom.Len()
-	for _, p := range []Penalty{PenaltyClipped, PenaltyAIM} {
-		t.Run(string(p), func(t *testing.T) {
-			a := zcdpAccountant(t, "owner", rho)
-			lm, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &recordingSelector{LocalMeasurer: lm}
-			res, err := Synthesize(context.Background(), rec, Options{Domain: dom, Records: len(ds.Cols[0]), Method: MethodAdaptive,
-				Adaptive: AdaptiveOptions{Penalty: p}, Parties: owner("owner", rho, d), Source: randx.NewSeeded(3)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rec.queries) == 0 || len(res.Rounds) == 0 {
-				t.Fatal("no selection made")
-			}
-			q, first := rec.queries[0], res.Rounds[0]
-			if len(q.Candidates) != d*(d-1)/2 || len(first.Attrs) != 2 {
-				t.Fatalf("first selection offered %d candidates and picked %v: not the tree's (%d pairs)", len(q.Candidates), first.Attrs, d*(d-1)/2)
-			}
-			noise, err := measurement.CountNoise(measurement.Gaussian, "", first.Rho)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, est := range q.Estimates {
-				full := p.of(est, noise.Scale)
-				if got := q.Penalties[i]; math.Abs(got-TreePenalty*full) > 1e-9*full {
-					t.Fatalf("pair %v offered penalty %v, want %v × %v", q.Candidates[i], got, TreePenalty, full)
+	for _, tc := range []struct {
+		name  string
+		rho   float64
+		share float64
+	}{
+		{"mostly noise", rhoAt(t, 1), TreePenalty},
+		{"mostly signal", 1e4, 0},
+	} {
+		for _, p := range []Penalty{PenaltyClipped, PenaltyAIM} {
+			t.Run(tc.name+"/"+string(p), func(t *testing.T) {
+				q, first := firstTreeQuery(t, dom, ds, p, tc.rho)
+				if len(q.Candidates) != d*(d-1)/2 || len(first.Attrs) != 2 {
+					t.Fatalf("first selection offered %d candidates and picked %v: not the tree's (%d pairs)", len(q.Candidates), first.Attrs, d*(d-1)/2)
 				}
-			}
-		})
+				noise, err := measurement.CountNoise(measurement.Gaussian, "", first.Rho)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, est := range q.Estimates {
+					full := p.of(est, noise.Scale)
+					if !(full > 0) {
+						t.Fatalf("pair %v: full penalty %v, want positive", q.Candidates[i], full)
+					}
+					if got := q.Penalties[i]; math.Abs(got-tc.share*full) > 1e-9*full {
+						t.Fatalf("pair %v offered penalty %v, want %v × %v", q.Candidates[i], got, tc.share, full)
+					}
+				}
+			})
+		}
 	}
+}
+
+// firstTreeQuery runs the adaptive method on ds at rho with penalty p and
+// returns the first selection's query and round.
+func firstTreeQuery(t *testing.T, dom *domain.Domain, ds *domain.Dataset, p Penalty, rho float64) (measurement.SelectQuery, Round) {
+	t.Helper()
+	a := zcdpAccountant(t, "owner", rho)
+	lm, err := measurement.NewLocalMeasurer(measurement.LocalOptions{Data: ds, Accountants: []*privacy.Accountant{a}, Source: randx.NewSeeded(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingSelector{LocalMeasurer: lm}
+	res, err := Synthesize(context.Background(), rec, Options{Domain: dom, Records: len(ds.Cols[0]), Method: MethodAdaptive,
+		Adaptive: AdaptiveOptions{Penalty: p}, Parties: owner("owner", rho, dom.Len()), Source: randx.NewSeeded(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.queries) == 0 || len(res.Rounds) == 0 {
+		t.Fatal("no selection made")
+	}
+	return rec.queries[0], res.Rounds[0]
 }
 
 // pooledSelector is a UtilityReleaser over one owner's records, as the
