@@ -49,7 +49,7 @@ const TreePenalty = 0.5
 // signal"; bench.py's seeds, 2-way TVD / GBT, half → no penalty; the
 // median ratio σ·c/n in brackets): `wide` at ε = 1 (0.56) 0.0659 / 0.737
 // → 0.0712 / 0.767 over ten seeds (MST at the same guarantee 0.0914 /
-// 0.768), under add/remove (0.40) 0.0534 / 0.763 → 0.0564 / 0.771 (MST
+// 0.768), under add/remove (0.40) 0.0534 / 0.763 → 0.0563 / 0.771 (MST
 // 0.0651 / 0.771); at ε = 4 (0.16, 0.12) 0.0387 / 0.771 → 0.0391 / 0.773
 // and 0.0367 / 0.773 → 0.0370 / 0.772; `zeroinfl` at ε = 4 (0.72) 0.0324
 // / 0.562 → 0.0303 / 0.564. Above the bound no penalty lost: `digits` at
