@@ -138,10 +138,15 @@ func (a *adaptive) query(limit, sigma float64) (measurement.SelectQuery, []float
 	var q measurement.SelectQuery
 	var offered []int
 	var growth []float64
-	// Offers so far and their caps: without the label, with it.
+	// Offers so far and their caps: without the label, with it. Once
+	// every cap that can fill is full, no later candidate is offered.
 	var offers [2]int
 	caps := [2]int{a.ao.MaxCandidates, labelCandidates}
+	full := func() bool { return offers[0] == caps[0] && (a.label < 0 || offers[1] == caps[1]) }
 	for _, i := range order {
+		if a.ao.MaxCandidates > 0 && full() {
+			break
+		}
 		s := a.cands[i]
 		kind := 0
 		if a.label >= 0 && slices.Contains(s, a.label) {
